@@ -1,0 +1,203 @@
+//! The brand → series catalogue of cars sold new in China: each series with body class, fuel and
+//! the new-car guide price range, and pinyin slugs for URLs.
+//!
+//! The data is `data/catalog.txt`, compiled in and parsed once on first use. The store copies it
+//! into its `brand` and `series` tables when seeding.
+
+use std::sync::LazyLock;
+
+use serde::Serialize;
+
+/// Body class, which drives depreciation and the demo photos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyClass {
+    /// 轿车.
+    Sedan,
+    /// 两厢.
+    Hatchback,
+    /// SUV.
+    Suv,
+    /// MPV.
+    Mpv,
+    /// 跑车.
+    Sports,
+    /// 皮卡.
+    Pickup,
+}
+
+impl BodyClass {
+    /// Every class, in display order.
+    pub const ALL: [BodyClass; 6] =
+        [BodyClass::Sedan, BodyClass::Hatchback, BodyClass::Suv, BodyClass::Mpv, BodyClass::Sports, BodyClass::Pickup];
+
+    /// Stored and URL value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BodyClass::Sedan => "sedan",
+            BodyClass::Hatchback => "hatchback",
+            BodyClass::Suv => "suv",
+            BodyClass::Mpv => "mpv",
+            BodyClass::Sports => "sports",
+            BodyClass::Pickup => "pickup",
+        }
+    }
+
+    /// Chinese label.
+    pub fn label(self) -> &'static str {
+        match self {
+            BodyClass::Sedan => "轿车",
+            BodyClass::Hatchback => "两厢车",
+            BodyClass::Suv => "SUV",
+            BodyClass::Mpv => "MPV",
+            BodyClass::Sports => "跑车",
+            BodyClass::Pickup => "皮卡",
+        }
+    }
+
+    /// Parses the stored value.
+    pub fn parse(text: &str) -> Option<BodyClass> {
+        BodyClass::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+/// A car brand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Brand {
+    /// URL slug (pinyin), e.g. `changan`.
+    pub slug: &'static str,
+    /// Chinese name, e.g. 长安.
+    pub name: &'static str,
+    /// Upper-case initial of the slug, for the A–Z brand index.
+    pub initial: char,
+}
+
+/// A model line of a brand.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Series {
+    /// Slug of the brand it belongs to.
+    pub brand_slug: &'static str,
+    /// Name as sold, e.g. 朗逸 or Model 3.
+    pub name: &'static str,
+    /// URL slug, unique across the catalogue.
+    pub slug: &'static str,
+    /// Body class.
+    pub class: BodyClass,
+    /// Fuel code of seed §9 (1 petrol … 5 gas).
+    pub fuel: u8,
+    /// Lowest new-car guide price, yuan.
+    pub guide_min_yuan: i64,
+    /// Highest new-car guide price, yuan.
+    pub guide_max_yuan: i64,
+}
+
+struct Catalog {
+    brands: Vec<Brand>,
+    series: Vec<Series>,
+}
+
+static CATALOG: LazyLock<Catalog> = LazyLock::new(|| parse(include_str!("data/catalog.txt")));
+
+fn fuel_code(text: &str) -> Option<u8> {
+    Some(match text {
+        "petrol" => 1,
+        "diesel" => 2,
+        "electric" => 3,
+        "hybrid" => 4,
+        "gas" => 5,
+        _ => return None,
+    })
+}
+
+fn yuan(wan: &str) -> Option<i64> {
+    let v: f64 = wan.parse().ok()?;
+    Some((v * 10_000.0).round() as i64)
+}
+
+fn parse(text: &'static str) -> Catalog {
+    let mut brands: Vec<Brand> = Vec::new();
+    let mut series = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if let Some(rest) = line.strip_prefix("B ") {
+            if let Some((slug, name)) = rest.split_once(' ') {
+                brands.push(Brand { slug, name, initial: slug.chars().next().map_or('#', |c| c.to_ascii_uppercase()) });
+            }
+            continue;
+        }
+        let f: Vec<&'static str> = line.split('|').collect();
+        let [name, slug, class, fuel, min, max] = f.as_slice() else { continue };
+        let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) =
+            (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
+        else {
+            continue;
+        };
+        series.push(Series { brand_slug: brand.slug, name, slug, class, fuel, guide_min_yuan: min, guide_max_yuan: max });
+    }
+    Catalog { brands, series }
+}
+
+/// All brands in catalogue order.
+pub fn brands() -> &'static [Brand] {
+    &CATALOG.brands
+}
+
+/// All series in catalogue order (grouped by brand).
+pub fn series() -> &'static [Series] {
+    &CATALOG.series
+}
+
+/// Looks a brand up by slug.
+pub fn brand(slug: &str) -> Option<&'static Brand> {
+    brands().iter().find(|b| b.slug == slug)
+}
+
+/// The series of one brand.
+pub fn series_of(brand_slug: &str) -> impl Iterator<Item = &'static Series> {
+    series().iter().filter(move |s| s.brand_slug == brand_slug)
+}
+
+/// Looks a series up by its slug.
+pub fn series_by_slug(slug: &str) -> Option<&'static Series> {
+    series().iter().find(|s| s.slug == slug)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn the_catalogue_is_large_enough_and_parsed_whole() {
+        let lines = include_str!("data/catalog.txt").lines().filter(|l| !l.starts_with('#') && l.contains('|')).count();
+        assert_eq!(series().len(), lines, "every series line parses");
+        assert!(brands().len() >= 60, "{} brands", brands().len());
+        assert!(series().len() >= 300, "{} series", series().len());
+        for b in brands() {
+            assert!(series_of(b.slug).count() >= 1, "{} has series", b.name);
+        }
+    }
+
+    #[test]
+    fn slugs_are_unique_url_safe_and_prices_sane() {
+        let brand_slugs: HashSet<_> = brands().iter().map(|b| b.slug).collect();
+        assert_eq!(brand_slugs.len(), brands().len());
+        let series_slugs: HashSet<_> = series().iter().map(|s| s.slug).collect();
+        assert_eq!(series_slugs.len(), series().len());
+        for s in series() {
+            assert!(s.slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", s.slug);
+            assert!(s.guide_min_yuan >= 20_000 && s.guide_min_yuan <= s.guide_max_yuan, "{}", s.name);
+            assert!((1..=5).contains(&s.fuel));
+        }
+    }
+
+    #[test]
+    fn heteronym_brands_read_as_brand_names() {
+        assert_eq!(brand("changan").unwrap().name, "长安");
+        assert_eq!(brand("changcheng").unwrap().name, "长城");
+        let langyi = series_by_slug("langyi").unwrap();
+        assert_eq!((langyi.brand_slug, langyi.class, langyi.fuel), ("dazhong", BodyClass::Sedan, 1));
+        assert_eq!(langyi.guide_min_yuan, 114_900);
+        assert_eq!(series_by_slug("model-y").unwrap().fuel, 3);
+    }
+}

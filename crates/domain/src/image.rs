@@ -1,0 +1,111 @@
+//! Seed §3 image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
+//! the image host's upload path in front; an empty field gives the default car image.
+
+/// The picture shown when a listing has none.
+pub const DEFAULT_CAR_IMAGE: &str = "/dist/img/default-car.svg";
+
+/// Splits an image field into URLs, prefixing relative ones with `upload_base`
+/// (for example `https://img.example.com/upload/`). Never returns an empty list.
+pub fn resolve(field: &str, upload_base: &str) -> Vec<String> {
+    let urls: Vec<String> = split(field)
+        .into_iter()
+        .map(|u| if u.starts_with("http") { u } else { join(upload_base, &u) })
+        .collect();
+    if urls.is_empty() { vec![DEFAULT_CAR_IMAGE.to_owned()] } else { urls }
+}
+
+/// The first image of a field, resolved, or the default car image.
+pub fn cover(field: &str, upload_base: &str) -> String {
+    resolve(field, upload_base).swap_remove(0)
+}
+
+/// Joins the upload base and a relative path with exactly one slash between them.
+pub fn join(upload_base: &str, path: &str) -> String {
+    format!("{}/{}", upload_base.trim_end_matches('/'), path.trim_start_matches('/'))
+}
+
+fn split(field: &str) -> Vec<String> {
+    let field = field.trim();
+    if field.starts_with('[') {
+        return json_strings(field).unwrap_or_default();
+    }
+    field.split(',').map(str::trim).filter(|s| !s.is_empty() && *s != "null").map(str::to_owned).collect()
+}
+
+/// A small reader for a JSON array of strings; anything else in the array is skipped and a broken
+/// array yields `None` (no images) rather than an error.
+fn json_strings(text: &str) -> Option<Vec<String>> {
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    let mut chars = inner.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace() || *c == ',') {
+            chars.next();
+        }
+        match chars.next() {
+            None => break,
+            Some('"') => {
+                let mut s = String::new();
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            'n' => s.push('\n'),
+                            't' => s.push('\t'),
+                            'u' => {
+                                let hex: String = (0..4).filter_map(|_| chars.next()).collect();
+                                s.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                            }
+                            c => s.push(c),
+                        },
+                        c => s.push(c),
+                    }
+                }
+                let s = s.trim().to_owned();
+                if !s.is_empty() {
+                    out.push(s);
+                }
+            }
+            Some(_) => {
+                // A number, null or object: skip to the next comma.
+                while chars.peek().is_some_and(|c| *c != ',') {
+                    chars.next();
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "https://img.ershouche.example/upload/";
+
+    #[test]
+    fn fields_resolve_to_urls() {
+        let cases: &[(&str, &[&str])] = &[
+            ("a.jpg,b.jpg", &["https://img.ershouche.example/upload/a.jpg", "https://img.ershouche.example/upload/b.jpg"]),
+            (" a.jpg , ,b.jpg,", &["https://img.ershouche.example/upload/a.jpg", "https://img.ershouche.example/upload/b.jpg"]),
+            ("/car/1.jpg", &["https://img.ershouche.example/upload/car/1.jpg"]),
+            ("http://x.cn/1.jpg", &["http://x.cn/1.jpg"]),
+            ("https://x.cn/1.jpg,2.jpg", &["https://x.cn/1.jpg", "https://img.ershouche.example/upload/2.jpg"]),
+            (r#"["a.jpg","https://x.cn/b.jpg"]"#, &["https://img.ershouche.example/upload/a.jpg", "https://x.cn/b.jpg"]),
+            (r#"[ "a\/b.jpg" , 3, null, "" ]"#, &["https://img.ershouche.example/upload/a/b.jpg"]),
+            ("", &[DEFAULT_CAR_IMAGE]),
+            ("null", &[DEFAULT_CAR_IMAGE]),
+            ("[]", &[DEFAULT_CAR_IMAGE]),
+            (r#"["broken"#, &[DEFAULT_CAR_IMAGE]),
+        ];
+        for (field, want) in cases {
+            assert_eq!(resolve(field, BASE), *want, "field {field:?}");
+        }
+    }
+
+    #[test]
+    fn cover_is_the_first_image() {
+        assert_eq!(cover("x.jpg,y.jpg", "/upload"), "/upload/x.jpg");
+        assert_eq!(cover("", "/upload"), DEFAULT_CAR_IMAGE);
+    }
+}

@@ -1,0 +1,210 @@
+//! Provinces and cities: all 34 provincial-level divisions (GB/T 2260 code, Chinese name, pinyin
+//! slug, grouped by initial letter — seed §3 includes Taiwan and Hong Kong) and every
+//! prefecture-level city under them.
+//!
+//! The data is `data/regions.txt`, compiled into the binary and parsed once on first use.
+
+use std::sync::LazyLock;
+
+use serde::Serialize;
+
+/// A provincial-level division.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Province {
+    /// GB/T 2260 code (`procode` in the seed), e.g. 430000.
+    pub code: u32,
+    /// Chinese short name, e.g. 湖南.
+    pub name: &'static str,
+    /// Pinyin slug (`py` in the seed), e.g. `hunan`.
+    pub slug: &'static str,
+    /// Upper-case initial of the slug, for the A–Z index.
+    pub initial: char,
+}
+
+/// A prefecture-level city (or a municipality / special region standing as its own city).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct City {
+    /// GB/T 2260 code, e.g. 430100.
+    pub code: u32,
+    /// Chinese short name, e.g. 长沙.
+    pub name: &'static str,
+    /// Pinyin slug, unique among cities, e.g. `changsha`.
+    pub slug: &'static str,
+    /// Code of the province it belongs to.
+    pub province_code: u32,
+    /// Upper-case initial of the slug.
+    pub initial: char,
+}
+
+struct Regions {
+    provinces: Vec<Province>,
+    cities: Vec<City>,
+}
+
+static REGIONS: LazyLock<Regions> = LazyLock::new(|| parse(include_str!("data/regions.txt")));
+
+fn initial(slug: &str) -> char {
+    slug.chars().next().map_or('#', |c| c.to_ascii_uppercase())
+}
+
+fn parse(text: &'static str) -> Regions {
+    let mut provinces = Vec::new();
+    let mut cities = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let fields: Vec<&'static str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            ["P", code, name, slug] => {
+                if let Ok(code) = code.parse() {
+                    provinces.push(Province { code, name, slug, initial: initial(slug) });
+                }
+            }
+            [code, name, slug] => {
+                if let (Ok(code), Some(p)) = (code.parse(), provinces.last()) {
+                    cities.push(City { code, name, slug, province_code: p.code, initial: initial(slug) });
+                }
+            }
+            _ => {}
+        }
+    }
+    Regions { provinces, cities }
+}
+
+/// All provincial-level divisions in code order.
+pub fn provinces() -> &'static [Province] {
+    &REGIONS.provinces
+}
+
+/// All cities in code order.
+pub fn cities() -> &'static [City] {
+    &REGIONS.cities
+}
+
+/// The cities of one province, in code order; empty for an unknown code.
+pub fn cities_of(province_code: u32) -> impl Iterator<Item = &'static City> {
+    cities().iter().filter(move |c| c.province_code == province_code)
+}
+
+/// Looks a province up by code.
+pub fn province(code: u32) -> Option<&'static Province> {
+    provinces().iter().find(|p| p.code == code)
+}
+
+/// Looks a province up by pinyin slug.
+pub fn province_by_slug(slug: &str) -> Option<&'static Province> {
+    provinces().iter().find(|p| p.slug == slug)
+}
+
+/// Looks a city up by code.
+pub fn city(code: u32) -> Option<&'static City> {
+    cities().iter().find(|c| c.code == code)
+}
+
+/// Looks a city up by pinyin slug.
+pub fn city_by_slug(slug: &str) -> Option<&'static City> {
+    cities().iter().find(|c| c.slug == slug)
+}
+
+/// Provinces grouped by initial letter, A to Z, each group in code order (seed §3's list shape).
+pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
+    let mut groups: Vec<(char, Vec<&'static Province>)> = Vec::new();
+    let mut sorted: Vec<&'static Province> = provinces().iter().collect();
+    sorted.sort_by_key(|p| (p.initial, p.code));
+    for p in sorted {
+        match groups.last_mut() {
+            Some((c, list)) if *c == p.initial => list.push(p),
+            _ => groups.push((p.initial, vec![p])),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn all_34_provincial_divisions_are_present() {
+        assert_eq!(provinces().len(), 34);
+        for (code, name, slug) in [
+            (110000, "北京", "beijing"),
+            (500000, "重庆", "chongqing"),
+            (610000, "陕西", "shaanxi"),
+            (140000, "山西", "shanxi"),
+            (540000, "西藏", "xizang"),
+            (710000, "台湾", "taiwan"),
+            (810000, "香港", "xianggang"),
+            (820000, "澳门", "aomen"),
+        ] {
+            let p = province(code).unwrap();
+            assert_eq!((p.name, p.slug), (name, slug));
+            assert_eq!(province_by_slug(slug).unwrap().code, code);
+        }
+    }
+
+    #[test]
+    fn every_prefecture_level_city_is_present_once() {
+        // 333 prefecture-level divisions, 4 municipalities, Taiwan, Hong Kong and Macau.
+        assert_eq!(cities().len(), 340);
+        let slugs: HashSet<_> = cities().iter().map(|c| c.slug).collect();
+        assert_eq!(slugs.len(), cities().len(), "city slugs are unique");
+        let codes: HashSet<_> = cities().iter().map(|c| c.code).collect();
+        assert_eq!(codes.len(), cities().len());
+        for c in cities() {
+            assert_eq!(c.code / 10_000, c.province_code / 10_000, "{} is filed under its province", c.name);
+            assert!(c.slug.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", c.slug);
+        }
+        let per_province = |code| cities_of(code).count();
+        assert_eq!(per_province(440000), 21);
+        assert_eq!(per_province(320000), 13);
+        assert_eq!(per_province(510000), 21);
+        assert_eq!(per_province(340000), 16);
+        assert_eq!(per_province(370000), 16);
+    }
+
+    #[test]
+    fn heteronyms_have_their_place_name_readings() {
+        let cases = [
+            ("重庆", "chongqing"),
+            ("长沙", "changsha"),
+            ("长春", "changchun"),
+            ("长治", "changzhi"),
+            ("蚌埠", "bengbu"),
+            ("六安", "luan"),
+            ("亳州", "bozhou"),
+            ("乐山", "leshan"),
+            ("厦门", "xiamen"),
+            ("丽水", "lishui"),
+            ("朝阳", "chaoyang"),
+            ("吐鲁番", "tulufan"),
+            ("曲靖", "qujing"),
+            ("济南", "jinan"),
+        ];
+        for (name, slug) in cases {
+            let c = cities().iter().find(|c| c.name == name).unwrap();
+            assert_eq!(c.slug, slug, "{name}");
+        }
+    }
+
+    #[test]
+    fn same_sounding_cities_get_distinct_slugs() {
+        assert_eq!(city_by_slug("taizhou").unwrap().name, "泰州");
+        assert_eq!(city_by_slug("taizhou-zhejiang").unwrap().name, "台州");
+        assert_eq!(city_by_slug("suzhou").unwrap().name, "苏州");
+        assert_eq!(city_by_slug("suzhou-anhui").unwrap().name, "宿州");
+        assert_eq!(city(430100).unwrap().name, "长沙");
+        assert!(city_by_slug("atlantis").is_none());
+    }
+
+    #[test]
+    fn provinces_group_by_initial_letter() {
+        let groups = provinces_by_initial();
+        let letters: String = groups.iter().map(|(c, _)| *c).collect();
+        assert_eq!(letters, "ABCFGHJLNQSTXYZ");
+        let (_, c) = groups.iter().find(|(c, _)| *c == 'C').unwrap();
+        assert_eq!(c.iter().map(|p| p.name).collect::<Vec<_>>(), ["重庆"]);
+        let total: usize = groups.iter().map(|(_, l)| l.len()).sum();
+        assert_eq!(total, 34);
+    }
+}

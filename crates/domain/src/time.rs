@@ -1,0 +1,127 @@
+//! Relative time and the seed's date formats (seed §9), always in China time (UTC+8).
+//!
+//! Times are Unix seconds. The current time is always passed in: callers hold a [`Clock`], tests
+//! pass fixed numbers.
+
+use chrono::{DateTime, Datelike, FixedOffset};
+
+/// China Standard Time has no daylight saving: a fixed +08:00 offset is exact.
+const CHINA: FixedOffset = match FixedOffset::east_opt(8 * 3600) {
+    Some(offset) => offset,
+    None => panic!("+08:00 is a valid offset"),
+};
+
+/// Where "now" comes from; the server uses the system clock, tests a fixed one.
+pub trait Clock: Send + Sync {
+    /// The current time in Unix seconds.
+    fn now(&self) -> i64;
+}
+
+/// A clock stopped at one instant, for tests and deterministic seeding.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedClock(pub i64);
+
+impl Clock for FixedClock {
+    fn now(&self) -> i64 {
+        self.0
+    }
+}
+
+/// Seed §9 relative time: under a minute 刚刚, then N分钟前, N小时前, N天前. A time in the
+/// future (clock skew between nodes) reads 刚刚 rather than a negative number.
+pub fn relative(then: i64, now: i64) -> String {
+    let secs = now.saturating_sub(then);
+    if secs < 60 {
+        "刚刚".to_owned()
+    } else if secs < 3600 {
+        format!("{}分钟前", secs / 60)
+    } else if secs < 86_400 {
+        format!("{}小时前", secs / 3600)
+    } else {
+        format!("{}天前", secs / 86_400)
+    }
+}
+
+fn china(ts: i64) -> DateTime<FixedOffset> {
+    DateTime::from_timestamp(ts, 0).unwrap_or_default().with_timezone(&CHINA)
+}
+
+/// `yyyy-MM-dd`.
+pub fn date(ts: i64) -> String {
+    china(ts).format("%Y-%m-%d").to_string()
+}
+
+/// `yyyy-MM-dd HH:mm:ss`.
+pub fn datetime(ts: i64) -> String {
+    china(ts).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// `HH:mm:ss`.
+pub fn time_of_day(ts: i64) -> String {
+    china(ts).format("%H:%M:%S").to_string()
+}
+
+/// `yyyy-MM`.
+pub fn month(ts: i64) -> String {
+    china(ts).format("%Y-%m").to_string()
+}
+
+/// `yyyy`.
+pub fn year_string(ts: i64) -> String {
+    china(ts).format("%Y").to_string()
+}
+
+/// The calendar year in China at `ts`, for age filters.
+pub fn year(ts: i64) -> i32 {
+    china(ts).year()
+}
+
+/// Whole days between two instants, never negative: days on market, days since confirmation.
+pub fn days_between(earlier: i64, later: i64) -> i64 {
+    (later.saturating_sub(earlier)).max(0) / 86_400
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // 2026-11-21 10:30:15 in China = 02:30:15 UTC.
+    const NOW: i64 = 1_795_228_215;
+
+    #[test]
+    fn relative_time_uses_the_seed_words() {
+        let cases: &[(i64, &str)] = &[
+            (0, "刚刚"),
+            (59, "刚刚"),
+            (60, "1分钟前"),
+            (3599, "59分钟前"),
+            (3600, "1小时前"),
+            (86_399, "23小时前"),
+            (86_400, "1天前"),
+            (40 * 86_400, "40天前"),
+            (-500, "刚刚"),
+        ];
+        for (ago, want) in cases {
+            assert_eq!(relative(NOW - ago, NOW), *want, "{ago}s ago");
+        }
+    }
+
+    #[test]
+    fn formats_render_in_china_time() {
+        assert_eq!(date(NOW), "2026-11-21");
+        assert_eq!(datetime(NOW), "2026-11-21 10:30:15");
+        assert_eq!(time_of_day(NOW), "10:30:15");
+        assert_eq!(month(NOW), "2026-11");
+        assert_eq!(year_string(NOW), "2026");
+        assert_eq!(year(NOW), 2026);
+        // 2026-12-31 20:00 UTC is already 2027 in China.
+        assert_eq!(year(1_798_747_200), 2027);
+        assert_eq!(FixedClock(NOW).now(), NOW);
+    }
+
+    #[test]
+    fn days_between_counts_whole_days() {
+        assert_eq!(days_between(NOW - 86_400 * 3 - 5, NOW), 3);
+        assert_eq!(days_between(NOW, NOW - 10), 0);
+    }
+}

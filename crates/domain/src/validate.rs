@@ -1,0 +1,202 @@
+//! Seed §5 validation: mainland mobile numbers and vehicle identification numbers.
+//!
+//! Both are parse-don't-validate newtypes: holding a `Mobile` proves the text passed the rule.
+
+use std::fmt;
+
+/// Why a phone number was refused; `message` is the Chinese text shown beside the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MobileError {
+    /// Nothing was typed.
+    Empty,
+    /// Not 11 digits starting 1[3-9].
+    Invalid,
+}
+
+impl MobileError {
+    /// The text shown next to the field (seed §5 mobile-kit messages, in Chinese).
+    pub fn message(self) -> &'static str {
+        match self {
+            MobileError::Empty => "请填写手机号",
+            MobileError::Invalid => "请输入正确的手机号",
+        }
+    }
+}
+
+/// A mainland mobile number matching `^1[3-9]\d{9}$`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Mobile(String);
+
+impl Mobile {
+    /// Parses a number; surrounding spaces are forgiven, nothing else is.
+    pub fn parse(text: &str) -> Result<Self, MobileError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(MobileError::Empty);
+        }
+        let b = text.as_bytes();
+        let ok = b.len() == 11
+            && b[0] == b'1'
+            && (b'3'..=b'9').contains(&b[1])
+            && b.iter().all(u8::is_ascii_digit);
+        if ok { Ok(Mobile(text.to_owned())) } else { Err(MobileError::Invalid) }
+    }
+
+    /// The number masked for everyone but its owner: `138****5678`.
+    pub fn masked(&self) -> String {
+        mask_mobile(&self.0)
+    }
+}
+
+impl AsRef<str> for Mobile {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Mobile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Masks the middle four digits of an 11-digit number; other text is masked whole but its ends.
+pub fn mask_mobile(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() < 7 {
+        return "*".repeat(chars.len());
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}****{tail}")
+}
+
+/// A vehicle identification number: 17 characters of `0-9A-HJ-NPR-Z`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Vin(String);
+
+/// Why a VIN was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VinError {
+    /// Nothing was typed.
+    Empty,
+    /// No run of 17 valid characters.
+    Invalid,
+}
+
+impl VinError {
+    /// The text shown next to the field.
+    pub fn message(self) -> &'static str {
+        match self {
+            VinError::Empty => "请填写车架号(VIN)",
+            VinError::Invalid => "车架号应为17位数字和大写字母(不含I、O、Q)",
+        }
+    }
+}
+
+fn is_vin_char(c: u8) -> bool {
+    c.is_ascii_digit() || (c.is_ascii_uppercase() && !matches!(c, b'I' | b'O' | b'Q'))
+}
+
+impl Vin {
+    /// Seed rule: the text passes if it *contains* 17 consecutive valid characters; the VIN is the
+    /// first such run. Lowercase is not upper-cased: the seed's rule is case-sensitive.
+    pub fn parse(text: &str) -> Result<Self, VinError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(VinError::Empty);
+        }
+        let b = text.as_bytes();
+        let mut run = 0usize;
+        for (i, &c) in b.iter().enumerate() {
+            if is_vin_char(c) {
+                run += 1;
+                if run == 17 {
+                    let start = i + 1 - 17;
+                    return Ok(Vin(text[start..=i].to_owned()));
+                }
+            } else {
+                run = 0;
+            }
+        }
+        Err(VinError::Invalid)
+    }
+
+    /// Only the last six characters, for showing a car's VIN without exposing it.
+    pub fn masked(&self) -> String {
+        format!("***********{}", &self.0[11..])
+    }
+}
+
+impl AsRef<str> for Vin {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mobile_follows_the_seed_rule() {
+        let cases: &[(&str, Result<&str, MobileError>)] = &[
+            ("13812345678", Ok("13812345678")),
+            ("19912345678", Ok("19912345678")),
+            (" 15012345678 ", Ok("15012345678")),
+            ("12812345678", Err(MobileError::Invalid)),
+            ("10812345678", Err(MobileError::Invalid)),
+            ("1381234567", Err(MobileError::Invalid)),
+            ("138123456789", Err(MobileError::Invalid)),
+            ("23812345678", Err(MobileError::Invalid)),
+            ("1381234567a", Err(MobileError::Invalid)),
+            ("+8613812345678", Err(MobileError::Invalid)),
+            ("１３８１２３４５６７８", Err(MobileError::Invalid)),
+            ("", Err(MobileError::Empty)),
+            ("   ", Err(MobileError::Empty)),
+        ];
+        for (input, want) in cases {
+            let got = Mobile::parse(input);
+            assert_eq!(got.as_ref().map(AsRef::as_ref).map_err(|e| *e), *want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn mobile_errors_read_in_chinese() {
+        assert_eq!(MobileError::Empty.message(), "请填写手机号");
+        assert_eq!(MobileError::Invalid.message(), "请输入正确的手机号");
+    }
+
+    #[test]
+    fn masking_hides_the_middle_four_digits() {
+        let m = Mobile::parse("13812345678").unwrap();
+        assert_eq!(m.masked(), "138****5678");
+        assert_eq!(mask_mobile("12"), "**");
+    }
+
+    #[test]
+    fn vin_is_found_as_a_17_character_run() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("LSVAU2180N2183294", Some("LSVAU2180N2183294")),
+            ("车架号:LSVAU2180N2183294,请核对", Some("LSVAU2180N2183294")),
+            ("xxLSVAU2180N2183294XYZ", Some("LSVAU2180N2183294")),
+            ("lsvau2180n2183294", None),
+            ("LSVAU2180N218329", None),
+            ("LSVAU2180N218329I", None),
+            ("LSVAO2180N2183294", None),
+            ("LSVAQ2180N2183294", None),
+            ("LSVAU2180 N2183294", None),
+            ("12345678901234567", Some("12345678901234567")),
+            ("", None),
+        ];
+        for (input, want) in cases {
+            let got = Vin::parse(input).ok();
+            assert_eq!(got.as_ref().map(AsRef::as_ref), *want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn vin_mask_keeps_the_last_six() {
+        assert_eq!(Vin::parse("LSVAU2180N2183294").unwrap().masked(), "***********183294");
+    }
+}
