@@ -1,1 +1,214 @@
-//! placeholder
+//! Brief overview: persistence for 二手车网, on SQLite (the embedded default) or PostgreSQL.
+//!
+//! A [`Store`] is opened from a database URL: `postgres://…` selects PostgreSQL, anything else is a
+//! SQLite file (created when missing, WAL journal, `synchronous=FULL`, foreign keys on — all
+//! checked at start-up). Both backends run the same SQL text: placeholders are `$1…`, which
+//! SQLite accepts too, and times are Unix seconds. Migrations live in `migrations/sqlite` and
+//! `migrations/postgres` with identical names and are compiled into the binary.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), store::DbError> {
+//! let store = store::Store::connect("data/usedcar.db").await?;
+//! store.migrate().await?;
+//! let cards = store.latest_listings(None, 10).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Errors: every function returns [`DbError`]; the web layer maps `NotFound` to 404 and `Other`
+//! to a logged 500 without exposing the database's text.
+
+mod catalog;
+mod listing;
+mod migrate;
+mod news;
+pub mod seed;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+pub use catalog::{BrandRow, CityCount};
+pub use listing::{ListingCard, ListingFilter};
+pub use news::NewsItem;
+
+/// The one error type of this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The row asked for does not exist (web: 404).
+    #[error("not found")]
+    NotFound,
+    /// The database is not in the state the code requires (wrong journal mode, failed migration).
+    #[error("database misconfigured: {0}")]
+    Config(String),
+    /// Anything the driver reported (web: 500, logged, never shown).
+    #[error(transparent)]
+    Other(#[from] sqlx::Error),
+}
+
+/// Which database a store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+#[derive(Debug, Clone)]
+enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// A handle to the database; cheap to clone (the pools are reference-counted).
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: Pool,
+}
+
+/// Runs `$body` with `$p` bound to the concrete pool, so one block of sqlx calls serves both
+/// backends without `Any`'s row conversion.
+macro_rules! on_pool {
+    ($store:expr, $p:ident => $body:expr) => {
+        match &$store.pool {
+            $crate::Pool::Sqlite($p) => $body,
+            $crate::Pool::Postgres($p) => $body,
+        }
+    };
+}
+pub(crate) use on_pool;
+
+/// Implements `sqlx::FromRow` for both backends' rows by reading each field by its column name.
+macro_rules! from_row {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> for $ty {
+            fn from_row(row: &'r sqlx::sqlite::SqliteRow) -> Result<Self, sqlx::Error> {
+                use sqlx::Row as _;
+                Ok(Self { $($field: row.try_get(stringify!($field))?,)* })
+            }
+        }
+        impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for $ty {
+            fn from_row(row: &'r sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
+                use sqlx::Row as _;
+                Ok(Self { $($field: row.try_get(stringify!($field))?,)* })
+            }
+        }
+    };
+}
+pub(crate) use from_row;
+
+/// A bind value for dynamically built queries.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Val {
+    Int(i64),
+    Text(String),
+    Null,
+}
+
+/// Binds `vals` in order onto a query of either backend.
+macro_rules! bind_all {
+    ($q:expr, $vals:expr) => {{
+        let mut q = $q;
+        for v in $vals {
+            q = match v {
+                $crate::Val::Int(i) => q.bind(i),
+                $crate::Val::Text(s) => q.bind(s),
+                $crate::Val::Null => q.bind(Option::<i64>::None),
+            };
+        }
+        q
+    }};
+}
+pub(crate) use bind_all;
+
+impl Store {
+    /// Opens a store. `postgres://` or `postgresql://` URLs select PostgreSQL; anything else is an
+    /// SQLite path or `sqlite:` URL, created when missing.
+    pub async fn connect(url: &str) -> Result<Store, DbError> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(5))
+                .connect(url)
+                .await?;
+            return Ok(Store { pool: Pool::Postgres(pool) });
+        }
+        let opts = if url.starts_with("sqlite:") {
+            SqliteConnectOptions::from_str(url)?
+        } else {
+            SqliteConnectOptions::new().filename(url)
+        };
+        let opts = opts
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5))
+            .statement_cache_capacity(256);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .min_connections(1)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(opts)
+            .await?;
+        let store = Store { pool: Pool::Sqlite(pool) };
+        store.check_sqlite_settings().await?;
+        Ok(store)
+    }
+
+    /// Which backend this store uses.
+    pub fn backend(&self) -> Backend {
+        match self.pool {
+            Pool::Sqlite(_) => Backend::Sqlite,
+            Pool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Durability is a property we promise, so it is verified rather than assumed: WAL journal,
+    /// fsync on every commit, and foreign keys enforced.
+    async fn check_sqlite_settings(&self) -> Result<(), DbError> {
+        let Pool::Sqlite(pool) = &self.pool else { return Ok(()) };
+        let mut conn = pool.acquire().await?;
+        let journal: String = sqlx::query_scalar("pragma journal_mode").fetch_one(&mut *conn).await?;
+        let synchronous: i64 = sqlx::query_scalar("pragma synchronous").fetch_one(&mut *conn).await?;
+        let foreign_keys: i64 = sqlx::query_scalar("pragma foreign_keys").fetch_one(&mut *conn).await?;
+        if !journal.eq_ignore_ascii_case("wal") {
+            return Err(DbError::Config(format!("journal_mode is {journal}, expected wal")));
+        }
+        if synchronous != 2 {
+            return Err(DbError::Config(format!("synchronous is {synchronous}, expected 2 (FULL)")));
+        }
+        if foreign_keys != 1 {
+            return Err(DbError::Config("foreign_keys is off".to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Closes every connection (graceful shutdown).
+    pub async fn close(&self) {
+        on_pool!(self, p => p.close().await);
+    }
+
+    /// Succeeds when the database answers a trivial query (health checks).
+    pub async fn ping(&self) -> Result<(), DbError> {
+        let one: i64 = on_pool!(self, p => sqlx::query_scalar("select cast(1 as bigint)").fetch_one(p).await?);
+        if one == 1 { Ok(()) } else { Err(DbError::Config("select 1 returned something else".to_owned())) }
+    }
+}
+
+/// Maps "no row" to [`DbError::NotFound`].
+pub(crate) fn found<T>(row: Option<T>) -> Result<T, DbError> {
+    row.ok_or(DbError::NotFound)
+}
+
+impl Store {
+    /// Runs one administrative statement (create or drop a database) that cannot take binds.
+    /// Only for test harnesses and tooling; never called with user input.
+    pub async fn execute_admin(&self, statement: &str) -> Result<(), DbError> {
+        let sql = statement.to_owned();
+        on_pool!(self, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
+        Ok(())
+    }
+}

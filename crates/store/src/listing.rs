@@ -1,0 +1,126 @@
+//! Listing queries for cards: the home page's 今日新上 and 精品车源 and the counters.
+
+use serde::Serialize;
+
+use crate::{DbError, Store, Val, bind_all, from_row, on_pool};
+
+/// What a listing card shows; one row, no joins.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListingCard {
+    /// Primary key; the detail page is `/details/{listing_id}`.
+    pub listing_id: i64,
+    /// Brand, series and trim, e.g. `大众 朗逸 2021款 1.5L 自动舒适版`.
+    pub title: String,
+    /// Asking price, whole yuan.
+    pub price_yuan: i64,
+    /// New-car guide price, whole yuan.
+    pub guide_price_yuan: i64,
+    /// Year of first registration (上牌).
+    pub first_reg_year: i32,
+    /// Month of first registration.
+    pub first_reg_month: i32,
+    /// Odometer reading, km.
+    pub mileage_km: i64,
+    /// City code (GB/T 2260).
+    pub city_code: i32,
+    /// `private` or `dealer`.
+    pub seller_kind: String,
+    /// Passed our inspection (精品).
+    pub inspected: bool,
+    /// How many times the price went down.
+    pub price_cut_count: i32,
+    /// Cover image field (relative path or URL).
+    pub cover: String,
+    /// When it went online.
+    pub published_at: Option<i64>,
+    /// Fuel code.
+    pub fuel: i32,
+}
+
+from_row!(ListingCard {
+    listing_id,
+    title,
+    price_yuan,
+    guide_price_yuan,
+    first_reg_year,
+    first_reg_month,
+    mileage_km,
+    city_code,
+    seller_kind,
+    inspected,
+    price_cut_count,
+    cover,
+    published_at,
+    fuel,
+});
+
+const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
+     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel";
+
+/// Which online listings to show. Empty fields do not filter.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListingFilter {
+    /// One city.
+    pub city_code: Option<i32>,
+    /// One province.
+    pub province_code: Option<i32>,
+    /// Only inspected (精品) cars.
+    pub inspected_only: bool,
+}
+
+impl ListingFilter {
+    fn where_clause(&self) -> (String, Vec<Val>) {
+        let mut sql = String::from("status = 'online'");
+        let mut vals = Vec::new();
+        if let Some(c) = self.city_code {
+            vals.push(Val::Int(i64::from(c)));
+            sql.push_str(&format!(" and city_code = ${}", vals.len()));
+        }
+        if let Some(p) = self.province_code {
+            vals.push(Val::Int(i64::from(p)));
+            sql.push_str(&format!(" and province_code = ${}", vals.len()));
+        }
+        if self.inspected_only {
+            sql.push_str(" and inspected = true");
+        }
+        (sql, vals)
+    }
+}
+
+impl Store {
+    /// The newest online listings matching `filter`, newest first.
+    pub async fn listings(&self, filter: &ListingFilter, limit: i64) -> Result<Vec<ListingCard>, DbError> {
+        let (clause, mut vals) = filter.where_clause();
+        vals.push(Val::Int(limit.clamp(1, 100)));
+        let sql = format!(
+            "select {CARD_COLUMNS} from listing where {clause} order by published_at desc, listing_id desc limit ${}",
+            vals.len()
+        );
+        let rows = on_pool!(self, p => {
+            bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?
+        });
+        Ok(rows)
+    }
+
+    /// 今日新上: the latest online listings, in one city when given.
+    pub async fn latest_listings(&self, city_code: Option<i32>, limit: i64) -> Result<Vec<ListingCard>, DbError> {
+        self.listings(&ListingFilter { city_code, ..Default::default() }, limit).await
+    }
+
+    /// How many listings are online, in one city when given.
+    pub async fn count_online(&self, city_code: Option<i32>) -> Result<i64, DbError> {
+        let filter = ListingFilter { city_code, ..Default::default() };
+        let (clause, vals) = filter.where_clause();
+        let sql = format!("select count(*) from listing where {clause}");
+        let n: i64 = on_pool!(self, p => {
+            bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?
+        });
+        Ok(n)
+    }
+
+    /// How many listings exist in any state (to decide whether demo data is needed).
+    pub async fn count_listings(&self) -> Result<i64, DbError> {
+        let n: i64 = on_pool!(self, p => sqlx::query_scalar("select count(*) from listing").fetch_one(p).await?);
+        Ok(n)
+    }
+}

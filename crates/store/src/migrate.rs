@@ -1,0 +1,49 @@
+//! Embedded migrations, one list per backend with identical names.
+//!
+//! Applied versions are recorded in `schema_migration`. A migration is never edited once applied;
+//! a change is a new file in both folders (tidy checks that the two lists match).
+
+use crate::{DbError, Store, on_pool};
+
+/// `(version, name, sqlite sql, postgres sql)`.
+const MIGRATIONS: &[(i64, &str, &str, &str)] = &[(
+    1,
+    "0001_schema",
+    include_str!("../migrations/sqlite/0001_schema.sql"),
+    include_str!("../migrations/postgres/0001_schema.sql"),
+)];
+
+impl Store {
+    /// Applies every migration not yet applied, each in its own transaction.
+    pub async fn migrate(&self) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query(
+                "create table if not exists schema_migration (version bigint primary key, name text not null, applied_at bigint not null)",
+            )
+            .execute(p)
+            .await?;
+            let applied: Vec<i64> = sqlx::query_scalar("select version from schema_migration").fetch_all(p).await?;
+            for (version, name, sqlite_sql, pg_sql) in MIGRATIONS {
+                if applied.contains(version) {
+                    continue;
+                }
+                let sql = if matches!(self.backend(), crate::Backend::Sqlite) { *sqlite_sql } else { *pg_sql };
+                let mut tx = p.begin().await?;
+                sqlx::raw_sql(sql).execute(&mut *tx).await?;
+                sqlx::query("insert into schema_migration (version, name, applied_at) values ($1, $2, $3)")
+                    .bind(*version)
+                    .bind(*name)
+                    .bind(now())
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                tracing::info!(migration = name, "applied migration");
+            }
+            Ok(())
+        })
+    }
+}
+
+pub(crate) fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
