@@ -1,0 +1,172 @@
+//! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
+
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+use domain::filter::PRICE_OPTIONS;
+use domain::region::{self, City, Province};
+use serde::{Deserialize, Serialize};
+use store::ListingFilter;
+
+use super::CardView;
+use crate::AppState;
+use crate::ctx::{CITY_COOKIE, IslandMount, PageMeta, Visitor, set_cookie};
+use crate::error::AppError;
+
+/// Query parameters of the home page.
+#[derive(Debug, Default, Deserialize)]
+pub struct HomeQuery {
+    /// Choose a city by slug; `quanguo` clears the choice.
+    city: Option<String>,
+    /// Open the chooser on one province's cities (no-JS chooser).
+    province: Option<String>,
+}
+
+/// A service-hall entry on the home page.
+#[derive(Debug, Clone, Copy)]
+pub struct ServiceEntry {
+    /// Label.
+    pub label: &'static str,
+    /// One line under it.
+    pub hint: &'static str,
+    /// Target route.
+    pub href: &'static str,
+    /// Icon letter shown in the badge.
+    pub icon: &'static str,
+}
+
+const SERVICES: &[ServiceEntry] = &[
+    ServiceEntry { label: "估价", hint: "3秒知道车值多少", href: "/servicehall/pinggu", icon: "估" },
+    ServiceEntry { label: "查记录", hint: "维保出险一查便知", href: "/servicehall/fourquery", icon: "查" },
+    ServiceEntry { label: "电池报告", hint: "新能源电池健康度", href: "/actives/report", icon: "电" },
+    ServiceEntry { label: "车险", hint: "多家报价比一比", href: "/servicehall/insurance", icon: "险" },
+    ServiceEntry { label: "分期", hint: "月供一算就清楚", href: "/servicehall/fenqi/fenqi", icon: "分" },
+    ServiceEntry { label: "批发", hint: "车商之间调车", href: "/servicehall/wholesale", icon: "批" },
+];
+
+/// Props of the city chooser island (a DTO, not a domain type).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CityChooserProps {
+    current_name: String,
+    current_slug: String,
+    regions_url: &'static str,
+    cookie_name: &'static str,
+    cookie_domain: String,
+    hot: Vec<HotCity>,
+}
+
+#[derive(Debug, Serialize)]
+struct HotCity {
+    name: &'static str,
+    py: &'static str,
+}
+
+const HOT_CITIES: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
+
+#[derive(Template)]
+#[template(path = "home.html")]
+struct HomePage {
+    page: PageMeta,
+    city: Option<City>,
+    city_empty: bool,
+    total: i64,
+    latest: Vec<CardView>,
+    quality: Vec<CardView>,
+    brands: Vec<store::BrandRow>,
+    news: Vec<NewsView>,
+    price_chips: Vec<(&'static str, &'static str)>,
+    services: &'static [ServiceEntry],
+    hot_cities: Vec<&'static City>,
+    provinces: Vec<(char, Vec<&'static Province>)>,
+    open_province: Option<&'static Province>,
+    province_cities: Vec<&'static City>,
+    chooser: Option<IslandMount>,
+}
+
+struct NewsView {
+    href: String,
+    title: String,
+    category: String,
+    date: String,
+}
+
+/// The handler.
+pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HomeQuery>) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let (city, set_city) = match q.city.as_deref() {
+        Some("quanguo") => (None, Some(String::new())),
+        Some(slug) => match region::city_by_slug(slug) {
+            Some(c) => (Some(*c), Some(c.slug.to_owned())),
+            None => (visitor.city_slug.as_deref().and_then(region::city_by_slug).copied(), None),
+        },
+        None => (visitor.city_slug.as_deref().and_then(region::city_by_slug).copied(), None),
+    };
+    let city_code = city.map(|c| c.code as i32);
+    let s = &state.store;
+    let quality_here = ListingFilter { city_code, inspected_only: true, ..Default::default() };
+    let quality_all = ListingFilter { inspected_only: true, ..Default::default() };
+    let (total, latest, quality, brands, news) = tokio::try_join!(
+        s.count_online(city_code),
+        s.latest_listings(city_code, 12),
+        s.listings(&quality_here, 6),
+        s.popular_brands(16),
+        s.latest_news(5),
+    )?;
+    // A city without cars shows the national list rather than an empty page.
+    let city_empty = city.is_some() && latest.is_empty();
+    let (latest, quality) = if city_empty {
+        tokio::try_join!(s.latest_listings(None, 12), s.listings(&quality_all, 6))?
+    } else {
+        (latest, quality)
+    };
+
+    let title = match city {
+        Some(c) => format!("{}二手车_{}二手车交易市场", c.name, c.name),
+        None => "二手车_二手车交易市场_真实车源 价格评级".to_owned(),
+    };
+    let mut page = PageMeta::new(&state, visitor.device, "default", title);
+    let props = CityChooserProps {
+        current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
+        current_slug: city.map_or(String::new(), |c| c.slug.to_owned()),
+        regions_url: "/api/regions",
+        cookie_name: CITY_COOKIE,
+        cookie_domain: state.config.cookie_domain.clone(),
+        hot: HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect(),
+    };
+    let chooser = page.island(&state, "CityChooser", &props);
+    let open_province = q.province.as_deref().and_then(region::province_by_slug);
+    let tpl = HomePage {
+        page,
+        city,
+        city_empty,
+        total,
+        latest: latest.iter().map(|c| CardView::new(&state, c, now)).collect(),
+        quality: quality.iter().map(|c| CardView::new(&state, c, now)).collect(),
+        brands,
+        news: news
+            .into_iter()
+            .map(|n| NewsView { href: format!("/news/{}", n.news_id), title: n.title, category: n.category, date: domain::time::date(n.published_at) })
+            .collect(),
+        price_chips: PRICE_OPTIONS.iter().filter(|o| !o.value.is_empty()).map(|o| (o.value, o.label)).collect(),
+        services: SERVICES,
+        hot_cities: HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect(),
+        provinces: region::provinces_by_initial(),
+        open_province,
+        province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
+        chooser,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    if let Some(slug) = set_city {
+        let value = if slug.is_empty() {
+            format!("{CITY_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax")
+        } else {
+            set_cookie(CITY_COOKIE, &slug, &state.config.cookie_domain, false).and_then(|v| v.to_str().ok().map(str::to_owned)).unwrap_or_default()
+        };
+        if let Ok(v) = value.parse() {
+            res.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    Ok(res)
+}

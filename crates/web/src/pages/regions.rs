@@ -1,0 +1,62 @@
+//! `GET /api/regions`: provinces grouped A–Z with their cities, for the city chooser island.
+//!
+//! The data is compiled in, so the answer is built once and cached by browsers for a day.
+
+use std::sync::LazyLock;
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use domain::region;
+use serde::Serialize;
+
+/// One province in the chooser.
+#[derive(Debug, Serialize)]
+struct ProvinceDto {
+    code: u32,
+    name: &'static str,
+    py: &'static str,
+    cities: Vec<CityDto>,
+}
+
+/// One city in the chooser.
+#[derive(Debug, Serialize)]
+struct CityDto {
+    code: u32,
+    name: &'static str,
+    py: &'static str,
+}
+
+/// A letter of the A–Z index with its provinces (seed §3 shape).
+#[derive(Debug, Serialize)]
+struct GroupDto {
+    letter: char,
+    provinces: Vec<ProvinceDto>,
+}
+
+static BODY: LazyLock<String> = LazyLock::new(|| {
+    let groups: Vec<GroupDto> = region::provinces_by_initial()
+        .into_iter()
+        .map(|(letter, provinces)| GroupDto {
+            letter,
+            provinces: provinces
+                .into_iter()
+                .map(|p| ProvinceDto {
+                    code: p.code,
+                    name: p.name,
+                    py: p.slug,
+                    cities: region::cities_of(p.code).map(|c| CityDto { code: c.code, name: c.name, py: c.slug }).collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    serde_json::to_string(&serde_json::json!({ "success": true, "code": "0", "msg": "", "data": groups })).unwrap_or_default()
+});
+
+/// The handler.
+pub async fn regions() -> Response {
+    let mut res = BODY.as_str().into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+    res
+}
