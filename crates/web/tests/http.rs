@@ -1,0 +1,236 @@
+//! Black-box HTTP tests: the whole router against a seeded SQLite database, driven through
+//! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use axum::routing::get;
+use domain::time::FixedClock;
+use store::Store;
+use tower::ServiceExt as _;
+use web::AppState;
+use web::config::{Config, Env};
+
+// 2026-11-21 10:30:15 China time.
+const NOW: i64 = 1_795_228_215;
+const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+const DESKTOP: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36";
+
+struct TestApp {
+    state: AppState,
+    path: std::path::PathBuf,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+        }
+    }
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: String,
+    bytes: usize,
+}
+
+async fn spawn_app(listings: usize) -> TestApp {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!("usedcar_http_{}_{n}.db", std::process::id()));
+    let store = Store::connect(path.to_str().unwrap()).await.unwrap();
+    store.migrate().await.unwrap();
+    if listings > 0 {
+        store::seed::seed(&store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
+    }
+    let config = Config::defaults(Env::Development);
+    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), path }
+}
+
+impl TestApp {
+    fn router(&self) -> Router {
+        web::app(self.state.clone())
+    }
+
+    async fn get(&self, uri: &str, headers: &[(&str, &str)]) -> Reply {
+        send(self.router(), uri, headers).await
+    }
+}
+
+async fn send(router: Router, uri: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut req = Request::builder().uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = router.oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
+    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
+}
+
+#[tokio::test]
+async fn the_home_page_shows_real_listings_on_a_phone() {
+    let app = spawn_app(300).await;
+    let r = app.get("/", &[("user-agent", IPHONE)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains(r#"data-device="mobile""#));
+    assert!(r.body.contains("<title>") && r.body.contains("二手车网</title>"));
+    assert!(r.body.matches(r#"<li class="card">"#).count() >= 10, "at least ten listing cards");
+    assert!(r.body.contains("热门品牌") && r.body.contains("大众"));
+    assert!(r.body.contains("/servicehall/pinggu"), "service-hall entries");
+    assert!(r.body.contains("/carlist?price=5-8"), "price chips");
+    assert!(r.body.contains(r#"name="keyword""#), "search box");
+    assert!(r.body.contains("/details/"));
+    let cookie = r.headers.get(header::SET_COOKIE).unwrap().to_str().unwrap();
+    assert!(cookie.starts_with("hx_did=") && cookie.contains("Max-Age=31536000"), "{cookie}");
+}
+
+#[tokio::test]
+async fn a_desktop_browser_gets_the_pc_layout() {
+    let app = spawn_app(50).await;
+    let r = app.get("/", &[("user-agent", DESKTOP)]).await;
+    assert!(r.body.contains(r#"data-device="pc""#));
+    let r = app.get("/", &[]).await;
+    assert!(r.body.contains(r#"data-device="pc""#), "no user agent is pc");
+}
+
+#[tokio::test]
+async fn an_empty_database_still_renders_a_home_page() {
+    let app = spawn_app(0).await;
+    let r = app.get("/", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("暂时还没有在售车源"));
+}
+
+#[tokio::test]
+async fn unknown_paths_get_the_seed_404_page() {
+    let app = spawn_app(0).await;
+    for path in ["/no-such-page", "/carlist", "/dist/nope.css", "/upload/demo/boat-red-1.svg"] {
+        let r = app.get(path, &[("user-agent", IPHONE)]).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(r.body.contains("This page could not be found"), "{path}");
+        assert!(r.body.contains("页面不存在"));
+        assert!(r.body.contains(r#"href="/""#), "a link home");
+        assert!(r.body.contains(r#"data-device="mobile""#), "the error page knows the device");
+        assert!(!r.body.contains("<script"), "a page without islands ships no JavaScript");
+    }
+}
+
+#[tokio::test]
+async fn a_route_naming_an_unknown_middleware_fails_with_500() {
+    let app = spawn_app(0).await;
+    let extra = Router::new()
+        .route("/needs-admin", get(|| async { "secret" }))
+        .layer(axum::middleware::from_fn(web::ctx::route_middleware(app.state.clone(), &["auth", "admin"])));
+    let r = send(web::app_with(app.state.clone(), extra), "/needs-admin", &[]).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(r.body.contains("Unknown middleware admin"));
+    assert!(!r.body.contains("secret"));
+}
+
+#[tokio::test]
+async fn assets_are_hashed_immutable_and_compressed() {
+    let app = spawn_app(0).await;
+    let home = app.get("/", &[]).await.body;
+    let start = home.find("/dist/css/site.").unwrap();
+    let css = &home[start..start + home[start..].find('"').unwrap()];
+    assert!(css.len() > "/dist/css/site..css".len() + 8, "hashed name: {css}");
+
+    let plain = app.get(css, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.headers[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
+    assert!(plain.headers.get(header::CONTENT_ENCODING).is_none());
+    assert!(plain.headers[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/css"));
+
+    let br = app.get(css, &[("accept-encoding", "gzip, deflate, br")]).await;
+    assert_eq!(br.headers[header::CONTENT_ENCODING], "br");
+    assert!(br.bytes < plain.bytes);
+    let gz = app.get(css, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(gz.headers[header::CONTENT_ENCODING], "gzip");
+    assert!(gz.bytes < plain.bytes);
+    let logical = app.get("/dist/css/site.css", &[]).await;
+    assert_eq!(logical.headers[header::CACHE_CONTROL], "public, max-age=3600");
+}
+
+#[tokio::test]
+async fn pages_are_compressed_when_the_browser_allows() {
+    let app = spawn_app(50).await;
+    let r = app.get("/", &[("accept-encoding", "br")]).await;
+    assert_eq!(r.headers[header::CONTENT_ENCODING], "br");
+}
+
+#[tokio::test]
+async fn choosing_a_city_sets_the_cookie_and_filters_the_page() {
+    let app = spawn_app(400).await;
+    let r = app.get("/?city=beijing", &[]).await;
+    let cookie = r.headers.get(header::SET_COOKIE).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    let all: Vec<String> = r.headers.get_all(header::SET_COOKIE).iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+    assert!(all.iter().any(|c| c.starts_with("hx_city=beijing;")), "{cookie} {all:?}");
+    assert!(r.body.contains("北京二手车"));
+
+    let again = app.get("/", &[("cookie", "hx_city=beijing")]).await;
+    assert!(again.body.contains("北京在售"));
+    let cleared = app.get("/?city=quanguo", &[("cookie", "hx_city=beijing")]).await;
+    assert!(cleared.body.contains("全国在售"));
+    assert!(cleared.headers.get_all(header::SET_COOKIE).iter().any(|v| v.to_str().unwrap().starts_with("hx_city=; ")));
+    let junk = app.get("/?city=%3Cscript%3E", &[("cookie", "hx_city=nowhere")]).await;
+    assert_eq!(junk.status, StatusCode::OK);
+    assert!(junk.body.contains("全国在售"));
+}
+
+#[tokio::test]
+async fn the_no_js_chooser_lists_a_provinces_cities() {
+    let app = spawn_app(0).await;
+    let r = app.get("/?province=hunan", &[]).await;
+    assert!(r.body.contains("<details class=\"city-chooser\" open>"));
+    assert!(r.body.contains(r#"href="/?city=changsha""#));
+    assert!(r.body.contains(r#"href="/?province=xizang""#));
+}
+
+#[tokio::test]
+async fn the_region_api_lists_every_province_and_city() {
+    let app = spawn_app(0).await;
+    let r = app.get("/api/regions", &[]).await;
+    assert_eq!(r.headers[header::CONTENT_TYPE], "application/json");
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["success"], true);
+    let groups = v["data"].as_array().unwrap();
+    let provinces: Vec<&serde_json::Value> = groups.iter().flat_map(|g| g["provinces"].as_array().unwrap()).collect();
+    assert_eq!(provinces.len(), 34);
+    let cities: usize = provinces.iter().map(|p| p["cities"].as_array().unwrap().len()).sum();
+    assert_eq!(cities, 340);
+}
+
+#[tokio::test]
+async fn demo_photos_are_served_as_small_svgs() {
+    let app = spawn_app(0).await;
+    let r = app.get("/upload/demo/suv-red-2.svg", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers[header::CONTENT_TYPE], "image/svg+xml");
+    assert!(r.body.starts_with("<svg"));
+}
+
+#[tokio::test]
+async fn health_check_reports_the_database() {
+    let app = spawn_app(0).await;
+    let r = app.get("/healthz", &[]).await;
+    assert_eq!((r.status, r.body.as_str()), (StatusCode::OK, "ok"));
+}
+
+#[tokio::test]
+async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
+    let app = spawn_app(0).await;
+    let r = app.get("/", &[]).await;
+    if r.body.contains("data-island=") {
+        assert!(r.body.contains(r#"data-island="CityChooser""#));
+        assert!(r.body.contains(r#"data-props="{&quot;currentName&quot;:&quot;全国&quot;"#), "props are HTML-escaped JSON");
+        assert!(r.body.contains(r#"<script type="module" src="/dist/islands/_loader-"#));
+    } else {
+        // Islands not built: the page keeps its server-rendered chooser and ships no script.
+        assert!(!r.body.contains("<script"));
+    }
+    assert!(r.body.contains(r#"<details class="city-chooser""#), "the no-JS chooser is always rendered");
+}

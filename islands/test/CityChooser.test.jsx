@@ -1,0 +1,93 @@
+// The city chooser: opens, loads the region list, searches by name and pinyin, walks a province,
+// and navigates to the same /?city= URL the no-JS fallback uses.
+import { describe, expect, it, vi } from "vitest";
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { CityChooser } from "../src/islands/CityChooser.jsx";
+
+const regions = {
+  success: true,
+  data: [
+    { letter: "B", provinces: [{ code: 110000, name: "北京", py: "beijing", cities: [{ code: 110100, name: "北京", py: "beijing" }] }] },
+    {
+      letter: "H",
+      provinces: [
+        {
+          code: 430000,
+          name: "湖南",
+          py: "hunan",
+          cities: [
+            { code: 430100, name: "长沙", py: "changsha" },
+            { code: 430200, name: "株洲", py: "zhuzhou" },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+async function setup() {
+  const el = document.createElement("div");
+  document.body.appendChild(el);
+  const navigate = vi.fn();
+  const fetchImpl = vi.fn(() => Promise.resolve({ ok: true, json: () => Promise.resolve(regions) }));
+  await act(() => render(<CityChooser currentName="全国" regionsUrl="/api/regions" hot={[]} navigate={navigate} fetchImpl={fetchImpl} />, el));
+  const click = async (text) => {
+    const btn = [...el.querySelectorAll("button")].find((b) => b.textContent.trim().startsWith(text));
+    if (!btn) throw new Error(`no button ${text}: ${el.textContent}`);
+    await act(() => btn.click());
+    await act(() => new Promise((r) => setTimeout(r, 0)));
+  };
+  return { el, navigate, fetchImpl, click };
+}
+
+describe("CityChooser", () => {
+  it("shows the current city and loads regions only when opened", async () => {
+    const { el, fetchImpl, click } = await setup();
+    expect(el.textContent).toContain("全国");
+    expect(fetchImpl).not.toHaveBeenCalled();
+    await click("📍");
+    expect(fetchImpl).toHaveBeenCalledWith("/api/regions");
+    expect(el.querySelector("[role=dialog]")).not.toBeNull();
+    expect(el.textContent).toContain("湖南");
+  });
+
+  it("walks a province to its cities and navigates to the chosen one", async () => {
+    const { navigate, click } = await setup();
+    await click("📍");
+    await click("湖南");
+    await click("长沙");
+    expect(navigate).toHaveBeenCalledWith("/?city=changsha");
+  });
+
+  it("chooses a municipality directly", async () => {
+    const { navigate, click } = await setup();
+    await click("📍");
+    await click("北京");
+    expect(navigate).toHaveBeenCalledWith("/?city=beijing");
+  });
+
+  it("searches by pinyin prefix and says so when nothing matches", async () => {
+    const { el, click } = await setup();
+    await click("📍");
+    const input = el.querySelector("input[type=search]");
+    await act(() => {
+      input.value = "zhu";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const names = [...el.querySelectorAll(".cc-list button")].map((b) => b.textContent);
+    expect(names).toEqual(["株洲"]);
+    await act(() => {
+      input.value = "火星";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    expect(el.textContent).toContain("没有找到“火星”");
+  });
+
+  it("closes on Escape", async () => {
+    const { el, click } = await setup();
+    await click("📍");
+    await act(() => document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" })));
+    expect(el.querySelector("[role=dialog]")).toBeNull();
+  });
+});
