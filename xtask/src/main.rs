@@ -1,1 +1,184 @@
-fn main() {}
+//! Developer commands for 二手车网.
+//!
+//! ```text
+//! cargo xtask serve [--release]   build islands, migrate, seed demo data when empty, serve on 127.0.0.1:8080
+//! cargo xtask dist                islands + release build: target/release/usedcar is self-contained
+//! cargo xtask test                every test: island units, both databases, HTTP, tidy, browser
+//! cargo xtask bench               release build, then time seeding 100,000 listings on SQLite
+//! ```
+
+mod tidy;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+type Res = Result<(), String>;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn run(cmd: &mut Command) -> Res {
+    eprintln!("$ {cmd:?}");
+    let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{cmd:?} failed with {status}")) }
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    c.current_dir(root());
+    c
+}
+
+/// Installs a folder's npm packages when they are missing or older than package.json.
+fn npm_install(dir: &Path) -> Res {
+    let modules = dir.join("node_modules");
+    let stale = match (std::fs::metadata(dir.join("package.json")), std::fs::metadata(modules.join(".package-lock.json"))) {
+        (Ok(pkg), Ok(lock)) => pkg.modified().ok() > lock.modified().ok(),
+        _ => true,
+    };
+    if !stale {
+        return Ok(());
+    }
+    let mut cmd = Command::new("npm");
+    cmd.current_dir(dir).args(["install", "--no-audit", "--no-fund", "--loglevel=error"]);
+    run(&mut cmd)
+}
+
+fn build_islands() -> Res {
+    let dir = root().join("islands");
+    npm_install(&dir)?;
+    run(Command::new("node").current_dir(&dir).arg("build.mjs"))
+}
+
+/// Installs Debian's chromium when it is missing (browser tests never download a browser).
+fn ensure_chromium() -> Res {
+    if Path::new("/usr/bin/chromium").exists() {
+        return Ok(());
+    }
+    eprintln!("chromium missing: installing Debian's chromium");
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get").args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"]).env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+fn free_port() -> Result<u16, String> {
+    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+fn wait_for(addr: &str, child: &mut Child) -> Res {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("server exited early: {status}"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(format!("server did not listen on {addr} within 30 s"))
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(release: bool) -> Res {
+    build_islands()?;
+    let mut build = cargo();
+    build.args(["build", "-p", "web", "--bin", "usedcar"]);
+    if release {
+        build.arg("--release");
+    }
+    run(&mut build)?;
+    let bin = root().join("target").join(if release { "release" } else { "debug" }).join("usedcar");
+    let db = root().join("data/usedcar.db");
+    let db = db.to_string_lossy();
+    run(Command::new(&bin).current_dir(root()).args(["seed", "--listings", "5000", "--if-empty", "true", "--database-url", &db]))?;
+    eprintln!("serving http://127.0.0.1:8080/ (Ctrl-C to stop)");
+    run(Command::new(&bin).current_dir(root()).args(["serve", "--addr", "127.0.0.1:8080", "--database-url", &db]))
+}
+
+fn dist() -> Res {
+    build_islands()?;
+    run(cargo().args(["build", "--release", "-p", "web", "--bin", "usedcar"]))?;
+    eprintln!("built {}", root().join("target/release/usedcar").display());
+    Ok(())
+}
+
+fn test() -> Res {
+    let root = root();
+    // 1. Islands: build (the server embeds the result) and unit tests.
+    build_islands()?;
+    run(Command::new("npx").current_dir(root.join("islands")).args(["vitest", "run"]))?;
+    // 2. Rust: domain, store on SQLite and PostgreSQL, HTTP, tidy.
+    run(cargo().args(["test", "--workspace", "--all-targets"]))?;
+    run(cargo().args(["test", "--workspace", "--doc"]))?;
+    // 3. Browser tests against a freshly seeded server.
+    ensure_chromium()?;
+    let browser = root.join("tests/browser");
+    npm_install(&browser)?;
+    let bin = root.join("target/debug/usedcar");
+    let db = std::env::temp_dir().join(format!("usedcar_browser_{}.db", std::process::id()));
+    let db_s = db.to_string_lossy().into_owned();
+    run(Command::new(&bin).args(["seed", "--listings", "300", "--database-url", &db_s]).env("USEDCAR_LOG", "warn"))?;
+    let port = free_port()?;
+    let addr = format!("127.0.0.1:{port}");
+    let child = Command::new(&bin)
+        .args(["serve", "--addr", &addr, "--database-url", &db_s])
+        .env("USEDCAR_LOG", "warn")
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start server: {e}"))?;
+    let mut server = Server(child);
+    wait_for(&addr, &mut server.0)?;
+    let result = run(Command::new("node").current_dir(&browser).args(["--test", "--test-reporter=spec"]).env("BASE_URL", format!("http://{addr}")));
+    drop(server);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_s}{suffix}"));
+    }
+    result
+}
+
+fn bench() -> Res {
+    run(cargo().args(["build", "--release", "-p", "web", "--bin", "usedcar"]))?;
+    let bin = root().join("target/release/usedcar");
+    let db = std::env::temp_dir().join(format!("usedcar_bench_{}.db", std::process::id()));
+    let db_s = db.to_string_lossy().into_owned();
+    let start = Instant::now();
+    let res = run(Command::new(&bin).args(["seed", "--listings", "100000", "--database-url", &db_s]));
+    let secs = start.elapsed().as_secs_f64();
+    let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_s}{suffix}"));
+    }
+    res?;
+    eprintln!("bench seed: 100000 listings on SQLite (WAL, synchronous=FULL) in {secs:.1} s, database {:.0} MB", size as f64 / 1e6);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(args.iter().any(|a| a == "--release")),
+        Some("dist") => dist(),
+        Some("test") => test(),
+        Some("bench") => bench(),
+        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench".to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -226,7 +226,7 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
     let r = app.get("/", &[]).await;
     if r.body.contains("data-island=") {
         assert!(r.body.contains(r#"data-island="CityChooser""#));
-        assert!(r.body.contains(r#"data-props="{&quot;currentName&quot;:&quot;全国&quot;"#), "props are HTML-escaped JSON");
+        assert!(r.body.contains(r#"data-props="{&#34;currentName&#34;:&#34;全国&#34;"#), "props are HTML-escaped JSON");
         assert!(r.body.contains(r#"<script type="module" src="/dist/islands/_loader-"#));
     } else {
         // Islands not built: the page keeps its server-rendered chooser and ships no script.

@@ -52,8 +52,6 @@ struct CityChooserProps {
     current_name: String,
     current_slug: String,
     regions_url: &'static str,
-    cookie_name: &'static str,
-    cookie_domain: String,
     hot: Vec<HotCity>,
 }
 
@@ -131,8 +129,6 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         current_slug: city.map_or(String::new(), |c| c.slug.to_owned()),
         regions_url: "/api/regions",
-        cookie_name: CITY_COOKIE,
-        cookie_domain: state.config.cookie_domain.clone(),
         hot: HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect(),
     };
     let chooser = page.island(&state, "CityChooser", &props);

@@ -1,0 +1,70 @@
+// Real-browser tests of the home page in Debian's Chromium: the city chooser island mounts over
+// its fallback and switches city; with JavaScript off the server-rendered chooser does the same.
+// BASE_URL is the server started by `cargo xtask test`; only 127.0.0.1 is contacted.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
+const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test("on a phone, the city chooser island switches the city", async () => {
+  const context = await browser.newContext({ userAgent: IPHONE, viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(BASE + "/");
+  assert.equal(await page.getAttribute("html", "data-device"), "mobile");
+  const fontSize = await page.evaluate(() => getComputedStyle(document.documentElement).fontSize);
+  assert.ok(Math.abs(parseFloat(fontSize) - 390 / 12.42) < 0.1, `mobile root font size ${fontSize}`);
+  assert.ok((await page.locator("li.card").count()) >= 10, "ten or more listing cards");
+
+  await page.locator("button.cc-trigger").click();
+  await page.getByRole("dialog", { name: "选择城市" }).waitFor();
+  await page.getByLabel("搜索城市").fill("changs");
+  await page.locator(".cc-list button", { hasText: "长沙" }).click();
+  await page.waitForURL(/\?city=changsha$/);
+  assert.match(await page.locator(".total").innerText(), /长沙在售/);
+  const cookies = await context.cookies();
+  assert.ok(cookies.some((c) => c.name === "hx_city" && c.value === "changsha"), "the choice is remembered in a cookie");
+  await page.goto(BASE + "/");
+  assert.match(await page.title(), /长沙二手车/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("without JavaScript, the server-rendered chooser works by links", async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(BASE + "/");
+  assert.equal(await page.getAttribute("html", "data-device"), "pc");
+  await page.locator("details.city-chooser summary").click();
+  await page.locator(".chooser-panel a", { hasText: "湖南" }).click();
+  await page.locator(".province-cities a", { hasText: "株洲" }).click();
+  await page.waitForURL(/\?city=zhuzhou$/);
+  assert.match(await page.locator(".total").innerText(), /株洲在售/);
+  await context.close();
+});
+
+test("an unknown page is a 404 with a link home", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const res = await page.goto(BASE + "/no-such-page");
+  assert.equal(res.status(), 404);
+  await page.getByText("This page could not be found").waitFor();
+  await page.getByRole("link", { name: "返回首页" }).click();
+  await page.waitForURL(BASE + "/");
+  await context.close();
+});
