@@ -519,7 +519,11 @@ impl<'a> Batch<'a> {
                         if c > 0 {
                             sql.push(',');
                         }
-                        if pg && bool_columns.contains(col) {
+                        // SQLite gets anonymous `?` placeholders: resolving `$N` names costs a
+                        // linear scan per parameter, quadratic over a 16,000-parameter statement.
+                        if !pg {
+                            sql.push('?');
+                        } else if bool_columns.contains(col) {
                             sql.push_str(&format!("(${n})::int::boolean"));
                         } else {
                             sql.push_str(&format!("${n}"));

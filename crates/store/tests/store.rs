@@ -4,6 +4,8 @@
 //! PostgreSQL tests print a notice and pass when no server answers, except under `CI=true`, where
 //! an unreachable server is a failure.
 
+#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use store::seed::{SeedConfig, seed};

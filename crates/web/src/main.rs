@@ -80,10 +80,9 @@ fn init_logging() {
 }
 
 async fn open_store(cfg: &Config) -> Result<store::Store, String> {
-    if !cfg.database_url.starts_with("postgres") && !cfg.database_url.starts_with("sqlite:") {
-        if let Some(parent) = std::path::Path::new(&cfg.database_url).parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
+    let is_file = !cfg.database_url.starts_with("postgres") && !cfg.database_url.starts_with("sqlite:");
+    if let Some(parent) = std::path::Path::new(&cfg.database_url).parent().filter(|p| is_file && !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
     let store = store::Store::connect(&cfg.database_url).await.map_err(|e| format!("cannot open database: {e}"))?;
     store.migrate().await.map_err(|e| format!("migration failed: {e}"))?;

@@ -1,6 +1,8 @@
 //! Black-box HTTP tests: the whole router against a seeded SQLite database, driven through
 //! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
 
+#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
+
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
