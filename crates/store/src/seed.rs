@@ -240,6 +240,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
 
     // Listings, photos and price history, written in chunks.
     let current_year = domain::time::year(now);
+    let current_month = current_month(now);
     let all_series = catalog::series();
     let mut listing_rows = Vec::new();
     let mut photo_rows = Vec::new();
@@ -248,7 +249,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut price_id = 0i64;
     for i in 0..cfg.listings {
         let id = i as i64 + 1;
-        let s = rng.pick(all_series);
+        let series_index = rng.below(all_series.len() as u64) as usize;
+        let s = &all_series[series_index];
         let brand = catalog::brand(s.brand_slug).map_or("", |b| b.name);
         let dealer = rng.chance(0.7);
         let (shop_id, seller_id, city) = if dealer {
@@ -261,8 +263,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         };
         let age = age_years(&mut rng);
         let year = current_year - age as i32;
-        let month = if age == 0 { 1 + rng.below(u64::from(current_month(now))) as i32 } else { 1 + rng.below(12) as i32 };
-        let age_f = f64::from(current_year - year) + (f64::from(current_month(now)) - f64::from(month)) / 12.0;
+        let month = if age == 0 { 1 + rng.below(u64::from(current_month)) as i32 } else { 1 + rng.below(12) as i32 };
+        let age_f = f64::from(current_year - year) + (f64::from(current_month) - f64::from(month)) / 12.0;
         let mileage = ((age_f.max(0.2) * rng.range(6_000.0, 24_000.0)) / 100.0).round() as i64 * 100;
         let guide = s.guide_min_yuan + rng.below((s.guide_max_yuan - s.guide_min_yuan + 1) as u64) as i64;
         let guide = guide / 100 * 100;
@@ -331,7 +333,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             shop_id,
             Val::Text(if dealer { "dealer" } else { "private" }.to_owned()),
             Val::Int(brand_id(s.brand_slug)),
-            Val::Int(all_series.iter().position(|x| x.slug == s.slug).map_or(1, |i| i as i64 + 1)),
+            Val::Int(series_index as i64 + 1),
             Val::Text(title),
             Val::Text(search_text),
             Val::Int(i64::from(year)),

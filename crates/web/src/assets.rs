@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,9 +24,9 @@ pub struct Asset {
     /// Uncompressed bytes.
     pub raw: &'static [u8],
     /// gzip body, when the type compresses and it saves bytes.
-    pub gzip: Option<Vec<u8>>,
+    pub gzip: Option<Bytes>,
     /// brotli body, likewise.
-    pub br: Option<Vec<u8>>,
+    pub br: Option<Bytes>,
     /// `Content-Type`.
     pub mime: &'static str,
     /// Served under its hashed name (immutable) rather than its logical one.
@@ -63,19 +63,19 @@ fn compresses(mime: &str) -> bool {
     mime.starts_with("text/") || mime == "application/json" || mime == "image/svg+xml"
 }
 
-fn gzip(raw: &[u8]) -> Option<Vec<u8>> {
+fn gzip(raw: &[u8]) -> Option<Bytes> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(raw).ok()?;
-    enc.finish().ok().filter(|z| z.len() < raw.len())
+    enc.finish().ok().filter(|z| z.len() < raw.len()).map(Bytes::from)
 }
 
-fn brotli(raw: &[u8]) -> Option<Vec<u8>> {
+fn brotli(raw: &[u8]) -> Option<Bytes> {
     let mut out = Vec::new();
     {
         let mut w = brotli::CompressorWriter::new(&mut out, 4096, 11, 22);
         w.write_all(raw).ok()?;
     }
-    Some(out).filter(|z| z.len() < raw.len())
+    Some(out).filter(|z| z.len() < raw.len()).map(Bytes::from)
 }
 
 impl Assets {

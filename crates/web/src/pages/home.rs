@@ -125,11 +125,12 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         None => "二手车_二手车交易市场_真实车源 价格评级".to_owned(),
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", title);
+    let hot_cities: Vec<&'static City> = HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect();
     let props = CityChooserProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         current_slug: city.map_or(String::new(), |c| c.slug.to_owned()),
         regions_url: "/api/regions",
-        hot: HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect(),
+        hot: hot_cities.iter().map(|c| HotCity { name: c.name, py: c.slug }).collect(),
     };
     let chooser = page.island(&state, "CityChooser", &props);
     let open_province = q.province.as_deref().and_then(region::province_by_slug);
@@ -147,7 +148,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
             .collect(),
         price_chips: PRICE_OPTIONS.iter().filter(|o| !o.value.is_empty()).map(|o| (o.value, o.label)).collect(),
         services: SERVICES,
-        hot_cities: HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect(),
+        hot_cities,
         provinces: region::provinces_by_initial(),
         open_province,
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
