@@ -15,6 +15,8 @@ pub mod filter;
 pub mod image;
 pub mod money;
 pub mod region;
+pub mod search;
 pub mod stats;
 pub mod time;
 pub mod validate;
+pub mod valuation;

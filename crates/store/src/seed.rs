@@ -7,6 +7,7 @@
 
 use domain::catalog::{self, BodyClass};
 use domain::region;
+use domain::valuation::retained_share;
 
 use crate::{DbError, Store, Val, bind_all, on_pool};
 
@@ -83,26 +84,6 @@ impl Rng {
     pub fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
-}
-
-/// Share of a new car's price kept after `age` years and `mileage_km`, by body class: the
-/// depreciation curve the demo prices follow (and the valuation engine's fallback model).
-pub fn retained_share(class: BodyClass, age_years: f64, mileage_km: f64, fuel: u8) -> f64 {
-    let yearly: f64 = match class {
-        BodyClass::Suv | BodyClass::Pickup => 0.115,
-        BodyClass::Mpv => 0.12,
-        BodyClass::Sedan => 0.13,
-        BodyClass::Hatchback => 0.14,
-        BodyClass::Sports => 0.12,
-    };
-    // Electric cars lose value faster in China's market, mostly in the first years.
-    let yearly = if fuel == 3 { yearly + 0.04 } else { yearly };
-    let first_year_drop = 0.12;
-    let by_age = (1.0 - first_year_drop) * (1.0 - yearly).powf(age_years.max(0.0));
-    // Mileage above 1.5万km a year costs extra; below it earns a little back.
-    let expected = 15_000.0 * age_years.max(0.5);
-    let mileage_factor = (1.0 - (mileage_km - expected) / 1_000_000.0).clamp(0.85, 1.05);
-    (by_age * mileage_factor).clamp(0.05, 0.95)
 }
 
 /// Weights for demo listing cities: big car markets get more cars.

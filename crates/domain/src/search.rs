@@ -1,0 +1,486 @@
+//! The car search of `/carlist` as a typed value: parsed leniently from any query string, written
+//! back as a canonical query with a stable parameter order, and described in Chinese for chips,
+//! titles and the empty state.
+//!
+//! Parsing rules: the first of repeated keys wins; unknown keys and values that do not parse are
+//! ignored (a mangled link shows a wider list, never an error); a series implies its brand, a city
+//! its province; a keyword that names a brand or series exactly becomes that filter, so
+//! `?keyword=朗逸` and `?brand=dazhong&series=langyi` are the same page.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use crate::catalog::{self, Brand, Series};
+use crate::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, FilterType, GEARBOX_OPTIONS, Range};
+use crate::region::{self, City, Province};
+
+/// Cards per page.
+pub const PAGE_SIZE: u32 = 20;
+/// Deepest page served; beyond it the query is treated as page 1 (crawler traps end here).
+pub const MAX_PAGE: u32 = 500;
+/// Deepest page a search engine is invited to index.
+pub const MAX_INDEXED_PAGE: u32 = 10;
+/// Longest keyword kept, in characters.
+pub const MAX_KEYWORD_CHARS: usize = 40;
+
+/// The six sort orders of the brief.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum Sort {
+    /// 综合: inspected cars first, then newest.
+    #[default]
+    Default,
+    /// 最新.
+    Newest,
+    /// 价格低→高.
+    PriceAsc,
+    /// 价格高→低.
+    PriceDesc,
+    /// 车龄短.
+    AgeAsc,
+    /// 里程少.
+    MileageAsc,
+}
+
+impl Sort {
+    /// In display order.
+    pub const ALL: [Sort; 6] = [Sort::Default, Sort::Newest, Sort::PriceAsc, Sort::PriceDesc, Sort::AgeAsc, Sort::MileageAsc];
+
+    /// URL value (`sort=`); empty for the default.
+    pub fn value(self) -> &'static str {
+        match self {
+            Sort::Default => "",
+            Sort::Newest => "new",
+            Sort::PriceAsc => "price_asc",
+            Sort::PriceDesc => "price_desc",
+            Sort::AgeAsc => "age",
+            Sort::MileageAsc => "mileage",
+        }
+    }
+
+    /// Chinese label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Default => "综合",
+            Sort::Newest => "最新",
+            Sort::PriceAsc => "价格低→高",
+            Sort::PriceDesc => "价格高→低",
+            Sort::AgeAsc => "车龄短",
+            Sort::MileageAsc => "里程少",
+        }
+    }
+
+    fn parse(value: &str) -> Sort {
+        Sort::ALL.into_iter().find(|s| s.value() == value).unwrap_or_default()
+    }
+}
+
+/// One active filter as a removable chip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Chip {
+    /// What the chip says, e.g. `5-8万`.
+    pub label: String,
+    /// The canonical query without this filter.
+    pub remove_query: String,
+}
+
+/// A car search. Construct with [`CarQuery::parse`] or [`CarQuery::default`] (everything).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CarQuery {
+    /// Brand.
+    pub brand: Option<&'static Brand>,
+    /// Series (always of `brand`).
+    pub series: Option<&'static Series>,
+    /// Price range value in 万, normalised (`5-8`).
+    pub price: Option<String>,
+    /// Age range value in years.
+    pub age: Option<String>,
+    /// Mileage range value in 万公里.
+    pub mileage: Option<String>,
+    /// Emission code 0–7.
+    pub emission: Option<u8>,
+    /// Fuel code 1–5.
+    pub fuel: Option<u8>,
+    /// Gearbox code 1–2.
+    pub gearbox: Option<u8>,
+    /// Province.
+    pub province: Option<&'static Province>,
+    /// City (always of `province`).
+    pub city: Option<&'static City>,
+    /// Free text, trimmed and capped.
+    pub keyword: Option<String>,
+    /// Sort order.
+    pub sort: Sort,
+    /// 1-based page.
+    pub page: u32,
+}
+
+/// The query keys in canonical order.
+const KEYS: [&str; 13] =
+    ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "province", "city", "keyword", "sort", "page"];
+
+impl CarQuery {
+    /// Parses decoded query pairs; never fails.
+    pub fn parse<'a, I>(pairs: I) -> CarQuery
+    where
+        I: IntoIterator<Item = (Cow<'a, str>, Cow<'a, str>)>,
+    {
+        let mut raw: [Option<Cow<'a, str>>; KEYS.len()] = Default::default();
+        for (k, v) in pairs {
+            if let Some(i) = KEYS.iter().position(|key| *key == k)
+                && raw[i].is_none()
+            {
+                raw[i] = Some(v);
+            }
+        }
+        let get = |key: &str| KEYS.iter().position(|k| *k == key).and_then(|i| raw[i].as_deref()).map(str::trim).filter(|v| !v.is_empty());
+        let mut q = CarQuery {
+            brand: get("brand").and_then(catalog::brand),
+            series: get("series").and_then(catalog::series_by_slug),
+            price: get("price").and_then(|v| filter::parse_price(v).map(|_| normalise_range(v))),
+            age: get("age").and_then(|v| filter::age_years(v, 2000).map(|_| normalise_range(v))),
+            mileage: get("mileage").and_then(|v| filter::parse_mileage(v).map(|_| normalise_range(v))),
+            emission: get("emission").and_then(|v| filter::parse_code(EMISSION_OPTIONS, v)),
+            fuel: get("fuel").and_then(|v| filter::parse_code(FUEL_OPTIONS, v)),
+            gearbox: get("gearbox").and_then(|v| filter::parse_code(GEARBOX_OPTIONS, v)),
+            province: get("province").and_then(region::province_by_slug),
+            city: get("city").and_then(region::city_by_slug),
+            keyword: get("keyword").map(clean_keyword).filter(|k| !k.is_empty()),
+            sort: get("sort").map_or(Sort::Default, Sort::parse),
+            page: get("page").and_then(|v| v.parse::<u32>().ok()).filter(|p| (1..=MAX_PAGE).contains(p)).unwrap_or(1),
+        };
+        q.settle();
+        q
+    }
+
+    /// Makes the parts agree: a series implies its brand, a city its province, a keyword naming a
+    /// brand or series becomes that filter.
+    fn settle(&mut self) {
+        if let Some(kw) = self.keyword.as_deref()
+            && self.brand.is_none()
+            && self.series.is_none()
+        {
+            let key = kw.to_lowercase().replace(' ', "");
+            let norm = |s: &str| s.to_lowercase().replace([' ', '-'], "");
+            if let Some(s) = catalog::series().iter().find(|s| norm(s.name) == key || norm(s.slug) == key) {
+                self.series = Some(s);
+                self.keyword = None;
+            } else if let Some(b) = catalog::brands().iter().find(|b| b.name == kw || b.slug == key) {
+                self.brand = Some(b);
+                self.keyword = None;
+            }
+        }
+        if let Some(s) = self.series {
+            match self.brand {
+                Some(b) if b.slug != s.brand_slug => self.series = None,
+                _ => self.brand = catalog::brand(s.brand_slug),
+            }
+        }
+        if let Some(c) = self.city {
+            self.province = region::province(c.province_code);
+        }
+    }
+
+    /// The canonical query string (no leading `?`), keys in a fixed order, page 1 and the default
+    /// sort left out. Empty for the unfiltered first page.
+    pub fn to_query(&self) -> String {
+        let mut out = String::new();
+        let mut push = |k: &str, v: &str| {
+            if !out.is_empty() {
+                out.push('&');
+            }
+            out.push_str(k);
+            out.push('=');
+            percent_encode_into(&mut out, v);
+        };
+        if let Some(b) = self.brand {
+            push("brand", b.slug);
+        }
+        if let Some(s) = self.series {
+            push("series", s.slug);
+        }
+        for (k, v) in [("price", &self.price), ("age", &self.age), ("mileage", &self.mileage)] {
+            if let Some(v) = v {
+                push(k, v);
+            }
+        }
+        for (k, v) in [("emission", self.emission), ("fuel", self.fuel), ("gearbox", self.gearbox)] {
+            if let Some(v) = v {
+                push(k, &v.to_string());
+            }
+        }
+        // The city implies the province, so a city URL carries only the city.
+        match (self.city, self.province) {
+            (Some(c), _) => push("city", c.slug),
+            (None, Some(p)) => push("province", p.slug),
+            (None, None) => {}
+        }
+        if let Some(k) = &self.keyword {
+            push("keyword", k);
+        }
+        if self.sort != Sort::Default {
+            push("sort", self.sort.value());
+        }
+        if self.page > 1 {
+            push("page", &self.page.to_string());
+        }
+        out
+    }
+
+    /// `path` plus the canonical query.
+    pub fn href(&self, path: &str) -> String {
+        let q = self.to_query();
+        if q.is_empty() { path.to_owned() } else { format!("{path}?{q}") }
+    }
+
+    /// The same search on another page.
+    pub fn at_page(&self, page: u32) -> CarQuery {
+        CarQuery { page, ..self.clone() }
+    }
+
+    /// The same search, first page, another sort.
+    pub fn sorted(&self, sort: Sort) -> CarQuery {
+        CarQuery { sort, page: 1, ..self.clone() }
+    }
+
+    /// A copy with one filter changed by `f`, back on page 1.
+    pub fn with(&self, f: impl FnOnce(&mut CarQuery)) -> CarQuery {
+        let mut q = CarQuery { page: 1, ..self.clone() };
+        f(&mut q);
+        q.settle();
+        q
+    }
+
+    /// The active filters as removable chips, in canonical order.
+    pub fn chips(&self) -> Vec<Chip> {
+        let mut chips = Vec::new();
+        let mut chip = |label: String, f: &dyn Fn(&mut CarQuery)| {
+            let mut q = CarQuery { page: 1, ..self.clone() };
+            f(&mut q);
+            chips.push(Chip { label, remove_query: q.to_query() });
+        };
+        if let Some(b) = self.brand {
+            chip(b.name.to_owned(), &|q| {
+                q.brand = None;
+                q.series = None;
+            });
+        }
+        if let Some(s) = self.series {
+            chip(s.name.to_owned(), &|q| q.series = None);
+        }
+        if let Some(v) = &self.price {
+            chip(filter::range_label(FilterType::Price, v).unwrap_or_default(), &|q| q.price = None);
+        }
+        if let Some(v) = &self.age {
+            chip(filter::range_label(FilterType::Age, v).unwrap_or_default(), &|q| q.age = None);
+        }
+        if let Some(v) = &self.mileage {
+            chip(filter::range_label(FilterType::Mileage, v).unwrap_or_default(), &|q| q.mileage = None);
+        }
+        if let Some(c) = self.emission {
+            chip(filter::label_of(EMISSION_OPTIONS, &c.to_string()).to_owned(), &|q| q.emission = None);
+        }
+        if let Some(c) = self.fuel {
+            chip(filter::label_of(FUEL_OPTIONS, &c.to_string()).to_owned(), &|q| q.fuel = None);
+        }
+        if let Some(c) = self.gearbox {
+            chip(filter::label_of(GEARBOX_OPTIONS, &c.to_string()).to_owned(), &|q| q.gearbox = None);
+        }
+        match (self.city, self.province) {
+            (Some(c), _) => chip(c.name.to_owned(), &|q| {
+                q.city = None;
+                q.province = None;
+            }),
+            (None, Some(p)) => chip(p.name.to_owned(), &|q| q.province = None),
+            (None, None) => {}
+        }
+        if let Some(k) = &self.keyword {
+            chip(format!("“{k}”"), &|q| q.keyword = None);
+        }
+        chips
+    }
+
+    /// How many filter dimensions are set (brand+series and province+city count once each).
+    pub fn dimensions(&self) -> usize {
+        [
+            self.brand.is_some(),
+            self.price.is_some(),
+            self.age.is_some(),
+            self.mileage.is_some(),
+            self.emission.is_some(),
+            self.fuel.is_some(),
+            self.gearbox.is_some(),
+            self.province.is_some(),
+            self.keyword.is_some(),
+        ]
+        .into_iter()
+        .filter(|b| *b)
+        .count()
+    }
+
+    /// Whether a search engine should index this page: it has results, no free-text keyword,
+    /// the default sort, at most two filter dimensions and a shallow page.
+    pub fn is_indexable(&self, total: i64) -> bool {
+        total > 0 && self.keyword.is_none() && self.sort == Sort::Default && self.dimensions() <= 2 && self.page <= MAX_INDEXED_PAGE
+    }
+
+    /// The place and car words of the search, e.g. `长沙大众朗逸`, for titles.
+    pub fn subject(&self) -> String {
+        let mut s = String::new();
+        if let Some(c) = self.city {
+            s.push_str(c.name);
+        } else if let Some(p) = self.province {
+            s.push_str(p.name);
+        }
+        if let Some(b) = self.brand {
+            s.push_str(b.name);
+        }
+        if let Some(series) = self.series {
+            s.push_str(series.name);
+        }
+        s
+    }
+
+    /// The page title: `长沙大众朗逸二手车_5-8万`, with the price and keyword when set.
+    pub fn title(&self) -> String {
+        let mut t = format!("{}二手车", self.subject());
+        if let Some(v) = &self.price
+            && let Some(l) = filter::range_label(FilterType::Price, v)
+        {
+            t.push('_');
+            t.push_str(&l);
+        }
+        if let Some(k) = &self.keyword {
+            t.push_str("_搜索");
+            t.push_str(k);
+        }
+        if self.page > 1 {
+            t.push_str(&format!("_第{}页", self.page));
+        }
+        t
+    }
+}
+
+/// `3.50-8` → `3.5-8`: one spelling per range so canonical URLs do not fork.
+fn normalise_range(value: &str) -> String {
+    match Range::parse(value) {
+        Some(r) => format!("{}-{}", trim_number(r.min), trim_number(r.max)),
+        None => String::new(),
+    }
+}
+
+fn trim_number(n: f64) -> String {
+    let s = format!("{n:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+fn clean_keyword(raw: &str) -> String {
+    let cleaned: String = raw.chars().filter(|c| !c.is_control()).take(MAX_KEYWORD_CHARS).collect();
+    cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Appends `value` percent-encoded for a query component (RFC 3986 unreserved kept as is).
+pub fn percent_encode_into(out: &mut String, value: &str) {
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+/// Percent-encodes a query component.
+pub fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    percent_encode_into(&mut out, value);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(q: &str) -> CarQuery {
+        CarQuery::parse(q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))))
+    }
+
+    #[test]
+    fn the_canonical_order_is_stable_whatever_the_input_order() {
+        let a = parse("sort=price_asc&city=changsha&price=5-8&brand=dazhong&page=3&fuel=1");
+        let b = parse("fuel=1&page=3&brand=dazhong&price=5.00-8&city=changsha&sort=price_asc");
+        assert_eq!(a.to_query(), "brand=dazhong&price=5-8&fuel=1&city=changsha&sort=price_asc&page=3");
+        assert_eq!(a, b);
+        assert_eq!(a.href("/carlist"), "/carlist?brand=dazhong&price=5-8&fuel=1&city=changsha&sort=price_asc&page=3");
+        assert_eq!(CarQuery::parse(std::iter::empty()).href("/carlist"), "/carlist");
+    }
+
+    #[test]
+    fn garbage_means_no_filter_and_the_first_repeated_key_wins() {
+        let q = parse("price=abc&age=1.5-3&mileage=-1-5&emission=9&fuel=0&gearbox=x&brand=nope&city=atlantis&page=-2&sort=drop");
+        assert_eq!(q, CarQuery { page: 1, ..CarQuery::default() });
+        let q = parse("page=99999999999999999999&price=5-8&price=8-12");
+        assert_eq!((q.page, q.price.as_deref()), (1, Some("5-8")));
+        assert_eq!(parse("page=501").page, 1);
+        assert_eq!(parse("page=500").page, 500);
+        assert_eq!(parse("mileage=2-3").mileage.as_deref(), Some("2-3"), "the seed's old mileage value still works");
+    }
+
+    #[test]
+    fn parts_agree_series_implies_brand_city_implies_province() {
+        let q = parse("series=langyi");
+        assert_eq!(q.brand.map(|b| b.slug), Some("dazhong"));
+        assert_eq!(q.to_query(), "brand=dazhong&series=langyi");
+        let q = parse("brand=fengtian&series=langyi");
+        assert_eq!((q.brand.map(|b| b.slug), q.series), (Some("fengtian"), None), "a series of another brand is dropped");
+        let q = parse("province=guangdong&city=changsha");
+        assert_eq!(q.province.map(|p| p.name), Some("湖南"));
+        assert_eq!(q.to_query(), "city=changsha");
+    }
+
+    #[test]
+    fn a_keyword_naming_a_brand_or_series_becomes_that_filter() {
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed(" 朗逸 "))]);
+        assert_eq!((q.series.map(|s| s.slug), q.keyword), (Some("langyi"), None));
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("Model Y"))]);
+        assert_eq!(q.series.map(|s| s.slug), Some("model-y"));
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("大众"))]);
+        assert_eq!(q.brand.map(|b| b.slug), Some("dazhong"));
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("白色 自动"))]);
+        assert_eq!(q.keyword.as_deref(), Some("白色 自动"));
+        assert_eq!(q.to_query(), "keyword=%E7%99%BD%E8%89%B2%20%E8%87%AA%E5%8A%A8");
+        let long = "车".repeat(100);
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Owned(long))]);
+        assert_eq!(q.keyword.map(|k| k.chars().count()), Some(MAX_KEYWORD_CHARS));
+    }
+
+    #[test]
+    fn chips_remove_one_filter_each() {
+        let q = parse("series=langyi&price=5-8&city=changsha&mileage=2-3&page=4");
+        let chips: Vec<(String, String)> = q.chips().into_iter().map(|c| (c.label, c.remove_query)).collect();
+        assert_eq!(
+            chips,
+            [
+                ("大众".to_owned(), "price=5-8&mileage=2-3&city=changsha".to_owned()),
+                ("朗逸".to_owned(), "brand=dazhong&price=5-8&mileage=2-3&city=changsha".to_owned()),
+                ("5-8万".to_owned(), "brand=dazhong&series=langyi&mileage=2-3&city=changsha".to_owned()),
+                ("2-3万公里".to_owned(), "brand=dazhong&series=langyi&price=5-8&city=changsha".to_owned()),
+                ("长沙".to_owned(), "brand=dazhong&series=langyi&price=5-8&mileage=2-3".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn indexing_and_titles() {
+        let q = parse("series=langyi&city=changsha");
+        assert!(q.is_indexable(10));
+        assert!(!q.is_indexable(0), "empty results are not indexed");
+        assert!(!parse("brand=dazhong&city=changsha&price=5-8").is_indexable(10), "three dimensions is too deep");
+        assert!(!parse("brand=dazhong&sort=new").is_indexable(10));
+        assert!(!parse("keyword=abc").is_indexable(10));
+        assert!(!parse("page=11").is_indexable(10));
+        assert_eq!(parse("series=langyi&city=changsha&price=5-8&page=2").title(), "长沙大众朗逸二手车_5-8万_第2页");
+        assert_eq!(parse("").title(), "二手车");
+        assert_eq!(Sort::ALL.map(Sort::label), ["综合", "最新", "价格低→高", "价格高→低", "车龄短", "里程少"]);
+    }
+}
