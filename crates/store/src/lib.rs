@@ -18,10 +18,15 @@
 //! to a logged 500 without exposing the database's text.
 
 mod catalog;
+mod detail;
+mod lead;
 mod listing;
 mod migrate;
 mod news;
+mod search;
 pub mod seed;
+mod seo;
+mod valuation;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -30,8 +35,12 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use catalog::{BrandRow, CityCount};
+pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
+pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
-pub use news::NewsItem;
+pub use news::{NewsArticle, NewsItem};
+pub use search::{Scope, SearchPage};
+pub use seo::SITEMAP_URLS;
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -35,6 +35,8 @@ pub struct ListingCard {
     pub published_at: Option<i64>,
     /// Fuel code.
     pub fuel: i32,
+    /// Stored price rating (see `domain::valuation::Rating`); empty until valued.
+    pub price_rating: String,
 }
 
 from_row!(ListingCard {
@@ -52,10 +54,11 @@ from_row!(ListingCard {
     cover,
     published_at,
     fuel,
+    price_rating,
 });
 
-const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
-     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel";
+pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
+     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel, price_rating";
 
 /// Which online listings to show. Empty fields do not filter.
 #[derive(Debug, Clone, Default, PartialEq)]

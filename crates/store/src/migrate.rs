@@ -6,12 +6,20 @@
 use crate::{DbError, Store, on_pool};
 
 /// `(version, name, sqlite sql, postgres sql)`.
-const MIGRATIONS: &[(i64, &str, &str, &str)] = &[(
-    1,
-    "0001_schema",
-    include_str!("../migrations/sqlite/0001_schema.sql"),
-    include_str!("../migrations/postgres/0001_schema.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
+    (
+        1,
+        "0001_schema",
+        include_str!("../migrations/sqlite/0001_schema.sql"),
+        include_str!("../migrations/postgres/0001_schema.sql"),
+    ),
+    (
+        2,
+        "0002_valuation",
+        include_str!("../migrations/sqlite/0002_valuation.sql"),
+        include_str!("../migrations/postgres/0002_valuation.sql"),
+    ),
+];
 
 impl Store {
     /// Applies every migration not yet applied, each in its own transaction.

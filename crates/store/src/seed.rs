@@ -5,7 +5,7 @@
 //! inserts inside a few large transactions, which is what makes 100,000 listings fast on SQLite
 //! with `synchronous=FULL` (one fsync per transaction, not per row).
 
-use domain::catalog::{self, BodyClass};
+use domain::catalog;
 use domain::region;
 use domain::valuation::retained_share;
 
@@ -39,6 +39,8 @@ pub struct SeedReport {
     pub photos: usize,
     /// News articles written.
     pub news: usize,
+    /// Online listings given a market value and price rating.
+    pub valued: usize,
 }
 
 /// SplitMix64: tiny, fast and good enough for demo data; deterministic across platforms.
@@ -283,14 +285,14 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let inspected = dealer && rng.chance(0.2);
         let cuts = if rng.chance(0.2) { 1 + rng.below(3) as i64 } else { 0 };
         let n_photos = 3 + rng.below(4) as i64;
-        let cover = format!("demo/{}-{colour_slug}-1.svg", s.class.as_str());
+        let cover = format!("demo/{}-{colour_slug}-1.webp", s.class.as_str());
         for pos in 0..n_photos {
             photo_id += 1;
             photo_rows.push(vec![
                 Val::Int(photo_id),
                 Val::Int(id),
                 Val::Int(pos),
-                Val::Text(format!("demo/{}-{colour_slug}-{}.svg", s.class.as_str(), pos + 1)),
+                Val::Text(format!("demo/{}-{colour_slug}-{}.webp", s.class.as_str(), pos + 1)),
                 Val::Int(640),
                 Val::Int(480),
                 Val::Int(published),
@@ -307,7 +309,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             price_id += 1;
             price_rows.push(vec![Val::Int(price_id), Val::Int(id), Val::Int(old), Val::Int(new), Val::Int(at)]);
         }
-        let search_text = format!("{} {} {} {}", s.brand_slug, s.slug.replace('-', ""), brand, s.name).to_lowercase();
+        let search_text = format!("{} {} {title} {colour}", s.brand_slug, s.slug.replace('-', ""));
+        let search_text = search_text.to_lowercase();
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -369,6 +372,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         .insert("vip_plan", &["vip_plan_id", "code", "name", "audience", "price_fen", "duration_days", "benefits", "active", "sort_order"], plans, &["active"])
         .await?;
     batch.finish().await?;
+    report.valued = store.refresh_valuations(now).await?;
     Ok(report)
 }
 
@@ -541,6 +545,7 @@ impl<'a> Batch<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use domain::catalog::BodyClass;
 
     #[test]
     fn the_generator_is_deterministic() {

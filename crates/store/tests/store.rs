@@ -9,7 +9,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use store::seed::{SeedConfig, seed};
-use store::{Backend, ListingFilter, Store};
+use std::borrow::Cow;
+
+use domain::search::CarQuery;
+use store::{Backend, LeadOutcome, ListingFilter, NewLead, Scope, Store};
 
 // 2026-11-21 10:30:15 China time.
 const NOW: i64 = 1_795_228_215;
@@ -102,7 +105,216 @@ macro_rules! on_both {
     )*};
 }
 
-on_both!(migrations_are_idempotent, an_empty_store_lists_nothing, seeded_data_fills_the_home_page, listings_filter_by_city_and_inspection, seeding_is_deterministic);
+on_both!(
+    migrations_are_idempotent,
+    an_empty_store_lists_nothing,
+    seeded_data_fills_the_home_page,
+    listings_filter_by_city_and_inspection,
+    seeding_is_deterministic,
+    search_applies_every_filter_sort_and_page,
+    details_history_and_similar_cars,
+    valuations_use_comparables_and_are_stable,
+    leads_are_deduplicated_and_limited_per_ip,
+    expiry_is_idempotent,
+    news_pages_and_sitemap,
+);
+
+fn query(q: &str) -> CarQuery {
+    CarQuery::parse(q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Owned(k.to_owned()), Cow::Owned(v.to_owned()))))
+}
+
+async fn search_applies_every_filter_sort_and_page(store: &Store) {
+    seed(store, SeedConfig { listings: 600, seed: 7, now: NOW }).await.unwrap();
+    let all = store.search(&query(""), Scope::default(), 2026).await.unwrap();
+    assert_eq!(all.total, store.count_online(None).await.unwrap());
+    assert_eq!(all.cards.len(), 20);
+    assert_eq!(all.pages(), (all.total as u32).div_ceil(20));
+    // Page 2 continues page 1 without overlap.
+    let p2 = store.search(&query("page=2"), Scope::default(), 2026).await.unwrap();
+    assert!(p2.cards.iter().all(|c| all.cards.iter().all(|d| d.listing_id != c.listing_id)));
+
+    let cheap = store.search(&query("price=5-8&sort=price_asc"), Scope::default(), 2026).await.unwrap();
+    assert!(cheap.total > 0);
+    assert!(cheap.cards.iter().all(|c| (50_000..80_000).contains(&c.price_yuan)));
+    assert!(cheap.cards.windows(2).all(|w| w[0].price_yuan <= w[1].price_yuan));
+    let dear = store.search(&query("price=30-999&sort=price_desc"), Scope::default(), 2026).await.unwrap();
+    assert!(dear.cards.iter().all(|c| c.price_yuan >= 300_000));
+    assert!(dear.cards.windows(2).all(|w| w[0].price_yuan >= w[1].price_yuan));
+
+    let young = store.search(&query("age=0-3&sort=mileage"), Scope::default(), 2026).await.unwrap();
+    assert!(young.cards.iter().all(|c| c.first_reg_year >= 2023));
+    assert!(young.cards.windows(2).all(|w| w[0].mileage_km <= w[1].mileage_km));
+    let low_km = store.search(&query("mileage=1-3&sort=age"), Scope::default(), 2026).await.unwrap();
+    assert!(low_km.cards.iter().all(|c| (10_000..30_000).contains(&c.mileage_km)));
+    assert!(low_km.cards.windows(2).all(|w| (w[0].first_reg_year, w[0].first_reg_month) >= (w[1].first_reg_year, w[1].first_reg_month)));
+
+    let ev = store.search(&query("fuel=3"), Scope::default(), 2026).await.unwrap();
+    assert!(ev.total > 0 && ev.cards.iter().all(|c| c.fuel == 3));
+
+    // Brand, then series of that brand, then a city.
+    let first = &all.cards[0];
+    let d = store.listing_detail(first.listing_id).await.unwrap();
+    let by_brand = store.search(&query(&format!("brand={}", d.brand_slug)), Scope::default(), 2026).await.unwrap();
+    assert!(by_brand.total >= 1);
+    let by_series = store.search(&query(&format!("series={}", d.series_slug)), Scope::default(), 2026).await.unwrap();
+    assert!(by_series.total >= 1 && by_series.total <= by_brand.total);
+    assert!(by_series.cards.iter().any(|c| c.listing_id == first.listing_id));
+    let city = domain::region::city(d.city_code as u32).unwrap();
+    let in_city = store.search(&query(&format!("city={}", city.slug)), Scope::default(), 2026).await.unwrap();
+    assert!(in_city.cards.iter().all(|c| c.city_code == d.city_code));
+
+    // Keywords match Chinese names, pinyin and title words; all words must match.
+    let series = domain::catalog::series_by_slug(&d.series_slug).unwrap();
+    for kw in [series.name.to_owned(), d.series_slug.replace('-', ""), format!("{} {}", d.brand_name, d.first_reg_year)] {
+        let q = CarQuery { keyword: Some(kw.clone()), ..CarQuery::default() };
+        let found = store.search(&q, Scope::default(), 2026).await.unwrap();
+        assert!(found.cards.iter().any(|c| c.listing_id == first.listing_id) || found.total > 20, "{kw}");
+    }
+    let none = CarQuery { keyword: Some("不存在的车 %_".to_owned()), ..CarQuery::default() };
+    assert_eq!(store.search(&none, Scope::default(), 2026).await.unwrap().total, 0);
+
+    let quality = store.search(&query(""), Scope { inspected_only: true }, 2026).await.unwrap();
+    assert!(quality.total > 0 && quality.total < all.total);
+    assert!(quality.cards.iter().all(|c| c.inspected));
+    // Default sort puts inspected cars first.
+    assert!(all.cards[0].inspected);
+}
+
+async fn details_history_and_similar_cars(store: &Store) {
+    seed(store, SeedConfig { listings: 400, seed: 3, now: NOW }).await.unwrap();
+    let card = &store.latest_listings(None, 1).await.unwrap()[0];
+    let d = store.public_listing(card.listing_id).await.unwrap();
+    assert_eq!((d.title.as_str(), d.price_yuan), (card.title.as_str(), card.price_yuan));
+    assert!(!d.brand_name.is_empty() && !d.series_name.is_empty());
+    if d.seller_kind == "dealer" {
+        assert!(d.shop_oname.is_some() && d.shop_name.is_some());
+    }
+    let photos = store.listing_photos(d.listing_id).await.unwrap();
+    assert!(photos.len() >= 3);
+    assert_eq!(photos[0].path, d.cover);
+    let history = store.price_history(d.listing_id).await.unwrap();
+    assert_eq!(history.len() as i32, d.price_cut_count);
+    if let Some(last) = history.first() {
+        assert_eq!(last.new_price_yuan, d.price_yuan, "the newest change ends at the current price");
+    }
+    let similar = store.similar_listings(&d, 6).await.unwrap();
+    assert!(similar.iter().all(|c| c.listing_id != d.listing_id));
+
+    // Removed and pending listings are not public; sold ones are.
+    for (status, public) in [("removed", false), ("pending", false), ("sold", true), ("expired", true)] {
+        store.execute_admin(&format!("update listing set status = '{status}' where listing_id = {}", d.listing_id)).await.unwrap();
+        assert_eq!(store.public_listing(d.listing_id).await.is_ok(), public, "{status}");
+    }
+    assert!(matches!(store.public_listing(999_999).await, Err(store::DbError::NotFound)));
+
+    store.record_view("dev1", None, d.listing_id, NOW).await.unwrap();
+    store.record_view("dev1", None, similar.first().map_or(1, |c| c.listing_id), NOW + 5).await.unwrap();
+    store.record_view("dev1", None, d.listing_id, NOW + 10).await.unwrap();
+    let viewed = store.viewed_by_device("dev1", 10).await.unwrap();
+    assert_eq!(viewed.len(), 2, "one row per car");
+    assert_eq!(viewed[0], (d.listing_id, NOW + 10));
+    assert!(store.viewed_by_device("dev2", 10).await.unwrap().is_empty());
+}
+
+async fn valuations_use_comparables_and_are_stable(store: &Store) {
+    let report = seed(store, SeedConfig { listings: 300, seed: 4, now: NOW }).await.unwrap();
+    assert!(report.valued > 200, "{report:?}");
+    let cards = store.latest_listings(None, 100).await.unwrap();
+    assert!(cards.iter().all(|c| domain::valuation::Rating::parse(&c.price_rating).is_some()), "every online card is rated or excluded");
+    // Nothing changed since the seed: a refresh writes nothing.
+    assert_eq!(store.refresh_valuations(NOW).await.unwrap(), 0);
+
+    // Give one car eight twins at 10万 and price it at 8万: 很划算 on comparables.
+    let me = store.listing_detail(cards[0].listing_id).await.unwrap();
+    let twins: Vec<i64> = cards[1..9].iter().map(|c| c.listing_id).collect();
+    let ids = twins.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    store
+        .execute_admin(&format!(
+            "update listing set series_id = {}, body_class = '{}', fuel = {}, use_kind = 1, first_reg_year = {}, first_reg_month = {}, \
+             mileage_km = {}, price_yuan = 100000, status = 'online' where listing_id in ({ids})",
+            me.series_id, me.body_class, me.fuel, me.first_reg_year, me.first_reg_month, me.mileage_km
+        ))
+        .await
+        .unwrap();
+    store.execute_admin(&format!("update listing set price_yuan = 80000, use_kind = 1 where listing_id = {}", me.listing_id)).await.unwrap();
+    let (v, rating) = store.value_listing(me.listing_id, NOW).await.unwrap();
+    assert_eq!(v.method, domain::valuation::Method::Comparables);
+    assert_eq!((v.value_yuan, v.sample), (100_000, 8));
+    if me.first_reg_year >= 2012 {
+        assert_eq!(rating, domain::valuation::Rating::Great);
+    }
+    let d = store.listing_detail(me.listing_id).await.unwrap();
+    assert_eq!((d.market_value_yuan, d.valuation_method.as_str(), d.valuation_sample), (Some(100_000), "comparables", 8));
+    assert_eq!(d.price_rating, rating.as_str());
+    // The twins changed too: the refresh picks them up once, then is quiet.
+    assert!(store.refresh_valuations(NOW).await.unwrap() >= 8);
+    assert_eq!(store.refresh_valuations(NOW).await.unwrap(), 0);
+}
+
+async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
+    seed(store, SeedConfig { listings: 50, seed: 5, now: NOW }).await.unwrap();
+    let card = &store.latest_listings(None, 1).await.unwrap()[0];
+    let lead = NewLead {
+        mobile: "13812345678".into(),
+        intent: "ask_price".into(),
+        listing_id: Some(card.listing_id),
+        ip: "10.0.0.1".into(),
+        ..NewLead::default()
+    };
+    let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("first lead is stored") };
+    assert_eq!(store.submit_lead(&lead, NOW + 60).await.unwrap(), LeadOutcome::Duplicate(id));
+    // Another intent, or a day later, is a new lead.
+    let booking = NewLead { intent: "book_viewing".into(), appointment_date: "2026-11-23".into(), ..lead.clone() };
+    assert!(matches!(store.submit_lead(&booking, NOW + 60).await.unwrap(), LeadOutcome::Created(_)));
+    assert!(matches!(store.submit_lead(&lead, NOW + 86_401).await.unwrap(), LeadOutcome::Created(_)));
+    assert_eq!(store.count_leads(card.listing_id).await.unwrap(), 3);
+    // One IP gets LEADS_PER_IP_PER_HOUR an hour.
+    let mut created = 0;
+    for i in 0..30 {
+        let l = NewLead { mobile: format!("139000000{i:02}"), ip: "10.0.0.9".into(), ..lead.clone() };
+        match store.submit_lead(&l, NOW + 100 + i).await.unwrap() {
+            LeadOutcome::Created(_) => created += 1,
+            LeadOutcome::RateLimited => {}
+            LeadOutcome::Duplicate(_) => panic!("distinct phones"),
+        }
+    }
+    assert_eq!(created, store::LEADS_PER_IP_PER_HOUR);
+}
+
+async fn expiry_is_idempotent(store: &Store) {
+    seed(store, SeedConfig { listings: 100, seed: 6, now: NOW }).await.unwrap();
+    assert_eq!(store.expire_listings(NOW).await.unwrap(), 0, "demo listings were confirmed within 30 days");
+    let online = store.count_online(None).await.unwrap();
+    let later = NOW + 31 * 86_400;
+    let expired = store.expire_listings(later).await.unwrap();
+    assert_eq!(expired as i64, online, "nobody re-confirmed in 31 days");
+    assert_eq!(store.expire_listings(later).await.unwrap(), 0);
+    assert_eq!(store.count_online(None).await.unwrap(), 0);
+}
+
+async fn news_pages_and_sitemap(store: &Store) {
+    let report = seed(store, SeedConfig { listings: 120, seed: 8, now: NOW }).await.unwrap();
+    let cats = store.news_categories().await.unwrap();
+    assert!(cats.len() >= 3);
+    assert_eq!(cats.iter().map(|(_, n)| n).sum::<i64>(), report.news as i64);
+    let (total, first) = store.news_page(None, 0, 10).await.unwrap();
+    assert_eq!((total, first.len()), (report.news as i64, 10));
+    let (cat_total, in_cat) = store.news_page(Some(&cats[0].0), 0, 100).await.unwrap();
+    assert_eq!(cat_total, cats[0].1);
+    assert!(in_cat.iter().all(|n| n.category == cats[0].0));
+    let a = store.news_article(first[0].news_id).await.unwrap();
+    assert!(a.body.len() > 100);
+    let related = store.related_news(&a.item.category, a.item.news_id, 5).await.unwrap();
+    assert!(related.iter().all(|n| n.news_id != a.item.news_id && n.category == a.item.category));
+
+    let listed = store.sitemap_listings(0, store::SITEMAP_URLS).await.unwrap();
+    assert_eq!(listed.len() as i64, store.count_online(None).await.unwrap());
+    assert!(listed.windows(2).all(|w| w[0].0 < w[1].0));
+    assert_eq!(store.sitemap_listings(50, 50).await.unwrap(), listed[50..100.min(listed.len())].to_vec());
+    assert_eq!(store.sitemap_news().await.unwrap().len(), report.news);
+    assert_eq!(store.sitemap_shops().await.unwrap().len(), report.shops);
+    assert!(store.listings_lastmod().await.unwrap() > 0);
+}
 
 async fn migrations_are_idempotent(store: &Store) {
     store.migrate().await.unwrap();

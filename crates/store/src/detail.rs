@@ -1,0 +1,298 @@
+//! One listing in full for `/details/{id}`: the row with its seller, photos, price history and
+//! similar cars; browsing history; the expiry job.
+
+use serde::Serialize;
+
+use crate::listing::{CARD_COLUMNS, ListingCard};
+use crate::{DbError, Store, found, from_row, on_pool};
+
+/// Everything the detail page shows about a listing. The VIN is never read: only whether one
+/// was given (`has_vin`), so the page can offer the history report without exposing it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListingDetail {
+    /// Primary key.
+    pub listing_id: i64,
+    /// Owning shop, for dealer listings.
+    pub shop_id: Option<i64>,
+    /// The private seller or the shop's owner.
+    pub seller_user_id: Option<i64>,
+    /// `private` or `dealer`.
+    pub seller_kind: String,
+    /// Brand slug.
+    pub brand_slug: String,
+    /// Brand name.
+    pub brand_name: String,
+    /// Series slug.
+    pub series_slug: String,
+    /// Series name.
+    pub series_name: String,
+    /// Series id (similar cars, comparables).
+    pub series_id: i64,
+    /// Title.
+    pub title: String,
+    /// 上牌 year.
+    pub first_reg_year: i32,
+    /// 上牌 month.
+    pub first_reg_month: i32,
+    /// Odometer, km.
+    pub mileage_km: i64,
+    /// Asking price, yuan.
+    pub price_yuan: i64,
+    /// New-car guide price, yuan.
+    pub guide_price_yuan: i64,
+    /// Emission code.
+    pub emission: i32,
+    /// Fuel code.
+    pub fuel: i32,
+    /// Gearbox code.
+    pub gearbox: i32,
+    /// Displacement text, e.g. `1.5T`.
+    pub displacement: String,
+    /// Use code (1 非营运, 2 营运).
+    pub use_kind: i32,
+    /// Ownership transfers.
+    pub transfers: i32,
+    /// Colour.
+    pub colour: String,
+    /// Body class value.
+    pub body_class: String,
+    /// Province code.
+    pub province_code: i32,
+    /// City code.
+    pub city_code: i32,
+    /// Seller's description.
+    pub description: String,
+    /// Passed our inspection.
+    pub inspected: bool,
+    /// Inspection summary.
+    pub inspection_summary: String,
+    /// 年检 valid until (text as entered).
+    pub annual_inspection_until: String,
+    /// 交强险 valid until.
+    pub insurance_until: String,
+    /// Cover image field.
+    pub cover: String,
+    /// Number of price cuts.
+    pub price_cut_count: i32,
+    /// Lifecycle status.
+    pub status: String,
+    /// Last change.
+    pub updated_at: i64,
+    /// Went online.
+    pub published_at: Option<i64>,
+    /// Seller last confirmed it is still for sale.
+    pub confirmed_at: Option<i64>,
+    /// Goes offline unless re-confirmed.
+    pub expires_at: Option<i64>,
+    /// Sold.
+    pub sold_at: Option<i64>,
+    /// Market value, yuan.
+    pub market_value_yuan: Option<i64>,
+    /// Low end of the market range.
+    pub market_low_yuan: Option<i64>,
+    /// High end of the market range.
+    pub market_high_yuan: Option<i64>,
+    /// `comparables` or `model`.
+    pub valuation_method: String,
+    /// Comparables used.
+    pub valuation_sample: i32,
+    /// `high`, `medium` or `low`.
+    pub valuation_confidence: String,
+    /// Stored rating value.
+    pub price_rating: String,
+    /// A VIN is on file.
+    pub has_vin: bool,
+    /// Shop display name.
+    pub shop_name: Option<String>,
+    /// Shop slug for `/shop/{oname}`.
+    pub shop_oname: Option<String>,
+    /// Shop address.
+    pub shop_address: Option<String>,
+    /// Shop verified by us.
+    pub shop_verified: Option<bool>,
+    /// Private seller's nickname.
+    pub seller_nickname: Option<String>,
+}
+
+from_row!(ListingDetail {
+    listing_id, shop_id, seller_user_id, seller_kind, brand_slug, brand_name, series_slug, series_name, series_id, title,
+    first_reg_year, first_reg_month, mileage_km, price_yuan, guide_price_yuan, emission, fuel, gearbox, displacement, use_kind,
+    transfers, colour, body_class, province_code, city_code, description, inspected, inspection_summary,
+    annual_inspection_until, insurance_until, cover, price_cut_count, status, updated_at, published_at, confirmed_at,
+    expires_at, sold_at, market_value_yuan, market_low_yuan, market_high_yuan, valuation_method, valuation_sample,
+    valuation_confidence, price_rating, has_vin, shop_name, shop_oname, shop_address, shop_verified, seller_nickname,
+});
+
+const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.seller_kind, b.slug as brand_slug, b.name as brand_name, \
+     s.slug as series_slug, s.name as series_name, l.series_id, l.title, l.first_reg_year, l.first_reg_month, l.mileage_km, \
+     l.price_yuan, l.guide_price_yuan, l.emission, l.fuel, l.gearbox, l.displacement, l.use_kind, l.transfers, l.colour, \
+     l.body_class, l.province_code, l.city_code, l.description, l.inspected, l.inspection_summary, l.annual_inspection_until, \
+     l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, l.published_at, l.confirmed_at, l.expires_at, \
+     l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
+     l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, sh.name as shop_name, \
+     sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, u.nickname as seller_nickname \
+     from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
+     left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
+     where l.listing_id = $1";
+
+/// One photo of a listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Photo {
+    /// Stored path or URL.
+    pub path: String,
+    /// Pixel width of the original (0 when unknown).
+    pub width: i32,
+    /// Pixel height of the original.
+    pub height: i32,
+}
+
+from_row!(Photo { path, width, height });
+
+/// One price change, newest first in lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PriceChange {
+    /// Price before, yuan.
+    pub old_price_yuan: i64,
+    /// Price after, yuan.
+    pub new_price_yuan: i64,
+    /// When.
+    pub changed_at: i64,
+}
+
+from_row!(PriceChange { old_price_yuan, new_price_yuan, changed_at });
+
+/// Statuses whose page is public: online, and sold or expired (kept with a banner).
+pub const PUBLIC_STATUSES: [&str; 3] = ["online", "sold", "expired"];
+
+impl Store {
+    /// A listing in any status; the caller decides what may be shown.
+    pub async fn listing_detail(&self, listing_id: i64) -> Result<ListingDetail, DbError> {
+        let row = on_pool!(self, p => {
+            sqlx::query_as::<_, ListingDetail>(DETAIL_SQL).bind(listing_id).fetch_optional(p).await?
+        });
+        found(row)
+    }
+
+    /// A listing whose page is public (online, sold or expired); anything else is not found.
+    pub async fn public_listing(&self, listing_id: i64) -> Result<ListingDetail, DbError> {
+        let d = self.listing_detail(listing_id).await?;
+        if PUBLIC_STATUSES.contains(&d.status.as_str()) { Ok(d) } else { Err(DbError::NotFound) }
+    }
+
+    /// Photos in display order.
+    pub async fn listing_photos(&self, listing_id: i64) -> Result<Vec<Photo>, DbError> {
+        let rows = on_pool!(self, p => {
+            sqlx::query_as::<_, Photo>("select path, width, height from listing_photo where listing_id = $1 order by position")
+                .bind(listing_id)
+                .fetch_all(p)
+                .await?
+        });
+        Ok(rows)
+    }
+
+    /// Price history, newest first.
+    pub async fn price_history(&self, listing_id: i64) -> Result<Vec<PriceChange>, DbError> {
+        let rows = on_pool!(self, p => {
+            sqlx::query_as::<_, PriceChange>(
+                "select old_price_yuan, new_price_yuan, changed_at from price_change where listing_id = $1 order by changed_at desc, price_change_id desc",
+            )
+            .bind(listing_id)
+            .fetch_all(p)
+            .await?
+        });
+        Ok(rows)
+    }
+
+    /// Up to `limit` online cars like this one: the same series nearest in price, then the same
+    /// body class within 30% of the price.
+    pub async fn similar_listings(&self, d: &ListingDetail, limit: i64) -> Result<Vec<ListingCard>, DbError> {
+        let same_series = format!(
+            "select {CARD_COLUMNS} from listing where status = 'online' and series_id = $1 and listing_id <> $2 \
+             order by abs(price_yuan - $3), listing_id limit $4"
+        );
+        let mut cards = on_pool!(self, p => {
+            sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_series))
+                .bind(d.series_id)
+                .bind(d.listing_id)
+                .bind(d.price_yuan)
+                .bind(limit)
+                .fetch_all(p)
+                .await?
+        });
+        let missing = limit - cards.len() as i64;
+        if missing > 0 {
+            let same_class = format!(
+                "select {CARD_COLUMNS} from listing where status = 'online' and body_class = $1 and series_id <> $2 \
+                 and price_yuan >= $3 and price_yuan <= $4 order by published_at desc, listing_id desc limit $5"
+            );
+            let more = on_pool!(self, p => {
+                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_class))
+                    .bind(&d.body_class)
+                    .bind(d.series_id)
+                    .bind(d.price_yuan * 7 / 10)
+                    .bind(d.price_yuan * 13 / 10)
+                    .bind(missing)
+                    .fetch_all(p)
+                    .await?
+            });
+            cards.extend(more);
+        }
+        Ok(cards)
+    }
+
+    /// Records that a device (and the signed-in user, when known) viewed a listing: one row per
+    /// device and listing, its time moved forward on each view.
+    pub async fn record_view(&self, device_id: &str, user_id: Option<i64>, listing_id: i64, now: i64) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            let updated = sqlx::query(
+                "update view_history set viewed_at = $1, user_id = coalesce($2, user_id) where device_id = $3 and listing_id = $4",
+            )
+            .bind(now)
+            .bind(user_id)
+            .bind(device_id)
+            .bind(listing_id)
+            .execute(p)
+            .await?
+            .rows_affected();
+            if updated == 0 {
+                sqlx::query("insert into view_history (device_id, user_id, listing_id, viewed_at) values ($1, $2, $3, $4)")
+                    .bind(device_id)
+                    .bind(user_id)
+                    .bind(listing_id)
+                    .bind(now)
+                    .execute(p)
+                    .await?;
+            }
+        });
+        Ok(())
+    }
+
+    /// The listing ids a device viewed, most recent first.
+    pub async fn viewed_by_device(&self, device_id: &str, limit: i64) -> Result<Vec<(i64, i64)>, DbError> {
+        let rows = on_pool!(self, p => {
+            sqlx::query_as::<_, (i64, i64)>(
+                "select listing_id, viewed_at from view_history where device_id = $1 order by viewed_at desc limit $2",
+            )
+            .bind(device_id)
+            .bind(limit)
+            .fetch_all(p)
+            .await?
+        });
+        Ok(rows)
+    }
+
+    /// Takes offline every online listing whose seller did not re-confirm it in time. Safe to run
+    /// any number of times, from any number of nodes: a listing expires once.
+    pub async fn expire_listings(&self, now: i64) -> Result<u64, DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query(
+                "update listing set status = 'expired', updated_at = $1 where status = 'online' and expires_at is not null and expires_at < $1",
+            )
+            .bind(now)
+            .execute(p)
+            .await?
+            .rows_affected()
+        });
+        Ok(n)
+    }
+}

@@ -1,0 +1,124 @@
+//! Leads: a phone number plus an intent, routed to one shop (or the private seller), de-duplicated
+//! per phone, intent and listing within a day and limited per IP. The limits are counted in the
+//! database so they hold across web nodes.
+
+use crate::{DbError, Store, on_pool};
+
+/// The same phone, intent and listing within this many seconds is one lead.
+pub const DEDUPE_WINDOW_SECS: i64 = 86_400;
+/// Leads accepted from one IP address per hour.
+pub const LEADS_PER_IP_PER_HOUR: i64 = 20;
+
+/// A lead to store. `shop_id` routes it; without one it belongs to the listing's private seller.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewLead {
+    /// Validated mobile number.
+    pub mobile: String,
+    /// Intent: `ask_price`, `book_viewing`, `sell`, ….
+    pub intent: String,
+    /// The listing it is about.
+    pub listing_id: Option<i64>,
+    /// The shop that receives it.
+    pub shop_id: Option<i64>,
+    /// The signed-in visitor, when known.
+    pub user_id: Option<i64>,
+    /// City code.
+    pub city_code: Option<i32>,
+    /// Name the visitor gave.
+    pub name: String,
+    /// Viewing date (`YYYY-MM-DD`) for bookings.
+    pub appointment_date: String,
+    /// The page it came from.
+    pub source_page: String,
+    /// Campaign `plan`.
+    pub plan: String,
+    /// Campaign `unit`.
+    pub unit: String,
+    /// Campaign `keyword`.
+    pub keyword: String,
+    /// Ad click id.
+    pub wx_aid: String,
+    /// Traffic `type`.
+    pub traffic_type: String,
+    /// Client IP.
+    pub ip: String,
+}
+
+/// What happened to a submitted lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeadOutcome {
+    /// Stored under this id.
+    Created(i64),
+    /// The same phone already asked the same about the same car today: the earlier lead stands.
+    Duplicate(i64),
+    /// Too many leads from this IP in the last hour.
+    RateLimited,
+}
+
+impl Store {
+    /// Stores a lead unless it repeats one from the last day or the IP is over its limit.
+    pub async fn submit_lead(&self, lead: &NewLead, now: i64) -> Result<LeadOutcome, DbError> {
+        let since_day = now - DEDUPE_WINDOW_SECS;
+        let since_hour = now - 3_600;
+        let listing = lead.listing_id.unwrap_or(0);
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            let earlier: Option<i64> = sqlx::query_scalar(
+                "select lead_id from lead where mobile = $1 and intent = $2 and coalesce(listing_id, 0) = $3 and created_at > $4 \
+                 order by lead_id limit 1",
+            )
+            .bind(&lead.mobile)
+            .bind(&lead.intent)
+            .bind(listing)
+            .bind(since_day)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(id) = earlier {
+                return Ok(LeadOutcome::Duplicate(id));
+            }
+            if !lead.ip.is_empty() {
+                let from_ip: i64 = sqlx::query_scalar("select count(*) from lead where ip = $1 and created_at > $2")
+                    .bind(&lead.ip)
+                    .bind(since_hour)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if from_ip >= LEADS_PER_IP_PER_HOUR {
+                    return Ok(LeadOutcome::RateLimited);
+                }
+            }
+            let id: i64 = sqlx::query_scalar(
+                "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
+                 plan, unit, keyword, wx_aid, traffic_type, ip, status, created_at, updated_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'new', $16, $16) returning lead_id",
+            )
+            .bind(&lead.mobile)
+            .bind(&lead.intent)
+            .bind(lead.listing_id)
+            .bind(lead.shop_id)
+            .bind(lead.user_id)
+            .bind(lead.city_code)
+            .bind(&lead.name)
+            .bind(&lead.appointment_date)
+            .bind(&lead.source_page)
+            .bind(&lead.plan)
+            .bind(&lead.unit)
+            .bind(&lead.keyword)
+            .bind(&lead.wx_aid)
+            .bind(&lead.traffic_type)
+            .bind(&lead.ip)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(LeadOutcome::Created(id))
+        })
+    }
+
+    /// How many leads exist for a listing (tests and dealer counters).
+    pub async fn count_leads(&self, listing_id: i64) -> Result<i64, DbError> {
+        let n: i64 = on_pool!(self, p => {
+            sqlx::query_scalar("select count(*) from lead where listing_id = $1").bind(listing_id).fetch_one(p).await?
+        });
+        Ok(n)
+    }
+}

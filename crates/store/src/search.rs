@@ -1,0 +1,167 @@
+//! The `/carlist` search: a [`CarQuery`] turned into one count and one page query over online
+//! listings. Every filter is a bound parameter; brands and series are looked up by slug in a
+//! scalar subquery so the listing indexes on `brand_id`/`series_id` apply.
+
+use domain::filter;
+use domain::search::{CarQuery, PAGE_SIZE, Sort};
+
+use crate::listing::{CARD_COLUMNS, ListingCard};
+use crate::{DbError, Store, Val, bind_all, on_pool};
+
+/// Which part of the stock a search runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scope {
+    /// Only inspected (精品) cars: `/servicehall/qualitycarlist`.
+    pub inspected_only: bool,
+}
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchPage {
+    /// How many listings match in all.
+    pub total: i64,
+    /// The cards of the requested page.
+    pub cards: Vec<ListingCard>,
+}
+
+impl SearchPage {
+    /// Number of pages (at least 1).
+    pub fn pages(&self) -> u32 {
+        (self.total.max(1) as u64).div_ceil(u64::from(PAGE_SIZE)).min(u64::from(u32::MAX)) as u32
+    }
+}
+
+/// `%`, `_` and `\` escaped for a `like … escape '\'` pattern.
+fn like_pattern(text: &str) -> String {
+    let mut p = String::with_capacity(text.len() + 2);
+    p.push('%');
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+/// The `where` clause and its values for a query; `current_year` turns ages into years.
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (String, Vec<Val>) {
+    let mut sql = String::from("status = 'online'");
+    let mut vals: Vec<Val> = Vec::new();
+    let cond = |sql: &mut String, vals: &mut Vec<Val>, template: &str, v: Val| {
+        vals.push(v);
+        sql.push_str(" and ");
+        sql.push_str(&template.replace("{}", &format!("${}", vals.len())));
+    };
+    if scope.inspected_only {
+        sql.push_str(" and inspected = true");
+    }
+    if let Some(s) = q.series {
+        cond(&mut sql, &mut vals, "series_id = (select series_id from series where slug = {})", Val::Text(s.slug.to_owned()));
+    } else if let Some(b) = q.brand {
+        cond(&mut sql, &mut vals, "brand_id = (select brand_id from brand where slug = {})", Val::Text(b.slug.to_owned()));
+    }
+    if let Some(p) = q.price.as_deref().and_then(filter::parse_price) {
+        cond(&mut sql, &mut vals, "price_yuan >= {}", Val::Int(p.min_yuan));
+        if let Some(max) = p.max_yuan {
+            cond(&mut sql, &mut vals, "price_yuan < {}", Val::Int(max));
+        }
+    }
+    if let Some(y) = q.age.as_deref().and_then(|v| filter::age_years(v, current_year)) {
+        cond(&mut sql, &mut vals, "first_reg_year >= {}", Val::Int(i64::from(y.from)));
+        cond(&mut sql, &mut vals, "first_reg_year <= {}", Val::Int(i64::from(y.to)));
+    }
+    if let Some(m) = q.mileage.as_deref().and_then(filter::parse_mileage) {
+        cond(&mut sql, &mut vals, "mileage_km >= {}", Val::Int(m.min_km));
+        if let Some(max) = m.max_km {
+            cond(&mut sql, &mut vals, "mileage_km < {}", Val::Int(max));
+        }
+    }
+    for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
+        if let Some(v) = v {
+            cond(&mut sql, &mut vals, &format!("{col} = {{}}"), Val::Int(i64::from(v)));
+        }
+    }
+    if let Some(c) = q.city {
+        cond(&mut sql, &mut vals, "city_code = {}", Val::Int(i64::from(c.code)));
+    } else if let Some(p) = q.province {
+        cond(&mut sql, &mut vals, "province_code = {}", Val::Int(i64::from(p.code)));
+    }
+    if let Some(k) = &q.keyword {
+        // Every word must match: brand, series and title text in Chinese and pinyin.
+        for word in k.split_whitespace() {
+            cond(&mut sql, &mut vals, "search_text like {} escape '\\'", Val::Text(like_pattern(word)));
+        }
+    }
+    (sql, vals)
+}
+
+fn order_by(sort: Sort) -> &'static str {
+    match sort {
+        Sort::Default => "inspected desc, published_at desc, listing_id desc",
+        Sort::Newest => "published_at desc, listing_id desc",
+        Sort::PriceAsc => "price_yuan asc, listing_id asc",
+        Sort::PriceDesc => "price_yuan desc, listing_id desc",
+        Sort::AgeAsc => "first_reg_year desc, first_reg_month desc, listing_id desc",
+        Sort::MileageAsc => "mileage_km asc, listing_id asc",
+    }
+}
+
+impl Store {
+    /// Runs a search: the total and the page `q.page` of [`PAGE_SIZE`] cards.
+    pub async fn search(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<SearchPage, DbError> {
+        let (clause, vals) = where_clause(q, scope, current_year);
+        let count_sql = format!("select count(*) from listing where {clause}");
+        let mut page_vals = vals.clone();
+        page_vals.push(Val::Int(i64::from(PAGE_SIZE)));
+        page_vals.push(Val::Int(i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE)));
+        let n = page_vals.len();
+        let page_sql = format!(
+            "select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}",
+            order_by(q.sort),
+            n - 1,
+            n
+        );
+        let (total, cards) = on_pool!(self, p => {
+            let total = bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql)), vals).fetch_one(p);
+            let cards = bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(page_sql)), page_vals).fetch_all(p);
+            tokio::try_join!(total, cards)?
+        });
+        Ok(SearchPage { total, cards })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    #[test]
+    fn filters_become_bound_conditions() {
+        let q = CarQuery::parse(
+            [("series", "langyi"), ("price", "5-8"), ("age", "1-3"), ("city", "changsha"), ("keyword", "100%_白色")]
+                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
+        );
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true }, 2026);
+        assert_eq!(
+            sql,
+            "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
+             and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
+             and city_code = $6 and search_text like $7 escape '\\'"
+        );
+        assert_eq!(
+            vals,
+            [
+                Val::Text("langyi".into()),
+                Val::Int(50_000),
+                Val::Int(80_000),
+                Val::Int(2023),
+                Val::Int(2025),
+                Val::Int(430_100),
+                Val::Text("%100\\%\\_白色%".into()),
+            ]
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! Stored valuations: runs `domain::valuation` over the online stock and writes each listing's
+//! market value and price rating back, so cards read them from the row. Only rows whose result
+//! changed are written, so a refresh of a quiet market is a read.
+
+use std::collections::HashMap;
+
+use domain::catalog::BodyClass;
+use domain::valuation::{self, Comparable, RatingInput, Subject, Valuation};
+
+use crate::{DbError, Store, Val, bind_all, from_row, on_pool};
+
+#[derive(Debug, Clone)]
+struct Row {
+    listing_id: i64,
+    series_id: i64,
+    body_class: String,
+    fuel: i32,
+    use_kind: i32,
+    first_reg_year: i32,
+    first_reg_month: i32,
+    mileage_km: i64,
+    price_yuan: i64,
+    guide_price_yuan: i64,
+    market_value_yuan: Option<i64>,
+    price_rating: String,
+    valuation_sample: i32,
+}
+
+from_row!(Row {
+    listing_id, series_id, body_class, fuel, use_kind, first_reg_year, first_reg_month, mileage_km, price_yuan,
+    guide_price_yuan, market_value_yuan, price_rating, valuation_sample,
+});
+
+const ROW_COLUMNS: &str = "listing_id, series_id, body_class, fuel, use_kind, first_reg_year, first_reg_month, mileage_km, \
+     price_yuan, guide_price_yuan, market_value_yuan, price_rating, valuation_sample";
+
+/// A computed result for one listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Result1 {
+    listing_id: i64,
+    valuation: Valuation,
+    rating: valuation::Rating,
+}
+
+fn subject(r: &Row, now_year: i32, now_month: i32) -> (Subject, i32) {
+    let age = valuation::age_months(r.first_reg_year, r.first_reg_month, now_year, now_month);
+    let class = BodyClass::parse(&r.body_class).unwrap_or(BodyClass::Sedan);
+    (Subject { class, fuel: r.fuel as u8, age_months: age, mileage_km: r.mileage_km, guide_price_yuan: r.guide_price_yuan }, age)
+}
+
+/// Values every row of one series against the others.
+fn value_series(rows: &[&Row], now_year: i32, now_month: i32) -> Vec<Result1> {
+    let peers: Vec<(i64, Comparable)> = rows
+        .iter()
+        .map(|r| {
+            let age = valuation::age_months(r.first_reg_year, r.first_reg_month, now_year, now_month);
+            (r.listing_id, Comparable { price_yuan: r.price_yuan, age_months: age, mileage_km: r.mileage_km })
+        })
+        .collect();
+    let mut others = Vec::with_capacity(peers.len());
+    rows.iter()
+        .map(|r| {
+            let (s, age) = subject(r, now_year, now_month);
+            others.clear();
+            others.extend(peers.iter().filter(|(id, _)| *id != r.listing_id).map(|(_, c)| *c));
+            let v = valuation::value(&s, &others);
+            let rating = valuation::rate(&RatingInput { price_yuan: r.price_yuan, use_kind: r.use_kind as u8, age_months: age }, &v);
+            Result1 { listing_id: r.listing_id, valuation: v, rating }
+        })
+        .collect()
+}
+
+fn year_month(now: i64) -> (i32, i32) {
+    let year = domain::time::year(now);
+    let month = domain::time::month(now).rsplit('-').next().and_then(|m| m.parse().ok()).unwrap_or(1);
+    (year, month)
+}
+
+impl Store {
+    /// Re-values every online listing; returns how many rows changed.
+    pub async fn refresh_valuations(&self, now: i64) -> Result<usize, DbError> {
+        let sql = format!("select {ROW_COLUMNS} from listing where status = 'online'");
+        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?);
+        let mut by_series: HashMap<i64, Vec<&Row>> = HashMap::new();
+        for r in &rows {
+            by_series.entry(r.series_id).or_default().push(r);
+        }
+        let (y, m) = year_month(now);
+        let current: HashMap<i64, &Row> = rows.iter().map(|r| (r.listing_id, r)).collect();
+        let changed: Vec<Result1> = by_series
+            .values()
+            .flat_map(|group| value_series(group, y, m))
+            .filter(|res| {
+                current.get(&res.listing_id).is_none_or(|r| {
+                    r.market_value_yuan != Some(res.valuation.value_yuan)
+                        || r.price_rating != res.rating.as_str()
+                        || r.valuation_sample != res.valuation.sample as i32
+                })
+            })
+            .collect();
+        self.write_valuations(&changed, now).await?;
+        Ok(changed.len())
+    }
+
+    /// Values one listing against the online cars of its series and stores the result (used
+    /// when a listing is published or its price changes).
+    pub async fn value_listing(&self, listing_id: i64, now: i64) -> Result<(Valuation, valuation::Rating), DbError> {
+        let sql = format!(
+            "select {ROW_COLUMNS} from listing where listing_id = $1 or (status = 'online' and series_id = \
+             (select series_id from listing where listing_id = $1))"
+        );
+        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
+        let Some(me) = rows.iter().find(|r| r.listing_id == listing_id) else { return Err(DbError::NotFound) };
+        let (y, m) = year_month(now);
+        let (s, age) = subject(me, y, m);
+        let others: Vec<Comparable> = rows
+            .iter()
+            .filter(|r| r.listing_id != listing_id)
+            .map(|r| Comparable {
+                price_yuan: r.price_yuan,
+                age_months: valuation::age_months(r.first_reg_year, r.first_reg_month, y, m),
+                mileage_km: r.mileage_km,
+            })
+            .collect();
+        let v = valuation::value(&s, &others);
+        let rating = valuation::rate(&RatingInput { price_yuan: me.price_yuan, use_kind: me.use_kind as u8, age_months: age }, &v);
+        self.write_valuations(&[Result1 { listing_id, valuation: v, rating }], now).await?;
+        Ok((v, rating))
+    }
+
+    /// Writes results with multi-row `update … from (values …)`, which both backends accept.
+    async fn write_valuations(&self, results: &[Result1], now: i64) -> Result<(), DbError> {
+        const PER_STMT: usize = 400;
+        let sqlite = matches!(self.backend(), crate::Backend::Sqlite);
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            for chunk in results.chunks(PER_STMT) {
+                let mut sql = String::from("update listing set market_value_yuan = v.column2, market_low_yuan = v.column3, \
+                    market_high_yuan = v.column4, valuation_method = v.column5, valuation_sample = cast(v.column6 as integer), \
+                    valuation_confidence = v.column7, price_rating = v.column8, valued_at = v.column9 from (values ");
+                let mut vals = Vec::with_capacity(chunk.len() * 9);
+                for (i, r) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        sql.push(',');
+                    }
+                    sql.push('(');
+                    for c in 0..9 {
+                        if c > 0 {
+                            sql.push(',');
+                        }
+                        let n = vals.len() + c + 1;
+                        let ph = if sqlite { "?".to_owned() } else { format!("${n}") };
+                        // Casts type the parameters for PostgreSQL, which sees `values` without context.
+                        if matches!(c, 4 | 6 | 7) {
+                            sql.push_str(&format!("cast({ph} as text)"));
+                        } else {
+                            sql.push_str(&format!("cast({ph} as bigint)"));
+                        }
+                    }
+                    sql.push(')');
+                    let v = &r.valuation;
+                    vals.extend([
+                        Val::Int(r.listing_id),
+                        Val::Int(v.value_yuan),
+                        Val::Int(v.low_yuan),
+                        Val::Int(v.high_yuan),
+                        Val::Text(v.method.as_str().to_owned()),
+                        Val::Int(v.sample as i64),
+                        Val::Text(v.confidence.as_str().to_owned()),
+                        Val::Text(r.rating.as_str().to_owned()),
+                        Val::Int(now),
+                    ]);
+                }
+                sql.push_str(") as v where listing.listing_id = v.column1");
+                bind_all!(sqlx::query(sqlx::AssertSqlSafe(sql)), vals).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+}
