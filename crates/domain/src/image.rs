@@ -24,6 +24,31 @@ pub fn join(upload_base: &str, path: &str) -> String {
     format!("{}/{}", upload_base.trim_end_matches('/'), path.trim_start_matches('/'))
 }
 
+/// Widths (px, 4:3) in which every uploaded listing photo is stored: `{stem}_w{width}.webp`.
+pub const PHOTO_WIDTHS: [u32; 3] = [320, 640, 960];
+
+/// Whether `url` is a photo on our upload host, which exists in [`PHOTO_WIDTHS`].
+fn is_ours(url: &str, upload_base: &str) -> bool {
+    let base = upload_base.trim_end_matches('/');
+    url.starts_with(base) && [".webp", ".jpg", ".jpeg", ".png"].iter().any(|e| url.ends_with(e))
+}
+
+/// The URL of a photo at `width`: `…/a.webp` → `…/a_w320.webp` for our uploads; any other URL
+/// (an outside host, the default image) unchanged.
+pub fn sized(url: &str, upload_base: &str, width: u32) -> String {
+    if !is_ours(url, upload_base) {
+        return url.to_owned();
+    }
+    let stem = url.rsplit_once('.').map_or(url, |(s, _)| s);
+    format!("{stem}_w{width}.webp")
+}
+
+/// A `srcset` for a photo in every stored width, or `None` when only one size exists.
+pub fn srcset(url: &str, upload_base: &str) -> Option<String> {
+    is_ours(url, upload_base)
+        .then(|| PHOTO_WIDTHS.iter().map(|w| format!("{} {w}w", sized(url, upload_base, *w))).collect::<Vec<_>>().join(", "))
+}
+
 fn split(field: &str) -> Vec<String> {
     let field = field.trim();
     if field.starts_with('[') {
@@ -80,6 +105,21 @@ fn json_strings(text: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn photos_on_our_host_come_in_three_widths() {
+        let base = "https://img.example.com/upload/";
+        let url = "https://img.example.com/upload/demo/suv-red-1.webp";
+        assert_eq!(sized(url, base, 320), "https://img.example.com/upload/demo/suv-red-1_w320.webp");
+        assert_eq!(
+            srcset(url, base).unwrap(),
+            "https://img.example.com/upload/demo/suv-red-1_w320.webp 320w, https://img.example.com/upload/demo/suv-red-1_w640.webp 640w, \
+             https://img.example.com/upload/demo/suv-red-1_w960.webp 960w"
+        );
+        assert_eq!(sized("https://other.example.com/a.jpg", base, 320), "https://other.example.com/a.jpg");
+        assert_eq!(srcset(DEFAULT_CAR_IMAGE, base), None);
+        assert_eq!(sized(DEFAULT_CAR_IMAGE, base, 640), DEFAULT_CAR_IMAGE);
+    }
 
     const BASE: &str = "https://img.ershouche.example/upload/";
 

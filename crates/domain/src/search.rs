@@ -319,9 +319,17 @@ impl CarQuery {
     }
 
     /// Whether a search engine should index this page: it has results, no free-text keyword,
-    /// the default sort, at most two filter dimensions and a shallow page.
+    /// the default sort, at most one filter dimension (a brand or series, a place, a price band…)
+    /// and a shallow page. Deeper combinations stay reachable for people but are `noindex`.
     pub fn is_indexable(&self, total: i64) -> bool {
-        total > 0 && self.keyword.is_none() && self.sort == Sort::Default && self.dimensions() <= 2 && self.page <= MAX_INDEXED_PAGE
+        total > 0 && self.keyword.is_none() && self.sort == Sort::Default && self.crawlable() && self.page <= MAX_INDEXED_PAGE
+    }
+
+    /// Whether links to this search should be followed by crawlers (`rel="nofollow"` otherwise):
+    /// at most one filter dimension, so the crawlable space stays finite and small while every
+    /// listing remains reachable through its series.
+    pub fn crawlable(&self) -> bool {
+        self.dimensions() <= 1 && self.keyword.is_none()
     }
 
     /// The place and car words of the search, e.g. `长沙大众朗逸`, for titles.
@@ -472,10 +480,12 @@ mod tests {
 
     #[test]
     fn indexing_and_titles() {
-        let q = parse("series=langyi&city=changsha");
-        assert!(q.is_indexable(10));
+        let q = parse("series=langyi");
+        assert!(q.is_indexable(10) && q.crawlable());
         assert!(!q.is_indexable(0), "empty results are not indexed");
-        assert!(!parse("brand=dazhong&city=changsha&price=5-8").is_indexable(10), "three dimensions is too deep");
+        assert!(parse("city=changsha&page=3").is_indexable(10));
+        assert!(!parse("brand=dazhong&city=changsha").is_indexable(10), "two dimensions is too deep");
+        assert!(!parse("brand=dazhong&city=changsha").crawlable());
         assert!(!parse("brand=dazhong&sort=new").is_indexable(10));
         assert!(!parse("keyword=abc").is_indexable(10));
         assert!(!parse("page=11").is_indexable(10));

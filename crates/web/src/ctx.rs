@@ -85,6 +85,18 @@ pub struct PageMeta {
     pub og_image: String,
     /// Environment name.
     pub env: String,
+    /// `robots` meta content.
+    pub robots: &'static str,
+    /// `og:type`.
+    pub og_type: &'static str,
+    /// JSON-LD documents, already made safe for a `<script>` element by [`json_ld`].
+    pub json_ld: Vec<String>,
+}
+
+/// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
+/// and `&` are written as `\u003c` etc. so no text can close the script element.
+pub fn json_ld(value: &serde_json::Value) -> String {
+    value.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
 impl PageMeta {
@@ -102,8 +114,41 @@ impl PageMeta {
             og_image: format!("{}{}", state.config.site_url, logo),
             logo,
             env: state.config.env.to_string(),
+            robots: "index,follow",
+            og_type: "website",
+            json_ld: Vec::new(),
         }
     }
+
+    /// Sets the description.
+    pub fn describe(mut self, description: impl Into<String>) -> PageMeta {
+        self.description = description.into();
+        self
+    }
+
+    /// Sets the canonical URL from a site-relative path (with its canonical query).
+    pub fn canonical_path(mut self, state: &AppState, path: &str) -> PageMeta {
+        self.canonical = format!("{}{}", state.config.site_url.trim_end_matches('/'), path);
+        self
+    }
+
+    /// Sets the share image from a URL that may be site-relative.
+    pub fn share_image(mut self, state: &AppState, url: &str) -> PageMeta {
+        self.og_image = absolute(state, url);
+        self
+    }
+}
+
+/// Makes a site-relative URL absolute with the configured site URL.
+pub fn absolute(state: &AppState, url: &str) -> String {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        url.to_owned()
+    } else {
+        format!("{}/{}", state.config.site_url.trim_end_matches('/'), url.trim_start_matches('/'))
+    }
+}
+
+impl PageMeta {
 
     /// Declares an island on the page: returns its mount data and makes the page load the loader.
     /// Without built islands the page keeps its server-rendered fallback and ships no script.
@@ -123,7 +168,15 @@ pub struct Visitor {
     pub device: Device,
     /// The city chosen earlier (`hx_city` cookie), as a slug.
     pub city_slug: Option<String>,
+    /// The anonymous device id (`hx_did`), issued by the `auth` middleware on the first visit.
+    pub device_id: Option<String>,
+    /// The client's IP address as the socket saw it (empty in in-process tests).
+    pub ip: String,
 }
+
+/// The device id of a request, put in its extensions by the `auth` route middleware.
+#[derive(Debug, Clone)]
+pub struct DeviceId(pub String);
 
 /// Reads one cookie from the `Cookie` headers.
 pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -141,9 +194,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Visitor, AppError> {
+        let device_id = parts
+            .extensions
+            .get::<DeviceId>()
+            .map(|d| d.0.clone())
+            .or_else(|| cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned));
+        let ip = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip().to_string())
+            .unwrap_or_default();
         Ok(Visitor {
             device: device_of(&parts.headers),
             city_slug: cookie(&parts.headers, CITY_COOKIE).filter(|s| domain::region::city_by_slug(s).is_some()).map(str::to_owned),
+            device_id,
+            ip,
         })
     }
 }
@@ -189,16 +254,22 @@ pub fn route_middleware(
     state: AppState,
     names: &'static [&'static str],
 ) -> impl Fn(Request, Next) -> std::pin::Pin<Box<dyn Future<Output = Response> + Send>> + Clone + Send + Sync + 'static {
-    move |req: Request, next: Next| {
+    move |mut req: Request, next: Next| {
         let state = state.clone();
         Box::pin(async move {
             let mut set_device = None;
             for name in names {
                 match resolve_middleware(name) {
                     Ok(RouteMiddleware::Auth) => {
-                        if cookie(req.headers(), DEVICE_COOKIE).is_none() {
-                            set_device = set_cookie(DEVICE_COOKIE, &random_id(), &state.config.cookie_domain, true);
-                        }
+                        let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
+                            Some(v) => v.to_owned(),
+                            None => {
+                                let id = random_id();
+                                set_device = set_cookie(DEVICE_COOKIE, &id, &state.config.cookie_domain, true);
+                                id
+                            }
+                        };
+                        req.extensions_mut().insert(DeviceId(id));
                     }
                     Err(e) => return e.into_response(),
                 }
@@ -210,6 +281,11 @@ pub fn route_middleware(
             res
         })
     }
+}
+
+/// A device id is 32 lower-case hex digits; anything else in the cookie is replaced.
+pub fn valid_device_id(v: &str) -> bool {
+    v.len() == 32 && v.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// 128 random bits as hex, from the operating system's generator.

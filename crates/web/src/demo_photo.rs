@@ -1,9 +1,14 @@
-//! Demo photos: small SVG drawings of a car by body class, colour and view, served under
-//! `/upload/demo/` for the seeded listings (`{class}-{colour}-{view}.svg`) and news covers
-//! (`news-{n}.svg`). Real uploads replace these; the URLs follow the same upload path.
+//! Demo photos: drawings of a car by body class, colour and view, rasterised here and served as
+//! WebP under `/upload/demo/` for the seeded listings (`{class}-{colour}-{view}_w{width}.webp`,
+//! the widths of `srcset`), and SVG news covers (`news-{n}.svg`). Real uploads replace these and
+//! follow the same naming, so the pages do not know which is which.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use axum::body::Bytes;
 use axum::extract::Path;
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
@@ -36,48 +41,204 @@ fn body_path(class: &str) -> Option<&'static str> {
     })
 }
 
-const VIEWS: [&str; 6] = ["外观", "侧面", "车尾", "内饰", "中控", "座椅"];
+/// Widths in which listing photos exist (`{stem}_w{width}.webp`), 4:3.
+pub use domain::image::PHOTO_WIDTHS;
 
-/// Draws one demo photo; `None` for a name that is not a demo photo.
-pub fn draw(name: &str) -> Option<String> {
-    let stem = name.strip_suffix(".svg")?;
-    if let Some(n) = stem.strip_prefix("news-") {
-        let n: usize = n.parse().ok().filter(|n| (1..=6).contains(n))?;
-        let hues = ["#2a62c9", "#d0312d", "#2e8b57", "#f07f22", "#7a5133", "#1f2329"];
-        return Some(format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 360" width="640" height="360"><rect width="640" height="360" fill="{}"/><path d="M0 300L640 220V360H0Z" fill="#fff" opacity=".15"/><text x="40" y="90" font-size="44" fill="#fff" font-family="sans-serif">二手车网资讯</text></svg>"##,
-            hues[n - 1]
-        ));
-    }
-    let mut parts = stem.splitn(3, '-');
-    let (class, colour, view) = (parts.next()?, parts.next()?, parts.next()?);
-    let body = body_path(class)?;
-    let fill = colour_hex(colour)?;
-    let view: usize = view.parse().ok().filter(|v| (1..=VIEWS.len()).contains(v))?;
-    let label = VIEWS[view - 1];
-    let scene = if view <= 3 {
-        let flip = if view == 3 { r#" transform="translate(640 0) scale(-1 1)""# } else { "" };
-        format!(
-            r##"<g{flip}><path d="{body}" fill="{fill}" stroke="#333" stroke-width="4" stroke-linejoin="round"/><path d="{body}" fill="#fff" opacity=".18" transform="translate(0 -8) scale(1 .97)"/><circle cx="170" cy="306" r="40" fill="#222"/><circle cx="170" cy="306" r="18" fill="#bbb"/><circle cx="478" cy="306" r="40" fill="#222"/><circle cx="478" cy="306" r="18" fill="#bbb"/></g>"##
-        )
-    } else {
-        format!(
-            r##"<rect x="60" y="150" width="520" height="120" rx="30" fill="#2b2f36"/><rect x="250" y="175" width="140" height="70" rx="8" fill="#4a90e2" opacity=".8"/><circle cx="170" cy="290" r="70" fill="none" stroke="{fill}" stroke-width="16"/><rect x="90" y="330" width="460" height="110" rx="20" fill="{fill}" opacity=".85"/>"##
-        )
-    };
+/// Draws a news cover; `None` for a name that is not one.
+pub fn draw_news(name: &str) -> Option<String> {
+    let n: usize = name.strip_prefix("news-")?.strip_suffix(".svg")?.parse().ok().filter(|n| (1..=6).contains(n))?;
+    let hues = ["#2a62c9", "#d0312d", "#2e8b57", "#f07f22", "#7a5133", "#1f2329"];
     Some(format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 480" width="640" height="480"><defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#e9eef5"/><stop offset="1" stop-color="#c9d3df"/></linearGradient></defs><rect width="640" height="480" fill="url(#g)"/><rect y="350" width="640" height="130" fill="#9aa6b4" opacity=".35"/>{scene}<text x="24" y="456" font-size="22" fill="#556" font-family="sans-serif">{label} · 演示图片</text></svg>"##
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 360" width="640" height="360"><rect width="640" height="360" fill="{}"/><path d="M0 300L640 220V360H0Z" fill="#fff" opacity=".15"/><text x="40" y="90" font-size="44" fill="#fff" font-family="sans-serif">二手车网资讯</text></svg>"##,
+        hues[n - 1]
     ))
 }
 
-/// `GET /upload/demo/{name}`.
+type Rgb = [u8; 3];
+
+fn rgb(hex: &str) -> Rgb {
+    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
+}
+
+fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
+    let m = |x: u8, y: u8| (f32::from(x) * (1.0 - t) + f32::from(y) * t).round() as u8;
+    [m(a[0], b[0]), m(a[1], b[1]), m(a[2], b[2])]
+}
+
+/// A small software canvas in the 640×480 design space, drawn at any size.
+struct Canvas {
+    w: usize,
+    h: usize,
+    scale: f32,
+    mirror: bool,
+    px: Vec<Rgb>,
+}
+
+impl Canvas {
+    fn new(w: usize, h: usize) -> Canvas {
+        Canvas { w, h, scale: w as f32 / 640.0, mirror: false, px: vec![[0, 0, 0]; w * h] }
+    }
+
+    fn x(&self, x: f32) -> f32 {
+        let x = if self.mirror { 640.0 - x } else { x };
+        x * self.scale
+    }
+
+    fn span(&mut self, y: usize, x0: f32, x1: f32, c: Rgb, alpha: f32) {
+        let (a, b) = if x0 <= x1 { (x0, x1) } else { (x1, x0) };
+        let start = a.round().clamp(0.0, self.w as f32) as usize;
+        let end = b.round().clamp(0.0, self.w as f32) as usize;
+        for p in &mut self.px[y * self.w + start..y * self.w + end] {
+            *p = if alpha >= 1.0 { c } else { mix(*p, c, alpha) };
+        }
+    }
+
+    fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, c: Rgb, alpha: f32) {
+        let (x0, x1) = (self.x(x), self.x(x + w));
+        let y0 = (y * self.scale).round().clamp(0.0, self.h as f32) as usize;
+        let y1 = ((y + h) * self.scale).round().clamp(0.0, self.h as f32) as usize;
+        for row in y0..y1 {
+            self.span(row, x0, x1, c, alpha);
+        }
+    }
+
+    fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
+        let (cx, cy, r) = (self.x(cx), cy * self.scale, r * self.scale);
+        let y0 = (cy - r).floor().max(0.0) as usize;
+        let y1 = ((cy + r).ceil() as usize).min(self.h);
+        for row in y0..y1 {
+            let dy = row as f32 + 0.5 - cy;
+            if dy.abs() < r {
+                let dx = (r * r - dy * dy).sqrt();
+                self.span(row, cx - dx, cx + dx, c, 1.0);
+            }
+        }
+    }
+
+    /// Even-odd scanline fill of a closed polygon.
+    fn polygon(&mut self, points: &[(f32, f32)], c: Rgb) {
+        let pts: Vec<(f32, f32)> = points.iter().map(|&(x, y)| (self.x(x), y * self.scale)).collect();
+        let mut xs = Vec::new();
+        for row in 0..self.h {
+            let y = row as f32 + 0.5;
+            xs.clear();
+            for i in 0..pts.len() {
+                let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
+                if (a.1 <= y) != (b.1 <= y) {
+                    xs.push(a.0 + (y - a.1) / (b.1 - a.1) * (b.0 - a.0));
+                }
+            }
+            xs.sort_by(f32::total_cmp);
+            for pair in xs.chunks_exact(2) {
+                self.span(row, pair[0], pair[1], c, 1.0);
+            }
+        }
+    }
+
+    /// Halves the canvas with a 2×2 box filter (the anti-aliasing of a 2× supersampled drawing).
+    fn downsample(self) -> (usize, usize, Vec<u8>) {
+        let (w, h) = (self.w / 2, self.h / 2);
+        let mut out = Vec::with_capacity(w * h * 3);
+        for y in 0..h {
+            for x in 0..w {
+                for ch in 0..3 {
+                    let s: u32 = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                        .iter()
+                        .map(|(dx, dy)| u32::from(self.px[(2 * y + dy) * self.w + 2 * x + dx][ch]))
+                        .sum();
+                    out.push(((s + 2) / 4) as u8);
+                }
+            }
+        }
+        (w, h, out)
+    }
+}
+
+/// Points of an `M x y L x y … Z` path.
+fn points(path: &str) -> Vec<(f32, f32)> {
+    let nums: Vec<f32> = path.split(|c: char| c.is_ascii_alphabetic() || c == ' ').filter_map(|t| t.parse().ok()).collect();
+    nums.chunks_exact(2).map(|p| (p[0], p[1])).collect()
+}
+
+/// Draws a listing demo photo (`{class}-{colour}-{view}_w{width}.webp` or the 960-wide
+/// `{class}-{colour}-{view}.webp`) as WebP bytes; `None` for any other name.
+pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
+    let stem = name.strip_suffix(".webp")?;
+    let (stem, width) = match stem.rsplit_once("_w") {
+        Some((s, w)) => (s, w.parse::<u32>().ok().filter(|w| PHOTO_WIDTHS.contains(w))?),
+        None => (stem, 960),
+    };
+    let mut parts = stem.splitn(3, '-');
+    let (class, colour, view) = (parts.next()?, parts.next()?, parts.next()?);
+    let body = points(body_path(class)?);
+    let fill = rgb(colour_hex(colour)?);
+    let view: u32 = view.parse().ok().filter(|v| (1..=6).contains(v))?;
+    let (w, h) = (width as usize * 2, width as usize * 3 / 2);
+    let mut c = Canvas::new(w, h);
+    let (top, bottom) = (rgb("#e9eef5"), rgb("#c9d3df"));
+    for row in 0..h {
+        let t = row as f32 / h as f32;
+        c.span(row, 0.0, w as f32, mix(top, bottom, t), 1.0);
+    }
+    c.rect(0.0, 350.0, 640.0, 130.0, rgb("#9aa6b4"), 0.35);
+    if view <= 3 {
+        c.mirror = view == 3;
+        let outline: Vec<(f32, f32)> = body.iter().map(|&(x, y)| (320.0 + (x - 320.0) * 1.015, 240.0 + (y - 240.0) * 1.02)).collect();
+        c.polygon(&outline, rgb("#333333"));
+        c.polygon(&body, fill);
+        let (min_y, max_y) = body.iter().fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+        // Windows: a darker band under the roof line.
+        let window: Vec<(f32, f32)> = body
+            .iter()
+            .filter(|p| p.1 < min_y + (max_y - min_y) * 0.45)
+            .map(|&(x, y)| (320.0 + (x - 320.0) * 0.92, y + 10.0))
+            .collect();
+        if window.len() >= 3 {
+            c.polygon(&window, mix(fill, rgb("#1d2a3a"), 0.7));
+        }
+        for cx in [170.0, 478.0] {
+            c.circle(cx, 306.0, 40.0, rgb("#222222"));
+            c.circle(cx, 306.0, 18.0, rgb("#bbbbbb"));
+        }
+    } else {
+        c.mirror = view == 5;
+        c.rect(60.0, 150.0, 520.0, 120.0, rgb("#2b2f36"), 1.0);
+        c.rect(250.0, 175.0, 140.0, 70.0, rgb("#4a90e2"), 0.8);
+        c.circle(170.0, 290.0, 78.0, fill);
+        c.circle(170.0, 290.0, 62.0, rgb("#2b2f36"));
+        c.rect(90.0, 330.0, 460.0, 110.0, fill, if view == 6 { 1.0 } else { 0.85 });
+    }
+    let (w, h, buf) = c.downsample();
+    let encoded = webp::Encoder::from_rgb(&buf, w as u32, h as u32).encode(72.0);
+    Some(encoded.to_vec())
+}
+
+fn cache() -> &'static Mutex<HashMap<String, Bytes>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Bytes>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// `GET /upload/demo/{name}`: news covers as SVG, listing photos as WebP. Photos are drawn once
+/// per name and kept (6 classes × 10 colours × 6 views × 3 widths at most, about 2 MB).
 pub async fn serve(Path(name): Path<String>) -> Result<Response, AppError> {
-    let svg = draw(&name).ok_or(AppError::NotFound)?;
-    let mut res = svg.into_response();
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/svg+xml"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=604800"));
-    Ok(res)
+    if let Some(svg) = draw_news(&name) {
+        return Ok(([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "public, max-age=604800")], svg).into_response());
+    }
+    let cached = cache().lock().ok().and_then(|m| m.get(&name).cloned());
+    let bytes = match cached {
+        Some(b) => b,
+        None => {
+            let key = name.clone();
+            let drawn = tokio::task::spawn_blocking(move || draw_photo(&key)).await.ok().flatten().ok_or(AppError::NotFound)?;
+            let b = Bytes::from(drawn);
+            if let Ok(mut m) = cache().lock() {
+                m.insert(name, b.clone());
+            }
+            b
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, "image/webp"), (header::CACHE_CONTROL, "public, max-age=604800")], bytes).into_response())
 }
 
 #[cfg(test)]
@@ -85,16 +246,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_seeded_photo_name_draws_and_others_do_not() {
+    fn every_seeded_photo_name_draws_a_small_webp_and_others_do_not() {
         for class in ["sedan", "hatchback", "suv", "mpv", "sports", "pickup"] {
             for view in 1..=6 {
-                let svg = draw(&format!("{class}-red-{view}.svg")).unwrap();
-                assert!(svg.starts_with("<svg") && svg.len() < 2_000, "{class} {view}: {} bytes", svg.len());
+                let webp = draw_photo(&format!("{class}-red-{view}_w320.webp")).unwrap();
+                assert_eq!(&webp[..4], b"RIFF");
+                assert_eq!(&webp[8..12], b"WEBP");
+                assert!(webp.len() < 12_000, "{class} {view}: {} bytes", webp.len());
             }
         }
-        assert!(draw("news-3.svg").is_some());
-        for bad in ["suv-red-7.svg", "boat-red-1.svg", "suv-pink-1.svg", "suv-red-1.png", "news-9.svg", "../x.svg"] {
-            assert!(draw(bad).is_none(), "{bad}");
+        assert!(draw_photo("suv-white-1.webp").is_some());
+        assert!(draw_news("news-3.svg").is_some());
+        for bad in ["suv-red-7.webp", "boat-red-1.webp", "suv-pink-1.webp", "suv-red-1.png", "suv-red-1_w100.webp", "../x.webp"] {
+            assert!(draw_photo(bad).is_none(), "{bad}");
         }
+        assert!(draw_news("news-9.svg").is_none());
     }
 }

@@ -96,6 +96,15 @@ pub const DEFAULT_MIDDLEWARE: &[&str] = &["auth"];
 fn pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/", get(pages::home::home))
+        .route("/carlist", get(pages::carlist::carlist))
+        .route("/servicehall/qualitycarlist", get(pages::carlist::qualitycarlist))
+        .route("/actives/buyflow/carlist", get(pages::carlist::buyflow))
+        .route("/details/old", get(pages::detail::old))
+        .route("/details/{id}", get(pages::detail::detail))
+        .route("/details/{id}/lead", axum::routing::post(pages::detail::lead))
+        .route("/actives/threecar", get(pages::compare::page).post(pages::compare::change))
+        .route("/news", get(pages::news::list))
+        .route("/news/{id}", get(pages::news::article))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
 }
 
@@ -111,6 +120,9 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .merge(pages(&state))
         .merge(extra)
         .route("/api/regions", get(pages::regions::regions))
+        .route("/robots.txt", get(pages::seo::robots))
+        .route("/sitemap.xml", get(pages::seo::index))
+        .route("/sitemap/{file}", get(pages::seo::file))
         .route("/dist/{*path}", get(assets::serve))
         .route("/upload/demo/{name}", get(demo_photo::serve))
         .route("/healthz", get(healthz))
@@ -165,7 +177,9 @@ pub async fn serve(state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(&state.config.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, env = %state.config.env, backend = ?state.store.backend(), "listening");
     let store = state.store.clone();
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, app(state).into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
     store.close().await;
     tracing::info!("stopped");
     Ok(())

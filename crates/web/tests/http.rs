@@ -1,77 +1,15 @@
-//! Black-box HTTP tests: the whole router against a seeded SQLite database, driven through
-//! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
+//! Black-box HTTP tests of the foundation: home page, errors, assets, cookies, regions, photos.
+//! The harness is `common`; the buyer journey's routes are tested on both databases in `buyer.rs`.
 
 #![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::routing::get;
-use domain::time::FixedClock;
-use store::Store;
-use tower::ServiceExt as _;
-use web::AppState;
-use web::config::{Config, Env};
 
-// 2026-11-21 10:30:15 China time.
-const NOW: i64 = 1_795_228_215;
-const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
-const DESKTOP: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36";
+mod common;
 
-struct TestApp {
-    state: AppState,
-    path: std::path::PathBuf,
-}
-
-impl Drop for TestApp {
-    fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
-        }
-    }
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    body: String,
-    bytes: usize,
-}
-
-async fn spawn_app(listings: usize) -> TestApp {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!("usedcar_http_{}_{n}.db", std::process::id()));
-    let store = Store::connect(path.to_str().unwrap()).await.unwrap();
-    store.migrate().await.unwrap();
-    if listings > 0 {
-        store::seed::seed(&store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
-    }
-    let config = Config::defaults(Env::Development);
-    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), path }
-}
-
-impl TestApp {
-    fn router(&self) -> Router {
-        web::app(self.state.clone())
-    }
-
-    async fn get(&self, uri: &str, headers: &[(&str, &str)]) -> Reply {
-        send(self.router(), uri, headers).await
-    }
-}
-
-async fn send(router: Router, uri: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut req = Request::builder().uri(uri);
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let res = router.oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
-    let status = res.status();
-    let headers = res.headers().clone();
-    let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
-    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
-}
+use common::{DESKTOP, IPHONE, send, spawn_app};
 
 #[tokio::test]
 async fn the_home_page_shows_real_listings_on_a_phone() {
@@ -110,7 +48,7 @@ async fn an_empty_database_still_renders_a_home_page() {
 #[tokio::test]
 async fn unknown_paths_get_the_seed_404_page() {
     let app = spawn_app(0).await;
-    for path in ["/no-such-page", "/carlist", "/dist/nope.css", "/upload/demo/boat-red-1.svg"] {
+    for path in ["/no-such-page", "/details/1", "/news/1", "/dist/nope.css", "/upload/demo/boat-red-1.webp"] {
         let r = app.get(path, &[("user-agent", IPHONE)]).await;
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
         assert!(r.body.contains("This page could not be found"), "{path}");
@@ -127,7 +65,7 @@ async fn a_route_naming_an_unknown_middleware_fails_with_500() {
     let extra = Router::new()
         .route("/needs-admin", get(|| async { "secret" }))
         .layer(axum::middleware::from_fn(web::ctx::route_middleware(app.state.clone(), &["auth", "admin"])));
-    let r = send(web::app_with(app.state.clone(), extra), "/needs-admin", &[]).await;
+    let r = send(web::app_with(app.state.clone(), extra), Method::GET, "/needs-admin", &[], None).await;
     assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
     assert!(r.body.contains("Unknown middleware admin"));
     assert!(!r.body.contains("secret"));
@@ -207,12 +145,17 @@ async fn the_region_api_lists_every_province_and_city() {
 }
 
 #[tokio::test]
-async fn demo_photos_are_served_as_small_svgs() {
+async fn demo_photos_are_served_as_webp_in_three_widths() {
     let app = spawn_app(0).await;
-    let r = app.get("/upload/demo/suv-red-2.svg", &[]).await;
-    assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.headers[header::CONTENT_TYPE], "image/svg+xml");
-    assert!(r.body.starts_with("<svg"));
+    for w in [320, 640, 960] {
+        let r = app.get(&format!("/upload/demo/suv-red-2_w{w}.webp"), &[]).await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert_eq!(r.headers[header::CONTENT_TYPE], "image/webp");
+        assert!(r.body.starts_with("RIFF"));
+    }
+    let news = app.get("/upload/demo/news-2.svg", &[]).await;
+    assert_eq!(news.headers[header::CONTENT_TYPE], "image/svg+xml");
+    assert_eq!(app.get("/upload/demo/suv-red-2_w100.webp", &[]).await.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

@@ -1,23 +1,33 @@
 //! Page handlers, one module per screen, each with its template struct beside it.
 
+pub mod carlist;
+pub mod compare;
+pub mod detail;
 pub mod home;
+pub mod news;
 pub mod regions;
+pub mod seo;
 
 use domain::region;
+use domain::valuation::Rating;
 use serde::Serialize;
 use store::ListingCard;
 
 use crate::AppState;
 
-/// A listing card as the templates show it (`_card.html`).
+/// A listing card as the templates show it (`card` macro).
 #[derive(Debug, Clone, Serialize)]
 pub struct CardView {
+    /// Listing id (compare forms).
+    pub id: i64,
     /// Detail page link.
     pub href: String,
     /// Title.
     pub title: String,
-    /// Cover image URL.
+    /// Cover image URL at the middle width.
     pub cover: String,
+    /// `srcset` of the cover, when it exists in several widths.
+    pub srcset: Option<String>,
     /// `2021年 · 3.5万公里 · 长沙`.
     pub meta: String,
     /// Price in 万, e.g. `12.58`.
@@ -26,6 +36,14 @@ pub struct CardView {
     pub tags: Vec<&'static str>,
     /// Relative publication time.
     pub when: String,
+    /// Price rating badge: label and CSS modifier.
+    pub rating: Option<(&'static str, &'static str)>,
+}
+
+/// The badge of a stored rating: a band's label, or 数据不足; exclusions show nothing on cards.
+pub fn rating_badge(stored: &str) -> Option<(&'static str, &'static str)> {
+    let r = Rating::parse(stored)?;
+    (r.is_band() || r == Rating::Insufficient).then(|| (r.label(), r.as_str()))
 }
 
 impl CardView {
@@ -43,14 +61,34 @@ impl CardView {
         if year_now - card.first_reg_year <= 1 && card.mileage_km < 20_000 {
             tags.push("准新车");
         }
+        let base = &state.config.image_upload_base;
+        let original = domain::image::cover(&card.cover, base);
         CardView {
+            id: card.listing_id,
             href: format!("/details/{}", card.listing_id),
             title: card.title.clone(),
-            cover: domain::image::cover(&card.cover, &state.config.image_upload_base),
+            cover: domain::image::sized(&original, base, 640),
+            srcset: domain::image::srcset(&original, base),
             meta: format!("{}年 · {}万公里 · {}", card.first_reg_year, domain::money::wan_km(card.mileage_km), city),
             price_wan: domain::money::wan(card.price_yuan),
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
+            rating: rating_badge(&card.price_rating),
         }
     }
+}
+
+/// Breadcrumb trail items: (name, site-relative URL).
+pub type Crumbs = Vec<(String, String)>;
+
+/// `BreadcrumbList` JSON-LD for a trail.
+pub fn breadcrumb_ld(state: &AppState, crumbs: &Crumbs) -> serde_json::Value {
+    let items: Vec<serde_json::Value> = crumbs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, url))| {
+            serde_json::json!({"@type": "ListItem", "position": i + 1, "name": name, "item": crate::ctx::absolute(state, url)})
+        })
+        .collect();
+    serde_json::json!({"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": items})
 }

@@ -1,0 +1,335 @@
+//! `GET /carlist`, `/servicehall/qualitycarlist` (inspected cars only) and
+//! `/actives/buyflow/carlist` (the campaign flow's list): one search page over [`CarQuery`], fully
+//! usable as plain links and a GET form.
+//!
+//! Crawling: filter links that would lead past one filter dimension carry `rel="nofollow"` and
+//! such pages are `noindex`, so the crawlable space is finite while every listing stays reachable
+//! through its brand → series pages. Sort links are always `nofollow`. A page beyond the last is 404.
+
+use askama::Template;
+use axum::extract::{RawQuery, State};
+use axum::response::{Html, IntoResponse, Response};
+use domain::catalog;
+use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS};
+use domain::region;
+use domain::search::{CarQuery, Chip, Sort};
+use store::Scope;
+
+use super::{CardView, Crumbs, breadcrumb_ld};
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor, json_ld};
+use crate::error::AppError;
+
+/// Which list a request is for.
+#[derive(Debug, Clone, Copy)]
+pub struct ListKind {
+    /// Route path.
+    pub path: &'static str,
+    /// Stock it searches.
+    pub scope: Scope,
+    /// Layout name.
+    pub layout: &'static str,
+    /// Heading word after the place and car words.
+    pub noun: &'static str,
+}
+
+/// `/carlist`.
+pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope { inspected_only: false }, layout: "default", noun: "二手车" };
+/// `/servicehall/qualitycarlist`.
+pub const QUALITY: ListKind =
+    ListKind { path: "/servicehall/qualitycarlist", scope: Scope { inspected_only: true }, layout: "default", noun: "精品二手车" };
+/// `/actives/buyflow/carlist`.
+pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope { inspected_only: false }, layout: "flow", noun: "二手车" };
+
+/// One option link in a filter row.
+#[derive(Debug, Clone)]
+pub struct OptionLink {
+    /// Label.
+    pub label: String,
+    /// Target URL.
+    pub href: String,
+    /// Currently selected.
+    pub active: bool,
+    /// `rel="nofollow"`.
+    pub nofollow: bool,
+}
+
+/// A row of filter options.
+#[derive(Debug, Clone)]
+pub struct FilterRow {
+    /// Row name, e.g. 价格.
+    pub name: &'static str,
+    /// Options, 不限 first.
+    pub options: Vec<OptionLink>,
+    /// More options folded in a `<details>` (all brands, all provinces).
+    pub more: Vec<OptionLink>,
+}
+
+/// Page-number link.
+#[derive(Debug, Clone)]
+pub struct PageLink {
+    /// Label.
+    pub label: String,
+    /// Target, `None` for the current page or a gap.
+    pub href: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "carlist.html")]
+struct ListPage {
+    page: PageMeta,
+    heading: String,
+    total: i64,
+    kind_path: &'static str,
+    crumbs: Crumbs,
+    rows: Vec<FilterRow>,
+    chips: Vec<(String, String)>,
+    clear_href: String,
+    sorts: Vec<OptionLink>,
+    cards: Vec<CardView>,
+    pages: Vec<PageLink>,
+    prev: Option<String>,
+    next: Option<String>,
+    keyword: String,
+    hidden: Vec<(String, String)>,
+    widen: Vec<(String, String)>,
+    flow: bool,
+}
+
+fn option(path: &str, label: impl Into<String>, active: bool, target: CarQuery) -> OptionLink {
+    OptionLink { label: label.into(), href: target.href(path), active, nofollow: !target.crawlable() }
+}
+
+fn range_row(
+    q: &CarQuery,
+    path: &str,
+    name: &'static str,
+    table: &[filter::FilterOption],
+    current: Option<&str>,
+    set: fn(&mut CarQuery, Option<String>),
+) -> FilterRow {
+    let options = table
+        .iter()
+        .map(|o| {
+            let value = (!o.value.is_empty()).then(|| o.value.to_owned());
+            let active = current.unwrap_or("") == o.value;
+            option(path, o.label, active, q.with(|t| set(t, value.clone())))
+        })
+        .collect();
+    FilterRow { name, options, more: Vec::new() }
+}
+
+fn code_row(
+    q: &CarQuery,
+    path: &str,
+    name: &'static str,
+    table: &[filter::CodeOption],
+    current: Option<u8>,
+    set: fn(&mut CarQuery, Option<u8>),
+) -> FilterRow {
+    let mut options = vec![option(path, "不限", current.is_none(), q.with(|t| set(t, None)))];
+    options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), q.with(|t| set(t, Some(o.code))))));
+    FilterRow { name, options, more: Vec::new() }
+}
+
+fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<FilterRow> {
+    let mut rows = Vec::new();
+    // Brand: popular brands up front, the whole A–Z catalogue folded.
+    let brand_link = |b: &'static catalog::Brand| {
+        option(
+            path,
+            b.name,
+            q.brand.is_some_and(|x| x.slug == b.slug),
+            q.with(|t| {
+                t.brand = Some(b);
+                t.series = None;
+            }),
+        )
+    };
+    let mut options = vec![option(
+        path,
+        "不限",
+        q.brand.is_none(),
+        q.with(|t| {
+            t.brand = None;
+            t.series = None;
+        }),
+    )];
+    options.extend(popular.iter().filter_map(|b| catalog::brand(&b.slug)).map(brand_link));
+    let more = catalog::brands().iter().map(brand_link).collect();
+    rows.push(FilterRow { name: "品牌", options, more });
+    if let Some(b) = q.brand {
+        let mut options = vec![option(path, "全部车系", q.series.is_none(), q.with(|t| t.series = None))];
+        options.extend(catalog::series_of(b.slug).map(|s| {
+            option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), q.with(|t| t.series = Some(s)))
+        }));
+        rows.push(FilterRow { name: "车系", options, more: Vec::new() });
+    }
+    rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price.as_deref(), |t, v| t.price = v));
+    rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age.as_deref(), |t, v| t.age = v));
+    rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage.as_deref(), |t, v| t.mileage = v));
+    rows.push(code_row(q, path, "排放", &EMISSION_OPTIONS[1..], q.emission, |t, v| t.emission = v));
+    rows.push(code_row(q, path, "燃料", FUEL_OPTIONS, q.fuel, |t, v| t.fuel = v));
+    rows.push(code_row(q, path, "变速箱", GEARBOX_OPTIONS, q.gearbox, |t, v| t.gearbox = v));
+    // Region: provinces folded A–Z; the chosen province's cities up front.
+    let mut options = vec![option(
+        path,
+        "全国",
+        q.province.is_none(),
+        q.with(|t| {
+            t.province = None;
+            t.city = None;
+        }),
+    )];
+    if let Some(p) = q.province {
+        options.push(option(path, format!("{}全省", p.name), q.city.is_none(), q.with(|t| t.city = None)));
+        options.extend(region::cities_of(p.code).map(|c| {
+            option(path, c.name, q.city.is_some_and(|x| x.code == c.code), q.with(|t| t.city = Some(c)))
+        }));
+    }
+    let more = region::provinces_by_initial()
+        .into_iter()
+        .flat_map(|(_, list)| list)
+        .map(|p| {
+            option(
+                path,
+                p.name,
+                q.province.is_some_and(|x| x.code == p.code),
+                q.with(|t| {
+                    t.province = Some(p);
+                    t.city = None;
+                }),
+            )
+        })
+        .collect();
+    rows.push(FilterRow { name: "地区", options, more });
+    rows
+}
+
+fn page_links(q: &CarQuery, path: &str, pages: u32) -> Vec<PageLink> {
+    let current = q.page;
+    let mut shown: Vec<u32> = [1, 2, current.saturating_sub(2), current.saturating_sub(1), current, current + 1, current + 2, pages - 1, pages]
+        .into_iter()
+        .filter(|p| (1..=pages).contains(p))
+        .collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let mut out = Vec::new();
+    let mut last = 0;
+    for p in shown {
+        if p > last + 1 {
+            out.push(PageLink { label: "…".to_owned(), href: None });
+        }
+        out.push(PageLink { label: p.to_string(), href: (p != current).then(|| q.at_page(p).href(path)) });
+        last = p;
+    }
+    out
+}
+
+/// Parses a raw query string leniently (invalid percent-encoding is decoded lossily).
+pub fn parse_query(raw: Option<&str>) -> CarQuery {
+    CarQuery::parse(form_urlencoded::parse(raw.unwrap_or("").as_bytes()))
+}
+
+/// The handler for all three list routes.
+pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Option<&str>) -> Result<Response, AppError> {
+    let q = parse_query(raw);
+    let now = state.clock.now();
+    let (result, popular) = tokio::try_join!(state.store.search(&q, kind.scope, domain::time::year(now)), state.store.popular_brands(12))?;
+    let pages = result.pages();
+    if q.page > pages {
+        return Err(AppError::NotFound);
+    }
+    let subject = q.subject();
+    let heading = format!("{subject}{}", kind.noun);
+    let mut title = q.title();
+    if kind.scope.inspected_only {
+        title = title.replacen("二手车", "精品二手车", 1);
+    }
+    let description = format!(
+        "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
+        result.total
+    );
+    let canonical = q.href(kind.path);
+    let mut page = PageMeta::new(state, visitor.device, kind.layout, title).describe(description).canonical_path(state, &canonical);
+    if !q.is_indexable(result.total) {
+        page.robots = "noindex,follow";
+    }
+    let cards: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+    if let Some(first) = cards.first() {
+        page = page.share_image(state, &first.cover);
+    }
+    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), kind.path.to_owned())];
+    if let Some(p) = q.province {
+        crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(kind.path)));
+    }
+    if let Some(c) = q.city {
+        crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(kind.path)));
+    }
+    if let Some(b) = q.brand {
+        crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(kind.path)));
+    }
+    if let Some(s) = q.series {
+        crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(kind.path)));
+    }
+    let offset = (q.page - 1) * domain::search::PAGE_SIZE;
+    let items: Vec<serde_json::Value> = cards
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            serde_json::json!({"@type": "ListItem", "position": offset as usize + i + 1, "url": crate::ctx::absolute(state, &c.href), "name": c.title})
+        })
+        .collect();
+    page.json_ld.push(json_ld(&serde_json::json!({
+        "@context": "https://schema.org", "@type": "ItemList", "name": heading, "numberOfItems": result.total, "itemListElement": items
+    })));
+    page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
+
+    let chips: Vec<Chip> = q.chips();
+    let path = kind.path;
+    let href_of = |query: &str| if query.is_empty() { path.to_owned() } else { format!("{path}?{query}") };
+    let widen = if result.total == 0 { chips.iter().map(|c| (c.label.clone(), href_of(&c.remove_query))).collect() } else { Vec::new() };
+    let mut hidden: Vec<(String, String)> = form_urlencoded::parse(q.to_query().as_bytes())
+        .filter(|(k, _)| k != "keyword" && k != "page")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    hidden.retain(|(k, _)| k != "sort" || q.sort != Sort::Default);
+    let tpl = ListPage {
+        heading,
+        total: result.total,
+        kind_path: kind.path,
+        rows: filter_rows(&q, kind.path, &popular),
+        chips: chips.iter().map(|c| (c.label.clone(), href_of(&c.remove_query))).collect(),
+        clear_href: kind.path.to_owned(),
+        sorts: Sort::ALL
+            .into_iter()
+            .map(|s| OptionLink { label: s.label().to_owned(), href: q.sorted(s).href(kind.path), active: q.sort == s, nofollow: true })
+            .collect(),
+        cards,
+        pages: if pages > 1 { page_links(&q, kind.path, pages) } else { Vec::new() },
+        prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(kind.path)),
+        next: (q.page < pages).then(|| q.at_page(q.page + 1).href(kind.path)),
+        keyword: q.keyword.clone().unwrap_or_default(),
+        hidden,
+        widen,
+        flow: kind.layout == "flow",
+        crumbs,
+        page,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /carlist`.
+pub async fn carlist(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, CARLIST, raw.as_deref()).await
+}
+
+/// `GET /servicehall/qualitycarlist`.
+pub async fn qualitycarlist(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, QUALITY, raw.as_deref()).await
+}
+
+/// `GET /actives/buyflow/carlist`.
+pub async fn buyflow(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, BUYFLOW, raw.as_deref()).await
+}

@@ -1,0 +1,400 @@
+//! `GET /details/{id}` (one car), `POST /details/{id}/lead` (询底价 and 预约看车) and the legacy
+//! `GET /details/old?id=N` (301).
+//!
+//! Online, sold and expired listings have a page (the last two with a banner, `noindex`); any other
+//! status is 404. Viewing records the device's history. A lead form with a bad phone or date
+//! re-renders the page with the message beside the field and the input kept (422); a stored,
+//! repeated or rate-limited lead says so in Chinese.
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
+use domain::validate::Mobile;
+use domain::valuation::{Confidence, Method, Rating};
+use serde::Deserialize;
+use store::{LeadOutcome, ListingDetail, NewLead};
+
+use super::{CardView, Crumbs, breadcrumb_ld};
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor, absolute, json_ld};
+use crate::error::AppError;
+
+/// One photo as the gallery shows it.
+#[derive(Debug, Clone)]
+pub struct PhotoView {
+    /// URL at the middle width.
+    pub src: String,
+    /// `srcset`, when stored in several widths.
+    pub srcset: Option<String>,
+}
+
+/// The price rating block.
+#[derive(Debug, Clone)]
+pub struct RatingView {
+    /// Label (很划算 … 偏高, 数据不足, 暂不评级).
+    pub label: &'static str,
+    /// CSS modifier.
+    pub kind: &'static str,
+    /// Why, in one line.
+    pub explanation: &'static str,
+    /// `12.3-13.5万`, when a value exists.
+    pub range: Option<String>,
+    /// How the value was reached.
+    pub basis: String,
+}
+
+/// What a lead form shows after a failed submission: the kept input and the messages.
+#[derive(Debug, Clone, Default)]
+pub struct LeadForm {
+    /// Which form was submitted.
+    pub intent: String,
+    /// The phone as typed.
+    pub mobile: String,
+    /// The date as typed.
+    pub date: String,
+    /// Message beside the phone field.
+    pub mobile_error: Option<String>,
+    /// Message beside the date field.
+    pub date_error: Option<String>,
+    /// Message above the form (rate limit).
+    pub form_error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "detail.html")]
+struct DetailPage {
+    page: PageMeta,
+    crumbs: Crumbs,
+    d: ListingDetail,
+    photos: Vec<PhotoView>,
+    price_wan: String,
+    guide_wan: String,
+    saving_wan: Option<String>,
+    rating: RatingView,
+    specs: Vec<(&'static str, String)>,
+    banner: Option<&'static str>,
+    days_on_market: Option<i64>,
+    confirmed: Option<String>,
+    cuts: Vec<(String, String, String)>,
+    seller: String,
+    seller_sub: String,
+    similar: Vec<CardView>,
+    online: bool,
+    form: LeadForm,
+    notice: Option<String>,
+    today: String,
+    last_day: String,
+    description: Vec<String>,
+}
+
+/// Query of the detail page: `lead` reports the outcome of a submitted form.
+#[derive(Debug, Default, Deserialize)]
+pub struct DetailQuery {
+    lead: Option<String>,
+}
+
+fn month_text(year: i32, month: i32) -> String {
+    format!("{year}年{month:02}月")
+}
+
+fn specs(d: &ListingDetail) -> Vec<(&'static str, String)> {
+    let city = domain::region::city(d.city_code as u32).map_or(String::new(), |c| c.name.to_owned());
+    let or_unknown = |s: &str| if s.trim().is_empty() { "未知".to_owned() } else { s.to_owned() };
+    vec![
+        ("上牌时间", month_text(d.first_reg_year, d.first_reg_month)),
+        ("表显里程", format!("{}万公里", domain::money::wan_km(d.mileage_km))),
+        ("排放标准", filter::label_of(EMISSION_OPTIONS, &d.emission.to_string()).to_owned()),
+        ("燃料", filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()).to_owned()),
+        ("变速箱", filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()).to_owned()),
+        ("排量", if d.displacement.is_empty() { "—".to_owned() } else { d.displacement.clone() }),
+        ("使用性质", filter::label_of(USE_OPTIONS, &d.use_kind.to_string()).to_owned()),
+        ("过户次数", format!("{}次", d.transfers)),
+        ("所在地", city),
+        ("车身颜色", or_unknown(&d.colour)),
+        ("年检到期", or_unknown(&d.annual_inspection_until)),
+        ("交强险到期", or_unknown(&d.insurance_until)),
+    ]
+}
+
+fn rating_view(d: &ListingDetail) -> RatingView {
+    let rating = Rating::parse(&d.price_rating).unwrap_or(Rating::Insufficient);
+    let range = match (d.market_low_yuan, d.market_high_yuan) {
+        (Some(lo), Some(hi)) => Some(format!("{}-{}万", domain::money::wan(lo), domain::money::wan(hi))),
+        _ => None,
+    };
+    let confidence = Confidence::parse(&d.valuation_confidence).map_or("", Confidence::label);
+    let basis = match Method::parse(&d.valuation_method) {
+        Some(Method::Comparables) => format!("基于同车系、相近车龄和里程的{}辆在售车源 · {confidence}", d.valuation_sample),
+        Some(Method::Model) => format!("同类车源不足，按车型折旧模型估算 · {confidence}"),
+        None => "估值计算中".to_owned(),
+    };
+    RatingView { label: rating.label(), kind: rating.as_str(), explanation: rating.explanation(), range, basis }
+}
+
+/// Everything the page needs, shared by GET and a failed POST.
+async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>) -> Result<Response, AppError> {
+    let s = &state.store;
+    let d = s.public_listing(id).await?;
+    let now = state.clock.now();
+    let (photos, history, similar) = tokio::try_join!(s.listing_photos(id), s.price_history(id), s.similar_listings(&d, 6))?;
+    if let Some(device) = &visitor.device_id
+        && let Err(e) = s.record_view(device, None, id, now).await
+    {
+        // History is a convenience: a failed write must not cost the visitor the page.
+        tracing::warn!(error = %e, listing = id, "could not record view");
+    }
+    let base = &state.config.image_upload_base;
+    let mut urls: Vec<String> = photos.iter().map(|p| domain::image::join(base, &p.path)).collect();
+    if urls.is_empty() {
+        urls.push(domain::image::cover(&d.cover, base));
+    }
+    let photo_views: Vec<PhotoView> =
+        urls.iter().map(|u| PhotoView { src: domain::image::sized(u, base, 640), srcset: domain::image::srcset(u, base) }).collect();
+    let city = domain::region::city(d.city_code as u32);
+    let online = d.status == "online";
+    let banner = match d.status.as_str() {
+        "sold" => Some("该车已售出，看看下面的相似车源"),
+        "expired" => Some("卖家未确认在售，该车源已下架，看看下面的相似车源"),
+        _ => None,
+    };
+    let saving = d.guide_price_yuan - d.price_yuan;
+    let title = format!("{}_{}万", d.title, domain::money::wan(d.price_yuan));
+    let description = format!(
+        "{}，{}上牌，{}万公里，{}，售价{}万（新车指导价{}万）。",
+        d.title,
+        month_text(d.first_reg_year, d.first_reg_month),
+        domain::money::wan_km(d.mileage_km),
+        city.map_or("", |c| c.name),
+        domain::money::wan(d.price_yuan),
+        domain::money::wan(d.guide_price_yuan)
+    );
+    let canonical = format!("/details/{id}");
+    let mut page = PageMeta::new(state, visitor.device, "default", title)
+        .describe(description.clone())
+        .canonical_path(state, &canonical)
+        .share_image(state, &photo_views[0].src);
+    page.og_type = "product";
+    if !online {
+        page.robots = "noindex,follow";
+    }
+    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), ("二手车".to_owned(), "/carlist".to_owned())];
+    if let Some(c) = city {
+        crumbs.push((format!("{}二手车", c.name), format!("/carlist?city={}", c.slug)));
+    }
+    crumbs.push((d.brand_name.clone(), format!("/carlist?brand={}", d.brand_slug)));
+    crumbs.push((d.series_name.clone(), format!("/carlist?brand={}&series={}", d.brand_slug, d.series_slug)));
+    crumbs.push((d.title.clone(), canonical.clone()));
+    // schema.org Car + Offer. Never the VIN.
+    let availability = if online { "https://schema.org/InStock" } else { "https://schema.org/SoldOut" };
+    let images: Vec<String> = photo_views.iter().map(|p| absolute(state, &p.src)).collect();
+    let mut offer = serde_json::json!({
+        "@type": "Offer", "price": d.price_yuan, "priceCurrency": "CNY", "availability": availability,
+        "itemCondition": "https://schema.org/UsedCondition", "url": absolute(state, &canonical),
+    });
+    if let (Some(name), Some(oname)) = (&d.shop_name, &d.shop_oname) {
+        offer["seller"] = serde_json::json!({"@type": "AutoDealer", "name": name, "identifier": oname});
+    }
+    page.json_ld.push(json_ld(&serde_json::json!({
+        "@context": "https://schema.org", "@type": "Car", "name": d.title, "description": description,
+        "brand": {"@type": "Brand", "name": d.brand_name}, "model": d.series_name,
+        "vehicleModelDate": d.first_reg_year.to_string(),
+        "dateVehicleFirstRegistered": format!("{}-{:02}", d.first_reg_year, d.first_reg_month),
+        "mileageFromOdometer": {"@type": "QuantitativeValue", "value": d.mileage_km, "unitCode": "KMT"},
+        "fuelType": filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()),
+        "vehicleTransmission": filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()),
+        "color": d.colour, "image": images, "offers": offer,
+    })));
+    page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
+    let (seller, seller_sub) = match (&d.shop_name, d.seller_kind.as_str()) {
+        (Some(name), "dealer") => (
+            name.clone(),
+            format!("{}商家{}", if d.shop_verified.unwrap_or(false) { "认证" } else { "" }, d.shop_address.as_deref().map(|a| format!(" · {a}")).unwrap_or_default()),
+        ),
+        _ => {
+            let surname: String = d.seller_nickname.as_deref().unwrap_or("").chars().take(1).collect();
+            (if surname.is_empty() { "个人卖家".to_owned() } else { format!("{surname}先生/女士") }, "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned())
+        }
+    };
+    let cuts = history
+        .iter()
+        .map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan)))
+        .collect();
+    let tpl = DetailPage {
+        page,
+        crumbs,
+        photos: photo_views,
+        price_wan: domain::money::wan(d.price_yuan),
+        guide_wan: domain::money::wan(d.guide_price_yuan),
+        saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
+        rating: rating_view(&d),
+        specs: specs(&d),
+        banner,
+        days_on_market: d.published_at.map(|t| domain::time::days_between(t, now).max(0)),
+        confirmed: d.confirmed_at.filter(|_| online).map(|t| match domain::time::days_between(t, now) {
+            n if n <= 0 => "卖家今天确认在售".to_owned(),
+            n => format!("卖家{n}天前确认在售"),
+        }),
+        cuts,
+        seller,
+        seller_sub,
+        similar: similar.iter().map(|c| CardView::new(state, c, now)).collect(),
+        online,
+        form,
+        notice,
+        today: domain::time::date(now),
+        last_day: domain::time::date(now + 30 * 86_400),
+        description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+        d,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+fn parse_id(raw: &str) -> Result<i64, AppError> {
+    raw.parse::<i64>().ok().filter(|id| *id > 0).ok_or(AppError::NotFound)
+}
+
+/// `GET /details/{id}`.
+pub async fn detail(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Path(raw): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, AppError> {
+    let id = parse_id(&raw)?;
+    let q: DetailQuery = serde_urlencoded_lenient(query.as_deref());
+    let notice = match q.lead.as_deref() {
+        Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
+        Some("again") => Some("您今天已就这辆车提交过，卖家会尽快与您联系，无需重复提交。".to_owned()),
+        _ => None,
+    };
+    render(&state, &visitor, id, LeadForm::default(), notice).await
+}
+
+fn serde_urlencoded_lenient(raw: Option<&str>) -> DetailQuery {
+    let lead = form_urlencoded::parse(raw.unwrap_or("").as_bytes()).find(|(k, _)| k == "lead").map(|(_, v)| v.into_owned());
+    DetailQuery { lead }
+}
+
+/// `GET /details/old?id=N`: the old site's links, moved permanently.
+pub async fn old(Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+    let id = q.get("id").map(String::as_str).map(parse_id).transpose()?.ok_or(AppError::NotFound)?;
+    // 301, the status search engines know best for a moved page (axum's `permanent` is 308).
+    Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, format!("/details/{id}"))]).into_response())
+}
+
+/// The lead form's fields; everything optional so a mangled post shows messages, not a 4xx.
+#[derive(Debug, Default, Deserialize)]
+pub struct LeadPost {
+    #[serde(default)]
+    intent: String,
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    date: String,
+}
+
+/// Checks a viewing date: `YYYY-MM-DD`, from today to 30 days ahead.
+fn check_date(text: &str, now: i64) -> Result<String, &'static str> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("请选择看车日期");
+    }
+    let date = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| "日期格式不正确，请按 2026-01-01 的格式填写")?;
+    let today = chrono::NaiveDate::parse_from_str(&domain::time::date(now), "%Y-%m-%d").map_err(|_| "日期格式不正确")?;
+    let days = (date - today).num_days();
+    if days < 0 {
+        return Err("看车日期不能早于今天");
+    }
+    if days > 30 {
+        return Err("只能预约30天内的日期");
+    }
+    Ok(date.format("%Y-%m-%d").to_string())
+}
+
+/// `POST /details/{id}/lead`.
+pub async fn lead(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Path(raw): Path<String>,
+    Form(post): Form<LeadPost>,
+) -> Result<Response, AppError> {
+    let id = parse_id(&raw)?;
+    let d = state.store.public_listing(id).await?;
+    let now = state.clock.now();
+    let intent = if post.intent == "book_viewing" { "book_viewing" } else { "ask_price" };
+    let mut form = LeadForm { intent: intent.to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
+    if d.status != "online" {
+        form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
+    }
+    let mobile = match Mobile::parse(&post.mobile) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            form.mobile_error = Some(e.message().to_owned());
+            None
+        }
+    };
+    let date = if intent == "book_viewing" {
+        match check_date(&post.date, now) {
+            Ok(d) => d,
+            Err(e) => {
+                form.date_error = Some(e.to_owned());
+                String::new()
+            }
+        }
+    } else {
+        String::new()
+    };
+    let (Some(mobile), None, None) = (mobile, &form.date_error, &form.form_error) else {
+        return failed(&state, &visitor, id, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    let lead = NewLead {
+        mobile: mobile.to_string(),
+        intent: intent.to_owned(),
+        listing_id: Some(id),
+        shop_id: d.shop_id,
+        city_code: Some(d.city_code),
+        appointment_date: date,
+        source_page: format!("/details/{id}"),
+        ip: visitor.ip.clone(),
+        ..NewLead::default()
+    };
+    match state.store.submit_lead(&lead, now).await? {
+        LeadOutcome::Created(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"))),
+        LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=again#lead"))),
+        LeadOutcome::RateLimited => {
+            form.form_error = Some("提交太频繁了，请一小时后再试".to_owned());
+            failed(&state, &visitor, id, form, StatusCode::TOO_MANY_REQUESTS).await
+        }
+    }
+}
+
+async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, status: StatusCode) -> Result<Response, AppError> {
+    let mut res = render(state, visitor, id, form, None).await?;
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+fn see_other(to: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_owned())]).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewing_dates_run_from_today_for_thirty_days() {
+        // 2026-11-21 10:30 China time.
+        let now = 1_795_228_215;
+        assert_eq!(check_date("2026-11-21", now), Ok("2026-11-21".to_owned()));
+        assert_eq!(check_date(" 2026-12-21 ", now), Ok("2026-12-21".to_owned()));
+        assert_eq!(check_date("2026-12-22", now), Err("只能预约30天内的日期"));
+        assert_eq!(check_date("2026-11-20", now), Err("看车日期不能早于今天"));
+        assert_eq!(check_date("", now), Err("请选择看车日期"));
+        assert!(check_date("2026-02-30", now).is_err());
+        assert!(check_date("明天", now).is_err());
+    }
+}

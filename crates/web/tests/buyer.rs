@@ -1,0 +1,279 @@
+//! The buyer journey over HTTP, each test on SQLite and on PostgreSQL: the car list with its
+//! filters, sorts, pages and SEO; the detail page with its rating, freshness, JSON-LD and lead
+//! forms; news; compare; the inspected and campaign lists; sitemaps and robots.txt.
+
+#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{IPHONE, TestApp};
+
+on_both!(300 =>
+    the_car_list_filters_sorts_and_pages,
+    an_empty_search_suggests_widening,
+    the_detail_page_shows_the_car_and_its_history,
+    sold_removed_and_legacy_detail_links,
+    lead_forms_validate_deduplicate_and_limit,
+    news_tabs_pages_and_articles,
+    compare_keeps_three_cars_in_a_cookie,
+    quality_and_campaign_lists,
+    sitemaps_cover_every_online_listing,
+);
+
+/// Listing ids linked from a page, in order.
+fn detail_links(body: &str) -> Vec<i64> {
+    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
+}
+
+async fn online(app: &TestApp) -> i64 {
+    app.state.store.count_online(None).await.unwrap()
+}
+
+async fn the_car_list_filters_sorts_and_pages(app: &TestApp) {
+    let r = app.get("/carlist", &[("user-agent", IPHONE)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let total = online(app).await;
+    assert!(r.body.contains(&format!("共 <b>{total}</b> 辆")), "result count");
+    assert_eq!(r.body.matches(r#"<li class="card">"#).count(), 20, "20 per page");
+    assert!(r.body.contains(r#"<link rel="canonical" href="http://127.0.0.1:8080/carlist">"#));
+    assert!(r.body.contains(r#"<meta name="robots" content="index,follow">"#));
+    assert!(r.body.contains(r#"href="/carlist?page=2" rel="next""#), "crawlable paging");
+    assert!(r.body.contains(r#"href="/carlist?sort=price_asc" rel="nofollow""#), "sort links are nofollow");
+    let ld = r.json_ld();
+    assert_eq!(ld[0]["@type"], "ItemList");
+    assert_eq!(ld[0]["numberOfItems"], total);
+    assert_eq!(ld[0]["itemListElement"].as_array().unwrap().len(), 20);
+    assert_eq!(ld[1]["@type"], "BreadcrumbList");
+    // The same filters in another order and spelling give the same canonical URL.
+    let a = app.get("/carlist?sort=price_asc&price=5.0-8&brand=dazhong", &[]).await;
+    let b = app.get("/carlist?brand=dazhong&price=5-8&sort=price_asc", &[]).await;
+    let canonical = r#"<link rel="canonical" href="http://127.0.0.1:8080/carlist?brand=dazhong&#38;price=5-8&#38;sort=price_asc">"#;
+    assert!(a.body.contains(canonical) && b.body.contains(canonical));
+    assert!(a.body.contains(r#"<meta name="robots" content="noindex,follow">"#), "two filters and a sort are not indexed");
+    // Chips remove one filter each.
+    assert!(a.body.contains(r#"<a class="chip" href="/carlist?price=5-8&#38;sort=price_asc""#), "remove the brand");
+    assert!(a.body.contains(r#"<a class="chip" href="/carlist?brand=dazhong&#38;sort=price_asc""#), "remove the price");
+    // Prices on the sorted page rise and stay in the band.
+    let mut last = 0.0;
+    for price in a.body.split(r#"<p class="price"><b>"#).skip(1).map(|s| s[..s.find('<').unwrap()].parse::<f64>().unwrap()) {
+        assert!((5.0..8.0).contains(&price) && price >= last, "{price}");
+        last = price;
+    }
+    // A series page lists the brand's series and every card of it.
+    let series = app.get("/carlist?keyword=langyi", &[]).await;
+    assert!(series.body.contains(r#"<link rel="canonical" href="http://127.0.0.1:8080/carlist?brand=dazhong&#38;series=langyi">"#), "pinyin keyword → series");
+    assert!(series.body.contains("大众朗逸二手车"));
+    let chinese = app.get("/carlist?keyword=%E6%9C%97%E9%80%B8", &[]).await;
+    assert_eq!(detail_links(&chinese.body), detail_links(&series.body), "朗逸 in Chinese finds the same cars");
+    // Filters as plain links, a GET form for the keyword.
+    assert!(r.body.contains(r#"<form class="search slim" action="/carlist" method="get""#));
+    assert!(r.body.contains(r#"href="/carlist?fuel=3""#));
+    assert!(r.body.contains(r#"href="/carlist?province=hunan""#));
+    let hunan = app.get("/carlist?province=hunan", &[]).await;
+    assert!(hunan.body.contains(r#"href="/carlist?city=changsha""#), "a province shows its cities");
+    // Past the last page is 404; garbage is ignored.
+    assert_eq!(app.get("/carlist?page=400", &[]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get("/carlist?price=abc&page=-1&brand=%ZZ", &[]).await.status, StatusCode::OK);
+    // Ratings are shown on cards.
+    assert!(r.body.contains(r#"class="rating rating-"#));
+    assert!(r.body.contains(r#"srcset="/upload/demo/"#) && r.body.contains(r#"_w320.webp 320w"#), "WebP thumbnails with srcset");
+    assert!(r.body.contains(r#"width="320" height="240" loading="lazy""#), "below the fold is lazy, with its size set");
+}
+
+async fn an_empty_search_suggests_widening(app: &TestApp) {
+    let r = app.get("/carlist?keyword=%E6%B2%A1%E6%9C%89%E8%BF%99%E7%A7%8D%E8%BD%A6&price=5-8", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("共 <b>0</b> 辆"));
+    assert!(r.body.contains("没有找到符合条件的车源"));
+    assert!(r.body.contains(r#"<a href="/carlist?keyword=%E6%B2%A1%E6%9C%89%E8%BF%99%E7%A7%8D%E8%BD%A6">去掉「5-8万」</a>"#));
+    assert!(r.body.contains(r#"<meta name="robots" content="noindex,follow">"#));
+    assert!(r.body.contains(r#"value="没有这种车""#), "the keyword is kept in the box");
+}
+
+async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    app.state.store.execute_admin(&format!("update listing set vin = 'LSVAU2180N2183456' where listing_id = {id}")).await.unwrap();
+    let did = "0123456789abcdef0123456789abcdef";
+    let r = app.get(&format!("/details/{id}"), &[("user-agent", IPHONE), ("cookie", &format!("hx_did={did}"))]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let d = app.state.store.listing_detail(id).await.unwrap();
+    assert!(r.body.contains(&d.title.replace('&', "&amp;")));
+    assert!(r.body.contains("新车指导价") && r.body.contains("车辆档案") && r.body.contains("上牌时间"));
+    assert!(r.body.contains("已上架") && r.body.contains("确认在售"), "freshness");
+    assert!(r.body.contains("询底价") && r.body.contains("预约看车"));
+    assert!(!r.body.contains("LSVAU2180N2183456"), "the VIN is never shown");
+    assert!(r.body.contains(&format!(r#"<meta property="og:url" content="http://127.0.0.1:8080/details/{id}">"#)));
+    assert!(r.body.contains(r#"<meta property="og:image" content="http://127.0.0.1:8080/upload/demo/"#));
+    assert!(r.body.contains(r#"fetchpriority="high""#), "the first photo loads first");
+    let ld = r.json_ld();
+    let car = &ld[0];
+    assert_eq!(car["@type"], "Car");
+    assert_eq!(car["name"], d.title);
+    assert_eq!(car["brand"]["name"], d.brand_name);
+    assert_eq!(car["model"], d.series_name);
+    assert_eq!(car["mileageFromOdometer"]["value"], d.mileage_km);
+    assert_eq!(car["dateVehicleFirstRegistered"], format!("{}-{:02}", d.first_reg_year, d.first_reg_month));
+    assert_eq!(car["offers"]["price"], d.price_yuan);
+    assert_eq!(car["offers"]["priceCurrency"], "CNY");
+    assert!(car.get("vehicleIdentificationNumber").is_none());
+    assert_eq!(ld[1]["@type"], "BreadcrumbList");
+    // The rating block says what it rests on.
+    assert!(r.body.contains("rating-box"));
+    assert!(r.body.contains("基于") || r.body.contains("估算"));
+    // The view was recorded against the device cookie.
+    let viewed = app.state.store.viewed_by_device(did, 10).await.unwrap();
+    assert_eq!(viewed.first().map(|v| v.0), Some(id));
+    // Price cuts are listed when there are some.
+    app.state.store.execute_admin(&format!("update listing set price_cut_count = 1 where listing_id = {id}")).await.unwrap();
+    app.state
+        .store
+        .execute_admin(&format!("insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ({id}, {}, {}, {})", d.price_yuan + 5000, d.price_yuan, common::NOW - 86_400))
+        .await
+        .unwrap();
+    let r = app.get(&format!("/details/{id}"), &[]).await;
+    assert!(r.body.contains("降价") && r.body.contains("价格变化"));
+}
+
+async fn sold_removed_and_legacy_detail_links(app: &TestApp) {
+    let ids = detail_links(&app.get("/carlist", &[]).await.body);
+    let (sold, removed) = (ids[0], ids[1]);
+    let store = &app.state.store;
+    store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {sold}")).await.unwrap();
+    store.execute_admin(&format!("update listing set status = 'removed' where listing_id = {removed}")).await.unwrap();
+    let r = app.get(&format!("/details/{sold}"), &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("已售") && r.body.contains("相似车源"));
+    assert!(r.body.contains(r#"content="noindex,follow""#));
+    assert_eq!(r.json_ld()[0]["offers"]["availability"], "https://schema.org/SoldOut");
+    assert_eq!(app.get(&format!("/details/{removed}"), &[]).await.status, StatusCode::NOT_FOUND);
+    for bad in ["/details/0", "/details/abc", "/details/99999999", "/details/-3", "/details/1.5"] {
+        assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+    let old = app.get(&format!("/details/old?id={sold}"), &[]).await;
+    assert_eq!(old.status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(old.location(), format!("/details/{sold}"));
+    for bad in ["/details/old", "/details/old?id=x", "/details/old?id=0"] {
+        assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+}
+
+async fn lead_forms_validate_deduplicate_and_limit(app: &TestApp) {
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let url = format!("/details/{id}/lead");
+    // A bad phone: the message beside the field, the input kept, nothing stored.
+    let r = app.post_form(&url, &[], "intent=ask_price&mobile=1381234").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("请输入正确的手机号"));
+    assert!(r.body.contains(r#"value="1381234""#));
+    let r = app.post_form(&url, &[], "intent=ask_price&mobile=").await;
+    assert!(r.body.contains("请填写手机号"));
+    let r = app.post_form(&url, &[], "intent=book_viewing&mobile=13812345678&date=2020-01-01").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("看车日期不能早于今天") && r.body.contains(r#"value="13812345678""#));
+    assert_eq!(app.state.store.count_leads(id).await.unwrap(), 0);
+    // A good one is stored and confirmed; the same again today is recognised.
+    let r = app.post_form(&url, &[], "intent=ask_price&mobile=13812345678").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), format!("/details/{id}?lead=ok#lead"));
+    assert!(app.get(&format!("/details/{id}?lead=ok"), &[]).await.body.contains("提交成功"));
+    let again = app.post_form(&url, &[], "intent=ask_price&mobile=13812345678").await;
+    assert_eq!(again.location(), format!("/details/{id}?lead=again#lead"));
+    let booking = app.post_form(&url, &[], "intent=book_viewing&mobile=13812345678&date=2026-11-25").await;
+    assert_eq!(booking.location(), format!("/details/{id}?lead=ok#lead"));
+    assert_eq!(app.state.store.count_leads(id).await.unwrap(), 2);
+    // Garbage bodies get messages, not errors.
+    let r = app.post_form(&url, &[], "%%%&mobile=%E0%A4").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    // One IP is limited per hour.
+    let mut statuses = Vec::new();
+    for i in 0..store::LEADS_PER_IP_PER_HOUR + 1 {
+        let r = app.post_form(&url, &[("x-test-peer", "10.1.2.3")], &format!("intent=ask_price&mobile=139000001{i:02}")).await;
+        statuses.push(r.status);
+    }
+    assert!(statuses[..statuses.len() - 1].iter().all(|s| *s == StatusCode::SEE_OTHER));
+    assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(app.post_form("/details/99999999/lead", &[], "mobile=13812345678").await.status, StatusCode::NOT_FOUND);
+}
+
+async fn news_tabs_pages_and_articles(app: &TestApp) {
+    let r = app.get("/news", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains(r#"<nav class="tabs""#) && r.body.contains("全部"));
+    assert_eq!(r.body.matches("<li><a href=\"/news/").count(), 10);
+    assert!(r.body.contains(r#"href="/news?page=2" rel="next""#));
+    let cats = app.state.store.news_categories().await.unwrap();
+    let (cat, n) = &cats[0];
+    let tab = format!("/news?category={}", domain::search::percent_encode(cat));
+    assert!(r.body.contains(&format!(r#"href="{tab}""#)));
+    let in_cat = app.get(&tab, &[]).await;
+    assert_eq!(in_cat.body.matches("<li><a href=\"/news/").count() as i64, (*n).min(10));
+    assert_eq!(app.get("/news?page=999", &[]).await.status, StatusCode::NOT_FOUND);
+    let id: i64 = r.body.split("<li><a href=\"/news/").nth(1).and_then(|s| s[..s.find('"').unwrap()].parse().ok()).unwrap();
+    let a = app.get(&format!("/news/{id}"), &[]).await;
+    assert_eq!(a.status, StatusCode::OK);
+    let ld = a.json_ld();
+    assert_eq!(ld[0]["@type"], "NewsArticle");
+    assert!(ld[0]["datePublished"].as_str().unwrap().ends_with("+08:00"));
+    assert!(a.body.contains(r#"<meta property="og:type" content="article">"#));
+    assert!(a.body.contains("相关资讯"));
+    for bad in ["/news/0", "/news/abc", "/news/99999999"] {
+        assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+}
+
+async fn compare_keeps_three_cars_in_a_cookie(app: &TestApp) {
+    let ids = detail_links(&app.get("/carlist", &[]).await.body);
+    let empty = app.get("/actives/threecar", &[]).await;
+    assert!(empty.body.contains("还没有添加对比车辆"));
+    let mut cookie = String::new();
+    for id in &ids[..3] {
+        let r = app.post_form("/actives/threecar", &[("cookie", &cookie)], &format!("add={id}")).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER);
+        let set = r.cookies().into_iter().find(|c| c.starts_with("hx_cmp=")).unwrap();
+        cookie = set.split(';').next().unwrap().to_owned();
+    }
+    assert_eq!(cookie, format!("hx_cmp={}.{}.{}", ids[0], ids[1], ids[2]));
+    let full = app.post_form("/actives/threecar", &[("cookie", &cookie)], &format!("add={}", ids[3])).await;
+    assert_eq!(full.location(), "/actives/threecar?msg=full");
+    let page = app.get("/actives/threecar", &[("cookie", &cookie)]).await;
+    assert_eq!(page.body.matches(r#"name="remove""#).count(), 3);
+    assert!(page.body.contains("价格评级") && page.body.contains("表显里程"));
+    let r = app.post_form("/actives/threecar", &[("cookie", &cookie)], &format!("remove={}", ids[1])).await;
+    assert!(r.cookies().iter().any(|c| c.starts_with(&format!("hx_cmp={}.{};", ids[0], ids[2]))));
+    assert_eq!(app.post_form("/actives/threecar", &[], "add=99999999").await.status, StatusCode::NOT_FOUND);
+    let junk = app.get("/actives/threecar", &[("cookie", "hx_cmp=1.x.-5.%00")]).await;
+    assert_eq!(junk.status, StatusCode::OK);
+}
+
+async fn quality_and_campaign_lists(app: &TestApp) {
+    let q = app.get("/servicehall/qualitycarlist", &[]).await;
+    assert_eq!(q.status, StatusCode::OK);
+    assert!(q.body.contains("精品二手车"));
+    let cards = q.body.split(r#"<li class="card">"#).skip(1).count();
+    assert!(cards > 0);
+    assert_eq!(q.body.matches(r#"<span class="tag">精品</span>"#).count(), cards, "only inspected cars");
+    assert!(q.body.contains(r#"href="/servicehall/qualitycarlist?price=5-8""#), "the same filters");
+    let f = app.get("/actives/buyflow/carlist?plan=p1&unit=u2", &[]).await;
+    assert_eq!(f.status, StatusCode::OK);
+    assert!(f.body.contains(r#"data-layout="flow""#));
+    assert!(!f.body.contains(r#"<header class="site-header">"#), "no site navigation in a flow");
+}
+
+async fn sitemaps_cover_every_online_listing(app: &TestApp) {
+    let robots = app.get("/robots.txt", &[]).await;
+    assert!(robots.body.contains("Sitemap: http://127.0.0.1:8080/sitemap.xml"));
+    let index = app.get("/sitemap.xml", &[]).await;
+    assert_eq!(index.status, StatusCode::OK);
+    assert!(index.body.contains("<sitemapindex"));
+    assert!(index.body.contains("<loc>http://127.0.0.1:8080/sitemap/listings-1.xml</loc><lastmod>"));
+    let listings = app.get("/sitemap/listings-1.xml", &[]).await;
+    assert_eq!(listings.body.matches("<url>").count() as i64, online(app).await);
+    assert!(listings.body.contains("<lastmod>2026-"));
+    assert_eq!(app.get("/sitemap/listings-2.xml", &[]).await.status, StatusCode::NOT_FOUND);
+    let news = app.get("/sitemap/news.xml", &[]).await;
+    assert_eq!(news.body.matches("<url>").count() as i64, app.state.store.news_categories().await.unwrap().iter().map(|c| c.1).sum::<i64>());
+    let pages = app.get("/sitemap/pages.xml", &[]).await;
+    assert!(pages.body.contains("<loc>http://127.0.0.1:8080/carlist?brand=dazhong&amp;series=langyi</loc>"));
+    assert_eq!(app.get("/sitemap/other.xml", &[]).await.status, StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,186 @@
+//! The harness of the black-box HTTP tests: the whole router over a seeded database (a fresh
+//! SQLite file, or a fresh PostgreSQL database when one answers), driven through
+//! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
+
+#![allow(dead_code, reason = "each test file uses a different part of the harness")]
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use domain::time::FixedClock;
+use store::Store;
+use tower::ServiceExt as _;
+use web::AppState;
+use web::config::{Config, Env};
+
+/// 2026-11-21 10:30:15 China time.
+pub const NOW: i64 = 1_795_228_215;
+pub const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+pub const DESKTOP: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36";
+
+pub struct TestApp {
+    pub state: AppState,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Database { admin_url: String, name: String },
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::File(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+            }
+            Cleanup::Database { admin_url, name } => {
+                // Drop the database from a fresh runtime: Drop cannot await.
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                let _ = std::thread::spawn(move || {
+                    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+                    rt.block_on(async {
+                        if let Ok(admin) = Store::connect(&admin_url).await {
+                            let _ = admin.execute_admin(&format!("drop database if exists {name} with (force)")).await;
+                            admin.close().await;
+                        }
+                    });
+                })
+                .join();
+            }
+        }
+    }
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+    pub bytes: usize,
+}
+
+impl Reply {
+    /// The `Location` header.
+    pub fn location(&self) -> &str {
+        self.headers.get("location").and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+
+    /// Every `Set-Cookie` value.
+    pub fn cookies(&self) -> Vec<String> {
+        self.headers.get_all("set-cookie").iter().filter_map(|v| v.to_str().ok().map(str::to_owned)).collect()
+    }
+
+    /// The JSON-LD documents of a page, parsed.
+    pub fn json_ld(&self) -> Vec<serde_json::Value> {
+        let open = r#"<script type="application/ld+json">"#;
+        self.body
+            .split(open)
+            .skip(1)
+            .map(|rest| serde_json::from_str(&rest[..rest.find("</script>").unwrap()]).unwrap())
+            .collect()
+    }
+}
+
+fn unique() -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    format!("usedcar_http_{}_{n}_{nanos}", std::process::id())
+}
+
+async fn finish(store: Store, listings: usize, cleanup: Cleanup) -> TestApp {
+    store.migrate().await.unwrap();
+    if listings > 0 {
+        store::seed::seed(&store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
+    }
+    let config = Config::defaults(Env::Development);
+    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup }
+}
+
+/// A fresh SQLite database with `listings` demo listings.
+pub async fn spawn_app(listings: usize) -> TestApp {
+    let path = std::env::temp_dir().join(format!("{}.db", unique()));
+    let store = Store::connect(path.to_str().unwrap()).await.unwrap();
+    finish(store, listings, Cleanup::File(path)).await
+}
+
+/// A fresh PostgreSQL database, or `None` when no server answers (a failure under `CI=true`).
+pub async fn spawn_pg_app(listings: usize) -> Option<TestApp> {
+    let admin_url = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = match Store::connect(&admin_url).await {
+        Ok(s) => s,
+        Err(e) => {
+            assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "PostgreSQL is required in CI but unreachable at {admin_url}: {e}");
+            eprintln!("PostgreSQL unreachable at {admin_url}: postgres variant skipped ({e})");
+            return None;
+        }
+    };
+    let name = unique();
+    admin.execute_admin(&format!("create database {name}")).await.unwrap();
+    admin.close().await;
+    let (base, _) = admin_url.rsplit_once('/').unwrap();
+    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    Some(finish(store, listings, Cleanup::Database { admin_url, name }).await)
+}
+
+impl TestApp {
+    pub fn router(&self) -> Router {
+        web::app(self.state.clone())
+    }
+
+    pub async fn get(&self, uri: &str, headers: &[(&str, &str)]) -> Reply {
+        send(self.router(), Method::GET, uri, headers, None).await
+    }
+
+    /// Posts an urlencoded form.
+    pub async fn post_form(&self, uri: &str, headers: &[(&str, &str)], form: &str) -> Reply {
+        send(self.router(), Method::POST, uri, headers, Some(form.to_owned())).await
+    }
+}
+
+pub async fn send(router: Router, method: Method, uri: &str, headers: &[(&str, &str)], form: Option<String>) -> Reply {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let body = match form {
+        Some(f) => {
+            req = req.header("content-type", "application/x-www-form-urlencoded");
+            Body::from(f)
+        }
+        None => Body::empty(),
+    };
+    let mut req = req.body(body).unwrap();
+    if let Some(ip) = headers.iter().find(|(k, _)| *k == "x-test-peer").map(|(_, v)| *v) {
+        let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+        req.extensions_mut().insert(axum::extract::ConnectInfo(addr));
+    }
+    let res = router.oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
+    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
+}
+
+/// Declares `$name::sqlite` and `$name::postgres` tests running `async fn $name(app: &TestApp)`
+/// over `$listings` demo listings.
+#[macro_export]
+macro_rules! on_both {
+    ($listings:expr => $($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                let app = super::common::spawn_app($listings).await;
+                super::$name(&app).await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                let Some(app) = super::common::spawn_pg_app($listings).await else { return };
+                super::$name(&app).await;
+            }
+        }
+    )*};
+}
