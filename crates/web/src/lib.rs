@@ -19,6 +19,7 @@ pub mod config;
 pub mod ctx;
 pub mod demo_photo;
 pub mod error;
+pub mod jobs;
 pub mod pages;
 
 use std::sync::Arc;
@@ -177,9 +178,11 @@ pub async fn serve(state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(&state.config.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, env = %state.config.env, backend = ?state.store.backend(), "listening");
     let store = state.store.clone();
+    let jobs = jobs::spawn(state.clone());
     axum::serve(listener, app(state).into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
+    jobs.abort();
     store.close().await;
     tracing::info!("stopped");
     Ok(())

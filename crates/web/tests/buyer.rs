@@ -277,3 +277,18 @@ async fn sitemaps_cover_every_online_listing(app: &TestApp) {
     assert!(pages.body.contains("<loc>http://127.0.0.1:8080/carlist?brand=dazhong&amp;series=langyi</loc>"));
     assert_eq!(app.get("/sitemap/other.xml", &[]).await.status, StatusCode::NOT_FOUND);
 }
+
+on_both!(120 => the_expiry_job_takes_unconfirmed_cars_offline);
+
+async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let before = online(app).await;
+    app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", common::NOW - 1)).await.unwrap();
+    web::jobs::tick(&app.state, 0).await;
+    web::jobs::tick(&app.state, 1).await;
+    assert_eq!(online(app).await, before - 1, "exactly one expired, however often the job runs");
+    let r = app.get(&format!("/details/{id}"), &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("已下架") && r.body.contains("卖家未确认在售"));
+    assert!(!detail_links(&app.get("/carlist?sort=new", &[]).await.body).contains(&id));
+}

@@ -1,0 +1,41 @@
+//! Periodic work inside the server: expiring listings whose sellers did not re-confirm them, and
+//! refreshing stored valuations. Both are idempotent, so several nodes may run them at once.
+
+use std::time::Duration;
+
+use crate::AppState;
+
+/// How often listings are checked for expiry.
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(600);
+/// Valuations are refreshed on every this-many expiry ticks (hourly).
+pub const VALUATION_TICKS: u64 = 6;
+
+/// One tick: expire, and on every [`VALUATION_TICKS`]th tick (and the first) re-value.
+pub async fn tick(state: &AppState, n: u64) {
+    let now = state.clock.now();
+    match state.store.expire_listings(now).await {
+        Ok(0) => {}
+        Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
+        Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+    }
+    if n % VALUATION_TICKS == 0 {
+        match state.store.refresh_valuations(now).await {
+            Ok(changed) => tracing::info!(changed, "refreshed valuations"),
+            Err(e) => tracing::warn!(error = %e, "valuation job failed"),
+        }
+    }
+}
+
+/// Runs [`tick`] forever on the [`EXPIRY_EVERY`] timer; the first tick is immediate.
+pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut timer = tokio::time::interval(EXPIRY_EVERY);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut n = 0u64;
+        loop {
+            timer.tick().await;
+            tick(&state, n).await;
+            n += 1;
+        }
+    })
+}
