@@ -129,7 +129,7 @@ fn test() -> Res {
     let bin = root.join("target/debug/usedcar");
     let db = std::env::temp_dir().join(format!("usedcar_browser_{}.db", std::process::id()));
     let db_s = db.to_string_lossy().into_owned();
-    run(Command::new(&bin).args(["seed", "--listings", "300", "--database-url", &db_s]).env("USEDCAR_LOG", "warn"))?;
+    run(Command::new(&bin).args(["seed", "--listings", "3000", "--database-url", &db_s]).env("USEDCAR_LOG", "warn"))?;
     let port = free_port()?;
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(&bin)

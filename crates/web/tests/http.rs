@@ -111,6 +111,7 @@ async fn choosing_a_city_sets_the_cookie_and_filters_the_page() {
     assert!(all.iter().any(|c| c.starts_with("hx_city=beijing;")), "{cookie} {all:?}");
     assert!(r.body.contains("北京二手车"));
 
+    assert!(r.body.contains(r#"href="/carlist?price=5-8&#38;city=beijing" rel="nofollow""#), "list links keep the city");
     let again = app.get("/", &[("cookie", "hx_city=beijing")]).await;
     assert!(again.body.contains("北京在售"));
     let cleared = app.get("/?city=quanguo", &[("cookie", "hx_city=beijing")]).await;

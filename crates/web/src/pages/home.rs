@@ -6,6 +6,7 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::PRICE_OPTIONS;
 use domain::region::{self, City, Province};
+use domain::search::CarQuery;
 use serde::{Deserialize, Serialize};
 use store::ListingFilter;
 
@@ -74,7 +75,10 @@ struct HomePage {
     quality: Vec<CardView>,
     brands: Vec<store::BrandRow>,
     news: Vec<NewsView>,
-    price_chips: Vec<(&'static str, &'static str)>,
+    price_chips: Vec<(String, &'static str)>,
+    brand_links: Vec<String>,
+    all_href: String,
+    nofollow: bool,
     services: &'static [ServiceEntry],
     hot_cities: Vec<&'static City>,
     provinces: Vec<(char, Vec<&'static Province>)>,
@@ -134,6 +138,8 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let chooser = page.island(&state, "CityChooser", &props);
     let open_province = q.province.as_deref().and_then(region::province_by_slug);
+    let city_ref = city.and_then(|c| region::city(c.code));
+    let brand_rows = brands.clone();
     let tpl = HomePage {
         page,
         city,
@@ -146,7 +152,18 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
             .into_iter()
             .map(|n| NewsView { href: format!("/news/{}", n.news_id), title: n.title, category: n.category, date: domain::time::date(n.published_at) })
             .collect(),
-        price_chips: PRICE_OPTIONS.iter().filter(|o| !o.value.is_empty()).map(|o| (o.value, o.label)).collect(),
+        // With a city chosen, the list links keep it (and are nofollow: two filters deep).
+        price_chips: PRICE_OPTIONS
+            .iter()
+            .filter(|o| !o.value.is_empty())
+            .map(|o| (CarQuery { price: Some(o.value.to_owned()), city: city_ref, ..CarQuery::default() }.href("/carlist"), o.label))
+            .collect(),
+        brand_links: brand_rows
+            .iter()
+            .map(|b| CarQuery { brand: domain::catalog::brand(&b.slug), city: city_ref, ..CarQuery::default() }.href("/carlist"))
+            .collect(),
+        all_href: CarQuery { city: city_ref, ..CarQuery::default() }.href("/carlist"),
+        nofollow: city.is_some(),
         services: SERVICES,
         hot_cities,
         provinces: region::provinces_by_initial(),

@@ -1,0 +1,102 @@
+// The buyer journey in Debian's Chromium, on a phone and on a desktop, with JavaScript on and off:
+// from / choose a city and a price chip, add a brand, sort by price, open a car, submit 询底价
+// with a bad phone (the message appears beside the field and the input is kept), then a good one.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
+const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const variants = [
+  { name: "phone, JavaScript on", phone: "13900000001", mobile: true, js: true },
+  { name: "phone, JavaScript off", phone: "13900000002", mobile: true, js: false },
+  { name: "desktop, JavaScript on", phone: "13900000003", mobile: false, js: true },
+  { name: "desktop, JavaScript off", phone: "13900000004", mobile: false, js: false },
+];
+
+/// Opens the filter panel when it is folded (phones) so its links can be clicked.
+async function openFilters(page) {
+  const box = page.locator("details.filters-box");
+  if ((await box.getAttribute("open")) === null) await box.locator("summary").click();
+}
+
+for (const v of variants) {
+  test(`buyer journey: ${v.name}`, async () => {
+    const context = await browser.newContext({
+      javaScriptEnabled: v.js,
+      ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+
+    // Choose Beijing with the plain chooser link, then the 5-8万 chip.
+    await page.goto(BASE + "/?city=beijing");
+    await page.locator("nav.chips a", { hasText: "5-8万" }).click();
+    await page.waitForURL(/\/carlist\?price=5-8&city=beijing$/);
+    assert.match(await page.locator("h1").innerText(), /北京二手车/);
+    const chips = await page.locator(".chipbar .chip").allInnerTexts();
+    assert.deepEqual(chips.map((c) => c.replace(/\s*×$/, "")), ["5-8万", "北京"]);
+
+    // Add the brand of the first car listed.
+    const firstTitle = await page.locator("li.card h3").first().innerText();
+    const brand = firstTitle.split(" ")[0];
+    await openFilters(page);
+    const brandRow = page.locator(".frow").first();
+    let link = brandRow.locator(".fopts > a", { hasText: new RegExp(`^${brand}$`) });
+    if ((await link.count()) === 0) {
+      await brandRow.locator(".fmore summary").click();
+      link = brandRow.locator(".fmore a", { hasText: new RegExp(`^${brand}$`) });
+    }
+    await link.first().click();
+    await page.waitForURL(/brand=/);
+    assert.ok(new URL(page.url()).searchParams.get("city") === "beijing", "the city is kept");
+    assert.ok((await page.locator("li.card").count()) >= 1, "the brand's cars in Beijing at 5-8万");
+
+    // Sort by price, low to high: prices rise.
+    await page.locator("nav.sorts a", { hasText: "价格低→高" }).click();
+    await page.waitForURL(/sort=price_asc/);
+    const prices = (await page.locator("li.card .price b").allInnerTexts()).map(Number);
+    assert.deepEqual(prices, [...prices].sort((a, b) => a - b));
+    assert.ok(prices.every((p) => p >= 5 && p < 8), `prices in the band: ${prices}`);
+
+    // Open the first car.
+    await page.locator("li.card > a").first().click();
+    await page.waitForURL(/\/details\/\d+$/);
+    assert.ok((await page.locator("h1").innerText()).startsWith(brand));
+    assert.ok(await page.locator(".rating-box").isVisible());
+    const photo = page.locator(".gallery img").first();
+    assert.ok(await photo.evaluate((img) => img.complete && img.naturalWidth > 0), "the first photo loaded");
+
+    // 询底价 with a bad phone: message beside the field, input kept.
+    const ask = page.locator("form.lead-form").first();
+    await ask.locator('input[name="mobile"]').fill("12345");
+    await ask.locator('button[type="submit"]').click();
+    await page.waitForLoadState();
+    const kept = page.locator("form.lead-form").first();
+    assert.equal(await kept.locator(".field-err").innerText(), "请输入正确的手机号");
+    assert.equal(await kept.locator('input[name="mobile"]').inputValue(), "12345");
+    assert.equal(await kept.locator('input[name="mobile"]').getAttribute("aria-invalid"), "true");
+
+    // …then a good one.
+    await kept.locator('input[name="mobile"]').fill(v.phone);
+    await kept.locator('button[type="submit"]').click();
+    await page.waitForURL(/lead=ok/);
+    assert.match(await page.locator(".notice.ok").innerText(), /提交成功/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
