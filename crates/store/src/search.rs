@@ -89,10 +89,19 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (St
         cond(&mut sql, &mut vals, "province_code = {}", Val::Int(i64::from(p.code)));
     }
     if let Some(k) = &q.keyword {
-        // Every word must match: brand, series and title text in Chinese and pinyin.
-        for word in k.split_whitespace() {
-            cond(&mut sql, &mut vals, "search_text like {} escape '\\'", Val::Text(like_pattern(word)));
+        // Every word must match: brand, series and title text in Chinese and pinyin. The text
+        // test runs as one sequential pass in a subquery (deliberately without the status test,
+        // which would make SQLite walk the table through an index); the outer query then checks
+        // ids from its index instead of visiting rows in sort order.
+        let words: Vec<&str> = k.split_whitespace().collect();
+        let mut sub = String::from("listing_id in (select listing_id from listing where true");
+        for word in words {
+            vals.push(Val::Text(like_pattern(word)));
+            sub.push_str(&format!(" and search_text like ${} escape '\\'", vals.len()));
         }
+        sub.push(')');
+        sql.push_str(" and ");
+        sql.push_str(&sub);
     }
     (sql, vals)
 }
@@ -149,7 +158,7 @@ mod tests {
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
              and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
-             and city_code = $6 and search_text like $7 escape '\\'"
+             and city_code = $6 and listing_id in (select listing_id from listing where true and search_text like $7 escape '\\')"
         );
         assert_eq!(
             vals,

@@ -225,6 +225,16 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let current_year = domain::time::year(now);
     let current_month = current_month(now);
     let all_series = catalog::series();
+    // Popular brands' series are six times as common, as on a real market: it also gives the
+    // valuation engine enough comparables for their price ratings.
+    let cumulative: Vec<u64> = all_series
+        .iter()
+        .scan(0u64, |acc, s| {
+            *acc += if POPULAR_BRANDS.contains(&s.brand_slug) { 6 } else { 1 };
+            Some(*acc)
+        })
+        .collect();
+    let total_weight = cumulative.last().copied().unwrap_or(1);
     let mut listing_rows = Vec::new();
     let mut photo_rows = Vec::new();
     let mut price_rows = Vec::new();
@@ -232,7 +242,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut price_id = 0i64;
     for i in 0..cfg.listings {
         let id = i as i64 + 1;
-        let series_index = rng.below(all_series.len() as u64) as usize;
+        let ticket = rng.below(total_weight);
+        let series_index = cumulative.partition_point(|c| *c <= ticket).min(all_series.len() - 1);
         let s = &all_series[series_index];
         let brand = catalog::brand(s.brand_slug).map_or("", |b| b.name);
         let dealer = rng.chance(0.7);

@@ -18,7 +18,7 @@ pub async fn tick(state: &AppState, n: u64) {
         Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
         Err(e) => tracing::warn!(error = %e, "expiry job failed"),
     }
-    if n % VALUATION_TICKS == 0 {
+    if n.is_multiple_of(VALUATION_TICKS) {
         match state.store.refresh_valuations(now).await {
             Ok(changed) => tracing::info!(changed, "refreshed valuations"),
             Err(e) => tracing::warn!(error = %e, "valuation job failed"),

@@ -21,6 +21,7 @@ pub mod demo_photo;
 pub mod error;
 pub mod jobs;
 pub mod pages;
+pub mod search_bench;
 
 use std::sync::Arc;
 use std::time::Instant;

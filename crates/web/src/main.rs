@@ -15,7 +15,8 @@ use web::config::{Config, Env};
 const USAGE: &str = "usage:
   usedcar serve [--addr 127.0.0.1:8080] [--database-url URL] [--env development|staging|production] [--config FILE]
   usedcar seed --listings N [--seed S] [--database-url URL] [--env ENV] [--config FILE]
-  usedcar migrate [--database-url URL] [--env ENV] [--config FILE]";
+  usedcar migrate [--database-url URL] [--env ENV] [--config FILE]
+  usedcar bench-search [--combos N] [--database-url URL]   (latency of the /carlist queries, one JSON line)";
 
 struct Args {
     command: String,
@@ -116,6 +117,19 @@ async fn run(args: Args) -> Result<(), String> {
             let report = store::seed::seed(&store, store::seed::SeedConfig { listings, seed, now }).await.map_err(|e| format!("seeding failed: {e}"))?;
             let secs = start.elapsed().as_secs_f64();
             tracing::info!(?report, seconds = secs, "seeded demo data");
+            store.close().await;
+            Ok(())
+        }
+        "bench-search" => {
+            args.check_known(&["database-url", "env", "config", "combos"])?;
+            let cfg = args.config()?;
+            let combos: usize = args.get("combos").unwrap_or("2000").parse().map_err(|_| "--combos must be a number")?;
+            let store = open_store(&cfg).await?;
+            let line = web::search_bench::run(&store, web::SystemClock.now(), combos).await.map_err(|e| e.to_string())?;
+            #[expect(clippy::print_stdout, reason = "the benchmark's result is the command's output")]
+            {
+                println!("{line}");
+            }
             store.close().await;
             Ok(())
         }

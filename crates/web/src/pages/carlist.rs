@@ -96,7 +96,7 @@ struct ListPage {
     flow: bool,
 }
 
-fn option(path: &str, label: impl Into<String>, active: bool, target: CarQuery) -> OptionLink {
+fn option(path: &str, label: impl Into<String>, active: bool, target: &CarQuery) -> OptionLink {
     OptionLink { label: label.into(), href: target.href(path), active, nofollow: !target.crawlable() }
 }
 
@@ -113,7 +113,7 @@ fn range_row(
         .map(|o| {
             let value = (!o.value.is_empty()).then(|| o.value.to_owned());
             let active = current.unwrap_or("") == o.value;
-            option(path, o.label, active, q.with(|t| set(t, value.clone())))
+            option(path, o.label, active, &q.with(|t| set(t, value.clone())))
         })
         .collect();
     FilterRow { name, options, more: Vec::new() }
@@ -127,8 +127,8 @@ fn code_row(
     current: Option<u8>,
     set: fn(&mut CarQuery, Option<u8>),
 ) -> FilterRow {
-    let mut options = vec![option(path, "不限", current.is_none(), q.with(|t| set(t, None)))];
-    options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), q.with(|t| set(t, Some(o.code))))));
+    let mut options = vec![option(path, "不限", current.is_none(), &q.with(|t| set(t, None)))];
+    options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), &q.with(|t| set(t, Some(o.code))))));
     FilterRow { name, options, more: Vec::new() }
 }
 
@@ -140,7 +140,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
             path,
             b.name,
             q.brand.is_some_and(|x| x.slug == b.slug),
-            q.with(|t| {
+            &q.with(|t| {
                 t.brand = Some(b);
                 t.series = None;
             }),
@@ -150,7 +150,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         path,
         "不限",
         q.brand.is_none(),
-        q.with(|t| {
+        &q.with(|t| {
             t.brand = None;
             t.series = None;
         }),
@@ -159,9 +159,9 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
     let more = catalog::brands().iter().map(brand_link).collect();
     rows.push(FilterRow { name: "品牌", options, more });
     if let Some(b) = q.brand {
-        let mut options = vec![option(path, "全部车系", q.series.is_none(), q.with(|t| t.series = None))];
+        let mut options = vec![option(path, "全部车系", q.series.is_none(), &q.with(|t| t.series = None))];
         options.extend(catalog::series_of(b.slug).map(|s| {
-            option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), q.with(|t| t.series = Some(s)))
+            option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))
         }));
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
@@ -176,15 +176,15 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         path,
         "全国",
         q.province.is_none(),
-        q.with(|t| {
+        &q.with(|t| {
             t.province = None;
             t.city = None;
         }),
     )];
     if let Some(p) = q.province {
-        options.push(option(path, format!("{}全省", p.name), q.city.is_none(), q.with(|t| t.city = None)));
+        options.push(option(path, format!("{}全省", p.name), q.city.is_none(), &q.with(|t| t.city = None)));
         options.extend(region::cities_of(p.code).map(|c| {
-            option(path, c.name, q.city.is_some_and(|x| x.code == c.code), q.with(|t| t.city = Some(c)))
+            option(path, c.name, q.city.is_some_and(|x| x.code == c.code), &q.with(|t| t.city = Some(c)))
         }));
     }
     let more = region::provinces_by_initial()
@@ -195,7 +195,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
                 path,
                 p.name,
                 q.province.is_some_and(|x| x.code == p.code),
-                q.with(|t| {
+                &q.with(|t| {
                     t.province = Some(p);
                     t.city = None;
                 }),

@@ -1,0 +1,84 @@
+//! `usedcar bench-search`: the latency of the `/carlist` queries at the database, over the filter
+//! combinations the page can produce: every single option of every filter row in every sort (page
+//! 1 and a deep page), then pseudo-random combinations of two to four filters with keywords, sorts
+//! and pages. Prints percentiles and the slowest query as one JSON line.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use domain::filter::{AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS};
+use domain::search::{CarQuery, Sort};
+use store::{Scope, Store};
+
+/// Every single-filter query (as `key=value`), the empty one included.
+fn single_filters() -> Vec<(String, String)> {
+    let mut out = vec![(String::new(), String::new())];
+    for b in domain::catalog::brands() {
+        out.push(("brand".into(), b.slug.into()));
+    }
+    for s in domain::catalog::series() {
+        out.push(("series".into(), s.slug.into()));
+    }
+    for (k, t) in [("price", PRICE_OPTIONS), ("age", AGE_OPTIONS), ("mileage", MILEAGE_OPTIONS)] {
+        out.extend(t.iter().filter(|o| !o.value.is_empty()).map(|o| (k.to_owned(), o.value.to_owned())));
+    }
+    for (k, t) in [("emission", EMISSION_OPTIONS), ("fuel", FUEL_OPTIONS), ("gearbox", GEARBOX_OPTIONS)] {
+        out.extend(t.iter().map(|o| (k.to_owned(), o.code.to_string())));
+    }
+    for p in domain::region::provinces() {
+        out.push(("province".into(), p.slug.into()));
+    }
+    for c in domain::region::cities() {
+        out.push(("city".into(), c.slug.into()));
+    }
+    for kw in ["朗逸", "白色", "2020 自动", "suv", "dazhong", "豪华版", "不存在的车"] {
+        out.push(("keyword".into(), kw.into()));
+    }
+    out
+}
+
+fn query(pairs: &[(String, String)]) -> CarQuery {
+    CarQuery::parse(pairs.iter().filter(|(k, _)| !k.is_empty()).map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v.as_str()))))
+}
+
+/// Runs the benchmark; `combos` random multi-filter queries after the single-filter sweep.
+pub async fn run(store: &Store, now: i64, combos: usize) -> Result<String, store::DbError> {
+    let singles = single_filters();
+    let year = domain::time::year(now);
+    let mut queries: Vec<CarQuery> = Vec::new();
+    for pair in &singles {
+        let q = query(std::slice::from_ref(pair));
+        for sort in Sort::ALL {
+            queries.push(q.sorted(sort));
+        }
+        queries.push(q.at_page(5));
+    }
+    let mut rng = store::seed::Rng::new(7);
+    for _ in 0..combos {
+        let n = 2 + rng.below(3) as usize;
+        let pairs: Vec<(String, String)> = (0..n).map(|_| rng.pick(&singles).clone()).collect();
+        let mut q = query(&pairs).sorted(*rng.pick(&Sort::ALL));
+        q.page = 1 + rng.below(3) as u32;
+        queries.push(q);
+    }
+    let mut times: Vec<(f64, String)> = Vec::with_capacity(queries.len());
+    for q in &queries {
+        let scope = Scope { inspected_only: rng.chance(0.1) };
+        let start = Instant::now();
+        store.search(q, scope, year).await?;
+        times.push((start.elapsed().as_secs_f64() * 1000.0, q.to_query()));
+    }
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize].0;
+    let slowest: Vec<String> = times.iter().rev().take(12).map(|t| format!("{:.1}ms {}", t.0, t.1)).collect();
+    Ok(serde_json::json!({
+        "backend": format!("{:?}", store.backend()),
+        "queries": times.len(),
+        "p50_ms": (pct(0.5) * 100.0).round() / 100.0,
+        "p95_ms": (pct(0.95) * 100.0).round() / 100.0,
+        "p99_ms": (pct(0.99) * 100.0).round() / 100.0,
+        "max_ms": (pct(1.0) * 100.0).round() / 100.0,
+        "slowest": slowest,
+    })
+    .to_string())
+}
