@@ -1,30 +1,22 @@
 // The buyer journey in Debian's Chromium, on a phone and on a desktop, with JavaScript on and off:
 // from / choose a city and a price chip, add a brand, sort by price, open a car, submit 询底价
 // with a bad phone (the message appears beside the field and the input is kept), then a good one.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { BASE, IPHONE, useBrowser } from "./browser.mjs";
 
-const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
-let browser;
+const getBrowser = useBrowser();
 
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
+/// A phone number unique to this run and variant, so a re-run against the same database is not a
+/// repeated lead.
+const run = String(Date.now()).slice(-7);
+const phone = (i) => `13${i}${run}0`.slice(0, 11);
 
 const variants = [
-  { name: "phone, JavaScript on", phone: "13900000001", mobile: true, js: true },
-  { name: "phone, JavaScript off", phone: "13900000002", mobile: true, js: false },
-  { name: "desktop, JavaScript on", phone: "13900000003", mobile: false, js: true },
-  { name: "desktop, JavaScript off", phone: "13900000004", mobile: false, js: false },
+  { name: "phone, JavaScript on", phone: phone(1), mobile: true, js: true },
+  { name: "phone, JavaScript off", phone: phone(2), mobile: true, js: false },
+  { name: "desktop, JavaScript on", phone: phone(3), mobile: false, js: true },
+  { name: "desktop, JavaScript off", phone: phone(4), mobile: false, js: false },
 ];
 
 /// Opens the filter panel when it is folded (phones) so its links can be clicked.
@@ -35,7 +27,7 @@ async function openFilters(page) {
 
 for (const v of variants) {
   test(`buyer journey: ${v.name}`, async () => {
-    const context = await browser.newContext({
+    const context = await getBrowser().newContext({
       javaScriptEnabled: v.js,
       ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
     });

@@ -1,27 +1,14 @@
 // Real-browser tests of the home page in Debian's Chromium: the city chooser island mounts over
 // its fallback and switches city; with JavaScript off the server-rendered chooser does the same.
 // BASE_URL is the server started by `cargo xtask test`; only 127.0.0.1 is contacted.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { BASE, IPHONE, useBrowser } from "./browser.mjs";
 
-const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
-let browser;
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const getBrowser = useBrowser();
 
 test("on a phone, the city chooser island switches the city", async () => {
-  const context = await browser.newContext({ userAgent: IPHONE, viewport: { width: 390, height: 844 } });
+  const context = await getBrowser().newContext({ userAgent: IPHONE, viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -46,7 +33,7 @@ test("on a phone, the city chooser island switches the city", async () => {
 });
 
 test("without JavaScript, the server-rendered chooser works by links", async () => {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  const context = await getBrowser().newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(BASE + "/");
   assert.equal(await page.getAttribute("html", "data-device"), "pc");
@@ -59,7 +46,7 @@ test("without JavaScript, the server-rendered chooser works by links", async () 
 });
 
 test("an unknown page is a 404 with a link home", async () => {
-  const context = await browser.newContext();
+  const context = await getBrowser().newContext();
   const page = await context.newPage();
   const res = await page.goto(BASE + "/no-such-page");
   assert.equal(res.status(), 404);

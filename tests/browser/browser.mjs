@@ -1,0 +1,23 @@
+// Shared set-up of the browser tests: Debian's Chromium with the flags our guide requires (never
+// a downloaded browser), the server under test (BASE_URL, started by `cargo xtask test`; only
+// 127.0.0.1 is contacted), and the phone User-Agent.
+import { after, before } from "node:test";
+import { chromium } from "playwright-core";
+
+export const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
+export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
+
+/// Launches Chromium before the file's tests and closes it after; returns a getter.
+export function useBrowser() {
+  let browser;
+  before(async () => {
+    browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => browser;
+}
