@@ -106,78 +106,44 @@ impl Config {
         }
     }
 
-    /// Defaults of `env`, then the TOML `file` text, then `vars` (`USEDCAR_*` environment variables).
+    /// The setting named `key` (the field name, as in the TOML file), for overrides.
+    fn slot(&mut self, key: &str) -> Option<&mut String> {
+        Some(match key {
+            "addr" => &mut self.addr,
+            "database_url" => &mut self.database_url,
+            "cookie_domain" => &mut self.cookie_domain,
+            "api_host" => &mut self.api_host,
+            "hpi_host" => &mut self.hpi_host,
+            "static_path" => &mut self.static_path,
+            "image_upload_base" => &mut self.image_upload_base,
+            "wx_login_callback" => &mut self.wx_login_callback,
+            "qq_login_callback" => &mut self.qq_login_callback,
+            "wx_app_id" => &mut self.wx_app_id,
+            "qq_app_id" => &mut self.qq_app_id,
+            "maps_key" => &mut self.maps_key,
+            "site_url" => &mut self.site_url,
+            _ => return None,
+        })
+    }
+
+    /// Defaults of `env`, then the TOML `file` text (unknown keys and non-string values are
+    /// errors), then `vars` (`USEDCAR_*` environment variables; unknown names are ignored).
     pub fn load(env: Env, file: Option<&str>, vars: impl Iterator<Item = (String, String)>) -> Result<Config, String> {
         let mut cfg = Config::defaults(env);
         if let Some(text) = file {
-            let overrides: Overrides = toml::from_str(text).map_err(|e| format!("config file: {e}"))?;
-            overrides.apply(&mut cfg);
-        }
-        for (key, value) in vars {
-            let Some(name) = key.strip_prefix("USEDCAR_") else { continue };
-            let slot = match name {
-                "ADDR" => &mut cfg.addr,
-                "DATABASE_URL" => &mut cfg.database_url,
-                "COOKIE_DOMAIN" => &mut cfg.cookie_domain,
-                "API_HOST" => &mut cfg.api_host,
-                "HPI_HOST" => &mut cfg.hpi_host,
-                "STATIC_PATH" => &mut cfg.static_path,
-                "IMAGE_UPLOAD_BASE" => &mut cfg.image_upload_base,
-                "WX_LOGIN_CALLBACK" => &mut cfg.wx_login_callback,
-                "QQ_LOGIN_CALLBACK" => &mut cfg.qq_login_callback,
-                "WX_APP_ID" => &mut cfg.wx_app_id,
-                "QQ_APP_ID" => &mut cfg.qq_app_id,
-                "MAPS_KEY" => &mut cfg.maps_key,
-                "SITE_URL" => &mut cfg.site_url,
-                _ => continue,
-            };
-            *slot = value;
-        }
-        Ok(cfg)
-    }
-}
-
-/// The optional keys of a config file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Overrides {
-    addr: Option<String>,
-    database_url: Option<String>,
-    cookie_domain: Option<String>,
-    api_host: Option<String>,
-    hpi_host: Option<String>,
-    static_path: Option<String>,
-    image_upload_base: Option<String>,
-    wx_login_callback: Option<String>,
-    qq_login_callback: Option<String>,
-    wx_app_id: Option<String>,
-    qq_app_id: Option<String>,
-    maps_key: Option<String>,
-    site_url: Option<String>,
-}
-
-impl Overrides {
-    fn apply(self, cfg: &mut Config) {
-        let pairs = [
-            (self.addr, &mut cfg.addr),
-            (self.database_url, &mut cfg.database_url),
-            (self.cookie_domain, &mut cfg.cookie_domain),
-            (self.api_host, &mut cfg.api_host),
-            (self.hpi_host, &mut cfg.hpi_host),
-            (self.static_path, &mut cfg.static_path),
-            (self.image_upload_base, &mut cfg.image_upload_base),
-            (self.wx_login_callback, &mut cfg.wx_login_callback),
-            (self.qq_login_callback, &mut cfg.qq_login_callback),
-            (self.wx_app_id, &mut cfg.wx_app_id),
-            (self.qq_app_id, &mut cfg.qq_app_id),
-            (self.maps_key, &mut cfg.maps_key),
-            (self.site_url, &mut cfg.site_url),
-        ];
-        for (value, slot) in pairs {
-            if let Some(v) = value {
+            let table: toml::Table = toml::from_str(text).map_err(|e| format!("config file: {e}"))?;
+            for (key, value) in table {
+                let slot = cfg.slot(&key).ok_or_else(|| format!("config file: unknown key {key:?}"))?;
+                let toml::Value::String(v) = value else { return Err(format!("config file: {key} must be a string")) };
                 *slot = v;
             }
         }
+        for (key, value) in vars {
+            if let Some(slot) = key.strip_prefix("USEDCAR_").and_then(|name| cfg.slot(&name.to_ascii_lowercase())) {
+                *slot = value;
+            }
+        }
+        Ok(cfg)
     }
 }
 
