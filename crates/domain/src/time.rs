@@ -76,6 +76,16 @@ pub fn year(ts: i64) -> i32 {
     china(ts).year()
 }
 
+/// The calendar month (1–12) in China at `ts`, for car ages.
+pub fn month_of_year(ts: i64) -> u32 {
+    china(ts).month()
+}
+
+/// RFC 3339 with the China offset, `2026-11-21T10:30:15+08:00`: sitemap `lastmod`, JSON-LD dates.
+pub fn rfc3339(ts: i64) -> String {
+    china(ts).format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
 /// Whole days between two instants, never negative: days on market, days since confirmation.
 pub fn days_between(earlier: i64, later: i64) -> i64 {
     (later.saturating_sub(earlier)).max(0) / 86_400
@@ -114,6 +124,8 @@ mod tests {
         assert_eq!(month(NOW), "2026-11");
         assert_eq!(year_string(NOW), "2026");
         assert_eq!(year(NOW), 2026);
+        assert_eq!(month_of_year(NOW), 11);
+        assert_eq!(rfc3339(NOW), "2026-11-21T10:30:15+08:00");
         // 2026-12-31 20:00 UTC is already 2027 in China.
         assert_eq!(year(1_798_747_200), 2027);
         assert_eq!(FixedClock(NOW).now(), NOW);

@@ -223,7 +223,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
 
     // Listings, photos and price history, written in chunks.
     let current_year = domain::time::year(now);
-    let current_month = current_month(now);
+    let current_month = domain::time::month_of_year(now);
     let all_series = catalog::series();
     // Popular brands' series are six times as common, as on a real market: it also gives the
     // valuation engine enough comparables for their price ratings.
@@ -385,10 +385,6 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch.finish().await?;
     report.valued = store.refresh_valuations(now).await?;
     Ok(report)
-}
-
-fn current_month(now: i64) -> u32 {
-    domain::time::month(now).rsplit('-').next().and_then(|m| m.parse().ok()).unwrap_or(1)
 }
 
 /// Ages skew to 2–6 years, as on real used-car sites.

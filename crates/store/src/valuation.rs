@@ -42,38 +42,35 @@ struct Result1 {
     rating: valuation::Rating,
 }
 
-fn subject(r: &Row, now_year: i32, now_month: i32) -> (Subject, i32) {
-    let age = valuation::age_months(r.first_reg_year, r.first_reg_month, now_year, now_month);
-    let class = BodyClass::parse(&r.body_class).unwrap_or(BodyClass::Sedan);
-    (Subject { class, fuel: r.fuel as u8, age_months: age, mileage_km: r.mileage_km, guide_price_yuan: r.guide_price_yuan }, age)
+impl Row {
+    fn age_months(&self, now_year: i32, now_month: i32) -> i32 {
+        valuation::age_months(self.first_reg_year, self.first_reg_month, now_year, now_month)
+    }
+
+    fn comparable(&self, now_year: i32, now_month: i32) -> Comparable {
+        Comparable { price_yuan: self.price_yuan, age_months: self.age_months(now_year, now_month), mileage_km: self.mileage_km }
+    }
+}
+
+/// Values `me` against `peers` (online cars of its series; `me` itself is skipped).
+fn value_one(me: &Row, peers: &[(i64, Comparable)], now_year: i32, now_month: i32) -> Result1 {
+    let age = me.age_months(now_year, now_month);
+    let class = BodyClass::parse(&me.body_class).unwrap_or(BodyClass::Sedan);
+    let subject = Subject { class, fuel: me.fuel as u8, age_months: age, mileage_km: me.mileage_km, guide_price_yuan: me.guide_price_yuan };
+    let others: Vec<Comparable> = peers.iter().filter(|(id, _)| *id != me.listing_id).map(|(_, c)| *c).collect();
+    let v = valuation::value(&subject, &others);
+    let rating = valuation::rate(&RatingInput { price_yuan: me.price_yuan, use_kind: me.use_kind as u8, age_months: age }, &v);
+    Result1 { listing_id: me.listing_id, valuation: v, rating }
 }
 
 /// Values every row of one series against the others.
 fn value_series(rows: &[&Row], now_year: i32, now_month: i32) -> Vec<Result1> {
-    let peers: Vec<(i64, Comparable)> = rows
-        .iter()
-        .map(|r| {
-            let age = valuation::age_months(r.first_reg_year, r.first_reg_month, now_year, now_month);
-            (r.listing_id, Comparable { price_yuan: r.price_yuan, age_months: age, mileage_km: r.mileage_km })
-        })
-        .collect();
-    let mut others = Vec::with_capacity(peers.len());
-    rows.iter()
-        .map(|r| {
-            let (s, age) = subject(r, now_year, now_month);
-            others.clear();
-            others.extend(peers.iter().filter(|(id, _)| *id != r.listing_id).map(|(_, c)| *c));
-            let v = valuation::value(&s, &others);
-            let rating = valuation::rate(&RatingInput { price_yuan: r.price_yuan, use_kind: r.use_kind as u8, age_months: age }, &v);
-            Result1 { listing_id: r.listing_id, valuation: v, rating }
-        })
-        .collect()
+    let peers: Vec<(i64, Comparable)> = rows.iter().map(|r| (r.listing_id, r.comparable(now_year, now_month))).collect();
+    rows.iter().map(|r| value_one(r, &peers, now_year, now_month)).collect()
 }
 
 fn year_month(now: i64) -> (i32, i32) {
-    let year = domain::time::year(now);
-    let month = domain::time::month(now).rsplit('-').next().and_then(|m| m.parse().ok()).unwrap_or(1);
-    (year, month)
+    (domain::time::year(now), domain::time::month_of_year(now) as i32)
 }
 
 impl Store {
@@ -86,17 +83,15 @@ impl Store {
             by_series.entry(r.series_id).or_default().push(r);
         }
         let (y, m) = year_month(now);
-        let current: HashMap<i64, &Row> = rows.iter().map(|r| (r.listing_id, r)).collect();
         let changed: Vec<Result1> = by_series
             .values()
-            .flat_map(|group| value_series(group, y, m))
-            .filter(|res| {
-                current.get(&res.listing_id).is_none_or(|r| {
-                    r.market_value_yuan != Some(res.valuation.value_yuan)
-                        || r.price_rating != res.rating.as_str()
-                        || r.valuation_sample != res.valuation.sample as i32
-                })
+            .flat_map(|group| group.iter().zip(value_series(group, y, m)))
+            .filter(|(r, res)| {
+                r.market_value_yuan != Some(res.valuation.value_yuan)
+                    || r.price_rating != res.rating.as_str()
+                    || r.valuation_sample != res.valuation.sample as i32
             })
+            .map(|(_, res)| res)
             .collect();
         self.write_valuations(&changed, now).await?;
         Ok(changed.len())
@@ -112,20 +107,10 @@ impl Store {
         let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
         let Some(me) = rows.iter().find(|r| r.listing_id == listing_id) else { return Err(DbError::NotFound) };
         let (y, m) = year_month(now);
-        let (s, age) = subject(me, y, m);
-        let others: Vec<Comparable> = rows
-            .iter()
-            .filter(|r| r.listing_id != listing_id)
-            .map(|r| Comparable {
-                price_yuan: r.price_yuan,
-                age_months: valuation::age_months(r.first_reg_year, r.first_reg_month, y, m),
-                mileage_km: r.mileage_km,
-            })
-            .collect();
-        let v = valuation::value(&s, &others);
-        let rating = valuation::rate(&RatingInput { price_yuan: me.price_yuan, use_kind: me.use_kind as u8, age_months: age }, &v);
-        self.write_valuations(&[Result1 { listing_id, valuation: v, rating }], now).await?;
-        Ok((v, rating))
+        let peers: Vec<(i64, Comparable)> = rows.iter().map(|r| (r.listing_id, r.comparable(y, m))).collect();
+        let result = value_one(me, &peers, y, m);
+        self.write_valuations(&[result], now).await?;
+        Ok((result.valuation, result.rating))
     }
 
     /// Writes results with multi-row `update … from (values …)`, which both backends accept.

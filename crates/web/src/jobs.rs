@@ -10,7 +10,8 @@ pub const EXPIRY_EVERY: Duration = Duration::from_secs(600);
 /// Valuations are refreshed on every this-many expiry ticks (hourly).
 pub const VALUATION_TICKS: u64 = 6;
 
-/// One tick: expire, and on every [`VALUATION_TICKS`]th tick (and the first) re-value.
+/// Tick `n` (from 0): expire; every [`VALUATION_TICKS`]th tick after the first, re-value. Not at
+/// start-up: listings are valued when written, and a restart should not re-read the whole stock.
 pub async fn tick(state: &AppState, n: u64) {
     let now = state.clock.now();
     match state.store.expire_listings(now).await {
@@ -18,7 +19,7 @@ pub async fn tick(state: &AppState, n: u64) {
         Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
         Err(e) => tracing::warn!(error = %e, "expiry job failed"),
     }
-    if n.is_multiple_of(VALUATION_TICKS) {
+    if n > 0 && n.is_multiple_of(VALUATION_TICKS) {
         match state.store.refresh_valuations(now).await {
             Ok(changed) => tracing::info!(changed, "refreshed valuations"),
             Err(e) => tracing::warn!(error = %e, "valuation job failed"),
@@ -26,7 +27,7 @@ pub async fn tick(state: &AppState, n: u64) {
     }
 }
 
-/// Runs [`tick`] forever on the [`EXPIRY_EVERY`] timer; the first tick is immediate.
+/// Runs [`tick`] forever on the [`EXPIRY_EVERY`] timer; the first tick (expiry only) is immediate.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut timer = tokio::time::interval(EXPIRY_EVERY);

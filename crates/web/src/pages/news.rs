@@ -130,10 +130,9 @@ pub async fn article(State(state): State<AppState>, visitor: Visitor, Path(raw):
         (art.item.category.clone(), list_href(Some(&art.item.category), 1)),
         (art.item.title.clone(), canonical.clone()),
     ];
-    let published = format!("{}+08:00", domain::time::datetime(art.item.published_at).replace(' ', "T"));
     page.json_ld.push(json_ld(&serde_json::json!({
         "@context": "https://schema.org", "@type": "NewsArticle", "headline": art.item.title, "description": art.item.summary,
-        "image": [absolute(&state, &a.cover)], "datePublished": published, "articleSection": art.item.category,
+        "image": [absolute(&state, &a.cover)], "datePublished": domain::time::rfc3339(art.item.published_at), "articleSection": art.item.category,
         "mainEntityOfPage": absolute(&state, &canonical),
         "author": {"@type": "Organization", "name": if art.item.source.is_empty() { "二手车网" } else { art.item.source.as_str() }},
         "publisher": {"@type": "Organization", "name": "二手车网", "logo": {"@type": "ImageObject", "url": absolute(&state, &state.assets.url("img/logo.svg"))}},

@@ -12,10 +12,6 @@ use domain::search::CarQuery;
 use crate::AppState;
 use crate::error::AppError;
 
-fn lastmod(ts: i64) -> String {
-    format!("{}+08:00", domain::time::datetime(ts).replace(' ', "T"))
-}
-
 fn xml(body: String) -> Response {
     ([(header::CONTENT_TYPE, "application/xml; charset=utf-8"), (header::CACHE_CONTROL, "public, max-age=3600")], body).into_response()
 }
@@ -29,7 +25,7 @@ fn urlset(urls: impl Iterator<Item = (String, Option<i64>)>) -> String {
     for (loc, modified) in urls {
         let _ = write!(out, "<url><loc>{}</loc>", escape(&loc));
         if let Some(t) = modified {
-            let _ = write!(out, "<lastmod>{}</lastmod>", lastmod(t));
+            let _ = write!(out, "<lastmod>{}</lastmod>", domain::time::rfc3339(t));
         }
         out.push_str("</url>\n");
     }
@@ -49,18 +45,18 @@ pub async fn robots(State(state): State<AppState>) -> Response {
 /// `GET /sitemap.xml`: the index.
 pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
-    let (online, listings_mod, news) = tokio::try_join!(state.store.count_online(None), state.store.listings_lastmod(), state.store.sitemap_news())?;
+    let (online, listings_mod, news) = tokio::try_join!(state.store.count_online(None), state.store.listings_lastmod(), state.store.latest_news(1))?;
     let files = (online.max(1) + store::SITEMAP_URLS - 1) / store::SITEMAP_URLS;
     let now = state.clock.now();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     let mut entry = |loc: String, t: i64| {
-        let _ = writeln!(out, "<sitemap><loc>{loc}</loc><lastmod>{}</lastmod></sitemap>", lastmod(t));
+        let _ = writeln!(out, "<sitemap><loc>{loc}</loc><lastmod>{}</lastmod></sitemap>", domain::time::rfc3339(t));
     };
     entry(format!("{site}/sitemap/pages.xml"), listings_mod.max(1).min(now));
     for n in 1..=files {
         entry(format!("{site}/sitemap/listings-{n}.xml"), listings_mod);
     }
-    entry(format!("{site}/sitemap/news.xml"), news.first().map_or(now, |n| n.1));
+    entry(format!("{site}/sitemap/news.xml"), news.first().map_or(now, |n| n.published_at));
     out.push_str("</sitemapindex>\n");
     Ok(xml(out))
 }
