@@ -76,12 +76,12 @@ impl Sort {
 }
 
 /// One active filter as a removable chip.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Chip {
     /// What the chip says, e.g. `5-8万`.
     pub label: String,
-    /// The canonical query without this filter.
-    pub remove_query: String,
+    /// The same search without this filter, on page 1.
+    pub remove: CarQuery,
 }
 
 /// A car search. Construct with [`CarQuery::parse`] or [`CarQuery::default`] (everything).
@@ -181,49 +181,60 @@ impl CarQuery {
         }
     }
 
+    /// Calls `f` with each canonical (key, value) pair, in the fixed key order; page 1 and the
+    /// default sort are left out, and a city stands for its province.
+    fn each_pair(&self, mut f: impl FnMut(&'static str, &str)) {
+        if let Some(b) = self.brand {
+            f("brand", b.slug);
+        }
+        if let Some(s) = self.series {
+            f("series", s.slug);
+        }
+        for (k, v) in [("price", &self.price), ("age", &self.age), ("mileage", &self.mileage)] {
+            if let Some(v) = v {
+                f(k, v);
+            }
+        }
+        for (k, v) in [("emission", self.emission), ("fuel", self.fuel), ("gearbox", self.gearbox)] {
+            if let Some(v) = v {
+                f(k, &v.to_string());
+            }
+        }
+        match (self.city, self.province) {
+            (Some(c), _) => f("city", c.slug),
+            (None, Some(p)) => f("province", p.slug),
+            (None, None) => {}
+        }
+        if let Some(k) = &self.keyword {
+            f("keyword", k);
+        }
+        if self.sort != Sort::Default {
+            f("sort", self.sort.value());
+        }
+        if self.page > 1 {
+            f("page", &self.page.to_string());
+        }
+    }
+
+    /// The canonical (key, value) pairs, e.g. for hidden form fields.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        self.each_pair(|k, v| out.push((k, v.to_owned())));
+        out
+    }
+
     /// The canonical query string (no leading `?`), keys in a fixed order, page 1 and the default
     /// sort left out. Empty for the unfiltered first page.
     pub fn to_query(&self) -> String {
         let mut out = String::new();
-        let mut push = |k: &str, v: &str| {
+        self.each_pair(|k, v| {
             if !out.is_empty() {
                 out.push('&');
             }
             out.push_str(k);
             out.push('=');
             percent_encode_into(&mut out, v);
-        };
-        if let Some(b) = self.brand {
-            push("brand", b.slug);
-        }
-        if let Some(s) = self.series {
-            push("series", s.slug);
-        }
-        for (k, v) in [("price", &self.price), ("age", &self.age), ("mileage", &self.mileage)] {
-            if let Some(v) = v {
-                push(k, v);
-            }
-        }
-        for (k, v) in [("emission", self.emission), ("fuel", self.fuel), ("gearbox", self.gearbox)] {
-            if let Some(v) = v {
-                push(k, &v.to_string());
-            }
-        }
-        // The city implies the province, so a city URL carries only the city.
-        match (self.city, self.province) {
-            (Some(c), _) => push("city", c.slug),
-            (None, Some(p)) => push("province", p.slug),
-            (None, None) => {}
-        }
-        if let Some(k) = &self.keyword {
-            push("keyword", k);
-        }
-        if self.sort != Sort::Default {
-            push("sort", self.sort.value());
-        }
-        if self.page > 1 {
-            push("page", &self.page.to_string());
-        }
+        });
         out
     }
 
@@ -257,7 +268,7 @@ impl CarQuery {
         let mut chip = |label: String, f: &dyn Fn(&mut CarQuery)| {
             let mut q = CarQuery { page: 1, ..self.clone() };
             f(&mut q);
-            chips.push(Chip { label, remove_query: q.to_query() });
+            chips.push(Chip { label, remove: q });
         };
         if let Some(b) = self.brand {
             chip(b.name.to_owned(), &|q| {
@@ -349,9 +360,10 @@ impl CarQuery {
         s
     }
 
-    /// The page title: `长沙大众朗逸二手车_5-8万`, with the price and keyword when set.
-    pub fn title(&self) -> String {
-        let mut t = format!("{}二手车", self.subject());
+    /// The page title for a list of `noun` (二手车, 精品二手车): `长沙大众朗逸二手车_5-8万`, with the
+    /// price, keyword and page when set.
+    pub fn title(&self, noun: &str) -> String {
+        let mut t = format!("{}{noun}", self.subject());
         if let Some(v) = &self.price
             && let Some(l) = filter::range_label(FilterType::Price, v)
         {
@@ -465,7 +477,7 @@ mod tests {
     #[test]
     fn chips_remove_one_filter_each() {
         let q = parse("series=langyi&price=5-8&city=changsha&mileage=2-3&page=4");
-        let chips: Vec<(String, String)> = q.chips().into_iter().map(|c| (c.label, c.remove_query)).collect();
+        let chips: Vec<(String, String)> = q.chips().into_iter().map(|c| (c.label, c.remove.to_query())).collect();
         assert_eq!(
             chips,
             [
@@ -489,8 +501,8 @@ mod tests {
         assert!(!parse("brand=dazhong&sort=new").is_indexable(10));
         assert!(!parse("keyword=abc").is_indexable(10));
         assert!(!parse("page=11").is_indexable(10));
-        assert_eq!(parse("series=langyi&city=changsha&price=5-8&page=2").title(), "长沙大众朗逸二手车_5-8万_第2页");
-        assert_eq!(parse("").title(), "二手车");
+        assert_eq!(parse("series=langyi&city=changsha&price=5-8&page=2").title("二手车"), "长沙大众朗逸二手车_5-8万_第2页");
+        assert_eq!(parse("").title("二手车"), "二手车");
         assert_eq!(Sort::ALL.map(Sort::label), ["综合", "最新", "价格低→高", "价格高→低", "车龄短", "里程少"]);
     }
 }

@@ -123,6 +123,29 @@ from_row!(ListingDetail {
     valuation_confidence, price_rating, has_vin, shop_name, shop_oname, shop_address, shop_verified, seller_nickname,
 });
 
+impl ListingDetail {
+    /// The card of this listing (compare tables, anywhere a detail is shown as a card).
+    pub fn card(&self) -> ListingCard {
+        ListingCard {
+            listing_id: self.listing_id,
+            title: self.title.clone(),
+            price_yuan: self.price_yuan,
+            guide_price_yuan: self.guide_price_yuan,
+            first_reg_year: self.first_reg_year,
+            first_reg_month: self.first_reg_month,
+            mileage_km: self.mileage_km,
+            city_code: self.city_code,
+            seller_kind: self.seller_kind.clone(),
+            inspected: self.inspected,
+            price_cut_count: self.price_cut_count,
+            cover: self.cover.clone(),
+            published_at: self.published_at,
+            fuel: self.fuel,
+            price_rating: self.price_rating.clone(),
+        }
+    }
+}
+
 const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.seller_kind, b.slug as brand_slug, b.name as brand_name, \
      s.slug as series_slug, s.name as series_name, l.series_id, l.title, l.first_reg_year, l.first_reg_month, l.mileage_km, \
      l.price_yuan, l.guide_price_yuan, l.emission, l.fuel, l.gearbox, l.displacement, l.use_kind, l.transfers, l.colour, \

@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::catalog;
 use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS};
 use domain::region;
-use domain::search::{CarQuery, Chip, Sort};
+use domain::search::{CarQuery, Sort};
 use store::Scope;
 
 use super::{CardView, Crumbs, breadcrumb_ld};
@@ -84,15 +84,13 @@ struct ListPage {
     crumbs: Crumbs,
     rows: Vec<FilterRow>,
     chips: Vec<(String, String)>,
-    clear_href: String,
     sorts: Vec<OptionLink>,
     cards: Vec<CardView>,
     pages: Vec<PageLink>,
     prev: Option<String>,
     next: Option<String>,
     keyword: String,
-    hidden: Vec<(String, String)>,
-    widen: Vec<(String, String)>,
+    hidden: Vec<(&'static str, String)>,
     flow: bool,
 }
 
@@ -242,10 +240,7 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     }
     let subject = q.subject();
     let heading = format!("{subject}{}", kind.noun);
-    let mut title = q.title();
-    if kind.scope.inspected_only {
-        title = title.replacen("二手车", "精品二手车", 1);
-    }
+    let title = q.title(kind.noun);
     let description = format!(
         "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
         result.total
@@ -285,22 +280,13 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     })));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
-    let chips: Vec<Chip> = q.chips();
-    let path = kind.path;
-    let href_of = |query: &str| if query.is_empty() { path.to_owned() } else { format!("{path}?{query}") };
-    let widen = if result.total == 0 { chips.iter().map(|c| (c.label.clone(), href_of(&c.remove_query))).collect() } else { Vec::new() };
-    let mut hidden: Vec<(String, String)> = form_urlencoded::parse(q.to_query().as_bytes())
-        .filter(|(k, _)| k != "keyword" && k != "page")
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    hidden.retain(|(k, _)| k != "sort" || q.sort != Sort::Default);
+    let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
     let tpl = ListPage {
         heading,
         total: result.total,
         kind_path: kind.path,
         rows: filter_rows(&q, kind.path, &popular),
-        chips: chips.iter().map(|c| (c.label.clone(), href_of(&c.remove_query))).collect(),
-        clear_href: kind.path.to_owned(),
+        chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(kind.path))).collect(),
         sorts: Sort::ALL
             .into_iter()
             .map(|s| OptionLink { label: s.label().to_owned(), href: q.sorted(s).href(kind.path), active: q.sort == s, nofollow: true })
@@ -311,7 +297,6 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
         next: (q.page < pages).then(|| q.at_page(q.page + 1).href(kind.path)),
         keyword: q.keyword.clone().unwrap_or_default(),
         hidden,
-        widen,
         flow: kind.layout == "flow",
         crumbs,
         page,

@@ -47,45 +47,32 @@ struct ComparePage {
     message: Option<&'static str>,
 }
 
-const ROWS: [&str; 10] = ["价格", "价格评级", "新车指导价", "上牌时间", "表显里程", "排放标准", "燃料", "变速箱", "排量", "过户次数"];
+/// The rows before the spec grid's.
+const PRICE_ROWS: [&str; 3] = ["价格", "价格评级", "新车指导价"];
 
 /// `GET /actives/threecar`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
     let now = state.clock.now();
     let mut columns = Vec::new();
+    let mut rows = PRICE_ROWS.to_vec();
     for id in compared_ids(&headers) {
-        let Ok(d) = state.store.public_listing(id).await else { continue };
-        let card = store::ListingCard {
-            listing_id: d.listing_id,
-            title: d.title.clone(),
-            price_yuan: d.price_yuan,
-            guide_price_yuan: d.guide_price_yuan,
-            first_reg_year: d.first_reg_year,
-            first_reg_month: d.first_reg_month,
-            mileage_km: d.mileage_km,
-            city_code: d.city_code,
-            seller_kind: d.seller_kind.clone(),
-            inspected: d.inspected,
-            price_cut_count: d.price_cut_count,
-            cover: d.cover.clone(),
-            published_at: d.published_at,
-            fuel: d.fuel,
-            price_rating: d.price_rating.clone(),
+        // A car removed since it was added simply drops out of the comparison.
+        let d = match state.store.public_listing(id).await {
+            Ok(d) => d,
+            Err(store::DbError::NotFound) => continue,
+            Err(e) => return Err(e.into()),
         };
-        let label = |t: &[domain::filter::CodeOption], v: i32| domain::filter::label_of(t, &v.to_string()).to_owned();
-        let values = vec![
+        let mut values = vec![
             format!("{}万{}", domain::money::wan(d.price_yuan), if d.status == "online" { "" } else { "（已下架）" }),
             rating_badge(&d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
-            format!("{}年{:02}月", d.first_reg_year, d.first_reg_month),
-            format!("{}万公里", domain::money::wan_km(d.mileage_km)),
-            label(domain::filter::EMISSION_OPTIONS, d.emission),
-            label(domain::filter::FUEL_OPTIONS, d.fuel),
-            label(domain::filter::GEARBOX_OPTIONS, d.gearbox),
-            if d.displacement.is_empty() { "—".to_owned() } else { d.displacement.clone() },
-            format!("{}次", d.transfers),
         ];
-        columns.push(Column { card: CardView::new(&state, &card, now), id, values });
+        let specs = super::detail::specs(&d);
+        if rows.len() == PRICE_ROWS.len() {
+            rows.extend(specs.iter().map(|(label, _)| *label));
+        }
+        values.extend(specs.into_iter().map(|(_, v)| v));
+        columns.push(Column { card: CardView::new(&state, &d.card(), now), id, values });
     }
     let message = match raw.as_deref() {
         Some("msg=full") => Some("最多对比3辆车，请先移除一辆"),
@@ -93,7 +80,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", "车辆对比").canonical_path(&state, "/actives/threecar");
     page.robots = "noindex,follow";
-    let tpl = ComparePage { page, columns, rows: ROWS.to_vec(), message };
+    let tpl = ComparePage { page, columns, rows, message };
     Ok(Html(tpl.render()?).into_response())
 }
 

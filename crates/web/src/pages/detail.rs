@@ -90,17 +90,12 @@ struct DetailPage {
     description: Vec<String>,
 }
 
-/// Query of the detail page: `lead` reports the outcome of a submitted form.
-#[derive(Debug, Default, Deserialize)]
-pub struct DetailQuery {
-    lead: Option<String>,
-}
-
 fn month_text(year: i32, month: i32) -> String {
     format!("{year}年{month:02}月")
 }
 
-fn specs(d: &ListingDetail) -> Vec<(&'static str, String)> {
+/// The spec grid: (label, value) rows, shared with the compare table.
+pub fn specs(d: &ListingDetail) -> Vec<(&'static str, String)> {
     let city = domain::region::city(d.city_code as u32).map_or(String::new(), |c| c.name.to_owned());
     let or_unknown = |s: &str| if s.trim().is_empty() { "未知".to_owned() } else { s.to_owned() };
     vec![
@@ -264,18 +259,14 @@ pub async fn detail(
     RawQuery(query): RawQuery,
 ) -> Result<Response, AppError> {
     let id = parse_id(&raw)?;
-    let q: DetailQuery = serde_urlencoded_lenient(query.as_deref());
-    let notice = match q.lead.as_deref() {
+    // `?lead=` reports the outcome of a submitted form.
+    let lead = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).find(|(k, _)| k == "lead").map(|(_, v)| v);
+    let notice = match lead.as_deref() {
         Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
         Some("again") => Some("您今天已就这辆车提交过，卖家会尽快与您联系，无需重复提交。".to_owned()),
         _ => None,
     };
     render(&state, &visitor, id, LeadForm::default(), notice).await
-}
-
-fn serde_urlencoded_lenient(raw: Option<&str>) -> DetailQuery {
-    let lead = form_urlencoded::parse(raw.unwrap_or("").as_bytes()).find(|(k, _)| k == "lead").map(|(_, v)| v.into_owned());
-    DetailQuery { lead }
 }
 
 /// `GET /details/old?id=N`: the old site's links, moved permanently.

@@ -68,7 +68,7 @@ const HOT_CITIES: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "c
 #[template(path = "home.html")]
 struct HomePage {
     page: PageMeta,
-    city: Option<City>,
+    city: Option<&'static City>,
     city_empty: bool,
     total: i64,
     latest: Vec<CardView>,
@@ -100,10 +100,10 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     let (city, set_city) = match q.city.as_deref() {
         Some("quanguo") => (None, Some(String::new())),
         Some(slug) => match region::city_by_slug(slug) {
-            Some(c) => (Some(*c), Some(c.slug.to_owned())),
-            None => (visitor.city_slug.as_deref().and_then(region::city_by_slug).copied(), None),
+            Some(c) => (Some(c), Some(c.slug.to_owned())),
+            None => (visitor.city_slug.as_deref().and_then(region::city_by_slug), None),
         },
-        None => (visitor.city_slug.as_deref().and_then(region::city_by_slug).copied(), None),
+        None => (visitor.city_slug.as_deref().and_then(region::city_by_slug), None),
     };
     let city_code = city.map(|c| c.code as i32);
     let s = &state.store;
@@ -138,8 +138,10 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let chooser = page.island(&state, "CityChooser", &props);
     let open_province = q.province.as_deref().and_then(region::province_by_slug);
-    let city_ref = city.and_then(|c| region::city(c.code));
-    let brand_rows = brands.clone();
+    let brand_links = brands
+        .iter()
+        .map(|b| CarQuery { brand: domain::catalog::brand(&b.slug), city, ..CarQuery::default() }.href("/carlist"))
+        .collect();
     let tpl = HomePage {
         page,
         city,
@@ -156,13 +158,10 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         price_chips: PRICE_OPTIONS
             .iter()
             .filter(|o| !o.value.is_empty())
-            .map(|o| (CarQuery { price: Some(o.value.to_owned()), city: city_ref, ..CarQuery::default() }.href("/carlist"), o.label))
+            .map(|o| (CarQuery { price: Some(o.value.to_owned()), city, ..CarQuery::default() }.href("/carlist"), o.label))
             .collect(),
-        brand_links: brand_rows
-            .iter()
-            .map(|b| CarQuery { brand: domain::catalog::brand(&b.slug), city: city_ref, ..CarQuery::default() }.href("/carlist"))
-            .collect(),
-        all_href: CarQuery { city: city_ref, ..CarQuery::default() }.href("/carlist"),
+        brand_links,
+        all_href: CarQuery { city, ..CarQuery::default() }.href("/carlist"),
         nofollow: city.is_some(),
         services: SERVICES,
         hot_cities,
