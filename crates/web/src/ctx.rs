@@ -222,7 +222,16 @@ pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 
 /// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, domain when configured.
 pub fn set_cookie(name: &str, value: &str, domain: &str, http_only: bool) -> Option<HeaderValue> {
-    let mut v = format!("{name}={value}; Path=/; Max-Age={COOKIE_MAX_AGE}; SameSite=Lax");
+    cookie_header(name, value, COOKIE_MAX_AGE, domain, http_only)
+}
+
+/// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
+pub fn clear_cookie(name: &str, domain: &str) -> Option<HeaderValue> {
+    cookie_header(name, "", 0, domain, false)
+}
+
+fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, http_only: bool) -> Option<HeaderValue> {
+    let mut v = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax");
     if !domain.is_empty() {
         v.push_str("; Domain=");
         v.push_str(domain);
@@ -329,6 +338,8 @@ mod tests {
         assert_eq!(cookie(&h, "c"), None);
         let v = set_cookie("hx_city", "changsha", ".ershouche.example", false).unwrap();
         assert_eq!(v.to_str().unwrap(), "hx_city=changsha; Path=/; Max-Age=31536000; SameSite=Lax; Domain=.ershouche.example");
+        let gone = clear_cookie("hx_city", ".ershouche.example").unwrap();
+        assert_eq!(gone.to_str().unwrap(), "hx_city=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example");
         assert_eq!(random_id().len(), 32);
         assert_ne!(random_id(), random_id());
     }

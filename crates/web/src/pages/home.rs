@@ -12,7 +12,7 @@ use store::ListingFilter;
 
 use super::CardView;
 use crate::AppState;
-use crate::ctx::{CITY_COOKIE, IslandMount, PageMeta, Visitor, set_cookie};
+use crate::ctx::{CITY_COOKIE, IslandMount, PageMeta, Visitor, clear_cookie, set_cookie};
 use crate::error::AppError;
 
 /// Query parameters of the home page.
@@ -172,12 +172,9 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let mut res = Html(tpl.render()?).into_response();
     if let Some(slug) = set_city {
-        let value = if slug.is_empty() {
-            format!("{CITY_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax")
-        } else {
-            set_cookie(CITY_COOKIE, &slug, &state.config.cookie_domain, false).and_then(|v| v.to_str().ok().map(str::to_owned)).unwrap_or_default()
-        };
-        if let Ok(v) = value.parse() {
+        let domain = &state.config.cookie_domain;
+        let value = if slug.is_empty() { clear_cookie(CITY_COOKIE, domain) } else { set_cookie(CITY_COOKIE, &slug, domain, false) };
+        if let Some(v) = value {
             res.headers_mut().append(header::SET_COOKIE, v);
         }
     }
