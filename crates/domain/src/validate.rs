@@ -42,6 +42,11 @@ impl Mobile {
         if ok { Ok(Mobile(text.to_owned())) } else { Err(MobileError::Invalid) }
     }
 
+    /// The digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
     /// The number masked for everyone but its owner: `138****5678`.
     pub fn masked(&self) -> String {
         mask_mobile(&self.0)

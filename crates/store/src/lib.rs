@@ -17,6 +17,7 @@
 //! Errors: every function returns [`DbError`]; the web layer maps `NotFound` to 404 and `Other`
 //! to a logged 500 without exposing the database's text.
 
+mod account;
 mod catalog;
 mod detail;
 mod lead;
@@ -26,6 +27,7 @@ mod news;
 mod search;
 pub mod seed;
 mod seo;
+mod space;
 mod valuation;
 
 use std::str::FromStr;
@@ -34,6 +36,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
+pub use account::{CodeCheck, Identity, NewSession, Provider, Ticket, User};
 pub use catalog::{BrandRow, CityCount};
 pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
@@ -41,6 +44,7 @@ pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use search::{Scope, SearchPage};
 pub use seo::SITEMAP_URLS;
+pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]

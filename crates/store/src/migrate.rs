@@ -19,6 +19,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0002_valuation.sql"),
         include_str!("../migrations/postgres/0002_valuation.sql"),
     ),
+    (
+        3,
+        "0003_accounts",
+        include_str!("../migrations/sqlite/0003_accounts.sql"),
+        include_str!("../migrations/postgres/0003_accounts.sql"),
+    ),
 ];
 
 impl Store {

@@ -13,6 +13,10 @@ use crate::{DbError, Store, Val, bind_all, on_pool};
 pub struct Scope {
     /// Only inspected (精品) cars: `/servicehall/qualitycarlist`.
     pub inspected_only: bool,
+    /// Only listings published after this time (saved searches: new matches).
+    pub published_after: Option<i64>,
+    /// Only listings whose price went down after this time (saved searches: price drops).
+    pub price_cut_after: Option<i64>,
 }
 
 /// One page of results.
@@ -56,6 +60,17 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (St
     };
     if scope.inspected_only {
         sql.push_str(" and inspected = true");
+    }
+    if let Some(t) = scope.published_after {
+        cond(&mut sql, &mut vals, "published_at > {}", Val::Int(t));
+    }
+    if let Some(t) = scope.price_cut_after {
+        cond(
+            &mut sql,
+            &mut vals,
+            "listing_id in (select listing_id from price_change where changed_at > {} and new_price_yuan < old_price_yuan)",
+            Val::Int(t),
+        );
     }
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, "series_id = (select series_id from series where slug = {})", Val::Text(s.slug.to_owned()));
@@ -153,7 +168,7 @@ mod tests {
             [("series", "langyi"), ("price", "5-8"), ("age", "1-3"), ("city", "changsha"), ("keyword", "100%_白色")]
                 .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
         );
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true }, 2026);
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026);
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \

@@ -173,7 +173,7 @@ async fn search_applies_every_filter_sort_and_page(store: &Store) {
     let none = CarQuery { keyword: Some("不存在的车 %_".to_owned()), ..CarQuery::default() };
     assert_eq!(store.search(&none, Scope::default(), 2026).await.unwrap().total, 0);
 
-    let quality = store.search(&query(""), Scope { inspected_only: true }, 2026).await.unwrap();
+    let quality = store.search(&query(""), Scope { inspected_only: true, ..Scope::default() }, 2026).await.unwrap();
     assert!(quality.total > 0 && quality.total < all.total);
     assert!(quality.cards.iter().all(|c| c.inspected));
     // Default sort puts inspected cars first.

@@ -75,9 +75,41 @@ pub struct Config {
     pub maps_key: String,
     /// Site origin used in canonical links and share cards.
     pub site_url: String,
+    /// Key for the HMACs this site keeps (SMS codes). Secret; built in for development only.
+    pub secret: String,
+    /// Key shared with the mobile app's server for `appToken` (see `domain::auth`). Secret.
+    pub app_token_secret: String,
+    /// `sandbox` (codes in the log and on the development login screen) or `aliyun`.
+    pub sms_adapter: String,
+    /// Aliyun SMS endpoint.
+    pub sms_endpoint: String,
+    /// Aliyun AccessKey id.
+    pub sms_access_key_id: String,
+    /// Aliyun AccessKey secret. Secret.
+    pub sms_access_key_secret: String,
+    /// SMS signature name (签名).
+    pub sms_sign_name: String,
+    /// SMS template code of the login message; the template has one `${code}` variable.
+    pub sms_template_code: String,
+    /// `sandbox` (a local consent page) or `real` (WeChat and QQ).
+    pub oauth_adapter: String,
+    /// WeChat app secret. Secret.
+    pub wx_app_secret: String,
+    /// QQ app key. Secret.
+    pub qq_app_key: String,
+    /// WeChat API base (`https://api.weixin.qq.com`).
+    pub wx_api_base: String,
+    /// WeChat authorisation page base (`https://open.weixin.qq.com`).
+    pub wx_open_base: String,
+    /// QQ Connect base (`https://graph.qq.com`).
+    pub qq_api_base: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
+/// Development-only keys, so `cargo xtask serve` works on a fresh machine; other environments
+/// must set their own (see [`Config::check`]).
+const DEV_SECRET: &str = "development-only-secret-never-used-elsewhere";
+const DEV_APP_TOKEN_SECRET: &str = "development-only-app-token-secret";
 
 impl Config {
     /// The built-in defaults of an environment.
@@ -103,7 +135,60 @@ impl Config {
             qq_app_id: if env == Env::Production { "101987654".to_owned() } else { "101900001".to_owned() },
             maps_key: String::new(),
             site_url: site.to_owned(),
+            secret: if env == Env::Development { DEV_SECRET.to_owned() } else { String::new() },
+            app_token_secret: if env == Env::Development { DEV_APP_TOKEN_SECRET.to_owned() } else { String::new() },
+            sms_adapter: if env == Env::Development { "sandbox" } else { "aliyun" }.to_owned(),
+            sms_endpoint: "https://dysmsapi.aliyuncs.com/".to_owned(),
+            sms_access_key_id: String::new(),
+            sms_access_key_secret: String::new(),
+            sms_sign_name: "二手车网".to_owned(),
+            sms_template_code: String::new(),
+            oauth_adapter: if env == Env::Development { "sandbox" } else { "real" }.to_owned(),
+            wx_app_secret: String::new(),
+            qq_app_key: String::new(),
+            wx_api_base: "https://api.weixin.qq.com".to_owned(),
+            wx_open_base: "https://open.weixin.qq.com".to_owned(),
+            qq_api_base: "https://graph.qq.com".to_owned(),
         }
+    }
+
+    /// Refuses to start without what the chosen adapters need: secrets have no defaults outside
+    /// development, and a real adapter needs its provider's keys.
+    pub fn check(&self) -> Result<(), String> {
+        let mut missing = Vec::new();
+        let mut need = |key: &'static str, value: &str| {
+            if value.trim().is_empty() {
+                missing.push(key);
+            }
+        };
+        need("secret", &self.secret);
+        need("app_token_secret", &self.app_token_secret);
+        match self.sms_adapter.as_str() {
+            "sandbox" => {}
+            "aliyun" => {
+                need("sms_access_key_id", &self.sms_access_key_id);
+                need("sms_access_key_secret", &self.sms_access_key_secret);
+                need("sms_template_code", &self.sms_template_code);
+            }
+            other => return Err(format!("sms_adapter {other:?}: use sandbox or aliyun")),
+        }
+        match self.oauth_adapter.as_str() {
+            "sandbox" => {}
+            "real" => {
+                need("wx_app_secret", &self.wx_app_secret);
+                need("qq_app_key", &self.qq_app_key);
+            }
+            other => return Err(format!("oauth_adapter {other:?}: use sandbox or real")),
+        }
+        if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
+            return Err("production cannot use sandbox adapters".to_owned());
+        }
+        if missing.is_empty() { Ok(()) } else { Err(format!("missing settings for {}: {}", self.env, missing.join(", "))) }
+    }
+
+    /// Whether cookies get `Secure` (every environment served over HTTPS).
+    pub fn secure_cookies(&self) -> bool {
+        self.env != Env::Development
     }
 
     /// The setting named `key` (the field name, as in the TOML file), for overrides.
@@ -122,6 +207,20 @@ impl Config {
             "qq_app_id" => &mut self.qq_app_id,
             "maps_key" => &mut self.maps_key,
             "site_url" => &mut self.site_url,
+            "secret" => &mut self.secret,
+            "app_token_secret" => &mut self.app_token_secret,
+            "sms_adapter" => &mut self.sms_adapter,
+            "sms_endpoint" => &mut self.sms_endpoint,
+            "sms_access_key_id" => &mut self.sms_access_key_id,
+            "sms_access_key_secret" => &mut self.sms_access_key_secret,
+            "sms_sign_name" => &mut self.sms_sign_name,
+            "sms_template_code" => &mut self.sms_template_code,
+            "oauth_adapter" => &mut self.oauth_adapter,
+            "wx_app_secret" => &mut self.wx_app_secret,
+            "qq_app_key" => &mut self.qq_app_key,
+            "wx_api_base" => &mut self.wx_api_base,
+            "wx_open_base" => &mut self.wx_open_base,
+            "qq_api_base" => &mut self.qq_api_base,
             _ => return None,
         })
     }
@@ -174,6 +273,23 @@ mod tests {
         assert_eq!(cfg.addr, "0.0.0.0:9000");
         assert_eq!(cfg.maps_key, "from-env");
         assert_eq!(cfg.cookie_domain, "staging.ershouche.example");
+    }
+
+    #[test]
+    fn secrets_and_real_adapters_are_required_outside_development() {
+        assert_eq!(Config::defaults(Env::Development).check(), Ok(()));
+        let err = Config::defaults(Env::Production).check().unwrap_err();
+        for key in ["secret", "app_token_secret", "sms_access_key_secret", "wx_app_secret", "qq_app_key"] {
+            assert!(err.contains(key), "{err}");
+        }
+        let mut prod = Config::defaults(Env::Production);
+        prod.sms_adapter = "sandbox".to_owned();
+        for key in ["secret", "app_token_secret", "wx_app_secret", "qq_app_key"] {
+            *prod.slot(key).unwrap() = "x".to_owned();
+        }
+        assert_eq!(prod.check().unwrap_err(), "production cannot use sandbox adapters");
+        assert!(Config::defaults(Env::Staging).secure_cookies());
+        assert!(!Config::defaults(Env::Development).secure_cookies());
     }
 
     #[test]

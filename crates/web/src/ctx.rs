@@ -11,6 +11,9 @@ use domain::device::Device;
 use serde::Serialize;
 
 use crate::AppState;
+use crate::config::Config;
+use crate::session::CurrentUser;
+use domain::auth::Role;
 use crate::error::AppError;
 
 /// The device class of a request, from its User-Agent.
@@ -172,6 +175,8 @@ pub struct Visitor {
     pub device_id: Option<String>,
     /// The client's IP address as the socket saw it (empty in in-process tests).
     pub ip: String,
+    /// The signed-in user, when the `auth` middleware found a session.
+    pub user: Option<store::User>,
 }
 
 /// The device id of a request, put in its extensions by the `auth` route middleware.
@@ -199,18 +204,27 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             .get::<DeviceId>()
             .map(|d| d.0.clone())
             .or_else(|| cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned));
-        let ip = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|c| c.0.ip().to_string())
-            .unwrap_or_default();
+        let ip = peer_ip(&parts.extensions);
+        let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|s| s.user.clone());
         Ok(Visitor {
+            user,
             device: device_of(&parts.headers),
             city_slug: cookie(&parts.headers, CITY_COOKIE).filter(|s| domain::region::city_by_slug(s).is_some()).map(str::to_owned),
             device_id,
             ip,
         })
     }
+}
+
+/// The `onerror` handler of every listing image (the seed's 加载失败 label). Templates write it
+/// verbatim; the CSP allows exactly this text by its hash.
+pub const IMG_FALLBACK_JS: &str = "this.onerror=null;this.removeAttribute('srcset');this.classList.add('broken');this.alt='加载失败'";
+
+/// `'sha256-…'` of an inline script or handler, for the CSP.
+pub fn script_hash(js: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(js.as_bytes())))
 }
 
 /// The cookie holding the visitor's chosen city slug.
@@ -220,21 +234,35 @@ pub const DEVICE_COOKIE: &str = "hx_did";
 /// One year, seed §9.
 pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 
-/// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, domain when configured.
-pub fn set_cookie(name: &str, value: &str, domain: &str, http_only: bool) -> Option<HeaderValue> {
-    cookie_header(name, value, COOKIE_MAX_AGE, domain, http_only)
+/// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, the configured domain when set,
+/// `Secure` outside development, `HttpOnly` when asked.
+pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> Option<HeaderValue> {
+    cookie_header(name, value, COOKIE_MAX_AGE, &config.cookie_domain, config.secure_cookies(), http_only)
 }
 
 /// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
-pub fn clear_cookie(name: &str, domain: &str) -> Option<HeaderValue> {
-    cookie_header(name, "", 0, domain, false)
+pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
+    cookie_header(name, "", 0, &config.cookie_domain, config.secure_cookies(), false)
 }
 
-fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, http_only: bool) -> Option<HeaderValue> {
+/// Removes a cookie under the configured domain and, when that is set, also host-only (the
+/// "default domain" of seed §4), so a cookie set either way is gone.
+pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> {
+    let mut out: Vec<HeaderValue> = clear_cookie(config, name).into_iter().collect();
+    if !config.cookie_domain.is_empty() {
+        out.extend(cookie_header(name, "", 0, "", config.secure_cookies(), false));
+    }
+    out
+}
+
+fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, secure: bool, http_only: bool) -> Option<HeaderValue> {
     let mut v = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax");
     if !domain.is_empty() {
         v.push_str("; Domain=");
         v.push_str(domain);
+    }
+    if secure {
+        v.push_str("; Secure");
     }
     if http_only {
         v.push_str("; HttpOnly");
@@ -245,14 +273,23 @@ fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, http_only:
 /// The route middleware a page can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteMiddleware {
-    /// The default: makes sure the visitor has a device id (and, with accounts, a session).
+    /// The default: gives the visitor a device id and runs the session bootstrap (seed §4).
     Auth,
+    /// The page needs a signed-in user: anonymous visitors get the login form (401).
+    User,
+    /// The page needs a dealer (a user who owns a shop): others get 403.
+    Dealer,
+    /// The page needs staff: others get 403.
+    Staff,
 }
 
 /// Resolves a middleware name; an unknown one is the seed's 500 'Unknown middleware {name}'.
 pub fn resolve_middleware(name: &str) -> Result<RouteMiddleware, AppError> {
     match name {
         "auth" => Ok(RouteMiddleware::Auth),
+        "user" => Ok(RouteMiddleware::User),
+        "dealer" => Ok(RouteMiddleware::Dealer),
+        "staff" => Ok(RouteMiddleware::Staff),
         other => Err(AppError::UnknownMiddleware(other.to_owned())),
     }
 }
@@ -266,30 +303,59 @@ pub fn route_middleware(
     move |mut req: Request, next: Next| {
         let state = state.clone();
         Box::pin(async move {
-            let mut set_device = None;
+            let mut cookies: Vec<HeaderValue> = Vec::new();
             for name in names {
-                match resolve_middleware(name) {
+                let required = match resolve_middleware(name) {
                     Ok(RouteMiddleware::Auth) => {
                         let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
                             Some(v) => v.to_owned(),
                             None => {
                                 let id = random_id();
-                                set_device = set_cookie(DEVICE_COOKIE, &id, &state.config.cookie_domain, true);
+                                cookies.extend(set_cookie(&state.config, DEVICE_COOKIE, &id, true));
                                 id
                             }
                         };
+                        let device = device_of(req.headers());
+                        let ip = peer_ip(req.extensions());
+                        let query = req.uri().query().unwrap_or("").to_owned();
+                        let boot = crate::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
+                        cookies.extend(boot.cookies);
                         req.extensions_mut().insert(DeviceId(id));
+                        req.extensions_mut().insert(CurrentUser(boot.session));
+                        continue;
                     }
+                    Ok(RouteMiddleware::User) => None,
+                    Ok(RouteMiddleware::Dealer) => Some(Role::Dealer),
+                    Ok(RouteMiddleware::Staff) => Some(Role::Staff),
                     Err(e) => return e.into_response(),
+                };
+                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|s| Role::parse(&s.user.role));
+                let refused = match (user, required) {
+                    (None, _) => Some(crate::pages::login::required(&state, &req)),
+                    (Some(role), Some(need)) if role != need => Some(AppError::Forbidden.into_response()),
+                    _ => None,
+                };
+                if let Some(mut res) = refused {
+                    append_cookies(&mut res, cookies);
+                    return res;
                 }
             }
             let mut res = next.run(req).await;
-            if let Some(v) = set_device {
-                res.headers_mut().append(header::SET_COOKIE, v);
-            }
+            append_cookies(&mut res, cookies);
             res
         })
     }
+}
+
+fn append_cookies(res: &mut Response, cookies: Vec<HeaderValue>) {
+    for v in cookies {
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
+/// The peer's IP address as the socket saw it (empty in in-process tests without one).
+pub fn peer_ip(extensions: &axum::http::Extensions) -> String {
+    extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_default()
 }
 
 /// A device id is 32 lower-case hex digits; anything else in the cookie is replaced.
@@ -326,8 +392,25 @@ mod tests {
     #[test]
     fn middleware_names_resolve_or_fail_with_the_seed_message() {
         assert_eq!(resolve_middleware("auth").unwrap(), RouteMiddleware::Auth);
+        assert_eq!(resolve_middleware("dealer").unwrap(), RouteMiddleware::Dealer);
         let err = resolve_middleware("admin").unwrap_err();
         assert_eq!(err.to_string(), "Unknown middleware admin");
+    }
+
+    #[test]
+    fn templates_use_exactly_the_hashed_image_handler() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates");
+        let expected = format!("onerror=\"{IMG_FALLBACK_JS}\"");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(root).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for (i, _) in text.match_indices("onerror=\"") {
+                assert!(text[i..].starts_with(&expected), "an inline handler the CSP does not allow: {}", &text[i..i + 60]);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 2, "the card and the gallery use the handler");
+        assert!(script_hash("x").starts_with("sha256-"));
     }
 
     #[test]
@@ -336,10 +419,16 @@ mod tests {
         h.insert(header::COOKIE, HeaderValue::from_static("a=1; hx_city=changsha; b=2"));
         assert_eq!(cookie(&h, "hx_city"), Some("changsha"));
         assert_eq!(cookie(&h, "c"), None);
-        let v = set_cookie("hx_city", "changsha", ".ershouche.example", false).unwrap();
-        assert_eq!(v.to_str().unwrap(), "hx_city=changsha; Path=/; Max-Age=31536000; SameSite=Lax; Domain=.ershouche.example");
-        let gone = clear_cookie("hx_city", ".ershouche.example").unwrap();
-        assert_eq!(gone.to_str().unwrap(), "hx_city=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example");
+        let prod = Config::defaults(crate::config::Env::Production);
+        let v = set_cookie(&prod, "hx_city", "changsha", false).unwrap();
+        assert_eq!(v.to_str().unwrap(), "hx_city=changsha; Path=/; Max-Age=31536000; SameSite=Lax; Domain=.ershouche.example; Secure");
+        let gone = clear_cookie_everywhere(&prod, "hx_token");
+        let gone: Vec<&str> = gone.iter().map(|v| v.to_str().unwrap()).collect();
+        assert_eq!(gone, ["hx_token=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example; Secure", "hx_token=; Path=/; Max-Age=0; SameSite=Lax; Secure"]);
+        let dev = Config::defaults(crate::config::Env::Development);
+        let v = set_cookie(&dev, "hx_token", "t", true).unwrap();
+        assert_eq!(v.to_str().unwrap(), "hx_token=t; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly");
+        assert_eq!(clear_cookie_everywhere(&dev, "hx_token").len(), 1);
         assert_eq!(random_id().len(), 32);
         assert_ne!(random_id(), random_id());
     }

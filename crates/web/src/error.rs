@@ -22,6 +22,18 @@ pub enum AppError {
     /// 400: input that cannot be understood at all (forms show field errors instead).
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// 403: signed in, but this page or object is not theirs to see.
+    #[error("forbidden")]
+    Forbidden,
+    /// 403: a state-changing request from another site (CSRF).
+    #[error("cross-site request")]
+    CrossSite,
+    /// 429: a limit was reached; the message says which.
+    #[error("too many requests: {0}")]
+    TooMany(String),
+    /// 503: an outside service failed; the message says what to do.
+    #[error("outside service: {0}")]
+    Upstream(String),
     /// 500 'Unknown middleware {name}': a route names a middleware that does not exist.
     #[error("Unknown middleware {0}")]
     UnknownMiddleware(String),
@@ -62,6 +74,10 @@ impl IntoResponse for AppError {
         let (status, message, cause) = match &self {
             AppError::NotFound => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone(), None),
+            AppError::Forbidden => (StatusCode::FORBIDDEN, "没有权限访问这个页面".to_owned(), None),
+            AppError::CrossSite => (StatusCode::FORBIDDEN, "请求来源不安全，已拒绝。请回到二手车网页面重新操作。".to_owned(), None),
+            AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
+            AppError::Upstream(m) => (StatusCode::SERVICE_UNAVAILABLE, m.clone(), None),
             AppError::UnknownMiddleware(name) => (StatusCode::INTERNAL_SERVER_ERROR, format!("Unknown middleware {name}"), None),
             AppError::Store(store::DbError::NotFound) => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             AppError::Store(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),

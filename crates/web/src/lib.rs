@@ -14,6 +14,8 @@
 //!
 //! Errors: handlers return [`error::AppError`]; see that module for how it becomes a page.
 
+pub mod adapters;
+pub mod api;
 pub mod assets;
 pub mod config;
 pub mod ctx;
@@ -22,6 +24,8 @@ pub mod error;
 pub mod jobs;
 pub mod pages;
 pub mod search_bench;
+pub mod session;
+pub mod stats;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,10 +34,11 @@ use axum::Router;
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
-use axum::routing::get;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use domain::time::Clock;
 use tower_http::compression::CompressionLayer;
+use tower_http::csrf::CsrfLayer;
 
 use crate::assets::Assets;
 use crate::config::Config;
@@ -58,6 +63,27 @@ pub struct App {
     pub assets: Assets,
     /// Where "now" comes from (fixed in tests).
     pub clock: Box<dyn Clock>,
+    /// Outside services.
+    pub adapters: Adapters,
+    /// Batched visit statistics.
+    pub stats: stats::StatsSink,
+}
+
+/// The outside-service adapters chosen by the configuration.
+#[derive(Debug)]
+pub struct Adapters {
+    /// SMS codes.
+    pub sms: adapters::sms::Sms,
+    /// WeChat and QQ sign-in, JS-SDK ticket.
+    pub oauth: adapters::oauth::OAuth,
+}
+
+impl Adapters {
+    /// The adapters of a configuration, sharing one HTTP client.
+    pub fn from_config(config: &Config) -> Adapters {
+        let client = adapters::http_client();
+        Adapters { sms: adapters::sms::Sms::from_config(config, client.clone()), oauth: adapters::oauth::OAuth::from_config(config, client) }
+    }
 }
 
 impl std::fmt::Debug for App {
@@ -87,7 +113,9 @@ impl AppState {
     /// State with a given clock (tests).
     pub fn with_clock(config: Config, store: store::Store, clock: Box<dyn Clock>) -> AppState {
         let assets = Assets::load(&config.static_path);
-        AppState(Arc::new(App { config, store, assets, clock }))
+        let adapters = Adapters::from_config(&config);
+        let stats = stats::StatsSink::spawn(store.clone());
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats }))
     }
 }
 
@@ -103,11 +131,54 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/actives/buyflow/carlist", get(pages::carlist::buyflow))
         .route("/details/old", get(pages::detail::old))
         .route("/details/{id}", get(pages::detail::detail))
-        .route("/details/{id}/lead", axum::routing::post(pages::detail::lead))
+        .route("/details/{id}/lead", post(pages::detail::lead))
         .route("/actives/threecar", get(pages::compare::page).post(pages::compare::change))
         .route("/news", get(pages::news::list))
         .route("/news/{id}", get(pages::news::article))
+        .route("/sys/login", get(pages::login::page).post(pages::login::login))
+        .route("/sys/login/code", post(pages::login::code))
+        .route("/sys/logout", post(pages::login::logout))
+        .route("/sys/WQlogin", get(pages::login::wq_start))
+        .route("/sys/WQlogin/claim", post(pages::login::claim))
+        .route("/sys/QQlogin", get(pages::login::qq_start))
+        .route("/space/wxlogin", get(pages::login::wx_callback))
+        .route("/space/qqlogin", get(pages::login::qq_callback))
+        .route("/sys/sandbox/oauth", get(pages::login::sandbox_page).post(pages::login::sandbox_agree))
+        .route("/space", get(pages::space::home))
+        .route("/space/history", get(pages::space::history))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
+}
+
+/// Pages that need a signed-in user: anonymous visitors get the login form (401).
+pub const USER_MIDDLEWARE: &[&str] = &["auth", "user"];
+
+/// The personal space and other pages behind sign-in.
+fn user_pages(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/actives/loginAuth", get(pages::login::loginauth).post(pages::login::loginauth_post))
+        .route("/space/history/clear", post(pages::space::clear_history))
+        .route("/space/favourites", get(pages::space::favourites).post(pages::space::favourite))
+        .route("/space/gettycarlist", get(pages::space::leads))
+        .route("/space/friendcar", get(pages::space::friend_cars))
+        .route("/space/carfindwa", get(pages::space::wanted).post(pages::space::add_wanted))
+        .route("/space/carfindwa/close", post(pages::space::close_wanted))
+        .route("/space/searches", get(pages::space::searches).post(pages::space::save_search))
+        .route("/space/searches/{id}", get(pages::space::open_search))
+        .route("/space/searches/{id}/delete", post(pages::space::delete_search))
+        .route("/space/vip", get(pages::space::vip))
+        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), USER_MIDDLEWARE)))
+}
+
+/// The seed's JSON API (seed §7).
+fn api() -> Router<AppState> {
+    Router::new()
+        .route("/api/buycar-api/tool/wechat/sign", post(api::wechat_sign))
+        .route("/api/buycar-api/user/userregion", post(api::user_region))
+        .route("/api/buycar-api/user/cookietotoken", post(api::cookie_to_token))
+        .route("/api/buycar-api/user/appscantotoken", post(api::app_scan_to_token))
+        .route("/api/buycar-api/user/baseinf", post(api::base_info))
+        .route("/api/buycar-api/{*rest}", axum::routing::any(api::not_found))
+        .route("/hpi/mobile/appdatastatistics.json", get(api::statistics))
 }
 
 /// The whole application.
@@ -120,6 +191,8 @@ pub fn app(state: AppState) -> Router {
 pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
     Router::new()
         .merge(pages(&state))
+        .merge(user_pages(&state))
+        .merge(api())
         .merge(extra)
         .route("/api/regions", get(pages::regions::regions))
         .route("/robots.txt", get(pages::seo::robots))
@@ -129,6 +202,8 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/upload/demo/{name}", get(demo_photo::serve))
         .route("/healthz", get(healthz))
         .fallback(|| async { error::AppError::NotFound })
+        // Cross-site state-changing requests (tower-http's `Sec-Fetch-Site` / `Origin` check) → 403.
+        .layer(CsrfLayer::new().with_rejection_response(|_: tower_http::csrf::ProtectionError| error::AppError::CrossSite.into_response()))
         .layer(middleware::from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())
         .layer(middleware::from_fn(security_headers))
@@ -162,9 +237,26 @@ async fn log_request(req: Request, next: Next) -> Response {
     res
 }
 
+/// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
+/// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`).
+fn content_security_policy() -> &'static str {
+    static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSP.get_or_init(|| {
+        format!(
+            "default-src 'self'; script-src 'self' 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: https:; \
+             connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+            ctx::script_hash(ctx::IMG_FALLBACK_JS)
+        )
+    })
+}
+
 async fn security_headers(req: Request, next: Next) -> Response {
     let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(content_security_policy()) {
+        h.entry(header::CONTENT_SECURITY_POLICY).or_insert(v);
+    }
+    h.entry("cross-origin-resource-policy").or_insert(HeaderValue::from_static("same-origin"));
     h.entry("x-content-type-options").or_insert(HeaderValue::from_static("nosniff"));
     h.entry("referrer-policy").or_insert(HeaderValue::from_static("strict-origin-when-cross-origin"));
     h.entry("x-frame-options").or_insert(HeaderValue::from_static("DENY"));

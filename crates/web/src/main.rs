@@ -95,6 +95,7 @@ async fn run(args: Args) -> Result<(), String> {
         "serve" => {
             args.check_known(&["addr", "database-url", "env", "config"])?;
             let cfg = args.config()?;
+            cfg.check()?;
             let store = open_store(&cfg).await?;
             web::serve(web::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
         }

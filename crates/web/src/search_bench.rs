@@ -63,7 +63,7 @@ pub async fn run(store: &Store, now: i64, combos: usize) -> Result<String, store
     }
     let mut times: Vec<(f64, String)> = Vec::with_capacity(queries.len());
     for q in &queries {
-        let scope = Scope { inspected_only: rng.chance(0.1) };
+        let scope = Scope { inspected_only: rng.chance(0.1), ..Scope::default() };
         let start = Instant::now();
         store.search(q, scope, year).await?;
         times.push((start.elapsed().as_secs_f64() * 1000.0, q.to_query()));

@@ -16,7 +16,6 @@ use axum::http::StatusCode;
 const LATER_ISSUES: &[&str] = &[
     "/personalsell",
     "/servicehall",
-    "/space",
     "/actives/help/useragree",
     "/actives/help/privacy",
     "/actives/help/customerappeal",

@@ -34,12 +34,12 @@ pub struct ListKind {
 }
 
 /// `/carlist`.
-pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope { inspected_only: false }, layout: "default", noun: "二手车" };
+pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope { inspected_only: false, published_after: None, price_cut_after: None }, layout: "default", noun: "二手车" };
 /// `/servicehall/qualitycarlist`.
 pub const QUALITY: ListKind =
-    ListKind { path: "/servicehall/qualitycarlist", scope: Scope { inspected_only: true }, layout: "default", noun: "精品二手车" };
+    ListKind { path: "/servicehall/qualitycarlist", scope: Scope { inspected_only: true, published_after: None, price_cut_after: None }, layout: "default", noun: "精品二手车" };
 /// `/actives/buyflow/carlist`.
-pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope { inspected_only: false }, layout: "flow", noun: "二手车" };
+pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope { inspected_only: false, published_after: None, price_cut_after: None }, layout: "flow", noun: "二手车" };
 
 /// One option link in a filter row.
 #[derive(Debug, Clone)]

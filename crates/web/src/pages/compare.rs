@@ -112,7 +112,7 @@ pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): 
     }
     let value = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
     let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
-    if let Some(v) = set_cookie(COMPARE_COOKIE, &value, &state.config.cookie_domain, false) {
+    if let Some(v) = set_cookie(&state.config, COMPARE_COOKIE, &value, false) {
         res.headers_mut().append(header::SET_COOKIE, v);
     }
     Ok(res)

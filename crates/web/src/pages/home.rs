@@ -172,8 +172,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let mut res = Html(tpl.render()?).into_response();
     if let Some(slug) = set_city {
-        let domain = &state.config.cookie_domain;
-        let value = if slug.is_empty() { clear_cookie(CITY_COOKIE, domain) } else { set_cookie(CITY_COOKIE, &slug, domain, false) };
+        let value = if slug.is_empty() { clear_cookie(&state.config, CITY_COOKIE) } else { set_cookie(&state.config, CITY_COOKIE, &slug, false) };
         if let Some(v) = value {
             res.headers_mut().append(header::SET_COOKIE, v);
         }

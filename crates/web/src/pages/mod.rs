@@ -4,9 +4,11 @@ pub mod carlist;
 pub mod compare;
 pub mod detail;
 pub mod home;
+pub mod login;
 pub mod news;
 pub mod regions;
 pub mod seo;
+pub mod space;
 
 use domain::region;
 use domain::valuation::Rating;

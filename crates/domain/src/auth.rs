@@ -1,0 +1,244 @@
+//! Sign-in rules: SMS code policy, token digests, the app token, safe return paths and the WeChat
+//! JS-SDK signature. Pure functions; randomness and the clock are passed in.
+//!
+//! ```
+//! use domain::auth;
+//! let token = auth::sign_app_token(b"secret", "13812345678", 2_000);
+//! assert!(auth::verify_app_token(b"secret", "13812345678", &token, 1_000).is_ok());
+//! assert!(auth::verify_app_token(b"secret", "13812345679", &token, 1_000).is_err());
+//! assert_eq!(auth::safe_return("//evil.example/x"), "/");
+//! ```
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// An SMS code lives five minutes.
+pub const CODE_TTL_SECS: i64 = 300;
+/// The fifth wrong try kills a code.
+pub const CODE_MAX_ATTEMPTS: i64 = 5;
+/// One code per phone per 60 seconds.
+pub const SEND_INTERVAL_SECS: i64 = 60;
+/// At most ten codes per phone per day.
+pub const SENDS_PER_PHONE_PER_DAY: i64 = 10;
+/// At most twenty codes per IP address per hour.
+pub const SENDS_PER_IP_PER_HOUR: i64 = 20;
+/// A desktop QR login waits two minutes for the phone.
+pub const QR_TTL_SECS: i64 = 120;
+/// An OAuth `state` is good for ten minutes.
+pub const OAUTH_STATE_TTL_SECS: i64 = 600;
+/// A session ends after 30 days without a request…
+pub const SESSION_IDLE_SECS: i64 = 30 * 86_400;
+/// …and one year after sign-in in any case (the cookie's max age, seed §9).
+pub const SESSION_ABSOLUTE_SECS: i64 = 31_536_000;
+
+/// A six-digit code from four random bytes, or `None` for the few values that would bias the
+/// digits (the caller draws again).
+pub fn code_from_random(bytes: [u8; 4]) -> Option<String> {
+    let n = u32::from_le_bytes(bytes);
+    // 4_294_000_000 is the largest multiple of 1_000_000 below 2^32.
+    (n < 4_294_000_000).then(|| format!("{:06}", n % 1_000_000))
+}
+
+/// Whether text is a six-digit code.
+pub fn is_code(text: &str) -> bool {
+    text.len() == 6 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn hmac_hex(secret: &[u8], parts: &[&str]) -> String {
+    // HMAC takes keys of any length, so this cannot fail; an empty MAC would never verify.
+    let Ok(mut mac) = HmacSha256::new_from_slice(secret) else { return String::new() };
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            mac.update(b"\x1f");
+        }
+        mac.update(p.as_bytes());
+    }
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// What is stored for an SMS code: an HMAC over the phone and the code, so a copy of the database
+/// yields no usable codes (a bare hash of six digits would be reversed at once).
+pub fn code_digest(secret: &[u8], mobile: &str, code: &str) -> String {
+    hmac_hex(secret, &["sms", mobile, code])
+}
+
+/// What is stored for a session token or a web cookie: its SHA-256. Tokens are 128 random bits,
+/// so no key is needed, and every node computes the same digest.
+pub fn token_digest(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// The app token the mobile app passes as `appToken` beside `mobile` (seed §2/§4):
+/// `{expires_at}.{hex HMAC-SHA256(secret, "app" ␟ mobile ␟ expires_at)}`. The app's server signs
+/// it with the environment's shared secret; this site verifies it and never stores it.
+pub fn sign_app_token(secret: &[u8], mobile: &str, expires_at: i64) -> String {
+    format!("{expires_at}.{}", hmac_hex(secret, &["app", mobile, &expires_at.to_string()]))
+}
+
+/// Why an app token was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppTokenError {
+    /// Not `{digits}.{64 hex}`.
+    Malformed,
+    /// Past its expiry.
+    Expired,
+    /// The signature does not match the phone and expiry.
+    BadSignature,
+}
+
+/// Checks an app token for `mobile` at `now` (constant-time comparison).
+pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> Result<(), AppTokenError> {
+    let (expiry, sig) = token.split_once('.').ok_or(AppTokenError::Malformed)?;
+    let expires_at: i64 = expiry.parse().map_err(|_| AppTokenError::Malformed)?;
+    let sig = hex::decode(sig).map_err(|_| AppTokenError::Malformed)?;
+    if sig.len() != 32 {
+        return Err(AppTokenError::Malformed);
+    }
+    let mut mac = HmacSha256::new_from_slice(secret).map_err(|_| AppTokenError::BadSignature)?;
+    for (i, p) in ["app", mobile, expiry].iter().enumerate() {
+        if i > 0 {
+            mac.update(b"\x1f");
+        }
+        mac.update(p.as_bytes());
+    }
+    mac.verify_slice(&sig).map_err(|_| AppTokenError::BadSignature)?;
+    if expires_at < now {
+        return Err(AppTokenError::Expired);
+    }
+    Ok(())
+}
+
+/// A return path after sign-in: only a site-relative path (`/…`, not `//…` nor `/\…`, no control
+/// characters, at most 512 bytes); anything else becomes `/`, so login never redirects off-site.
+pub fn safe_return(path: &str) -> &str {
+    let ok = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.starts_with("/\\")
+        && path.len() <= 512
+        && !path.chars().any(|c| c.is_control() || c == '\\');
+    if ok { path } else { "/" }
+}
+
+/// The WeChat JS-SDK signature: SHA-1 (hex) over
+/// `jsapi_ticket={ticket}&noncestr={nonce}&timestamp={timestamp}&url={url}`, the URL without its
+/// `#` fragment.
+pub fn jssdk_signature(ticket: &str, noncestr: &str, timestamp: i64, url: &str) -> String {
+    let url = url.split('#').next().unwrap_or("");
+    let text = format!("jsapi_ticket={ticket}&noncestr={noncestr}&timestamp={timestamp}&url={url}");
+    hex::encode(Sha1::digest(text.as_bytes()))
+}
+
+/// What a signed-in user may do beyond buying: the per-route requirements check it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Everyone.
+    Buyer,
+    /// Owns a shop.
+    Dealer,
+    /// Reviews listings and appeals.
+    Staff,
+}
+
+impl Role {
+    /// Reads a stored role; unknown values are the least privileged.
+    pub fn parse(s: &str) -> Role {
+        match s {
+            "dealer" => Role::Dealer,
+            "staff" => Role::Staff,
+            _ => Role::Buyer,
+        }
+    }
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Buyer => "buyer",
+            Role::Dealer => "dealer",
+            Role::Staff => "staff",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_six_digits_without_bias() {
+        assert_eq!(code_from_random(0u32.to_le_bytes()).as_deref(), Some("000000"));
+        assert_eq!(code_from_random(1_234_567u32.to_le_bytes()).as_deref(), Some("234567"));
+        assert_eq!(code_from_random(4_293_999_999u32.to_le_bytes()).as_deref(), Some("999999"));
+        assert_eq!(code_from_random(4_294_000_000u32.to_le_bytes()), None);
+        assert_eq!(code_from_random(u32::MAX.to_le_bytes()), None);
+        assert!(is_code("012345"));
+        for bad in ["12345", "1234567", "12345a", "", "１２３４５６"] {
+            assert!(!is_code(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn code_digests_depend_on_secret_phone_and_code() {
+        let d = code_digest(b"k", "13812345678", "123456");
+        assert_eq!(d.len(), 64);
+        assert_eq!(d, code_digest(b"k", "13812345678", "123456"));
+        assert_ne!(d, code_digest(b"k2", "13812345678", "123456"));
+        assert_ne!(d, code_digest(b"k", "13812345679", "123456"));
+        assert_ne!(d, code_digest(b"k", "13812345678", "123457"));
+    }
+
+    #[test]
+    fn token_digest_is_sha256_hex() {
+        // SHA-256("abc"), FIPS 180-2 test vector.
+        assert_eq!(token_digest("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn app_tokens_verify_only_for_their_phone_before_expiry() {
+        let t = sign_app_token(b"s", "13812345678", 1_000);
+        assert_eq!(verify_app_token(b"s", "13812345678", &t, 999), Ok(()));
+        assert_eq!(verify_app_token(b"s", "13812345678", &t, 1_000), Ok(()));
+        assert_eq!(verify_app_token(b"s", "13812345678", &t, 1_001), Err(AppTokenError::Expired));
+        assert_eq!(verify_app_token(b"other", "13812345678", &t, 0), Err(AppTokenError::BadSignature));
+        assert_eq!(verify_app_token(b"s", "13900000000", &t, 0), Err(AppTokenError::BadSignature));
+        // Moving the expiry breaks the signature.
+        let forged = t.replacen("1000.", "9999.", 1);
+        assert_eq!(verify_app_token(b"s", "13812345678", &forged, 0), Err(AppTokenError::BadSignature));
+        for bad in ["", "abc", "1000", "1000.zz", "x.00", "1000.abcd"] {
+            assert_eq!(verify_app_token(b"s", "13812345678", bad, 0), Err(AppTokenError::Malformed), "{bad}");
+        }
+    }
+
+    #[test]
+    fn return_paths_stay_on_site() {
+        for ok in ["/", "/details/5", "/carlist?brand=dazhong&page=2", "/space/history"] {
+            assert_eq!(safe_return(ok), ok);
+        }
+        for bad in ["", "https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", "details/5", "/a\nb"] {
+            assert_eq!(safe_return(bad), "/", "{bad:?}");
+        }
+        assert_eq!(safe_return(&format!("/{}", "a".repeat(600))), "/");
+    }
+
+    #[test]
+    fn jssdk_signature_matches_wechats_documented_example() {
+        // The worked example of WeChat's JS-SDK documentation (appendix 1).
+        let sig = jssdk_signature(
+            "sM4AOVdWfPE4DxkXGEs8VMCPGGVi4C3VM0P37wVUCFvkVAy_90u5h9nbSlYy3-Sl-HhTdfl2fzFy1AOcHKP7qg",
+            "Wm3WZYTPz0wzccnW",
+            1_414_587_457,
+            "http://mp.weixin.qq.com?params=value#frag",
+        );
+        assert_eq!(sig, "0f9de62fce790f9a083d5c99e95740ceb90c27ed");
+    }
+
+    #[test]
+    fn roles_parse_to_the_least_privilege() {
+        assert_eq!(Role::parse("dealer"), Role::Dealer);
+        assert_eq!(Role::parse("staff"), Role::Staff);
+        assert_eq!(Role::parse("admin"), Role::Buyer);
+        assert_eq!(Role::Dealer.as_str(), "dealer");
+    }
+}

@@ -1,0 +1,226 @@
+//! The JSON API of seed §7, every answer in the envelope `{success, code, msg, data}`.
+//!
+//! | method | path | does |
+//! |---|---|---|
+//! | POST | `/api/buycar-api/tool/wechat/sign` | JS-SDK signature for `token` (the page URL): `data` = `"{timestamp},{nonceStr},{signature},{appId}"` |
+//! | POST | `/api/buycar-api/user/userregion` | `data` = `{ip, city}` (city when the visitor chose one) |
+//! | GET | `/hpi/mobile/appdatastatistics.json` | records `devicetoken`, `mobile` and `from` (built by `domain::stats`), batched |
+//! | POST | `/api/buycar-api/user/cookietotoken` | web cookie (`cookie` field, else the `hx_web` cookie) → `data` = token; sets `hx_token` |
+//! | POST | `/api/buycar-api/user/appscantotoken` | `mobile` + `appToken` → `data` = `{record: token, cookie: {name, value, path, maxAge}}`; sets the cookies |
+//! | POST | `/api/buycar-api/user/baseinf` | `data` = the user's base information |
+//!
+//! Codes: `0000` success, `CM001` bad input, `CM002` invalid session (both cookies cleared under
+//! the configured and the default domain), `CM003` outside service failed. Bodies may be form
+//! fields or a JSON object; the token comes from the `token` header or the `hx_token` cookie.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::ctx::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, device_of, peer_ip, set_cookie};
+use crate::error::AppError;
+use crate::session::{self, TOKEN_COOKIE};
+
+/// Success.
+pub const OK: &str = "0000";
+/// Bad input.
+pub const BAD_INPUT: &str = "CM001";
+/// Invalid session (seed §8).
+pub const CM002: &str = "CM002";
+/// An outside service failed.
+pub const UPSTREAM: &str = "CM003";
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    success: bool,
+    code: &'a str,
+    msg: &'a str,
+    data: Value,
+}
+
+/// A success envelope.
+pub fn ok(data: Value) -> Response {
+    envelope(StatusCode::OK, OK, "成功", data)
+}
+
+/// A failure envelope.
+pub fn fail(status: StatusCode, code: &str, msg: &str) -> Response {
+    envelope(status, code, msg, Value::Null)
+}
+
+fn envelope(status: StatusCode, code: &str, msg: &str, data: Value) -> Response {
+    let mut res = axum::Json(Envelope { success: code == OK, code, msg, data }).into_response();
+    *res.status_mut() = status;
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+/// CM002: the session is invalid; both cookies are removed.
+pub fn cm002(state: &AppState) -> Response {
+    let mut res = fail(StatusCode::UNAUTHORIZED, CM002, "登录已失效，请重新登录");
+    for c in session::clearing_cookies(state) {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    res
+}
+
+/// The fields of a form or JSON-object body (other JSON values give no fields).
+pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
+    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|c| c.starts_with("application/json"));
+    if is_json {
+        let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(body) else { return HashMap::new() };
+        return map
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                Value::String(s) => Some((k, s)),
+                Value::Number(n) => Some((k, n.to_string())),
+                _ => None,
+            })
+            .collect();
+    }
+    form_urlencoded::parse(body).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+}
+
+/// `POST /api/buycar-api/tool/wechat/sign`.
+pub async fn wechat_sign(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let f = fields(&headers, &body);
+    let url = f.get("token").map(String::as_str).unwrap_or("").split('#').next().unwrap_or("").trim().to_owned();
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() > 2_000 {
+        return fail(StatusCode::BAD_REQUEST, BAD_INPUT, "页面地址无效");
+    }
+    let ticket = match state.adapters.oauth.jsapi_ticket().await {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::warn!(error = %e, "jsapi ticket unavailable");
+            return fail(StatusCode::SERVICE_UNAVAILABLE, UPSTREAM, "微信签名暂不可用");
+        }
+    };
+    let timestamp = state.clock.now();
+    let nonce = &crate::ctx::random_id()[..16];
+    let signature = domain::auth::jssdk_signature(&ticket, nonce, timestamp, &url);
+    ok(Value::String(format!("{timestamp},{nonce},{signature},{}", state.config.wx_app_id)))
+}
+
+/// `POST /api/buycar-api/user/userregion`.
+pub async fn user_region(headers: HeaderMap, req: axum::extract::Request) -> Response {
+    let ip = peer_ip(req.extensions());
+    let city = cookie(&headers, CITY_COOKIE).and_then(domain::region::city_by_slug).map(|c| {
+        let province = domain::region::province(c.province_code).map_or("", |p| p.name);
+        json!({"slug": c.slug, "name": c.name, "code": c.code, "province": province})
+    });
+    ok(json!({"ip": ip, "city": city}))
+}
+
+/// `GET /hpi/mobile/appdatastatistics.json?devicetoken=…&mobile=…&from=…` (plus `plan`, `unit`,
+/// `keyword`, `wx_aid`, `type`).
+pub async fn statistics(State(state): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+    let q: HashMap<String, String> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.chars().take(128).collect()))
+        .collect();
+    let get = |k: &str| q.get(k).map(String::as_str).filter(|v| !v.trim().is_empty());
+    let mobile = get("mobile").and_then(|m| domain::validate::Mobile::parse(m).ok()).map(|m| m.to_string());
+    let device = get("devicetoken").map(str::to_owned).or_else(|| cookie(&headers, DEVICE_COOKIE).map(str::to_owned)).unwrap_or_default();
+    let base = get("from").unwrap_or(device_of(&headers).class.as_str());
+    let params = domain::stats::StatsParams {
+        mobile: mobile.as_deref(),
+        plan: get("plan"),
+        unit: get("unit"),
+        keyword: get("keyword"),
+        wx_aid: get("wx_aid"),
+        kind: get("type"),
+    };
+    let from_value = domain::stats::build_from(base, &params);
+    let path = headers.get(header::REFERER).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(300).collect();
+    state.stats.record(store::StatEvent {
+        device_token: device,
+        mobile: mobile.unwrap_or_default(),
+        from_value: from_value.clone(),
+        path,
+        created_at: state.clock.now(),
+    });
+    ok(json!({"from": from_value}))
+}
+
+/// `POST /api/buycar-api/user/cookietotoken`.
+pub async fn cookie_to_token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response, AppError> {
+    let f = fields(&headers, &body);
+    let web = f.get("cookie").map(String::as_str).filter(|c| !c.is_empty()).or_else(|| cookie(&headers, session::WEB_COOKIE)).unwrap_or("");
+    if web.is_empty() {
+        return Ok(cm002(&state));
+    }
+    let Some((_, token)) = session::exchange_web_cookie(&state, web).await? else { return Ok(cm002(&state)) };
+    let mut res = ok(Value::String(token.clone()));
+    if let Some(c) = set_cookie(&state.config, TOKEN_COOKIE, &token, true) {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    Ok(res)
+}
+
+/// `POST /api/buycar-api/user/appscantotoken`.
+pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap, req: axum::extract::Request) -> Result<Response, AppError> {
+    let ip = peer_ip(req.extensions());
+    let body = axum::body::to_bytes(req.into_body(), 64 * 1024).await.map_err(|_| AppError::BadRequest("请求体过大".to_owned()))?;
+    let f = fields(&headers, &body);
+    let (mobile, app_token) = (f.get("mobile").map_or("", String::as_str), f.get("appToken").map_or("", String::as_str));
+    let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::ctx::valid_device_id(d));
+    let Some(issued) = session::exchange_app_token(&state, mobile, app_token, device, &headers, &ip).await? else {
+        return Ok(fail(StatusCode::UNAUTHORIZED, BAD_INPUT, "登录凭证无效或已过期"));
+    };
+    let data = json!({
+        "record": issued.token,
+        "cookie": {"name": TOKEN_COOKIE, "value": issued.token, "path": "/", "maxAge": COOKIE_MAX_AGE},
+    });
+    let mut res = ok(data);
+    for c in issued.cookies {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    Ok(res)
+}
+
+/// `POST /api/buycar-api/user/baseinf`.
+pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
+    let Some(token) = session::presented_token(&headers) else { return Ok(cm002(&state)) };
+    let Some(s) = session::lookup(&state, token).await? else { return Ok(cm002(&state)) };
+    let now = state.clock.now();
+    let vip = state.store.memberships(s.user.user_id, now).await?.into_iter().next();
+    let u = s.user;
+    Ok(ok(json!({
+        "userId": u.user_id,
+        "mobile": u.mobile,
+        "nickname": u.nickname,
+        "avatar": u.avatar,
+        "role": u.role,
+        "wechatBound": u.wx_openid.is_some(),
+        "qqBound": u.qq_openid.is_some(),
+        "vip": vip.map(|m| json!({"plan": m.plan, "endsAt": domain::time::date(m.ends_at)})),
+    })))
+}
+
+/// Unknown paths under `/api/` answer in the envelope too.
+pub async fn not_found() -> Response {
+    fail(StatusCode::NOT_FOUND, BAD_INPUT, "接口不存在")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_read_as_form_or_json() {
+        let mut h = HeaderMap::new();
+        assert_eq!(fields(&h, b"token=https%3A%2F%2Fa%2Fb&x=1").get("token").map(String::as_str), Some("https://a/b"));
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+        let f = fields(&h, br#"{"mobile":"13812345678","n":5,"o":{}}"#);
+        assert_eq!(f.get("mobile").map(String::as_str), Some("13812345678"));
+        assert_eq!(f.get("n").map(String::as_str), Some("5"));
+        assert!(!f.contains_key("o"));
+        assert!(fields(&h, b"[1,2]").is_empty());
+        assert!(fields(&h, b"{not json").is_empty());
+    }
+}

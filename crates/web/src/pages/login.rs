@@ -1,0 +1,567 @@
+//! Signing in and out: the plain login form (the login island's fallback), SMS codes, WeChat and
+//! QQ OAuth with their callbacks and first-login phone binding, the desktop QR login confirmed on a
+//! signed-in phone, and the sandbox consent page.
+//!
+//! Routes: `GET /sys/login`, `POST /sys/login/code`, `POST /sys/login`, `POST /sys/logout`,
+//! `GET /sys/WQlogin`, `POST /sys/WQlogin/claim`, `GET /sys/QQlogin`, `GET /space/wxlogin`,
+//! `GET /space/qqlogin`, `GET|POST /actives/loginAuth`, `GET|POST /sys/sandbox/oauth`.
+//!
+//! Every form keeps what was typed and shows its message beside the field; every sign-in ends
+//! with a 303 back to the page the visitor came from (`return`, checked by
+//! `domain::auth::safe_return`).
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use domain::auth::{self, safe_return};
+use domain::validate::Mobile;
+use serde::Deserialize;
+use store::{CodeCheck, Identity, Provider};
+
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor, cookie, device_of, set_cookie};
+use crate::error::AppError;
+use crate::session::{self, CurrentUser};
+
+/// What the login form shows: kept input and messages.
+#[derive(Debug, Clone, Default)]
+pub struct LoginForm {
+    /// Where to go after signing in.
+    pub return_to: String,
+    /// The phone as typed.
+    pub mobile: String,
+    /// Message beside the phone.
+    pub mobile_error: Option<String>,
+    /// Message beside the code.
+    pub code_error: Option<String>,
+    /// A neutral note (code sent).
+    pub notice: Option<String>,
+    /// The code itself, on the development sandbox only.
+    pub sandbox_code: Option<String>,
+    /// A pending OAuth binding: its ticket.
+    pub bind: String,
+}
+
+impl LoginForm {
+    /// An empty form returning to `return_to`.
+    pub fn returning(return_to: &str) -> LoginForm {
+        LoginForm { return_to: safe_return(return_to).to_owned(), ..LoginForm::default() }
+    }
+
+    /// The query string that carries the return path to the OAuth starts.
+    pub fn return_query(&self) -> String {
+        format!("return={}", crate::adapters::percent_encode(&self.return_to))
+    }
+}
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginPage {
+    page: PageMeta,
+    form: LoginForm,
+    heading: &'static str,
+}
+
+/// Renders the login page with a status.
+pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status: StatusCode) -> Result<Response, AppError> {
+    let heading = if form.bind.is_empty() { "手机号登录" } else { "首次登录，请绑定手机号" };
+    let mut page = PageMeta::new(state, device_of(headers), "default", "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
+    page = page.canonical_path(state, "/sys/login");
+    page.robots = "noindex,follow";
+    let mut res = Html(LoginPage { page, form, heading }.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// What a page that needs a user answers to an anonymous visitor: the login form (401), returning
+/// to the page asked for (a GET) or to the page the form was on (a POST).
+pub fn required(state: &AppState, req: &Request) -> Response {
+    let return_to = if req.method() == axum::http::Method::GET {
+        req.uri().path_and_query().map_or("/", |p| p.as_str()).to_owned()
+    } else {
+        referer_path(state, req.headers()).unwrap_or_else(|| "/".to_owned())
+    };
+    login_page(state, req.headers(), LoginForm::returning(&return_to), StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
+}
+
+/// The path of a same-site `Referer`.
+pub fn referer_path(state: &AppState, headers: &HeaderMap) -> Option<String> {
+    let referer = headers.get(header::REFERER)?.to_str().ok()?;
+    let site = state.config.site_url.trim_end_matches('/');
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let rest = referer
+        .strip_prefix(site)
+        .or_else(|| referer.strip_prefix("http://").or_else(|| referer.strip_prefix("https://")).and_then(|r| r.strip_prefix(host)))?;
+    rest.starts_with('/').then(|| safe_return(rest).to_owned())
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ReturnQuery {
+    #[serde(default, rename = "return")]
+    return_to: String,
+}
+
+/// `GET /sys/login?return=…`.
+pub async fn page(State(state): State<AppState>, user: CurrentUser, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+    let form = LoginForm::returning(&q.return_to);
+    if user.0.is_some() {
+        return Ok(see_other(&form.return_to, Vec::new()));
+    }
+    login_page(&state, &headers, form, StatusCode::OK)
+}
+
+/// The login form's fields; all optional so a mangled post gets messages, not a 4xx.
+#[derive(Debug, Default, Deserialize)]
+pub struct LoginPost {
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    code: String,
+    #[serde(default, rename = "return")]
+    return_to: String,
+    #[serde(default)]
+    bind: String,
+}
+
+impl LoginPost {
+    fn form(&self) -> LoginForm {
+        LoginForm { mobile: self.mobile.trim().chars().take(20).collect(), bind: self.bind.chars().take(64).collect(), ..LoginForm::returning(&self.return_to) }
+    }
+}
+
+/// Sends a login code to a valid phone, within the limits. The message for the form on failure.
+pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Option<String>, (StatusCode, String)> {
+    let now = state.clock.now();
+    let phone_key = format!("sms:m:{}", mobile.as_str());
+    let ip_key = format!("sms:ip:{ip}");
+    let mut limits = vec![(phone_key.as_str(), auth::SEND_INTERVAL_SECS, 86_400, auth::SENDS_PER_PHONE_PER_DAY)];
+    if !ip.is_empty() {
+        limits.push((ip_key.as_str(), 0, 3_600, auth::SENDS_PER_IP_PER_HOUR));
+    }
+    let internal = |e: store::DbError| {
+        tracing::error!(error = %e, "sms code store failed");
+        (StatusCode::SERVICE_UNAVAILABLE, "系统繁忙，请稍后再试".to_owned())
+    };
+    if !state.store.throttle(&limits, now).await.map_err(internal)? {
+        return Err((StatusCode::TOO_MANY_REQUESTS, "发送太频繁了：同一手机号每60秒可获取1次、每天最多10次，请稍后再试".to_owned()));
+    }
+    let code = loop {
+        let mut bytes = [0u8; 4];
+        getrandom::fill(&mut bytes).map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, "系统繁忙，请稍后再试".to_owned()))?;
+        if let Some(code) = auth::code_from_random(bytes) {
+            break code;
+        }
+    };
+    let digest = auth::code_digest(state.config.secret.as_bytes(), mobile.as_str(), &code);
+    state.store.store_code(mobile.as_str(), "login", &digest, ip, now).await.map_err(internal)?;
+    if let Err(e) = state.adapters.sms.send_code(mobile.as_str(), &code).await {
+        tracing::error!(target: "sms", error = %e, "sending the login code failed");
+        return Err((StatusCode::SERVICE_UNAVAILABLE, "短信发送失败，请稍后再试".to_owned()));
+    }
+    Ok(state.adapters.sms.is_sandbox().then_some(code))
+}
+
+/// `POST /sys/login/code`: sends a code and shows the form again.
+pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
+    let mut form = post.form();
+    let mobile = match Mobile::parse(&post.mobile) {
+        Ok(m) => m,
+        Err(e) => {
+            form.mobile_error = Some(e.message().to_owned());
+            return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
+        }
+    };
+    match send_code(&state, &mobile, &visitor.ip).await {
+        Ok(sandbox_code) => {
+            form.notice = Some(format!("验证码已发送至{}，5分钟内有效", mobile.masked()));
+            form.sandbox_code = sandbox_code;
+            login_page(&state, &headers, form, StatusCode::OK)
+        }
+        Err((status, message)) => {
+            form.mobile_error = Some(message);
+            login_page(&state, &headers, form, status)
+        }
+    }
+}
+
+/// The message for a refused code.
+pub fn code_message(check: CodeCheck) -> String {
+    match check {
+        CodeCheck::Accepted => String::new(),
+        CodeCheck::Wrong(left) => format!("验证码错误，还可以再试{left}次"),
+        CodeCheck::Missing => "请先获取验证码".to_owned(),
+        CodeCheck::Expired => "验证码已过期，请重新获取".to_owned(),
+        CodeCheck::Exhausted => "错误次数过多，请重新获取验证码".to_owned(),
+    }
+}
+
+/// Checks a phone and code; the user of the phone (created on first sign-in) or the form with its
+/// messages.
+pub async fn verify(state: &AppState, mobile: &str, code: &str, mut form: LoginForm) -> Result<Result<Mobile, LoginForm>, AppError> {
+    let mobile = match Mobile::parse(mobile) {
+        Ok(m) => m,
+        Err(e) => {
+            form.mobile_error = Some(e.message().to_owned());
+            return Ok(Err(form));
+        }
+    };
+    let code = code.trim();
+    if !auth::is_code(code) {
+        form.code_error = Some(if code.is_empty() { "请输入验证码" } else { "验证码是6位数字" }.to_owned());
+        return Ok(Err(form));
+    }
+    let digest = auth::code_digest(state.config.secret.as_bytes(), mobile.as_str(), code);
+    match state.store.check_code(mobile.as_str(), "login", &digest, state.clock.now()).await? {
+        CodeCheck::Accepted => Ok(Ok(mobile)),
+        other => {
+            form.code_error = Some(code_message(other));
+            Ok(Err(form))
+        }
+    }
+}
+
+/// `POST /sys/login`: phone + code → a session → back where the visitor was. With `bind`, the
+/// pending WeChat/QQ identity is bound to the phone's account first.
+pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
+    let form = post.form();
+    let mobile = match verify(&state, &post.mobile, &post.code, form.clone()).await? {
+        Ok(m) => m,
+        Err(form) => return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY),
+    };
+    let now = state.clock.now();
+    let user = if form.bind.is_empty() {
+        state.store.sign_in_by_mobile(mobile.as_str(), now).await?
+    } else {
+        let Some(ticket) = state.store.advance_ticket(&form.bind, "bind", "pending", "used", None, now).await? else {
+            let mut form = form;
+            form.bind.clear();
+            form.code_error = Some("绑定已超时，请重新使用微信或QQ登录，或直接用手机号登录".to_owned());
+            return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
+        };
+        let identity = identity_from_payload(&ticket.payload).ok_or(AppError::BadRequest("绑定信息无效".to_owned()))?;
+        state.store.bind_identity(mobile.as_str(), &identity, now).await?
+    };
+    let issued = session::start(&state, user, visitor.device_id.as_deref(), &headers, &visitor.ip).await?;
+    Ok(see_other(&form.return_to, issued.cookies))
+}
+
+/// `POST /sys/logout`: ends the session on the server and clears both cookies.
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
+    session::end(&state, &headers).await?;
+    Ok(see_other("/", session::clearing_cookies(&state)))
+}
+
+/// A 303 with cookies.
+pub fn see_other(to: &str, cookies: Vec<HeaderValue>) -> Response {
+    let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, safe_return(to).to_owned())]).into_response();
+    for c in cookies {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    res
+}
+
+fn identity_payload(identity: &Identity) -> String {
+    serde_json::json!({
+        "provider": if identity.provider == Provider::Wechat { "wx" } else { "qq" },
+        "openid": identity.openid, "unionid": identity.unionid, "nickname": identity.nickname, "avatar": identity.avatar,
+    })
+    .to_string()
+}
+
+fn identity_from_payload(payload: &str) -> Option<Identity> {
+    let v: serde_json::Value = serde_json::from_str(payload).ok()?;
+    let provider = match v["provider"].as_str()? {
+        "wx" => Provider::Wechat,
+        "qq" => Provider::Qq,
+        _ => return None,
+    };
+    Some(Identity {
+        provider,
+        openid: v["openid"].as_str()?.to_owned(),
+        unionid: v["unionid"].as_str().map(str::to_owned),
+        nickname: v["nickname"].as_str().unwrap_or("").to_owned(),
+        avatar: v["avatar"].as_str().unwrap_or("").to_owned(),
+    })
+}
+
+fn ticket_kind(provider: Provider) -> &'static str {
+    if provider == Provider::Wechat { "oauth_wx" } else { "oauth_qq" }
+}
+
+/// The callback the provider returns to: our relative path for the sandbox (any port works),
+/// the configured absolute URL for real providers.
+fn callback(state: &AppState, provider: Provider) -> String {
+    match (state.adapters.oauth.is_sandbox(), provider) {
+        (true, Provider::Wechat) => "/space/wxlogin".to_owned(),
+        (true, Provider::Qq) => "/space/qqlogin".to_owned(),
+        (false, Provider::Wechat) => state.config.wx_login_callback.clone(),
+        (false, Provider::Qq) => state.config.qq_login_callback.clone(),
+    }
+}
+
+/// Starts an OAuth sign-in: a single-use `state` remembering where to return, then the provider.
+async fn start_oauth(state: &AppState, provider: Provider, return_to: &str) -> Result<Response, AppError> {
+    let ticket = session::random_secret();
+    let now = state.clock.now();
+    state.store.create_ticket(&ticket, ticket_kind(provider), safe_return(return_to), None, "", None, now, auth::OAUTH_STATE_TTL_SECS).await?;
+    let url = state.adapters.oauth.authorize_url(provider, &ticket, &callback(state, provider));
+    Ok((StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response())
+}
+
+/// `GET /sys/QQlogin?return=…`.
+pub async fn qq_start(State(state): State<AppState>, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+    start_oauth(&state, Provider::Qq, &q.return_to).await
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct CallbackQuery {
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    state: String,
+}
+
+async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap, provider: Provider, q: CallbackQuery) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    // The state is checked before the code is spent: a forged or replayed callback stops here.
+    let ticket = if q.state.is_empty() { None } else { state.store.advance_ticket(&q.state, ticket_kind(provider), "pending", "used", None, now).await? };
+    let Some(ticket) = ticket else {
+        return Err(AppError::BadRequest("登录请求已失效或来源不明，请重新登录".to_owned()));
+    };
+    if q.code.is_empty() {
+        // The visitor declined on the provider's page.
+        return login_page(state, headers, LoginForm::returning(&ticket.return_to), StatusCode::OK);
+    }
+    let identity = match state.adapters.oauth.identity(provider, &q.code, &callback(state, provider)).await {
+        Ok(i) => i,
+        Err(e) => {
+            tracing::warn!(target: "auth", error = %e, "oauth exchange failed");
+            return Err(AppError::Upstream(format!("{}登录失败，请稍后再试或使用手机号登录", if provider == Provider::Wechat { "微信" } else { "QQ" })));
+        }
+    };
+    if let Some(user) = state.store.user_by_identity(provider, &identity.openid).await?
+        && user.mobile.is_some()
+    {
+        let issued = session::start(state, user, visitor.device_id.as_deref(), headers, &visitor.ip).await?;
+        return Ok(see_other(&ticket.return_to, issued.cookies));
+    }
+    // First sign-in with this identity: bind a phone, then sign in.
+    let bind = session::random_secret();
+    state.store.create_ticket(&bind, "bind", &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
+    let form = LoginForm { bind, ..LoginForm::returning(&ticket.return_to) };
+    login_page(state, headers, form, StatusCode::OK)
+}
+
+/// `GET /space/wxlogin?code=…&state=…`.
+pub async fn wx_callback(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<CallbackQuery>) -> Result<Response, AppError> {
+    oauth_callback(&state, &visitor, &headers, Provider::Wechat, q).await
+}
+
+/// `GET /space/qqlogin?code=…&state=…`.
+pub async fn qq_callback(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<CallbackQuery>) -> Result<Response, AppError> {
+    oauth_callback(&state, &visitor, &headers, Provider::Qq, q).await
+}
+
+/// The cookie that proves a desktop browser is the one showing a QR code.
+pub const QR_COOKIE: &str = "hx_qr";
+
+#[derive(Template)]
+#[template(path = "qrlogin.html")]
+struct QrPage {
+    page: PageMeta,
+    ticket: String,
+    confirm_url: String,
+    svg: String,
+    script: String,
+    message: Option<&'static str>,
+    return_to: String,
+}
+
+/// `GET /sys/WQlogin?return=…`: inside WeChat, WeChat OAuth; elsewhere a QR code for a signed-in
+/// phone to confirm, claimed by this browser within two minutes.
+pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+    if visitor.device.wechat {
+        return start_oauth(&state, Provider::Wechat, &q.return_to).await;
+    }
+    qr_page(&state, &headers, safe_return(&q.return_to), None).await
+}
+
+async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
+    let ticket = crate::ctx::random_id();
+    let claim = session::random_secret();
+    let now = state.clock.now();
+    state.store.create_ticket(&ticket, "qr", return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
+    let mut res = render_qr(state, headers, ticket, return_to, message)?;
+    if let Some(v) = set_cookie(&state.config, QR_COOKIE, &claim, true) {
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+    Ok(res)
+}
+
+fn render_qr(state: &AppState, headers: &HeaderMap, ticket: String, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
+    let confirm_url = format!("{}/actives/loginAuth?t={ticket}", state.config.site_url.trim_end_matches('/'));
+    let svg = qrcode::QrCode::new(confirm_url.as_bytes())
+        .map(|c| c.render::<qrcode::render::svg::Color<'_>>().min_dimensions(200, 200).quiet_zone(true).build())
+        .map_err(|e| AppError::BadRequest(format!("二维码生成失败: {e}")))?;
+    // The XML declaration is not allowed inside HTML.
+    let svg = svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned());
+    let mut page = PageMeta::new(state, device_of(headers), "default", "微信扫码登录").canonical_path(state, "/sys/WQlogin");
+    page.robots = "noindex,follow";
+    let tpl = QrPage { page, ticket, confirm_url, svg, script: state.assets.url("js/qrlogin.js"), message, return_to: return_to.to_owned() };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ClaimPost {
+    #[serde(default)]
+    t: String,
+    #[serde(default, rename = "return")]
+    return_to: String,
+}
+
+/// `POST /sys/WQlogin/claim`: the desktop asks whether its QR code was confirmed. For `fetch`
+/// (Accept: application/json) the answer is `{status: pending|ok|expired, to}`; for the no-script
+/// button, a redirect when confirmed, else the QR page again with a message.
+pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<ClaimPost>) -> Result<Response, AppError> {
+    let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
+    let now = state.clock.now();
+    let secret = cookie(&headers, QR_COOKIE).unwrap_or("");
+    let claimed = if secret.is_empty() { None } else { state.store.claim_ticket(&post.t, &auth::token_digest(secret), now).await? };
+    if let Some(ticket) = claimed {
+        let user = state.store.user(ticket.user_id.ok_or(AppError::NotFound)?).await?;
+        let mut issued = session::start(&state, user, visitor.device_id.as_deref(), &headers, &visitor.ip).await?;
+        issued.cookies.extend(crate::ctx::clear_cookie(&state.config, QR_COOKIE));
+        if wants_json {
+            let mut res = axum::Json(serde_json::json!({"status": "ok", "to": ticket.return_to})).into_response();
+            for c in issued.cookies {
+                res.headers_mut().append(header::SET_COOKIE, c);
+            }
+            return Ok(res);
+        }
+        return Ok(see_other(&ticket.return_to, issued.cookies));
+    }
+    let status = state.store.ticket(&post.t, "qr", now).await?.map(|t| t.status);
+    let pending = status.as_deref() == Some("pending") || (status.as_deref() == Some("confirmed") && !secret.is_empty());
+    if wants_json {
+        return Ok(axum::Json(serde_json::json!({"status": if pending { "pending" } else { "expired" }})).into_response());
+    }
+    if pending {
+        // Still waiting: the same code stays valid; show it again with a note.
+        let ticket = state.store.ticket(&post.t, "qr", now).await?.ok_or(AppError::NotFound)?;
+        return render_qr(&state, &headers, ticket.ticket, &ticket.return_to, Some("手机上还没有确认，请用已登录的手机扫码并点击“确认登录”"));
+    }
+    qr_page(&state, &headers, safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
+}
+
+#[derive(Template)]
+#[template(path = "loginauth.html")]
+struct LoginAuthPage {
+    page: PageMeta,
+    ticket: String,
+    live: bool,
+    done: Option<&'static str>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct AuthQuery {
+    #[serde(default)]
+    t: String,
+    #[serde(default)]
+    action: String,
+}
+
+fn loginauth_page(state: &AppState, headers: &HeaderMap, ticket: String, live: bool, done: Option<&'static str>) -> Result<Response, AppError> {
+    let mut page = PageMeta::new(state, device_of(headers), "default", "确认登录网页版").canonical_path(state, "/actives/loginAuth");
+    page.robots = "noindex,nofollow";
+    Ok(Html(LoginAuthPage { page, ticket, live, done }.render()?).into_response())
+}
+
+/// `GET /actives/loginAuth?t=…` (signed-in phones only): 确认登录网页版?
+pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<AuthQuery>) -> Result<Response, AppError> {
+    let live = state.store.ticket(&q.t, "qr", state.clock.now()).await?.is_some_and(|t| t.status == "pending");
+    loginauth_page(&state, &headers, q.t, live, None)
+}
+
+/// `POST /actives/loginAuth`: confirm or cancel, once.
+pub async fn loginauth_post(State(state): State<AppState>, user: CurrentUser, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
+    let session = user.0.ok_or(AppError::Forbidden)?;
+    let now = state.clock.now();
+    let (to, done) = if q.action == "cancel" { ("cancelled", "已取消登录") } else { ("confirmed", "已确认，请在电脑上继续") };
+    let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(session.user.user_id), now).await?;
+    if moved.is_none() {
+        return loginauth_page(&state, &headers, q.t, false, None);
+    }
+    loginauth_page(&state, &headers, q.t, false, Some(done))
+}
+
+#[derive(Template)]
+#[template(path = "sandbox_oauth.html")]
+struct SandboxPage {
+    page: PageMeta,
+    provider: &'static str,
+    state: String,
+    redirect_uri: String,
+    openid: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct SandboxQuery {
+    #[serde(default)]
+    provider: String,
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    redirect_uri: String,
+    #[serde(default)]
+    openid: String,
+}
+
+/// `GET /sys/sandbox/oauth`: the sandbox's stand-in for the provider's consent page (404 unless
+/// the OAuth adapter is the sandbox).
+pub async fn sandbox_page(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<SandboxQuery>) -> Result<Response, AppError> {
+    if !state.adapters.oauth.is_sandbox() {
+        return Err(AppError::NotFound);
+    }
+    let provider = if q.provider == "qq" { "QQ" } else { "微信" };
+    let mut page = PageMeta::new(&state, device_of(&headers), "flow", format!("模拟{provider}授权"));
+    page.robots = "noindex,nofollow";
+    let openid = format!("sandbox-{}", &crate::ctx::random_id()[..8]);
+    Ok(Html(SandboxPage { page, provider, state: q.state, redirect_uri: safe_return(&q.redirect_uri).to_owned(), openid }.render()?).into_response())
+}
+
+/// `POST /sys/sandbox/oauth`: "agree" → back to our callback with a sandbox code.
+pub async fn sandbox_agree(State(state): State<AppState>, Form(q): Form<SandboxQuery>) -> Result<Response, AppError> {
+    if !state.adapters.oauth.is_sandbox() {
+        return Err(AppError::NotFound);
+    }
+    let openid: String = q.openid.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(64).collect();
+    let to = format!(
+        "{}?{}",
+        safe_return(&q.redirect_uri),
+        crate::adapters::query_string(&[("code", &format!("sb_{openid}")), ("state", &q.state)])
+    );
+    Ok((StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identities_survive_the_bind_ticket() {
+        let id = Identity { provider: Provider::Qq, openid: "o1".into(), unionid: None, nickname: "小王".into(), avatar: "https://q/1.png".into() };
+        assert_eq!(identity_from_payload(&identity_payload(&id)), Some(id));
+        assert_eq!(identity_from_payload("{}"), None);
+        assert_eq!(identity_from_payload("not json"), None);
+    }
+
+    #[test]
+    fn every_refusal_has_a_chinese_message() {
+        assert_eq!(code_message(CodeCheck::Wrong(3)), "验证码错误，还可以再试3次");
+        for c in [CodeCheck::Missing, CodeCheck::Expired, CodeCheck::Exhausted] {
+            assert!(!code_message(c).is_empty());
+        }
+    }
+}

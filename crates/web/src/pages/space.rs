@@ -1,0 +1,560 @@
+//! The personal space (`/space/*`): home, history, favourites, my leads, cars friends shared,
+//! 帮我找车, saved searches and VIP.
+//!
+//! `/space` and `/space/history` run the `auth` middleware only and show their public part to
+//! anonymous visitors (the login form; the device's own history). The rest run `auth` + `user`.
+//! Every query is filtered by the signed-in user's id, so another user's id in a form or URL
+//! matches nothing (404).
+
+use std::borrow::Cow;
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use domain::filter::{self, FilterType, PRICE_OPTIONS};
+use domain::search::{CarQuery, Sort};
+use serde::Deserialize;
+use store::{NewWanted, Scope};
+
+use super::CardView;
+use super::login::{LoginForm, see_other};
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor};
+use crate::error::AppError;
+
+fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
+    let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
+    page.robots = "noindex,nofollow";
+    page
+}
+
+fn signed_in(visitor: &Visitor) -> Result<&store::User, AppError> {
+    // The `user` middleware already answered anonymous visitors; this is the type-level check.
+    visitor.user.as_ref().ok_or(AppError::Forbidden)
+}
+
+/// The masked phone of a user, or a prompt to bind one.
+fn masked(user: &store::User) -> String {
+    user.mobile.as_deref().map_or_else(|| "未绑定手机".to_owned(), domain::validate::mask_mobile)
+}
+
+#[derive(Template)]
+#[template(path = "space_home.html")]
+struct HomePage {
+    page: PageMeta,
+    user: Option<store::User>,
+    phone: String,
+    initial: String,
+    vip: Option<(String, String)>,
+    counts: (usize, usize, usize),
+    login: LoginForm,
+}
+
+/// `GET /space`.
+pub async fn home(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let page = meta(&state, &visitor, "个人中心", "/space");
+    let Some(user) = visitor.user.clone() else {
+        let tpl = HomePage { page, user: None, phone: String::new(), initial: String::new(), vip: None, counts: (0, 0, 0), login: LoginForm::returning("/space") };
+        return Ok(Html(tpl.render()?).into_response());
+    };
+    let now = state.clock.now();
+    let s = &state.store;
+    let (vips, favs, searches, wanted) =
+        tokio::try_join!(s.memberships(user.user_id, now), s.favourites(user.user_id, 100), s.saved_searches(user.user_id), s.wanted_requests(user.user_id))?;
+    let vip = vips.first().map(|m| (m.plan.clone(), domain::time::date(m.ends_at)));
+    let tpl = HomePage {
+        page,
+        phone: masked(&user),
+        initial: user.nickname.chars().next().map(String::from).unwrap_or_else(|| "车".to_owned()),
+        vip,
+        counts: (favs.len(), searches.len(), wanted.len()),
+        user: Some(user),
+        login: LoginForm::default(),
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// A card with a line about it (when viewed, who shared it, the lead's state).
+pub struct NotedCard {
+    /// The card.
+    pub card: CardView,
+    /// The line.
+    pub note: String,
+}
+
+#[derive(Template)]
+#[template(path = "space_list.html")]
+struct ListPage {
+    page: PageMeta,
+    heading: &'static str,
+    intro: &'static str,
+    items: Vec<NotedCard>,
+    empty: &'static str,
+    login: Option<LoginForm>,
+    clear_action: Option<&'static str>,
+    remove_favourites: bool,
+}
+
+impl ListPage {
+    fn new(page: PageMeta, heading: &'static str, empty: &'static str, items: Vec<NotedCard>) -> ListPage {
+        ListPage { page, heading, intro: "", items, empty, login: None, clear_action: None, remove_favourites: false }
+    }
+}
+
+/// `GET /space/history`: the account's history, or the device's for anonymous visitors.
+pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let rows = match (&visitor.user, &visitor.device_id) {
+        (Some(u), _) => state.store.user_history(u.user_id, 100).await?,
+        (None, Some(device)) => state.store.device_history(device, 100).await?,
+        (None, None) => Vec::new(),
+    };
+    let items = rows
+        .iter()
+        .map(|(c, at)| NotedCard { card: CardView::new(&state, c, now), note: format!("浏览于{}", domain::time::relative(*at, now)) })
+        .collect();
+    let mut tpl = ListPage::new(meta(&state, &visitor, "浏览历史", "/space/history"), "浏览历史", "还没有浏览过车源，去看看吧", items);
+    if visitor.user.is_none() {
+        tpl.intro = "当前显示本设备的浏览记录，登录后会合并到您的账号，换设备也能看到。";
+        tpl.login = Some(LoginForm::returning("/space/history"));
+    } else {
+        tpl.clear_action = Some("/space/history/clear");
+    }
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `POST /space/history/clear`.
+pub async fn clear_history(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    state.store.clear_history(signed_in(&visitor)?.user_id).await?;
+    Ok(see_other("/space/history", Vec::new()))
+}
+
+/// `GET /space/favourites`.
+pub async fn favourites(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let now = state.clock.now();
+    let cards = state.store.favourites(user.user_id, 200).await?;
+    let items = cards.iter().map(|c| NotedCard { card: CardView::new(&state, c, now), note: String::new() }).collect();
+    let mut tpl = ListPage::new(meta(&state, &visitor, "我的收藏", "/space/favourites"), "我的收藏", "还没有收藏车源，在车源详情页点“收藏”即可", items);
+    tpl.remove_favourites = true;
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// The favourite form: a listing, add or remove, and where to go back.
+#[derive(Debug, Default, Deserialize)]
+pub struct FavouritePost {
+    #[serde(default)]
+    listing_id: String,
+    #[serde(default)]
+    action: String,
+    #[serde(default, rename = "return")]
+    return_to: String,
+}
+
+/// `POST /space/favourites`: add or remove, then back.
+pub async fn favourite(State(state): State<AppState>, visitor: Visitor, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let id: i64 = post.listing_id.trim().parse().map_err(|_| AppError::NotFound)?;
+    if post.action == "remove" {
+        state.store.remove_favourite(user.user_id, id).await?;
+    } else {
+        state.store.add_favourite(user.user_id, id, state.clock.now()).await?;
+    }
+    let back = if post.return_to.is_empty() { "/space/favourites" } else { post.return_to.as_str() };
+    Ok(see_other(back, Vec::new()))
+}
+
+fn intent_label(intent: &str) -> &'static str {
+    match intent {
+        "ask_price" => "询底价",
+        "book_viewing" => "预约看车",
+        "sell" => "卖车",
+        _ => "咨询",
+    }
+}
+
+fn lead_status_label(status: &str) -> &'static str {
+    match status {
+        "new" => "已提交，等待联系",
+        "contacted" => "已联系",
+        "closed" => "已完成",
+        _ => "处理中",
+    }
+}
+
+/// `GET /space/gettycarlist`: the cars I asked about, who received each request and its state.
+pub async fn leads(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let now = state.clock.now();
+    let leads = state.store.my_leads(user.user_id, user.mobile.as_deref().unwrap_or("-"), 100).await?;
+    let ids: Vec<i64> = leads.iter().filter_map(|l| l.listing_id).collect();
+    let cards = state.store.cards_by_ids(&ids).await?;
+    let items = leads
+        .iter()
+        .filter_map(|l| {
+            let card = cards.iter().find(|c| Some(c.listing_id) == l.listing_id)?;
+            let receiver = l.shop_name.as_deref().map_or_else(|| "个人卖家".to_owned(), |s| format!("商家「{s}」"));
+            let when = if l.appointment_date.is_empty() { String::new() } else { format!("，看车日期{}", l.appointment_date) };
+            let note = format!(
+                "{} · {}收到了您的请求{when} · {} · {}",
+                intent_label(&l.intent),
+                receiver,
+                lead_status_label(&l.status),
+                domain::time::relative(l.created_at, now)
+            );
+            Some(NotedCard { card: CardView::new(&state, card, now), note })
+        })
+        .collect();
+    let mut tpl = ListPage::new(meta(&state, &visitor, "我的询价", "/space/gettycarlist"), "我的询价和预约", "还没有询价或预约看车", items);
+    tpl.intro = "每条请求只发给一位卖家，下面写明了是谁收到的。";
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /space/friendcar`.
+pub async fn friend_cars(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let now = state.clock.now();
+    let shared = state.store.shared_with(user.user_id, 100).await?;
+    let ids: Vec<i64> = shared.iter().map(|s| s.listing_id).collect();
+    let cards = state.store.cards_by_ids(&ids).await?;
+    let items = shared
+        .iter()
+        .filter_map(|s| {
+            let card = cards.iter().find(|c| c.listing_id == s.listing_id)?;
+            Some(NotedCard { card: CardView::new(&state, card, now), note: format!("{}分享给您 · {}", s.sharer, domain::time::relative(s.created_at, now)) })
+        })
+        .collect();
+    let tpl = ListPage::new(meta(&state, &visitor, "好友分享的车", "/space/friendcar"), "好友分享的车", "还没有好友分享的车源", items);
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// One wanted request with its matches.
+pub struct WantedView {
+    /// Id.
+    pub id: i64,
+    /// `大众朗逸 · 5-8万 · 长沙`.
+    pub summary: String,
+    /// Note.
+    pub note: String,
+    /// When it was made.
+    pub when: String,
+    /// Matching cars on sale now.
+    pub total: i64,
+    /// Of which new since the request.
+    pub new_since: i64,
+    /// The newest three.
+    pub cards: Vec<CardView>,
+    /// The full list.
+    pub href: String,
+}
+
+/// What the 帮我找车 form shows after a failed post.
+#[derive(Debug, Clone, Default)]
+pub struct WantedForm {
+    brand: String,
+    series: String,
+    price: String,
+    city: String,
+    note: String,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "space_wanted.html")]
+struct WantedPage {
+    page: PageMeta,
+    requests: Vec<WantedView>,
+    form: WantedForm,
+    brands: &'static [domain::catalog::Brand],
+    series: Vec<&'static domain::catalog::Series>,
+    prices: &'static [filter::FilterOption],
+    provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+}
+
+fn wanted_query(w: &store::Wanted) -> CarQuery {
+    let mut pairs: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
+    if let Some(b) = &w.brand_slug {
+        pairs.push(("brand".into(), b.as_str().into()));
+    }
+    if let Some(s) = &w.series_slug {
+        pairs.push(("series".into(), s.as_str().into()));
+    }
+    if let Some(min) = w.budget_min_yuan {
+        let max = w.budget_max_yuan.map_or(999, |m| m / 10_000);
+        pairs.push(("price".into(), format!("{}-{max}", min / 10_000).into()));
+    }
+    if let Some(city) = w.city_code.and_then(|c| domain::region::city(c as u32)) {
+        pairs.push(("city".into(), city.slug.into()));
+    }
+    let mut q = CarQuery::parse(pairs);
+    q.sort = Sort::Newest;
+    q
+}
+
+async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, status: StatusCode) -> Result<Response, AppError> {
+    let user = signed_in(visitor)?;
+    let now = state.clock.now();
+    let year = domain::time::year(now);
+    let mut requests = Vec::new();
+    for w in state.store.wanted_requests(user.user_id).await? {
+        let q = wanted_query(&w);
+        let since = Scope { published_after: Some(w.created_at), ..Scope::default() };
+        let (all, fresh) = tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.search(&q, since, year))?;
+        let mut summary = q.subject();
+        if let Some(label) = q.price.as_deref().and_then(|p| filter::range_label(FilterType::Price, p)) {
+            summary.push_str(" · ");
+            summary.push_str(&label);
+        }
+        requests.push(WantedView {
+            id: w.wanted_request_id,
+            summary: if summary.is_empty() { "不限车型".to_owned() } else { summary },
+            note: w.note.clone(),
+            when: domain::time::date(w.created_at),
+            total: all.total,
+            new_since: fresh.total,
+            cards: all.cards.iter().take(3).map(|c| CardView::new(state, c, now)).collect(),
+            href: q.href("/carlist"),
+        });
+    }
+    let tpl = WantedPage {
+        page: meta(state, visitor, "帮我找车", "/space/carfindwa"),
+        requests,
+        series: if form.brand.is_empty() { Vec::new() } else { domain::catalog::series_of(&form.brand).collect() },
+        form,
+        brands: domain::catalog::brands(),
+        prices: &PRICE_OPTIONS[1..],
+        provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /space/carfindwa`.
+pub async fn wanted(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    wanted_page(&state, &visitor, WantedForm::default(), StatusCode::OK).await
+}
+
+/// The 帮我找车 form.
+#[derive(Debug, Default, Deserialize)]
+pub struct WantedPost {
+    #[serde(default)]
+    brand: String,
+    #[serde(default)]
+    series: String,
+    #[serde(default)]
+    price: String,
+    #[serde(default)]
+    city: String,
+    #[serde(default)]
+    note: String,
+}
+
+/// `POST /space/carfindwa`: a new wanted request.
+pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, Form(post): Form<WantedPost>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let mut form = WantedForm {
+        brand: post.brand.trim().to_owned(),
+        series: post.series.trim().to_owned(),
+        price: post.price.trim().to_owned(),
+        city: post.city.trim().to_owned(),
+        note: post.note.trim().chars().take(200).collect(),
+        error: None,
+    };
+    let brand = domain::catalog::brands().iter().find(|b| b.slug == form.brand);
+    let series = domain::catalog::series_by_slug(&form.series).filter(|s| brand.is_some_and(|b| b.slug == s.brand_slug));
+    let price = filter::parse_price(&form.price);
+    let city = domain::region::city_by_slug(&form.city);
+    if !form.series.is_empty() && series.is_none() {
+        form.series.clear();
+    }
+    if brand.is_none() && price.is_none() && form.note.is_empty() {
+        form.error = Some("请至少选择品牌或预算，或写下您的需求".to_owned());
+        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    if state.store.wanted_requests(user.user_id).await?.len() >= 10 {
+        form.error = Some("最多同时保留10条找车需求，请先关闭不需要的".to_owned());
+        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    let w = NewWanted {
+        brand_slug: brand.map(|b| b.slug.to_owned()),
+        series_slug: series.map(|s| s.slug.to_owned()),
+        budget_min_yuan: price.map(|p| p.min_yuan),
+        budget_max_yuan: price.and_then(|p| p.max_yuan),
+        city_code: city.map(|c| c.code as i32),
+        note: form.note.clone(),
+    };
+    state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
+    Ok(see_other("/space/carfindwa", Vec::new()))
+}
+
+/// A form naming one of my objects by id.
+#[derive(Debug, Default, Deserialize)]
+pub struct IdPost {
+    #[serde(default)]
+    id: String,
+}
+
+/// `POST /space/carfindwa/close`.
+pub async fn close_wanted(State(state): State<AppState>, visitor: Visitor, Form(post): Form<IdPost>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let id: i64 = post.id.trim().parse().map_err(|_| AppError::NotFound)?;
+    if !state.store.close_wanted(user.user_id, id).await? {
+        return Err(AppError::NotFound);
+    }
+    Ok(see_other("/space/carfindwa", Vec::new()))
+}
+
+/// One saved search as listed.
+pub struct SearchView {
+    /// Id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Matching cars on sale.
+    pub total: i64,
+    /// New since last looked at.
+    pub new_count: i64,
+    /// Price drops since last looked at.
+    pub drops: i64,
+    /// Saved on.
+    pub saved: String,
+}
+
+#[derive(Template)]
+#[template(path = "space_searches.html")]
+struct SearchesPage {
+    page: PageMeta,
+    searches: Vec<SearchView>,
+}
+
+fn parse_saved(query: &str) -> CarQuery {
+    CarQuery::parse(form_urlencoded::parse(query.as_bytes()))
+}
+
+/// `GET /space/searches`: each saved search with its new matches and price drops since last seen.
+pub async fn searches(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let year = domain::time::year(state.clock.now());
+    let mut out = Vec::new();
+    for s in state.store.saved_searches(user.user_id).await? {
+        let q = parse_saved(&s.query);
+        let fresh = Scope { published_after: Some(s.last_checked_at), ..Scope::default() };
+        let cut = Scope { price_cut_after: Some(s.last_checked_at), ..Scope::default() };
+        let (all, new, drops) =
+            tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.search(&q, fresh, year), state.store.search(&q, cut, year))?;
+        out.push(SearchView { id: s.saved_search_id, title: s.title, total: all.total, new_count: new.total, drops: drops.total, saved: domain::time::date(s.created_at) });
+    }
+    let tpl = SearchesPage { page: meta(&state, &visitor, "订阅的搜索", "/space/searches"), searches: out };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// The subscribe form on `/carlist`: the list's query string.
+#[derive(Debug, Default, Deserialize)]
+pub struct SavePost {
+    #[serde(default)]
+    query: String,
+}
+
+/// `POST /space/searches`: subscribe to a `/carlist` search (normalised to its canonical query).
+pub async fn save_search(State(state): State<AppState>, visitor: Visitor, Form(post): Form<SavePost>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let mut q = parse_saved(post.query.trim_start_matches('?'));
+    q.page = 1;
+    q.sort = Sort::default();
+    let query = q.to_query();
+    let title = match q.title("二手车") {
+        t if query.is_empty() => format!("全部{t}"),
+        t => t,
+    };
+    if state.store.saved_searches(user.user_id).await?.len() >= 50 && !state.store.saved_searches(user.user_id).await?.iter().any(|s| s.query == query) {
+        return Err(AppError::TooMany("最多订阅50个搜索，请先删除不需要的".to_owned()));
+    }
+    state.store.save_search(user.user_id, &query, &title, state.clock.now()).await?;
+    Ok(see_other("/space/searches", Vec::new()))
+}
+
+fn parse_id(raw: &str) -> Result<i64, AppError> {
+    raw.parse::<i64>().ok().filter(|id| *id > 0).ok_or(AppError::NotFound)
+}
+
+/// `GET /space/searches/{id}`: marks it seen and opens the list.
+pub async fn open_search(State(state): State<AppState>, visitor: Visitor, Path(raw): Path<String>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let s = state.store.open_saved_search(user.user_id, parse_id(&raw)?, state.clock.now()).await?.ok_or(AppError::NotFound)?;
+    let mut q = parse_saved(&s.query);
+    q.sort = Sort::Newest;
+    Ok(see_other(&q.href("/carlist"), Vec::new()))
+}
+
+/// `POST /space/searches/{id}/delete`.
+pub async fn delete_search(State(state): State<AppState>, visitor: Visitor, Path(raw): Path<String>) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    if !state.store.delete_saved_search(user.user_id, parse_id(&raw)?).await? {
+        return Err(AppError::NotFound);
+    }
+    Ok(see_other("/space/searches", Vec::new()))
+}
+
+#[derive(Template)]
+#[template(path = "space_vip.html")]
+struct VipPage {
+    page: PageMeta,
+    memberships: Vec<(String, String, String, String)>,
+    orders: Vec<(String, String, String, &'static str, String)>,
+}
+
+fn order_status(s: &str) -> &'static str {
+    match s {
+        "paid" => "已支付",
+        "pending" => "待支付",
+        "closed" => "已关闭",
+        "refunded" => "已退款",
+        _ => "处理中",
+    }
+}
+
+/// `GET /space/vip`: status and orders.
+pub async fn vip(State(state): State<AppState>, visitor: Visitor, _headers: HeaderMap) -> Result<Response, AppError> {
+    let user = signed_in(&visitor)?;
+    let now = state.clock.now();
+    let (ms, orders) = tokio::try_join!(state.store.memberships(user.user_id, now), state.store.orders(user.user_id, 50))?;
+    let memberships = ms
+        .iter()
+        .map(|m| {
+            let city = m.city_code.and_then(|c| domain::region::city(c as u32)).map_or("全国".to_owned(), |c| c.name.to_owned());
+            (m.plan.clone(), city, domain::time::date(m.starts_at), domain::time::date(m.ends_at))
+        })
+        .collect();
+    let orders = orders
+        .iter()
+        .map(|o| (o.order_no.clone(), o.subject.clone(), format!("{}.{:02}", o.amount_fen / 100, o.amount_fen % 100), order_status(&o.status), domain::time::datetime(o.created_at)))
+        .collect();
+    let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wanted_requests_become_list_searches() {
+        let w = store::Wanted {
+            wanted_request_id: 1,
+            brand_slug: Some("dazhong".into()),
+            series_slug: Some("langyi".into()),
+            budget_min_yuan: Some(50_000),
+            budget_max_yuan: Some(80_000),
+            city_code: domain::region::city_by_slug("changsha").map(|c| c.code as i32),
+            note: String::new(),
+            created_at: 0,
+        };
+        let q = wanted_query(&w);
+        assert_eq!(q.href("/carlist"), "/carlist?brand=dazhong&series=langyi&price=5-8&city=changsha&sort=new");
+        let open = store::Wanted { brand_slug: None, series_slug: None, budget_max_yuan: None, budget_min_yuan: Some(300_000), city_code: None, ..w };
+        assert_eq!(wanted_query(&open).price.as_deref(), Some("30-999"));
+    }
+}
