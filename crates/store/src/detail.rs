@@ -110,6 +110,8 @@ pub struct ListingDetail {
     pub shop_address: Option<String>,
     /// Shop verified by us.
     pub shop_verified: Option<bool>,
+    /// The shop's public phone (shown to signed-in visitors).
+    pub shop_phone: Option<String>,
     /// Private seller's nickname.
     pub seller_nickname: Option<String>,
 }
@@ -120,7 +122,7 @@ from_row!(ListingDetail {
     transfers, colour, body_class, province_code, city_code, description, inspected, inspection_summary,
     annual_inspection_until, insurance_until, cover, price_cut_count, status, updated_at, published_at, confirmed_at,
     expires_at, sold_at, market_value_yuan, market_low_yuan, market_high_yuan, valuation_method, valuation_sample,
-    valuation_confidence, price_rating, has_vin, shop_name, shop_oname, shop_address, shop_verified, seller_nickname,
+    valuation_confidence, price_rating, has_vin, shop_name, shop_oname, shop_address, shop_verified, shop_phone, seller_nickname,
 });
 
 impl ListingDetail {
@@ -153,7 +155,7 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, l.published_at, l.confirmed_at, l.expires_at, \
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, sh.name as shop_name, \
-     sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, u.nickname as seller_nickname \
+     sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
      where l.listing_id = $1";

@@ -92,6 +92,7 @@ struct ListPage {
     keyword: String,
     hidden: Vec<(&'static str, String)>,
     flow: bool,
+    save_query: Option<String>,
 }
 
 fn option(path: &str, label: impl Into<String>, active: bool, target: &CarQuery) -> OptionLink {
@@ -281,7 +282,15 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
+    // Saved searches are for the main list: the search without its page and sort.
+    let save_query = (kind.path == CARLIST.path).then(|| {
+        let mut plain = q.clone();
+        plain.page = 1;
+        plain.sort = Sort::default();
+        plain.to_query()
+    });
     let tpl = ListPage {
+        save_query,
         heading,
         total: result.total,
         kind_path: kind.path,

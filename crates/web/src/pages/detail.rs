@@ -88,6 +88,10 @@ struct DetailPage {
     today: String,
     last_day: String,
     description: Vec<String>,
+    signed_in: bool,
+    favourite: bool,
+    phone: Option<String>,
+    login_href: String,
 }
 
 fn month_text(year: i32, month: i32) -> String {
@@ -130,17 +134,28 @@ fn rating_view(d: &ListingDetail) -> RatingView {
 }
 
 /// Everything the page needs, shared by GET and a failed POST.
-async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>) -> Result<Response, AppError> {
+async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
     let s = &state.store;
     let d = s.public_listing(id).await?;
     let now = state.clock.now();
     let (photos, history, similar) = tokio::try_join!(s.listing_photos(id), s.price_history(id), s.similar_listings(&d, 6))?;
+    let user_id = visitor.user.as_ref().map(|u| u.user_id);
     if let Some(device) = &visitor.device_id
-        && let Err(e) = s.record_view(device, None, id, now).await
+        && let Err(e) = s.record_view(device, user_id, id, now).await
     {
         // History is a convenience: a failed write must not cost the visitor the page.
         tracing::warn!(error = %e, listing = id, "could not record view");
     }
+    // A shared link carries `sharer={user id}`; a signed-in visitor opening it feeds /space/friendcar.
+    if let (Some(viewer), Some(sharer)) = (user_id, sharer)
+        && let Err(e) = s.record_share_visit(sharer, id, viewer, visitor.device_id.as_deref().unwrap_or(""), now).await
+    {
+        tracing::warn!(error = %e, listing = id, "could not record share visit");
+    }
+    let favourite = match user_id {
+        Some(u) => s.is_favourite(u, id).await?,
+        None => false,
+    };
     let base = &state.config.image_upload_base;
     let mut urls: Vec<String> = photos.iter().map(|p| domain::image::join(base, &p.path)).collect();
     if urls.is_empty() {
@@ -242,6 +257,10 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
         today: domain::time::date(now),
         last_day: domain::time::date(now + 30 * 86_400),
         description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+        signed_in: visitor.user.is_some(),
+        favourite,
+        phone: d.shop_phone.clone().filter(|p| visitor.user.is_some() && !p.is_empty()),
+        login_href: format!("/sys/login?return=%2Fdetails%2F{id}"),
         d,
     };
     Ok(Html(tpl.render()?).into_response())
@@ -260,13 +279,15 @@ pub async fn detail(
 ) -> Result<Response, AppError> {
     let id = parse_id(&raw)?;
     // `?lead=` reports the outcome of a submitted form.
-    let lead = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).find(|(k, _)| k == "lead").map(|(_, v)| v);
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
+    let lead = pairs.iter().find(|(k, _)| k == "lead").map(|(_, v)| v.as_str());
+    let sharer = pairs.iter().find(|(k, _)| k == "sharer").and_then(|(_, v)| v.parse::<i64>().ok()).filter(|v| *v > 0);
     let notice = match lead.as_deref() {
         Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
         Some("again") => Some("您今天已就这辆车提交过，卖家会尽快与您联系，无需重复提交。".to_owned()),
         _ => None,
     };
-    render(&state, &visitor, id, LeadForm::default(), notice).await
+    render(&state, &visitor, id, LeadForm::default(), notice, sharer).await
 }
 
 /// `GET /details/old?id=N`: the old site's links, moved permanently.
@@ -350,6 +371,7 @@ pub async fn lead(
         appointment_date: date,
         source_page: format!("/details/{id}"),
         ip: visitor.ip.clone(),
+        user_id: visitor.user.as_ref().map(|u| u.user_id),
         ..NewLead::default()
     };
     match state.store.submit_lead(&lead, now).await? {
@@ -363,7 +385,7 @@ pub async fn lead(
 }
 
 async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, status: StatusCode) -> Result<Response, AppError> {
-    let mut res = render(state, visitor, id, form, None).await?;
+    let mut res = render(state, visitor, id, form, None, None).await?;
     *res.status_mut() = status;
     Ok(res)
 }

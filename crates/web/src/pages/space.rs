@@ -154,7 +154,7 @@ pub struct FavouritePost {
 }
 
 /// `POST /space/favourites`: add or remove, then back.
-pub async fn favourite(State(state): State<AppState>, visitor: Visitor, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
+pub async fn favourite(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
     let user = signed_in(&visitor)?;
     let id: i64 = post.listing_id.trim().parse().map_err(|_| AppError::NotFound)?;
     if post.action == "remove" {
@@ -162,8 +162,13 @@ pub async fn favourite(State(state): State<AppState>, visitor: Visitor, Form(pos
     } else {
         state.store.add_favourite(user.user_id, id, state.clock.now()).await?;
     }
-    let back = if post.return_to.is_empty() { "/space/favourites" } else { post.return_to.as_str() };
-    Ok(see_other(back, Vec::new()))
+    // Back to the form's page: its `return` field, else the page it was on (cards), else the list.
+    let back = if post.return_to.is_empty() {
+        super::login::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
+    } else {
+        post.return_to
+    };
+    Ok(see_other(&back, Vec::new()))
 }
 
 fn intent_label(intent: &str) -> &'static str {
@@ -517,7 +522,7 @@ fn order_status(s: &str) -> &'static str {
 }
 
 /// `GET /space/vip`: status and orders.
-pub async fn vip(State(state): State<AppState>, visitor: Visitor, _headers: HeaderMap) -> Result<Response, AppError> {
+pub async fn vip(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
     let user = signed_in(&visitor)?;
     let now = state.clock.now();
     let (ms, orders) = tokio::try_join!(state.store.memberships(user.user_id, now), state.store.orders(user.user_id, 50))?;
