@@ -130,6 +130,20 @@ impl TestApp {
         web::app(self.state.clone())
     }
 
+    /// The same database seen by another app instance with its own configuration and clock (a
+    /// second node, a later time, or real adapters pointed at a mock peer).
+    pub fn variant(&self, config: Config, now: i64) -> AppState {
+        AppState::with_clock(config, self.state.store.clone(), Box::new(FixedClock(now)))
+    }
+
+    /// The database URL of a PostgreSQL test app (a second process can connect to it).
+    pub fn pg_url(&self) -> Option<String> {
+        match &self.cleanup {
+            Cleanup::Database { admin_url, name } => Some(format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0)),
+            Cleanup::File(_) => None,
+        }
+    }
+
     pub async fn get(&self, uri: &str, headers: &[(&str, &str)]) -> Reply {
         send(self.router(), Method::GET, uri, headers, None).await
     }
@@ -137,6 +151,33 @@ impl TestApp {
     /// Posts an urlencoded form.
     pub async fn post_form(&self, uri: &str, headers: &[(&str, &str)], form: &str) -> Reply {
         send(self.router(), Method::POST, uri, headers, Some(form.to_owned())).await
+    }
+}
+
+/// GET through another app instance.
+pub async fn get_on(state: &AppState, uri: &str, headers: &[(&str, &str)]) -> Reply {
+    send(web::app(state.clone()), Method::GET, uri, headers, None).await
+}
+
+/// A form POST through another app instance.
+pub async fn post_on(state: &AppState, uri: &str, headers: &[(&str, &str)], form: &str) -> Reply {
+    send(web::app(state.clone()), Method::POST, uri, headers, Some(form.to_owned())).await
+}
+
+impl Reply {
+    /// `name=value` of each cookie set (not cleared) by the response, joined for a `Cookie` header.
+    pub fn cookie_header(&self) -> String {
+        self.cookies()
+            .iter()
+            .filter(|c| !c.contains("Max-Age=0"))
+            .map(|c| c.split(';').next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
     }
 }
 

@@ -1,0 +1,405 @@
+//! Accounts end to end over HTTP, on SQLite and PostgreSQL: SMS login and its abuse limits,
+//! sessions and cookies, the session bootstrap, OAuth and QR login against the sandbox, the seed
+//! API with CM002, CSRF, and the personal space (including other users' objects).
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{DESKTOP, IPHONE, NOW, Reply, TestApp, get_on, post_on};
+use web::config::{Config, Env};
+
+const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.47";
+
+/// The sandbox code shown on the development login screen.
+fn shown_code(r: &Reply) -> String {
+    let open = r#"<b class="sandbox-code">"#;
+    let i = r.body.find(open).unwrap_or_else(|| panic!("no sandbox code on the page: {}", r.body)) + open.len();
+    r.body[i..i + 6].to_owned()
+}
+
+/// Signs in by phone through the forms; returns the `Cookie` header of the session.
+async fn login(app: &TestApp, mobile: &str, extra_cookie: &str) -> String {
+    let h = [("cookie", extra_cookie), ("user-agent", IPHONE)];
+    let sent = app.post_form("/sys/login/code", &h, &format!("mobile={mobile}&return=%2Fspace")).await;
+    assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
+    let code = shown_code(&sent);
+    let r = app.post_form("/sys/login", &h, &format!("mobile={mobile}&code={code}&return=%2Fspace")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    r.cookie_header()
+}
+
+async fn sms_login_lands_back_with_session_cookies(app: &TestApp) {
+    // An anonymous visitor on a page that needs a user gets the login form, returning there.
+    let r = app.get("/space/favourites", &[("user-agent", IPHONE)]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.body.contains(r#"name="return" value="/space/favourites""#), "{}", r.body);
+    // One page, two inputs: 获取验证码 shows the form again with the phone kept…
+    let sent = app.post_form("/sys/login/code", &[], "mobile=13812345678&return=%2Fdetails%2F5").await;
+    assert_eq!(sent.status, StatusCode::OK);
+    assert!(sent.body.contains("验证码已发送至138****5678"));
+    assert!(sent.body.contains(r#"value="13812345678""#));
+    let code = shown_code(&sent);
+    // …and 登录 signs in and goes back.
+    let r = app.post_form("/sys/login", &[], &format!("mobile=13812345678&code={code}&return=%2Fdetails%2F5")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), "/details/5");
+    let cookies = r.cookies();
+    for name in ["hx_token=", "hx_web="] {
+        let c = cookies.iter().find(|c| c.starts_with(name)).unwrap_or_else(|| panic!("{name} not set: {cookies:?}"));
+        for attr in ["Path=/", "Max-Age=31536000", "SameSite=Lax", "HttpOnly"] {
+            assert!(c.contains(attr), "{c} lacks {attr}");
+        }
+        assert!(c.len() > name.len() + 60, "a 256-bit value: {c}");
+    }
+    let session = r.cookie_header();
+    let space = app.get("/space", &[("cookie", &session)]).await;
+    assert!(space.body.contains("车友5678") && space.body.contains("138****5678"), "{}", space.body);
+    // The same code cannot be used twice.
+    let again = app.post_form("/sys/login", &[], &format!("mobile=13812345678&code={code}")).await;
+    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(again.body.contains("请先获取验证码"));
+    // A new sign-in gets a new token; logout ends the session on the server.
+    let later = app.variant(Config::defaults(Env::Development), NOW + 60);
+    let sent = post_on(&later, "/sys/login/code", &[], "mobile=13812345678").await;
+    let r = post_on(&later, "/sys/login", &[], &format!("mobile=13812345678&code={}", shown_code(&sent))).await;
+    let second = r.cookie_header();
+    assert!(second.contains("hx_token=") && second != session, "{second}");
+    let out = app.post_form("/sys/logout", &[("cookie", &session)], "").await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert!(out.cookies().iter().any(|c| c.starts_with("hx_token=;") && c.contains("Max-Age=0")));
+    let stale = app.get("/space/favourites", &[("cookie", &session)]).await;
+    assert_eq!(stale.status, StatusCode::UNAUTHORIZED, "an ended session's cookie no longer works");
+    assert_eq!(app.get("/space/favourites", &[("cookie", &second)]).await.status, StatusCode::OK);
+}
+
+async fn codes_expire_and_die_after_five_wrong_tries(app: &TestApp) {
+    let bad = app.post_form("/sys/login/code", &[], "mobile=12345").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("请输入正确的手机号") && bad.body.contains(r#"value="12345""#));
+    let sent = app.post_form("/sys/login/code", &[], "mobile=13900000001").await;
+    let code = shown_code(&sent);
+    let wrong = if code == "000000" { "000001" } else { "000000" };
+    for left in (1..=4).rev() {
+        let r = app.post_form("/sys/login", &[], &format!("mobile=13900000001&code={wrong}")).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(r.body.contains(&format!("验证码错误，还可以再试{left}次")), "{left}: {}", r.body);
+    }
+    let fifth = app.post_form("/sys/login", &[], &format!("mobile=13900000001&code={wrong}")).await;
+    assert!(fifth.body.contains("错误次数过多"), "{}", fifth.body);
+    let right_too_late = app.post_form("/sys/login", &[], &format!("mobile=13900000001&code={code}")).await;
+    assert_eq!(right_too_late.status, StatusCode::UNPROCESSABLE_ENTITY, "the right code after five wrong ones");
+    assert!(right_too_late.body.contains("错误次数过多"));
+    // A code is good for five minutes.
+    let sent = app.post_form("/sys/login/code", &[], "mobile=13900000002").await;
+    let code = shown_code(&sent);
+    let later = app.variant(Config::defaults(Env::Development), NOW + 301);
+    let r = post_on(&later, "/sys/login", &[], &format!("mobile=13900000002&code={code}")).await;
+    assert!(r.body.contains("验证码已过期"), "{}", r.body);
+    // Sending is limited: one per phone per 60 s.
+    let again = app.post_form("/sys/login/code", &[], "mobile=13900000002").await;
+    assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(again.body.contains("发送太频繁"));
+    let minute_later = app.variant(Config::defaults(Env::Development), NOW + 60);
+    assert_eq!(post_on(&minute_later, "/sys/login/code", &[], "mobile=13900000002").await.status, StatusCode::OK);
+    // And 20 per IP per hour.
+    for i in 0..20 {
+        let r = app.post_form("/sys/login/code", &[("x-test-peer", "10.9.9.9")], &format!("mobile=1370000{i:04}")).await;
+        assert_eq!(r.status, StatusCode::OK, "send {i}");
+    }
+    let r = app.post_form("/sys/login/code", &[("x-test-peer", "10.9.9.9")], "mobile=13700009999").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+async fn app_token_and_web_cookie_bootstrap_a_session(app: &TestApp) {
+    let secret = Config::defaults(Env::Development).app_token_secret;
+    let token = domain::auth::sign_app_token(secret.as_bytes(), "13600000001", NOW + 600);
+    // A valid app token on any page signs the phone in and sets both cookies.
+    let r = app.get(&format!("/?mobile=13600000001&appToken={token}"), &[("user-agent", IPHONE)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let session = r.cookie_header();
+    assert!(session.contains("hx_token=") && session.contains("hx_web="), "{session}");
+    let info = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &session)], "").await.json();
+    assert_eq!(info["success"], true);
+    assert_eq!(info["data"]["mobile"], "13600000001");
+    // Inside WeChat's browser the query is not exchanged (seed §4).
+    let r = app.get(&format!("/?mobile=13600000001&appToken={token}"), &[("user-agent", WECHAT)]).await;
+    assert!(!r.cookie_header().contains("hx_token"), "{:?}", r.cookies());
+    // Forged, expired and other-phone tokens do nothing.
+    let expired = domain::auth::sign_app_token(secret.as_bytes(), "13600000001", NOW - 1);
+    let other = domain::auth::sign_app_token(b"not-our-secret", "13600000001", NOW + 600);
+    for bad in [expired.as_str(), other.as_str(), "123.abc", &token.replace('a', "b")] {
+        let r = app.get(&format!("/?mobile=13600000001&appToken={bad}"), &[]).await;
+        assert!(!r.cookie_header().contains("hx_token"), "{bad}");
+        let api = app.post_form("/api/buycar-api/user/appscantotoken", &[], &format!("mobile=13600000001&appToken={bad}")).await.json();
+        assert_eq!(api["success"], false, "{bad}");
+    }
+    // The API call returns the token and the cookie to set.
+    let api = app.post_form("/api/buycar-api/user/appscantotoken", &[], &format!("mobile=13600000001&appToken={token}")).await;
+    let j = api.json();
+    assert_eq!(j["success"], true);
+    assert_eq!(j["data"]["cookie"]["name"], "hx_token");
+    assert_eq!(j["data"]["cookie"]["maxAge"], 31_536_000);
+    assert_eq!(j["data"]["record"], j["data"]["cookie"]["value"]);
+    // The token header works as well as the cookie.
+    let t = j["data"]["record"].as_str().unwrap();
+    assert_eq!(app.post_form("/api/buycar-api/user/baseinf", &[("token", t)], "").await.json()["success"], true);
+    // A page with only the web cookie gets a fresh token cookie; the API exchange works too.
+    let web = session.split("; ").find(|c| c.starts_with("hx_web=")).unwrap().to_owned();
+    let r = app.get("/carlist", &[("cookie", &web)]).await;
+    let fresh = r.cookie_header();
+    assert!(fresh.contains("hx_token=") && !fresh.contains("hx_web="), "a new token only: {fresh}");
+    let api = app.post_form("/api/buycar-api/user/cookietotoken", &[("cookie", &web)], "").await.json();
+    assert_eq!(api["success"], true);
+    let exchanged = api["data"].as_str().unwrap();
+    assert_eq!(app.post_form("/api/buycar-api/user/baseinf", &[("token", exchanged)], "").await.json()["data"]["mobile"], "13600000001");
+}
+
+async fn cm002_clears_both_cookies_everywhere(app: &TestApp) {
+    let r = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", "hx_token=deadbeef; hx_web=cafe")], "").await;
+    let j = r.json();
+    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(false), Some("CM002")));
+    let cleared: Vec<String> = r.cookies().into_iter().filter(|c| c.contains("Max-Age=0")).collect();
+    assert!(cleared.iter().any(|c| c.starts_with("hx_token=;")) && cleared.iter().any(|c| c.starts_with("hx_web=;")), "{cleared:?}");
+    // With a cookie domain configured, each is cleared under it and host-only (the default domain).
+    let mut cfg = Config::defaults(Env::Development);
+    cfg.cookie_domain = ".ershouche.example".to_owned();
+    let node = app.variant(cfg, NOW);
+    let r = post_on(&node, "/api/buycar-api/user/baseinf", &[("token", "expired-or-made-up")], "").await;
+    let cleared: Vec<String> = r.cookies().into_iter().filter(|c| c.contains("Max-Age=0")).collect();
+    assert_eq!(cleared.len(), 4, "{cleared:?}");
+    assert_eq!(cleared.iter().filter(|c| c.contains("Domain=.ershouche.example")).count(), 2);
+    // An expired session is CM002 too.
+    let session = login(app, "13500000001", "").await;
+    let idle = app.variant(Config::defaults(Env::Development), NOW + domain::auth::SESSION_IDLE_SECS + 10);
+    let j = post_on(&idle, "/api/buycar-api/user/baseinf", &[("cookie", &session)], "").await.json();
+    assert_eq!(j["code"], "CM002");
+    // A stale cookie on a page is dropped silently.
+    let r = app.get("/", &[("cookie", "hx_token=made-up")]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.cookies().iter().any(|c| c.starts_with("hx_token=;")));
+}
+
+async fn oauth_sandbox_binds_a_phone_once_and_checks_state(app: &TestApp) {
+    let start = app.get("/sys/QQlogin?return=%2Fcarlist%3Fbrand%3Ddazhong", &[]).await;
+    assert_eq!(start.status, StatusCode::SEE_OTHER);
+    let consent = start.location().to_owned();
+    assert!(consent.starts_with("/sys/sandbox/oauth?provider=qq&state="), "{consent}");
+    let state: String = form_urlencoded::parse(consent.split_once('?').unwrap().1.as_bytes()).find(|(k, _)| k == "state").unwrap().1.into_owned();
+    let page = app.get(&consent, &[]).await;
+    assert!(page.body.contains("QQ授权登录") && page.body.contains("开发环境沙箱"));
+    let agreed = app.post_form("/sys/sandbox/oauth", &[], &format!("state={state}&redirect_uri=%2Fspace%2Fqqlogin&openid=tester-qq")).await;
+    let callback = agreed.location().to_owned();
+    assert!(callback.starts_with("/space/qqlogin?code=sb_tester-qq&state="), "{callback}");
+    // First sign-in: bind a phone.
+    let bind_page = app.get(&callback, &[]).await;
+    assert_eq!(bind_page.status, StatusCode::OK);
+    assert!(bind_page.body.contains("首次登录，请绑定手机号"));
+    let bind = bind_page.body.split(r#"name="bind" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    // The state was single use.
+    assert_eq!(app.get(&callback, &[]).await.status, StatusCode::BAD_REQUEST);
+    let sent = app.post_form("/sys/login/code", &[], &format!("mobile=13400000001&bind={bind}&return=%2Fcarlist%3Fbrand%3Ddazhong")).await;
+    assert!(sent.body.contains(&format!(r#"name="bind" value="{bind}""#)), "the binding survives sending the code");
+    let code = shown_code(&sent);
+    let done = app.post_form("/sys/login", &[], &format!("mobile=13400000001&code={code}&bind={bind}&return=%2Fcarlist%3Fbrand%3Ddazhong")).await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    assert_eq!(done.location(), "/carlist?brand=dazhong");
+    let info = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &done.cookie_header())], "").await.json();
+    assert_eq!(info["data"]["qqBound"], true);
+    assert_eq!(info["data"]["nickname"], "QQ用户");
+    // Next time the same identity signs straight in.
+    let start = app.get("/sys/QQlogin?return=%2Fspace", &[]).await;
+    let state: String = form_urlencoded::parse(start.location().split_once('?').unwrap().1.as_bytes()).find(|(k, _)| k == "state").unwrap().1.into_owned();
+    let r = app.get(&format!("/space/qqlogin?code=sb_tester-qq&state={state}"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), "/space");
+    assert!(r.cookie_header().contains("hx_token="));
+    // A made-up state is refused.
+    let forged = app.get("/space/wxlogin?code=sb_x&state=forged", &[]).await;
+    assert_eq!(forged.status, StatusCode::BAD_REQUEST);
+    assert!(forged.body.contains("登录请求已失效或来源不明"));
+    // Inside WeChat, /sys/WQlogin starts WeChat OAuth.
+    let wx = app.get("/sys/WQlogin?return=%2Fspace", &[("user-agent", WECHAT)]).await;
+    assert!(wx.location().starts_with("/sys/sandbox/oauth?provider=wx&"), "{}", wx.location());
+}
+
+async fn desktop_qr_login_is_confirmed_on_the_phone_once(app: &TestApp) {
+    let phone = login(app, "13300000001", "").await;
+    let desk = app.get("/sys/WQlogin?return=%2Fcarlist", &[("user-agent", DESKTOP)]).await;
+    assert_eq!(desk.status, StatusCode::OK);
+    assert!(desk.body.contains("<svg"), "a QR code");
+    let claim_cookie = desk.cookie_header();
+    let ticket = desk.body.split("loginAuth?t=").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let json = [("cookie", claim_cookie.as_str()), ("accept", "application/json")];
+    let poll = app.post_form("/sys/WQlogin/claim", &json, &format!("t={ticket}")).await.json();
+    assert_eq!(poll["status"], "pending");
+    // Anonymous phones are asked to sign in first.
+    assert_eq!(app.get(&format!("/actives/loginAuth?t={ticket}"), &[]).await.status, StatusCode::UNAUTHORIZED);
+    let ask = app.get(&format!("/actives/loginAuth?t={ticket}"), &[("cookie", &phone)]).await;
+    assert!(ask.body.contains("确认登录网页版?"));
+    // Someone who only saw the QR code cannot claim it.
+    let thief = app.post_form("/sys/WQlogin/claim", &[("cookie", "hx_qr=guess"), ("accept", "application/json")], &format!("t={ticket}")).await.json();
+    assert_ne!(thief["status"], "ok");
+    let ok = app.post_form("/actives/loginAuth", &[("cookie", &phone)], &format!("t={ticket}&action=confirm")).await;
+    assert!(ok.body.contains("已确认"));
+    let signed = app.post_form("/sys/WQlogin/claim", &json, &format!("t={ticket}")).await;
+    assert_eq!(signed.json()["status"], "ok");
+    assert_eq!(signed.json()["to"], "/carlist");
+    let desk_session = signed.cookie_header();
+    let info = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &desk_session)], "").await.json();
+    assert_eq!(info["data"]["mobile"], "13300000001");
+    // Once only, and only for two minutes.
+    assert_ne!(app.post_form("/sys/WQlogin/claim", &json, &format!("t={ticket}")).await.json()["status"], "ok");
+    let desk = app.get("/sys/WQlogin", &[("user-agent", DESKTOP)]).await;
+    let ticket = desk.body.split("loginAuth?t=").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let late = app.variant(Config::defaults(Env::Development), NOW + 121);
+    let r = get_on(&late, &format!("/actives/loginAuth?t={ticket}"), &[("cookie", &phone)]).await;
+    assert!(r.body.contains("二维码已失效"));
+    let r = post_on(&late, "/actives/loginAuth", &[("cookie", &phone)], &format!("t={ticket}&action=confirm")).await;
+    assert!(r.body.contains("二维码已失效"));
+}
+
+async fn cross_site_posts_are_refused(app: &TestApp) {
+    let evil = [("origin", "https://evil.example"), ("sec-fetch-site", "cross-site")];
+    for path in ["/sys/login/code", "/sys/logout", "/space/favourites", "/details/5/lead", "/api/buycar-api/user/baseinf"] {
+        let r = app.post_form(path, &evil, "mobile=13812345678").await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    let same = app.post_form("/sys/login/code", &[("sec-fetch-site", "same-origin")], "mobile=13812340000").await;
+    assert_eq!(same.status, StatusCode::OK);
+    // Headers every page carries.
+    let r = app.get("/", &[]).await;
+    let csp = r.headers.get("content-security-policy").unwrap().to_str().unwrap().to_owned();
+    for part in ["default-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "script-src 'self'"] {
+        assert!(csp.contains(part), "{csp}");
+    }
+    assert!(!csp.contains("'unsafe-inline'"), "{csp}");
+    assert_eq!(r.headers.get("x-content-type-options").unwrap(), "nosniff");
+    assert_eq!(r.headers.get("referrer-policy").unwrap(), "strict-origin-when-cross-origin");
+}
+
+async fn one_user_cannot_reach_anothers_space(app: &TestApp) {
+    let a = login(app, "13200000001", "").await;
+    let b = login(app, "13200000002", "").await;
+    let listing = app.state.store.latest_listings(None, 1).await.unwrap()[0].listing_id;
+    // A saves things.
+    assert_eq!(app.post_form("/space/favourites", &[("cookie", &a)], &format!("listing_id={listing}&return=%2Fspace")).await.status, StatusCode::SEE_OTHER);
+    app.post_form("/space/searches", &[("cookie", &a)], "query=brand%3Ddazhong%26page%3D3%26sort%3Dprice_asc").await;
+    app.post_form("/space/carfindwa", &[("cookie", &a)], "brand=dazhong&price=5-8&note=A的需求").await;
+    app.get(&format!("/details/{listing}"), &[("cookie", &a)]).await;
+    let a_searches = app.get("/space/searches", &[("cookie", &a)]).await;
+    assert!(a_searches.body.contains("大众二手车"), "saved without page and sort: {}", a_searches.body);
+    let id: i64 = a_searches.body.split("/space/searches/").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    let a_wanted = app.get("/space/carfindwa", &[("cookie", &a)]).await;
+    assert!(a_wanted.body.contains("A的需求") && a_wanted.body.contains("在售匹配"));
+    let wanted_id: String = a_wanted.body.split(r#"name="id" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    // B sees none of it and can change none of it.
+    let title = &app.state.store.cards_by_ids(&[listing]).await.unwrap()[0].title;
+    for path in ["/space/favourites", "/space/history", "/space/searches", "/space/carfindwa"] {
+        let r = app.get(path, &[("cookie", &b)]).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert!(!r.body.contains(title.as_str()) && !r.body.contains("A的需求") && !r.body.contains("大众二手车"), "{path} leaks A's data");
+    }
+    assert_eq!(app.get(&format!("/space/searches/{id}"), &[("cookie", &b)]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form(&format!("/space/searches/{id}/delete"), &[("cookie", &b)], "").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form("/space/carfindwa/close", &[("cookie", &b)], &format!("id={wanted_id}")).await.status, StatusCode::NOT_FOUND);
+    // A still has them; opening the search goes to the list.
+    let open = app.get(&format!("/space/searches/{id}"), &[("cookie", &a)]).await;
+    assert_eq!(open.location(), "/carlist?brand=dazhong&sort=new");
+    assert!(app.get("/space/favourites", &[("cookie", &a)]).await.body.contains(title.as_str()));
+    assert!(app.get("/space/history", &[("cookie", &a)]).await.body.contains(title.as_str()));
+    // Anonymous requests for the pages behind sign-in get the login form, never data.
+    for path in ["/space/favourites", "/space/searches", "/space/carfindwa", "/space/gettycarlist", "/space/friendcar", "/space/vip"] {
+        let r = app.get(path, &[]).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert!(r.body.contains(r#"action="/sys/login""#));
+    }
+}
+
+async fn space_tracks_history_leads_and_shares(app: &TestApp) {
+    let cards = app.state.store.latest_listings(None, 3).await.unwrap();
+    let (first, second) = (cards[0].listing_id, cards[1].listing_id);
+    // Anonymous browsing is kept against the device and merged at sign-in.
+    let device = "hx_did=0123456789abcdef0123456789abcdef";
+    app.get(&format!("/details/{first}"), &[("cookie", device)]).await;
+    let anon = app.get("/space/history", &[("cookie", device)]).await;
+    assert!(anon.body.contains(&cards[0].title) && anon.body.contains("登录后会合并到您的账号"));
+    let sharer = login(app, "13100000001", "").await;
+    let viewer = login(app, "13100000002", device).await;
+    let viewer_cookie = format!("{viewer}; {device}");
+    assert!(app.get("/space/history", &[("cookie", &viewer)]).await.body.contains(&cards[0].title), "merged into the account");
+    // A lead sent while signed in lists who received it.
+    let r = app.post_form(&format!("/details/{second}/lead"), &[("cookie", &viewer_cookie)], "intent=ask_price&mobile=13100000002").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let leads = app.get("/space/gettycarlist", &[("cookie", &viewer)]).await;
+    assert!(leads.body.contains(&cards[1].title) && leads.body.contains("收到了您的请求") && leads.body.contains("询底价"), "{}", leads.body);
+    // Opening a shared link while signed in records the share.
+    let sharer_id = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &sharer)], "").await.json()["data"]["userId"].as_i64().unwrap();
+    app.get(&format!("/details/{second}?sharer={sharer_id}"), &[("cookie", &viewer_cookie)]).await;
+    app.get(&format!("/details/{second}?sharer=999999"), &[("cookie", &viewer_cookie)]).await;
+    let shared = app.get("/space/friendcar", &[("cookie", &viewer)]).await;
+    assert!(shared.body.contains("车友0001分享给您") && shared.body.contains(&cards[1].title), "{}", shared.body);
+    // The detail page knows the favourite and shows the shop's phone to signed-in visitors only.
+    app.post_form("/space/favourites", &[("cookie", &viewer)], &format!("listing_id={second}")).await;
+    let page = app.get(&format!("/details/{second}"), &[("cookie", &viewer)]).await;
+    assert!(page.body.contains("已收藏"));
+    let anon_page = app.get(&format!("/details/{second}"), &[]).await;
+    assert!(!anon_page.body.contains("已收藏") && !anon_page.body.contains("href=\"tel:"));
+}
+
+async fn seed_api_calls_answer_in_the_envelope(app: &TestApp) {
+    // JS-SDK signature: SHA-1 over the sandbox ticket, our nonce and timestamp, the URL without #.
+    let j = app.post_form("/api/buycar-api/tool/wechat/sign", &[], "token=http%3A%2F%2F127.0.0.1%3A8080%2Fdetails%2F5%3Fa%3D1%23top").await.json();
+    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(true), Some("0000")));
+    let parts: Vec<&str> = j["data"].as_str().unwrap().split(',').collect();
+    let ts: i64 = parts[0].parse().unwrap();
+    assert_eq!(ts, NOW);
+    let expected = domain::auth::jssdk_signature(web::adapters::oauth::SANDBOX_TICKET, parts[1], ts, "http://127.0.0.1:8080/details/5?a=1");
+    assert_eq!(parts[2], expected);
+    assert_eq!(app.post_form("/api/buycar-api/tool/wechat/sign", &[], "token=javascript%3Aalert(1)").await.json()["success"], false);
+    // Region: the caller's IP, and the city when chosen.
+    let j = app.post_form("/api/buycar-api/user/userregion", &[("x-test-peer", "203.0.113.7"), ("cookie", "hx_city=changsha")], "").await.json();
+    assert_eq!(j["data"]["ip"], "203.0.113.7");
+    assert_eq!(j["data"]["city"]["name"], "长沙");
+    // Statistics are recorded with the seed's `from`, in the background.
+    let j = app.get("/hpi/mobile/appdatastatistics.json?devicetoken=dev1&mobile=13812345678&from=home&plan=p7&keyword=suv&type=2", &[]).await.json();
+    assert_eq!(j["data"]["from"], "type2_home_13812345678_plan_p7_keyword_suv");
+    let mut n = 0;
+    for _ in 0..50 {
+        n = app.state.store.count_stat_events().await.unwrap();
+        if n > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(n, 1);
+    let unknown = app.post_form("/api/buycar-api/user/nothing", &[], "").await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(unknown.json()["success"], false);
+}
+
+on_both!(30 =>
+    sms_login_lands_back_with_session_cookies,
+    codes_expire_and_die_after_five_wrong_tries,
+    app_token_and_web_cookie_bootstrap_a_session,
+    cm002_clears_both_cookies_everywhere,
+    oauth_sandbox_binds_a_phone_once_and_checks_state,
+    desktop_qr_login_is_confirmed_on_the_phone_once,
+    cross_site_posts_are_refused,
+    one_user_cannot_reach_anothers_space,
+    space_tracks_history_leads_and_shares,
+    seed_api_calls_answer_in_the_envelope,
+);
+
+/// A token issued by one server process is accepted by another on the same PostgreSQL database.
+#[tokio::test]
+async fn a_token_from_one_node_works_on_another() {
+    let Some(app) = common::spawn_pg_app(5).await else { return };
+    let session = login(&app, "13800000009", "").await;
+    let other_store = store::Store::connect(&app.pg_url().unwrap()).await.unwrap();
+    let node_b = web::AppState::with_clock(Config::defaults(Env::Development), other_store, Box::new(domain::time::FixedClock(NOW)));
+    let r = get_on(&node_b, "/space/favourites", &[("cookie", &session)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let out = post_on(&node_b, "/sys/logout", &[("cookie", &session)], "").await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.get("/space/favourites", &[("cookie", &session)]).await.status, StatusCode::UNAUTHORIZED, "logout on B ends it on A");
+}
