@@ -135,6 +135,8 @@ fn test() -> Res {
     let child = Command::new(&bin)
         .args(["serve", "--addr", &addr, "--database-url", &db_s])
         .env("USEDCAR_LOG", "warn")
+        // Links the server writes for other devices (the QR login's confirm URL) use this origin.
+        .env("USEDCAR_SITE_URL", format!("http://{addr}"))
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start server: {e}"))?;

@@ -117,6 +117,9 @@ on_both!(
     leads_are_deduplicated_and_limited_per_ip,
     expiry_is_idempotent,
     news_pages_and_sitemap,
+    throttles_allow_exactly_their_limits,
+    codes_sessions_and_tickets_are_single_use,
+    space_rows_belong_to_their_owner,
 );
 
 fn query(q: &str) -> CarQuery {
@@ -392,4 +395,113 @@ async fn seeding_is_deterministic(store: &Store) {
         other.store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
     other.finish().await;
     assert_eq!(first, second);
+}
+
+async fn throttles_allow_exactly_their_limits(store: &Store) {
+    // 1 per 60 s, 3 per 100 s window.
+    let limit = [("k", 60, 100, 3)];
+    assert!(store.throttle(&limit, 1_000).await.unwrap());
+    assert!(!store.throttle(&limit, 1_059).await.unwrap(), "within the interval");
+    assert!(store.throttle(&limit, 1_060).await.unwrap());
+    assert!(!store.throttle(&limit, 1_090).await.unwrap());
+    // The window is full at three even though the interval has passed…
+    assert!(!store.throttle(&[("k", 0, 100, 2)], 1_095).await.unwrap());
+    // …and a new window starts once the old one is over.
+    assert!(store.throttle(&limit, 1_200).await.unwrap());
+    // All or nothing: a refused second limit leaves the first untouched.
+    assert!(store.throttle(&[("ip", 0, 3_600, 1)], 5_000).await.unwrap());
+    assert!(!store.throttle(&[("phone", 60, 86_400, 10), ("ip", 0, 3_600, 1)], 5_001).await.unwrap());
+    assert!(store.throttle(&[("phone", 60, 86_400, 10)], 5_002).await.unwrap(), "the phone counter did not move");
+    // Concurrent callers: exactly one of 50 passes a one-per-minute limit.
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let s = store.clone();
+        set.spawn(async move { s.throttle(&[("burst", 60, 86_400, 10)], 9_000).await.unwrap() });
+    }
+    let mut passed = 0;
+    while let Some(ok) = set.join_next().await {
+        passed += usize::from(ok.unwrap());
+    }
+    assert_eq!(passed, 1);
+}
+
+async fn codes_sessions_and_tickets_are_single_use(store: &Store) {
+    use store::{CodeCheck, NewSession};
+    store.store_code("13812345678", "login", "right", "1.2.3.4", NOW).await.unwrap();
+    assert_eq!(store.check_code("13812345678", "login", "wrong", NOW).await.unwrap(), CodeCheck::Wrong(4));
+    assert_eq!(store.check_code("13812345678", "login", "right", NOW + 300).await.unwrap(), CodeCheck::Accepted);
+    assert_eq!(store.check_code("13812345678", "login", "right", NOW + 300).await.unwrap(), CodeCheck::Missing);
+    store.store_code("13812345678", "login", "fresh", "", NOW).await.unwrap();
+    assert_eq!(store.check_code("13812345678", "login", "fresh", NOW + 301).await.unwrap(), CodeCheck::Expired);
+    assert_eq!(store.check_code("13900000000", "login", "x", NOW).await.unwrap(), CodeCheck::Missing);
+
+    let user = store.sign_in_by_mobile("13812345678", NOW).await.unwrap();
+    assert_eq!(user.nickname, "车友5678");
+    assert_eq!(store.sign_in_by_mobile("13812345678", NOW + 1).await.unwrap().user_id, user.user_id, "one account per phone");
+    let s = NewSession { user_id: user.user_id, token_hash: "t1", web_hash: "w1", user_agent: "ua", ip: "", expires_at: NOW + 1_000_000 };
+    store.create_session(&s, NOW).await.unwrap();
+    assert_eq!(store.session_user("t1", NOW + 10).await.unwrap().map(|u| u.user_id), Some(user.user_id));
+    assert!(store.session_user("t1", NOW + domain::auth::SESSION_IDLE_SECS + 20).await.unwrap().is_none(), "idle too long");
+    assert!(store.session_user("t1", NOW + 2_000_000).await.unwrap().is_none(), "past its absolute expiry");
+    // The web cookie swaps in a new token; the old one stops working.
+    assert!(store.rotate_token("w1", "t2", NOW + 20).await.unwrap().is_some());
+    assert!(store.session_user("t1", NOW + 21).await.unwrap().is_none());
+    assert!(store.session_user("t2", NOW + 21).await.unwrap().is_some());
+    store.revoke_session("t2", NOW + 30).await.unwrap();
+    assert!(store.session_user("t2", NOW + 31).await.unwrap().is_none());
+    assert!(store.rotate_token("w1", "t3", NOW + 32).await.unwrap().is_none(), "logout ends the web cookie too");
+
+    store.create_ticket("st", "oauth_qq", "/x", None, "", None, NOW, 600).await.unwrap();
+    assert!(store.advance_ticket("st", "oauth_wx", "pending", "used", None, NOW).await.unwrap().is_none(), "kinds do not mix");
+    assert_eq!(store.advance_ticket("st", "oauth_qq", "pending", "used", None, NOW).await.unwrap().unwrap().return_to, "/x");
+    assert!(store.advance_ticket("st", "oauth_qq", "pending", "used", None, NOW).await.unwrap().is_none());
+    store.create_ticket("qr", "qr", "/", Some("claim"), "", None, NOW, 120).await.unwrap();
+    assert!(store.claim_ticket("qr", "claim", NOW).await.unwrap().is_none(), "not confirmed yet");
+    assert!(store.advance_ticket("qr", "qr", "pending", "confirmed", Some(user.user_id), NOW + 121).await.unwrap().is_none(), "expired");
+    assert!(store.advance_ticket("qr", "qr", "pending", "confirmed", Some(user.user_id), NOW + 60).await.unwrap().is_some());
+    assert!(store.claim_ticket("qr", "other", NOW + 61).await.unwrap().is_none(), "only the holder of the secret");
+    assert_eq!(store.claim_ticket("qr", "claim", NOW + 61).await.unwrap().unwrap().user_id, Some(user.user_id));
+    assert!(store.claim_ticket("qr", "claim", NOW + 62).await.unwrap().is_none(), "once");
+}
+
+async fn space_rows_belong_to_their_owner(store: &Store) {
+    seed(store, SeedConfig { listings: 20, seed: 5, now: NOW }).await.unwrap();
+    let a = store.sign_in_by_mobile("13800000001", NOW).await.unwrap().user_id;
+    let b = store.sign_in_by_mobile("13800000002", NOW).await.unwrap().user_id;
+    let cars: Vec<i64> = store.latest_listings(None, 3).await.unwrap().iter().map(|c| c.listing_id).collect();
+    store.add_favourite(a, cars[0], NOW).await.unwrap();
+    store.add_favourite(a, cars[0], NOW).await.unwrap();
+    store.add_favourite(a, 999_999, NOW).await.unwrap();
+    assert_eq!(store.favourites(a, 10).await.unwrap().len(), 1);
+    assert!(store.favourites(b, 10).await.unwrap().is_empty());
+    store.remove_favourite(b, cars[0]).await.unwrap();
+    assert!(store.is_favourite(a, cars[0]).await.unwrap(), "B cannot remove A's favourite");
+    let s = store.save_search(a, "brand=dazhong", "大众二手车", NOW).await.unwrap();
+    assert_eq!(store.save_search(a, "brand=dazhong", "大众二手车", NOW).await.unwrap(), s);
+    assert!(store.open_saved_search(b, s, NOW).await.unwrap().is_none());
+    assert!(!store.delete_saved_search(b, s).await.unwrap());
+    let w = store.add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW).await.unwrap();
+    assert!(!store.close_wanted(b, w).await.unwrap());
+    assert_eq!(store.wanted_requests(a).await.unwrap()[0].brand_slug.as_deref(), Some("dazhong"));
+    // Device history moves to the account at sign-in; a user's history lists each car once.
+    store.record_view("dev-a", None, cars[1], NOW).await.unwrap();
+    store.record_view("dev-a", None, cars[2], NOW + 5).await.unwrap();
+    assert_eq!(store.merge_device_history("dev-a", a).await.unwrap(), 2);
+    store.record_view("dev-a2", Some(a), cars[1], NOW + 10).await.unwrap();
+    let h: Vec<i64> = store.user_history(a, 10).await.unwrap().iter().map(|(c, _)| c.listing_id).collect();
+    assert_eq!(h, vec![cars[1], cars[2]]);
+    assert!(store.user_history(b, 10).await.unwrap().is_empty());
+    // Share visits: once per sharer, car and viewer; never self, never an unknown sharer.
+    store.record_share_visit(a, cars[0], b, "d", NOW).await.unwrap();
+    store.record_share_visit(a, cars[0], b, "d", NOW + 1).await.unwrap();
+    store.record_share_visit(b, cars[0], b, "d", NOW).await.unwrap();
+    store.record_share_visit(999_999, cars[0], b, "d", NOW).await.unwrap();
+    assert_eq!(store.shared_with(b, 10).await.unwrap().len(), 1);
+    assert!(store.shared_with(a, 10).await.unwrap().is_empty());
+    // Statistics are written in batches.
+    let events: Vec<store::StatEvent> = (0..250)
+        .map(|i| store::StatEvent { device_token: format!("d{i}"), mobile: String::new(), from_value: "home".into(), path: String::new(), created_at: NOW })
+        .collect();
+    store.insert_stat_events(&events).await.unwrap();
+    assert_eq!(store.count_stat_events().await.unwrap(), 250);
 }
