@@ -206,7 +206,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(CsrfLayer::new().with_rejection_response(|_: tower_http::csrf::ProtectionError| error::AppError::CrossSite.into_response()))
         .layer(middleware::from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())
-        .layer(middleware::from_fn(security_headers))
+        .layer(middleware::from_fn_with_state(state.clone(), security_headers))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
 }
@@ -250,9 +250,13 @@ fn content_security_policy() -> &'static str {
     })
 }
 
-async fn security_headers(req: Request, next: Next) -> Response {
+async fn security_headers(axum::extract::State(state): axum::extract::State<AppState>, req: Request, next: Next) -> Response {
     let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if state.config.secure_cookies() {
+        // Served over HTTPS outside development: browsers keep to HTTPS for a year.
+        h.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(HeaderValue::from_static("max-age=31536000; includeSubDomains"));
+    }
     if let Ok(v) = HeaderValue::from_str(content_security_policy()) {
         h.entry(header::CONTENT_SECURITY_POLICY).or_insert(v);
     }

@@ -390,6 +390,36 @@ on_both!(30 =>
     seed_api_calls_answer_in_the_envelope,
 );
 
+/// Per-route requirements: anonymous → the login form (401), the wrong role → 403, the right role
+/// → the page. HSTS is sent wherever cookies are `Secure`.
+#[tokio::test]
+async fn routes_can_require_a_role() {
+    use axum::routing::get;
+    let app = common::spawn_app(0).await;
+    let extra = axum::Router::new()
+        .route("/staff-only", get(|| async { "review queue" }))
+        .layer(axum::middleware::from_fn(web::ctx::route_middleware(app.state.clone(), &["auth", "staff"])));
+    let router = web::app_with(app.state.clone(), extra);
+    let get_as = |cookie: String| {
+        let router = router.clone();
+        async move { common::send(router, axum::http::Method::GET, "/staff-only", &[("cookie", cookie.as_str())], None).await }
+    };
+    assert_eq!(get_as(String::new()).await.status, StatusCode::UNAUTHORIZED);
+    let buyer = login(&app, "13000000001", "").await;
+    let r = get_as(buyer.clone()).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert!(r.body.contains("没有权限"));
+    let user = app.state.store.user_by_mobile("13000000001").await.unwrap().unwrap();
+    app.state.store.set_role(user.user_id, domain::auth::Role::Staff, NOW).await.unwrap();
+    let r = get_as(buyer).await;
+    assert_eq!((r.status, r.body.as_str()), (StatusCode::OK, "review queue"));
+    assert!(r.headers.get("strict-transport-security").is_none(), "development is plain HTTP");
+    let staging = app.variant(Config::defaults(Env::Staging), NOW);
+    let r = get_on(&staging, "/", &[]).await;
+    assert_eq!(r.headers.get("strict-transport-security").unwrap(), "max-age=31536000; includeSubDomains");
+    assert!(r.cookies().iter().all(|c| c.contains("; Secure")), "{:?}", r.cookies());
+}
+
 /// A token issued by one server process is accepted by another on the same PostgreSQL database.
 #[tokio::test]
 async fn a_token_from_one_node_works_on_another() {
