@@ -348,15 +348,13 @@ impl Store {
 
     /// Closes one of a user's wanted requests; false when it is not theirs.
     pub async fn close_wanted(&self, user_id: i64, id: i64) -> Result<bool, DbError> {
-        Ok(on_pool!(self, p => {
-            sqlx::query("update wanted_request set status = 'closed' where wanted_request_id = $1 and user_id = $2 and status = 'open'")
-                .bind(id)
-                .bind(user_id)
-                .execute(p)
-                .await?
-                .rows_affected()
-                == 1
-        }))
+        self.change_owned("update wanted_request set status = 'closed' where wanted_request_id = $1 and user_id = $2 and status = 'open'", id, user_id)
+            .await
+    }
+
+    /// Runs a statement on one row (`$1` = its id) of one owner (`$2`); whether it matched.
+    async fn change_owned(&self, sql: &'static str, id: i64, user_id: i64) -> Result<bool, DbError> {
+        Ok(on_pool!(self, p => sqlx::query(sql).bind(id).bind(user_id).execute(p).await?.rows_affected() == 1))
     }
 
     /// Saves a search (saving the same query again keeps the first and returns its id).
@@ -410,15 +408,7 @@ impl Store {
 
     /// Deletes one of a user's saved searches; false when it is not theirs.
     pub async fn delete_saved_search(&self, user_id: i64, id: i64) -> Result<bool, DbError> {
-        Ok(on_pool!(self, p => {
-            sqlx::query("delete from saved_search where saved_search_id = $1 and user_id = $2")
-                .bind(id)
-                .bind(user_id)
-                .execute(p)
-                .await?
-                .rows_affected()
-                == 1
-        }))
+        self.change_owned("delete from saved_search where saved_search_id = $1 and user_id = $2", id, user_id).await
     }
 
     /// A user's memberships that have not ended, latest ending first.

@@ -340,8 +340,13 @@ pub fn route_middleware(
                     return res;
                 }
             }
+            let signed_in = req.extensions().get::<CurrentUser>().is_some_and(|c| c.0.is_some());
             let mut res = next.run(req).await;
             append_cookies(&mut res, cookies);
+            if signed_in {
+                // A page for one person is never kept by a shared cache.
+                res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+            }
             res
         })
     }

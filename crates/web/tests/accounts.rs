@@ -53,6 +53,7 @@ async fn sms_login_lands_back_with_session_cookies(app: &TestApp) {
     }
     let session = r.cookie_header();
     let space = app.get("/space", &[("cookie", &session)]).await;
+    assert_eq!(space.headers.get("cache-control").unwrap(), "private, no-store", "a personal page is never shared-cached");
     assert!(space.body.contains("车友5678") && space.body.contains("138****5678"), "{}", space.body);
     // The same code cannot be used twice.
     let again = app.post_form("/sys/login", &[], &format!("mobile=13812345678&code={code}")).await;

@@ -474,7 +474,8 @@ pub async fn save_search(State(state): State<AppState>, visitor: Visitor, Form(p
         t if query.is_empty() => format!("全部{t}"),
         t => t,
     };
-    if state.store.saved_searches(user.user_id).await?.len() >= 50 && !state.store.saved_searches(user.user_id).await?.iter().any(|s| s.query == query) {
+    let saved = state.store.saved_searches(user.user_id).await?;
+    if saved.len() >= 50 && !saved.iter().any(|s| s.query == query) {
         return Err(AppError::TooMany("最多订阅50个搜索，请先删除不需要的".to_owned()));
     }
     state.store.save_search(user.user_id, &query, &title, state.clock.now()).await?;
