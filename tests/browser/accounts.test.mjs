@@ -137,3 +137,18 @@ for (const js of [true, false]) {
     await desk.close();
   });
 }
+
+test("WeChat login inside WeChat's browser goes through OAuth, binds a phone and returns", async () => {
+  const ctx = await getBrowser().newContext({ userAgent: IPHONE + " MicroMessenger/8.0.47", viewport: { width: 390, height: 844 } });
+  const page = await ctx.newPage();
+  await page.goto(BASE + "/space");
+  await page.locator(".login-other a", { hasText: "微信登录" }).click();
+  assert.match(await page.locator("h1").innerText(), /微信授权登录/);
+  await page.fill("#sb-openid", `wx-${run}`);
+  await page.locator("button", { hasText: "同意" }).click();
+  assert.equal(await page.locator("h1").innerText(), "首次登录，请绑定手机号");
+  await signIn(page, phone(8));
+  await page.waitForURL(BASE + "/space");
+  assert.match(await page.locator(".space-head h1").innerText(), /微信用户/);
+  await ctx.close();
+});
