@@ -233,6 +233,8 @@ async fn desktop_qr_login_is_confirmed_on_the_phone_once(app: &TestApp) {
     let json = [("cookie", claim_cookie.as_str()), ("accept", "application/json")];
     let poll = app.post_form("/sys/WQlogin/claim", &json, &format!("t={ticket}")).await.json();
     assert_eq!(poll["status"], "pending");
+    let button = app.post_form("/sys/WQlogin/claim", &[("cookie", &claim_cookie)], &format!("t={ticket}&return=%2Fcarlist")).await;
+    assert!(button.body.contains("手机上还没有确认") && button.body.contains(&ticket), "the no-script button keeps the same code");
     // Anonymous phones are asked to sign in first.
     assert_eq!(app.get(&format!("/actives/loginAuth?t={ticket}"), &[]).await.status, StatusCode::UNAUTHORIZED);
     let ask = app.get(&format!("/actives/loginAuth?t={ticket}"), &[("cookie", &phone)]).await;

@@ -442,14 +442,14 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
         }
         return Ok(see_other(&ticket.return_to, issued.cookies));
     }
-    let status = state.store.ticket(&post.t, "qr", now).await?.map(|t| t.status);
-    let pending = status.as_deref() == Some("pending") || (status.as_deref() == Some("confirmed") && !secret.is_empty());
+    let live = state.store.ticket(&post.t, "qr", now).await?;
+    let status = live.as_ref().map(|t| t.status.as_str());
+    let pending = status == Some("pending") || (status == Some("confirmed") && !secret.is_empty());
     if wants_json {
         return Ok(axum::Json(serde_json::json!({"status": if pending { "pending" } else { "expired" }})).into_response());
     }
-    if pending {
+    if let Some(ticket) = live.filter(|_| pending) {
         // Still waiting: the same code stays valid; show it again with a note.
-        let ticket = state.store.ticket(&post.t, "qr", now).await?.ok_or(AppError::NotFound)?;
         return render_qr(&state, &headers, ticket.ticket, &ticket.return_to, Some("手机上还没有确认，请用已登录的手机扫码并点击“确认登录”"));
     }
     qr_page(&state, &headers, safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
