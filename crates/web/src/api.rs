@@ -186,10 +186,8 @@ pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap
 /// `POST /api/buycar-api/user/baseinf`.
 pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
     let Some(token) = session::presented_token(&headers) else { return Ok(cm002(&state)) };
-    let Some(s) = session::lookup(&state, token).await? else { return Ok(cm002(&state)) };
-    let now = state.clock.now();
-    let vip = state.store.memberships(s.user.user_id, now).await?.into_iter().next();
-    let u = s.user;
+    let Some(u) = session::lookup(&state, token).await? else { return Ok(cm002(&state)) };
+    let vip = state.store.memberships(u.user_id, state.clock.now()).await?.into_iter().next();
     Ok(ok(json!({
         "userId": u.user_id,
         "mobile": u.mobile,

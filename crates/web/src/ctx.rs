@@ -205,7 +205,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             .map(|d| d.0.clone())
             .or_else(|| cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned));
         let ip = peer_ip(&parts.extensions);
-        let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|s| s.user.clone());
+        let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
         Ok(Visitor {
             user,
             device: device_of(&parts.headers),
@@ -321,7 +321,7 @@ pub fn route_middleware(
                         let boot = crate::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
                         cookies.extend(boot.cookies);
                         req.extensions_mut().insert(DeviceId(id));
-                        req.extensions_mut().insert(CurrentUser(boot.session));
+                        req.extensions_mut().insert(CurrentUser(boot.user));
                         continue;
                     }
                     Ok(RouteMiddleware::User) => None,
@@ -329,7 +329,7 @@ pub fn route_middleware(
                     Ok(RouteMiddleware::Staff) => Some(Role::Staff),
                     Err(e) => return e.into_response(),
                 };
-                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|s| Role::parse(&s.user.role));
+                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|u| Role::parse(&u.role));
                 let refused = match (user, required) {
                     (None, _) => Some(crate::pages::login::required(&state, &req)),
                     (Some(role), Some(need)) if role != need => Some(AppError::Forbidden.into_response()),

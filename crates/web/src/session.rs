@@ -17,8 +17,6 @@
 //!
 //! Failures are silent (seed §4): a database error leaves the visitor anonymous for that request.
 
-use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use domain::device::Device;
 
@@ -33,26 +31,10 @@ pub const WEB_COOKIE: &str = "hx_web";
 /// The request header that carries a token (seed §7).
 pub const TOKEN_HEADER: &str = "token";
 
-/// A signed-in visitor.
-#[derive(Debug, Clone)]
-pub struct Session {
-    /// The user.
-    pub user: store::User,
-    /// Digest of the token this request used.
-    pub token_hash: String,
-}
-
-/// The visitor's session, put in the request extensions by the `auth` middleware.
+/// The signed-in user of a request, put in its extensions by the `auth` middleware (handlers
+/// read it through `ctx::Visitor::user`).
 #[derive(Debug, Clone, Default)]
-pub struct CurrentUser(pub Option<Session>);
-
-impl<S: Send + Sync> FromRequestParts<S> for CurrentUser {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<CurrentUser, AppError> {
-        Ok(parts.extensions.get::<CurrentUser>().cloned().unwrap_or_default())
-    }
-}
+pub struct CurrentUser(pub Option<store::User>);
 
 /// 256 random bits as hex.
 pub fn random_secret() -> String {
@@ -132,19 +114,16 @@ pub async fn end(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> 
     Ok(())
 }
 
-/// The live session named by a token, if any.
-pub async fn lookup(state: &AppState, token: &str) -> Result<Option<Session>, AppError> {
-    let token_hash = domain::auth::token_digest(token);
-    let user = state.store.session_user(&token_hash, state.clock.now()).await?;
-    Ok(user.map(|user| Session { user, token_hash }))
+/// The user of the live session named by a token, if any.
+pub async fn lookup(state: &AppState, token: &str) -> Result<Option<store::User>, AppError> {
+    Ok(state.store.session_user(&domain::auth::token_digest(token), state.clock.now()).await?)
 }
 
 /// Exchanges a web cookie for a new token (seed §7 `cookietotoken`).
-pub async fn exchange_web_cookie(state: &AppState, web: &str) -> Result<Option<(Session, String)>, AppError> {
+pub async fn exchange_web_cookie(state: &AppState, web: &str) -> Result<Option<(store::User, String)>, AppError> {
     let token = random_secret();
-    let token_hash = domain::auth::token_digest(&token);
-    let user = state.store.rotate_token(&domain::auth::token_digest(web), &token_hash, state.clock.now()).await?;
-    Ok(user.map(|user| (Session { user, token_hash }, token)))
+    let user = state.store.rotate_token(&domain::auth::token_digest(web), &domain::auth::token_digest(&token), state.clock.now()).await?;
+    Ok(user.map(|user| (user, token)))
 }
 
 /// Signs in the phone of a valid app token (seed §7 `appscantotoken`). `None` when the token is
@@ -170,8 +149,8 @@ pub async fn exchange_app_token(
 /// The result of the bootstrap: who the visitor is and the cookies to set on the response.
 #[derive(Debug, Default)]
 pub struct Boot {
-    /// The session, when signed in.
-    pub session: Option<Session>,
+    /// The user, when signed in.
+    pub user: Option<store::User>,
     /// `Set-Cookie` values.
     pub cookies: Vec<HeaderValue>,
 }
@@ -191,14 +170,14 @@ async fn try_bootstrap(state: &AppState, headers: &HeaderMap, query: &str, devic
     let mut boot = Boot::default();
     let token = presented_token(headers);
     if let Some(token) = token {
-        boot.session = lookup(state, token).await?;
+        boot.user = lookup(state, token).await?;
     }
-    if boot.session.is_none()
+    if boot.user.is_none()
         && let Some(web) = cookie(headers, WEB_COOKIE).filter(|w| !w.is_empty())
-        && let Some((session, token)) = exchange_web_cookie(state, web).await?
+        && let Some((user, token)) = exchange_web_cookie(state, web).await?
     {
         boot.cookies.extend(set_cookie(&state.config, TOKEN_COOKIE, &token, true));
-        boot.session = Some(session);
+        boot.user = Some(user);
     }
     if !device.wechat {
         let mut mobile = None;
@@ -211,15 +190,15 @@ async fn try_bootstrap(state: &AppState, headers: &HeaderMap, query: &str, devic
             }
         }
         if let (Some(mobile), Some(app_token)) = (mobile, app_token)
-            && boot.session.as_ref().is_none_or(|s| s.user.mobile.as_deref() != Some(mobile.trim()))
+            && boot.user.as_ref().is_none_or(|u| u.mobile.as_deref() != Some(mobile.trim()))
             && let Some(issued) = exchange_app_token(state, &mobile, &app_token, device_id, headers, ip).await?
         {
             boot.cookies = issued.cookies;
-            boot.session = Some(Session { token_hash: domain::auth::token_digest(&issued.token), user: issued.user });
+            boot.user = Some(issued.user);
             return Ok(boot);
         }
     }
-    if boot.session.is_none() && (token.is_some() || cookie(headers, WEB_COOKIE).is_some_and(|w| !w.is_empty())) {
+    if boot.user.is_none() && (token.is_some() || cookie(headers, WEB_COOKIE).is_some_and(|w| !w.is_empty())) {
         boot.cookies.extend(clearing_cookies(state));
     }
     Ok(boot)

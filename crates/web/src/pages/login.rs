@@ -23,7 +23,7 @@ use store::{CodeCheck, Identity, Provider};
 use crate::AppState;
 use crate::ctx::{PageMeta, Visitor, cookie, device_of, set_cookie};
 use crate::error::AppError;
-use crate::session::{self, CurrentUser};
+use crate::session;
 
 /// What the login form shows: kept input and messages.
 #[derive(Debug, Clone, Default)]
@@ -104,9 +104,9 @@ pub struct ReturnQuery {
 }
 
 /// `GET /sys/login?return=…`.
-pub async fn page(State(state): State<AppState>, user: CurrentUser, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     let form = LoginForm::returning(&q.return_to);
-    if user.0.is_some() {
+    if visitor.user.is_some() {
         return Ok(see_other(&form.return_to, Vec::new()));
     }
     login_page(&state, &headers, form, StatusCode::OK)
@@ -485,11 +485,11 @@ pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(
 }
 
 /// `POST /actives/loginAuth`: confirm or cancel, once.
-pub async fn loginauth_post(State(state): State<AppState>, user: CurrentUser, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
-    let session = user.0.ok_or(AppError::Forbidden)?;
+pub async fn loginauth_post(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
+    let user = visitor.user.ok_or(AppError::Forbidden)?;
     let now = state.clock.now();
     let (to, done) = if q.action == "cancel" { ("cancelled", "已取消登录") } else { ("confirmed", "已确认，请在电脑上继续") };
-    let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(session.user.user_id), now).await?;
+    let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(user.user_id), now).await?;
     if moved.is_none() {
         return loginauth_page(&state, &headers, q.t, false, None);
     }
