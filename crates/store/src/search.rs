@@ -154,6 +154,13 @@ impl Store {
         });
         Ok(SearchPage { total, cards })
     }
+
+    /// How many listings a search matches, without fetching any (saved searches, wanted requests).
+    pub async fn count_matching(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<i64, DbError> {
+        let (clause, vals) = where_clause(q, scope, current_year);
+        let sql = format!("select count(*) from listing where {clause}");
+        Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
+    }
 }
 
 #[cfg(test)]

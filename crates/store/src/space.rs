@@ -208,6 +208,19 @@ impl Store {
         self.cards_by_ids(&ids).await
     }
 
+    /// How many favourites, saved searches and open wanted requests a user has (the `/space` hub).
+    pub async fn space_counts(&self, user_id: i64) -> Result<(i64, i64, i64), DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as(
+                "select (select count(*) from favourite where user_id = $1), (select count(*) from saved_search where user_id = $1), \
+                 (select count(*) from wanted_request where user_id = $1 and status = 'open')",
+            )
+            .bind(user_id)
+            .fetch_one(p)
+            .await?
+        }))
+    }
+
     /// Gives a device's anonymous history to the user who just signed in on it.
     pub async fn merge_device_history(&self, device_id: &str, user_id: i64) -> Result<u64, DbError> {
         Ok(on_pool!(self, p => {

@@ -483,6 +483,10 @@ async fn space_rows_belong_to_their_owner(store: &Store) {
     let w = store.add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW).await.unwrap();
     assert!(!store.close_wanted(b, w).await.unwrap());
     assert_eq!(store.wanted_requests(a).await.unwrap()[0].brand_slug.as_deref(), Some("dazhong"));
+    assert_eq!(store.space_counts(a).await.unwrap(), (1, 1, 1));
+    assert_eq!(store.space_counts(b).await.unwrap(), (0, 0, 0));
+    let q = query("brand=dazhong");
+    assert_eq!(store.count_matching(&q, Scope::default(), 2026).await.unwrap(), store.search(&q, Scope::default(), 2026).await.unwrap().total);
     // Device history moves to the account at sign-in; a user's history lists each car once.
     store.record_view("dev-a", None, cars[1], NOW).await.unwrap();
     store.record_view("dev-a", None, cars[2], NOW + 5).await.unwrap();

@@ -48,7 +48,7 @@ struct HomePage {
     phone: String,
     initial: String,
     vip: Option<(String, String)>,
-    counts: (usize, usize, usize),
+    counts: (i64, i64, i64),
     login: LoginForm,
 }
 
@@ -61,15 +61,14 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor) -> Result<Res
     };
     let now = state.clock.now();
     let s = &state.store;
-    let (vips, favs, searches, wanted) =
-        tokio::try_join!(s.memberships(user.user_id, now), s.favourites(user.user_id, 100), s.saved_searches(user.user_id), s.wanted_requests(user.user_id))?;
+    let (vips, counts) = tokio::try_join!(s.memberships(user.user_id, now), s.space_counts(user.user_id))?;
     let vip = vips.first().map(|m| (m.plan.clone(), domain::time::date(m.ends_at)));
     let tpl = HomePage {
         page,
         phone: masked(&user),
         initial: user.nickname.chars().next().map(String::from).unwrap_or_else(|| "车".to_owned()),
         vip,
-        counts: (favs.len(), searches.len(), wanted.len()),
+        counts,
         user: Some(user),
         login: LoginForm::default(),
     };
@@ -306,7 +305,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
     for w in state.store.wanted_requests(user.user_id).await? {
         let q = wanted_query(&w);
         let since = Scope { published_after: Some(w.created_at), ..Scope::default() };
-        let (all, fresh) = tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.search(&q, since, year))?;
+        let (all, new_since) = tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.count_matching(&q, since, year))?;
         let mut summary = q.subject();
         if let Some(label) = q.price.as_deref().and_then(|p| filter::range_label(FilterType::Price, p)) {
             summary.push_str(" · ");
@@ -318,7 +317,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
             note: w.note.clone(),
             when: domain::time::date(w.created_at),
             total: all.total,
-            new_since: fresh.total,
+            new_since,
             cards: all.cards.iter().take(3).map(|c| CardView::new(state, c, now)).collect(),
             href: q.href("/carlist"),
         });
@@ -444,13 +443,14 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor) -> Result
     let user = signed_in(&visitor)?;
     let year = domain::time::year(state.clock.now());
     let mut out = Vec::new();
-    for s in state.store.saved_searches(user.user_id).await? {
-        let q = parse_saved(&s.query);
-        let fresh = Scope { published_after: Some(s.last_checked_at), ..Scope::default() };
-        let cut = Scope { price_cut_after: Some(s.last_checked_at), ..Scope::default() };
-        let (all, new, drops) =
-            tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.search(&q, fresh, year), state.store.search(&q, cut, year))?;
-        out.push(SearchView { id: s.saved_search_id, title: s.title, total: all.total, new_count: new.total, drops: drops.total, saved: domain::time::date(s.created_at) });
+    let store = &state.store;
+    for saved in store.saved_searches(user.user_id).await? {
+        let q = parse_saved(&saved.query);
+        let fresh = Scope { published_after: Some(saved.last_checked_at), ..Scope::default() };
+        let cut = Scope { price_cut_after: Some(saved.last_checked_at), ..Scope::default() };
+        let (total, new_count, drops) =
+            tokio::try_join!(store.count_matching(&q, Scope::default(), year), store.count_matching(&q, fresh, year), store.count_matching(&q, cut, year))?;
+        out.push(SearchView { id: saved.saved_search_id, title: saved.title, total, new_count, drops, saved: domain::time::date(saved.created_at) });
     }
     let tpl = SearchesPage { page: meta(&state, &visitor, "订阅的搜索", "/space/searches"), searches: out };
     Ok(Html(tpl.render()?).into_response())
