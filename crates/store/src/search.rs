@@ -19,6 +19,13 @@ pub struct Scope {
     pub price_cut_after: Option<i64>,
 }
 
+impl Scope {
+    /// All online listings (`/carlist`).
+    pub const ALL: Scope = Scope { inspected_only: false, published_after: None, price_cut_after: None };
+    /// Inspected listings only (`/servicehall/qualitycarlist`).
+    pub const INSPECTED: Scope = Scope { inspected_only: true, ..Scope::ALL };
+}
+
 /// One page of results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchPage {

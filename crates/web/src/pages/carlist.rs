@@ -34,12 +34,12 @@ pub struct ListKind {
 }
 
 /// `/carlist`.
-pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope { inspected_only: false, published_after: None, price_cut_after: None }, layout: "default", noun: "二手车" };
+pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, layout: "default", noun: "二手车" };
 /// `/servicehall/qualitycarlist`.
 pub const QUALITY: ListKind =
-    ListKind { path: "/servicehall/qualitycarlist", scope: Scope { inspected_only: true, published_after: None, price_cut_after: None }, layout: "default", noun: "精品二手车" };
+    ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: "default", noun: "精品二手车" };
 /// `/actives/buyflow/carlist`.
-pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope { inspected_only: false, published_after: None, price_cut_after: None }, layout: "flow", noun: "二手车" };
+pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: "flow", noun: "二手车" };
 
 /// One option link in a filter row.
 #[derive(Debug, Clone)]
@@ -282,13 +282,8 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
-    // Saved searches are for the main list: the search without its page and sort.
-    let save_query = (kind.path == CARLIST.path).then(|| {
-        let mut plain = q.clone();
-        plain.page = 1;
-        plain.sort = Sort::default();
-        plain.to_query()
-    });
+    // Saved searches are for the main list; `/space/searches` drops the page and sort.
+    let save_query = (kind.path == CARLIST.path).then(|| q.to_query());
     let tpl = ListPage {
         save_query,
         heading,
