@@ -4,6 +4,7 @@
 import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,12 +25,13 @@ const result = await esbuild.build({
   splitting: true,
   format: "esm",
   minify: true,
-  target: "es2019",
+  charset: "utf8",
+  target: "es2020",
   entryNames: "[name]-[hash]",
   chunkNames: "chunks/[name]-[hash]",
   jsx: "automatic",
   jsxImportSource: "preact",
-  alias: { react: "preact/compat", "react-dom": "preact/compat", "react/jsx-runtime": "preact/jsx-runtime" },
+  alias: { react: "./src/react.js", "react-dom": "./src/react.js", "react/jsx-runtime": "preact/jsx-runtime" },
   metafile: true,
   logLevel: "warning",
 });
@@ -41,5 +43,44 @@ for (const [file, out] of Object.entries(result.metafile.outputs)) {
   if (entry) manifest[entry[0]] = "islands/" + path.relative(dist, path.join(here, file)).split(path.sep).join("/");
 }
 fs.writeFileSync(path.join(dist, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-const sizes = Object.entries(result.metafile.outputs).map(([f, o]) => `${path.relative(here, f)} ${o.bytes} B`);
-console.log(`islands: ${names.join(", ")}\n${sizes.join("\n")}`);
+
+// Budgets: the gzip size of what each island pulls in (its entry and every chunk it imports
+// statically), and for each page listed in pages.json its island code (its islands and their
+// shared chunks, each counted once) and its total JavaScript (plus the 2–3 KB runtime every page
+// loads for the navigation niceties). No page may load more than 15 KB gzip of island code; a page
+// without islands loads none (only the runtime).
+const BUDGET = 15 * 1024;
+const gz = (file) => zlib.gzipSync(fs.readFileSync(path.join(here, file)), { level: 9 }).length;
+const closure = (file, seen = new Set()) => {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const imp of result.metafile.outputs[file].imports) if (imp.kind === "import-statement") closure(imp.path, seen);
+  return seen;
+};
+const outputOf = (name) => Object.keys(result.metafile.outputs).find((f) => result.metafile.outputs[f].entryPoint === path.relative(here, entryPoints[name]));
+const files = (names) => {
+  const all = new Set();
+  for (const n of names) for (const f of closure(outputOf(n))) all.add(f);
+  return all;
+};
+const kb = (b) => (b / 1024).toFixed(1) + " KB";
+const total = (set) => [...set].reduce((sum, f) => sum + gz(f), 0);
+const runtime = files(["_loader"]);
+const islandCode = (list) => total(new Set([...files(list)].filter((f) => !runtime.has(f))));
+console.log(`islands: ${names.join(", ")}`);
+console.log(`runtime (every page): ${kb(total(runtime))} gzip`);
+for (const n of names) console.log(`  island ${n.padEnd(14)} ${kb(islandCode([n])).padStart(8)} gzip with Preact and shared chunks`);
+const pages = JSON.parse(fs.readFileSync(path.join(here, "pages.json"), "utf8"));
+let over = false;
+console.log("  page                    island code   all JS");
+for (const [page, list] of Object.entries(pages)) {
+  const unknown = list.filter((n) => !names.includes(n));
+  if (unknown.length) throw new Error(`pages.json: ${page} names unknown islands ${unknown.join(", ")}`);
+  const bytes = list.length ? islandCode(list) : 0;
+  over ||= bytes > BUDGET;
+  console.log(`  ${page.padEnd(22)} ${kb(bytes).padStart(9)} ${kb(total(files(["_loader", ...list]))).padStart(9)}  ${list.join(", ") || "(no islands)"}${bytes > BUDGET ? "  OVER 15 KB" : ""}`);
+}
+if (over) {
+  console.error("islands: a page is over its 15 KB gzip island-code budget");
+  process.exit(1);
+}

@@ -1,8 +1,22 @@
-// Mounts islands over their server-rendered fallback. Each [data-island] element names its
-// module (data-src) and carries JSON props (data-props). Modules load when the browser is idle,
-// or when the element becomes visible (data-load="visible"). A module that fails to load forces
-// one full page reload (seed §2: chunk load failure); bad props are logged with the island name.
+// The site runtime, loaded by every page (small, no React): mounts islands over their
+// server-rendered fallback and adds the navigation niceties of seed §2/§4 — a top progress bar
+// during navigation, ignoring a link to the current URL, prefetching visible links after 2000 ms
+// idle (not offline, on 2g or with Save-Data), online/offline status, back-to-top, click guards
+// (`data-guard`) and app-open links (`data-app-open`). Page transitions use the View Transitions
+// API from CSS (`@view-transition`), so they need no script.
+//
+// Islands: each [data-island] element names its module (data-src) and carries JSON props
+// (data-props). Modules load when the browser is idle, or when the element becomes visible
+// (data-load="visible"). A module that fails to load forces one full page reload (seed §2: chunk
+// load failure); bad props are logged with the island name.
+import { createProgress } from "./kit/progress.js";
+import { isPageNavigation, isSameUrl, prefetchable, prefetchAllowed, PREFETCH_IDLE_MS, PREFETCH_MAX } from "./kit/nav.js";
+import { toast } from "./kit/toast.js";
+import { guard } from "./kit/guard.js";
+import { openApp } from "./kit/appopen.js";
+
 const started = new WeakSet();
+const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 1));
 
 function load(el) {
   if (started.has(el)) return;
@@ -16,7 +30,10 @@ function load(el) {
     return;
   }
   import(el.dataset.src)
-    .then((mod) => mod.default(el, props))
+    .then((mod) => {
+      mod.default(el, props);
+      el.dataset.mounted = "1";
+    })
     .catch((err) => {
       console.error(`[island ${name}] failed to load`, err);
       const key = "island-reload:" + location.pathname;
@@ -41,8 +58,109 @@ function schedule(el) {
     io.observe(el);
     return;
   }
-  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 1));
   idle(() => load(el));
 }
 
 document.querySelectorAll("[data-island]").forEach(schedule);
+
+// Progress bar, same-URL clicks, guards and app-open links.
+const progress = createProgress();
+document.addEventListener("click", (e) => {
+  const guarded = e.target.closest?.("[data-guard]");
+  if (guarded && !guard(guarded, Number(guarded.dataset.guard) || undefined)) {
+    e.preventDefault();
+    return;
+  }
+  const app = e.target.closest?.("a[data-app-open]");
+  if (app) {
+    e.preventDefault();
+    try {
+      openApp(JSON.parse(app.dataset.appOpen));
+    } catch (err) {
+      console.error("[app-open] bad options", err);
+    }
+    return;
+  }
+  const link = e.target.closest?.("a[href]");
+  if (!link || !isPageNavigation(link, e, location.href)) return;
+  if (isSameUrl(link.href, location.href)) {
+    e.preventDefault(); // repeated navigation to the same route is ignored (seed §2)
+    return;
+  }
+  progress.start();
+});
+document.addEventListener("submit", (e) => {
+  if (!e.defaultPrevented && (!e.target.target || e.target.target === "_self")) progress.start();
+});
+// Back from the bfcache: the bar of the page we left must not stay.
+window.addEventListener("pageshow", () => progress.done());
+
+// Online / offline status.
+let banner;
+function offline() {
+  if (banner) return;
+  banner = document.createElement("p");
+  banner.className = "net-status";
+  banner.setAttribute("role", "alert");
+  banner.textContent = "网络已断开，请检查网络设置";
+  document.body.prepend(banner);
+}
+window.addEventListener("offline", offline);
+window.addEventListener("online", () => {
+  banner?.remove();
+  banner = null;
+  toast("网络已恢复");
+});
+if (navigator.onLine === false) offline();
+
+// Back to top: appears after one screen of scrolling.
+const top = document.createElement("button");
+top.type = "button";
+top.className = "back-top";
+top.hidden = true;
+top.textContent = "↑";
+top.setAttribute("aria-label", "回到顶部");
+top.addEventListener("click", () => {
+  window.scrollTo({ top: 0, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  document.getElementById("main")?.focus({ preventScroll: true });
+});
+document.body.appendChild(top);
+let ticking = false;
+window.addEventListener(
+  "scroll",
+  () => {
+    if (ticking) return;
+    ticking = true;
+    requestAnimationFrame(() => {
+      top.hidden = window.scrollY < window.innerHeight;
+      ticking = false;
+    });
+  },
+  { passive: true },
+);
+
+// Prefetch visible links once the page has been idle for 2000 ms.
+function prefetchVisible() {
+  if (!prefetchAllowed(navigator) || !("IntersectionObserver" in window)) return;
+  const done = new Set([location.href]);
+  let count = 0;
+  const io = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      io.unobserve(entry.target);
+      const href = entry.target.href.split("#")[0];
+      if (done.has(href) || count >= PREFETCH_MAX || !prefetchAllowed(navigator)) continue;
+      done.add(href);
+      count += 1;
+      const hint = document.createElement("link");
+      hint.rel = "prefetch";
+      hint.href = href;
+      document.head.appendChild(hint);
+    }
+    if (count >= PREFETCH_MAX) io.disconnect();
+  });
+  document.querySelectorAll("a[href]").forEach((a) => prefetchable(a, location.href) && io.observe(a));
+}
+const afterLoad = () => setTimeout(() => idle(prefetchVisible), PREFETCH_IDLE_MS);
+if (document.readyState === "complete") afterLoad();
+else window.addEventListener("load", afterLoad);

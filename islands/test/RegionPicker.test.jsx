@@ -1,9 +1,10 @@
-// The city chooser: opens, loads the region list, searches by name and pinyin, walks a province,
-// and navigates to the same /?city= URL the no-JS fallback uses.
+// The region picker: opens, loads the region list, searches by name and pinyin, walks a province,
+// navigates to the same /?city= URL the no-JS fallback uses, or fills a form field.
 import { describe, expect, it, vi } from "vitest";
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { CityChooser } from "../src/islands/CityChooser.jsx";
+import { RegionPicker } from "../src/islands/RegionPicker.jsx";
+import { indexBar, searchCities } from "../src/kit/regions.js";
 
 const regions = {
   success: true,
@@ -26,12 +27,12 @@ const regions = {
   ],
 };
 
-async function setup() {
+async function setup(extra = { hrefTemplate: "/?city={py}" }) {
   const el = document.createElement("div");
   document.body.appendChild(el);
   const navigate = vi.fn();
   const fetchImpl = vi.fn(() => Promise.resolve({ ok: true, json: () => Promise.resolve(regions) }));
-  await act(() => render(<CityChooser currentName="全国" regionsUrl="/api/regions" hot={[]} navigate={navigate} fetchImpl={fetchImpl} />, el));
+  await act(() => render(<RegionPicker currentName="全国" regionsUrl="/api/regions" hot={[]} navigate={navigate} fetchImpl={fetchImpl} {...extra} />, el));
   const click = async (text) => {
     const btn = [...el.querySelectorAll("button")].find((b) => b.textContent.trim().startsWith(text));
     if (!btn) throw new Error(`no button ${text}: ${el.textContent}`);
@@ -41,7 +42,7 @@ async function setup() {
   return { el, navigate, fetchImpl, click };
 }
 
-describe("CityChooser", () => {
+describe("RegionPicker", () => {
   it("shows the current city and loads regions only when opened", async () => {
     const { el, fetchImpl, click } = await setup();
     expect(el.textContent).toContain("全国");
@@ -75,8 +76,9 @@ describe("CityChooser", () => {
       input.value = "zhu";
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
-    const names = [...el.querySelectorAll(".cc-list button")].map((b) => b.textContent);
+    const names = [...el.querySelectorAll(".cc-list button")].map((b) => b.firstChild.textContent);
     expect(names).toEqual(["株洲"]);
+    expect(el.querySelector(".cc-list button").textContent).toContain("湖南");
     await act(() => {
       input.value = "火星";
       input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -87,7 +89,35 @@ describe("CityChooser", () => {
   it("closes on Escape", async () => {
     const { el, click } = await setup();
     await click("📍");
-    await act(() => document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" })));
+    await act(() => el.querySelector("[role=dialog]").dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true })));
     expect(el.querySelector("[role=dialog]")).toBeNull();
+  });
+
+  it("as a form field fills a hidden input instead of navigating", async () => {
+    const { el, navigate, click } = await setup({ name: "city", value: "", anyLabel: "不限" });
+    expect(el.querySelector("input[type=hidden][name=city]").value).toBe("");
+    await click("📍");
+    await click("湖南");
+    await click("株洲");
+    expect(navigate).not.toHaveBeenCalled();
+    expect(el.querySelector("input[name=city]").value).toBe("zhuzhou");
+    expect(el.querySelector(".cc-trigger").textContent).toContain("株洲");
+    expect(el.querySelector("[role=dialog]")).toBeNull();
+  });
+
+  it("shows every letter A–Z in the index bar, only present ones enabled", async () => {
+    const { el, click } = await setup();
+    await click("📍");
+    const letters = [...el.querySelectorAll(".cc-index button")];
+    expect(letters.map((b) => b.textContent).join("")).toBe("ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    expect(letters.filter((b) => !b.disabled).map((b) => b.textContent)).toEqual(["B", "H"]);
+    expect(indexBar(regions.data).length).toBe(26);
+  });
+
+  it("finds cities by Chinese, by pinyin prefix and ignores case and spaces", () => {
+    expect(searchCities(regions.data, "长").map((c) => c.py)).toEqual(["changsha"]);
+    expect(searchCities(regions.data, " Chang Sha ").map((c) => c.py)).toEqual(["changsha"]);
+    expect(searchCities(regions.data, "湖南").map((c) => c.py)).toEqual(["changsha", "zhuzhou"]);
+    expect(searchCities(regions.data, "")).toEqual([]);
   });
 });
