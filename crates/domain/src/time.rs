@@ -86,6 +86,31 @@ pub fn rfc3339(ts: i64) -> String {
     china(ts).format("%Y-%m-%dT%H:%M:%S%:z").to_string()
 }
 
+/// Longest text the date parsers read (seed §5: parsing refuses strings over 1000 characters).
+pub const MAX_PARSE_LENGTH: usize = 1000;
+
+fn exact(text: &str, len: usize) -> Option<&str> {
+    let t = text.trim();
+    (text.len() <= MAX_PARSE_LENGTH && t.len() == len && t.bytes().all(|b| b.is_ascii_digit() || b == b'-')).then_some(t)
+}
+
+/// Parses `yyyy-MM-dd` exactly (the date picker's `day`/`week`/`range` values).
+pub fn parse_date(text: &str) -> Option<chrono::NaiveDate> {
+    chrono::NaiveDate::parse_from_str(exact(text, 10)?, "%Y-%m-%d").ok()
+}
+
+/// Parses `yyyy-MM` exactly into (year, month).
+pub fn parse_month(text: &str) -> Option<(i32, u32)> {
+    let t = exact(text, 7)?;
+    let d = chrono::NaiveDate::parse_from_str(&format!("{t}-01"), "%Y-%m-%d").ok()?;
+    Some((d.year(), d.month()))
+}
+
+/// Parses `yyyy` exactly.
+pub fn parse_year(text: &str) -> Option<i32> {
+    exact(text, 4)?.parse().ok().filter(|y| *y >= 1)
+}
+
 /// Whole days between two instants, never negative: days on market, days since confirmation.
 pub fn days_between(earlier: i64, later: i64) -> i64 {
     (later.saturating_sub(earlier)).max(0) / 86_400
@@ -97,6 +122,23 @@ mod tests {
 
     // 2026-11-21 10:30:15 in China = 02:30:15 UTC.
     const NOW: i64 = 1_795_228_215;
+
+    #[test]
+    fn picker_values_parse_only_in_their_exact_formats() {
+        assert_eq!(parse_date("2026-11-22").map(|d| d.to_string()), Some("2026-11-22".to_owned()));
+        assert_eq!(parse_date(" 2026-11-22 ").map(|d| d.to_string()), Some("2026-11-22".to_owned()));
+        for bad in ["2026-1-22", "2026-11-222", "2026/11/22", "2026-02-30", "", "abcd-ef-gh"] {
+            assert_eq!(parse_date(bad), None, "{bad:?}");
+        }
+        let long = format!("2026-11-22{}", " ".repeat(MAX_PARSE_LENGTH));
+        assert_eq!(parse_date(&long), None, "over 1000 characters is refused before trimming");
+        assert_eq!(parse_month("2026-11"), Some((2026, 11)));
+        assert_eq!(parse_month("2026-13"), None);
+        assert_eq!(parse_month("2026-1"), None);
+        assert_eq!(parse_year("2026"), Some(2026));
+        assert_eq!(parse_year("0000"), None);
+        assert_eq!(parse_year("26"), None);
+    }
 
     #[test]
     fn relative_time_uses_the_seed_words() {

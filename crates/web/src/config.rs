@@ -103,6 +103,15 @@ pub struct Config {
     pub wx_open_base: String,
     /// QQ Connect base (`https://graph.qq.com`).
     pub qq_api_base: String,
+    /// WeChat JS-SDK script, loaded by the share island inside WeChat only; its origin is added
+    /// to the Content-Security-Policy's `script-src`.
+    pub wx_jssdk_url: String,
+    /// The app's deep link (`usedcar://…`); empty hides the "open in the app" links.
+    pub app_link: String,
+    /// The app's App Store page.
+    pub app_itunes_link: String,
+    /// The app's Android download page.
+    pub app_android_link: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
@@ -149,6 +158,10 @@ impl Config {
             wx_api_base: "https://api.weixin.qq.com".to_owned(),
             wx_open_base: "https://open.weixin.qq.com".to_owned(),
             qq_api_base: "https://graph.qq.com".to_owned(),
+            wx_jssdk_url: "https://res.wx.qq.com/open/js/jweixin-1.6.0.js".to_owned(),
+            app_link: String::new(),
+            app_itunes_link: String::new(),
+            app_android_link: String::new(),
         }
     }
 
@@ -186,6 +199,13 @@ impl Config {
         if missing.is_empty() { Ok(()) } else { Err(format!("missing settings for {}: {}", self.env, missing.join(", "))) }
     }
 
+    /// The origin (`https://host`) of the JS-SDK script, for the CSP; empty when not a URL.
+    pub fn jssdk_origin(&self) -> &str {
+        let url = &self.wx_jssdk_url;
+        let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else { return "" };
+        &url[..url.len() - rest.len() + rest.find('/').unwrap_or(rest.len())]
+    }
+
     /// Whether cookies get `Secure` (every environment served over HTTPS).
     pub fn secure_cookies(&self) -> bool {
         self.env != Env::Development
@@ -221,6 +241,10 @@ impl Config {
             "wx_api_base" => &mut self.wx_api_base,
             "wx_open_base" => &mut self.wx_open_base,
             "qq_api_base" => &mut self.qq_api_base,
+            "wx_jssdk_url" => &mut self.wx_jssdk_url,
+            "app_link" => &mut self.app_link,
+            "app_itunes_link" => &mut self.app_itunes_link,
+            "app_android_link" => &mut self.app_android_link,
             _ => return None,
         })
     }
@@ -263,6 +287,18 @@ mod tests {
         assert_eq!(dev.wx_app_id, prod.wx_app_id, "messaging-app login id is the same everywhere");
         assert_ne!(dev.qq_app_id, prod.qq_app_id, "social-app id differs for production");
         assert_eq!(staging.qq_app_id, dev.qq_app_id);
+    }
+
+    #[test]
+    fn the_jssdk_origin_is_the_scheme_and_host_of_its_url() {
+        let mut cfg = Config::defaults(Env::Development);
+        assert_eq!(cfg.jssdk_origin(), "https://res.wx.qq.com");
+        cfg.wx_jssdk_url = "http://127.0.0.1:9/wx.js".to_owned();
+        assert_eq!(cfg.jssdk_origin(), "http://127.0.0.1:9");
+        cfg.wx_jssdk_url = "https://cdn.example".to_owned();
+        assert_eq!(cfg.jssdk_origin(), "https://cdn.example");
+        cfg.wx_jssdk_url = "/dist/wx.js".to_owned();
+        assert_eq!(cfg.jssdk_origin(), "");
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub struct PageMeta {
     pub layout: &'static str,
     /// Stylesheet URL.
     pub css: String,
-    /// Island loader URL, when the page has islands and they were built.
+    /// The runtime's URL (island loader and navigation niceties), when the islands were built.
     pub loader: Option<String>,
     /// Favicon / logo URL.
     pub logo: String,
@@ -113,7 +113,7 @@ impl PageMeta {
             device: device.class.as_str(),
             layout: Layout::from_name(layout).as_str(),
             css: state.assets.url("css/site.css"),
-            loader: None,
+            loader: state.assets.island_url("_loader"),
             og_image: format!("{}{}", state.config.site_url, logo),
             logo,
             env: state.config.env.to_string(),
@@ -153,13 +153,12 @@ pub fn absolute(state: &AppState, url: &str) -> String {
 
 impl PageMeta {
 
-    /// Declares an island on the page: returns its mount data and makes the page load the loader.
-    /// Without built islands the page keeps its server-rendered fallback and ships no script.
+    /// Declares an island on the page (props from [`crate::islands`]): its mount data, or `None`
+    /// without built islands, when the page keeps its server-rendered fallback.
     pub fn island<P: Serialize>(&mut self, state: &AppState, name: &'static str, props: &P) -> Option<IslandMount> {
         let src = state.assets.island_url(name)?;
-        let loader = state.assets.island_url("_loader")?;
+        self.loader.as_ref()?;
         let props = serde_json::to_string(props).ok()?;
-        self.loader = Some(loader);
         Some(IslandMount { name, src, props, load: "idle" })
     }
 }
@@ -177,6 +176,8 @@ pub struct Visitor {
     pub ip: String,
     /// The signed-in user, when the `auth` middleware found a session.
     pub user: Option<store::User>,
+    /// The request is a prefetch (see [`is_prefetch`]), not a visit.
+    pub prefetch: bool,
 }
 
 /// The device id of a request, put in its extensions by the `auth` route middleware.
@@ -212,8 +213,15 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             city_slug: cookie(&parts.headers, CITY_COOKIE).filter(|s| domain::region::city_by_slug(s).is_some()).map(str::to_owned),
             device_id,
             ip,
+            prefetch: is_prefetch(&parts.headers),
         })
     }
+}
+
+/// A speculative load (`<link rel=prefetch>` sends `Sec-Purpose: prefetch`, older browsers
+/// `Purpose: prefetch`): pages answer it but record no visit, history or share attribution.
+pub fn is_prefetch(headers: &HeaderMap) -> bool {
+    ["sec-purpose", "purpose", "x-moz"].iter().any(|h| headers.get(*h).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("prefetch")))
 }
 
 /// The `onerror` handler of every listing image (the seed's 加载失败 label). Templates write it

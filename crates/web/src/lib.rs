@@ -18,6 +18,7 @@ pub mod adapters;
 pub mod api;
 pub mod assets;
 pub mod config;
+pub mod islands;
 pub mod ctx;
 pub mod demo_photo;
 pub mod error;
@@ -67,6 +68,8 @@ pub struct App {
     pub adapters: Adapters,
     /// Batched visit statistics.
     pub stats: stats::StatsSink,
+    /// The Content-Security-Policy header value, made once from the configuration.
+    pub csp: HeaderValue,
 }
 
 /// The outside-service adapters chosen by the configuration.
@@ -115,7 +118,8 @@ impl AppState {
         let assets = Assets::load(&config.static_path);
         let adapters = Adapters::from_config(&config);
         let stats = stats::StatsSink::spawn(store.clone());
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats }))
+        let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp }))
     }
 }
 
@@ -143,6 +147,8 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/sys/QQlogin", get(pages::login::qq_start))
         .route("/space/wxlogin", get(pages::login::wx_callback))
         .route("/space/qqlogin", get(pages::login::qq_callback))
+        .route("/sys/kit", get(pages::kit::page))
+        .route("/sys/kit/upload", post(pages::kit::upload).layer(axum::extract::DefaultBodyLimit::max(10 * 1024 * 1024)))
         .route("/sys/sandbox/oauth", get(pages::login::sandbox_page).post(pages::login::sandbox_agree))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
@@ -238,16 +244,15 @@ async fn log_request(req: Request, next: Next) -> Response {
 }
 
 /// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
-/// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`).
-fn content_security_policy() -> &'static str {
-    static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CSP.get_or_init(|| {
-        format!(
-            "default-src 'self'; script-src 'self' 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: https:; \
+/// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`),
+/// and the WeChat JS-SDK's origin for the share island.
+pub fn content_security_policy(config: &Config) -> String {
+    format!(
+            "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: https:; \
              connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-            ctx::script_hash(ctx::IMG_FALLBACK_JS)
-        )
-    })
+        config.jssdk_origin(),
+        ctx::script_hash(ctx::IMG_FALLBACK_JS)
+    )
 }
 
 async fn security_headers(axum::extract::State(state): axum::extract::State<AppState>, req: Request, next: Next) -> Response {
@@ -257,9 +262,7 @@ async fn security_headers(axum::extract::State(state): axum::extract::State<AppS
         // Served over HTTPS outside development: browsers keep to HTTPS for a year.
         h.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(HeaderValue::from_static("max-age=31536000; includeSubDomains"));
     }
-    if let Ok(v) = HeaderValue::from_str(content_security_policy()) {
-        h.entry(header::CONTENT_SECURITY_POLICY).or_insert(v);
-    }
+    h.entry(header::CONTENT_SECURITY_POLICY).or_insert(state.csp.clone());
     h.entry("cross-origin-resource-policy").or_insert(HeaderValue::from_static("same-origin"));
     h.entry("x-content-type-options").or_insert(HeaderValue::from_static("nosniff"));
     h.entry("referrer-policy").or_insert(HeaderValue::from_static("strict-origin-when-cross-origin"));

@@ -55,7 +55,12 @@ async fn unknown_paths_get_the_seed_404_page() {
         assert!(r.body.contains("页面不存在"));
         assert!(r.body.contains(r#"href="/""#), "a link home");
         assert!(r.body.contains(r#"data-device="mobile""#), "the error page knows the device");
-        assert!(!r.body.contains("<script"), "a page without islands ships no JavaScript");
+        assert!(!r.body.contains("data-island"), "no island on the error page");
+        let scripts: Vec<&str> = r.body.match_indices("<script").map(|(i, _)| &r.body[i..]).collect();
+        assert!(
+            scripts.iter().all(|s| s.starts_with(r#"<script type="module" src="/dist/islands/_loader-"#)) && scripts.len() <= 1,
+            "a page without islands loads at most the runtime, no island code"
+        );
     }
 }
 
@@ -171,11 +176,12 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
     let app = spawn_app(0).await;
     let r = app.get("/", &[]).await;
     if r.body.contains("data-island=") {
-        assert!(r.body.contains(r#"data-island="CityChooser""#));
+        assert!(r.body.contains(r#"data-island="RegionPicker""#));
         assert!(r.body.contains(r#"data-props="{&#34;currentName&#34;:&#34;全国&#34;"#), "props are HTML-escaped JSON");
         assert!(r.body.contains(r#"<script type="module" src="/dist/islands/_loader-"#));
     } else {
         // Islands not built: the page keeps its server-rendered chooser and ships no script.
+        assert!(!r.body.contains("_loader-"));
         assert!(!r.body.contains("<script"));
     }
     assert!(r.body.contains(r#"<details class="city-chooser""#), "the no-JS chooser is always rendered");

@@ -19,7 +19,8 @@ use store::{LeadOutcome, ListingDetail, NewLead};
 
 use super::{CardView, Crumbs, breadcrumb_ld};
 use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, absolute, json_ld};
+use crate::ctx::{IslandMount, PageMeta, Visitor, absolute, json_ld};
+use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
 use crate::error::AppError;
 
 /// One photo as the gallery shows it.
@@ -92,6 +93,12 @@ struct DetailPage {
     favourite: bool,
     phone: Option<String>,
     login_href: String,
+    gallery: Option<IslandMount>,
+    share: Option<IslandMount>,
+    share_url: String,
+    date_picker: Option<IslandMount>,
+    app_open: Option<String>,
+    app_href: String,
 }
 
 fn month_text(year: i32, month: i32) -> String {
@@ -140,14 +147,14 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
     let now = state.clock.now();
     let (photos, history, similar) = tokio::try_join!(s.listing_photos(id), s.price_history(id), s.similar_listings(&d, 6))?;
     let user_id = visitor.user.as_ref().map(|u| u.user_id);
-    if let Some(device) = &visitor.device_id
+    if let Some(device) = visitor.device_id.as_ref().filter(|_| !visitor.prefetch)
         && let Err(e) = s.record_view(device, user_id, id, now).await
     {
         // History is a convenience: a failed write must not cost the visitor the page.
         tracing::warn!(error = %e, listing = id, "could not record view");
     }
     // A shared link carries `sharer={user id}`; a signed-in visitor opening it feeds /space/friendcar.
-    if let (Some(viewer), Some(sharer)) = (user_id, sharer)
+    if let (Some(viewer), Some(sharer), false) = (user_id, sharer, visitor.prefetch)
         && let Err(e) = s.record_share_visit(sharer, id, viewer, visitor.device_id.as_deref().unwrap_or(""), now).await
     {
         tracing::warn!(error = %e, listing = id, "could not record share visit");
@@ -232,7 +239,66 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
         .iter()
         .map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan)))
         .collect();
+    let plain_url = absolute(state, &canonical);
+    // Without JavaScript the visitor copies this link; the island adds the same parameter.
+    let share_url = match user_id {
+        Some(u) => format!("{plain_url}?sharer={u}"),
+        None => plain_url.clone(),
+    };
+    let gallery_props = GalleryProps {
+        photos: urls
+            .iter()
+            .zip(&photo_views)
+            .enumerate()
+            .map(|(i, (u, p))| GalleryPhoto {
+                src: p.src.clone(),
+                srcset: p.srcset.clone().unwrap_or_default(),
+                large: domain::image::sized(u, base, domain::image::PHOTO_WIDTHS[2]),
+                alt: format!("{} 图{}", d.title, i + 1),
+            })
+            .collect(),
+        title: d.title.clone(),
+        autoplay: true,
+    };
+    let gallery = page.island(state, "Gallery", &gallery_props);
+    let share_props = ShareProps {
+        payload: SharePayload {
+            s_title: format!("{} {}万", d.title, domain::money::wan(d.price_yuan)),
+            s_desc: description.clone(),
+            s_imgurl: page.og_image.clone(),
+            s_link: plain_url,
+        },
+        sharer: user_id,
+        in_wechat: visitor.device.wechat,
+        jssdk_url: state.config.wx_jssdk_url.clone(),
+        sign_url: "/api/buycar-api/tool/wechat/sign",
+    };
+    let share = page.island(state, "Share", &share_props);
+    let today = domain::time::date(now);
+    let last_day = domain::time::date(now + 30 * 86_400);
+    let date_props = DatePickerProps {
+        name: "date".to_owned(),
+        mode: "day",
+        label: "看车日期".to_owned(),
+        value: if form.intent == "book_viewing" { form.date.clone() } else { String::new() },
+        min: Some(today.clone()),
+        max: Some(last_day.clone()),
+        id: "book-date".to_owned(),
+        ..DatePickerProps::default()
+    };
+    let date_picker = if online { page.island(state, "DatePicker", &date_props) } else { None };
+    let cfg = &state.config;
+    let app_open = (!cfg.app_link.is_empty()).then(|| {
+        serde_json::json!({"appLink": format!("{}details/{id}", cfg.app_link), "itunesLink": cfg.app_itunes_link, "androidLink": cfg.app_android_link}).to_string()
+    });
+    let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
     let tpl = DetailPage {
+        gallery,
+        share,
+        share_url,
+        date_picker,
+        app_open,
+        app_href,
         page,
         crumbs,
         photos: photo_views,
@@ -254,8 +320,8 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
         online,
         form,
         notice,
-        today: domain::time::date(now),
-        last_day: domain::time::date(now + 30 * 86_400),
+        today,
+        last_day,
         description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
         signed_in: visitor.user.is_some(),
         favourite,
@@ -314,7 +380,7 @@ fn check_date(text: &str, now: i64) -> Result<String, &'static str> {
     if text.is_empty() {
         return Err("请选择看车日期");
     }
-    let date = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| "日期格式不正确，请按 2026-01-01 的格式填写")?;
+    let date = domain::time::parse_date(text).ok_or("日期格式不正确，请按 2026-01-01 的格式填写")?;
     let today = chrono::NaiveDate::parse_from_str(&domain::time::date(now), "%Y-%m-%d").map_err(|_| "日期格式不正确")?;
     let days = (date - today).num_days();
     if days < 0 {

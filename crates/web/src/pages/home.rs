@@ -7,12 +7,13 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::filter::PRICE_OPTIONS;
 use domain::region::{self, City, Province};
 use domain::search::CarQuery;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use store::ListingFilter;
 
 use super::CardView;
 use crate::AppState;
 use crate::ctx::{CITY_COOKIE, IslandMount, PageMeta, Visitor, clear_cookie, set_cookie};
+use crate::islands::RegionPickerProps;
 use crate::error::AppError;
 
 /// Query parameters of the home page.
@@ -45,24 +46,6 @@ const SERVICES: &[ServiceEntry] = &[
     ServiceEntry { label: "分期", hint: "月供一算就清楚", href: "/servicehall/fenqi/fenqi", icon: "分" },
     ServiceEntry { label: "批发", hint: "车商之间调车", href: "/servicehall/wholesale", icon: "批" },
 ];
-
-/// Props of the city chooser island (a DTO, not a domain type).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CityChooserProps {
-    current_name: String,
-    current_slug: String,
-    regions_url: &'static str,
-    hot: Vec<HotCity>,
-}
-
-#[derive(Debug, Serialize)]
-struct HotCity {
-    name: &'static str,
-    py: &'static str,
-}
-
-const HOT_CITIES: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
 
 #[derive(Template)]
 #[template(path = "home.html")]
@@ -129,14 +112,15 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         None => "二手车_二手车交易市场_真实车源 价格评级".to_owned(),
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", title);
-    let hot_cities: Vec<&'static City> = HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect();
-    let props = CityChooserProps {
+    let props = RegionPickerProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
-        current_slug: city.map_or(String::new(), |c| c.slug.to_owned()),
         regions_url: "/api/regions",
-        hot: hot_cities.iter().map(|c| HotCity { name: c.name, py: c.slug }).collect(),
+        hot: crate::islands::hot_cities(),
+        href_template: Some("/?city={py}".to_owned()),
+        any_label: "全国",
+        ..RegionPickerProps::default()
     };
-    let chooser = page.island(&state, "CityChooser", &props);
+    let chooser = page.island(&state, "RegionPicker", &props);
     let open_province = q.province.as_deref().and_then(region::province_by_slug);
     let brand_links = brands
         .iter()
@@ -164,7 +148,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         all_href: CarQuery { city, ..CarQuery::default() }.href("/carlist"),
         nofollow: city.is_some(),
         services: SERVICES,
-        hot_cities,
+        hot_cities: crate::islands::hot_cities().iter().filter_map(|c| region::city_by_slug(c.py)).collect(),
         provinces: region::provinces_by_initial(),
         open_province,
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),

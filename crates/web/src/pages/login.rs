@@ -21,7 +21,8 @@ use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
 
 use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, cookie, device_of, set_cookie};
+use crate::ctx::{IslandMount, PageMeta, Visitor, cookie, device_of, set_cookie};
+use crate::islands::LoginProps;
 use crate::error::AppError;
 use crate::session;
 
@@ -42,12 +43,31 @@ pub struct LoginForm {
     pub sandbox_code: Option<String>,
     /// A pending OAuth binding: its ticket.
     pub bind: String,
+    /// The login island over this form, once declared with [`LoginForm::island`].
+    pub island: Option<IslandMount>,
 }
 
 impl LoginForm {
     /// An empty form returning to `return_to`.
     pub fn returning(return_to: &str) -> LoginForm {
         LoginForm { return_to: safe_return(return_to).to_owned(), ..LoginForm::default() }
+    }
+
+    /// Declares the login island over this form on `page`.
+    pub fn island(mut self, state: &AppState, page: &mut PageMeta) -> LoginForm {
+        let props = LoginProps {
+            return_to: self.return_to.clone(),
+            bind: self.bind.clone(),
+            mobile: self.mobile.clone(),
+            mobile_error: self.mobile_error.clone().unwrap_or_default(),
+            code_error: self.code_error.clone().unwrap_or_default(),
+            notice: self.notice.clone().unwrap_or_default(),
+            sandbox_code: self.sandbox_code.clone().unwrap_or_default(),
+            wx_href: format!("/sys/WQlogin?{}", self.return_query()),
+            qq_href: format!("/sys/QQlogin?{}", self.return_query()),
+        };
+        self.island = page.island(state, "Login", &props);
+        self
     }
 
     /// The query string that carries the return path to the OAuth starts.
@@ -70,6 +90,7 @@ pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status
     let mut page = PageMeta::new(state, device_of(headers), "default", "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
     page = page.canonical_path(state, "/sys/login");
     page.robots = "noindex,follow";
+    let form = form.island(state, &mut page);
     let mut res = Html(LoginPage { page, form, heading }.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
@@ -163,17 +184,31 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
     Ok(state.adapters.sms.is_sandbox().then_some(code))
 }
 
-/// `POST /sys/login/code`: sends a code and shows the form again.
+/// `POST /sys/login/code`: sends a code and shows the form again — or, asked with
+/// `Accept: application/json` (the login island), answers in the API envelope:
+/// `data: {notice, sandboxCode}` or `msg` with the message for the phone field.
 pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
+    let json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
     let mut form = post.form();
     let mobile = match Mobile::parse(&post.mobile) {
         Ok(m) => m,
+        Err(e) if json => return Ok(crate::api::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::api::BAD_INPUT, e.message())),
         Err(e) => {
             form.mobile_error = Some(e.message().to_owned());
             return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
-    match send_code(&state, &mobile, &visitor.ip).await {
+    let sent = send_code(&state, &mobile, &visitor.ip).await;
+    if json {
+        return Ok(match sent {
+            Ok(code) => crate::api::ok(serde_json::json!({
+                "notice": format!("验证码已发送至{}，5分钟内有效", mobile.masked()),
+                "sandboxCode": code,
+            })),
+            Err((status, message)) => crate::api::fail(status, crate::api::BAD_INPUT, &message),
+        });
+    }
+    match sent {
         Ok(sandbox_code) => {
             form.notice = Some(format!("验证码已发送至{}，5分钟内有效", mobile.masked()));
             form.sandbox_code = sandbox_code;

@@ -4,6 +4,7 @@ pub mod carlist;
 pub mod compare;
 pub mod detail;
 pub mod home;
+pub mod kit;
 pub mod login;
 pub mod news;
 pub mod regions;

@@ -21,7 +21,8 @@ use store::{NewWanted, Scope};
 use super::CardView;
 use super::login::{LoginForm, see_other};
 use crate::AppState;
-use crate::ctx::{PageMeta, Visitor};
+use crate::ctx::{IslandMount, PageMeta, Visitor};
+use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
 use crate::error::AppError;
 
 fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
@@ -54,9 +55,10 @@ struct HomePage {
 
 /// `GET /space`.
 pub async fn home(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let page = meta(&state, &visitor, "个人中心", "/space");
+    let mut page = meta(&state, &visitor, "个人中心", "/space");
     let Some(user) = visitor.user.clone() else {
-        let tpl = HomePage { page, user: None, phone: String::new(), initial: String::new(), vip: None, counts: (0, 0, 0), login: LoginForm::returning("/space") };
+        let login = LoginForm::returning("/space").island(&state, &mut page);
+        let tpl = HomePage { page, user: None, phone: String::new(), initial: String::new(), vip: None, counts: (0, 0, 0), login };
         return Ok(Html(tpl.render()?).into_response());
     };
     let now = state.clock.now();
@@ -94,11 +96,12 @@ struct ListPage {
     login: Option<LoginForm>,
     clear_action: Option<&'static str>,
     remove_favourites: bool,
+    confirm: Option<IslandMount>,
 }
 
 impl ListPage {
     fn new(page: PageMeta, heading: &'static str, empty: &'static str, items: Vec<NotedCard>) -> ListPage {
-        ListPage { page, heading, intro: "", items, empty, login: None, clear_action: None, remove_favourites: false }
+        ListPage { page, heading, intro: "", items, empty, login: None, clear_action: None, remove_favourites: false, confirm: None }
     }
 }
 
@@ -117,9 +120,10 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
     let mut tpl = ListPage::new(meta(&state, &visitor, "浏览历史", "/space/history"), "浏览历史", "还没有浏览过车源，去看看吧", items);
     if visitor.user.is_none() {
         tpl.intro = "当前显示本设备的浏览记录，登录后会合并到您的账号，换设备也能看到。";
-        tpl.login = Some(LoginForm::returning("/space/history"));
+        tpl.login = Some(LoginForm::returning("/space/history").island(&state, &mut tpl.page));
     } else {
         tpl.clear_action = Some("/space/history/clear");
+        tpl.confirm = tpl.page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
     }
     Ok(Html(tpl.render()?).into_response())
 }
@@ -263,7 +267,11 @@ pub struct WantedForm {
     city: String,
     note: String,
     error: Option<String>,
+    note_error: Option<String>,
 }
+
+/// Longest note of a wanted request, in characters.
+const NOTE_MAX: u32 = 200;
 
 #[derive(Template)]
 #[template(path = "space_wanted.html")]
@@ -275,6 +283,9 @@ struct WantedPage {
     series: Vec<&'static domain::catalog::Series>,
     prices: &'static [filter::FilterOption],
     provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    confirm: Option<IslandMount>,
+    city_picker: Option<IslandMount>,
+    note_input: Option<IslandMount>,
 }
 
 fn wanted_query(w: &store::Wanted) -> CarQuery {
@@ -322,8 +333,41 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
             href: q.href("/carlist"),
         });
     }
+    let mut page = meta(state, visitor, "帮我找车", "/space/carfindwa");
+    let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
+    let city = domain::region::city_by_slug(&form.city);
+    let city_picker = page.island(
+        state,
+        "RegionPicker",
+        &RegionPickerProps {
+            current_name: city.map_or("不限".to_owned(), |c| c.name.to_owned()),
+            regions_url: "/api/regions",
+            hot: crate::islands::hot_cities(),
+            name: Some("city".to_owned()),
+            value: city.map_or(String::new(), |c| c.slug.to_owned()),
+            any_label: "不限",
+            ..RegionPickerProps::default()
+        },
+    );
+    let note_input = page.island(
+        state,
+        "TextInput",
+        &TextInputProps {
+            id: "w-note".to_owned(),
+            name: "note".to_owned(),
+            value: form.note.clone(),
+            max_length: NOTE_MAX,
+            multiline: true,
+            placeholder: "例如：白色、两年内、无事故".to_owned(),
+            error: form.note_error.clone().unwrap_or_default(),
+            ..TextInputProps::default()
+        },
+    );
     let tpl = WantedPage {
-        page: meta(state, visitor, "帮我找车", "/space/carfindwa"),
+        page,
+        confirm,
+        city_picker,
+        note_input,
         requests,
         series: if form.brand.is_empty() { Vec::new() } else { domain::catalog::series_of(&form.brand).collect() },
         form,
@@ -364,9 +408,16 @@ pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, Form(po
         series: post.series.trim().to_owned(),
         price: post.price.trim().to_owned(),
         city: post.city.trim().to_owned(),
-        note: post.note.trim().chars().take(200).collect(),
+        note: post.note.trim().chars().take(2_000).collect(),
         error: None,
+        note_error: None,
     };
+    let note_len = form.note.chars().count();
+    if note_len > NOTE_MAX as usize {
+        // Kept as typed (up to a sane bound) so the visitor can shorten it.
+        form.note_error = Some(format!("补充说明最多{NOTE_MAX}字，当前{note_len}字，请删减后再提交"));
+        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
     let brand = domain::catalog::brands().iter().find(|b| b.slug == form.brand);
     let series = domain::catalog::series_by_slug(&form.series).filter(|s| brand.is_some_and(|b| b.slug == s.brand_slug));
     let price = filter::parse_price(&form.price);
@@ -432,6 +483,7 @@ pub struct SearchView {
 struct SearchesPage {
     page: PageMeta,
     searches: Vec<SearchView>,
+    confirm: Option<IslandMount>,
 }
 
 fn parse_saved(query: &str) -> CarQuery {
@@ -452,7 +504,9 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor) -> Result
             tokio::try_join!(store.count_matching(&q, Scope::default(), year), store.count_matching(&q, fresh, year), store.count_matching(&q, cut, year))?;
         out.push(SearchView { id: saved.saved_search_id, title: saved.title, total, new_count, drops, saved: domain::time::date(saved.created_at) });
     }
-    let tpl = SearchesPage { page: meta(&state, &visitor, "订阅的搜索", "/space/searches"), searches: out };
+    let mut page = meta(&state, &visitor, "订阅的搜索", "/space/searches");
+    let confirm = page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
+    let tpl = SearchesPage { page, searches: out, confirm };
     Ok(Html(tpl.render()?).into_response())
 }
 

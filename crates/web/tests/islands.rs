@@ -1,0 +1,154 @@
+//! What the server does for the islands: their props on the pages that host them (with the
+//! fallback markup still there), the login island's JSON answer, prefetches that record no visit,
+//! the JS-SDK origin in the CSP, the wanted-request note limit, and the development kit page.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{DESKTOP, IPHONE, NOW, TestApp};
+use web::config::{Config, Env};
+
+fn detail_links(body: &str) -> Vec<i64> {
+    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
+}
+
+/// The JSON props of an island on a page, unescaped.
+fn props(body: &str, island: &str) -> serde_json::Value {
+    let open = format!(r#"data-island="{island}""#);
+    let at = body.find(&open).unwrap_or_else(|| panic!("no {island} island"));
+    let rest = &body[at..];
+    let start = rest.find("data-props=\"").unwrap() + "data-props=\"".len();
+    let raw = &rest[start..start + rest[start..].find('"').unwrap()];
+    serde_json::from_str(&raw.replace("&#34;", "\"").replace("&#38;", "&").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">")).unwrap()
+}
+
+async fn sign_in(app: &TestApp, mobile: &str) -> String {
+    let sent = app.post_form("/sys/login/code", &[("accept", "application/json")], &format!("mobile={mobile}")).await;
+    let code = sent.json()["data"]["sandboxCode"].as_str().unwrap().to_owned();
+    let r = app.post_form("/sys/login", &[], &format!("mobile={mobile}&code={code}&return=%2F")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    r.cookie_header()
+}
+
+#[tokio::test]
+async fn the_detail_page_hosts_gallery_share_and_date_picker_over_their_fallbacks() {
+    let app = common::spawn_app(30).await;
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let session = sign_in(&app, "13800001111").await;
+    let r = app.get(&format!("/details/{id}"), &[("cookie", &session), ("user-agent", IPHONE)]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let gallery = props(&r.body, "Gallery");
+    assert!(gallery["photos"].as_array().unwrap().len() >= 3, "{gallery}");
+    assert!(gallery["photos"][0]["large"].as_str().unwrap().contains("_w960"), "the viewer gets the large size");
+    assert!(r.body.contains(r#"<div class="gallery" aria-label="车辆图片">"#), "the no-JS gallery is still there");
+    let share = props(&r.body, "Share");
+    assert!(share["sharer"].as_i64().unwrap() > 0, "a signed-in visitor's shares are attributed: {share}");
+    assert_eq!(share["payload"]["sLink"], format!("http://127.0.0.1:8080/details/{id}"));
+    assert_eq!(share["inWechat"], false);
+    assert_eq!(share["jssdkUrl"], "https://res.wx.qq.com/open/js/jweixin-1.6.0.js");
+    assert!(r.body.contains(&format!(r#"value="http://127.0.0.1:8080/details/{id}?sharer={}""#, share["sharer"])), "the fallback copy box has the same link");
+    let date = props(&r.body, "DatePicker");
+    assert_eq!((date["name"].as_str(), date["mode"].as_str(), date["id"].as_str()), (Some("date"), Some("day"), Some("book-date")));
+    assert_eq!(date["min"], domain::time::date(NOW));
+    assert_eq!(date["max"], domain::time::date(NOW + 30 * 86_400));
+    assert!(r.body.contains(r#"<input id="book-date" type="date" name="date""#), "the native date input stays as the fallback");
+    assert!(r.body.contains(r#"data-guard="2000""#), "lead buttons are guarded against double submission");
+    let csp = r.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src 'self' https://res.wx.qq.com "), "{csp}");
+    assert!(!csp.contains("unsafe-inline"));
+
+    // Inside WeChat the island is told so.
+    let wx = app.get(&format!("/details/{id}"), &[("user-agent", "Mozilla/5.0 (iPhone) MicroMessenger/8.0.47")]).await;
+    assert_eq!(props(&wx.body, "Share")["inWechat"], true);
+    assert_eq!(props(&wx.body, "Share")["sharer"], serde_json::Value::Null);
+}
+
+#[tokio::test]
+async fn a_prefetch_is_answered_but_not_recorded_as_a_visit() {
+    let app = common::spawn_app(30).await;
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let did = "fedcba9876543210fedcba9876543210";
+    let cookie = format!("hx_did={did}");
+    let r = app.get(&format!("/details/{id}"), &[("cookie", &cookie), ("sec-purpose", "prefetch")]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let history = app.get("/space/history", &[("cookie", &cookie)]).await;
+    assert!(!history.body.contains(&format!("/details/{id}\"")), "a prefetch is not in the history");
+    app.get(&format!("/details/{id}"), &[("cookie", &cookie)]).await;
+    let history = app.get("/space/history", &[("cookie", &cookie)]).await;
+    assert!(history.body.contains(&format!("/details/{id}\"")), "a real visit is");
+}
+
+#[tokio::test]
+async fn the_login_island_gets_json_from_the_code_endpoint_and_the_pages_mount_it() {
+    let app = common::spawn_app(0).await;
+    let json = [("accept", "application/json")];
+    let bad = app.post_form("/sys/login/code", &json, "mobile=12345").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(bad.json()["msg"], "请输入正确的手机号");
+    let empty = app.post_form("/sys/login/code", &json, "mobile=").await;
+    assert_eq!(empty.json()["msg"], "请填写手机号");
+    let ok = app.post_form("/sys/login/code", &json, "mobile=13912345678").await;
+    assert_eq!(ok.status, StatusCode::OK);
+    assert_eq!(ok.json()["data"]["notice"], "验证码已发送至139****5678，5分钟内有效");
+    assert_eq!(ok.json()["data"]["sandboxCode"].as_str().unwrap().len(), 6);
+    let again = app.post_form("/sys/login/code", &json, "mobile=13912345678").await;
+    assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(again.json()["msg"].as_str().unwrap().contains("每60秒"));
+
+    for path in ["/sys/login?return=%2Fspace%2Fvip", "/space", "/space/history", "/space/favourites"] {
+        let r = app.get(path, &[("user-agent", DESKTOP)]).await;
+        let p = props(&r.body, "Login");
+        assert!(p["wxHref"].as_str().unwrap().starts_with("/sys/WQlogin?return="), "{path}: {p}");
+        assert!(r.body.contains(r#"<form class="login-form" method="post" action="/sys/login" novalidate>"#), "{path}: fallback form kept");
+    }
+    let r = app.get("/sys/login?return=%2Fspace%2Fvip", &[]).await;
+    assert_eq!(props(&r.body, "Login")["returnTo"], "/space/vip");
+}
+
+#[tokio::test]
+async fn the_wanted_form_keeps_an_overlong_note_and_says_why() {
+    let app = common::spawn_app(10).await;
+    let session = sign_in(&app, "13700002222").await;
+    let page = app.get("/space/carfindwa", &[("cookie", &session)]).await;
+    assert_eq!(props(&page.body, "RegionPicker")["name"], "city");
+    assert_eq!(props(&page.body, "TextInput")["maxLength"], 200);
+    assert!(page.body.contains(r#"data-island="ConfirmForms""#));
+    let long = "很".repeat(201);
+    let r = app.post_form("/space/carfindwa", &[("cookie", &session)], &format!("price=5-8&city=changsha&note={long}")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("补充说明最多200字，当前201字"), "{}", r.body);
+    assert!(r.body.contains(&long), "the note is kept as typed");
+    assert!(r.body.contains(r#"<option value="changsha" selected>"#), "the rest of the form is kept");
+    assert_eq!(props(&r.body, "TextInput")["error"], "补充说明最多200字，当前201字，请删减后再提交");
+    let ok = app.post_form("/space/carfindwa", &[("cookie", &session)], &format!("price=5-8&note={}", "很".repeat(200))).await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
+    let app = common::spawn_app(0).await;
+    let r = app.get("/sys/kit?day=2026-11-25&week=2026-11-16&dates=2026-11-02,2026-11-05&month=2026-11&years=2020,2021&from=2026-11-10&to=2026-11-12&mfrom=2026-01&mto=bad&city=changsha", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    for (field, text) in [
+        ("day", "2026年11月25日"),
+        ("week", "2026年11月16日"),
+        ("dates", "2026年11月2日、2026年11月5日"),
+        ("month", "2026年11月"),
+        ("years", "2020年、2021年"),
+        ("from", "2026年11月10日 至 2026年11月12日"),
+        ("mfrom", "2026年1月 至 无法解析：bad"),
+        ("city", "changsha"),
+    ] {
+        assert!(r.body.contains(&format!(r#"data-field="{field}">服务器解析：{text}<"#)), "{field}: {text}");
+    }
+    for island in ["DatePicker", "RegionPicker", "TextInput", "Share", "Gallery", "Login", "PhotoUploader", "ConfirmForms"] {
+        assert!(r.body.contains(&format!(r#"data-island="{island}""#)), "{island}");
+    }
+    let up = app.post_form("/sys/kit/upload", &[], "x=1").await;
+    assert!(up.json()["data"]["id"].as_str().unwrap().starts_with("kit-"));
+
+    let staging = Config { secret: "s".into(), app_token_secret: "a".into(), sms_adapter: "sandbox".into(), oauth_adapter: "sandbox".into(), ..Config::defaults(Env::Staging) };
+    let other = app.variant(staging, NOW);
+    assert_eq!(common::get_on(&other, "/sys/kit", &[]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(common::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);
+}
