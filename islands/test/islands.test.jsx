@@ -385,3 +385,27 @@ describe("PhotoUploader", () => {
     expect(el.querySelector(".up-add")).toBeNull();
   });
 });
+
+describe("mounting over a fallback", () => {
+  it("hands over what was typed and keeps the focus", async () => {
+    const { mount } = await import("../src/mount.js");
+    const el = document.createElement("div");
+    el.innerHTML = `<form><input id="login-mobile" name="mobile" value=""><input name="code"><select name="city"><option value="">不限</option><option value="zhuzhou">株洲</option></select></form>`;
+    document.body.appendChild(el);
+    el.querySelector("[name=mobile]").value = "13812345678";
+    el.querySelector("select").value = "zhuzhou";
+    el.querySelector("[name=mobile]").focus();
+    const { Login } = await import("../src/islands/Login.jsx");
+    await act(() => mount(Login, el, { wxHref: "/w", qqHref: "/q" }));
+    expect(el.querySelector("#login-mobile").value).toBe("13812345678");
+    expect(document.activeElement.id).toBe("login-mobile");
+    const region = document.createElement("div");
+    region.innerHTML = `<select name="city"><option value="">不限</option><option value="zhuzhou">株洲</option></select>`;
+    document.body.appendChild(region);
+    region.querySelector("select").value = "zhuzhou";
+    const { RegionPicker } = await import("../src/islands/RegionPicker.jsx");
+    await act(() => mount(RegionPicker, region, { name: "city", value: "", anyLabel: "不限" }));
+    expect(region.querySelector("input[name=city]").value).toBe("zhuzhou");
+    expect(region.querySelector(".cc-trigger").textContent).toContain("株洲");
+  });
+});

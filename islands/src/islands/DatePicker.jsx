@@ -42,7 +42,7 @@ export function display(mode, sel) {
 }
 
 export function DatePicker(props) {
-  const { name, endName, mode = "day", label = "日期", placeholder = "", maxRange = 0, id, onChange } = props;
+  const { name, endName, mode = "day", label = "日期", placeholder = "", maxRange = 0, id, onChange, typed = {} } = props;
   const limits = useMemo(
     () => ({ min: props.min ? D.parse(props.min) : null, max: props.max ? D.parse(props.max) : null, dates: (props.disabledDates || []).map((s) => D.parse(s)).filter((d) => d != null) }),
     [props.min, props.max, props.disabledDates],
@@ -52,7 +52,7 @@ export function DatePicker(props) {
   const off = view === "day" ? dayOff : view === "month" ? (m) => D.monthDisabled(m, limits) : (y) => D.yearDisabled(y, limits);
   const c = codec(mode);
 
-  const [sel, setSel] = useState(() => initial(mode, props.value, props.endValue));
+  const [sel, setSel] = useState(() => initial(mode, typed[name] || props.value, typed[endName] || props.endValue));
   const [draft, setDraft] = useState(sel); // range and multi modes: picked but not confirmed
   const [text, setText] = useState(() => (RANGE[mode] ? sel.map((v) => (v == null ? "" : c.format(v))) : display(mode, sel)));
   const [open, setOpen] = useState(false);
@@ -114,7 +114,7 @@ export function DatePicker(props) {
     }
   };
 
-  const typed = (which) => (e) => {
+  const onType = (which) => (e) => {
     const t = e.target.value;
     if (RANGE[mode]) {
       const i = which === "start" ? 0 : 1;
@@ -162,9 +162,9 @@ export function DatePicker(props) {
     <div className="dp" ref={root}>
       {RANGE[mode] ? (
         <div className="dp-range">
-          <input id={inputId} type="text" inputMode="numeric" aria-label={label + " 开始"} placeholder={c.fmt} value={text[0]} onInput={typed("start")} autoComplete="off" />
+          <input id={inputId} type="text" inputMode="numeric" aria-label={label + " 开始"} placeholder={c.fmt} value={text[0]} onInput={onType("start")} autoComplete="off" />
           <span aria-hidden="true">至</span>
-          <input type="text" inputMode="numeric" aria-label={label + " 结束"} placeholder={c.fmt} value={text[1]} onInput={typed("end")} autoComplete="off" />
+          <input type="text" inputMode="numeric" aria-label={label + " 结束"} placeholder={c.fmt} value={text[1]} onInput={onType("end")} autoComplete="off" />
         </div>
       ) : (
         <input
@@ -176,7 +176,7 @@ export function DatePicker(props) {
           placeholder={placeholder || c.fmt}
           readOnly={MULTI[mode] || mode === "week"}
           value={text}
-          onInput={typed()}
+          onInput={onType()}
           onBlur={blurred}
           onClick={() => (MULTI[mode] || mode === "week") && setOpen(true)}
         />

@@ -9,9 +9,9 @@ import { checkCode, checkMobile } from "../kit/validate.js";
 
 export const RESEND_SECONDS = 60;
 
-export function Login({ returnTo = "/", bind = "", mobile: initialMobile = "", mobileError = "", codeError = "", notice: initialNotice = "", sandboxCode = "", wxHref, qqHref, codeUrl = "/sys/login/code", fetchImpl }) {
-  const [mobile, setMobile] = useState(initialMobile);
-  const [code, setCode] = useState("");
+export function Login({ returnTo = "/", bind = "", mobile: initialMobile = "", mobileError = "", codeError = "", notice: initialNotice = "", sandboxCode = "", wxHref, qqHref, codeUrl = "/sys/login/code", fetchImpl, typed = {} }) {
+  const [mobile, setMobile] = useState(typed.mobile || initialMobile);
+  const [code, setCode] = useState(typed.code || "");
   const [errors, setErrors] = useState({ mobile: mobileError, code: codeError });
   const [notice, setNotice] = useState(initialNotice);
   const [sandbox, setSandbox] = useState(sandboxCode);

@@ -9,13 +9,14 @@ import { mount } from "../mount.js";
 import { Modal } from "../kit/Modal.jsx";
 import { findCity, indexBar, searchCities } from "../kit/regions.js";
 
-export function RegionPicker({ currentName = "全国", regionsUrl = "/api/regions", hot = [], hrefTemplate, name, value = "", anyLabel = "全国", label = "选择城市", navigate, fetchImpl }) {
+export function RegionPicker({ currentName = "全国", regionsUrl = "/api/regions", hot = [], hrefTemplate, name, value = "", anyLabel = "全国", label = "选择城市", navigate, fetchImpl, typed = {} }) {
   const [open, setOpen] = useState(false);
   const [groups, setGroups] = useState(null);
   const [error, setError] = useState("");
   const [query, setQuery] = useState("");
   const [province, setProvince] = useState(null);
-  const [picked, setPicked] = useState({ py: value, name: currentName });
+  const fromFallback = name && typed[name] !== undefined && typed[name] !== value;
+  const [picked, setPicked] = useState({ py: fromFallback ? typed[name] : value, name: fromFallback ? typed[name + ":label"] || typed[name] : currentName });
   const list = useRef(null);
   const go = navigate || ((url) => window.location.assign(url));
 
@@ -32,8 +33,8 @@ export function RegionPicker({ currentName = "全国", regionsUrl = "/api/region
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
       .then((body) => {
         setGroups(body.data);
-        if (value && !hrefTemplate) {
-          const c = findCity(body.data, value);
+        if (picked.py && !hrefTemplate) {
+          const c = findCity(body.data, picked.py);
           if (c) setPicked({ py: c.py, name: c.name });
         }
       })

@@ -10,8 +10,8 @@ export const length = (text) => Array.from(text || "").length;
 export const counter = (text, max) => `${length(text)}/${max}`;
 export const exceeded = (text, max) => max > 0 && length(text) > max;
 
-export function TextInput({ id, name, label, value = "", maxLength = 0, multiline = false, rows = 3, minRows = 2, maxRows = 8, autosize = true, clearable = false, showPassword = false, type = "text", placeholder = "", inputMode, autoComplete, error = "" }) {
-  const [text, setText] = useState(value);
+export function TextInput({ id, name, label, value = "", maxLength = 0, multiline = false, rows = 3, minRows = 2, maxRows = 8, autosize = true, clearable = false, showPassword = false, type = "text", placeholder = "", inputMode, autoComplete, error = "", typed = {} }) {
+  const [text, setText] = useState(typed[name] ?? value);
   const [reveal, setReveal] = useState(false);
   const ref = useRef(null);
   useLayoutEffect(() => {
