@@ -248,7 +248,7 @@ async fn log_request(req: Request, next: Next) -> Response {
 /// and the WeChat JS-SDK's origin for the share island.
 pub fn content_security_policy(config: &Config) -> String {
     format!(
-            "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: https:; \
+            "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: blob: https:; \
              connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
         config.jssdk_origin(),
         ctx::script_hash(ctx::IMG_FALLBACK_JS)
