@@ -85,12 +85,16 @@ mod tests {
             texts.push(std::fs::read_to_string(&p).unwrap());
         }
         for text in &texts {
-            for marker in [".island(&state, \"", "data-island=\""] {
-                for part in text.split(marker).skip(1) {
-                    let name = part.split('"').next().unwrap();
-                    if !name.is_empty() && !name.contains('{') {
-                        used.insert(name.to_owned());
-                    }
+            // `.island(state, "Name", …)`, possibly over several lines: the first string literal.
+            for part in text.split(".island(").skip(1) {
+                if let Some(name) = part.split('"').nth(1).filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric()) && !n.is_empty()) {
+                    used.insert(name.to_owned());
+                }
+            }
+            for part in text.split("data-island=\"").skip(1) {
+                let name = part.split('"').next().unwrap();
+                if !name.is_empty() && !name.contains('{') {
+                    used.insert(name.to_owned());
                 }
             }
         }
