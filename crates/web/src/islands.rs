@@ -212,10 +212,12 @@ pub struct TextInputProps {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ConfirmFormsProps {}
 
-/// The hot cities shown first by the region picker.
+/// Slugs of the hot cities, listed first by the region picker and by the home page's fallback.
+pub const HOT_CITIES: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
+
+/// The hot cities as the region picker's props.
 pub fn hot_cities() -> Vec<HotCity> {
-    const HOT: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
-    HOT.iter().filter_map(|s| domain::region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect()
+    HOT_CITIES.iter().filter_map(|s| domain::region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect()
 }
 
 #[cfg(test)]

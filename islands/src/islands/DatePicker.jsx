@@ -57,7 +57,7 @@ export function DatePicker(props) {
   const [text, setText] = useState(() => (RANGE[mode] ? sel.map((v) => (v == null ? "" : c.format(v))) : display(mode, sel)));
   const [open, setOpen] = useState(false);
   const [hint, setHint] = useState("");
-  const first = RANGE[mode] ? sel[0] : MULTI[mode] ? sel[0] : sel;
+  const first = RANGE[mode] || MULTI[mode] ? sel[0] : sel;
   const start = first ?? (view === "day" ? (limits.min != null && limits.min > D.today() ? limits.min : D.today()) : view === "month" ? D.monthOf(D.today()) : D.parts(D.today()).y);
   const [cursor, setCursor] = useState(start);
   const root = useRef(null);

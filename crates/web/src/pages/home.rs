@@ -148,7 +148,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         all_href: CarQuery { city, ..CarQuery::default() }.href("/carlist"),
         nofollow: city.is_some(),
         services: SERVICES,
-        hot_cities: crate::islands::hot_cities().iter().filter_map(|c| region::city_by_slug(c.py)).collect(),
+        hot_cities: crate::islands::HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect(),
         provinces: region::provinces_by_initial(),
         open_province,
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),

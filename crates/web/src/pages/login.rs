@@ -199,18 +199,16 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
         }
     };
     let sent = send_code(&state, &mobile, &visitor.ip).await;
+    let notice = format!("验证码已发送至{}，5分钟内有效", mobile.masked());
     if json {
         return Ok(match sent {
-            Ok(code) => crate::api::ok(serde_json::json!({
-                "notice": format!("验证码已发送至{}，5分钟内有效", mobile.masked()),
-                "sandboxCode": code,
-            })),
+            Ok(code) => crate::api::ok(serde_json::json!({ "notice": notice, "sandboxCode": code })),
             Err((status, message)) => crate::api::fail(status, crate::api::BAD_INPUT, &message),
         });
     }
     match sent {
         Ok(sandbox_code) => {
-            form.notice = Some(format!("验证码已发送至{}，5分钟内有效", mobile.masked()));
+            form.notice = Some(notice);
             form.sandbox_code = sandbox_code;
             login_page(&state, &headers, form, StatusCode::OK)
         }
