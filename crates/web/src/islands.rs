@@ -62,6 +62,9 @@ pub struct RegionPickerProps {
     /// Navigate mode: a URL with `{py}` for the chosen city's slug (the city filter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub href_template: Option<String>,
+    /// Navigate mode: where the "any city" choice goes (default: the template with `quanguo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub any_href: Option<String>,
     /// Field mode: the form field that receives the slug (replacing a `<select>`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,

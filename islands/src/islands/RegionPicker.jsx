@@ -9,7 +9,7 @@ import { mount } from "../mount.js";
 import { Modal } from "../kit/Modal.jsx";
 import { findCity, indexBar, searchCities } from "../kit/regions.js";
 
-export function RegionPicker({ currentName = "全国", regionsUrl = "/api/regions", hot = [], hrefTemplate, name, value = "", anyLabel = "全国", label = "选择城市", navigate, fetchImpl, typed = {} }) {
+export function RegionPicker({ currentName = "全国", regionsUrl = "/api/regions", hot = [], hrefTemplate, anyHref, name, value = "", anyLabel = "全国", label = "选择城市", navigate, fetchImpl, typed = {} }) {
   const [open, setOpen] = useState(false);
   const [groups, setGroups] = useState(null);
   const [error, setError] = useState("");
@@ -22,7 +22,7 @@ export function RegionPicker({ currentName = "全国", regionsUrl = "/api/region
 
   const choose = (py, cityName) => {
     setOpen(false);
-    if (hrefTemplate) return go(hrefTemplate.replace("{py}", encodeURIComponent(py)));
+    if (hrefTemplate) return go(py === "quanguo" && anyHref ? anyHref : hrefTemplate.replace("{py}", encodeURIComponent(py)));
     setPicked({ py, name: cityName });
   };
 

@@ -17,7 +17,8 @@ use store::Scope;
 
 use super::{CardView, Crumbs, breadcrumb_ld};
 use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, json_ld};
+use crate::ctx::{IslandMount, PageMeta, Visitor, json_ld};
+use crate::islands::RegionPickerProps;
 use crate::error::AppError;
 
 /// Which list a request is for.
@@ -93,6 +94,7 @@ struct ListPage {
     hidden: Vec<(&'static str, String)>,
     flow: bool,
     save_query: Option<String>,
+    city_picker: Option<IslandMount>,
 }
 
 fn option(path: &str, label: impl Into<String>, active: bool, target: &CarQuery) -> OptionLink {
@@ -284,7 +286,30 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
     // Saved searches are for the main list; `/space/searches` drops the page and sort.
     let save_query = (kind.path == CARLIST.path).then(|| q.to_query());
+    // The region picker over the 地区 row: a city chosen there replaces the region filter and
+    // keeps the others (the URL the row's own links would give).
+    let probe = region::city_by_slug("beijing");
+    let picker = RegionPickerProps {
+        current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
+        regions_url: "/api/regions",
+        hot: crate::islands::hot_cities(),
+        href_template: Some(q.with(|t| {
+            t.city = probe;
+            t.province = None;
+        })
+        .href(kind.path)
+        .replace("city=beijing", "city={py}")),
+        any_href: Some(q.with(|t| {
+            t.city = None;
+            t.province = None;
+        })
+        .href(kind.path)),
+        any_label: "全国",
+        ..RegionPickerProps::default()
+    };
+    let city_picker = page.island(state, "RegionPicker", &picker);
     let tpl = ListPage {
+        city_picker,
         save_query,
         heading,
         total: result.total,
