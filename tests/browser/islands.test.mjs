@@ -65,6 +65,7 @@ for (const { name, options } of viewports) {
     await day.getByRole("button", { name: "打开日历：日期" }).focus();
     await page.keyboard.press("Enter");
     await dialog.waitFor();
+    await page.waitForFunction(() => document.activeElement.closest(".dp-pop"));
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("Enter");
     const picked = await page.inputValue("#kit-day");
@@ -108,6 +109,7 @@ for (const { name, options } of viewports) {
     await page.locator(".kit-form .cc-trigger").focus();
     await page.keyboard.press("Enter");
     await dialog.waitFor();
+    await page.waitForFunction(() => document.activeElement.closest("[role=dialog]"));
     await page.keyboard.press("Escape");
     assert.equal(await dialog.count(), 0);
     assert.equal(await page.evaluate(() => document.activeElement.className), "cc-trigger");
@@ -274,6 +276,7 @@ test("detail page: book a viewing with the date picker, on a phone", async () =>
   await gotoMounted(page, path);
   const form = page.locator("form.lead-form").nth(1);
   await form.getByRole("button", { name: "打开日历：看车日期" }).click();
+  await page.waitForFunction(() => document.activeElement.closest(".dp-pop"));
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
   const date = await form.locator("input[type=hidden][name=date]").inputValue();

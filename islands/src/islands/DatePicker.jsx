@@ -2,7 +2,7 @@
 // range, monthrange (seed §4). The form still posts plain values in the domain formats through
 // hidden inputs: yyyy-MM-dd (week: its Monday), yyyy-MM, yyyy, lists joined by commas, and a
 // range as two fields. Props: crates/web/src/islands.rs `DatePickerProps`.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { mount } from "../mount.js";
 import * as D from "../kit/date.js";
 
@@ -70,7 +70,7 @@ export function DatePicker(props) {
     document.addEventListener("mousedown", away);
     return () => document.removeEventListener("mousedown", away);
   }, [open]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (open) grid.current?.querySelector("[tabindex='0']")?.focus();
   }, [open, cursor]);
 

@@ -1,14 +1,15 @@
 // A modal dialog (seed §9): stacked from z-index 2000, closes on Escape and on the backdrop,
 // keeps focus inside while open, returns focus to where it was, and restores body scrolling
 // 200 ms after the last modal closes (kit/layer.js).
-import { useEffect, useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 import { openLayer } from "./layer.js";
 
 export function Modal({ label, onClose, className = "", children, closeOnBackdrop = true }) {
   const box = useRef(null);
   const layer = useRef(null);
   if (!layer.current) layer.current = openLayer();
-  useEffect(() => {
+  // A layout effect: focus moves in and Escape works from the first frame the dialog is seen.
+  useLayoutEffect(() => {
     const before = document.activeElement;
     const focusables = () => [...box.current.querySelectorAll("button, [href], input, select, textarea, [tabindex]:not([tabindex='-1'])")].filter((el) => !el.disabled);
     (box.current.querySelector("[autofocus]") || focusables()[0] || box.current).focus();
