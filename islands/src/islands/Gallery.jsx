@@ -34,6 +34,10 @@ export function Gallery({ photos = [], title = "", autoplay = true }) {
     return () => clearTimeout(t);
   }, [playing, hold, viewer, index, n]);
 
+  const closeViewer = () => {
+    setViewer(false);
+    setZoom(1);
+  };
   const go = (i) => {
     setIndex(wrap(i, n));
     setZoom(1);
@@ -79,7 +83,7 @@ export function Gallery({ photos = [], title = "", autoplay = true }) {
       )}
       <span className="count" aria-live={playing && !hold ? "off" : "polite"}>{`${index + 1}/${n}`}</span>
       {viewer && (
-        <Modal label="查看大图" className="g-viewer" onClose={() => { setViewer(false); setZoom(1); }}>
+        <Modal label="查看大图" className="g-viewer" onClose={closeViewer}>
           <div className="g-view-stage" onKeyDown={onKey} {...swipe} onWheel={(e) => setZoom((z) => clampZoom(z + (e.deltaY < 0 ? 0.25 : -0.25)))} onDblClick={() => setZoom((z) => (z > 1 ? 1 : 2))}>
             <div className="g-zoom" style={{ transform: `scale(${zoom})` }}>
               <Photo photo={{ ...photo, srcset: "" , src: photo.large || photo.src }} eager sizes="100vw" key={"v" + index} />
@@ -92,7 +96,7 @@ export function Gallery({ photos = [], title = "", autoplay = true }) {
             {n > 1 && <button type="button" aria-label="上一张" onClick={() => go(index - 1)}>‹</button>}
             <span>{`${index + 1}/${n}`}</span>
             {n > 1 && <button type="button" aria-label="下一张" onClick={() => go(index + 1)}>›</button>}
-            <button type="button" className="g-close" onClick={() => { setViewer(false); setZoom(1); }}>关闭</button>
+            <button type="button" className="g-close" onClick={closeViewer}>关闭</button>
           </div>
         </Modal>
       )}
