@@ -49,6 +49,65 @@ pub fn srcset(url: &str, upload_base: &str) -> Option<String> {
         .then(|| PHOTO_WIDTHS.iter().map(|w| format!("{} {w}w", sized(url, upload_base, *w))).collect::<Vec<_>>().join(", "))
 }
 
+/// The photo formats we accept, told by their first bytes (never by the name or the declared type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    /// `FF D8 FF`.
+    Jpeg,
+    /// `89 50 4E 47 0D 0A 1A 0A`.
+    Png,
+    /// `RIFF····WEBP`.
+    Webp,
+}
+
+/// Why a file is not a photo we take; each has the message shown to the seller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SniffError {
+    /// Zero bytes.
+    Empty,
+    /// An HEIC/HEIF photo (iPhone default): say how to get a JPEG instead.
+    Heic,
+    /// Anything else (SVG, HTML, GIF, PDF, AVIF…).
+    Unsupported,
+}
+
+impl SniffError {
+    /// The text shown beside the photo.
+    pub fn message(self) -> &'static str {
+        match self {
+            SniffError::Empty => "照片是空文件，请重新选择",
+            SniffError::Heic => "暂不支持HEIC格式的照片，请在相机设置中选择“兼容性最佳”或转为JPG后上传",
+            SniffError::Unsupported => "只支持JPG、PNG、WebP格式的照片",
+        }
+    }
+}
+
+/// Bytes a caller must read to sniff a file.
+pub const SNIFF_LEN: usize = 16;
+
+/// Tells the format from the first [`SNIFF_LEN`] bytes.
+pub fn sniff(head: &[u8]) -> Result<ImageKind, SniffError> {
+    if head.is_empty() {
+        return Err(SniffError::Empty);
+    }
+    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Ok(ImageKind::Jpeg);
+    }
+    if head.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]) {
+        return Ok(ImageKind::Png);
+    }
+    if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        return Ok(ImageKind::Webp);
+    }
+    if head.len() >= 12 && &head[4..8] == b"ftyp" {
+        let brand = &head[8..12];
+        if [b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"].iter().any(|b| brand == *b) {
+            return Err(SniffError::Heic);
+        }
+    }
+    Err(SniffError::Unsupported)
+}
+
 fn split(field: &str) -> Vec<String> {
     let field = field.trim();
     if field.starts_with('[') {
@@ -105,6 +164,22 @@ fn json_strings(text: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn photos_are_told_by_their_bytes() {
+        assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE1, 0, 0]), Ok(ImageKind::Jpeg));
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Ok(ImageKind::Png));
+        assert_eq!(sniff(b"RIFF\x10\0\0\0WEBPVP8 "), Ok(ImageKind::Webp));
+        assert_eq!(sniff(b"\0\0\0\x18ftypheic\0\0\0\0"), Err(SniffError::Heic));
+        assert_eq!(sniff(b"\0\0\0\x18ftypmif1\0\0\0\0"), Err(SniffError::Heic));
+        assert_eq!(sniff(b"\0\0\0\x18ftypavif\0\0\0\0"), Err(SniffError::Unsupported));
+        assert_eq!(sniff(b"<svg xmlns=\"http://www.w3.org/2000/svg\">"), Err(SniffError::Unsupported));
+        assert_eq!(sniff(b"<!DOCTYPE html><html>"), Err(SniffError::Unsupported));
+        assert_eq!(sniff(b"GIF89a"), Err(SniffError::Unsupported));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WAVE"), Err(SniffError::Unsupported));
+        assert_eq!(sniff(b""), Err(SniffError::Empty));
+        assert!(SniffError::Heic.message().contains("HEIC"));
+    }
 
     #[test]
     fn photos_on_our_host_come_in_three_widths() {

@@ -17,6 +17,7 @@ pub mod image;
 pub mod money;
 pub mod region;
 pub mod search;
+pub mod selling;
 pub mod stats;
 pub mod time;
 pub mod validate;

@@ -152,7 +152,7 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      s.slug as series_slug, s.name as series_name, l.series_id, l.title, l.first_reg_year, l.first_reg_month, l.mileage_km, \
      l.price_yuan, l.guide_price_yuan, l.emission, l.fuel, l.gearbox, l.displacement, l.use_kind, l.transfers, l.colour, \
      l.body_class, l.province_code, l.city_code, l.description, l.inspected, l.inspection_summary, l.annual_inspection_until, \
-     l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, l.published_at, l.confirmed_at, l.expires_at, \
+     l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, coalesce(l.first_published_at, l.published_at) as published_at, l.confirmed_at, l.expires_at, \
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, sh.name as shop_name, \
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname \

@@ -26,6 +26,7 @@ mod migrate;
 mod news;
 mod search;
 pub mod seed;
+mod selling;
 mod seo;
 mod space;
 mod valuation;
@@ -43,6 +44,7 @@ pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use search::{Scope, SearchPage};
+pub use selling::{ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, OwnShop, ReviewItem, UploadRow};
 pub use seo::SITEMAP_URLS;
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 

@@ -25,6 +25,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0003_accounts.sql"),
         include_str!("../migrations/postgres/0003_accounts.sql"),
     ),
+    (
+        4,
+        "0004_selling",
+        include_str!("../migrations/sqlite/0004_selling.sql"),
+        include_str!("../migrations/postgres/0004_selling.sql"),
+    ),
 ];
 
 impl Store {

@@ -101,6 +101,11 @@ const COLOURS: &[(&str, &str)] = &[
     ("blue", "蓝色"), ("brown", "棕色"), ("green", "绿色"), ("yellow", "黄色"), ("orange", "橙色"),
 ];
 
+/// The demo reviewer's phone (staff role). No generated phone has a 0 after `19`.
+pub const STAFF_MOBILE: &str = "19000000001";
+/// The phone of the first demo shop's owner (dealer role).
+pub const DEALER_MOBILE: &str = "13100000000";
+
 /// Demo photos are generated per body class, colour and view; the web server draws them.
 pub const PHOTO_VIEWS: u32 = 6;
 
@@ -180,6 +185,15 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(now - 200 * 86_400),
         ]);
     }
+    // One reviewer, for the moderation queue of the demo (sign in with this phone).
+    user_rows.push(vec![
+        Val::Int((n_shops + n_private) as i64 + 1),
+        Val::Text(STAFF_MOBILE.to_owned()),
+        Val::Text("审核员".to_owned()),
+        Val::Text("staff".to_owned()),
+        Val::Int(now - 200 * 86_400),
+        Val::Int(now - 200 * 86_400),
+    ]);
     report.users = user_rows.len();
     batch.insert("app_user", &["user_id", "mobile", "nickname", "role", "created_at", "updated_at"], user_rows, &[]).await?;
 

@@ -112,6 +112,20 @@ pub struct Config {
     pub app_itunes_link: String,
     /// The app's Android download page.
     pub app_android_link: String,
+    /// Where uploaded photos are stored: `local` (under `upload_dir`) or `s3`.
+    pub storage: String,
+    /// The directory of local uploads (served under `/upload/`).
+    pub upload_dir: String,
+    /// S3-compatible endpoint, e.g. `https://oss-cn-hangzhou.aliyuncs.com`.
+    pub s3_endpoint: String,
+    /// Bucket name.
+    pub s3_bucket: String,
+    /// Signing region.
+    pub s3_region: String,
+    /// Access key id.
+    pub s3_access_key_id: String,
+    /// Secret access key.
+    pub s3_secret_access_key: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
@@ -162,6 +176,13 @@ impl Config {
             app_link: String::new(),
             app_itunes_link: String::new(),
             app_android_link: String::new(),
+            storage: "local".to_owned(),
+            upload_dir: "data/upload".to_owned(),
+            s3_endpoint: String::new(),
+            s3_bucket: String::new(),
+            s3_region: "us-east-1".to_owned(),
+            s3_access_key_id: String::new(),
+            s3_secret_access_key: String::new(),
         }
     }
 
@@ -192,6 +213,16 @@ impl Config {
                 need("qq_app_key", &self.qq_app_key);
             }
             other => return Err(format!("oauth_adapter {other:?}: use sandbox or real")),
+        }
+        match self.storage.as_str() {
+            "local" => need("upload_dir", &self.upload_dir),
+            "s3" => {
+                need("s3_endpoint", &self.s3_endpoint);
+                need("s3_bucket", &self.s3_bucket);
+                need("s3_access_key_id", &self.s3_access_key_id);
+                need("s3_secret_access_key", &self.s3_secret_access_key);
+            }
+            other => return Err(format!("storage {other:?}: use local or s3")),
         }
         if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
             return Err("production cannot use sandbox adapters".to_owned());
@@ -245,6 +276,13 @@ impl Config {
             "app_link" => &mut self.app_link,
             "app_itunes_link" => &mut self.app_itunes_link,
             "app_android_link" => &mut self.app_android_link,
+            "storage" => &mut self.storage,
+            "upload_dir" => &mut self.upload_dir,
+            "s3_endpoint" => &mut self.s3_endpoint,
+            "s3_bucket" => &mut self.s3_bucket,
+            "s3_region" => &mut self.s3_region,
+            "s3_access_key_id" => &mut self.s3_access_key_id,
+            "s3_secret_access_key" => &mut self.s3_secret_access_key,
             _ => return None,
         })
     }

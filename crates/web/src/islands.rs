@@ -187,6 +187,18 @@ pub struct PhotoUploaderProps {
     pub existing: Vec<UploadedPhoto>,
 }
 
+/// `PriceSuggest`: watches the sell form's series, 上牌 and mileage fields and shows the valuation
+/// engine's price range as they change (fallback: the server-rendered suggestion and an
+/// 估算参考价 submit button).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceSuggestProps {
+    /// The form's element id.
+    pub form_id: &'static str,
+    /// `GET` endpoint answering `{success, data: {low, value, high, basis} | null}`.
+    pub url: &'static str,
+}
+
 /// `TextInput`: counter, exceeded state, clearable, show-password, autosize.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]

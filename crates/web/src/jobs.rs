@@ -1,5 +1,6 @@
-//! Periodic work inside the server: expiring listings whose sellers did not re-confirm them, and
-//! refreshing stored valuations. Both are idempotent, so several nodes may run them at once.
+//! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
+//! deleting uploads no listing uses, and refreshing stored valuations. All are idempotent, so several
+//! nodes may run them at once.
 
 use std::time::Duration;
 
@@ -18,6 +19,11 @@ pub async fn tick(state: &AppState, n: u64) {
         Ok(0) => {}
         Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
         Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+    }
+    match crate::photos::cleanup_orphans(state, now).await {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "removed unused uploads"),
+        Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
     }
     if n > 0 && n.is_multiple_of(VALUATION_TICKS) {
         match state.store.refresh_valuations(now).await {

@@ -24,9 +24,11 @@ pub mod demo_photo;
 pub mod error;
 pub mod jobs;
 pub mod pages;
+pub mod photos;
 pub mod search_bench;
 pub mod session;
 pub mod stats;
+pub mod storage;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -70,6 +72,8 @@ pub struct App {
     pub stats: stats::StatsSink,
     /// The Content-Security-Policy header value, made once from the configuration.
     pub csp: HeaderValue,
+    /// Where uploaded photos are kept.
+    pub storage: storage::Storage,
 }
 
 /// The outside-service adapters chosen by the configuration.
@@ -117,11 +121,16 @@ impl AppState {
     pub fn with_clock(config: Config, store: store::Store, clock: Box<dyn Clock>) -> AppState {
         let assets = Assets::load(&config.static_path);
         let adapters = Adapters::from_config(&config);
+        let storage = storage::Storage::from_config(&config, adapters::http_client());
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp }))
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage }))
     }
 }
+
+/// The largest sell form: photos are checked one by one as they stream in (each at most
+/// `photos::MAX_BYTES`), so this only bounds a form posted without the uploader island.
+pub const SELL_FORM_LIMIT: usize = 160 * 1024 * 1024;
 
 /// Route middleware every page runs unless it names others (seed §4: `auth` by default).
 pub const DEFAULT_MIDDLEWARE: &[&str] = &["auth"];
@@ -150,6 +159,12 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/sys/kit", get(pages::kit::page))
         .route("/sys/kit/upload", post(pages::kit::upload).layer(axum::extract::DefaultBodyLimit::max(10 * 1024 * 1024)))
         .route("/sys/sandbox/oauth", get(pages::login::sandbox_page).post(pages::login::sandbox_agree))
+        .route("/personalsell", get(pages::sell::page).post(pages::sell::submit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)))
+        .route("/personalsell/lead", post(pages::sell::quick_lead))
+        .route("/personalsell/suggest", get(pages::sell::suggest_json))
+        .route("/upload/photo", post(pages::sell::upload).layer(axum::extract::DefaultBodyLimit::max(photos::MAX_BYTES + 64 * 1024)))
+        .route("/actives/help/appeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
+        .route("/actives/help/customerappeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
@@ -172,7 +187,21 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/space/searches/{id}", get(pages::space::open_search))
         .route("/space/searches/{id}/delete", post(pages::space::delete_search))
         .route("/space/vip", get(pages::space::vip))
+        .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
+        .route("/space/personcarlist/{id}", get(pages::mylistings::history))
+        .route("/space/personcarlist/{id}/edit", get(pages::sell::edit_page).post(pages::sell::edit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), USER_MIDDLEWARE)))
+}
+
+/// Pages for the staff role: others get 403, anonymous visitors the login form.
+pub const STAFF_MIDDLEWARE: &[&str] = &["auth", "user", "staff"];
+
+/// Moderation.
+fn staff_pages(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/staff/review", get(pages::staff::review).post(pages::staff::decide))
+        .route("/staff/appeals", get(pages::staff::appeals).post(pages::staff::decide_appeal))
+        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
 }
 
 /// The seed's JSON API (seed §7).
@@ -198,6 +227,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
     Router::new()
         .merge(pages(&state))
         .merge(user_pages(&state))
+        .merge(staff_pages(&state))
         .merge(api())
         .merge(extra)
         .route("/api/regions", get(pages::regions::regions))
@@ -206,6 +236,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/sitemap/{file}", get(pages::seo::file))
         .route("/dist/{*path}", get(assets::serve))
         .route("/upload/demo/{name}", get(demo_photo::serve))
+        .route("/upload/{*key}", get(pages::sell::serve_upload))
         .route("/healthz", get(healthz))
         .fallback(|| async { error::AppError::NotFound })
         // Cross-site state-changing requests (tower-http's `Sec-Fetch-Site` / `Origin` check) → 403.

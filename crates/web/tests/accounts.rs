@@ -5,28 +5,10 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{DESKTOP, IPHONE, NOW, Reply, TestApp, get_on, post_on};
+use common::{DESKTOP, IPHONE, NOW, Reply, TestApp, get_on, login, post_on, shown_code};
 use web::config::{Config, Env};
 
 const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.47";
-
-/// The sandbox code shown on the development login screen.
-fn shown_code(r: &Reply) -> String {
-    let open = r#"<b class="sandbox-code">"#;
-    let i = r.body.find(open).unwrap_or_else(|| panic!("no sandbox code on the page: {}", r.body)) + open.len();
-    r.body[i..i + 6].to_owned()
-}
-
-/// Signs in by phone through the forms; returns the `Cookie` header of the session.
-async fn login(app: &TestApp, mobile: &str, extra_cookie: &str) -> String {
-    let h = [("cookie", extra_cookie), ("user-agent", IPHONE)];
-    let sent = app.post_form("/sys/login/code", &h, &format!("mobile={mobile}&return=%2Fspace")).await;
-    assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
-    let code = shown_code(&sent);
-    let r = app.post_form("/sys/login", &h, &format!("mobile={mobile}&code={code}&return=%2Fspace")).await;
-    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
-    r.cookie_header()
-}
 
 async fn sms_login_lands_back_with_session_cookies(app: &TestApp) {
     // An anonymous visitor on a page that needs a user gets the login form, returning there.

@@ -6,10 +6,13 @@ pub mod detail;
 pub mod home;
 pub mod kit;
 pub mod login;
+pub mod mylistings;
 pub mod news;
 pub mod regions;
+pub mod sell;
 pub mod seo;
 pub mod space;
+pub mod staff;
 
 use domain::region;
 use domain::valuation::Rating;

@@ -21,6 +21,8 @@ pub const DESKTOP: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit
 pub struct TestApp {
     pub state: AppState,
     cleanup: Cleanup,
+    /// The app's own upload directory (removed on drop).
+    pub upload_dir: std::path::PathBuf,
 }
 
 enum Cleanup {
@@ -30,6 +32,7 @@ enum Cleanup {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.upload_dir);
         match &self.cleanup {
             Cleanup::File(path) => {
                 for suffix in ["", "-wal", "-shm"] {
@@ -95,8 +98,10 @@ async fn finish(store: Store, listings: usize, cleanup: Cleanup) -> TestApp {
     if listings > 0 {
         store::seed::seed(&store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
     }
-    let config = Config::defaults(Env::Development);
-    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup }
+    let mut config = Config::defaults(Env::Development);
+    let upload_dir = std::env::temp_dir().join(format!("{}-upload", unique()));
+    config.upload_dir = upload_dir.to_string_lossy().into_owned();
+    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup, upload_dir }
 }
 
 /// A fresh SQLite database with `listings` demo listings.
@@ -152,6 +157,69 @@ impl TestApp {
     pub async fn post_form(&self, uri: &str, headers: &[(&str, &str)], form: &str) -> Reply {
         send(self.router(), Method::POST, uri, headers, Some(form.to_owned())).await
     }
+}
+
+/// One part of a multipart body: a text field or a file.
+pub enum Part<'a> {
+    Text(&'a str, &'a str),
+    File(&'a str, &'a str, &'a [u8]),
+}
+
+/// A `multipart/form-data` body and its content type.
+pub fn multipart(parts: &[Part<'_>]) -> (String, Vec<u8>) {
+    let boundary = "----usedcar-test-boundary-7d93";
+    let mut body = Vec::new();
+    for p in parts {
+        body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        match p {
+            Part::Text(name, value) => {
+                body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes());
+            }
+            Part::File(name, file, bytes) => {
+                body.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: image/jpeg\r\n\r\n").as_bytes(),
+                );
+                body.extend_from_slice(bytes);
+                body.extend_from_slice(b"\r\n");
+            }
+        }
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+impl TestApp {
+    /// Posts a multipart form.
+    pub async fn post_multipart(&self, uri: &str, headers: &[(&str, &str)], parts: &[Part<'_>]) -> Reply {
+        let (ct, body) = multipart(parts);
+        send_body(self.router(), uri, headers, &ct, body).await
+    }
+}
+
+/// Posts raw bytes with a content type.
+pub async fn send_body(router: Router, uri: &str, headers: &[(&str, &str)], content_type: &str, body: Vec<u8>) -> Reply {
+    let mut req = Request::builder().method(Method::POST).uri(uri).header("content-type", content_type);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(Body::from(body)).unwrap();
+    let res = router.oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
+    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
+}
+
+/// Every file under a directory (recursively).
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() { out.extend(files_under(&p)) } else { out.push(p) }
+        }
+    }
+    out
 }
 
 /// GET through another app instance.
@@ -225,3 +293,22 @@ macro_rules! on_both {
         }
     )*};
 }
+
+/// The sandbox SMS code shown on the development login form.
+pub fn shown_code(r: &Reply) -> String {
+    let open = r#"<b class="sandbox-code">"#;
+    let i = r.body.find(open).unwrap_or_else(|| panic!("no sandbox code on the page: {}", r.body)) + open.len();
+    r.body[i..i + 6].to_owned()
+}
+
+/// Signs in by phone through the forms; returns the `Cookie` header of the session.
+pub async fn login(app: &TestApp, mobile: &str, extra_cookie: &str) -> String {
+    let h = [("cookie", extra_cookie), ("user-agent", IPHONE)];
+    let sent = app.post_form("/sys/login/code", &h, &format!("mobile={mobile}&return=%2Fspace")).await;
+    assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
+    let code = shown_code(&sent);
+    let r = app.post_form("/sys/login", &h, &format!("mobile={mobile}&code={code}&return=%2Fspace")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    r.cookie_header()
+}
+

@@ -1,0 +1,244 @@
+//! `/space/personcarlist`: the seller's listings by status, with 擦亮, 确认在售, 标记已售, 下架,
+//! 重新上架, 删除 and edit; and the listing's history (who did what and when).
+//!
+//! Every action names the listing by id in the form and runs through `Store::listing_action`,
+//! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::selling::{Action, Actor, ListingStatus};
+use serde::Deserialize;
+use store::ActionOutcome;
+
+use super::login::see_other;
+use crate::AppState;
+use crate::ctx::{IslandMount, PageMeta, Visitor};
+use crate::error::AppError;
+use crate::islands::ConfirmFormsProps;
+
+/// One of my listings as the page shows it.
+pub struct Row {
+    /// Id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Status label.
+    pub status_label: &'static str,
+    /// Status name (CSS).
+    pub status: String,
+    /// Price in 万.
+    pub price_wan: String,
+    /// Cover URL.
+    pub cover: String,
+    /// `2020年 · 3.5万公里 · 长沙`.
+    pub meta: String,
+    /// Lines under it: rejection reason, review notes, expiry, leads.
+    pub notes: Vec<String>,
+    /// The actions offered: (action name, label, confirmation text).
+    pub actions: Vec<(&'static str, &'static str, &'static str)>,
+    /// Whether the detail page is public.
+    pub public: bool,
+}
+
+fn actions_of(status: ListingStatus) -> Vec<(&'static str, &'static str, &'static str)> {
+    let all = [
+        (Action::Refresh, ""),
+        (Action::Confirm, ""),
+        (Action::MarkSold, "确定这辆车已经卖出了吗？"),
+        (Action::TakeDown, "下架后买家将看不到这辆车，确定下架吗？"),
+        (Action::Relist, ""),
+        (Action::Submit, ""),
+        (Action::Delete, "删除后无法恢复，确定删除吗？"),
+    ];
+    all.into_iter()
+        .filter(|(a, _)| domain::selling::transition(status, *a, Actor::Seller).is_ok())
+        .map(|(a, confirm)| (a.as_str(), a.label(), confirm))
+        .collect()
+}
+
+#[derive(Template)]
+#[template(path = "my_listings.html")]
+struct MyListingsPage {
+    page: PageMeta,
+    tabs: Vec<(String, String, i64, bool)>,
+    rows: Vec<Row>,
+    notice: Option<String>,
+    error: Option<String>,
+    confirm: Option<IslandMount>,
+    events: Vec<(String, Vec<String>)>,
+}
+
+/// Query of the page.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListQuery {
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    posted: String,
+    #[serde(default)]
+    saved: String,
+    #[serde(default)]
+    done: String,
+    #[serde(default)]
+    history: String,
+}
+
+async fn render(state: &AppState, visitor: &Visitor, q: &ListQuery, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let now = state.clock.now();
+    let filter = ListingStatus::parse(&q.status).filter(|s| *s != ListingStatus::Deleted);
+    let (list, counts) = tokio::try_join!(state.store.my_listings(user.user_id, filter, 200), state.store.my_listing_counts(user.user_id))?;
+    let base = &state.config.image_upload_base;
+    let rows = list
+        .iter()
+        .map(|l| {
+            let st = ListingStatus::parse(&l.status).unwrap_or(ListingStatus::Pending);
+            let mut notes = Vec::new();
+            if st == ListingStatus::Rejected && !l.reject_reason.is_empty() {
+                notes.push(format!("审核未通过：{}", l.reject_reason));
+            }
+            if st == ListingStatus::Pending {
+                notes.push("审核中，通常在2小时内完成".to_owned());
+                if !l.review_note.is_empty() {
+                    notes.push(format!("需人工复核：{}", l.review_note));
+                }
+            }
+            if st == ListingStatus::Online {
+                if let Some(exp) = l.expires_at {
+                    notes.push(format!("{}前确认在售，否则自动下架", domain::time::date(exp)));
+                }
+                if let Some(r) = l.refreshed_at {
+                    notes.push(format!("上次擦亮：{}", domain::time::relative(r, now)));
+                }
+            }
+            if st == ListingStatus::Expired {
+                notes.push("超过30天未确认在售，已自动下架；确认在售即可重新上架".to_owned());
+            }
+            notes.push(format!("收到询价 {} 条", l.leads));
+            let city = domain::region::city(l.city_code as u32).map_or("", |c| c.name);
+            Row {
+                id: l.listing_id,
+                title: l.title.clone(),
+                status_label: st.label(),
+                status: l.status.clone(),
+                price_wan: domain::money::wan(l.price_yuan),
+                cover: domain::image::sized(&domain::image::cover(&l.cover, base), base, 320),
+                meta: format!("{}年 · {}万公里 · {city}", l.first_reg_year, domain::money::wan_km(l.mileage_km)),
+                notes,
+                actions: actions_of(st),
+                public: store::PUBLIC_STATUSES.contains(&l.status.as_str()),
+            }
+        })
+        .collect();
+    let total: i64 = counts.iter().map(|(_, n)| n).sum();
+    let mut tabs = vec![("全部".to_owned(), "/space/personcarlist".to_owned(), total, filter.is_none())];
+    for st in [ListingStatus::Online, ListingStatus::Pending, ListingStatus::Rejected, ListingStatus::Sold, ListingStatus::Removed, ListingStatus::Expired] {
+        let n = counts.iter().find(|(s, _)| s == st.as_str()).map_or(0, |(_, n)| *n);
+        tabs.push((st.label().to_owned(), format!("/space/personcarlist?status={}", st.as_str()), n, filter == Some(st)));
+    }
+    let notice = if !q.posted.is_empty() {
+        Some("提交成功，车源正在审核中，审核通过后自动上架。".to_owned())
+    } else if !q.saved.is_empty() {
+        Some(if q.status == "pending" { "已保存，修改了关键信息，车源需重新审核。".to_owned() } else { "已保存。".to_owned() })
+    } else if !q.done.is_empty() {
+        Some(format!("已{}。", Action::parse(&q.done).map_or("完成", Action::label)))
+    } else {
+        None
+    };
+    let mut events = Vec::new();
+    if let Ok(id) = q.history.parse::<i64>()
+        && state.store.editable_listing(id, user.user_id).await.is_ok()
+    {
+        let lines = state
+            .store
+            .listing_events(id)
+            .await?
+            .iter()
+            .map(|e| {
+                let who = match e.actor_role.as_str() {
+                    "staff" => "审核员".to_owned(),
+                    "system" => "系统".to_owned(),
+                    _ => e.actor.clone().unwrap_or_else(|| "卖家".to_owned()),
+                };
+                let action = Action::parse(&e.action).map_or(if e.action == "edit" { "修改" } else { "操作" }, Action::label);
+                let reason = if e.reason.is_empty() { String::new() } else { format!("（{}）", e.reason) };
+                format!("{} {who} {action}{reason}", domain::time::datetime(e.created_at))
+            })
+            .collect();
+        events.push((format!("车源 {id} 的记录"), lines));
+    }
+    let mut page = PageMeta::new(state, visitor.device, "default", "我的车源").canonical_path(state, "/space/personcarlist");
+    page.robots = "noindex,nofollow";
+    let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
+    let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /space/personcarlist`.
+pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ListQuery>) -> Result<Response, AppError> {
+    render(&state, &visitor, &q, None, StatusCode::OK).await
+}
+
+/// An action on one listing.
+#[derive(Debug, Default, Deserialize)]
+pub struct ActionPost {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    action: String,
+}
+
+/// `POST /space/personcarlist`: apply one action.
+pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(post): Form<ActionPost>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let id: i64 = post.id.trim().parse().map_err(|_| AppError::NotFound)?;
+    let Some(action) = Action::parse(&post.action).filter(|a| !matches!(a, Action::Approve | Action::Reject | Action::Expire)) else {
+        return render(&state, &visitor, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    let outcome = state.store.listing_action(id, user.user_id, Actor::Seller, action, "", state.clock.now()).await?;
+    match outcome {
+        ActionOutcome::Done(_) => Ok(see_other(&format!("/space/personcarlist?done={}", action.as_str()), Vec::new())),
+        ActionOutcome::Deleted(paths) => {
+            crate::photos::delete_files(&state, &paths).await;
+            Ok(see_other("/space/personcarlist?done=delete", Vec::new()))
+        }
+        ActionOutcome::Refused(msg) => render(&state, &visitor, &ListQuery::default(), Some(msg.to_owned()), StatusCode::CONFLICT).await,
+        ActionOutcome::TooSoon(secs) => {
+            let msg = format!("每辆车24小时内只能擦亮一次，请{}后再试", wait_text(secs));
+            render(&state, &visitor, &ListQuery::default(), Some(msg), StatusCode::TOO_MANY_REQUESTS).await
+        }
+    }
+}
+
+fn wait_text(secs: i64) -> String {
+    if secs >= 3_600 { format!("{}小时", (secs + 3_599) / 3_600) } else { format!("{}分钟", ((secs + 59) / 60).max(1)) }
+}
+
+/// `GET /space/personcarlist/{id}`: the listing's history.
+pub async fn history(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>) -> Result<Response, AppError> {
+    let q = ListQuery { history: id, ..ListQuery::default() };
+    render(&state, &visitor, &q, None, StatusCode::OK).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_status_offers_only_what_it_allows() {
+        let names = |s| actions_of(s).into_iter().map(|(a, _, _)| a).collect::<Vec<_>>();
+        assert_eq!(names(ListingStatus::Online), ["refresh", "confirm", "sold", "take_down", "delete"]);
+        assert_eq!(names(ListingStatus::Pending), ["take_down", "delete"]);
+        assert_eq!(names(ListingStatus::Expired), ["confirm", "sold", "take_down", "delete"]);
+        assert_eq!(names(ListingStatus::Removed), ["relist", "delete"]);
+        assert_eq!(names(ListingStatus::Rejected), ["submit", "delete"]);
+        assert_eq!(names(ListingStatus::Sold), ["delete"]);
+        assert_eq!(wait_text(3_601), "2小时");
+        assert_eq!(wait_text(30), "1分钟");
+    }
+}

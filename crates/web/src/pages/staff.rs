@@ -1,0 +1,272 @@
+//! Moderation for the staff role: `/staff/review` (listings waiting for review, flagged ones
+//! first, approve or reject with a reason the seller sees) and `/staff/appeals` (appeals and
+//! consumer complaints, upheld or dismissed). Every decision is logged (`listing_event`,
+//! `staff_action`). Visitors send appeals from `/actives/help/appeal` and
+//! `/actives/help/customerappeal`.
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::selling::{Action, Actor, REASON_MAX};
+use serde::Deserialize;
+use store::ActionOutcome;
+
+use super::login::see_other;
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor};
+use crate::error::AppError;
+
+/// A listing in the queue as shown.
+pub struct QueueItem {
+    /// Id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Price, 万.
+    pub price_wan: String,
+    /// Market value, 万.
+    pub value_wan: Option<String>,
+    /// Anti-bait reasons.
+    pub flags: Vec<String>,
+    /// Description.
+    pub description: String,
+    /// Cover URL.
+    pub cover: String,
+    /// City and seller kind.
+    pub meta: String,
+    /// Audit trail lines.
+    pub history: Vec<String>,
+}
+
+#[derive(Template)]
+#[template(path = "staff_review.html")]
+struct ReviewPage {
+    page: PageMeta,
+    items: Vec<QueueItem>,
+    total: i64,
+    notice: Option<String>,
+    error: Option<String>,
+    appeals: Vec<store::AppealRow>,
+    show_appeals: bool,
+}
+
+fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
+    let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
+    page.robots = "noindex,nofollow";
+    page
+}
+
+/// Query of the staff pages.
+#[derive(Debug, Default, Deserialize)]
+pub struct StaffQuery {
+    #[serde(default)]
+    done: String,
+}
+
+async fn review_page(state: &AppState, visitor: &Visitor, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+    let (queue, total) = tokio::try_join!(state.store.review_queue(50), state.store.review_count())?;
+    let base = &state.config.image_upload_base;
+    let mut items = Vec::with_capacity(queue.len());
+    for r in queue {
+        let history = state
+            .store
+            .listing_events(r.listing_id)
+            .await?
+            .iter()
+            .map(|e| format!("{} {} {}", domain::time::datetime(e.created_at), e.actor.clone().unwrap_or_default(), Action::parse(&e.action).map_or("修改", Action::label)))
+            .collect();
+        items.push(QueueItem {
+            id: r.listing_id,
+            title: r.title.clone(),
+            price_wan: domain::money::wan(r.price_yuan),
+            value_wan: r.market_value_yuan.map(domain::money::wan),
+            flags: r.review_note.split('；').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+            description: r.description.clone(),
+            cover: domain::image::sized(&domain::image::cover(&r.cover, base), base, 320),
+            meta: format!(
+                "{} · {} · 提交于{}",
+                domain::region::city(r.city_code as u32).map_or("", |c| c.name),
+                if r.seller_kind == "dealer" { "商家" } else { "个人" },
+                r.submitted_at.map(domain::time::datetime).unwrap_or_default()
+            ),
+            history,
+        });
+    }
+    let tpl = ReviewPage { page: staff_meta(state, visitor, "车源审核", "/staff/review"), items, total, notice, error, appeals: Vec::new(), show_appeals: false };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /staff/review`.
+pub async fn review(State(state): State<AppState>, visitor: Visitor, Query(q): Query<StaffQuery>) -> Result<Response, AppError> {
+    let notice = match q.done.as_str() {
+        "approve" => Some("已通过，车源已上架。".to_owned()),
+        "reject" => Some("已驳回，卖家会看到驳回原因。".to_owned()),
+        _ => None,
+    };
+    review_page(&state, &visitor, notice, None, StatusCode::OK).await
+}
+
+/// A review decision.
+#[derive(Debug, Default, Deserialize)]
+pub struct Decision {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    decision: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /staff/review`: approve or reject one listing.
+pub async fn decide(State(state): State<AppState>, visitor: Visitor, Form(d): Form<Decision>) -> Result<Response, AppError> {
+    let staff = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+    let action = match d.decision.as_str() {
+        "approve" => Action::Approve,
+        "reject" => Action::Reject,
+        _ => return review_page(&state, &visitor, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
+    let reason = d.reason.trim();
+    if action == Action::Reject && reason.is_empty() {
+        return review_page(&state, &visitor, None, Some(format!("驳回车源 {id} 需要填写原因，卖家会看到它")), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    if reason.chars().count() > REASON_MAX {
+        return review_page(&state, &visitor, None, Some(format!("原因最多{REASON_MAX}字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    let now = state.clock.now();
+    match state.store.listing_action(id, staff.user_id, Actor::Staff, action, reason, now).await? {
+        ActionOutcome::Done(_) => {
+            if action == Action::Approve {
+                // Valued at publication so its card shows a rating at once.
+                state.store.value_listing(id, now).await?;
+            }
+            Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
+        }
+        ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
+        ActionOutcome::TooSoon(_) | ActionOutcome::Deleted(_) => Err(AppError::NotFound),
+    }
+}
+
+/// `GET /staff/appeals`.
+pub async fn appeals(State(state): State<AppState>, visitor: Visitor, Query(q): Query<StaffQuery>) -> Result<Response, AppError> {
+    let notice = (!q.done.is_empty()).then(|| "已处理。".to_owned());
+    appeals_page(&state, &visitor, notice, None, StatusCode::OK).await
+}
+
+async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+    let total = state.store.review_count().await?;
+    let appeals = state.store.appeals(100).await?;
+    let tpl = ReviewPage { page: staff_meta(state, visitor, "申诉处理", "/staff/appeals"), items: Vec::new(), total, notice, error, appeals, show_appeals: true };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `POST /staff/appeals`: uphold or dismiss an appeal with a reply.
+pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Form(d): Form<Decision>) -> Result<Response, AppError> {
+    let staff = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+    let status = match d.decision.as_str() {
+        "upheld" | "dismissed" => d.decision.as_str(),
+        _ => return appeals_page(&state, &visitor, None, Some("请选择处理结果".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
+    let reply = d.reason.trim();
+    if reply.is_empty() || reply.chars().count() > REASON_MAX {
+        return appeals_page(&state, &visitor, None, Some(format!("请填写给用户的答复（{REASON_MAX}字以内）")), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    if !state.store.decide_appeal(id, staff.user_id, status, reply, state.clock.now()).await? {
+        return appeals_page(&state, &visitor, None, Some("该申诉已处理过".to_owned()), StatusCode::CONFLICT).await;
+    }
+    Ok(see_other("/staff/appeals?done=1", Vec::new()))
+}
+
+/// The appeal form as typed.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct AppealForm {
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    content: String,
+    #[serde(skip)]
+    errors: std::collections::BTreeMap<&'static str, String>,
+}
+
+impl AppealForm {
+    /// The message of one field.
+    pub fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "appeal.html")]
+struct AppealPage {
+    page: PageMeta,
+    heading: &'static str,
+    intro: &'static str,
+    action: &'static str,
+    target_label: &'static str,
+    form: AppealForm,
+    sent: bool,
+    mine: Vec<store::AppealRow>,
+}
+
+fn appeal_kind(path: &str) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
+    if path.ends_with("customerappeal") {
+        ("customerappeal", "消费投诉", "买车、卖车或服务中遇到问题？告诉我们，客服会在2个工作日内联系您。", "/actives/help/customerappeal", "涉及的车源编号或商家（选填）")
+    } else {
+        ("appeal", "申诉", "对车源审核、下架或账号处理有异议，可以在这里申诉，审核员会复核并答复。", "/actives/help/appeal", "车源编号或账号（选填）")
+    }
+}
+
+/// `GET /actives/help/appeal` and `/actives/help/customerappeal`.
+pub async fn appeal_page(State(state): State<AppState>, visitor: Visitor, uri: axum::http::Uri, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+    let form = AppealForm {
+        target: q.get("target").cloned().unwrap_or_default().chars().take(50).collect(),
+        mobile: visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default(),
+        ..AppealForm::default()
+    };
+    render_appeal(&state, &visitor, uri.path(), form, q.contains_key("sent"), StatusCode::OK).await
+}
+
+async fn render_appeal(state: &AppState, visitor: &Visitor, path: &str, form: AppealForm, sent: bool, status: StatusCode) -> Result<Response, AppError> {
+    let (_, heading, intro, action, target_label) = appeal_kind(path);
+    let mine = match &visitor.user {
+        Some(u) => state.store.my_appeals(u.user_id).await?,
+        None => Vec::new(),
+    };
+    let page = PageMeta::new(state, visitor.device, "default", heading).canonical_path(state, action);
+    let tpl = AppealPage { page, heading, intro, action, target_label, form, sent, mine };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `POST /actives/help/appeal` and `/actives/help/customerappeal`.
+pub async fn appeal_submit(State(state): State<AppState>, visitor: Visitor, uri: axum::http::Uri, Form(mut form): Form<AppealForm>) -> Result<Response, AppError> {
+    let (kind, _, _, action, _) = appeal_kind(uri.path());
+    let mobile = domain::validate::Mobile::parse(&form.mobile);
+    if let Err(e) = &mobile {
+        form.errors.insert("mobile", e.message().to_owned());
+    }
+    let content = form.content.trim().to_owned();
+    let n = content.chars().count();
+    if n < 10 {
+        form.errors.insert("content", "请至少写10个字，说明发生了什么".to_owned());
+    } else if n > 1000 {
+        form.errors.insert("content", format!("最多1000字，当前{n}字"));
+    }
+    form.target = form.target.trim().chars().take(50).collect();
+    let Ok(mobile) = mobile else { return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await };
+    if !form.errors.is_empty() {
+        return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    state.store.submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, state.clock.now()).await?;
+    Ok(see_other(&format!("{action}?sent=1"), Vec::new()))
+}

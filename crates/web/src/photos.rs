@@ -1,0 +1,331 @@
+//! The photo pipeline: a listing photo arrives as one multipart file, is read in chunks up to
+//! [`MAX_BYTES`] (a larger one is refused as soon as the limit is crossed, or before reading when
+//! `Content-Length` already says so), its type is told from its bytes (`domain::image::sniff`),
+//! its dimensions are read from the header and capped before anything is decoded (decompression
+//! bombs never allocate), then it is decoded, turned upright by its EXIF orientation, and
+//! re-encoded to WebP — which writes no EXIF, GPS or other metadata — at a full size and at the
+//! `srcset` widths of `domain::image::PHOTO_WIDTHS`, under a name the server makes.
+//!
+//! Files are written before the database row; if a later file or the row fails, the files
+//! already written are deleted. Uploads no listing uses a day later are removed by
+//! [`cleanup_orphans`] (files first, then the row), so neither an abandoned form nor a failed
+//! submission leaves files behind.
+
+use std::io::Cursor;
+
+use axum::extract::multipart::Field;
+use domain::image::{ImageKind, PHOTO_WIDTHS, SniffError};
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
+
+use crate::AppState;
+use crate::storage::Storage;
+
+/// Largest file accepted, bytes.
+pub const MAX_BYTES: usize = 10 * 1024 * 1024;
+/// Longest side accepted, pixels.
+pub const MAX_SIDE: u32 = 12_000;
+/// Most pixels accepted (a 48-megapixel phone photo fits).
+pub const MAX_PIXELS: u64 = 50_000_000;
+/// Shortest side accepted, pixels: smaller pictures are useless to a buyer.
+pub const MIN_SIDE: u32 = 240;
+/// Width of the full-size copy the photo viewer shows.
+pub const FULL_WIDTH: u32 = 1600;
+/// WebP quality.
+pub const QUALITY: f32 = 78.0;
+/// Unused uploads are deleted after this long.
+pub const ORPHAN_AFTER_SECS: i64 = 86_400;
+/// Uploads one user may make per day.
+pub const UPLOADS_PER_DAY: i64 = 300;
+
+/// Why a photo was refused; each has the message shown beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhotoError {
+    /// Not a format we take, or empty.
+    Type(SniffError),
+    /// Over [`MAX_BYTES`].
+    TooLarge,
+    /// Over [`MAX_SIDE`] or [`MAX_PIXELS`].
+    TooManyPixels,
+    /// Under [`MIN_SIDE`].
+    TooSmall,
+    /// The bytes do not decode.
+    Broken,
+    /// The listing already has [`domain::selling::MAX_PHOTOS`].
+    TooMany,
+    /// Too many uploads today.
+    Quota,
+    /// Storage or database failure: try again.
+    Failed,
+}
+
+impl PhotoError {
+    /// The text shown beside the photo.
+    pub fn message(self) -> String {
+        match self {
+            PhotoError::Type(e) => e.message().to_owned(),
+            PhotoError::TooLarge => format!("照片不能超过{}MB", MAX_BYTES / 1024 / 1024),
+            PhotoError::TooManyPixels => "照片尺寸过大，请上传边长不超过12000像素的照片".to_owned(),
+            PhotoError::TooSmall => format!("照片太小，请上传边长至少{MIN_SIDE}像素的清晰照片"),
+            PhotoError::Broken => "照片已损坏，无法读取，请重新选择".to_owned(),
+            PhotoError::TooMany => format!("最多上传{}张照片", domain::selling::MAX_PHOTOS),
+            PhotoError::Quota => "今天上传的照片太多了，请明天再试".to_owned(),
+            PhotoError::Failed => "照片保存失败，请重试".to_owned(),
+        }
+    }
+}
+
+/// A photo made ready for storage.
+#[derive(Debug)]
+pub struct Encoded {
+    /// Width after orientation, pixels.
+    pub width: u32,
+    /// Height after orientation, pixels.
+    pub height: u32,
+    /// The full-size WebP.
+    pub full: Vec<u8>,
+    /// The WebP at each of `PHOTO_WIDTHS`, in that order.
+    pub sized: Vec<(u32, Vec<u8>)>,
+}
+
+impl Encoded {
+    /// Total bytes stored.
+    pub fn bytes(&self) -> usize {
+        self.full.len() + self.sized.iter().map(|(_, b)| b.len()).sum::<usize>()
+    }
+}
+
+fn format_of(kind: ImageKind) -> ImageFormat {
+    match kind {
+        ImageKind::Jpeg => ImageFormat::Jpeg,
+        ImageKind::Png => ImageFormat::Png,
+        ImageKind::Webp => ImageFormat::WebP,
+    }
+}
+
+fn limits() -> Limits {
+    let mut l = Limits::default();
+    l.max_image_width = Some(MAX_SIDE);
+    l.max_image_height = Some(MAX_SIDE);
+    l.max_alloc = Some(MAX_PIXELS * 4 + (64 << 20));
+    l
+}
+
+/// Checks and re-encodes one photo. CPU-bound: call from `spawn_blocking`.
+pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
+    let kind = domain::image::sniff(&bytes[..bytes.len().min(domain::image::SNIFF_LEN)]).map_err(PhotoError::Type)?;
+    let format = format_of(kind);
+    // The header alone, before any pixel is decoded.
+    let (w, h) = ImageReader::with_format(Cursor::new(bytes), format).into_dimensions().map_err(|_| PhotoError::Broken)?;
+    if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(PhotoError::TooManyPixels);
+    }
+    if w.min(h) < MIN_SIDE {
+        return Err(PhotoError::TooSmall);
+    }
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    reader.limits(limits());
+    let mut decoder = reader.into_decoder().map_err(|_| PhotoError::Broken)?;
+    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut img = DynamicImage::from_decoder(decoder).map_err(|_| PhotoError::Broken)?;
+    img.apply_orientation(orientation);
+    let img = DynamicImage::ImageRgb8(img.to_rgb8());
+    let encode = |img: &DynamicImage| -> Result<Vec<u8>, PhotoError> {
+        let rgb = img.as_rgb8().ok_or(PhotoError::Broken)?;
+        Ok(webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height()).encode(QUALITY).to_vec())
+    };
+    let fit = |width: u32| -> DynamicImage {
+        if img.width() <= width {
+            img.clone()
+        } else {
+            let height = ((u64::from(img.height()) * u64::from(width)) / u64::from(img.width())).max(1) as u32;
+            DynamicImage::ImageRgb8(img.thumbnail_exact(width, height).to_rgb8())
+        }
+    };
+    let full_img = fit(FULL_WIDTH);
+    let full = encode(&full_img)?;
+    let mut sized = Vec::with_capacity(PHOTO_WIDTHS.len());
+    for width in PHOTO_WIDTHS {
+        sized.push((width, encode(&fit(width))?));
+    }
+    Ok(Encoded { width: full_img.width(), height: full_img.height(), full, sized })
+}
+
+/// Reads one multipart file field in chunks, refusing it as soon as it passes [`MAX_BYTES`].
+pub async fn read_field(mut field: Field<'_>) -> Result<Vec<u8>, PhotoError> {
+    let mut buf = Vec::new();
+    loop {
+        match field.chunk().await {
+            Ok(Some(chunk)) => {
+                if buf.len() + chunk.len() > MAX_BYTES {
+                    return Err(PhotoError::TooLarge);
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(buf),
+            // The body limit of the route ends the stream with an error once crossed.
+            Err(e) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => return Err(PhotoError::TooLarge),
+            Err(_) => return Err(PhotoError::Broken),
+        }
+    }
+}
+
+/// A stored upload as the forms see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The id the browser holds.
+    pub token: String,
+    /// Storage key of the full-size WebP (`p/202611/{hex}.webp`).
+    pub path: String,
+}
+
+fn keys(path: &str) -> Vec<String> {
+    let stem = path.trim_end_matches(".webp");
+    std::iter::once(path.to_owned()).chain(PHOTO_WIDTHS.iter().map(|w| format!("{stem}_w{w}.webp"))).collect()
+}
+
+async fn delete_all(storage: &Storage, path: &str) {
+    for key in keys(path) {
+        if let Err(e) = storage.delete(&key).await {
+            tracing::warn!(key, error = %e, "could not delete a photo file");
+        }
+    }
+}
+
+/// Processes and stores one photo for `user_id`: files first, then the row; on any failure the
+/// files written so far are removed.
+pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<Stored, PhotoError> {
+    let now = state.clock.now();
+    let today = state.store.uploads_since(user_id, now - 86_400).await.map_err(|_| PhotoError::Failed)?;
+    if today >= UPLOADS_PER_DAY {
+        return Err(PhotoError::Quota);
+    }
+    let encoded = tokio::task::spawn_blocking(move || process(&bytes)).await.map_err(|_| PhotoError::Failed)??;
+    let token = crate::ctx::random_id();
+    let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
+    let total = encoded.bytes();
+    let mut files = vec![(path.clone(), encoded.full)];
+    let stem = path.trim_end_matches(".webp").to_owned();
+    files.extend(encoded.sized.into_iter().map(|(w, b)| (format!("{stem}_w{w}.webp"), b)));
+    for (key, body) in files {
+        if let Err(e) = state.storage.put(&key, body, "image/webp").await {
+            tracing::error!(key, error = %e, "photo storage failed");
+            delete_all(&state.storage, &path).await;
+            return Err(PhotoError::Failed);
+        }
+    }
+    let saved = state.store.record_upload(&token, user_id, &path, encoded.width as i32, encoded.height as i32, total as i64, now).await;
+    if let Err(e) = saved {
+        tracing::error!(error = %e, "recording an upload failed");
+        delete_all(&state.storage, &path).await;
+        return Err(PhotoError::Failed);
+    }
+    Ok(Stored { token, path })
+}
+
+/// Deletes uploads that no listing uses, older than [`ORPHAN_AFTER_SECS`]: files, then rows.
+/// Safe on several nodes at once (deleting twice is harmless). Returns how many were removed.
+pub async fn cleanup_orphans(state: &AppState, now: i64) -> Result<usize, store::DbError> {
+    let orphans = state.store.orphan_uploads(now - ORPHAN_AFTER_SECS, 500).await?;
+    for (id, path) in &orphans {
+        delete_all(&state.storage, path).await;
+        state.store.delete_upload(*id).await?;
+    }
+    Ok(orphans.len())
+}
+
+/// Deletes the files of uploads whose rows were just removed with a listing.
+pub async fn delete_files(state: &AppState, paths: &[String]) {
+    for path in paths {
+        delete_all(&state.storage, path).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg(w: u32, h: u32) -> Vec<u8> {
+        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, ImageFormat::Jpeg).unwrap();
+        out.into_inner()
+    }
+
+    /// A JPEG with an EXIF APP1 segment: orientation 6 (rotate 90° clockwise) and a GPS tag.
+    fn jpeg_with_exif(w: u32, h: u32) -> Vec<u8> {
+        let plain = jpeg(w, h);
+        // TIFF header (little endian), IFD0 with Orientation=6 and a GPSInfo pointer.
+        let mut tiff = vec![b'I', b'I', 42, 0, 8, 0, 0, 0, 2, 0];
+        tiff.extend([0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0]);
+        tiff.extend([0x25, 0x88, 4, 0, 1, 0, 0, 0, 38, 0, 0, 0]);
+        tiff.extend([0, 0, 0, 0]);
+        // GPS IFD: one entry, GPSLatitudeRef = "N".
+        tiff.extend([1, 0, 1, 0, 2, 0, 2, 0, 0, 0, b'N', 0, 0, 0, 0, 0, 0, 0]);
+        let mut app1 = b"Exif\0\0".to_vec();
+        app1.extend(tiff);
+        let len = (app1.len() + 2) as u16;
+        let mut out = vec![0xFF, 0xD8, 0xFF, 0xE1];
+        out.extend(len.to_be_bytes());
+        out.extend(app1);
+        out.extend(&plain[2..]);
+        out
+    }
+
+    #[test]
+    fn a_phone_photo_is_turned_upright_and_stripped() {
+        let src = jpeg_with_exif(640, 480);
+        assert!(src.windows(4).any(|w| w == b"Exif"));
+        let out = process(&src).unwrap();
+        assert_eq!((out.width, out.height), (480, 640), "orientation 6 turns landscape into portrait");
+        for bytes in std::iter::once(&out.full).chain(out.sized.iter().map(|(_, b)| b)) {
+            assert_eq!(&bytes[..4], b"RIFF");
+            assert_eq!(&bytes[8..12], b"WEBP");
+            assert!(!bytes.windows(4).any(|w| w == b"EXIF" || w == b"Exif"), "no metadata is written");
+        }
+        let widths: Vec<u32> = out.sized.iter().map(|(w, _)| *w).collect();
+        assert_eq!(widths, PHOTO_WIDTHS);
+    }
+
+    #[test]
+    fn sizes_and_types_are_checked_before_decoding() {
+        assert_eq!(process(b"").unwrap_err(), PhotoError::Type(SniffError::Empty));
+        assert_eq!(process(b"<svg xmlns='http://www.w3.org/2000/svg'/>").unwrap_err(), PhotoError::Type(SniffError::Unsupported));
+        assert_eq!(process(&jpeg(200, 150)).unwrap_err(), PhotoError::TooSmall);
+        // A PNG header claiming 30000×30000 pixels, with no pixel data behind it.
+        let mut bomb = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R'];
+        bomb.extend(30_000u32.to_be_bytes());
+        bomb.extend(30_000u32.to_be_bytes());
+        bomb.extend([8, 2, 0, 0, 0]);
+        let crc = crc32(&bomb[12..29]);
+        bomb.extend(crc.to_be_bytes());
+        // The start of a deflate stream of zeros, as a real bomb would carry.
+        let idat = [b'I', b'D', b'A', b'T', 0x78, 0x9C, 0xED, 0xC1, 0x01, 0x0D, 0x00, 0x00, 0x00, 0xC2, 0xA0, 0xF7];
+        bomb.extend(12u32.to_be_bytes());
+        bomb.extend(idat);
+        bomb.extend(crc32(&idat).to_be_bytes());
+        assert_eq!(process(&bomb).unwrap_err(), PhotoError::TooManyPixels);
+        let mut truncated = jpeg(800, 600);
+        truncated.truncate(300);
+        assert_eq!(process(&truncated).unwrap_err(), PhotoError::Broken);
+        let big = process(&jpeg(2400, 1800)).unwrap();
+        assert_eq!((big.width, big.height), (FULL_WIDTH, 1200));
+    }
+
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in data {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn every_message_is_chinese() {
+        assert_eq!(PhotoError::TooLarge.message(), "照片不能超过10MB");
+        assert_eq!(PhotoError::TooMany.message(), "最多上传30张照片");
+        assert!(keys("p/202611/ab.webp").contains(&"p/202611/ab_w320.webp".to_owned()));
+    }
+}

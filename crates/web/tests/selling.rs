@@ -1,0 +1,346 @@
+//! Selling end to end over HTTP, on SQLite and PostgreSQL: a seller posts a car with photos, staff
+//! approve it, a buyer finds it and leaves a lead, the seller manages it; the upload pipeline's
+//! abuse cases; other users' listings; anti-bait flags; appeals.
+
+mod common;
+
+use std::io::Cursor;
+
+use axum::http::StatusCode;
+use common::{IPHONE, NOW, Part, TestApp, files_under, login, send_body};
+
+const SELLER: &str = "13812340001";
+const OTHER: &str = "13812340002";
+const BUYER: &str = "13812340003";
+
+fn jpeg(w: u32, h: u32, shade: u8) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, shade]));
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
+    out.into_inner()
+}
+
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, _| image::Rgb([(x % 256) as u8, 40, 200]));
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// Uploads one file through the uploader's endpoint; returns (status, envelope).
+async fn upload(app: &TestApp, cookie: &str, name: &str, bytes: &[u8]) -> (StatusCode, serde_json::Value) {
+    let r = app.post_multipart("/upload/photo", &[("cookie", cookie), ("accept", "application/json")], &[Part::File("photo", name, bytes)]).await;
+    (r.status, r.json())
+}
+
+async fn upload_ok(app: &TestApp, cookie: &str, shade: u8) -> String {
+    let (status, body) = upload(app, cookie, "car.jpg", &jpeg(800, 600, shade)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["id"].as_str().unwrap().to_owned()
+}
+
+fn series_slug() -> &'static str {
+    domain::catalog::series()[0].slug
+}
+
+/// The text fields of a complete sell form.
+fn fields<'a>(price: &'a str, description: &'a str) -> Vec<Part<'a>> {
+    vec![
+        Part::Text("series", series_slug()),
+        Part::Text("reg", "2021-03"),
+        Part::Text("mileage", "3.2"),
+        Part::Text("price", price),
+        Part::Text("city", "changsha"),
+        Part::Text("colour", "white"),
+        Part::Text("transfers", "0"),
+        Part::Text("gearbox", "2"),
+        Part::Text("emission", "6"),
+        Part::Text("vin", ""),
+        Part::Text("description", description),
+        Part::Text("contact", SELLER),
+    ]
+}
+
+async fn post_listing(app: &TestApp, cookie: &str, price: &str, description: &str, tokens: &[String]) -> i64 {
+    let mut parts = fields(price, description);
+    parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+    let r = app.post_multipart("/personalsell", &[("cookie", cookie)], &parts).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    r.location().rsplit('=').next().unwrap().parse().unwrap()
+}
+
+async fn sell_approve_find_lead_and_manage(app: &TestApp) {
+    let seller = login(app, SELLER, "").await;
+    // Anonymous visitors get the quick form and the login form, not the self-post form.
+    let anon = app.get("/personalsell", &[("user-agent", IPHONE)]).await;
+    assert_eq!(anon.status, StatusCode::OK);
+    assert!(anon.body.contains(r#"action="/personalsell/lead""#) && anon.body.contains(r#"action="/sys/login""#));
+    assert!(!anon.body.contains(r#"id="sell-form""#));
+    let form = app.get("/personalsell", &[("cookie", &seller)]).await;
+    assert!(form.body.contains(r#"id="sell-form""#) && form.body.contains(r#"enctype="multipart/form-data""#));
+    assert!(form.body.contains(&format!(r#"value="{SELLER}""#)), "the contact phone starts as the account's");
+
+    let tokens = vec![upload_ok(app, &seller, 10).await, upload_ok(app, &seller, 120).await, upload_ok(app, &seller, 240).await];
+    assert_eq!(files_under(&app.upload_dir).len(), 12, "3 photos × (full size + 3 widths)");
+    let id = post_listing(app, &seller, "8.8", "一手车，按时保养，无事故", &tokens).await;
+
+    // 审核中: not public, listed for the seller with its state.
+    assert_eq!(app.get(&format!("/details/{id}"), &[]).await.status, StatusCode::NOT_FOUND);
+    let mine = app.get("/space/personcarlist?posted=1", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("提交成功，车源正在审核中"));
+    assert!(mine.body.contains(&format!(r#"id="listing-{id}""#)) && mine.body.contains("审核中"));
+
+    // A buyer or the seller cannot reach the queue; staff can, and approve it.
+    assert_eq!(app.get("/staff/review", &[("cookie", &seller)]).await.status, StatusCode::FORBIDDEN);
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let queue = app.get("/staff/review", &[("cookie", &staff)]).await;
+    assert_eq!(queue.status, StatusCode::OK);
+    assert!(queue.body.contains(&format!(r#"id="review-{id}""#)));
+    let rejected = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=reject&reason=")).await;
+    assert_eq!(rejected.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(rejected.body.contains("需要填写原因"));
+    let ok = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER);
+    let again = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "a decision applies once");
+
+    // Online: the buyer finds it by city and price, sees the photos, and asks the price.
+    let detail = app.get(&format!("/details/{id}"), &[]).await;
+    assert_eq!(detail.status, StatusCode::OK);
+    assert!(detail.body.contains("8.8") && detail.body.contains("_w640.webp"), "price and uploaded photos shown");
+    let list = app.get("/carlist?price=8-12&city=changsha&sort=new", &[]).await;
+    assert!(list.body.contains(&format!("/details/{id}\"")), "found in /carlist by its city and price");
+    let photo = list.body.split("/upload/p/").nth(1).map(|s| format!("/upload/p/{}", &s[..s.find(['"', ' ']).unwrap()]));
+    let served = app.get(&photo.unwrap(), &[]).await;
+    assert_eq!(served.status, StatusCode::OK);
+    assert_eq!(served.headers["content-type"], "image/webp");
+    let lead = app.post_form(&format!("/details/{id}/lead"), &[], &format!("intent=ask_price&mobile={BUYER}")).await;
+    assert_eq!(lead.status, StatusCode::SEE_OTHER);
+    let mine = app.get("/space/personcarlist", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("收到询价 1 条"), "the seller sees the lead");
+
+    // 擦亮 once a day.
+    let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=refresh")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=refresh")).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.body.contains("每辆车24小时内只能擦亮一次，请24小时后再试"));
+
+    // Another user can neither see, edit, refresh, take down nor delete it.
+    let other = login(app, OTHER, "").await;
+    assert_eq!(app.get(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &other)]).await.status, StatusCode::NOT_FOUND);
+    let mut parts = fields("1", "");
+    parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+    assert_eq!(app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &other)], &parts).await.status, StatusCode::NOT_FOUND);
+    for action in ["refresh", "take_down", "sold", "delete"] {
+        let r = app.post_form("/space/personcarlist", &[("cookie", &other)], &format!("id={id}&action={action}")).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{action}");
+    }
+    assert!(!app.get("/space/personcarlist", &[("cookie", &other)]).await.body.contains(&format!("listing-{id}")));
+    assert!(!app.get(&format!("/space/personcarlist/{id}"), &[("cookie", &other)]).await.body.contains("的记录"));
+    // Sellers cannot approve their own cars through the seller form.
+    let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=approve")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    // Editing only the description keeps it online; a new price sends it back to review.
+    let edit = app.get(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)]).await;
+    assert!(edit.body.contains("保存修改") && edit.body.contains(&tokens[0]));
+    let mut parts = fields("8.8", "一手车，按时保养，无事故，刚换轮胎");
+    parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+    let r = app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)], &parts).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().ends_with("status=online"), "{}", r.location());
+    assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains("刚换轮胎"));
+    let mut parts = fields("8.5", "一手车，按时保养，无事故，刚换轮胎");
+    parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+    let r = app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)], &parts).await;
+    assert!(r.location().ends_with("status=pending"), "{}", r.location());
+    assert_eq!(app.get(&format!("/details/{id}"), &[]).await.status, StatusCode::NOT_FOUND);
+
+    // The history names who did what.
+    let h = app.get(&format!("/space/personcarlist/{id}"), &[("cookie", &seller)]).await;
+    for step in ["提交审核", "审核员 审核通过", "擦亮", "修改"] {
+        assert!(h.body.contains(step), "{step}: {}", h.body);
+    }
+    // Deleting removes the photos' files.
+    let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=delete")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert!(files_under(&app.upload_dir).is_empty(), "{:?}", files_under(&app.upload_dir));
+    assert_eq!(app.get(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)]).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp) {
+    let seller = login(app, SELLER, "").await;
+    let h = [("cookie", seller.as_str()), ("accept", "application/json")];
+    // Anonymous: refused as the API does.
+    let r = app.post_multipart("/upload/photo", &[], &[Part::File("photo", "a.jpg", &jpeg(400, 300, 1))]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let (s, b) = upload(app, &seller, "empty.jpg", b"").await;
+    assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "照片是空文件，请重新选择"));
+    // 20 MB: refused from its declared length, before the body is read…
+    let big = vec![0xFFu8; 20 * 1024 * 1024];
+    let (ct, body) = common::multipart(&[Part::File("photo", "big.jpg", &big)]);
+    let len = body.len().to_string();
+    let r = send_body(app.router(), "/upload/photo", &[h[0], h[1], ("content-length", &len)], &ct, body.clone()).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.json()["msg"], "照片不能超过10MB");
+    // …and without a length, as soon as the stream passes the limit.
+    let r = send_body(app.router(), "/upload/photo", &h, &ct, body).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.body);
+    assert_eq!(r.json()["msg"], "照片不能超过10MB");
+    for (name, bytes) in [("logo.jpg", &b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>"[..]), ("page.jpg", b"<!DOCTYPE html><script>alert(1)</script>")] {
+        let (s, b) = upload(app, &seller, name, bytes).await;
+        assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "只支持JPG、PNG、WebP格式的照片"), "{name}");
+    }
+    let mut heic = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic".to_vec();
+    heic.extend([0u8; 64]);
+    let (_, b) = upload(app, &seller, "IMG_0001.HEIC", &heic).await;
+    assert!(b["msg"].as_str().unwrap().contains("HEIC"));
+    // A 30000×30000 PNG header is refused before decoding.
+    let mut bomb = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R'];
+    bomb.extend(30_000u32.to_be_bytes());
+    bomb.extend(30_000u32.to_be_bytes());
+    bomb.extend([8, 2, 0, 0, 0]);
+    let crc = crc32(&bomb[12..29]);
+    bomb.extend(crc.to_be_bytes());
+    // The start of a deflate stream of zeros, as a real bomb would carry.
+    let idat = [b'I', b'D', b'A', b'T', 0x78, 0x9C, 0xED, 0xC1, 0x01, 0x0D, 0x00, 0x00, 0x00, 0xC2, 0xA0, 0xF7];
+    bomb.extend(12u32.to_be_bytes());
+    bomb.extend(idat);
+    bomb.extend(crc32(&idat).to_be_bytes());
+    let (s, b) = upload(app, &seller, "bomb.jpg", &bomb).await;
+    assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "照片尺寸过大，请上传边长不超过12000像素的照片"));
+    assert!(files_under(&app.upload_dir).is_empty(), "no refused upload left a file");
+
+    // A PNG named .jpg is judged by its bytes and stored as WebP; a hostile name is never used.
+    let (s, b) = upload(app, &seller, "photo.jpg", &png(640, 480)).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, b2) = upload(app, &seller, "../../x.jpg", &jpeg(640, 480, 9)).await;
+    assert_eq!(s, StatusCode::OK, "{b2}");
+    let files = files_under(&app.upload_dir);
+    assert_eq!(files.len(), 8);
+    assert!(files.iter().all(|f| f.starts_with(app.upload_dir.join("p")) && f.extension().unwrap() == "webp"), "{files:?}");
+    assert!(!app.upload_dir.parent().unwrap().join("x.jpg").exists());
+    assert!(b2["data"]["url"].as_str().unwrap().starts_with("/upload/p/"));
+    // Path tricks on the way out are 404.
+    for bad in ["/upload/../Cargo.toml", "/upload/p/..%2f..%2fCargo.toml", "/upload/p/x.jpg"] {
+        assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+
+    // A 31st photo is refused unread, and the form comes back with everything typed.
+    let mut tokens = vec![b["data"]["id"].as_str().unwrap().to_owned(), b2["data"]["id"].as_str().unwrap().to_owned()];
+    let user_id = app.state.store.user_by_mobile(SELLER).await.unwrap().unwrap().user_id;
+    for i in 0..28 {
+        let t = format!("fake{i:028}");
+        app.state.store.record_upload(&t, user_id, &format!("p/202611/fake{i}.webp"), 800, 600, 1, NOW).await.unwrap();
+        tokens.push(t);
+    }
+    let before = files_under(&app.upload_dir).len();
+    let mut parts = fields("8.8", "保留这段描述");
+    parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+    let extra = jpeg(640, 480, 77);
+    parts.push(Part::File("photo_files", "31.jpg", &extra));
+    let r = app.post_multipart("/personalsell", &[("cookie", &seller)], &parts).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("31.jpg：最多上传30张照片"), "{}", r.body);
+    assert!(r.body.contains("保留这段描述") && r.body.contains(&tokens[29]));
+    assert_eq!(files_under(&app.upload_dir).len(), before, "the 31st photo was not stored");
+
+    // Uploads no listing uses are deleted a day later, files and all.
+    let later = app.variant(app.state.config.clone(), NOW + 2 * 86_400);
+    let removed = web::photos::cleanup_orphans(&later, NOW + 2 * 86_400).await.unwrap();
+    assert_eq!(removed, 30);
+    assert!(files_under(&app.upload_dir).is_empty());
+}
+
+async fn a_refused_form_keeps_everything_and_photos_work_without_javascript(app: &TestApp) {
+    let seller = login(app, SELLER, "").await;
+    // No JavaScript: files arrive with the form. Two photos and a bad phone: both reported, both
+    // photos kept for the next try.
+    let (a, b) = (jpeg(800, 600, 1), jpeg(800, 600, 2));
+    let mut parts = fields("8.8", "描述文字保留");
+    parts.retain(|p| !matches!(p, Part::Text("contact", _) | Part::Text("mileage", _)));
+    parts.push(Part::Text("contact", "12345"));
+    parts.push(Part::Text("mileage", "三万"));
+    parts.push(Part::File("photo_files", "a.jpg", &a));
+    parts.push(Part::File("photo_files", "b.jpg", &b));
+    let r = app.post_multipart("/personalsell", &[("cookie", &seller)], &parts).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for msg in ["请输入正确的手机号", "里程请填写数字，单位万公里，如 3.5", "请至少上传3张照片，当前2张"] {
+        assert!(r.body.contains(msg), "{msg}");
+    }
+    assert!(r.body.contains("描述文字保留") && r.body.contains(r#"value="三万""#));
+    let kept: Vec<String> = r.body.split(r#"name="photos" value=""#).skip(1).map(|s| s[..s.find('"').unwrap()].to_owned()).collect();
+    assert_eq!(kept.len(), 2, "both photos kept");
+    // 估算参考价 shows the suggestion without complaining about the rest.
+    let mut parts = vec![Part::Text("series", series_slug()), Part::Text("reg", "2021-03"), Part::Text("mileage", "3"), Part::Text("intent", "suggest")];
+    parts.extend(kept.iter().map(|t| Part::Text("photos", t.as_str())));
+    let r = app.post_multipart("/personalsell", &[("cookie", &seller)], &parts).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("参考售价") && !r.body.contains("请填写期望售价"));
+    let j = app.get(&format!("/personalsell/suggest?series={}&reg=2021-03&mileage=3", series_slug()), &[]).await.json();
+    assert!(j["data"]["low"].is_string() && j["data"]["basis"].is_string(), "{j}");
+    assert!(app.get("/personalsell/suggest?series=nope&reg=2021-03&mileage=3", &[]).await.json()["data"].is_null());
+    // Someone else's photo ids are ignored.
+    let other = login(app, OTHER, "").await;
+    let mut parts = fields("8.8", "");
+    parts.extend(kept.iter().map(|t| Part::Text("photos", t.as_str())));
+    let r = app.post_multipart("/personalsell", &[("cookie", &other)], &parts).await;
+    assert!(r.body.contains("请至少上传3张照片，当前0张"));
+
+    // The quick path: phone + city → a sell lead and the thank-you page.
+    let r = app.post_form("/personalsell/lead", &[], "mobile=123&city=").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("请输入正确的手机号") && r.body.contains("请选择车辆所在城市"));
+    let r = app.post_form("/personalsell/lead", &[], "mobile=13912345678&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+}
+
+async fn bait_is_flagged_for_review_with_its_reason(app: &TestApp) {
+    let seller = login(app, SELLER, "").await;
+    let tokens = vec![upload_ok(app, &seller, 1).await, upload_ok(app, &seller, 2).await, upload_ok(app, &seller, 3).await];
+    let id = post_listing(app, &seller, "8.8", "急售，只要3万，先到先得", &tokens).await;
+    let mine = app.get("/space/personcarlist", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("需人工复核：描述中的价格3万与售价8.8万不一致"));
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let queue = app.get("/staff/review", &[("cookie", &staff)]).await;
+    let first = queue.body.find("class=\"queue-item").unwrap();
+    assert!(queue.body[first..].starts_with(&format!("class=\"queue-item flagged\" id=\"review-{id}\"")), "flagged listings come first");
+    let r = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=reject&reason=%E6%8F%8F%E8%BF%B0%E4%BB%B7%E6%A0%BC%E4%B8%8D%E4%B8%80%E8%87%B4")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let mine = app.get("/space/personcarlist?status=rejected", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("审核未通过：描述价格不一致"), "the seller sees the reason");
+
+    // The seller appeals; staff answer; the seller sees the answer.
+    let r = app.post_form("/actives/help/appeal", &[("cookie", &seller)], &format!("target={id}&mobile={SELLER}&content=short")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("请至少写10个字") && r.body.contains("short"));
+    let text = "描述里写的是首付三万，不是售价，请复核一下";
+    let r = app.post_form("/actives/help/appeal", &[("cookie", &seller)], &format!("target={id}&mobile={SELLER}&content={}", urlencode(text))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let list = app.get("/staff/appeals", &[("cookie", &staff)]).await;
+    assert!(list.body.contains(text));
+    let appeal_id = list.body.split("name=\"id\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let r = app.post_form("/staff/appeals", &[("cookie", &staff)], &format!("id={appeal_id}&decision=dismissed&reason={}", urlencode("描述仍需修改后重新提交"))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert!(app.get("/actives/help/appeal", &[("cookie", &seller)]).await.body.contains("答复：描述仍需修改后重新提交"));
+    assert_eq!(app.get("/staff/appeals", &[("cookie", &seller)]).await.status, StatusCode::FORBIDDEN);
+}
+
+/// The PNG chunk checksum, so the oversized header is otherwise valid.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+fn urlencode(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+on_both!(30 => sell_approve_find_lead_and_manage, upload_abuse_is_refused_with_a_message_and_leaves_no_file, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
