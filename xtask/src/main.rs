@@ -132,9 +132,11 @@ fn test() -> Res {
     run(Command::new(&bin).args(["seed", "--listings", "3000", "--database-url", &db_s]).env("USEDCAR_LOG", "warn"))?;
     let port = free_port()?;
     let addr = format!("127.0.0.1:{port}");
+    let uploads = std::env::temp_dir().join(format!("usedcar_browser_{}_upload", std::process::id()));
     let child = Command::new(&bin)
         .args(["serve", "--addr", &addr, "--database-url", &db_s])
         .env("USEDCAR_LOG", "warn")
+        .env("USEDCAR_UPLOAD_DIR", &uploads)
         // Links the server writes for other devices (the QR login's confirm URL) use this origin.
         .env("USEDCAR_SITE_URL", format!("http://{addr}"))
         .stdout(Stdio::null())
@@ -147,6 +149,7 @@ fn test() -> Res {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{db_s}{suffix}"));
     }
+    let _ = std::fs::remove_dir_all(&uploads);
     result
 }
 

@@ -50,6 +50,7 @@ struct ReviewPage {
     error: Option<String>,
     appeals: Vec<store::AppealRow>,
     show_appeals: bool,
+    only: String,
 }
 
 fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
@@ -63,10 +64,12 @@ fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> P
 pub struct StaffQuery {
     #[serde(default)]
     done: String,
+    #[serde(default)]
+    id: String,
 }
 
-async fn review_page(state: &AppState, visitor: &Visitor, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
-    let (queue, total) = tokio::try_join!(state.store.review_queue(50), state.store.review_count())?;
+async fn review_page(state: &AppState, visitor: &Visitor, only: Option<i64>, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+    let (queue, total) = tokio::try_join!(state.store.review_queue(only, 50), state.store.review_count())?;
     let base = &state.config.image_upload_base;
     let mut items = Vec::with_capacity(queue.len());
     for r in queue {
@@ -94,7 +97,16 @@ async fn review_page(state: &AppState, visitor: &Visitor, notice: Option<String>
             history,
         });
     }
-    let tpl = ReviewPage { page: staff_meta(state, visitor, "车源审核", "/staff/review"), items, total, notice, error, appeals: Vec::new(), show_appeals: false };
+    let tpl = ReviewPage {
+        page: staff_meta(state, visitor, "车源审核", "/staff/review"),
+        items,
+        total,
+        notice,
+        error,
+        appeals: Vec::new(),
+        show_appeals: false,
+        only: only.map(|i| i.to_string()).unwrap_or_default(),
+    };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
@@ -107,7 +119,8 @@ pub async fn review(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         "reject" => Some("已驳回，卖家会看到驳回原因。".to_owned()),
         _ => None,
     };
-    review_page(&state, &visitor, notice, None, StatusCode::OK).await
+    let only = q.id.trim().parse::<i64>().ok().filter(|i| *i > 0);
+    review_page(&state, &visitor, only, notice, None, StatusCode::OK).await
 }
 
 /// A review decision.
@@ -128,14 +141,14 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Form(d): Fo
     let action = match d.decision.as_str() {
         "approve" => Action::Approve,
         "reject" => Action::Reject,
-        _ => return review_page(&state, &visitor, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+        _ => return review_page(&state, &visitor, None, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let reason = d.reason.trim();
     if action == Action::Reject && reason.is_empty() {
-        return review_page(&state, &visitor, None, Some(format!("驳回车源 {id} 需要填写原因，卖家会看到它")), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return review_page(&state, &visitor, None, None, Some(format!("驳回车源 {id} 需要填写原因，卖家会看到它")), StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     if reason.chars().count() > REASON_MAX {
-        return review_page(&state, &visitor, None, Some(format!("原因最多{REASON_MAX}字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return review_page(&state, &visitor, None, None, Some(format!("原因最多{REASON_MAX}字")), StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let now = state.clock.now();
     match state.store.listing_action(id, staff.user_id, Actor::Staff, action, reason, now).await? {
@@ -146,7 +159,7 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Form(d): Fo
             }
             Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
         }
-        ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
+        ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
         ActionOutcome::TooSoon(_) | ActionOutcome::Deleted(_) => Err(AppError::NotFound),
     }
 }
@@ -160,7 +173,16 @@ pub async fn appeals(State(state): State<AppState>, visitor: Visitor, Query(q): 
 async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
     let total = state.store.review_count().await?;
     let appeals = state.store.appeals(100).await?;
-    let tpl = ReviewPage { page: staff_meta(state, visitor, "申诉处理", "/staff/appeals"), items: Vec::new(), total, notice, error, appeals, show_appeals: true };
+    let tpl = ReviewPage {
+        page: staff_meta(state, visitor, "申诉处理", "/staff/appeals"),
+        items: Vec::new(),
+        total,
+        notice,
+        error,
+        appeals,
+        show_appeals: true,
+        only: String::new(),
+    };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
