@@ -27,6 +27,7 @@ mod news;
 mod search;
 pub mod seed;
 mod selling;
+mod shop;
 mod seo;
 mod space;
 mod valuation;
@@ -46,6 +47,7 @@ pub use news::{NewsArticle, NewsItem};
 pub use search::{Scope, SearchPage};
 pub use selling::{ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, OwnShop, ReviewItem, UploadRow};
 pub use seo::SITEMAP_URLS;
+pub use shop::{Shop, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 
 /// The one error type of this crate.

@@ -17,11 +17,13 @@ pub struct Scope {
     pub published_after: Option<i64>,
     /// Only listings whose price went down after this time (saved searches: price drops).
     pub price_cut_after: Option<i64>,
+    /// Only one shop's listings (`/shop/{oname}/buyCar`).
+    pub shop_id: Option<i64>,
 }
 
 impl Scope {
     /// All online listings (`/carlist`).
-    pub const ALL: Scope = Scope { inspected_only: false, published_after: None, price_cut_after: None };
+    pub const ALL: Scope = Scope { inspected_only: false, published_after: None, price_cut_after: None, shop_id: None };
     /// Inspected listings only (`/servicehall/qualitycarlist`).
     pub const INSPECTED: Scope = Scope { inspected_only: true, ..Scope::ALL };
 }
@@ -70,6 +72,9 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (St
     }
     if let Some(t) = scope.published_after {
         cond(&mut sql, &mut vals, "published_at > {}", Val::Int(t));
+    }
+    if let Some(shop) = scope.shop_id {
+        cond(&mut sql, &mut vals, "shop_id = {}", Val::Int(shop));
     }
     if let Some(t) = scope.price_cut_after {
         cond(

@@ -165,6 +165,16 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/upload/photo", post(pages::sell::upload).layer(axum::extract::DefaultBodyLimit::max(photos::MAX_BYTES + 64 * 1024)))
         .route("/actives/help/appeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
         .route("/actives/help/customerappeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
+        .route("/shop", get(pages::shop::directory))
+        .route("/shop/{oname}", get(pages::shop::home))
+        .route("/shop/{oname}/buyCar", get(pages::shop::buy_car))
+        .route("/shop/{oname}/search", get(pages::shop::search))
+        .route("/shop/{oname}/sellCar", get(pages::shop::sell_car).post(pages::shop::sell_car_post))
+        .route("/shop/{oname}/business", get(pages::shop::business))
+        .route("/shop/{oname}/details/{id}", get(pages::shop::details))
+        .route("/shop/profile/{id}", get(pages::shop::profile_by_id))
+        .route("/actives/douyinshop", get(pages::shop::douyin).post(pages::shop::douyin_post))
+        .route("/actives/gratitude", get(pages::shop::gratitude))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
@@ -191,6 +201,17 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/space/personcarlist/{id}", get(pages::mylistings::history))
         .route("/space/personcarlist/{id}/edit", get(pages::sell::edit_page).post(pages::sell::edit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), USER_MIDDLEWARE)))
+}
+
+/// Pages for dealers (users who own a shop).
+pub const DEALER_MIDDLEWARE: &[&str] = &["auth", "user", "dealer"];
+
+/// The dealer's tools.
+fn dealer_pages(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/shop/profile", get(pages::shop::profile).post(pages::shop::profile_save))
+        .route("/actives/zhikeclues", get(pages::dealer::leads).post(pages::dealer::act))
+        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEALER_MIDDLEWARE)))
 }
 
 /// Pages for the staff role: others get 403, anonymous visitors the login form.
@@ -228,6 +249,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .merge(pages(&state))
         .merge(user_pages(&state))
         .merge(staff_pages(&state))
+        .merge(dealer_pages(&state))
         .merge(api())
         .merge(extra)
         .route("/api/regions", get(pages::regions::regions))

@@ -81,7 +81,8 @@ struct ListPage {
     page: PageMeta,
     heading: String,
     total: i64,
-    kind_path: &'static str,
+    kind_path: String,
+    shop: Option<super::shop::ShopHead>,
     crumbs: Crumbs,
     rows: Vec<FilterRow>,
     chips: Vec<(String, String)>,
@@ -234,22 +235,36 @@ pub fn parse_query(raw: Option<&str>) -> CarQuery {
 
 /// The handler for all three list routes.
 pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Option<&str>) -> Result<Response, AppError> {
+    list_at(state, visitor, kind, kind.path, None, raw).await
+}
+
+/// A list at `path`, inside a shop's pages when `shop` is given (its inventory only, the shop
+/// layout and header; the shop's name in the heading).
+pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<super::shop::ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
     let q = parse_query(raw);
     let now = state.clock.now();
-    let (result, popular) = tokio::try_join!(state.store.search(&q, kind.scope, domain::time::year(now)), state.store.popular_brands(12))?;
+    let (result, popular) = tokio::try_join!(state.store.search(&q, Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope }, domain::time::year(now)), state.store.popular_brands(12))?;
     let pages = result.pages();
     if q.page > pages {
         return Err(AppError::NotFound);
     }
     let subject = q.subject();
-    let heading = format!("{subject}{}", kind.noun);
+    let heading = match &shop {
+        Some(s) => format!("{} · {subject}在售车源", s.name),
+        None => format!("{subject}{}", kind.noun),
+    };
     let title = q.title(kind.noun);
     let description = format!(
         "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
         result.total
     );
-    let canonical = q.href(kind.path);
-    let mut page = PageMeta::new(state, visitor.device, kind.layout, title).describe(description).canonical_path(state, &canonical);
+    let canonical = q.href(path);
+    let layout = if shop.is_some() { "shop" } else { kind.layout };
+    let title = match &shop {
+        Some(s) => format!("{}在售{}", s.name, title),
+        None => title,
+    };
+    let mut page = PageMeta::new(state, visitor.device, layout, title).describe(description).canonical_path(state, &canonical);
     if !q.is_indexable(result.total) {
         page.robots = "noindex,follow";
     }
@@ -257,18 +272,18 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
     if let Some(first) = cards.first() {
         page = page.share_image(state, &first.cover);
     }
-    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), kind.path.to_owned())];
+    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
     if let Some(p) = q.province {
-        crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(kind.path)));
+        crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(path)));
     }
     if let Some(c) = q.city {
-        crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(kind.path)));
+        crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(path)));
     }
     if let Some(b) = q.brand {
-        crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(kind.path)));
+        crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(path)));
     }
     if let Some(s) = q.series {
-        crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(kind.path)));
+        crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
     }
     let offset = (q.page - 1) * domain::search::PAGE_SIZE;
     let items: Vec<serde_json::Value> = cards
@@ -285,7 +300,8 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
 
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
     // Saved searches are for the main list; `/space/searches` drops the page and sort.
-    let save_query = (kind.path == CARLIST.path).then(|| q.to_query());
+    let save_query = (path == CARLIST.path).then(|| q.to_query());
+    let kind_path = path.to_owned();
     // The region picker over the 地区 row: a city chosen there replaces the region filter and
     // keeps the others (the URL the row's own links would give).
     let probe = region::city_by_slug("beijing");
@@ -297,13 +313,13 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
             t.city = probe;
             t.province = None;
         })
-        .href(kind.path)
+        .href(path)
         .replace("city=beijing", "city={py}")),
         any_href: Some(q.with(|t| {
             t.city = None;
             t.province = None;
         })
-        .href(kind.path)),
+        .href(path)),
         any_label: "全国",
         ..RegionPickerProps::default()
     };
@@ -313,17 +329,18 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
         save_query,
         heading,
         total: result.total,
-        kind_path: kind.path,
-        rows: filter_rows(&q, kind.path, &popular),
-        chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(kind.path))).collect(),
+        kind_path,
+        shop,
+        rows: filter_rows(&q, path, &popular),
+        chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
         sorts: Sort::ALL
             .into_iter()
-            .map(|s| OptionLink { label: s.label().to_owned(), href: q.sorted(s).href(kind.path), active: q.sort == s, nofollow: true })
+            .map(|s| OptionLink { label: s.label().to_owned(), href: q.sorted(s).href(path), active: q.sort == s, nofollow: true })
             .collect(),
         cards,
-        pages: if pages > 1 { page_links(&q, kind.path, pages) } else { Vec::new() },
-        prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(kind.path)),
-        next: (q.page < pages).then(|| q.at_page(q.page + 1).href(kind.path)),
+        pages: if pages > 1 { page_links(&q, path, pages) } else { Vec::new() },
+        prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(path)),
+        next: (q.page < pages).then(|| q.at_page(q.page + 1).href(path)),
         keyword: q.keyword.clone().unwrap_or_default(),
         hidden,
         flow: kind.layout == "flow",

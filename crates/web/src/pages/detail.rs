@@ -68,6 +68,7 @@ pub struct LeadForm {
 #[template(path = "detail.html")]
 struct DetailPage {
     page: PageMeta,
+    shop: Option<super::shop::ShopHead>,
     crumbs: Crumbs,
     d: ListingDetail,
     photos: Vec<PhotoView>,
@@ -141,7 +142,25 @@ fn rating_view(d: &ListingDetail) -> RatingView {
 }
 
 /// Everything the page needs, shared by GET and a failed POST.
+/// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and
+/// header; the canonical URL stays `/details/{id}`.
+pub async fn render_in_shop(state: &AppState, visitor: &Visitor, id: i64, shop: super::shop::ShopHead) -> Result<Response, AppError> {
+    render_with(state, visitor, id, LeadForm::default(), None, None, Some(shop)).await
+}
+
 async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
+    render_with(state, visitor, id, form, notice, sharer, None).await
+}
+
+async fn render_with(
+    state: &AppState,
+    visitor: &Visitor,
+    id: i64,
+    form: LeadForm,
+    notice: Option<String>,
+    sharer: Option<i64>,
+    shop: Option<super::shop::ShopHead>,
+) -> Result<Response, AppError> {
     let s = &state.store;
     let d = s.public_listing(id).await?;
     let now = state.clock.now();
@@ -189,7 +208,7 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
         domain::money::wan(d.guide_price_yuan)
     );
     let canonical = format!("/details/{id}");
-    let mut page = PageMeta::new(state, visitor.device, "default", title)
+    let mut page = PageMeta::new(state, visitor.device, if shop.is_some() { "shop" } else { "default" }, title)
         .describe(description.clone())
         .canonical_path(state, &canonical)
         .share_image(state, &photo_views[0].src);
@@ -293,6 +312,7 @@ async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, no
     });
     let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
     let tpl = DetailPage {
+        shop,
         gallery,
         share,
         share_url,

@@ -2,6 +2,7 @@
 
 pub mod carlist;
 pub mod compare;
+pub mod dealer;
 pub mod detail;
 pub mod home;
 pub mod kit;
@@ -10,6 +11,7 @@ pub mod mylistings;
 pub mod news;
 pub mod regions;
 pub mod sell;
+pub mod shop;
 pub mod seo;
 pub mod space;
 pub mod staff;

@@ -1,0 +1,196 @@
+//! Dealer shops: the directory, one shop's public profile, its owner's editor, and the leads a
+//! shop received (only the owning dealer reads them; opening one is logged).
+
+use crate::{DbError, Store, found, from_row, on_pool};
+
+/// A shop in full.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shop {
+    /// Id.
+    pub shop_id: i64,
+    /// URL slug.
+    pub oname: String,
+    /// Name.
+    pub name: String,
+    /// Owner.
+    pub owner_user_id: Option<i64>,
+    /// Province code.
+    pub province_code: i32,
+    /// City code.
+    pub city_code: i32,
+    /// Street address.
+    pub address: String,
+    /// Public phone.
+    pub phone: String,
+    /// Logo path or URL.
+    pub logo: String,
+    /// Banner path or URL.
+    pub banner: String,
+    /// Business licence number.
+    pub licence_no: String,
+    /// Opening hours.
+    pub hours: String,
+    /// Introduction.
+    pub intro: String,
+    /// Latitude.
+    pub lat: Option<f64>,
+    /// Longitude.
+    pub lng: Option<f64>,
+    /// Verified by us.
+    pub verified: bool,
+    /// Cars on sale.
+    pub on_sale: i64,
+}
+from_row!(Shop { shop_id, oname, name, owner_user_id, province_code, city_code, address, phone, logo, banner, licence_no, hours, intro, lat, lng, verified, on_sale });
+
+const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.province_code, s.city_code, s.address, s.phone, s.logo, s.banner, \
+     s.licence_no, s.hours, s.intro, cast(s.lat as double precision) as lat, cast(s.lng as double precision) as lng, s.verified, \
+     (select count(*) from listing l where l.shop_id = s.shop_id and l.status = 'online') as on_sale";
+
+/// What a dealer may change about their shop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShopProfile {
+    /// Name.
+    pub name: String,
+    /// Address.
+    pub address: String,
+    /// Phone.
+    pub phone: String,
+    /// Hours.
+    pub hours: String,
+    /// Licence number.
+    pub licence_no: String,
+    /// Introduction.
+    pub intro: String,
+    /// Logo (upload path), unchanged when empty.
+    pub logo: String,
+    /// Banner (upload path), unchanged when empty.
+    pub banner: String,
+}
+
+/// A lead as its shop sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShopLead {
+    /// Id.
+    pub lead_id: i64,
+    /// The phone (the page masks it until opened).
+    pub mobile: String,
+    /// Intent.
+    pub intent: String,
+    /// The car.
+    pub listing_id: Option<i64>,
+    /// The car's title.
+    pub title: Option<String>,
+    /// Viewing date.
+    pub appointment_date: String,
+    /// Name or car the visitor gave.
+    pub name: String,
+    /// `new`, `contacted`, `closed`.
+    pub status: String,
+    /// The dealer's note.
+    pub dealer_note: String,
+    /// First opened.
+    pub opened_at: Option<i64>,
+    /// When it came in.
+    pub created_at: i64,
+}
+from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at });
+
+impl Store {
+    /// Open shops, in one city when given, whose name contains `name`, most cars first.
+    pub async fn shops(&self, city_code: Option<i32>, name: &str, limit: i64, offset: i64) -> Result<(Vec<Shop>, i64), DbError> {
+        let pattern = format!("%{}%", name.replace(['%', '_', '\\'], ""));
+        let filter = "s.status = 'open' and ($1 = 0 or s.city_code = $1) and s.name like $2";
+        let sql = format!("select {SHOP_COLUMNS} from shop s where {filter} order by on_sale desc, s.shop_id limit $3 offset $4");
+        let count = format!("select count(*) from shop s where {filter}");
+        let city = city_code.unwrap_or(0);
+        on_pool!(self, p => {
+            let rows = sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(city).bind(&pattern).bind(limit).bind(offset).fetch_all(p).await?;
+            let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(count)).bind(city).bind(&pattern).fetch_one(p).await?;
+            Ok((rows, total))
+        })
+    }
+
+    /// An open shop by slug.
+    pub async fn shop_by_oname(&self, oname: &str) -> Result<Shop, DbError> {
+        let sql = format!("select {SHOP_COLUMNS} from shop s where s.oname = $1 and s.status = 'open'");
+        found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(oname).fetch_optional(p).await?))
+    }
+
+    /// An open shop's slug by id.
+    pub async fn shop_oname(&self, shop_id: i64) -> Result<String, DbError> {
+        found(on_pool!(self, p => {
+            sqlx::query_scalar::<_, String>("select oname from shop where shop_id = $1 and status = 'open'").bind(shop_id).fetch_optional(p).await?
+        }))
+    }
+
+    /// Every open shop's slug and last change (sitemap).
+    pub async fn shop_onames(&self) -> Result<Vec<(String, i64)>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, (String, i64)>("select oname, updated_at from shop where status = 'open' order by shop_id").fetch_all(p).await?
+        }))
+    }
+
+    /// The shop `user_id` owns, in full.
+    pub async fn own_shop(&self, user_id: i64) -> Result<Shop, DbError> {
+        let sql = format!("select {SHOP_COLUMNS} from shop s where s.owner_user_id = $1 order by s.shop_id limit 1");
+        found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(user_id).fetch_optional(p).await?))
+    }
+
+    /// Saves the owner's edits of their shop.
+    pub async fn update_shop(&self, user_id: i64, s: &ShopProfile, now: i64) -> Result<(), DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query(
+                "update shop set name = $1, address = $2, phone = $3, hours = $4, licence_no = $5, intro = $6, \
+                 logo = case when $7 = '' then logo else $7 end, banner = case when $8 = '' then banner else $8 end, updated_at = $9 \
+                 where owner_user_id = $10",
+            )
+            .bind(&s.name).bind(&s.address).bind(&s.phone).bind(&s.hours).bind(&s.licence_no).bind(&s.intro).bind(&s.logo)
+            .bind(&s.banner).bind(now).bind(user_id)
+            .execute(p).await?.rows_affected()
+        });
+        if n == 0 { Err(DbError::NotFound) } else { Ok(()) }
+    }
+
+    /// The leads of the shop `owner_user_id` owns, newest first, in one status when given.
+    pub async fn shop_leads(&self, owner_user_id: i64, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, ShopLead>(
+                "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, ld.dealer_note, \
+                 ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id \
+                 where ld.shop_id = (select shop_id from shop where owner_user_id = $1 order by shop_id limit 1) \
+                 and ($2 = '' or ld.status = $2) order by ld.created_at desc, ld.lead_id desc limit $3",
+            )
+            .bind(owner_user_id).bind(status).bind(limit).fetch_all(p).await?
+        }))
+    }
+
+    /// Opens a lead of the owner's shop (its number is shown from now on) and logs it; changes
+    /// its status and note when given. `NotFound` when the lead is not the owner's shop's.
+    pub async fn work_lead(&self, owner_user_id: i64, lead_id: i64, action: &str, status: Option<&str>, note: Option<&str>, now: i64) -> Result<ShopLead, DbError> {
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            let owned: Option<i64> = sqlx::query_scalar(
+                "select lead_id from lead where lead_id = $1 and shop_id = (select shop_id from shop where owner_user_id = $2 order by shop_id limit 1)",
+            )
+            .bind(lead_id).bind(owner_user_id).fetch_optional(&mut *tx).await?;
+            owned.ok_or(DbError::NotFound)?;
+            sqlx::query("update lead set opened_at = coalesce(opened_at, $1), status = coalesce($2, status), dealer_note = coalesce($3, dealer_note), updated_at = $1 where lead_id = $4")
+                .bind(now).bind(status).bind(note).bind(lead_id).execute(&mut *tx).await?;
+            sqlx::query("insert into lead_open_log (lead_id, user_id, action, created_at) values ($1, $2, $3, $4)")
+                .bind(lead_id).bind(owner_user_id).bind(action).bind(now).execute(&mut *tx).await?;
+            let row = sqlx::query_as::<_, ShopLead>(
+                "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, ld.dealer_note, \
+                 ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id where ld.lead_id = $1",
+            )
+            .bind(lead_id).fetch_one(&mut *tx).await?;
+            tx.commit().await?;
+            Ok(row)
+        })
+    }
+
+    /// How often a lead was opened (tests and the lead's log line).
+    pub async fn lead_openings(&self, lead_id: i64) -> Result<i64, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_scalar("select count(*) from lead_open_log where lead_id = $1").bind(lead_id).fetch_one(p).await?))
+    }
+}

@@ -1,0 +1,485 @@
+//! Dealer shops (layout `shop`): the directory `/shop`, a shop's home, inventory with the list
+//! filters (`buyCar`), keyword search (`search`), sell-to-this-shop lead form (`sellCar`),
+//! business details with the map (`business`), a car in the shop layout (`details/{id}`, 404
+//! when the car is not the shop's), `/shop/profile/{id}` (301 to the slug), the dealer's own
+//! editor `/shop/profile`, `/actives/douyinshop` for short-video traffic, and `/actives/gratitude`.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use serde::Deserialize;
+use store::{NewLead, Shop, ShopProfile};
+
+use super::login::see_other;
+use super::{CardView, Crumbs};
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor, json_ld};
+use crate::error::AppError;
+
+/// The shop header every shop page shows.
+#[derive(Debug, Clone)]
+pub struct ShopHead {
+    /// Id.
+    pub shop_id: i64,
+    /// Slug.
+    pub oname: String,
+    /// Name.
+    pub name: String,
+    /// Logo URL.
+    pub logo: String,
+    /// Banner URL (empty: none).
+    pub banner: String,
+    /// Verified badge.
+    pub verified: bool,
+    /// Phone.
+    pub phone: String,
+    /// City name.
+    pub city: String,
+    /// Cars on sale.
+    pub on_sale: i64,
+}
+
+impl ShopHead {
+    /// The header of a shop.
+    pub fn new(state: &AppState, s: &Shop) -> ShopHead {
+        let base = &state.config.image_upload_base;
+        let url = |f: &str| if f.is_empty() { String::new() } else { domain::image::cover(f, base) };
+        ShopHead {
+            shop_id: s.shop_id,
+            oname: s.oname.clone(),
+            name: s.name.clone(),
+            logo: if s.logo.is_empty() { state.assets.url("img/logo.svg") } else { url(&s.logo) },
+            banner: url(&s.banner),
+            verified: s.verified,
+            phone: s.phone.clone(),
+            city: domain::region::city(s.city_code as u32).map_or(String::new(), |c| c.name.to_owned()),
+            on_sale: s.on_sale,
+        }
+    }
+}
+
+fn shop_meta(state: &AppState, visitor: &Visitor, layout: &str, title: String, path: &str) -> PageMeta {
+    PageMeta::new(state, visitor.device, layout, title).canonical_path(state, path)
+}
+
+/// The map of a shop: a static map image when a maps key is configured, and always a link that
+/// opens the map app at the shop.
+pub struct MapView {
+    /// Static map image URL.
+    pub image: Option<String>,
+    /// Opens the map app.
+    pub link: String,
+}
+
+fn map_of(state: &AppState, s: &Shop) -> MapView {
+    let enc = |t: &str| form_urlencoded::byte_serialize(t.as_bytes()).collect::<String>();
+    let (link, image) = match (s.lat, s.lng) {
+        (Some(lat), Some(lng)) => (
+            format!("https://uri.amap.com/marker?position={lng},{lat}&name={}&callnative=1", enc(&s.name)),
+            (!state.config.maps_key.is_empty()).then(|| {
+                format!("https://restapi.amap.com/v3/staticmap?location={lng},{lat}&zoom=15&size=600*300&markers=mid,,A:{lng},{lat}&key={}", enc(&state.config.maps_key))
+            }),
+        ),
+        _ => (format!("https://uri.amap.com/search?keyword={}&callnative=1", enc(&format!("{} {}", s.address, s.name))), None),
+    };
+    MapView { image, link }
+}
+
+/// A lead form on a shop page.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ShopLeadForm {
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    car: String,
+    #[serde(skip)]
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "shop.html")]
+struct ShopPage {
+    page: PageMeta,
+    shop: ShopHead,
+    tab: &'static str,
+    cards: Vec<CardView>,
+    address: String,
+    hours: String,
+    licence: String,
+    intro: String,
+    map: MapView,
+    form: ShopLeadForm,
+    crumbs: Crumbs,
+}
+
+async fn shop_or_404(state: &AppState, oname: &str) -> Result<Shop, AppError> {
+    Ok(state.store.shop_by_oname(oname).await?)
+}
+
+async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'static str, layout: &str, form: ShopLeadForm, status: StatusCode) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let cards = if matches!(tab, "home" | "douyin") {
+        state.store.shop_latest(s.shop_id, 12).await?.iter().map(|c| CardView::new(state, c, now)).collect()
+    } else {
+        Vec::new()
+    };
+    let head = ShopHead::new(state, s);
+    let path = match tab {
+        "home" => format!("/shop/{}", s.oname),
+        "douyin" => format!("/actives/douyinshop?oname={}", s.oname),
+        t => format!("/shop/{}/{t}", s.oname),
+    };
+    let title = match tab {
+        "business" => format!("{} · 商家信息", s.name),
+        "sellCar" => format!("{} · 卖车给商家", s.name),
+        _ => format!("{} · {}在售{}辆", s.name, head.city, s.on_sale),
+    };
+    let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!("{}：{}。地址：{}，营业时间{}。", s.name, s.intro.chars().take(60).collect::<String>(), s.address, s.hours));
+    if tab == "douyin" {
+        page.robots = "noindex,follow";
+        page.canonical = crate::ctx::absolute(state, &format!("/shop/{}", s.oname));
+    }
+    let city = domain::region::city(s.city_code as u32);
+    page.json_ld.push(json_ld(&serde_json::json!({
+        "@context": "https://schema.org",
+        "@type": "AutoDealer",
+        "name": s.name,
+        "url": crate::ctx::absolute(state, &format!("/shop/{}", s.oname)),
+        "telephone": s.phone,
+        "image": crate::ctx::absolute(state, &head.logo),
+        "openingHours": s.hours,
+        "address": {
+            "@type": "PostalAddress",
+            "streetAddress": s.address,
+            "addressLocality": city.map_or("", |c| c.name),
+            "addressRegion": domain::region::province(s.province_code as u32).map_or("", |p| p.name),
+            "addressCountry": "CN"
+        }
+    })));
+    let crumbs = vec![("首页".to_owned(), "/".to_owned()), ("商家".to_owned(), "/shop".to_owned()), (s.name.clone(), format!("/shop/{}", s.oname))];
+    let tpl = ShopPage {
+        page,
+        shop: head,
+        tab,
+        cards,
+        address: s.address.clone(),
+        hours: s.hours.clone(),
+        licence: s.licence_no.clone(),
+        intro: s.intro.clone(),
+        map: map_of(state, s),
+        form,
+        crumbs,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /shop/{oname}`.
+pub async fn home(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    render_shop(&state, &visitor, &s, "home", "shop", ShopLeadForm::default(), StatusCode::OK).await
+}
+
+/// `GET /shop/{oname}/business`.
+pub async fn business(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    render_shop(&state, &visitor, &s, "business", "shop", ShopLeadForm::default(), StatusCode::OK).await
+}
+
+/// `GET /shop/{oname}/sellCar`.
+pub async fn sell_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    render_shop(&state, &visitor, &s, "sellCar", "shop", ShopLeadForm::default(), StatusCode::OK).await
+}
+
+/// `POST /shop/{oname}/sellCar` (and the douyin page's callback form): a lead for this shop only.
+pub async fn sell_car_post(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    shop_lead(&state, &visitor, &s, form, "sell", "sellCar").await
+}
+
+async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: ShopLeadForm, intent: &str, tab: &'static str) -> Result<Response, AppError> {
+    let layout = if tab == "douyin" { "flow" } else { "shop" };
+    let mobile = match domain::validate::Mobile::parse(&form.mobile) {
+        Ok(m) => m,
+        Err(e) => {
+            form.error = Some(e.message().to_owned());
+            return render_shop(state, visitor, s, tab, layout, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    let lead = NewLead {
+        mobile: mobile.as_str().to_owned(),
+        intent: intent.to_owned(),
+        shop_id: Some(s.shop_id),
+        city_code: Some(s.city_code),
+        name: form.car.trim().chars().take(50).collect(),
+        source_page: format!("/shop/{}/{tab}", s.oname),
+        traffic_type: if tab == "douyin" { "douyin".to_owned() } else { String::new() },
+        ip: visitor.ip.clone(),
+        user_id: visitor.user.as_ref().map(|u| u.user_id),
+        ..NewLead::default()
+    };
+    match state.store.submit_lead(&lead, state.clock.now()).await? {
+        store::LeadOutcome::RateLimited => {
+            form.error = Some("提交太频繁了，请一小时后再试".to_owned());
+            render_shop(state, visitor, s, tab, layout, form, StatusCode::TOO_MANY_REQUESTS).await
+        }
+        _ => Ok(see_other(&format!("/actives/gratitude?shop={}", s.oname), Vec::new())),
+    }
+}
+
+/// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
+pub async fn buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    let path = format!("/shop/{}/buyCar", s.oname);
+    super::carlist::list_at(&state, &visitor, super::carlist::CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/search`: keyword search inside the shop (the inventory list, searched).
+pub async fn search(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    let path = format!("/shop/{}/search", s.oname);
+    super::carlist::list_at(&state, &visitor, super::carlist::CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
+pub async fn details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+    let d = state.store.public_listing(id).await?;
+    if d.shop_id != Some(s.shop_id) {
+        return Err(AppError::NotFound);
+    }
+    super::detail::render_in_shop(&state, &visitor, id, ShopHead::new(&state, &s)).await
+}
+
+/// `GET /shop/profile/{id}`: 301 to the shop's slug.
+pub async fn profile_by_id(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, AppError> {
+    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+    let oname = state.store.shop_oname(id).await?;
+    Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, format!("/shop/{oname}"))]).into_response())
+}
+
+/// `GET /actives/douyinshop?oname=`: the shop for short-video traffic (flow layout, callback form first).
+pub async fn douyin(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, q.get("oname").map_or("", String::as_str)).await?;
+    render_shop(&state, &visitor, &s, "douyin", "flow", ShopLeadForm::default(), StatusCode::OK).await
+}
+
+/// `POST /actives/douyinshop?oname=`: a callback request for the shop.
+pub async fn douyin_post(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, q.get("oname").map_or("", String::as_str)).await?;
+    shop_lead(&state, &visitor, &s, form, "ask_price", "douyin").await
+}
+
+#[derive(Template)]
+#[template(path = "shop_list.html")]
+struct DirectoryPage {
+    page: PageMeta,
+    shops: Vec<ShopHead>,
+    total: i64,
+    name: String,
+    city: String,
+    provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    prev: Option<String>,
+    next: Option<String>,
+}
+
+/// `GET /shop?city=&name=&page=`: the directory.
+pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
+    let city = q.get("city").and_then(|c| domain::region::city_by_slug(c)).or_else(|| visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
+    let name: String = q.get("name").map_or("", String::as_str).trim().chars().take(30).collect();
+    let page_no: i64 = q.get("page").and_then(|p| p.parse().ok()).filter(|p| (1..=500).contains(p)).unwrap_or(1);
+    const PER: i64 = 20;
+    let (rows, total) = state.store.shops(city.map(|c| c.code as i32), &name, PER, (page_no - 1) * PER).await?;
+    if page_no > 1 && rows.is_empty() {
+        return Err(AppError::NotFound);
+    }
+    let href = |p: i64| {
+        let mut s = form_urlencoded::Serializer::new(String::new());
+        if let Some(c) = city {
+            s.append_pair("city", c.slug);
+        }
+        if !name.is_empty() {
+            s.append_pair("name", &name);
+        }
+        if p > 1 {
+            s.append_pair("page", &p.to_string());
+        }
+        let qs = s.finish();
+        if qs.is_empty() { "/shop".to_owned() } else { format!("/shop?{qs}") }
+    };
+    let title = format!("{}二手车商家", city.map_or("全国", |c| c.name));
+    let mut page = PageMeta::new(&state, visitor.device, "default", title).canonical_path(&state, &href(page_no));
+    if !name.is_empty() {
+        page.robots = "noindex,follow";
+    }
+    let tpl = DirectoryPage {
+        page,
+        shops: rows.iter().map(|s| ShopHead::new(&state, s)).collect(),
+        total,
+        city: city.map_or(String::new(), |c| c.slug.to_owned()),
+        provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+        prev: (page_no > 1).then(|| href(page_no - 1)),
+        next: (page_no * PER < total).then(|| href(page_no + 1)),
+        name,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "shop_profile.html")]
+struct ProfilePage {
+    page: PageMeta,
+    shop: ShopHead,
+    form: ShopProfile,
+    fields: Vec<(&'static str, &'static str, String, usize)>,
+    errors: std::collections::BTreeMap<&'static str, String>,
+    saved: bool,
+}
+
+fn profile_fields(f: &ShopProfile) -> Vec<(&'static str, &'static str, String, usize)> {
+    vec![
+        ("name", "店铺名称", f.name.clone(), 30),
+        ("address", "详细地址", f.address.clone(), 100),
+        ("phone", "联系电话", f.phone.clone(), 20),
+        ("hours", "营业时间", f.hours.clone(), 30),
+        ("licence_no", "统一社会信用代码", f.licence_no.clone(), 18),
+    ]
+}
+
+impl ProfilePage {
+    /// The message of one field.
+    pub fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
+    let mut page = PageMeta::new(state, visitor.device, "shop", "店铺资料").canonical_path(state, "/shop/profile");
+    page.robots = "noindex,nofollow";
+    page
+}
+
+/// `GET /shop/profile`: the signed-in dealer's editor.
+pub async fn profile(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let s = state.store.own_shop(user.user_id).await?;
+    let form = ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() };
+    let tpl = ProfilePage { page: profile_meta(&state, &visitor), shop: ShopHead::new(&state, &s), fields: profile_fields(&form), form, errors: Default::default(), saved: q.contains_key("saved") };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// The editor's fields.
+#[derive(Debug, Default, Deserialize)]
+pub struct ProfilePost {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    address: String,
+    #[serde(default)]
+    phone: String,
+    #[serde(default)]
+    hours: String,
+    #[serde(default)]
+    licence_no: String,
+    #[serde(default)]
+    intro: String,
+}
+
+/// Checks the editor's fields.
+pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, std::collections::BTreeMap<&'static str, String>> {
+    let mut e = std::collections::BTreeMap::new();
+    let len = |s: &str| s.trim().chars().count();
+    if !(2..=30).contains(&len(&p.name)) {
+        e.insert("name", "店铺名称应为2到30个字".to_owned());
+    }
+    if !(5..=100).contains(&len(&p.address)) {
+        e.insert("address", "请填写详细地址（5到100个字）".to_owned());
+    }
+    let phone = p.phone.trim();
+    let phone_ok = domain::validate::Mobile::parse(phone).is_ok() || (phone.len() >= 7 && phone.len() <= 20 && phone.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
+    if !phone_ok {
+        e.insert("phone", "请填写手机号或座机号，如 0731-88886666".to_owned());
+    }
+    if len(&p.hours) > 30 {
+        e.insert("hours", "营业时间最多30个字".to_owned());
+    }
+    let licence = p.licence_no.trim();
+    if !licence.is_empty() && !(licence.len() == 18 && licence.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())) {
+        e.insert("licence_no", "统一社会信用代码应为18位数字或大写字母".to_owned());
+    }
+    if len(&p.intro) > 500 {
+        e.insert("intro", format!("店铺介绍最多500字，当前{}字", len(&p.intro)));
+    }
+    let form = ShopProfile {
+        name: p.name.trim().to_owned(),
+        address: p.address.trim().to_owned(),
+        phone: phone.to_owned(),
+        hours: p.hours.trim().to_owned(),
+        licence_no: licence.to_owned(),
+        intro: p.intro.trim().to_owned(),
+        ..ShopProfile::default()
+    };
+    if e.is_empty() { Ok(form) } else { Err(e) }
+}
+
+/// `POST /shop/profile`.
+pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Form(p): Form<ProfilePost>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let s = state.store.own_shop(user.user_id).await?;
+    match check_profile(&p) {
+        Ok(form) => {
+            state.store.update_shop(user.user_id, &form, state.clock.now()).await?;
+            Ok(see_other("/shop/profile?saved=1", Vec::new()))
+        }
+        Err(errors) => {
+            let form = ShopProfile { name: p.name, address: p.address, phone: p.phone, hours: p.hours, licence_no: p.licence_no, intro: p.intro, ..ShopProfile::default() };
+            let tpl = ProfilePage { page: profile_meta(&state, &visitor), shop: ShopHead::new(&state, &s), fields: profile_fields(&form), form, errors, saved: false };
+            let mut res = Html(tpl.render()?).into_response();
+            *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            Ok(res)
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "gratitude.html")]
+struct GratitudePage {
+    page: PageMeta,
+    receiver: String,
+    shop: Option<String>,
+}
+
+/// `GET /actives/gratitude?shop=`: thanks after a lead, naming who received it.
+pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
+    let shop = match q.get("shop") {
+        Some(o) => state.store.shop_by_oname(o).await.ok(),
+        None => None,
+    };
+    let mut page = PageMeta::new(&state, visitor.device, "default", "提交成功").canonical_path(&state, "/actives/gratitude");
+    page.robots = "noindex,nofollow";
+    let receiver = shop.as_ref().map_or_else(|| "二手车网卖车顾问".to_owned(), |s| s.name.clone());
+    let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_fields_are_checked_with_chinese_messages() {
+        let good = ProfilePost { name: "长沙好车二手车".into(), address: "长沙市岳麓区二手车市场A区".into(), phone: "0731-88886666".into(), hours: "09:00-18:00".into(), licence_no: String::new(), intro: String::new() };
+        assert!(check_profile(&good).is_ok());
+        let bad = ProfilePost { name: "车".into(), address: "长沙".into(), phone: "abc".into(), hours: "全".repeat(31), licence_no: "123".into(), intro: "介".repeat(501) };
+        let e = check_profile(&bad).unwrap_err();
+        assert_eq!(e.len(), 6);
+        assert_eq!(e["licence_no"], "统一社会信用代码应为18位数字或大写字母");
+    }
+}
