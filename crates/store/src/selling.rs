@@ -282,16 +282,23 @@ impl Store {
     /// The user's own uploads among `tokens`, in the order given; others' and unknown tokens
     /// are skipped, and each token counts once.
     pub async fn uploads_by_token(&self, user_id: i64, tokens: &[String]) -> Result<Vec<UploadRow>, DbError> {
-        let mut out: Vec<UploadRow> = Vec::with_capacity(tokens.len());
-        for t in tokens.iter().take(domain::selling::MAX_PHOTOS + 5) {
-            if out.iter().any(|u| &u.token == t) {
-                continue;
+        let wanted: Vec<&String> = tokens.iter().take(domain::selling::MAX_PHOTOS + 5).collect();
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (0..wanted.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!("select token, path, width, height from upload where user_id = $1 and token in ({})", marks.join(", "));
+        let mut vals = vec![Val::Int(user_id)];
+        vals.extend(wanted.iter().map(|t| Val::Text((*t).clone())));
+        let found = on_pool!(self, p => bind_all!(sqlx::query_as::<_, UploadRow>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?);
+        // In the order given, each once.
+        let mut out: Vec<UploadRow> = Vec::with_capacity(found.len());
+        for t in wanted {
+            if !out.iter().any(|u| &u.token == t)
+                && let Some(row) = found.iter().find(|u| &u.token == t)
+            {
+                out.push(row.clone());
             }
-            let row = on_pool!(self, p => {
-                sqlx::query_as::<_, UploadRow>("select token, path, width, height from upload where token = $1 and user_id = $2")
-                    .bind(t).bind(user_id).fetch_optional(p).await?
-            });
-            out.extend(row);
         }
         Ok(out)
     }

@@ -96,6 +96,12 @@ pub struct ShopLead {
 }
 from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at });
 
+/// A shop lead with its car's title; callers add the `where`.
+const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
+     ld.dealer_note, ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id";
+/// The shop of the dealer bound as `$1`… (the parameter number is filled in).
+const OWNER_SHOP: &str = "(select shop_id from shop where owner_user_id = $N order by shop_id limit 1)";
+
 impl Store {
     /// Open shops, in one city when given, whose name contains `name`, most cars first.
     pub async fn shops(&self, city_code: Option<i32>, name: &str, limit: i64, offset: i64) -> Result<(Vec<Shop>, i64), DbError> {
@@ -155,12 +161,10 @@ impl Store {
     /// The leads of the shop `owner_user_id` owns, newest first, in one status when given.
     pub async fn shop_leads(&self, owner_user_id: i64, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
         Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, ShopLead>(
-                "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, ld.dealer_note, \
-                 ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id \
-                 where ld.shop_id = (select shop_id from shop where owner_user_id = $1 order by shop_id limit 1) \
-                 and ($2 = '' or ld.status = $2) order by ld.created_at desc, ld.lead_id desc limit $3",
-            )
+            sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!(
+                "{LEAD_SELECT} where ld.shop_id = {} and ($2 = '' or ld.status = $2) order by ld.created_at desc, ld.lead_id desc limit $3",
+                OWNER_SHOP.replace("$N", "$1")
+            )))
             .bind(owner_user_id).bind(status).bind(limit).fetch_all(p).await?
         }))
     }
@@ -170,19 +174,17 @@ impl Store {
     pub async fn work_lead(&self, owner_user_id: i64, lead_id: i64, action: &str, status: Option<&str>, note: Option<&str>, now: i64) -> Result<ShopLead, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
-            let owned: Option<i64> = sqlx::query_scalar(
-                "select lead_id from lead where lead_id = $1 and shop_id = (select shop_id from shop where owner_user_id = $2 order by shop_id limit 1)",
-            )
+            let owned: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "select lead_id from lead where lead_id = $1 and shop_id = {}",
+                OWNER_SHOP.replace("$N", "$2")
+            )))
             .bind(lead_id).bind(owner_user_id).fetch_optional(&mut *tx).await?;
             owned.ok_or(DbError::NotFound)?;
             sqlx::query("update lead set opened_at = coalesce(opened_at, $1), status = coalesce($2, status), dealer_note = coalesce($3, dealer_note), updated_at = $1 where lead_id = $4")
                 .bind(now).bind(status).bind(note).bind(lead_id).execute(&mut *tx).await?;
             sqlx::query("insert into lead_open_log (lead_id, user_id, action, created_at) values ($1, $2, $3, $4)")
                 .bind(lead_id).bind(owner_user_id).bind(action).bind(now).execute(&mut *tx).await?;
-            let row = sqlx::query_as::<_, ShopLead>(
-                "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, ld.dealer_note, \
-                 ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id where ld.lead_id = $1",
-            )
+            let row = sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!("{LEAD_SELECT} where ld.lead_id = $1")))
             .bind(lead_id).fetch_one(&mut *tx).await?;
             tx.commit().await?;
             Ok(row)
