@@ -109,6 +109,10 @@ impl Store {
             .bind(now)
             .fetch_one(&mut *tx)
             .await?;
+            if let Some(shop) = lead.shop_id {
+                // The dealer's pushes are queued with the lead: stored together or not at all.
+                sqlx::query(crate::push::QUEUE_PUSHES).bind(id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;
+            }
             tx.commit().await?;
             Ok(LeadOutcome::Created(id))
         })

@@ -31,6 +31,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0004_selling.sql"),
         include_str!("../migrations/postgres/0004_selling.sql"),
     ),
+    (
+        5,
+        "0005_dealer",
+        include_str!("../migrations/sqlite/0005_dealer.sql"),
+        include_str!("../migrations/postgres/0005_dealer.sql"),
+    ),
 ];
 
 impl Store {

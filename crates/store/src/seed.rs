@@ -234,6 +234,17 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             &["verified"],
         )
         .await?;
+    if n_shops > 0 {
+        // The demo dealer's new leads are pushed to their phone (the sandbox SMS outbox).
+        batch
+            .insert(
+                "lead_push_setting",
+                &["shop_id", "sms_mobile", "wechat_openid", "enabled", "updated_at"],
+                vec![vec![Val::Int(1), Val::Text(DEALER_MOBILE.to_owned()), Val::Text(String::new()), Val::Int(1), Val::Int(now)]],
+                &["enabled"],
+            )
+            .await?;
+    }
 
     // Listings, photos and price history, written in chunks.
     let current_year = domain::time::year(now);

@@ -91,10 +91,16 @@ pub struct Config {
     pub sms_sign_name: String,
     /// SMS template code of the login message; the template has one `${code}` variable.
     pub sms_template_code: String,
+    /// SMS template code of the new-lead notice to dealers; variables `${shop}`, `${intent}`,
+    /// `${car}`, `${phone}` (masked).
+    pub sms_lead_template_code: String,
     /// `sandbox` (a local consent page) or `real` (WeChat and QQ).
     pub oauth_adapter: String,
     /// WeChat app secret. Secret.
     pub wx_app_secret: String,
+    /// WeChat official-account template id of the new-lead notice; the template's fields are
+    /// `thing1` (shop), `thing2` (intent and car), `character_string3` (masked phone), `time4`.
+    pub wx_lead_template_id: String,
     /// QQ app key. Secret.
     pub qq_app_key: String,
     /// WeChat API base (`https://api.weixin.qq.com`).
@@ -166,8 +172,10 @@ impl Config {
             sms_access_key_secret: String::new(),
             sms_sign_name: "二手车网".to_owned(),
             sms_template_code: String::new(),
+            sms_lead_template_code: String::new(),
             oauth_adapter: if env == Env::Development { "sandbox" } else { "real" }.to_owned(),
             wx_app_secret: String::new(),
+            wx_lead_template_id: String::new(),
             qq_app_key: String::new(),
             wx_api_base: "https://api.weixin.qq.com".to_owned(),
             wx_open_base: "https://open.weixin.qq.com".to_owned(),
@@ -203,6 +211,7 @@ impl Config {
                 need("sms_access_key_id", &self.sms_access_key_id);
                 need("sms_access_key_secret", &self.sms_access_key_secret);
                 need("sms_template_code", &self.sms_template_code);
+                need("sms_lead_template_code", &self.sms_lead_template_code);
             }
             other => return Err(format!("sms_adapter {other:?}: use sandbox or aliyun")),
         }
@@ -211,6 +220,7 @@ impl Config {
             "real" => {
                 need("wx_app_secret", &self.wx_app_secret);
                 need("qq_app_key", &self.qq_app_key);
+                need("wx_lead_template_id", &self.wx_lead_template_id);
             }
             other => return Err(format!("oauth_adapter {other:?}: use sandbox or real")),
         }
@@ -266,8 +276,10 @@ impl Config {
             "sms_access_key_secret" => &mut self.sms_access_key_secret,
             "sms_sign_name" => &mut self.sms_sign_name,
             "sms_template_code" => &mut self.sms_template_code,
+            "sms_lead_template_code" => &mut self.sms_lead_template_code,
             "oauth_adapter" => &mut self.oauth_adapter,
             "wx_app_secret" => &mut self.wx_app_secret,
+            "wx_lead_template_id" => &mut self.wx_lead_template_id,
             "qq_app_key" => &mut self.qq_app_key,
             "wx_api_base" => &mut self.wx_api_base,
             "wx_open_base" => &mut self.wx_open_base,

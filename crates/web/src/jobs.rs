@@ -1,5 +1,5 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
-//! deleting uploads no listing uses, and refreshing stored valuations. All are idempotent, so several
+//! retrying dealers' lead notices, deleting uploads no listing uses, and refreshing stored valuations. All are idempotent, so several
 //! nodes may run them at once.
 
 use std::time::Duration;
@@ -19,6 +19,11 @@ pub async fn tick(state: &AppState, n: u64) {
         Ok(0) => {}
         Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
         Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+    }
+    match crate::push::deliver_due(state, now).await {
+        Ok(0) => {}
+        Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
+        Err(e) => tracing::warn!(error = %e, "lead push job failed"),
     }
     match crate::photos::cleanup_orphans(state, now).await {
         Ok(0) => {}

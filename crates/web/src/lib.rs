@@ -25,6 +25,7 @@ pub mod error;
 pub mod jobs;
 pub mod pages;
 pub mod photos;
+pub mod push;
 pub mod search_bench;
 pub mod session;
 pub mod stats;
@@ -79,17 +80,23 @@ pub struct App {
 /// The outside-service adapters chosen by the configuration.
 #[derive(Debug)]
 pub struct Adapters {
-    /// SMS codes.
+    /// SMS codes and lead notices.
     pub sms: adapters::sms::Sms,
     /// WeChat and QQ sign-in, JS-SDK ticket.
     pub oauth: adapters::oauth::OAuth,
+    /// WeChat template messages (lead notices).
+    pub wx: adapters::wechat::WxMessages,
 }
 
 impl Adapters {
     /// The adapters of a configuration, sharing one HTTP client.
     pub fn from_config(config: &Config) -> Adapters {
         let client = adapters::http_client();
-        Adapters { sms: adapters::sms::Sms::from_config(config, client.clone()), oauth: adapters::oauth::OAuth::from_config(config, client) }
+        Adapters {
+            sms: adapters::sms::Sms::from_config(config, client.clone()),
+            oauth: adapters::oauth::OAuth::from_config(config, client.clone()),
+            wx: adapters::wechat::WxMessages::from_config(config, client),
+        }
     }
 }
 
@@ -211,6 +218,7 @@ fn dealer_pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/shop/profile", get(pages::shop::profile).post(pages::shop::profile_save))
         .route("/actives/zhikeclues", get(pages::dealer::leads).post(pages::dealer::act))
+        .route("/actives/pushLeads", get(pages::dealer::push_settings).post(pages::dealer::save_push_settings))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEALER_MIDDLEWARE)))
 }
 

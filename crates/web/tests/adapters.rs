@@ -212,3 +212,119 @@ async fn the_jsapi_ticket_is_fetched_once_and_cached() {
     assert_eq!(oauth.jsapi_ticket().await.unwrap(), "TICKET");
     server.verify().await;
 }
+
+fn notice() -> web::adapters::LeadNotice {
+    web::adapters::LeadNotice {
+        shop: "长沙恒信二手车".to_owned(),
+        intent: "询底价".to_owned(),
+        car: "丰田 卡罗拉 2019款".to_owned(),
+        phone: "139****7777".to_owned(),
+        time: "2026-11-22 10:30".to_owned(),
+    }
+}
+
+#[tokio::test]
+async fn aliyun_lead_notices_use_their_own_template() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(query_param("TemplateCode", "SMS_LEAD"))
+        .and(query_param("PhoneNumbers", "13700001111"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"Code": "OK", "Message": "OK"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let mut cfg = aliyun_config(&server);
+    cfg.sms_lead_template_code = "SMS_LEAD".to_owned();
+    let sms = Sms::from_config(&cfg, web::adapters::http_client());
+    sms.send_lead_notice("13700001111", &notice()).await.unwrap();
+    let reqs = server.received_requests().await.unwrap();
+    let params: Vec<(String, String)> = reqs[0].url.query_pairs().into_owned().collect();
+    let param = params.iter().find(|(k, _)| k == "TemplateParam").map(|(_, v)| v.clone()).unwrap();
+    let vars: serde_json::Value = serde_json::from_str(&param).unwrap();
+    assert_eq!(vars, json!({"shop": "长沙恒信二手车", "intent": "询底价", "car": "丰田 卡罗拉 2019款", "phone": "139****7777"}));
+    let unsigned: Vec<(String, String)> = params.iter().filter(|(k, _)| k != "Signature").cloned().collect();
+    let signature = params.iter().find(|(k, _)| k == "Signature").map(|(_, v)| v.clone()).unwrap();
+    assert_eq!(signature, rpc_signature("testSecret", "GET", &unsigned));
+}
+
+fn wx_config(server: &MockServer) -> Config {
+    let mut cfg = real_oauth_config(server);
+    cfg.wx_lead_template_id = "TPL_LEAD".to_owned();
+    cfg.site_url = "https://m.example".to_owned();
+    cfg
+}
+
+#[tokio::test]
+async fn wechat_template_messages_use_one_stable_token() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/stable_token"))
+        .and(wiremock::matchers::body_json(json!({"grant_type": "client_credential", "appid": "wx5e3b2c8d1f0a4b67", "secret": "wxsecret", "force_refresh": false})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "STABLE", "expires_in": 7200})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/message/template/send"))
+        .and(query_param("access_token", "STABLE"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 0, "errmsg": "ok", "msgid": 200228332})))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let wx = web::adapters::wechat::WxMessages::from_config(&wx_config(&server), web::adapters::http_client());
+    wx.send_lead_notice("oDEALER", &notice()).await.unwrap();
+    wx.send_lead_notice("oDEALER", &notice()).await.unwrap();
+    server.verify().await;
+    let reqs = server.received_requests().await.unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&reqs.last().unwrap().body).unwrap();
+    assert_eq!(body["touser"], "oDEALER");
+    assert_eq!(body["template_id"], "TPL_LEAD");
+    assert_eq!(body["url"], "https://m.example/actives/zhikeclues");
+    assert_eq!(body["data"]["thing1"]["value"], "长沙恒信二手车");
+    assert_eq!(body["data"]["thing2"]["value"], "询底价·丰田 卡罗拉 2019款");
+    assert_eq!(body["data"]["character_string3"]["value"], "139****7777");
+}
+
+#[tokio::test]
+async fn an_expired_wechat_token_is_fetched_again_once() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/stable_token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "T", "expires_in": 7200})))
+        .expect(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/message/template/send"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 42001, "errmsg": "access_token expired"})))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/message/template/send"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 0, "errmsg": "ok"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let wx = web::adapters::wechat::WxMessages::from_config(&wx_config(&server), web::adapters::http_client());
+    wx.send_lead_notice("oDEALER", &notice()).await.unwrap();
+    server.verify().await;
+    // Another refusal is the provider's answer, not a retry loop.
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/stable_token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "T", "expires_in": 7200})))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/message/template/send"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 43004, "errmsg": "require subscribe"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let wx = web::adapters::wechat::WxMessages::from_config(&wx_config(&server), web::adapters::http_client());
+    let err = wx.send_lead_notice("oDEALER", &notice()).await.unwrap_err().to_string();
+    assert!(err.contains("43004") && err.contains("require subscribe"), "{err}");
+    server.verify().await;
+}

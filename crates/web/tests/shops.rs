@@ -102,6 +102,121 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     assert!(app.get(&format!("/shop/{}", shop.oname), &[]).await.body.contains("新名字二手车"));
 }
 
+/// Waits (up to five seconds) until the background push of a lead has run.
+async fn settled(app: &TestApp, owner_user_id: i64, rows: usize) -> Vec<store::PushLogRow> {
+    for _ in 0..250 {
+        let log = app.state.store.push_log(owner_user_id, 50).await.unwrap();
+        if log.len() >= rows && log.iter().all(|r| r.attempts > 0 && r.status != "sending") {
+            return log;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("pushes did not settle");
+}
+
+async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
+    let shop = app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap();
+    let owner_id = shop.owner_user_id.unwrap();
+    let mobile = owner_mobile(app, shop.shop_id).await;
+    let owner = login(app, &mobile, "").await;
+    let page = app.get("/actives/pushLeads", &[("cookie", &owner)]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains(&format!(r#"value="{mobile}""#)), "the dealer's own number is suggested");
+    assert!(!page.body.contains(r#"name="enabled" value="1" checked"#) && page.body.contains("还没有推送记录"));
+
+    // Bad input comes back beside its field, with what was typed.
+    let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "enabled=1&sms_mobile=1370000").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains(r#"id="push-sms-error""#) && r.body.contains(r#"value="1370000""#));
+    let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "enabled=1&sms_mobile=&wechat=1").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("还没有绑定微信"));
+    let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "enabled=1&sms_mobile=").await;
+    assert!(r.body.contains("开启推送时请至少填写短信号码或选择微信"));
+
+    // With WeChat bound, both channels are saved.
+    let wx = store::Identity { provider: store::Provider::Wechat, openid: "oDEALER2openid".to_owned(), unionid: None, nickname: String::new(), avatar: String::new() };
+    app.state.store.bind_identity(&mobile, &wx, common::NOW).await.unwrap();
+    let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "enabled=1&sms_mobile=13700001111&wechat=1").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let page = app.get(r.location(), &[("cookie", &owner)]).await;
+    assert!(page.body.contains("推送设置已保存") && page.body.contains("oDEA…enid"));
+
+    // A visitor's lead reaches the dealer by SMS and WeChat, the visitor's number masked.
+    let r = app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955557777&car=2019%E6%AC%BE").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let log = settled(app, owner_id, 2).await;
+    assert_eq!(log.len(), 2);
+    assert!(log.iter().all(|r| r.status == "sent" && r.attempts == 1), "{log:?}");
+    let sms = app.state.adapters.sms.sandbox_notices("13700001111");
+    assert_eq!(sms.len(), 1);
+    assert!(sms[0].contains(&shop.name) && sms[0].contains("139****7777") && !sms[0].contains("13955557777"), "{}", sms[0]);
+    let sent = app.state.adapters.wx.sandbox_sent("oDEALER2openid");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["character_string3"]["value"], "139****7777");
+    // The same request again is the same lead: nothing new is pushed.
+    app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955557777&car=2019%E6%AC%BE").await;
+    assert_eq!(settled(app, owner_id, 2).await.len(), 2);
+
+    let page = app.get("/actives/pushLeads", &[("cookie", &owner)]).await;
+    assert_eq!(page.body.matches("已送达").count(), 2);
+    assert!(page.body.contains("137****1111") && page.body.contains("短信") && page.body.contains("微信"));
+
+    // Another dealer's log holds none of it; buyers and strangers do not get the page.
+    let rival = login(app, &owner_mobile(app, 1).await, "").await;
+    let theirs = app.get("/actives/pushLeads", &[("cookie", &rival)]).await;
+    assert_eq!(theirs.status, StatusCode::OK);
+    assert!(!theirs.body.contains("137****1111"));
+    let buyer = login(app, "13812348888", "").await;
+    assert_eq!(app.get("/actives/pushLeads", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.post_form("/actives/pushLeads", &[("cookie", &buyer)], "enabled=1&sms_mobile=13812348888").await.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.get("/actives/pushLeads", &[]).await.status, StatusCode::UNAUTHORIZED);
+
+    // Switched off: leads are still stored, nothing is pushed.
+    let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "sms_mobile=13700001111").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955558888&car=x").await;
+    assert_eq!(app.state.store.shop_leads(owner_id, "", 10).await.unwrap().len(), 2);
+    web::push::deliver_due(&app.state, common::NOW).await.unwrap();
+    assert_eq!(app.state.store.push_log(owner_id, 50).await.unwrap().len(), 2);
+    assert_eq!(app.state.adapters.sms.sandbox_notices("13700001111").len(), 1);
+}
+
+/// A provider that keeps failing: the row is retried with backoff, then given up with the reason.
+async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "isv.BUSINESS_LIMIT_CONTROL", "Message": "触发天级流控"})))
+        .expect(3)
+        .mount(&server)
+        .await;
+    let mut cfg = web::config::Config::defaults(web::config::Env::Development);
+    cfg.sms_adapter = "aliyun".to_owned();
+    cfg.sms_endpoint = format!("{}/", server.uri());
+    cfg.sms_access_key_id = "id".to_owned();
+    cfg.sms_access_key_secret = "secret".to_owned();
+    cfg.sms_lead_template_code = "SMS_LEAD".to_owned();
+    let node = app.variant(cfg, common::NOW);
+    let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
+    let owner_id = shop.owner_user_id.unwrap();
+    let lead = store::NewLead { mobile: "13955559999".to_owned(), intent: "sell".to_owned(), shop_id: Some(shop.shop_id), ..store::NewLead::default() };
+    let store::LeadOutcome::Created(_) = web::push::submit_lead(&node, &lead, common::NOW).await.unwrap() else { panic!("lead not created") };
+    let log = settled(app, owner_id, 1).await;
+    assert_eq!((log[0].status.as_str(), log[0].attempts), ("pending", 1));
+    assert!(log[0].error.contains("isv.BUSINESS_LIMIT_CONTROL"), "{}", log[0].error);
+    // Not yet due again within the backoff; due after it; the third failure is final.
+    assert_eq!(web::push::deliver_due(&node, common::NOW + 30).await.unwrap(), 0);
+    assert_eq!(app.state.store.push_log(owner_id, 5).await.unwrap()[0].attempts, 1);
+    web::push::deliver_due(&node, common::NOW + 61).await.unwrap();
+    web::push::deliver_due(&node, common::NOW + 200).await.unwrap();
+    web::push::deliver_due(&node, common::NOW + 10_000).await.unwrap();
+    let log = app.state.store.push_log(owner_id, 5).await.unwrap();
+    assert_eq!((log[0].status.as_str(), log[0].attempts), ("failed", 3));
+    server.verify().await;
+    let page = app.get("/actives/pushLeads", &[("cookie", &login(app, &owner_mobile(app, 1).await, "").await)]).await;
+    assert!(page.body.contains("发送失败（第3次）") && page.body.contains("触发天级流控"));
+}
+
 async fn oname(app: &TestApp, shop_id: i64) -> String {
     app.state.store.shop_oname(shop_id).await.unwrap()
 }
@@ -121,4 +236,4 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only);
+on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up);

@@ -5,8 +5,43 @@
 
 pub mod oauth;
 pub mod sms;
+pub mod wechat;
 
 use std::time::Duration;
+
+/// What a new-lead notice tells the dealer (SMS and WeChat alike). The visitor's phone is masked:
+/// the full number is shown only on `/actives/zhikeclues`, where opening it is logged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeadNotice {
+    /// The receiving shop.
+    pub shop: String,
+    /// What the visitor wants (询底价, 预约看车, 卖车…).
+    pub intent: String,
+    /// The car, or empty.
+    pub car: String,
+    /// The masked phone.
+    pub phone: String,
+    /// When it came in, `YYYY-MM-DD HH:MM` (Beijing time).
+    pub time: String,
+}
+
+impl LeadNotice {
+    /// The notice as one line of text (sandbox outbox, logs).
+    pub fn text(&self) -> String {
+        let car = if self.car.is_empty() { String::new() } else { format!("（{}）", self.car) };
+        format!("【二手车网】{}收到新线索：{}{}，客户{}，{}。请到“我的线索”查看。", self.shop, self.intent, car, self.phone, self.time)
+    }
+}
+
+/// At most `max` characters of `text`, the last one `…` when cut (template variables have limits).
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
 
 /// What can go wrong talking to a provider.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! Sending SMS login codes.
+//! Sending SMS: login codes, and new-lead notices to dealers.
 //!
 //! - `sandbox`: nothing leaves the machine; the code is logged and kept in a small outbox so the
 //!   development login screen can show it.
@@ -15,7 +15,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde::Deserialize;
 use sha1::Sha1;
 
-use super::{AdapterError, percent_encode};
+use super::{AdapterError, LeadNotice, percent_encode};
 use crate::config::Config;
 
 /// The SMS adapter chosen by `sms_adapter`.
@@ -27,10 +27,22 @@ pub enum Sms {
     Aliyun(Aliyun),
 }
 
-/// The sandbox: an outbox of the last codes sent.
+/// The sandbox: an outbox of the last messages sent, as `(mobile, kind, text)`; `kind` is
+/// `code` (the text is the code) or `lead`.
 #[derive(Debug, Default)]
 pub struct Sandbox {
-    outbox: Mutex<Vec<(String, String)>>,
+    outbox: Mutex<Vec<(String, &'static str, String)>>,
+}
+
+impl Sandbox {
+    fn keep(&self, mobile: &str, kind: &'static str, text: String) {
+        if let Ok(mut outbox) = self.outbox.lock() {
+            if outbox.len() >= 100 {
+                outbox.remove(0);
+            }
+            outbox.push((mobile.to_owned(), kind, text));
+        }
+    }
 }
 
 /// Alibaba Cloud SMS settings.
@@ -41,6 +53,7 @@ pub struct Aliyun {
     key_secret: String,
     sign_name: String,
     template_code: String,
+    lead_template_code: String,
     client: reqwest::Client,
 }
 
@@ -62,6 +75,7 @@ impl Sms {
                 key_secret: config.sms_access_key_secret.clone(),
                 sign_name: config.sms_sign_name.clone(),
                 template_code: config.sms_template_code.clone(),
+                lead_template_code: config.sms_lead_template_code.clone(),
                 client,
             })
         } else {
@@ -79,29 +93,56 @@ impl Sms {
         match self {
             Sms::Sandbox(s) => {
                 tracing::info!(target: "sms_sandbox", mobile, code, "sandbox SMS: login code");
-                if let Ok(mut outbox) = s.outbox.lock() {
-                    if outbox.len() >= 100 {
-                        outbox.remove(0);
-                    }
-                    outbox.push((mobile.to_owned(), code.to_owned()));
-                }
+                s.keep(mobile, "code", code.to_owned());
                 Ok(())
             }
-            Sms::Aliyun(a) => a.send_code(mobile, code).await,
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "code": code }).to_string();
+                a.send(mobile, &a.template_code, &param).await
+            }
+        }
+    }
+
+    /// Tells a dealer about a new lead (template variables `shop`, `intent`, `car`, `phone`,
+    /// each within Aliyun's 35-character limit; the phone arrives masked).
+    pub async fn send_lead_notice(&self, mobile: &str, notice: &LeadNotice) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = notice.text();
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: lead notice");
+                s.keep(mobile, "lead", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({
+                    "shop": super::clip(&notice.shop, 35),
+                    "intent": super::clip(&notice.intent, 35),
+                    "car": super::clip(&notice.car, 35),
+                    "phone": notice.phone,
+                })
+                .to_string();
+                a.send(mobile, &a.lead_template_code, &param).await
+            }
         }
     }
 
     /// The last sandbox code sent to a phone (development screens and tests).
     pub fn last_sandbox_code(&self, mobile: &str) -> Option<String> {
         let Sms::Sandbox(s) = self else { return None };
-        s.outbox.lock().ok()?.iter().rev().find(|(m, _)| m == mobile).map(|(_, c)| c.clone())
+        s.outbox.lock().ok()?.iter().rev().find(|(m, kind, _)| m == mobile && *kind == "code").map(|(_, _, c)| c.clone())
+    }
+
+    /// The lead notices the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_notices(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "lead").map(|(_, _, t)| t.clone()).collect()
     }
 }
 
 impl Aliyun {
     /// The signed query parameters of one `SendSms` call.
-    pub fn signed_params(&self, mobile: &str, code: &str, timestamp: &str, nonce: &str) -> Vec<(String, String)> {
-        let template_param = serde_json::json!({ "code": code }).to_string();
+    pub fn signed_params(&self, mobile: &str, template_code: &str, template_param: &str, timestamp: &str, nonce: &str) -> Vec<(String, String)> {
         let mut params: Vec<(String, String)> = [
             ("AccessKeyId", self.key_id.as_str()),
             ("Action", "SendSms"),
@@ -112,8 +153,8 @@ impl Aliyun {
             ("SignatureMethod", "HMAC-SHA1"),
             ("SignatureNonce", nonce),
             ("SignatureVersion", "1.0"),
-            ("TemplateCode", self.template_code.as_str()),
-            ("TemplateParam", template_param.as_str()),
+            ("TemplateCode", template_code),
+            ("TemplateParam", template_param),
             ("Timestamp", timestamp),
             ("Version", "2017-05-25"),
         ]
@@ -125,10 +166,10 @@ impl Aliyun {
         params
     }
 
-    async fn send_code(&self, mobile: &str, code: &str) -> Result<(), AdapterError> {
+    async fn send(&self, mobile: &str, template_code: &str, template_param: &str) -> Result<(), AdapterError> {
         let timestamp = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
         let nonce = crate::ctx::random_id();
-        let params = self.signed_params(mobile, code, &timestamp, &nonce);
+        let params = self.signed_params(mobile, template_code, template_param, &timestamp, &nonce);
         let query: Vec<String> = params.iter().map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v))).collect();
         let url = format!("{}?{}", self.endpoint, query.join("&"));
         let res = self.client.get(url).send().await?;

@@ -157,3 +157,167 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(a): Form<
         _ => render(&state, &visitor, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     }
 }
+
+/// A push-log line as the dealer sees it.
+pub struct PushRow {
+    /// The lead.
+    pub lead_id: i64,
+    /// Its intent.
+    pub intent: &'static str,
+    /// 短信 or 微信.
+    pub channel: &'static str,
+    /// Where it went (a number masked, an openid shortened).
+    pub target: String,
+    /// 已送达, 发送中, 等待重试, 发送失败.
+    pub status: &'static str,
+    /// `sent`, `pending`, …, for the style.
+    pub status_class: String,
+    /// Tries.
+    pub attempts: i64,
+    /// The last failure.
+    pub error: String,
+    /// When queued.
+    pub when: String,
+}
+
+#[derive(Template)]
+#[template(path = "push_leads.html")]
+struct PushPage {
+    page: PageMeta,
+    shop: ShopHead,
+    form: PushForm,
+    errors: domain::selling::FieldErrors,
+    /// The dealer's bound WeChat, when any (masked).
+    wechat_bound: Option<String>,
+    /// Inside WeChat, where binding is one sign-in away.
+    in_wechat: bool,
+    saved: bool,
+    log: Vec<PushRow>,
+}
+
+impl PushPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+/// The push settings form.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PushForm {
+    #[serde(default)]
+    enabled: String,
+    #[serde(default)]
+    sms_mobile: String,
+    #[serde(default)]
+    wechat: String,
+}
+
+/// Push statuses as the dealer reads them.
+fn push_status(status: &str) -> &'static str {
+    match status {
+        "sent" => "已送达",
+        "sending" => "发送中",
+        "pending" => "等待发送",
+        _ => "发送失败",
+    }
+}
+
+/// An openid shortened for display: its first and last four characters.
+fn short_openid(openid: &str) -> String {
+    let chars: Vec<char> = openid.chars().collect();
+    if chars.len() <= 8 {
+        return openid.to_owned();
+    }
+    format!("{}…{}", chars[..4].iter().collect::<String>(), chars[chars.len() - 4..].iter().collect::<String>())
+}
+
+async fn push_page(state: &AppState, visitor: &Visitor, form: Option<PushForm>, errors: domain::selling::FieldErrors, saved: bool, code: StatusCode) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let shop = state.store.own_shop(user.user_id).await?;
+    let form = match form {
+        Some(f) => f,
+        None => match state.store.push_setting(user.user_id).await? {
+            Some(s) => PushForm {
+                enabled: if s.enabled { "1".to_owned() } else { String::new() },
+                sms_mobile: s.sms_mobile,
+                wechat: if s.wechat_openid.is_empty() { String::new() } else { "1".to_owned() },
+            },
+            // Never saved: suggest the dealer's own number, switched off until they save.
+            None => PushForm { enabled: String::new(), sms_mobile: user.mobile.clone().unwrap_or_default(), wechat: String::new() },
+        },
+    };
+    let now = state.clock.now();
+    let log = state
+        .store
+        .push_log(user.user_id, 100)
+        .await?
+        .into_iter()
+        .map(|r| PushRow {
+            lead_id: r.lead_id,
+            intent: intent_label(&r.intent),
+            channel: if r.channel == "sms" { "短信" } else { "微信" },
+            target: if r.channel == "sms" { domain::validate::mask_mobile(&r.target) } else { short_openid(&r.target) },
+            status: push_status(&r.status),
+            status_class: r.status.clone(),
+            attempts: r.attempts,
+            error: r.error,
+            when: domain::time::relative(r.created_at, now),
+        })
+        .collect();
+    let mut page = PageMeta::new(state, visitor.device, "shop", "线索推送").canonical_path(state, "/actives/pushLeads");
+    page.robots = "noindex,nofollow";
+    let tpl = PushPage {
+        page,
+        shop: ShopHead::new(state, &shop),
+        form,
+        errors,
+        wechat_bound: user.wx_openid.as_deref().map(short_openid),
+        in_wechat: visitor.device.wechat,
+        saved,
+        log,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /actives/pushLeads`: where new leads are pushed, and the push log.
+pub async fn push_settings(State(state): State<AppState>, visitor: Visitor, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+    push_page(&state, &visitor, None, domain::selling::FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
+}
+
+/// `POST /actives/pushLeads`: saves the settings; the WeChat channel uses the dealer's bound openid.
+pub async fn save_push_settings(State(state): State<AppState>, visitor: Visitor, Form(form): Form<PushForm>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let mut errors = domain::selling::FieldErrors::default();
+    let enabled = !form.enabled.is_empty();
+    let sms_mobile = form.sms_mobile.trim();
+    let sms_mobile = if sms_mobile.is_empty() {
+        String::new()
+    } else {
+        match domain::validate::Mobile::parse(sms_mobile) {
+            Ok(m) => m.as_str().to_owned(),
+            Err(e) => {
+                errors.insert("sms_mobile", e.message().to_owned());
+                String::new()
+            }
+        }
+    };
+    let wechat_openid = if form.wechat.is_empty() {
+        String::new()
+    } else if let Some(openid) = &user.wx_openid {
+        openid.clone()
+    } else {
+        errors.insert("wechat", "还没有绑定微信，请先在微信中用微信登录本站".to_owned());
+        String::new()
+    };
+    if errors.is_empty() && enabled && sms_mobile.is_empty() && wechat_openid.is_empty() {
+        errors.insert("sms_mobile", "开启推送时请至少填写短信号码或选择微信".to_owned());
+    }
+    if !errors.is_empty() {
+        return push_page(&state, &visitor, Some(form), errors, false, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    let setting = store::PushSetting { sms_mobile, wechat_openid, enabled };
+    state.store.save_push_setting(user.user_id, &setting, state.clock.now()).await?;
+    Ok(see_other("/actives/pushLeads?saved=1", Vec::new()))
+}

@@ -460,7 +460,7 @@ pub async fn lead(
         user_id: visitor.user.as_ref().map(|u| u.user_id),
         ..NewLead::default()
     };
-    match state.store.submit_lead(&lead, now).await? {
+    match crate::push::submit_lead(&state, &lead, now).await? {
         LeadOutcome::Created(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"))),
         LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=again#lead"))),
         LeadOutcome::RateLimited => {

@@ -251,7 +251,7 @@ pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mu
         user_id: visitor.user.as_ref().map(|u| u.user_id),
         ..NewLead::default()
     };
-    match state.store.submit_lead(&lead, state.clock.now()).await? {
+    match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
         store::LeadOutcome::Created(_) | store::LeadOutcome::Duplicate(_) => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
         store::LeadOutcome::RateLimited => {
             q.form_error = Some("提交太频繁了，请一小时后再试".to_owned());

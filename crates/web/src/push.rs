@@ -1,0 +1,67 @@
+//! Delivering new-lead notices to dealers. A lead for a shop is stored with one `pending` outbox
+//! row per channel the shop set up (`Store::submit_lead`); [`submit_lead`] then sends them on a
+//! task of their own, so the visitor never waits for a provider, and the periodic job
+//! ([`deliver_due`]) retries failures and picks up rows a stopped node left behind. Each row is
+//! claimed with a conditional update, so with several nodes every notice goes out once.
+
+use store::{LeadOutcome, NewLead};
+
+use crate::AppState;
+use crate::adapters::LeadNotice;
+use crate::error::AppError;
+
+/// Outbox rows one job tick delivers at most.
+pub const DUE_PER_TICK: i64 = 200;
+
+/// Stores a lead and, when it is new and belongs to a shop, sends its notices in the background.
+pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<LeadOutcome, AppError> {
+    let outcome = state.store.submit_lead(lead, now).await?;
+    if let (LeadOutcome::Created(id), Some(_)) = (outcome, lead.shop_id) {
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = deliver_lead(&state, id).await {
+                tracing::warn!(error = %e, lead = id, "lead push failed to start");
+            }
+        });
+    }
+    Ok(outcome)
+}
+
+async fn deliver_lead(state: &AppState, lead_id: i64) -> Result<(), store::DbError> {
+    let now = state.clock.now();
+    for id in state.store.due_pushes(Some(lead_id), now, 10).await? {
+        deliver(state, id, now).await?;
+    }
+    Ok(())
+}
+
+/// Delivers every due outbox row (the periodic job); returns how many were sent.
+pub async fn deliver_due(state: &AppState, now: i64) -> Result<usize, store::DbError> {
+    let mut sent = 0;
+    for id in state.store.due_pushes(None, now, DUE_PER_TICK).await? {
+        sent += usize::from(deliver(state, id, now).await?);
+    }
+    Ok(sent)
+}
+
+/// Claims and sends one outbox row; `true` when it went out.
+async fn deliver(state: &AppState, id: i64, now: i64) -> Result<bool, store::DbError> {
+    let Some(job) = state.store.claim_push(id, now).await? else { return Ok(false) };
+    let notice = LeadNotice {
+        shop: job.shop_name.clone(),
+        intent: crate::pages::dealer::intent_label(&job.intent).to_owned(),
+        car: job.title.clone().unwrap_or_default(),
+        phone: domain::validate::mask_mobile(&job.mobile),
+        time: domain::time::datetime(job.created_at).chars().take(16).collect(),
+    };
+    let result = match job.channel.as_str() {
+        "sms" => state.adapters.sms.send_lead_notice(&job.target, &notice).await,
+        _ => state.adapters.wx.send_lead_notice(&job.target, &notice).await,
+    };
+    let error = result.as_ref().err().map(|e| crate::adapters::clip(&e.to_string(), 200));
+    if let Some(e) = &error {
+        tracing::warn!(error = %e, push = id, channel = %job.channel, attempt = job.attempts, "lead push failed");
+    }
+    state.store.finish_push(id, error.as_deref(), state.clock.now()).await?;
+    Ok(error.is_none())
+}
