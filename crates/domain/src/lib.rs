@@ -18,6 +18,7 @@ pub mod money;
 pub mod region;
 pub mod search;
 pub mod selling;
+pub mod service;
 pub mod stats;
 pub mod time;
 pub mod validate;

@@ -69,3 +69,38 @@ impl Store {
         Ok(rows)
     }
 }
+
+/// A series with online cars matching the help-me-choose answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeriesOffer {
+    /// Series slug.
+    pub slug: String,
+    /// Series name.
+    pub name: String,
+    /// Brand name.
+    pub brand: String,
+    /// Online cars in the band.
+    pub cars: i64,
+    /// The cheapest of them, yuan.
+    pub low_yuan: i64,
+}
+from_row!(SeriesOffer { slug, name, brand, cars, low_yuan });
+
+impl Store {
+    /// The series with the most online cars priced in `[min, max)`, of one body class, among
+    /// `fuels` and with one gearbox when given (`/actives/collect/selectcar`).
+    pub async fn series_offers(&self, min_yuan: i64, max_yuan: i64, body: &str, fuels: &[u8], gearbox: Option<u8>, limit: i64) -> Result<Vec<SeriesOffer>, DbError> {
+        let fuels: Vec<String> = fuels.iter().map(u8::to_string).collect();
+        let fuel_clause = if fuels.is_empty() { String::new() } else { format!(" and l.fuel in ({})", fuels.join(", ")) };
+        let sql = format!(
+            "select s.slug, s.name, b.name as brand, count(*) as cars, min(l.price_yuan) as low_yuan from listing l \
+             join series s on s.series_id = l.series_id join brand b on b.brand_id = s.brand_id \
+             where l.status = 'online' and l.price_yuan >= $1 and l.price_yuan < $2 and ($3 = '' or s.body_class = $3) \
+             and ($4 = 0 or l.gearbox = $4){fuel_clause} group by s.slug, s.name, b.name order by cars desc, s.slug limit $5"
+        );
+        let gearbox = i64::from(gearbox.unwrap_or(0));
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, SeriesOffer>(sqlx::AssertSqlSafe(sql)).bind(min_yuan).bind(max_yuan).bind(body).bind(gearbox).bind(limit).fetch_all(p).await?
+        }))
+    }
+}

@@ -28,6 +28,8 @@ pub struct NewLead {
     pub name: String,
     /// Viewing date (`YYYY-MM-DD`) for bookings.
     pub appointment_date: String,
+    /// What else the visitor told us (a package, a budget, questionnaire answers).
+    pub note: String,
     /// The page it came from.
     pub source_page: String,
     /// Campaign `plan`.
@@ -88,8 +90,8 @@ impl Store {
             }
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
-                 plan, unit, keyword, wx_aid, traffic_type, ip, status, created_at, updated_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'new', $16, $16) returning lead_id",
+                 plan, unit, keyword, wx_aid, traffic_type, ip, note, status, created_at, updated_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, 'new', $16, $16) returning lead_id",
             )
             .bind(&lead.mobile)
             .bind(&lead.intent)
@@ -107,6 +109,7 @@ impl Store {
             .bind(&lead.traffic_type)
             .bind(&lead.ip)
             .bind(now)
+            .bind(&lead.note)
             .fetch_one(&mut *tx)
             .await?;
             if let Some(shop) = lead.shop_id {

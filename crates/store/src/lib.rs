@@ -40,7 +40,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use account::{CodeCheck, Identity, NewSession, Provider, Ticket, User};
-pub use catalog::{BrandRow, CityCount};
+pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};

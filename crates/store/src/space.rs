@@ -24,10 +24,14 @@ pub struct MyLead {
     pub status: String,
     /// Viewing date for bookings.
     pub appointment_date: String,
+    /// The car they named (sell and buy requests).
+    pub name: String,
+    /// What else they told us (a package, a budget…).
+    pub note: String,
     /// When it was sent.
     pub created_at: i64,
 }
-from_row!(MyLead { lead_id, intent, listing_id, shop_name, shop_oname, status, appointment_date, created_at });
+from_row!(MyLead { lead_id, intent, listing_id, shop_name, shop_oname, status, appointment_date, name, note, created_at });
 
 /// A car a friend shared with me.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,7 +277,7 @@ impl Store {
     pub async fn my_leads(&self, user_id: i64, mobile: &str, limit: i64) -> Result<Vec<MyLead>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, MyLead>(
-                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.created_at \
+                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.name, l.note, l.created_at \
                  from lead l left join shop s on s.shop_id = l.shop_id \
                  where l.user_id = $1 or l.mobile = $2 order by l.created_at desc, l.lead_id desc limit $3",
             )

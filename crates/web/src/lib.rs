@@ -182,6 +182,8 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/shop/profile/{id}", get(pages::shop::profile_by_id))
         .route("/actives/douyinshop", get(pages::shop::douyin).post(pages::shop::douyin_post))
         .route("/actives/gratitude", get(pages::shop::gratitude))
+        .route("/actives/service/{slug}", get(pages::service::service_page).post(pages::service::service_lead))
+        .route("/actives/collect/{slug}", get(pages::service::collect_page).post(pages::service::collect_lead))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))

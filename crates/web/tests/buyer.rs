@@ -275,6 +275,10 @@ async fn sitemaps_cover_every_online_listing(app: &TestApp) {
     assert_eq!(news.body.matches("<url>").count() as i64, app.state.store.news_categories().await.unwrap().iter().map(|c| c.1).sum::<i64>());
     let pages = app.get("/sitemap/pages.xml", &[]).await;
     assert!(pages.body.contains("<loc>http://127.0.0.1:8080/carlist?brand=dazhong&amp;series=langyi</loc>"));
+    assert!(pages.body.contains("<loc>http://127.0.0.1:8080/actives/service/sellcarPlan</loc>"));
+    assert!(!pages.body.contains("/actives/collect/"), "campaign pages are not for search engines");
+    let shop = app.state.store.shop_oname(1).await.unwrap();
+    assert!(pages.body.contains(&format!("<loc>http://127.0.0.1:8080/shop/{shop}</loc>")), "shops are listed");
     assert_eq!(app.get("/sitemap/other.xml", &[]).await.status, StatusCode::NOT_FOUND);
 }
 

@@ -119,6 +119,8 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     let owner_id = shop.owner_user_id.unwrap();
     let mobile = owner_mobile(app, shop.shop_id).await;
     let owner = login(app, &mobile, "").await;
+    let space = app.get("/space", &[("cookie", &owner)]).await;
+    assert!(space.body.contains(r#"href="/actives/pushLeads""#) && space.body.contains(r#"href="/actives/zhikeclues""#), "dealer entries on /space");
     let page = app.get("/actives/pushLeads", &[("cookie", &owner)]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains(&format!(r#"value="{mobile}""#)), "the dealer's own number is suggested");
@@ -168,6 +170,7 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     assert_eq!(theirs.status, StatusCode::OK);
     assert!(!theirs.body.contains("137****1111"));
     let buyer = login(app, "13812348888", "").await;
+    assert!(!app.get("/space", &[("cookie", &buyer)]).await.body.contains("/actives/pushLeads"), "no dealer entries for buyers");
     assert_eq!(app.get("/actives/pushLeads", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
     assert_eq!(app.post_form("/actives/pushLeads", &[("cookie", &buyer)], "enabled=1&sms_mobile=13812348888").await.status, StatusCode::FORBIDDEN);
     assert_eq!(app.get("/actives/pushLeads", &[]).await.status, StatusCode::UNAUTHORIZED);

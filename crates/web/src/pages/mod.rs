@@ -13,6 +13,7 @@ pub mod regions;
 pub mod sell;
 pub mod shop;
 pub mod seo;
+pub mod service;
 pub mod space;
 pub mod staff;
 

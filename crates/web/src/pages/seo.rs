@@ -76,8 +76,14 @@ pub async fn file(State(state): State<AppState>, Path(name): Path<String>) -> Re
 /// The crawlable list pages.
 async fn pages(state: &AppState) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
-    let cities = state.store.cities_with_listings(400).await?;
-    let mut urls: Vec<(String, Option<i64>)> = ["/", "/carlist", "/servicehall/qualitycarlist", "/news"].iter().map(|p| (format!("{site}{p}"), None)).collect();
+    let (cities, shops) = tokio::try_join!(state.store.cities_with_listings(400), state.store.shop_onames())?;
+    let mut urls: Vec<(String, Option<i64>)> =
+        ["/", "/carlist", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"].iter().map(|p| (format!("{site}{p}"), None)).collect();
+    // The selling service's pages (the campaign pages are for ads and say noindex).
+    for d in super::service::PAGES.iter().filter(|d| d.layout == "default") {
+        urls.push((format!("{site}/actives/{}/{}", d.section, d.slug), None));
+    }
+    urls.extend(shops.into_iter().map(|(oname, t)| (format!("{site}/shop/{oname}"), Some(t))));
     for b in domain::catalog::brands() {
         urls.push((format!("{site}{}", CarQuery { brand: Some(b), ..CarQuery::default() }.href("/carlist")), None));
         for s in domain::catalog::series_of(b.slug) {

@@ -464,7 +464,8 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", "提交成功").canonical_path(&state, "/actives/gratitude");
     page.robots = "noindex,nofollow";
-    let receiver = shop.as_ref().map_or_else(|| "二手车网卖车顾问".to_owned(), |s| s.name.clone());
+    let adviser = if q.get("from").is_some_and(|f| f == "buy") { "二手车网购车顾问" } else { "二手车网卖车顾问" };
+    let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());
     let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };
     Ok(Html(tpl.render()?).into_response())
 }

@@ -97,11 +97,13 @@ struct ListPage {
     clear_action: Option<&'static str>,
     remove_favourites: bool,
     confirm: Option<IslandMount>,
+    /// Requests about no one car (selling, finding a car), one line each.
+    requests: Vec<String>,
 }
 
 impl ListPage {
     fn new(page: PageMeta, heading: &'static str, empty: &'static str, items: Vec<NotedCard>) -> ListPage {
-        ListPage { page, heading, intro: "", items, empty, login: None, clear_action: None, remove_favourites: false, confirm: None }
+        ListPage { page, heading, intro: "", items, empty, login: None, clear_action: None, remove_favourites: false, confirm: None, requests: Vec::new() }
     }
 }
 
@@ -174,14 +176,7 @@ pub async fn favourite(State(state): State<AppState>, visitor: Visitor, headers:
     Ok(see_other(&back, Vec::new()))
 }
 
-fn intent_label(intent: &str) -> &'static str {
-    match intent {
-        "ask_price" => "询底价",
-        "book_viewing" => "预约看车",
-        "sell" => "卖车",
-        _ => "咨询",
-    }
-}
+use super::dealer::intent_label;
 
 fn lead_status_label(status: &str) -> &'static str {
     match status {
@@ -215,8 +210,27 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor) -> Result<Re
             Some(NotedCard { card: CardView::new(&state, card, now), note })
         })
         .collect();
+    let requests = leads
+        .iter()
+        .filter(|l| l.listing_id.is_none())
+        .map(|l| {
+            let receiver = l.shop_name.as_deref().map_or_else(
+                || if l.intent == "buy" { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() },
+                |s| format!("商家「{s}」"),
+            );
+            let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
+            let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
+            format!(
+                "{}{details} · {receiver}收到了您的请求 · {} · {}",
+                intent_label(&l.intent),
+                lead_status_label(&l.status),
+                domain::time::relative(l.created_at, now)
+            )
+        })
+        .collect();
     let mut tpl = ListPage::new(meta(&state, &visitor, "我的询价", "/space/gettycarlist"), "我的询价和预约", "还没有询价或预约看车", items);
     tpl.intro = "每条请求只发给一位卖家，下面写明了是谁收到的。";
+    tpl.requests = requests;
     Ok(Html(tpl.render()?).into_response())
 }
 

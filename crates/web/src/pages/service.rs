@@ -1,0 +1,369 @@
+//! The selling service and the lead-collection pages, each ending in a lead form:
+//! `/actives/service/{personalCar, sellcarPlan, sellcarService}` (what we do for a private seller,
+//! the packages with their fee, the steps and timeline) and the campaign pages
+//! `/actives/collect/{sellcar, buycar, selectcar}` (flow layout; `plan`, `unit`, `keyword`,
+//! `wx_aid` and `type` ride along into the lead). `selectcar` is a help-me-choose questionnaire:
+//! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::money::wan;
+use domain::service::{Answers, BODIES, PACKAGES, Package};
+use serde::Deserialize;
+use store::{LeadOutcome, NewLead, SeriesOffer};
+
+use super::login::see_other;
+use crate::AppState;
+use crate::ctx::{PageMeta, Visitor};
+use crate::error::AppError;
+
+/// One page of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Def {
+    /// `service` or `collect`.
+    pub section: &'static str,
+    /// The last path segment, as the seed spells it.
+    pub slug: &'static str,
+    /// Title and heading.
+    pub title: &'static str,
+    /// Meta description.
+    pub description: &'static str,
+    /// `default` or `flow`.
+    pub layout: &'static str,
+    /// The lead's intent.
+    pub intent: &'static str,
+    /// The submit button.
+    pub submit: &'static str,
+}
+
+/// Every page, in the seed's order.
+pub const PAGES: [Def; 6] = [
+    Def {
+        section: "service",
+        slug: "personalCar",
+        title: "个人卖车服务",
+        description: "个人车主卖车：免费上门检测、估价定价、全平台推荐、带看议价、代办过户，不成交不收费。",
+        layout: "default",
+        intent: "sell",
+        submit: "预约卖车顾问",
+    },
+    Def {
+        section: "service",
+        slug: "sellcarPlan",
+        title: "卖车方案",
+        description: "三种卖车方案：自助发布免费、省心卖成交后收2%服务费、快速收购当天付款。",
+        layout: "default",
+        intent: "sell",
+        submit: "选好了，联系我",
+    },
+    Def {
+        section: "service",
+        slug: "sellcarService",
+        title: "卖车服务流程",
+        description: "从提交信息到收款的每一步和所需时间，以及过户需要准备的材料。",
+        layout: "default",
+        intent: "sell",
+        submit: "开始卖车",
+    },
+    Def {
+        section: "collect",
+        slug: "sellcar",
+        title: "免费评估 高价卖车",
+        description: "留下手机号，卖车顾问免费评估您的爱车并给出报价。",
+        layout: "flow",
+        intent: "sell",
+        submit: "免费评估",
+    },
+    Def {
+        section: "collect",
+        slug: "buycar",
+        title: "帮我找车",
+        description: "告诉我们预算和想要的车，购车顾问按您的条件挑车、约看车。",
+        layout: "flow",
+        intent: "buy",
+        submit: "帮我找车",
+    },
+    Def {
+        section: "collect",
+        slug: "selectcar",
+        title: "帮我选车",
+        description: "回答四个问题，为您推荐预算内在售车最多的车系。",
+        layout: "flow",
+        intent: "buy",
+        submit: "让顾问帮我挑",
+    },
+];
+
+/// The page at `/actives/{section}/{slug}`.
+pub fn def(section: &str, slug: &str) -> Option<&'static Def> {
+    PAGES.iter().find(|d| d.section == section && d.slug == slug)
+}
+
+/// Everything the pages' forms and links carry.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct LeadPost {
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    city: String,
+    #[serde(default)]
+    car: String,
+    #[serde(default)]
+    package: String,
+    #[serde(default)]
+    budget: String,
+    /// Expected price in 万 (the fee estimate of `sellcarPlan`).
+    #[serde(default)]
+    expect: String,
+    #[serde(default)]
+    price: String,
+    #[serde(default)]
+    body: String,
+    #[serde(default)]
+    energy: String,
+    #[serde(default)]
+    gearbox: String,
+    /// Set by the questionnaire's button: the answers were sent (even without a budget).
+    #[serde(default)]
+    ask: String,
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    unit: String,
+    #[serde(default)]
+    keyword: String,
+    #[serde(default)]
+    wx_aid: String,
+    #[serde(default, rename = "type")]
+    traffic_type: String,
+}
+
+impl LeadPost {
+    /// Campaign values are kept short and printable.
+    fn tidy(mut self) -> LeadPost {
+        for v in [&mut self.plan, &mut self.unit, &mut self.keyword, &mut self.wx_aid, &mut self.traffic_type] {
+            *v = v.chars().filter(|c| !c.is_control()).take(64).collect();
+        }
+        self.car = self.car.trim().chars().take(50).collect();
+        self
+    }
+
+    /// The hidden campaign fields to carry on.
+    fn campaign(&self) -> Vec<(&'static str, &str)> {
+        [("plan", &self.plan), ("unit", &self.unit), ("keyword", &self.keyword), ("wx_aid", &self.wx_aid), ("type", &self.traffic_type)]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k, v.as_str()))
+            .collect()
+    }
+}
+
+/// A recommended series.
+pub struct Offer {
+    /// Brand and series.
+    pub name: String,
+    /// Cars on sale in the budget.
+    pub cars: i64,
+    /// From, in 万.
+    pub low: String,
+    /// `/carlist?…` for the series and answers.
+    pub href: String,
+}
+
+#[derive(Template)]
+#[template(path = "service.html")]
+struct ServicePage {
+    page: PageMeta,
+    def: &'static Def,
+    form: LeadPost,
+    campaign: Vec<(&'static str, String)>,
+    errors: BTreeMap<&'static str, String>,
+    form_error: Option<String>,
+    provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    packages: &'static [Package],
+    fee: Option<String>,
+    budgets: &'static [domain::filter::FilterOption],
+    bodies: &'static [(domain::catalog::BodyClass, &'static str)],
+    answered: bool,
+    answers_error: Option<&'static str>,
+    offers: Vec<Offer>,
+    all_href: String,
+}
+
+impl ServicePage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+async fn render(state: &AppState, visitor: &Visitor, def: &'static Def, mut form: LeadPost, errors: BTreeMap<&'static str, String>, form_error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
+    let path = format!("/actives/{}/{}", def.section, def.slug);
+    let mut page = PageMeta::new(state, visitor.device, def.layout, def.title).canonical_path(state, &path).describe(def.description);
+    if def.layout == "flow" {
+        // Campaign landing pages are for ads, not search results.
+        page.robots = "noindex,follow";
+    }
+    if form.city.is_empty() {
+        form.city = visitor.city_slug.clone().unwrap_or_default();
+    }
+    // The fee estimate of 省心卖 for the price the visitor typed (a GET form, no script needed).
+    let fee = (def.slug == "sellcarPlan")
+        .then(|| domain::selling::parse_wan(&form.expect))
+        .flatten()
+        .filter(|y| *y > 0)
+        .map(|y| format!("预计成交价{}万元，省心卖服务费约{}元", wan(y), domain::service::concierge_fee(y)));
+    let (mut answered, mut answers_error, mut offers, mut all_href) = (false, None, Vec::new(), String::new());
+    if def.slug == "selectcar" && (!form.price.is_empty() || !form.ask.is_empty()) {
+        match Answers::parse(&form.price, &form.body, &form.energy, &form.gearbox) {
+            Ok(a) => {
+                answered = true;
+                let (min, max) = a.price_range();
+                let body = a.body.map_or("", domain::catalog::BodyClass::as_str);
+                let found: Vec<SeriesOffer> = state.store.series_offers(min, max, body, a.energy.fuel_codes(), a.gearbox, 6).await?;
+                offers = found
+                    .into_iter()
+                    .map(|o| Offer { name: format!("{} {}", o.brand, o.name), cars: o.cars, low: wan(o.low_yuan), href: format!("/carlist?{}", a.carlist_query(Some(&o.slug))) })
+                    .collect();
+                all_href = format!("/carlist?{}", a.carlist_query(None));
+            }
+            Err(e) => answers_error = Some(e),
+        }
+    }
+    let campaign = form.campaign().into_iter().map(|(k, v)| (k, v.to_owned())).collect();
+    let tpl = ServicePage {
+        page,
+        def,
+        form,
+        campaign,
+        errors,
+        form_error,
+        provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+        packages: &PACKAGES,
+        fee,
+        budgets: &domain::filter::PRICE_OPTIONS[1..],
+        bodies: &BODIES,
+        answered,
+        answers_error,
+        offers,
+        all_href,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+fn lookup(section: &str, slug: &str) -> Result<&'static Def, AppError> {
+    def(section, slug).ok_or(AppError::NotFound)
+}
+
+/// `GET /actives/service/{slug}`.
+pub async fn service_page(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Query(q): Query<LeadPost>) -> Result<Response, AppError> {
+    render(&state, &visitor, lookup("service", &slug)?, q.tidy(), BTreeMap::new(), None, StatusCode::OK).await
+}
+
+/// `GET /actives/collect/{slug}`.
+pub async fn collect_page(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Query(q): Query<LeadPost>) -> Result<Response, AppError> {
+    render(&state, &visitor, lookup("collect", &slug)?, q.tidy(), BTreeMap::new(), None, StatusCode::OK).await
+}
+
+/// `POST /actives/service/{slug}`.
+pub async fn service_lead(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Form(post): Form<LeadPost>) -> Result<Response, AppError> {
+    submit(&state, &visitor, lookup("service", &slug)?, post.tidy()).await
+}
+
+/// `POST /actives/collect/{slug}`.
+pub async fn collect_lead(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Form(post): Form<LeadPost>) -> Result<Response, AppError> {
+    submit(&state, &visitor, lookup("collect", &slug)?, post.tidy()).await
+}
+
+/// Checks the form and stores the lead; errors come back beside their fields with the form kept.
+async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: LeadPost) -> Result<Response, AppError> {
+    let mut errors = BTreeMap::new();
+    let mobile = domain::validate::Mobile::parse(&form.mobile).map_err(|e| errors.insert("mobile", e.message().to_owned())).ok();
+    let city = domain::region::city_by_slug(form.city.trim());
+    if city.is_none() {
+        errors.insert("city", if def.intent == "sell" { "请选择车辆所在城市" } else { "请选择您所在的城市" }.to_owned());
+    }
+    let mut note = Vec::new();
+    if def.slug == "sellcarPlan" {
+        match domain::service::package(&form.package) {
+            Some(p) if p.slug != "self" => note.push(format!("方案：{}", p.name)),
+            _ => {
+                errors.insert("package", "请选择省心卖或快速收购（自助发布请点“自己发布”）".to_owned());
+            }
+        }
+    }
+    if !form.expect.trim().is_empty() {
+        match domain::selling::parse_wan(&form.expect) {
+            Some(y) if y > 0 => note.push(format!("期望价{}万", wan(y))),
+            _ => {
+                errors.insert("expect", "期望价请填写数字，单位万元，例如 8.5".to_owned());
+            }
+        }
+    }
+    if def.slug == "buycar" {
+        if let Some(o) = domain::filter::PRICE_OPTIONS.iter().find(|o| !o.value.is_empty() && o.value == form.budget) {
+            note.push(format!("预算{}", o.label));
+        } else {
+            errors.insert("budget", "请选择预算".to_owned());
+        }
+    }
+    if def.slug == "selectcar" {
+        match Answers::parse(&form.price, &form.body, &form.energy, &form.gearbox) {
+            Ok(a) => note.push(a.summary()),
+            Err(e) => {
+                errors.insert("price", e.to_owned());
+            }
+        }
+    }
+    let (Some(mobile), Some(city), true) = (mobile, city, errors.is_empty()) else {
+        return render(state, visitor, def, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    let lead = NewLead {
+        mobile: mobile.as_str().to_owned(),
+        intent: def.intent.to_owned(),
+        city_code: Some(city.code as i32),
+        name: form.car.clone(),
+        note: note.join("；"),
+        source_page: format!("/actives/{}/{}", def.section, def.slug),
+        plan: form.plan.clone(),
+        unit: form.unit.clone(),
+        keyword: form.keyword.clone(),
+        wx_aid: form.wx_aid.clone(),
+        traffic_type: form.traffic_type.clone(),
+        ip: visitor.ip.clone(),
+        user_id: visitor.user.as_ref().map(|u| u.user_id),
+        ..NewLead::default()
+    };
+    match crate::push::submit_lead(state, &lead, state.clock.now()).await? {
+        LeadOutcome::RateLimited => render(state, visitor, def, form, errors, Some("提交太频繁了，请一小时后再试".to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
+        _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent), Vec::new())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_seed_route_of_the_family_has_a_page() {
+        for (section, slug) in [("service", "personalCar"), ("service", "sellcarPlan"), ("service", "sellcarService"), ("collect", "buycar"), ("collect", "selectcar"), ("collect", "sellcar")] {
+            assert!(def(section, slug).is_some(), "{section}/{slug}");
+        }
+        assert!(def("service", "sellcar").is_none() && def("collect", "personalCar").is_none());
+    }
+
+    #[test]
+    fn campaign_values_are_kept_short_and_printable() {
+        let post = LeadPost { plan: format!("p\u{7}{}", "x".repeat(100)), unit: String::new(), car: format!("  {}", "车".repeat(80)), ..LeadPost::default() }.tidy();
+        assert_eq!(post.plan.chars().count(), 64);
+        assert!(!post.plan.contains('\u{7}'));
+        assert_eq!(post.car.chars().count(), 50);
+        assert_eq!(post.campaign(), vec![("plan", post.plan.as_str())]);
+    }
+}

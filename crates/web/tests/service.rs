@@ -1,0 +1,100 @@
+//! The selling service and lead-collection pages over HTTP, on SQLite and PostgreSQL: every page
+//! renders with its form, bad input comes back beside its field with the rest kept, campaign
+//! values ride into the lead, the questionnaire's recommendations agree with `/carlist`, and the
+//! visitor later finds each request, with what they told us, in 我的询价.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{TestApp, login};
+
+async fn service_pages_end_in_a_lead(app: &TestApp) {
+    for (path, title, layout) in [
+        ("/actives/service/personalCar", "个人卖车服务", "default"),
+        ("/actives/service/sellcarPlan", "卖车方案", "default"),
+        ("/actives/service/sellcarService", "卖车服务流程", "default"),
+        ("/actives/collect/sellcar", "免费评估 高价卖车", "flow"),
+        ("/actives/collect/buycar", "帮我找车", "flow"),
+        ("/actives/collect/selectcar", "帮我选车", "flow"),
+    ] {
+        let r = app.get(path, &[]).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert!(r.body.contains(&format!("<h1>{title}</h1>")), "{path}");
+        assert!(r.body.contains(&format!(r#"data-layout="{layout}""#)), "{path}");
+        assert!(r.body.contains(&format!(r#"<form method="post" action="{path}""#)), "{path}: ends in a lead form");
+    }
+    for path in ["/actives/service/nope", "/actives/collect/personalCar", "/actives/service/sellcar"] {
+        assert_eq!(app.get(path, &[]).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+
+    // The plan page estimates the 省心卖 fee without script.
+    let fee = app.get("/actives/service/sellcarPlan?expect=12.5", &[]).await;
+    assert!(fee.body.contains("预计成交价12.5万元，省心卖服务费约2500元"), "{}", fee.body);
+    assert!(app.get("/actives/service/sellcarPlan?expect=1", &[]).await.body.contains("服务费约800元"));
+
+    // Missing package and a bad phone: both messages, everything typed kept.
+    let r = app.post_form("/actives/service/sellcarPlan", &[], "mobile=1390000&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=abc").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for shown in [r#"id="s-mobile-error""#, r#"id="s-package-error""#, r#"id="s-expect-error""#, r#"value="1390000""#, r#"value="2019款朗逸""#, r#"value="abc""#, r#"value="changsha" selected"#] {
+        assert!(r.body.contains(shown), "{shown}");
+    }
+    let r = app.post_form("/actives/service/sellcarPlan", &[], "mobile=13900007777&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=12.5&package=concierge").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), "/actives/gratitude?from=sell");
+    assert!(app.get(r.location(), &[]).await.body.contains("二手车网卖车顾问"));
+
+    // A campaign page carries its ad parameters into the lead and back into the form on errors.
+    let landing = app.get("/actives/collect/buycar?plan=p9&unit=u3&keyword=%E4%BA%8C%E6%89%8B%E8%BD%A6&wx_aid=wx1&type=douyin", &[]).await;
+    assert!(landing.body.contains(r#"<input type="hidden" name="plan" value="p9">"#) && landing.body.contains(r#"name="type" value="douyin""#));
+    let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&plan=p9&type=douyin").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains(r#"id="s-budget-error""#) && r.body.contains(r#"name="plan" value="p9""#));
+    let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89&plan=p9&type=douyin").await;
+    assert_eq!(r.location(), "/actives/gratitude?from=buy");
+    assert!(app.get(r.location(), &[]).await.body.contains("二手车网购车顾问"));
+
+    // The visitor finds both requests, and what they told us, under 我的询价.
+    let me = login(app, "13900007777", "").await;
+    let mine = app.get("/space/gettycarlist", &[("cookie", &me)]).await;
+    assert!(mine.body.contains("卖车（2019款朗逸；方案：省心卖；期望价12.5万）"), "{}", mine.body);
+    assert!(mine.body.contains("买车（卡罗拉；预算8-12万） · 二手车网购车顾问收到了您的请求"));
+}
+
+async fn the_questionnaire_recommends_what_the_list_has(app: &TestApp) {
+    let r = app.get("/actives/collect/selectcar?price=8-12&body=suv&energy=&gearbox=2", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains(r#"id="offers""#));
+    let offers: Vec<(String, i64)> = r
+        .body
+        .split(r#"<li><a href="/carlist?"#)
+        .skip(1)
+        .map(|chunk| {
+            let query = chunk[..chunk.find('"').unwrap()].replace("&#38;", "&");
+            let n = chunk.split("在售").nth(1).and_then(|t| t.split('辆').next()).unwrap().parse().unwrap();
+            (query, n)
+        })
+        .collect();
+    assert!(!offers.is_empty(), "600 demo cars have SUVs at 8-12万 with automatic gearboxes");
+    assert!(offers.windows(2).all(|w| w[0].1 >= w[1].1), "most cars first");
+    for (query, n) in &offers {
+        assert!(query.starts_with("series=") && query.contains("price=8-12") && query.contains("gearbox=2"), "{query}");
+        let list = app.get(&format!("/carlist?{query}"), &[]).await;
+        assert!(list.body.contains(&format!("共 <b>{n}</b> 辆")), "/carlist?{query} should hold the {n} cars recommended");
+    }
+    // No budget: a message, not results; an impossible combination: an honest empty state.
+    let r = app.get("/actives/collect/selectcar?body=suv&energy=&gearbox=&ask=1", &[]).await;
+    assert!(!r.body.contains(r#"id="offers""#) && r.body.contains("请选择预算"));
+    assert!(r.body.contains(r#"value="suv" checked"#), "the answers given are kept");
+    let r = app.get("/actives/collect/selectcar?price=0-5&body=mpv&energy=nev&gearbox=1", &[]).await;
+    assert!(r.body.contains("暂时没有在售的车"));
+    // Asking a consultant sends the answers along.
+    let r = app.post_form("/actives/collect/selectcar", &[], "mobile=13900006666&city=changsha&price=&body=suv").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains(r#"id="s-price-error""#));
+    let r = app.post_form("/actives/collect/selectcar", &[], "mobile=13900006666&city=changsha&price=8-12&body=suv&energy=nev&gearbox=2").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let me = login(app, "13900006666", "").await;
+    assert!(app.get("/space/gettycarlist", &[("cookie", &me)]).await.body.contains("预算8-12万，SUV，新能源，自动挡"));
+}
+
+on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has);
