@@ -49,7 +49,7 @@ pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
 pub use selling::{ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, OwnShop, ReviewItem, UploadRow};
 pub use seo::SITEMAP_URLS;
-pub use shop::{Shop, ShopLead, ShopProfile};
+pub use shop::{SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 
 /// The one error type of this crate.

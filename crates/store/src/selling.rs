@@ -314,12 +314,14 @@ impl Store {
         }))
     }
 
-    /// Uploads made before `before` that no listing photo uses.
+    /// Uploads made before `before` that no listing photo, shop photo, logo or banner uses.
     pub async fn orphan_uploads(&self, before: i64, limit: i64) -> Result<Vec<(i64, String)>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, (i64, String)>(
                 "select upload_id, path from upload u where created_at < $1 \
-                 and not exists (select 1 from listing_photo lp where lp.path = u.path) order by upload_id limit $2",
+                 and not exists (select 1 from listing_photo lp where lp.path = u.path) \
+                 and not exists (select 1 from shop_photo sp where sp.path = u.path) \
+                 and not exists (select 1 from shop s where s.logo = u.path or s.banner = u.path) order by upload_id limit $2",
             )
             .bind(before).bind(limit).fetch_all(p).await?
         }))

@@ -96,6 +96,18 @@ pub struct ShopLead {
 }
 from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at });
 
+/// Photos a shop may show on its business page.
+pub const SHOP_PHOTOS_MAX: i64 = 12;
+
+/// Which single image of a shop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShopImage {
+    /// The square logo.
+    Logo,
+    /// The wide banner.
+    Banner,
+}
+
 /// A shop lead with its car's title; callers add the `where`.
 const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
      ld.dealer_note, ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id";
@@ -189,6 +201,60 @@ impl Store {
             tx.commit().await?;
             Ok(row)
         })
+    }
+
+    /// Sets the logo or banner (`column`) of the owner's shop to an uploaded photo of theirs.
+    /// `NotFound` when they own no shop or the upload is not theirs.
+    pub async fn set_shop_image(&self, owner_user_id: i64, column: ShopImage, path: &str, now: i64) -> Result<(), DbError> {
+        let column = match column {
+            ShopImage::Logo => "logo",
+            ShopImage::Banner => "banner",
+        };
+        let n = on_pool!(self, p => {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "update shop set {column} = $1, updated_at = $2 where shop_id = {} \
+                 and exists (select 1 from upload where path = $1 and user_id = $3)",
+                OWNER_SHOP.replace("$N", "$3")
+            )))
+            .bind(path).bind(now).bind(owner_user_id).execute(p).await?.rows_affected()
+        });
+        if n == 0 { Err(DbError::NotFound) } else { Ok(()) }
+    }
+
+    /// Adds an uploaded photo of the owner's to their shop's photos, unless it already has
+    /// [`SHOP_PHOTOS_MAX`]; `Ok(false)` when full.
+    pub async fn add_shop_photo(&self, owner_user_id: i64, path: &str, now: i64) -> Result<bool, DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "insert into shop_photo (shop_id, path, position, created_at) \
+                 select s.shop_id, $1, coalesce((select max(position) + 1 from shop_photo where shop_id = s.shop_id), 0), $2 \
+                 from shop s where s.shop_id = {} and (select count(*) from shop_photo where shop_id = s.shop_id) < $4 \
+                 and exists (select 1 from upload where path = $1 and user_id = $3)",
+                OWNER_SHOP.replace("$N", "$3")
+            )))
+            .bind(path).bind(now).bind(owner_user_id).bind(SHOP_PHOTOS_MAX).execute(p).await?.rows_affected()
+        });
+        Ok(n == 1)
+    }
+
+    /// Removes one photo of the owner's shop (its files go with the unused-upload cleanup).
+    pub async fn delete_shop_photo(&self, owner_user_id: i64, shop_photo_id: i64) -> Result<(), DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "delete from shop_photo where shop_photo_id = $1 and shop_id = {}",
+                OWNER_SHOP.replace("$N", "$2")
+            )))
+            .bind(shop_photo_id).bind(owner_user_id).execute(p).await?.rows_affected()
+        });
+        if n == 0 { Err(DbError::NotFound) } else { Ok(()) }
+    }
+
+    /// A shop's photos in order: `(id, path)`.
+    pub async fn shop_photos(&self, shop_id: i64) -> Result<Vec<(i64, String)>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, (i64, String)>("select shop_photo_id, path from shop_photo where shop_id = $1 order by position, shop_photo_id")
+                .bind(shop_id).fetch_all(p).await?
+        }))
     }
 
     /// How often a lead was opened (tests and the lead's log line).

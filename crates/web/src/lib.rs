@@ -219,6 +219,8 @@ pub const DEALER_MIDDLEWARE: &[&str] = &["auth", "user", "dealer"];
 fn dealer_pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/shop/profile", get(pages::shop::profile).post(pages::shop::profile_save))
+        .route("/shop/profile/image", post(pages::shop::profile_image).layer(axum::extract::DefaultBodyLimit::max(photos::MAX_BYTES + 64 * 1024)))
+        .route("/shop/profile/photo/delete", post(pages::shop::profile_photo_delete))
         .route("/actives/zhikeclues", get(pages::dealer::leads).post(pages::dealer::act))
         .route("/actives/pushLeads", get(pages::dealer::push_settings).post(pages::dealer::save_push_settings))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEALER_MIDDLEWARE)))

@@ -6,7 +6,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{TestApp, login};
+use common::{Part, TestApp, login};
 
 async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let (shop, other) = (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap());
@@ -220,6 +220,59 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     assert!(page.body.contains("发送失败（第3次）") && page.body.contains("触发天级流控"));
 }
 
+fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
+    out.into_inner()
+}
+
+async fn dealers_upload_their_shop_images(app: &TestApp) {
+    let shop = app.state.store.shop_by_oname(&oname(app, 3).await).await.unwrap();
+    let owner = login(app, &owner_mobile(app, shop.shop_id).await, "").await;
+    let h = [("cookie", owner.as_str())];
+    let send = |kind: &'static str, name: &'static str, bytes: Vec<u8>| {
+        let h = h;
+        async move { app.post_multipart("/shop/profile/image", &h, &[Part::Text("kind", kind), Part::File("file", name, &bytes)]).await }
+    };
+    let r = send("logo", "logo.jpg", jpeg(400, 400)).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let home = app.get(&format!("/shop/{}", shop.oname), &[]).await;
+    let logo = home.body.split(r#"class="shop-logo" src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
+    assert!(logo.contains("/upload/p/") && logo.ends_with(".webp"), "{logo}");
+    assert_eq!(send("banner", "b.jpg", jpeg(1200, 300)).await.status, StatusCode::SEE_OTHER);
+    assert!(app.get(&format!("/shop/{}", shop.oname), &[]).await.body.contains(r#"class="shop-banner" src="/upload/p/"#));
+    for _ in 0..2 {
+        assert_eq!(send("photo", "hall.jpg", jpeg(800, 600)).await.status, StatusCode::SEE_OTHER);
+    }
+    // An SVG is refused beside the photo field; nothing else changes.
+    let r = send("photo", "x.jpg", b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>".to_vec()).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains(r#"id="file-photo-error""#) && r.body.contains("店铺照片（2/12）"));
+    let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;
+    assert_eq!(business.body.matches("店铺照片1").count() + business.body.matches("店铺照片2").count(), 2);
+    assert!(business.body.contains(r#"srcset="/upload/p/"#));
+
+    // Another dealer cannot remove my photos; I can.
+    let photos = app.state.store.shop_photos(shop.shop_id).await.unwrap();
+    let rival = login(app, &owner_mobile(app, 4).await, "").await;
+    let r = app.post_form("/shop/profile/photo/delete", &[("cookie", &rival)], &format!("id={}", photos[0].0)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.post_form("/shop/profile/photo/delete", &[("cookie", &owner)], &format!("id={}", photos[0].0)).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.state.store.shop_photos(shop.shop_id).await.unwrap().len(), 1);
+
+    // Two days on, the cleanup removes the deleted photo's files only.
+    let before = common::files_under(&app.upload_dir).len();
+    let later = app.variant(app.state.config.clone(), common::NOW + 2 * 86_400);
+    web::jobs::tick(&later, 1).await;
+    let after = common::files_under(&app.upload_dir).len();
+    assert_eq!(before - after, before / 4, "one upload of four (each with its sized copies) removed");
+    let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;
+    let src = business.body.split(r#"<ul class="shop-photos"><li><img src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
+    assert_eq!(app.get(&src, &[]).await.status, StatusCode::OK, "the kept photo is still served");
+}
+
 async fn oname(app: &TestApp, shop_id: i64) -> String {
     app.state.store.shop_oname(shop_id).await.unwrap()
 }
@@ -239,4 +292,4 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up);
+on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images);

@@ -112,6 +112,8 @@ struct ShopPage {
     licence: String,
     intro: String,
     map: MapView,
+    /// Business-page photos: `(src, srcset)`.
+    photos: Vec<(String, String)>,
     form: ShopLeadForm,
     crumbs: Crumbs,
 }
@@ -128,6 +130,21 @@ async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'stati
         Vec::new()
     };
     let head = ShopHead::new(state, s);
+    let photos = if tab == "business" {
+        let base = &state.config.image_upload_base;
+        state
+            .store
+            .shop_photos(s.shop_id)
+            .await?
+            .into_iter()
+            .map(|(_, path)| {
+                let url = domain::image::join(base, &path);
+                (domain::image::sized(&url, base, 640), domain::image::srcset(&url, base).unwrap_or_default())
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let path = match tab {
         "home" => format!("/shop/{}", s.oname),
         "douyin" => format!("/actives/douyinshop?oname={}", s.oname),
@@ -171,6 +188,7 @@ async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'stati
         licence: s.licence_no.clone(),
         intro: s.intro.clone(),
         map: map_of(state, s),
+        photos,
         form,
         crumbs,
     };
@@ -341,6 +359,13 @@ struct ProfilePage {
     fields: Vec<(&'static str, &'static str, String, usize)>,
     errors: std::collections::BTreeMap<&'static str, String>,
     saved: bool,
+    /// Logo and banner: `(slot, label, current thumbnail or empty, hint)`.
+    slots: [(&'static str, &'static str, String, &'static str); 2],
+    /// The shop's photos: `(id, thumbnail URL)`.
+    photos: Vec<(i64, String)>,
+    photos_max: i64,
+    /// What went wrong with the last image.
+    image_error: Option<(&'static str, String)>,
 }
 
 fn profile_fields(f: &ShopProfile) -> Vec<(&'static str, &'static str, String, usize)> {
@@ -371,8 +396,114 @@ pub async fn profile(State(state): State<AppState>, visitor: Visitor, Query(q): 
     let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
     let s = state.store.own_shop(user.user_id).await?;
     let form = ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() };
-    let tpl = ProfilePage { page: profile_meta(&state, &visitor), shop: ShopHead::new(&state, &s), fields: profile_fields(&form), form, errors: Default::default(), saved: q.contains_key("saved") };
-    Ok(Html(tpl.render()?).into_response())
+    render_profile(&state, &visitor, &s, form, Default::default(), q.contains_key("saved"), None, StatusCode::OK).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn render_profile(
+    state: &AppState,
+    visitor: &Visitor,
+    s: &Shop,
+    form: ShopProfile,
+    errors: std::collections::BTreeMap<&'static str, String>,
+    saved: bool,
+    image_error: Option<(&'static str, String)>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
+    let base = &state.config.image_upload_base;
+    let thumb = |path: &str| domain::image::sized(&domain::image::join(base, path), base, 320);
+    let photos = state.store.shop_photos(s.shop_id).await?.into_iter().map(|(id, path)| (id, thumb(&path))).collect();
+    let tpl = ProfilePage {
+        page: profile_meta(state, visitor),
+        shop: ShopHead::new(state, s),
+        fields: profile_fields(&form),
+        form,
+        errors,
+        saved,
+        slots: [
+            ("logo", "店铺标志", if s.logo.is_empty() { String::new() } else { thumb(&s.logo) }, "建议正方形"),
+            ("banner", "店铺横幅", if s.banner.is_empty() { String::new() } else { thumb(&s.banner) }, "建议宽高比约 4:1"),
+        ],
+        photos,
+        photos_max: store::SHOP_PHOTOS_MAX,
+        image_error,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `POST /shop/profile/image` (multipart: `kind` = `logo`, `banner` or `photo`, then `file`):
+/// the photo goes through the upload pipeline, then becomes the logo, the banner or one more
+/// photo. Errors come back on the editor beside the image they concern.
+pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let s = state.store.own_shop(user.user_id).await?;
+    let mut kind = String::new();
+    let mut outcome: Result<String, String> = Err("请选择要上传的图片".to_owned());
+    if let Ok(mut mp) = mp {
+        loop {
+            match mp.next_field().await {
+                Ok(Some(f)) if f.name() == Some("kind") => kind = f.text().await.unwrap_or_default(),
+                Ok(Some(f)) if f.name() == Some("file") => {
+                    if f.file_name().is_none_or(str::is_empty) {
+                        continue;
+                    }
+                    outcome = match crate::photos::read_field(f).await {
+                        Ok(bytes) => crate::photos::ingest(&state, user.user_id, bytes).await.map(|st| st.path).map_err(|e| e.message()),
+                        Err(e) => Err(e.message()),
+                    };
+                    break;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                    outcome = Err(crate::photos::PhotoError::TooLarge.message());
+                    break;
+                }
+                Err(_) => {
+                    outcome = Err("上传格式不正确".to_owned());
+                    break;
+                }
+            }
+        }
+    }
+    let slot: &'static str = match kind.as_str() {
+        "logo" => "logo",
+        "banner" => "banner",
+        _ => "photo",
+    };
+    let now = state.clock.now();
+    let result = match outcome {
+        Ok(path) => match slot {
+            "logo" => state.store.set_shop_image(user.user_id, store::ShopImage::Logo, &path, now).await.map(|()| None),
+            "banner" => state.store.set_shop_image(user.user_id, store::ShopImage::Banner, &path, now).await.map(|()| None),
+            _ => state.store.add_shop_photo(user.user_id, &path, now).await.map(|added| (!added).then(|| format!("最多上传{}张店铺照片，请先删除一些", store::SHOP_PHOTOS_MAX))),
+        }?,
+        Err(message) => Some(message),
+    };
+    match result {
+        None => Ok(see_other(&format!("/shop/profile?saved=1#image-{slot}"), Vec::new())),
+        Some(message) => {
+            let form = ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() };
+            render_profile(&state, &visitor, &s, form, Default::default(), false, Some((slot, message)), StatusCode::UNPROCESSABLE_ENTITY).await
+        }
+    }
+}
+
+/// The photo to remove.
+#[derive(Debug, Default, Deserialize)]
+pub struct PhotoDelete {
+    #[serde(default)]
+    id: String,
+}
+
+/// `POST /shop/profile/photo/delete`: removes one of my shop's photos (404 for anyone else's).
+pub async fn profile_photo_delete(State(state): State<AppState>, visitor: Visitor, Form(d): Form<PhotoDelete>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+    state.store.delete_shop_photo(user.user_id, id).await?;
+    Ok(see_other("/shop/profile?saved=1#image-photo", Vec::new()))
 }
 
 /// The editor's fields.
@@ -440,10 +571,7 @@ pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Form(
         }
         Err(errors) => {
             let form = ShopProfile { name: p.name, address: p.address, phone: p.phone, hours: p.hours, licence_no: p.licence_no, intro: p.intro, ..ShopProfile::default() };
-            let tpl = ProfilePage { page: profile_meta(&state, &visitor), shop: ShopHead::new(&state, &s), fields: profile_fields(&form), form, errors, saved: false };
-            let mut res = Html(tpl.render()?).into_response();
-            *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
-            Ok(res)
+            render_profile(&state, &visitor, &s, form, errors, false, None, StatusCode::UNPROCESSABLE_ENTITY).await
         }
     }
 }
