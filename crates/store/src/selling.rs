@@ -8,6 +8,9 @@
 
 use domain::selling::{Action, Actor, ListingStatus};
 
+/// Appeals and complaints accepted from one IP address per hour.
+pub const APPEALS_PER_IP_PER_HOUR: i64 = 5;
+
 use crate::listing::CARD_COLUMNS;
 use crate::{DbError, ListingCard, Store, Val, bind_all, from_row, on_pool};
 
@@ -159,6 +162,8 @@ from_row!(EditableListing {
 /// One entry of a listing's audit trail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingEvent {
+    /// The listing.
+    pub listing_id: i64,
     /// `submit`, `edit`, `approve`, ….
     pub action: String,
     /// `seller`, `staff` or `system`.
@@ -174,7 +179,7 @@ pub struct ListingEvent {
     /// When.
     pub created_at: i64,
 }
-from_row!(ListingEvent { action, actor_role, actor, from_status, to_status, reason, created_at });
+from_row!(ListingEvent { listing_id, action, actor_role, actor, from_status, to_status, reason, created_at });
 
 /// A listing waiting for review.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -540,14 +545,22 @@ impl Store {
 
     /// A listing's audit trail, oldest first.
     pub async fn listing_events(&self, listing_id: i64) -> Result<Vec<ListingEvent>, DbError> {
-        Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, ListingEvent>(
-                "select e.action, e.actor_role, u.nickname as actor, e.from_status, e.to_status, e.reason, e.created_at \
-                 from listing_event e left join app_user u on u.user_id = e.actor_user_id where e.listing_id = $1 \
-                 order by e.created_at, e.listing_event_id",
-            )
-            .bind(listing_id).fetch_all(p).await?
-        }))
+        self.listing_events_of(&[listing_id]).await
+    }
+
+    /// The histories of several listings in one query, by listing, each oldest first.
+    pub async fn listing_events_of(&self, listing_ids: &[i64]) -> Result<Vec<ListingEvent>, DbError> {
+        if listing_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<String> = listing_ids.iter().map(i64::to_string).collect();
+        let sql = format!(
+            "select e.listing_id, e.action, e.actor_role, u.nickname as actor, e.from_status, e.to_status, e.reason, e.created_at \
+             from listing_event e left join app_user u on u.user_id = e.actor_user_id where e.listing_id in ({}) \
+             order by e.listing_id, e.created_at, e.listing_event_id",
+            ids.join(", ")
+        );
+        Ok(on_pool!(self, p => sqlx::query_as::<_, ListingEvent>(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?))
     }
 
     /// Listings waiting for review: flagged ones first, then oldest first; or the one listing
@@ -568,14 +581,26 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_scalar("select count(*) from listing where status = 'pending'").fetch_one(p).await?))
     }
 
-    /// Stores an appeal or a consumer complaint for staff.
-    pub async fn submit_appeal(&self, user_id: Option<i64>, kind: &str, target: &str, mobile: &str, content: &str, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
-            sqlx::query_scalar(
-                "insert into appeal (user_id, kind, target, mobile, content, status, created_at) values ($1, $2, $3, $4, $5, 'open', $6) returning appeal_id",
+    /// Stores an appeal or a consumer complaint for staff; `None` when the IP has sent
+    /// [`APPEALS_PER_IP_PER_HOUR`] in the last hour.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn submit_appeal(&self, user_id: Option<i64>, kind: &str, target: &str, mobile: &str, content: &str, ip: &str, now: i64) -> Result<Option<i64>, DbError> {
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            if !ip.is_empty() {
+                let recent: i64 = sqlx::query_scalar("select count(*) from appeal where ip = $1 and created_at > $2")
+                    .bind(ip).bind(now - 3_600).fetch_one(&mut *tx).await?;
+                if recent >= APPEALS_PER_IP_PER_HOUR {
+                    return Ok(None);
+                }
+            }
+            let id: i64 = sqlx::query_scalar(
+                "insert into appeal (user_id, kind, target, mobile, content, status, ip, created_at) values ($1, $2, $3, $4, $5, 'open', $6, $7) returning appeal_id",
             )
-            .bind(user_id).bind(kind).bind(target).bind(mobile).bind(content).bind(now).fetch_one(p).await?
-        }))
+            .bind(user_id).bind(kind).bind(target).bind(mobile).bind(content).bind(ip).bind(now).fetch_one(&mut *tx).await?;
+            tx.commit().await?;
+            Ok(Some(id))
+        })
     }
 
     /// Appeals, open ones first.

@@ -5,7 +5,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{DESKTOP, IPHONE, NOW, Reply, TestApp, get_on, login, post_on, shown_code};
+use common::{DESKTOP, IPHONE, NOW, TestApp, get_on, login, post_on, shown_code};
 use web::config::{Config, Env};
 
 const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.47";

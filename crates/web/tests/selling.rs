@@ -325,6 +325,15 @@ async fn bait_is_flagged_for_review_with_its_reason(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(app.get("/actives/help/appeal", &[("cookie", &seller)]).await.body.contains("答复：描述仍需修改后重新提交"));
     assert_eq!(app.get("/staff/appeals", &[("cookie", &seller)]).await.status, StatusCode::FORBIDDEN);
+    // One address may send a few complaints an hour; the next is refused with the text kept.
+    let body = format!("mobile=13900001234&content={}", urlencode("卖家电话一直打不通，车源疑似已经卖掉"));
+    for _ in 0..store::APPEALS_PER_IP_PER_HOUR {
+        assert_eq!(app.post_form("/actives/help/customerappeal", &[("x-test-peer", "10.9.8.7")], &body).await.status, StatusCode::SEE_OTHER);
+    }
+    let r = app.post_form("/actives/help/customerappeal", &[("x-test-peer", "10.9.8.7")], &body).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.body.contains("提交太频繁了") && r.body.contains("车源疑似已经卖掉"));
+    assert_eq!(app.post_form("/actives/help/customerappeal", &[("x-test-peer", "10.9.8.6")], &body).await.status, StatusCode::SEE_OTHER);
 }
 
 /// The PNG chunk checksum, so the oversized header is otherwise valid.

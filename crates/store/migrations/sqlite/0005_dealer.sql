@@ -21,3 +21,7 @@ create table shop_photo (
 );
 create index shop_photo_shop on shop_photo (shop_id, position);
 create index shop_photo_path on shop_photo (path);
+
+-- Appeals and complaints are limited per IP address, like leads.
+alter table appeal add column ip text not null default '';
+create index appeal_ip on appeal (ip, created_at);

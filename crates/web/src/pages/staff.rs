@@ -71,13 +71,13 @@ pub struct StaffQuery {
 async fn review_page(state: &AppState, visitor: &Visitor, only: Option<i64>, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
     let (queue, total) = tokio::try_join!(state.store.review_queue(only, 50), state.store.review_count())?;
     let base = &state.config.image_upload_base;
+    let ids: Vec<i64> = queue.iter().map(|r| r.listing_id).collect();
+    let events = state.store.listing_events_of(&ids).await?;
     let mut items = Vec::with_capacity(queue.len());
     for r in queue {
-        let history = state
-            .store
-            .listing_events(r.listing_id)
-            .await?
+        let history = events
             .iter()
+            .filter(|e| e.listing_id == r.listing_id)
             .map(|e| format!("{} {} {}", domain::time::datetime(e.created_at), e.actor.clone().unwrap_or_default(), Action::parse(&e.action).map_or("修改", Action::label)))
             .collect();
         items.push(QueueItem {
@@ -217,6 +217,8 @@ pub struct AppealForm {
     content: String,
     #[serde(skip)]
     errors: std::collections::BTreeMap<&'static str, String>,
+    #[serde(skip)]
+    form_error: Option<String>,
 }
 
 impl AppealForm {
@@ -289,6 +291,10 @@ pub async fn appeal_submit(State(state): State<AppState>, visitor: Visitor, uri:
     if !form.errors.is_empty() {
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
-    state.store.submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, state.clock.now()).await?;
+    let stored = state.store.submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, &visitor.ip, state.clock.now()).await?;
+    if stored.is_none() {
+        form.form_error = Some("提交太频繁了，请一小时后再试".to_owned());
+        return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::TOO_MANY_REQUESTS).await;
+    }
     Ok(see_other(&format!("{action}?sent=1"), Vec::new()))
 }
