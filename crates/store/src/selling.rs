@@ -583,7 +583,7 @@ impl Store {
 
     /// Stores an appeal or a consumer complaint for staff; `None` when the IP has sent
     /// [`APPEALS_PER_IP_PER_HOUR`] in the last hour.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments)]
     pub async fn submit_appeal(&self, user_id: Option<i64>, kind: &str, target: &str, mobile: &str, content: &str, ip: &str, now: i64) -> Result<Option<i64>, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;

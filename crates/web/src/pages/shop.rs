@@ -395,11 +395,15 @@ fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
 pub async fn profile(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
     let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
     let s = state.store.own_shop(user.user_id).await?;
-    let form = ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() };
-    render_profile(&state, &visitor, &s, form, Default::default(), q.contains_key("saved"), None, StatusCode::OK).await
+    render_profile(&state, &visitor, &s, profile_of(&s), Default::default(), q.contains_key("saved"), None, StatusCode::OK).await
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The editor's fields as the shop has them now.
+fn profile_of(s: &Shop) -> ShopProfile {
+    ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() }
+}
+
+#[expect(clippy::too_many_arguments)]
 async fn render_profile(
     state: &AppState,
     visitor: &Visitor,
@@ -485,8 +489,7 @@ pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, mp: 
     match result {
         None => Ok(see_other(&format!("/shop/profile?saved=1#image-{slot}"), Vec::new())),
         Some(message) => {
-            let form = ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() };
-            render_profile(&state, &visitor, &s, form, Default::default(), false, Some((slot, message)), StatusCode::UNPROCESSABLE_ENTITY).await
+            render_profile(&state, &visitor, &s, profile_of(&s), Default::default(), false, Some((slot, message)), StatusCode::UNPROCESSABLE_ENTITY).await
         }
     }
 }
