@@ -3,6 +3,7 @@
 //! transaction that stores the lead ([`Store::submit_lead`]), claimed by one node with a
 //! conditional update, and end `sent` or — after [`PUSH_ATTEMPTS`] tries — `failed`.
 
+use crate::shop::owner_shop;
 use crate::{DbError, Store, from_row, on_pool};
 
 /// Tries per push before it is given up as `failed`.
@@ -76,8 +77,13 @@ pub struct PushLogRow {
 }
 from_row!(PushLogRow { lead_push_log_id, lead_id, intent, channel, target, status, attempts, error, created_at, sent_at });
 
-/// The shop of the dealer bound as `$1`.
-const OWNER_SHOP_1: &str = "(select shop_id from shop where owner_user_id = $1 order by shop_id limit 1)";
+/// Due outbox rows: new, past their backoff, or stuck in `sending` (with `$NOW`, `$BACKOFF`,
+/// `$STUCK` filled in by the caller's parameter numbers).
+const DUE: &str = "((status = 'pending' and updated_at <= $NOW - attempts * $BACKOFF) or (status = 'sending' and updated_at < $NOW - $STUCK))";
+
+fn due(now: &str, backoff: &str, stuck: &str) -> String {
+    DUE.replace("$NOW", now).replace("$BACKOFF", backoff).replace("$STUCK", stuck)
+}
 
 /// Queues the pushes of a new lead inside its transaction (no-op without a shop or a setting).
 pub(crate) const QUEUE_PUSHES: &str = "insert into lead_push_log (lead_id, channel, target, status, created_at, updated_at) \
@@ -91,7 +97,7 @@ impl Store {
     pub async fn push_setting(&self, owner_user_id: i64) -> Result<Option<PushSetting>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, PushSetting>(sqlx::AssertSqlSafe(format!(
-                "select sms_mobile, wechat_openid, enabled from lead_push_setting where shop_id = {OWNER_SHOP_1}"
+                "select sms_mobile, wechat_openid, enabled from lead_push_setting where shop_id = {}", owner_shop("$1")
             )))
             .bind(owner_user_id).fetch_optional(p).await?
         }))
@@ -102,9 +108,10 @@ impl Store {
         let n = on_pool!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "insert into lead_push_setting (shop_id, sms_mobile, wechat_openid, enabled, updated_at) \
-                 select shop_id, $2, $3, $4, $5 from shop where shop_id = {OWNER_SHOP_1} \
+                 select shop_id, $2, $3, $4, $5 from shop where shop_id = {} \
                  on conflict (shop_id) do update set sms_mobile = excluded.sms_mobile, wechat_openid = excluded.wechat_openid, \
-                 enabled = excluded.enabled, updated_at = excluded.updated_at"
+                 enabled = excluded.enabled, updated_at = excluded.updated_at",
+                owner_shop("$1")
             )))
             .bind(owner_user_id).bind(&s.sms_mobile).bind(&s.wechat_openid).bind(s.enabled).bind(now)
             .execute(p).await?.rows_affected()
@@ -115,11 +122,10 @@ impl Store {
     /// Outbox rows due now: new, retry after backoff, or stuck in `sending`. Oldest first.
     pub async fn due_pushes(&self, lead_id: Option<i64>, now: i64, limit: i64) -> Result<Vec<i64>, DbError> {
         Ok(on_pool!(self, p => {
-            sqlx::query_scalar::<_, i64>(
-                "select lead_push_log_id from lead_push_log where ($1 = 0 or lead_id = $1) and \
-                 ((status = 'pending' and updated_at <= $2 - attempts * $3) or (status = 'sending' and updated_at < $2 - $4)) \
-                 order by lead_push_log_id limit $5",
-            )
+            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
+                "select lead_push_log_id from lead_push_log where ($1 = 0 or lead_id = $1) and {} order by lead_push_log_id limit $5",
+                due("$2", "$3", "$4")
+            )))
             .bind(lead_id.unwrap_or(0)).bind(now).bind(PUSH_BACKOFF_SECS).bind(PUSH_STUCK_SECS).bind(limit)
             .fetch_all(p).await?
         }))
@@ -129,10 +135,10 @@ impl Store {
     /// what to send; `None` when another node has it or it is no longer due.
     pub async fn claim_push(&self, id: i64, now: i64) -> Result<Option<PushJob>, DbError> {
         on_pool!(self, p => {
-            let claimed = sqlx::query(
-                "update lead_push_log set status = 'sending', attempts = attempts + 1, updated_at = $1 \
-                 where lead_push_log_id = $2 and ((status = 'pending' and updated_at <= $1 - attempts * $3) or (status = 'sending' and updated_at < $1 - $4))",
-            )
+            let claimed = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "update lead_push_log set status = 'sending', attempts = attempts + 1, updated_at = $1 where lead_push_log_id = $2 and {}",
+                due("$1", "$3", "$4")
+            )))
             .bind(now).bind(id).bind(PUSH_BACKOFF_SECS).bind(PUSH_STUCK_SECS)
             .execute(p).await?.rows_affected();
             if claimed == 0 {
@@ -170,7 +176,8 @@ impl Store {
             sqlx::query_as::<_, PushLogRow>(sqlx::AssertSqlSafe(format!(
                 "select pl.lead_push_log_id, pl.lead_id, ld.intent, pl.channel, pl.target, pl.status, cast(pl.attempts as bigint) as attempts, \
                  pl.error, pl.created_at, pl.sent_at from lead_push_log pl join lead ld on ld.lead_id = pl.lead_id \
-                 where ld.shop_id = {OWNER_SHOP_1} order by pl.lead_push_log_id desc limit $2"
+                 where ld.shop_id = {} order by pl.lead_push_log_id desc limit $2",
+                owner_shop("$1")
             )))
             .bind(owner_user_id).bind(limit).fetch_all(p).await?
         }))

@@ -111,8 +111,10 @@ pub enum ShopImage {
 /// A shop lead with its car's title; callers add the `where`.
 const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
      ld.dealer_note, ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id";
-/// The shop of the dealer bound as `$1`… (the parameter number is filled in).
-const OWNER_SHOP: &str = "(select shop_id from shop where owner_user_id = $N order by shop_id limit 1)";
+/// The shop of the dealer bound as parameter `param` (`"$1"`, …), as a scalar subquery.
+pub(crate) fn owner_shop(param: &str) -> String {
+    format!("(select shop_id from shop where owner_user_id = {param} order by shop_id limit 1)")
+}
 
 impl Store {
     /// Open shops, in one city when given, whose name contains `name`, most cars first.
@@ -175,7 +177,7 @@ impl Store {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!(
                 "{LEAD_SELECT} where ld.shop_id = {} and ($2 = '' or ld.status = $2) order by ld.created_at desc, ld.lead_id desc limit $3",
-                OWNER_SHOP.replace("$N", "$1")
+                owner_shop("$1")
             )))
             .bind(owner_user_id).bind(status).bind(limit).fetch_all(p).await?
         }))
@@ -188,7 +190,7 @@ impl Store {
             let mut tx = p.begin().await?;
             let owned: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
                 "select lead_id from lead where lead_id = $1 and shop_id = {}",
-                OWNER_SHOP.replace("$N", "$2")
+                owner_shop("$2")
             )))
             .bind(lead_id).bind(owner_user_id).fetch_optional(&mut *tx).await?;
             owned.ok_or(DbError::NotFound)?;
@@ -214,7 +216,7 @@ impl Store {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "update shop set {column} = $1, updated_at = $2 where shop_id = {} \
                  and exists (select 1 from upload where path = $1 and user_id = $3)",
-                OWNER_SHOP.replace("$N", "$3")
+                owner_shop("$3")
             )))
             .bind(path).bind(now).bind(owner_user_id).execute(p).await?.rows_affected()
         });
@@ -230,7 +232,7 @@ impl Store {
                  select s.shop_id, $1, coalesce((select max(position) + 1 from shop_photo where shop_id = s.shop_id), 0), $2 \
                  from shop s where s.shop_id = {} and (select count(*) from shop_photo where shop_id = s.shop_id) < $4 \
                  and exists (select 1 from upload where path = $1 and user_id = $3)",
-                OWNER_SHOP.replace("$N", "$3")
+                owner_shop("$3")
             )))
             .bind(path).bind(now).bind(owner_user_id).bind(SHOP_PHOTOS_MAX).execute(p).await?.rows_affected()
         });
@@ -242,7 +244,7 @@ impl Store {
         let n = on_pool!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "delete from shop_photo where shop_photo_id = $1 and shop_id = {}",
-                OWNER_SHOP.replace("$N", "$2")
+                owner_shop("$2")
             )))
             .bind(shop_photo_id).bind(owner_user_id).execute(p).await?.rows_affected()
         });

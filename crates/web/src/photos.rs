@@ -13,7 +13,10 @@
 
 use std::io::Cursor;
 
-use axum::extract::multipart::Field;
+use std::collections::HashMap;
+
+use axum::extract::Multipart;
+use axum::extract::multipart::{Field, MultipartRejection};
 use domain::image::{ImageKind, PHOTO_WIDTHS, SniffError};
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
@@ -56,6 +59,10 @@ pub enum PhotoError {
     Quota,
     /// Storage or database failure: try again.
     Failed,
+    /// The form carried no file.
+    Missing,
+    /// The multipart body could not be read.
+    Malformed,
 }
 
 impl PhotoError {
@@ -70,6 +77,8 @@ impl PhotoError {
             PhotoError::TooMany => format!("最多上传{}张照片", domain::selling::MAX_PHOTOS),
             PhotoError::Quota => "今天上传的照片太多了，请明天再试".to_owned(),
             PhotoError::Failed => "照片保存失败，请重试".to_owned(),
+            PhotoError::Missing => "请选择要上传的照片".to_owned(),
+            PhotoError::Malformed => "上传格式不正确".to_owned(),
         }
     }
 }
@@ -148,6 +157,30 @@ pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
         sized.push((width, encode(&fit(width))?));
     }
     Ok(Encoded { width: full_img.width(), height: full_img.height(), full, sized })
+}
+
+/// Reads a one-photo form: the text fields sent before the file field `file_field`, and that
+/// file (read with [`read_field`]). A file input left empty counts as no file.
+pub async fn receive_one(mp: Result<Multipart, MultipartRejection>, file_field: &str) -> (HashMap<String, String>, Result<Vec<u8>, PhotoError>) {
+    let mut texts = HashMap::new();
+    let Ok(mut mp) = mp else { return (texts, Err(PhotoError::Missing)) };
+    loop {
+        match mp.next_field().await {
+            Ok(Some(f)) if f.name() == Some(file_field) => {
+                if f.file_name().is_none_or(str::is_empty) {
+                    continue;
+                }
+                return (texts, read_field(f).await);
+            }
+            Ok(Some(f)) => {
+                let name = f.name().unwrap_or_default().to_owned();
+                texts.insert(name, f.text().await.unwrap_or_default());
+            }
+            Ok(None) => return (texts, Err(PhotoError::Missing)),
+            Err(e) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => return (texts, Err(PhotoError::TooLarge)),
+            Err(_) => return (texts, Err(PhotoError::Malformed)),
+        }
+    }
 }
 
 /// Reads one multipart file field in chunks, refusing it as soon as it passes [`MAX_BYTES`].

@@ -7,18 +7,11 @@ mod common;
 use std::io::Cursor;
 
 use axum::http::StatusCode;
-use common::{IPHONE, NOW, Part, TestApp, files_under, login, send_body};
+use common::{IPHONE, NOW, Part, TestApp, files_under, jpeg, login, send_body};
 
 const SELLER: &str = "13812340001";
 const OTHER: &str = "13812340002";
 const BUYER: &str = "13812340003";
-
-fn jpeg(w: u32, h: u32, shade: u8) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, shade]));
-    let mut out = Cursor::new(Vec::new());
-    img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
-    out.into_inner()
-}
 
 fn png(w: u32, h: u32) -> Vec<u8> {
     let img = image::RgbImage::from_fn(w, h, |x, _| image::Rgb([(x % 256) as u8, 40, 200]));

@@ -6,7 +6,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{Part, TestApp, login};
+use common::{Part, TestApp, jpeg, login};
 
 async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let (shop, other) = (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap());
@@ -220,13 +220,6 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     assert!(page.body.contains("发送失败（第3次）") && page.body.contains("触发天级流控"));
 }
 
-fn jpeg(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
-    let mut out = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
-    out.into_inner()
-}
-
 async fn dealers_upload_their_shop_images(app: &TestApp) {
     let shop = app.state.store.shop_by_oname(&oname(app, 3).await).await.unwrap();
     let owner = login(app, &owner_mobile(app, shop.shop_id).await, "").await;
@@ -235,15 +228,15 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
         let h = h;
         async move { app.post_multipart("/shop/profile/image", &h, &[Part::Text("kind", kind), Part::File("file", name, &bytes)]).await }
     };
-    let r = send("logo", "logo.jpg", jpeg(400, 400)).await;
+    let r = send("logo", "logo.jpg", jpeg(400, 400, 90)).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let home = app.get(&format!("/shop/{}", shop.oname), &[]).await;
     let logo = home.body.split(r#"class="shop-logo" src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
     assert!(logo.contains("/upload/p/") && logo.ends_with(".webp"), "{logo}");
-    assert_eq!(send("banner", "b.jpg", jpeg(1200, 300)).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(send("banner", "b.jpg", jpeg(1200, 300, 90)).await.status, StatusCode::SEE_OTHER);
     assert!(app.get(&format!("/shop/{}", shop.oname), &[]).await.body.contains(r#"class="shop-banner" src="/upload/p/"#));
     for _ in 0..2 {
-        assert_eq!(send("photo", "hall.jpg", jpeg(800, 600)).await.status, StatusCode::SEE_OTHER);
+        assert_eq!(send("photo", "hall.jpg", jpeg(800, 600, 90)).await.status, StatusCode::SEE_OTHER);
     }
     // An SVG is refused beside the photo field; nothing else changes.
     let r = send("photo", "x.jpg", b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>".to_vec()).await;

@@ -49,6 +49,14 @@ pub struct CardView {
     pub rating: Option<(&'static str, &'static str)>,
 }
 
+/// Provinces with their cities, for the grouped city `<select>` of the forms.
+pub type ProvinceCities = Vec<(&'static region::Province, Vec<&'static region::City>)>;
+
+/// Every province with its cities, in the catalogue's order.
+pub fn province_cities() -> ProvinceCities {
+    region::provinces().iter().map(|p| (p, region::cities_of(p.code).collect())).collect()
+}
+
 /// The badge of a stored rating: a band's label, or 数据不足; exclusions show nothing on cards.
 pub fn rating_badge(stored: &str) -> Option<(&'static str, &'static str)> {
     let r = Rating::parse(stored)?;

@@ -123,7 +123,7 @@ pub struct Choices {
     /// Brands with their series.
     pub brands: Vec<(&'static domain::catalog::Brand, Vec<&'static domain::catalog::Series>)>,
     /// Provinces with their cities.
-    pub provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    pub provinces: super::ProvinceCities,
     /// Colours.
     pub colours: &'static [(&'static str, &'static str)],
     /// Emission standards.
@@ -134,7 +134,7 @@ impl Choices {
     fn new() -> Choices {
         Choices {
             brands: domain::catalog::brands().iter().map(|b| (b, domain::catalog::series_of(b.slug).collect())).collect(),
-            provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+            provinces: super::province_cities(),
             colours: selling::COLOURS,
             emissions: domain::filter::EMISSION_OPTIONS,
         }
@@ -533,21 +533,7 @@ pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: He
     if declared.is_some_and(|n| n > photos::MAX_BYTES + 64 * 1024) {
         return crate::api::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::api::BAD_INPUT, &PhotoError::TooLarge.message());
     }
-    let Ok(mut mp) = mp else {
-        return crate::api::fail(StatusCode::BAD_REQUEST, crate::api::BAD_INPUT, "请选择要上传的照片");
-    };
-    let field = loop {
-        match mp.next_field().await {
-            Ok(Some(f)) if f.name() == Some("photo") => break f,
-            Ok(Some(_)) => {}
-            Ok(None) => return crate::api::fail(StatusCode::BAD_REQUEST, crate::api::BAD_INPUT, "请选择要上传的照片"),
-            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                return crate::api::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::api::BAD_INPUT, &PhotoError::TooLarge.message());
-            }
-            Err(_) => return crate::api::fail(StatusCode::BAD_REQUEST, crate::api::BAD_INPUT, "上传格式不正确"),
-        }
-    };
-    let result = match photos::read_field(field).await {
+    let result = match photos::receive_one(mp, "photo").await.1 {
         Ok(bytes) => photos::ingest(&state, user.user_id, bytes).await,
         Err(e) => Err(e),
     };
@@ -562,6 +548,7 @@ pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: He
                 PhotoError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
                 PhotoError::Failed => StatusCode::SERVICE_UNAVAILABLE,
                 PhotoError::Quota => StatusCode::TOO_MANY_REQUESTS,
+                PhotoError::Missing | PhotoError::Malformed => StatusCode::BAD_REQUEST,
                 _ => StatusCode::UNPROCESSABLE_ENTITY,
             };
             crate::api::fail(status, crate::api::BAD_INPUT, &e.message())

@@ -303,7 +303,7 @@ struct DirectoryPage {
     total: i64,
     name: String,
     city: String,
-    provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    provinces: super::ProvinceCities,
     prev: Option<String>,
     next: Option<String>,
 }
@@ -342,7 +342,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
         shops: rows.iter().map(|s| ShopHead::new(&state, s)).collect(),
         total,
         city: city.map_or(String::new(), |c| c.slug.to_owned()),
-        provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+        provinces: super::province_cities(),
         prev: (page_no > 1).then(|| href(page_no - 1)),
         next: (page_no * PER < total).then(|| href(page_no + 1)),
         name,
@@ -443,36 +443,13 @@ async fn render_profile(
 pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>) -> Result<Response, AppError> {
     let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
     let s = state.store.own_shop(user.user_id).await?;
-    let mut kind = String::new();
-    let mut outcome: Result<String, String> = Err("请选择要上传的图片".to_owned());
-    if let Ok(mut mp) = mp {
-        loop {
-            match mp.next_field().await {
-                Ok(Some(f)) if f.name() == Some("kind") => kind = f.text().await.unwrap_or_default(),
-                Ok(Some(f)) if f.name() == Some("file") => {
-                    if f.file_name().is_none_or(str::is_empty) {
-                        continue;
-                    }
-                    outcome = match crate::photos::read_field(f).await {
-                        Ok(bytes) => crate::photos::ingest(&state, user.user_id, bytes).await.map(|st| st.path).map_err(|e| e.message()),
-                        Err(e) => Err(e.message()),
-                    };
-                    break;
-                }
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                    outcome = Err(crate::photos::PhotoError::TooLarge.message());
-                    break;
-                }
-                Err(_) => {
-                    outcome = Err("上传格式不正确".to_owned());
-                    break;
-                }
-            }
-        }
-    }
-    let slot: &'static str = match kind.as_str() {
+    let (texts, file) = crate::photos::receive_one(mp, "file").await;
+    let outcome = match file {
+        Ok(bytes) => crate::photos::ingest(&state, user.user_id, bytes).await.map(|st| st.path).map_err(|e| e.message()),
+        Err(e) => Err(e.message()),
+    };
+    let kind = texts.get("kind").map_or("", String::as_str);
+    let slot: &'static str = match kind {
         "logo" => "logo",
         "banner" => "banner",
         _ => "photo",

@@ -296,7 +296,7 @@ struct WantedPage {
     brands: &'static [domain::catalog::Brand],
     series: Vec<&'static domain::catalog::Series>,
     prices: &'static [filter::FilterOption],
-    provinces: Vec<(&'static domain::region::Province, Vec<&'static domain::region::City>)>,
+    provinces: super::ProvinceCities,
     confirm: Option<IslandMount>,
     city_picker: Option<IslandMount>,
     note_input: Option<IslandMount>,
@@ -387,7 +387,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
         form,
         brands: domain::catalog::brands(),
         prices: &PRICE_OPTIONS[1..],
-        provinces: domain::region::provinces().iter().map(|p| (p, domain::region::cities_of(p.code).collect())).collect(),
+        provinces: super::province_cities(),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;

@@ -165,6 +165,14 @@ pub enum Part<'a> {
     File(&'a str, &'a str, &'a [u8]),
 }
 
+/// A real JPEG of `w`×`h` with a gradient; `shade` makes photos differ.
+pub fn jpeg(w: u32, h: u32, shade: u8) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, shade]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
+    out.into_inner()
+}
+
 /// A `multipart/form-data` body and its content type.
 pub fn multipart(parts: &[Part<'_>]) -> (String, Vec<u8>) {
     let boundary = "----usedcar-test-boundary-7d93";
