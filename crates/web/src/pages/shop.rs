@@ -242,7 +242,7 @@ async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: Shop
         user_id: visitor.user.as_ref().map(|u| u.user_id),
         ..NewLead::default()
     };
-    match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
+    match crate::push::submit_lead(state, &lead, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {
             form.error = Some("提交太频繁了，请一小时后再试".to_owned());
             render_shop(state, visitor, s, tab, layout, form, StatusCode::TOO_MANY_REQUESTS).await
