@@ -9,6 +9,7 @@
 //! assert_eq!(domain::time::relative(1_000, 1_000 + 3 * 3600), "3小时前");
 //! ```
 
+pub mod audio;
 pub mod auth;
 pub mod catalog;
 pub mod device;

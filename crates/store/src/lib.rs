@@ -18,6 +18,7 @@
 //! to a logged 500 without exposing the database's text.
 
 mod account;
+mod calls;
 mod catalog;
 mod detail;
 mod lead;
@@ -40,6 +41,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use account::{CodeCheck, Identity, NewSession, Provider, Ticket, User};
+pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};

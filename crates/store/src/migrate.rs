@@ -37,6 +37,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0005_dealer.sql"),
         include_str!("../migrations/postgres/0005_dealer.sql"),
     ),
+    (
+        6,
+        "0006_calls",
+        include_str!("../migrations/sqlite/0006_calls.sql"),
+        include_str!("../migrations/postgres/0006_calls.sql"),
+    ),
 ];
 
 impl Store {

@@ -265,6 +265,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut price_rows = Vec::new();
     let mut photo_id = 0i64;
     let mut price_id = 0i64;
+    let mut demo_car: Option<i64> = None;
     for i in 0..cfg.listings {
         let id = i as i64 + 1;
         let ticket = rng.below(total_weight);
@@ -274,6 +275,9 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let dealer = rng.chance(0.7);
         let (shop_id, seller_id, city) = if dealer {
             let shop = rng.below(n_shops as u64) as usize;
+            if shop == 0 && demo_car.is_none() {
+                demo_car = Some(id);
+            }
             (Val::Int(shop as i64 + 1), Val::Int(shop as i64 + 1), shop_city[shop])
         } else {
             let city_code = if rng.chance(0.6) { *rng.pick(&weighted_cities) } else { rng.pick(region::cities()).code };
@@ -394,6 +398,10 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     report.photos += photo_rows.len();
     batch.listings(listing_rows, photo_rows, price_rows).await?;
 
+    if n_shops > 0 {
+        demo_leads(&mut batch, demo_car, now).await?;
+    }
+
     // News and VIP plans.
     let news = news_rows(&mut rng, now);
     report.news = news.len();
@@ -410,6 +418,32 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch.finish().await?;
     report.valued = store.refresh_valuations(now).await?;
     Ok(report)
+}
+
+/// A few leads for the demo dealer's shop (1), the first opened and called twice: the recordings
+/// are `demo/call-{seed}-{seconds}.wav`, generated when played.
+async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, now: i64) -> Result<(), DbError> {
+    let car = car.map_or(Val::Null, Val::Int);
+    let lead = |id: i64, mobile: &str, intent: &str, car: Val, name: &str, status: &str, opened: Val, note: &str, ago: i64| {
+        let at = now - ago;
+        vec![
+            Val::Int(id), Val::Text(mobile.to_owned()), Val::Text(intent.to_owned()), car, Val::Int(1), Val::Text(name.to_owned()),
+            Val::Text(status.to_owned()), opened, Val::Text(note.to_owned()), Val::Int(at), Val::Int(at),
+        ]
+    };
+    let rows = vec![
+        lead(1, "13800138001", "ask_price", car.clone(), "", "contacted", Val::Int(now - 3 * 3_600), "已约周六上午看车", 5 * 3_600),
+        lead(2, "13900139002", "sell", Val::Null, "2019款 大众朗逸", "new", Val::Null, "", 40 * 60),
+        lead(3, "13700137003", "book_viewing", car, "", "new", Val::Null, "", 26 * 3_600),
+    ];
+    batch
+        .insert("lead", &["lead_id", "mobile", "intent", "listing_id", "shop_id", "name", "status", "opened_at", "dealer_note", "created_at", "updated_at"], rows, &[])
+        .await?;
+    let recordings = vec![
+        vec![Val::Int(1), Val::Int(1), Val::Int(1), Val::Text("demo/call-1-48.wav".into()), Val::Text("audio/wav".into()), Val::Int(48), Val::Int(now - 3 * 3_600 + 60)],
+        vec![Val::Int(2), Val::Int(1), Val::Int(1), Val::Text("demo/call-2-95.wav".into()), Val::Text("audio/wav".into()), Val::Int(95), Val::Int(now - 2 * 3_600)],
+    ];
+    batch.insert("call_recording", &["call_recording_id", "lead_id", "shop_id", "path", "content_type", "duration_secs", "created_at"], recordings, &[]).await
 }
 
 /// Ages skew to 2–6 years, as on real used-car sites.

@@ -8,6 +8,8 @@
 //! | POST | `/api/buycar-api/user/cookietotoken` | web cookie (`cookie` field, else the `hx_web` cookie) → `data` = token; sets `hx_token` |
 //! | POST | `/api/buycar-api/user/appscantotoken` | `mobile` + `appToken` → `data` = `{record: token, cookie: {name, value, path, maxAge}}`; sets the cookies |
 //! | POST | `/api/buycar-api/user/baseinf` | `data` = the user's base information |
+//! | GET | `/api/buycar-api/dealer/clues` | the dealer's shop leads (`status` optional), numbers masked until opened, each with its call recordings |
+//! | GET | `/api/buycar-api/dealer/recordings/{id}` | one call recording of the dealer's shop (`CM004` for any other id) |
 //!
 //! Codes: `0000` success, `CM001` bad input, `CM002` invalid session (both cookies cleared under
 //! the configured and the default domain), `CM003` outside service failed. Bodies may be form
@@ -35,6 +37,10 @@ pub const BAD_INPUT: &str = "CM001";
 pub const CM002: &str = "CM002";
 /// An outside service failed.
 pub const UPSTREAM: &str = "CM003";
+/// Not yours, or not there (another dealer's lead or recording looks like none).
+pub const NOT_FOUND: &str = "CM004";
+/// Signed in, but the role may not use this.
+pub const FORBIDDEN: &str = "CM005";
 
 #[derive(Serialize)]
 struct Envelope<'a> {
@@ -198,6 +204,65 @@ pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Res
         "qqBound": u.qq_openid.is_some(),
         "vip": vip.map(|m| json!({"plan": m.plan, "endsAt": domain::time::date(m.ends_at)})),
     })))
+}
+
+/// The dealer behind the request's token; the refusal to send otherwise.
+async fn dealer(state: &AppState, headers: &HeaderMap) -> Result<Result<store::User, Response>, AppError> {
+    let Some(token) = session::presented_token(headers) else { return Ok(Err(cm002(state))) };
+    let Some(u) = session::lookup(state, token).await? else { return Ok(Err(cm002(state))) };
+    if domain::auth::Role::parse(&u.role) != domain::auth::Role::Dealer {
+        return Ok(Err(fail(StatusCode::FORBIDDEN, FORBIDDEN, "仅商家可以使用")));
+    }
+    Ok(Ok(u))
+}
+
+/// `GET /api/buycar-api/dealer/clues`.
+pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> Result<Response, AppError> {
+    let u = match dealer(&state, &headers).await? {
+        Ok(u) => u,
+        Err(res) => return Ok(res),
+    };
+    let status = form_urlencoded::parse(query.unwrap_or_default().as_bytes()).find(|(k, _)| k == "status").map(|(_, v)| v.into_owned()).unwrap_or_default();
+    if !matches!(status.as_str(), "" | "new" | "contacted" | "closed") {
+        return Ok(fail(StatusCode::BAD_REQUEST, BAD_INPUT, "状态应为 new、contacted 或 closed"));
+    }
+    let now = state.clock.now();
+    let recordings: Vec<_> = state.store.shop_recordings(u.user_id, 1_000).await?.iter().map(|r| crate::pages::calls::RecordingView::new(r, now)).collect();
+    let leads: Vec<Value> = state
+        .store
+        .shop_leads(u.user_id, &status, 200)
+        .await?
+        .into_iter()
+        .map(|l| {
+            json!({
+                "id": l.lead_id,
+                "intent": crate::pages::dealer::intent_label(&l.intent),
+                "phone": if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+                "opened": l.opened_at.is_some(),
+                "listingId": l.listing_id,
+                "car": l.title,
+                "status": l.status,
+                "note": l.dealer_note,
+                "createdAt": domain::time::datetime(l.created_at),
+                "recordings": recordings.iter().filter(|r| r.lead_id == l.lead_id).map(crate::pages::calls::RecordingView::json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(ok(Value::Array(leads)))
+}
+
+/// `GET /api/buycar-api/dealer/recordings/{id}`.
+pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap, axum::extract::Path(id): axum::extract::Path<String>) -> Result<Response, AppError> {
+    let u = match dealer(&state, &headers).await? {
+        Ok(u) => u,
+        Err(res) => return Ok(res),
+    };
+    let Ok(id) = id.parse::<i64>() else { return Ok(fail(StatusCode::NOT_FOUND, NOT_FOUND, "录音不存在")) };
+    match state.store.call_recording(u.user_id, id).await {
+        Ok(r) => Ok(ok(crate::pages::calls::RecordingView::new(&r, state.clock.now()).json())),
+        Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, NOT_FOUND, "录音不存在")),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Unknown paths under `/api/` answer in the envelope too.

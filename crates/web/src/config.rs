@@ -132,6 +132,21 @@ pub struct Config {
     pub s3_access_key_id: String,
     /// Secret access key.
     pub s3_secret_access_key: String,
+    /// Call tracking: `sandbox` (the dealer dials the visitor directly; nothing is recorded) or
+    /// `aliyun` (Alibaba Cloud phone-number protection: an AXB privacy number per call, with
+    /// recordings pushed back to `/api/calltrack/aliyun/recording`).
+    pub calls_adapter: String,
+    /// Phone-number protection RPC endpoint.
+    pub calls_endpoint: String,
+    /// AccessKey id for phone-number protection.
+    pub calls_access_key_id: String,
+    /// AccessKey secret for phone-number protection. Secret.
+    pub calls_access_key_secret: String,
+    /// The number pool (`PoolKey`).
+    pub calls_pool_key: String,
+    /// The `token` query parameter of the recording push URL set in the provider's console.
+    /// Secret.
+    pub calls_callback_token: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
@@ -191,6 +206,12 @@ impl Config {
             s3_region: "us-east-1".to_owned(),
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
+            calls_adapter: "sandbox".to_owned(),
+            calls_endpoint: "https://dyplsapi.aliyuncs.com/".to_owned(),
+            calls_access_key_id: String::new(),
+            calls_access_key_secret: String::new(),
+            calls_pool_key: String::new(),
+            calls_callback_token: String::new(),
         }
     }
 
@@ -233,6 +254,16 @@ impl Config {
                 need("s3_secret_access_key", &self.s3_secret_access_key);
             }
             other => return Err(format!("storage {other:?}: use local or s3")),
+        }
+        match self.calls_adapter.as_str() {
+            "sandbox" => {}
+            "aliyun" => {
+                need("calls_access_key_id", &self.calls_access_key_id);
+                need("calls_access_key_secret", &self.calls_access_key_secret);
+                need("calls_pool_key", &self.calls_pool_key);
+                need("calls_callback_token", &self.calls_callback_token);
+            }
+            other => return Err(format!("calls_adapter {other:?}: use sandbox or aliyun")),
         }
         if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
             return Err("production cannot use sandbox adapters".to_owned());
@@ -295,6 +326,12 @@ impl Config {
             "s3_region" => &mut self.s3_region,
             "s3_access_key_id" => &mut self.s3_access_key_id,
             "s3_secret_access_key" => &mut self.s3_secret_access_key,
+            "calls_adapter" => &mut self.calls_adapter,
+            "calls_endpoint" => &mut self.calls_endpoint,
+            "calls_access_key_id" => &mut self.calls_access_key_id,
+            "calls_access_key_secret" => &mut self.calls_access_key_secret,
+            "calls_pool_key" => &mut self.calls_pool_key,
+            "calls_callback_token" => &mut self.calls_callback_token,
             _ => return None,
         })
     }

@@ -86,6 +86,8 @@ pub struct Adapters {
     pub oauth: adapters::oauth::OAuth,
     /// WeChat template messages (lead notices).
     pub wx: adapters::wechat::WxMessages,
+    /// Call tracking (privacy numbers, recordings).
+    pub calls: adapters::calls::Calls,
 }
 
 impl Adapters {
@@ -95,7 +97,8 @@ impl Adapters {
         Adapters {
             sms: adapters::sms::Sms::from_config(config, client.clone()),
             oauth: adapters::oauth::OAuth::from_config(config, client.clone()),
-            wx: adapters::wechat::WxMessages::from_config(config, client),
+            wx: adapters::wechat::WxMessages::from_config(config, client.clone()),
+            calls: adapters::calls::Calls::from_config(config, client),
         }
     }
 }
@@ -223,6 +226,9 @@ fn dealer_pages(state: &AppState) -> Router<AppState> {
         .route("/shop/profile/photo/delete", post(pages::shop::profile_photo_delete))
         .route("/actives/zhikeclues", get(pages::dealer::leads).post(pages::dealer::act))
         .route("/actives/pushLeads", get(pages::dealer::push_settings).post(pages::dealer::save_push_settings))
+        .route("/servicehall/amrplay", get(pages::calls::list))
+        .route("/servicehall/amrplay/{id}", get(pages::calls::play))
+        .route("/servicehall/amrplay/{id}/audio", get(pages::calls::audio))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEALER_MIDDLEWARE)))
 }
 
@@ -245,7 +251,10 @@ fn api() -> Router<AppState> {
         .route("/api/buycar-api/user/cookietotoken", post(api::cookie_to_token))
         .route("/api/buycar-api/user/appscantotoken", post(api::app_scan_to_token))
         .route("/api/buycar-api/user/baseinf", post(api::base_info))
+        .route("/api/buycar-api/dealer/clues", get(api::dealer_clues))
+        .route("/api/buycar-api/dealer/recordings/{id}", get(api::dealer_recording))
         .route("/api/buycar-api/{*rest}", axum::routing::any(api::not_found))
+        .route("/api/calltrack/aliyun/recording", post(pages::calls::recording_push).layer(axum::extract::DefaultBodyLimit::max(1024 * 1024)))
         .route("/hpi/mobile/appdatastatistics.json", get(api::statistics))
 }
 

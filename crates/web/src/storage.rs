@@ -128,6 +128,25 @@ impl Storage {
         }
     }
 
+    /// Reads `key` wherever it is kept (`None` when missing): private files such as call
+    /// recordings, which are never served from a public URL.
+    pub async fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        match self {
+            Storage::Local(_) => self.read_local(key).await,
+            Storage::S3(s3) => {
+                if !valid_key(key) {
+                    return Ok(None);
+                }
+                let res = s3.request(reqwest::Method::GET, key, Vec::new(), "").send().await.map_err(|e| StorageError::Remote(e.to_string()))?;
+                match res.status() {
+                    reqwest::StatusCode::NOT_FOUND => Ok(None),
+                    s if s.is_success() => Ok(Some(res.bytes().await.map_err(|e| StorageError::Remote(e.to_string()))?.to_vec())),
+                    s => Err(StorageError::Remote(format!("{s} for {key}"))),
+                }
+            }
+        }
+    }
+
     /// Whether a key exists (tests and the cleanup job's report).
     pub async fn exists(&self, key: &str) -> bool {
         match self {
@@ -139,6 +158,17 @@ impl Storage {
 
 impl S3 {
     async fn send(&self, method: reqwest::Method, key: &str, body: Vec<u8>, content_type: &str) -> Result<(), StorageError> {
+        let res = self.request(method, key, body, content_type).send().await.map_err(|e| StorageError::Remote(e.to_string()))?;
+        let status = res.status();
+        if status.is_success() || (status == reqwest::StatusCode::NOT_FOUND && content_type.is_empty()) {
+            Ok(())
+        } else {
+            Err(StorageError::Remote(format!("{status} for {key}")))
+        }
+    }
+
+    /// A signed request for `key`.
+    fn request(&self, method: reqwest::Method, key: &str, body: Vec<u8>, content_type: &str) -> reqwest::RequestBuilder {
         let now = chrono::Utc::now();
         let amz_date = now.format("%Y%m%dT%H%M%SZ").to_string();
         let path = format!("/{}/{}", self.bucket, key);
@@ -153,13 +183,7 @@ impl S3 {
         for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
             req = req.header(k, v);
         }
-        let res = req.body(body).send().await.map_err(|e| StorageError::Remote(e.to_string()))?;
-        let status = res.status();
-        if status.is_success() || (status == reqwest::StatusCode::NOT_FOUND && content_type.is_empty()) {
-            Ok(())
-        } else {
-            Err(StorageError::Remote(format!("{status} for {key}")))
-        }
+        req.body(body)
     }
 }
 

@@ -266,6 +266,124 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     assert_eq!(app.get(&src, &[]).await.status, StatusCode::OK, "the kept photo is still served");
 }
 
+/// Calls through privacy numbers: binding, the provider's recording push (token-checked, once
+/// per call, failures leaving no file), and playback for the lead's shop alone — pages, audio
+/// and API. Another dealer, a buyer and a stranger get nothing.
+async fn call_recordings_stay_with_their_shop(app: &TestApp) {
+    use wiremock::matchers::{method, path, query_param};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let wav = domain::audio::tone_wav(7, 1);
+    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "BindAxb"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "Message": "OK", "SecretBindDTO": {"SecretNo": "17000001234", "SubsId": "1000001", "Extension": ""}})))
+        .expect(1).mount(&server).await;
+    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-1.wav?Expires=1", server.uri())})))
+        .expect(1).mount(&server).await;
+    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-2"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "isv.RECORD_NOT_EXIST", "Message": "录音文件不存在"})))
+        .mount(&server).await;
+    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-3.wav", server.uri())})))
+        .mount(&server).await;
+    Mock::given(method("GET")).and(path("/rec/call-1.wav")).respond_with(ResponseTemplate::new(200).set_body_bytes(wav.clone())).expect(1).mount(&server).await;
+    Mock::given(method("GET")).and(path("/rec/call-3.wav")).respond_with(ResponseTemplate::new(200).set_body_string("<html>expired</html>")).mount(&server).await;
+    let mut cfg = app.state.config.clone();
+    cfg.calls_adapter = "aliyun".to_owned();
+    cfg.calls_endpoint = format!("{}/", server.uri());
+    cfg.calls_access_key_id = "id".to_owned();
+    cfg.calls_access_key_secret = "secret".to_owned();
+    cfg.calls_pool_key = "FC100".to_owned();
+    cfg.calls_callback_token = "push-token".to_owned();
+    let node = app.variant(cfg, common::NOW);
+
+    // A visitor sells to shop 5; its dealer opens the lead and calls through a privacy number.
+    let shop = app.state.store.shop_by_oname(&oname(app, 5).await).await.unwrap();
+    let r = common::post_on(&node, &format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955552222&car=2020%E6%AC%BE").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), "", 1).await.unwrap()[0].lead_id;
+    let owner_mobile_a = owner_mobile(app, 5).await;
+    let owner = login(app, &owner_mobile_a, "").await;
+    let r = common::post_on(&node, "/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=call")).await;
+    assert_eq!(r.location(), "tel:17000001234", "the privacy number, not the visitor's");
+    let bind = server.received_requests().await.unwrap().into_iter().find(|q| q.url.query().unwrap_or("").contains("BindAxb")).unwrap();
+    let params: std::collections::HashMap<String, String> = bind.url.query_pairs().into_owned().collect();
+    assert_eq!((params["PhoneNoA"].as_str(), params["PhoneNoB"].as_str(), params["PoolKey"].as_str()), (owner_mobile_a.as_str(), "13955552222", "FC100"));
+    assert_eq!((params["OutId"].clone(), params["IsRecordingEnabled"].as_str()), (lead_id.to_string(), "true"));
+    let unsigned: Vec<(String, String)> = bind.url.query_pairs().into_owned().filter(|(k, _)| k != "Signature").collect();
+    assert_eq!(params["Signature"], web::adapters::aliyun::rpc_signature("secret", "GET", &unsigned));
+
+    // The recording push: a wrong token is refused and stores nothing.
+    let push = |token: &'static str, call_id: &'static str, out_id: String| {
+        let node = node.clone();
+        async move {
+            let body = serde_json::json!([{"pool_key": "FC100", "call_time": (common::NOW + 60) * 1000, "sub_id": 1000001, "out_id": out_id, "call_id": call_id}]);
+            common::send_body(web::app(node), &format!("/api/calltrack/aliyun/recording?token={token}"), &[], "application/json", body.to_string().into_bytes()).await
+        }
+    };
+    let r = push("wrong", "call-1", lead_id.to_string()).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = push("push-token", "call-1", lead_id.to_string()).await;
+    assert_eq!((r.status, r.json()["code"].as_i64()), (StatusCode::OK, Some(0)), "{}", r.body);
+    let r = push("push-token", "call-1", lead_id.to_string()).await;
+    assert_eq!(r.status, StatusCode::OK, "a repeated receipt is acknowledged, not fetched again");
+    assert_eq!(push("push-token", "call-9", "999999999".to_owned()).await.status, StatusCode::OK, "an unknown lead is skipped");
+    // A recording the provider cannot give, or a download that is not audio: retried later, no file.
+    assert_eq!(push("push-token", "call-2", lead_id.to_string()).await.status, StatusCode::BAD_GATEWAY);
+    assert_eq!(push("push-token", "call-3", lead_id.to_string()).await.status, StatusCode::BAD_GATEWAY);
+    assert_eq!(common::files_under(&app.upload_dir.join("rec")).len(), 1, "only the one recording is kept");
+    server.verify().await;
+
+    // The owner sees it on the lead, in the list, plays it (with ranges) and reads it by API.
+    let rec = app.state.store.shop_recordings(shop.owner_user_id.unwrap(), 10).await.unwrap();
+    assert_eq!(rec.len(), 1);
+    let (rid, key) = (rec[0].call_recording_id, rec[0].path.clone());
+    let h = [("cookie", owner.as_str())];
+    assert!(app.get("/actives/zhikeclues", &h).await.body.contains(&format!(r#"<a href="/servicehall/amrplay/{rid}">7秒</a>"#)));
+    assert!(app.get("/servicehall/amrplay", &h).await.body.contains(&format!("/servicehall/amrplay/{rid}\"")));
+    let page = app.get(&format!("/servicehall/amrplay/{rid}"), &h).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains(&format!(r#"src="/servicehall/amrplay/{rid}/audio""#)) && page.body.contains("时长 7秒") && page.body.contains("13955552222"), "{}", page.body);
+    let audio = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &h).await;
+    assert_eq!((audio.status, audio.headers["content-type"].to_str().unwrap(), audio.bytes), (StatusCode::OK, "audio/wav", wav.len()));
+    assert!(audio.headers["cache-control"].to_str().unwrap().contains("no-store"));
+    let part = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &[h[0], ("range", "bytes=0-43")]).await;
+    assert_eq!((part.status, part.bytes), (StatusCode::PARTIAL_CONTENT, 44));
+    assert_eq!(part.headers["content-range"], format!("bytes 0-43/{}", wav.len()).as_str());
+    assert_eq!(app.get(&format!("/upload/{key}"), &[]).await.status, StatusCode::NOT_FOUND, "never served from the public upload path");
+    let api = app.get("/api/buycar-api/dealer/clues", &h).await.json();
+    let lead = api["data"].as_array().unwrap().iter().find(|l| l["id"] == lead_id).unwrap().clone();
+    assert_eq!(lead["recordings"][0]["durationSecs"], 7);
+    assert_eq!(lead["recordings"][0]["audioUrl"], format!("/servicehall/amrplay/{rid}/audio"));
+    assert_eq!(app.get(&format!("/api/buycar-api/dealer/recordings/{rid}"), &h).await.json()["data"]["leadId"], lead_id);
+
+    // Dealer B: neither the pages, the audio nor the API show it, and nothing says it exists.
+    let rival = login(app, &owner_mobile(app, 6).await, "").await;
+    let hb = [("cookie", rival.as_str())];
+    for uri in [format!("/servicehall/amrplay/{rid}"), format!("/servicehall/amrplay/{rid}/audio")] {
+        assert_eq!(app.get(&uri, &hb).await.status, StatusCode::NOT_FOUND, "{uri}");
+    }
+    assert!(!app.get("/servicehall/amrplay", &hb).await.body.contains(&format!("/servicehall/amrplay/{rid}\"")));
+    let r = app.get(&format!("/api/buycar-api/dealer/recordings/{rid}"), &hb).await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::NOT_FOUND, Some("CM004")));
+    let theirs = app.get("/api/buycar-api/dealer/clues", &hb).await.json();
+    assert!(theirs["data"].as_array().unwrap().iter().all(|l| l["id"] != lead_id));
+    // A buyer is refused, a stranger asked to sign in.
+    let buyer = login(app, "13812348888", "").await;
+    assert_eq!(app.get(&format!("/servicehall/amrplay/{rid}/audio"), &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.get("/api/buycar-api/dealer/clues", &[("cookie", &buyer)]).await.json()["code"], "CM005");
+    assert_eq!(app.get(&format!("/servicehall/amrplay/{rid}"), &[]).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/buycar-api/dealer/clues", &[]).await.json()["code"], "CM002");
+
+    // The demo dealer's seeded calls play as generated audio of their stated length.
+    let demo = login(app, &owner_mobile(app, 1).await, "").await;
+    let list = app.get("/servicehall/amrplay", &[("cookie", &demo)]).await;
+    assert!(list.body.contains("时长 1分35秒") && list.body.contains("时长 48秒"), "{}", list.body);
+    let demo_rec = app.state.store.shop_recordings(app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap().owner_user_id.unwrap(), 1).await.unwrap();
+    let played = app.get(&format!("/servicehall/amrplay/{}/audio", demo_rec[0].call_recording_id), &[("cookie", &demo)]).await;
+    assert_eq!(played.bytes, 44 + 95 * 8_000);
+}
+
 async fn oname(app: &TestApp, shop_id: i64) -> String {
     app.state.store.shop_oname(shop_id).await.unwrap()
 }
@@ -285,4 +403,4 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images);
+on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images, call_recordings_stay_with_their_shop);

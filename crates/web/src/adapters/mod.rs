@@ -3,6 +3,8 @@
 //! peer (`tests/adapters.rs`). Real adapters time out after five seconds, so a hung provider
 //! costs the visitor a message, not a spinning page.
 
+pub mod aliyun;
+pub mod calls;
 pub mod oauth;
 pub mod sms;
 pub mod wechat;

@@ -36,6 +36,8 @@ pub struct LeadRow {
     pub note: String,
     /// When it came in.
     pub when: String,
+    /// Its call recordings: id and length.
+    pub recordings: Vec<(i64, String)>,
 }
 
 /// The label of a lead intent.
@@ -75,6 +77,7 @@ async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option
     let shop = state.store.own_shop(user.user_id).await?;
     let status = STATUSES.iter().find(|(s, _)| *s == status).map_or("", |(s, _)| *s);
     let now = state.clock.now();
+    let recordings: Vec<super::calls::RecordingView> = state.store.shop_recordings(user.user_id, 1_000).await?.iter().map(|r| super::calls::RecordingView::new(r, now)).collect();
     let leads = state
         .store
         .shop_leads(user.user_id, status, 200)
@@ -98,6 +101,7 @@ async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option
                 status: l.status.clone(),
                 note: l.dealer_note.clone(),
                 when: domain::time::relative(l.created_at, now),
+                recordings: recordings.iter().filter(|r| r.lead_id == l.lead_id).map(|r| (r.id, r.length.clone())).collect(),
             }
         })
         .collect();
@@ -138,8 +142,16 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(a): Form<
         "open" | "call" => {
             let lead = state.store.work_lead(user.user_id, id, &a.action, None, None, now).await?;
             if a.action == "call" {
-                // Straight to the dialler with the now-unmasked number.
-                return Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{}", lead.mobile))]).into_response());
+                // Straight to the dialler: the visitor's number, or the privacy number bound to
+                // the dealer and the visitor when calls are tracked (and recorded).
+                let dealer = user.mobile.as_deref().unwrap_or_default();
+                return match state.adapters.calls.number_to_dial(dealer, &lead.mobile, id, now).await {
+                    Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
+                    Err(e) => {
+                        tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
+                        render(&state, &visitor, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
+                    }
+                };
             }
             Ok(see_other(&format!("/actives/zhikeclues#lead-{id}"), Vec::new()))
         }

@@ -1,5 +1,6 @@
 //! Page handlers, one module per screen, each with its template struct beside it.
 
+pub mod calls;
 pub mod carlist;
 pub mod compare;
 pub mod dealer;

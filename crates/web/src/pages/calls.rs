@@ -1,0 +1,297 @@
+//! Call recordings of dealers' calls to their leads: `/servicehall/amrplay` (the shop's
+//! recordings) and `/servicehall/amrplay/{id}` (one played, with the lead it belongs to), the
+//! audio itself behind the same owner check, and the provider's recording push
+//! (`POST /api/calltrack/aliyun/recording`). Another dealer's recording id matches nothing (404).
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use domain::audio::{self, AudioKind};
+use serde::Deserialize;
+use serde_json::json;
+use store::{CallRecording, NewCallRecording};
+
+use super::dealer::intent_label;
+use super::shop::ShopHead;
+use crate::AppState;
+use crate::adapters::calls::RecordingReceipt;
+use crate::ctx::{PageMeta, Visitor};
+use crate::error::AppError;
+
+/// A recording as the pages and the API show it.
+#[derive(Debug, Clone)]
+pub struct RecordingView {
+    /// Id.
+    pub id: i64,
+    /// The lead.
+    pub lead_id: i64,
+    /// 询底价, 卖车…
+    pub intent: &'static str,
+    /// The visitor's phone, masked until the lead is opened.
+    pub phone: String,
+    /// The car, when any.
+    pub car: Option<String>,
+    /// `1分35秒`.
+    pub length: String,
+    /// Seconds.
+    pub duration_secs: i32,
+    /// `2026-11-21 14:05`.
+    pub at: String,
+    /// Relative time.
+    pub when: String,
+    /// An `<audio>` element plays it (else it is offered as a download).
+    pub playable: bool,
+}
+
+impl RecordingView {
+    /// The view of a stored recording at `now`.
+    pub fn new(r: &CallRecording, now: i64) -> RecordingView {
+        let secs = r.duration_secs.max(0);
+        RecordingView {
+            id: r.call_recording_id,
+            lead_id: r.lead_id,
+            intent: intent_label(&r.intent),
+            phone: if r.opened_at.is_some() { r.mobile.clone() } else { domain::validate::mask_mobile(&r.mobile) },
+            car: r.title.clone(),
+            length: if secs >= 60 { format!("{}分{:02}秒", secs / 60, secs % 60) } else { format!("{secs}秒") },
+            duration_secs: secs,
+            at: domain::time::datetime(r.created_at),
+            when: domain::time::relative(r.created_at, now),
+            playable: AudioKind::from_mime(&r.content_type).is_none_or(AudioKind::plays_in_browsers),
+        }
+    }
+
+    /// The JSON the dealer API answers with.
+    pub fn json(&self) -> serde_json::Value {
+        json!({
+            "id": self.id,
+            "leadId": self.lead_id,
+            "intent": self.intent,
+            "phone": self.phone,
+            "car": self.car,
+            "durationSecs": self.duration_secs,
+            "createdAt": self.at,
+            "playUrl": format!("/servicehall/amrplay/{}", self.id),
+            "audioUrl": format!("/servicehall/amrplay/{}/audio", self.id),
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "amrplay.html")]
+struct AmrPage {
+    page: PageMeta,
+    shop: ShopHead,
+    current: Option<RecordingView>,
+    recordings: Vec<RecordingView>,
+    recorded_calls: bool,
+}
+
+/// How many recordings the list shows.
+const LIST_LIMIT: i64 = 200;
+
+async fn render(state: &AppState, visitor: &Visitor, id: Option<i64>) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let shop = state.store.own_shop(user.user_id).await?;
+    let now = state.clock.now();
+    let current = match id {
+        Some(id) => Some(RecordingView::new(&state.store.call_recording(user.user_id, id).await?, now)),
+        None => None,
+    };
+    let all = state.store.shop_recordings(user.user_id, LIST_LIMIT).await?;
+    // On a recording's page, the list is that lead's other calls.
+    let recordings = all
+        .iter()
+        .filter(|r| current.as_ref().is_none_or(|c| c.lead_id == r.lead_id && c.id != r.call_recording_id))
+        .map(|r| RecordingView::new(r, now))
+        .collect();
+    let (title, path) = match &current {
+        Some(c) => (format!("通话录音 · 线索{}", c.lead_id), format!("/servicehall/amrplay/{}", c.id)),
+        None => ("通话录音".to_owned(), "/servicehall/amrplay".to_owned()),
+    };
+    let mut page = PageMeta::new(state, visitor.device, "shop", title).canonical_path(state, &path);
+    page.robots = "noindex,nofollow";
+    let tpl = AmrPage { page, shop: ShopHead::new(state, &shop), current, recordings, recorded_calls: state.adapters.calls.records() };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /servicehall/amrplay`: the shop's call recordings, newest first.
+pub async fn list(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    render(&state, &visitor, None).await
+}
+
+/// `GET /servicehall/amrplay/{id}`: one recording with a player.
+pub async fn play(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>) -> Result<Response, AppError> {
+    render(&state, &visitor, Some(id.parse().map_err(|_| AppError::NotFound)?)).await
+}
+
+/// The audio query: `download=1` asks for an attachment.
+#[derive(Debug, Default, Deserialize)]
+pub struct AudioQuery {
+    #[serde(default)]
+    download: String,
+}
+
+/// `GET /servicehall/amrplay/{id}/audio`: the file, to the shop's owner only, with single byte
+/// ranges (players seek with them).
+pub async fn audio(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>, Query(q): Query<AudioQuery>, headers: HeaderMap) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+    let id: i64 = id.parse().map_err(|_| AppError::NotFound)?;
+    let rec = state.store.call_recording(user.user_id, id).await?;
+    let bytes = match demo_audio(&rec.path) {
+        Some(b) => b,
+        None => state.storage.read(&rec.path).await.map_err(|e| AppError::Upstream(e.to_string()))?.ok_or(AppError::NotFound)?,
+    };
+    let kind = AudioKind::from_mime(&rec.content_type).unwrap_or(AudioKind::Wav);
+    let disposition = format!("{}; filename=\"call-{id}.{}\"", if q.download == "1" { "attachment" } else { "inline" }, kind.ext());
+    let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok()).map(|r| byte_range(r, bytes.len()));
+    let mut res = match range {
+        Some(None) => {
+            let mut res = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
+            res.headers_mut().insert(header::CONTENT_RANGE, header_value(&format!("bytes */{}", bytes.len())));
+            return Ok(res);
+        }
+        Some(Some((start, end))) => {
+            let mut res = (StatusCode::PARTIAL_CONTENT, bytes[start..=end].to_vec()).into_response();
+            res.headers_mut().insert(header::CONTENT_RANGE, header_value(&format!("bytes {start}-{end}/{}", bytes.len())));
+            res
+        }
+        None => bytes.into_response(),
+    };
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind.mime()));
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CONTENT_DISPOSITION, header_value(&disposition));
+    Ok(res)
+}
+
+fn header_value(s: &str) -> HeaderValue {
+    HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// The one range of a `Range: bytes=…` header over `len` bytes, inclusive; `None` when it
+/// cannot be satisfied. Several ranges are answered with the first.
+pub fn byte_range(header: &str, len: usize) -> Option<(usize, usize)> {
+    let spec = header.trim().strip_prefix("bytes=")?.split(',').next()?.trim();
+    let (a, b) = spec.split_once('-')?;
+    let last = len.checked_sub(1)?;
+    match (a.trim(), b.trim()) {
+        ("", suffix) => {
+            let n: usize = suffix.parse().ok().filter(|n| *n > 0)?;
+            Some((len.saturating_sub(n), last))
+        }
+        (start, end) => {
+            let start: usize = start.parse().ok().filter(|s| *s <= last)?;
+            let end = if end.is_empty() { last } else { end.parse::<usize>().ok()?.min(last) };
+            (start <= end).then_some((start, end))
+        }
+    }
+}
+
+/// The generated audio of a demo recording, `demo/call-{seed}-{seconds}.wav`.
+fn demo_audio(path: &str) -> Option<Vec<u8>> {
+    let rest = path.strip_prefix("demo/call-")?.strip_suffix(".wav")?;
+    let (seed, secs) = rest.split_once('-')?;
+    let secs: u32 = secs.parse().ok().filter(|s| (1..=600).contains(s))?;
+    Some(audio::tone_wav(secs, seed.parse().ok()?))
+}
+
+/// The recording push's query.
+#[derive(Debug, Default, Deserialize)]
+pub struct PushQuery {
+    #[serde(default)]
+    token: String,
+}
+
+fn receipt_reply(status: StatusCode, code: i32, msg: &str) -> Response {
+    let mut res = axum::Json(json!({"code": code, "msg": msg})).into_response();
+    *res.status_mut() = status;
+    res
+}
+
+/// `POST /api/calltrack/aliyun/recording?token=…`: the provider's `SecretRecording` receipts.
+/// Each recording is downloaded, sniffed, stored privately and attached to the lead's shop;
+/// a call already stored or a lead without a shop is acknowledged and skipped. `code` 0 when
+/// every receipt is settled; a failed download answers 502 so the provider delivers it again.
+pub async fn recording_push(State(state): State<AppState>, Query(q): Query<PushQuery>, body: Bytes) -> Response {
+    let Ok(receipts) = serde_json::from_slice::<Vec<RecordingReceipt>>(&body) else {
+        return receipt_reply(StatusCode::BAD_REQUEST, 1, "请求格式错误");
+    };
+    if !state.adapters.calls.accepts(&q.token, &receipts) {
+        return receipt_reply(StatusCode::FORBIDDEN, 1, "无效的推送");
+    }
+    let mut failed = 0usize;
+    for r in &receipts {
+        if let Err(e) = keep_recording(&state, r).await {
+            tracing::warn!(call_id = %r.call_id, error = %e, "call recording not kept");
+            failed += 1;
+        }
+    }
+    if failed == 0 { receipt_reply(StatusCode::OK, 0, "成功") } else { receipt_reply(StatusCode::BAD_GATEWAY, 1, "部分录音获取失败") }
+}
+
+async fn keep_recording(state: &AppState, r: &RecordingReceipt) -> Result<(), String> {
+    let Ok(lead_id) = r.out_id.trim().parse::<i64>() else { return Ok(()) };
+    let shop_id = match state.store.lead_shop(lead_id).await {
+        Ok(Some(shop)) => shop,
+        Ok(None) | Err(store::DbError::NotFound) => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if r.call_id.is_empty() || state.store.call_recorded(&r.call_id).await.map_err(|e| e.to_string())? {
+        return Ok(());
+    }
+    let bytes = state.adapters.calls.recording(r).await.map_err(|e| e.to_string())?;
+    let kind = audio::sniff(&bytes).ok_or("not a recording we can play or keep")?;
+    let duration = audio::duration_secs(&bytes, kind).unwrap_or(0);
+    let key = format!("rec/{shop_id}/{}.{}", crate::ctx::random_id(), kind.ext());
+    state.storage.put(&key, bytes, kind.mime()).await.map_err(|e| e.to_string())?;
+    let new = NewCallRecording {
+        lead_id,
+        call_id: r.call_id.clone(),
+        path: key.clone(),
+        content_type: kind.mime().to_owned(),
+        duration_secs: i32::try_from(duration).unwrap_or(i32::MAX),
+        called_at: r.call_time.div_euclid(1000),
+    };
+    match state.store.add_call_recording(&new).await {
+        Ok(Some(_)) => Ok(()),
+        // Stored meanwhile by another node, or the lead lost its shop: no file left behind.
+        Ok(None) => {
+            let _ = state.storage.delete(&key).await;
+            Ok(())
+        }
+        Err(e) => {
+            let _ = state.storage.delete(&key).await;
+            Err(e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_ranges_follow_rfc_9110() {
+        assert_eq!(byte_range("bytes=0-99", 1000), Some((0, 99)));
+        assert_eq!(byte_range("bytes=900-", 1000), Some((900, 999)));
+        assert_eq!(byte_range("bytes=-100", 1000), Some((900, 999)));
+        assert_eq!(byte_range("bytes=990-2000", 1000), Some((990, 999)));
+        assert_eq!(byte_range("bytes=0-0,5-9", 1000), Some((0, 0)));
+        assert_eq!(byte_range("bytes=1000-", 1000), None);
+        assert_eq!(byte_range("bytes=5-2", 1000), None);
+        assert_eq!(byte_range("bytes=-0", 1000), None);
+        assert_eq!(byte_range("items=0-1", 1000), None);
+        assert_eq!(byte_range("bytes=0-", 0), None);
+    }
+
+    #[test]
+    fn demo_recordings_are_generated_from_their_name() {
+        let wav = demo_audio("demo/call-2-95.wav").unwrap();
+        assert_eq!(audio::duration_secs(&wav, AudioKind::Wav), Some(95));
+        assert!(demo_audio("demo/call-2-0.wav").is_none());
+        assert!(demo_audio("rec/1/ab.wav").is_none());
+    }
+}
