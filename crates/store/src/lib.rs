@@ -51,7 +51,7 @@ pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
 pub use selling::{APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, OwnShop, ReviewItem, UploadRow};
 pub use seo::SITEMAP_URLS;
-pub use shop::{SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
+pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 
 /// The one error type of this crate.

@@ -93,8 +93,10 @@ pub struct ShopLead {
     pub opened_at: Option<i64>,
     /// When it came in.
     pub created_at: i64,
+    /// What the visitor asked for (package, budget, questionnaire answers).
+    pub note: String,
 }
-from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at });
+from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at, note });
 
 /// Photos a shop may show on its business page.
 pub const SHOP_PHOTOS_MAX: i64 = 12;
@@ -110,7 +112,35 @@ pub enum ShopImage {
 
 /// A shop lead with its car's title; callers add the `where`.
 const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
-     ld.dealer_note, ld.opened_at, ld.created_at from lead ld left join listing l on l.listing_id = ld.listing_id";
+     ld.dealer_note, ld.opened_at, ld.created_at, ld.note from lead ld left join listing l on l.listing_id = ld.listing_id";
+/// Whose leads: a dealer's shop's, or the platform's own (sell and buy requests to no shop,
+/// worked by staff consultants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeadScope {
+    /// The shop this user owns.
+    Shop(i64),
+    /// Leads that went to no shop.
+    Platform,
+}
+
+impl LeadScope {
+    /// The condition on `ld`, with the owner bound as `$1` for a shop (`$1` is then taken).
+    fn clause(self) -> String {
+        match self {
+            LeadScope::Shop(_) => format!("ld.shop_id = {}", owner_shop("$1")),
+            LeadScope::Platform => "ld.shop_id is null".to_owned(),
+        }
+    }
+
+    /// The first free parameter number after the scope's own.
+    fn next(self) -> usize {
+        match self {
+            LeadScope::Shop(_) => 2,
+            LeadScope::Platform => 1,
+        }
+    }
+}
+
 /// The shop of the dealer bound as parameter `param` (`"$1"`, …), as a scalar subquery.
 pub(crate) fn owner_shop(param: &str) -> String {
     format!("(select shop_id from shop where owner_user_id = {param} order by shop_id limit 1)")
@@ -172,32 +202,41 @@ impl Store {
         if n == 0 { Err(DbError::NotFound) } else { Ok(()) }
     }
 
-    /// The leads of the shop `owner_user_id` owns, newest first, in one status when given.
-    pub async fn shop_leads(&self, owner_user_id: i64, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+    /// The leads of a scope, newest first, in one status when given.
+    pub async fn scoped_leads(&self, scope: LeadScope, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+        let n = scope.next();
+        let sql = format!("{LEAD_SELECT} where {} and (${n} = '' or ld.status = ${n}) order by ld.created_at desc, ld.lead_id desc limit ${}", scope.clause(), n + 1);
         Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!(
-                "{LEAD_SELECT} where ld.shop_id = {} and ($2 = '' or ld.status = $2) order by ld.created_at desc, ld.lead_id desc limit $3",
-                owner_shop("$1")
-            )))
-            .bind(owner_user_id).bind(status).bind(limit).fetch_all(p).await?
+            let mut q = sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(sql));
+            if let LeadScope::Shop(owner) = scope {
+                q = q.bind(owner);
+            }
+            q.bind(status).bind(limit).fetch_all(p).await?
         }))
     }
 
-    /// Opens a lead of the owner's shop (its number is shown from now on) and logs it; changes
-    /// its status and note when given. `NotFound` when the lead is not the owner's shop's.
-    pub async fn work_lead(&self, owner_user_id: i64, lead_id: i64, action: &str, status: Option<&str>, note: Option<&str>, now: i64) -> Result<ShopLead, DbError> {
+    /// The leads of the shop `owner_user_id` owns, newest first, in one status when given.
+    pub async fn shop_leads(&self, owner_user_id: i64, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+        self.scoped_leads(LeadScope::Shop(owner_user_id), status, limit).await
+    }
+
+    /// Opens a lead of the scope (its number is shown from now on) and logs it under `actor`;
+    /// changes its status and note when given. `NotFound` when the lead is not in the scope.
+    #[expect(clippy::too_many_arguments, reason = "one lead action: who, which, what, and the two optional changes")]
+    pub async fn work_scoped_lead(&self, scope: LeadScope, actor: i64, lead_id: i64, action: &str, status: Option<&str>, note: Option<&str>, now: i64) -> Result<ShopLead, DbError> {
+        let n = scope.next();
+        let owned_sql = format!("select ld.lead_id from lead ld where {} and ld.lead_id = ${n}", scope.clause());
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
-            let owned: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                "select lead_id from lead where lead_id = $1 and shop_id = {}",
-                owner_shop("$2")
-            )))
-            .bind(lead_id).bind(owner_user_id).fetch_optional(&mut *tx).await?;
-            owned.ok_or(DbError::NotFound)?;
+            let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(owned_sql));
+            if let LeadScope::Shop(owner) = scope {
+                q = q.bind(owner);
+            }
+            q.bind(lead_id).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
             sqlx::query("update lead set opened_at = coalesce(opened_at, $1), status = coalesce($2, status), dealer_note = coalesce($3, dealer_note), updated_at = $1 where lead_id = $4")
                 .bind(now).bind(status).bind(note).bind(lead_id).execute(&mut *tx).await?;
             sqlx::query("insert into lead_open_log (lead_id, user_id, action, created_at) values ($1, $2, $3, $4)")
-                .bind(lead_id).bind(owner_user_id).bind(action).bind(now).execute(&mut *tx).await?;
+                .bind(lead_id).bind(actor).bind(action).bind(now).execute(&mut *tx).await?;
             let row = sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!("{LEAD_SELECT} where ld.lead_id = $1")))
             .bind(lead_id).fetch_one(&mut *tx).await?;
             tx.commit().await?;

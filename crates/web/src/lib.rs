@@ -240,6 +240,7 @@ fn staff_pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/staff/review", get(pages::staff::review).post(pages::staff::decide))
         .route("/staff/appeals", get(pages::staff::appeals).post(pages::staff::decide_appeal))
+        .route("/staff/leads", get(pages::dealer::platform_leads).post(pages::dealer::act_platform))
         .layer(middleware::from_fn(ctx::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
 }
 

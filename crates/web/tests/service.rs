@@ -58,6 +58,28 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     let mine = app.get("/space/gettycarlist", &[("cookie", &me)]).await;
     assert!(mine.body.contains("卖车（2019款朗逸；方案：省心卖；期望价12.5万）"), "{}", mine.body);
     assert!(mine.body.contains("买车（卡罗拉；预算8-12万） · 二手车网购车顾问收到了您的请求"));
+
+    // A staff consultant works them at /staff/leads: masked until opened, then called and closed.
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let desk = app.get("/staff/leads", &[("cookie", &staff)]).await;
+    assert_eq!(desk.status, StatusCode::OK);
+    assert!(desk.body.contains("139****7777") && !desk.body.contains("13900007777"), "{}", desk.body);
+    assert!(desk.body.contains("方案：省心卖") && desk.body.contains("预算8-12万"));
+    let platform = app.state.store.scoped_leads(store::LeadScope::Platform, "", 10).await.unwrap();
+    assert!(platform.iter().all(|l| l.mobile == "13900007777") && platform.len() == 2);
+    let id = platform[0].lead_id;
+    let r = app.post_form("/staff/leads", &[("cookie", &staff)], &format!("id={id}&action=call")).await;
+    assert_eq!(r.location(), "tel:13900007777");
+    assert!(app.get("/staff/leads", &[("cookie", &staff)]).await.body.contains("13900007777"));
+    let r = app.post_form("/staff/leads", &[("cookie", &staff)], &format!("id={id}&action=save&status=closed&note=%E5%B7%B2%E6%88%90%E4%BA%A4")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert!(app.get("/staff/leads?status=closed", &[("cookie", &staff)]).await.body.contains("已成交"));
+    // A shop's lead is not on the staff desk; a dealer or the visitor cannot reach the desk.
+    let shop_lead = app.state.store.scoped_leads(store::LeadScope::Shop(1), "", 1).await.unwrap();
+    if let Some(l) = shop_lead.first() {
+        assert_eq!(app.post_form("/staff/leads", &[("cookie", &staff)], &format!("id={}&action=open", l.lead_id)).await.status, StatusCode::NOT_FOUND);
+    }
+    assert_eq!(app.get("/staff/leads", &[("cookie", &me)]).await.status, StatusCode::FORBIDDEN);
 }
 
 async fn the_questionnaire_recommends_what_the_list_has(app: &TestApp) {

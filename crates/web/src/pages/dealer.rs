@@ -1,7 +1,8 @@
 //! Dealer tools: `/actives/zhikeclues`, the leads buyers left for my shop (new / contacted /
-//! closed, a note, a call button). Numbers are masked until the dealer opens the lead; every
-//! opening, call and change is logged. Only the shop's owner reaches its leads: another
-//! dealer's lead id matches nothing (404).
+//! closed, a note, a call button, the call recordings), and `/actives/pushLeads`. The staff desk
+//! `/staff/leads` works the platform's own leads (requests to no shop) with the same screen.
+//! Numbers are masked until the lead is opened; every opening, call and change is logged. Only
+//! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
 use askama::Template;
 use axum::Form;
@@ -15,6 +16,7 @@ use super::shop::ShopHead;
 use crate::AppState;
 use crate::ctx::{PageMeta, Visitor};
 use crate::error::AppError;
+use store::LeadScope;
 
 /// A lead as the dealer sees it.
 pub struct LeadRow {
@@ -54,11 +56,40 @@ pub fn intent_label(intent: &str) -> &'static str {
 
 const STATUSES: [(&str, &str); 3] = [("new", "新线索"), ("contacted", "已联系"), ("closed", "已完成")];
 
+/// Who works a list of leads: a dealer (their shop's, at `/actives/zhikeclues`) or a staff
+/// consultant (the platform's sell and buy requests to no shop, at `/staff/leads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Desk {
+    /// A shop's owner.
+    Dealer,
+    /// Staff.
+    Staff,
+}
+
+impl Desk {
+    fn path(self) -> &'static str {
+        match self {
+            Desk::Dealer => "/actives/zhikeclues",
+            Desk::Staff => "/staff/leads",
+        }
+    }
+
+    fn scope(self, user_id: i64) -> LeadScope {
+        match self {
+            Desk::Dealer => LeadScope::Shop(user_id),
+            Desk::Staff => LeadScope::Platform,
+        }
+    }
+}
+
 #[derive(Template)]
 #[template(path = "dealer_leads.html")]
 struct LeadsPage {
     page: PageMeta,
-    shop: ShopHead,
+    /// The dealer's shop; `None` on the staff desk.
+    shop: Option<ShopHead>,
+    heading: &'static str,
+    base: &'static str,
     tabs: Vec<(&'static str, &'static str, bool)>,
     leads: Vec<LeadRow>,
     statuses: [(&'static str, &'static str); 3],
@@ -72,15 +103,21 @@ pub struct LeadsQuery {
     status: String,
 }
 
-async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
+async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
     let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let shop = state.store.own_shop(user.user_id).await?;
+    let shop = match desk {
+        Desk::Dealer => Some(ShopHead::new(state, &state.store.own_shop(user.user_id).await?)),
+        Desk::Staff => None,
+    };
     let status = STATUSES.iter().find(|(s, _)| *s == status).map_or("", |(s, _)| *s);
     let now = state.clock.now();
-    let recordings: Vec<super::calls::RecordingView> = state.store.shop_recordings(user.user_id, 1_000).await?.iter().map(|r| super::calls::RecordingView::new(r, now)).collect();
+    let recordings: Vec<super::calls::RecordingView> = match desk {
+        Desk::Dealer => state.store.shop_recordings(user.user_id, 1_000).await?.iter().map(|r| super::calls::RecordingView::new(r, now)).collect(),
+        Desk::Staff => Vec::new(),
+    };
     let leads = state
         .store
-        .shop_leads(user.user_id, status, 200)
+        .scoped_leads(desk.scope(user.user_id), status, 200)
         .await?
         .into_iter()
         .map(|l| {
@@ -88,8 +125,10 @@ async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option
             if !l.appointment_date.is_empty() {
                 extra.push(format!("看车日期 {}", l.appointment_date));
             }
-            if !l.name.is_empty() {
-                extra.push(l.name.clone());
+            for text in [&l.name, &l.note] {
+                if !text.is_empty() {
+                    extra.push(text.clone());
+                }
             }
             LeadRow {
                 id: l.lead_id,
@@ -107,9 +146,13 @@ async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option
         .collect();
     let mut tabs = vec![("", "全部", status.is_empty())];
     tabs.extend(STATUSES.iter().map(|(s, label)| (*s, *label, *s == status)));
-    let mut page = PageMeta::new(state, visitor.device, "shop", "我的线索").canonical_path(state, "/actives/zhikeclues");
+    let (layout, heading) = match desk {
+        Desk::Dealer => ("shop", "我的线索"),
+        Desk::Staff => ("default", "平台线索"),
+    };
+    let mut page = PageMeta::new(state, visitor.device, layout, heading).canonical_path(state, desk.path());
     page.robots = "noindex,nofollow";
-    let tpl = LeadsPage { page, shop: ShopHead::new(state, &shop), tabs, leads, statuses: STATUSES, error };
+    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: STATUSES, error };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
@@ -117,7 +160,12 @@ async fn render(state: &AppState, visitor: &Visitor, status: &str, error: Option
 
 /// `GET /actives/zhikeclues`.
 pub async fn leads(State(state): State<AppState>, visitor: Visitor, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, &q.status, None, StatusCode::OK).await
+    render(&state, &visitor, Desk::Dealer, &q.status, None, StatusCode::OK).await
+}
+
+/// `GET /staff/leads`.
+pub async fn platform_leads(State(state): State<AppState>, visitor: Visitor, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
+    render(&state, &visitor, Desk::Staff, &q.status, None, StatusCode::OK).await
 }
 
 /// A dealer's action on a lead.
@@ -135,38 +183,50 @@ pub struct LeadAction {
 
 /// `POST /actives/zhikeclues`: `open` (show the number), `call`, or `save` (status and note).
 pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
+    act_on(&state, &visitor, Desk::Dealer, a).await
+}
+
+/// `POST /staff/leads`: the same actions on the platform's leads (calls go straight to the visitor).
+pub async fn act_platform(State(state): State<AppState>, visitor: Visitor, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
+    act_on(&state, &visitor, Desk::Staff, a).await
+}
+
+async fn act_on(state: &AppState, visitor: &Visitor, desk: Desk, a: LeadAction) -> Result<Response, AppError> {
     let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
     let id: i64 = a.id.trim().parse().map_err(|_| AppError::NotFound)?;
-    let now = state.clock.now();
+    let (scope, now, back) = (desk.scope(user.user_id), state.clock.now(), format!("{}#lead-{id}", desk.path()));
     match a.action.as_str() {
         "open" | "call" => {
-            let lead = state.store.work_lead(user.user_id, id, &a.action, None, None, now).await?;
-            if a.action == "call" {
-                // Straight to the dialler: the visitor's number, or the privacy number bound to
-                // the dealer and the visitor when calls are tracked (and recorded).
-                let dealer = user.mobile.as_deref().unwrap_or_default();
-                return match state.adapters.calls.number_to_dial(dealer, &lead.mobile, id, now).await {
-                    Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
-                    Err(e) => {
-                        tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
-                        render(&state, &visitor, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
-                    }
-                };
+            let lead = state.store.work_scoped_lead(scope, user.user_id, id, &a.action, None, None, now).await?;
+            if a.action != "call" {
+                return Ok(see_other(&back, Vec::new()));
             }
-            Ok(see_other(&format!("/actives/zhikeclues#lead-{id}"), Vec::new()))
+            // Straight to the dialler: the visitor's number, or for a shop the privacy number
+            // bound to the dealer and the visitor when calls are tracked (and recorded).
+            let dialled = match desk {
+                Desk::Dealer => state.adapters.calls.number_to_dial(user.mobile.as_deref().unwrap_or_default(), &lead.mobile, id, now).await,
+                Desk::Staff => Ok(lead.mobile.clone()),
+            };
+            match dialled {
+                Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
+                Err(e) => {
+                    tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
+                    render(state, visitor, desk, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
+                }
+            }
         }
         "save" => {
             let Some(status) = STATUSES.iter().map(|(s, _)| *s).find(|s| *s == a.status) else {
-                return render(&state, &visitor, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+                return render(state, visitor, desk, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
             };
             let note = a.note.trim();
             if note.chars().count() > 200 {
-                return render(&state, &visitor, "", Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+                return render(state, visitor, desk, "", Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
             }
-            state.store.work_lead(user.user_id, id, "save", Some(status), Some(note), now).await?;
-            Ok(see_other(&format!("/actives/zhikeclues#lead-{id}"), Vec::new()))
+            state.store.work_scoped_lead(scope, user.user_id, id, "save", Some(status), Some(note), now).await?;
+            Ok(see_other(&back, Vec::new()))
         }
-        _ => render(&state, &visitor, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+        _ => render(state, visitor, desk, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     }
 }
 
