@@ -237,7 +237,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
             json!({
                 "id": l.lead_id,
                 "intent": crate::pages::dealer::intent_label(&l.intent),
-                "phone": if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+                "phone": if l.opened_at.is_some() { l.mobile } else { domain::validate::mask_mobile(&l.mobile) },
                 "opened": l.opened_at.is_some(),
                 "listingId": l.listing_id,
                 "car": l.title,

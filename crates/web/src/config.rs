@@ -132,6 +132,9 @@ pub struct Config {
     pub s3_access_key_id: String,
     /// Secret access key.
     pub s3_secret_access_key: String,
+    /// Seconds a public page is kept for anonymous visitors (see `cache`); `0` turns the cache
+    /// off (the development default, so a page always shows the latest write).
+    pub response_cache_secs: String,
     /// Call tracking: `sandbox` (the dealer dials the visitor directly; nothing is recorded) or
     /// `aliyun` (Alibaba Cloud phone-number protection: an AXB privacy number per call, with
     /// recordings pushed back to `/api/calltrack/aliyun/recording`).
@@ -206,6 +209,7 @@ impl Config {
             s3_region: "us-east-1".to_owned(),
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
+            response_cache_secs: if env == Env::Development { "0" } else { "2" }.to_owned(),
             calls_adapter: "sandbox".to_owned(),
             calls_endpoint: "https://dyplsapi.aliyuncs.com/".to_owned(),
             calls_access_key_id: String::new(),
@@ -264,6 +268,9 @@ impl Config {
                 need("calls_callback_token", &self.calls_callback_token);
             }
             other => return Err(format!("calls_adapter {other:?}: use sandbox or aliyun")),
+        }
+        if self.response_cache_secs.trim().parse::<u64>().is_err() {
+            return Err(format!("response_cache_secs {:?}: a whole number of seconds", self.response_cache_secs));
         }
         if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
             return Err("production cannot use sandbox adapters".to_owned());
@@ -326,6 +333,7 @@ impl Config {
             "s3_region" => &mut self.s3_region,
             "s3_access_key_id" => &mut self.s3_access_key_id,
             "s3_secret_access_key" => &mut self.s3_secret_access_key,
+            "response_cache_secs" => &mut self.response_cache_secs,
             "calls_adapter" => &mut self.calls_adapter,
             "calls_endpoint" => &mut self.calls_endpoint,
             "calls_access_key_id" => &mut self.calls_access_key_id,

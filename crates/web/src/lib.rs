@@ -15,6 +15,7 @@
 //! Errors: handlers return [`error::AppError`]; see that module for how it becomes a page.
 
 pub mod adapters;
+pub mod cache;
 pub mod api;
 pub mod assets;
 pub mod config;
@@ -75,6 +76,8 @@ pub struct App {
     pub csp: HeaderValue,
     /// Where uploaded photos are kept.
     pub storage: storage::Storage,
+    /// This node's response cache for anonymous GETs.
+    pub cache: cache::ResponseCache,
 }
 
 /// The outside-service adapters chosen by the configuration.
@@ -134,7 +137,8 @@ impl AppState {
         let storage = storage::Storage::from_config(&config, adapters::http_client());
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage }))
+        let cache = cache::ResponseCache::new(config.response_cache_secs.trim().parse().unwrap_or(0));
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache }))
     }
 }
 
@@ -287,6 +291,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(CsrfLayer::new().with_rejection_response(|_: tower_http::csrf::ProtectionError| error::AppError::CrossSite.into_response()))
         .layer(middleware::from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())
+        .layer(middleware::from_fn_with_state(state.clone(), cache::layer))
         .layer(middleware::from_fn_with_state(state.clone(), security_headers))
         .layer(middleware::from_fn(log_request))
         .with_state(state)

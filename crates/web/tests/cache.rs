@@ -1,0 +1,64 @@
+//! The response cache for anonymous GETs: who is served from it, what a hit carries, and how a
+//! write empties it.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{IPHONE, get_on, login, post_on};
+
+fn x_cache(r: &common::Reply) -> &str {
+    r.headers.get("x-cache").and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+fn device_cookie(r: &common::Reply) -> String {
+    r.cookies().into_iter().find(|c| c.starts_with("hx_did=")).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
+    let app = common::spawn_app(300).await;
+    let mut cfg = app.state.config.clone();
+    cfg.response_cache_secs = "60".to_owned();
+    let node = app.variant(cfg, common::NOW);
+
+    // A first visit fills it, the next is a hit with the same page and a device id of its own.
+    let first = get_on(&node, "/carlist", &[]).await;
+    let second = get_on(&node, "/carlist", &[]).await;
+    assert_eq!((first.status, x_cache(&first), x_cache(&second)), (StatusCode::OK, "miss", "hit"));
+    assert_eq!(first.body, second.body);
+    assert!(!device_cookie(&second).is_empty() && device_cookie(&first) != device_cookie(&second), "each first visit gets its own device id");
+
+    // Encodings and device classes are kept apart.
+    let gz = get_on(&node, "/carlist", &[("accept-encoding", "gzip, deflate")]).await;
+    assert_eq!((x_cache(&gz), gz.headers["content-encoding"].to_str().unwrap()), ("miss", "gzip"));
+    let gz = get_on(&node, "/carlist", &[("accept-encoding", "deflate, gzip;q=0.8")]).await;
+    assert_eq!((x_cache(&gz), gz.headers["content-encoding"].to_str().unwrap()), ("hit", "gzip"));
+    let refused = get_on(&node, "/carlist", &[("accept-encoding", "gzip;q=0")]).await;
+    assert!(refused.headers.get("content-encoding").is_none() && x_cache(&refused) == "hit", "gzip;q=0 gets the identity copy");
+    let phone = get_on(&node, "/carlist", &[("user-agent", IPHONE)]).await;
+    assert_eq!(x_cache(&phone), "miss");
+    assert_ne!(phone.body, first.body, "the mobile layout");
+
+    // Returning visitors, signed-in users and private pages never touch it.
+    let returning = get_on(&node, "/carlist", &[("cookie", "hx_did=0123456789abcdef0123456789abcdef")]).await;
+    assert_eq!(x_cache(&returning), "");
+    let me = login(&app, "13812340000", "").await;
+    let mine = get_on(&node, "/carlist", &[("cookie", &me)]).await;
+    assert_eq!(x_cache(&mine), "");
+    assert!(mine.headers["cache-control"].to_str().unwrap().contains("private"));
+    assert_eq!(x_cache(&get_on(&node, "/sys/login", &[]).await), "");
+    let city = get_on(&node, "/carlist", &[("cookie", "hx_city=changsha")]).await;
+    assert_eq!(x_cache(&city), "miss", "the chosen city is part of the key");
+
+    // A write on this node empties it: the next visit renders afresh.
+    let id = first.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "miss");
+    assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "hit");
+    let lead = post_on(&node, &format!("/details/{id}/lead"), &[], "mobile=13912345678&intent=ask_price").await;
+    assert!(lead.status.is_redirection() || lead.status.is_success(), "{}", lead.status);
+    assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "miss");
+    assert_eq!(x_cache(&get_on(&node, "/carlist", &[]).await), "miss");
+
+    // Off by default in development: the plain app never caches.
+    assert_eq!(x_cache(&app.get("/carlist", &[]).await), "");
+}
