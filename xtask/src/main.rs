@@ -4,9 +4,10 @@
 //! cargo xtask serve [--release]   build islands, migrate, seed demo data when empty, serve on 127.0.0.1:8080
 //! cargo xtask dist                islands + release build: target/release/usedcar is self-contained
 //! cargo xtask test                every test: island units, both databases, HTTP, tidy, browser
-//! cargo xtask bench               release build, then time seeding 100,000 listings on SQLite
+//! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! ```
 
+mod bench;
 mod tidy;
 
 use std::net::TcpListener;
@@ -153,32 +154,14 @@ fn test() -> Res {
     result
 }
 
-fn bench() -> Res {
-    run(cargo().args(["build", "--release", "-p", "web", "--bin", "usedcar"]))?;
-    let bin = root().join("target/release/usedcar");
-    let db = std::env::temp_dir().join(format!("usedcar_bench_{}.db", std::process::id()));
-    let db_s = db.to_string_lossy().into_owned();
-    let start = Instant::now();
-    let res = run(Command::new(&bin).args(["seed", "--listings", "100000", "--database-url", &db_s]));
-    let secs = start.elapsed().as_secs_f64();
-    let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
-    eprintln!("bench seed: 100000 listings on SQLite (WAL, synchronous=FULL) in {secs:.1} s, database {:.0} MB", size as f64 / 1e6);
-    // Every filter combination the list page can produce, at the database.
-    let res = res.and_then(|()| run(Command::new(&bin).args(["bench-search", "--database-url", &db_s]).env("USEDCAR_LOG", "warn")));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{db_s}{suffix}"));
-    }
-    res
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("serve") => serve(args.iter().any(|a| a == "--release")),
         Some("dist") => dist(),
         Some("test") => test(),
-        Some("bench") => bench(),
-        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench".to_owned()),
+        Some("bench") => bench::bench(&args[1..]),
+        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N]".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
