@@ -12,7 +12,10 @@
 //!    under the same load, for the ratio;
 //! 5. measures the compressed bytes of each page's HTML, CSS and island JavaScript and how much
 //!    gzipped HTML it takes to reach the end of the first screen;
-//! 6. writes everything to `target/bench/bench.json` and prints a short table.
+//! 6. runs Lighthouse 12 (npm, `tests/perf`) in its default mobile mode on Debian's Chromium
+//!    against `/`, `/carlist` and a `/details/{id}`: the four category scores, LCP, TBT, CLS and
+//!    the audits that failed;
+//! 7. writes everything to `target/bench/bench.json` and prints a short table.
 //!
 //! wrk and nginx are Debian packages, installed when missing. Requests carry no
 //! `Accept-Encoding`, so both servers send the same identity bytes.
@@ -23,7 +26,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::{Res, Server, build_islands, cargo, free_port, root, run, wait_for};
+use crate::{Res, Server, build_islands, cargo, ensure_chromium, free_port, npm_install, root, run, wait_for};
 
 const CONNECTIONS: u32 = 64;
 
@@ -348,7 +351,54 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
         }
     }
     drop(nginx);
-    Ok(json!({ "pages": pages, "peak_rss_mb": { "cache_off": rss_off, "cache_on": rss_on } }))
+    let first_urls: serde_json::Map<String, Value> = groups.iter().map(|(g, urls)| ((*g).to_owned(), json!(urls[0]))).collect();
+    Ok(json!({ "pages": pages, "first_urls": first_urls, "peak_rss_mb": { "cache_off": rss_off, "cache_on": rss_on } }))
+}
+
+/// Lighthouse on the first URL of each group, against a fresh server (cache off).
+fn lighthouse(bin: &Path, db: &str, dir: &Path, groups: &[(String, String)]) -> Result<Value, String> {
+    ensure_chromium()?;
+    let perf = root().join("tests/perf");
+    npm_install(&perf)?;
+    let (server, base) = start_server(bin, db, 0)?;
+    let mut out = serde_json::Map::new();
+    for (group, url) in groups {
+        let file = dir.join(format!("lighthouse-{group}.json"));
+        run(Command::new(perf.join("node_modules/.bin/lighthouse"))
+            .arg(format!("{base}{url}"))
+            .args(["--quiet", "--output=json", "--only-categories=performance,accessibility,best-practices,seo"])
+            .arg(format!("--output-path={}", file.display()))
+            .arg("--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --no-first-run --disable-sync --disable-quic")
+            .env("CHROME_PATH", "/usr/bin/chromium"))?;
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&file).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        let audits = &r["audits"];
+        let mut failed = Vec::new();
+        let mut scores = serde_json::Map::new();
+        if let Some(cats) = r["categories"].as_object() {
+            for (id, c) in cats {
+                scores.insert(id.clone(), json!((c["score"].as_f64().unwrap_or(0.0) * 100.0).round()));
+                for a in c["auditRefs"].as_array().into_iter().flatten() {
+                    let audit = &audits[a["id"].as_str().unwrap_or("")];
+                    if a["weight"].as_f64().unwrap_or(0.0) > 0.0 && audit["score"].as_f64().is_some_and(|s| s < 1.0) {
+                        failed.push(format!("{id}: {}", a["id"].as_str().unwrap_or("")));
+                    }
+                }
+            }
+        }
+        out.insert(
+            group.clone(),
+            json!({
+                "url": url,
+                "scores": scores,
+                "lcp_ms": audits["largest-contentful-paint"]["numericValue"].as_f64().map(f64::round),
+                "tbt_ms": audits["total-blocking-time"]["numericValue"].as_f64().map(f64::round),
+                "cls": audits["cumulative-layout-shift"]["numericValue"],
+                "failed_audits": failed,
+            }),
+        );
+    }
+    drop(server);
+    Ok(Value::Object(out))
 }
 
 fn num(v: &Value) -> String {
@@ -373,6 +423,15 @@ fn table(report: &Value) {
     }
     println!("latency in ms at {CONNECTIONS} connections; bytes gzipped; fold = gzipped HTML to the end of the first screen");
     println!("peak RSS (MB): cache off {}, cache on {}", num(&report["http"]["peak_rss_mb"]["cache_off"]), num(&report["http"]["peak_rss_mb"]["cache_on"]));
+    if let Some(lh) = report["lighthouse"].as_object() {
+        for (name, l) in lh {
+            let s = &l["scores"];
+            println!(
+                "lighthouse {name}: performance {} accessibility {} best-practices {} seo {}; LCP {} ms, TBT {} ms, CLS {}",
+                num(&s["performance"]), num(&s["accessibility"]), num(&s["best-practices"]), num(&s["seo"]), num(&l["lcp_ms"]), num(&l["tbt_ms"]), num(&l["cls"])
+            );
+        }
+    }
     for backend in ["sqlite", "postgres"] {
         let d = &report["db"][backend];
         println!("filters at the database, {backend}: {} queries, p50 {} ms, p99 {} ms, max {} ms {}", num(&d["queries"]), num(&d["p50_ms"]), num(&d["p99_ms"]), num(&d["max_ms"]), d["skipped"].as_str().unwrap_or(""));
@@ -398,6 +457,9 @@ pub fn bench(args: &[String]) -> Res {
     };
     db.insert("postgres".to_owned(), pg);
     let http = http(&bin, &sqlite, &dir, o.secs)?;
+    let first = |group: &str| http["first_urls"][group].as_str().map(|u| (group.to_owned(), u.to_owned()));
+    let lh_pages: Vec<(String, String)> = ["home", "carlist", "details"].into_iter().filter_map(first).collect();
+    let lighthouse = lighthouse(&bin, &sqlite, &dir, &lh_pages)?;
     let report = json!({
         "listings": o.listings,
         "connections": CONNECTIONS,
@@ -405,6 +467,7 @@ pub fn bench(args: &[String]) -> Res {
         "machine": { "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0) },
         "db": db,
         "http": http,
+        "lighthouse": lighthouse,
     });
     let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("bench.json"), &text).map_err(|e| e.to_string())?;

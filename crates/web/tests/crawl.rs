@@ -11,14 +11,11 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use axum::http::StatusCode;
 
-/// Linked from the site's navigation and home page, built by the accounts, selling, service-hall
-/// and help issues.
+/// Linked from the site's navigation and home page, built by the service-hall and help issues.
 const LATER_ISSUES: &[&str] = &[
-    "/personalsell",
     "/servicehall",
     "/actives/help/useragree",
     "/actives/help/privacy",
-    "/actives/help/customerappeal",
     "/servicehall/pinggu",
     "/servicehall/fourquery",
     "/actives/report",
