@@ -376,7 +376,7 @@ fn lighthouse(bin: &Path, db: &str, dir: &Path, groups: &[(String, String)]) -> 
         let mut scores = serde_json::Map::new();
         if let Some(cats) = r["categories"].as_object() {
             for (id, c) in cats {
-                scores.insert(id.clone(), json!((c["score"].as_f64().unwrap_or(0.0) * 100.0).round()));
+                scores.insert(id.clone(), json!((c["score"].as_f64().unwrap_or(0.0) * 100.0).round() as i64));
                 for a in c["auditRefs"].as_array().into_iter().flatten() {
                     let audit = &audits[a["id"].as_str().unwrap_or("")];
                     if a["weight"].as_f64().unwrap_or(0.0) > 0.0 && audit["score"].as_f64().is_some_and(|s| s < 1.0) {
@@ -409,6 +409,7 @@ fn num(v: &Value) -> String {
     }
 }
 
+#[expect(clippy::print_stdout, reason = "the table is what the command prints")]
 fn table(report: &Value) {
     println!("\n{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}", "page", "off r/s", "p50", "p99", "×ngx", "on r/s", "p50", "p99", "×ngx", "nginx r/s", "html", "css", "js", "total", "fold");
     if let Some(pages) = report["http"]["pages"].as_object() {
@@ -439,6 +440,7 @@ fn table(report: &Value) {
 }
 
 /// `cargo xtask bench`.
+#[expect(clippy::print_stdout, reason = "where the report went is part of the output")]
 pub fn bench(args: &[String]) -> Res {
     let o = opts(args)?;
     ensure_program("/usr/bin/wrk", "wrk")?;
