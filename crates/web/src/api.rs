@@ -226,8 +226,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
     if !matches!(status.as_str(), "" | "new" | "contacted" | "closed") {
         return Ok(fail(StatusCode::BAD_REQUEST, BAD_INPUT, "状态应为 new、contacted 或 closed"));
     }
-    let now = state.clock.now();
-    let recordings: Vec<_> = state.store.shop_recordings(u.user_id, 1_000).await?.iter().map(|r| crate::pages::calls::RecordingView::new(r, now)).collect();
+    let recordings = crate::pages::calls::by_lead(&state, u.user_id).await?;
     let leads: Vec<Value> = state
         .store
         .shop_leads(u.user_id, &status, 200)
@@ -244,7 +243,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
                 "status": l.status,
                 "note": l.dealer_note,
                 "createdAt": domain::time::datetime(l.created_at),
-                "recordings": recordings.iter().filter(|r| r.lead_id == l.lead_id).map(crate::pages::calls::RecordingView::json).collect::<Vec<_>>(),
+                "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::pages::calls::RecordingView::json).collect::<Vec<_>>(),
             })
         })
         .collect();

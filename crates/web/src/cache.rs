@@ -151,7 +151,7 @@ pub async fn layer(State(state): State<AppState>, mut req: Request, next: Next) 
         return res;
     };
     if let Some(hit) = cache.get(&key, ttl) {
-        return respond(&state, hit, "hit");
+        return respond(&state, hit);
     }
     let enc = encoding(req.headers());
     req.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static(enc));
@@ -179,7 +179,7 @@ pub async fn layer(State(state): State<AppState>, mut req: Request, next: Next) 
     res
 }
 
-fn respond(state: &AppState, e: Entry, how: &'static str) -> Response {
+fn respond(state: &AppState, e: Entry) -> Response {
     let mut res = Response::new(Body::from(e.body));
     *res.status_mut() = e.status;
     *res.headers_mut() = e.headers;
@@ -187,6 +187,6 @@ fn respond(state: &AppState, e: Entry, how: &'static str) -> Response {
     if let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &random_id(), true) {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
-    res.headers_mut().insert("x-cache", HeaderValue::from_static(how));
+    res.headers_mut().insert("x-cache", HeaderValue::from_static("hit"));
     res
 }

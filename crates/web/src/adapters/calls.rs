@@ -63,11 +63,6 @@ fn millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
     }
 }
 
-/// Beijing time, as the provider's date parameters expect.
-fn beijing(secs: i64) -> String {
-    chrono::DateTime::from_timestamp(secs + 8 * 3_600, 0).map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()).unwrap_or_default()
-}
-
 impl Calls {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Calls {
@@ -96,7 +91,8 @@ impl Calls {
     /// The number the dealer (`dealer`) dials to reach `visitor` about `lead_id` at `now`.
     pub async fn number_to_dial(&self, dealer: &str, visitor: &str, lead_id: i64, now: i64) -> Result<String, AdapterError> {
         let Calls::Aliyun(a) = self else { return Ok(visitor.to_owned()) };
-        let (expiration, out_id) = (beijing(now + BINDING_SECS), lead_id.to_string());
+        // The provider's dates are Beijing time, `yyyy-MM-dd HH:mm:ss`.
+        let (expiration, out_id) = (domain::time::datetime(now + BINDING_SECS), lead_id.to_string());
         let params = [
             ("PoolKey", a.pool_key.as_str()),
             ("PhoneNoA", dealer),
@@ -122,7 +118,7 @@ impl Calls {
     /// Downloads the recording of a call.
     pub async fn recording(&self, receipt: &RecordingReceipt) -> Result<Vec<u8>, AdapterError> {
         let Calls::Aliyun(a) = self else { return Err(AdapterError::Invalid("the sandbox records nothing")) };
-        let call_time = beijing(receipt.call_time.div_euclid(1000));
+        let call_time = domain::time::datetime(receipt.call_time.div_euclid(1000));
         let params = [("PoolKey", a.pool_key.as_str()), ("CallId", receipt.call_id.as_str()), ("CallTime", call_time.as_str())];
         let reply = a.rpc.call("QueryRecordFileDownloadUrl", &params).await?;
         let url = reply["DownloadUrl"].as_str().filter(|u| u.starts_with("https://") || u.starts_with("http://"));
@@ -148,7 +144,7 @@ mod tests {
 
     #[test]
     fn provider_dates_are_beijing_time() {
-        assert_eq!(beijing(1_700_000_000), "2023-11-15 06:13:20");
+        assert_eq!(domain::time::datetime(1_700_000_000), "2023-11-15 06:13:20");
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! audio itself behind the same owner check, and the provider's recording push
 //! (`POST /api/calltrack/aliyun/recording`). Another dealer's recording id matches nothing (404).
 
+use std::collections::HashMap;
+
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -77,6 +79,16 @@ impl RecordingView {
             "audioUrl": format!("/servicehall/amrplay/{}/audio", self.id),
         })
     }
+}
+
+/// The recordings of the shop `owner_user_id` owns, by lead (the lead lists and the API).
+pub async fn by_lead(state: &AppState, owner_user_id: i64) -> Result<HashMap<i64, Vec<RecordingView>>, AppError> {
+    let now = state.clock.now();
+    let mut out: HashMap<i64, Vec<RecordingView>> = HashMap::new();
+    for r in state.store.shop_recordings(owner_user_id, 1_000).await? {
+        out.entry(r.lead_id).or_default().push(RecordingView::new(&r, now));
+    }
+    Ok(out)
 }
 
 #[derive(Template)]

@@ -111,9 +111,9 @@ async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, e
     };
     let status = STATUSES.iter().find(|(s, _)| *s == status).map_or("", |(s, _)| *s);
     let now = state.clock.now();
-    let recordings: Vec<super::calls::RecordingView> = match desk {
-        Desk::Dealer => state.store.shop_recordings(user.user_id, 1_000).await?.iter().map(|r| super::calls::RecordingView::new(r, now)).collect(),
-        Desk::Staff => Vec::new(),
+    let recordings = match desk {
+        Desk::Dealer => super::calls::by_lead(state, user.user_id).await?,
+        Desk::Staff => Default::default(),
     };
     let leads = state
         .store
@@ -140,7 +140,7 @@ async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, e
                 status: l.status.clone(),
                 note: l.dealer_note.clone(),
                 when: domain::time::relative(l.created_at, now),
-                recordings: recordings.iter().filter(|r| r.lead_id == l.lead_id).map(|r| (r.id, r.length.clone())).collect(),
+                recordings: recordings.get(&l.lead_id).into_iter().flatten().map(|r| (r.id, r.length.clone())).collect(),
             }
         })
         .collect();
