@@ -231,24 +231,32 @@ impl Store {
     /// Up to `limit` online cars like this one: the same series nearest in price, then the same
     /// body class within 30% of the price.
     pub async fn similar_listings(&self, d: &ListingDetail, limit: i64) -> Result<Vec<ListingCard>, DbError> {
-        let same_series = format!(
-            "select {CARD_COLUMNS} from listing where status = 'online' and series_id = $1 and listing_id <> $2 \
-             order by abs(price_yuan - $3), listing_id limit $4"
-        );
+        // The nearest prices: the `limit` nearest at or above the car's price and below it, read
+        // along (status, series_id, price_yuan), then the nearest of both sides (ties by id).
+        let side = |cmp: &str, order: &str| {
+            format!(
+                "select {CARD_COLUMNS} from listing where status = 'online' and series_id = $1 and listing_id <> $2 \
+                 and price_yuan {cmp} $3 order by price_yuan {order}, listing_id limit $4"
+            )
+        };
+        let (above, below) = (side(">=", "asc"), side("<", "desc"));
         let mut cards = on_pool!(self, p => {
-            sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_series))
-                .bind(d.series_id)
-                .bind(d.listing_id)
-                .bind(d.price_yuan)
-                .bind(limit)
-                .fetch_all(p)
-                .await?
+            let fetch = |sql: String| {
+                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p)
+            };
+            let (mut above, below) = tokio::try_join!(fetch(above), fetch(below))?;
+            above.extend(below);
+            above
         });
+        cards.sort_by_key(|c| ((c.price_yuan - d.price_yuan).abs(), c.listing_id));
+        cards.truncate(usize::try_from(limit).unwrap_or(0));
         let missing = limit - cards.len() as i64;
         if missing > 0 {
+            // Newest first along the publication index (`+price_yuan`: a price range of ±30 %
+            // would otherwise be read through the price index and sorted whole).
             let same_class = format!(
                 "select {CARD_COLUMNS} from listing where status = 'online' and body_class = $1 and series_id <> $2 \
-                 and price_yuan >= $3 and price_yuan <= $4 order by published_at desc, listing_id desc limit $5"
+                 and +price_yuan >= $3 and +price_yuan <= $4 order by published_at desc, listing_id desc limit $5"
             );
             let more = on_pool!(self, p => {
                 sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_class))

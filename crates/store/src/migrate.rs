@@ -43,6 +43,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0006_calls.sql"),
         include_str!("../migrations/postgres/0006_calls.sql"),
     ),
+    (
+        7,
+        "0007_similar",
+        include_str!("../migrations/sqlite/0007_similar.sql"),
+        include_str!("../migrations/postgres/0007_similar.sql"),
+    ),
 ];
 
 impl Store {
@@ -55,10 +61,12 @@ impl Store {
             .execute(p)
             .await?;
             let applied: Vec<i64> = sqlx::query_scalar("select version from schema_migration").fetch_all(p).await?;
+            let mut changed = false;
             for (version, name, sqlite_sql, pg_sql) in MIGRATIONS {
                 if applied.contains(version) {
                     continue;
                 }
+                changed = true;
                 let sql = if matches!(self.backend(), crate::Backend::Sqlite) { *sqlite_sql } else { *pg_sql };
                 let mut tx = p.begin().await?;
                 sqlx::raw_sql(sql).execute(&mut *tx).await?;
@@ -70,6 +78,16 @@ impl Store {
                     .await?;
                 tx.commit().await?;
                 tracing::info!(migration = name, "applied migration");
+            }
+            // SQLite plans from the statistics ANALYZE left (the seed and operators run it); an
+            // index a migration added has none, and the planner then takes it for the best of
+            // all. So a database that has statistics gets them again after a change.
+            if changed && matches!(self.backend(), crate::Backend::Sqlite) {
+                let analyzed: i64 = sqlx::query_scalar("select count(*) from sqlite_master where name = 'sqlite_stat1'").fetch_one(p).await?;
+                if analyzed > 0 {
+                    sqlx::query("analyze").execute(p).await?;
+                    tracing::info!("statistics refreshed after migrating");
+                }
             }
             Ok(())
         })

@@ -58,8 +58,21 @@ fn like_pattern(text: &str) -> String {
     p
 }
 
+/// Matches at or above which a page is read along its sort order rather than through the index
+/// of its brand, series, city or province (see [`where_clause`]).
+pub const DENSE_MATCHES: i64 = 1_000;
+
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (String, Vec<Val>) {
+///
+/// `dense` says the query matches many listings (at least [`DENSE_MATCHES`]). Brand, series,
+/// city, province, price, age and mileage can each be read through an index of their own, and
+/// a planner estimating an average brand (or a narrow range) takes it and then sorts every
+/// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
+/// dense, those columns are written `+column` (the same value, but no index applies; a range
+/// on the sort's own column excepted), so the page is read along the index of its sort order,
+/// which carries every filter column, and stops after its twenty.
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool) -> (String, Vec<Val>) {
+    let plus = if dense { "+" } else { "" };
     let mut sql = String::from("status = 'online'");
     let mut vals: Vec<Val> = Vec::new();
     let cond = |sql: &mut String, vals: &mut Vec<Val>, template: &str, v: Val| {
@@ -85,24 +98,29 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (St
         );
     }
     if let Some(s) = q.series {
-        cond(&mut sql, &mut vals, "series_id = (select series_id from series where slug = {})", Val::Text(s.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let Some(b) = q.brand {
-        cond(&mut sql, &mut vals, "brand_id = (select brand_id from brand where slug = {})", Val::Text(b.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
+    // Ranges too: a dense range is read along the sort order, unless it is the sort's own column.
+    let range = |col: &'static str, sort_col: bool| if dense && !sort_col { format!("+{col}") } else { col.to_owned() };
+    let price = range("price_yuan", matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc));
+    let year = range("first_reg_year", q.sort == Sort::AgeAsc);
+    let mileage = range("mileage_km", q.sort == Sort::MileageAsc);
     if let Some(p) = q.price.as_deref().and_then(filter::parse_price) {
-        cond(&mut sql, &mut vals, "price_yuan >= {}", Val::Int(p.min_yuan));
+        cond(&mut sql, &mut vals, &format!("{price} >= {{}}"), Val::Int(p.min_yuan));
         if let Some(max) = p.max_yuan {
-            cond(&mut sql, &mut vals, "price_yuan < {}", Val::Int(max));
+            cond(&mut sql, &mut vals, &format!("{price} < {{}}"), Val::Int(max));
         }
     }
     if let Some(y) = q.age.as_deref().and_then(|v| filter::age_years(v, current_year)) {
-        cond(&mut sql, &mut vals, "first_reg_year >= {}", Val::Int(i64::from(y.from)));
-        cond(&mut sql, &mut vals, "first_reg_year <= {}", Val::Int(i64::from(y.to)));
+        cond(&mut sql, &mut vals, &format!("{year} >= {{}}"), Val::Int(i64::from(y.from)));
+        cond(&mut sql, &mut vals, &format!("{year} <= {{}}"), Val::Int(i64::from(y.to)));
     }
     if let Some(m) = q.mileage.as_deref().and_then(filter::parse_mileage) {
-        cond(&mut sql, &mut vals, "mileage_km >= {}", Val::Int(m.min_km));
+        cond(&mut sql, &mut vals, &format!("{mileage} >= {{}}"), Val::Int(m.min_km));
         if let Some(max) = m.max_km {
-            cond(&mut sql, &mut vals, "mileage_km < {}", Val::Int(max));
+            cond(&mut sql, &mut vals, &format!("{mileage} < {{}}"), Val::Int(max));
         }
     }
     for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
@@ -111,9 +129,9 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32) -> (St
         }
     }
     if let Some(c) = q.city {
-        cond(&mut sql, &mut vals, "city_code = {}", Val::Int(i64::from(c.code)));
+        cond(&mut sql, &mut vals, &format!("{plus}city_code = {{}}"), Val::Int(i64::from(c.code)));
     } else if let Some(p) = q.province {
-        cond(&mut sql, &mut vals, "province_code = {}", Val::Int(i64::from(p.code)));
+        cond(&mut sql, &mut vals, &format!("{plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
     }
     if let Some(k) = &q.keyword {
         // Every word must match: brand, series and title text in Chinese and pinyin. The text
@@ -147,29 +165,25 @@ fn order_by(sort: Sort) -> &'static str {
 impl Store {
     /// Runs a search: the total and the page `q.page` of [`PAGE_SIZE`] cards.
     pub async fn search(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<SearchPage, DbError> {
-        let (clause, vals) = where_clause(q, scope, current_year);
-        let count_sql = format!("select count(*) from listing where {clause}");
-        let mut page_vals = vals.clone();
-        page_vals.push(Val::Int(i64::from(PAGE_SIZE)));
-        page_vals.push(Val::Int(i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE)));
-        let n = page_vals.len();
-        let page_sql = format!(
-            "select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}",
-            order_by(q.sort),
-            n - 1,
-            n
-        );
-        let (total, cards) = on_pool!(self, p => {
-            let total = bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql)), vals).fetch_one(p);
-            let cards = bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(page_sql)), page_vals).fetch_all(p);
-            tokio::try_join!(total, cards)?
-        });
+        let total = self.count_matching(q, scope, current_year).await?;
+        let cards = self.search_cards(q, scope, current_year, total).await?;
         Ok(SearchPage { total, cards })
+    }
+
+    /// The cards of page `q.page` of a search that matches `total` listings (it picks the plan;
+    /// see [`where_clause`]).
+    pub async fn search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<ListingCard>, DbError> {
+        let (clause, mut vals) = where_clause(q, scope, current_year, total >= DENSE_MATCHES);
+        vals.push(Val::Int(i64::from(PAGE_SIZE)));
+        vals.push(Val::Int(i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE)));
+        let n = vals.len();
+        let sql = format!("select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}", order_by(q.sort), n - 1, n);
+        Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
     /// How many listings a search matches, without fetching any (saved searches, wanted requests).
     pub async fn count_matching(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<i64, DbError> {
-        let (clause, vals) = where_clause(q, scope, current_year);
+        let (clause, vals) = where_clause(q, scope, current_year, false);
         let sql = format!("select count(*) from listing where {clause}");
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
@@ -187,7 +201,7 @@ mod tests {
             [("series", "langyi"), ("price", "5-8"), ("age", "1-3"), ("city", "changsha"), ("keyword", "100%_白色")]
                 .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
         );
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026);
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, false);
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
@@ -206,5 +220,7 @@ mod tests {
                 Val::Text("%100\\%\\_白色%".into()),
             ]
         );
+        let (dense, _) = where_clause(&q, Scope::default(), 2026, true);
+        assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
     }
 }

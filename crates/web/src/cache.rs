@@ -9,8 +9,9 @@
 //! whose only cookie is the new device id are kept; that cookie is issued afresh on each hit.
 //!
 //! Freshness across several nodes comes from the short TTL (`response_cache_secs`); a write
-//! (any successful non-GET request) on this node also empties this node's cache at once, so the
-//! visitor who changed something sees it on their next page.
+//! (any successful non-GET request) on this node also empties this node's cache at once, and
+//! forgets its list totals ([`crate::memo`]), so the visitor who changed something sees it on
+//! their next page.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -141,12 +142,13 @@ fn key_of(req: &Request) -> Option<String> {
 /// The layer: see the module docs.
 pub async fn layer(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let cache = &state.cache;
-    let Some(ttl) = cache.ttl else { return next.run(req).await };
-    let Some(key) = key_of(&req) else {
+    let key = cache.ttl.and_then(|ttl| Some((ttl, key_of(&req)?)));
+    let Some((ttl, key)) = key else {
         let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
         let res = next.run(req).await;
         if write && (res.status().is_success() || res.status().is_redirection()) {
             cache.clear();
+            state.counts.clear();
         }
         return res;
     };

@@ -135,6 +135,9 @@ pub struct Config {
     /// Seconds a public page is kept for anonymous visitors (see `cache`); `0` turns the cache
     /// off (the development default, so a page always shows the latest write).
     pub response_cache_secs: String,
+    /// Seconds a list total (共 N 辆) or the number of cars on sale is reused before counting
+    /// again (see `memo`); `0` counts on every request (the development default).
+    pub count_cache_secs: String,
     /// Call tracking: `sandbox` (the dealer dials the visitor directly; nothing is recorded) or
     /// `aliyun` (Alibaba Cloud phone-number protection: an AXB privacy number per call, with
     /// recordings pushed back to `/api/calltrack/aliyun/recording`).
@@ -210,6 +213,7 @@ impl Config {
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
             response_cache_secs: if env == Env::Development { "0" } else { "2" }.to_owned(),
+            count_cache_secs: if env == Env::Development { "0" } else { "30" }.to_owned(),
             calls_adapter: "sandbox".to_owned(),
             calls_endpoint: "https://dyplsapi.aliyuncs.com/".to_owned(),
             calls_access_key_id: String::new(),
@@ -269,8 +273,10 @@ impl Config {
             }
             other => return Err(format!("calls_adapter {other:?}: use sandbox or aliyun")),
         }
-        if self.response_cache_secs.trim().parse::<u64>().is_err() {
-            return Err(format!("response_cache_secs {:?}: a whole number of seconds", self.response_cache_secs));
+        for (name, v) in [("response_cache_secs", &self.response_cache_secs), ("count_cache_secs", &self.count_cache_secs)] {
+            if v.trim().parse::<u64>().is_err() {
+                return Err(format!("{name} {v:?}: a whole number of seconds"));
+            }
         }
         if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
             return Err("production cannot use sandbox adapters".to_owned());
@@ -334,6 +340,7 @@ impl Config {
             "s3_access_key_id" => &mut self.s3_access_key_id,
             "s3_secret_access_key" => &mut self.s3_secret_access_key,
             "response_cache_secs" => &mut self.response_cache_secs,
+            "count_cache_secs" => &mut self.count_cache_secs,
             "calls_adapter" => &mut self.calls_adapter,
             "calls_endpoint" => &mut self.calls_endpoint,
             "calls_access_key_id" => &mut self.calls_access_key_id,

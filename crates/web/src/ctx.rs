@@ -178,6 +178,9 @@ pub struct Visitor {
     pub user: Option<store::User>,
     /// The request is a prefetch (see [`is_prefetch`]), not a visit.
     pub prefetch: bool,
+    /// The device cookie came with the request: a browser that keeps cookies and has been here
+    /// before (not a first visit, crawler, link preview or load generator).
+    pub returning: bool,
 }
 
 /// The device id of a request, put in its extensions by the `auth` route middleware.
@@ -200,11 +203,12 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Visitor, AppError> {
+        let presented = cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v));
         let device_id = parts
             .extensions
             .get::<DeviceId>()
             .map(|d| d.0.clone())
-            .or_else(|| cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned));
+            .or_else(|| presented.map(str::to_owned));
         let ip = peer_ip(&parts.extensions);
         let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
         Ok(Visitor {
@@ -214,6 +218,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             device_id,
             ip,
             prefetch: is_prefetch(&parts.headers),
+            returning: presented.is_some(),
         })
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod adapters;
 pub mod cache;
+pub mod memo;
 pub mod api;
 pub mod assets;
 pub mod config;
@@ -78,6 +79,8 @@ pub struct App {
     pub storage: storage::Storage,
     /// This node's response cache for anonymous GETs.
     pub cache: cache::ResponseCache,
+    /// This node's short-lived list totals and stock counts.
+    pub counts: memo::Counts,
 }
 
 /// The outside-service adapters chosen by the configuration.
@@ -138,7 +141,8 @@ impl AppState {
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.response_cache_secs.trim().parse().unwrap_or(0));
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache }))
+        let counts = memo::Counts::new(config.count_cache_secs.trim().parse().unwrap_or(0));
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts }))
     }
 }
 
@@ -304,6 +308,10 @@ async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) ->
 
 /// One structured log line per request.
 async fn log_request(req: Request, next: Next) -> Response {
+    if !tracing::enabled!(target: "http", tracing::Level::INFO) {
+        // Logging at warn (as under load): nothing to gather.
+        return next.run(req).await;
+    }
     let start = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_owned();

@@ -133,6 +133,10 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
         .unwrap();
     let r = app.get(&format!("/details/{id}"), &[]).await;
     assert!(r.body.contains("降价") && r.body.contains("价格变化"));
+    // A request without the device cookie (a first visit, a crawler) is handed an id but keeps
+    // no history under it: it would never be sent back.
+    let issued = r.cookies().iter().find_map(|c| c.strip_prefix("hx_did=").map(|v| v[..32].to_owned())).expect("a device id is issued");
+    assert!(app.state.store.viewed_by_device(&issued, 10).await.unwrap().is_empty());
 }
 
 async fn sold_removed_and_legacy_detail_links(app: &TestApp) {

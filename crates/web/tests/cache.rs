@@ -1,5 +1,5 @@
 //! The response cache for anonymous GETs: who is served from it, what a hit carries, and how a
-//! write empties it.
+//! write empties it; and the node's short memory of list totals.
 
 mod common;
 
@@ -61,4 +61,34 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
 
     // Off by default in development: the plain app never caches.
     assert_eq!(x_cache(&app.get("/carlist", &[]).await), "");
+}
+
+fn total(r: &common::Reply) -> i64 {
+    let at = r.body.find("共 <b>").expect("the list total") + "共 <b>".len();
+    r.body[at..at + r.body[at..].find('<').unwrap()].parse().unwrap()
+}
+
+#[tokio::test]
+async fn list_totals_are_recounted_after_their_ttl_or_a_write() {
+    let app = common::spawn_app(300).await;
+    let mut cfg = app.state.config.clone();
+    cfg.count_cache_secs = "60".to_owned();
+    let node = app.variant(cfg, common::NOW);
+    let me = "hx_did=0123456789abcdef0123456789abcdef";
+
+    let before = get_on(&node, "/carlist?fuel=1", &[("cookie", me)]).await;
+    let n = total(&before);
+    assert!(n > 1);
+    // A car leaves the stock behind the node's back (another node, a job): the total is kept…
+    let id = before.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    app.state.store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {id}")).await.unwrap();
+    let kept = get_on(&node, "/carlist?fuel=1&sort=price_asc&page=2", &[("cookie", me)]).await;
+    assert_eq!(total(&kept), n, "the same search in another order and page shares the count");
+    // …while the development default counts every time.
+    assert_eq!(total(&app.get("/carlist?fuel=1", &[]).await), n - 1);
+    // A write on the node forgets the counts.
+    let other = kept.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let lead = post_on(&node, &format!("/details/{other}/lead"), &[], "mobile=13912345678&intent=ask_price").await;
+    assert!(lead.status.is_redirection() || lead.status.is_success(), "{}", lead.status);
+    assert_eq!(total(&get_on(&node, "/carlist?fuel=1", &[("cookie", me)]).await), n - 1);
 }

@@ -243,7 +243,13 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
 pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<super::shop::ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
     let q = parse_query(raw);
     let now = state.clock.now();
-    let (result, popular) = tokio::try_join!(state.store.search(&q, Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope }, domain::time::year(now)), state.store.popular_brands(12))?;
+    let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
+    let year = domain::time::year(now);
+    // The total does not depend on the page or the order.
+    let count_key = || format!("list|{scope:?}|{year}|{}", q.sorted(Sort::Default).at_page(1).to_query());
+    let (total, popular) = tokio::try_join!(state.counts.get_or(count_key, state.store.count_matching(&q, scope, year)), state.store.popular_brands(12))?;
+    let cards = state.store.search_cards(&q, scope, year, total).await?;
+    let result = store::SearchPage { total, cards };
     let pages = result.pages();
     if q.page > pages {
         return Err(AppError::NotFound);

@@ -166,7 +166,11 @@ async fn render_with(
     let now = state.clock.now();
     let (photos, history, similar) = tokio::try_join!(s.listing_photos(id), s.price_history(id), s.similar_listings(&d, 6))?;
     let user_id = visitor.user.as_ref().map(|u| u.user_id);
-    if let Some(device) = visitor.device_id.as_ref().filter(|_| !visitor.prefetch)
+    // History is kept for browsers that came back with their device cookie (or a signed-in
+    // user): a request without it is a first visit, a crawler or a link preview, whose history
+    // would be this one car under an id it never sends again — a database write per crawled page
+    // for nothing.
+    if let Some(device) = visitor.device_id.as_ref().filter(|_| !visitor.prefetch && (visitor.returning || user_id.is_some()))
         && let Err(e) = s.record_view(device, user_id, id, now).await
     {
         // History is a convenience: a failed write must not cost the visitor the page.
