@@ -58,13 +58,16 @@ fn like_pattern(text: &str) -> String {
     p
 }
 
-/// Matches at or above which a page is read along its sort order rather than through the index
-/// of its brand, series, city or province (see [`where_clause`]).
-pub const DENSE_MATCHES: i64 = 1_000;
+/// Matches per row up to the end of the page at or above which the page is read along its
+/// sort order rather than through the index of its brand, series, city, province or range (see
+/// [`where_clause`]): reading along the order costs about `(offset + 20) × stock / matches`
+/// index entries, reading the matches and sorting them costs `matches` row reads, several times
+/// dearer per row. Page 1 reads along the order from 500 matches, page 5 from 2,500.
+pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
 ///
-/// `dense` says the query matches many listings (at least [`DENSE_MATCHES`]). Brand, series,
+/// `dense` says the query matches many listings for the page asked (see [`DENSE_MATCHES_PER_ROW`]). Brand, series,
 /// city, province, price, age and mileage can each be read through an index of their own, and
 /// a planner estimating an average brand (or a narrow range) takes it and then sorts every
 /// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
@@ -173,9 +176,11 @@ impl Store {
     /// The cards of page `q.page` of a search that matches `total` listings (it picks the plan;
     /// see [`where_clause`]).
     pub async fn search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<ListingCard>, DbError> {
-        let (clause, mut vals) = where_clause(q, scope, current_year, total >= DENSE_MATCHES);
+        let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
+        let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
+        let (clause, mut vals) = where_clause(q, scope, current_year, dense);
         vals.push(Val::Int(i64::from(PAGE_SIZE)));
-        vals.push(Val::Int(i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE)));
+        vals.push(Val::Int(offset));
         let n = vals.len();
         let sql = format!("select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}", order_by(q.sort), n - 1, n);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))

@@ -392,7 +392,7 @@ pub fn random_id() -> String {
         h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
         buf[..8].copy_from_slice(&h.finish().to_le_bytes());
     }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(buf)
 }
 
 #[cfg(test)]
