@@ -40,7 +40,12 @@ pub struct SearchPage {
 impl SearchPage {
     /// Number of pages (at least 1).
     pub fn pages(&self) -> u32 {
-        (self.total.max(1) as u64).div_ceil(u64::from(PAGE_SIZE)).min(u64::from(u32::MAX)) as u32
+        SearchPage::pages_of(self.total)
+    }
+
+    /// Number of pages (at least 1) of `total` matches.
+    pub fn pages_of(total: i64) -> u32 {
+        (total.max(1) as u64).div_ceil(u64::from(PAGE_SIZE)).min(u64::from(u32::MAX)) as u32
     }
 }
 

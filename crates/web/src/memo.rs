@@ -23,6 +23,11 @@ pub struct Counts {
     entries: Mutex<HashMap<String, (Instant, i64)>>,
 }
 
+/// The key of the number of cars on sale (in one city, or everywhere).
+pub fn online_key(city_code: Option<i32>) -> String {
+    format!("online|{city_code:?}")
+}
+
 impl Counts {
     /// Counts kept `secs` seconds; 0 counts on every request.
     pub fn new(secs: u64) -> Counts {

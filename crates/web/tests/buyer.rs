@@ -7,7 +7,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{IPHONE, TestApp};
+use common::{IPHONE, TestApp, detail_links};
 
 on_both!(300 =>
     the_car_list_filters_sorts_and_pages,
@@ -20,11 +20,6 @@ on_both!(300 =>
     quality_and_campaign_lists,
     sitemaps_cover_every_online_listing,
 );
-
-/// Listing ids linked from a page, in order.
-fn detail_links(body: &str) -> Vec<i64> {
-    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
-}
 
 async fn online(app: &TestApp) -> i64 {
     app.state.store.count_online(None).await.unwrap()

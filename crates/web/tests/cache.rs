@@ -4,7 +4,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{IPHONE, get_on, login, post_on};
+use common::{IPHONE, detail_links, get_on, login, post_on};
 
 fn x_cache(r: &common::Reply) -> &str {
     r.headers.get("x-cache").and_then(|v| v.to_str().ok()).unwrap_or("")
@@ -51,7 +51,7 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     assert_eq!(x_cache(&city), "miss", "the chosen city is part of the key");
 
     // A write on this node empties it: the next visit renders afresh.
-    let id = first.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let id = detail_links(&first.body)[0];
     assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "miss");
     assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "hit");
     let lead = post_on(&node, &format!("/details/{id}/lead"), &[], "mobile=13912345678&intent=ask_price").await;
@@ -80,14 +80,14 @@ async fn list_totals_are_recounted_after_their_ttl_or_a_write() {
     let n = total(&before);
     assert!(n > 1);
     // A car leaves the stock behind the node's back (another node, a job): the total is kept…
-    let id = before.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let id = detail_links(&before.body)[0];
     app.state.store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {id}")).await.unwrap();
     let kept = get_on(&node, "/carlist?fuel=1&sort=price_asc&page=2", &[("cookie", me)]).await;
     assert_eq!(total(&kept), n, "the same search in another order and page shares the count");
     // …while the development default counts every time.
     assert_eq!(total(&app.get("/carlist?fuel=1", &[]).await), n - 1);
     // A write on the node forgets the counts.
-    let other = kept.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
+    let other = detail_links(&kept.body)[0];
     let lead = post_on(&node, &format!("/details/{other}/lead"), &[], "mobile=13912345678&intent=ask_price").await;
     assert!(lead.status.is_redirection() || lead.status.is_success(), "{}", lead.status);
     assert_eq!(total(&get_on(&node, "/carlist?fuel=1", &[("cookie", me)]).await), n - 1);

@@ -5,12 +5,8 @@
 mod common;
 
 use axum::http::StatusCode;
-use common::{DESKTOP, IPHONE, NOW, TestApp};
+use common::{DESKTOP, IPHONE, NOW, TestApp, detail_links};
 use web::config::{Config, Env};
-
-fn detail_links(body: &str) -> Vec<i64> {
-    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
-}
 
 /// The JSON props of an island on a page, unescaped.
 fn props(body: &str, island: &str) -> serde_json::Value {

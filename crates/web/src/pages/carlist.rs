@@ -248,12 +248,11 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     // The total does not depend on the page or the order.
     let count_key = || format!("list|{scope:?}|{year}|{}", q.sorted(Sort::Default).at_page(1).to_query());
     let (total, popular) = tokio::try_join!(state.counts.get_or(count_key, state.store.count_matching(&q, scope, year)), state.store.popular_brands(12))?;
-    let cards = state.store.search_cards(&q, scope, year, total).await?;
-    let result = store::SearchPage { total, cards };
-    let pages = result.pages();
+    let pages = store::SearchPage::pages_of(total);
     if q.page > pages {
         return Err(AppError::NotFound);
     }
+    let result = store::SearchPage { total, cards: state.store.search_cards(&q, scope, year, total).await? };
     let subject = q.subject();
     let heading = match &shop {
         Some(s) => format!("{} · {subject}在售车源", s.name),

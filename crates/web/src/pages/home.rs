@@ -93,7 +93,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     let quality_here = ListingFilter { city_code, inspected_only: true, ..Default::default() };
     let quality_all = ListingFilter { inspected_only: true, ..Default::default() };
     let (total, latest, quality, brands, news) = tokio::try_join!(
-        state.counts.get_or(|| format!("online|{city_code:?}"), s.count_online(city_code)),
+        state.counts.get_or(|| crate::memo::online_key(city_code), s.count_online(city_code)),
         s.latest_listings(city_code, 12),
         s.listings(&quality_here, 6),
         s.popular_brands(16),

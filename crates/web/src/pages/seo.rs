@@ -45,7 +45,7 @@ pub async fn robots(State(state): State<AppState>) -> Response {
 /// `GET /sitemap.xml`: the index.
 pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
-    let (online, listings_mod, news) = tokio::try_join!(state.counts.get_or(|| "online|None".to_owned(), state.store.count_online(None)), state.store.listings_lastmod(), state.store.latest_news(1))?;
+    let (online, listings_mod, news) = tokio::try_join!(state.counts.get_or(|| crate::memo::online_key(None), state.store.count_online(None)), state.store.listings_lastmod(), state.store.latest_news(1))?;
     let files = (online.max(1) + store::SITEMAP_URLS - 1) / store::SITEMAP_URLS;
     let now = state.clock.now();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");

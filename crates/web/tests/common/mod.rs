@@ -86,6 +86,11 @@ impl Reply {
     }
 }
 
+/// Listing ids linked from a page, in order.
+pub fn detail_links(body: &str) -> Vec<i64> {
+    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
+}
+
 fn unique() -> String {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
