@@ -21,6 +21,16 @@ pub const PAGE_SIZE: u32 = 20;
 pub const MAX_PAGE: u32 = 500;
 /// Deepest page a search engine is invited to index.
 pub const MAX_INDEXED_PAGE: u32 = 10;
+/// Most matches a search counts: every listing its pages can reach ([`MAX_PAGE`] pages of
+/// [`PAGE_SIZE`]). Counting stops one past it, so a broad search costs as much as a narrow one
+/// and shows “1万+” (see [`count_label`]).
+pub const COUNT_CAP: i64 = MAX_PAGE as i64 * PAGE_SIZE as i64;
+
+/// A search's match count as shown: the number, or “1万+” past [`COUNT_CAP`].
+pub fn count_label(total: i64) -> String {
+    if total > COUNT_CAP { format!("{}万+", COUNT_CAP / 10_000) } else { total.to_string() }
+}
+
 /// Longest keyword kept, in characters.
 pub const MAX_KEYWORD_CHARS: usize = 40;
 
@@ -399,6 +409,14 @@ fn clean_keyword(raw: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The text a keyword search matches for one listing: brand and series slugs (pinyin, the
+/// series without hyphens), title and colour, lowercased, words separated by single spaces.
+/// The store indexes each word (the keyword index splits at spaces).
+pub fn search_text(brand_slug: &str, series_slug: &str, title: &str, colour: &str) -> String {
+    let series = series_slug.replace('-', "");
+    [brand_slug, series.as_str(), title, colour].iter().flat_map(|part| part.split_whitespace()).collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
 /// Appends `value` percent-encoded for a query component (RFC 3986 unreserved kept as is).
 pub fn percent_encode_into(out: &mut String, value: &str) {
     for b in value.bytes() {
@@ -420,6 +438,19 @@ pub fn percent_encode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_text_is_lowercase_words_split_by_single_spaces() {
+        assert_eq!(search_text("dazhong", "id-4", "大众 ID.4 2021款  自动\t豪华版", "白色"), "dazhong id4 大众 id.4 2021款 自动 豪华版 白色");
+    }
+
+    #[test]
+    fn counts_past_the_reachable_pages_read_ten_thousand_plus() {
+        assert_eq!(COUNT_CAP, 10_000);
+        assert_eq!(count_label(0), "0");
+        assert_eq!(count_label(10_000), "10000");
+        assert_eq!(count_label(10_001), "1万+");
+    }
 
     fn parse(q: &str) -> CarQuery {
         CarQuery::parse(q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))))

@@ -232,4 +232,11 @@ impl Store {
         on_pool!(self, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
         Ok(())
     }
+
+    /// Runs one administrative query answering one number (`select count(*) …`). Only for test
+    /// harnesses and tooling; never called with user input.
+    pub async fn count_admin(&self, query: &str) -> Result<i64, DbError> {
+        let sql = query.to_owned();
+        Ok(on_pool!(self, p => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).fetch_one(p).await?))
+    }
 }

@@ -49,6 +49,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0007_similar.sql"),
         include_str!("../migrations/postgres/0007_similar.sql"),
     ),
+    (
+        8,
+        "0008_search_terms",
+        include_str!("../migrations/sqlite/0008_search_terms.sql"),
+        include_str!("../migrations/postgres/0008_search_terms.sql"),
+    ),
 ];
 
 impl Store {

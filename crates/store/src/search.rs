@@ -3,10 +3,10 @@
 //! scalar subquery so the listing indexes on `brand_id`/`series_id` apply.
 
 use domain::filter;
-use domain::search::{CarQuery, PAGE_SIZE, Sort};
+use domain::search::{COUNT_CAP, CarQuery, MAX_PAGE, PAGE_SIZE, Sort};
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
-use crate::{DbError, Store, Val, bind_all, on_pool};
+use crate::{Backend, DbError, Store, Val, bind_all, on_pool};
 
 /// Which part of the stock a search runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,7 +31,7 @@ impl Scope {
 /// One page of results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchPage {
-    /// How many listings match in all.
+    /// How many listings match, counted up to one past [`COUNT_CAP`].
     pub total: i64,
     /// The cards of the requested page.
     pub cards: Vec<ListingCard>,
@@ -43,9 +43,9 @@ impl SearchPage {
         SearchPage::pages_of(self.total)
     }
 
-    /// Number of pages (at least 1) of `total` matches.
+    /// Number of pages (at least 1, at most [`MAX_PAGE`]) of `total` matches.
     pub fn pages_of(total: i64) -> u32 {
-        (total.max(1) as u64).div_ceil(u64::from(PAGE_SIZE)).min(u64::from(u32::MAX)) as u32
+        (total.max(1) as u64).div_ceil(u64::from(PAGE_SIZE)).min(u64::from(MAX_PAGE)) as u32
     }
 }
 
@@ -61,6 +61,39 @@ fn like_pattern(text: &str) -> String {
     }
     p.push('%');
     p
+}
+
+/// Rewrites the keyword index (`search_term`, `listing_term`; migration 0008) of the listings
+/// with ids from `$1` to `$2`: their text split at spaces, each word a term. Run after a
+/// listing's text is written; the status trigger keeps `online` current afterwards.
+pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
+    match backend {
+        Backend::Sqlite => [
+            "delete from listing_term where listing_id between $1 and $2",
+            "with recursive split (listing_id, word, rest) as ( \
+                 select listing_id, '', search_text || ' ' from listing where listing_id between $1 and $2 \
+                 union all \
+                 select listing_id, substr(rest, 1, instr(rest, ' ') - 1), substr(rest, instr(rest, ' ') + 1) from split where rest <> '') \
+             insert or ignore into search_term (term) select distinct word from split where word <> '' order by word",
+            "with recursive split (listing_id, word, rest) as ( \
+                 select listing_id, '', search_text || ' ' from listing where listing_id between $1 and $2 \
+                 union all \
+                 select listing_id, substr(rest, 1, instr(rest, ' ') - 1), substr(rest, instr(rest, ' ') + 1) from split where rest <> '') \
+             insert or ignore into listing_term (term_id, online, listing_id) \
+             select t.term_id, l.status = 'online', l.listing_id \
+             from split s join search_term t on t.term = s.word join listing l on l.listing_id = s.listing_id",
+        ],
+        Backend::Postgres => [
+            "delete from listing_term where listing_id between $1 and $2",
+            "insert into search_term (term) \
+             select distinct w from listing cross join lateral unnest(string_to_array(search_text, ' ')) as w \
+             where listing_id between $1 and $2 and w <> '' order by w on conflict do nothing",
+            "insert into listing_term (term_id, online, listing_id) \
+             select distinct t.term_id, case when l.status = 'online' then 1 else 0 end, l.listing_id \
+             from listing l cross join lateral unnest(string_to_array(l.search_text, ' ')) as w join search_term t on t.term = w \
+             where l.listing_id between $1 and $2 on conflict do nothing",
+        ],
+    }
 }
 
 /// Matches per row up to the end of the page at or above which the page is read along its
@@ -142,19 +175,19 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
         cond(&mut sql, &mut vals, &format!("{plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
     }
     if let Some(k) = &q.keyword {
-        // Every word must match: brand, series and title text in Chinese and pinyin. The text
-        // test runs as one sequential pass in a subquery (deliberately without the status test,
-        // which would make SQLite walk the table through an index); the outer query then checks
-        // ids from its index instead of visiting rows in sort order.
-        let words: Vec<&str> = k.split_whitespace().collect();
-        let mut sub = String::from("listing_id in (select listing_id from listing where true");
-        for word in words {
+        // Every word must be part of a word of the listing's text (brand, series and title in
+        // Chinese and pinyin, colour): the terms containing it come from the small vocabulary,
+        // then the listings from their postings. A sparse search starts from those listings; a
+        // dense one reads along its sort order and probes the postings of each row.
+        for word in k.split_whitespace() {
             vals.push(Val::Text(like_pattern(word)));
-            sub.push_str(&format!(" and search_text like ${} escape '\\'", vals.len()));
+            let terms = format!("select term_id from search_term where term like ${} escape '\\'", vals.len());
+            sql.push_str(&if dense {
+                format!(" and exists (select 1 from listing_term t where t.term_id in ({terms}) and t.online = 1 and t.listing_id = listing.listing_id)")
+            } else {
+                format!(" and listing_id in (select listing_id from listing_term where term_id in ({terms}) and online = 1)")
+            });
         }
-        sub.push(')');
-        sql.push_str(" and ");
-        sql.push_str(&sub);
     }
     (sql, vals)
 }
@@ -191,10 +224,12 @@ impl Store {
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
-    /// How many listings a search matches, without fetching any (saved searches, wanted requests).
+    /// How many listings a search matches, without fetching any (the list, saved searches,
+    /// wanted requests): counted up to one past [`COUNT_CAP`], the matches its pages can reach,
+    /// so a search matching most of a million listings stops after 10,001 index entries.
     pub async fn count_matching(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<i64, DbError> {
         let (clause, vals) = where_clause(q, scope, current_year, false);
-        let sql = format!("select count(*) from listing where {clause}");
+        let sql = format!("select count(*) from (select 1 from listing where {clause} limit {}) m", COUNT_CAP + 1);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
 }
@@ -204,6 +239,14 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+
+    #[test]
+    fn pages_stop_at_the_deepest_page_served() {
+        assert_eq!(SearchPage::pages_of(0), 1);
+        assert_eq!(SearchPage::pages_of(21), 2);
+        assert_eq!(SearchPage::pages_of(COUNT_CAP), MAX_PAGE);
+        assert_eq!(SearchPage::pages_of(COUNT_CAP + 1), MAX_PAGE);
+    }
 
     #[test]
     fn filters_become_bound_conditions() {
@@ -216,7 +259,8 @@ mod tests {
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
              and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
-             and city_code = $6 and listing_id in (select listing_id from listing where true and search_text like $7 escape '\\')"
+             and city_code = $6 and listing_id in (select listing_id from listing_term where term_id in \
+             (select term_id from search_term where term like $7 escape '\\') and online = 1)"
         );
         assert_eq!(
             vals,
@@ -232,5 +276,6 @@ mod tests {
         );
         let (dense, _) = where_clause(&q, Scope::default(), 2026, true);
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
+        assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (select term_id from search_term where term like $"), "{dense}");
     }
 }

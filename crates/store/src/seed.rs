@@ -349,8 +349,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             price_id += 1;
             price_rows.push(vec![Val::Int(price_id), Val::Int(id), Val::Int(old), Val::Int(new), Val::Int(at)]);
         }
-        let search_text = format!("{} {} {title} {colour}", s.brand_slug, s.slug.replace('-', ""));
-        let search_text = search_text.to_lowercase();
+        let search_text = domain::search::search_text(s.brand_slug, s.slug, &title, colour);
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -542,7 +541,17 @@ impl<'a> Batch<'a> {
             "transfers", "colour", "body_class", "province_code", "city_code", "description", "inspected", "inspection_summary", "cover",
             "price_cut_count", "status", "created_at", "updated_at", "published_at", "confirmed_at", "expires_at", "sold_at",
         ];
+        let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
+            Some(Val::Int(id)) => *id,
+            _ => 0,
+        };
+        let (first, last) = (ids(listings.first()), ids(listings.last()));
         self.insert("listing", COLUMNS, listings, &["inspected"]).await?;
+        on_pool!(self.store, p => {
+            for sql in crate::search::index_terms_sql(self.store.backend()) {
+                sqlx::query(sql).bind(first).bind(last).execute(p).await?;
+            }
+        });
         self.insert("listing_photo", &["listing_photo_id", "listing_id", "position", "path", "width", "height", "created_at"], photos, &[]).await?;
         self.insert("price_change", &["price_change_id", "listing_id", "old_price_yuan", "new_price_yuan", "changed_at"], prices, &[]).await
     }

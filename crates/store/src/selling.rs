@@ -359,6 +359,9 @@ impl Store {
             .bind(&l.body_class).bind(l.province_code).bind(l.city_code).bind(&l.vin).bind(&l.description)
             .bind(&l.contact_mobile).bind(&cover).bind(&l.review_flags).bind(&l.review_note).bind(now)
             .fetch_one(&mut *tx).await?;
+            for sql in crate::search::index_terms_sql(self.backend()) {
+                sqlx::query(sql).bind(id).bind(id).execute(&mut *tx).await?;
+            }
             for (i, ph) in photos.iter().enumerate() {
                 sqlx::query("insert into listing_photo (listing_id, position, path, width, height, created_at) values ($1, $2, $3, $4, $5, $6)")
                     .bind(id).bind(i as i32).bind(&ph.path).bind(ph.width).bind(ph.height).bind(now)
@@ -424,6 +427,9 @@ impl Store {
             .bind(&l.description).bind(&l.contact_mobile).bind(&cover).bind(&l.review_flags).bind(&l.review_note)
             .bind(to.as_str()).bind(resubmitted).bind(now).bind(from == ListingStatus::Online).bind(old_price).bind(listing_id)
             .execute(&mut *tx).await?;
+            for sql in crate::search::index_terms_sql(self.backend()) {
+                sqlx::query(sql).bind(listing_id).bind(listing_id).execute(&mut *tx).await?;
+            }
             if from == ListingStatus::Online && old_price != l.price_yuan {
                 sqlx::query("insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ($1, $2, $3, $4)")
                     .bind(listing_id).bind(old_price).bind(l.price_yuan).bind(now).execute(&mut *tx).await?;

@@ -112,6 +112,7 @@ on_both!(
     listings_filter_by_city_and_inspection,
     seeding_is_deterministic,
     search_applies_every_filter_sort_and_page,
+    keywords_match_the_words_of_the_text,
     details_history_and_similar_cars,
     valuations_use_comparables_and_are_stable,
     leads_are_deduplicated_and_limited_per_ip,
@@ -181,6 +182,41 @@ async fn search_applies_every_filter_sort_and_page(store: &Store) {
     assert!(quality.cards.iter().all(|c| c.inspected));
     // Default sort puts inspected cars first.
     assert!(all.cards[0].inspected);
+}
+
+/// The keyword index answers what `like '%word%'` over the listing text answered, for whole
+/// words, parts of words, pinyin and several words, on every sort and page, and follows status
+/// changes made behind the store's back.
+async fn keywords_match_the_words_of_the_text(store: &Store) {
+    seed(store, SeedConfig { listings: 600, seed: 11, now: NOW }).await.unwrap();
+    let like_count = |words: &str| {
+        let conds: String = words.split(' ').map(|w| format!(" and search_text like '%{w}%'")).collect();
+        format!("select count(*) from listing where status = 'online'{conds}")
+    };
+    for words in ["白色", "白", "自动 白色", "2021款 豪华", "lang", "feng tian", "l 1", "版", "不存在的车", "豪华版 2021款 自动 黑色"] {
+        let expected = store.count_admin(&like_count(words)).await.unwrap();
+        for sort in ["", "&sort=price_asc", "&sort=mileage"] {
+            let found = store.search(&query(&format!("keyword={words}{sort}")), Scope::default(), 2026).await.unwrap();
+            assert_eq!(found.total, expected, "{words}{sort}");
+            assert_eq!(found.cards.len() as i64, expected.min(20), "{words}{sort}");
+        }
+        // A dense page read along the sort order agrees with the sparse one.
+        if expected > 0 {
+            let sparse = store.search_cards(&query(&format!("keyword={words}")), Scope::default(), 2026, 0).await.unwrap();
+            let dense = store.search_cards(&query(&format!("keyword={words}")), Scope::default(), 2026, i64::MAX).await.unwrap();
+            assert_eq!(sparse, dense, "{words}");
+        }
+    }
+    let white = store.search(&query("keyword=白色"), Scope::default(), 2026).await.unwrap();
+    let sold = white.cards[0].listing_id;
+    store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {sold}")).await.unwrap();
+    let after = store.search(&query("keyword=白色"), Scope::default(), 2026).await.unwrap();
+    assert_eq!(after.total, white.total - 1);
+    assert!(after.cards.iter().all(|c| c.listing_id != sold));
+    let postings = format!("select count(*) from listing_term where listing_id = {sold} and online = 1");
+    assert_eq!(store.count_admin(&postings).await.unwrap(), 0, "the status trigger took its words offline");
+    store.execute_admin(&format!("update listing set status = 'online' where listing_id = {sold}")).await.unwrap();
+    assert_eq!(store.search(&query("keyword=白色"), Scope::default(), 2026).await.unwrap().total, white.total);
 }
 
 async fn details_history_and_similar_cars(store: &Store) {

@@ -103,6 +103,11 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     assert!(detail.body.contains("8.8") && detail.body.contains("_w640.webp"), "price and uploaded photos shown");
     let list = app.get("/carlist?price=8-12&city=changsha&sort=new", &[]).await;
     assert!(list.body.contains(&format!("/details/{id}\"")), "found in /carlist by its city and price");
+    let by_words = |words: &'static str| async move {
+        let list = app.get(&format!("/carlist?price=8-12&city=changsha&keyword={}", urlencode(words)), &[]).await;
+        list.body.contains(&format!("/details/{id}\""))
+    };
+    assert!(by_words("白色 2021款").await && by_words("2021").await, "found by the words of its title and colour");
     let photo = list.body.split("/upload/p/").nth(1).map(|s| format!("/upload/p/{}", &s[..s.find(['"', ' ']).unwrap()]));
     let served = app.get(&photo.unwrap(), &[]).await;
     assert_eq!(served.status, StatusCode::OK);
@@ -139,16 +144,20 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let edit = app.get(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)]).await;
     assert!(edit.body.contains("保存修改") && edit.body.contains(&tokens[0]));
     let mut parts = fields("8.8", "一手车，按时保养，无事故，刚换轮胎");
+    parts.retain(|p| !matches!(p, Part::Text("colour", _)));
+    parts.push(Part::Text("colour", "black"));
     parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
     let r = app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)], &parts).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert!(r.location().ends_with("status=online"), "{}", r.location());
     assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains("刚换轮胎"));
+    assert!(by_words("黑色").await && !by_words("白色").await, "the keyword index follows an edit");
     let mut parts = fields("8.5", "一手车，按时保养，无事故，刚换轮胎");
     parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
     let r = app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &seller)], &parts).await;
     assert!(r.location().ends_with("status=pending"), "{}", r.location());
     assert_eq!(app.get(&format!("/details/{id}"), &[]).await.status, StatusCode::NOT_FOUND);
+    assert!(!by_words("黑色").await, "a car back in review is not found by keyword");
 
     // The history names who did what.
     let h = app.get(&format!("/space/personcarlist/{id}"), &[("cookie", &seller)]).await;

@@ -350,6 +350,10 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     let part = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &[h[0], ("range", "bytes=0-43")]).await;
     assert_eq!((part.status, part.bytes), (StatusCode::PARTIAL_CONTENT, 44));
     assert_eq!(part.headers["content-range"], format!("bytes 0-43/{}", wav.len()).as_str());
+    let past = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &[h[0], ("range", &format!("bytes={}-", wav.len()))]).await;
+    assert_eq!((past.status, past.headers["content-range"].to_str().unwrap()), (StatusCode::RANGE_NOT_SATISFIABLE, format!("bytes */{}", wav.len()).as_str()));
+    let garbled = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &[h[0], ("range", "bytes=oops")]).await;
+    assert_eq!((garbled.status, garbled.bytes), (StatusCode::OK, wav.len()), "a range that does not parse is ignored");
     assert_eq!(app.get(&format!("/upload/{key}"), &[]).await.status, StatusCode::NOT_FOUND, "never served from the public upload path");
     let api = app.get("/api/buycar-api/dealer/clues", &h).await.json();
     let lead = api["data"].as_array().unwrap().iter().find(|l| l["id"] == lead_id).unwrap().clone();

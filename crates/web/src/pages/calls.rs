@@ -158,19 +158,19 @@ pub async fn audio(State(state): State<AppState>, visitor: Visitor, Path(id): Pa
     };
     let kind = AudioKind::from_mime(&rec.content_type).unwrap_or(AudioKind::Wav);
     let disposition = format!("{}; filename=\"call-{id}.{}\"", if q.download == "1" { "attachment" } else { "inline" }, kind.ext());
-    let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok()).map(|r| byte_range(r, bytes.len()));
+    let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok()).map_or(RangeAsk::Whole, |r| byte_range(r, bytes.len()));
     let mut res = match range {
-        Some(None) => {
+        RangeAsk::Unsatisfiable => {
             let mut res = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
             res.headers_mut().insert(header::CONTENT_RANGE, header_value(&format!("bytes */{}", bytes.len())));
             return Ok(res);
         }
-        Some(Some((start, end))) => {
+        RangeAsk::Part(start, end) => {
             let mut res = (StatusCode::PARTIAL_CONTENT, bytes[start..=end].to_vec()).into_response();
             res.headers_mut().insert(header::CONTENT_RANGE, header_value(&format!("bytes {start}-{end}/{}", bytes.len())));
             res
         }
-        None => bytes.into_response(),
+        RangeAsk::Whole => bytes.into_response(),
     };
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind.mime()));
@@ -183,21 +183,42 @@ fn header_value(s: &str) -> HeaderValue {
     HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-/// The one range of a `Range: bytes=…` header over `len` bytes, inclusive; `None` when it
-/// cannot be satisfied. Several ranges are answered with the first.
-pub fn byte_range(header: &str, len: usize) -> Option<(usize, usize)> {
-    let spec = header.trim().strip_prefix("bytes=")?.split(',').next()?.trim();
-    let (a, b) = spec.split_once('-')?;
-    let last = len.checked_sub(1)?;
+/// What a `Range` header asks of a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeAsk {
+    /// No usable range (another unit, a malformed spec): the whole body, 200 (RFC 9110 §14.2).
+    Whole,
+    /// One inclusive byte range, 206.
+    Part(usize, usize),
+    /// A well-formed range past the end, 416.
+    Unsatisfiable,
+}
+
+/// The one range of a `Range: bytes=…` header over `len` bytes. Several ranges are answered
+/// with the first; a header that does not parse is ignored.
+pub fn byte_range(header: &str, len: usize) -> RangeAsk {
+    let Some(spec) = header.trim().strip_prefix("bytes=").and_then(|s| s.split(',').next()) else {
+        return RangeAsk::Whole;
+    };
+    let Some((a, b)) = spec.trim().split_once('-') else {
+        return RangeAsk::Whole;
+    };
+    let number = |s: &str| if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) { s.parse::<usize>().ok() } else { None };
     match (a.trim(), b.trim()) {
-        ("", suffix) => {
-            let n: usize = suffix.parse().ok().filter(|n| *n > 0)?;
-            Some((len.saturating_sub(n), last))
-        }
+        ("", suffix) => match number(suffix) {
+            None => RangeAsk::Whole,
+            Some(0) => RangeAsk::Unsatisfiable,
+            Some(_) if len == 0 => RangeAsk::Unsatisfiable,
+            Some(n) => RangeAsk::Part(len.saturating_sub(n), len - 1),
+        },
         (start, end) => {
-            let start: usize = start.parse().ok().filter(|s| *s <= last)?;
-            let end = if end.is_empty() { last } else { end.parse::<usize>().ok()?.min(last) };
-            (start <= end).then_some((start, end))
+            let Some(start) = number(start) else { return RangeAsk::Whole };
+            let end = if end.is_empty() { None } else if let Some(e) = number(end) { Some(e) } else { return RangeAsk::Whole };
+            match end {
+                Some(e) if e < start => RangeAsk::Whole,
+                _ if start >= len => RangeAsk::Unsatisfiable,
+                e => RangeAsk::Part(start, e.map_or(len - 1, |e| e.min(len - 1))),
+            }
         }
     }
 }
@@ -287,16 +308,24 @@ mod tests {
 
     #[test]
     fn byte_ranges_follow_rfc_9110() {
-        assert_eq!(byte_range("bytes=0-99", 1000), Some((0, 99)));
-        assert_eq!(byte_range("bytes=900-", 1000), Some((900, 999)));
-        assert_eq!(byte_range("bytes=-100", 1000), Some((900, 999)));
-        assert_eq!(byte_range("bytes=990-2000", 1000), Some((990, 999)));
-        assert_eq!(byte_range("bytes=0-0,5-9", 1000), Some((0, 0)));
-        assert_eq!(byte_range("bytes=1000-", 1000), None);
-        assert_eq!(byte_range("bytes=5-2", 1000), None);
-        assert_eq!(byte_range("bytes=-0", 1000), None);
-        assert_eq!(byte_range("items=0-1", 1000), None);
-        assert_eq!(byte_range("bytes=0-", 0), None);
+        use RangeAsk::{Part, Unsatisfiable, Whole};
+        assert_eq!(byte_range("bytes=0-99", 1000), Part(0, 99));
+        assert_eq!(byte_range("bytes=900-", 1000), Part(900, 999));
+        assert_eq!(byte_range("bytes=-100", 1000), Part(900, 999));
+        assert_eq!(byte_range("bytes=-5000", 1000), Part(0, 999));
+        assert_eq!(byte_range("bytes=990-2000", 1000), Part(990, 999));
+        assert_eq!(byte_range("bytes=0-0,5-9", 1000), Part(0, 0));
+        // Well-formed but past the end: 416.
+        assert_eq!(byte_range("bytes=1000-", 1000), Unsatisfiable);
+        assert_eq!(byte_range("bytes=-0", 1000), Unsatisfiable);
+        assert_eq!(byte_range("bytes=0-", 0), Unsatisfiable);
+        // Not understood: ignored, the whole body.
+        assert_eq!(byte_range("bytes=5-2", 1000), Whole);
+        assert_eq!(byte_range("items=0-1", 1000), Whole);
+        assert_eq!(byte_range("bytes=abc", 1000), Whole);
+        assert_eq!(byte_range("bytes=x-9", 1000), Whole);
+        assert_eq!(byte_range("bytes=+1-9", 1000), Whole);
+        assert_eq!(byte_range("bytes=1-9x", 1000), Whole);
     }
 
     #[test]

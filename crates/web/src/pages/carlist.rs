@@ -80,7 +80,8 @@ pub struct PageLink {
 struct ListPage {
     page: PageMeta,
     heading: String,
-    total: i64,
+    /// The match count as shown (“1万+” past the cap).
+    total: String,
     kind_path: String,
     shop: Option<super::shop::ShopHead>,
     crumbs: Crumbs,
@@ -261,7 +262,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     let title = q.title(kind.noun);
     let description = format!(
         "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
-        result.total
+        domain::search::count_label(result.total)
     );
     let canonical = q.href(path);
     let layout = if shop.is_some() { "shop" } else { kind.layout };
@@ -299,7 +300,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         })
         .collect();
     page.json_ld.push(json_ld(&serde_json::json!({
-        "@context": "https://schema.org", "@type": "ItemList", "name": heading, "numberOfItems": result.total, "itemListElement": items
+        "@context": "https://schema.org", "@type": "ItemList", "name": heading, "numberOfItems": result.total.min(domain::search::COUNT_CAP), "itemListElement": items
     })));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
@@ -333,7 +334,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         city_picker,
         save_query,
         heading,
-        total: result.total,
+        total: domain::search::count_label(result.total),
         kind_path,
         shop,
         rows: filter_rows(&q, path, &popular),

@@ -262,8 +262,8 @@ pub struct WantedView {
     pub note: String,
     /// When it was made.
     pub when: String,
-    /// Matching cars on sale now.
-    pub total: i64,
+    /// Matching cars on sale now, as shown (“1万+” past the cap).
+    pub total: String,
     /// Of which new since the request.
     pub new_since: i64,
     /// The newest three.
@@ -341,7 +341,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
             summary: if summary.is_empty() { "不限车型".to_owned() } else { summary },
             note: w.note.clone(),
             when: domain::time::date(w.created_at),
-            total: all.total,
+            total: domain::search::count_label(all.total),
             new_since,
             cards: all.cards.iter().take(3).map(|c| CardView::new(state, c, now)).collect(),
             href: q.href("/carlist"),
@@ -482,8 +482,8 @@ pub struct SearchView {
     pub id: i64,
     /// Title.
     pub title: String,
-    /// Matching cars on sale.
-    pub total: i64,
+    /// Matching cars on sale, as shown (“1万+” past the cap).
+    pub total: String,
     /// New since last looked at.
     pub new_count: i64,
     /// Price drops since last looked at.
@@ -516,7 +516,7 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor) -> Result
         let cut = Scope { price_cut_after: Some(saved.last_checked_at), ..Scope::default() };
         let (total, new_count, drops) =
             tokio::try_join!(store.count_matching(&q, Scope::default(), year), store.count_matching(&q, fresh, year), store.count_matching(&q, cut, year))?;
-        out.push(SearchView { id: saved.saved_search_id, title: saved.title, total, new_count, drops, saved: domain::time::date(saved.created_at) });
+        out.push(SearchView { id: saved.saved_search_id, title: saved.title, total: domain::search::count_label(total), new_count, drops, saved: domain::time::date(saved.created_at) });
     }
     let mut page = meta(&state, &visitor, "订阅的搜索", "/space/searches");
     let confirm = page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
