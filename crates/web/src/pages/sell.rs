@@ -353,7 +353,7 @@ pub fn listing_input(ok: &SellListing, user_id: i64, shop_id: Option<i64>, marke
         shop_id,
         series_slug: ok.series.slug.to_owned(),
         title: ok.title(),
-        search_text: domain::search::search_text(ok.series.brand_slug, ok.series.slug, &ok.title(), &ok.colour),
+        search_text: domain::search::search_text(ok.series.brand_slug, ok.series.slug, &ok.title(), ok.colour),
         first_reg_year: ok.reg_year,
         first_reg_month: ok.reg_month,
         mileage_km: ok.mileage_km,
