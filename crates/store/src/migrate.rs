@@ -55,6 +55,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0008_search_terms.sql"),
         include_str!("../migrations/postgres/0008_search_terms.sql"),
     ),
+    (
+        9,
+        "0009_powertrain",
+        include_str!("../migrations/sqlite/0009_powertrain.sql"),
+        include_str!("../migrations/postgres/0009_powertrain.sql"),
+    ),
 ];
 
 impl Store {

@@ -106,7 +106,7 @@ pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
 ///
 /// `dense` says the query matches many listings for the page asked (see [`DENSE_MATCHES_PER_ROW`]). Brand, series,
-/// city, province, price, age and mileage can each be read through an index of their own, and
+/// city, province, price, age, mileage, emission, fuel and gearbox can each be read through an index of their own, and
 /// a planner estimating an average brand (or a narrow range) takes it and then sorts every
 /// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
 /// dense, those columns are written `+column` (the same value, but no index applies; a range
@@ -166,7 +166,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
     }
     for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
         if let Some(v) = v {
-            cond(&mut sql, &mut vals, &format!("{col} = {{}}"), Val::Int(i64::from(v)));
+            cond(&mut sql, &mut vals, &format!("{plus}{col} = {{}}"), Val::Int(i64::from(v)));
         }
     }
     if let Some(c) = q.city {
@@ -274,7 +274,8 @@ mod tests {
                 Val::Text("%100\\%\\_白色%".into()),
             ]
         );
-        let (dense, _) = where_clause(&q, Scope::default(), 2026, true);
+        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, true);
+        assert!(dense.contains(" and +fuel = $"), "{dense}");
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
         assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (select term_id from search_term where term like $"), "{dense}");
     }
