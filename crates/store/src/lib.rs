@@ -144,9 +144,6 @@ macro_rules! bind_all {
 }
 pub(crate) use bind_all;
 
-/// The SQLite memory map asked for (see [`Store::connect`]).
-const SQLITE_MMAP_BYTES: u64 = 1 << 31;
-
 impl Store {
     /// Opens a store. `postgres://` or `postgresql://` URLs select PostgreSQL; anything else is an
     /// SQLite path or `sqlite:` URL, created when missing.
@@ -170,12 +167,7 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5))
-            .statement_cache_capacity(256)
-            // Read pages through a shared memory map rather than `pread` copies into each
-            // connection's 2 MB page cache: at a million listings the copies were most of a
-            // search's time (kernel `copy_page_to_iter`). SQLite caps the map at its build's
-            // limit (2 GB); the mapped pages are the OS page cache, shared by all connections.
-            .pragma("mmap_size", SQLITE_MMAP_BYTES.to_string());
+            .statement_cache_capacity(256);
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .min_connections(1)

@@ -61,6 +61,18 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0009_powertrain.sql"),
         include_str!("../migrations/postgres/0009_powertrain.sql"),
     ),
+    (
+        10,
+        "0010_shop_index",
+        include_str!("../migrations/sqlite/0010_shop_index.sql"),
+        include_str!("../migrations/postgres/0010_shop_index.sql"),
+    ),
+    (
+        11,
+        "0011_filter_covering",
+        include_str!("../migrations/sqlite/0011_filter_covering.sql"),
+        include_str!("../migrations/postgres/0011_filter_covering.sql"),
+    ),
 ];
 
 impl Store {

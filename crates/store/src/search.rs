@@ -111,7 +111,9 @@ pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 /// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
 /// dense, those columns are written `+column` (the same value, but no index applies; a range
 /// on the sort's own column excepted), so the page is read along the index of its sort order,
-/// which carries every filter column, and stops after its twenty.
+/// which carries every filter column, and stops after its twenty. Where the column's own index
+/// continues in the page's order (a series by price or age; a brand, city or province newest
+/// first) it stays open: that index reads the page's twenty directly.
 pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool) -> (String, Vec<Val>) {
     let plus = if dense { "+" } else { "" };
     let mut sql = String::from("status = 'online'");
@@ -138,10 +140,14 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
             Val::Int(t),
         );
     }
+    // A series index continues with the price and the age, a brand, city or province index with
+    // the publication time: read in the page's order, they stay open to a dense search.
+    let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
+    let place_plus = if q.sort == Sort::Newest { "" } else { plus };
     if let Some(s) = q.series {
-        cond(&mut sql, &mut vals, &format!("{plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let Some(b) = q.brand {
-        cond(&mut sql, &mut vals, &format!("{plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{place_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
     // Ranges too: a dense range is read along the sort order, unless it is the sort's own column.
     let range = |col: &'static str, sort_col: bool| if dense && !sort_col { format!("+{col}") } else { col.to_owned() };
@@ -170,9 +176,9 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
         }
     }
     if let Some(c) = q.city {
-        cond(&mut sql, &mut vals, &format!("{plus}city_code = {{}}"), Val::Int(i64::from(c.code)));
+        cond(&mut sql, &mut vals, &format!("{place_plus}city_code = {{}}"), Val::Int(i64::from(c.code)));
     } else if let Some(p) = q.province {
-        cond(&mut sql, &mut vals, &format!("{plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
+        cond(&mut sql, &mut vals, &format!("{place_plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
     }
     if let Some(k) = &q.keyword {
         // Every word must be part of a word of the listing's text (brand, series and title in
@@ -190,6 +196,17 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
         }
     }
     (sql, vals)
+}
+
+/// The page query of [`Store::search_cards`] and its values.
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> (String, Vec<Val>) {
+    let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
+    let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
+    let (clause, mut vals) = where_clause(q, scope, current_year, dense);
+    vals.push(Val::Int(i64::from(PAGE_SIZE)));
+    vals.push(Val::Int(offset));
+    let n = vals.len();
+    (format!("select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}", order_by(q.sort), n - 1, n), vals)
 }
 
 fn order_by(sort: Sort) -> &'static str {
@@ -214,14 +231,25 @@ impl Store {
     /// The cards of page `q.page` of a search that matches `total` listings (it picks the plan;
     /// see [`where_clause`]).
     pub async fn search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<ListingCard>, DbError> {
-        let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
-        let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
-        let (clause, mut vals) = where_clause(q, scope, current_year, dense);
-        vals.push(Val::Int(i64::from(PAGE_SIZE)));
-        vals.push(Val::Int(offset));
-        let n = vals.len();
-        let sql = format!("select {CARD_COLUMNS} from listing where {clause} order by {} limit ${} offset ${}", order_by(q.sort), n - 1, n);
+        let (sql, vals) = cards_sql(q, scope, current_year, total);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
+    /// The plan the database picks for [`Store::search_cards`] (tooling: `usedcar bench-search`
+    /// shows it for the slowest queries), one line per step.
+    pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
+        let (sql, vals) = cards_sql(q, scope, current_year, total);
+        Ok(match &self.pool {
+            crate::Pool::Sqlite(p) => {
+                let sql = format!("explain query plan {sql}");
+                let rows: Vec<(i64, i64, i64, String)> = bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?;
+                rows.into_iter().map(|r| r.3).collect()
+            }
+            crate::Pool::Postgres(p) => {
+                let sql = format!("explain {sql}");
+                bind_all!(sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?
+            }
+        })
     }
 
     /// How many listings a search matches, without fetching any (the list, saved searches,
@@ -278,5 +306,10 @@ mod tests {
         assert!(dense.contains(" and +fuel = $"), "{dense}");
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
         assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (select term_id from search_term where term like $"), "{dense}");
+        // A series by price and a city newest first read their own index in the page's order.
+        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true);
+        assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
+        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true);
+        assert!(newest.contains("+series_id") && newest.contains(" city_code = $") && !newest.contains("+city_code"), "{newest}");
     }
 }

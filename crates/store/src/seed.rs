@@ -612,7 +612,16 @@ impl<'a> Batch<'a> {
     }
 
     async fn finish(self) -> Result<(), DbError> {
-        on_pool!(self.store, p => { sqlx::query("analyze").execute(p).await?; });
+        match &self.store.pool {
+            crate::Pool::Sqlite(p) => {
+                sqlx::query("analyze").execute(p).await?;
+            }
+            // A bulk load leaves PostgreSQL's visibility map empty until autovacuum comes by:
+            // every index-only scan (the list's counts) then reads the table rows as well.
+            crate::Pool::Postgres(p) => {
+                sqlx::raw_sql("vacuum (analyze)").execute(p).await?;
+            }
+        }
         Ok(())
     }
 }

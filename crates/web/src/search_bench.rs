@@ -1,7 +1,8 @@
 //! `usedcar bench-search`: the latency of the `/carlist` queries at the database, over the filter
 //! combinations the page can produce: every single option of every filter row in every sort (page
 //! 1 and a deep page), then pseudo-random combinations of two to four filters with keywords, sorts
-//! and pages. Prints percentiles and the slowest query as one JSON line.
+//! and pages. Prints percentiles, the slowest queries and the plans of the three slowest as one
+//! JSON line.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -61,16 +62,23 @@ pub async fn run(store: &Store, now: i64, combos: usize) -> Result<String, store
         q.page = 1 + rng.below(3) as u32;
         queries.push(q);
     }
-    let mut times: Vec<(f64, String)> = Vec::with_capacity(queries.len());
+    let mut times: Vec<(f64, &CarQuery, Scope)> = Vec::with_capacity(queries.len());
     for q in &queries {
         let scope = Scope { inspected_only: rng.chance(0.1), ..Scope::default() };
         let start = Instant::now();
         store.search(q, scope, year).await?;
-        times.push((start.elapsed().as_secs_f64() * 1000.0, q.to_query()));
+        times.push((start.elapsed().as_secs_f64() * 1000.0, q, scope));
     }
     times.sort_by(|a, b| a.0.total_cmp(&b.0));
     let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize].0;
-    let slowest: Vec<String> = times.iter().rev().take(12).map(|t| format!("{:.1}ms {}", t.0, t.1)).collect();
+    let label = |(ms, q, scope): &(f64, &CarQuery, Scope)| format!("{ms:.1}ms {}{}", q.to_query(), if scope.inspected_only { " (精品)" } else { "" });
+    let slowest: Vec<String> = times.iter().rev().take(12).map(label).collect();
+    // The plans of the three slowest page queries, to see why.
+    let mut plans = Vec::new();
+    for t in times.iter().rev().take(3) {
+        let total = store.count_matching(t.1, t.2, year).await?;
+        plans.push(serde_json::json!({ "query": label(t), "plan": store.explain_search_cards(t.1, t.2, year, total).await? }));
+    }
     Ok(serde_json::json!({
         "backend": format!("{:?}", store.backend()),
         "queries": times.len(),
@@ -79,6 +87,7 @@ pub async fn run(store: &Store, now: i64, combos: usize) -> Result<String, store
         "p99_ms": (pct(0.99) * 100.0).round() / 100.0,
         "max_ms": (pct(1.0) * 100.0).round() / 100.0,
         "slowest": slowest,
+        "slowest_plans": plans,
     })
     .to_string())
 }
