@@ -1,6 +1,6 @@
 // Shared set-up of the browser tests: Debian's Chromium with the flags our guide requires (never
 // a downloaded browser), the server under test (BASE_URL, started by `cargo xtask test`; only
-// 127.0.0.1 is contacted), and the phone User-Agent.
+// 127.0.0.1 is contacted), the China time zone, and the phone User-Agent.
 import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
@@ -14,6 +14,9 @@ export function useBrowser() {
     browser = await chromium.launch({
       executablePath: "/usr/bin/chromium",
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+      // Our visitors' clocks are on China time, as the server's calendar days are: a machine on
+      // UTC would otherwise see "today" a day behind the site's for eight hours of the day.
+      env: { ...process.env, TZ: "Asia/Shanghai" },
     });
   });
   after(async () => {

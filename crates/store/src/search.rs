@@ -114,7 +114,12 @@ pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 /// which carries every filter column, and stops after its twenty. Where the column's own index
 /// continues in the page's order (a series by price or age; a brand, city or province newest
 /// first) it stays open: that index reads the page's twenty directly.
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool) -> (String, Vec<Val>) {
+///
+/// `terms` holds, for each word of the keyword, the ids of the vocabulary terms containing it
+/// ([`Store::keyword_terms`]); they are written into the query as numbers, so PostgreSQL plans
+/// from what it knows of each term's postings (a `like` over the vocabulary looked like one
+/// rare term to it, and "2020 自动" took a second at 100,000 listings).
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool, terms: &[Vec<i64>]) -> (String, Vec<Val>) {
     let plus = if dense { "+" } else { "" };
     let mut sql = String::from("status = 'online'");
     let mut vals: Vec<Val> = Vec::new();
@@ -180,29 +185,30 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
     } else if let Some(p) = q.province {
         cond(&mut sql, &mut vals, &format!("{place_plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
     }
-    if let Some(k) = &q.keyword {
-        // Every word must be part of a word of the listing's text (brand, series and title in
-        // Chinese and pinyin, colour): the terms containing it come from the small vocabulary,
-        // then the listings from their postings. A sparse search starts from those listings; a
-        // dense one reads along its sort order and probes the postings of each row.
-        for word in k.split_whitespace() {
-            vals.push(Val::Text(like_pattern(word)));
-            let terms = format!("select term_id from search_term where term like ${} escape '\\'", vals.len());
-            sql.push_str(&if dense {
-                format!(" and exists (select 1 from listing_term t where t.term_id in ({terms}) and t.online = 1 and t.listing_id = listing.listing_id)")
-            } else {
-                format!(" and listing_id in (select listing_id from listing_term where term_id in ({terms}) and online = 1)")
-            });
+    // Every word must be part of a word of the listing's text (brand, series and title in Chinese
+    // and pinyin, colour): the listings come from the postings of the terms containing it. A
+    // sparse search starts from those listings; a dense one reads along its sort order and probes
+    // the postings of each row. A word no term contains matches nothing.
+    for ids in terms {
+        if ids.is_empty() {
+            sql.push_str(" and 1 = 0");
+            continue;
         }
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        sql.push_str(&if dense {
+            format!(" and exists (select 1 from listing_term t where t.term_id in ({list}) and t.online = 1 and t.listing_id = listing.listing_id)")
+        } else {
+            format!(" and listing_id in (select listing_id from listing_term where term_id in ({list}) and online = 1)")
+        });
     }
     (sql, vals)
 }
 
 /// The page query of [`Store::search_cards`] and its values.
-fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> (String, Vec<Val>) {
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Vec<i64>]) -> (String, Vec<Val>) {
     let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
     let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
-    let (clause, mut vals) = where_clause(q, scope, current_year, dense);
+    let (clause, mut vals) = where_clause(q, scope, current_year, dense, terms);
     vals.push(Val::Int(i64::from(PAGE_SIZE)));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -231,14 +237,16 @@ impl Store {
     /// The cards of page `q.page` of a search that matches `total` listings (it picks the plan;
     /// see [`where_clause`]).
     pub async fn search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<ListingCard>, DbError> {
-        let (sql, vals) = cards_sql(q, scope, current_year, total);
+        let terms = self.keyword_terms(q).await?;
+        let (sql, vals) = cards_sql(q, scope, current_year, total, &terms);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
     /// The plan the database picks for [`Store::search_cards`] (tooling: `usedcar bench-search`
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
-        let (sql, vals) = cards_sql(q, scope, current_year, total);
+        let terms = self.keyword_terms(q).await?;
+        let (sql, vals) = cards_sql(q, scope, current_year, total, &terms);
         Ok(match &self.pool {
             crate::Pool::Sqlite(p) => {
                 let sql = format!("explain query plan {sql}");
@@ -252,11 +260,35 @@ impl Store {
         })
     }
 
+    /// For each word of the query's keyword, the ids of the vocabulary terms containing it (one
+    /// query for all words; none without a keyword).
+    pub(crate) async fn keyword_terms(&self, q: &CarQuery) -> Result<Vec<Vec<i64>>, DbError> {
+        let Some(k) = &q.keyword else { return Ok(Vec::new()) };
+        let words: Vec<&str> = k.split_whitespace().collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = (1..=words.len())
+            .map(|i| format!("select cast({i} as bigint) as w, term_id from search_term where term like ${i} escape '\\'"))
+            .collect::<Vec<_>>()
+            .join(" union all ");
+        let vals: Vec<Val> = words.iter().map(|w| Val::Text(like_pattern(w))).collect();
+        let rows: Vec<(i64, i64)> = on_pool!(self, p => bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?);
+        let mut terms = vec![Vec::new(); words.len()];
+        for (w, id) in rows {
+            if let Some(ids) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
+                ids.push(id);
+            }
+        }
+        Ok(terms)
+    }
+
     /// How many listings a search matches, without fetching any (the list, saved searches,
     /// wanted requests): counted up to one past [`COUNT_CAP`], the matches its pages can reach,
     /// so a search matching most of a million listings stops after 10,001 index entries.
     pub async fn count_matching(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<i64, DbError> {
-        let (clause, vals) = where_clause(q, scope, current_year, false);
+        let terms = self.keyword_terms(q).await?;
+        let (clause, vals) = where_clause(q, scope, current_year, false, &terms);
         let sql = format!("select count(*) from (select 1 from listing where {clause} limit {}) m", COUNT_CAP + 1);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
@@ -282,13 +314,14 @@ mod tests {
             [("series", "langyi"), ("price", "5-8"), ("age", "1-3"), ("city", "changsha"), ("keyword", "100%_白色")]
                 .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
         );
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, false);
+        assert_eq!(like_pattern("100%_白色"), "%100\\%\\_白色%");
+        let terms = [vec![7, 12]];
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, false, &terms);
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
              and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
-             and city_code = $6 and listing_id in (select listing_id from listing_term where term_id in \
-             (select term_id from search_term where term like $7 escape '\\') and online = 1)"
+             and city_code = $6 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
         );
         assert_eq!(
             vals,
@@ -299,17 +332,19 @@ mod tests {
                 Val::Int(2023),
                 Val::Int(2025),
                 Val::Int(430_100),
-                Val::Text("%100\\%\\_白色%".into()),
             ]
         );
-        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, true);
+        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, true, &terms);
         assert!(dense.contains(" and +fuel = $"), "{dense}");
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
-        assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (select term_id from search_term where term like $"), "{dense}");
+        assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"), "{dense}");
+        // A word no term contains matches nothing.
+        let (none, _) = where_clause(&q, Scope::default(), 2026, false, &[vec![], vec![3]]);
+        assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
         // A series by price and a city newest first read their own index in the page's order.
-        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true);
+        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true, &terms);
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
-        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true);
+        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true, &terms);
         assert!(newest.contains("+series_id") && newest.contains(" city_code = $") && !newest.contains("+city_code"), "{newest}");
     }
 }
