@@ -229,8 +229,9 @@ fn order_by(sort: Sort) -> &'static str {
 impl Store {
     /// Runs a search: the total and the page `q.page` of [`PAGE_SIZE`] cards.
     pub async fn search(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<SearchPage, DbError> {
-        let total = self.count_matching(q, scope, current_year).await?;
-        let cards = self.search_cards(q, scope, current_year, total).await?;
+        let terms = self.keyword_terms(q).await?;
+        let total = self.count_with(q, scope, current_year, &terms).await?;
+        let cards = self.cards_with(q, scope, current_year, total, &terms).await?;
         Ok(SearchPage { total, cards })
     }
 
@@ -238,7 +239,12 @@ impl Store {
     /// see [`where_clause`]).
     pub async fn search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<ListingCard>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (sql, vals) = cards_sql(q, scope, current_year, total, &terms);
+        self.cards_with(q, scope, current_year, total, &terms).await
+    }
+
+    /// [`Store::search_cards`] with the keyword's term ids already looked up.
+    async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Vec<i64>]) -> Result<Vec<ListingCard>, DbError> {
+        let (sql, vals) = cards_sql(q, scope, current_year, total, terms);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
@@ -261,7 +267,8 @@ impl Store {
     }
 
     /// For each word of the query's keyword, the ids of the vocabulary terms containing it (one
-    /// query for all words; none without a keyword).
+    /// query for all words; none without a keyword). [`Store::search`] looks them up once for its
+    /// count and its page.
     pub(crate) async fn keyword_terms(&self, q: &CarQuery) -> Result<Vec<Vec<i64>>, DbError> {
         let Some(k) = &q.keyword else { return Ok(Vec::new()) };
         let words: Vec<&str> = k.split_whitespace().collect();
@@ -288,7 +295,12 @@ impl Store {
     /// so a search matching most of a million listings stops after 10,001 index entries.
     pub async fn count_matching(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<i64, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (clause, vals) = where_clause(q, scope, current_year, false, &terms);
+        self.count_with(q, scope, current_year, &terms).await
+    }
+
+    /// [`Store::count_matching`] with the keyword's term ids already looked up.
+    async fn count_with(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Vec<i64>]) -> Result<i64, DbError> {
+        let (clause, vals) = where_clause(q, scope, current_year, false, terms);
         let sql = format!("select count(*) from (select 1 from listing where {clause} limit {}) m", COUNT_CAP + 1);
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
