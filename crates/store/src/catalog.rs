@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, Val, from_row, on_pool};
 
 /// A brand row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -35,15 +35,11 @@ from_row!(CityCount { city_code, n });
 impl Store {
     /// Popular brands in display order.
     pub async fn popular_brands(&self, limit: i64) -> Result<Vec<BrandRow>, DbError> {
-        let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, BrandRow>(
-                "select brand_id, slug, name, initial, popular from brand where popular = true order by sort_order, brand_id limit $1",
-            )
-            .bind(limit)
-            .fetch_all(p)
-            .await?
-        });
-        Ok(rows)
+        self.read_all(
+            "select brand_id, slug, name, initial, popular from brand where popular = true order by sort_order, brand_id limit $1",
+            vec![Val::Int(limit)],
+        )
+        .await
     }
 
     /// Every brand, A–Z.

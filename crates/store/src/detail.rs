@@ -192,6 +192,9 @@ pub const PUBLIC_STATUSES: [&str; 3] = ["online", "sold", "expired"];
 impl Store {
     /// A listing in any status; the caller decides what may be shown.
     pub async fn listing_detail(&self, listing_id: i64) -> Result<ListingDetail, DbError> {
+        if let Some(r) = &self.readers {
+            return found(r.optional(DETAIL_SQL, &[&listing_id])?);
+        }
         let row = on_pool!(self, p => {
             sqlx::query_as::<_, ListingDetail>(DETAIL_SQL).bind(listing_id).fetch_optional(p).await?
         });
@@ -206,8 +209,12 @@ impl Store {
 
     /// Photos in display order.
     pub async fn listing_photos(&self, listing_id: i64) -> Result<Vec<Photo>, DbError> {
+        const SQL: &str = "select path, width, height from listing_photo where listing_id = $1 order by position";
+        if let Some(r) = &self.readers {
+            return r.all(SQL, &[&listing_id]);
+        }
         let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, Photo>("select path, width, height from listing_photo where listing_id = $1 order by position")
+            sqlx::query_as::<_, Photo>(SQL)
                 .bind(listing_id)
                 .fetch_all(p)
                 .await?
@@ -217,10 +224,13 @@ impl Store {
 
     /// Price history, newest first.
     pub async fn price_history(&self, listing_id: i64) -> Result<Vec<PriceChange>, DbError> {
+        const SQL: &str =
+            "select old_price_yuan, new_price_yuan, changed_at from price_change where listing_id = $1 order by changed_at desc, price_change_id desc";
+        if let Some(r) = &self.readers {
+            return r.all(SQL, &[&listing_id]);
+        }
         let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, PriceChange>(
-                "select old_price_yuan, new_price_yuan, changed_at from price_change where listing_id = $1 order by changed_at desc, price_change_id desc",
-            )
+            sqlx::query_as::<_, PriceChange>(SQL)
             .bind(listing_id)
             .fetch_all(p)
             .await?
@@ -240,14 +250,19 @@ impl Store {
             )
         };
         let (above, below) = (side(">=", "asc"), side("<", "desc"));
-        let mut cards = on_pool!(self, p => {
+        let mut cards = if let Some(r) = &self.readers {
+            let params: [&dyn rusqlite::ToSql; 4] = [&d.series_id, &d.listing_id, &d.price_yuan, &limit];
+            let mut above: Vec<ListingCard> = r.all(&above, &params)?;
+            above.extend(r.all::<ListingCard>(&below, &params)?);
+            above
+        } else { on_pool!(self, p => {
             let fetch = |sql: String| {
                 sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p)
             };
             let (mut above, below) = tokio::try_join!(fetch(above), fetch(below))?;
             above.extend(below);
             above
-        });
+        }) };
         cards.sort_by_key(|c| ((c.price_yuan - d.price_yuan).abs(), c.listing_id));
         cards.truncate(usize::try_from(limit).unwrap_or(0));
         let missing = limit - cards.len() as i64;
@@ -258,16 +273,19 @@ impl Store {
                 "select {CARD_COLUMNS} from listing where status = 'online' and body_class = $1 and series_id <> $2 \
                  and +price_yuan >= $3 and +price_yuan <= $4 order by published_at desc, listing_id desc limit $5"
             );
-            let more = on_pool!(self, p => {
+            let (low, high) = (d.price_yuan * 7 / 10, d.price_yuan * 13 / 10);
+            let more = if let Some(r) = &self.readers {
+                r.all(&same_class, &[&d.body_class, &d.series_id, &low, &high, &missing])?
+            } else { on_pool!(self, p => {
                 sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_class))
                     .bind(&d.body_class)
                     .bind(d.series_id)
-                    .bind(d.price_yuan * 7 / 10)
-                    .bind(d.price_yuan * 13 / 10)
+                    .bind(low)
+                    .bind(high)
                     .bind(missing)
                     .fetch_all(p)
                     .await?
-            });
+            }) };
             cards.extend(more);
         }
         Ok(cards)

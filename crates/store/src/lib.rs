@@ -23,6 +23,7 @@ mod catalog;
 mod detail;
 mod lead;
 mod listing;
+mod lite;
 mod migrate;
 mod news;
 mod push;
@@ -35,6 +36,7 @@ mod space;
 mod valuation;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -66,6 +68,9 @@ pub enum DbError {
     /// Anything the driver reported (web: 500, logged, never shown).
     #[error(transparent)]
     Other(#[from] sqlx::Error),
+    /// Anything SQLite reported on the read path that bypasses sqlx (web: 500, logged).
+    #[error(transparent)]
+    Lite(#[from] rusqlite::Error),
 }
 
 /// Which database a store talks to.
@@ -87,6 +92,8 @@ enum Pool {
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: Pool,
+    /// On an SQLite file, the connections the hottest reads run on without sqlx (`lite`).
+    readers: Option<Arc<lite::Readers>>,
 }
 
 /// Runs `$body` with `$p` bound to the concrete pool, so one block of sqlx calls serves both
@@ -114,6 +121,12 @@ macro_rules! from_row {
             fn from_row(row: &'r sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
                 use sqlx::Row as _;
                 Ok(Self { $($field: row.try_get(stringify!($field))?,)* })
+            }
+        }
+        impl $crate::lite::FromLite for $ty {
+            fn from_lite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+                let mut column = 0usize..;
+                Ok(Self { $($field: $crate::lite::field(row, column.next().unwrap_or(0), stringify!($field))?,)* })
             }
         }
     };
@@ -154,7 +167,7 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(5))
                 .connect(url)
                 .await?;
-            return Ok(Store { pool: Pool::Postgres(pool) });
+            return Ok(Store { pool: Pool::Postgres(pool), readers: None });
         }
         let opts = if url.starts_with("sqlite:") {
             SqliteConnectOptions::from_str(url)?
@@ -168,13 +181,22 @@ impl Store {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5))
             .statement_cache_capacity(256);
+        // An in-memory database lives in its sqlx connections only: readers of their own would
+        // open another, empty one.
+        let file = opts.get_filename();
+        let name = file.to_string_lossy();
+        let readers = (!name.is_empty() && name != ":memory:" && !name.starts_with("file:"))
+            .then(|| Arc::new(lite::Readers::new(file)));
+        // An in-process connection cannot drop out from under us, so a checkout skips the
+        // ping (a round trip to the connection's worker thread) that a network database needs.
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .min_connections(1)
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(5))
             .connect_with(opts)
             .await?;
-        let store = Store { pool: Pool::Sqlite(pool) };
+        let store = Store { pool: Pool::Sqlite(pool), readers };
         store.check_sqlite_settings().await?;
         Ok(store)
     }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{DbError, Store, Val, bind_all, from_row, on_pool};
+use crate::{DbError, Store, Val, from_row, on_pool};
 
 /// What a listing card shows; one row, no joins.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -99,10 +99,7 @@ impl Store {
             "select {CARD_COLUMNS} from listing where {clause} order by published_at desc, listing_id desc limit ${}",
             vals.len()
         );
-        let rows = on_pool!(self, p => {
-            bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?
-        });
-        Ok(rows)
+        self.read_all(&sql, vals).await
     }
 
     /// 今日新上: the latest online listings, in one city when given.
@@ -114,11 +111,7 @@ impl Store {
     pub async fn count_online(&self, city_code: Option<i32>) -> Result<i64, DbError> {
         let filter = ListingFilter { city_code, ..Default::default() };
         let (clause, vals) = filter.where_clause();
-        let sql = format!("select count(*) from listing where {clause}");
-        let n: i64 = on_pool!(self, p => {
-            bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?
-        });
-        Ok(n)
+        self.read_count(&format!("select count(*) from listing where {clause}"), vals).await
     }
 
     /// How many listings exist in any state (to decide whether demo data is needed).

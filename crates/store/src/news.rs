@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{DbError, Store, found, from_row, on_pool};
+use crate::{DbError, Store, Val, found, from_row, on_pool};
 
 /// A news article without its body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,15 +41,7 @@ pub struct NewsArticle {
 impl Store {
     /// The newest articles.
     pub async fn latest_news(&self, limit: i64) -> Result<Vec<NewsItem>, DbError> {
-        let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, NewsItem>(sqlx::AssertSqlSafe(format!(
-                "select {NEWS_COLUMNS} from news order by published_at desc, news_id desc limit $1"
-            )))
-            .bind(limit)
-            .fetch_all(p)
-            .await?
-        });
-        Ok(rows)
+        self.read_all(&format!("select {NEWS_COLUMNS} from news order by published_at desc, news_id desc limit $1"), vec![Val::Int(limit)]).await
     }
 
     /// One article's headline row.

@@ -6,7 +6,7 @@ use domain::filter;
 use domain::search::{COUNT_CAP, CarQuery, MAX_PAGE, PAGE_SIZE, Sort};
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
-use crate::{Backend, DbError, Store, Val, bind_all, on_pool};
+use crate::{Backend, DbError, Store, Val, bind_all, lite, on_pool};
 
 /// Which part of the stock a search runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -245,6 +245,9 @@ impl Store {
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Vec<i64>]) -> Result<Vec<ListingCard>, DbError> {
         let (sql, vals) = cards_sql(q, scope, current_year, total, terms);
+        if let Some(r) = &self.readers {
+            return r.all_off(sql, vals).await;
+        }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
@@ -254,6 +257,11 @@ impl Store {
         let terms = self.keyword_terms(q).await?;
         let (sql, vals) = cards_sql(q, scope, current_year, total, &terms);
         Ok(match &self.pool {
+            // The plan of the connections the search runs on.
+            crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
+                let rows: Vec<(i64, i64, i64, String)> = r.all(&format!("explain query plan {sql}"), &lite::params(&vals))?;
+                rows.into_iter().map(|r| r.3).collect()
+            }
             crate::Pool::Sqlite(p) => {
                 let sql = format!("explain query plan {sql}");
                 let rows: Vec<(i64, i64, i64, String)> = bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?;
@@ -280,7 +288,10 @@ impl Store {
             .collect::<Vec<_>>()
             .join(" union all ");
         let vals: Vec<Val> = words.iter().map(|w| Val::Text(like_pattern(w))).collect();
-        let rows: Vec<(i64, i64)> = on_pool!(self, p => bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?);
+        let rows: Vec<(i64, i64)> = match &self.readers {
+            Some(r) => r.all_off(sql, vals).await?,
+            None => on_pool!(self, p => bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?),
+        };
         let mut terms = vec![Vec::new(); words.len()];
         for (w, id) in rows {
             if let Some(ids) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
@@ -302,6 +313,9 @@ impl Store {
     async fn count_with(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Vec<i64>]) -> Result<i64, DbError> {
         let (clause, vals) = where_clause(q, scope, current_year, false, terms);
         let sql = format!("select count(*) from (select 1 from listing where {clause} limit {}) m", COUNT_CAP + 1);
+        if let Some(r) = &self.readers {
+            return r.scalar_off(sql, vals).await;
+        }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
 }

@@ -1,0 +1,218 @@
+//! Reads on SQLite without sqlx's connection threads.
+//!
+//! sqlx gives every SQLite connection a worker thread and talks to it over channels: each
+//! checkout, each statement and each row is a hand-off between threads. On the pages a visitor
+//! reads most (a car, the list, the home page) those hand-offs cost more than the queries
+//! themselves: under load about a third of the server's time went to waking threads (perf on
+//! `/details`). The store therefore keeps, beside the sqlx pool that does every write, a few
+//! read-only connections of its own ([`Readers`]): a read takes one from the stack, runs its
+//! cached statement and puts it back. Point reads (a car, its photos, the home page's lists) run
+//! right on the calling thread; searches, which may read many index entries, run on tokio's
+//! blocking pool, at most [`OFF_THREAD`] at once, so a slow one never holds up the runtime's
+//! workers (on `/carlist` at 100,000 listings this cost about a sixth of the pages per second
+//! that the calling thread gave). The SQL text is the same the sqlx path runs (`$1…` placeholders),
+//! and rows are decoded by column name as `from_row!` does for sqlx.
+//!
+//! Reader connections set `SQLITE_DBCONFIG_ENABLE_QPSG`: plans never depend on bound values, so
+//! a cached statement is never re-parsed and re-planned for a new binding (see `Readers::open`).
+//! STAT4 still informs plans through the literals in the SQL (status, inlined term ids).
+//!
+//! Reads see what sqlx's connections have committed (WAL: every statement reads the newest
+//! commit), so a page rendered after a write shows it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::config::DbConfig;
+use rusqlite::types::{FromSql, Null, ToSqlOutput};
+use rusqlite::{Connection, OpenFlags, Statement, ToSql};
+
+use crate::{DbError, Val};
+
+/// A row type readable from a rusqlite row (implemented by `from_row!`).
+pub(crate) trait FromLite: Sized {
+    /// Reads each field from the column of the same name.
+    fn from_lite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+}
+
+impl<A: FromSql, B: FromSql> FromLite for (A, B) {
+    fn from_lite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok((row.get(0)?, row.get(1)?))
+    }
+}
+
+impl<A: FromSql, B: FromSql, C: FromSql, D: FromSql> FromLite for (A, B, C, D) {
+    fn from_lite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+    }
+}
+
+impl ToSql for Val {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Val::Int(i) => ToSqlOutput::from(*i),
+            Val::Text(s) => ToSqlOutput::from(s.as_str()),
+            Val::Null => ToSqlOutput::from(Null),
+        })
+    }
+}
+
+/// `vals` as parameters for the `Readers` calls.
+pub(crate) fn params(vals: &[Val]) -> Vec<&dyn ToSql> {
+    vals.iter().map(|v| v as &dyn ToSql).collect()
+}
+
+/// Column `i` of `row` when it is named `name` (rows are usually read in select order), else
+/// the column of that name.
+pub(crate) fn field<T: FromSql>(row: &rusqlite::Row<'_>, i: usize, name: &str) -> rusqlite::Result<T> {
+    if row.as_ref().column_name(i).is_ok_and(|n| n == name) { row.get(i) } else { row.get(name) }
+}
+
+/// Connections kept idle at most; more may be open at once under load (one per thread reading).
+const IDLE_MAX: usize = 8;
+
+/// Prepared statements kept per connection (the hot pages use a few dozen).
+const STATEMENTS: usize = 256;
+
+/// Read-only connections to one SQLite file, used on the calling thread.
+#[derive(Debug)]
+pub(crate) struct Readers {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    off: tokio::sync::Semaphore,
+}
+
+/// Reads run on the blocking pool at once, at most.
+const OFF_THREAD: usize = 4;
+
+impl Readers {
+    /// Readers of the file at `path`, opened on first use.
+    pub(crate) fn new(path: &Path) -> Readers {
+        Readers { path: path.to_owned(), idle: Mutex::new(Vec::new()), off: tokio::sync::Semaphore::new(OFF_THREAD) }
+    }
+
+    fn open(&self) -> rusqlite::Result<Connection> {
+        // Opened for writing so that a connection may create the WAL index when it is the first
+        // one on the file, then barred from writing by `query_only`.
+        let conn = Connection::open_with_flags(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.pragma_update(None, "query_only", true)?;
+        // Plans do not depend on bound values: without this, a statement whose bound value meets
+        // STAT4 samples, a `limit $n` or a LIKE pattern is re-parsed and re-planned on every new
+        // binding — 44% of the server's CPU on /details under load (perf) before it was set.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENTS);
+        Ok(conn)
+    }
+
+    /// Runs `f` on an idle connection (or a new one) and puts the connection back.
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, DbError> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let conn = match idle {
+            Some(c) => c,
+            None => self.open()?,
+        };
+        let out = f(&conn);
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE_MAX {
+            idle.push(conn);
+        }
+        drop(idle);
+        Ok(out?)
+    }
+
+    /// Every row of `sql` bound to `vals`, read on the blocking pool (at most [`OFF_THREAD`]
+    /// at once): for reads that may take long.
+    pub(crate) async fn all_off<T: FromLite + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<Vec<T>, DbError> {
+        let _permit = self.off.acquire().await;
+        let r = Arc::clone(self);
+        tokio::task::spawn_blocking(move || r.all(&sql, &params(&vals))).await.map_err(|e| DbError::Config(e.to_string()))?
+    }
+
+    /// The first column of the first row of `sql`, like [`Self::all_off`].
+    pub(crate) async fn scalar_off<T: FromSql + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<T, DbError> {
+        let _permit = self.off.acquire().await;
+        let r = Arc::clone(self);
+        tokio::task::spawn_blocking(move || r.scalar(&sql, &params(&vals))).await.map_err(|e| DbError::Config(e.to_string()))?
+    }
+
+    /// Every row of `sql`.
+    pub(crate) fn all<T: FromLite>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<Vec<T>, DbError> {
+        self.with(|c| all(c, sql, params))
+    }
+
+    /// The first row of `sql`, if any.
+    pub(crate) fn optional<T: FromLite>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<Option<T>, DbError> {
+        self.with(|c| optional(c, sql, params))
+    }
+
+    /// The first column of the first row of `sql`.
+    pub(crate) fn scalar<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<T, DbError> {
+        self.with(|c| scalar(c, sql, params))
+    }
+}
+
+/// Binds `params` to `$1…$n` by number (`$2` may come first in the text, `$1` may repeat).
+fn bind(stmt: &mut Statement<'_>, params: &[&dyn ToSql]) -> rusqlite::Result<()> {
+    for i in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(i).unwrap_or("");
+        let n: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).unwrap_or(i);
+        let value = params.get(n.wrapping_sub(1)).ok_or(rusqlite::Error::InvalidParameterCount(n, params.len()))?;
+        stmt.raw_bind_parameter(i, value)?;
+    }
+    Ok(())
+}
+
+/// Every row of `sql` on `conn`.
+pub(crate) fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    bind(&mut stmt, params)?;
+    let mut rows = stmt.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(T::from_lite(row)?);
+    }
+    Ok(out)
+}
+
+/// The first row of `sql` on `conn`, if any.
+pub(crate) fn optional<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Option<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    bind(&mut stmt, params)?;
+    let mut rows = stmt.raw_query();
+    rows.next()?.map(T::from_lite).transpose()
+}
+
+/// The first column of the first row of `sql` on `conn` (an error when there is no row).
+pub(crate) fn scalar<T: FromSql>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<T> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    bind(&mut stmt, params)?;
+    let mut rows = stmt.raw_query();
+    match rows.next()? {
+        Some(row) => row.get(0),
+        None => Err(rusqlite::Error::QueryReturnedNoRows),
+    }
+}
+
+impl crate::Store {
+    /// Every row of `sql` bound to `vals`: on the readers when the store has them (on the
+    /// calling thread: for quick reads), else on the pool.
+    pub(crate) async fn read_all<T>(&self, sql: &str, vals: Vec<Val>) -> Result<Vec<T>, DbError>
+    where
+        T: FromLite + Send + Unpin + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+    {
+        if let Some(r) = &self.readers {
+            return r.all(sql, &params(&vals));
+        }
+        Ok(crate::on_pool!(self, p => crate::bind_all!(sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(sql.to_owned())), vals).fetch_all(p).await?))
+    }
+
+    /// The count `sql` (one row, one integer column) bound to `vals`, like [`Self::read_all`].
+    pub(crate) async fn read_count(&self, sql: &str, vals: Vec<Val>) -> Result<i64, DbError> {
+        if let Some(r) = &self.readers {
+            return r.scalar(sql, &params(&vals));
+        }
+        Ok(crate::on_pool!(self, p => crate::bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_owned())), vals).fetch_one(p).await?))
+    }
+}
