@@ -158,6 +158,7 @@ fn pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/", get(pages::home::home))
         .route("/carlist", get(pages::carlist::carlist))
+        .route("/servicehall", get(pages::service::hall))
         .route("/servicehall/qualitycarlist", get(pages::carlist::qualitycarlist))
         .route("/actives/buyflow/carlist", get(pages::carlist::buyflow))
         .route("/details/old", get(pages::detail::old))

@@ -119,4 +119,21 @@ async fn the_questionnaire_recommends_what_the_list_has(app: &TestApp) {
     assert!(app.get("/space/gettycarlist", &[("cookie", &me)]).await.body.contains("预算8-12万，SUV，新能源，自动挡"));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has);
+async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
+    let hall = app.get("/servicehall", &[]).await;
+    assert_eq!(hall.status, StatusCode::OK);
+    assert!(hall.body.contains("<h1>服务大厅</h1>"));
+    let links: Vec<&str> = hall.body.split(r#"<li><a href=""#).skip(1).filter_map(|s| s.split('"').next()).collect();
+    assert!(links.len() >= 12, "buyers', sellers' and dealers' services: {links:?}");
+    for href in links {
+        let r = app.get(href, &[]).await;
+        // Personal and dealer pages ask a visitor who is not signed in to sign in: the sign-in
+        // form in place (401) or a redirect to it.
+        let asks_to_sign_in = matches!(r.status, StatusCode::UNAUTHORIZED | StatusCode::SEE_OTHER) && (r.body.contains("登录") || r.headers.get("location").and_then(|l| l.to_str().ok()).is_some_and(|l| l.contains("login")));
+        assert!(r.status == StatusCode::OK || asks_to_sign_in, "{href}: {}", r.status);
+    }
+    // The site's navigation links here from every page.
+    assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
+}
+
+on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist);

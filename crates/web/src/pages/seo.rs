@@ -78,7 +78,7 @@ async fn pages(state: &AppState) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
     let (cities, shops) = tokio::try_join!(state.store.cities_with_listings(400), state.store.shop_onames())?;
     let mut urls: Vec<(String, Option<i64>)> =
-        ["/", "/carlist", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"].iter().map(|p| (format!("{site}{p}"), None)).collect();
+        ["/", "/carlist", "/servicehall", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"].iter().map(|p| (format!("{site}{p}"), None)).collect();
     // The selling service's pages (the campaign pages are for ads and say noindex).
     for d in super::service::PAGES.iter().filter(|d| d.layout == "default") {
         urls.push((format!("{site}/actives/{}/{}", d.section, d.slug), None));
