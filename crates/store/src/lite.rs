@@ -127,14 +127,14 @@ impl Readers {
     pub(crate) async fn all_off<T: FromLite + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<Vec<T>, DbError> {
         let _permit = self.off.acquire().await;
         let r = Arc::clone(self);
-        tokio::task::spawn_blocking(move || r.all(&sql, &params(&vals))).await.map_err(|e| DbError::Config(e.to_string()))?
+        joined(tokio::task::spawn_blocking(move || r.all(&sql, &params(&vals))).await)
     }
 
     /// The first column of the first row of `sql`, like [`Self::all_off`].
     pub(crate) async fn scalar_off<T: FromSql + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<T, DbError> {
         let _permit = self.off.acquire().await;
         let r = Arc::clone(self);
-        tokio::task::spawn_blocking(move || r.scalar(&sql, &params(&vals))).await.map_err(|e| DbError::Config(e.to_string()))?
+        joined(tokio::task::spawn_blocking(move || r.scalar(&sql, &params(&vals))).await)
     }
 
     /// Every row of `sql`.
@@ -150,6 +150,17 @@ impl Readers {
     /// The first column of the first row of `sql`.
     pub(crate) fn scalar<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<T, DbError> {
         self.with(|c| scalar(c, sql, params))
+    }
+}
+
+/// The result of a read on the blocking pool; a panic there goes on in the caller (the server
+/// answers that request with a 500, as for a panic anywhere else). A read can only be cancelled
+/// by the runtime shutting down before it started.
+fn joined<T>(res: Result<Result<T, DbError>, tokio::task::JoinError>) -> Result<T, DbError> {
+    match res {
+        Ok(out) => out,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(DbError::Config(format!("read cancelled at shutdown: {e}"))),
     }
 }
 
