@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
-use crate::{DbError, Store, found, from_row, on_pool};
+use crate::{DbError, Store, Val, found, from_row, on_pool};
 
 /// Everything the detail page shows about a listing. The VIN is never read: only whether one
 /// was given (`has_vin`), so the page can offer the history report without exposing it.
@@ -209,33 +209,16 @@ impl Store {
 
     /// Photos in display order.
     pub async fn listing_photos(&self, listing_id: i64) -> Result<Vec<Photo>, DbError> {
-        const SQL: &str = "select path, width, height from listing_photo where listing_id = $1 order by position";
-        if let Some(r) = &self.readers {
-            return r.all(SQL, &[&listing_id]);
-        }
-        let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, Photo>(SQL)
-                .bind(listing_id)
-                .fetch_all(p)
-                .await?
-        });
-        Ok(rows)
+        self.read_all("select path, width, height from listing_photo where listing_id = $1 order by position", vec![Val::Int(listing_id)]).await
     }
 
     /// Price history, newest first.
     pub async fn price_history(&self, listing_id: i64) -> Result<Vec<PriceChange>, DbError> {
-        const SQL: &str =
-            "select old_price_yuan, new_price_yuan, changed_at from price_change where listing_id = $1 order by changed_at desc, price_change_id desc";
-        if let Some(r) = &self.readers {
-            return r.all(SQL, &[&listing_id]);
-        }
-        let rows = on_pool!(self, p => {
-            sqlx::query_as::<_, PriceChange>(SQL)
-            .bind(listing_id)
-            .fetch_all(p)
-            .await?
-        });
-        Ok(rows)
+        self.read_all(
+            "select old_price_yuan, new_price_yuan, changed_at from price_change where listing_id = $1 order by changed_at desc, price_change_id desc",
+            vec![Val::Int(listing_id)],
+        )
+        .await
     }
 
     /// Up to `limit` online cars like this one: the same series nearest in price, then the same

@@ -107,7 +107,7 @@ impl Readers {
     }
 
     /// Runs `f` on an idle connection (or a new one) and puts the connection back.
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, DbError> {
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, DbError> {
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let conn = match idle {
             Some(c) => c,
@@ -176,7 +176,7 @@ fn bind(stmt: &mut Statement<'_>, params: &[&dyn ToSql]) -> rusqlite::Result<()>
 }
 
 /// Every row of `sql` on `conn`.
-pub(crate) fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Vec<T>> {
+fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Vec<T>> {
     let mut stmt = conn.prepare_cached(sql)?;
     bind(&mut stmt, params)?;
     let mut rows = stmt.raw_query();
@@ -188,7 +188,7 @@ pub(crate) fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSq
 }
 
 /// The first row of `sql` on `conn`, if any.
-pub(crate) fn optional<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Option<T>> {
+fn optional<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Option<T>> {
     let mut stmt = conn.prepare_cached(sql)?;
     bind(&mut stmt, params)?;
     let mut rows = stmt.raw_query();
@@ -196,7 +196,7 @@ pub(crate) fn optional<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn
 }
 
 /// The first column of the first row of `sql` on `conn` (an error when there is no row).
-pub(crate) fn scalar<T: FromSql>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<T> {
+fn scalar<T: FromSql>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<T> {
     let mut stmt = conn.prepare_cached(sql)?;
     bind(&mut stmt, params)?;
     let mut rows = stmt.raw_query();
