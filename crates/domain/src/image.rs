@@ -1,6 +1,8 @@
 //! Seed §3 image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
 //! the image host's upload path in front; an empty field gives the default car image.
 
+use std::fmt::Write as _;
+
 /// The picture shown when a listing has none.
 pub const DEFAULT_CAR_IMAGE: &str = "/dist/img/default-car.svg";
 
@@ -39,14 +41,33 @@ pub fn sized(url: &str, upload_base: &str, width: u32) -> String {
     if !is_ours(url, upload_base) {
         return url.to_owned();
     }
+    let mut out = String::with_capacity(url.len() + 10);
+    push_sized(&mut out, url, width);
+    out
+}
+
+/// Appends `{stem}_w{width}.webp` of one of our photos to `out`.
+fn push_sized(out: &mut String, url: &str, width: u32) {
     let stem = url.rsplit_once('.').map_or(url, |(s, _)| s);
-    format!("{stem}_w{width}.webp")
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{stem}_w{width}.webp");
 }
 
 /// A `srcset` for a photo in every stored width, or `None` when only one size exists.
 pub fn srcset(url: &str, upload_base: &str) -> Option<String> {
-    is_ours(url, upload_base)
-        .then(|| PHOTO_WIDTHS.iter().map(|w| format!("{} {w}w", sized(url, upload_base, *w))).collect::<Vec<_>>().join(", "))
+    if !is_ours(url, upload_base) {
+        return None;
+    }
+    // Built in one buffer: every card and photo of a page has one.
+    let mut out = String::with_capacity(PHOTO_WIDTHS.len() * (url.len() + 16));
+    for (i, w) in PHOTO_WIDTHS.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        push_sized(&mut out, url, *w);
+        let _ = write!(out, " {w}w");
+    }
+    Some(out)
 }
 
 /// The photo formats we accept, told by their first bytes (never by the name or the declared type).

@@ -124,9 +124,10 @@ macro_rules! from_row {
             }
         }
         impl $crate::lite::FromLite for $ty {
-            fn from_lite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+            const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+            fn from_lite(row: &rusqlite::Row<'_>, in_order: bool) -> rusqlite::Result<Self> {
                 let mut column = 0usize..;
-                Ok(Self { $($field: $crate::lite::field(row, column.next().unwrap_or(0), stringify!($field))?,)* })
+                Ok(Self { $($field: $crate::lite::field(row, in_order, column.next().unwrap_or(0), stringify!($field))?,)* })
             }
         }
     };

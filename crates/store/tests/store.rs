@@ -114,6 +114,7 @@ on_both!(
     search_applies_every_filter_sort_and_page,
     keywords_match_the_words_of_the_text,
     details_history_and_similar_cars,
+    a_page_snapshot_sees_writes_made_before_and_after_it,
     valuations_use_comparables_and_are_stable,
     leads_are_deduplicated_and_limited_per_ip,
     expiry_is_idempotent,
@@ -253,6 +254,36 @@ async fn details_history_and_similar_cars(store: &Store) {
     assert_eq!(viewed.len(), 2, "one row per car");
     assert_eq!(viewed[0], (d.listing_id, NOW + 10));
     assert!(store.viewed_by_device("dev2", 10).await.unwrap().is_empty());
+}
+
+/// `Store::snapshot` holds a read transaction for one page: it must see what was committed before
+/// its first read, and must end with the page, also when the page is dropped half-way, or a
+/// reader connection would show old prices to every later visitor.
+async fn a_page_snapshot_sees_writes_made_before_and_after_it(store: &Store) {
+    seed(store, SeedConfig { listings: 50, seed: 5, now: NOW }).await.unwrap();
+    let id = store.latest_listings(None, 1).await.unwrap()[0].listing_id;
+    let set_price = |yuan: i64| async move { store.execute_admin(&format!("update listing set price_yuan = {yuan} where listing_id = {id}")).await };
+    let price = || async { store.listing_detail(id).await.unwrap().price_yuan };
+
+    set_price(111_000).await.unwrap();
+    let (first, again) = store.snapshot(async { (price().await, price().await) }).await;
+    assert_eq!((first, again), (111_000, 111_000));
+    set_price(122_000).await.unwrap();
+    assert_eq!(store.snapshot(price()).await, 122_000, "a new page sees the write after the last one");
+    assert_eq!(price().await, 122_000);
+
+    // A page dropped after its first read (the visitor went away).
+    let abandoned = store.snapshot(async {
+        let seen = price().await;
+        std::future::pending::<()>().await;
+        seen
+    });
+    assert!(tokio::time::timeout(std::time::Duration::from_millis(20), abandoned).await.is_err());
+    set_price(133_000).await.unwrap();
+    for _ in 0..4 {
+        assert_eq!(price().await, 133_000, "no reader stays on the abandoned page's snapshot");
+        assert_eq!(store.snapshot(price()).await, 133_000);
+    }
 }
 
 async fn valuations_use_comparables_and_are_stable(store: &Store) {

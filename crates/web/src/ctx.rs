@@ -99,7 +99,20 @@ pub struct PageMeta {
 /// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
 /// and `&` are written as `\u003c` etc. so no text can close the script element.
 pub fn json_ld(value: &serde_json::Value) -> String {
-    value.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+    let raw = value.to_string();
+    if !raw.contains(['<', '>', '&']) {
+        return raw;
+    }
+    let mut out = String::with_capacity(raw.len() + 32);
+    for c in raw.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl PageMeta {
@@ -398,6 +411,17 @@ pub fn random_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_ld_text_cannot_close_its_script_element() {
+        let doc = serde_json::json!({"name": "</script><script>alert(1)</script>", "url": "/carlist?a=1&b=2"});
+        let out = json_ld(&doc);
+        assert!(!out.contains('<') && !out.contains('>') && !out.contains('&'), "{out}");
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, doc, "the escapes are JSON escapes: the document reads back the same");
+        let plain = serde_json::json!({"name": "宝马3系 2020款"});
+        assert_eq!(json_ld(&plain), plain.to_string());
+    }
 
     #[test]
     fn unknown_layouts_fall_back_to_default() {

@@ -161,6 +161,20 @@ async fn render_with(
     sharer: Option<i64>,
     shop: Option<super::shop::ShopHead>,
 ) -> Result<Response, AppError> {
+    // One snapshot for the page's reads (see `Store::snapshot`); the view it records is not read
+    // back by this page.
+    state.store.snapshot(render_page(state, visitor, id, form, notice, sharer, shop)).await
+}
+
+async fn render_page(
+    state: &AppState,
+    visitor: &Visitor,
+    id: i64,
+    form: LeadForm,
+    notice: Option<String>,
+    sharer: Option<i64>,
+    shop: Option<super::shop::ShopHead>,
+) -> Result<Response, AppError> {
     let s = &state.store;
     let d = s.public_listing(id).await?;
     let now = state.clock.now();

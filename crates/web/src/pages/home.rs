@@ -92,20 +92,26 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     let s = &state.store;
     let quality_here = ListingFilter { city_code, inspected_only: true, ..Default::default() };
     let quality_all = ListingFilter { inspected_only: true, ..Default::default() };
-    let (total, latest, quality, brands, news) = tokio::try_join!(
-        state.counts.get_or(|| crate::memo::online_key(city_code), s.count_online(city_code)),
-        s.latest_listings(city_code, 12),
-        s.listings(&quality_here, 6),
-        s.popular_brands(16),
-        s.latest_news(5),
-    )?;
-    // A city without cars shows the national list rather than an empty page.
-    let city_empty = city.is_some() && latest.is_empty();
-    let (latest, quality) = if city_empty {
-        tokio::try_join!(s.latest_listings(None, 12), s.listings(&quality_all, 6))?
-    } else {
-        (latest, quality)
-    };
+    // One snapshot for the page's reads (see `Store::snapshot`).
+    let (total, latest, quality, brands, news, city_empty) = s
+        .snapshot(async {
+            let (total, latest, quality, brands, news) = tokio::try_join!(
+                state.counts.get_or(|| crate::memo::online_key(city_code), s.count_online(city_code)),
+                s.latest_listings(city_code, 12),
+                s.listings(&quality_here, 6),
+                s.popular_brands(16),
+                s.latest_news(5),
+            )?;
+            // A city without cars shows the national list rather than an empty page.
+            let city_empty = city.is_some() && latest.is_empty();
+            let (latest, quality) = if city_empty {
+                tokio::try_join!(s.latest_listings(None, 12), s.listings(&quality_all, 6))?
+            } else {
+                (latest, quality)
+            };
+            Ok::<_, store::DbError>((total, latest, quality, brands, news, city_empty))
+        })
+        .await?;
 
     let title = match city {
         Some(c) => format!("{}二手车_{}二手车交易市场", c.name, c.name),
