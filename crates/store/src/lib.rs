@@ -94,6 +94,8 @@ pub struct Store {
     pool: Pool,
     /// On an SQLite file, the connections the hottest reads run on without sqlx (`lite`).
     readers: Option<Arc<lite::Readers>>,
+    /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
+    common_word: i64,
 }
 
 /// Runs `$body` with `$p` bound to the concrete pool, so one block of sqlx calls serves both
@@ -168,7 +170,7 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(5))
                 .connect(url)
                 .await?;
-            return Ok(Store { pool: Pool::Postgres(pool), readers: None });
+            return Ok(Store { pool: Pool::Postgres(pool), readers: None, common_word: search::WORD_PROBE_FROM });
         }
         let opts = if url.starts_with("sqlite:") {
             SqliteConnectOptions::from_str(url)?
@@ -197,7 +199,7 @@ impl Store {
             .acquire_timeout(Duration::from_secs(5))
             .connect_with(opts)
             .await?;
-        let store = Store { pool: Pool::Sqlite(pool), readers };
+        let store = Store { pool: Pool::Sqlite(pool), readers, common_word: search::WORD_PROBE_FROM };
         store.check_sqlite_settings().await?;
         Ok(store)
     }

@@ -103,6 +103,29 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
 /// dearer per row. Page 1 reads along the order from 500 matches, page 5 from 2,500.
 pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 
+/// A word of a keyword with at least this many online listings (postings) is checked on each
+/// listing read (a probe of its postings) rather than read as the list of its listings: that
+/// list is built whole before the first row (SQLite materialises an `in (select …)`), so a common
+/// word cost a read of most postings — "豪华版" with a brand read 118,000 of them at a million
+/// listings (335 ms) where probing the brand's 13,000 listings costs a few milliseconds.
+pub const WORD_PROBE_FROM: i64 = 5_000;
+
+/// One word of a keyword: the ids of the vocabulary terms containing it, and whether it is
+/// common: at least [`WORD_PROBE_FROM`] postings of online listings (a listing with two of the
+/// terms counts twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Word {
+    pub(crate) ids: Vec<i64>,
+    pub(crate) common: bool,
+}
+
+impl Word {
+    fn list(&self) -> String {
+        self.ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+    }
+
+}
+
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
 ///
 /// `dense` says the query matches many listings for the page asked (see [`DENSE_MATCHES_PER_ROW`]). Brand, series,
@@ -118,8 +141,10 @@ pub const DENSE_MATCHES_PER_ROW: i64 = 25;
 /// `terms` holds, for each word of the keyword, the ids of the vocabulary terms containing it
 /// ([`Store::keyword_terms`]); they are written into the query as numbers, so PostgreSQL plans
 /// from what it knows of each term's postings (a `like` over the vocabulary looked like one
-/// rare term to it, and "2020 自动" took a second at 100,000 listings).
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool, terms: &[Vec<i64>]) -> (String, Vec<Val>) {
+/// rare term to it, and "2020 自动" took a second at 100,000 listings). A word is read as the
+/// list of its listings only when the search is sparse and the word is not common
+/// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool, terms: &[Word]) -> (String, Vec<Val>) {
     let plus = if dense { "+" } else { "" };
     let mut sql = String::from("status = 'online'");
     let mut vals: Vec<Val> = Vec::new();
@@ -189,13 +214,13 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
     // and pinyin, colour): the listings come from the postings of the terms containing it. A
     // sparse search starts from those listings; a dense one reads along its sort order and probes
     // the postings of each row. A word no term contains matches nothing.
-    for ids in terms {
-        if ids.is_empty() {
+    for word in terms {
+        if word.ids.is_empty() {
             sql.push_str(" and 1 = 0");
             continue;
         }
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-        sql.push_str(&if dense {
+        let list = word.list();
+        sql.push_str(&if dense || word.common {
             format!(" and exists (select 1 from listing_term t where t.term_id in ({list}) and t.online = 1 and t.listing_id = listing.listing_id)")
         } else {
             format!(" and listing_id in (select listing_id from listing_term where term_id in ({list}) and online = 1)")
@@ -205,7 +230,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
 }
 
 /// The page query of [`Store::search_cards`] and its values.
-fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Vec<i64>]) -> (String, Vec<Val>) {
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> (String, Vec<Val>) {
     let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
     let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
     let (clause, mut vals) = where_clause(q, scope, current_year, dense, terms);
@@ -227,6 +252,15 @@ fn order_by(sort: Sort) -> &'static str {
 }
 
 impl Store {
+    /// The same store with a keyword word counted as common from `postings` online listings on
+    /// (default [`WORD_PROBE_FROM`]): a tuning knob, and how the tests run the plans of common
+    /// words on a small database.
+    #[must_use]
+    pub fn with_common_words_from(mut self, postings: i64) -> Store {
+        self.common_word = postings.max(1);
+        self
+    }
+
     /// Runs a search: the total and the page `q.page` of [`PAGE_SIZE`] cards.
     pub async fn search(&self, q: &CarQuery, scope: Scope, current_year: i32) -> Result<SearchPage, DbError> {
         let terms = self.keyword_terms(q).await?;
@@ -243,7 +277,7 @@ impl Store {
     }
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
-    async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Vec<i64>]) -> Result<Vec<ListingCard>, DbError> {
+    async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let (sql, vals) = cards_sql(q, scope, current_year, total, terms);
         if let Some(r) = &self.readers {
             return r.all_off(sql, vals).await;
@@ -277,7 +311,7 @@ impl Store {
     /// For each word of the query's keyword, the ids of the vocabulary terms containing it (one
     /// query for all words; none without a keyword). [`Store::search`] looks them up once for its
     /// count and its page.
-    pub(crate) async fn keyword_terms(&self, q: &CarQuery) -> Result<Vec<Vec<i64>>, DbError> {
+    pub(crate) async fn keyword_terms(&self, q: &CarQuery) -> Result<Vec<Word>, DbError> {
         let Some(k) = &q.keyword else { return Ok(Vec::new()) };
         let words: Vec<&str> = k.split_whitespace().collect();
         if words.is_empty() {
@@ -292,10 +326,38 @@ impl Store {
             Some(r) => r.all_off(sql, vals).await?,
             None => on_pool!(self, p => bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?),
         };
-        let mut terms = vec![Vec::new(); words.len()];
+        let mut terms = vec![Word { ids: Vec::new(), common: false }; words.len()];
         for (w, id) in rows {
-            if let Some(ids) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
-                ids.push(id);
+            if let Some(word) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
+                word.ids.push(id);
+            }
+        }
+        // How common each word is: its postings counted up to the threshold (index entries only).
+        let counts = terms
+            .iter()
+            .enumerate()
+            .filter(|(_, word)| !word.ids.is_empty())
+            .map(|(i, word)| {
+                format!(
+                    "select cast({} as bigint) as w, (select count(*) from (select 1 from listing_term where term_id in ({}) and online = 1 limit {}) c) as n",
+                    i + 1,
+                    word.list(),
+                    self.common_word
+
+                )
+            })
+            .collect::<Vec<_>>();
+        if counts.is_empty() {
+            return Ok(terms);
+        }
+        let sql = counts.join(" union all ");
+        let rows: Vec<(i64, i64)> = match &self.readers {
+            Some(r) => r.all_off(sql, Vec::new()).await?,
+            None => on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?),
+        };
+        for (w, n) in rows {
+            if let Some(word) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
+                word.common = n >= self.common_word;
             }
         }
         Ok(terms)
@@ -310,14 +372,71 @@ impl Store {
     }
 
     /// [`Store::count_matching`] with the keyword's term ids already looked up.
-    async fn count_with(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Vec<i64>]) -> Result<i64, DbError> {
-        let (clause, vals) = where_clause(q, scope, current_year, false, terms);
-        let sql = format!("select count(*) from (select 1 from listing where {clause} limit {}) m", COUNT_CAP + 1);
+    async fn count_with(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<i64, DbError> {
+        let cap = COUNT_CAP + 1;
+        let (sql, vals) = match self.count_driver(q, scope, current_year, terms).await? {
+            Some(d) => (words_count_sql(terms, d, cap), Vec::new()),
+            None => {
+                let (clause, vals) = where_clause(q, scope, current_year, false, terms);
+                (format!("select count(*) from (select 1 from listing where {clause} limit {cap}) m"), vals)
+            }
+        };
         if let Some(r) = &self.readers {
             return r.scalar_off(sql, vals).await;
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }
+
+    /// The word whose postings a count reads (the others probed for each of them), when the
+    /// search is nothing but common words ([`WORD_PROBE_FROM`]): read along any index of the
+    /// listing, such a count probes every word for every listing until it has its 10,001
+    /// matches ("2020 自动": 115,000 listings, 500 ms at a million); read along the postings of its
+    /// rarest word it stops after about 10,001 postings. The rarest is the word with the fewest
+    /// postings among the newest [`RANK_WINDOW`] listing ids. `None` for any other search.
+    async fn count_driver(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<Option<usize>, DbError> {
+        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, false, &[]).1.is_empty();
+        if terms.is_empty() || !only_words || !terms.iter().all(|w| !w.ids.is_empty() && w.common) {
+            return Ok(None);
+        }
+        if terms.len() == 1 {
+            return Ok(Some(0));
+        }
+        let sql = terms
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                format!(
+                    "select cast({} as bigint) as w, (select count(*) from listing_term where term_id in ({}) and online = 1 \
+                     and listing_id > (select coalesce(max(listing_id), 0) from listing) - {RANK_WINDOW}) as n",
+                    i + 1,
+                    w.list()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" union all ");
+        let rows: Vec<(i64, i64)> = match &self.readers {
+            Some(r) => r.all_off(sql, Vec::new()).await?,
+            None => on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?),
+        };
+        Ok(rows.into_iter().min_by_key(|&(w, n)| (n, w)).and_then(|(w, _)| usize::try_from(w - 1).ok()).filter(|&i| i < terms.len()))
+    }
+}
+
+/// Listing ids (the newest) over which the words of a search are compared for rarity.
+const RANK_WINDOW: i64 = 20_000;
+
+/// A count of the online listings having every word, read along the postings of word `driver`
+/// and probing the others; `distinct` when the driver has several terms (a listing may have two).
+fn words_count_sql(terms: &[Word], driver: usize, cap: i64) -> String {
+    let d = &terms[driver];
+    let probes: String = terms
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != driver)
+        .map(|(_, w)| format!(" and exists (select 1 from listing_term t where t.term_id in ({}) and t.online = 1 and t.listing_id = d.listing_id)", w.list()))
+        .collect();
+    let distinct = if d.ids.len() > 1 { "distinct " } else { "" };
+    format!("select count(*) from (select {distinct}d.listing_id from listing_term d where d.term_id in ({}) and d.online = 1{probes} limit {cap}) m", d.list())
 }
 
 #[cfg(test)]
@@ -341,7 +460,7 @@ mod tests {
                 .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
         );
         assert_eq!(like_pattern("100%_白色"), "%100\\%\\_白色%");
-        let terms = [vec![7, 12]];
+        let terms = [Word { ids: vec![7, 12], common: false }];
         let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, false, &terms);
         assert_eq!(
             sql,
@@ -365,12 +484,29 @@ mod tests {
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
         assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"), "{dense}");
         // A word no term contains matches nothing.
-        let (none, _) = where_clause(&q, Scope::default(), 2026, false, &[vec![], vec![3]]);
+        let (none, _) = where_clause(&q, Scope::default(), 2026, false, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
         assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
+        // A common word is probed on each listing read even when the search is sparse.
+        let common = [Word { ids: vec![5], common: true }, Word { ids: vec![8], common: false }];
+        let (mixed, _) = where_clause(&q, Scope::default(), 2026, false, &common);
+        assert!(mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id)"), "{mixed}");
+        assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
         // A series by price and a city newest first read their own index in the page's order.
         let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true, &terms);
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
         let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true, &terms);
         assert!(newest.contains("+series_id") && newest.contains(" city_code = $") && !newest.contains("+city_code"), "{newest}");
+    }
+
+    #[test]
+    fn a_count_of_common_words_reads_the_postings_of_one_and_probes_the_others() {
+        let words = [Word { ids: vec![4], common: true }, Word { ids: vec![9, 11], common: true }];
+        assert_eq!(
+            words_count_sql(&words, 0, 10_001),
+            "select count(*) from (select d.listing_id from listing_term d where d.term_id in (4) and d.online = 1 \
+             and exists (select 1 from listing_term t where t.term_id in (9, 11) and t.online = 1 and t.listing_id = d.listing_id) limit 10001) m"
+        );
+        // A driver of several terms counts each listing once.
+        assert!(words_count_sql(&words, 1, 10_001).starts_with("select count(*) from (select distinct d.listing_id from listing_term d where d.term_id in (9, 11)"));
     }
 }
