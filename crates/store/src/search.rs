@@ -96,12 +96,19 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
     }
 }
 
-/// Matches per row up to the end of the page at or above which the page is read along its
-/// sort order rather than through the index of its brand, series, city, province or range (see
-/// [`where_clause`]): reading along the order costs about `(offset + 20) × stock / matches`
-/// index entries, reading the matches and sorting them costs `matches` row reads, several times
-/// dearer per row. Page 1 reads along the order from 500 matches, page 5 from 2,500.
-pub const DENSE_MATCHES_PER_ROW: i64 = 25;
+/// How many index entries read along a sort order cost as much as one match read through
+/// another index and sorted (a row visit and a sort step).
+pub const SORTED_MATCH_COST: i64 = 8;
+
+/// Whether a page of a search matching `total` of about `stock` listings is read along its sort
+/// order rather than through the index of its brand, series, city, province or range (see
+/// [`where_clause`]): reading along the order costs about `(offset + 20) × stock / total` index
+/// entries, reading the matches and sorting them `total` sorted matches. At 100,000 listings page
+/// 1 reads along the order from 500 matches; at a million from 1,600 (a fixed 500 there read
+/// 34,000 index entries for page 5 of a series, 100 ms, where sorting its 2,900 cars takes 5).
+pub(crate) fn dense(total: i64, offset: i64, stock: i64) -> bool {
+    total.saturating_mul(total).saturating_mul(SORTED_MATCH_COST) >= (offset + i64::from(PAGE_SIZE)).saturating_mul(stock.max(1))
+}
 
 /// A word of a keyword with at least this many online listings (postings) is checked on each
 /// listing read (a probe of its postings) rather than read as the list of its listings: that
@@ -128,7 +135,7 @@ impl Word {
 
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
 ///
-/// `dense` says the query matches many listings for the page asked (see [`DENSE_MATCHES_PER_ROW`]). Brand, series,
+/// `dense` says the query matches many listings for the page asked (see [`dense`]). Brand, series,
 /// city, province, price, age, mileage, emission, fuel and gearbox can each be read through an index of their own, and
 /// a planner estimating an average brand (or a narrow range) takes it and then sorts every
 /// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
@@ -174,10 +181,14 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
     // the publication time: read in the page's order, they stay open to a dense search.
     let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
     let place_plus = if q.sort == Sort::Newest { "" } else { plus };
+    // A brand by price reads its own index and sorts: a brand's prices sit in one part of the
+    // price order (a cheap brand at the far end of "dearest first"), so reading along it for a
+    // dense brand passed most of the stock first (五菱 dearest first: 100 ms at a million).
+    let brand_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc) { "" } else { place_plus };
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let Some(b) = q.brand {
-        cond(&mut sql, &mut vals, &format!("{place_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{brand_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
     // Ranges too: a dense range is read along the sort order, unless it is the sort's own column.
     let range = |col: &'static str, sort_col: bool| if dense && !sort_col { format!("+{col}") } else { col.to_owned() };
@@ -200,15 +211,20 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
             cond(&mut sql, &mut vals, &format!("{mileage} < {{}}"), Val::Int(max));
         }
     }
+    // Codes of the fixed option lists and of the region tables are written as numbers, not bound:
+    // SQLite's readers plan without looking at bound values (QPSG, `lite.rs`), and these columns
+    // are skewed (国六 is 60% of the cars, 国一 none, a big city many times a small one): with the
+    // number in the text the plan reads the emission index for a rare code instead of walking
+    // the whole sort order (国一 took 150 ms at a million listings).
     for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
         if let Some(v) = v {
-            cond(&mut sql, &mut vals, &format!("{plus}{col} = {{}}"), Val::Int(i64::from(v)));
+            sql.push_str(&format!(" and {plus}{col} = {v}"));
         }
     }
     if let Some(c) = q.city {
-        cond(&mut sql, &mut vals, &format!("{place_plus}city_code = {{}}"), Val::Int(i64::from(c.code)));
+        sql.push_str(&format!(" and {place_plus}city_code = {}", c.code));
     } else if let Some(p) = q.province {
-        cond(&mut sql, &mut vals, &format!("{place_plus}province_code = {{}}"), Val::Int(i64::from(p.code)));
+        sql.push_str(&format!(" and {place_plus}province_code = {}", p.code));
     }
     // Every word must be part of a word of the listing's text (brand, series and title in Chinese
     // and pinyin, colour): the listings come from the postings of the terms containing it. A
@@ -230,10 +246,9 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
 }
 
 /// The page query of [`Store::search_cards`] and its values.
-fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> (String, Vec<Val>) {
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, terms: &[Word]) -> (String, Vec<Val>) {
     let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
-    let dense = total >= DENSE_MATCHES_PER_ROW * (offset + i64::from(PAGE_SIZE));
-    let (clause, mut vals) = where_clause(q, scope, current_year, dense, terms);
+    let (clause, mut vals) = where_clause(q, scope, current_year, dense(total, offset, stock), terms);
     vals.push(Val::Int(i64::from(PAGE_SIZE)));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -278,18 +293,29 @@ impl Store {
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
-        let (sql, vals) = cards_sql(q, scope, current_year, total, terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, terms);
         if let Some(r) = &self.readers {
             return r.all_off(sql, vals).await;
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
+    /// About how many listings a search chooses its plan against: the highest listing id (one
+    /// index step; sold and expired listings make it an overestimate, which only leans towards
+    /// reading a search's matches through their own index).
+    async fn stock(&self) -> Result<i64, DbError> {
+        const SQL: &str = "select coalesce(max(listing_id), 0) from listing";
+        if let Some(r) = &self.readers {
+            return r.scalar(SQL, &[]);
+        }
+        Ok(on_pool!(self, p => sqlx::query_scalar::<_, i64>(SQL).fetch_one(p).await?))
+    }
+
     /// The plan the database picks for [`Store::search_cards`] (tooling: `usedcar bench-search`
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (sql, vals) = cards_sql(q, scope, current_year, total, &terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, &terms);
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
@@ -466,7 +492,7 @@ mod tests {
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
              and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
-             and city_code = $6 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
+             and city_code = 430100 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
         );
         assert_eq!(
             vals,
@@ -476,12 +502,11 @@ mod tests {
                 Val::Int(80_000),
                 Val::Int(2023),
                 Val::Int(2025),
-                Val::Int(430_100),
             ]
         );
         let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, true, &terms);
-        assert!(dense.contains(" and +fuel = $"), "{dense}");
-        assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = $"), "{dense}");
+        assert!(dense.contains(" and +fuel = 3"), "{dense}");
+        assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = 430100"), "{dense}");
         assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"), "{dense}");
         // A word no term contains matches nothing.
         let (none, _) = where_clause(&q, Scope::default(), 2026, false, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
@@ -495,7 +520,17 @@ mod tests {
         let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true, &terms);
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
         let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true, &terms);
-        assert!(newest.contains("+series_id") && newest.contains(" city_code = $") && !newest.contains("+city_code"), "{newest}");
+        assert!(newest.contains("+series_id") && newest.contains(" city_code = 430100") && !newest.contains("+city_code"), "{newest}");
+    }
+
+    #[test]
+    fn pages_are_read_along_the_sort_order_when_matches_are_dense_for_the_stock() {
+        // 100,000 listings: page 1 from 500 matches (8 × 500² = 20 × 100,000).
+        assert!(dense(500, 0, 100_000) && !dense(499, 0, 100_000));
+        // A million: page 1 from about 1,600, page 5 from about 3,600.
+        assert!(!dense(1_500, 0, 1_000_000) && dense(1_600, 0, 1_000_000));
+        assert!(!dense(3_500, 80, 1_000_000) && dense(3_600, 80, 1_000_000));
+        assert!(dense(i64::MAX, 0, 1_000_000) && !dense(0, 0, 0));
     }
 
     #[test]
