@@ -237,21 +237,29 @@ impl CarQuery {
     /// sort left out. Empty for the unfiltered first page.
     pub fn to_query(&self) -> String {
         let mut out = String::new();
-        self.each_pair(|k, v| {
-            if !out.is_empty() {
-                out.push('&');
-            }
-            out.push_str(k);
-            out.push('=');
-            percent_encode_into(&mut out, v);
-        });
+        self.write_query(&mut out, "");
         out
     }
 
     /// `path` plus the canonical query.
     pub fn href(&self, path: &str) -> String {
-        let q = self.to_query();
-        if q.is_empty() { path.to_owned() } else { format!("{path}?{q}") }
+        // One buffer: a list page links every option of every filter row (about 150 links).
+        let mut out = String::with_capacity(path.len() + 48);
+        out.push_str(path);
+        self.write_query(&mut out, "?");
+        out
+    }
+
+    /// Appends the canonical query to `out`, after `lead` when it is not empty.
+    fn write_query(&self, out: &mut String, lead: &str) {
+        let mut first = true;
+        self.each_pair(|k, v| {
+            out.push_str(if first { lead } else { "&" });
+            first = false;
+            out.push_str(k);
+            out.push('=');
+            percent_encode_into(out, v);
+        });
     }
 
     /// The same search on another page.
