@@ -141,32 +141,21 @@ fn rating_view(d: &ListingDetail) -> RatingView {
     RatingView { label: rating.label(), kind: rating.as_str(), explanation: rating.explanation(), range, basis }
 }
 
-/// Everything the page needs, shared by GET and a failed POST.
 /// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and
 /// header; the canonical URL stays `/details/{id}`.
 pub async fn render_in_shop(state: &AppState, visitor: &Visitor, id: i64, shop: super::shop::ShopHead) -> Result<Response, AppError> {
-    render_with(state, visitor, id, LeadForm::default(), None, None, Some(shop)).await
-}
-
-async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
-    render_with(state, visitor, id, form, notice, sharer, None).await
-}
-
-async fn render_with(
-    state: &AppState,
-    visitor: &Visitor,
-    id: i64,
-    form: LeadForm,
-    notice: Option<String>,
-    sharer: Option<i64>,
-    shop: Option<super::shop::ShopHead>,
-) -> Result<Response, AppError> {
     // One snapshot for the page's reads (see `Store::snapshot`); the view it records is not read
-    // back by this page.
-    state.store.snapshot(render_page(state, visitor, id, form, notice, sharer, shop)).await
+    // back by the page.
+    state.store.snapshot(render_with(state, visitor, id, LeadForm::default(), None, None, Some(shop))).await
 }
 
-async fn render_page(
+/// The page, shared by GET and a failed POST, on one snapshot of the store.
+async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
+    state.store.snapshot(render_with(state, visitor, id, form, notice, sharer, None)).await
+}
+
+/// Everything the page needs.
+async fn render_with(
     state: &AppState,
     visitor: &Visitor,
     id: i64,
