@@ -133,9 +133,26 @@ impl Word {
 
 }
 
+/// How a search's page is read (see [`where_clause`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Plan {
+    /// Few matches for the page: from the index of a filter or the list of a rare word.
+    Sparse,
+    /// Many matches, on PostgreSQL: every keyword word probed; the planner picks the index. Its
+    /// statistics serve it better than our hints: with the `+column` hints of
+    /// [`Plan::AlongOrder`] a million listings took p99 124 ms and up to 5.8 s (国四 newest
+    /// first: the old cars are at the far end of the age order), without them 76 ms and 1.8 s
+    /// (`usedcar bench-search`).
+    Dense,
+    /// Many matches, on SQLite: also read along the sort order, filter columns written
+    /// `+column` so no other index applies.
+    AlongOrder,
+}
+
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
 ///
-/// `dense` says the query matches many listings for the page asked (see [`dense`]). Brand, series,
+/// `plan` says whether the query matches many listings for the page asked (see [`dense`]) and
+/// how to read them ([`Plan`]). Brand, series,
 /// city, province, price, age, mileage, emission, fuel and gearbox can each be read through an index of their own, and
 /// a planner estimating an average brand (or a narrow range) takes it and then sorts every
 /// match — for a popular brand thousands of rows fetched to show twenty. When the matches are
@@ -151,8 +168,10 @@ impl Word {
 /// rare term to it, and "2020 自动" took a second at 100,000 listings). A word is read as the
 /// list of its listings only when the search is sparse and the word is not common
 /// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense: bool, terms: &[Word]) -> (String, Vec<Val>) {
-    let plus = if dense { "+" } else { "" };
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: Plan, terms: &[Word]) -> (String, Vec<Val>) {
+    let dense = plan != Plan::Sparse;
+    let hints = plan == Plan::AlongOrder;
+    let plus = if hints { "+" } else { "" };
     let mut sql = String::from("status = 'online'");
     let mut vals: Vec<Val> = Vec::new();
     let cond = |sql: &mut String, vals: &mut Vec<Val>, template: &str, v: Val| {
@@ -191,7 +210,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
         cond(&mut sql, &mut vals, &format!("{brand_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
     // Ranges too: a dense range is read along the sort order, unless it is the sort's own column.
-    let range = |col: &'static str, sort_col: bool| if dense && !sort_col { format!("+{col}") } else { col.to_owned() };
+    let range = |col: &'static str, sort_col: bool| if hints && !sort_col { format!("+{col}") } else { col.to_owned() };
     let price = range("price_yuan", matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc));
     let year = range("first_reg_year", q.sort == Sort::AgeAsc);
     let mileage = range("mileage_km", q.sort == Sort::MileageAsc);
@@ -246,9 +265,14 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, dense:
 }
 
 /// The page query of [`Store::search_cards`] and its values.
-fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, terms: &[Word]) -> (String, Vec<Val>) {
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, hints: bool, terms: &[Word]) -> (String, Vec<Val>) {
     let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
-    let (clause, mut vals) = where_clause(q, scope, current_year, dense(total, offset, stock), terms);
+    let plan = match (dense(total, offset, stock), hints) {
+        (false, _) => Plan::Sparse,
+        (true, false) => Plan::Dense,
+        (true, true) => Plan::AlongOrder,
+    };
+    let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms);
     vals.push(Val::Int(i64::from(PAGE_SIZE)));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -293,7 +317,7 @@ impl Store {
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
-        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == crate::Backend::Sqlite, terms);
         if let Some(r) = &self.readers {
             return r.all_off(sql, vals).await;
         }
@@ -315,7 +339,7 @@ impl Store {
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, &terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == crate::Backend::Sqlite, &terms);
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
@@ -403,7 +427,7 @@ impl Store {
         let (sql, vals) = match self.count_driver(q, scope, current_year, terms).await? {
             Some(d) => (words_count_sql(terms, d, cap), Vec::new()),
             None => {
-                let (clause, vals) = where_clause(q, scope, current_year, false, terms);
+                let (clause, vals) = where_clause(q, scope, current_year, Plan::Sparse, terms);
                 (format!("select count(*) from (select 1 from listing where {clause} limit {cap}) m"), vals)
             }
         };
@@ -420,7 +444,7 @@ impl Store {
     /// rarest word it stops after about 10,001 postings. The rarest is the word with the fewest
     /// postings among the newest [`RANK_WINDOW`] listing ids. `None` for any other search.
     async fn count_driver(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<Option<usize>, DbError> {
-        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, false, &[]).1.is_empty();
+        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[]).1.is_empty();
         if terms.is_empty() || !only_words || !terms.iter().all(|w| !w.ids.is_empty() && w.common) {
             return Ok(None);
         }
@@ -487,7 +511,7 @@ mod tests {
         );
         assert_eq!(like_pattern("100%_白色"), "%100\\%\\_白色%");
         let terms = [Word { ids: vec![7, 12], common: false }];
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, false, &terms);
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, Plan::Sparse, &terms);
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
@@ -504,22 +528,25 @@ mod tests {
                 Val::Int(2025),
             ]
         );
-        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, true, &terms);
+        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = 430100"), "{dense}");
         assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"), "{dense}");
+        // PostgreSQL's dense plan probes the words but leaves every index open to its planner.
+        let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::Dense, &terms);
+        assert!(!pg.contains('+') && pg.contains(" and fuel = 3") && pg.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12)"), "{pg}");
         // A word no term contains matches nothing.
-        let (none, _) = where_clause(&q, Scope::default(), 2026, false, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
+        let (none, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
         assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
         // A common word is probed on each listing read even when the search is sparse.
         let common = [Word { ids: vec![5], common: true }, Word { ids: vec![8], common: false }];
-        let (mixed, _) = where_clause(&q, Scope::default(), 2026, false, &common);
+        let (mixed, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &common);
         assert!(mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id)"), "{mixed}");
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
         // A series by price and a city newest first read their own index in the page's order.
-        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, true, &terms);
+        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
-        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, true, &terms);
+        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(newest.contains("+series_id") && newest.contains(" city_code = 430100") && !newest.contains("+city_code"), "{newest}");
     }
 
