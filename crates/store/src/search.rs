@@ -317,7 +317,7 @@ impl Store {
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
-        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == crate::Backend::Sqlite, terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, terms);
         if let Some(r) = &self.readers {
             return r.all_off(sql, vals).await;
         }
@@ -339,7 +339,7 @@ impl Store {
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == crate::Backend::Sqlite, &terms);
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, &terms);
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
