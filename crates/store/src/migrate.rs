@@ -73,6 +73,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0011_filter_covering.sql"),
         include_str!("../migrations/postgres/0011_filter_covering.sql"),
     ),
+    (
+        12,
+        "0012_series_covering",
+        include_str!("../migrations/sqlite/0012_series_covering.sql"),
+        include_str!("../migrations/postgres/0012_series_covering.sql"),
+    ),
 ];
 
 impl Store {
