@@ -315,6 +315,18 @@ impl crate::Store {
         Ok(crate::on_pool!(self, p => crate::bind_all!(sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(sql.to_owned())), vals).fetch_all(p).await?))
     }
 
+    /// Every row of `sql` bound to `vals`, for reads that may take long: on the readers on the
+    /// blocking pool ([`Readers::all_off`]) when the store has them, else on the pool.
+    pub(crate) async fn read_all_off<T>(&self, sql: String, vals: Vec<Val>) -> Result<Vec<T>, DbError>
+    where
+        T: FromLite + Send + Unpin + 'static + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+    {
+        if let Some(r) = &self.readers {
+            return r.all_off(sql, vals).await;
+        }
+        Ok(crate::on_pool!(self, p => crate::bind_all!(sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
     /// The count `sql` (one row, one integer column) bound to `vals`, like [`Self::read_all`].
     pub(crate) async fn read_count(&self, sql: &str, vals: Vec<Val>) -> Result<i64, DbError> {
         if let Some(r) = &self.readers {

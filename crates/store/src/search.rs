@@ -130,7 +130,6 @@ impl Word {
     fn list(&self) -> String {
         self.ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
     }
-
 }
 
 /// How a search's page is read (see [`where_clause`]).
@@ -372,10 +371,7 @@ impl Store {
             .collect::<Vec<_>>()
             .join(" union all ");
         let vals: Vec<Val> = words.iter().map(|w| Val::Text(like_pattern(w))).collect();
-        let rows: Vec<(i64, i64)> = match &self.readers {
-            Some(r) => r.all_off(sql, vals).await?,
-            None => on_pool!(self, p => bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?),
-        };
+        let rows: Vec<(i64, i64)> = self.read_all_off(sql, vals).await?;
         let mut terms = vec![Word { ids: Vec::new(), common: false }; words.len()];
         for (w, id) in rows {
             if let Some(word) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
@@ -383,32 +379,10 @@ impl Store {
             }
         }
         // How common each word is: its postings counted up to the threshold (index entries only).
-        let counts = terms
-            .iter()
-            .enumerate()
-            .filter(|(_, word)| !word.ids.is_empty())
-            .map(|(i, word)| {
-                format!(
-                    "select cast({} as bigint) as w, (select count(*) from (select 1 from listing_term where term_id in ({}) and online = 1 limit {}) c) as n",
-                    i + 1,
-                    word.list(),
-                    self.common_word
-
-                )
-            })
-            .collect::<Vec<_>>();
-        if counts.is_empty() {
-            return Ok(terms);
-        }
-        let sql = counts.join(" union all ");
-        let rows: Vec<(i64, i64)> = match &self.readers {
-            Some(r) => r.all_off(sql, Vec::new()).await?,
-            None => on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?),
-        };
-        for (w, n) in rows {
-            if let Some(word) = usize::try_from(w - 1).ok().and_then(|i| terms.get_mut(i)) {
-                word.common = n >= self.common_word;
-            }
+        let cap = self.common_word;
+        let counts = self.per_word(&terms, |list| format!("(select count(*) from (select 1 from listing_term where term_id in ({list}) and online = 1 limit {cap}) c)")).await?;
+        for (i, n) in counts {
+            terms[i].common = n >= cap;
         }
         Ok(terms)
     }
@@ -451,24 +425,33 @@ impl Store {
         if terms.len() == 1 {
             return Ok(Some(0));
         }
-        let sql = terms
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
+        let rows = self
+            .per_word(terms, |list| {
                 format!(
-                    "select cast({} as bigint) as w, (select count(*) from listing_term where term_id in ({}) and online = 1 \
-                     and listing_id > (select coalesce(max(listing_id), 0) from listing) - {RANK_WINDOW}) as n",
-                    i + 1,
-                    w.list()
+                    "(select count(*) from listing_term where term_id in ({list}) and online = 1 \
+                     and listing_id > (select coalesce(max(listing_id), 0) from listing) - {RANK_WINDOW})"
                 )
             })
-            .collect::<Vec<_>>()
-            .join(" union all ");
-        let rows: Vec<(i64, i64)> = match &self.readers {
-            Some(r) => r.all_off(sql, Vec::new()).await?,
-            None => on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?),
-        };
-        Ok(rows.into_iter().min_by_key(|&(w, n)| (n, w)).and_then(|(w, _)| usize::try_from(w - 1).ok()).filter(|&i| i < terms.len()))
+            .await?;
+        Ok(rows.into_iter().min_by_key(|&(i, n)| (n, i)).map(|(i, _)| i))
+    }
+}
+
+impl Store {
+    /// One number per word that has terms, `(index of the word, number)`, from the scalar
+    /// subquery `count` writes for the word's term id list; one query for all words.
+    async fn per_word(&self, terms: &[Word], count: impl Fn(&str) -> String) -> Result<Vec<(usize, i64)>, DbError> {
+        let selects: Vec<String> = terms
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| !w.ids.is_empty())
+            .map(|(i, w)| format!("select cast({i} as bigint) as w, {} as n", count(&w.list())))
+            .collect();
+        if selects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(i64, i64)> = self.read_all_off(selects.join(" union all "), Vec::new()).await?;
+        Ok(rows.into_iter().filter_map(|(i, n)| usize::try_from(i).ok().filter(|&i| i < terms.len()).map(|i| (i, n))).collect())
     }
 }
 
