@@ -79,6 +79,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0012_series_covering.sql"),
         include_str!("../migrations/postgres/0012_series_covering.sql"),
     ),
+    (
+        13,
+        "0013_default_order",
+        include_str!("../migrations/sqlite/0013_default_order.sql"),
+        include_str!("../migrations/postgres/0013_default_order.sql"),
+    ),
 ];
 
 impl Store {

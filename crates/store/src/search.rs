@@ -195,14 +195,15 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
             Val::Int(t),
         );
     }
-    // A series index continues with the price and the age, a brand, city or province index with
-    // the publication time: read in the page's order, they stay open to a dense search.
+    // A series index continues with the price and the age, a brand index in the default order, a
+    // city or province index with the publication time: read in the page's order, they stay open
+    // to a dense search.
     let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
     let place_plus = if q.sort == Sort::Newest { "" } else { plus };
     // A brand by price reads its own index and sorts: a brand's prices sit in one part of the
     // price order (a cheap brand at the far end of "dearest first"), so reading along it for a
     // dense brand passed most of the stock first (五菱 dearest first: 100 ms at a million).
-    let brand_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc) { "" } else { place_plus };
+    let brand_plus = if matches!(q.sort, Sort::Default | Sort::PriceAsc | Sort::PriceDesc) { "" } else { plus };
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let Some(b) = q.brand {
@@ -531,6 +532,12 @@ mod tests {
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
         let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(newest.contains("+series_id") && newest.contains(" city_code = 430100") && !newest.contains("+city_code"), "{newest}");
+        // A brand reads its own index in the default order (and by price), not newest first.
+        let brand = CarQuery::parse([(Cow::Borrowed("brand"), Cow::Borrowed("dazhong"))]);
+        for (sort, open) in [(Sort::Default, true), (Sort::PriceDesc, true), (Sort::Newest, false), (Sort::MileageAsc, false)] {
+            let (sql, _) = where_clause(&brand.sorted(sort), Scope::default(), 2026, Plan::AlongOrder, &terms);
+            assert_eq!(!sql.contains("+brand_id"), open, "{sort:?}: {sql}");
+        }
     }
 
     #[test]

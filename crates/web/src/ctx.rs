@@ -97,22 +97,40 @@ pub struct PageMeta {
 }
 
 /// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
-/// and `&` are written as `\u003c` etc. so no text can close the script element.
-pub fn json_ld(value: &serde_json::Value) -> String {
-    let raw = value.to_string();
-    if !raw.contains(['<', '>', '&']) {
-        return raw;
+/// and `&` are written as `\u003c` etc. so no text can close the script element. Pages pass
+/// typed documents (no map built per key); `serde_json::Value` works too.
+pub fn json_ld(value: &impl Serialize) -> String {
+    let mut out = LdWriter(Vec::with_capacity(1024));
+    // Writing into memory does not fail, and these documents have only string keys.
+    if serde_json::to_writer(&mut out, value).is_err() {
+        return String::from("{}");
     }
-    let mut out = String::with_capacity(raw.len() + 32);
-    for c in raw.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            c => out.push(c),
+    String::from_utf8(out.0).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// The bytes of a JSON document with `<`, `>` and `&` escaped; they occur only inside strings,
+/// where `\u003c` reads back as the same character.
+struct LdWriter(Vec<u8>);
+
+impl std::io::Write for LdWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|b| matches!(b, b'<' | b'>' | b'&')) {
+            self.0.extend_from_slice(&rest[..i]);
+            self.0.extend_from_slice(match rest[i] {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                _ => b"\\u0026",
+            });
+            rest = &rest[i + 1..];
         }
+        self.0.extend_from_slice(rest);
+        Ok(buf.len())
     }
-    out
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl PageMeta {

@@ -15,7 +15,7 @@ use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
 
-use super::{CardView, Crumbs, breadcrumb_ld};
+use super::{CardView, Crumbs, LdItem, LdList, breadcrumb_ld};
 use crate::AppState;
 use crate::ctx::{IslandMount, PageMeta, Visitor, json_ld};
 use crate::islands::RegionPickerProps;
@@ -292,16 +292,12 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
     }
     let offset = (q.page - 1) * domain::search::PAGE_SIZE;
-    let items: Vec<serde_json::Value> = cards
+    let items = cards
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            serde_json::json!({"@type": "ListItem", "position": offset as usize + i + 1, "url": crate::ctx::absolute(state, &c.href), "name": c.title})
-        })
+        .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::ctx::absolute(state, &c.href)))
         .collect();
-    page.json_ld.push(json_ld(&serde_json::json!({
-        "@context": "https://schema.org", "@type": "ItemList", "name": heading, "numberOfItems": result.total.min(domain::search::COUNT_CAP), "itemListElement": items
-    })));
+    page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
