@@ -225,26 +225,25 @@ impl Store {
     /// body class within 30% of the price.
     pub async fn similar_listings(&self, d: &ListingDetail, limit: i64) -> Result<Vec<ListingCard>, DbError> {
         // The nearest prices: the `limit` nearest at or above the car's price and below it, read
-        // along (status, series_id, price_yuan), then the nearest of both sides (ties by id).
+        // along (status, series_id, price_yuan) without visiting the rows (the index holds the
+        // price and the id), then the nearest of both sides (ties by id); only those rows are read.
         let side = |cmp: &str, order: &str| {
             format!(
-                "select {CARD_COLUMNS} from listing where status = 'online' and series_id = $1 and listing_id <> $2 \
-                 and price_yuan {cmp} $3 order by price_yuan {order}, listing_id limit $4"
+                "select listing_id, price_yuan from (select listing_id, price_yuan from listing where status = 'online' \
+                 and series_id = $1 and listing_id <> $2 and price_yuan {cmp} $3 order by price_yuan {order}, listing_id limit $4) as s_{order}"
             )
         };
-        let (above, below) = (side(">=", "asc"), side("<", "desc"));
+        let nearest = format!(
+            "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from ({} union all {}) as near \
+             order by abs(price_yuan - $3), listing_id limit $4)",
+            side(">=", "asc"),
+            side("<", "desc")
+        );
         let mut cards = if let Some(r) = &self.readers {
             let params: [&dyn rusqlite::ToSql; 4] = [&d.series_id, &d.listing_id, &d.price_yuan, &limit];
-            let mut above: Vec<ListingCard> = r.all(&above, &params)?;
-            above.extend(r.all::<ListingCard>(&below, &params)?);
-            above
+            r.all::<ListingCard>(&nearest, &params)?
         } else { on_pool!(self, p => {
-            let fetch = |sql: String| {
-                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p)
-            };
-            let (mut above, below) = tokio::try_join!(fetch(above), fetch(below))?;
-            above.extend(below);
-            above
+            sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(nearest)).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p).await?
         }) };
         cards.sort_by_key(|c| ((c.price_yuan - d.price_yuan).abs(), c.listing_id));
         cards.truncate(usize::try_from(limit).unwrap_or(0));

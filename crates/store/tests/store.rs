@@ -245,6 +245,32 @@ async fn details_history_and_similar_cars(store: &Store) {
     }
     let similar = store.similar_listings(&d, 6).await.unwrap();
     assert!(similar.iter().all(|c| c.listing_id != d.listing_id));
+    // The same series comes first, nearest in price (ties by id), for a car whose series has a
+    // few others (every other car of its series, found through the search).
+    let mut chosen = None;
+    for card in store.latest_listings(None, 50).await.unwrap() {
+        let car = store.public_listing(card.listing_id).await.unwrap();
+        let mut series = Vec::new();
+        for page in 1.. {
+            let found = store.search(&query(&format!("series={}&page={page}", car.series_slug)), Scope::ALL, 2026).await.unwrap();
+            let last = page >= found.pages();
+            series.extend(found.cards.into_iter().filter(|c| c.listing_id != car.listing_id).map(|c| ((c.price_yuan - car.price_yuan).abs(), c.listing_id)));
+            if last {
+                break;
+            }
+        }
+        if series.len() >= 4 {
+            chosen = Some((car, series));
+            break;
+        }
+    }
+    let (car, mut series) = chosen.expect("the seed puts several cars in some series");
+    series.sort_unstable();
+    for limit in 1..=3 {
+        let nearest: Vec<i64> = series.iter().take(limit).map(|&(_, id)| id).collect();
+        let similar = store.similar_listings(&car, limit as i64).await.unwrap();
+        assert_eq!(similar.iter().map(|c| c.listing_id).collect::<Vec<_>>(), nearest, "{limit}");
+    }
 
     // Removed and pending listings are not public; sold ones are.
     for (status, public) in [("removed", false), ("pending", false), ("sold", true), ("expired", true)] {
