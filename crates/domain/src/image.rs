@@ -1,7 +1,6 @@
 //! Seed §3 image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
 //! the image host's upload path in front; an empty field gives the default car image.
 
-use std::fmt::Write as _;
 
 /// The picture shown when a listing has none.
 pub const DEFAULT_CAR_IMAGE: &str = "/dist/img/default-car.svg";
@@ -49,8 +48,27 @@ pub fn sized(url: &str, upload_base: &str, width: u32) -> String {
 /// Appends `{stem}_w{width}.webp` of one of our photos to `out`.
 fn push_sized(out: &mut String, url: &str, width: u32) {
     let stem = url.rsplit_once('.').map_or(url, |(s, _)| s);
-    // Writing to a String cannot fail.
-    let _ = write!(out, "{stem}_w{width}.webp");
+    out.push_str(stem);
+    out.push_str("_w");
+    push_width(out, width);
+    out.push_str(".webp");
+}
+
+/// Appends a width in pixels, without the formatting machinery: every card of a list page has
+/// seven of them.
+fn push_width(out: &mut String, width: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    let mut n = width;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits[start..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// A `srcset` for a photo in every stored width, or `None` when only one size exists.
@@ -65,7 +83,9 @@ pub fn srcset(url: &str, upload_base: &str) -> Option<String> {
             out.push_str(", ");
         }
         push_sized(&mut out, url, *w);
-        let _ = write!(out, " {w}w");
+        out.push(' ');
+        push_width(&mut out, *w);
+        out.push('w');
     }
     Some(out)
 }
@@ -207,6 +227,8 @@ mod tests {
         let base = "https://img.example.com/upload/";
         let url = "https://img.example.com/upload/demo/suv-red-1.webp";
         assert_eq!(sized(url, base, 320), "https://img.example.com/upload/demo/suv-red-1_w320.webp");
+        assert_eq!(sized(url, base, 1080), "https://img.example.com/upload/demo/suv-red-1_w1080.webp");
+        assert_eq!(sized(url, base, 0), "https://img.example.com/upload/demo/suv-red-1_w0.webp");
         assert_eq!(
             srcset(url, base).unwrap(),
             "https://img.example.com/upload/demo/suv-red-1_w320.webp 320w, https://img.example.com/upload/demo/suv-red-1_w640.webp 640w, \

@@ -237,7 +237,7 @@ impl CarQuery {
     /// sort left out. Empty for the unfiltered first page.
     pub fn to_query(&self) -> String {
         let mut out = String::new();
-        self.write_query(&mut out, "");
+        self.write_query(&mut out, "", "&");
         out
     }
 
@@ -246,15 +246,22 @@ impl CarQuery {
         // One buffer: a list page links every option of every filter row (about 150 links).
         let mut out = String::with_capacity(path.len() + 48);
         out.push_str(path);
-        self.write_query(&mut out, "?");
+        self.write_query(&mut out, "?", "&");
         out
     }
 
-    /// Appends the canonical query to `out`, after `lead` when it is not empty.
-    fn write_query(&self, out: &mut String, lead: &str) {
+    /// Appends `?` and the canonical query to `out` with `&amp;` between the parameters: ready
+    /// for an HTML attribute, as every value is percent-encoded (nothing when the query is empty).
+    pub fn push_html_query(&self, out: &mut String) {
+        self.write_query(out, "?", "&amp;");
+    }
+
+    /// Appends the canonical query to `out`, after `lead` when it is not empty, its parameters
+    /// joined by `sep`.
+    fn write_query(&self, out: &mut String, lead: &str, sep: &str) {
         let mut first = true;
         self.each_pair(|k, v| {
-            out.push_str(if first { lead } else { "&" });
+            out.push_str(if first { lead } else { sep });
             first = false;
             out.push_str(k);
             out.push('=');
@@ -427,13 +434,22 @@ pub fn search_text(brand_slug: &str, series_slug: &str, title: &str, colour: &st
 
 /// Appends `value` percent-encoded for a query component (RFC 3986 unreserved kept as is).
 pub fn percent_encode_into(out: &mut String, value: &str) {
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    // Runs of unreserved bytes are copied whole: a list page encodes about 250 links.
+    let mut last = 0;
+    for (i, b) in value.bytes().enumerate() {
+        if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~')) {
+            // A run is ASCII after an encoded byte, so it starts and ends on a character boundary.
+            if last < i {
+                out.push_str(&value[last..i]);
+            }
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+            last = i + 1;
         }
     }
+    out.push_str(&value[last..]);
 }
 
 /// Percent-encodes a query component.
@@ -446,6 +462,14 @@ pub fn percent_encode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_values_are_percent_encoded_byte_by_byte_except_unreserved_runs() {
+        assert_eq!(percent_encode("白色 a&b=~x.y_z-"), "%E7%99%BD%E8%89%B2%20a%26b%3D~x.y_z-");
+        assert_eq!(percent_encode("朗逸"), "%E6%9C%97%E9%80%B8");
+        assert_eq!(percent_encode("5-8"), "5-8");
+        assert_eq!(percent_encode(""), "");
+    }
 
     #[test]
     fn search_text_is_lowercase_words_split_by_single_spaces() {
@@ -472,6 +496,11 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.href("/carlist"), "/carlist?brand=dazhong&price=5-8&fuel=1&city=changsha&sort=price_asc&page=3");
         assert_eq!(CarQuery::parse(std::iter::empty()).href("/carlist"), "/carlist");
+        let mut html = String::new();
+        parse("keyword=a&b").push_html_query(&mut html);
+        a.push_html_query(&mut html);
+        CarQuery::parse(std::iter::empty()).push_html_query(&mut html);
+        assert_eq!(html, "?keyword=a?brand=dazhong&amp;price=5-8&amp;fuel=1&amp;city=changsha&amp;sort=price_asc&amp;page=3");
     }
 
     #[test]

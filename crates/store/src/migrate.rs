@@ -85,6 +85,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0013_default_order.sql"),
         include_str!("../migrations/postgres/0013_default_order.sql"),
     ),
+    (
+        14,
+        "0014_price_order",
+        include_str!("../migrations/sqlite/0014_price_order.sql"),
+        include_str!("../migrations/postgres/0014_price_order.sql"),
+    ),
 ];
 
 impl Store {

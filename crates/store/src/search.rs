@@ -200,9 +200,9 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // to a dense search.
     let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
     let place_plus = if q.sort == Sort::Newest { "" } else { plus };
-    // A brand by price reads its own index and sorts: a brand's prices sit in one part of the
-    // price order (a cheap brand at the far end of "dearest first"), so reading along it for a
-    // dense brand passed most of the stock first (五菱 dearest first: 100 ms at a million).
+    // A brand by price reads its own price index (0014): a brand's prices sit in one part of
+    // the price order (a cheap brand at the far end of "dearest first"), so reading along it for
+    // a dense brand passed most of the stock first (五菱 dearest first: 100 ms at a million).
     let brand_plus = if matches!(q.sort, Sort::Default | Sort::PriceAsc | Sort::PriceDesc) { "" } else { plus };
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));

@@ -100,37 +100,40 @@ pub struct PageMeta {
 /// and `&` are written as `\u003c` etc. so no text can close the script element. Pages pass
 /// typed documents (no map built per key); `serde_json::Value` works too.
 pub fn json_ld(value: &impl Serialize) -> String {
-    let mut out = LdWriter(Vec::with_capacity(1024));
     // Writing into memory does not fail, and these documents have only string keys.
-    if serde_json::to_writer(&mut out, value).is_err() {
-        return String::from("{}");
-    }
-    String::from_utf8(out.0).unwrap_or_else(|_| String::from("{}"))
+    serde_json::to_string(value).map_or_else(|_| String::from("{}"), escape_ld)
 }
 
-/// The bytes of a JSON document with `<`, `>` and `&` escaped; they occur only inside strings,
-/// where `\u003c` reads back as the same character.
-struct LdWriter(Vec<u8>);
-
-impl std::io::Write for LdWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = rest.iter().position(|b| matches!(b, b'<' | b'>' | b'&')) {
-            self.0.extend_from_slice(&rest[..i]);
-            self.0.extend_from_slice(match rest[i] {
-                b'<' => b"\\u003c",
-                b'>' => b"\\u003e",
-                _ => b"\\u0026",
-            });
-            rest = &rest[i + 1..];
-        }
-        self.0.extend_from_slice(rest);
-        Ok(buf.len())
+/// A JSON document with `<`, `>` and `&` escaped; they occur only inside strings, where
+/// `\u003c` reads back as the same character. One scan when there are none (serialising
+/// straight into an escaping writer cost a check per fragment, about 700 on a list page).
+fn escape_ld(json: String) -> String {
+    let mut hits = memchr::memchr3_iter(b'<', b'>', b'&', json.as_bytes()).peekable();
+    if hits.peek().is_none() {
+        return json;
     }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    let mut out = String::with_capacity(json.len() + 64);
+    let mut last = 0;
+    for i in hits {
+        out.push_str(&json[last..i]);
+        out.push_str(match json.as_bytes()[i] {
+            b'<' => "\\u003c",
+            b'>' => "\\u003e",
+            _ => "\\u0026",
+        });
+        last = i + 1;
     }
+    out.push_str(&json[last..]);
+    out
+}
+
+/// Renders a page into a buffer of `capacity` bytes reserved up front. Askama reserves only its
+/// estimate of the template's own text, and a list page (about 40 KB) then grew its string nine
+/// times, copying it each time (about 6% of the page's instructions, callgrind).
+pub fn render_sized(tpl: &impl askama::Template, capacity: usize) -> Result<String, askama::Error> {
+    let mut out = String::with_capacity(capacity);
+    tpl.render_into(&mut out)?;
+    Ok(out)
 }
 
 impl PageMeta {

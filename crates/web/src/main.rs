@@ -21,7 +21,7 @@ const USAGE: &str = "usage:
   usedcar serve [--addr 127.0.0.1:8080] [--database-url URL] [--env development|staging|production] [--config FILE]
   usedcar seed --listings N [--seed S] [--database-url URL] [--env ENV] [--config FILE]
   usedcar migrate [--database-url URL] [--env ENV] [--config FILE]
-  usedcar bench-search [--combos N] [--database-url URL]   (latency of the /carlist queries, one JSON line)";
+  usedcar bench-search [--combos N] [--slowest N] [--database-url URL]   (latency of the /carlist queries, one JSON line)";
 
 struct Args {
     command: String,
@@ -127,11 +127,12 @@ async fn run(args: Args) -> Result<(), String> {
             Ok(())
         }
         "bench-search" => {
-            args.check_known(&["database-url", "env", "config", "combos"])?;
+            args.check_known(&["database-url", "env", "config", "combos", "slowest"])?;
             let cfg = args.config()?;
             let combos: usize = args.get("combos").unwrap_or("2000").parse().map_err(|_| "--combos must be a number")?;
+            let slowest: usize = args.get("slowest").unwrap_or("12").parse().map_err(|_| "--slowest must be a number")?;
             let store = open_store(&cfg).await?;
-            let line = web::search_bench::run(&store, web::SystemClock.now(), combos).await.map_err(|e| e.to_string())?;
+            let line = web::search_bench::run(&store, web::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
             #[expect(clippy::print_stdout, reason = "the benchmark's result is the command's output")]
             {
                 println!("{line}");

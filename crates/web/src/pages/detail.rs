@@ -356,7 +356,7 @@ async fn render_with(
         login_href: format!("/sys/login?return=%2Fdetails%2F{id}"),
         d,
     };
-    Ok(Html(tpl.render()?).into_response())
+    Ok(Html(crate::ctx::render_sized(&tpl, 24 * 1024)?).into_response())
 }
 
 fn parse_id(raw: &str) -> Result<i64, AppError> {

@@ -160,7 +160,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
         chooser,
     };
-    let mut res = Html(tpl.render()?).into_response();
+    let mut res = Html(crate::ctx::render_sized(&tpl, 32 * 1024)?).into_response();
     if let Some(slug) = set_city {
         let value = if slug.is_empty() { clear_cookie(&state.config, CITY_COOKIE) } else { set_cookie(&state.config, CITY_COOKIE, &slug, false) };
         if let Some(v) = value {
