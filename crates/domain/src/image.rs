@@ -17,12 +17,21 @@ pub fn resolve(field: &str, upload_base: &str) -> Vec<String> {
 
 /// The first image of a field, resolved, or the default car image.
 pub fn cover(field: &str, upload_base: &str) -> String {
-    resolve(field, upload_base).swap_remove(0)
+    let field = field.trim();
+    if field.starts_with('[') {
+        return resolve(field, upload_base).swap_remove(0);
+    }
+    // A list's first item without splitting the rest: every card of a page has a cover.
+    match field.split(',').map(str::trim).find(|s| !s.is_empty() && *s != "null") {
+        Some(url) if url.starts_with("http") => url.to_owned(),
+        Some(path) => join(upload_base, path),
+        None => DEFAULT_CAR_IMAGE.to_owned(),
+    }
 }
 
 /// Joins the upload base and a relative path with exactly one slash between them.
 pub fn join(upload_base: &str, path: &str) -> String {
-    format!("{}/{}", upload_base.trim_end_matches('/'), path.trim_start_matches('/'))
+    crate::text::concat(&[upload_base.trim_end_matches('/'), "/", path.trim_start_matches('/')])
 }
 
 /// Widths (px, 4:3) in which every uploaded listing photo is stored: `{stem}_w{width}.webp`.
@@ -54,21 +63,15 @@ fn push_sized(out: &mut String, url: &str, width: u32) {
     out.push_str(".webp");
 }
 
-/// Appends a width in pixels, without the formatting machinery: every card of a list page has
-/// seven of them.
+/// Appends a width in pixels (the stored widths as they are: every card and photo of a page
+/// names three).
 fn push_width(out: &mut String, width: u32) {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    let mut n = width;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    match width {
+        320 => out.push_str("320"),
+        640 => out.push_str("640"),
+        960 => out.push_str("960"),
+        other => crate::text::push_int(out, i64::from(other)),
     }
-    digits[start..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// A `srcset` for a photo in every stored width, or `None` when only one size exists.
@@ -258,6 +261,7 @@ mod tests {
         ];
         for (field, want) in cases {
             assert_eq!(resolve(field, BASE), *want, "field {field:?}");
+            assert_eq!(cover(field, BASE), want[0], "cover of {field:?}");
         }
     }
 
@@ -265,5 +269,6 @@ mod tests {
     fn cover_is_the_first_image() {
         assert_eq!(cover("x.jpg,y.jpg", "/upload"), "/upload/x.jpg");
         assert_eq!(cover("", "/upload"), DEFAULT_CAR_IMAGE);
+        assert_eq!(cover(" , null, http://x.cn/a.jpg ,b.jpg", "/upload"), "http://x.cn/a.jpg");
     }
 }

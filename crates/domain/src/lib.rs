@@ -21,6 +21,7 @@ pub mod search;
 pub mod selling;
 pub mod service;
 pub mod stats;
+pub mod text;
 pub mod time;
 pub mod validate;
 pub mod valuation;

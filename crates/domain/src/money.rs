@@ -5,13 +5,21 @@ pub fn wan(yuan: i64) -> String {
     let hundredths = (yuan + 50) / 100;
     let whole = hundredths / 100;
     let frac = hundredths % 100;
-    if frac == 0 {
-        whole.to_string()
-    } else if frac % 10 == 0 {
-        format!("{whole}.{}", frac / 10)
-    } else {
-        format!("{whole}.{frac:02}")
+    // Appended by hand: every card of a list shows a price and a mileage.
+    let mut out = String::with_capacity(12);
+    if hundredths < 0 && whole == 0 {
+        out.push('-');
     }
+    crate::text::push_int(&mut out, whole);
+    let frac = frac.abs();
+    if frac != 0 {
+        out.push('.');
+        out.push(char::from(b'0' + (frac / 10) as u8));
+        if frac % 10 != 0 {
+            out.push(char::from(b'0' + (frac % 10) as u8));
+        }
+    }
+    out
 }
 
 /// Formats a mileage in kilometres as 万公里 with up to two decimals: `35000` → `3.5`.

@@ -39,6 +39,8 @@ pub struct City {
 struct Regions {
     provinces: Vec<Province>,
     cities: Vec<City>,
+    /// Positions in `cities` in slug order (then code order), for `city_by_slug`.
+    by_slug: Vec<usize>,
 }
 
 static REGIONS: LazyLock<Regions> = LazyLock::new(|| parse(include_str!("data/regions.txt")));
@@ -69,7 +71,9 @@ fn parse(text: &'static str) -> Regions {
     // Code order, which `city` and `province` search by halves.
     provinces.sort_by_key(|p| p.code);
     cities.sort_by_key(|c| c.code);
-    Regions { provinces, cities }
+    let mut by_slug: Vec<usize> = (0..cities.len()).collect();
+    by_slug.sort_by_key(|&i| (cities[i].slug, cities[i].code));
+    Regions { provinces, cities, by_slug }
 }
 
 /// All provincial-level divisions in code order.
@@ -106,7 +110,11 @@ pub fn city(code: u32) -> Option<&'static City> {
 
 /// Looks a city up by pinyin slug.
 pub fn city_by_slug(slug: &str) -> Option<&'static City> {
-    cities().iter().find(|c| c.slug == slug)
+    // By halves too: every page reads the visitor's city cookie, and the region picker lists
+    // the hot cities by slug.
+    let r = &*REGIONS;
+    let at = r.by_slug.partition_point(|&i| r.cities[i].slug < slug);
+    r.by_slug.get(at).map(|&i| &r.cities[i]).filter(|c| c.slug == slug)
 }
 
 /// Provinces grouped by initial letter, A to Z, each group in code order (seed §3's list shape).
@@ -202,6 +210,11 @@ mod tests {
         assert_eq!(city_by_slug("suzhou-anhui").unwrap().name, "宿州");
         assert_eq!(city(430100).unwrap().name, "长沙");
         assert!(city_by_slug("atlantis").is_none());
+        assert!(city_by_slug("").is_none());
+        for c in cities() {
+            let first = cities().iter().find(|x| x.slug == c.slug).unwrap();
+            assert_eq!(city_by_slug(c.slug).map(|x| x.code), Some(first.code), "{}", c.slug);
+        }
     }
 
     #[test]

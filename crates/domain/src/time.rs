@@ -34,11 +34,11 @@ pub fn relative(then: i64, now: i64) -> String {
     if secs < 60 {
         "刚刚".to_owned()
     } else if secs < 3600 {
-        format!("{}分钟前", secs / 60)
+        crate::text::with_int("", secs / 60, "分钟前")
     } else if secs < 86_400 {
-        format!("{}小时前", secs / 3600)
+        crate::text::with_int("", secs / 3600, "小时前")
     } else {
-        format!("{}天前", secs / 86_400)
+        crate::text::with_int("", secs / 86_400, "天前")
     }
 }
 

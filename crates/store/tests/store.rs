@@ -264,7 +264,7 @@ async fn details_history_and_similar_cars(store: &Store) {
             break;
         }
     }
-    let (car, mut series) = chosen.expect("the seed puts several cars in some series");
+    let Some((car, mut series)) = chosen else { panic!("the seed puts several cars in some series") };
     series.sort_unstable();
     for limit in 1..=3 {
         let nearest: Vec<i64> = series.iter().take(limit).map(|&(_, id)| id).collect();

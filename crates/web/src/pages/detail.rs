@@ -290,7 +290,7 @@ async fn render_with(
     let share_props = ShareProps {
         payload: SharePayload {
             s_title: format!("{} {}万", d.title, domain::money::wan(d.price_yuan)),
-            s_desc: description.clone(),
+            s_desc: description,
             s_imgurl: page.og_image.clone(),
             s_link: plain_url,
         },
@@ -375,7 +375,7 @@ pub async fn detail(
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let lead = pairs.iter().find(|(k, _)| k == "lead").map(|(_, v)| v.as_str());
     let sharer = pairs.iter().find(|(k, _)| k == "sharer").and_then(|(_, v)| v.parse::<i64>().ok()).filter(|v| *v > 0);
-    let notice = match lead.as_deref() {
+    let notice = match lead {
         Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
         Some("again") => Some("您今天已就这辆车提交过，卖家会尽快与您联系，无需重复提交。".to_owned()),
         _ => None,

@@ -83,11 +83,11 @@ impl CardView {
         let original = domain::image::cover(&card.cover, base);
         CardView {
             id: card.listing_id,
-            href: format!("/details/{}", card.listing_id),
+            href: domain::text::with_int("/details/", card.listing_id, ""),
             title: card.title.clone(),
             cover: domain::image::sized(&original, base, 640),
             srcset: domain::image::srcset(&original, base),
-            meta: format!("{}年 · {}万公里 · {}", card.first_reg_year, domain::money::wan_km(card.mileage_km), city),
+            meta: domain::text::concat(&[&domain::text::with_int("", card.first_reg_year.into(), "年 · "), &domain::money::wan_km(card.mileage_km), "万公里 · ", city]),
             price_wan: domain::money::wan(card.price_yuan),
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),

@@ -413,7 +413,7 @@ async fn form_suggestion(state: &AppState, input: &SellInput) -> Result<Option<S
 /// `POST /personalsell`: a new listing (sign-in required).
 pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipart) -> Result<Response, AppError> {
     let Some(user) = visitor.user.clone() else {
-        return Ok(crate::pages::login::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED)?);
+        return crate::pages::login::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
     };
     match check_posted(&state, &user, mp, "/personalsell").await? {
         Err(form) => {

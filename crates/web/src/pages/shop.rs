@@ -522,7 +522,7 @@ pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, std::collections::B
         e.insert("hours", "营业时间最多30个字".to_owned());
     }
     let licence = p.licence_no.trim();
-    if !licence.is_empty() && !(licence.len() == 18 && licence.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())) {
+    if !licence.is_empty() && (licence.len() != 18 || !licence.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())) {
         e.insert("licence_no", "统一社会信用代码应为18位数字或大写字母".to_owned());
     }
     if len(&p.intro) > 500 {
