@@ -355,6 +355,10 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
             p["nginx"] = ng;
         }
     }
+    // `stop` through the master, which takes its workers with it (killing the master alone
+    // would leave them running and listening).
+    let _ = Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(dir).args(["-s", "stop"]).status();
+    let _ = nginx.0.wait();
     drop(nginx);
     let first_urls: serde_json::Map<String, Value> = groups.iter().map(|(g, urls)| ((*g).to_owned(), json!(urls[0]))).collect();
     Ok(json!({ "pages": pages, "first_urls": first_urls, "peak_rss_mb": { "cache_off": rss_off, "cache_on": rss_on } }))
