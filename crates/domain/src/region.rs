@@ -93,7 +93,8 @@ pub fn cities_of(province_code: u32) -> impl Iterator<Item = &'static City> {
 
 /// Looks a province up by code.
 pub fn province(code: u32) -> Option<&'static Province> {
-    provinces().iter().find(|p| p.code == code)
+    let all = provinces();
+    all.binary_search_by_key(&code, |p| p.code).ok().map(|i| &all[i])
 }
 
 /// Looks a province up by pinyin slug.
@@ -170,6 +171,10 @@ mod tests {
             assert_eq!(city(c.code).map(|found| found.name), Some(c.name), "found by its code");
         }
         assert!(city(0).is_none() && city(430_000).is_none() && city(u32::MAX).is_none());
+        for p in provinces() {
+            assert_eq!(province(p.code).map(|found| found.name), Some(p.name), "found by its code");
+        }
+        assert!(province(0).is_none() && province(430_100).is_none());
         let per_province = |code| cities_of(code).count();
         assert_eq!(per_province(440000), 21);
         assert_eq!(per_province(320000), 13);

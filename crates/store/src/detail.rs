@@ -1,6 +1,8 @@
 //! One listing in full for `/details/{id}`: the row with its seller, photos, price history and
 //! similar cars; browsing history; the expiry job.
 
+use std::sync::LazyLock;
+
 use serde::Serialize;
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
@@ -227,34 +229,37 @@ impl Store {
         // The nearest prices: the `limit` nearest at or above the car's price and below it, read
         // along (status, series_id, price_yuan, listing_id) without visiting the rows, then the
         // nearest of both sides (ties by id); only those rows are read.
+        let wanted = usize::try_from(limit).unwrap_or(0);
         let mut cards = if let Some(r) = &self.readers {
             // On a reader connection the ids are chosen here and their rows read by id: the
             // one-statement form below builds a temporary table for its `in` list and sorts the
             // union through another (5% of the instructions of `/details`, callgrind).
             let params: [&dyn rusqlite::ToSql; 4] = [&d.series_id, &d.listing_id, &d.price_yuan, &limit];
-            let both = format!("{} union all {}", similar_side(">=", "asc"), similar_side("<", "desc"));
-            let mut near: Vec<(i64, i64)> = r.all(&both, &params)?;
+            let mut near: Vec<(i64, i64)> = r.all(&SIMILAR_SIDES, &params)?;
             near.sort_by_key(|&(id, price)| ((price - d.price_yuan).abs(), id));
-            near.truncate(usize::try_from(limit).unwrap_or(0));
-            // The chosen rows in one statement of point reads (`0` is no listing's id).
+            // The chosen rows in one statement of point reads, padded with `0` (no listing's id)
+            // so that each limit has one statement text.
             let mut ids: Vec<i64> = near.into_iter().map(|(id, _)| id).collect();
-            ids.resize(usize::try_from(limit).unwrap_or(0), 0);
-            let by_id = (1..=ids.len()).map(|i| format!("select {CARD_COLUMNS} from listing where listing_id = ${i}")).collect::<Vec<_>>().join(" union all ");
+            ids.resize(wanted, 0);
+            let mut by_id = String::with_capacity(ids.len() * (CARD_COLUMNS.len() + 64));
+            for i in 1..=ids.len() as i64 {
+                if i > 1 {
+                    by_id.push_str(" union all ");
+                }
+                by_id.push_str("select ");
+                by_id.push_str(CARD_COLUMNS);
+                by_id.push_str(" from listing where listing_id = $");
+                domain::text::push_int(&mut by_id, i);
+            }
             let params: Vec<&dyn rusqlite::ToSql> = ids.iter().map(|id| id as &dyn rusqlite::ToSql).collect();
             if ids.is_empty() { Vec::new() } else { r.all(&by_id, &params)? }
         } else {
-            let nearest = format!(
-                "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from ({} union all {}) as near \
-                 order by abs(price_yuan - $3), listing_id limit $4)",
-                similar_side(">=", "asc"),
-                similar_side("<", "desc")
-            );
             on_pool!(self, p => {
-                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(nearest)).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p).await?
+                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(SIMILAR_NEAREST.as_str())).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p).await?
             })
         };
         cards.sort_by_key(|c| ((c.price_yuan - d.price_yuan).abs(), c.listing_id));
-        cards.truncate(usize::try_from(limit).unwrap_or(0));
+        cards.truncate(wanted);
         let missing = limit - cards.len() as i64;
         if missing > 0 {
             // Newest first along the publication index (`+price_yuan`: a price range of ±30 %
@@ -338,9 +343,22 @@ impl Store {
     }
 }
 
-/// One side of a car's price among the online cars of its series (`cmp` `>=` with `asc`, `<`
-/// with `desc`): up to `$4` listing ids and prices, nearest first, ties by id; `$1` the series,
-/// `$2` the car left out, `$3` its price.
+/// A car's nearest prices among the online cars of its series: up to `$4` at or above its price
+/// and up to `$4` below, each side nearest first with ties by id (listing id and price); `$1`
+/// the series, `$2` the car left out, `$3` its price.
+static SIMILAR_SIDES: LazyLock<String> = LazyLock::new(|| format!("{} union all {}", similar_side(">=", "asc"), similar_side("<", "desc")));
+
+/// The cards of the `$4` nearest of [`SIMILAR_SIDES`], in one statement (PostgreSQL: one round
+/// trip).
+static SIMILAR_NEAREST: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from ({}) as near \
+         order by abs(price_yuan - $3), listing_id limit $4)",
+        *SIMILAR_SIDES
+    )
+});
+
+/// One side of [`SIMILAR_SIDES`] (`cmp` `>=` with `asc`, `<` with `desc`).
 fn similar_side(cmp: &str, order: &str) -> String {
     format!(
         "select listing_id, price_yuan from (select listing_id, price_yuan from listing where status = 'online' \

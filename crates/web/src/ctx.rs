@@ -181,7 +181,7 @@ pub fn absolute(state: &AppState, url: &str) -> String {
     if url.starts_with("http://") || url.starts_with("https://") {
         url.to_owned()
     } else {
-        domain::text::concat(&[state.config.site_url.trim_end_matches('/'), "/", url.trim_start_matches('/')])
+        domain::image::join(&state.config.site_url, url)
     }
 }
 

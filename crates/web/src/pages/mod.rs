@@ -81,13 +81,17 @@ impl CardView {
         }
         let base = &state.config.image_upload_base;
         let original = domain::image::cover(&card.cover, base);
+        let mut meta = domain::text::with_int("", card.first_reg_year.into(), "年 · ");
+        meta.push_str(&domain::money::wan_km(card.mileage_km));
+        meta.push_str("万公里 · ");
+        meta.push_str(city);
         CardView {
             id: card.listing_id,
             href: domain::text::with_int("/details/", card.listing_id, ""),
             title: card.title.clone(),
             cover: domain::image::sized(&original, base, 640),
             srcset: domain::image::srcset(&original, base),
-            meta: domain::text::concat(&[&domain::text::with_int("", card.first_reg_year.into(), "年 · "), &domain::money::wan_km(card.mileage_km), "万公里 · ", city]),
+            meta,
             price_wan: domain::money::wan(card.price_yuan),
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
