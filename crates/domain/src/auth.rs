@@ -9,6 +9,8 @@
 //! assert_eq!(auth::safe_return("//evil.example/x"), "/");
 //! ```
 
+use std::borrow::Cow;
+
 use hmac::{Hmac, KeyInit, Mac};
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -111,15 +113,69 @@ pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> R
     Ok(())
 }
 
-/// A return path after sign-in: only a site-relative path (`/…`, not `//…` nor `/\…`, no control
-/// characters, at most 512 bytes); anything else becomes `/`, so login never redirects off-site.
-pub fn safe_return(path: &str) -> &str {
-    let ok = path.starts_with('/')
-        && !path.starts_with("//")
-        && !path.starts_with("/\\")
-        && path.len() <= 512
-        && !path.chars().any(|c| c.is_control() || c == '\\');
-    if ok { path } else { "/" }
+/// A return path after sign-in, made a plain same-site path before it goes out in `Location`, so
+/// login never redirects off-site: it must start with one `/` and hold no backslash or control
+/// character (else `/`); dot segments (`.`, `..`, also percent-encoded, as browsers read them) are
+/// resolved and empty segments dropped, so `/..//evil.example` cannot become `//evil.example`; the
+/// fragment is dropped; bytes outside printable ASCII are percent-encoded; a result over 512 bytes
+/// is `/`.
+pub fn safe_return(path: &str) -> Cow<'_, str> {
+    const MAX: usize = 512;
+    let hostile = !path.starts_with('/') || path.starts_with("//") || path.chars().any(|c| c.is_control() || c == '\\');
+    if hostile || path.len() > MAX * 3 {
+        return Cow::Borrowed("/");
+    }
+    let (route, rest) = path.find(['?', '#']).map_or((path, ""), |i| path.split_at(i));
+    let query = rest.split('#').next().unwrap_or("");
+    let mut segments: Vec<&str> = Vec::new();
+    for seg in route.split('/') {
+        if seg.is_empty() || is_dot(seg) {
+            continue;
+        }
+        if is_dot_dot(seg) {
+            segments.pop();
+        } else {
+            segments.push(seg);
+        }
+    }
+    let mut out = String::with_capacity(path.len());
+    for seg in &segments {
+        out.push('/');
+        push_plain(&mut out, seg);
+    }
+    if out.is_empty() || (route.ends_with('/') && !segments.is_empty()) {
+        out.push('/');
+    }
+    push_plain(&mut out, query);
+    if out.len() > MAX {
+        Cow::Borrowed("/")
+    } else if out == path {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+fn is_dot(seg: &str) -> bool {
+    seg == "." || seg.eq_ignore_ascii_case("%2e")
+}
+
+fn is_dot_dot(seg: &str) -> bool {
+    ["..", ".%2e", "%2e.", "%2e%2e"].iter().any(|d| seg.eq_ignore_ascii_case(d))
+}
+
+/// Appends `s` with every byte outside printable ASCII, and space, `"`, `<`, `>`, percent-encoded.
+fn push_plain(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in s.as_bytes() {
+        if b.is_ascii_graphic() && !matches!(b, b'"' | b'<' | b'>') {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
 }
 
 /// The WeChat JS-SDK signature: SHA-1 (hex) over
@@ -216,10 +272,31 @@ mod tests {
         for ok in ["/", "/details/5", "/carlist?brand=dazhong&page=2", "/space/history"] {
             assert_eq!(safe_return(ok), ok);
         }
-        for bad in ["", "https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", "details/5", "/a\nb"] {
+        for bad in ["", "https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", "details/5", "/a\nb", "/x/\\evil"] {
             assert_eq!(safe_return(bad), "/", "{bad:?}");
         }
         assert_eq!(safe_return(&format!("/{}", "a".repeat(600))), "/");
+        // Regression (outside security test): dot segments and doubled slashes could leave a path
+        // a browser reads as another host once it is written back as a link.
+        let normalised = [
+            ("/..//evil.example", "/evil.example"),
+            ("/.//evil.example", "/evil.example"),
+            ("/%2e%2e//evil.example", "/evil.example"),
+            ("/%2E./%2e//evil.example/x?y=1", "/evil.example/x?y=1"),
+            ("/space/../details/5", "/details/5"),
+            ("/a//b/./c/", "/a/b/c/"),
+            ("/..", "/"),
+            ("/details/5#photos", "/details/5"),
+            ("/carlist?keyword=宝马 X3", "/carlist?keyword=%E5%AE%9D%E9%A9%AC%20X3"),
+            ("/车", "/%E8%BD%A6"),
+            ("/a?b=\"<x>\"", "/a?b=%22%3Cx%3E%22"),
+        ];
+        for (raw, want) in normalised {
+            let got = safe_return(raw);
+            assert_eq!(got, want, "{raw:?}");
+            assert!(!got.starts_with("//") && got.is_ascii(), "{got:?}");
+        }
+        assert_eq!(safe_return(&format!("/{}", "车".repeat(200))), "/", "too long once encoded");
     }
 
     #[test]

@@ -265,12 +265,16 @@ impl Store {
         }
     }
 
-    /// Ends a session on the server (logout): its token and web cookie stop working.
-    pub async fn revoke_session(&self, token_hash: &str, now: i64) -> Result<(), DbError> {
+    /// Ends the sessions a logout names (by the token's digest, the web cookie's digest, or both):
+    /// their token and web cookie stop working. A session's current token is on its row, so
+    /// revoking by the web cookie also ends every token exchanged from it, and a stale token
+    /// (replaced by an exchange) still ends its session through the web cookie.
+    pub async fn revoke_session(&self, token_hash: Option<&str>, web_hash: Option<&str>, now: i64) -> Result<(), DbError> {
         on_pool!(self, p => {
-            sqlx::query("update user_session set revoked_at = $1 where token_hash = $2 and revoked_at is null")
+            sqlx::query("update user_session set revoked_at = $1 where (token_hash = $2 or web_token_hash = $3) and revoked_at is null")
                 .bind(now)
                 .bind(token_hash)
+                .bind(web_hash)
                 .execute(p)
                 .await?;
         });

@@ -546,9 +546,21 @@ async fn codes_sessions_and_tickets_are_single_use(store: &Store) {
     assert!(store.rotate_token("w1", "t2", NOW + 20).await.unwrap().is_some());
     assert!(store.session_user("t1", NOW + 21).await.unwrap().is_none());
     assert!(store.session_user("t2", NOW + 21).await.unwrap().is_some());
-    store.revoke_session("t2", NOW + 30).await.unwrap();
+    store.revoke_session(Some("t2"), None, NOW + 30).await.unwrap();
     assert!(store.session_user("t2", NOW + 31).await.unwrap().is_none());
     assert!(store.rotate_token("w1", "t3", NOW + 32).await.unwrap().is_none(), "logout ends the web cookie too");
+    // Logout with only the web cookie, or with a stale token beside it, ends the session and the
+    // token exchanged from the cookie.
+    let s = NewSession { token_hash: "t4", web_hash: "w4", ..s };
+    store.create_session(&s, NOW).await.unwrap();
+    assert!(store.rotate_token("w4", "t5", NOW + 40).await.unwrap().is_some());
+    store.revoke_session(Some("t4"), Some("w4"), NOW + 41).await.unwrap();
+    assert!(store.session_user("t5", NOW + 42).await.unwrap().is_none(), "the exchanged token dies with its web cookie");
+    assert!(store.rotate_token("w4", "t6", NOW + 43).await.unwrap().is_none());
+    let s = NewSession { token_hash: "t7", web_hash: "w7", ..s };
+    store.create_session(&s, NOW).await.unwrap();
+    store.revoke_session(None, Some("w7"), NOW + 50).await.unwrap();
+    assert!(store.session_user("t7", NOW + 51).await.unwrap().is_none());
 
     store.create_ticket("st", "oauth_qq", "/x", None, "", None, NOW, 600).await.unwrap();
     assert!(store.advance_ticket("st", "oauth_wx", "pending", "used", None, NOW).await.unwrap().is_none(), "kinds do not mix");

@@ -11,65 +11,27 @@
 //! | GET | `/api/buycar-api/dealer/clues` | the dealer's shop leads (`status` optional), numbers masked until opened, each with its call recordings |
 //! | GET | `/api/buycar-api/dealer/recordings/{id}` | one call recording of the dealer's shop (`CM004` for any other id) |
 //!
-//! Codes: `0000` success, `CM001` bad input, `CM002` invalid session (both cookies cleared under
-//! the configured and the default domain), `CM003` outside service failed. Bodies may be form
-//! fields or a JSON object; the token comes from the `token` header or the `hx_token` cookie.
+//! Codes: see `envelope` (`CM002`, an invalid session, clears both cookies under the configured
+//! and the default domain). Bodies may be form fields or a JSON object; the token comes from the
+//! `token` header or the `hx_token` cookie.
 
 use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::ctx::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, device_of, peer_ip, set_cookie};
+use crate::envelope::{ApiCode, fail, ok};
 use crate::error::AppError;
 use crate::session::{self, TOKEN_COOKIE};
 
-/// Success.
-pub const OK: &str = "0000";
-/// Bad input.
-pub const BAD_INPUT: &str = "CM001";
-/// Invalid session (seed §8).
-pub const CM002: &str = "CM002";
-/// An outside service failed.
-pub const UPSTREAM: &str = "CM003";
-/// Not yours, or not there (another dealer's lead or recording looks like none).
-pub const NOT_FOUND: &str = "CM004";
-/// Signed in, but the role may not use this.
-pub const FORBIDDEN: &str = "CM005";
-
-#[derive(Serialize)]
-struct Envelope<'a> {
-    success: bool,
-    code: &'a str,
-    msg: &'a str,
-    data: Value,
-}
-
-/// A success envelope.
-pub fn ok(data: Value) -> Response {
-    envelope(StatusCode::OK, OK, "成功", data)
-}
-
-/// A failure envelope.
-pub fn fail(status: StatusCode, code: &str, msg: &str) -> Response {
-    envelope(status, code, msg, Value::Null)
-}
-
-fn envelope(status: StatusCode, code: &str, msg: &str, data: Value) -> Response {
-    let mut res = axum::Json(Envelope { success: code == OK, code, msg, data }).into_response();
-    *res.status_mut() = status;
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
-}
-
 /// CM002: the session is invalid; both cookies are removed.
 pub fn cm002(state: &AppState) -> Response {
-    let mut res = fail(StatusCode::UNAUTHORIZED, CM002, "登录已失效，请重新登录");
+    let mut res = fail(StatusCode::UNAUTHORIZED, ApiCode::Session, "登录已失效，请重新登录");
     for c in session::clearing_cookies(state) {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
@@ -98,17 +60,20 @@ pub async fn wechat_sign(State(state): State<AppState>, headers: HeaderMap, body
     let f = fields(&headers, &body);
     let url = f.get("token").map(String::as_str).unwrap_or("").split('#').next().unwrap_or("").trim().to_owned();
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() > 2_000 {
-        return fail(StatusCode::BAD_REQUEST, BAD_INPUT, "页面地址无效");
+        return fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "页面地址无效");
     }
     let ticket = match state.adapters.oauth.jsapi_ticket().await {
         Ok(t) => t,
         Err(e) => {
             tracing::warn!(error = %e, "jsapi ticket unavailable");
-            return fail(StatusCode::SERVICE_UNAVAILABLE, UPSTREAM, "微信签名暂不可用");
+            return fail(StatusCode::SERVICE_UNAVAILABLE, ApiCode::Upstream, "微信签名暂不可用");
         }
     };
     let timestamp = state.clock.now();
-    let nonce = &crate::ctx::random_id()[..16];
+    let Ok(nonce) = crate::random::hex_from::<8>(state.random.as_ref()) else {
+        return fail(StatusCode::INTERNAL_SERVER_ERROR, ApiCode::Upstream, "服务器开小差了，请稍后再试");
+    };
+    let nonce = nonce.as_str();
     let signature = domain::auth::jssdk_signature(&ticket, nonce, timestamp, &url);
     ok(Value::String(format!("{timestamp},{nonce},{signature},{}", state.config.wx_app_id)))
 }
@@ -176,7 +141,7 @@ pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap
     let (mobile, app_token) = (f.get("mobile").map_or("", String::as_str), f.get("appToken").map_or("", String::as_str));
     let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::ctx::valid_device_id(d));
     let Some(issued) = session::exchange_app_token(&state, mobile, app_token, device, &headers, &ip).await? else {
-        return Ok(fail(StatusCode::UNAUTHORIZED, BAD_INPUT, "登录凭证无效或已过期"));
+        return Ok(fail(StatusCode::UNAUTHORIZED, ApiCode::BadInput, "登录凭证无效或已过期"));
     };
     let data = json!({
         "record": issued.token,
@@ -211,7 +176,7 @@ async fn dealer(state: &AppState, headers: &HeaderMap) -> Result<Result<store::U
     let Some(token) = session::presented_token(headers) else { return Ok(Err(cm002(state))) };
     let Some(u) = session::lookup(state, token).await? else { return Ok(Err(cm002(state))) };
     if domain::auth::Role::parse(&u.role) != domain::auth::Role::Dealer {
-        return Ok(Err(fail(StatusCode::FORBIDDEN, FORBIDDEN, "仅商家可以使用")));
+        return Ok(Err(fail(StatusCode::FORBIDDEN, ApiCode::Forbidden, "仅商家可以使用")));
     }
     Ok(Ok(u))
 }
@@ -224,7 +189,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
     };
     let status = form_urlencoded::parse(query.unwrap_or_default().as_bytes()).find(|(k, _)| k == "status").map(|(_, v)| v.into_owned()).unwrap_or_default();
     if !matches!(status.as_str(), "" | "new" | "contacted" | "closed") {
-        return Ok(fail(StatusCode::BAD_REQUEST, BAD_INPUT, "状态应为 new、contacted 或 closed"));
+        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "状态应为 new、contacted 或 closed"));
     }
     let recordings = crate::pages::calls::by_lead(&state, u.user_id).await?;
     let leads: Vec<Value> = state
@@ -251,27 +216,28 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
 }
 
 /// `GET /api/buycar-api/dealer/recordings/{id}`.
-pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap, axum::extract::Path(id): axum::extract::Path<String>) -> Result<Response, AppError> {
+pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap, crate::extract::Path(id): crate::extract::Path<String>) -> Result<Response, AppError> {
     let u = match dealer(&state, &headers).await? {
         Ok(u) => u,
         Err(res) => return Ok(res),
     };
-    let Ok(id) = id.parse::<i64>() else { return Ok(fail(StatusCode::NOT_FOUND, NOT_FOUND, "录音不存在")) };
+    let Ok(id) = id.parse::<i64>() else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
     match state.store.call_recording(u.user_id, id).await {
         Ok(r) => Ok(ok(crate::pages::calls::RecordingView::new(&r, state.clock.now()).json())),
-        Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, NOT_FOUND, "录音不存在")),
+        Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")),
         Err(e) => Err(e.into()),
     }
 }
 
 /// Unknown paths under `/api/` answer in the envelope too.
 pub async fn not_found() -> Response {
-    fail(StatusCode::NOT_FOUND, BAD_INPUT, "接口不存在")
+    fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "接口不存在")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     #[test]
     fn bodies_are_read_as_form_or_json() {

@@ -24,7 +24,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::AppState;
-use crate::ctx::{CITY_COOKIE, DEVICE_COOKIE, device_of, random_id, set_cookie};
+use crate::ctx::{CITY_COOKIE, DEVICE_COOKIE, device_of, set_cookie};
 
 /// Largest body read (a list page is about 60 KB uncompressed).
 const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -186,7 +186,10 @@ fn respond(state: &AppState, e: Entry) -> Response {
     *res.status_mut() = e.status;
     *res.headers_mut() = e.headers;
     // A first visit gets its own device id, as the route middleware would have issued.
-    if let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &random_id(), true) {
+    // Without randomness the visit goes on without a device id (it gets one on a later page).
+    if let Ok(id) = crate::random::hex_from::<16>(state.random.as_ref())
+        && let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &id, true)
+    {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
     res.headers_mut().insert("x-cache", HeaderValue::from_static("hit"));

@@ -161,6 +161,16 @@ const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
 const DEV_SECRET: &str = "development-only-secret-never-used-elsewhere";
 const DEV_APP_TOKEN_SECRET: &str = "development-only-app-token-secret";
 
+/// Where WeChat and QQ serve the profile pictures their sign-in returns.
+const OAUTH_AVATAR_ORIGINS: [&str; 3] = ["https://thirdwx.qlogo.cn", "https://thirdqq.qlogo.cn", "https://qzapp.qlogo.cn"];
+
+/// `scheme://host[:port]` of an absolute `http(s)` URL; `None` for a site-relative path.
+fn origin_of(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"))?;
+    let end = url.len() - rest.len() + rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    (end > url.len() - rest.len()).then(|| &url[..end])
+}
+
 impl Config {
     /// The built-in defaults of an environment.
     pub fn defaults(env: Env) -> Config {
@@ -286,9 +296,29 @@ impl Config {
 
     /// The origin (`https://host`) of the JS-SDK script, for the CSP; empty when not a URL.
     pub fn jssdk_origin(&self) -> &str {
-        let url = &self.wx_jssdk_url;
-        let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else { return "" };
-        &url[..url.len() - rest.len() + rest.find('/').unwrap_or(rest.len())]
+        origin_of(&self.wx_jssdk_url).unwrap_or("")
+    }
+
+    /// The origins images are served from besides this site: the upload host and the static host
+    /// when they are absolute URLs, and, with real WeChat/QQ sign-in, the hosts of their profile
+    /// pictures (shown in the personal space). In order, without repeats.
+    pub fn image_origins(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |url: &str| {
+            if let Some(origin) = origin_of(url)
+                && !out.iter().any(|o| o == origin)
+            {
+                out.push(origin.to_owned());
+            }
+        };
+        add(&self.image_upload_base);
+        add(&self.static_path);
+        if self.oauth_adapter != "sandbox" {
+            for host in OAUTH_AVATAR_ORIGINS {
+                add(host);
+            }
+        }
+        out
     }
 
     /// Whether cookies get `Secure` (every environment served over HTTPS).

@@ -357,7 +357,10 @@ pub fn route_middleware(
                         let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
                             Some(v) => v.to_owned(),
                             None => {
-                                let id = random_id();
+                                let id = match crate::random::hex_from::<16>(state.random.as_ref()) {
+                                    Ok(id) => id,
+                                    Err(e) => return AppError::from(e).into_response(),
+                                };
                                 cookies.extend(set_cookie(&state.config, DEVICE_COOKIE, &id, true));
                                 id
                             }
@@ -399,10 +402,22 @@ pub fn route_middleware(
     }
 }
 
+/// Adds the middleware's cookies to a response, except those the handler set or cleared itself:
+/// the handler's word is final, so a sign-out that clears the session cookies never also carries
+/// the token the bootstrap minted for the same request.
 fn append_cookies(res: &mut Response, cookies: Vec<HeaderValue>) {
+    let own: Vec<Vec<u8>> = res.headers().get_all(header::SET_COOKIE).iter().filter_map(|v| cookie_name(v.as_bytes()).map(<[u8]>::to_vec)).collect();
     for v in cookies {
+        if cookie_name(v.as_bytes()).is_some_and(|name| own.iter().any(|o| o == name)) {
+            continue;
+        }
         res.headers_mut().append(header::SET_COOKIE, v);
     }
+}
+
+/// The name of a `Set-Cookie` value (before its `=`).
+fn cookie_name(v: &[u8]) -> Option<&[u8]> {
+    v.iter().position(|&b| b == b'=').map(|i| &v[..i])
 }
 
 /// The peer's IP address as the socket saw it (empty in in-process tests without one).
@@ -413,20 +428,6 @@ pub fn peer_ip(extensions: &axum::http::Extensions) -> String {
 /// A device id is 32 lower-case hex digits; anything else in the cookie is replaced.
 pub fn valid_device_id(v: &str) -> bool {
     v.len() == 32 && v.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// 128 random bits as hex, from the operating system's generator.
-pub fn random_id() -> String {
-    let mut buf = [0u8; 16];
-    if getrandom::fill(&mut buf).is_err() {
-        // No OS randomness: fall back to time and a per-process hash key, still unique enough
-        // for a device id (never used for secrets).
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-        buf[..8].copy_from_slice(&h.finish().to_le_bytes());
-    }
-    hex::encode(buf)
 }
 
 #[cfg(test)]
@@ -492,7 +493,5 @@ mod tests {
         let v = set_cookie(&dev, "hx_token", "t", true).unwrap();
         assert_eq!(v.to_str().unwrap(), "hx_token=t; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly");
         assert_eq!(clear_cookie_everywhere(&dev, "hx_token").len(), 1);
-        assert_eq!(random_id().len(), 32);
-        assert_ne!(random_id(), random_id());
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use axum::body::Bytes;
-use axum::extract::Path;
+use crate::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 

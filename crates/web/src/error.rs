@@ -22,6 +22,16 @@ pub enum AppError {
     /// 400: input that cannot be understood at all (forms show field errors instead).
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// The request itself was refused before a handler could read it (a body over its limit, a
+    /// form or query that does not decode, a path that names nothing): the rejection's 4xx status
+    /// with a Chinese message; the framework's English reason is logged at debug only.
+    #[error("rejected ({status}): {reason}")]
+    Rejected {
+        /// The rejection's status.
+        status: StatusCode,
+        /// The framework's reason (logged, never shown).
+        reason: String,
+    },
     /// 403: signed in, but this page or object is not theirs to see.
     #[error("forbidden")]
     Forbidden,
@@ -40,6 +50,9 @@ pub enum AppError {
     /// 500: a store failure; the cause is logged, never shown.
     #[error("store: {0}")]
     Store(#[from] store::DbError),
+    /// 500: the operating system's random generator failed; nothing guessable is handed out.
+    #[error("random: {0}")]
+    Random(#[from] crate::random::NoRandomness),
     /// 500: template rendering failed.
     #[error("render: {0}")]
     Render(#[from] askama::Error),
@@ -74,6 +87,10 @@ impl IntoResponse for AppError {
         let (status, message, cause) = match &self {
             AppError::NotFound => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone(), None),
+            AppError::Rejected { status, reason } => {
+                tracing::debug!(target: "http", status = status.as_u16(), reason = %reason, "request rejected");
+                (*status, rejection_message(*status).to_owned(), None)
+            }
             AppError::Forbidden => (StatusCode::FORBIDDEN, "没有权限访问这个页面".to_owned(), None),
             AppError::CrossSite => (StatusCode::FORBIDDEN, "请求来源不安全，已拒绝。请回到二手车网页面重新操作。".to_owned(), None),
             AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
@@ -81,6 +98,7 @@ impl IntoResponse for AppError {
             AppError::UnknownMiddleware(name) => (StatusCode::INTERNAL_SERVER_ERROR, format!("Unknown middleware {name}"), None),
             AppError::Store(store::DbError::NotFound) => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             AppError::Store(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
+            AppError::Random(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Render(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
         };
         let mut res = status.into_response();
@@ -98,18 +116,65 @@ struct ErrorPage<'a> {
     not_found: bool,
 }
 
+/// What a visitor reads when the request itself was refused, by status.
+pub fn rejection_message(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "提交的内容太大，请删减后重试",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "提交的内容格式不受支持，请回到页面重新提交",
+        StatusCode::METHOD_NOT_ALLOWED => "这个地址不支持这种请求方式",
+        StatusCode::NOT_FOUND => NOT_FOUND_MESSAGE,
+        StatusCode::URI_TOO_LONG | StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "请求的地址或信息太长",
+        _ => "提交的内容无法识别，请检查后重试",
+    }
+}
+
 /// The text sent when the error page itself fails (seed §8).
 pub const FALLBACK_HTML: &str = "<!doctype html><html lang=\"zh-CN\"><meta charset=\"utf-8\"><title>出错了 - 二手车网</title>\
 <p>显示错误页时发生了错误。An error occurred while showing the error page.</p><p><a href=\"/\">返回首页</a></p></html>";
 
-/// Renders [`ErrorReport`]s into the error page; see the module docs.
+/// Renders [`ErrorReport`]s into the error page, or into the API envelope under `/api/` and
+/// `/hpi/`; a plain-text 4xx that carries no report is a rejection by the framework (a body over
+/// its limit, say) and is rendered the same way, with its English reason logged at debug only.
+/// Cookies the failed response set are kept.
 pub async fn render_errors(State(state): State<crate::AppState>, req: Request, next: Next) -> Response {
     let device = device_of(req.headers());
+    let api = crate::envelope::is_api(req.uri().path());
     let mut res = next.run(req).await;
-    let Some(report) = res.extensions_mut().remove::<ErrorReport>() else { return res };
+    let report = match res.extensions_mut().remove::<ErrorReport>() {
+        Some(report) => report,
+        None if is_framework_rejection(&res) => {
+            let status = res.status();
+            let reason = axum::body::to_bytes(std::mem::take(res.body_mut()), 4096).await.unwrap_or_default();
+            tracing::debug!(target: "http", status = status.as_u16(), reason = %String::from_utf8_lossy(&reason), "request rejected");
+            ErrorReport { status, message: rejection_message(status).to_owned(), cause: None }
+        }
+        None => return res,
+    };
     if let Some(cause) = &report.cause {
         tracing::error!(status = report.status.as_u16(), cause = %cause, "request failed");
     }
+    let cookies: Vec<HeaderValue> = res.headers().get_all(header::SET_COOKIE).iter().cloned().collect();
+    let mut out = if api { api_error(&report) } else { error_page(&state, device, &report) };
+    for c in cookies {
+        out.headers_mut().append(header::SET_COOKIE, c);
+    }
+    out.extensions_mut().insert(report);
+    out
+}
+
+/// A response axum made itself when it refused the request: a client error in plain text, or a
+/// method the route does not take.
+fn is_framework_rejection(res: &Response) -> bool {
+    let plain = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/plain"));
+    (res.status().is_client_error() && plain) || res.status() == StatusCode::METHOD_NOT_ALLOWED
+}
+
+fn api_error(report: &ErrorReport) -> Response {
+    let message = if report.status == StatusCode::NOT_FOUND { "接口或对象不存在" } else { &report.message };
+    crate::envelope::fail(report.status, crate::envelope::ApiCode::for_status(report.status), message)
+}
+
+fn error_page(state: &crate::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
     let page = crate::ctx::PageMeta::new(&state, device, "default", error_title(report.status));
     let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }
         .render()
@@ -117,7 +182,6 @@ pub async fn render_errors(State(state): State<crate::AppState>, req: Request, n
     let mut out = Html(html.unwrap_or_else(|| FALLBACK_HTML.to_owned())).into_response();
     *out.status_mut() = report.status;
     out.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    out.extensions_mut().insert(report);
     out
 }
 

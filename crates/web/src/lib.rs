@@ -20,14 +20,18 @@ pub mod memo;
 pub mod api;
 pub mod assets;
 pub mod config;
+pub mod csrf;
 pub mod islands;
 pub mod ctx;
 pub mod demo_photo;
+pub mod envelope;
 pub mod error;
+pub mod extract;
 pub mod jobs;
 pub mod pages;
 pub mod photos;
 pub mod push;
+pub mod random;
 pub mod search_bench;
 pub mod session;
 pub mod stats;
@@ -40,11 +44,10 @@ use axum::Router;
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use domain::time::Clock;
 use tower_http::compression::CompressionLayer;
-use tower_http::csrf::CsrfLayer;
 
 use crate::assets::Assets;
 use crate::config::Config;
@@ -81,6 +84,8 @@ pub struct App {
     pub cache: cache::ResponseCache,
     /// This node's short-lived list totals and stock counts.
     pub counts: memo::Counts,
+    /// Where secrets and ids come from: the operating system (a failing source in tests).
+    pub random: Box<dyn random::Source>,
 }
 
 /// The outside-service adapters chosen by the configuration.
@@ -135,6 +140,11 @@ impl AppState {
 
     /// State with a given clock (tests).
     pub fn with_clock(config: Config, store: store::Store, clock: Box<dyn Clock>) -> AppState {
+        AppState::with_parts(config, store, clock, Box::new(random::Os))
+    }
+
+    /// State with a given clock and random source (tests check that secrets fail closed).
+    pub fn with_parts(config: Config, store: store::Store, clock: Box<dyn Clock>, random: Box<dyn random::Source>) -> AppState {
         let assets = Assets::load(&config.static_path);
         let adapters = Adapters::from_config(&config);
         let storage = storage::Storage::from_config(&config, adapters::http_client());
@@ -142,7 +152,7 @@ impl AppState {
         let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.response_cache_secs.trim().parse().unwrap_or(0));
         let counts = memo::Counts::new(config.count_cache_secs.trim().parse().unwrap_or(0));
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts }))
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))
     }
 }
 
@@ -292,8 +302,8 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/upload/{*key}", get(pages::sell::serve_upload))
         .route("/healthz", get(healthz))
         .fallback(|| async { error::AppError::NotFound })
-        // Cross-site state-changing requests (tower-http's `Sec-Fetch-Site` / `Origin` check) → 403.
-        .layer(CsrfLayer::new().with_rejection_response(|_: tower_http::csrf::ProtectionError| error::AppError::CrossSite.into_response()))
+        // Cross-origin state-changing requests → 403 (see `csrf`).
+        .layer(middleware::from_fn_with_state(state.clone(), csrf::layer))
         .layer(middleware::from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())
         .layer(middleware::from_fn_with_state(state.clone(), cache::layer))
@@ -334,11 +344,17 @@ async fn log_request(req: Request, next: Next) -> Response {
 
 /// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
 /// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`),
-/// and the WeChat JS-SDK's origin for the share island.
+/// and the WeChat JS-SDK's origin for the share island. Images come only from this site and the
+/// hosts the configuration names (`Config::image_origins`), never from any `https:` host.
 pub fn content_security_policy(config: &Config) -> String {
+    let mut img = String::from("'self' data: blob:");
+    for origin in config.image_origins() {
+        img.push(' ');
+        img.push_str(&origin);
+    }
     format!(
-            "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src 'self' data: blob: https:; \
-             connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src {img}; \
+         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
         config.jssdk_origin(),
         ctx::script_hash(ctx::IMG_FALLBACK_JS)
     )

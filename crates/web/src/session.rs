@@ -36,9 +36,9 @@ pub const TOKEN_HEADER: &str = "token";
 #[derive(Debug, Clone, Default)]
 pub struct CurrentUser(pub Option<store::User>);
 
-/// 256 random bits as hex.
-pub fn random_secret() -> String {
-    format!("{}{}", crate::ctx::random_id(), crate::ctx::random_id())
+/// 256 random bits as hex from the state's generator; fails when the generator does.
+pub fn random_secret(state: &AppState) -> Result<String, AppError> {
+    Ok(crate::random::secret(state.random.as_ref())?)
 }
 
 /// The token a request presents: the `token` header when not empty, else the cookie.
@@ -66,8 +66,8 @@ pub struct Issued {
 /// device's anonymous browsing history to the account.
 pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>, headers: &HeaderMap, ip: &str) -> Result<Issued, AppError> {
     let now = state.clock.now();
-    let token = random_secret();
-    let web = random_secret();
+    let token = random_secret(state)?;
+    let web = random_secret(state)?;
     let token_hash = domain::auth::token_digest(&token);
     let web_hash = domain::auth::token_digest(&web);
     let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -106,10 +106,14 @@ pub fn clearing_cookies(state: &AppState) -> Vec<HeaderValue> {
     out
 }
 
-/// Ends the request's session on the server.
+/// Ends the request's session on the server: the session named by the presented token and the
+/// one named by the web cookie (with every token exchanged from it), so a request carrying only
+/// `hx_web`, or a token replaced since, still signs out.
 pub async fn end(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> {
-    if let Some(token) = presented_token(headers) {
-        state.store.revoke_session(&domain::auth::token_digest(token), state.clock.now()).await?;
+    let token = presented_token(headers).map(domain::auth::token_digest);
+    let web = cookie(headers, WEB_COOKIE).filter(|w| !w.is_empty()).map(domain::auth::token_digest);
+    if token.is_some() || web.is_some() {
+        state.store.revoke_session(token.as_deref(), web.as_deref(), state.clock.now()).await?;
     }
     Ok(())
 }
@@ -121,7 +125,7 @@ pub async fn lookup(state: &AppState, token: &str) -> Result<Option<store::User>
 
 /// Exchanges a web cookie for a new token (seed §7 `cookietotoken`).
 pub async fn exchange_web_cookie(state: &AppState, web: &str) -> Result<Option<(store::User, String)>, AppError> {
-    let token = random_secret();
+    let token = random_secret(state)?;
     let user = state.store.rotate_token(&domain::auth::token_digest(web), &domain::auth::token_digest(&token), state.clock.now()).await?;
     Ok(user.map(|user| (user, token)))
 }

@@ -256,7 +256,7 @@ mod tests {
 
     #[tokio::test]
     async fn local_files_are_written_whole_read_and_deleted() {
-        let root = std::env::temp_dir().join(format!("usedcar-storage-{}", crate::ctx::random_id()));
+        let root = std::env::temp_dir().join(format!("usedcar-storage-{}", crate::random::hex_id().unwrap()));
         let s = Storage::Local(root.clone());
         s.put("p/202611/a.webp", b"RIFF".to_vec(), "image/webp").await.unwrap();
         assert_eq!(s.read_local("p/202611/a.webp").await.unwrap().as_deref(), Some(&b"RIFF"[..]));

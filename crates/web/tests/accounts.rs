@@ -162,6 +162,59 @@ async fn cm002_clears_both_cookies_everywhere(app: &TestApp) {
     assert!(r.cookies().iter().any(|c| c.starts_with("hx_token=;")));
 }
 
+/// Regression (outside security test): a sign-out carrying only `hx_web`, or a token replaced by an
+/// exchange, ended nothing, and the bootstrap on the same request set a new valid `hx_token`.
+async fn sign_out_ends_the_web_cookie_and_every_token_from_it(app: &TestApp) {
+    let is_session = |c: &String| c.starts_with("hx_token=") || c.starts_with("hx_web=");
+    // Only the web cookie.
+    let session = login(app, "13500000077", "").await;
+    let web = session.split("; ").find(|c| c.starts_with("hx_web=")).unwrap().to_owned();
+    let out = app.post_form("/sys/logout", &[("cookie", &web)], "").await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    let set = out.cookies();
+    assert!(set.iter().filter(|c| is_session(c)).all(|c| c.contains("Max-Age=0")), "a clearing response sets no new session: {set:?}");
+    assert!(set.iter().any(|c| c.starts_with("hx_token=;")) && set.iter().any(|c| c.starts_with("hx_web=;")), "{set:?}");
+    for cookie in [session.as_str(), web.as_str()] {
+        assert_eq!(app.get("/space/favourites", &[("cookie", cookie)]).await.status, StatusCode::UNAUTHORIZED, "{cookie}");
+        let info = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", cookie)], "").await.json();
+        assert_eq!(info["code"], "CM002", "{cookie}");
+    }
+    // A stale token beside the web cookie, after the web cookie was exchanged for a new token.
+    let session = login(app, "13500000078", "").await;
+    let web = session.split("; ").find(|c| c.starts_with("hx_web=")).unwrap().to_owned();
+    let exchanged = app.post_form("/api/buycar-api/user/cookietotoken", &[("cookie", &web)], "").await.json();
+    let fresh = exchanged["data"].as_str().unwrap().to_owned();
+    assert_eq!(app.post_form("/api/buycar-api/user/baseinf", &[("token", &fresh)], "").await.json()["success"], true);
+    let out = app.post_form("/sys/logout", &[("cookie", &session)], "").await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert!(out.cookies().iter().filter(|c| is_session(c)).all(|c| c.contains("Max-Age=0")), "{:?}", out.cookies());
+    assert_eq!(app.post_form("/api/buycar-api/user/baseinf", &[("token", &fresh)], "").await.json()["code"], "CM002", "the exchanged token died too");
+    assert_eq!(app.get("/space/favourites", &[("cookie", &web)]).await.status, StatusCode::UNAUTHORIZED);
+}
+
+/// Regression (outside security test): secrets fell back to time and a hash when the OS generator
+/// failed. Without randomness a sign-in now fails and hands out no session.
+async fn secrets_fail_closed_without_randomness(app: &TestApp) {
+    let device = "hx_did=0123456789abcdef0123456789abcdef";
+    let sent = app.post_form("/sys/login/code", &[("cookie", device)], "mobile=13500000079&return=%2F").await;
+    let code = shown_code(&sent);
+    let broken = web::AppState::with_parts(
+        Config::defaults(Env::Development),
+        app.state.store.clone(),
+        Box::new(domain::time::FixedClock(NOW)),
+        Box::new(web::random::Broken),
+    );
+    let r = post_on(&broken, "/sys/login", &[("cookie", device)], &format!("mobile=13500000079&code={code}&return=%2F")).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(r.cookies().iter().all(|c| !c.starts_with("hx_token=") && !c.starts_with("hx_web=")), "{:?}", r.cookies());
+    assert!(r.body.contains("服务器开小差了"), "{}", r.body);
+    // A QR login needs a ticket and a claim secret: refused too, and a first visit gets no device id.
+    assert_eq!(get_on(&broken, "/sys/WQlogin", &[("user-agent", DESKTOP), ("cookie", device)]).await.status, StatusCode::INTERNAL_SERVER_ERROR);
+    let first = get_on(&broken, "/sys/login", &[]).await;
+    assert_eq!(first.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(first.cookies().iter().all(|c| !c.starts_with("hx_did=")), "{:?}", first.cookies());
+}
+
 async fn oauth_sandbox_binds_a_phone_once_and_checks_state(app: &TestApp) {
     let start = app.get("/sys/QQlogin?return=%2Fcarlist%3Fbrand%3Ddazhong", &[]).await;
     assert_eq!(start.status, StatusCode::SEE_OTHER);
@@ -251,6 +304,16 @@ async fn cross_site_posts_are_refused(app: &TestApp) {
     }
     let same = app.post_form("/sys/login/code", &[("sec-fetch-site", "same-origin")], "mobile=13812340000").await;
     assert_eq!(same.status, StatusCode::OK);
+    // Regression (outside security test): `Sec-Fetch-Site: same-origin` cannot vouch for a foreign
+    // `Origin`, and an `https://` origin on this `http://` site is another origin.
+    let host = ("host", "127.0.0.1:8080");
+    for origin in ["https://evil.example", "https://127.0.0.1:8080", "http://127.0.0.1:8080.evil.example", "null"] {
+        let r = app.post_form("/sys/login/code", &[("origin", origin), ("sec-fetch-site", "same-origin"), host], "mobile=13812340001").await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{origin}");
+        assert!(r.body.contains("请求来源不安全"), "{origin}");
+    }
+    let ours = app.post_form("/sys/login/code", &[("origin", "http://127.0.0.1:8080"), ("sec-fetch-site", "same-origin"), host], "mobile=13812340002").await;
+    assert_eq!(ours.status, StatusCode::OK);
     // Headers every page carries.
     let r = app.get("/", &[]).await;
     let csp = r.headers.get("content-security-policy").unwrap().to_str().unwrap().to_owned();
@@ -258,8 +321,51 @@ async fn cross_site_posts_are_refused(app: &TestApp) {
         assert!(csp.contains(part), "{csp}");
     }
     assert!(!csp.contains("'unsafe-inline'"), "{csp}");
+    // Regression (outside security test): `img-src https:` allowed every host; only ours now.
+    let img = csp.split("; ").find(|d| d.starts_with("img-src")).unwrap();
+    assert_eq!(img, "img-src 'self' data: blob:", "{csp}");
+    let mut cfg = Config::defaults(Env::Development);
+    cfg.image_upload_base = "https://img.ershouche.example/upload/".to_owned();
+    cfg.static_path = "https://static.ershouche.example/dist".to_owned();
+    let r = get_on(&app.variant(cfg, NOW), "/", &[]).await;
+    let csp = r.headers.get("content-security-policy").unwrap().to_str().unwrap().to_owned();
+    let img = csp.split("; ").find(|d| d.starts_with("img-src")).unwrap();
+    assert_eq!(img, "img-src 'self' data: blob: https://img.ershouche.example https://static.ershouche.example", "{csp}");
     assert_eq!(r.headers.get("x-content-type-options").unwrap(), "nosniff");
     assert_eq!(r.headers.get("referrer-policy").unwrap(), "strict-origin-when-cross-origin");
+}
+
+/// Regression (outside security test): the framework's own rejections reached visitors in English.
+async fn refused_requests_answer_in_chinese_with_their_status(app: &TestApp) {
+    let english = ["Failed to", "Invalid URL", "deserialize", "length limit"];
+    let duplicate = app.post_form("/sys/login", &[], "mobile=13812345678&mobile=13812345679&code=123456").await;
+    assert!(duplicate.status.is_client_error(), "{}", duplicate.status);
+    assert!(duplicate.body.contains("提交的内容无法识别"), "{}", duplicate.body);
+    let bad_utf8 = app.get("/news/%FF%FE", &[]).await;
+    assert_eq!(bad_utf8.status, StatusCode::NOT_FOUND);
+    assert!(bad_utf8.body.contains("返回首页") || bad_utf8.body.contains("页面不存在"), "{}", bad_utf8.body);
+    let wrong_method = app.post_form("/news", &[], "").await;
+    assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(wrong_method.body.contains("不支持这种请求方式"), "{}", wrong_method.body);
+    let huge = "mobile=".to_owned() + &"1".repeat(3 << 20);
+    let too_big = app.post_form("/sys/login", &[], &huge).await;
+    assert_eq!(too_big.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(too_big.body.contains("提交的内容太大"), "{}", too_big.body);
+    for r in [&duplicate, &bad_utf8, &wrong_method, &too_big] {
+        assert!(english.iter().all(|e| !r.body.contains(e)), "{}", r.body);
+    }
+    // Under /api/ the same refusals answer in the envelope.
+    let r = app.post_form("/api/buycar-api/user/cookietotoken", &[], &huge).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    let j = r.json();
+    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(false), Some("CM001")), "{j}");
+    assert_eq!(j["msg"], "提交的内容太大，请删减后重试");
+    let r = app.get("/api/buycar-api/dealer/recordings/%FF", &[]).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.json()["code"], "CM004");
+    let r = app.get("/api/buycar-api/user/baseinf", &[]).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(r.json()["code"], "CM001");
 }
 
 async fn one_user_cannot_reach_anothers_space(app: &TestApp) {
@@ -367,9 +473,12 @@ on_both!(30 =>
     codes_expire_and_die_after_five_wrong_tries,
     app_token_and_web_cookie_bootstrap_a_session,
     cm002_clears_both_cookies_everywhere,
+    sign_out_ends_the_web_cookie_and_every_token_from_it,
+    secrets_fail_closed_without_randomness,
     oauth_sandbox_binds_a_phone_once_and_checks_state,
     desktop_qr_login_is_confirmed_on_the_phone_once,
     cross_site_posts_are_refused,
+    refused_requests_answer_in_chinese_with_their_status,
     one_user_cannot_reach_anothers_space,
     space_tracks_history_leads_and_shares,
     seed_api_calls_answer_in_the_envelope,

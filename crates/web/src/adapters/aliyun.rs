@@ -31,7 +31,7 @@ impl Rpc {
     /// else the provider's code and message.
     pub async fn call(&self, action: &str, params: &[(&str, &str)]) -> Result<Value, AdapterError> {
         let timestamp = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let nonce = crate::ctx::random_id();
+        let nonce = crate::random::hex_id().map_err(|e| AdapterError::Http(e.to_string()))?;
         let mut all: Vec<(String, String)> = [
             ("AccessKeyId", self.key_id.as_str()),
             ("Action", action),

@@ -3,7 +3,7 @@
 //! without JavaScript and crawlers never change it.
 
 use askama::Template;
-use axum::Form;
+use crate::extract::Form;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};

@@ -5,8 +5,9 @@
 //! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Query, State};
+use crate::extract::Form;
+use axum::extract::State;
+use crate::extract::Query;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;

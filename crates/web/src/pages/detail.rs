@@ -7,8 +7,9 @@
 //! repeated or rate-limited lead says so in Chinese.
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Path, Query, RawQuery, State};
+use crate::extract::Form;
+use axum::extract::{RawQuery, State};
+use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};

@@ -1,7 +1,8 @@
 //! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
 
 use askama::Template;
-use axum::extract::{Query, State};
+use axum::extract::State;
+use crate::extract::Query;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::PRICE_OPTIONS;

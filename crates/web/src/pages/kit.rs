@@ -149,7 +149,10 @@ pub async fn upload(State(state): State<AppState>, body: Bytes) -> Response {
         return AppError::NotFound.into_response();
     }
     if body.is_empty() {
-        return crate::api::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::api::BAD_INPUT, "照片是空的，请重新选择");
+        return crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, "照片是空的，请重新选择");
     }
-    crate::api::ok(serde_json::json!({ "id": format!("kit-{}", &crate::ctx::random_id()[..10]), "bytes": body.len() }))
+    match crate::random::hex_id() {
+        Ok(id) => crate::envelope::ok(serde_json::json!({ "id": format!("kit-{}", &id[..10]), "bytes": body.len() })),
+        Err(e) => AppError::from(e).into_response(),
+    }
 }

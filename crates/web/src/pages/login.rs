@@ -11,8 +11,9 @@
 //! `domain::auth::safe_return`).
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Query, Request, State};
+use crate::extract::Form;
+use axum::extract::{Request, State};
+use crate::extract::Query;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::auth::{self, safe_return};
@@ -50,7 +51,7 @@ pub struct LoginForm {
 impl LoginForm {
     /// An empty form returning to `return_to`.
     pub fn returning(return_to: &str) -> LoginForm {
-        LoginForm { return_to: safe_return(return_to).to_owned(), ..LoginForm::default() }
+        LoginForm { return_to: safe_return(return_to).into_owned(), ..LoginForm::default() }
     }
 
     /// Declares the login island over this form on `page`.
@@ -115,7 +116,7 @@ pub fn referer_path(state: &AppState, headers: &HeaderMap) -> Option<String> {
     let rest = referer
         .strip_prefix(site)
         .or_else(|| referer.strip_prefix("http://").or_else(|| referer.strip_prefix("https://")).and_then(|r| r.strip_prefix(host)))?;
-    rest.starts_with('/').then(|| safe_return(rest).to_owned())
+    rest.starts_with('/').then(|| safe_return(rest).into_owned())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -192,7 +193,7 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
     let mut form = post.form();
     let mobile = match Mobile::parse(&post.mobile) {
         Ok(m) => m,
-        Err(e) if json => return Ok(crate::api::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::api::BAD_INPUT, e.message())),
+        Err(e) if json => return Ok(crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, e.message())),
         Err(e) => {
             form.mobile_error = Some(e.message().to_owned());
             return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
@@ -202,8 +203,8 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
     let notice = format!("验证码已发送至{}，5分钟内有效", mobile.masked());
     if json {
         return Ok(match sent {
-            Ok(code) => crate::api::ok(serde_json::json!({ "notice": notice, "sandboxCode": code })),
-            Err((status, message)) => crate::api::fail(status, crate::api::BAD_INPUT, &message),
+            Ok(code) => crate::envelope::ok(serde_json::json!({ "notice": notice, "sandboxCode": code })),
+            Err((status, message)) => crate::envelope::fail(status, crate::envelope::ApiCode::BadInput, &message),
         });
     }
     match sent {
@@ -288,7 +289,7 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
 
 /// A 303 with cookies.
 pub fn see_other(to: &str, cookies: Vec<HeaderValue>) -> Response {
-    let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, safe_return(to).to_owned())]).into_response();
+    let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, safe_return(to).into_owned())]).into_response();
     for c in cookies {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
@@ -336,9 +337,9 @@ fn callback(state: &AppState, provider: Provider) -> String {
 
 /// Starts an OAuth sign-in: a single-use `state` remembering where to return, then the provider.
 async fn start_oauth(state: &AppState, provider: Provider, return_to: &str) -> Result<Response, AppError> {
-    let ticket = session::random_secret();
+    let ticket = session::random_secret(state)?;
     let now = state.clock.now();
-    state.store.create_ticket(&ticket, ticket_kind(provider), safe_return(return_to), None, "", None, now, auth::OAUTH_STATE_TTL_SECS).await?;
+    state.store.create_ticket(&ticket, ticket_kind(provider), &safe_return(return_to), None, "", None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let url = state.adapters.oauth.authorize_url(provider, &ticket, &callback(state, provider));
     Ok((StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response())
 }
@@ -381,7 +382,7 @@ async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap
         return Ok(see_other(&ticket.return_to, issued.cookies));
     }
     // First sign-in with this identity: bind a phone, then sign in.
-    let bind = session::random_secret();
+    let bind = session::random_secret(state)?;
     state.store.create_ticket(&bind, "bind", &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let form = LoginForm { bind, ..LoginForm::returning(&ticket.return_to) };
     login_page(state, headers, form, StatusCode::OK)
@@ -418,12 +419,12 @@ pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: 
     if visitor.device.wechat {
         return start_oauth(&state, Provider::Wechat, &q.return_to).await;
     }
-    qr_page(&state, &headers, safe_return(&q.return_to), None).await
+    qr_page(&state, &headers, &safe_return(&q.return_to), None).await
 }
 
 async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
-    let ticket = crate::ctx::random_id();
-    let claim = session::random_secret();
+    let ticket = crate::random::hex_from::<16>(state.random.as_ref())?;
+    let claim = session::random_secret(state)?;
     let now = state.clock.now();
     state.store.create_ticket(&ticket, "qr", return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
     let mut res = render_qr(state, headers, ticket, return_to, message)?;
@@ -485,7 +486,7 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
         // Still waiting: the same code stays valid; show it again with a note.
         return render_qr(&state, &headers, ticket.ticket, &ticket.return_to, Some("手机上还没有确认，请用已登录的手机扫码并点击“确认登录”"));
     }
-    qr_page(&state, &headers, safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
+    qr_page(&state, &headers, &safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
 }
 
 #[derive(Template)]
@@ -560,8 +561,8 @@ pub async fn sandbox_page(State(state): State<AppState>, headers: HeaderMap, Que
     let provider = if q.provider == "qq" { "QQ" } else { "微信" };
     let mut page = PageMeta::new(&state, device_of(&headers), "flow", format!("模拟{provider}授权"));
     page.robots = "noindex,nofollow";
-    let openid = format!("sandbox-{}", &crate::ctx::random_id()[..8]);
-    Ok(Html(SandboxPage { page, provider, state: q.state, redirect_uri: safe_return(&q.redirect_uri).to_owned(), openid }.render()?).into_response())
+    let openid = format!("sandbox-{}", &crate::random::hex_id()?[..8]);
+    Ok(Html(SandboxPage { page, provider, state: q.state, redirect_uri: safe_return(&q.redirect_uri).into_owned(), openid }.render()?).into_response())
 }
 
 /// `POST /sys/sandbox/oauth`: "agree" → back to our callback with a sandbox code.

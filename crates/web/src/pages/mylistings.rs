@@ -5,8 +5,9 @@
 //! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Path, Query, State};
+use crate::extract::Form;
+use axum::extract::State;
+use crate::extract::{Path, Query};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{Action, Actor, ListingStatus};

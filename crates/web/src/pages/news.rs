@@ -1,7 +1,8 @@
 //! `GET /news` (category tabs, 10 per page, crawlable `?page=N`) and `GET /news/{id}`.
 
 use askama::Template;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
+use crate::extract::Path;
 use axum::response::{Html, IntoResponse, Response};
 use domain::search::percent_encode;
 

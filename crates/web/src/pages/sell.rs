@@ -10,8 +10,9 @@
 use std::collections::HashMap;
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Multipart, Path, Query, State};
+use crate::extract::Form;
+use axum::extract::{Multipart, State};
+use crate::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{self, FieldErrors, SellInput, SellListing};
@@ -518,8 +519,8 @@ pub async fn suggest_json(State(state): State<AppState>, Query(q): Query<HashMap
     let input = SellInput { series: get("series").to_owned(), reg: get("reg").to_owned(), mileage: get("mileage").to_owned(), ..SellInput::default() };
     let s = form_suggestion(&state, &input).await?;
     Ok(match s {
-        Some(s) => crate::api::ok(serde_json::json!({"low": s.low, "value": s.value, "high": s.high, "basis": s.basis})),
-        None => crate::api::ok(serde_json::Value::Null),
+        Some(s) => crate::envelope::ok(serde_json::json!({"low": s.low, "value": s.value, "high": s.high, "basis": s.basis})),
+        None => crate::envelope::ok(serde_json::Value::Null),
     })
 }
 
@@ -527,11 +528,11 @@ pub async fn suggest_json(State(state): State<AppState>, Query(q): Query<HashMap
 /// upload's id and preview URL, or a Chinese message.
 pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, mp: Result<Multipart, axum::extract::multipart::MultipartRejection>) -> Response {
     let Some(user) = visitor.user else {
-        return crate::api::fail(StatusCode::UNAUTHORIZED, "CM002", "请先登录");
+        return crate::envelope::fail(StatusCode::UNAUTHORIZED, crate::envelope::ApiCode::Session, "请先登录");
     };
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > photos::MAX_BYTES + 64 * 1024) {
-        return crate::api::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::api::BAD_INPUT, &PhotoError::TooLarge.message());
+        return crate::envelope::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::envelope::ApiCode::BadInput, &PhotoError::TooLarge.message());
     }
     let result = match photos::receive_one(mp, "photo").await.1 {
         Ok(bytes) => photos::ingest(&state, user.user_id, bytes).await,
@@ -541,7 +542,7 @@ pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: He
         Ok(stored) => {
             let base = &state.config.image_upload_base;
             let url = domain::image::sized(&domain::image::join(base, &stored.path), base, 320);
-            crate::api::ok(serde_json::json!({"id": stored.token, "url": url}))
+            crate::envelope::ok(serde_json::json!({"id": stored.token, "url": url}))
         }
         Err(e) => {
             let status = match e {
@@ -551,7 +552,7 @@ pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: He
                 PhotoError::Missing | PhotoError::Malformed => StatusCode::BAD_REQUEST,
                 _ => StatusCode::UNPROCESSABLE_ENTITY,
             };
-            crate::api::fail(status, crate::api::BAD_INPUT, &e.message())
+            crate::envelope::fail(status, crate::envelope::ApiCode::BadInput, &e.message())
         }
     }
 }

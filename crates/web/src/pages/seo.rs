@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
+use crate::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use domain::search::CarQuery;

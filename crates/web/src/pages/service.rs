@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Path, Query, State};
+use crate::extract::Form;
+use axum::extract::State;
+use crate::extract::{Path, Query};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::money::wan;

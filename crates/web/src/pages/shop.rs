@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Path, Query, RawQuery, State};
+use crate::extract::Form;
+use axum::extract::{RawQuery, State};
+use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;

@@ -9,8 +9,9 @@
 use std::borrow::Cow;
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Path, State};
+use crate::extract::Form;
+use axum::extract::State;
+use crate::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FilterType, PRICE_OPTIONS};

@@ -5,8 +5,9 @@
 //! `/actives/help/customerappeal`.
 
 use askama::Template;
-use axum::Form;
-use axum::extract::{Query, State};
+use crate::extract::Form;
+use axum::extract::State;
+use crate::extract::Query;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{Action, Actor, REASON_MAX};
