@@ -1,5 +1,7 @@
 //! Style checks that run as tests (`cargo test -p xtask`): file docs, whitespace, stubs, island
-//! names on both sides, and migrations that match across backends.
+//! names on both sides, migrations that match across backends, and the web crate's layers (no
+//! module outside `pages/` imports a page, pages share code only through `pages/shared.rs`, and
+//! no import circles among the crate's modules).
 
 #[cfg(test)]
 mod tests {
@@ -123,5 +125,103 @@ mod tests {
         let sqlite = names("sqlite");
         assert!(!sqlite.is_empty());
         assert_eq!(sqlite, names("postgres"));
+    }
+
+    /// The source of a file without comments, so a doc link never counts as an import.
+    fn code_of(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap().lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+    }
+
+    /// The names `crate::NAME` refers to in `code` (also through `use crate::{A, B::c}` groups).
+    fn crate_refs(code: &str) -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+        for (i, _) in code.match_indices("crate::") {
+            let rest = &code[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                for item in group.split('}').next().unwrap_or("").split(',') {
+                    out.insert(ident(item.trim()));
+                }
+            } else {
+                out.insert(ident(rest));
+            }
+        }
+        out.retain(|n| !n.is_empty());
+        out
+    }
+
+    /// The web crate's modules (a folder counts as one, `lib` and `main` excluded) and the other
+    /// modules each imports.
+    fn web_modules() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+        let src = root().join("crates/web/src");
+        let mut all = Vec::new();
+        files(&src, &[".rs"], &mut all);
+        let module_of = |p: &Path| p.strip_prefix(&src).unwrap().components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
+        let names: std::collections::BTreeSet<String> = all.iter().map(|p| module_of(p)).collect();
+        let mut graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = std::collections::BTreeMap::new();
+        for p in &all {
+            let me = module_of(p);
+            if me == "lib" || me == "main" {
+                continue;
+            }
+            let refs: Vec<String> = crate_refs(&code_of(p)).into_iter().filter(|r| names.contains(r) && *r != me && r != "lib" && r != "main").collect();
+            graph.entry(me).or_default().extend(refs);
+        }
+        graph
+    }
+
+    #[test]
+    fn no_module_outside_pages_imports_a_page_and_pages_share_only_through_shared() {
+        let src = root().join("crates/web/src");
+        let mut all = Vec::new();
+        files(&src, &[".rs"], &mut all);
+        let pages: Vec<String> = all
+            .iter()
+            .filter(|p| p.parent() == Some(&src.join("pages")))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|n| n != "mod")
+            .collect();
+        assert!(pages.len() > 10 && pages.iter().any(|p| p == "shared"), "pages not found: the check itself is broken");
+        let mut bad = Vec::new();
+        for p in &all {
+            let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            let code = code_of(p);
+            let in_pages = rel.starts_with("pages/");
+            if !in_pages && rel != "lib.rs" && code.contains("crate::pages") {
+                bad.push(format!("{rel} imports from pages/ (move what it needs into a shared module)"));
+            }
+            if in_pages && rel != "pages/mod.rs" {
+                let me = p.file_stem().unwrap().to_string_lossy().into_owned();
+                for other in pages.iter().filter(|o| **o != "shared" && **o != me) {
+                    let uses = [format!("super::{other}::"), format!("super::{other};"), format!("crate::pages::{other}")];
+                    if uses.iter().any(|u| code.contains(u.as_str())) {
+                        bad.push(format!("{rel} imports pages/{other}.rs (share it through pages/shared.rs)"));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "layer violations:\n{}", bad.join("\n"));
+    }
+
+    #[test]
+    fn web_modules_import_each_other_without_circles() {
+        let graph = web_modules();
+        assert!(graph.len() > 20 && graph.get("middleware").is_some_and(|m| m.contains("session")), "modules not found: the check itself is broken");
+        // A module is on a circle when it reaches itself.
+        let mut circles = Vec::new();
+        for start in graph.keys() {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut todo: Vec<&String> = graph[start].iter().collect();
+            while let Some(m) = todo.pop() {
+                if m == start {
+                    circles.push(start.clone());
+                    break;
+                }
+                if seen.insert(m.clone()) {
+                    todo.extend(graph.get(m).into_iter().flatten());
+                }
+            }
+        }
+        assert!(circles.is_empty(), "modules on an import circle: {circles:?}\n{graph:#?}");
     }
 }

@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod device;
 pub mod filter;
 pub mod image;
+pub mod lead;
 pub mod money;
 pub mod region;
 pub mod search;

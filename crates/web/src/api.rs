@@ -23,8 +23,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::AppState;
-use crate::ctx::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, device_of, peer_ip, set_cookie};
+use crate::state::AppState;
+use crate::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
+use crate::visitor::{device_of, peer_ip};
 use crate::envelope::{ApiCode, fail, ok};
 use crate::error::AppError;
 use crate::session::{self, TOKEN_COOKIE};
@@ -139,7 +140,7 @@ pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap
     let body = axum::body::to_bytes(req.into_body(), 64 * 1024).await.map_err(|_| AppError::BadRequest("请求体过大".to_owned()))?;
     let f = fields(&headers, &body);
     let (mobile, app_token) = (f.get("mobile").map_or("", String::as_str), f.get("appToken").map_or("", String::as_str));
-    let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::ctx::valid_device_id(d));
+    let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::cookies::valid_device_id(d));
     let Some(issued) = session::exchange_app_token(&state, mobile, app_token, device, &headers, &ip).await? else {
         return Ok(fail(StatusCode::UNAUTHORIZED, ApiCode::BadInput, "登录凭证无效或已过期"));
     };
@@ -191,7 +192,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
     if !matches!(status.as_str(), "" | "new" | "contacted" | "closed") {
         return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "状态应为 new、contacted 或 closed"));
     }
-    let recordings = crate::pages::calls::by_lead(&state, u.user_id).await?;
+    let recordings = crate::recordings::by_lead(&state, u.user_id).await?;
     let leads: Vec<Value> = state
         .store
         .shop_leads(u.user_id, &status, 200)
@@ -200,7 +201,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
         .map(|l| {
             json!({
                 "id": l.lead_id,
-                "intent": crate::pages::dealer::intent_label(&l.intent),
+                "intent": domain::lead::intent_label(&l.intent),
                 "phone": if l.opened_at.is_some() { l.mobile } else { domain::validate::mask_mobile(&l.mobile) },
                 "opened": l.opened_at.is_some(),
                 "listingId": l.listing_id,
@@ -208,7 +209,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
                 "status": l.status,
                 "note": l.dealer_note,
                 "createdAt": domain::time::datetime(l.created_at),
-                "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::pages::calls::RecordingView::json).collect::<Vec<_>>(),
+                "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::recordings::RecordingView::json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -223,7 +224,7 @@ pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap,
     };
     let Ok(id) = id.parse::<i64>() else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
     match state.store.call_recording(u.user_id, id).await {
-        Ok(r) => Ok(ok(crate::pages::calls::RecordingView::new(&r, state.clock.now()).json())),
+        Ok(r) => Ok(ok(crate::recordings::RecordingView::new(&r, state.clock.now()).json())),
         Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")),
         Err(e) => Err(e.into()),
     }

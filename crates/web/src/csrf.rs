@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
-use crate::AppState;
+use crate::state::AppState;
 
 /// Refuses cross-origin state-changing requests; see the module docs.
 pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {

@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::ctx::device_of;
+use crate::visitor::device_of;
 
 /// Everything that can go wrong while answering a request.
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +110,7 @@ impl IntoResponse for AppError {
 #[derive(Template)]
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
-    page: crate::ctx::PageMeta,
+    page: crate::meta::PageMeta,
     status: u16,
     message: &'a str,
     not_found: bool,
@@ -136,7 +136,7 @@ pub const FALLBACK_HTML: &str = "<!doctype html><html lang=\"zh-CN\"><meta chars
 /// `/hpi/`; a plain-text 4xx that carries no report is a rejection by the framework (a body over
 /// its limit, say) and is rendered the same way, with its English reason logged at debug only.
 /// Cookies the failed response set are kept.
-pub async fn render_errors(State(state): State<crate::AppState>, req: Request, next: Next) -> Response {
+pub async fn render_errors(State(state): State<crate::state::AppState>, req: Request, next: Next) -> Response {
     let device = device_of(req.headers());
     let api = crate::envelope::is_api(req.uri().path());
     let mut res = next.run(req).await;
@@ -174,8 +174,8 @@ fn api_error(report: &ErrorReport) -> Response {
     crate::envelope::fail(report.status, crate::envelope::ApiCode::for_status(report.status), message)
 }
 
-fn error_page(state: &crate::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
-    let page = crate::ctx::PageMeta::new(&state, device, "default", error_title(report.status));
+fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
+    let page = crate::meta::PageMeta::new(&state, device, "default", error_title(report.status));
     let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }
         .render()
         .ok();

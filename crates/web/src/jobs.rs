@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::AppState;
+use crate::state::AppState;
 
 /// How often listings are checked for expiry.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(600);

@@ -1,13 +1,13 @@
 //! Brief overview: the 二手车网 web server — routes, middleware, templates and assets.
 //!
-//! [`app`] builds the axum router from an [`AppState`]; tests call it directly on port 0.
+//! [`app`] builds the axum router from a [`state::AppState`]; tests call it directly on port 0.
 //! [`serve`] runs it until SIGTERM or Ctrl-C, finishing in-flight requests first.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = web::config::Config::defaults(web::config::Env::Development);
 //! let store = store::Store::connect(&config.database_url).await?;
-//! let state = web::AppState::new(config, store);
+//! let state = web::state::AppState::new(config, store);
 //! web::serve(state).await?;
 //! # Ok(()) }
 //! ```
@@ -17,144 +17,41 @@
 pub mod adapters;
 pub mod cache;
 pub mod memo;
+pub mod meta;
+pub mod middleware;
 pub mod api;
 pub mod assets;
 pub mod config;
 pub mod csrf;
 pub mod islands;
-pub mod ctx;
+pub mod cookies;
+pub mod csp;
 pub mod demo_photo;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod files;
 pub mod jobs;
 pub mod pages;
 pub mod photos;
 pub mod push;
 pub mod random;
+pub mod recordings;
 pub mod search_bench;
 pub mod session;
+pub mod signin;
+pub mod state;
 pub mod stats;
 pub mod storage;
+pub mod visitor;
 
-use std::sync::Arc;
-use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{MatchedPath, Request};
-use axum::http::{HeaderValue, header};
-use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
-use domain::time::Clock;
 use tower_http::compression::CompressionLayer;
 
-use crate::assets::Assets;
-use crate::config::Config;
-
-/// The system clock.
-#[derive(Debug, Clone, Copy)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> i64 {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-    }
-}
-
-/// Everything a handler can reach.
-pub struct App {
-    /// Start-up configuration.
-    pub config: Config,
-    /// The database.
-    pub store: store::Store,
-    /// Embedded static assets and the islands manifest.
-    pub assets: Assets,
-    /// Where "now" comes from (fixed in tests).
-    pub clock: Box<dyn Clock>,
-    /// Outside services.
-    pub adapters: Adapters,
-    /// Batched visit statistics.
-    pub stats: stats::StatsSink,
-    /// The Content-Security-Policy header value, made once from the configuration.
-    pub csp: HeaderValue,
-    /// Where uploaded photos are kept.
-    pub storage: storage::Storage,
-    /// This node's response cache for anonymous GETs.
-    pub cache: cache::ResponseCache,
-    /// This node's short-lived list totals and stock counts.
-    pub counts: memo::Counts,
-    /// Where secrets and ids come from: the operating system (a failing source in tests).
-    pub random: Box<dyn random::Source>,
-}
-
-/// The outside-service adapters chosen by the configuration.
-#[derive(Debug)]
-pub struct Adapters {
-    /// SMS codes and lead notices.
-    pub sms: adapters::sms::Sms,
-    /// WeChat and QQ sign-in, JS-SDK ticket.
-    pub oauth: adapters::oauth::OAuth,
-    /// WeChat template messages (lead notices).
-    pub wx: adapters::wechat::WxMessages,
-    /// Call tracking (privacy numbers, recordings).
-    pub calls: adapters::calls::Calls,
-}
-
-impl Adapters {
-    /// The adapters of a configuration, sharing one HTTP client.
-    pub fn from_config(config: &Config) -> Adapters {
-        let client = adapters::http_client();
-        Adapters {
-            sms: adapters::sms::Sms::from_config(config, client.clone()),
-            oauth: adapters::oauth::OAuth::from_config(config, client.clone()),
-            wx: adapters::wechat::WxMessages::from_config(config, client.clone()),
-            calls: adapters::calls::Calls::from_config(config, client),
-        }
-    }
-}
-
-impl std::fmt::Debug for App {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("App").field("env", &self.config.env).field("backend", &self.store.backend()).finish_non_exhaustive()
-    }
-}
-
-/// Shared application state; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct AppState(pub Arc<App>);
-
-impl std::ops::Deref for AppState {
-    type Target = App;
-
-    fn deref(&self) -> &App {
-        &self.0
-    }
-}
-
-impl AppState {
-    /// State with the system clock.
-    pub fn new(config: Config, store: store::Store) -> AppState {
-        AppState::with_clock(config, store, Box::new(SystemClock))
-    }
-
-    /// State with a given clock (tests).
-    pub fn with_clock(config: Config, store: store::Store, clock: Box<dyn Clock>) -> AppState {
-        AppState::with_parts(config, store, clock, Box::new(random::Os))
-    }
-
-    /// State with a given clock and random source (tests check that secrets fail closed).
-    pub fn with_parts(config: Config, store: store::Store, clock: Box<dyn Clock>, random: Box<dyn random::Source>) -> AppState {
-        let assets = Assets::load(&config.static_path);
-        let adapters = Adapters::from_config(&config);
-        let storage = storage::Storage::from_config(&config, adapters::http_client());
-        let stats = stats::StatsSink::spawn(store.clone());
-        let csp = HeaderValue::from_str(&content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
-        let cache = cache::ResponseCache::new(config.response_cache_secs.trim().parse().unwrap_or(0));
-        let counts = memo::Counts::new(config.count_cache_secs.trim().parse().unwrap_or(0));
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))
-    }
-}
+use crate::state::AppState;
 
 /// The largest sell form: photos are checked one by one as they stream in (each at most
 /// `photos::MAX_BYTES`), so this only bounds a form posted without the uploader island.
@@ -196,11 +93,11 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/actives/help/customerappeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
         .route("/shop", get(pages::shop::directory))
         .route("/shop/{oname}", get(pages::shop::home))
-        .route("/shop/{oname}/buyCar", get(pages::shop::buy_car))
-        .route("/shop/{oname}/search", get(pages::shop::search))
+        .route("/shop/{oname}/buyCar", get(pages::carlist::shop_buy_car))
+        .route("/shop/{oname}/search", get(pages::carlist::shop_search))
         .route("/shop/{oname}/sellCar", get(pages::shop::sell_car).post(pages::shop::sell_car_post))
         .route("/shop/{oname}/business", get(pages::shop::business))
-        .route("/shop/{oname}/details/{id}", get(pages::shop::details))
+        .route("/shop/{oname}/details/{id}", get(pages::detail::shop_details))
         .route("/shop/profile/{id}", get(pages::shop::profile_by_id))
         .route("/actives/douyinshop", get(pages::shop::douyin).post(pages::shop::douyin_post))
         .route("/actives/gratitude", get(pages::shop::gratitude))
@@ -208,7 +105,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/actives/collect/{slug}", get(pages::service::collect_page).post(pages::service::collect_lead))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
-        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
+        .layer(from_fn(middleware::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
 }
 
 /// Pages that need a signed-in user: anonymous visitors get the login form (401).
@@ -231,7 +128,7 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
         .route("/space/personcarlist/{id}", get(pages::mylistings::history))
         .route("/space/personcarlist/{id}/edit", get(pages::sell::edit_page).post(pages::sell::edit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)))
-        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), USER_MIDDLEWARE)))
+        .layer(from_fn(middleware::route_middleware(state.clone(), USER_MIDDLEWARE)))
 }
 
 /// Pages for dealers (users who own a shop).
@@ -248,7 +145,7 @@ fn dealer_pages(state: &AppState) -> Router<AppState> {
         .route("/servicehall/amrplay", get(pages::calls::list))
         .route("/servicehall/amrplay/{id}", get(pages::calls::play))
         .route("/servicehall/amrplay/{id}/audio", get(pages::calls::audio))
-        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), DEALER_MIDDLEWARE)))
+        .layer(from_fn(middleware::route_middleware(state.clone(), DEALER_MIDDLEWARE)))
 }
 
 /// Pages for the staff role: others get 403, anonymous visitors the login form.
@@ -260,7 +157,7 @@ fn staff_pages(state: &AppState) -> Router<AppState> {
         .route("/staff/review", get(pages::staff::review).post(pages::staff::decide))
         .route("/staff/appeals", get(pages::staff::appeals).post(pages::staff::decide_appeal))
         .route("/staff/leads", get(pages::dealer::platform_leads).post(pages::dealer::act_platform))
-        .layer(middleware::from_fn(ctx::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
+        .layer(from_fn(middleware::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
 }
 
 /// The seed's JSON API (seed §7).
@@ -297,85 +194,24 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/robots.txt", get(pages::seo::robots))
         .route("/sitemap.xml", get(pages::seo::index))
         .route("/sitemap/{file}", get(pages::seo::file))
-        .route("/dist/{*path}", get(assets::serve))
+        .route("/dist/{*path}", get(files::serve))
         .route("/upload/demo/{name}", get(demo_photo::serve))
         .route("/upload/{*key}", get(pages::sell::serve_upload))
         .route("/healthz", get(healthz))
         .fallback(|| async { error::AppError::NotFound })
         // Cross-origin state-changing requests → 403 (see `csrf`).
-        .layer(middleware::from_fn_with_state(state.clone(), csrf::layer))
-        .layer(middleware::from_fn_with_state(state.clone(), error::render_errors))
+        .layer(from_fn_with_state(state.clone(), csrf::layer))
+        .layer(from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())
-        .layer(middleware::from_fn_with_state(state.clone(), cache::layer))
-        .layer(middleware::from_fn_with_state(state.clone(), security_headers))
-        .layer(middleware::from_fn(log_request))
+        .layer(from_fn_with_state(state.clone(), middleware::response_cache))
+        .layer(from_fn_with_state(state.clone(), middleware::security_headers))
+        .layer(from_fn(middleware::log_request))
         .with_state(state)
 }
 
 async fn healthz(axum::extract::State(state): axum::extract::State<AppState>) -> Result<&'static str, error::AppError> {
     state.store.ping().await?;
     Ok("ok")
-}
-
-/// One structured log line per request.
-async fn log_request(req: Request, next: Next) -> Response {
-    if !tracing::enabled!(target: "http", tracing::Level::INFO) {
-        // Logging at warn (as under load): nothing to gather.
-        return next.run(req).await;
-    }
-    let start = Instant::now();
-    let method = req.method().clone();
-    let path = req.uri().path().to_owned();
-    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
-    let device = ctx::device_of(req.headers()).class.as_str();
-    let res = next.run(req).await;
-    tracing::info!(
-        target: "http",
-        method = %method,
-        path = %path,
-        route = route.as_deref().unwrap_or(""),
-        status = res.status().as_u16(),
-        duration_ms = start.elapsed().as_secs_f64() * 1000.0,
-        device,
-        "request"
-    );
-    res
-}
-
-/// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
-/// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`),
-/// and the WeChat JS-SDK's origin for the share island. Images come only from this site and the
-/// hosts the configuration names (`Config::image_origins`), never from any `https:` host.
-pub fn content_security_policy(config: &Config) -> String {
-    let mut img = String::from("'self' data: blob:");
-    for origin in config.image_origins() {
-        img.push(' ');
-        img.push_str(&origin);
-    }
-    format!(
-        "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src {img}; \
-         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-        config.jssdk_origin(),
-        ctx::script_hash(ctx::IMG_FALLBACK_JS)
-    )
-}
-
-async fn security_headers(axum::extract::State(state): axum::extract::State<AppState>, req: Request, next: Next) -> Response {
-    let mut res = next.run(req).await;
-    let h = res.headers_mut();
-    if state.config.secure_cookies() {
-        // Served over HTTPS outside development: browsers keep to HTTPS for a year.
-        h.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(HeaderValue::from_static("max-age=31536000; includeSubDomains"));
-    }
-    h.entry(header::CONTENT_SECURITY_POLICY).or_insert(state.csp.clone());
-    h.entry("cross-origin-resource-policy").or_insert(HeaderValue::from_static("same-origin"));
-    h.entry("x-content-type-options").or_insert(HeaderValue::from_static("nosniff"));
-    h.entry("referrer-policy").or_insert(HeaderValue::from_static("strict-origin-when-cross-origin"));
-    h.entry("x-frame-options").or_insert(HeaderValue::from_static("DENY"));
-    if h.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html")) {
-        h.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-cache"));
-    }
-    res
 }
 
 /// Serves until SIGTERM or Ctrl-C, then lets in-flight requests finish and closes the database.

@@ -102,7 +102,7 @@ async fn run(args: Args) -> Result<(), String> {
             let cfg = args.config()?;
             cfg.check()?;
             let store = open_store(&cfg).await?;
-            web::serve(web::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
+            web::serve(web::state::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
         }
         "seed" => {
             args.check_known(&["listings", "seed", "database-url", "env", "config", "if-empty"])?;
@@ -119,7 +119,7 @@ async fn run(args: Args) -> Result<(), String> {
                 return Err(format!("the database already has {existing} listings; seed an empty database"));
             }
             let start = Instant::now();
-            let now = web::SystemClock.now();
+            let now = web::state::SystemClock.now();
             let report = store::seed::seed(&store, store::seed::SeedConfig { listings, seed, now }).await.map_err(|e| format!("seeding failed: {e}"))?;
             let secs = start.elapsed().as_secs_f64();
             tracing::info!(?report, seconds = secs, "seeded demo data");
@@ -132,7 +132,7 @@ async fn run(args: Args) -> Result<(), String> {
             let combos: usize = args.get("combos").unwrap_or("2000").parse().map_err(|_| "--combos must be a number")?;
             let slowest: usize = args.get("slowest").unwrap_or("12").parse().map_err(|_| "--slowest must be a number")?;
             let store = open_store(&cfg).await?;
-            let line = web::search_bench::run(&store, web::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
+            let line = web::search_bench::run(&store, web::state::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
             #[expect(clippy::print_stdout, reason = "the benchmark's result is the command's output")]
             {
                 println!("{line}");

@@ -20,7 +20,7 @@ use axum::extract::multipart::{Field, MultipartRejection};
 use domain::image::{ImageKind, PHOTO_WIDTHS, SniffError};
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
-use crate::AppState;
+use crate::state::AppState;
 use crate::storage::Storage;
 
 /// Largest file accepted, bytes.

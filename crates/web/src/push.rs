@@ -6,7 +6,7 @@
 
 use store::{LeadOutcome, NewLead};
 
-use crate::AppState;
+use crate::state::AppState;
 use crate::adapters::LeadNotice;
 use crate::error::AppError;
 
@@ -49,7 +49,7 @@ async fn deliver(state: &AppState, id: i64, now: i64) -> Result<bool, store::DbE
     let Some(job) = state.store.claim_push(id, now).await? else { return Ok(false) };
     let notice = LeadNotice {
         shop: job.shop_name.clone(),
-        intent: crate::pages::dealer::intent_label(&job.intent).to_owned(),
+        intent: domain::lead::intent_label(&job.intent).to_owned(),
         car: job.title.clone().unwrap_or_default(),
         phone: domain::validate::mask_mobile(&job.mobile),
         time: domain::time::datetime(job.created_at).chars().take(16).collect(),

@@ -20,8 +20,8 @@
 use axum::http::{HeaderMap, HeaderValue, header};
 use domain::device::Device;
 
-use crate::AppState;
-use crate::ctx::{clear_cookie_everywhere, cookie, set_cookie};
+use crate::state::AppState;
+use crate::cookies::{clear_cookie_everywhere, cookie, set_cookie};
 use crate::error::AppError;
 
 /// `{product}_token`.
@@ -31,10 +31,6 @@ pub const WEB_COOKIE: &str = "hx_web";
 /// The request header that carries a token (seed §7).
 pub const TOKEN_HEADER: &str = "token";
 
-/// The signed-in user of a request, put in its extensions by the `auth` middleware (handlers
-/// read it through `ctx::Visitor::user`).
-#[derive(Debug, Clone, Default)]
-pub struct CurrentUser(pub Option<store::User>);
 
 /// 256 random bits as hex from the state's generator; fails when the generator does.
 pub fn random_secret(state: &AppState) -> Result<String, AppError> {

@@ -198,7 +198,7 @@ async fn secrets_fail_closed_without_randomness(app: &TestApp) {
     let device = "hx_did=0123456789abcdef0123456789abcdef";
     let sent = app.post_form("/sys/login/code", &[("cookie", device)], "mobile=13500000079&return=%2F").await;
     let code = shown_code(&sent);
-    let broken = web::AppState::with_parts(
+    let broken = web::state::AppState::with_parts(
         Config::defaults(Env::Development),
         app.state.store.clone(),
         Box::new(domain::time::FixedClock(NOW)),
@@ -492,7 +492,7 @@ async fn routes_can_require_a_role() {
     let app = common::spawn_app(0).await;
     let extra = axum::Router::new()
         .route("/staff-only", get(|| async { "review queue" }))
-        .layer(axum::middleware::from_fn(web::ctx::route_middleware(app.state.clone(), &["auth", "staff"])));
+        .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth", "staff"])));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |cookie: String| {
         let router = router.clone();
@@ -520,7 +520,7 @@ async fn a_token_from_one_node_works_on_another() {
     let Some(app) = common::spawn_pg_app(5).await else { return };
     let session = login(&app, "13800000009", "").await;
     let other_store = store::Store::connect(&app.pg_url().unwrap()).await.unwrap();
-    let node_b = web::AppState::with_clock(Config::defaults(Env::Development), other_store, Box::new(domain::time::FixedClock(NOW)));
+    let node_b = web::state::AppState::with_clock(Config::defaults(Env::Development), other_store, Box::new(domain::time::FixedClock(NOW)));
     let r = get_on(&node_b, "/space/favourites", &[("cookie", &session)]).await;
     assert_eq!(r.status, StatusCode::OK);
     let out = post_on(&node_b, "/sys/logout", &[("cookie", &session)], "").await;

@@ -17,9 +17,11 @@ use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
 
-use super::{CardView, Crumbs, LdItem, LdList, breadcrumb_ld};
-use crate::AppState;
-use crate::ctx::{IslandMount, PageMeta, Visitor, json_ld};
+use super::shared::{CardView, Crumbs, LdItem, LdList, ShopHead, breadcrumb_ld};
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::meta::{IslandMount, PageMeta, json_ld};
+use crate::visitor::Visitor;
 use crate::islands::RegionPickerProps;
 use crate::error::AppError;
 
@@ -155,7 +157,7 @@ struct ListPage {
     /// The match count as shown (“1万+” past the cap).
     total: String,
     kind_path: String,
-    shop: Option<super::shop::ShopHead>,
+    shop: Option<ShopHead>,
     crumbs: Crumbs,
     rows: Vec<FilterRow>,
     chips: Vec<(String, String)>,
@@ -313,7 +315,7 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
 
 /// A list at `path`, inside a shop's pages when `shop` is given (its inventory only, the shop
 /// layout and header; the shop's name in the heading).
-pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<super::shop::ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
+pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
     let q = parse_query(raw);
     let now = state.clock.now();
     let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
@@ -367,7 +369,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     let items = cards
         .iter()
         .enumerate()
-        .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::ctx::absolute(state, &c.href)))
+        .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href)))
         .collect();
     page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
@@ -421,7 +423,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         crumbs,
         page,
     };
-    Ok(Html(crate::ctx::render_sized(&tpl, 64 * 1024)?).into_response())
+    Ok(Html(crate::meta::render_sized(&tpl, 64 * 1024)?).into_response())
 }
 
 /// `GET /carlist`.
@@ -437,6 +439,20 @@ pub async fn qualitycarlist(State(state): State<AppState>, visitor: Visitor, Raw
 /// `GET /actives/buyflow/carlist`.
 pub async fn buyflow(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
     list(&state, &visitor, BUYFLOW, raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
+pub async fn shop_buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = state.store.shop_by_oname(&oname).await?;
+    let path = format!("/shop/{}/buyCar", s.oname);
+    list_at(&state, &visitor, CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/search`: keyword search inside the shop (the inventory list, searched).
+pub async fn shop_search(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = state.store.shop_by_oname(&oname).await?;
+    let path = format!("/shop/{}/search", s.oname);
+    list_at(&state, &visitor, CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
 }
 
 #[cfg(test)]

@@ -9,9 +9,11 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 
-use super::{CardView, rating_badge};
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, cookie, set_cookie};
+use super::shared::{CardView, rating_badge};
+use crate::state::AppState;
+use crate::cookies::{cookie, set_cookie};
+use crate::meta::PageMeta;
+use crate::visitor::Visitor;
 use crate::error::AppError;
 
 /// The cookie holding the compared ids.
@@ -67,7 +69,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
             rating_badge(&d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
         ];
-        let specs = super::detail::specs(&d);
+        let specs = super::shared::specs(&d);
         if rows.len() == PRICE_ROWS.len() {
             rows.extend(specs.iter().map(|(label, _)| *label));
         }

@@ -12,10 +12,11 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 
-use super::login::see_other;
-use super::shop::ShopHead;
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor};
+use crate::signin::see_other;
+use super::shared::ShopHead;
+use crate::state::AppState;
+use crate::meta::PageMeta;
+use crate::visitor::Visitor;
 use crate::error::AppError;
 use store::LeadScope;
 
@@ -43,17 +44,7 @@ pub struct LeadRow {
     pub recordings: Vec<(i64, String)>,
 }
 
-/// The label of a lead intent.
-pub fn intent_label(intent: &str) -> &'static str {
-    match intent {
-        "ask_price" => "询底价",
-        "book_viewing" => "预约看车",
-        "sell" => "卖车",
-        "buy" => "买车",
-        "finance" => "分期",
-        _ => "咨询",
-    }
-}
+use domain::lead::intent_label;
 
 const STATUSES: [(&str, &str); 3] = [("new", "新线索"), ("contacted", "已联系"), ("closed", "已完成")];
 
@@ -113,7 +104,7 @@ async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, e
     let status = STATUSES.iter().find(|(s, _)| *s == status).map_or("", |(s, _)| *s);
     let now = state.clock.now();
     let recordings = match desk {
-        Desk::Dealer => super::calls::by_lead(state, user.user_id).await?,
+        Desk::Dealer => crate::recordings::by_lead(state, user.user_id).await?,
         Desk::Staff => Default::default(),
     };
     let leads = state

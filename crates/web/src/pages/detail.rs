@@ -12,15 +12,16 @@ use axum::extract::{RawQuery, State};
 use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
+use domain::filter::{self, FUEL_OPTIONS, GEARBOX_OPTIONS};
 use domain::validate::Mobile;
 use domain::valuation::{Confidence, Method, Rating};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
-use super::{CardView, Crumbs, breadcrumb_ld};
-use crate::AppState;
-use crate::ctx::{IslandMount, PageMeta, Visitor, absolute, json_ld};
+use super::shared::{CardView, Crumbs, ShopHead, breadcrumb_ld, month_text, specs};
+use crate::state::AppState;
+use crate::meta::{IslandMount, PageMeta, absolute, json_ld};
+use crate::visitor::Visitor;
 use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
 use crate::error::AppError;
 
@@ -69,7 +70,7 @@ pub struct LeadForm {
 #[template(path = "detail.html")]
 struct DetailPage {
     page: PageMeta,
-    shop: Option<super::shop::ShopHead>,
+    shop: Option<ShopHead>,
     crumbs: Crumbs,
     d: ListingDetail,
     photos: Vec<PhotoView>,
@@ -103,29 +104,7 @@ struct DetailPage {
     app_href: String,
 }
 
-fn month_text(year: i32, month: i32) -> String {
-    format!("{year}年{month:02}月")
-}
 
-/// The spec grid: (label, value) rows, shared with the compare table.
-pub fn specs(d: &ListingDetail) -> Vec<(&'static str, String)> {
-    let city = domain::region::city(d.city_code as u32).map_or(String::new(), |c| c.name.to_owned());
-    let or_unknown = |s: &str| if s.trim().is_empty() { "未知".to_owned() } else { s.to_owned() };
-    vec![
-        ("上牌时间", month_text(d.first_reg_year, d.first_reg_month)),
-        ("表显里程", format!("{}万公里", domain::money::wan_km(d.mileage_km))),
-        ("排放标准", filter::label_of(EMISSION_OPTIONS, &d.emission.to_string()).to_owned()),
-        ("燃料", filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()).to_owned()),
-        ("变速箱", filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()).to_owned()),
-        ("排量", if d.displacement.is_empty() { "—".to_owned() } else { d.displacement.clone() }),
-        ("使用性质", filter::label_of(USE_OPTIONS, &d.use_kind.to_string()).to_owned()),
-        ("过户次数", format!("{}次", d.transfers)),
-        ("所在地", city),
-        ("车身颜色", or_unknown(&d.colour)),
-        ("年检到期", or_unknown(&d.annual_inspection_until)),
-        ("交强险到期", or_unknown(&d.insurance_until)),
-    ]
-}
 
 fn rating_view(d: &ListingDetail) -> RatingView {
     let rating = Rating::parse(&d.price_rating).unwrap_or(Rating::Insufficient);
@@ -144,7 +123,7 @@ fn rating_view(d: &ListingDetail) -> RatingView {
 
 /// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and
 /// header; the canonical URL stays `/details/{id}`.
-pub async fn render_in_shop(state: &AppState, visitor: &Visitor, id: i64, shop: super::shop::ShopHead) -> Result<Response, AppError> {
+async fn render_in_shop(state: &AppState, visitor: &Visitor, id: i64, shop: ShopHead) -> Result<Response, AppError> {
     // One snapshot for the page's reads (see `Store::snapshot`); the view it records is not read
     // back by the page.
     state.store.snapshot(render_with(state, visitor, id, LeadForm::default(), None, None, Some(shop))).await
@@ -163,7 +142,7 @@ async fn render_with(
     form: LeadForm,
     notice: Option<String>,
     sharer: Option<i64>,
-    shop: Option<super::shop::ShopHead>,
+    shop: Option<ShopHead>,
 ) -> Result<Response, AppError> {
     let s = &state.store;
     let d = s.public_listing(id).await?;
@@ -357,7 +336,7 @@ async fn render_with(
         login_href: format!("/sys/login?return=%2Fdetails%2F{id}"),
         d,
     };
-    Ok(Html(crate::ctx::render_sized(&tpl, 24 * 1024)?).into_response())
+    Ok(Html(crate::meta::render_sized(&tpl, 24 * 1024)?).into_response())
 }
 
 fn parse_id(raw: &str) -> Result<i64, AppError> {
@@ -486,6 +465,17 @@ async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, st
 
 fn see_other(to: &str) -> Response {
     (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_owned())]).into_response()
+}
+
+/// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
+pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {
+    let s = state.store.shop_by_oname(&oname).await?;
+    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+    let d = state.store.public_listing(id).await?;
+    if d.shop_id != Some(s.shop_id) {
+        return Err(AppError::NotFound);
+    }
+    render_in_shop(&state, &visitor, id, ShopHead::new(&state, &s)).await
 }
 
 #[cfg(test)]

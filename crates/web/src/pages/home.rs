@@ -11,9 +11,11 @@ use domain::search::CarQuery;
 use serde::Deserialize;
 use store::ListingFilter;
 
-use super::CardView;
-use crate::AppState;
-use crate::ctx::{CITY_COOKIE, IslandMount, PageMeta, Visitor, clear_cookie, set_cookie};
+use super::shared::CardView;
+use crate::state::AppState;
+use crate::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
+use crate::meta::{IslandMount, PageMeta};
+use crate::visitor::Visitor;
 use crate::islands::RegionPickerProps;
 use crate::error::AppError;
 
@@ -161,7 +163,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
         chooser,
     };
-    let mut res = Html(crate::ctx::render_sized(&tpl, 32 * 1024)?).into_response();
+    let mut res = Html(crate::meta::render_sized(&tpl, 32 * 1024)?).into_response();
     if let Some(slug) = set_city {
         let value = if slug.is_empty() { clear_cookie(&state.config, CITY_COOKIE) } else { set_cookie(&state.config, CITY_COOKIE, &slug, false) };
         if let Some(v) = value {

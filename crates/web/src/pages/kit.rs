@@ -11,9 +11,10 @@ use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::AppState;
+use crate::state::AppState;
 use crate::config::Env;
-use crate::ctx::{IslandMount, PageMeta, Visitor};
+use crate::meta::{IslandMount, PageMeta};
+use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::{
     ConfirmFormsProps, DatePickerProps, GalleryPhoto, GalleryProps, LoginProps, PhotoUploaderProps, RegionPickerProps, SharePayload, ShareProps, TextInputProps,
@@ -113,7 +114,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
     );
     let note = get("note");
     let text = page.island(&state, "TextInput", &TextInputProps { id: "kit-note".into(), name: "note".into(), value: note.clone(), max_length: 20, multiline: true, clearable: true, ..TextInputProps::default() });
-    let link = crate::ctx::absolute(&state, "/sys/kit");
+    let link = crate::meta::absolute(&state, "/sys/kit");
     let share = page.island(
         &state,
         "Share",

@@ -14,9 +14,10 @@ use domain::selling::{Action, Actor, ListingStatus};
 use serde::Deserialize;
 use store::ActionOutcome;
 
-use super::login::see_other;
-use crate::AppState;
-use crate::ctx::{IslandMount, PageMeta, Visitor};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::meta::{IslandMount, PageMeta};
+use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::ConfirmFormsProps;
 

@@ -6,9 +6,10 @@ use crate::extract::Path;
 use axum::response::{Html, IntoResponse, Response};
 use domain::search::percent_encode;
 
-use super::{Crumbs, breadcrumb_ld};
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, absolute, json_ld};
+use super::shared::{Crumbs, breadcrumb_ld};
+use crate::state::AppState;
+use crate::meta::{PageMeta, absolute, json_ld};
+use crate::visitor::Visitor;
 use crate::error::AppError;
 
 /// Articles per page.

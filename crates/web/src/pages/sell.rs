@@ -20,9 +20,10 @@ use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
 use store::{ListingInput, NewLead, UploadRow};
 
-use super::login::{LoginForm, see_other};
-use crate::AppState;
-use crate::ctx::{IslandMount, PageMeta, Visitor};
+use crate::signin::{LoginForm, see_other};
+use crate::state::AppState;
+use crate::meta::{IslandMount, PageMeta};
+use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::{PhotoUploaderProps, PriceSuggestProps, UploadedPhoto};
 use crate::photos::{self, PhotoError};
@@ -124,7 +125,7 @@ pub struct Choices {
     /// Brands with their series.
     pub brands: Vec<(&'static domain::catalog::Brand, Vec<&'static domain::catalog::Series>)>,
     /// Provinces with their cities.
-    pub provinces: super::ProvinceCities,
+    pub provinces: super::shared::ProvinceCities,
     /// Colours.
     pub colours: &'static [(&'static str, &'static str)],
     /// Emission standards.
@@ -135,7 +136,7 @@ impl Choices {
     fn new() -> Choices {
         Choices {
             brands: domain::catalog::brands().iter().map(|b| (b, domain::catalog::series_of(b.slug).collect())).collect(),
-            provinces: super::province_cities(),
+            provinces: super::shared::province_cities(),
             colours: selling::COLOURS,
             emissions: domain::filter::EMISSION_OPTIONS,
         }
@@ -414,7 +415,7 @@ async fn form_suggestion(state: &AppState, input: &SellInput) -> Result<Option<S
 /// `POST /personalsell`: a new listing (sign-in required).
 pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipart) -> Result<Response, AppError> {
     let Some(user) = visitor.user.clone() else {
-        return crate::pages::login::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
+        return crate::signin::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
     };
     match check_posted(&state, &user, mp, "/personalsell").await? {
         Err(form) => {

@@ -10,7 +10,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use domain::search::CarQuery;
 
-use crate::AppState;
+use crate::state::AppState;
 use crate::error::AppError;
 
 fn xml(body: String) -> Response {
@@ -81,7 +81,7 @@ async fn pages(state: &AppState) -> Result<Response, AppError> {
     let mut urls: Vec<(String, Option<i64>)> =
         ["/", "/carlist", "/servicehall", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"].iter().map(|p| (format!("{site}{p}"), None)).collect();
     // The selling service's pages (the campaign pages are for ads and say noindex).
-    for d in super::service::PAGES.iter().filter(|d| d.layout == "default") {
+    for d in super::shared::PAGES.iter().filter(|d| d.layout == "default") {
         urls.push((format!("{site}/actives/{}/{}", d.section, d.slug), None));
     }
     urls.extend(shops.into_iter().map(|(oname, t)| (format!("{site}/shop/{oname}"), Some(t))));

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use askama::Template;
+use super::shared::{Def, def};
 use crate::extract::Form;
 use axum::extract::State;
 use crate::extract::{Path, Query};
@@ -18,92 +19,11 @@ use domain::service::{Answers, BODIES, PACKAGES, Package};
 use serde::Deserialize;
 use store::{LeadOutcome, NewLead, SeriesOffer};
 
-use super::login::see_other;
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::meta::PageMeta;
+use crate::visitor::Visitor;
 use crate::error::AppError;
-
-/// One page of the family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Def {
-    /// `service` or `collect`.
-    pub section: &'static str,
-    /// The last path segment, as the seed spells it.
-    pub slug: &'static str,
-    /// Title and heading.
-    pub title: &'static str,
-    /// Meta description.
-    pub description: &'static str,
-    /// `default` or `flow`.
-    pub layout: &'static str,
-    /// The lead's intent.
-    pub intent: &'static str,
-    /// The submit button.
-    pub submit: &'static str,
-}
-
-/// Every page, in the seed's order.
-pub const PAGES: [Def; 6] = [
-    Def {
-        section: "service",
-        slug: "personalCar",
-        title: "个人卖车服务",
-        description: "个人车主卖车：免费上门检测、估价定价、全平台推荐、带看议价、代办过户，不成交不收费。",
-        layout: "default",
-        intent: "sell",
-        submit: "预约卖车顾问",
-    },
-    Def {
-        section: "service",
-        slug: "sellcarPlan",
-        title: "卖车方案",
-        description: "三种卖车方案：自助发布免费、省心卖成交后收2%服务费、快速收购当天付款。",
-        layout: "default",
-        intent: "sell",
-        submit: "选好了，联系我",
-    },
-    Def {
-        section: "service",
-        slug: "sellcarService",
-        title: "卖车服务流程",
-        description: "从提交信息到收款的每一步和所需时间，以及过户需要准备的材料。",
-        layout: "default",
-        intent: "sell",
-        submit: "开始卖车",
-    },
-    Def {
-        section: "collect",
-        slug: "sellcar",
-        title: "免费评估 高价卖车",
-        description: "留下手机号，卖车顾问免费评估您的爱车并给出报价。",
-        layout: "flow",
-        intent: "sell",
-        submit: "免费评估",
-    },
-    Def {
-        section: "collect",
-        slug: "buycar",
-        title: "帮我找车",
-        description: "告诉我们预算和想要的车，购车顾问按您的条件挑车、约看车。",
-        layout: "flow",
-        intent: "buy",
-        submit: "帮我找车",
-    },
-    Def {
-        section: "collect",
-        slug: "selectcar",
-        title: "帮我选车",
-        description: "回答四个问题，为您推荐预算内在售车最多的车系。",
-        layout: "flow",
-        intent: "buy",
-        submit: "让顾问帮我挑",
-    },
-];
-
-/// The page at `/actives/{section}/{slug}`.
-pub fn def(section: &str, slug: &str) -> Option<&'static Def> {
-    PAGES.iter().find(|d| d.section == section && d.slug == slug)
-}
 
 /// Everything the pages' forms and links carry.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -185,7 +105,7 @@ struct ServicePage {
     campaign: Vec<(&'static str, String)>,
     errors: BTreeMap<&'static str, String>,
     form_error: Option<String>,
-    provinces: super::ProvinceCities,
+    provinces: super::shared::ProvinceCities,
     packages: &'static [Package],
     fee: Option<String>,
     budgets: &'static [domain::filter::FilterOption],
@@ -243,7 +163,7 @@ async fn render(state: &AppState, visitor: &Visitor, def: &'static Def, mut form
         campaign,
         errors,
         form_error,
-        provinces: super::province_cities(),
+        provinces: super::shared::province_cities(),
         packages: &PACKAGES,
         fee,
         budgets: &domain::filter::PRICE_OPTIONS[1..],

@@ -8,60 +8,19 @@ use std::collections::HashMap;
 
 use askama::Template;
 use crate::extract::Form;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
 
-use super::login::see_other;
-use super::{CardView, Crumbs};
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor, json_ld};
+use crate::signin::see_other;
+use super::shared::{CardView, Crumbs, ShopHead};
+use crate::state::AppState;
+use crate::meta::{PageMeta, json_ld};
+use crate::visitor::Visitor;
 use crate::error::AppError;
-
-/// The shop header every shop page shows.
-#[derive(Debug, Clone)]
-pub struct ShopHead {
-    /// Id.
-    pub shop_id: i64,
-    /// Slug.
-    pub oname: String,
-    /// Name.
-    pub name: String,
-    /// Logo URL.
-    pub logo: String,
-    /// Banner URL (empty: none).
-    pub banner: String,
-    /// Verified badge.
-    pub verified: bool,
-    /// Phone.
-    pub phone: String,
-    /// City name.
-    pub city: String,
-    /// Cars on sale.
-    pub on_sale: i64,
-}
-
-impl ShopHead {
-    /// The header of a shop.
-    pub fn new(state: &AppState, s: &Shop) -> ShopHead {
-        let base = &state.config.image_upload_base;
-        let url = |f: &str| if f.is_empty() { String::new() } else { domain::image::cover(f, base) };
-        ShopHead {
-            shop_id: s.shop_id,
-            oname: s.oname.clone(),
-            name: s.name.clone(),
-            logo: if s.logo.is_empty() { state.assets.url("img/logo.svg") } else { url(&s.logo) },
-            banner: url(&s.banner),
-            verified: s.verified,
-            phone: s.phone.clone(),
-            city: domain::region::city(s.city_code as u32).map_or(String::new(), |c| c.name.to_owned()),
-            on_sale: s.on_sale,
-        }
-    }
-}
 
 fn shop_meta(state: &AppState, visitor: &Visitor, layout: &str, title: String, path: &str) -> PageMeta {
     PageMeta::new(state, visitor.device, layout, title).canonical_path(state, path)
@@ -159,16 +118,16 @@ async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'stati
     let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!("{}：{}。地址：{}，营业时间{}。", s.name, s.intro.chars().take(60).collect::<String>(), s.address, s.hours));
     if tab == "douyin" {
         page.robots = "noindex,follow";
-        page.canonical = crate::ctx::absolute(state, &format!("/shop/{}", s.oname));
+        page.canonical = crate::meta::absolute(state, &format!("/shop/{}", s.oname));
     }
     let city = domain::region::city(s.city_code as u32);
     page.json_ld.push(json_ld(&serde_json::json!({
         "@context": "https://schema.org",
         "@type": "AutoDealer",
         "name": s.name,
-        "url": crate::ctx::absolute(state, &format!("/shop/{}", s.oname)),
+        "url": crate::meta::absolute(state, &format!("/shop/{}", s.oname)),
         "telephone": s.phone,
-        "image": crate::ctx::absolute(state, &head.logo),
+        "image": crate::meta::absolute(state, &head.logo),
         "openingHours": s.hours,
         "address": {
             "@type": "PostalAddress",
@@ -252,31 +211,6 @@ async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: Shop
     }
 }
 
-/// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
-pub async fn buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
-    let s = shop_or_404(&state, &oname).await?;
-    let path = format!("/shop/{}/buyCar", s.oname);
-    super::carlist::list_at(&state, &visitor, super::carlist::CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
-}
-
-/// `GET /shop/{oname}/search`: keyword search inside the shop (the inventory list, searched).
-pub async fn search(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
-    let s = shop_or_404(&state, &oname).await?;
-    let path = format!("/shop/{}/search", s.oname);
-    super::carlist::list_at(&state, &visitor, super::carlist::CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
-}
-
-/// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
-pub async fn details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {
-    let s = shop_or_404(&state, &oname).await?;
-    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
-    let d = state.store.public_listing(id).await?;
-    if d.shop_id != Some(s.shop_id) {
-        return Err(AppError::NotFound);
-    }
-    super::detail::render_in_shop(&state, &visitor, id, ShopHead::new(&state, &s)).await
-}
-
 /// `GET /shop/profile/{id}`: 301 to the shop's slug.
 pub async fn profile_by_id(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, AppError> {
     let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
@@ -304,7 +238,7 @@ struct DirectoryPage {
     total: i64,
     name: String,
     city: String,
-    provinces: super::ProvinceCities,
+    provinces: super::shared::ProvinceCities,
     prev: Option<String>,
     next: Option<String>,
 }
@@ -343,7 +277,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
         shops: rows.iter().map(|s| ShopHead::new(&state, s)).collect(),
         total,
         city: city.map_or(String::new(), |c| c.slug.to_owned()),
-        provinces: super::province_cities(),
+        provinces: super::shared::province_cities(),
         prev: (page_no > 1).then(|| href(page_no - 1)),
         next: (page_no * PER < total).then(|| href(page_no + 1)),
         name,

@@ -19,10 +19,11 @@ use domain::search::{CarQuery, Sort};
 use serde::Deserialize;
 use store::{NewWanted, Scope};
 
-use super::CardView;
-use super::login::{LoginForm, see_other};
-use crate::AppState;
-use crate::ctx::{IslandMount, PageMeta, Visitor};
+use super::shared::CardView;
+use crate::signin::{LoginForm, see_other};
+use crate::state::AppState;
+use crate::meta::{IslandMount, PageMeta};
+use crate::visitor::Visitor;
 use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
 use crate::error::AppError;
 
@@ -170,14 +171,14 @@ pub async fn favourite(State(state): State<AppState>, visitor: Visitor, headers:
     }
     // Back to the form's page: its `return` field, else the page it was on (cards), else the list.
     let back = if post.return_to.is_empty() {
-        super::login::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
+        crate::signin::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
     } else {
         post.return_to
     };
     Ok(see_other(&back, Vec::new()))
 }
 
-use super::dealer::intent_label;
+use domain::lead::intent_label;
 
 fn lead_status_label(status: &str) -> &'static str {
     match status {
@@ -297,7 +298,7 @@ struct WantedPage {
     brands: &'static [domain::catalog::Brand],
     series: Vec<&'static domain::catalog::Series>,
     prices: &'static [filter::FilterOption],
-    provinces: super::ProvinceCities,
+    provinces: super::shared::ProvinceCities,
     confirm: Option<IslandMount>,
     city_picker: Option<IslandMount>,
     note_input: Option<IslandMount>,
@@ -388,7 +389,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
         form,
         brands: domain::catalog::brands(),
         prices: &PRICE_OPTIONS[1..],
-        provinces: super::province_cities(),
+        provinces: super::shared::province_cities(),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;

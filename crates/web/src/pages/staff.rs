@@ -14,9 +14,10 @@ use domain::selling::{Action, Actor, REASON_MAX};
 use serde::Deserialize;
 use store::ActionOutcome;
 
-use super::login::see_other;
-use crate::AppState;
-use crate::ctx::{PageMeta, Visitor};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::meta::PageMeta;
+use crate::visitor::Visitor;
 use crate::error::AppError;
 
 /// A listing in the queue as shown.

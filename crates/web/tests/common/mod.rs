@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, Method, Request, StatusCode};
 use domain::time::FixedClock;
 use store::Store;
 use tower::ServiceExt as _;
-use web::AppState;
+use web::state::AppState;
 use web::config::{Config, Env};
 
 /// 2026-11-21 10:30:15 China time.

@@ -1,0 +1,137 @@
+//! Leads: what a visitor asked for (`Intent`) and where the dealer or consultant is with it
+//! (`Status`), as stored and as shown.
+//!
+//! ```
+//! use domain::lead::{Intent, Status};
+//! assert_eq!(Intent::parse("book_viewing"), Ok(Intent::BookViewing));
+//! assert_eq!(Intent::BookViewing.label(), "预约看车");
+//! assert_eq!(Status::parse("contacted").map(Status::label), Ok("已联系"));
+//! assert!(Status::parse("lost").is_err());
+//! ```
+
+/// A stored value that names no known variant (bad data, reported, never defaulted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unknown {
+    /// What was being read (`lead intent`, `lead status`).
+    pub kind: &'static str,
+    /// The stored text.
+    pub value: String,
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown {}: {:?}", self.kind, self.value)
+    }
+}
+
+impl std::error::Error for Unknown {}
+
+/// What a lead asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intent {
+    /// 询底价 on a listing.
+    AskPrice,
+    /// 预约看车 on a listing.
+    BookViewing,
+    /// A car owner wants to sell.
+    Sell,
+    /// A buyer wants a car found.
+    Buy,
+    /// 分期: a loan enquiry.
+    Finance,
+}
+
+impl Intent {
+    /// Every intent, in the order the lead lists show them.
+    pub const ALL: [Intent; 5] = [Intent::AskPrice, Intent::BookViewing, Intent::Sell, Intent::Buy, Intent::Finance];
+
+    /// Reads a stored intent.
+    pub fn parse(s: &str) -> Result<Intent, Unknown> {
+        Intent::ALL.into_iter().find(|i| i.as_str() == s).ok_or_else(|| Unknown { kind: "lead intent", value: s.to_owned() })
+    }
+
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intent::AskPrice => "ask_price",
+            Intent::BookViewing => "book_viewing",
+            Intent::Sell => "sell",
+            Intent::Buy => "buy",
+            Intent::Finance => "finance",
+        }
+    }
+
+    /// What the dealer reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            Intent::AskPrice => "询底价",
+            Intent::BookViewing => "预约看车",
+            Intent::Sell => "卖车",
+            Intent::Buy => "买车",
+            Intent::Finance => "分期",
+        }
+    }
+}
+
+/// The label of a stored intent; a value no intent has reads as a general enquiry (咨询).
+pub fn intent_label(stored: &str) -> &'static str {
+    Intent::parse(stored).map_or("咨询", Intent::label)
+}
+
+/// Where a lead is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Not contacted yet.
+    New,
+    /// Called or messaged.
+    Contacted,
+    /// Done (a sale, a visit, or nothing more to do).
+    Closed,
+}
+
+impl Status {
+    /// Every status, in the order the lead lists filter by them.
+    pub const ALL: [Status; 3] = [Status::New, Status::Contacted, Status::Closed];
+
+    /// Reads a stored status.
+    pub fn parse(s: &str) -> Result<Status, Unknown> {
+        Status::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| Unknown { kind: "lead status", value: s.to_owned() })
+    }
+
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::New => "new",
+            Status::Contacted => "contacted",
+            Status::Closed => "closed",
+        }
+    }
+
+    /// What the dealer reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::New => "新线索",
+            Status::Contacted => "已联系",
+            Status::Closed => "已完成",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_intent_and_status_reads_back_from_its_stored_form() {
+        for i in Intent::ALL {
+            assert_eq!(Intent::parse(i.as_str()), Ok(i));
+        }
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Ok(s));
+        }
+        for bad in ["", "ASK_PRICE", "consult", " sell"] {
+            assert_eq!(Intent::parse(bad).unwrap_err().value, bad);
+        }
+        assert_eq!(Status::parse("open").unwrap_err().to_string(), "unknown lead status: \"open\"");
+    }
+}

@@ -1,0 +1,90 @@
+//! The site's cookies and the device id: reading one cookie from a request, and the
+//! `Set-Cookie` values that set and clear ours (seed: path `/`, one year, `SameSite=Lax`, the
+//! configured domain, `Secure` outside development).
+
+use axum::http::{HeaderMap, HeaderValue, header};
+
+use crate::config::Config;
+
+/// Reads one cookie from the `Cookie` headers.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// The cookie holding the visitor's chosen city slug.
+pub const CITY_COOKIE: &str = "hx_city";
+/// The cookie holding an anonymous device id (view history, statistics `devicetoken`).
+pub const DEVICE_COOKIE: &str = "hx_did";
+/// One year, seed §9.
+pub const COOKIE_MAX_AGE: u32 = 31_536_000;
+
+/// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, the configured domain when set,
+/// `Secure` outside development, `HttpOnly` when asked.
+pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> Option<HeaderValue> {
+    cookie_header(name, value, COOKIE_MAX_AGE, &config.cookie_domain, config.secure_cookies(), http_only)
+}
+
+/// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
+pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
+    cookie_header(name, "", 0, &config.cookie_domain, config.secure_cookies(), false)
+}
+
+/// Removes a cookie under the configured domain and, when that is set, also host-only (the
+/// "default domain" of seed §4), so a cookie set either way is gone.
+pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> {
+    let mut out: Vec<HeaderValue> = clear_cookie(config, name).into_iter().collect();
+    if !config.cookie_domain.is_empty() {
+        out.extend(cookie_header(name, "", 0, "", config.secure_cookies(), false));
+    }
+    out
+}
+
+fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, secure: bool, http_only: bool) -> Option<HeaderValue> {
+    let mut v = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax");
+    if !domain.is_empty() {
+        v.push_str("; Domain=");
+        v.push_str(domain);
+    }
+    if secure {
+        v.push_str("; Secure");
+    }
+    if http_only {
+        v.push_str("; HttpOnly");
+    }
+    HeaderValue::from_str(&v).ok()
+}
+
+/// A device id is 32 lower-case hex digits; anything else in the cookie is replaced.
+pub fn valid_device_id(v: &str) -> bool {
+    v.len() == 32 && v.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_are_read_and_written() {
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_static("a=1; hx_city=changsha; b=2"));
+        assert_eq!(cookie(&h, "hx_city"), Some("changsha"));
+        assert_eq!(cookie(&h, "c"), None);
+        let prod = Config::defaults(crate::config::Env::Production);
+        let v = set_cookie(&prod, "hx_city", "changsha", false).unwrap();
+        assert_eq!(v.to_str().unwrap(), "hx_city=changsha; Path=/; Max-Age=31536000; SameSite=Lax; Domain=.ershouche.example; Secure");
+        let gone = clear_cookie_everywhere(&prod, "hx_token");
+        let gone: Vec<&str> = gone.iter().map(|v| v.to_str().unwrap()).collect();
+        assert_eq!(gone, ["hx_token=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example; Secure", "hx_token=; Path=/; Max-Age=0; SameSite=Lax; Secure"]);
+        let dev = Config::defaults(crate::config::Env::Development);
+        let v = set_cookie(&dev, "hx_token", "t", true).unwrap();
+        assert_eq!(v.to_str().unwrap(), "hx_token=t; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly");
+        assert_eq!(clear_cookie_everywhere(&dev, "hx_token").len(), 1);
+    }
+}

@@ -1,0 +1,54 @@
+//! The Content-Security-Policy, made once from the configuration, and the one inline handler it
+//! allows by hash.
+
+use crate::config::Config;
+
+/// The `onerror` handler of every listing image (the seed's 加载失败 label). Templates write it
+/// verbatim; the CSP allows exactly this text by its hash.
+pub const IMG_FALLBACK_JS: &str = "this.onerror=null;this.removeAttribute('srcset');this.classList.add('broken');this.alt='加载失败'";
+
+/// `'sha256-…'` of an inline script or handler, for the CSP.
+pub fn script_hash(js: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(js.as_bytes())))
+}
+
+/// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
+/// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`),
+/// and the WeChat JS-SDK's origin for the share island. Images come only from this site and the
+/// hosts the configuration names (`Config::image_origins`), never from any `https:` host.
+pub fn content_security_policy(config: &Config) -> String {
+    let mut img = String::from("'self' data: blob:");
+    for origin in config.image_origins() {
+        img.push(' ');
+        img.push_str(&origin);
+    }
+    format!(
+        "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src {img}; \
+         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        config.jssdk_origin(),
+        script_hash(IMG_FALLBACK_JS)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_use_exactly_the_hashed_image_handler() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates");
+        let expected = format!("onerror=\"{IMG_FALLBACK_JS}\"");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(root).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for (i, _) in text.match_indices("onerror=\"") {
+                assert!(text[i..].starts_with(&expected), "an inline handler the CSP does not allow: {}", &text[i..i + 60]);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 2, "the card and the gallery use the handler");
+        assert!(script_hash("x").starts_with("sha256-"));
+    }
+}

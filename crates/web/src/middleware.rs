@@ -1,0 +1,264 @@
+//! The middleware of every request: the route middleware each page names (seed: `auth` by default,
+//! an unknown name is a 500 'Unknown middleware {name}'), the security headers and the request log.
+
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::auth::Role;
+
+use crate::cache;
+use crate::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
+use crate::error::AppError;
+use crate::session::TOKEN_HEADER;
+use crate::state::AppState;
+use crate::visitor::{CurrentUser, DeviceId, device_of, peer_ip};
+
+/// The route middleware a page can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteMiddleware {
+    /// The default: gives the visitor a device id and runs the session bootstrap (seed §4).
+    Auth,
+    /// The page needs a signed-in user: anonymous visitors get the login form (401).
+    User,
+    /// The page needs a dealer (a user who owns a shop): others get 403.
+    Dealer,
+    /// The page needs staff: others get 403.
+    Staff,
+}
+
+/// Resolves a middleware name; an unknown one is the seed's 500 'Unknown middleware {name}'.
+pub fn resolve_middleware(name: &str) -> Result<RouteMiddleware, AppError> {
+    match name {
+        "auth" => Ok(RouteMiddleware::Auth),
+        "user" => Ok(RouteMiddleware::User),
+        "dealer" => Ok(RouteMiddleware::Dealer),
+        "staff" => Ok(RouteMiddleware::Staff),
+        other => Err(AppError::UnknownMiddleware(other.to_owned())),
+    }
+}
+
+/// Builds the layer function for a list of middleware names. Names are resolved per request so
+/// that a misconfigured route fails visibly (500) instead of silently skipping a check.
+pub fn route_middleware(
+    state: AppState,
+    names: &'static [&'static str],
+) -> impl Fn(Request, Next) -> std::pin::Pin<Box<dyn Future<Output = Response> + Send>> + Clone + Send + Sync + 'static {
+    move |mut req: Request, next: Next| {
+        let state = state.clone();
+        Box::pin(async move {
+            let mut cookies: Vec<HeaderValue> = Vec::new();
+            for name in names {
+                let required = match resolve_middleware(name) {
+                    Ok(RouteMiddleware::Auth) => {
+                        let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
+                            Some(v) => v.to_owned(),
+                            None => {
+                                let id = match crate::random::hex_from::<16>(state.random.as_ref()) {
+                                    Ok(id) => id,
+                                    Err(e) => return AppError::from(e).into_response(),
+                                };
+                                cookies.extend(set_cookie(&state.config, DEVICE_COOKIE, &id, true));
+                                id
+                            }
+                        };
+                        let device = device_of(req.headers());
+                        let ip = peer_ip(req.extensions());
+                        let query = req.uri().query().unwrap_or("").to_owned();
+                        let boot = crate::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
+                        cookies.extend(boot.cookies);
+                        req.extensions_mut().insert(DeviceId(id));
+                        req.extensions_mut().insert(CurrentUser(boot.user));
+                        continue;
+                    }
+                    Ok(RouteMiddleware::User) => None,
+                    Ok(RouteMiddleware::Dealer) => Some(Role::Dealer),
+                    Ok(RouteMiddleware::Staff) => Some(Role::Staff),
+                    Err(e) => return e.into_response(),
+                };
+                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|u| Role::parse(&u.role));
+                let refused = match (user, required) {
+                    (None, _) => Some(crate::signin::required(&state, &req)),
+                    (Some(role), Some(need)) if role != need => Some(AppError::Forbidden.into_response()),
+                    _ => None,
+                };
+                if let Some(mut res) = refused {
+                    append_cookies(&mut res, cookies);
+                    return res;
+                }
+            }
+            let signed_in = req.extensions().get::<CurrentUser>().is_some_and(|c| c.0.is_some());
+            let mut res = next.run(req).await;
+            append_cookies(&mut res, cookies);
+            if signed_in {
+                // A page for one person is never kept by a shared cache.
+                res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+            }
+            res
+        })
+    }
+}
+
+/// Adds the middleware's cookies to a response, except those the handler set or cleared itself:
+/// the handler's word is final, so a sign-out that clears the session cookies never also carries
+/// the token the bootstrap minted for the same request.
+fn append_cookies(res: &mut Response, cookies: Vec<HeaderValue>) {
+    let own: Vec<Vec<u8>> = res.headers().get_all(header::SET_COOKIE).iter().filter_map(|v| cookie_name(v.as_bytes()).map(<[u8]>::to_vec)).collect();
+    for v in cookies {
+        if cookie_name(v.as_bytes()).is_some_and(|name| own.iter().any(|o| o == name)) {
+            continue;
+        }
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
+/// The name of a `Set-Cookie` value (before its `=`).
+fn cookie_name(v: &[u8]) -> Option<&[u8]> {
+    v.iter().position(|&b| b == b'=').map(|i| &v[..i])
+}
+
+/// One structured log line per request.
+pub async fn log_request(req: Request, next: Next) -> Response {
+    if !tracing::enabled!(target: "http", tracing::Level::INFO) {
+        // Logging at warn (as under load): nothing to gather.
+        return next.run(req).await;
+    }
+    let start = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    let device = device_of(req.headers()).class.as_str();
+    let res = next.run(req).await;
+    tracing::info!(
+        target: "http",
+        method = %method,
+        path = %path,
+        route = route.as_deref().unwrap_or(""),
+        status = res.status().as_u16(),
+        duration_ms = start.elapsed().as_secs_f64() * 1000.0,
+        device,
+        "request"
+    );
+    res
+}
+
+pub async fn security_headers(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let mut res = next.run(req).await;
+    let h = res.headers_mut();
+    if state.config.secure_cookies() {
+        // Served over HTTPS outside development: browsers keep to HTTPS for a year.
+        h.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(HeaderValue::from_static("max-age=31536000; includeSubDomains"));
+    }
+    h.entry(header::CONTENT_SECURITY_POLICY).or_insert(state.csp.clone());
+    h.entry("cross-origin-resource-policy").or_insert(HeaderValue::from_static("same-origin"));
+    h.entry("x-content-type-options").or_insert(HeaderValue::from_static("nosniff"));
+    h.entry("referrer-policy").or_insert(HeaderValue::from_static("strict-origin-when-cross-origin"));
+    h.entry("x-frame-options").or_insert(HeaderValue::from_static("DENY"));
+    if h.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html")) {
+        h.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-cache"));
+    }
+    res
+}
+
+/// The cache key of a request, or `None` when it must not be served from the cache.
+fn key_of(req: &Request) -> Option<String> {
+    if req.method() != Method::GET {
+        return None;
+    }
+    let path = req.uri().path();
+    if cache::PRIVATE_PREFIXES.iter().any(|p| path.starts_with(p)) {
+        return None;
+    }
+    let query = req.uri().query().unwrap_or("");
+    if query.contains("appToken") {
+        return None;
+    }
+    let headers = req.headers();
+    if headers.contains_key(TOKEN_HEADER) {
+        return None;
+    }
+    let mut city = "";
+    for pair in headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')) {
+        match pair.trim().split_once('=') {
+            Some((CITY_COOKIE, v)) => city = v,
+            Some((_, _)) => return None,
+            None if pair.trim().is_empty() => {}
+            None => return None,
+        }
+    }
+    let device = device_of(headers);
+    Some(format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri()))
+}
+
+/// The response cache (see [`crate::cache`]) as a layer.
+pub async fn response_cache(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let cache = &state.cache;
+    let key = cache.ttl().and_then(|ttl| Some((ttl, key_of(&req)?)));
+    let Some((ttl, key)) = key else {
+        let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+        let res = next.run(req).await;
+        if write && (res.status().is_success() || res.status().is_redirection()) {
+            cache.clear();
+            state.counts.clear();
+        }
+        return res;
+    };
+    if let Some(hit) = cache.get(&key, ttl) {
+        return respond(&state, hit);
+    }
+    let enc = cache::encoding(req.headers());
+    req.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static(enc));
+    let res = next.run(req).await;
+    let keep = res.status() == StatusCode::OK
+        && res.headers().get_all(header::SET_COOKIE).iter().all(|c| c.as_bytes().starts_with(format!("{DEVICE_COOKIE}=").as_bytes()))
+        && !res.headers().get(header::CACHE_CONTROL).is_some_and(|v| v.to_str().unwrap_or("").contains("no-store"));
+    if !keep {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, cache::MAX_BODY).await else {
+        // Larger than any page we make; what was read is gone, so the visitor is asked to retry.
+        tracing::warn!(max = cache::MAX_BODY, "page too large for the response cache");
+        let mut res = Response::new(Body::from("页面暂时无法显示，请刷新重试"));
+        *res.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        return res;
+    };
+    let mut headers = parts.headers.clone();
+    headers.remove(header::SET_COOKIE);
+    let entry = cache::Entry { at: Instant::now(), status: parts.status, headers, body: body.clone() };
+    cache.put(key, entry, ttl);
+    let mut res = Response::from_parts(parts, Body::from(body));
+    res.headers_mut().insert("x-cache", HeaderValue::from_static("miss"));
+    res
+}
+
+fn respond(state: &AppState, e: cache::Entry) -> Response {
+    let mut res = Response::new(Body::from(e.body));
+    *res.status_mut() = e.status;
+    *res.headers_mut() = e.headers;
+    // A first visit gets its own device id, as the route middleware would have issued.
+    // Without randomness the visit goes on without a device id (it gets one on a later page).
+    if let Ok(id) = crate::random::hex_from::<16>(state.random.as_ref())
+        && let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &id, true)
+    {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    res.headers_mut().insert("x-cache", HeaderValue::from_static("hit"));
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn middleware_names_resolve_or_fail_with_the_seed_message() {
+        assert_eq!(resolve_middleware("auth").unwrap(), RouteMiddleware::Auth);
+        assert_eq!(resolve_middleware("dealer").unwrap(), RouteMiddleware::Dealer);
+        let err = resolve_middleware("admin").unwrap_err();
+        assert_eq!(err.to_string(), "Unknown middleware admin");
+    }
+}

@@ -1,0 +1,82 @@
+//! The visitor as every page handler sees it (`Visitor`), and what it is read from: the device
+//! class, the device id and signed-in user the `auth` middleware put in the request, the chosen
+//! city, the peer address, and whether the request is a prefetch.
+
+use std::convert::Infallible;
+
+use axum::extract::FromRequestParts;
+use axum::http::HeaderMap;
+use axum::http::header;
+use axum::http::request::Parts;
+use domain::device::Device;
+
+use crate::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
+
+/// The signed-in user of a request, put in its extensions by the `auth` middleware (handlers
+/// read it through [`Visitor::user`]).
+#[derive(Debug, Clone, Default)]
+pub struct CurrentUser(pub Option<store::User>);
+
+/// The device class of a request, from its User-Agent.
+pub fn device_of(headers: &HeaderMap) -> Device {
+    Device::from_user_agent(headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or(""))
+}
+
+/// The visitor as seen by every page handler.
+#[derive(Debug, Clone)]
+pub struct Visitor {
+    /// Device class and in-app browser.
+    pub device: Device,
+    /// The city chosen earlier (`hx_city` cookie), as a slug.
+    pub city_slug: Option<String>,
+    /// The anonymous device id (`hx_did`), issued by the `auth` middleware on the first visit.
+    pub device_id: Option<String>,
+    /// The client's IP address as the socket saw it (empty in in-process tests).
+    pub ip: String,
+    /// The signed-in user, when the `auth` middleware found a session.
+    pub user: Option<store::User>,
+    /// The request is a prefetch (see [`is_prefetch`]), not a visit.
+    pub prefetch: bool,
+    /// The device cookie came with the request: a browser that keeps cookies and has been here
+    /// before (not a first visit, crawler, link preview or load generator).
+    pub returning: bool,
+}
+
+/// The device id of a request, put in its extensions by the `auth` route middleware.
+#[derive(Debug, Clone)]
+pub struct DeviceId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Visitor {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Visitor, Infallible> {
+        let presented = cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v));
+        let device_id = parts
+            .extensions
+            .get::<DeviceId>()
+            .map(|d| d.0.clone())
+            .or_else(|| presented.map(str::to_owned));
+        let ip = peer_ip(&parts.extensions);
+        let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
+        Ok(Visitor {
+            user,
+            device: device_of(&parts.headers),
+            city_slug: cookie(&parts.headers, CITY_COOKIE).filter(|s| domain::region::city_by_slug(s).is_some()).map(str::to_owned),
+            device_id,
+            ip,
+            prefetch: is_prefetch(&parts.headers),
+            returning: presented.is_some(),
+        })
+    }
+}
+
+/// A speculative load (`<link rel=prefetch>` sends `Sec-Purpose: prefetch`, older browsers
+/// `Purpose: prefetch`): pages answer it but record no visit, history or share attribution.
+pub fn is_prefetch(headers: &HeaderMap) -> bool {
+    ["sec-purpose", "purpose", "x-moz"].iter().any(|h| headers.get(*h).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("prefetch")))
+}
+
+/// The peer's IP address as the socket saw it (empty in in-process tests without one).
+pub fn peer_ip(extensions: &axum::http::Extensions) -> String {
+    extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_default()
+}
