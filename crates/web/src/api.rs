@@ -30,14 +30,6 @@ use crate::envelope::{ApiCode, fail, ok};
 use crate::error::AppError;
 use crate::session::{self, TOKEN_COOKIE};
 
-/// CM002: the session is invalid; both cookies are removed.
-pub fn cm002(state: &AppState) -> Response {
-    let mut res = fail(StatusCode::UNAUTHORIZED, ApiCode::Session, "登录已失效，请重新登录");
-    for c in session::clearing_cookies(state) {
-        res.headers_mut().append(header::SET_COOKIE, c);
-    }
-    res
-}
 
 /// The fields of a form or JSON-object body (other JSON values give no fields).
 pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
@@ -124,9 +116,9 @@ pub async fn cookie_to_token(State(state): State<AppState>, headers: HeaderMap, 
     let f = fields(&headers, &body);
     let web = f.get("cookie").map(String::as_str).filter(|c| !c.is_empty()).or_else(|| cookie(&headers, session::WEB_COOKIE)).unwrap_or("");
     if web.is_empty() {
-        return Ok(cm002(&state));
+        return Ok(session::cm002(&state));
     }
-    let Some((_, token)) = session::exchange_web_cookie(&state, web).await? else { return Ok(cm002(&state)) };
+    let Some((_, token)) = session::exchange_web_cookie(&state, web).await? else { return Ok(session::cm002(&state)) };
     let mut res = ok(Value::String(token.clone()));
     if let Some(c) = set_cookie(&state.config, TOKEN_COOKIE, &token, true) {
         res.headers_mut().append(header::SET_COOKIE, c);
@@ -157,8 +149,8 @@ pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap
 
 /// `POST /api/buycar-api/user/baseinf`.
 pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
-    let Some(token) = session::presented_token(&headers) else { return Ok(cm002(&state)) };
-    let Some(u) = session::lookup(&state, token).await? else { return Ok(cm002(&state)) };
+    let Some(token) = session::presented_token(&headers) else { return Ok(session::cm002(&state)) };
+    let Some(u) = session::lookup(&state, token).await? else { return Ok(session::cm002(&state)) };
     let vip = state.store.memberships(u.user_id, state.clock.now()).await?.into_iter().next();
     Ok(ok(json!({
         "userId": u.user_id,
@@ -174,8 +166,8 @@ pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Res
 
 /// The dealer behind the request's token; the refusal to send otherwise.
 async fn dealer(state: &AppState, headers: &HeaderMap) -> Result<Result<store::User, Response>, AppError> {
-    let Some(token) = session::presented_token(headers) else { return Ok(Err(cm002(state))) };
-    let Some(u) = session::lookup(state, token).await? else { return Ok(Err(cm002(state))) };
+    let Some(token) = session::presented_token(headers) else { return Ok(Err(session::cm002(state))) };
+    let Some(u) = session::lookup(state, token).await? else { return Ok(Err(session::cm002(state))) };
     if domain::auth::Role::parse(&u.role) != domain::auth::Role::Dealer {
         return Ok(Err(fail(StatusCode::FORBIDDEN, ApiCode::Forbidden, "仅商家可以使用")));
     }
@@ -222,7 +214,7 @@ pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap,
         Ok(u) => u,
         Err(res) => return Ok(res),
     };
-    let Ok(id) = id.parse::<i64>() else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
+    let Ok(id) = crate::extract::positive_id(&id) else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
     match state.store.call_recording(u.user_id, id).await {
         Ok(r) => Ok(ok(crate::recordings::RecordingView::new(&r, state.clock.now()).json())),
         Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")),

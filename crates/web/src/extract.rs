@@ -54,3 +54,35 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
         }
     }
 }
+
+/// A positive id: the one way every handler reads an id from a path or a form. Anything else
+/// names nothing (404).
+pub fn positive_id(raw: &str) -> Result<i64, AppError> {
+    raw.trim().parse::<i64>().ok().filter(|id| *id > 0).ok_or(AppError::NotFound)
+}
+
+/// The id of a one-parameter path such as `/details/{id}`; 404 for anything that is not a
+/// positive id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathId(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state).await?;
+        positive_id(&raw).map(PathId)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_positive_ids_name_something() {
+        for (raw, want) in [("5", Some(5)), (" 42 ", Some(42)), ("0", None), ("-3", None), ("5a", None), ("", None), ("99999999999999999999", None)] {
+            assert_eq!(positive_id(raw).ok(), want, "{raw:?}");
+        }
+    }
+}

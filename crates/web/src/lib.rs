@@ -14,6 +14,7 @@
 //!
 //! Errors: handlers return [`error::AppError`]; see that module for how it becomes a page.
 
+pub mod access;
 pub mod adapters;
 pub mod cache;
 pub mod memo;

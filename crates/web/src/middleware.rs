@@ -10,6 +10,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::auth::Role;
 
+use crate::access::{self, Need};
 use crate::cache;
 use crate::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
 use crate::error::AppError;
@@ -74,18 +75,14 @@ pub fn route_middleware(
                         req.extensions_mut().insert(CurrentUser(boot.user));
                         continue;
                     }
-                    Ok(RouteMiddleware::User) => None,
-                    Ok(RouteMiddleware::Dealer) => Some(Role::Dealer),
-                    Ok(RouteMiddleware::Staff) => Some(Role::Staff),
+                    Ok(RouteMiddleware::User) => Need::User,
+                    Ok(RouteMiddleware::Dealer) => Need::Role(Role::Dealer),
+                    Ok(RouteMiddleware::Staff) => Need::Role(Role::Staff),
                     Err(e) => return e.into_response(),
                 };
-                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref()).map(|u| Role::parse(&u.role));
-                let refused = match (user, required) {
-                    (None, _) => Some(crate::signin::required(&state, &req)),
-                    (Some(role), Some(need)) if role != need => Some(AppError::Forbidden.into_response()),
-                    _ => None,
-                };
-                if let Some(mut res) = refused {
+                let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref());
+                if let Err(signed_in) = access::check(user, required) {
+                    let mut res = access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in);
                     append_cookies(&mut res, cookies);
                     return res;
                 }

@@ -203,3 +203,12 @@ async fn try_bootstrap(state: &AppState, headers: &HeaderMap, query: &str, devic
     }
     Ok(boot)
 }
+
+/// CM002: the session is invalid; both cookies are removed.
+pub fn cm002(state: &AppState) -> axum::response::Response {
+    let mut res = crate::envelope::fail(axum::http::StatusCode::UNAUTHORIZED, crate::envelope::ApiCode::Session, "登录已失效，请重新登录");
+    for c in clearing_cookies(state) {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    res
+}

@@ -4,8 +4,7 @@
 //! checked by `domain::auth::safe_return`. `pages::login` handles what the form posts.
 
 use askama::Template;
-use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::auth::safe_return;
 
@@ -87,13 +86,13 @@ pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status
 
 /// What a page that needs a user answers to an anonymous visitor: the login form (401), returning
 /// to the page asked for (a GET) or to the page the form was on (a POST).
-pub fn required(state: &AppState, req: &Request) -> Response {
-    let return_to = if req.method() == axum::http::Method::GET {
-        req.uri().path_and_query().map_or("/", |p| p.as_str()).to_owned()
+pub fn required(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Response {
+    let return_to = if method == Method::GET {
+        uri.path_and_query().map_or("/", |p| p.as_str()).to_owned()
     } else {
-        referer_path(state, req.headers()).unwrap_or_else(|| "/".to_owned())
+        referer_path(state, headers).unwrap_or_else(|| "/".to_owned())
     };
-    login_page(state, req.headers(), LoginForm::returning(&return_to), StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
+    login_page(state, headers, LoginForm::returning(&return_to), StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// The path of a same-site `Referer`.

@@ -514,6 +514,42 @@ async fn routes_can_require_a_role() {
     assert!(r.cookies().iter().all(|c| c.contains("; Secure")), "{:?}", r.cookies());
 }
 
+/// The access extractors refuse by themselves, on a route that names only `auth`: anonymous → the
+/// login form (401), another role → 403, the role → the handler with its user; a path id that is
+/// not a positive id is 404.
+#[tokio::test]
+async fn extractors_decide_who_may_call_a_handler() {
+    use axum::routing::get;
+    use web::access::{Dealer, SignedIn};
+    let app = common::spawn_app(5).await;
+    let extra = axum::Router::new()
+        .route("/only-dealers", get(|Dealer(u): Dealer| async move { format!("shop {}", u.user_id) }))
+        .route("/only-users/{id}", get(|SignedIn(u): SignedIn, web::extract::PathId(id): web::extract::PathId| async move { format!("{} {id}", u.user_id) }))
+        .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth"])));
+    let router = web::app_with(app.state.clone(), extra);
+    let get_as = |path: &'static str, cookie: String| {
+        let router = router.clone();
+        async move { common::send(router, axum::http::Method::GET, path, &[("cookie", cookie.as_str())], None).await }
+    };
+    let anonymous = get_as("/only-dealers", String::new()).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+    assert!(anonymous.body.contains(r#"name="return" value="/only-dealers""#), "{}", anonymous.body);
+    let buyer = login(&app, "13000000002", "").await;
+    assert_eq!(get_as("/only-dealers", buyer.clone()).await.status, StatusCode::FORBIDDEN);
+    let dealer = login(&app, "13100000000", "").await;
+    let r = get_as("/only-dealers", dealer).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.starts_with("shop "), "{}", r.body);
+    let user = app.state.store.user_by_mobile("13000000002").await.unwrap().unwrap();
+    assert_eq!(get_as("/only-users/7", buyer.clone()).await.body, format!("{} 7", user.user_id));
+    for bad in ["/only-users/0", "/only-users/-7", "/only-users/7x", "/only-users/%FF"] {
+        assert_eq!(get_as(bad, buyer.clone()).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+    for bad in ["/details/0", "/details/-1", "/details/abc", "/news/0"] {
+        assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+}
+
 /// A token issued by one server process is accepted by another on the same PostgreSQL database.
 #[tokio::test]
 async fn a_token_from_one_node_works_on_another() {

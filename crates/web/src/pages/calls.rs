@@ -6,7 +6,8 @@
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
-use crate::extract::{Path, Query};
+use crate::access::Dealer;
+use crate::extract::{PathId, Query};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::audio::{self, AudioKind};
@@ -36,8 +37,7 @@ struct AmrPage {
 /// How many recordings the list shows.
 const LIST_LIMIT: i64 = 200;
 
-async fn render(state: &AppState, visitor: &Visitor, id: Option<i64>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+async fn render(state: &AppState, visitor: &Visitor, user: &store::User, id: Option<i64>) -> Result<Response, AppError> {
     let shop = state.store.own_shop(user.user_id).await?;
     let now = state.clock.now();
     let current = match id {
@@ -62,13 +62,13 @@ async fn render(state: &AppState, visitor: &Visitor, id: Option<i64>) -> Result<
 }
 
 /// `GET /servicehall/amrplay`: the shop's call recordings, newest first.
-pub async fn list(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    render(&state, &visitor, None).await
+pub async fn list(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer) -> Result<Response, AppError> {
+    render(&state, &visitor, &user, None).await
 }
 
 /// `GET /servicehall/amrplay/{id}`: one recording with a player.
-pub async fn play(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>) -> Result<Response, AppError> {
-    render(&state, &visitor, Some(id.parse().map_err(|_| AppError::NotFound)?)).await
+pub async fn play(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, PathId(id): PathId) -> Result<Response, AppError> {
+    render(&state, &visitor, &user, Some(id)).await
 }
 
 /// The audio query: `download=1` asks for an attachment.
@@ -80,10 +80,8 @@ pub struct AudioQuery {
 
 /// `GET /servicehall/amrplay/{id}/audio`: the file, to the shop's owner only, with single byte
 /// ranges (players seek with them).
-pub async fn audio(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>, Query(q): Query<AudioQuery>, headers: HeaderMap) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = id.parse().map_err(|_| AppError::NotFound)?;
-    let rec = state.store.call_recording(user.user_id, id).await?;
+pub async fn audio(State(state): State<AppState>, Dealer(user): Dealer, PathId(id): PathId, Query(q): Query<AudioQuery>, headers: HeaderMap) -> Result<Response, AppError> {
+        let rec = state.store.call_recording(user.user_id, id).await?;
     let bytes = match demo_audio(&rec.path) {
         Some(b) => b,
         None => state.storage.read(&rec.path).await.map_err(|e| AppError::Upstream(e.to_string()))?.ok_or(AppError::NotFound)?,

@@ -5,7 +5,8 @@
 //! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::{Dealer, Staff};
+use crate::extract::{Form, positive_id};
 use axum::extract::State;
 use crate::extract::Query;
 use axum::http::StatusCode;
@@ -95,8 +96,7 @@ pub struct LeadsQuery {
     status: String,
 }
 
-async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+async fn render(state: &AppState, visitor: &Visitor, user: &store::User, desk: Desk, status: &str, error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
     let shop = match desk {
         Desk::Dealer => Some(ShopHead::new(state, &state.store.own_shop(user.user_id).await?)),
         Desk::Staff => None,
@@ -151,13 +151,13 @@ async fn render(state: &AppState, visitor: &Visitor, desk: Desk, status: &str, e
 }
 
 /// `GET /actives/zhikeclues`.
-pub async fn leads(State(state): State<AppState>, visitor: Visitor, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, Desk::Dealer, &q.status, None, StatusCode::OK).await
+pub async fn leads(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
+    render(&state, &visitor, &user, Desk::Dealer, &q.status, None, StatusCode::OK).await
 }
 
 /// `GET /staff/leads`.
-pub async fn platform_leads(State(state): State<AppState>, visitor: Visitor, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, Desk::Staff, &q.status, None, StatusCode::OK).await
+pub async fn platform_leads(State(state): State<AppState>, visitor: Visitor, Staff(user): Staff, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
+    render(&state, &visitor, &user, Desk::Staff, &q.status, None, StatusCode::OK).await
 }
 
 /// A dealer's action on a lead.
@@ -174,18 +174,17 @@ pub struct LeadAction {
 }
 
 /// `POST /actives/zhikeclues`: `open` (show the number), `call`, or `save` (status and note).
-pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
-    act_on(&state, &visitor, Desk::Dealer, a).await
+pub async fn act(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
+    act_on(&state, &visitor, &user, Desk::Dealer, a).await
 }
 
 /// `POST /staff/leads`: the same actions on the platform's leads (calls go straight to the visitor).
-pub async fn act_platform(State(state): State<AppState>, visitor: Visitor, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
-    act_on(&state, &visitor, Desk::Staff, a).await
+pub async fn act_platform(State(state): State<AppState>, visitor: Visitor, Staff(user): Staff, Form(a): Form<LeadAction>) -> Result<Response, AppError> {
+    act_on(&state, &visitor, &user, Desk::Staff, a).await
 }
 
-async fn act_on(state: &AppState, visitor: &Visitor, desk: Desk, a: LeadAction) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = a.id.trim().parse().map_err(|_| AppError::NotFound)?;
+async fn act_on(state: &AppState, visitor: &Visitor, user: &store::User, desk: Desk, a: LeadAction) -> Result<Response, AppError> {
+    let id = positive_id(&a.id)?;
     let (scope, now, back) = (desk.scope(user.user_id), state.clock.now(), format!("{}#lead-{id}", desk.path()));
     match a.action.as_str() {
         "open" | "call" => {
@@ -203,22 +202,22 @@ async fn act_on(state: &AppState, visitor: &Visitor, desk: Desk, a: LeadAction) 
                 Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
                 Err(e) => {
                     tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
-                    render(state, visitor, desk, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
+                    render(state, visitor, user, desk, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
                 }
             }
         }
         "save" => {
             let Some(status) = STATUSES.iter().map(|(s, _)| *s).find(|s| *s == a.status) else {
-                return render(state, visitor, desk, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+                return render(state, visitor, user, desk, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
             };
             let note = a.note.trim();
             if note.chars().count() > 200 {
-                return render(state, visitor, desk, "", Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+                return render(state, visitor, user, desk, "", Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
             }
             state.store.work_scoped_lead(scope, user.user_id, id, "save", Some(status), Some(note), now).await?;
             Ok(see_other(&back, Vec::new()))
         }
-        _ => render(state, visitor, desk, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+        _ => render(state, visitor, user, desk, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     }
 }
 
@@ -295,8 +294,7 @@ fn short_openid(openid: &str) -> String {
     format!("{}…{}", chars[..4].iter().collect::<String>(), chars[chars.len() - 4..].iter().collect::<String>())
 }
 
-async fn push_page(state: &AppState, visitor: &Visitor, form: Option<PushForm>, errors: domain::selling::FieldErrors, saved: bool, code: StatusCode) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+async fn push_page(state: &AppState, visitor: &Visitor, user: &store::User, form: Option<PushForm>, errors: domain::selling::FieldErrors, saved: bool, code: StatusCode) -> Result<Response, AppError> {
     let shop = state.store.own_shop(user.user_id).await?;
     let form = match form {
         Some(f) => f,
@@ -346,13 +344,12 @@ async fn push_page(state: &AppState, visitor: &Visitor, form: Option<PushForm>, 
 }
 
 /// `GET /actives/pushLeads`: where new leads are pushed, and the push log.
-pub async fn push_settings(State(state): State<AppState>, visitor: Visitor, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
-    push_page(&state, &visitor, None, domain::selling::FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
+pub async fn push_settings(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+    push_page(&state, &visitor, &user, None, domain::selling::FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
 }
 
 /// `POST /actives/pushLeads`: saves the settings; the WeChat channel uses the dealer's bound openid.
-pub async fn save_push_settings(State(state): State<AppState>, visitor: Visitor, Form(form): Form<PushForm>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+pub async fn save_push_settings(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(form): Form<PushForm>) -> Result<Response, AppError> {
     let mut errors = domain::selling::FieldErrors::default();
     let enabled = !form.enabled.is_empty();
     let sms_mobile = form.sms_mobile.trim();
@@ -379,7 +376,7 @@ pub async fn save_push_settings(State(state): State<AppState>, visitor: Visitor,
         errors.insert("sms_mobile", "开启推送时请至少填写短信号码或选择微信".to_owned());
     }
     if !errors.is_empty() {
-        return push_page(&state, &visitor, Some(form), errors, false, StatusCode::UNPROCESSABLE_ENTITY).await;
+        return push_page(&state, &visitor, &user, Some(form), errors, false, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let setting = store::PushSetting { sms_mobile, wechat_openid, enabled };
     state.store.save_push_setting(user.user_id, &setting, state.clock.now()).await?;

@@ -7,7 +7,7 @@
 //! repeated or rate-limited lead says so in Chinese.
 
 use askama::Template;
-use crate::extract::Form;
+use crate::extract::{Form, PathId, positive_id};
 use axum::extract::{RawQuery, State};
 use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
@@ -339,18 +339,14 @@ async fn render_with(
     Ok(Html(crate::meta::render_sized(&tpl, 24 * 1024)?).into_response())
 }
 
-fn parse_id(raw: &str) -> Result<i64, AppError> {
-    raw.parse::<i64>().ok().filter(|id| *id > 0).ok_or(AppError::NotFound)
-}
 
 /// `GET /details/{id}`.
 pub async fn detail(
     State(state): State<AppState>,
     visitor: Visitor,
-    Path(raw): Path<String>,
+    PathId(id): PathId,
     RawQuery(query): RawQuery,
 ) -> Result<Response, AppError> {
-    let id = parse_id(&raw)?;
     // `?lead=` reports the outcome of a submitted form.
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let lead = pairs.iter().find(|(k, _)| k == "lead").map(|(_, v)| v.as_str());
@@ -365,7 +361,7 @@ pub async fn detail(
 
 /// `GET /details/old?id=N`: the old site's links, moved permanently.
 pub async fn old(Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
-    let id = q.get("id").map(String::as_str).map(parse_id).transpose()?.ok_or(AppError::NotFound)?;
+    let id = q.get("id").map(String::as_str).map(positive_id).transpose()?.ok_or(AppError::NotFound)?;
     // 301, the status search engines know best for a moved page (axum's `permanent` is 308).
     Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, format!("/details/{id}"))]).into_response())
 }
@@ -403,10 +399,9 @@ fn check_date(text: &str, now: i64) -> Result<String, &'static str> {
 pub async fn lead(
     State(state): State<AppState>,
     visitor: Visitor,
-    Path(raw): Path<String>,
+    PathId(id): PathId,
     Form(post): Form<LeadPost>,
 ) -> Result<Response, AppError> {
-    let id = parse_id(&raw)?;
     let d = state.store.public_listing(id).await?;
     let now = state.clock.now();
     let intent = if post.intent == "book_viewing" { "book_viewing" } else { "ask_price" };
@@ -470,7 +465,7 @@ fn see_other(to: &str) -> Response {
 /// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
 pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {
     let s = state.store.shop_by_oname(&oname).await?;
-    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+    let id = positive_id(&id)?;
     let d = state.store.public_listing(id).await?;
     if d.shop_id != Some(s.shop_id) {
         return Err(AppError::NotFound);

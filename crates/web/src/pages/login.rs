@@ -11,6 +11,7 @@
 //! `domain::auth::safe_return`).
 
 use askama::Template;
+use crate::access::SignedIn;
 use crate::extract::Form;
 use axum::extract::State;
 use crate::extract::Query;
@@ -421,8 +422,7 @@ pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(
 }
 
 /// `POST /actives/loginAuth`: confirm or cancel, once.
-pub async fn loginauth_post(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
-    let user = visitor.user.ok_or(AppError::Forbidden)?;
+pub async fn loginauth_post(State(state): State<AppState>, SignedIn(user): SignedIn, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
     let now = state.clock.now();
     let (to, done) = if q.action == "cancel" { ("cancelled", "已取消登录") } else { ("confirmed", "已确认，请在电脑上继续") };
     let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(user.user_id), now).await?;

@@ -5,7 +5,8 @@
 //! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::SignedIn;
+use crate::extract::{Form, positive_id};
 use axum::extract::State;
 use crate::extract::{Path, Query};
 use axum::http::StatusCode;
@@ -88,8 +89,7 @@ pub struct ListQuery {
     history: String,
 }
 
-async fn render(state: &AppState, visitor: &Visitor, q: &ListQuery, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+async fn render(state: &AppState, visitor: &Visitor, user: &store::User, q: &ListQuery, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
     let now = state.clock.now();
     let filter = ListingStatus::parse(&q.status).filter(|s| *s != ListingStatus::Deleted);
     let (list, counts) = tokio::try_join!(state.store.my_listings(user.user_id, filter, 200), state.store.my_listing_counts(user.user_id))?;
@@ -182,8 +182,8 @@ async fn render(state: &AppState, visitor: &Visitor, q: &ListQuery, error: Optio
 }
 
 /// `GET /space/personcarlist`.
-pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ListQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, &q, None, StatusCode::OK).await
+pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<ListQuery>) -> Result<Response, AppError> {
+    render(&state, &visitor, &user, &q, None, StatusCode::OK).await
 }
 
 /// An action on one listing.
@@ -196,11 +196,10 @@ pub struct ActionPost {
 }
 
 /// `POST /space/personcarlist`: apply one action.
-pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(post): Form<ActionPost>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = post.id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<ActionPost>) -> Result<Response, AppError> {
+    let id = positive_id(&post.id)?;
     let Some(action) = Action::parse(&post.action).filter(|a| !matches!(a, Action::Approve | Action::Reject | Action::Expire)) else {
-        return render(&state, &visitor, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return render(&state, &visitor, &user, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let outcome = state.store.listing_action(id, user.user_id, Actor::Seller, action, "", state.clock.now()).await?;
     match outcome {
@@ -209,10 +208,10 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, Form(post): Fo
             crate::photos::delete_files(&state, &paths).await;
             Ok(see_other("/space/personcarlist?done=delete", Vec::new()))
         }
-        ActionOutcome::Refused(msg) => render(&state, &visitor, &ListQuery::default(), Some(msg.to_owned()), StatusCode::CONFLICT).await,
+        ActionOutcome::Refused(msg) => render(&state, &visitor, &user, &ListQuery::default(), Some(msg.to_owned()), StatusCode::CONFLICT).await,
         ActionOutcome::TooSoon(secs) => {
             let msg = format!("每辆车24小时内只能擦亮一次，请{}后再试", wait_text(secs));
-            render(&state, &visitor, &ListQuery::default(), Some(msg), StatusCode::TOO_MANY_REQUESTS).await
+            render(&state, &visitor, &user, &ListQuery::default(), Some(msg), StatusCode::TOO_MANY_REQUESTS).await
         }
     }
 }
@@ -222,9 +221,9 @@ fn wait_text(secs: i64) -> String {
 }
 
 /// `GET /space/personcarlist/{id}`: the listing's history.
-pub async fn history(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>) -> Result<Response, AppError> {
+pub async fn history(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Path(id): Path<String>) -> Result<Response, AppError> {
     let q = ListQuery { history: id, ..ListQuery::default() };
-    render(&state, &visitor, &q, None, StatusCode::OK).await
+    render(&state, &visitor, &user, &q, None, StatusCode::OK).await
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use askama::Template;
 use axum::extract::{RawQuery, State};
-use crate::extract::Path;
+use crate::extract::PathId;
 use axum::response::{Html, IntoResponse, Response};
 use domain::search::percent_encode;
 
@@ -115,8 +115,7 @@ struct ArticlePage {
 }
 
 /// `GET /news/{id}`.
-pub async fn article(State(state): State<AppState>, visitor: Visitor, Path(raw): Path<String>) -> Result<Response, AppError> {
-    let id: i64 = raw.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+pub async fn article(State(state): State<AppState>, visitor: Visitor, PathId(id): PathId) -> Result<Response, AppError> {
     let art = state.store.news_article(id).await?;
     let related = state.store.related_news(&art.item.category, id, 5).await?;
     let a = row(&state, &art.item);

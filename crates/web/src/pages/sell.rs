@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::SignedIn;
+use crate::extract::{Form, PathId};
 use axum::extract::{Multipart, State};
 use crate::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -433,9 +434,7 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipa
 }
 
 /// `GET /space/personcarlist/{id}/edit`.
-pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>) -> Result<Response, AppError> {
-    let user = visitor.user.clone().ok_or(AppError::Forbidden)?;
-    let id: i64 = id.parse().map_err(|_| AppError::NotFound)?;
+pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let e = state.store.editable_listing(id, user.user_id).await?;
     let rows = state.store.listing_uploads(id).await?;
     let city = domain::region::city(e.city_code as u32).map_or(String::new(), |c| c.slug.to_owned());
@@ -483,9 +482,7 @@ fn edit_notice(status: &str) -> String {
 }
 
 /// `POST /space/personcarlist/{id}/edit`.
-pub async fn edit(State(state): State<AppState>, visitor: Visitor, Path(id): Path<String>, mp: Multipart) -> Result<Response, AppError> {
-    let user = visitor.user.clone().ok_or(AppError::Forbidden)?;
-    let id: i64 = id.parse().map_err(|_| AppError::NotFound)?;
+pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId, mp: Multipart) -> Result<Response, AppError> {
     let before = state.store.editable_listing(id, user.user_id).await?;
     let before_photos = state.store.listing_uploads(id).await?;
     match check_posted(&state, &user, mp, &format!("/space/personcarlist/{id}/edit")).await? {

@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::Dealer;
+use crate::extract::{Form, PathId, positive_id};
 use axum::extract::State;
 use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
@@ -212,8 +213,7 @@ async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: Shop
 }
 
 /// `GET /shop/profile/{id}`: 301 to the shop's slug.
-pub async fn profile_by_id(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, AppError> {
-    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or(AppError::NotFound)?;
+pub async fn profile_by_id(State(state): State<AppState>, PathId(id): PathId) -> Result<Response, AppError> {
     let oname = state.store.shop_oname(id).await?;
     Ok((StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, format!("/shop/{oname}"))]).into_response())
 }
@@ -327,8 +327,7 @@ fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
 }
 
 /// `GET /shop/profile`: the signed-in dealer's editor.
-pub async fn profile(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+pub async fn profile(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
     render_profile(&state, &visitor, &s, profile_of(&s), Default::default(), q.contains_key("saved"), None, StatusCode::OK).await
 }
@@ -375,8 +374,7 @@ async fn render_profile(
 /// `POST /shop/profile/image` (multipart: `kind` = `logo`, `banner` or `photo`, then `file`):
 /// the photo goes through the upload pipeline, then becomes the logo, the banner or one more
 /// photo. Errors come back on the editor beside the image they concern.
-pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
     let (texts, file) = crate::photos::receive_one(mp, "file").await;
     let outcome = match file {
@@ -414,9 +412,8 @@ pub struct PhotoDelete {
 }
 
 /// `POST /shop/profile/photo/delete`: removes one of my shop's photos (404 for anyone else's).
-pub async fn profile_photo_delete(State(state): State<AppState>, visitor: Visitor, Form(d): Form<PhotoDelete>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn profile_photo_delete(State(state): State<AppState>, Dealer(user): Dealer, Form(d): Form<PhotoDelete>) -> Result<Response, AppError> {
+    let id = positive_id(&d.id)?;
     state.store.delete_shop_photo(user.user_id, id).await?;
     Ok(see_other("/shop/profile?saved=1#image-photo", Vec::new()))
 }
@@ -476,8 +473,7 @@ pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, std::collections::B
 }
 
 /// `POST /shop/profile`.
-pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Form(p): Form<ProfilePost>) -> Result<Response, AppError> {
-    let user = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
+pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(p): Form<ProfilePost>) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
     match check_profile(&p) {
         Ok(form) => {

@@ -9,9 +9,9 @@
 use std::borrow::Cow;
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::SignedIn;
+use crate::extract::{Form, PathId, positive_id};
 use axum::extract::State;
-use crate::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FilterType, PRICE_OPTIONS};
@@ -33,10 +33,6 @@ fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMet
     page
 }
 
-fn signed_in(visitor: &Visitor) -> Result<&store::User, AppError> {
-    // The `user` middleware already answered anonymous visitors; this is the type-level check.
-    visitor.user.as_ref().ok_or(AppError::Forbidden)
-}
 
 /// The masked phone of a user, or a prompt to bind one.
 fn masked(user: &store::User) -> String {
@@ -133,14 +129,13 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
 }
 
 /// `POST /space/history/clear`.
-pub async fn clear_history(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    state.store.clear_history(signed_in(&visitor)?.user_id).await?;
+pub async fn clear_history(State(state): State<AppState>, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    state.store.clear_history(user.user_id).await?;
     Ok(see_other("/space/history", Vec::new()))
 }
 
 /// `GET /space/favourites`.
-pub async fn favourites(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn favourites(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
     let cards = state.store.favourites(user.user_id, 200).await?;
     let items = cards.iter().map(|c| NotedCard { card: CardView::new(&state, c, now), note: String::new() }).collect();
@@ -161,9 +156,8 @@ pub struct FavouritePost {
 }
 
 /// `POST /space/favourites`: add or remove, then back.
-pub async fn favourite(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
-    let id: i64 = post.listing_id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn favourite(State(state): State<AppState>, SignedIn(user): SignedIn, headers: HeaderMap, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
+    let id = positive_id(&post.listing_id)?;
     if post.action == "remove" {
         state.store.remove_favourite(user.user_id, id).await?;
     } else {
@@ -190,8 +184,7 @@ fn lead_status_label(status: &str) -> &'static str {
 }
 
 /// `GET /space/gettycarlist`: the cars I asked about, who received each request and its state.
-pub async fn leads(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
     let leads = state.store.my_leads(user.user_id, user.mobile.as_deref().unwrap_or("-"), 100).await?;
     let ids: Vec<i64> = leads.iter().filter_map(|l| l.listing_id).collect();
@@ -237,8 +230,7 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor) -> Result<Re
 }
 
 /// `GET /space/friendcar`.
-pub async fn friend_cars(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn friend_cars(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
     let shared = state.store.shared_with(user.user_id, 100).await?;
     let ids: Vec<i64> = shared.iter().map(|s| s.listing_id).collect();
@@ -324,8 +316,7 @@ fn wanted_query(w: &store::Wanted) -> CarQuery {
     q
 }
 
-async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, status: StatusCode) -> Result<Response, AppError> {
-    let user = signed_in(visitor)?;
+async fn wanted_page(state: &AppState, visitor: &Visitor, user: &store::User, form: WantedForm, status: StatusCode) -> Result<Response, AppError> {
     let now = state.clock.now();
     let year = domain::time::year(now);
     let mut requests = Vec::new();
@@ -397,8 +388,8 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, form: WantedForm, stat
 }
 
 /// `GET /space/carfindwa`.
-pub async fn wanted(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    wanted_page(&state, &visitor, WantedForm::default(), StatusCode::OK).await
+pub async fn wanted(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    wanted_page(&state, &visitor, &user, WantedForm::default(), StatusCode::OK).await
 }
 
 /// The 帮我找车 form.
@@ -417,8 +408,7 @@ pub struct WantedPost {
 }
 
 /// `POST /space/carfindwa`: a new wanted request.
-pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, Form(post): Form<WantedPost>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<WantedPost>) -> Result<Response, AppError> {
     let mut form = WantedForm {
         brand: post.brand.trim().to_owned(),
         series: post.series.trim().to_owned(),
@@ -432,7 +422,7 @@ pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, Form(po
     if note_len > NOTE_MAX as usize {
         // Kept as typed (up to a sane bound) so the visitor can shorten it.
         form.note_error = Some(format!("补充说明最多{NOTE_MAX}字，当前{note_len}字，请删减后再提交"));
-        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+        return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let brand = domain::catalog::brands().iter().find(|b| b.slug == form.brand);
     let series = domain::catalog::series_by_slug(&form.series).filter(|s| brand.is_some_and(|b| b.slug == s.brand_slug));
@@ -443,11 +433,11 @@ pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, Form(po
     }
     if brand.is_none() && price.is_none() && form.note.is_empty() {
         form.error = Some("请至少选择品牌或预算，或写下您的需求".to_owned());
-        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+        return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     if state.store.wanted_requests(user.user_id).await?.len() >= 10 {
         form.error = Some("最多同时保留10条找车需求，请先关闭不需要的".to_owned());
-        return wanted_page(&state, &visitor, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+        return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let w = NewWanted {
         brand_slug: brand.map(|b| b.slug.to_owned()),
@@ -469,9 +459,8 @@ pub struct IdPost {
 }
 
 /// `POST /space/carfindwa/close`.
-pub async fn close_wanted(State(state): State<AppState>, visitor: Visitor, Form(post): Form<IdPost>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
-    let id: i64 = post.id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn close_wanted(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<IdPost>) -> Result<Response, AppError> {
+    let id = positive_id(&post.id)?;
     if !state.store.close_wanted(user.user_id, id).await? {
         return Err(AppError::NotFound);
     }
@@ -507,8 +496,7 @@ fn parse_saved(query: &str) -> CarQuery {
 }
 
 /// `GET /space/searches`: each saved search with its new matches and price drops since last seen.
-pub async fn searches(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let year = domain::time::year(state.clock.now());
     let mut out = Vec::new();
     let store = &state.store;
@@ -534,8 +522,7 @@ pub struct SavePost {
 }
 
 /// `POST /space/searches`: subscribe to a `/carlist` search (normalised to its canonical query).
-pub async fn save_search(State(state): State<AppState>, visitor: Visitor, Form(post): Form<SavePost>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<SavePost>) -> Result<Response, AppError> {
     let mut q = parse_saved(post.query.trim_start_matches('?'));
     q.page = 1;
     q.sort = Sort::default();
@@ -552,23 +539,18 @@ pub async fn save_search(State(state): State<AppState>, visitor: Visitor, Form(p
     Ok(see_other("/space/searches", Vec::new()))
 }
 
-fn parse_id(raw: &str) -> Result<i64, AppError> {
-    raw.parse::<i64>().ok().filter(|id| *id > 0).ok_or(AppError::NotFound)
-}
 
 /// `GET /space/searches/{id}`: marks it seen and opens the list.
-pub async fn open_search(State(state): State<AppState>, visitor: Visitor, Path(raw): Path<String>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
-    let s = state.store.open_saved_search(user.user_id, parse_id(&raw)?, state.clock.now()).await?.ok_or(AppError::NotFound)?;
+pub async fn open_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    let s = state.store.open_saved_search(user.user_id, id, state.clock.now()).await?.ok_or(AppError::NotFound)?;
     let mut q = parse_saved(&s.query);
     q.sort = Sort::Newest;
     Ok(see_other(&q.href("/carlist"), Vec::new()))
 }
 
 /// `POST /space/searches/{id}/delete`.
-pub async fn delete_search(State(state): State<AppState>, visitor: Visitor, Path(raw): Path<String>) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
-    if !state.store.delete_saved_search(user.user_id, parse_id(&raw)?).await? {
+pub async fn delete_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    if !state.store.delete_saved_search(user.user_id, id).await? {
         return Err(AppError::NotFound);
     }
     Ok(see_other("/space/searches", Vec::new()))
@@ -593,8 +575,7 @@ fn order_status(s: &str) -> &'static str {
 }
 
 /// `GET /space/vip`: status and orders.
-pub async fn vip(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let user = signed_in(&visitor)?;
+pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
     let (ms, orders) = tokio::try_join!(state.store.memberships(user.user_id, now), state.store.orders(user.user_id, 50))?;
     let memberships = ms

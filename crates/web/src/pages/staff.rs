@@ -5,7 +5,8 @@
 //! `/actives/help/customerappeal`.
 
 use askama::Template;
-use crate::extract::Form;
+use crate::access::Staff;
+use crate::extract::{Form, positive_id};
 use axum::extract::State;
 use crate::extract::Query;
 use axum::http::StatusCode;
@@ -137,9 +138,8 @@ pub struct Decision {
 }
 
 /// `POST /staff/review`: approve or reject one listing.
-pub async fn decide(State(state): State<AppState>, visitor: Visitor, Form(d): Form<Decision>) -> Result<Response, AppError> {
-    let staff = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
+    let id = positive_id(&d.id)?;
     let action = match d.decision.as_str() {
         "approve" => Action::Approve,
         "reject" => Action::Reject,
@@ -191,9 +191,8 @@ async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String
 }
 
 /// `POST /staff/appeals`: uphold or dismiss an appeal with a reply.
-pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Form(d): Form<Decision>) -> Result<Response, AppError> {
-    let staff = visitor.user.as_ref().ok_or(AppError::Forbidden)?;
-    let id: i64 = d.id.trim().parse().map_err(|_| AppError::NotFound)?;
+pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
+    let id = positive_id(&d.id)?;
     let status = match d.decision.as_str() {
         "upheld" | "dismissed" => d.decision.as_str(),
         _ => return appeals_page(&state, &visitor, None, Some("请选择处理结果".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,

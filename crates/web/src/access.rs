@@ -1,0 +1,126 @@
+//! Who may call a handler, as extractors: [`SignedIn`] (any signed-in user), [`Dealer`] (a user
+//! who owns a shop) and [`Staff`] (reviewers and consultants). The optional visitor is
+//! [`crate::visitor::Visitor`].
+//!
+//! Each reads the user the `auth` route middleware found (`CurrentUser` in the request) and
+//! refuses otherwise: an anonymous visitor gets the login form with 401, returning to the page
+//! afterwards (under `/api/`, the `CM002` envelope), and a user of another role gets 403. The
+//! route groups of `lib.rs` name the same requirement as route middleware (`user`, `dealer`,
+//! `staff`), which runs [`check`] too, so a page is refused before its body is read.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use domain::auth::Role;
+
+use crate::error::AppError;
+use crate::state::AppState;
+use crate::visitor::CurrentUser;
+
+/// What a route requires of its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Any signed-in user.
+    User,
+    /// This role.
+    Role(Role),
+}
+
+/// The refusal of a caller who does not meet a [`Need`]: the login form (401) or 403.
+pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, signed_in: bool) -> Response {
+    if signed_in {
+        return AppError::Forbidden.into_response();
+    }
+    if crate::envelope::is_api(uri.path()) {
+        return crate::session::cm002(state);
+    }
+    crate::signin::required(state, method, uri, headers)
+}
+
+/// The user of a request when they meet `need`; otherwise whether anyone was signed in.
+pub fn check(user: Option<&store::User>, need: Need) -> Result<&store::User, bool> {
+    let Some(user) = user else { return Err(false) };
+    match need {
+        Need::User => Ok(user),
+        Need::Role(role) if Role::parse(&user.role) == role => Ok(user),
+        Need::Role(_) => Err(true),
+    }
+}
+
+fn require(parts: &Parts, state: &AppState, need: Need) -> Result<store::User, Response> {
+    let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref());
+    check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in))
+}
+
+/// A signed-in user.
+#[derive(Debug, Clone)]
+pub struct SignedIn(pub store::User);
+
+impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<SignedIn, Response> {
+        require(parts, state, Need::User).map(SignedIn)
+    }
+}
+
+/// A signed-in dealer (owns a shop; the shop's id is the user's id).
+#[derive(Debug, Clone)]
+pub struct Dealer(pub store::User);
+
+impl FromRequestParts<AppState> for Dealer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Dealer, Response> {
+        require(parts, state, Need::Role(Role::Dealer)).map(Dealer)
+    }
+}
+
+/// A signed-in member of staff.
+#[derive(Debug, Clone)]
+pub struct Staff(pub store::User);
+
+impl FromRequestParts<AppState> for Staff {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Staff, Response> {
+        require(parts, state, Need::Role(Role::Staff)).map(Staff)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(role: &str) -> store::User {
+        store::User {
+            user_id: 1,
+            mobile: None,
+            nickname: String::new(),
+            avatar: String::new(),
+            role: role.to_owned(),
+            wx_openid: None,
+            qq_openid: None,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn each_need_admits_exactly_its_callers() {
+        let (buyer, dealer, staff) = (user("buyer"), user("dealer"), user("staff"));
+        let cases: &[(Option<&store::User>, Need, Result<(), bool>)] = &[
+            (None, Need::User, Err(false)),
+            (None, Need::Role(Role::Staff), Err(false)),
+            (Some(&buyer), Need::User, Ok(())),
+            (Some(&buyer), Need::Role(Role::Dealer), Err(true)),
+            (Some(&dealer), Need::Role(Role::Dealer), Ok(())),
+            (Some(&dealer), Need::Role(Role::Staff), Err(true)),
+            (Some(&staff), Need::Role(Role::Staff), Ok(())),
+            (Some(&staff), Need::User, Ok(())),
+        ];
+        for (u, need, want) in cases {
+            assert_eq!(check(*u, *need).map(|_| ()), *want, "{:?} {need:?}", u.map(|u| &u.role));
+        }
+    }
+}
