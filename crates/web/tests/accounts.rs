@@ -482,6 +482,7 @@ on_both!(30 =>
     one_user_cannot_reach_anothers_space,
     space_tracks_history_leads_and_shares,
     seed_api_calls_answer_in_the_envelope,
+    api_failures_answer_in_the_envelope_even_when_the_database_fails,
 );
 
 /// Per-route requirements: anonymous → the login form (401), the wrong role → 403, the right role
@@ -548,6 +549,22 @@ async fn extractors_decide_who_may_call_a_handler() {
     for bad in ["/details/0", "/details/-1", "/details/abc", "/news/0"] {
         assert_eq!(app.get(bad, &[]).await.status, StatusCode::NOT_FOUND, "{bad}");
     }
+}
+
+/// Every failure under `/api/` answers in the envelope, a database failure included (it rendered
+/// the HTML error page); pages keep the error page.
+async fn api_failures_answer_in_the_envelope_even_when_the_database_fails(app: &TestApp) {
+    let session = login(app, "13500000080", "").await;
+    app.state.store.close().await;
+    let r = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &session)], "").await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(r.headers.get("content-type").unwrap().to_str().unwrap().starts_with("application/json"));
+    let j = r.json();
+    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(false), Some("CM009")), "{j}");
+    assert_eq!(j["msg"], "服务器开小差了，请稍后再试");
+    assert!(!r.body.contains("pool") && !r.body.contains("closed"), "no cause is sent: {}", r.body);
+    let page = app.get("/space/favourites", &[("cookie", &session)]).await;
+    assert!(page.body.contains("<html") || page.body.contains("<!doctype"), "{}", page.body);
 }
 
 /// A token issued by one server process is accepted by another on the same PostgreSQL database.
