@@ -116,9 +116,9 @@ pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> R
 /// A return path after sign-in, made a plain same-site path before it goes out in `Location`, so
 /// login never redirects off-site: it must start with one `/` and hold no backslash or control
 /// character (else `/`); dot segments (`.`, `..`, also percent-encoded, as browsers read them) are
-/// resolved and empty segments dropped, so `/..//evil.example` cannot become `//evil.example`; the
-/// fragment is dropped; bytes outside printable ASCII are percent-encoded; a result over 512 bytes
-/// is `/`.
+/// resolved and empty segments dropped, so `/..//evil.example` cannot become `//evil.example`;
+/// query and fragment are kept; bytes outside printable ASCII are percent-encoded; a result over
+/// 512 bytes is `/`.
 pub fn safe_return(path: &str) -> Cow<'_, str> {
     const MAX: usize = 512;
     let hostile = !path.starts_with('/') || path.starts_with("//") || path.chars().any(|c| c.is_control() || c == '\\');
@@ -126,7 +126,6 @@ pub fn safe_return(path: &str) -> Cow<'_, str> {
         return Cow::Borrowed("/");
     }
     let (route, rest) = path.find(['?', '#']).map_or((path, ""), |i| path.split_at(i));
-    let query = rest.split('#').next().unwrap_or("");
     let mut segments: Vec<&str> = Vec::new();
     for seg in route.split('/') {
         if seg.is_empty() || is_dot(seg) {
@@ -146,7 +145,7 @@ pub fn safe_return(path: &str) -> Cow<'_, str> {
     if out.is_empty() || (route.ends_with('/') && !segments.is_empty()) {
         out.push('/');
     }
-    push_plain(&mut out, query);
+    push_plain(&mut out, rest);
     if out.len() > MAX {
         Cow::Borrowed("/")
     } else if out == path {
@@ -286,7 +285,8 @@ mod tests {
             ("/space/../details/5", "/details/5"),
             ("/a//b/./c/", "/a/b/c/"),
             ("/..", "/"),
-            ("/details/5#photos", "/details/5"),
+            ("/details/5#photos", "/details/5#photos"),
+            ("/details/5?lead=ok#lead", "/details/5?lead=ok#lead"),
             ("/carlist?keyword=宝马 X3", "/carlist?keyword=%E5%AE%9D%E9%A9%AC%20X3"),
             ("/车", "/%E8%BD%A6"),
             ("/a?b=\"<x>\"", "/a?b=%22%3Cx%3E%22"),

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::catalog::{self, Brand, Series};
 use crate::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, FilterType, GEARBOX_OPTIONS, Range};
 use crate::region::{self, City, Province};
+use crate::text::percent_encode_into;
 
 /// Cards per page.
 pub const PAGE_SIZE: u32 = 20;
@@ -432,44 +433,9 @@ pub fn search_text(brand_slug: &str, series_slug: &str, title: &str, colour: &st
     [brand_slug, series.as_str(), title, colour].iter().flat_map(|part| part.split_whitespace()).collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
-/// Appends `value` percent-encoded for a query component (RFC 3986 unreserved kept as is).
-pub fn percent_encode_into(out: &mut String, value: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    // Runs of unreserved bytes are copied whole: a list page encodes about 250 links.
-    let mut last = 0;
-    for (i, b) in value.bytes().enumerate() {
-        if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~')) {
-            // A run is ASCII after an encoded byte, so it starts and ends on a character boundary.
-            if last < i {
-                out.push_str(&value[last..i]);
-            }
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-            last = i + 1;
-        }
-    }
-    out.push_str(&value[last..]);
-}
-
-/// Percent-encodes a query component.
-pub fn percent_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    percent_encode_into(&mut out, value);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn query_values_are_percent_encoded_byte_by_byte_except_unreserved_runs() {
-        assert_eq!(percent_encode("白色 a&b=~x.y_z-"), "%E7%99%BD%E8%89%B2%20a%26b%3D~x.y_z-");
-        assert_eq!(percent_encode("朗逸"), "%E6%9C%97%E9%80%B8");
-        assert_eq!(percent_encode("5-8"), "5-8");
-        assert_eq!(percent_encode(""), "");
-    }
 
     #[test]
     fn search_text_is_lowercase_words_split_by_single_spaces() {

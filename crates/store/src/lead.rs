@@ -2,6 +2,7 @@
 //! per phone, intent and listing within a day and limited per IP. The limits are counted in the
 //! database so they hold across web nodes.
 
+use domain::lead::Intent;
 use crate::{DbError, Store, on_pool};
 
 /// The same phone, intent and listing within this many seconds is one lead.
@@ -10,12 +11,12 @@ pub const DEDUPE_WINDOW_SECS: i64 = 86_400;
 pub const LEADS_PER_IP_PER_HOUR: i64 = 20;
 
 /// A lead to store. `shop_id` routes it; without one it belongs to the listing's private seller.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLead {
     /// Validated mobile number.
     pub mobile: String,
-    /// Intent: `ask_price`, `book_viewing`, `sell`, ….
-    pub intent: String,
+    /// What the visitor asks for.
+    pub intent: Intent,
     /// The listing it is about.
     pub listing_id: Option<i64>,
     /// The shop that receives it.
@@ -46,6 +47,30 @@ pub struct NewLead {
     pub ip: String,
 }
 
+impl NewLead {
+    /// A lead of `intent` from `mobile`; every other field empty.
+    pub fn new(mobile: String, intent: Intent) -> NewLead {
+        NewLead {
+            mobile,
+            intent,
+            listing_id: None,
+            shop_id: None,
+            user_id: None,
+            city_code: None,
+            name: String::new(),
+            appointment_date: String::new(),
+            note: String::new(),
+            source_page: String::new(),
+            plan: String::new(),
+            unit: String::new(),
+            keyword: String::new(),
+            wx_aid: String::new(),
+            traffic_type: String::new(),
+            ip: String::new(),
+        }
+    }
+}
+
 /// What happened to a submitted lead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeadOutcome {
@@ -70,7 +95,7 @@ impl Store {
                  order by lead_id limit 1",
             )
             .bind(&lead.mobile)
-            .bind(&lead.intent)
+            .bind(lead.intent.as_str())
             .bind(listing)
             .bind(since_day)
             .fetch_optional(&mut *tx)
@@ -94,7 +119,7 @@ impl Store {
                  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, 'new', $16, $16) returning lead_id",
             )
             .bind(&lead.mobile)
-            .bind(&lead.intent)
+            .bind(lead.intent.as_str())
             .bind(lead.listing_id)
             .bind(lead.shop_id)
             .bind(lead.user_id)

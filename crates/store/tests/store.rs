@@ -12,6 +12,7 @@ use store::seed::{SeedConfig, seed};
 use std::borrow::Cow;
 
 use domain::search::CarQuery;
+use domain::lead::Intent;
 use store::{Backend, LeadOutcome, ListingFilter, NewLead, Scope, Store};
 
 // 2026-11-21 10:30:15 China time.
@@ -356,17 +357,11 @@ async fn valuations_use_comparables_and_are_stable(store: &Store) {
 async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
     seed(store, SeedConfig { listings: 50, seed: 5, now: NOW }).await.unwrap();
     let card = &store.latest_listings(None, 1).await.unwrap()[0];
-    let lead = NewLead {
-        mobile: "13812345678".into(),
-        intent: "ask_price".into(),
-        listing_id: Some(card.listing_id),
-        ip: "10.0.0.1".into(),
-        ..NewLead::default()
-    };
+    let lead = NewLead { listing_id: Some(card.listing_id), ip: "10.0.0.1".into(), ..NewLead::new("13812345678".into(), Intent::AskPrice) };
     let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("first lead is stored") };
     assert_eq!(store.submit_lead(&lead, NOW + 60).await.unwrap(), LeadOutcome::Duplicate(id));
     // Another intent, or a day later, is a new lead.
-    let booking = NewLead { intent: "book_viewing".into(), appointment_date: "2026-11-23".into(), ..lead.clone() };
+    let booking = NewLead { intent: Intent::BookViewing, appointment_date: "2026-11-23".into(), ..lead.clone() };
     assert!(matches!(store.submit_lead(&booking, NOW + 60).await.unwrap(), LeadOutcome::Created(_)));
     assert!(matches!(store.submit_lead(&lead, NOW + 86_401).await.unwrap(), LeadOutcome::Created(_)));
     assert_eq!(store.count_leads(card.listing_id).await.unwrap(), 3);

@@ -142,6 +142,17 @@ impl PageMeta {
         }
     }
 
+    /// A page crawlers should not list but whose links they may follow (deep searches, sign-in,
+    /// empty results): `noindex,follow`.
+    pub fn noindex(&mut self) {
+        self.robots = "noindex,follow";
+    }
+
+    /// A page for one person (the personal space, dealer and staff tools, forms): `noindex,nofollow`.
+    pub fn private(&mut self) {
+        self.robots = "noindex,nofollow";
+    }
+
     /// Sets the description.
     pub fn describe(mut self, description: impl Into<String>) -> PageMeta {
         self.description = description.into();

@@ -4,16 +4,32 @@
 //! ([`deliver_due`]) retries failures and picks up rows a stopped node left behind. Each row is
 //! claimed with a conditional update, so with several nodes every notice goes out once.
 
+use domain::lead::Intent;
+use domain::validate::Mobile;
 use store::{LeadOutcome, NewLead};
 
-use crate::state::AppState;
 use crate::adapters::LeadNotice;
 use crate::error::AppError;
+use crate::state::AppState;
+use crate::visitor::Visitor;
+
+/// What a lead form shows when its IP sent [`store::LEADS_PER_IP_PER_HOUR`] leads in the last hour
+/// (with 429).
+pub const RATE_LIMITED: &str = "提交太频繁了，请一小时后再试";
+
+/// The one way a page's form starts a lead: the phone as typed is checked (its message, for the
+/// field, when it is not a mobile number), and the visitor's IP and account are filled in. The
+/// page adds what it knows (listing, shop, city, campaign) and hands it to [`submit_lead`].
+pub fn lead_from(visitor: &Visitor, mobile: &str, intent: Intent, source_page: String) -> Result<NewLead, &'static str> {
+    let mobile = Mobile::parse(mobile).map_err(|e| e.message())?;
+    Ok(NewLead { source_page, ip: visitor.ip.clone(), user_id: visitor.user.as_ref().map(|u| u.user_id), ..NewLead::new(mobile.as_str().to_owned(), intent) })
+}
 
 /// Outbox rows one job tick delivers at most.
 pub const DUE_PER_TICK: i64 = 200;
 
 /// Stores a lead and, when it is new and belongs to a shop, sends its notices in the background.
+/// A [`LeadOutcome::RateLimited`] is for the form to show as [`RATE_LIMITED`].
 pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<LeadOutcome, AppError> {
     let outcome = state.store.submit_lead(lead, now).await?;
     if let (LeadOutcome::Created(id), Some(_)) = (outcome, lead.shop_id) {

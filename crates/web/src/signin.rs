@@ -60,7 +60,7 @@ impl LoginForm {
 
     /// The query string that carries the return path to the OAuth starts.
     pub fn return_query(&self) -> String {
-        format!("return={}", crate::adapters::percent_encode(&self.return_to))
+        format!("return={}", domain::text::percent_encode(&self.return_to))
     }
 }
 
@@ -77,7 +77,7 @@ pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status
     let heading = if form.bind.is_empty() { "手机号登录" } else { "首次登录，请绑定手机号" };
     let mut page = PageMeta::new(state, device_of(headers), "default", "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
     page = page.canonical_path(state, "/sys/login");
-    page.robots = "noindex,follow";
+    page.noindex();
     let form = form.island(state, &mut page);
     let mut res = Html(LoginPage { page, form, heading }.render()?).into_response();
     *res.status_mut() = status;

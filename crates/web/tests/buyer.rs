@@ -203,7 +203,7 @@ async fn news_tabs_pages_and_articles(app: &TestApp) {
     assert!(r.body.contains(r#"href="/news?page=2" rel="next""#));
     let cats = app.state.store.news_categories().await.unwrap();
     let (cat, n) = &cats[0];
-    let tab = format!("/news?category={}", domain::search::percent_encode(cat));
+    let tab = format!("/news?category={}", domain::text::percent_encode(cat));
     assert!(r.body.contains(&format!(r#"href="{tab}""#)));
     let in_cat = app.get(&tab, &[]).await;
     assert_eq!(in_cat.body.matches("<li><a href=\"/news/").count() as i64, (*n).min(10));

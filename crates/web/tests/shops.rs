@@ -202,7 +202,7 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     let node = app.variant(cfg, common::NOW);
     let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
     let owner_id = shop.owner_user_id.unwrap();
-    let lead = store::NewLead { mobile: "13955559999".to_owned(), intent: "sell".to_owned(), shop_id: Some(shop.shop_id), ..store::NewLead::default() };
+    let lead = store::NewLead { shop_id: Some(shop.shop_id), ..store::NewLead::new("13955559999".to_owned(), domain::lead::Intent::Sell) };
     let store::LeadOutcome::Created(_) = web::push::submit_lead(&node, &lead, common::NOW).await.unwrap() else { panic!("lead not created") };
     let log = settled(app, owner_id, 1).await;
     assert_eq!((log[0].status.as_str(), log[0].attempts), ("pending", 1));

@@ -9,7 +9,9 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
 use sha1::Sha1;
 
-use super::{AdapterError, percent_encode};
+use domain::text::percent_encode;
+
+use super::AdapterError;
 
 /// One product's RPC endpoint and credentials.
 #[derive(Debug)]

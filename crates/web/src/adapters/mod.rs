@@ -11,6 +11,8 @@ pub mod wechat;
 
 use std::time::Duration;
 
+use domain::text::percent_encode;
+
 /// What a new-lead notice tells the dealer (SMS and WeChat alike). The visitor's phone is masked:
 /// the full number is shown only on `/actives/zhikeclues`, where opening it is logged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -84,18 +86,6 @@ pub fn http_client() -> reqwest::Client {
 }
 
 /// RFC 3986 percent-encoding: everything but `A–Z a–z 0–9 - _ . ~` (space is `%20`), as the
-/// Aliyun signature and OAuth redirect URIs require.
-pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3);
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
 
 /// `key=value&…` with both sides percent-encoded, in the given order.
 pub fn query_string(pairs: &[(&str, &str)]) -> String {

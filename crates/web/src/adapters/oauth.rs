@@ -12,9 +12,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
+use domain::text::percent_encode;
 use store::{Identity, Provider};
 
-use super::{AdapterError, percent_encode, query_string};
+use super::{AdapterError, query_string};
 use crate::config::Config;
 
 /// The OAuth adapter chosen by `oauth_adapter`.

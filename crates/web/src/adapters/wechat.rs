@@ -138,7 +138,7 @@ impl Real {
         let body = json!({ "touser": openid, "template_id": self.template_id, "url": self.link, "data": data });
         for attempt in 0..2 {
             let token = self.token().await?;
-            let url = format!("{}/cgi-bin/message/template/send?access_token={}", self.api, super::percent_encode(&token));
+            let url = format!("{}/cgi-bin/message/template/send?access_token={}", self.api, domain::text::percent_encode(&token));
             match self.post(&url, &body).await {
                 Err(AdapterError::Provider { code, .. }) if attempt == 0 && TOKEN_ERRORS.iter().any(|c| c.to_string() == code) => {
                     if let Ok(mut cached) = self.token.lock() {

@@ -56,7 +56,7 @@ async fn render(state: &AppState, visitor: &Visitor, user: &store::User, id: Opt
         None => ("通话录音".to_owned(), "/servicehall/amrplay".to_owned()),
     };
     let mut page = PageMeta::new(state, visitor.device, "shop", title).canonical_path(state, &path);
-    page.robots = "noindex,nofollow";
+    page.private();
     let tpl = AmrPage { page, shop: ShopHead::new(state, &shop), current, recordings, recorded_calls: state.adapters.calls.records() };
     Ok(Html(tpl.render()?).into_response())
 }

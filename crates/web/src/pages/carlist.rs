@@ -346,7 +346,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     };
     let mut page = PageMeta::new(state, visitor.device, layout, title).describe(description).canonical_path(state, &canonical);
     if !q.is_indexable(result.total) {
-        page.robots = "noindex,follow";
+        page.noindex();
     }
     let cards: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
     if let Some(first) = cards.first() {

@@ -3,9 +3,10 @@
 //! without JavaScript and crawlers never change it.
 
 use askama::Template;
+use crate::signin::see_other;
 use crate::extract::Form;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 
@@ -81,7 +82,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
         _ => None,
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", "车辆对比").canonical_path(&state, "/actives/threecar");
-    page.robots = "noindex,follow";
+    page.noindex();
     let tpl = ComparePage { page, columns, rows, message };
     Ok(Html(tpl.render()?).into_response())
 }
@@ -113,9 +114,5 @@ pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): 
         }
     }
     let value = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
-    let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
-    if let Some(v) = set_cookie(&state.config, COMPARE_COOKIE, &value, false) {
-        res.headers_mut().append(header::SET_COOKIE, v);
-    }
-    Ok(res)
+    Ok(see_other(&to, set_cookie(&state.config, COMPARE_COOKIE, &value, false).into_iter().collect()))
 }

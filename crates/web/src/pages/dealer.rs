@@ -143,7 +143,7 @@ async fn render(state: &AppState, visitor: &Visitor, user: &store::User, desk: D
         Desk::Staff => ("default", "平台线索"),
     };
     let mut page = PageMeta::new(state, visitor.device, layout, heading).canonical_path(state, desk.path());
-    page.robots = "noindex,nofollow";
+    page.private();
     let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: STATUSES, error };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
@@ -327,7 +327,7 @@ async fn push_page(state: &AppState, visitor: &Visitor, user: &store::User, form
         })
         .collect();
     let mut page = PageMeta::new(state, visitor.device, "shop", "线索推送").canonical_path(state, "/actives/pushLeads");
-    page.robots = "noindex,nofollow";
+    page.private();
     let tpl = PushPage {
         page,
         shop: ShopHead::new(state, &shop),

@@ -7,13 +7,14 @@
 //! repeated or rate-limited lead says so in Chinese.
 
 use askama::Template;
+use crate::signin::see_other;
 use crate::extract::{Form, PathId, positive_id};
 use axum::extract::{RawQuery, State};
 use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FUEL_OPTIONS, GEARBOX_OPTIONS};
-use domain::validate::Mobile;
+use domain::lead::Intent;
 use domain::valuation::{Confidence, Method, Rating};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
@@ -201,7 +202,7 @@ async fn render_with(
         .share_image(state, &photo_views[0].src);
     page.og_type = "product";
     if !online {
-        page.robots = "noindex,follow";
+        page.noindex();
     }
     let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), ("二手车".to_owned(), "/carlist".to_owned())];
     if let Some(c) = city {
@@ -404,19 +405,19 @@ pub async fn lead(
 ) -> Result<Response, AppError> {
     let d = state.store.public_listing(id).await?;
     let now = state.clock.now();
-    let intent = if post.intent == "book_viewing" { "book_viewing" } else { "ask_price" };
-    let mut form = LeadForm { intent: intent.to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
+    let intent = if post.intent == Intent::BookViewing.as_str() { Intent::BookViewing } else { Intent::AskPrice };
+    let mut form = LeadForm { intent: intent.as_str().to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
     if d.status != "online" {
         form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
     }
-    let mobile = match Mobile::parse(&post.mobile) {
-        Ok(m) => Some(m),
-        Err(e) => {
-            form.mobile_error = Some(e.message().to_owned());
+    let lead = match crate::push::lead_from(&visitor, &post.mobile, intent, format!("/details/{id}")) {
+        Ok(lead) => Some(lead),
+        Err(message) => {
+            form.mobile_error = Some(message.to_owned());
             None
         }
     };
-    let date = if intent == "book_viewing" {
+    let date = if intent == Intent::BookViewing {
         match check_date(&post.date, now) {
             Ok(d) => d,
             Err(e) => {
@@ -427,26 +428,15 @@ pub async fn lead(
     } else {
         String::new()
     };
-    let (Some(mobile), None, None) = (mobile, &form.date_error, &form.form_error) else {
+    let (Some(lead), None, None) = (lead, &form.date_error, &form.form_error) else {
         return failed(&state, &visitor, id, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    let lead = NewLead {
-        mobile: mobile.to_string(),
-        intent: intent.to_owned(),
-        listing_id: Some(id),
-        shop_id: d.shop_id,
-        city_code: Some(d.city_code),
-        appointment_date: date,
-        source_page: format!("/details/{id}"),
-        ip: visitor.ip.clone(),
-        user_id: visitor.user.as_ref().map(|u| u.user_id),
-        ..NewLead::default()
-    };
+    let lead = NewLead { listing_id: Some(id), shop_id: d.shop_id, city_code: Some(d.city_code), appointment_date: date, ..lead };
     match crate::push::submit_lead(&state, &lead, now).await? {
-        LeadOutcome::Created(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"))),
-        LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=again#lead"))),
+        LeadOutcome::Created(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"), Vec::new())),
+        LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=again#lead"), Vec::new())),
         LeadOutcome::RateLimited => {
-            form.form_error = Some("提交太频繁了，请一小时后再试".to_owned());
+            form.form_error = Some(crate::push::RATE_LIMITED.to_owned());
             failed(&state, &visitor, id, form, StatusCode::TOO_MANY_REQUESTS).await
         }
     }
@@ -458,9 +448,6 @@ async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, st
     Ok(res)
 }
 
-fn see_other(to: &str) -> Response {
-    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_owned())]).into_response()
-}
 
 /// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
 pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {

@@ -173,7 +173,7 @@ async fn render(state: &AppState, visitor: &Visitor, user: &store::User, q: &Lis
         events.push((format!("车源 {id} 的记录"), lines));
     }
     let mut page = PageMeta::new(state, visitor.device, "default", "我的车源").canonical_path(state, "/space/personcarlist");
-    page.robots = "noindex,nofollow";
+    page.private();
     let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
     let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events };
     let mut res = Html(tpl.render()?).into_response();

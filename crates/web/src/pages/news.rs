@@ -4,7 +4,7 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use crate::extract::PathId;
 use axum::response::{Html, IntoResponse, Response};
-use domain::search::percent_encode;
+use domain::text::percent_encode;
 
 use super::shared::{Crumbs, breadcrumb_ld};
 use crate::state::AppState;

@@ -19,6 +19,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{self, FieldErrors, SellInput, SellListing};
 use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
+use domain::lead::Intent;
 use store::{ListingInput, NewLead, UploadRow};
 
 use crate::signin::{LoginForm, see_other};
@@ -232,32 +233,23 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Res
 
 /// `POST /personalsell/lead`: phone + city + car → a sell lead.
 pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mut q): Form<QuickLead>) -> Result<Response, AppError> {
-    let mobile = domain::validate::Mobile::parse(&q.mobile);
-    if let Err(e) = &mobile {
-        q.mobile_error = Some(e.message().to_owned());
+    let lead = crate::push::lead_from(&visitor, &q.mobile, Intent::Sell, "/personalsell".to_owned());
+    if let Err(message) = &lead {
+        q.mobile_error = Some((*message).to_owned());
     }
     let city = domain::region::city_by_slug(q.city.trim());
     if city.is_none() {
         q.city_error = Some("请选择车辆所在城市".to_owned());
     }
     q.car = q.car.trim().chars().take(50).collect();
-    let (Ok(mobile), Some(city)) = (mobile, city) else {
+    let (Ok(lead), Some(city)) = (lead, city) else {
         return quick_failed(&state, &visitor, q, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    let lead = NewLead {
-        mobile: mobile.as_str().to_owned(),
-        intent: "sell".to_owned(),
-        city_code: Some(city.code as i32),
-        name: q.car.clone(),
-        source_page: "/personalsell".to_owned(),
-        ip: visitor.ip.clone(),
-        user_id: visitor.user.as_ref().map(|u| u.user_id),
-        ..NewLead::default()
-    };
+    let lead = NewLead { city_code: Some(city.code as i32), name: q.car.clone(), ..lead };
     match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
         store::LeadOutcome::Created(_) | store::LeadOutcome::Duplicate(_) => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
         store::LeadOutcome::RateLimited => {
-            q.form_error = Some("提交太频繁了，请一小时后再试".to_owned());
+            q.form_error = Some(crate::push::RATE_LIMITED.to_owned());
             quick_failed(&state, &visitor, q, StatusCode::TOO_MANY_REQUESTS).await
         }
     }
@@ -469,7 +461,7 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
 
 fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
     let mut page = PageMeta::new(state, visitor.device, "default", "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
-    page.robots = "noindex,nofollow";
+    page.private();
     page
 }
 

@@ -17,6 +17,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::money::wan;
 use domain::service::{Answers, BODIES, PACKAGES, Package};
 use serde::Deserialize;
+use domain::lead::Intent;
 use store::{LeadOutcome, NewLead, SeriesOffer};
 
 use crate::signin::see_other;
@@ -127,7 +128,7 @@ async fn render(state: &AppState, visitor: &Visitor, def: &'static Def, mut form
     let mut page = PageMeta::new(state, visitor.device, def.layout, def.title).canonical_path(state, &path).describe(def.description);
     if def.layout == "flow" {
         // Campaign landing pages are for ads, not search results.
-        page.robots = "noindex,follow";
+        page.noindex();
     }
     if form.city.is_empty() {
         form.city = visitor.city_slug.clone().unwrap_or_default();
@@ -205,10 +206,11 @@ pub async fn collect_lead(State(state): State<AppState>, visitor: Visitor, Path(
 /// Checks the form and stores the lead; errors come back beside their fields with the form kept.
 async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: LeadPost) -> Result<Response, AppError> {
     let mut errors = BTreeMap::new();
-    let mobile = domain::validate::Mobile::parse(&form.mobile).map_err(|e| errors.insert("mobile", e.message().to_owned())).ok();
+    let source = format!("/actives/{}/{}", def.section, def.slug);
+    let lead = crate::push::lead_from(visitor, &form.mobile, def.intent, source).map_err(|message| errors.insert("mobile", message.to_owned())).ok();
     let city = domain::region::city_by_slug(form.city.trim());
     if city.is_none() {
-        errors.insert("city", if def.intent == "sell" { "请选择车辆所在城市" } else { "请选择您所在的城市" }.to_owned());
+        errors.insert("city", if def.intent == Intent::Sell { "请选择车辆所在城市" } else { "请选择您所在的城市" }.to_owned());
     }
     let mut note = Vec::new();
     if def.slug == "sellcarPlan" {
@@ -242,28 +244,23 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
             }
         }
     }
-    let (Some(mobile), Some(city), true) = (mobile, city, errors.is_empty()) else {
+    let (Some(lead), Some(city), true) = (lead, city, errors.is_empty()) else {
         return render(state, visitor, def, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let lead = NewLead {
-        mobile: mobile.as_str().to_owned(),
-        intent: def.intent.to_owned(),
         city_code: Some(city.code as i32),
         name: form.car.clone(),
         note: note.join("；"),
-        source_page: format!("/actives/{}/{}", def.section, def.slug),
         plan: form.plan.clone(),
         unit: form.unit.clone(),
         keyword: form.keyword.clone(),
         wx_aid: form.wx_aid.clone(),
         traffic_type: form.traffic_type.clone(),
-        ip: visitor.ip.clone(),
-        user_id: visitor.user.as_ref().map(|u| u.user_id),
-        ..NewLead::default()
+        ..lead
     };
     match crate::push::submit_lead(state, &lead, state.clock.now()).await? {
-        LeadOutcome::RateLimited => render(state, visitor, def, form, errors, Some("提交太频繁了，请一小时后再试".to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
-        _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent), Vec::new())),
+        LeadOutcome::RateLimited => render(state, visitor, def, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
+        _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new())),
     }
 }
 

@@ -3,6 +3,7 @@
 //! each other's code only from here.
 
 use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
+use domain::lead::Intent;
 use domain::region;
 use domain::valuation::Rating;
 use serde::Serialize;
@@ -221,7 +222,7 @@ pub struct Def {
     /// `default` or `flow`.
     pub layout: &'static str,
     /// The lead's intent.
-    pub intent: &'static str,
+    pub intent: Intent,
     /// The submit button.
     pub submit: &'static str,
 }
@@ -234,7 +235,7 @@ pub const PAGES: [Def; 6] = [
         title: "个人卖车服务",
         description: "个人车主卖车：免费上门检测、估价定价、全平台推荐、带看议价、代办过户，不成交不收费。",
         layout: "default",
-        intent: "sell",
+        intent: Intent::Sell,
         submit: "预约卖车顾问",
     },
     Def {
@@ -243,7 +244,7 @@ pub const PAGES: [Def; 6] = [
         title: "卖车方案",
         description: "三种卖车方案：自助发布免费、省心卖成交后收2%服务费、快速收购当天付款。",
         layout: "default",
-        intent: "sell",
+        intent: Intent::Sell,
         submit: "选好了，联系我",
     },
     Def {
@@ -252,7 +253,7 @@ pub const PAGES: [Def; 6] = [
         title: "卖车服务流程",
         description: "从提交信息到收款的每一步和所需时间，以及过户需要准备的材料。",
         layout: "default",
-        intent: "sell",
+        intent: Intent::Sell,
         submit: "开始卖车",
     },
     Def {
@@ -261,7 +262,7 @@ pub const PAGES: [Def; 6] = [
         title: "免费评估 高价卖车",
         description: "留下手机号，卖车顾问免费评估您的爱车并给出报价。",
         layout: "flow",
-        intent: "sell",
+        intent: Intent::Sell,
         submit: "免费评估",
     },
     Def {
@@ -270,7 +271,7 @@ pub const PAGES: [Def; 6] = [
         title: "帮我找车",
         description: "告诉我们预算和想要的车，购车顾问按您的条件挑车、约看车。",
         layout: "flow",
-        intent: "buy",
+        intent: Intent::Buy,
         submit: "帮我找车",
     },
     Def {
@@ -279,7 +280,7 @@ pub const PAGES: [Def; 6] = [
         title: "帮我选车",
         description: "回答四个问题，为您推荐预算内在售车最多的车系。",
         layout: "flow",
-        intent: "buy",
+        intent: Intent::Buy,
         submit: "让顾问帮我挑",
     },
 ];

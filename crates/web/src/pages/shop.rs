@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use askama::Template;
+use crate::push;
 use crate::access::Dealer;
 use crate::extract::{Form, PathId, positive_id};
 use axum::extract::State;
@@ -14,6 +15,7 @@ use crate::extract::{Path, Query};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
+use domain::lead::Intent;
 use store::{NewLead, Shop, ShopProfile};
 
 use crate::signin::see_other;
@@ -118,7 +120,7 @@ async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'stati
     };
     let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!("{}：{}。地址：{}，营业时间{}。", s.name, s.intro.chars().take(60).collect::<String>(), s.address, s.hours));
     if tab == "douyin" {
-        page.robots = "noindex,follow";
+        page.noindex();
         page.canonical = crate::meta::absolute(state, &format!("/shop/{}", s.oname));
     }
     let city = domain::region::city(s.city_code as u32);
@@ -179,33 +181,28 @@ pub async fn sell_car(State(state): State<AppState>, visitor: Visitor, Path(onam
 /// `POST /shop/{oname}/sellCar` (and the douyin page's callback form): a lead for this shop only.
 pub async fn sell_car_post(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
-    shop_lead(&state, &visitor, &s, form, "sell", "sellCar").await
+    shop_lead(&state, &visitor, &s, form, Intent::Sell, "sellCar").await
 }
 
-async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: ShopLeadForm, intent: &str, tab: &'static str) -> Result<Response, AppError> {
+async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: ShopLeadForm, intent: Intent, tab: &'static str) -> Result<Response, AppError> {
     let layout = if tab == "douyin" { "flow" } else { "shop" };
-    let mobile = match domain::validate::Mobile::parse(&form.mobile) {
-        Ok(m) => m,
-        Err(e) => {
-            form.error = Some(e.message().to_owned());
+    let lead = match push::lead_from(visitor, &form.mobile, intent, format!("/shop/{}/{tab}", s.oname)) {
+        Ok(lead) => lead,
+        Err(message) => {
+            form.error = Some(message.to_owned());
             return render_shop(state, visitor, s, tab, layout, form, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
     let lead = NewLead {
-        mobile: mobile.as_str().to_owned(),
-        intent: intent.to_owned(),
         shop_id: Some(s.shop_id),
         city_code: Some(s.city_code),
         name: form.car.trim().chars().take(50).collect(),
-        source_page: format!("/shop/{}/{tab}", s.oname),
         traffic_type: if tab == "douyin" { "douyin".to_owned() } else { String::new() },
-        ip: visitor.ip.clone(),
-        user_id: visitor.user.as_ref().map(|u| u.user_id),
-        ..NewLead::default()
+        ..lead
     };
-    match crate::push::submit_lead(state, &lead, state.clock.now()).await? {
+    match push::submit_lead(state, &lead, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {
-            form.error = Some("提交太频繁了，请一小时后再试".to_owned());
+            form.error = Some(push::RATE_LIMITED.to_owned());
             render_shop(state, visitor, s, tab, layout, form, StatusCode::TOO_MANY_REQUESTS).await
         }
         _ => Ok(see_other(&format!("/actives/gratitude?shop={}", s.oname), Vec::new())),
@@ -227,7 +224,7 @@ pub async fn douyin(State(state): State<AppState>, visitor: Visitor, Query(q): Q
 /// `POST /actives/douyinshop?oname=`: a callback request for the shop.
 pub async fn douyin_post(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, q.get("oname").map_or("", String::as_str)).await?;
-    shop_lead(&state, &visitor, &s, form, "ask_price", "douyin").await
+    shop_lead(&state, &visitor, &s, form, Intent::AskPrice, "douyin").await
 }
 
 #[derive(Template)]
@@ -270,7 +267,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
     let title = format!("{}二手车商家", city.map_or("全国", |c| c.name));
     let mut page = PageMeta::new(&state, visitor.device, "default", title).canonical_path(&state, &href(page_no));
     if !name.is_empty() {
-        page.robots = "noindex,follow";
+        page.noindex();
     }
     let tpl = DirectoryPage {
         page,
@@ -322,7 +319,7 @@ impl ProfilePage {
 
 fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
     let mut page = PageMeta::new(state, visitor.device, "shop", "店铺资料").canonical_path(state, "/shop/profile");
-    page.robots = "noindex,nofollow";
+    page.private();
     page
 }
 
@@ -502,7 +499,7 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
         None => None,
     };
     let mut page = PageMeta::new(&state, visitor.device, "default", "提交成功").canonical_path(&state, "/actives/gratitude");
-    page.robots = "noindex,nofollow";
+    page.private();
     let adviser = if q.get("from").is_some_and(|f| f == "buy") { "二手车网购车顾问" } else { "二手车网卖车顾问" };
     let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());
     let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };

@@ -58,7 +58,7 @@ struct ReviewPage {
 
 fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
     let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
-    page.robots = "noindex,nofollow";
+    page.private();
     page
 }
 
