@@ -53,41 +53,35 @@ fn require(parts: &Parts, state: &AppState, need: Need) -> Result<store::User, R
     check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in))
 }
 
-/// A signed-in user.
-#[derive(Debug, Clone)]
-pub struct SignedIn(pub store::User);
+/// Declares an extractor holding the user who meets `$need`.
+macro_rules! extractor {
+    ($(#[$doc:meta])* $name:ident => $need:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name(pub store::User);
 
-impl FromRequestParts<AppState> for SignedIn {
-    type Rejection = Response;
+        impl FromRequestParts<AppState> for $name {
+            type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<SignedIn, Response> {
-        require(parts, state, Need::User).map(SignedIn)
-    }
+            async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<$name, Response> {
+                require(parts, state, $need).map($name)
+            }
+        }
+    };
 }
 
-/// A signed-in dealer (owns a shop; the shop's id is the user's id).
-#[derive(Debug, Clone)]
-pub struct Dealer(pub store::User);
-
-impl FromRequestParts<AppState> for Dealer {
-    type Rejection = Response;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Dealer, Response> {
-        require(parts, state, Need::Role(Role::Dealer)).map(Dealer)
-    }
-}
-
-/// A signed-in member of staff.
-#[derive(Debug, Clone)]
-pub struct Staff(pub store::User);
-
-impl FromRequestParts<AppState> for Staff {
-    type Rejection = Response;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Staff, Response> {
-        require(parts, state, Need::Role(Role::Staff)).map(Staff)
-    }
-}
+extractor!(
+    /// A signed-in user.
+    SignedIn => Need::User
+);
+extractor!(
+    /// A signed-in dealer (owns a shop; the shop's id is the user's id).
+    Dealer => Need::Role(Role::Dealer)
+);
+extractor!(
+    /// A signed-in member of staff.
+    Staff => Need::Role(Role::Staff)
+);
 
 #[cfg(test)]
 mod tests {

@@ -65,8 +65,10 @@ pub struct ErrorReport {
     pub status: StatusCode,
     /// The message shown on the page.
     pub message: String,
-    /// The internal cause, logged once by the middleware; `None` for expected errors.
+    /// The internal cause, logged once by the middleware at error; `None` for expected errors.
     pub cause: Option<String>,
+    /// Why the framework refused the request, logged by the middleware at debug (never shown).
+    pub rejection: Option<String>,
 }
 
 /// Seed §8: the status of a failed page comes from `statusCode`, else `status`, else the response's
@@ -87,10 +89,7 @@ impl IntoResponse for AppError {
         let (status, message, cause) = match &self {
             AppError::NotFound => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone(), None),
-            AppError::Rejected { status, reason } => {
-                tracing::debug!(target: "http", status = status.as_u16(), reason = %reason, "request rejected");
-                (*status, rejection_message(*status).to_owned(), None)
-            }
+            AppError::Rejected { status, .. } => (*status, rejection_message(*status).to_owned(), None),
             AppError::Forbidden => (StatusCode::FORBIDDEN, "没有权限访问这个页面".to_owned(), None),
             AppError::CrossSite => (StatusCode::FORBIDDEN, "请求来源不安全，已拒绝。请回到二手车网页面重新操作。".to_owned(), None),
             AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
@@ -102,7 +101,11 @@ impl IntoResponse for AppError {
             AppError::Render(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
         };
         let mut res = status.into_response();
-        res.extensions_mut().insert(ErrorReport { status, message, cause });
+        let rejection = match self {
+            AppError::Rejected { reason, .. } => Some(reason),
+            _ => None,
+        };
+        res.extensions_mut().insert(ErrorReport { status, message, cause, rejection });
         res
     }
 }
@@ -145,13 +148,16 @@ pub async fn render_errors(State(state): State<crate::state::AppState>, req: Req
         None if is_framework_rejection(&res) => {
             let status = res.status();
             let reason = axum::body::to_bytes(std::mem::take(res.body_mut()), 4096).await.unwrap_or_default();
-            tracing::debug!(target: "http", status = status.as_u16(), reason = %String::from_utf8_lossy(&reason), "request rejected");
-            ErrorReport { status, message: rejection_message(status).to_owned(), cause: None }
+            let rejection = Some(String::from_utf8_lossy(&reason).into_owned());
+            ErrorReport { status, message: rejection_message(status).to_owned(), cause: None, rejection }
         }
         None => return res,
     };
     if let Some(cause) = &report.cause {
         tracing::error!(status = report.status.as_u16(), cause = %cause, "request failed");
+    }
+    if let Some(reason) = &report.rejection {
+        tracing::debug!(target: "http", status = report.status.as_u16(), reason = %reason, "request rejected");
     }
     let cookies: Vec<HeaderValue> = res.headers().get_all(header::SET_COOKIE).iter().cloned().collect();
     let mut out = if api { api_error(&report) } else { error_page(&state, device, &report) };
@@ -175,7 +181,7 @@ fn api_error(report: &ErrorReport) -> Response {
 }
 
 fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
-    let page = crate::meta::PageMeta::new(&state, device, "default", error_title(report.status));
+    let page = crate::meta::PageMeta::new(state, device, "default", error_title(report.status));
     let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }
         .render()
         .ok();

@@ -58,7 +58,7 @@ pub fn route_middleware(
                         let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
                             Some(v) => v.to_owned(),
                             None => {
-                                let id = match crate::random::hex_from::<16>(state.random.as_ref()) {
+                                let id = match state.random_id() {
                                     Ok(id) => id,
                                     Err(e) => return AppError::from(e).into_response(),
                                 };
@@ -238,7 +238,7 @@ fn respond(state: &AppState, e: cache::Entry) -> Response {
     *res.headers_mut() = e.headers;
     // A first visit gets its own device id, as the route middleware would have issued.
     // Without randomness the visit goes on without a device id (it gets one on a later page).
-    if let Ok(id) = crate::random::hex_from::<16>(state.random.as_ref())
+    if let Ok(id) = state.random_id()
         && let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &id, true)
     {
         res.headers_mut().append(header::SET_COOKIE, c);

@@ -233,7 +233,7 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
         return Err(PhotoError::Quota);
     }
     let encoded = tokio::task::spawn_blocking(move || process(&bytes)).await.map_err(|_| PhotoError::Failed)??;
-    let token = crate::random::hex_from::<16>(state.random.as_ref()).map_err(|_| PhotoError::Failed)?;
+    let token = state.random_id().map_err(|_| PhotoError::Failed)?;
     let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
     let total = encoded.bytes();
     let mut files = vec![(path.clone(), encoded.full)];

@@ -32,10 +32,6 @@ pub const WEB_COOKIE: &str = "hx_web";
 pub const TOKEN_HEADER: &str = "token";
 
 
-/// 256 random bits as hex from the state's generator; fails when the generator does.
-pub fn random_secret(state: &AppState) -> Result<String, AppError> {
-    Ok(crate::random::secret(state.random.as_ref())?)
-}
 
 /// The token a request presents: the `token` header when not empty, else the cookie.
 pub fn presented_token(headers: &HeaderMap) -> Option<&str> {
@@ -62,8 +58,8 @@ pub struct Issued {
 /// device's anonymous browsing history to the account.
 pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>, headers: &HeaderMap, ip: &str) -> Result<Issued, AppError> {
     let now = state.clock.now();
-    let token = random_secret(state)?;
-    let web = random_secret(state)?;
+    let token = state.secret()?;
+    let web = state.secret()?;
     let token_hash = domain::auth::token_digest(&token);
     let web_hash = domain::auth::token_digest(&web);
     let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -121,7 +117,7 @@ pub async fn lookup(state: &AppState, token: &str) -> Result<Option<store::User>
 
 /// Exchanges a web cookie for a new token (seed §7 `cookietotoken`).
 pub async fn exchange_web_cookie(state: &AppState, web: &str) -> Result<Option<(store::User, String)>, AppError> {
-    let token = random_secret(state)?;
+    let token = state.secret()?;
     let user = state.store.rotate_token(&domain::auth::token_digest(web), &domain::auth::token_digest(&token), state.clock.now()).await?;
     Ok(user.map(|user| (user, token)))
 }

@@ -92,6 +92,17 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
+    /// 128 random bits as hex from this state's source (device ids, tickets, storage keys).
+    pub fn random_id(&self) -> Result<String, random::NoRandomness> {
+        random::hex_from::<16>(self.random.as_ref())
+    }
+
+    /// 256 random bits as hex from this state's source (session tokens, web cookies, QR claims,
+    /// OAuth `state`).
+    pub fn secret(&self) -> Result<String, random::NoRandomness> {
+        random::secret(self.random.as_ref())
+    }
+
     /// State with the system clock.
     pub fn new(config: Config, store: store::Store) -> AppState {
         AppState::with_clock(config, store, Box::new(SystemClock))

@@ -208,7 +208,7 @@ async fn keep_recording(state: &AppState, r: &RecordingReceipt) -> Result<(), St
     let bytes = state.adapters.calls.recording(r).await.map_err(|e| e.to_string())?;
     let kind = audio::sniff(&bytes).ok_or("not a recording we can play or keep")?;
     let duration = audio::duration_secs(&bytes, kind).unwrap_or(0);
-    let key = format!("rec/{shop_id}/{}.{}", crate::random::hex_from::<16>(state.random.as_ref()).map_err(|e| e.to_string())?, kind.ext());
+    let key = format!("rec/{shop_id}/{}.{}", state.random_id().map_err(|e| e.to_string())?, kind.ext());
     state.storage.put(&key, bytes, kind.mime()).await.map_err(|e| e.to_string())?;
     let new = NewCallRecording {
         lead_id,

@@ -240,7 +240,7 @@ fn callback(state: &AppState, provider: Provider) -> String {
 
 /// Starts an OAuth sign-in: a single-use `state` remembering where to return, then the provider.
 async fn start_oauth(state: &AppState, provider: Provider, return_to: &str) -> Result<Response, AppError> {
-    let ticket = session::random_secret(state)?;
+    let ticket = state.secret()?;
     let now = state.clock.now();
     state.store.create_ticket(&ticket, ticket_kind(provider), &safe_return(return_to), None, "", None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let url = state.adapters.oauth.authorize_url(provider, &ticket, &callback(state, provider));
@@ -285,7 +285,7 @@ async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap
         return Ok(see_other(&ticket.return_to, issued.cookies));
     }
     // First sign-in with this identity: bind a phone, then sign in.
-    let bind = session::random_secret(state)?;
+    let bind = state.secret()?;
     state.store.create_ticket(&bind, "bind", &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let form = LoginForm { bind, ..LoginForm::returning(&ticket.return_to) };
     login_page(state, headers, form, StatusCode::OK)
@@ -326,8 +326,8 @@ pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: 
 }
 
 async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
-    let ticket = crate::random::hex_from::<16>(state.random.as_ref())?;
-    let claim = session::random_secret(state)?;
+    let ticket = state.random_id()?;
+    let claim = state.secret()?;
     let now = state.clock.now();
     state.store.create_ticket(&ticket, "qr", return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
     let mut res = render_qr(state, headers, ticket, return_to, message)?;
