@@ -251,7 +251,8 @@ fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, Stri
         css += curl(&format!("{base}{href}"), true, &tmp)?;
     }
     let mut js_files: BTreeSet<String> = BTreeSet::new();
-    let mut queue: Vec<String> = attr_values(&html, "src", "/dist/").into_iter().chain(attr_values(&html, "data-src", "/dist/")).filter(|s| s.ends_with(".js")).collect();
+    let mut queue: Vec<String> =
+        attr_values(&html, "src", "/dist/").into_iter().chain(attr_values(&html, "data-src", "/dist/")).filter(|s| s.ends_with(".js")).collect();
     while let Some(src) = queue.pop() {
         if !js_files.insert(src.clone()) {
             continue;
@@ -420,14 +421,30 @@ fn num(v: &Value) -> String {
 
 #[expect(clippy::print_stdout, reason = "the table is what the command prints")]
 fn table(report: &Value) {
-    println!("\n{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}", "page", "off r/s", "p50", "p99", "×ngx", "on r/s", "p50", "p99", "×ngx", "nginx r/s", "html", "css", "js", "total", "fold");
+    println!(
+        "\n{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}",
+        "page", "off r/s", "p50", "p99", "×ngx", "on r/s", "p50", "p99", "×ngx", "nginx r/s", "html", "css", "js", "total", "fold"
+    );
     if let Some(pages) = report["http"]["pages"].as_object() {
         for (name, p) in pages {
             let (off, on, w) = (&p["cache_off"], &p["cache_on"], &p["weight"]);
             println!(
                 "{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}",
-                name, num(&off["rps"]), num(&off["p50_ms"]), num(&off["p99_ms"]), num(&off["vs_nginx"]), num(&on["rps"]), num(&on["p50_ms"]), num(&on["p99_ms"]), num(&on["vs_nginx"]),
-                num(&p["nginx"]["rps"]), num(&w["html_gzip"]), num(&w["css_gzip"]), num(&w["js_gzip"]), num(&w["total_gzip"]), num(&w["first_screen_gzip"])
+                name,
+                num(&off["rps"]),
+                num(&off["p50_ms"]),
+                num(&off["p99_ms"]),
+                num(&off["vs_nginx"]),
+                num(&on["rps"]),
+                num(&on["p50_ms"]),
+                num(&on["p99_ms"]),
+                num(&on["vs_nginx"]),
+                num(&p["nginx"]["rps"]),
+                num(&w["html_gzip"]),
+                num(&w["css_gzip"]),
+                num(&w["js_gzip"]),
+                num(&w["total_gzip"]),
+                num(&w["first_screen_gzip"])
             );
         }
     }
@@ -438,13 +455,26 @@ fn table(report: &Value) {
             let s = &l["scores"];
             println!(
                 "lighthouse {name}: performance {} accessibility {} best-practices {} seo {}; LCP {} ms, TBT {} ms, CLS {}",
-                num(&s["performance"]), num(&s["accessibility"]), num(&s["best-practices"]), num(&s["seo"]), num(&l["lcp_ms"]), num(&l["tbt_ms"]), num(&l["cls"])
+                num(&s["performance"]),
+                num(&s["accessibility"]),
+                num(&s["best-practices"]),
+                num(&s["seo"]),
+                num(&l["lcp_ms"]),
+                num(&l["tbt_ms"]),
+                num(&l["cls"])
             );
         }
     }
     for backend in ["sqlite", "postgres"] {
         let d = &report["db"][backend];
-        println!("filters at the database, {backend}: {} queries, p50 {} ms, p99 {} ms, max {} ms {}", num(&d["queries"]), num(&d["p50_ms"]), num(&d["p99_ms"]), num(&d["max_ms"]), d["skipped"].as_str().unwrap_or(""));
+        println!(
+            "filters at the database, {backend}: {} queries, p50 {} ms, p99 {} ms, max {} ms {}",
+            num(&d["queries"]),
+            num(&d["p50_ms"]),
+            num(&d["p99_ms"]),
+            num(&d["max_ms"]),
+            d["skipped"].as_str().unwrap_or("")
+        );
     }
 }
 

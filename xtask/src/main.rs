@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask serve [--release]   build islands, migrate, seed demo data when empty, serve on 127.0.0.1:8080
 //! cargo xtask dist                islands + release build: target/release/usedcar is self-contained
-//! cargo xtask test                every test: island units, both databases, HTTP, tidy, browser
+//! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, browser
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! ```
 
@@ -61,7 +61,9 @@ fn ensure_chromium() -> Res {
     }
     eprintln!("chromium missing: installing Debian's chromium");
     run(Command::new("apt-get").args(["update", "-qq"]))?;
-    run(Command::new("apt-get").args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"]).env("DEBIAN_FRONTEND", "noninteractive"))
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 fn free_port() -> Result<u16, String> {
@@ -117,6 +119,9 @@ fn dist() -> Res {
 
 fn test() -> Res {
     let root = root();
+    // 0. Formatting (rustfmt.toml) and lints (the workspace's [lints], clippy.toml), warnings fail.
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     // 1. Islands: build (the server embeds the result) and unit tests.
     build_islands()?;
     run(Command::new("npx").current_dir(root.join("islands")).args(["vitest", "run"]))?;

@@ -38,10 +38,7 @@ mod tests {
 
     #[test]
     fn every_rust_file_starts_with_a_module_doc() {
-        let missing: Vec<_> = sources(&[".rs"])
-            .into_iter()
-            .filter(|p| !std::fs::read_to_string(p).unwrap().trim_start().starts_with("//!"))
-            .collect();
+        let missing: Vec<_> = sources(&[".rs"]).into_iter().filter(|p| !std::fs::read_to_string(p).unwrap().trim_start().starts_with("//!")).collect();
         assert!(missing.is_empty(), "files without a //! doc: {missing:?}");
     }
 

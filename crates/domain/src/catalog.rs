@@ -28,8 +28,7 @@ pub enum BodyClass {
 
 impl BodyClass {
     /// Every class, in display order.
-    pub const ALL: [BodyClass; 6] =
-        [BodyClass::Sedan, BodyClass::Hatchback, BodyClass::Suv, BodyClass::Mpv, BodyClass::Sports, BodyClass::Pickup];
+    pub const ALL: [BodyClass; 6] = [BodyClass::Sedan, BodyClass::Hatchback, BodyClass::Suv, BodyClass::Mpv, BodyClass::Sports, BodyClass::Pickup];
 
     /// Stored and URL value.
     pub fn as_str(self) -> &'static str {
@@ -126,8 +125,7 @@ fn parse(text: &'static str) -> Catalog {
         }
         let f: Vec<&'static str> = line.split('|').collect();
         let [name, slug, class, fuel, min, max] = f.as_slice() else { continue };
-        let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) =
-            (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
+        let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) = (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
         else {
             continue;
         };

@@ -34,8 +34,21 @@ pub struct Device {
     pub douyin: bool,
 }
 
-const MOBILE_TOKENS: &[&str] =
-    &["iphone", "ipod", "ipad", "android", "mobile", "windows phone", "harmonyos", "openharmony", "micromessenger", "mqqbrowser", "ucbrowser", "blackberry", "opera mini"];
+const MOBILE_TOKENS: &[&str] = &[
+    "iphone",
+    "ipod",
+    "ipad",
+    "android",
+    "mobile",
+    "windows phone",
+    "harmonyos",
+    "openharmony",
+    "micromessenger",
+    "mqqbrowser",
+    "ucbrowser",
+    "blackberry",
+    "opera mini",
+];
 
 impl Device {
     /// Classifies a User-Agent; an empty or unknown one is `pc`.
@@ -57,13 +70,33 @@ mod tests {
         let cases: &[(&str, DeviceClass, bool, bool)] = &[
             ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148", DeviceClass::Mobile, false, false),
             ("Mozilla/5.0 (Linux; Android 13; V2227A) AppleWebKit/537.36 Chrome/116.0 Mobile Safari/537.36", DeviceClass::Mobile, false, false),
-            ("Mozilla/5.0 (Linux; Android 12; M2012K11AC) AppleWebKit/537.36 Mobile Safari/537.36 MicroMessenger/8.0.40.2420(0x28002837) NetType/WIFI", DeviceClass::Mobile, true, false),
-            ("Mozilla/5.0 (iPhone; CPU iPhone OS 16_6) AppleWebKit/605.1.15 Mobile/15E148 aweme_26.5.0 JsSdk/2.0 BytedanceWebview/d8a21c6", DeviceClass::Mobile, false, true),
+            (
+                "Mozilla/5.0 (Linux; Android 12; M2012K11AC) AppleWebKit/537.36 Mobile Safari/537.36 MicroMessenger/8.0.40.2420(0x28002837) NetType/WIFI",
+                DeviceClass::Mobile,
+                true,
+                false,
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 16_6) AppleWebKit/605.1.15 Mobile/15E148 aweme_26.5.0 JsSdk/2.0 BytedanceWebview/d8a21c6",
+                DeviceClass::Mobile,
+                false,
+                true,
+            ),
             ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36", DeviceClass::Pc, false, false),
-            ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/81.0 Safari/537.36 MicroMessenger/7.0.20.1781(0x6700143B) NetType/WIFI MiniProgramEnv/Windows WindowsWechat", DeviceClass::Mobile, true, false),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/81.0 Safari/537.36 MicroMessenger/7.0.20.1781(0x6700143B) NetType/WIFI MiniProgramEnv/Windows WindowsWechat",
+                DeviceClass::Mobile,
+                true,
+                false,
+            ),
             ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 Version/17.0 Safari/605.1.15", DeviceClass::Pc, false, false),
             ("Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)", DeviceClass::Pc, false, false),
-            ("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X) AppleWebKit/537.36 Chrome/120 Mobile Safari/537.36 (compatible; Googlebot/2.1)", DeviceClass::Mobile, false, false),
+            (
+                "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X) AppleWebKit/537.36 Chrome/120 Mobile Safari/537.36 (compatible; Googlebot/2.1)",
+                DeviceClass::Mobile,
+                false,
+                false,
+            ),
             ("Mozilla/5.0 (Linux; U; Android 10) wxwork/4.1.0 MicroMessenger/7.0.1", DeviceClass::Mobile, false, false),
             ("", DeviceClass::Pc, false, false),
         ];

@@ -87,20 +87,11 @@ const fn code(code: u8, label: &'static str) -> CodeOption {
 }
 
 /// Emission standards 0–7, seed §9.
-pub const EMISSION_OPTIONS: &[CodeOption] = &[
-    code(0, "未知"),
-    code(1, "国一"),
-    code(2, "国二"),
-    code(3, "国三"),
-    code(4, "国三+OBD"),
-    code(5, "国四"),
-    code(6, "国五"),
-    code(7, "国六"),
-];
+pub const EMISSION_OPTIONS: &[CodeOption] =
+    &[code(0, "未知"), code(1, "国一"), code(2, "国二"), code(3, "国三"), code(4, "国三+OBD"), code(5, "国四"), code(6, "国五"), code(7, "国六")];
 
 /// Fuel types 1–5, seed §9.
-pub const FUEL_OPTIONS: &[CodeOption] =
-    &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气")];
+pub const FUEL_OPTIONS: &[CodeOption] = &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气")];
 
 /// Use 1–2, seed §9.
 pub const USE_OPTIONS: &[CodeOption] = &[code(1, "非营运"), code(2, "营运")];
@@ -124,11 +115,7 @@ pub fn label_of(options: &[CodeOption], value: &str) -> &'static str {
     if value.is_empty() || value == "null" {
         return "未知";
     }
-    value
-        .parse::<u8>()
-        .ok()
-        .and_then(|c| options.iter().find(|o| o.code == c))
-        .map_or("未知", |o| o.label)
+    value.parse::<u8>().ok().and_then(|c| options.iter().find(|o| o.code == c)).map_or("未知", |o| o.label)
 }
 
 /// Parses a coded query value; anything outside the table is "no filter".
@@ -313,7 +300,8 @@ mod tests {
 
     #[test]
     fn age_turns_into_registration_years_from_the_injected_year() {
-        let cases: &[(&str, i32, Option<(i32, i32)>)] = &[
+        type Case = (&'static str, i32, Option<(i32, i32)>);
+        let cases: &[Case] = &[
             ("0-1", 2026, Some((2025, 2026))),
             ("0-5", 2026, Some((2021, 2026))),
             ("1-3", 2026, Some((2023, 2025))),

@@ -1,17 +1,13 @@
 //! Seed §3 image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
 //! the image host's upload path in front; an empty field gives the default car image.
 
-
 /// The picture shown when a listing has none.
 pub const DEFAULT_CAR_IMAGE: &str = "/dist/img/default-car.svg";
 
 /// Splits an image field into URLs, prefixing relative ones with `upload_base`
 /// (for example `https://img.example.com/upload/`). Never returns an empty list.
 pub fn resolve(field: &str, upload_base: &str) -> Vec<String> {
-    let urls: Vec<String> = split(field)
-        .into_iter()
-        .map(|u| if u.starts_with("http") { u } else { join(upload_base, &u) })
-        .collect();
+    let urls: Vec<String> = split(field).into_iter().map(|u| if u.starts_with("http") { u } else { join(upload_base, &u) }).collect();
     if urls.is_empty() { vec![DEFAULT_CAR_IMAGE.to_owned()] } else { urls }
 }
 

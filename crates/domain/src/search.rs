@@ -127,8 +127,7 @@ pub struct CarQuery {
 }
 
 /// The query keys in canonical order.
-const KEYS: [&str; 13] =
-    ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "province", "city", "keyword", "sort", "page"];
+const KEYS: [&str; 13] = ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "province", "city", "keyword", "sort", "page"];
 
 impl CarQuery {
     /// Parses decoded query pairs; never fails.

@@ -573,8 +573,7 @@ pub fn bait_flags(price_yuan: i64, description: &str, market_value_yuan: Option<
         flags.push(BaitFlag::PriceMismatch { found_yuan });
     }
     let price_is_down_payment = down_payment_amounts.iter().any(|d| (d - price_yuan).abs() <= (price_yuan / 50).max(1_000));
-    let cheap_with_down_payment =
-        mentions_down_payment && market_value_yuan.is_some_and(|v| v > 0 && (price_yuan as f64) < 0.5 * v as f64);
+    let cheap_with_down_payment = mentions_down_payment && market_value_yuan.is_some_and(|v| v > 0 && (price_yuan as f64) < 0.5 * v as f64);
     if price_is_down_payment || cheap_with_down_payment {
         flags.push(BaitFlag::DownPayment);
     }

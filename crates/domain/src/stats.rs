@@ -48,14 +48,8 @@ mod tests {
 
     #[test]
     fn from_is_extended_in_the_seed_order() {
-        let all = StatsParams {
-            mobile: Some("13812345678"),
-            plan: Some("p1"),
-            unit: Some("u2"),
-            keyword: Some("二手车"),
-            wx_aid: Some("999"),
-            kind: Some("3"),
-        };
+        let all =
+            StatsParams { mobile: Some("13812345678"), plan: Some("p1"), unit: Some("u2"), keyword: Some("二手车"), wx_aid: Some("999"), kind: Some("3") };
         let cases: &[(StatsParams<'_>, &str)] = &[
             (StatsParams::default(), "flow"),
             (all.clone(), "type3_flow_13812345678_plan_p1_unit_u2_keyword_二手车_aid_999"),

@@ -35,10 +35,7 @@ impl Mobile {
             return Err(MobileError::Empty);
         }
         let b = text.as_bytes();
-        let ok = b.len() == 11
-            && b[0] == b'1'
-            && (b'3'..=b'9').contains(&b[1])
-            && b.iter().all(u8::is_ascii_digit);
+        let ok = b.len() == 11 && b[0] == b'1' && (b'3'..=b'9').contains(&b[1]) && b.iter().all(u8::is_ascii_digit);
         if ok { Ok(Mobile(text.to_owned())) } else { Err(MobileError::Invalid) }
     }
 

@@ -209,8 +209,7 @@ pub fn value(subject: &Subject, peers: &[Comparable]) -> Valuation {
     let low = quantile(&adjusted, 0.25);
     let high = quantile(&adjusted, 0.75);
     let spread = if median > 0.0 { (high - low) / median } else { 1.0 };
-    let confidence =
-        if adjusted.len() >= HIGH_CONFIDENCE_COMPARABLES && spread <= 0.15 { Confidence::High } else { Confidence::Medium };
+    let confidence = if adjusted.len() >= HIGH_CONFIDENCE_COMPARABLES && spread <= 0.15 { Confidence::High } else { Confidence::Medium };
     Valuation {
         value_yuan: round100(median),
         low_yuan: round100(low),
@@ -430,8 +429,7 @@ mod tests {
 
     #[test]
     fn many_tight_comparables_are_high_confidence() {
-        let peers: Vec<Comparable> =
-            (0..12).map(|i| Comparable { price_yuan: 86_000 + i * 500, age_months: 36, mileage_km: 45_000 }).collect();
+        let peers: Vec<Comparable> = (0..12).map(|i| Comparable { price_yuan: 86_000 + i * 500, age_months: 36, mileage_km: 45_000 }).collect();
         let v = value(&subject(), &peers);
         assert_eq!(v.confidence, Confidence::High);
         assert_eq!(v.sample, 12);

@@ -438,15 +438,7 @@ impl Store {
     /// Moves a live ticket from one status to another, at most once (OAuth `state` and bindings
     /// go `pending → used`; QR goes `pending → confirmed | cancelled`). Returns the ticket as it
     /// was when it matched.
-    pub async fn advance_ticket(
-        &self,
-        ticket: &str,
-        kind: &str,
-        from: &str,
-        to: &str,
-        user_id: Option<i64>,
-        now: i64,
-    ) -> Result<Option<Ticket>, DbError> {
+    pub async fn advance_ticket(&self, ticket: &str, kind: &str, from: &str, to: &str, user_id: Option<i64>, now: i64) -> Result<Option<Ticket>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, Ticket>(
                 "update login_ticket set status = $1, user_id = coalesce($2, user_id) \

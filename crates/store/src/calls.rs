@@ -54,7 +54,8 @@ pub struct NewCallRecording {
 impl Store {
     /// The shop a lead went to (`None` for platform leads); `NotFound` for no such lead.
     pub async fn lead_shop(&self, lead_id: i64) -> Result<Option<i64>, DbError> {
-        let row: Option<Option<i64>> = on_pool!(self, p => sqlx::query_scalar("select shop_id from lead where lead_id = $1").bind(lead_id).fetch_optional(p).await?);
+        let row: Option<Option<i64>> =
+            on_pool!(self, p => sqlx::query_scalar("select shop_id from lead where lead_id = $1").bind(lead_id).fetch_optional(p).await?);
         found(row)
     }
 

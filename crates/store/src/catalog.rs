@@ -85,7 +85,15 @@ from_row!(SeriesOffer { slug, name, brand, cars, low_yuan });
 impl Store {
     /// The series with the most online cars priced in `[min, max)`, of one body class, among
     /// `fuels` and with one gearbox when given (`/actives/collect/selectcar`).
-    pub async fn series_offers(&self, min_yuan: i64, max_yuan: i64, body: &str, fuels: &[u8], gearbox: Option<u8>, limit: i64) -> Result<Vec<SeriesOffer>, DbError> {
+    pub async fn series_offers(
+        &self,
+        min_yuan: i64,
+        max_yuan: i64,
+        body: &str,
+        fuels: &[u8],
+        gearbox: Option<u8>,
+        limit: i64,
+    ) -> Result<Vec<SeriesOffer>, DbError> {
         let fuels: Vec<String> = fuels.iter().map(u8::to_string).collect();
         let fuel_clause = if fuels.is_empty() { String::new() } else { format!(" and l.fuel in ({})", fuels.join(", ")) };
         let sql = format!(

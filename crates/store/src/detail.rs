@@ -119,12 +119,58 @@ pub struct ListingDetail {
 }
 
 from_row!(ListingDetail {
-    listing_id, shop_id, seller_user_id, seller_kind, brand_slug, brand_name, series_slug, series_name, series_id, title,
-    first_reg_year, first_reg_month, mileage_km, price_yuan, guide_price_yuan, emission, fuel, gearbox, displacement, use_kind,
-    transfers, colour, body_class, province_code, city_code, description, inspected, inspection_summary,
-    annual_inspection_until, insurance_until, cover, price_cut_count, status, updated_at, published_at, confirmed_at,
-    expires_at, sold_at, market_value_yuan, market_low_yuan, market_high_yuan, valuation_method, valuation_sample,
-    valuation_confidence, price_rating, has_vin, shop_name, shop_oname, shop_address, shop_verified, shop_phone, seller_nickname,
+    listing_id,
+    shop_id,
+    seller_user_id,
+    seller_kind,
+    brand_slug,
+    brand_name,
+    series_slug,
+    series_name,
+    series_id,
+    title,
+    first_reg_year,
+    first_reg_month,
+    mileage_km,
+    price_yuan,
+    guide_price_yuan,
+    emission,
+    fuel,
+    gearbox,
+    displacement,
+    use_kind,
+    transfers,
+    colour,
+    body_class,
+    province_code,
+    city_code,
+    description,
+    inspected,
+    inspection_summary,
+    annual_inspection_until,
+    insurance_until,
+    cover,
+    price_cut_count,
+    status,
+    updated_at,
+    published_at,
+    confirmed_at,
+    expires_at,
+    sold_at,
+    market_value_yuan,
+    market_low_yuan,
+    market_high_yuan,
+    valuation_method,
+    valuation_sample,
+    valuation_confidence,
+    price_rating,
+    has_vin,
+    shop_name,
+    shop_oname,
+    shop_address,
+    shop_verified,
+    shop_phone,
+    seller_nickname,
 });
 
 impl ListingDetail {
@@ -271,16 +317,18 @@ impl Store {
             let (low, high) = (d.price_yuan * 7 / 10, d.price_yuan * 13 / 10);
             let more = if let Some(r) = &self.readers {
                 r.all(&same_class, &[&d.body_class, &d.series_id, &low, &high, &missing])?
-            } else { on_pool!(self, p => {
-                sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_class))
-                    .bind(&d.body_class)
-                    .bind(d.series_id)
-                    .bind(low)
-                    .bind(high)
-                    .bind(missing)
-                    .fetch_all(p)
-                    .await?
-            }) };
+            } else {
+                on_pool!(self, p => {
+                    sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(same_class))
+                        .bind(&d.body_class)
+                        .bind(d.series_id)
+                        .bind(low)
+                        .bind(high)
+                        .bind(missing)
+                        .fetch_all(p)
+                        .await?
+                })
+            };
             cards.extend(more);
         }
         Ok(cards)

@@ -2,8 +2,8 @@
 //! per phone, intent and listing within a day and limited per IP. The limits are counted in the
 //! database so they hold across web nodes.
 
-use domain::lead::Intent;
 use crate::{DbError, Store, on_pool};
+use domain::lead::Intent;
 
 /// The same phone, intent and listing within this many seconds is one lead.
 pub const DEDUPE_WINDOW_SECS: i64 = 86_400;

@@ -30,8 +30,8 @@ mod push;
 mod search;
 pub mod seed;
 mod selling;
-mod shop;
 mod seo;
+mod shop;
 mod space;
 mod valuation;
 
@@ -51,7 +51,9 @@ pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
-pub use selling::{APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, OwnShop, ReviewItem, UploadRow};
+pub use selling::{
+    APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, NewUpload, OwnShop, ReviewItem, UploadRow,
+};
 pub use seo::SITEMAP_URLS;
 pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
@@ -165,18 +167,10 @@ impl Store {
     /// SQLite path or `sqlite:` URL, created when missing.
     pub async fn connect(url: &str) -> Result<Store, DbError> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let pool = PgPoolOptions::new()
-                .max_connections(16)
-                .acquire_timeout(Duration::from_secs(5))
-                .connect(url)
-                .await?;
+            let pool = PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(5)).connect(url).await?;
             return Ok(Store { pool: Pool::Postgres(pool), readers: None, common_word: search::WORD_PROBE_FROM });
         }
-        let opts = if url.starts_with("sqlite:") {
-            SqliteConnectOptions::from_str(url)?
-        } else {
-            SqliteConnectOptions::new().filename(url)
-        };
+        let opts = if url.starts_with("sqlite:") { SqliteConnectOptions::from_str(url)? } else { SqliteConnectOptions::new().filename(url) };
         let opts = opts
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -188,8 +182,7 @@ impl Store {
         // open another, empty one.
         let file = opts.get_filename();
         let name = file.to_string_lossy();
-        let readers = (!name.is_empty() && name != ":memory:" && !name.starts_with("file:"))
-            .then(|| Arc::new(lite::Readers::new(file)));
+        let readers = (!name.is_empty() && name != ":memory:" && !name.starts_with("file:")).then(|| Arc::new(lite::Readers::new(file)));
         // An in-process connection cannot drop out from under us, so a checkout skips the
         // ping (a round trip to the connection's worker thread) that a network database needs.
         let pool = SqlitePoolOptions::new()

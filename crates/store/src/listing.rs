@@ -95,10 +95,7 @@ impl Store {
     pub async fn listings(&self, filter: &ListingFilter, limit: i64) -> Result<Vec<ListingCard>, DbError> {
         let (clause, mut vals) = filter.where_clause();
         vals.push(Val::Int(limit.clamp(1, 100)));
-        let sql = format!(
-            "select {CARD_COLUMNS} from listing where {clause} order by published_at desc, listing_id desc limit ${}",
-            vals.len()
-        );
+        let sql = format!("select {CARD_COLUMNS} from listing where {clause} order by published_at desc, listing_id desc limit ${}", vals.len());
         self.read_all(&sql, vals).await
     }
 

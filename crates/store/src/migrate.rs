@@ -7,66 +7,16 @@ use crate::{DbError, Store, on_pool};
 
 /// `(version, name, sqlite sql, postgres sql)`.
 const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
-    (
-        1,
-        "0001_schema",
-        include_str!("../migrations/sqlite/0001_schema.sql"),
-        include_str!("../migrations/postgres/0001_schema.sql"),
-    ),
-    (
-        2,
-        "0002_valuation",
-        include_str!("../migrations/sqlite/0002_valuation.sql"),
-        include_str!("../migrations/postgres/0002_valuation.sql"),
-    ),
-    (
-        3,
-        "0003_accounts",
-        include_str!("../migrations/sqlite/0003_accounts.sql"),
-        include_str!("../migrations/postgres/0003_accounts.sql"),
-    ),
-    (
-        4,
-        "0004_selling",
-        include_str!("../migrations/sqlite/0004_selling.sql"),
-        include_str!("../migrations/postgres/0004_selling.sql"),
-    ),
-    (
-        5,
-        "0005_dealer",
-        include_str!("../migrations/sqlite/0005_dealer.sql"),
-        include_str!("../migrations/postgres/0005_dealer.sql"),
-    ),
-    (
-        6,
-        "0006_calls",
-        include_str!("../migrations/sqlite/0006_calls.sql"),
-        include_str!("../migrations/postgres/0006_calls.sql"),
-    ),
-    (
-        7,
-        "0007_similar",
-        include_str!("../migrations/sqlite/0007_similar.sql"),
-        include_str!("../migrations/postgres/0007_similar.sql"),
-    ),
-    (
-        8,
-        "0008_search_terms",
-        include_str!("../migrations/sqlite/0008_search_terms.sql"),
-        include_str!("../migrations/postgres/0008_search_terms.sql"),
-    ),
-    (
-        9,
-        "0009_powertrain",
-        include_str!("../migrations/sqlite/0009_powertrain.sql"),
-        include_str!("../migrations/postgres/0009_powertrain.sql"),
-    ),
-    (
-        10,
-        "0010_shop_index",
-        include_str!("../migrations/sqlite/0010_shop_index.sql"),
-        include_str!("../migrations/postgres/0010_shop_index.sql"),
-    ),
+    (1, "0001_schema", include_str!("../migrations/sqlite/0001_schema.sql"), include_str!("../migrations/postgres/0001_schema.sql")),
+    (2, "0002_valuation", include_str!("../migrations/sqlite/0002_valuation.sql"), include_str!("../migrations/postgres/0002_valuation.sql")),
+    (3, "0003_accounts", include_str!("../migrations/sqlite/0003_accounts.sql"), include_str!("../migrations/postgres/0003_accounts.sql")),
+    (4, "0004_selling", include_str!("../migrations/sqlite/0004_selling.sql"), include_str!("../migrations/postgres/0004_selling.sql")),
+    (5, "0005_dealer", include_str!("../migrations/sqlite/0005_dealer.sql"), include_str!("../migrations/postgres/0005_dealer.sql")),
+    (6, "0006_calls", include_str!("../migrations/sqlite/0006_calls.sql"), include_str!("../migrations/postgres/0006_calls.sql")),
+    (7, "0007_similar", include_str!("../migrations/sqlite/0007_similar.sql"), include_str!("../migrations/postgres/0007_similar.sql")),
+    (8, "0008_search_terms", include_str!("../migrations/sqlite/0008_search_terms.sql"), include_str!("../migrations/postgres/0008_search_terms.sql")),
+    (9, "0009_powertrain", include_str!("../migrations/sqlite/0009_powertrain.sql"), include_str!("../migrations/postgres/0009_powertrain.sql")),
+    (10, "0010_shop_index", include_str!("../migrations/sqlite/0010_shop_index.sql"), include_str!("../migrations/postgres/0010_shop_index.sql")),
     (
         11,
         "0011_filter_covering",
@@ -79,18 +29,8 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0012_series_covering.sql"),
         include_str!("../migrations/postgres/0012_series_covering.sql"),
     ),
-    (
-        13,
-        "0013_default_order",
-        include_str!("../migrations/sqlite/0013_default_order.sql"),
-        include_str!("../migrations/postgres/0013_default_order.sql"),
-    ),
-    (
-        14,
-        "0014_price_order",
-        include_str!("../migrations/sqlite/0014_price_order.sql"),
-        include_str!("../migrations/postgres/0014_price_order.sql"),
-    ),
+    (13, "0013_default_order", include_str!("../migrations/sqlite/0013_default_order.sql"), include_str!("../migrations/postgres/0013_default_order.sql")),
+    (14, "0014_price_order", include_str!("../migrations/sqlite/0014_price_order.sql"), include_str!("../migrations/postgres/0014_price_order.sql")),
 ];
 
 impl Store {

@@ -188,12 +188,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
         cond(&mut sql, &mut vals, "shop_id = {}", Val::Int(shop));
     }
     if let Some(t) = scope.price_cut_after {
-        cond(
-            &mut sql,
-            &mut vals,
-            "listing_id in (select listing_id from price_change where changed_at > {} and new_price_yuan < old_price_yuan)",
-            Val::Int(t),
-        );
+        cond(&mut sql, &mut vals, "listing_id in (select listing_id from price_change where changed_at > {} and new_price_yuan < old_price_yuan)", Val::Int(t));
     }
     // A series index continues with the price and the age, a brand index in the default order, a
     // city or province index with the publication time: read in the page's order, they stay open
@@ -381,7 +376,9 @@ impl Store {
         }
         // How common each word is: its postings counted up to the threshold (index entries only).
         let cap = self.common_word;
-        let counts = self.per_word(&terms, |list| format!("(select count(*) from (select 1 from listing_term where term_id in ({list}) and online = 1 limit {cap}) c)")).await?;
+        let counts = self
+            .per_word(&terms, |list| format!("(select count(*) from (select 1 from listing_term where term_id in ({list}) and online = 1 limit {cap}) c)"))
+            .await?;
         for (i, n) in counts {
             terms[i].common = n >= cap;
         }
@@ -502,30 +499,30 @@ mod tests {
              and price_yuan >= $2 and price_yuan < $3 and first_reg_year >= $4 and first_reg_year <= $5 \
              and city_code = 430100 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
         );
-        assert_eq!(
-            vals,
-            [
-                Val::Text("langyi".into()),
-                Val::Int(50_000),
-                Val::Int(80_000),
-                Val::Int(2023),
-                Val::Int(2025),
-            ]
-        );
+        assert_eq!(vals, [Val::Text("langyi".into()), Val::Int(50_000), Val::Int(80_000), Val::Int(2023), Val::Int(2025),]);
         let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
         assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = 430100"), "{dense}");
-        assert!(dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"), "{dense}");
+        assert!(
+            dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"),
+            "{dense}"
+        );
         // PostgreSQL's dense plan probes the words but leaves every index open to its planner.
         let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::Dense, &terms);
-        assert!(!pg.contains('+') && pg.contains(" and fuel = 3") && pg.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12)"), "{pg}");
+        assert!(
+            !pg.contains('+') && pg.contains(" and fuel = 3") && pg.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12)"),
+            "{pg}"
+        );
         // A word no term contains matches nothing.
         let (none, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
         assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
         // A common word is probed on each listing read even when the search is sparse.
         let common = [Word { ids: vec![5], common: true }, Word { ids: vec![8], common: false }];
         let (mixed, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &common);
-        assert!(mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id)"), "{mixed}");
+        assert!(
+            mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id)"),
+            "{mixed}"
+        );
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
         // A series by price and a city newest first read their own index in the page's order.
         let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms);
@@ -559,6 +556,8 @@ mod tests {
              and exists (select 1 from listing_term t where t.term_id in (9, 11) and t.online = 1 and t.listing_id = d.listing_id) limit 10001) m"
         );
         // A driver of several terms counts each listing once.
-        assert!(words_count_sql(&words, 1, 10_001).starts_with("select count(*) from (select distinct d.listing_id from listing_term d where d.term_id in (9, 11)"));
+        assert!(
+            words_count_sql(&words, 1, 10_001).starts_with("select count(*) from (select distinct d.listing_id from listing_term d where d.term_id in (9, 11)")
+        );
     }
 }

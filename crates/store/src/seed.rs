@@ -90,15 +90,51 @@ impl Rng {
 
 /// Weights for demo listing cities: big car markets get more cars.
 const BIG_CITIES: &[(u32, u64)] = &[
-    (110100, 9), (310100, 9), (440100, 8), (440300, 8), (510100, 8), (500100, 7), (330100, 7), (420100, 7),
-    (430100, 6), (610100, 6), (320100, 6), (320500, 6), (370100, 5), (370200, 5), (410100, 6), (120100, 5),
-    (210100, 4), (350200, 4), (350100, 4), (340100, 4), (530100, 4), (450100, 3), (360100, 3), (130100, 4),
-    (140100, 3), (220100, 3), (230100, 3), (520100, 3), (330200, 4), (441900, 4), (440600, 4), (320200, 4),
+    (110100, 9),
+    (310100, 9),
+    (440100, 8),
+    (440300, 8),
+    (510100, 8),
+    (500100, 7),
+    (330100, 7),
+    (420100, 7),
+    (430100, 6),
+    (610100, 6),
+    (320100, 6),
+    (320500, 6),
+    (370100, 5),
+    (370200, 5),
+    (410100, 6),
+    (120100, 5),
+    (210100, 4),
+    (350200, 4),
+    (350100, 4),
+    (340100, 4),
+    (530100, 4),
+    (450100, 3),
+    (360100, 3),
+    (130100, 4),
+    (140100, 3),
+    (220100, 3),
+    (230100, 3),
+    (520100, 3),
+    (330200, 4),
+    (441900, 4),
+    (440600, 4),
+    (320200, 4),
 ];
 
 const COLOURS: &[(&str, &str)] = &[
-    ("white", "白色"), ("black", "黑色"), ("silver", "银色"), ("grey", "灰色"), ("red", "红色"),
-    ("blue", "蓝色"), ("brown", "棕色"), ("green", "绿色"), ("yellow", "黄色"), ("orange", "橙色"),
+    ("white", "白色"),
+    ("black", "黑色"),
+    ("silver", "银色"),
+    ("grey", "灰色"),
+    ("red", "红色"),
+    ("blue", "蓝色"),
+    ("brown", "棕色"),
+    ("green", "绿色"),
+    ("yellow", "黄色"),
+    ("orange", "橙色"),
 ];
 
 /// The demo reviewer's phone (staff role). No generated phone has a 0 after `19`.
@@ -110,15 +146,31 @@ pub const DEALER_MOBILE: &str = "13100000000";
 pub const PHOTO_VIEWS: u32 = 6;
 
 const SHOP_WORDS: &[(&str, &str)] = &[
-    ("恒信", "hengxin"), ("顺达", "shunda"), ("鑫源", "xinyuan"), ("诚信", "chengxin"), ("优选", "youxuan"),
-    ("车之道", "chezhidao"), ("华宇", "huayu"), ("盛世", "shengshi"), ("宏达", "hongda"), ("好车", "haoche"),
-    ("众诚", "zhongcheng"), ("安驰", "anchi"), ("捷顺", "jieshun"), ("金桥", "jinqiao"), ("永信", "yongxin"),
-    ("瑞丰", "ruifeng"), ("新纪元", "xinjiyuan"), ("利达", "lida"), ("东方", "dongfang"), ("嘉和", "jiahe"),
+    ("恒信", "hengxin"),
+    ("顺达", "shunda"),
+    ("鑫源", "xinyuan"),
+    ("诚信", "chengxin"),
+    ("优选", "youxuan"),
+    ("车之道", "chezhidao"),
+    ("华宇", "huayu"),
+    ("盛世", "shengshi"),
+    ("宏达", "hongda"),
+    ("好车", "haoche"),
+    ("众诚", "zhongcheng"),
+    ("安驰", "anchi"),
+    ("捷顺", "jieshun"),
+    ("金桥", "jinqiao"),
+    ("永信", "yongxin"),
+    ("瑞丰", "ruifeng"),
+    ("新纪元", "xinjiyuan"),
+    ("利达", "lida"),
+    ("东方", "dongfang"),
+    ("嘉和", "jiahe"),
 ];
 const SURNAMES: &[&str] = &["王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "罗", "高"];
 const POPULAR_BRANDS: &[&str] = &[
-    "dazhong", "fengtian", "bentian", "biyadi", "richan", "baoma", "benchi", "aodi", "bieke", "jili", "changan", "hafu",
-    "tesila", "lixiang", "xiaomi", "wenjie",
+    "dazhong", "fengtian", "bentian", "biyadi", "richan", "baoma", "benchi", "aodi", "bieke", "jili", "changan", "hafu", "tesila", "lixiang", "xiaomi",
+    "wenjie",
 ];
 
 /// Writes the demo data set into an empty, migrated database.
@@ -159,14 +211,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
 
     let mut batch = Batch::new(store);
     batch.insert("brand", &["brand_id", "slug", "name", "initial", "popular", "sort_order"], rows, &["popular"]).await?;
-    batch
-        .insert(
-            "series",
-            &["series_id", "brand_id", "slug", "name", "body_class", "fuel", "guide_min_yuan", "guide_max_yuan"],
-            series_rows,
-            &[],
-        )
-        .await?;
+    batch.insert("series", &["series_id", "brand_id", "slug", "name", "body_class", "fuel", "guide_min_yuan", "guide_max_yuan"], series_rows, &[]).await?;
 
     // Users: one dealer per shop, then private sellers.
     let n_shops = (cfg.listings / 200).clamp(100, 2000);
@@ -215,7 +260,13 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(i as i64 + 1),
             Val::Int(i64::from(city.province_code)),
             Val::Int(i64::from(city.code)),
-            Val::Text(format!("{}市{}路{}号二手车市场{}区", city.name, rng.pick(&["人民", "解放", "建设", "中山", "长江", "黄河"]), 1 + rng.below(300), 1 + rng.below(9))),
+            Val::Text(format!(
+                "{}市{}路{}号二手车市场{}区",
+                city.name,
+                rng.pick(&["人民", "解放", "建设", "中山", "长江", "黄河"]),
+                1 + rng.below(300),
+                1 + rng.below(9)
+            )),
             Val::Text(format!("400-{:03}-{:04}", 100 + rng.below(900), rng.below(10_000))),
             Val::Text(format!("91{:016}", rng.below(10_000_000_000_000_000))),
             Val::Text("09:00-18:30".to_owned()),
@@ -229,7 +280,22 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch
         .insert(
             "shop",
-            &["shop_id", "oname", "name", "owner_user_id", "province_code", "city_code", "address", "phone", "licence_no", "hours", "intro", "verified", "created_at", "updated_at"],
+            &[
+                "shop_id",
+                "oname",
+                "name",
+                "owner_user_id",
+                "province_code",
+                "city_code",
+                "address",
+                "phone",
+                "licence_no",
+                "hours",
+                "intro",
+                "verified",
+                "created_at",
+                "updated_at",
+            ],
             shop_rows,
             &["verified"],
         )
@@ -376,7 +442,11 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(i64::from(city.code)),
             Val::Text(description(&mut rng, s.name, colour, age)),
             Val::Int(i64::from(inspected)),
-            Val::Text(if inspected { "已通过168项检测：无重大事故、无火烧、无泡水，发动机变速箱工况良好。".to_owned() } else { String::new() }),
+            Val::Text(if inspected {
+                "已通过168项检测：无重大事故、无火烧、无泡水，发动机变速箱工况良好。".to_owned()
+            } else {
+                String::new()
+            }),
             Val::Text(cover),
             Val::Int(cuts),
             Val::Text(status.to_owned()),
@@ -404,12 +474,54 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     // News and VIP plans.
     let news = news_rows(&mut rng, now);
     report.news = news.len();
-    batch.insert("news", &["news_id", "category", "title", "summary", "body", "cover", "source", "demo", "published_at", "created_at"], news, &["demo"]).await?;
+    batch
+        .insert("news", &["news_id", "category", "title", "summary", "body", "cover", "source", "demo", "published_at", "created_at"], news, &["demo"])
+        .await?;
     let plans = vec![
-        vec![Val::Int(1), Val::Text("personal-month".into()), Val::Text("个人VIP月卡".into()), Val::Text("personal".into()), Val::Int(1_900), Val::Int(30), Val::Text("免费查询维保记录2次;估价报告不限次;优先客服".into()), Val::Int(1), Val::Int(1)],
-        vec![Val::Int(2), Val::Text("personal-year".into()), Val::Text("个人VIP年卡".into()), Val::Text("personal".into()), Val::Int(16_800), Val::Int(365), Val::Text("免费查询维保记录30次;估价报告不限次;优先客服;车源降价提醒".into()), Val::Int(1), Val::Int(2)],
-        vec![Val::Int(3), Val::Text("dealer-city".into()), Val::Text("商家同城VIP".into()), Val::Text("dealer".into()), Val::Int(99_800), Val::Int(90), Val::Text("同城列表置顶;店铺认证标识;线索实时推送".into()), Val::Int(1), Val::Int(3)],
-        vec![Val::Int(4), Val::Text("dealer-china".into()), Val::Text("商家全国VIP".into()), Val::Text("dealer".into()), Val::Int(298_000), Val::Int(365), Val::Text("全国曝光;列表置顶;店铺认证标识;线索实时推送".into()), Val::Int(1), Val::Int(4)],
+        vec![
+            Val::Int(1),
+            Val::Text("personal-month".into()),
+            Val::Text("个人VIP月卡".into()),
+            Val::Text("personal".into()),
+            Val::Int(1_900),
+            Val::Int(30),
+            Val::Text("免费查询维保记录2次;估价报告不限次;优先客服".into()),
+            Val::Int(1),
+            Val::Int(1),
+        ],
+        vec![
+            Val::Int(2),
+            Val::Text("personal-year".into()),
+            Val::Text("个人VIP年卡".into()),
+            Val::Text("personal".into()),
+            Val::Int(16_800),
+            Val::Int(365),
+            Val::Text("免费查询维保记录30次;估价报告不限次;优先客服;车源降价提醒".into()),
+            Val::Int(1),
+            Val::Int(2),
+        ],
+        vec![
+            Val::Int(3),
+            Val::Text("dealer-city".into()),
+            Val::Text("商家同城VIP".into()),
+            Val::Text("dealer".into()),
+            Val::Int(99_800),
+            Val::Int(90),
+            Val::Text("同城列表置顶;店铺认证标识;线索实时推送".into()),
+            Val::Int(1),
+            Val::Int(3),
+        ],
+        vec![
+            Val::Int(4),
+            Val::Text("dealer-china".into()),
+            Val::Text("商家全国VIP".into()),
+            Val::Text("dealer".into()),
+            Val::Int(298_000),
+            Val::Int(365),
+            Val::Text("全国曝光;列表置顶;店铺认证标识;线索实时推送".into()),
+            Val::Int(1),
+            Val::Int(4),
+        ],
     ];
     batch
         .insert("vip_plan", &["vip_plan_id", "code", "name", "audience", "price_fen", "duration_days", "benefits", "active", "sort_order"], plans, &["active"])
@@ -430,8 +542,17 @@ async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, now: i64) -> Result
     let lead = |id: i64, mobile: &str, intent: &str, car: Val, name: &str, status: &str, opened: Val, note: &str, ago: i64| {
         let at = now - ago;
         vec![
-            Val::Int(id), Val::Text(mobile.to_owned()), Val::Text(intent.to_owned()), car, Val::Int(1), Val::Text(name.to_owned()),
-            Val::Text(status.to_owned()), opened, Val::Text(note.to_owned()), Val::Int(at), Val::Int(at),
+            Val::Int(id),
+            Val::Text(mobile.to_owned()),
+            Val::Text(intent.to_owned()),
+            car,
+            Val::Int(1),
+            Val::Text(name.to_owned()),
+            Val::Text(status.to_owned()),
+            opened,
+            Val::Text(note.to_owned()),
+            Val::Int(at),
+            Val::Int(at),
         ]
     };
     let rows = vec![
@@ -440,11 +561,32 @@ async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, now: i64) -> Result
         lead(3, "13700137003", "book_viewing", car, "", "new", Val::Null, "", 26 * 3_600),
     ];
     batch
-        .insert("lead", &["lead_id", "mobile", "intent", "listing_id", "shop_id", "name", "status", "opened_at", "dealer_note", "created_at", "updated_at"], rows, &[])
+        .insert(
+            "lead",
+            &["lead_id", "mobile", "intent", "listing_id", "shop_id", "name", "status", "opened_at", "dealer_note", "created_at", "updated_at"],
+            rows,
+            &[],
+        )
         .await?;
     let recordings = vec![
-        vec![Val::Int(1), Val::Int(1), Val::Int(1), Val::Text("demo/call-1-48.wav".into()), Val::Text("audio/wav".into()), Val::Int(48), Val::Int(now - 3 * 3_600 + 60)],
-        vec![Val::Int(2), Val::Int(1), Val::Int(1), Val::Text("demo/call-2-95.wav".into()), Val::Text("audio/wav".into()), Val::Int(95), Val::Int(now - 2 * 3_600)],
+        vec![
+            Val::Int(1),
+            Val::Int(1),
+            Val::Int(1),
+            Val::Text("demo/call-1-48.wav".into()),
+            Val::Text("audio/wav".into()),
+            Val::Int(48),
+            Val::Int(now - 3 * 3_600 + 60),
+        ],
+        vec![
+            Val::Int(2),
+            Val::Int(1),
+            Val::Int(1),
+            Val::Text("demo/call-2-95.wav".into()),
+            Val::Text("audio/wav".into()),
+            Val::Int(95),
+            Val::Int(now - 2 * 3_600),
+        ],
     ];
     batch.insert("call_recording", &["call_recording_id", "lead_id", "shop_id", "path", "content_type", "duration_secs", "created_at"], recordings, &[]).await
 }
@@ -480,7 +622,11 @@ fn news_rows(rng: &mut Rng, now: i64) -> Vec<Vec<Val>> {
         ("二手{s}过户流程全解析", "从验车、交易到转籍上牌，二手{s}过户需要准备哪些材料，一次说清楚。"),
     ];
     const GENERAL: &[(&str, &str, &str)] = &[
-        ("政策", "二手车限迁政策全面取消后，异地购车要注意什么", "限迁取消后，符合国五及以上排放标准的小型非营运车辆可以跨省迁入，但仍需关注各地的具体执行细则。"),
+        (
+            "政策",
+            "二手车限迁政策全面取消后，异地购车要注意什么",
+            "限迁取消后，符合国五及以上排放标准的小型非营运车辆可以跨省迁入，但仍需关注各地的具体执行细则。",
+        ),
         ("用车", "冬季用车指南：电动车续航下降怎么办", "低温会让电池可用容量下降，出行前预热电池、合理使用空调，可以明显减少续航焦虑。"),
         ("行业", "二手车市场月度报告：新能源车源占比持续提升", "新能源二手车的挂牌量和成交量同步上升，三年内的准新车成为交易主力。"),
         ("导购", "10万元预算买什么二手车？这几款省心又保值", "10万元预算可以覆盖不少合资紧凑型轿车和自主品牌SUV，关键是选对车龄和里程。"),
@@ -540,10 +686,41 @@ impl<'a> Batch<'a> {
 
     async fn listings(&mut self, listings: Vec<Vec<Val>>, photos: Vec<Vec<Val>>, prices: Vec<Vec<Val>>) -> Result<(), DbError> {
         const COLUMNS: &[&str] = &[
-            "listing_id", "seller_user_id", "shop_id", "seller_kind", "brand_id", "series_id", "title", "search_text", "first_reg_year",
-            "first_reg_month", "mileage_km", "price_yuan", "guide_price_yuan", "emission", "fuel", "gearbox", "displacement", "use_kind",
-            "transfers", "colour", "body_class", "province_code", "city_code", "description", "inspected", "inspection_summary", "cover",
-            "price_cut_count", "status", "created_at", "updated_at", "published_at", "confirmed_at", "expires_at", "sold_at",
+            "listing_id",
+            "seller_user_id",
+            "shop_id",
+            "seller_kind",
+            "brand_id",
+            "series_id",
+            "title",
+            "search_text",
+            "first_reg_year",
+            "first_reg_month",
+            "mileage_km",
+            "price_yuan",
+            "guide_price_yuan",
+            "emission",
+            "fuel",
+            "gearbox",
+            "displacement",
+            "use_kind",
+            "transfers",
+            "colour",
+            "body_class",
+            "province_code",
+            "city_code",
+            "description",
+            "inspected",
+            "inspection_summary",
+            "cover",
+            "price_cut_count",
+            "status",
+            "created_at",
+            "updated_at",
+            "published_at",
+            "confirmed_at",
+            "expires_at",
+            "sold_at",
         ];
         let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
             Some(Val::Int(id)) => *id,
@@ -604,10 +781,7 @@ impl<'a> Batch<'a> {
             Ok::<(), DbError>(())
         })?;
         if pg {
-            let sql = format!(
-                "select setval(pg_get_serial_sequence('{table}', '{col}'), coalesce((select max({col}) from {table}), 1))",
-                col = columns[0]
-            );
+            let sql = format!("select setval(pg_get_serial_sequence('{table}', '{col}'), coalesce((select max({col}) from {table}), 1))", col = columns[0]);
             if columns[0].ends_with("_id") {
                 on_pool!(self.store, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
             }
@@ -637,9 +811,18 @@ mod tests {
 
     #[test]
     fn the_generator_is_deterministic() {
-        let a: Vec<u64> = { let mut r = Rng::new(7); (0..5).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = Rng::new(7); (0..5).map(|_| r.next_u64()).collect() };
-        let c: Vec<u64> = { let mut r = Rng::new(8); (0..5).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = Rng::new(7);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Rng::new(7);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let c: Vec<u64> = {
+            let mut r = Rng::new(8);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -28,6 +28,23 @@ pub struct UploadRow {
 }
 from_row!(UploadRow { token, path, width, height });
 
+/// A processed upload to record.
+#[derive(Debug, Clone, Copy)]
+pub struct NewUpload<'a> {
+    /// The id the browser holds.
+    pub token: &'a str,
+    /// Who uploaded it.
+    pub user_id: i64,
+    /// Storage key of the full-size WebP.
+    pub path: &'a str,
+    /// Width, pixels.
+    pub width: i32,
+    /// Height, pixels.
+    pub height: i32,
+    /// Bytes stored, all sizes together.
+    pub bytes: i64,
+}
+
 /// A listing as its seller writes it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ListingInput {
@@ -114,8 +131,21 @@ pub struct MyListing {
     pub leads: i64,
 }
 from_row!(MyListing {
-    listing_id, title, status, price_yuan, cover, first_reg_year, mileage_km, city_code, reject_reason, review_note,
-    refreshed_at, confirmed_at, expires_at, updated_at, leads,
+    listing_id,
+    title,
+    status,
+    price_yuan,
+    cover,
+    first_reg_year,
+    mileage_km,
+    city_code,
+    reject_reason,
+    review_note,
+    refreshed_at,
+    confirmed_at,
+    expires_at,
+    updated_at,
+    leads,
 });
 
 /// The editable fields of a listing, to fill the edit form.
@@ -155,8 +185,22 @@ pub struct EditableListing {
     pub shop_id: Option<i64>,
 }
 from_row!(EditableListing {
-    listing_id, status, series_slug, first_reg_year, first_reg_month, mileage_km, price_yuan, city_code, colour, transfers,
-    gearbox, emission, vin, description, contact_mobile, shop_id,
+    listing_id,
+    status,
+    series_slug,
+    first_reg_year,
+    first_reg_month,
+    mileage_km,
+    price_yuan,
+    city_code,
+    colour,
+    transfers,
+    gearbox,
+    emission,
+    vin,
+    description,
+    contact_mobile,
+    shop_id,
 });
 
 /// One entry of a listing's audit trail.
@@ -268,10 +312,10 @@ impl Store {
     }
 
     /// Records a processed upload.
-    pub async fn record_upload(&self, token: &str, user_id: i64, path: &str, width: i32, height: i32, bytes: i64, now: i64) -> Result<(), DbError> {
+    pub async fn record_upload(&self, u: &NewUpload<'_>, now: i64) -> Result<(), DbError> {
         on_pool!(self, p => {
             sqlx::query("insert into upload (token, user_id, path, width, height, bytes, created_at) values ($1, $2, $3, $4, $5, $6, $7)")
-                .bind(token).bind(user_id).bind(path).bind(width).bind(height).bind(bytes).bind(now)
+                .bind(u.token).bind(u.user_id).bind(u.path).bind(u.width).bind(u.height).bind(u.bytes).bind(now)
                 .execute(p).await?;
         });
         Ok(())
@@ -454,16 +498,14 @@ impl Store {
     /// The listings `user_id` owns (posted, or of their shop), newest change first; deleted ones
     /// are left out.
     pub async fn my_listings(&self, user_id: i64, status: Option<ListingStatus>, limit: i64) -> Result<Vec<MyListing>, DbError> {
-        let sql = format!(
-            "select l.listing_id, l.title, l.status, l.price_yuan, l.cover, l.first_reg_year, l.mileage_km, l.city_code, \
+        let sql = "select l.listing_id, l.title, l.status, l.price_yuan, l.cover, l.first_reg_year, l.mileage_km, l.city_code, \
              l.reject_reason, l.review_note, l.refreshed_at, l.confirmed_at, l.expires_at, l.updated_at, \
              (select count(*) from lead where lead.listing_id = l.listing_id) as leads from listing l \
              where l.status <> 'deleted' and (l.seller_user_id = $1 or l.shop_id in (select shop_id from shop where owner_user_id = $1)) \
-             and ($2 = '' or l.status = $2) order by l.updated_at desc, l.listing_id desc limit $3"
-        );
+             and ($2 = '' or l.status = $2) order by l.updated_at desc, l.listing_id desc limit $3";
         let st = status.map_or("", ListingStatus::as_str);
         Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, MyListing>(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(st).bind(limit).fetch_all(p).await?
+            sqlx::query_as::<_, MyListing>(sql).bind(user_id).bind(st).bind(limit).fetch_all(p).await?
         }))
     }
 
@@ -590,7 +632,16 @@ impl Store {
     /// Stores an appeal or a consumer complaint for staff; `None` when the IP has sent
     /// [`APPEALS_PER_IP_PER_HOUR`] in the last hour.
     #[expect(clippy::too_many_arguments)]
-    pub async fn submit_appeal(&self, user_id: Option<i64>, kind: &str, target: &str, mobile: &str, content: &str, ip: &str, now: i64) -> Result<Option<i64>, DbError> {
+    pub async fn submit_appeal(
+        &self,
+        user_id: Option<i64>,
+        kind: &str,
+        target: &str,
+        mobile: &str,
+        content: &str,
+        ip: &str,
+        now: i64,
+    ) -> Result<Option<i64>, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             if !ip.is_empty() {

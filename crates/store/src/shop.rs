@@ -41,7 +41,25 @@ pub struct Shop {
     /// Cars on sale.
     pub on_sale: i64,
 }
-from_row!(Shop { shop_id, oname, name, owner_user_id, province_code, city_code, address, phone, logo, banner, licence_no, hours, intro, lat, lng, verified, on_sale });
+from_row!(Shop {
+    shop_id,
+    oname,
+    name,
+    owner_user_id,
+    province_code,
+    city_code,
+    address,
+    phone,
+    logo,
+    banner,
+    licence_no,
+    hours,
+    intro,
+    lat,
+    lng,
+    verified,
+    on_sale
+});
 
 const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.province_code, s.city_code, s.address, s.phone, s.logo, s.banner, \
      s.licence_no, s.hours, s.intro, cast(s.lat as double precision) as lat, cast(s.lng as double precision) as lng, s.verified, \
@@ -205,7 +223,8 @@ impl Store {
     /// The leads of a scope, newest first, in one status when given.
     pub async fn scoped_leads(&self, scope: LeadScope, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
         let n = scope.next();
-        let sql = format!("{LEAD_SELECT} where {} and (${n} = '' or ld.status = ${n}) order by ld.created_at desc, ld.lead_id desc limit ${}", scope.clause(), n + 1);
+        let sql =
+            format!("{LEAD_SELECT} where {} and (${n} = '' or ld.status = ${n}) order by ld.created_at desc, ld.lead_id desc limit ${}", scope.clause(), n + 1);
         Ok(on_pool!(self, p => {
             let mut q = sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(sql));
             if let LeadScope::Shop(owner) = scope {
@@ -223,7 +242,16 @@ impl Store {
     /// Opens a lead of the scope (its number is shown from now on) and logs it under `actor`;
     /// changes its status and note when given. `NotFound` when the lead is not in the scope.
     #[expect(clippy::too_many_arguments, reason = "one lead action: who, which, what, and the two optional changes")]
-    pub async fn work_scoped_lead(&self, scope: LeadScope, actor: i64, lead_id: i64, action: &str, status: Option<&str>, note: Option<&str>, now: i64) -> Result<ShopLead, DbError> {
+    pub async fn work_scoped_lead(
+        &self,
+        scope: LeadScope,
+        actor: i64,
+        lead_id: i64,
+        action: &str,
+        status: Option<&str>,
+        note: Option<&str>,
+        now: i64,
+    ) -> Result<ShopLead, DbError> {
         let n = scope.next();
         let owned_sql = format!("select ld.lead_id from lead ld where {} and ld.lead_id = ${n}", scope.clause());
         on_pool!(self, p => {

@@ -365,8 +365,7 @@ impl Store {
 
     /// Closes one of a user's wanted requests; false when it is not theirs.
     pub async fn close_wanted(&self, user_id: i64, id: i64) -> Result<bool, DbError> {
-        self.change_owned("update wanted_request set status = 'closed' where wanted_request_id = $1 and user_id = $2 and status = 'open'", id, user_id)
-            .await
+        self.change_owned("update wanted_request set status = 'closed' where wanted_request_id = $1 and user_id = $2 and status = 'open'", id, user_id).await
     }
 
     /// Runs a statement on one row (`$1` = its id) of one owner (`$2`); whether it matched.

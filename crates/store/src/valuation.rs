@@ -27,8 +27,19 @@ struct Row {
 }
 
 from_row!(Row {
-    listing_id, series_id, body_class, fuel, use_kind, first_reg_year, first_reg_month, mileage_km, price_yuan,
-    guide_price_yuan, market_value_yuan, price_rating, valuation_sample,
+    listing_id,
+    series_id,
+    body_class,
+    fuel,
+    use_kind,
+    first_reg_year,
+    first_reg_month,
+    mileage_km,
+    price_yuan,
+    guide_price_yuan,
+    market_value_yuan,
+    price_rating,
+    valuation_sample,
 });
 
 const ROW_COLUMNS: &str = "listing_id, series_id, body_class, fuel, use_kind, first_reg_year, first_reg_month, mileage_km, \

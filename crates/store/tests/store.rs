@@ -8,11 +8,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use store::seed::{SeedConfig, seed};
 use std::borrow::Cow;
+use store::seed::{SeedConfig, seed};
 
-use domain::search::CarQuery;
 use domain::lead::Intent;
+use domain::search::CarQuery;
 use store::{Backend, LeadOutcome, ListingFilter, NewLead, Scope, Store};
 
 // 2026-11-21 10:30:15 China time.
@@ -45,8 +45,7 @@ impl TestDb {
     }
 
     async fn postgres() -> Option<TestDb> {
-        let admin_url =
-            std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin_url = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
         let admin = match Store::connect(&admin_url).await {
             Ok(s) => s,
             Err(e) => {
@@ -480,13 +479,11 @@ async fn listings_filter_by_city_and_inspection(store: &Store) {
 
 async fn seeding_is_deterministic(store: &Store) {
     seed(store, SeedConfig { listings: 50, seed: 42, now: NOW }).await.unwrap();
-    let first: Vec<(String, i64)> =
-        store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
+    let first: Vec<(String, i64)> = store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
     // Seed a second fresh SQLite database with the same parameters: the same cars come out.
     let other = TestDb::sqlite().await;
     seed(&other.store, SeedConfig { listings: 50, seed: 42, now: NOW }).await.unwrap();
-    let second: Vec<(String, i64)> =
-        other.store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
+    let second: Vec<(String, i64)> = other.store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
     other.finish().await;
     assert_eq!(first, second);
 }

@@ -48,6 +48,7 @@ pub fn check(user: Option<&store::User>, need: Need) -> Result<&store::User, boo
     }
 }
 
+#[expect(clippy::result_large_err, reason = "the refusal is the response itself, built once per refused request")]
 fn require(parts: &Parts, state: &AppState, need: Need) -> Result<store::User, Response> {
     let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref());
     check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in))

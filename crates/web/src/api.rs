@@ -23,13 +23,12 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::state::AppState;
 use crate::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
-use crate::visitor::{device_of, peer_ip};
 use crate::envelope::{ApiCode, fail, ok};
 use crate::error::AppError;
 use crate::session::{self, TOKEN_COOKIE};
-
+use crate::state::AppState;
+use crate::visitor::{device_of, peer_ip};
 
 /// The fields of a form or JSON-object body (other JSON values give no fields).
 pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
@@ -84,9 +83,8 @@ pub async fn user_region(headers: HeaderMap, req: axum::extract::Request) -> Res
 /// `GET /hpi/mobile/appdatastatistics.json?devicetoken=…&mobile=…&from=…` (plus `plan`, `unit`,
 /// `keyword`, `wx_aid`, `type`).
 pub async fn statistics(State(state): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
-    let q: HashMap<String, String> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.chars().take(128).collect()))
-        .collect();
+    let q: HashMap<String, String> =
+        form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.chars().take(128).collect())).collect();
     let get = |k: &str| q.get(k).map(String::as_str).filter(|v| !v.trim().is_empty());
     let mobile = get("mobile").and_then(|m| domain::validate::Mobile::parse(m).ok()).map(|m| m.to_string());
     let device = get("devicetoken").map(str::to_owned).or_else(|| cookie(&headers, DEVICE_COOKIE).map(str::to_owned)).unwrap_or_default();
@@ -209,7 +207,11 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
 }
 
 /// `GET /api/buycar-api/dealer/recordings/{id}`.
-pub async fn dealer_recording(State(state): State<AppState>, headers: HeaderMap, crate::extract::Path(id): crate::extract::Path<String>) -> Result<Response, AppError> {
+pub async fn dealer_recording(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    crate::extract::Path(id): crate::extract::Path<String>,
+) -> Result<Response, AppError> {
     let u = match dealer(&state, &headers).await? {
         Ok(u) => u,
         Err(res) => return Ok(res),

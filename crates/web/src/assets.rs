@@ -116,7 +116,6 @@ impl Assets {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

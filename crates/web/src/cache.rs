@@ -28,8 +28,20 @@ const MAX_ENTRIES: usize = 20_000;
 /// Paths that are never cached: personal, staff and dealer screens, forms with state, the API
 /// and files that have their own caching.
 pub const PRIVATE_PREFIXES: &[&str] = &[
-    "/api/", "/hpi/", "/space", "/sys/", "/staff", "/upload/", "/dist/", "/servicehall/amrplay", "/actives/zhikeclues",
-    "/actives/pushLeads", "/actives/loginAuth", "/shop/profile", "/personalsell", "/healthz",
+    "/api/",
+    "/hpi/",
+    "/space",
+    "/sys/",
+    "/staff",
+    "/upload/",
+    "/dist/",
+    "/servicehall/amrplay",
+    "/actives/zhikeclues",
+    "/actives/pushLeads",
+    "/actives/loginAuth",
+    "/shop/profile",
+    "/personalsell",
+    "/healthz",
 ];
 
 #[derive(Clone)]
@@ -113,4 +125,3 @@ pub fn encoding(headers: &HeaderMap) -> &'static str {
         "identity"
     }
 }
-

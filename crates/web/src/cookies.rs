@@ -81,7 +81,10 @@ mod tests {
         assert_eq!(v.to_str().unwrap(), "hx_city=changsha; Path=/; Max-Age=31536000; SameSite=Lax; Domain=.ershouche.example; Secure");
         let gone = clear_cookie_everywhere(&prod, "hx_token");
         let gone: Vec<&str> = gone.iter().map(|v| v.to_str().unwrap()).collect();
-        assert_eq!(gone, ["hx_token=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example; Secure", "hx_token=; Path=/; Max-Age=0; SameSite=Lax; Secure"]);
+        assert_eq!(
+            gone,
+            ["hx_token=; Path=/; Max-Age=0; SameSite=Lax; Domain=.ershouche.example; Secure", "hx_token=; Path=/; Max-Age=0; SameSite=Lax; Secure"]
+        );
         let dev = Config::defaults(crate::config::Env::Development);
         let v = set_cookie(&dev, "hx_token", "t", true).unwrap();
         assert_eq!(v.to_str().unwrap(), "hx_token=t; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly");

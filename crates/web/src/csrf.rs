@@ -70,19 +70,20 @@ mod tests {
     use super::*;
     use axum::http::HeaderValue;
 
-    fn check(method: Method, pairs: &[(&'static str, &'static str)], site: &str) -> bool {
+    fn check(method: &Method, pairs: &[(&'static str, &'static str)], site: &str) -> bool {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
             h.insert(*k, HeaderValue::from_static(v));
         }
-        allowed(&method, &h, site)
+        allowed(method, &h, site)
     }
 
     #[test]
     fn only_this_sites_origin_may_post() {
         let dev = "http://127.0.0.1:8080";
         let prod = "https://m.ershouche.example";
-        let cases: &[(Method, &[(&str, &str)], &str, bool)] = &[
+        type Case<'a> = (Method, &'a [(&'a str, &'a str)], &'a str, bool);
+        let cases: &[Case] = &[
             (Method::GET, &[("origin", "https://evil.example")], dev, true),
             (Method::POST, &[], dev, true),
             (Method::POST, &[("sec-fetch-site", "same-origin")], dev, true),
@@ -102,7 +103,7 @@ mod tests {
             (Method::DELETE, &[("origin", "https://evil.example")], prod, false),
         ];
         for (method, headers, site, want) in cases {
-            assert_eq!(check(method.clone(), headers, site), *want, "{method} {headers:?} on {site}");
+            assert_eq!(check(method, headers, site), *want, "{method} {headers:?} on {site}");
         }
     }
 }

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use axum::body::Bytes;
 use crate::extract::Path;
+use axum::body::Bytes;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
@@ -143,10 +143,7 @@ impl Canvas {
         for y in 0..h {
             for x in 0..w {
                 for ch in 0..3 {
-                    let s: u32 = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                        .iter()
-                        .map(|(dx, dy)| u32::from(self.px[(2 * y + dy) * self.w + 2 * x + dx][ch]))
-                        .sum();
+                    let s: u32 = [(0, 0), (1, 0), (0, 1), (1, 1)].iter().map(|(dx, dy)| u32::from(self.px[(2 * y + dy) * self.w + 2 * x + dx][ch])).sum();
                     out.push(((s + 2) / 4) as u8);
                 }
             }
@@ -189,11 +186,8 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
         c.polygon(&body, fill);
         let (min_y, max_y) = body.iter().fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
         // Windows: a darker band under the roof line.
-        let window: Vec<(f32, f32)> = body
-            .iter()
-            .filter(|p| p.1 < min_y + (max_y - min_y) * 0.45)
-            .map(|&(x, y)| (320.0 + (x - 320.0) * 0.92, y + 10.0))
-            .collect();
+        let window: Vec<(f32, f32)> =
+            body.iter().filter(|p| p.1 < min_y + (max_y - min_y) * 0.45).map(|&(x, y)| (320.0 + (x - 320.0) * 0.92, y + 10.0)).collect();
         if window.len() >= 3 {
             c.polygon(&window, mix(fill, rgb("#1d2a3a"), 0.7));
         }

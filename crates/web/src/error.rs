@@ -182,9 +182,7 @@ fn api_error(report: &ErrorReport) -> Response {
 
 fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
     let page = crate::meta::PageMeta::new(state, device, "default", error_title(report.status));
-    let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }
-        .render()
-        .ok();
+    let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }.render().ok();
     let mut out = Html(html.unwrap_or_else(|| FALLBACK_HTML.to_owned())).into_response();
     *out.status_mut() = report.status;
     out.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -201,7 +199,8 @@ mod tests {
 
     #[test]
     fn status_comes_from_the_first_field_present() {
-        let cases: &[(Option<u16>, Option<u16>, Option<u16>, u16)] = &[
+        type Case = (Option<u16>, Option<u16>, Option<u16>, u16);
+        let cases: &[Case] = &[
             (Some(404), Some(500), Some(502), 404),
             (None, Some(403), Some(502), 403),
             (None, None, Some(502), 502),

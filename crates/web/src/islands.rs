@@ -228,7 +228,8 @@ pub struct TextInputProps {
 pub struct ConfirmFormsProps {}
 
 /// Slugs of the hot cities, listed first by the region picker and by the home page's fallback.
-pub const HOT_CITIES: &[&str] = &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
+pub const HOT_CITIES: &[&str] =
+    &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
 
 /// The hot cities as the region picker's props.
 pub fn hot_cities() -> Vec<HotCity> {

@@ -16,23 +16,23 @@
 
 pub mod access;
 pub mod adapters;
-pub mod cache;
-pub mod memo;
-pub mod meta;
-pub mod middleware;
 pub mod api;
 pub mod assets;
+pub mod cache;
 pub mod config;
-pub mod csrf;
-pub mod islands;
 pub mod cookies;
 pub mod csp;
+pub mod csrf;
 pub mod demo_photo;
 pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod islands;
 pub mod jobs;
+pub mod memo;
+pub mod meta;
+pub mod middleware;
 pub mod pages;
 pub mod photos;
 pub mod push;
@@ -45,7 +45,6 @@ pub mod state;
 pub mod stats;
 pub mod storage;
 pub mod visitor;
-
 
 use axum::Router;
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -128,7 +127,10 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/space/vip", get(pages::space::vip))
         .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
         .route("/space/personcarlist/{id}", get(pages::mylistings::history))
-        .route("/space/personcarlist/{id}/edit", get(pages::sell::edit_page).post(pages::sell::edit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)))
+        .route(
+            "/space/personcarlist/{id}/edit",
+            get(pages::sell::edit_page).post(pages::sell::edit).layer(axum::extract::DefaultBodyLimit::max(SELL_FORM_LIMIT)),
+        )
         .layer(from_fn(middleware::route_middleware(state.clone(), USER_MIDDLEWARE)))
 }
 
@@ -221,9 +223,7 @@ pub async fn serve(state: AppState) -> std::io::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, env = %state.config.env, backend = ?state.store.backend(), "listening");
     let store = state.store.clone();
     let jobs = jobs::spawn(state.clone());
-    axum::serve(listener, app(state).into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    axum::serve(listener, app(state).into_make_service_with_connect_info::<std::net::SocketAddr>()).with_graceful_shutdown(shutdown_signal()).await?;
     jobs.abort();
     store.close().await;
     tracing::info!("stopped");

@@ -79,9 +79,10 @@ impl Args {
 fn init_logging() {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
-    let filter: Targets = std::env::var("USEDCAR_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        Targets::new().with_default(LevelFilter::INFO).with_target("sqlx", LevelFilter::WARN)
-    });
+    let filter: Targets = std::env::var("USEDCAR_LOG")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO).with_target("sqlx", LevelFilter::WARN));
     tracing_subscriber::registry().with(tracing_subscriber::fmt::layer().json().flatten_event(true).with_current_span(false)).with(filter).init();
 }
 

@@ -174,11 +174,7 @@ impl PageMeta {
 
 /// Makes a site-relative URL absolute with the configured site URL.
 pub fn absolute(state: &AppState, url: &str) -> String {
-    if url.starts_with("http://") || url.starts_with("https://") {
-        url.to_owned()
-    } else {
-        domain::image::join(&state.config.site_url, url)
-    }
+    if url.starts_with("http://") || url.starts_with("https://") { url.to_owned() } else { domain::image::join(&state.config.site_url, url) }
 }
 
 impl PageMeta {

@@ -246,7 +246,13 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
             return Err(PhotoError::Failed);
         }
     }
-    let saved = state.store.record_upload(&token, user_id, &path, encoded.width as i32, encoded.height as i32, total as i64, now).await;
+    let saved = state
+        .store
+        .record_upload(
+            &store::NewUpload { token: &token, user_id, path: &path, width: encoded.width as i32, height: encoded.height as i32, bytes: total as i64 },
+            now,
+        )
+        .await;
     if let Err(e) = saved {
         tracing::error!(error = %e, "recording an upload failed");
         delete_all(&state.storage, &path).await;

@@ -20,9 +20,9 @@
 use axum::http::{HeaderMap, HeaderValue, header};
 use domain::device::Device;
 
-use crate::state::AppState;
 use crate::cookies::{clear_cookie_everywhere, cookie, set_cookie};
 use crate::error::AppError;
+use crate::state::AppState;
 
 /// `{product}_token`.
 pub const TOKEN_COOKIE: &str = "hx_token";
@@ -30,8 +30,6 @@ pub const TOKEN_COOKIE: &str = "hx_token";
 pub const WEB_COOKIE: &str = "hx_web";
 /// The request header that carries a token (seed §7).
 pub const TOKEN_HEADER: &str = "token";
-
-
 
 /// The token a request presents: the `token` header when not empty, else the cookie.
 pub fn presented_token(headers: &HeaderMap) -> Option<&str> {
@@ -82,10 +80,7 @@ pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>,
     {
         tracing::warn!(error = %e, "could not merge device history");
     }
-    let cookies = [set_cookie(&state.config, TOKEN_COOKIE, &token, true), set_cookie(&state.config, WEB_COOKIE, &web, true)]
-        .into_iter()
-        .flatten()
-        .collect();
+    let cookies = [set_cookie(&state.config, TOKEN_COOKIE, &token, true), set_cookie(&state.config, WEB_COOKIE, &web, true)].into_iter().flatten().collect();
     tracing::info!(target: "auth", user = user.user_id, "session started");
     Ok(Issued { token, cookies, user })
 }

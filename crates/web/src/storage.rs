@@ -174,7 +174,8 @@ impl S3 {
         let path = format!("/{}/{}", self.bucket, key);
         let host = self.endpoint.split("://").nth(1).unwrap_or(&self.endpoint).to_owned();
         let payload_hash = hex::encode(Sha256::digest(&body));
-        let mut headers = vec![("host".to_owned(), host), ("x-amz-content-sha256".to_owned(), payload_hash.clone()), ("x-amz-date".to_owned(), amz_date.clone())];
+        let mut headers =
+            vec![("host".to_owned(), host), ("x-amz-content-sha256".to_owned(), payload_hash.clone()), ("x-amz-date".to_owned(), amz_date.clone())];
         if !content_type.is_empty() {
             headers.push(("content-type".to_owned(), content_type.to_owned()));
         }
@@ -239,7 +240,16 @@ mod tests {
             ("x-amz-content-sha256".to_owned(), empty.to_owned()),
             ("x-amz-date".to_owned(), "20130524T000000Z".to_owned()),
         ];
-        let auth = sigv4_authorization("GET", "/test.txt", &headers, empty, "20130524T000000Z", "us-east-1", "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+        let auth = sigv4_authorization(
+            "GET",
+            "/test.txt",
+            &headers,
+            empty,
+            "20130524T000000Z",
+            "us-east-1",
+            "AKIAIOSFODNN7EXAMPLE",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        );
         assert_eq!(
             auth,
             "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"

@@ -51,11 +51,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Visitor, Infallible> {
         let presented = cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v));
-        let device_id = parts
-            .extensions
-            .get::<DeviceId>()
-            .map(|d| d.0.clone())
-            .or_else(|| presented.map(str::to_owned));
+        let device_id = parts.extensions.get::<DeviceId>().map(|d| d.0.clone()).or_else(|| presented.map(str::to_owned));
         let ip = peer_ip(&parts.extensions);
         let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
         Ok(Visitor {

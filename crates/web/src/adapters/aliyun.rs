@@ -57,10 +57,7 @@ impl Rpc {
         let reply: Value = res.json().await.map_err(|e| AdapterError::Decode(format!("{status}: {e}")))?;
         match reply["Code"].as_str() {
             Some("OK") => Ok(reply),
-            code => Err(AdapterError::Provider {
-                code: code.unwrap_or("").to_owned(),
-                message: reply["Message"].as_str().unwrap_or("").to_owned(),
-            }),
+            code => Err(AdapterError::Provider { code: code.unwrap_or("").to_owned(), message: reply["Message"].as_str().unwrap_or("").to_owned() }),
         }
     }
 }

@@ -85,8 +85,6 @@ pub fn http_client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// RFC 3986 percent-encoding: everything but `A–Z a–z 0–9 - _ . ~` (space is `%20`), as the
-
 /// `key=value&…` with both sides percent-encoded, in the given order.
 pub fn query_string(pairs: &[(&str, &str)]) -> String {
     pairs.iter().map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v))).collect::<Vec<_>>().join("&")

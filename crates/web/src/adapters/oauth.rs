@@ -11,8 +11,8 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use domain::text::percent_encode;
+use serde::Deserialize;
 use store::{Identity, Provider};
 
 use super::{AdapterError, query_string};
@@ -200,9 +200,7 @@ impl Real {
         if token.openid.is_empty() || token.access_token.is_empty() {
             return Err(AdapterError::Decode("no openid".to_owned()));
         }
-        let info = self
-            .get_wx("/sns/userinfo", &[("access_token", &token.access_token), ("openid", &token.openid), ("lang", "zh_CN")])
-            .await?;
+        let info = self.get_wx("/sns/userinfo", &[("access_token", &token.access_token), ("openid", &token.openid), ("lang", "zh_CN")]).await?;
         Ok(Identity {
             provider: Provider::Wechat,
             openid: token.openid,
@@ -234,10 +232,7 @@ impl Real {
             return Err(AdapterError::Decode("no openid".to_owned()));
         }
         let info = self
-            .get_qq(
-                "/user/get_user_info",
-                &[("access_token", &token.access_token), ("oauth_consumer_key", &self.qq_app_id), ("openid", &me.openid)],
-            )
+            .get_qq("/user/get_user_info", &[("access_token", &token.access_token), ("oauth_consumer_key", &self.qq_app_id), ("openid", &me.openid)])
             .await?;
         Ok(Identity { provider: Provider::Qq, openid: me.openid, unionid: None, nickname: info.nickname, avatar: info.figureurl_qq_1 })
     }
@@ -249,9 +244,7 @@ impl Real {
         {
             return Ok(ticket.clone());
         }
-        let token = self
-            .get_wx("/cgi-bin/token", &[("grant_type", "client_credential"), ("appid", &self.wx_app_id), ("secret", &self.wx_secret)])
-            .await?;
+        let token = self.get_wx("/cgi-bin/token", &[("grant_type", "client_credential"), ("appid", &self.wx_app_id), ("secret", &self.wx_secret)]).await?;
         let reply = self.get_wx("/cgi-bin/ticket/getticket", &[("access_token", &token.access_token), ("type", "jsapi")]).await?;
         if reply.ticket.is_empty() {
             return Err(AdapterError::Decode("no ticket".to_owned()));

@@ -7,8 +7,8 @@
 
 use std::sync::Mutex;
 
-pub use super::aliyun::rpc_signature;
 use super::aliyun::Rpc;
+pub use super::aliyun::rpc_signature;
 use super::{AdapterError, LeadNotice};
 use crate::config::Config;
 

@@ -171,6 +171,9 @@ mod tests {
         assert!(data["thing2"]["value"].as_str().unwrap().ends_with('…'));
         assert_eq!(data["character_string3"]["value"], "138****5678");
         assert_eq!(data["time4"]["value"], "2026-11-22 10:30");
-        assert_eq!(notice.text(), "【二手车网】长沙星沙汽车城二手车精品展厅旗舰店（总店）收到新线索：询底价（丰田 卡罗拉 2019款 1.2T S-CVT GL先锋版），客户138****5678，2026-11-22 10:30。请到“我的线索”查看。");
+        assert_eq!(
+            notice.text(),
+            "【二手车网】长沙星沙汽车城二手车精品展厅旗舰店（总店）收到新线索：询底价（丰田 卡罗拉 2019款 1.2T S-CVT GL先锋版），客户138****5678，2026-11-22 10:30。请到“我的线索”查看。"
+        );
     }
 }

@@ -3,11 +3,11 @@
 //! audio itself behind the same owner check, and the provider's recording push
 //! (`POST /api/calltrack/aliyun/recording`). Another dealer's recording id matches nothing (404).
 
+use crate::access::Dealer;
+use crate::extract::{PathId, Query};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
-use crate::access::Dealer;
-use crate::extract::{PathId, Query};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::audio::{self, AudioKind};
@@ -18,11 +18,11 @@ use store::NewCallRecording;
 use crate::recordings::RecordingView;
 
 use super::shared::ShopHead;
-use crate::state::AppState;
 use crate::adapters::calls::RecordingReceipt;
-use crate::meta::PageMeta;
-use crate::visitor::Visitor;
 use crate::error::AppError;
+use crate::meta::PageMeta;
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 #[derive(Template)]
 #[template(path = "amrplay.html")]
@@ -80,8 +80,14 @@ pub struct AudioQuery {
 
 /// `GET /servicehall/amrplay/{id}/audio`: the file, to the shop's owner only, with single byte
 /// ranges (players seek with them).
-pub async fn audio(State(state): State<AppState>, Dealer(user): Dealer, PathId(id): PathId, Query(q): Query<AudioQuery>, headers: HeaderMap) -> Result<Response, AppError> {
-        let rec = state.store.call_recording(user.user_id, id).await?;
+pub async fn audio(
+    State(state): State<AppState>,
+    Dealer(user): Dealer,
+    PathId(id): PathId,
+    Query(q): Query<AudioQuery>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let rec = state.store.call_recording(user.user_id, id).await?;
     let bytes = match demo_audio(&rec.path) {
         Some(b) => b,
         None => state.storage.read(&rec.path).await.map_err(|e| AppError::Upstream(e.to_string()))?.ok_or(AppError::NotFound)?,
@@ -143,7 +149,13 @@ pub fn byte_range(header: &str, len: usize) -> RangeAsk {
         },
         (start, end) => {
             let Some(start) = number(start) else { return RangeAsk::Whole };
-            let end = if end.is_empty() { None } else if let Some(e) = number(end) { Some(e) } else { return RangeAsk::Whole };
+            let end = if end.is_empty() {
+                None
+            } else if let Some(e) = number(end) {
+                Some(e)
+            } else {
+                return RangeAsk::Whole;
+            };
             match end {
                 Some(e) if e < start => RangeAsk::Whole,
                 _ if start >= len => RangeAsk::Unsatisfiable,

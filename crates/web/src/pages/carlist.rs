@@ -18,12 +18,12 @@ use domain::search::{CarQuery, Sort};
 use store::Scope;
 
 use super::shared::{CardView, Crumbs, LdItem, LdList, ShopHead, breadcrumb_ld};
-use crate::extract::Path;
-use crate::state::AppState;
-use crate::meta::{IslandMount, PageMeta, json_ld};
-use crate::visitor::Visitor;
-use crate::islands::RegionPickerProps;
 use crate::error::AppError;
+use crate::extract::Path;
+use crate::islands::RegionPickerProps;
+use crate::meta::{IslandMount, PageMeta, json_ld};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// Which list a request is for.
 #[derive(Debug, Clone, Copy)]
@@ -41,8 +41,7 @@ pub struct ListKind {
 /// `/carlist`.
 pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, layout: "default", noun: "二手车" };
 /// `/servicehall/qualitycarlist`.
-pub const QUALITY: ListKind =
-    ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: "default", noun: "精品二手车" };
+pub const QUALITY: ListKind = ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: "default", noun: "精品二手车" };
 /// `/actives/buyflow/carlist`.
 pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: "flow", noun: "二手车" };
 
@@ -196,14 +195,7 @@ fn range_row(
     FilterRow { name, options, more: Vec::new() }
 }
 
-fn code_row(
-    q: &CarQuery,
-    path: &str,
-    name: &'static str,
-    table: &[filter::CodeOption],
-    current: Option<u8>,
-    set: fn(&mut CarQuery, Option<u8>),
-) -> FilterRow {
+fn code_row(q: &CarQuery, path: &str, name: &'static str, table: &[filter::CodeOption], current: Option<u8>, set: fn(&mut CarQuery, Option<u8>)) -> FilterRow {
     let mut options = vec![option(path, "不限", current.is_none(), &q.with(|t| set(t, None)))];
     options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), &q.with(|t| set(t, Some(o.code))))));
     FilterRow { name, options, more: Vec::new() }
@@ -237,9 +229,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
     rows.push(FilterRow { name: "品牌", options, more });
     if let Some(b) = q.brand {
         let mut options = vec![option(path, "全部车系", q.series.is_none(), &q.with(|t| t.series = None))];
-        options.extend(catalog::series_of(b.slug).map(|s| {
-            option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))
-        }));
+        options.extend(catalog::series_of(b.slug).map(|s| option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))));
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
     rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price.as_deref(), |t, v| t.price = v));
@@ -260,9 +250,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
     )];
     if let Some(p) = q.province {
         options.push(option(path, format!("{}全省", p.name), q.city.is_none(), &q.with(|t| t.city = None)));
-        options.extend(region::cities_of(p.code).map(|c| {
-            option(path, c.name, q.city.is_some_and(|x| x.code == c.code), &q.with(|t| t.city = Some(c)))
-        }));
+        options.extend(region::cities_of(p.code).map(|c| option(path, c.name, q.city.is_some_and(|x| x.code == c.code), &q.with(|t| t.city = Some(c)))));
     }
     let more = region::provinces_by_initial()
         .into_iter()
@@ -366,11 +354,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
     }
     let offset = (q.page - 1) * domain::search::PAGE_SIZE;
-    let items = cards
-        .iter()
-        .enumerate()
-        .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href)))
-        .collect();
+    let items = cards.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href))).collect();
     page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
@@ -385,17 +369,21 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
         regions_url: "/api/regions",
         hot: crate::islands::hot_cities(),
-        href_template: Some(q.with(|t| {
-            t.city = probe;
-            t.province = None;
-        })
-        .href(path)
-        .replace("city=beijing", "city={py}")),
-        any_href: Some(q.with(|t| {
-            t.city = None;
-            t.province = None;
-        })
-        .href(path)),
+        href_template: Some(
+            q.with(|t| {
+                t.city = probe;
+                t.province = None;
+            })
+            .href(path)
+            .replace("city=beijing", "city={py}"),
+        ),
+        any_href: Some(
+            q.with(|t| {
+                t.city = None;
+                t.province = None;
+            })
+            .href(path),
+        ),
         any_label: "全国",
         ..RegionPickerProps::default()
     };

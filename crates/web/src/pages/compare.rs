@@ -2,20 +2,20 @@
 //! cookie (ids joined by `.`); cards and detail pages add to it with a POST form, so it works
 //! without JavaScript and crawlers never change it.
 
-use askama::Template;
-use crate::signin::see_other;
 use crate::extract::Form;
+use crate::signin::see_other;
+use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 
 use super::shared::{CardView, rating_badge};
-use crate::state::AppState;
 use crate::cookies::{cookie, set_cookie};
-use crate::meta::PageMeta;
-use crate::visitor::Visitor;
 use crate::error::AppError;
+use crate::meta::PageMeta;
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// The cookie holding the compared ids.
 pub const COMPARE_COOKIE: &str = "hx_cmp";

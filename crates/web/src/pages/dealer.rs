@@ -4,21 +4,21 @@
 //! Numbers are masked until the lead is opened; every opening, call and change is logged. Only
 //! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
-use askama::Template;
 use crate::access::{Dealer, Staff};
-use crate::extract::{Form, positive_id};
-use axum::extract::State;
 use crate::extract::Query;
+use crate::extract::{Form, positive_id};
+use askama::Template;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 
-use crate::signin::see_other;
 use super::shared::ShopHead;
-use crate::state::AppState;
-use crate::meta::PageMeta;
-use crate::visitor::Visitor;
 use crate::error::AppError;
+use crate::meta::PageMeta;
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::visitor::Visitor;
 use store::LeadScope;
 
 /// A lead as the dealer sees it.
@@ -96,7 +96,15 @@ pub struct LeadsQuery {
     status: String,
 }
 
-async fn render(state: &AppState, visitor: &Visitor, user: &store::User, desk: Desk, status: &str, error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    user: &store::User,
+    desk: Desk,
+    status: &str,
+    error: Option<String>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
     let shop = match desk {
         Desk::Dealer => Some(ShopHead::new(state, &state.store.own_shop(user.user_id).await?)),
         Desk::Staff => None,
@@ -294,7 +302,15 @@ fn short_openid(openid: &str) -> String {
     format!("{}…{}", chars[..4].iter().collect::<String>(), chars[chars.len() - 4..].iter().collect::<String>())
 }
 
-async fn push_page(state: &AppState, visitor: &Visitor, user: &store::User, form: Option<PushForm>, errors: domain::selling::FieldErrors, saved: bool, code: StatusCode) -> Result<Response, AppError> {
+async fn push_page(
+    state: &AppState,
+    visitor: &Visitor,
+    user: &store::User,
+    form: Option<PushForm>,
+    errors: domain::selling::FieldErrors,
+    saved: bool,
+    code: StatusCode,
+) -> Result<Response, AppError> {
     let shop = state.store.own_shop(user.user_id).await?;
     let form = match form {
         Some(f) => f,
@@ -344,12 +360,22 @@ async fn push_page(state: &AppState, visitor: &Visitor, user: &store::User, form
 }
 
 /// `GET /actives/pushLeads`: where new leads are pushed, and the push log.
-pub async fn push_settings(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+pub async fn push_settings(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Dealer(user): Dealer,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> Result<Response, AppError> {
     push_page(&state, &visitor, &user, None, domain::selling::FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
 }
 
 /// `POST /actives/pushLeads`: saves the settings; the WeChat channel uses the dealer's bound openid.
-pub async fn save_push_settings(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(form): Form<PushForm>) -> Result<Response, AppError> {
+pub async fn save_push_settings(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Dealer(user): Dealer,
+    Form(form): Form<PushForm>,
+) -> Result<Response, AppError> {
     let mut errors = domain::selling::FieldErrors::default();
     let enabled = !form.enabled.is_empty();
     let sms_mobile = form.sms_mobile.trim();

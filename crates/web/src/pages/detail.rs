@@ -6,11 +6,11 @@
 //! re-renders the page with the message beside the field and the input kept (422); a stored,
 //! repeated or rate-limited lead says so in Chinese.
 
-use askama::Template;
-use crate::signin::see_other;
 use crate::extract::{Form, PathId, positive_id};
-use axum::extract::{RawQuery, State};
 use crate::extract::{Path, Query};
+use crate::signin::see_other;
+use askama::Template;
+use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FUEL_OPTIONS, GEARBOX_OPTIONS};
@@ -20,11 +20,11 @@ use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
 use super::shared::{CardView, Crumbs, ShopHead, breadcrumb_ld, month_text, specs};
-use crate::state::AppState;
-use crate::meta::{IslandMount, PageMeta, absolute, json_ld};
-use crate::visitor::Visitor;
-use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
 use crate::error::AppError;
+use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
+use crate::meta::{IslandMount, PageMeta, absolute, json_ld};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// One photo as the gallery shows it.
 #[derive(Debug, Clone)]
@@ -104,8 +104,6 @@ struct DetailPage {
     app_open: Option<String>,
     app_href: String,
 }
-
-
 
 fn rating_view(d: &ListingDetail) -> RatingView {
     let rating = Rating::parse(&d.price_rating).unwrap_or(Rating::Insufficient);
@@ -235,17 +233,18 @@ async fn render_with(
     let (seller, seller_sub) = match (&d.shop_name, d.seller_kind.as_str()) {
         (Some(name), "dealer") => (
             name.clone(),
-            format!("{}商家{}", if d.shop_verified.unwrap_or(false) { "认证" } else { "" }, d.shop_address.as_deref().map(|a| format!(" · {a}")).unwrap_or_default()),
+            format!(
+                "{}商家{}",
+                if d.shop_verified.unwrap_or(false) { "认证" } else { "" },
+                d.shop_address.as_deref().map(|a| format!(" · {a}")).unwrap_or_default()
+            ),
         ),
         _ => {
             let surname: String = d.seller_nickname.as_deref().unwrap_or("").chars().take(1).collect();
             (if surname.is_empty() { "个人卖家".to_owned() } else { format!("{surname}先生/女士") }, "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned())
         }
     };
-    let cuts = history
-        .iter()
-        .map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan)))
-        .collect();
+    let cuts = history.iter().map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan))).collect();
     let plain_url = absolute(state, &canonical);
     // Without JavaScript the visitor copies this link; the island adds the same parameter.
     let share_url = match user_id {
@@ -296,7 +295,8 @@ async fn render_with(
     let date_picker = if online { page.island(state, "DatePicker", &date_props) } else { None };
     let cfg = &state.config;
     let app_open = (!cfg.app_link.is_empty()).then(|| {
-        serde_json::json!({"appLink": format!("{}details/{id}", cfg.app_link), "itunesLink": cfg.app_itunes_link, "androidLink": cfg.app_android_link}).to_string()
+        serde_json::json!({"appLink": format!("{}details/{id}", cfg.app_link), "itunesLink": cfg.app_itunes_link, "androidLink": cfg.app_android_link})
+            .to_string()
     });
     let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
     let tpl = DetailPage {
@@ -340,14 +340,8 @@ async fn render_with(
     Ok(Html(crate::meta::render_sized(&tpl, 24 * 1024)?).into_response())
 }
 
-
 /// `GET /details/{id}`.
-pub async fn detail(
-    State(state): State<AppState>,
-    visitor: Visitor,
-    PathId(id): PathId,
-    RawQuery(query): RawQuery,
-) -> Result<Response, AppError> {
+pub async fn detail(State(state): State<AppState>, visitor: Visitor, PathId(id): PathId, RawQuery(query): RawQuery) -> Result<Response, AppError> {
     // `?lead=` reports the outcome of a submitted form.
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let lead = pairs.iter().find(|(k, _)| k == "lead").map(|(_, v)| v.as_str());
@@ -397,16 +391,12 @@ fn check_date(text: &str, now: i64) -> Result<String, &'static str> {
 }
 
 /// `POST /details/{id}/lead`.
-pub async fn lead(
-    State(state): State<AppState>,
-    visitor: Visitor,
-    PathId(id): PathId,
-    Form(post): Form<LeadPost>,
-) -> Result<Response, AppError> {
+pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): PathId, Form(post): Form<LeadPost>) -> Result<Response, AppError> {
     let d = state.store.public_listing(id).await?;
     let now = state.clock.now();
     let intent = if post.intent == Intent::BookViewing.as_str() { Intent::BookViewing } else { Intent::AskPrice };
-    let mut form = LeadForm { intent: intent.as_str().to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
+    let mut form =
+        LeadForm { intent: intent.as_str().to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
     if d.status != "online" {
         form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
     }
@@ -447,7 +437,6 @@ async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, st
     *res.status_mut() = status;
     Ok(res)
 }
-
 
 /// `GET /shop/{oname}/details/{id}`: the car's page in the shop layout; 404 when not the shop's.
 pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path((oname, id)): Path<(String, String)>) -> Result<Response, AppError> {

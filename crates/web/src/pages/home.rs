@@ -1,8 +1,8 @@
 //! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
 
+use crate::extract::Query;
 use askama::Template;
 use axum::extract::State;
-use crate::extract::Query;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::PRICE_OPTIONS;
@@ -12,12 +12,12 @@ use serde::Deserialize;
 use store::ListingFilter;
 
 use super::shared::CardView;
-use crate::state::AppState;
 use crate::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
-use crate::meta::{IslandMount, PageMeta};
-use crate::visitor::Visitor;
-use crate::islands::RegionPickerProps;
 use crate::error::AppError;
+use crate::islands::RegionPickerProps;
+use crate::meta::{IslandMount, PageMeta};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// Query parameters of the home page.
 #[derive(Debug, Default, Deserialize)]
@@ -107,11 +107,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
             )?;
             // A city without cars shows the national list rather than an empty page.
             let city_empty = city.is_some() && latest.is_empty();
-            let (latest, quality) = if city_empty {
-                tokio::try_join!(s.latest_listings(None, 12), s.listings(&quality_all, 6))?
-            } else {
-                (latest, quality)
-            };
+            let (latest, quality) = if city_empty { tokio::try_join!(s.latest_listings(None, 12), s.listings(&quality_all, 6))? } else { (latest, quality) };
             Ok::<_, store::DbError>((total, latest, quality, brands, news, city_empty))
         })
         .await?;
@@ -131,10 +127,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let chooser = page.island(&state, "RegionPicker", &props);
     let open_province = q.province.as_deref().and_then(region::province_by_slug);
-    let brand_links = brands
-        .iter()
-        .map(|b| CarQuery { brand: domain::catalog::brand(&b.slug), city, ..CarQuery::default() }.href("/carlist"))
-        .collect();
+    let brand_links = brands.iter().map(|b| CarQuery { brand: domain::catalog::brand(&b.slug), city, ..CarQuery::default() }.href("/carlist")).collect();
     let tpl = HomePage {
         page,
         city,

@@ -11,14 +11,14 @@ use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::state::AppState;
 use crate::config::Env;
-use crate::meta::{IslandMount, PageMeta};
-use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::{
     ConfirmFormsProps, DatePickerProps, GalleryPhoto, GalleryProps, LoginProps, PhotoUploaderProps, RegionPickerProps, SharePayload, ShareProps, TextInputProps,
 };
+use crate::meta::{IslandMount, PageMeta};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// The date fields of the page: (name, end name, mode, label).
 const DATE_FIELDS: &[(&str, &str, &str, &str)] = &[
@@ -110,16 +110,38 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
     let region = page.island(
         &state,
         "RegionPicker",
-        &RegionPickerProps { current_name: city_name, regions_url: "/api/regions", hot: crate::islands::hot_cities(), name: Some("city".into()), value: city.clone(), any_label: "不限", ..RegionPickerProps::default() },
+        &RegionPickerProps {
+            current_name: city_name,
+            regions_url: "/api/regions",
+            hot: crate::islands::hot_cities(),
+            name: Some("city".into()),
+            value: city.clone(),
+            any_label: "不限",
+            ..RegionPickerProps::default()
+        },
     );
     let note = get("note");
-    let text = page.island(&state, "TextInput", &TextInputProps { id: "kit-note".into(), name: "note".into(), value: note.clone(), max_length: 20, multiline: true, clearable: true, ..TextInputProps::default() });
+    let text = page.island(
+        &state,
+        "TextInput",
+        &TextInputProps {
+            id: "kit-note".into(),
+            name: "note".into(),
+            value: note.clone(),
+            max_length: 20,
+            multiline: true,
+            clearable: true,
+            ..TextInputProps::default()
+        },
+    );
     let link = crate::meta::absolute(&state, "/sys/kit");
     let share = page.island(
         &state,
         "Share",
         &ShareProps {
-            payload: SharePayload { s_title: "二手车网组件库".into(), s_desc: "分享组件演示".into(), s_imgurl: page.og_image.clone(), s_link: link },
+            payload: SharePayload {
+                s_title: "二手车网组件库".into(), s_desc: "分享组件演示".into(), s_imgurl: page.og_image.clone(), s_link: link
+            },
             sharer: visitor.user.as_ref().map(|u| u.user_id),
             in_wechat: visitor.device.wechat,
             jssdk_url: state.config.wx_jssdk_url.clone(),
@@ -132,12 +154,30 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
         large: format!("/upload/demo/sedan-white-{i}_w960.webp"),
         alt: format!("演示图{}", i + 1),
     };
-    let gallery = page.island(&state, "Gallery", &GalleryProps { photos: vec![demo(1, false), demo(2, false), demo(3, true)], title: "演示车辆".into(), autoplay: true });
-    let login = page.island(&state, "Login", &LoginProps { return_to: "/sys/kit".into(), wx_href: "/sys/WQlogin?return=%2Fsys%2Fkit".into(), qq_href: "/sys/QQlogin?return=%2Fsys%2Fkit".into(), ..LoginProps::default() });
+    let gallery =
+        page.island(&state, "Gallery", &GalleryProps { photos: vec![demo(1, false), demo(2, false), demo(3, true)], title: "演示车辆".into(), autoplay: true });
+    let login = page.island(
+        &state,
+        "Login",
+        &LoginProps {
+            return_to: "/sys/kit".into(),
+            wx_href: "/sys/WQlogin?return=%2Fsys%2Fkit".into(),
+            qq_href: "/sys/QQlogin?return=%2Fsys%2Fkit".into(),
+            ..LoginProps::default()
+        },
+    );
     let uploader = page.island(
         &state,
         "PhotoUploader",
-        &PhotoUploaderProps { name: "photos".into(), upload_url: "/sys/kit/upload".into(), field: "photo", max: 30, min: 3, label: "车辆照片".into(), existing: Vec::new() },
+        &PhotoUploaderProps {
+            name: "photos".into(),
+            upload_url: "/sys/kit/upload".into(),
+            field: "photo",
+            max: 30,
+            min: 3,
+            label: "车辆照片".into(),
+            existing: Vec::new(),
+        },
     );
     let confirm = page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
     let tpl = KitPage { page, dates, region, city, text, note, share, gallery, login, uploader, confirm, confirmed: !get("confirmed").is_empty() };

@@ -10,11 +10,11 @@
 //! with a 303 back to the page the visitor came from (`return`, checked by
 //! `domain::auth::safe_return`).
 
-use askama::Template;
 use crate::access::SignedIn;
 use crate::extract::Form;
-use axum::extract::State;
 use crate::extract::Query;
+use askama::Template;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::auth::{self, safe_return};
@@ -22,13 +22,13 @@ use domain::validate::Mobile;
 use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
 
+use crate::cookies::{cookie, set_cookie};
+use crate::error::AppError;
+use crate::meta::PageMeta;
+use crate::session;
 use crate::signin::{LoginForm, login_page, see_other};
 use crate::state::AppState;
-use crate::cookies::{cookie, set_cookie};
-use crate::meta::PageMeta;
 use crate::visitor::{Visitor, device_of};
-use crate::error::AppError;
-use crate::session;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct ReturnQuery {
@@ -197,7 +197,6 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
     session::end(&state, &headers).await?;
     Ok(see_other("/", session::clearing_cookies(&state)))
 }
-
 
 fn identity_payload(identity: &Identity) -> String {
     serde_json::json!({
@@ -422,7 +421,12 @@ pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(
 }
 
 /// `POST /actives/loginAuth`: confirm or cancel, once.
-pub async fn loginauth_post(State(state): State<AppState>, SignedIn(user): SignedIn, headers: HeaderMap, Form(q): Form<AuthQuery>) -> Result<Response, AppError> {
+pub async fn loginauth_post(
+    State(state): State<AppState>,
+    SignedIn(user): SignedIn,
+    headers: HeaderMap,
+    Form(q): Form<AuthQuery>,
+) -> Result<Response, AppError> {
     let now = state.clock.now();
     let (to, done) = if q.action == "cancel" { ("cancelled", "已取消登录") } else { ("confirmed", "已确认，请在电脑上继续") };
     let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(user.user_id), now).await?;
@@ -473,11 +477,7 @@ pub async fn sandbox_agree(State(state): State<AppState>, Form(q): Form<SandboxQ
         return Err(AppError::NotFound);
     }
     let openid: String = q.openid.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(64).collect();
-    let to = format!(
-        "{}?{}",
-        safe_return(&q.redirect_uri),
-        crate::adapters::query_string(&[("code", &format!("sb_{openid}")), ("state", &q.state)])
-    );
+    let to = format!("{}?{}", safe_return(&q.redirect_uri), crate::adapters::query_string(&[("code", &format!("sb_{openid}")), ("state", &q.state)]));
     Ok((StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response())
 }
 

@@ -4,23 +4,23 @@
 //! Every action names the listing by id in the form and runs through `Store::listing_action`,
 //! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
 
-use askama::Template;
 use crate::access::SignedIn;
 use crate::extract::{Form, positive_id};
-use axum::extract::State;
 use crate::extract::{Path, Query};
+use askama::Template;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{Action, Actor, ListingStatus};
 use serde::Deserialize;
 use store::ActionOutcome;
 
-use crate::signin::see_other;
-use crate::state::AppState;
-use crate::meta::{IslandMount, PageMeta};
-use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::ConfirmFormsProps;
+use crate::meta::{IslandMount, PageMeta};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// One of my listings as the page shows it.
 pub struct Row {
@@ -89,7 +89,14 @@ pub struct ListQuery {
     history: String,
 }
 
-async fn render(state: &AppState, visitor: &Visitor, user: &store::User, q: &ListQuery, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    user: &store::User,
+    q: &ListQuery,
+    error: Option<String>,
+    status: StatusCode,
+) -> Result<Response, AppError> {
     let now = state.clock.now();
     let filter = ListingStatus::parse(&q.status).filter(|s| *s != ListingStatus::Deleted);
     let (list, counts) = tokio::try_join!(state.store.my_listings(user.user_id, filter, 200), state.store.my_listing_counts(user.user_id))?;

@@ -1,16 +1,16 @@
 //! `GET /news` (category tabs, 10 per page, crawlable `?page=N`) and `GET /news/{id}`.
 
+use crate::extract::PathId;
 use askama::Template;
 use axum::extract::{RawQuery, State};
-use crate::extract::PathId;
 use axum::response::{Html, IntoResponse, Response};
 use domain::text::percent_encode;
 
 use super::shared::{Crumbs, breadcrumb_ld};
-use crate::state::AppState;
-use crate::meta::{PageMeta, absolute, json_ld};
-use crate::visitor::Visitor;
 use crate::error::AppError;
+use crate::meta::{PageMeta, absolute, json_ld};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// Articles per page.
 pub const NEWS_PAGE_SIZE: i64 = 10;

@@ -9,26 +9,26 @@
 
 use std::collections::HashMap;
 
-use askama::Template;
 use crate::access::SignedIn;
 use crate::extract::{Form, PathId};
-use axum::extract::{Multipart, State};
 use crate::extract::{Path, Query};
+use askama::Template;
+use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
+use domain::lead::Intent;
 use domain::selling::{self, FieldErrors, SellInput, SellListing};
 use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
-use domain::lead::Intent;
 use store::{ListingInput, NewLead, UploadRow};
 
-use crate::signin::{LoginForm, see_other};
-use crate::state::AppState;
-use crate::meta::{IslandMount, PageMeta};
-use crate::visitor::Visitor;
 use crate::error::AppError;
 use crate::islands::{PhotoUploaderProps, PriceSuggestProps, UploadedPhoto};
+use crate::meta::{IslandMount, PageMeta};
 use crate::photos::{self, PhotoError};
+use crate::signin::{LoginForm, see_other};
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 /// A price suggestion from the valuation engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,9 +84,7 @@ pub struct Thumb {
 
 fn thumbs(state: &AppState, rows: &[UploadRow]) -> Vec<Thumb> {
     let base = &state.config.image_upload_base;
-    rows.iter()
-        .map(|r| Thumb { token: r.token.clone(), url: domain::image::sized(&domain::image::join(base, &r.path), base, 320) })
-        .collect()
+    rows.iter().map(|r| Thumb { token: r.token.clone(), url: domain::image::sized(&domain::image::join(base, &r.path), base, 320) }).collect()
 }
 
 /// The self-post form as shown: values, messages, photos.
@@ -182,7 +180,15 @@ fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> Pa
         .describe("免费发布二手车信息，估价参考、快速审核上架；也可留下手机号，由顾问上门评估、帮您卖车。")
 }
 
-fn render_sell(state: &AppState, mut page: PageMeta, heading: &'static str, quick: Option<QuickLead>, login: Option<LoginForm>, form: Option<SellForm>, status: StatusCode) -> Result<Response, AppError> {
+fn render_sell(
+    state: &AppState,
+    mut page: PageMeta,
+    heading: &'static str,
+    quick: Option<QuickLead>,
+    login: Option<LoginForm>,
+    form: Option<SellForm>,
+    status: StatusCode,
+) -> Result<Response, AppError> {
     let (uploader, suggester) = match &form {
         Some(f) => (
             page.island(
@@ -371,7 +377,12 @@ pub fn listing_input(ok: &SellListing, user_id: i64, shop_id: Option<i64>, marke
 }
 
 /// Reads, validates and values a posted form. `Err` carries the form to show again.
-async fn check_posted(state: &AppState, user: &store::User, mp: Multipart, action: &str) -> Result<Result<(SellListing, Vec<UploadRow>, Option<Suggestion>), SellForm>, AppError> {
+async fn check_posted(
+    state: &AppState,
+    user: &store::User,
+    mp: Multipart,
+    action: &str,
+) -> Result<Result<(SellListing, Vec<UploadRow>, Option<Suggestion>), SellForm>, AppError> {
     let posted = read_posted(state, user.user_id, mp).await?;
     let input = input_of(&posted.fields);
     let rows = state.store.uploads_by_token(user.user_id, &posted.tokens).await?;
@@ -390,7 +401,16 @@ async fn check_posted(state: &AppState, user: &store::User, mp: Multipart, actio
                 errors.clear();
             }
             let photos = thumbs(state, &rows);
-            Ok(Err(SellForm { action: action.to_owned(), input, errors, photos, photo_notes: posted.notes, suggestion, submit_label: "提交审核", notice: None }))
+            Ok(Err(SellForm {
+                action: action.to_owned(),
+                input,
+                errors,
+                photos,
+                photo_notes: posted.notes,
+                suggestion,
+                submit_label: "提交审核",
+                notice: None,
+            }))
         }
     }
 }
@@ -494,7 +514,14 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
                 vin,
                 photos: photos.iter().map(|p| p.path.clone()).collect(),
             };
-            let old = facts(&before.series_slug, (before.first_reg_year, before.first_reg_month), before.mileage_km, before.price_yuan, before.vin.clone(), &before_photos);
+            let old = facts(
+                &before.series_slug,
+                (before.first_reg_year, before.first_reg_month),
+                before.mileage_km,
+                before.price_yuan,
+                before.vin.clone(),
+                &before_photos,
+            );
             let new = facts(ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km, ok.price_yuan, ok.vin.clone(), &rows);
             let to_review = selling::needs_review(&old, &new) || !input.review_flags.is_empty();
             let status = state.store.update_listing(id, &input, &rows, to_review, state.clock.now()).await?;
@@ -516,7 +543,12 @@ pub async fn suggest_json(State(state): State<AppState>, Query(q): Query<HashMap
 
 /// `POST /upload/photo`: one photo from the uploader island; answers the API envelope with the
 /// upload's id and preview URL, or a Chinese message.
-pub async fn upload(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, mp: Result<Multipart, axum::extract::multipart::MultipartRejection>) -> Response {
+pub async fn upload(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    headers: HeaderMap,
+    mp: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Response {
     let Some(user) = visitor.user else {
         return crate::envelope::fail(StatusCode::UNAUTHORIZED, crate::envelope::ApiCode::Session, "请先登录");
     };

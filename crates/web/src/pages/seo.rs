@@ -4,14 +4,14 @@
 
 use std::fmt::Write as _;
 
-use axum::extract::State;
 use crate::extract::Path;
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use domain::search::CarQuery;
 
-use crate::state::AppState;
 use crate::error::AppError;
+use crate::state::AppState;
 
 fn xml(body: String) -> Response {
     ([(header::CONTENT_TYPE, "application/xml; charset=utf-8"), (header::CACHE_CONTROL, "public, max-age=3600")], body).into_response()
@@ -37,16 +37,19 @@ fn urlset(urls: impl Iterator<Item = (String, Option<i64>)>) -> String {
 /// `GET /robots.txt`.
 pub async fn robots(State(state): State<AppState>) -> Response {
     let site = state.config.site_url.trim_end_matches('/');
-    let body = format!(
-        "User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /space/\nDisallow: /actives/threecar\nDisallow: /*sort=\n\nSitemap: {site}/sitemap.xml\n"
-    );
+    let body =
+        format!("User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /space/\nDisallow: /actives/threecar\nDisallow: /*sort=\n\nSitemap: {site}/sitemap.xml\n");
     ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
 /// `GET /sitemap.xml`: the index.
 pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
-    let (online, listings_mod, news) = tokio::try_join!(state.counts.get_or(|| crate::memo::online_key(None), state.store.count_online(None)), state.store.listings_lastmod(), state.store.latest_news(1))?;
+    let (online, listings_mod, news) = tokio::try_join!(
+        state.counts.get_or(|| crate::memo::online_key(None), state.store.count_online(None)),
+        state.store.listings_lastmod(),
+        state.store.latest_news(1)
+    )?;
     let files = (online.max(1) + store::SITEMAP_URLS - 1) / store::SITEMAP_URLS;
     let now = state.clock.now();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
@@ -78,8 +81,10 @@ pub async fn file(State(state): State<AppState>, Path(name): Path<String>) -> Re
 async fn pages(state: &AppState) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
     let (cities, shops) = tokio::try_join!(state.store.cities_with_listings(400), state.store.shop_onames())?;
-    let mut urls: Vec<(String, Option<i64>)> =
-        ["/", "/carlist", "/servicehall", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"].iter().map(|p| (format!("{site}{p}"), None)).collect();
+    let mut urls: Vec<(String, Option<i64>)> = ["/", "/carlist", "/servicehall", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"]
+        .iter()
+        .map(|p| (format!("{site}{p}"), None))
+        .collect();
     // The selling service's pages (the campaign pages are for ads and say noindex).
     for d in super::shared::PAGES.iter().filter(|d| d.layout == "default") {
         urls.push((format!("{site}/actives/{}/{}", d.section, d.slug), None));

@@ -7,24 +7,24 @@
 
 use std::collections::BTreeMap;
 
-use askama::Template;
 use super::shared::{Def, def};
 use crate::extract::Form;
-use axum::extract::State;
 use crate::extract::{Path, Query};
+use askama::Template;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use domain::lead::Intent;
 use domain::money::wan;
 use domain::service::{Answers, BODIES, PACKAGES, Package};
 use serde::Deserialize;
-use domain::lead::Intent;
 use store::{LeadOutcome, NewLead, SeriesOffer};
 
+use crate::error::AppError;
+use crate::meta::PageMeta;
 use crate::signin::see_other;
 use crate::state::AppState;
-use crate::meta::PageMeta;
 use crate::visitor::Visitor;
-use crate::error::AppError;
 
 /// Everything the pages' forms and links carry.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -123,7 +123,15 @@ impl ServicePage {
     }
 }
 
-async fn render(state: &AppState, visitor: &Visitor, def: &'static Def, mut form: LeadPost, errors: BTreeMap<&'static str, String>, form_error: Option<String>, code: StatusCode) -> Result<Response, AppError> {
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    def: &'static Def,
+    mut form: LeadPost,
+    errors: BTreeMap<&'static str, String>,
+    form_error: Option<String>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
     let path = format!("/actives/{}/{}", def.section, def.slug);
     let mut page = PageMeta::new(state, visitor.device, def.layout, def.title).canonical_path(state, &path).describe(def.description);
     if def.layout == "flow" {
@@ -149,7 +157,12 @@ async fn render(state: &AppState, visitor: &Visitor, def: &'static Def, mut form
                 let found: Vec<SeriesOffer> = state.store.series_offers(min, max, body, a.energy.fuel_codes(), a.gearbox, 6).await?;
                 offers = found
                     .into_iter()
-                    .map(|o| Offer { name: format!("{} {}", o.brand, o.name), cars: o.cars, low: wan(o.low_yuan), href: format!("/carlist?{}", a.carlist_query(Some(&o.slug))) })
+                    .map(|o| Offer {
+                        name: format!("{} {}", o.brand, o.name),
+                        cars: o.cars,
+                        low: wan(o.low_yuan),
+                        href: format!("/carlist?{}", a.carlist_query(Some(&o.slug))),
+                    })
                     .collect();
                 all_href = format!("/carlist?{}", a.carlist_query(None));
             }
@@ -270,7 +283,14 @@ mod tests {
 
     #[test]
     fn every_seed_route_of_the_family_has_a_page() {
-        for (section, slug) in [("service", "personalCar"), ("service", "sellcarPlan"), ("service", "sellcarService"), ("collect", "buycar"), ("collect", "selectcar"), ("collect", "sellcar")] {
+        for (section, slug) in [
+            ("service", "personalCar"),
+            ("service", "sellcarPlan"),
+            ("service", "sellcarService"),
+            ("collect", "buycar"),
+            ("collect", "selectcar"),
+            ("collect", "sellcar"),
+        ] {
             assert!(def(section, slug).is_some(), "{section}/{slug}");
         }
         assert!(def("service", "sellcar").is_none() && def("collect", "personalCar").is_none());
@@ -278,7 +298,8 @@ mod tests {
 
     #[test]
     fn campaign_values_are_kept_short_and_printable() {
-        let post = LeadPost { plan: format!("p\u{7}{}", "x".repeat(100)), unit: String::new(), car: format!("  {}", "车".repeat(80)), ..LeadPost::default() }.tidy();
+        let post =
+            LeadPost { plan: format!("p\u{7}{}", "x".repeat(100)), unit: String::new(), car: format!("  {}", "车".repeat(80)), ..LeadPost::default() }.tidy();
         assert_eq!(post.plan.chars().count(), 64);
         assert!(!post.plan.contains('\u{7}'));
         assert_eq!(post.car.chars().count(), 50);
@@ -303,7 +324,9 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
         "买车",
         &[
             HallEntry { title: "精品车", text: "只看经过检测的车源，筛选与排序同买车列表。", href: "/servicehall/qualitycarlist" },
-            HallEntry { title: "帮我找车", text: "说出预算和想要的车，购车顾问按条件挑车、约看车。", href: "/actives/collect/buycar" },
+            HallEntry {
+                title: "帮我找车", text: "说出预算和想要的车，购车顾问按条件挑车、约看车。", href: "/actives/collect/buycar"
+            },
             HallEntry { title: "帮我选车", text: "回答四个问题，推荐预算内在售车最多的车系。", href: "/actives/collect/selectcar" },
             HallEntry { title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
             HallEntry { title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
@@ -313,9 +336,15 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
         "卖车",
         &[
             HallEntry { title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell" },
-            HallEntry { title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar" },
-            HallEntry { title: "卖车方案", text: "自助发布、省心卖、快速收购三种方案与服务费。", href: "/actives/service/sellcarPlan" },
-            HallEntry { title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService" },
+            HallEntry {
+                title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar"
+            },
+            HallEntry {
+                title: "卖车方案", text: "自助发布、省心卖、快速收购三种方案与服务费。", href: "/actives/service/sellcarPlan"
+            },
+            HallEntry {
+                title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService"
+            },
             HallEntry { title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar" },
         ],
     ),

@@ -6,24 +6,24 @@
 
 use std::collections::HashMap;
 
-use askama::Template;
-use crate::push;
 use crate::access::Dealer;
 use crate::extract::{Form, PathId, positive_id};
-use axum::extract::State;
 use crate::extract::{Path, Query};
+use crate::push;
+use askama::Template;
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use serde::Deserialize;
 use domain::lead::Intent;
+use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
 
-use crate::signin::see_other;
 use super::shared::{CardView, Crumbs, ShopHead};
-use crate::state::AppState;
-use crate::meta::{PageMeta, json_ld};
-use crate::visitor::Visitor;
 use crate::error::AppError;
+use crate::meta::{PageMeta, json_ld};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::visitor::Visitor;
 
 fn shop_meta(state: &AppState, visitor: &Visitor, layout: &str, title: String, path: &str) -> PageMeta {
     PageMeta::new(state, visitor.device, layout, title).canonical_path(state, path)
@@ -44,7 +44,10 @@ fn map_of(state: &AppState, s: &Shop) -> MapView {
         (Some(lat), Some(lng)) => (
             format!("https://uri.amap.com/marker?position={lng},{lat}&name={}&callnative=1", enc(&s.name)),
             (!state.config.maps_key.is_empty()).then(|| {
-                format!("https://restapi.amap.com/v3/staticmap?location={lng},{lat}&zoom=15&size=600*300&markers=mid,,A:{lng},{lat}&key={}", enc(&state.config.maps_key))
+                format!(
+                    "https://restapi.amap.com/v3/staticmap?location={lng},{lat}&zoom=15&size=600*300&markers=mid,,A:{lng},{lat}&key={}",
+                    enc(&state.config.maps_key)
+                )
             }),
         ),
         _ => (format!("https://uri.amap.com/search?keyword={}&callnative=1", enc(&format!("{} {}", s.address, s.name))), None),
@@ -85,7 +88,15 @@ async fn shop_or_404(state: &AppState, oname: &str) -> Result<Shop, AppError> {
     Ok(state.store.shop_by_oname(oname).await?)
 }
 
-async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'static str, layout: &str, form: ShopLeadForm, status: StatusCode) -> Result<Response, AppError> {
+async fn render_shop(
+    state: &AppState,
+    visitor: &Visitor,
+    s: &Shop,
+    tab: &'static str,
+    layout: &str,
+    form: ShopLeadForm,
+    status: StatusCode,
+) -> Result<Response, AppError> {
     let now = state.clock.now();
     let cards = if matches!(tab, "home" | "douyin") {
         state.store.shop_latest(s.shop_id, 12).await?.iter().map(|c| CardView::new(state, c, now)).collect()
@@ -118,7 +129,13 @@ async fn render_shop(state: &AppState, visitor: &Visitor, s: &Shop, tab: &'stati
         "sellCar" => format!("{} · 卖车给商家", s.name),
         _ => format!("{} · {}在售{}辆", s.name, head.city, s.on_sale),
     };
-    let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!("{}：{}。地址：{}，营业时间{}。", s.name, s.intro.chars().take(60).collect::<String>(), s.address, s.hours));
+    let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!(
+        "{}：{}。地址：{}，营业时间{}。",
+        s.name,
+        s.intro.chars().take(60).collect::<String>(),
+        s.address,
+        s.hours
+    ));
     if tab == "douyin" {
         page.noindex();
         page.canonical = crate::meta::absolute(state, &format!("/shop/{}", s.oname));
@@ -179,7 +196,12 @@ pub async fn sell_car(State(state): State<AppState>, visitor: Visitor, Path(onam
 }
 
 /// `POST /shop/{oname}/sellCar` (and the douyin page's callback form): a lead for this shop only.
-pub async fn sell_car_post(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
+pub async fn sell_car_post(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Path(oname): Path<String>,
+    Form(form): Form<ShopLeadForm>,
+) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
     shop_lead(&state, &visitor, &s, form, Intent::Sell, "sellCar").await
 }
@@ -222,7 +244,12 @@ pub async fn douyin(State(state): State<AppState>, visitor: Visitor, Query(q): Q
 }
 
 /// `POST /actives/douyinshop?oname=`: a callback request for the shop.
-pub async fn douyin_post(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>, Form(form): Form<ShopLeadForm>) -> Result<Response, AppError> {
+pub async fn douyin_post(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Query(q): Query<HashMap<String, String>>,
+    Form(form): Form<ShopLeadForm>,
+) -> Result<Response, AppError> {
     let s = shop_or_404(&state, q.get("oname").map_or("", String::as_str)).await?;
     shop_lead(&state, &visitor, &s, form, Intent::AskPrice, "douyin").await
 }
@@ -324,14 +351,27 @@ fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
 }
 
 /// `GET /shop/profile`: the signed-in dealer's editor.
-pub async fn profile(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
+pub async fn profile(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Dealer(user): Dealer,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
     render_profile(&state, &visitor, &s, profile_of(&s), Default::default(), q.contains_key("saved"), None, StatusCode::OK).await
 }
 
 /// The editor's fields as the shop has them now.
 fn profile_of(s: &Shop) -> ShopProfile {
-    ShopProfile { name: s.name.clone(), address: s.address.clone(), phone: s.phone.clone(), hours: s.hours.clone(), licence_no: s.licence_no.clone(), intro: s.intro.clone(), ..ShopProfile::default() }
+    ShopProfile {
+        name: s.name.clone(),
+        address: s.address.clone(),
+        phone: s.phone.clone(),
+        hours: s.hours.clone(),
+        licence_no: s.licence_no.clone(),
+        intro: s.intro.clone(),
+        ..ShopProfile::default()
+    }
 }
 
 #[expect(clippy::too_many_arguments)]
@@ -371,7 +411,12 @@ async fn render_profile(
 /// `POST /shop/profile/image` (multipart: `kind` = `logo`, `banner` or `photo`, then `file`):
 /// the photo goes through the upload pipeline, then becomes the logo, the banner or one more
 /// photo. Errors come back on the editor beside the image they concern.
-pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>) -> Result<Response, AppError> {
+pub async fn profile_image(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Dealer(user): Dealer,
+    mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
     let (texts, file) = crate::photos::receive_one(mp, "file").await;
     let outcome = match file {
@@ -389,7 +434,11 @@ pub async fn profile_image(State(state): State<AppState>, visitor: Visitor, Deal
         Ok(path) => match slot {
             "logo" => state.store.set_shop_image(user.user_id, store::ShopImage::Logo, &path, now).await.map(|()| None),
             "banner" => state.store.set_shop_image(user.user_id, store::ShopImage::Banner, &path, now).await.map(|()| None),
-            _ => state.store.add_shop_photo(user.user_id, &path, now).await.map(|added| (!added).then(|| format!("最多上传{}张店铺照片，请先删除一些", store::SHOP_PHOTOS_MAX))),
+            _ => state
+                .store
+                .add_shop_photo(user.user_id, &path, now)
+                .await
+                .map(|added| (!added).then(|| format!("最多上传{}张店铺照片，请先删除一些", store::SHOP_PHOTOS_MAX))),
         }?,
         Err(message) => Some(message),
     };
@@ -443,7 +492,8 @@ pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, std::collections::B
         e.insert("address", "请填写详细地址（5到100个字）".to_owned());
     }
     let phone = p.phone.trim();
-    let phone_ok = domain::validate::Mobile::parse(phone).is_ok() || (phone.len() >= 7 && phone.len() <= 20 && phone.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
+    let phone_ok =
+        domain::validate::Mobile::parse(phone).is_ok() || (phone.len() >= 7 && phone.len() <= 20 && phone.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
     if !phone_ok {
         e.insert("phone", "请填写手机号或座机号，如 0731-88886666".to_owned());
     }
@@ -478,7 +528,15 @@ pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Deale
             Ok(see_other("/shop/profile?saved=1", Vec::new()))
         }
         Err(errors) => {
-            let form = ShopProfile { name: p.name, address: p.address, phone: p.phone, hours: p.hours, licence_no: p.licence_no, intro: p.intro, ..ShopProfile::default() };
+            let form = ShopProfile {
+                name: p.name,
+                address: p.address,
+                phone: p.phone,
+                hours: p.hours,
+                licence_no: p.licence_no,
+                intro: p.intro,
+                ..ShopProfile::default()
+            };
             render_profile(&state, &visitor, &s, form, errors, false, None, StatusCode::UNPROCESSABLE_ENTITY).await
         }
     }
@@ -512,9 +570,23 @@ mod tests {
 
     #[test]
     fn profile_fields_are_checked_with_chinese_messages() {
-        let good = ProfilePost { name: "长沙好车二手车".into(), address: "长沙市岳麓区二手车市场A区".into(), phone: "0731-88886666".into(), hours: "09:00-18:00".into(), licence_no: String::new(), intro: String::new() };
+        let good = ProfilePost {
+            name: "长沙好车二手车".into(),
+            address: "长沙市岳麓区二手车市场A区".into(),
+            phone: "0731-88886666".into(),
+            hours: "09:00-18:00".into(),
+            licence_no: String::new(),
+            intro: String::new(),
+        };
         assert!(check_profile(&good).is_ok());
-        let bad = ProfilePost { name: "车".into(), address: "长沙".into(), phone: "abc".into(), hours: "全".repeat(31), licence_no: "123".into(), intro: "介".repeat(501) };
+        let bad = ProfilePost {
+            name: "车".into(),
+            address: "长沙".into(),
+            phone: "abc".into(),
+            hours: "全".repeat(31),
+            licence_no: "123".into(),
+            intro: "介".repeat(501),
+        };
         let e = check_profile(&bad).unwrap_err();
         assert_eq!(e.len(), 6);
         assert_eq!(e["licence_no"], "统一社会信用代码应为18位数字或大写字母");

@@ -8,9 +8,9 @@
 
 use std::borrow::Cow;
 
-use askama::Template;
 use crate::access::SignedIn;
 use crate::extract::{Form, PathId, positive_id};
+use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
@@ -20,19 +20,18 @@ use serde::Deserialize;
 use store::{NewWanted, Scope};
 
 use super::shared::CardView;
+use crate::error::AppError;
+use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
+use crate::meta::{IslandMount, PageMeta};
 use crate::signin::{LoginForm, see_other};
 use crate::state::AppState;
-use crate::meta::{IslandMount, PageMeta};
 use crate::visitor::Visitor;
-use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
-use crate::error::AppError;
 
 fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
     let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
     page.private();
     page
 }
-
 
 /// The masked phone of a user, or a prompt to bind one.
 fn masked(user: &store::User) -> String {
@@ -113,10 +112,8 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
         (None, Some(device)) => state.store.device_history(device, 100).await?,
         (None, None) => Vec::new(),
     };
-    let items = rows
-        .iter()
-        .map(|(c, at)| NotedCard { card: CardView::new(&state, c, now), note: format!("浏览于{}", domain::time::relative(*at, now)) })
-        .collect();
+    let items =
+        rows.iter().map(|(c, at)| NotedCard { card: CardView::new(&state, c, now), note: format!("浏览于{}", domain::time::relative(*at, now)) }).collect();
     let mut tpl = ListPage::new(meta(&state, &visitor, "浏览历史", "/space/history"), "浏览历史", "还没有浏览过车源，去看看吧", items);
     if visitor.user.is_none() {
         tpl.intro = "当前显示本设备的浏览记录，登录后会合并到您的账号，换设备也能看到。";
@@ -156,7 +153,12 @@ pub struct FavouritePost {
 }
 
 /// `POST /space/favourites`: add or remove, then back.
-pub async fn favourite(State(state): State<AppState>, SignedIn(user): SignedIn, headers: HeaderMap, Form(post): Form<FavouritePost>) -> Result<Response, AppError> {
+pub async fn favourite(
+    State(state): State<AppState>,
+    SignedIn(user): SignedIn,
+    headers: HeaderMap,
+    Form(post): Form<FavouritePost>,
+) -> Result<Response, AppError> {
     let id = positive_id(&post.listing_id)?;
     if post.action == "remove" {
         state.store.remove_favourite(user.user_id, id).await?;
@@ -209,10 +211,10 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         .iter()
         .filter(|l| l.listing_id.is_none())
         .map(|l| {
-            let receiver = l.shop_name.as_deref().map_or_else(
-                || if l.intent == "buy" { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() },
-                |s| format!("商家「{s}」"),
-            );
+            let receiver = l
+                .shop_name
+                .as_deref()
+                .map_or_else(|| if l.intent == "buy" { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() }, |s| format!("商家「{s}」"));
             let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
             let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
             format!(
@@ -239,7 +241,9 @@ pub async fn friend_cars(State(state): State<AppState>, visitor: Visitor, Signed
         .iter()
         .filter_map(|s| {
             let card = cards.iter().find(|c| c.listing_id == s.listing_id)?;
-            Some(NotedCard { card: CardView::new(&state, card, now), note: format!("{}分享给您 · {}", s.sharer, domain::time::relative(s.created_at, now)) })
+            Some(NotedCard {
+                card: CardView::new(&state, card, now), note: format!("{}分享给您 · {}", s.sharer, domain::time::relative(s.created_at, now))
+            })
         })
         .collect();
     let tpl = ListPage::new(meta(&state, &visitor, "好友分享的车", "/space/friendcar"), "好友分享的车", "还没有好友分享的车源", items);
@@ -506,7 +510,14 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(
         let cut = Scope { price_cut_after: Some(saved.last_checked_at), ..Scope::default() };
         let (total, new_count, drops) =
             tokio::try_join!(store.count_matching(&q, Scope::default(), year), store.count_matching(&q, fresh, year), store.count_matching(&q, cut, year))?;
-        out.push(SearchView { id: saved.saved_search_id, title: saved.title, total: domain::search::count_label(total), new_count, drops, saved: domain::time::date(saved.created_at) });
+        out.push(SearchView {
+            id: saved.saved_search_id,
+            title: saved.title,
+            total: domain::search::count_label(total),
+            new_count,
+            drops,
+            saved: domain::time::date(saved.created_at),
+        });
     }
     let mut page = meta(&state, &visitor, "订阅的搜索", "/space/searches");
     let confirm = page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
@@ -538,7 +549,6 @@ pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn
     state.store.save_search(user.user_id, &query, &title, state.clock.now()).await?;
     Ok(see_other("/space/searches", Vec::new()))
 }
-
 
 /// `GET /space/searches/{id}`: marks it seen and opens the list.
 pub async fn open_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
@@ -587,7 +597,15 @@ pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         .collect();
     let orders = orders
         .iter()
-        .map(|o| (o.order_no.clone(), o.subject.clone(), format!("{}.{:02}", o.amount_fen / 100, o.amount_fen % 100), order_status(&o.status), domain::time::datetime(o.created_at)))
+        .map(|o| {
+            (
+                o.order_no.clone(),
+                o.subject.clone(),
+                format!("{}.{:02}", o.amount_fen / 100, o.amount_fen % 100),
+                order_status(&o.status),
+                domain::time::datetime(o.created_at),
+            )
+        })
         .collect();
     let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders };
     Ok(Html(tpl.render()?).into_response())

@@ -4,22 +4,22 @@
 //! `staff_action`). Visitors send appeals from `/actives/help/appeal` and
 //! `/actives/help/customerappeal`.
 
-use askama::Template;
 use crate::access::Staff;
-use crate::extract::{Form, positive_id};
-use axum::extract::State;
 use crate::extract::Query;
+use crate::extract::{Form, positive_id};
+use askama::Template;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{Action, Actor, REASON_MAX};
 use serde::Deserialize;
 use store::ActionOutcome;
 
+use crate::error::AppError;
+use crate::meta::PageMeta;
 use crate::signin::see_other;
 use crate::state::AppState;
-use crate::meta::PageMeta;
 use crate::visitor::Visitor;
-use crate::error::AppError;
 
 /// A listing in the queue as shown.
 pub struct QueueItem {
@@ -71,7 +71,14 @@ pub struct StaffQuery {
     id: String,
 }
 
-async fn review_page(state: &AppState, visitor: &Visitor, only: Option<i64>, notice: Option<String>, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+async fn review_page(
+    state: &AppState,
+    visitor: &Visitor,
+    only: Option<i64>,
+    notice: Option<String>,
+    error: Option<String>,
+    status: StatusCode,
+) -> Result<Response, AppError> {
     let (queue, total) = tokio::try_join!(state.store.review_queue(only, 50), state.store.review_count())?;
     let base = &state.config.image_upload_base;
     let ids: Vec<i64> = queue.iter().map(|r| r.listing_id).collect();
@@ -81,7 +88,14 @@ async fn review_page(state: &AppState, visitor: &Visitor, only: Option<i64>, not
         let history = events
             .iter()
             .filter(|e| e.listing_id == r.listing_id)
-            .map(|e| format!("{} {} {}", domain::time::datetime(e.created_at), e.actor.clone().unwrap_or_default(), Action::parse(&e.action).map_or("修改", Action::label)))
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    domain::time::datetime(e.created_at),
+                    e.actor.clone().unwrap_or_default(),
+                    Action::parse(&e.action).map_or("修改", Action::label)
+                )
+            })
             .collect();
         items.push(QueueItem {
             id: r.listing_id,
@@ -244,14 +258,25 @@ struct AppealPage {
 
 fn appeal_kind(path: &str) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
     if path.ends_with("customerappeal") {
-        ("customerappeal", "消费投诉", "买车、卖车或服务中遇到问题？告诉我们，客服会在2个工作日内联系您。", "/actives/help/customerappeal", "涉及的车源编号或商家（选填）")
+        (
+            "customerappeal",
+            "消费投诉",
+            "买车、卖车或服务中遇到问题？告诉我们，客服会在2个工作日内联系您。",
+            "/actives/help/customerappeal",
+            "涉及的车源编号或商家（选填）",
+        )
     } else {
         ("appeal", "申诉", "对车源审核、下架或账号处理有异议，可以在这里申诉，审核员会复核并答复。", "/actives/help/appeal", "车源编号或账号（选填）")
     }
 }
 
 /// `GET /actives/help/appeal` and `/actives/help/customerappeal`.
-pub async fn appeal_page(State(state): State<AppState>, visitor: Visitor, uri: axum::http::Uri, Query(q): Query<std::collections::HashMap<String, String>>) -> Result<Response, AppError> {
+pub async fn appeal_page(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::http::Uri,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> Result<Response, AppError> {
     let form = AppealForm {
         target: q.get("target").cloned().unwrap_or_default().chars().take(50).collect(),
         mobile: visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default(),
@@ -274,7 +299,12 @@ async fn render_appeal(state: &AppState, visitor: &Visitor, path: &str, form: Ap
 }
 
 /// `POST /actives/help/appeal` and `/actives/help/customerappeal`.
-pub async fn appeal_submit(State(state): State<AppState>, visitor: Visitor, uri: axum::http::Uri, Form(mut form): Form<AppealForm>) -> Result<Response, AppError> {
+pub async fn appeal_submit(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::http::Uri,
+    Form(mut form): Form<AppealForm>,
+) -> Result<Response, AppError> {
     let (kind, _, _, action, _) = appeal_kind(uri.path());
     let mobile = domain::validate::Mobile::parse(&form.mobile);
     if let Err(e) = &mobile {
@@ -292,7 +322,10 @@ pub async fn appeal_submit(State(state): State<AppState>, visitor: Visitor, uri:
     if !form.errors.is_empty() {
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
-    let stored = state.store.submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, &visitor.ip, state.clock.now()).await?;
+    let stored = state
+        .store
+        .submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, &visitor.ip, state.clock.now())
+        .await?;
     if stored.is_none() {
         form.form_error = Some("提交太频繁了，请一小时后再试".to_owned());
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::TOO_MANY_REQUESTS).await;

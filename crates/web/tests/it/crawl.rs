@@ -3,10 +3,6 @@
 //! reached, that the sitemap lists every one of them, and that no followed link answers 404 or 5xx
 //! — except the screens that later issues build (listed below, and removed as they land).
 
-#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
-
-mod common;
-
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use axum::http::StatusCode;
@@ -45,7 +41,7 @@ fn links(body: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_crawler_from_home_reaches_every_online_listing() {
-    let app = common::spawn_app(150).await;
+    let app = crate::support::spawn_app(150).await;
     let mut seen: HashSet<String> = HashSet::new();
     let mut queue: VecDeque<String> = VecDeque::from(["/".to_owned()]);
     let mut details: BTreeSet<i64> = BTreeSet::new();
@@ -77,8 +73,7 @@ async fn a_crawler_from_home_reaches_every_online_listing() {
         }
     }
     assert!(broken.is_empty(), "followed links that fail: {broken:?}");
-    let online: BTreeSet<i64> =
-        app.state.store.sitemap_listings(0, store::SITEMAP_URLS).await.unwrap().into_iter().map(|(id, _)| id).collect();
+    let online: BTreeSet<i64> = app.state.store.sitemap_listings(0, store::SITEMAP_URLS).await.unwrap().into_iter().map(|(id, _)| id).collect();
     assert_eq!(online.len() as i64, app.state.store.count_online(None).await.unwrap(), "the sitemap lists every online listing");
     let missing: Vec<&i64> = online.difference(&details).collect();
     assert!(missing.is_empty(), "online listings no link leads to: {missing:?}");

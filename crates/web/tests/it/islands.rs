@@ -2,10 +2,8 @@
 //! fallback markup still there), the login island's JSON answer, prefetches that record no visit,
 //! the JS-SDK origin in the CSP, the wanted-request note limit, and the development kit page.
 
-mod common;
-
+use crate::support::{DESKTOP, IPHONE, NOW, TestApp, detail_links};
 use axum::http::StatusCode;
-use common::{DESKTOP, IPHONE, NOW, TestApp, detail_links};
 use web::config::{Config, Env};
 
 /// The JSON props of an island on a page, unescaped.
@@ -28,7 +26,7 @@ async fn sign_in(app: &TestApp, mobile: &str) -> String {
 
 #[tokio::test]
 async fn the_detail_page_hosts_gallery_share_and_date_picker_over_their_fallbacks() {
-    let app = common::spawn_app(30).await;
+    let app = crate::support::spawn_app(30).await;
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let session = sign_in(&app, "13800001111").await;
     let r = app.get(&format!("/details/{id}"), &[("cookie", &session), ("user-agent", IPHONE)]).await;
@@ -61,7 +59,7 @@ async fn the_detail_page_hosts_gallery_share_and_date_picker_over_their_fallback
 
 #[tokio::test]
 async fn a_prefetch_is_answered_but_not_recorded_as_a_visit() {
-    let app = common::spawn_app(30).await;
+    let app = crate::support::spawn_app(30).await;
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let did = "fedcba9876543210fedcba9876543210";
     let cookie = format!("hx_did={did}");
@@ -76,7 +74,7 @@ async fn a_prefetch_is_answered_but_not_recorded_as_a_visit() {
 
 #[tokio::test]
 async fn the_login_island_gets_json_from_the_code_endpoint_and_the_pages_mount_it() {
-    let app = common::spawn_app(0).await;
+    let app = crate::support::spawn_app(0).await;
     let json = [("accept", "application/json")];
     let bad = app.post_form("/sys/login/code", &json, "mobile=12345").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -103,7 +101,7 @@ async fn the_login_island_gets_json_from_the_code_endpoint_and_the_pages_mount_i
 
 #[tokio::test]
 async fn the_wanted_form_keeps_an_overlong_note_and_says_why() {
-    let app = common::spawn_app(10).await;
+    let app = crate::support::spawn_app(10).await;
     let session = sign_in(&app, "13700002222").await;
     let page = app.get("/space/carfindwa", &[("cookie", &session)]).await;
     assert_eq!(props(&page.body, "RegionPicker")["name"], "city");
@@ -122,7 +120,7 @@ async fn the_wanted_form_keeps_an_overlong_note_and_says_why() {
 
 #[tokio::test]
 async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
-    let app = common::spawn_app(0).await;
+    let app = crate::support::spawn_app(0).await;
     let r = app.get("/sys/kit?day=2026-11-25&week=2026-11-16&dates=2026-11-02,2026-11-05&month=2026-11&years=2020,2021&from=2026-11-10&to=2026-11-12&mfrom=2026-01&mto=bad&city=changsha", &[]).await;
     assert_eq!(r.status, StatusCode::OK);
     for (field, text) in [
@@ -143,8 +141,14 @@ async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
     let up = app.post_form("/sys/kit/upload", &[], "x=1").await;
     assert!(up.json()["data"]["id"].as_str().unwrap().starts_with("kit-"));
 
-    let staging = Config { secret: "s".into(), app_token_secret: "a".into(), sms_adapter: "sandbox".into(), oauth_adapter: "sandbox".into(), ..Config::defaults(Env::Staging) };
+    let staging = Config {
+        secret: "s".into(),
+        app_token_secret: "a".into(),
+        sms_adapter: "sandbox".into(),
+        oauth_adapter: "sandbox".into(),
+        ..Config::defaults(Env::Staging)
+    };
     let other = app.variant(staging, NOW);
-    assert_eq!(common::get_on(&other, "/sys/kit", &[]).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(common::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(crate::support::get_on(&other, "/sys/kit", &[]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(crate::support::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);
 }

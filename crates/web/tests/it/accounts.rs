@@ -2,10 +2,8 @@
 //! sessions and cookies, the session bootstrap, OAuth and QR login against the sandbox, the seed
 //! API with CM002, CSRF, and the personal space (including other users' objects).
 
-mod common;
-
+use crate::support::{DESKTOP, IPHONE, NOW, TestApp, get_on, login, post_on, shown_code};
 use axum::http::StatusCode;
-use common::{DESKTOP, IPHONE, NOW, TestApp, get_on, login, post_on, shown_code};
 use web::config::{Config, Env};
 
 const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.47";
@@ -490,14 +488,14 @@ on_both!(30 =>
 #[tokio::test]
 async fn routes_can_require_a_role() {
     use axum::routing::get;
-    let app = common::spawn_app(0).await;
+    let app = crate::support::spawn_app(0).await;
     let extra = axum::Router::new()
         .route("/staff-only", get(|| async { "review queue" }))
         .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth", "staff"])));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |cookie: String| {
         let router = router.clone();
-        async move { common::send(router, axum::http::Method::GET, "/staff-only", &[("cookie", cookie.as_str())], None).await }
+        async move { crate::support::send(router, axum::http::Method::GET, "/staff-only", &[("cookie", cookie.as_str())], None).await }
     };
     assert_eq!(get_as(String::new()).await.status, StatusCode::UNAUTHORIZED);
     let buyer = login(&app, "13000000001", "").await;
@@ -522,7 +520,7 @@ async fn routes_can_require_a_role() {
 async fn extractors_decide_who_may_call_a_handler() {
     use axum::routing::get;
     use web::access::{Dealer, SignedIn};
-    let app = common::spawn_app(5).await;
+    let app = crate::support::spawn_app(5).await;
     let extra = axum::Router::new()
         .route("/only-dealers", get(|Dealer(u): Dealer| async move { format!("shop {}", u.user_id) }))
         .route("/only-users/{id}", get(|SignedIn(u): SignedIn, web::extract::PathId(id): web::extract::PathId| async move { format!("{} {id}", u.user_id) }))
@@ -530,7 +528,7 @@ async fn extractors_decide_who_may_call_a_handler() {
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |path: &'static str, cookie: String| {
         let router = router.clone();
-        async move { common::send(router, axum::http::Method::GET, path, &[("cookie", cookie.as_str())], None).await }
+        async move { crate::support::send(router, axum::http::Method::GET, path, &[("cookie", cookie.as_str())], None).await }
     };
     let anonymous = get_as("/only-dealers", String::new()).await;
     assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
@@ -570,7 +568,7 @@ async fn api_failures_answer_in_the_envelope_even_when_the_database_fails(app: &
 /// A token issued by one server process is accepted by another on the same PostgreSQL database.
 #[tokio::test]
 async fn a_token_from_one_node_works_on_another() {
-    let Some(app) = common::spawn_pg_app(5).await else { return };
+    let Some(app) = crate::support::spawn_pg_app(5).await else { return };
     let session = login(&app, "13800000009", "").await;
     let other_store = store::Store::connect(&app.pg_url().unwrap()).await.unwrap();
     let node_b = web::state::AppState::with_clock(Config::defaults(Env::Development), other_store, Box::new(domain::time::FixedClock(NOW)));

@@ -2,12 +2,10 @@
 //! approve it, a buyer finds it and leaves a lead, the seller manages it; the upload pipeline's
 //! abuse cases; other users' listings; anti-bait flags; appeals.
 
-mod common;
-
 use std::io::Cursor;
 
+use crate::support::{IPHONE, NOW, Part, TestApp, files_under, jpeg, login, send_body};
 use axum::http::StatusCode;
-use common::{IPHONE, NOW, Part, TestApp, files_under, jpeg, login, send_body};
 
 const SELLER: &str = "13812340001";
 const OTHER: &str = "13812340002";
@@ -181,7 +179,7 @@ async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp
     assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "照片是空文件，请重新选择"));
     // 20 MB: refused from its declared length, before the body is read…
     let big = vec![0xFFu8; 20 * 1024 * 1024];
-    let (ct, body) = common::multipart(&[Part::File("photo", "big.jpg", &big)]);
+    let (ct, body) = crate::support::multipart(&[Part::File("photo", "big.jpg", &big)]);
     let len = body.len().to_string();
     let r = send_body(app.router(), "/upload/photo", &[h[0], h[1], ("content-length", &len)], &ct, body.clone()).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
@@ -190,7 +188,9 @@ async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp
     let r = send_body(app.router(), "/upload/photo", &h, &ct, body).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.body);
     assert_eq!(r.json()["msg"], "照片不能超过10MB");
-    for (name, bytes) in [("logo.jpg", &b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>"[..]), ("page.jpg", b"<!DOCTYPE html><script>alert(1)</script>")] {
+    for (name, bytes) in
+        [("logo.jpg", &b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>"[..]), ("page.jpg", b"<!DOCTYPE html><script>alert(1)</script>")]
+    {
         let (s, b) = upload(app, &seller, name, bytes).await;
         assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "只支持JPG、PNG、WebP格式的照片"), "{name}");
     }
@@ -234,7 +234,11 @@ async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp
     let user_id = app.state.store.user_by_mobile(SELLER).await.unwrap().unwrap().user_id;
     for i in 0..28 {
         let t = format!("fake{i:028}");
-        app.state.store.record_upload(&t, user_id, &format!("p/202611/fake{i}.webp"), 800, 600, 1, NOW).await.unwrap();
+        app.state
+            .store
+            .record_upload(&store::NewUpload { token: &t, user_id, path: &format!("p/202611/fake{i}.webp"), width: 800, height: 600, bytes: 1 }, NOW)
+            .await
+            .unwrap();
         tokens.push(t);
     }
     let before = files_under(&app.upload_dir).len();
@@ -308,7 +312,13 @@ async fn bait_is_flagged_for_review_with_its_reason(app: &TestApp) {
     let queue = app.get("/staff/review", &[("cookie", &staff)]).await;
     let first = queue.body.find("class=\"queue-item").unwrap();
     assert!(queue.body[first..].starts_with(&format!("class=\"queue-item flagged\" id=\"review-{id}\"")), "flagged listings come first");
-    let r = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=reject&reason=%E6%8F%8F%E8%BF%B0%E4%BB%B7%E6%A0%BC%E4%B8%8D%E4%B8%80%E8%87%B4")).await;
+    let r = app
+        .post_form(
+            "/staff/review",
+            &[("cookie", &staff)],
+            &format!("id={id}&decision=reject&reason=%E6%8F%8F%E8%BF%B0%E4%BB%B7%E6%A0%BC%E4%B8%8D%E4%B8%80%E8%87%B4"),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let mine = app.get("/space/personcarlist?status=rejected", &[("cookie", &seller)]).await;
     assert!(mine.body.contains("审核未通过：描述价格不一致"), "the seller sees the reason");
@@ -323,7 +333,9 @@ async fn bait_is_flagged_for_review_with_its_reason(app: &TestApp) {
     let list = app.get("/staff/appeals", &[("cookie", &staff)]).await;
     assert!(list.body.contains(text));
     let appeal_id = list.body.split("name=\"id\" value=\"").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned()).unwrap();
-    let r = app.post_form("/staff/appeals", &[("cookie", &staff)], &format!("id={appeal_id}&decision=dismissed&reason={}", urlencode("描述仍需修改后重新提交"))).await;
+    let r = app
+        .post_form("/staff/appeals", &[("cookie", &staff)], &format!("id={appeal_id}&decision=dismissed&reason={}", urlencode("描述仍需修改后重新提交")))
+        .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(app.get("/actives/help/appeal", &[("cookie", &seller)]).await.body.contains("答复：描述仍需修改后重新提交"));
     assert_eq!(app.get("/staff/appeals", &[("cookie", &seller)]).await.status, StatusCode::FORBIDDEN);

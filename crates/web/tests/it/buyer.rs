@@ -2,12 +2,8 @@
 //! filters, sorts, pages and SEO; the detail page with its rating, freshness, JSON-LD and lead
 //! forms; news; compare; the inspected and campaign lists; sitemaps and robots.txt.
 
-#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
-
-mod common;
-
+use crate::support::{IPHONE, TestApp, detail_links};
 use axum::http::StatusCode;
-use common::{IPHONE, TestApp, detail_links};
 
 on_both!(300 =>
     the_car_list_filters_sorts_and_pages,
@@ -123,7 +119,12 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
     app.state.store.execute_admin(&format!("update listing set price_cut_count = 1 where listing_id = {id}")).await.unwrap();
     app.state
         .store
-        .execute_admin(&format!("insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ({id}, {}, {}, {})", d.price_yuan + 5000, d.price_yuan, common::NOW - 86_400))
+        .execute_admin(&format!(
+            "insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ({id}, {}, {}, {})",
+            d.price_yuan + 5000,
+            d.price_yuan,
+            crate::support::NOW - 86_400
+        ))
         .await
         .unwrap();
     let r = app.get(&format!("/details/{id}"), &[]).await;
@@ -286,7 +287,7 @@ on_both!(120 => the_expiry_job_takes_unconfirmed_cars_offline);
 async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let before = online(app).await;
-    app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", common::NOW - 1)).await.unwrap();
+    app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", crate::support::NOW - 1)).await.unwrap();
     web::jobs::tick(&app.state, 0).await;
     web::jobs::tick(&app.state, 1).await;
     assert_eq!(online(app).await, before - 1, "exactly one expired, however often the job runs");

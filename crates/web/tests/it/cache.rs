@@ -1,25 +1,23 @@
 //! The response cache for anonymous GETs: who is served from it, what a hit carries, and how a
 //! write empties it; and the node's short memory of list totals.
 
-mod common;
-
+use crate::support::{IPHONE, detail_links, get_on, login, post_on};
 use axum::http::StatusCode;
-use common::{IPHONE, detail_links, get_on, login, post_on};
 
-fn x_cache(r: &common::Reply) -> &str {
+fn x_cache(r: &crate::support::Reply) -> &str {
     r.headers.get("x-cache").and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 
-fn device_cookie(r: &common::Reply) -> String {
+fn device_cookie(r: &crate::support::Reply) -> String {
     r.cookies().into_iter().find(|c| c.starts_with("hx_did=")).unwrap_or_default()
 }
 
 #[tokio::test]
 async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
-    let app = common::spawn_app(300).await;
+    let app = crate::support::spawn_app(300).await;
     let mut cfg = app.state.config.clone();
     cfg.response_cache_secs = "60".to_owned();
-    let node = app.variant(cfg, common::NOW);
+    let node = app.variant(cfg, crate::support::NOW);
 
     // A first visit fills it, the next is a hit with the same page and a device id of its own.
     let first = get_on(&node, "/carlist", &[]).await;
@@ -63,17 +61,17 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     assert_eq!(x_cache(&app.get("/carlist", &[]).await), "");
 }
 
-fn total(r: &common::Reply) -> i64 {
+fn total(r: &crate::support::Reply) -> i64 {
     let at = r.body.find("共 <b>").expect("the list total") + "共 <b>".len();
     r.body[at..at + r.body[at..].find('<').unwrap()].parse().unwrap()
 }
 
 #[tokio::test]
 async fn list_totals_are_recounted_after_their_ttl_or_a_write() {
-    let app = common::spawn_app(300).await;
+    let app = crate::support::spawn_app(300).await;
     let mut cfg = app.state.config.clone();
     cfg.count_cache_secs = "60".to_owned();
-    let node = app.variant(cfg, common::NOW);
+    let node = app.variant(cfg, crate::support::NOW);
     let me = "hx_did=0123456789abcdef0123456789abcdef";
 
     let before = get_on(&node, "/carlist?fuel=1", &[("cookie", me)]).await;

@@ -1,15 +1,11 @@
 //! Black-box HTTP tests of the foundation: home page, errors, assets, cookies, regions, photos.
-//! The harness is `common`; the buyer journey's routes are tested on both databases in `buyer.rs`.
-
-#![expect(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its location")]
+//! The harness is `support`; the buyer journey's routes are tested on both databases in `buyer.rs`.
 
 use axum::Router;
 use axum::http::{Method, StatusCode, header};
 use axum::routing::get;
 
-mod common;
-
-use common::{DESKTOP, IPHONE, send, spawn_app};
+use crate::support::{DESKTOP, IPHONE, send, spawn_app};
 
 #[tokio::test]
 async fn the_home_page_shows_real_listings_on_a_phone() {

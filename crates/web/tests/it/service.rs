@@ -3,10 +3,8 @@
 //! values ride into the lead, the questionnaire's recommendations agree with `/carlist`, and the
 //! visitor later finds each request, with what they told us, in 我的询价.
 
-mod common;
-
+use crate::support::{TestApp, login};
 use axum::http::StatusCode;
-use common::{TestApp, login};
 
 async fn service_pages_end_in_a_lead(app: &TestApp) {
     for (path, title, layout) in [
@@ -35,10 +33,20 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     // Missing package and a bad phone: both messages, everything typed kept.
     let r = app.post_form("/actives/service/sellcarPlan", &[], "mobile=1390000&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=abc").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    for shown in [r#"id="s-mobile-error""#, r#"id="s-package-error""#, r#"id="s-expect-error""#, r#"value="1390000""#, r#"value="2019款朗逸""#, r#"value="abc""#, r#"value="changsha" selected"#] {
+    for shown in [
+        r#"id="s-mobile-error""#,
+        r#"id="s-package-error""#,
+        r#"id="s-expect-error""#,
+        r#"value="1390000""#,
+        r#"value="2019款朗逸""#,
+        r#"value="abc""#,
+        r#"value="changsha" selected"#,
+    ] {
         assert!(r.body.contains(shown), "{shown}");
     }
-    let r = app.post_form("/actives/service/sellcarPlan", &[], "mobile=13900007777&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=12.5&package=concierge").await;
+    let r = app
+        .post_form("/actives/service/sellcarPlan", &[], "mobile=13900007777&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=12.5&package=concierge")
+        .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert_eq!(r.location(), "/actives/gratitude?from=sell");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网卖车顾问"));
@@ -49,7 +57,8 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&plan=p9&type=douyin").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.body.contains(r#"id="s-budget-error""#) && r.body.contains(r#"name="plan" value="p9""#));
-    let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89&plan=p9&type=douyin").await;
+    let r =
+        app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89&plan=p9&type=douyin").await;
     assert_eq!(r.location(), "/actives/gratitude?from=buy");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网购车顾问"));
 
@@ -129,7 +138,8 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
         let r = app.get(href, &[]).await;
         // Personal and dealer pages ask a visitor who is not signed in to sign in: the sign-in
         // form in place (401) or a redirect to it.
-        let asks_to_sign_in = matches!(r.status, StatusCode::UNAUTHORIZED | StatusCode::SEE_OTHER) && (r.body.contains("登录") || r.headers.get("location").and_then(|l| l.to_str().ok()).is_some_and(|l| l.contains("login")));
+        let asks_to_sign_in = matches!(r.status, StatusCode::UNAUTHORIZED | StatusCode::SEE_OTHER)
+            && (r.body.contains("登录") || r.headers.get("location").and_then(|l| l.to_str().ok()).is_some_and(|l| l.contains("login")));
         assert!(r.status == StatusCode::OK || asks_to_sign_in, "{href}: {}", r.status);
     }
     // The site's navigation links here from every page.

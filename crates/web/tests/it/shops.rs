@@ -3,13 +3,12 @@
 //! the sell-to-this-shop lead reaching only that shop, masked numbers until a dealer opens the
 //! lead (logged), and another dealer seeing none of it.
 
-mod common;
-
+use crate::support::{Part, TestApp, jpeg, login};
 use axum::http::StatusCode;
-use common::{Part, TestApp, jpeg, login};
 
 async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
-    let (shop, other) = (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap());
+    let (shop, other) =
+        (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap());
     let dir = app.get("/shop", &[]).await;
     assert_eq!(dir.status, StatusCode::OK);
     assert_eq!(dir.body.matches(r#"<span class="shop-name">"#).count(), 20, "a page of shops");
@@ -81,7 +80,13 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     assert!(app.get("/actives/zhikeclues", &[("cookie", &owner)]).await.body.contains("13955556666"));
     let r = app.post_form("/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=call")).await;
     assert_eq!(r.location(), "tel:13955556666");
-    let r = app.post_form("/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=save&status=contacted&note=%E6%98%8E%E5%A4%A9%E7%9C%8B%E8%BD%A6")).await;
+    let r = app
+        .post_form(
+            "/actives/zhikeclues",
+            &[("cookie", &owner)],
+            &format!("id={lead_id}&action=save&status=contacted&note=%E6%98%8E%E5%A4%A9%E7%9C%8B%E8%BD%A6"),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let contacted = app.get("/actives/zhikeclues?status=contacted", &[("cookie", &owner)]).await;
     assert!(contacted.body.contains("明天看车"));
@@ -137,8 +142,14 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     assert!(r.body.contains("开启推送时请至少填写短信号码或选择微信"));
 
     // With WeChat bound, both channels are saved.
-    let wx = store::Identity { provider: store::Provider::Wechat, openid: "oDEALER2openid".to_owned(), unionid: None, nickname: String::new(), avatar: String::new() };
-    app.state.store.bind_identity(&mobile, &wx, common::NOW).await.unwrap();
+    let wx = store::Identity {
+        provider: store::Provider::Wechat,
+        openid: "oDEALER2openid".to_owned(),
+        unionid: None,
+        nickname: String::new(),
+        avatar: String::new(),
+    };
+    app.state.store.bind_identity(&mobile, &wx, crate::support::NOW).await.unwrap();
     let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "enabled=1&sms_mobile=13700001111&wechat=1").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let page = app.get(r.location(), &[("cookie", &owner)]).await;
@@ -180,7 +191,7 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955558888&car=x").await;
     assert_eq!(app.state.store.shop_leads(owner_id, "", 10).await.unwrap().len(), 2);
-    web::push::deliver_due(&app.state, common::NOW).await.unwrap();
+    web::push::deliver_due(&app.state, crate::support::NOW).await.unwrap();
     assert_eq!(app.state.store.push_log(owner_id, 50).await.unwrap().len(), 2);
     assert_eq!(app.state.adapters.sms.sandbox_notices("13700001111").len(), 1);
 }
@@ -199,20 +210,20 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     cfg.sms_access_key_id = "id".to_owned();
     cfg.sms_access_key_secret = "secret".to_owned();
     cfg.sms_lead_template_code = "SMS_LEAD".to_owned();
-    let node = app.variant(cfg, common::NOW);
+    let node = app.variant(cfg, crate::support::NOW);
     let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
     let owner_id = shop.owner_user_id.unwrap();
     let lead = store::NewLead { shop_id: Some(shop.shop_id), ..store::NewLead::new("13955559999".to_owned(), domain::lead::Intent::Sell) };
-    let store::LeadOutcome::Created(_) = web::push::submit_lead(&node, &lead, common::NOW).await.unwrap() else { panic!("lead not created") };
+    let store::LeadOutcome::Created(_) = web::push::submit_lead(&node, &lead, crate::support::NOW).await.unwrap() else { panic!("lead not created") };
     let log = settled(app, owner_id, 1).await;
     assert_eq!((log[0].status.as_str(), log[0].attempts), ("pending", 1));
     assert!(log[0].error.contains("isv.BUSINESS_LIMIT_CONTROL"), "{}", log[0].error);
     // Not yet due again within the backoff; due after it; the third failure is final.
-    assert_eq!(web::push::deliver_due(&node, common::NOW + 30).await.unwrap(), 0);
+    assert_eq!(web::push::deliver_due(&node, crate::support::NOW + 30).await.unwrap(), 0);
     assert_eq!(app.state.store.push_log(owner_id, 5).await.unwrap()[0].attempts, 1);
-    web::push::deliver_due(&node, common::NOW + 61).await.unwrap();
-    web::push::deliver_due(&node, common::NOW + 200).await.unwrap();
-    web::push::deliver_due(&node, common::NOW + 10_000).await.unwrap();
+    web::push::deliver_due(&node, crate::support::NOW + 61).await.unwrap();
+    web::push::deliver_due(&node, crate::support::NOW + 200).await.unwrap();
+    web::push::deliver_due(&node, crate::support::NOW + 10_000).await.unwrap();
     let log = app.state.store.push_log(owner_id, 5).await.unwrap();
     assert_eq!((log[0].status.as_str(), log[0].attempts), ("failed", 3));
     server.verify().await;
@@ -224,9 +235,8 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     let shop = app.state.store.shop_by_oname(&oname(app, 3).await).await.unwrap();
     let owner = login(app, &owner_mobile(app, shop.shop_id).await, "").await;
     let h = [("cookie", owner.as_str())];
-    let send = |kind: &'static str, name: &'static str, bytes: Vec<u8>| {
-        let h = h;
-        async move { app.post_multipart("/shop/profile/image", &h, &[Part::Text("kind", kind), Part::File("file", name, &bytes)]).await }
+    let send = |kind: &'static str, name: &'static str, bytes: Vec<u8>| async move {
+        app.post_multipart("/shop/profile/image", &h, &[Part::Text("kind", kind), Part::File("file", name, &bytes)]).await
     };
     let r = send("logo", "logo.jpg", jpeg(400, 400, 90)).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
@@ -256,10 +266,10 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     assert_eq!(app.state.store.shop_photos(shop.shop_id).await.unwrap().len(), 1);
 
     // Two days on, the cleanup removes the deleted photo's files only.
-    let before = common::files_under(&app.upload_dir).len();
-    let later = app.variant(app.state.config.clone(), common::NOW + 2 * 86_400);
+    let before = crate::support::files_under(&app.upload_dir).len();
+    let later = app.variant(app.state.config.clone(), crate::support::NOW + 2 * 86_400);
     web::jobs::tick(&later, 1).await;
-    let after = common::files_under(&app.upload_dir).len();
+    let after = crate::support::files_under(&app.upload_dir).len();
     assert_eq!(before - after, before / 4, "one upload of four (each with its sized copies) removed");
     let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;
     let src = business.body.split(r#"<ul class="shop-photos"><li><img src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
@@ -274,20 +284,45 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let server = MockServer::start().await;
     let wav = domain::audio::tone_wav(7, 1);
-    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "BindAxb"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "Message": "OK", "SecretBindDTO": {"SecretNo": "17000001234", "SubsId": "1000001", "Extension": ""}})))
-        .expect(1).mount(&server).await;
-    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-1"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-1.wav?Expires=1", server.uri())})))
-        .expect(1).mount(&server).await;
-    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-2"))
+    Mock::given(method("GET"))
+        .and(path("/"))
+        .and(query_param("Action", "BindAxb"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            serde_json::json!({"Code": "OK", "Message": "OK", "SecretBindDTO": {"SecretNo": "17000001234", "SubsId": "1000001", "Extension": ""}}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/"))
+        .and(query_param("Action", "QueryRecordFileDownloadUrl"))
+        .and(query_param("CallId", "call-1"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-1.wav?Expires=1", server.uri())})),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/"))
+        .and(query_param("Action", "QueryRecordFileDownloadUrl"))
+        .and(query_param("CallId", "call-2"))
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "isv.RECORD_NOT_EXIST", "Message": "录音文件不存在"})))
-        .mount(&server).await;
-    Mock::given(method("GET")).and(path("/")).and(query_param("Action", "QueryRecordFileDownloadUrl")).and(query_param("CallId", "call-3"))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/"))
+        .and(query_param("Action", "QueryRecordFileDownloadUrl"))
+        .and(query_param("CallId", "call-3"))
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-3.wav", server.uri())})))
-        .mount(&server).await;
+        .mount(&server)
+        .await;
     Mock::given(method("GET")).and(path("/rec/call-1.wav")).respond_with(ResponseTemplate::new(200).set_body_bytes(wav.clone())).expect(1).mount(&server).await;
-    Mock::given(method("GET")).and(path("/rec/call-3.wav")).respond_with(ResponseTemplate::new(200).set_body_string("<html>expired</html>")).mount(&server).await;
+    Mock::given(method("GET"))
+        .and(path("/rec/call-3.wav"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>expired</html>"))
+        .mount(&server)
+        .await;
     let mut cfg = app.state.config.clone();
     cfg.calls_adapter = "aliyun".to_owned();
     cfg.calls_endpoint = format!("{}/", server.uri());
@@ -295,16 +330,16 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     cfg.calls_access_key_secret = "secret".to_owned();
     cfg.calls_pool_key = "FC100".to_owned();
     cfg.calls_callback_token = "push-token".to_owned();
-    let node = app.variant(cfg, common::NOW);
+    let node = app.variant(cfg, crate::support::NOW);
 
     // A visitor sells to shop 5; its dealer opens the lead and calls through a privacy number.
     let shop = app.state.store.shop_by_oname(&oname(app, 5).await).await.unwrap();
-    let r = common::post_on(&node, &format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955552222&car=2020%E6%AC%BE").await;
+    let r = crate::support::post_on(&node, &format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955552222&car=2020%E6%AC%BE").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), "", 1).await.unwrap()[0].lead_id;
     let owner_mobile_a = owner_mobile(app, 5).await;
     let owner = login(app, &owner_mobile_a, "").await;
-    let r = common::post_on(&node, "/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=call")).await;
+    let r = crate::support::post_on(&node, "/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=call")).await;
     assert_eq!(r.location(), "tel:17000001234", "the privacy number, not the visitor's");
     let bind = server.received_requests().await.unwrap().into_iter().find(|q| q.url.query().unwrap_or("").contains("BindAxb")).unwrap();
     let params: std::collections::HashMap<String, String> = bind.url.query_pairs().into_owned().collect();
@@ -317,8 +352,15 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     let push = |token: &'static str, call_id: &'static str, out_id: String| {
         let node = node.clone();
         async move {
-            let body = serde_json::json!([{"pool_key": "FC100", "call_time": (common::NOW + 60) * 1000, "sub_id": 1000001, "out_id": out_id, "call_id": call_id}]);
-            common::send_body(web::app(node), &format!("/api/calltrack/aliyun/recording?token={token}"), &[], "application/json", body.to_string().into_bytes()).await
+            let body = serde_json::json!([{"pool_key": "FC100", "call_time": (crate::support::NOW + 60) * 1000, "sub_id": 1000001, "out_id": out_id, "call_id": call_id}]);
+            crate::support::send_body(
+                web::app(node),
+                &format!("/api/calltrack/aliyun/recording?token={token}"),
+                &[],
+                "application/json",
+                body.to_string().into_bytes(),
+            )
+            .await
         }
     };
     let r = push("wrong", "call-1", lead_id.to_string()).await;
@@ -331,7 +373,7 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     // A recording the provider cannot give, or a download that is not audio: retried later, no file.
     assert_eq!(push("push-token", "call-2", lead_id.to_string()).await.status, StatusCode::BAD_GATEWAY);
     assert_eq!(push("push-token", "call-3", lead_id.to_string()).await.status, StatusCode::BAD_GATEWAY);
-    assert_eq!(common::files_under(&app.upload_dir.join("rec")).len(), 1, "only the one recording is kept");
+    assert_eq!(crate::support::files_under(&app.upload_dir.join("rec")).len(), 1, "only the one recording is kept");
     server.verify().await;
 
     // The owner sees it on the lead, in the list, plays it (with ranges) and reads it by API.
@@ -343,7 +385,11 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     assert!(app.get("/servicehall/amrplay", &h).await.body.contains(&format!("/servicehall/amrplay/{rid}\"")));
     let page = app.get(&format!("/servicehall/amrplay/{rid}"), &h).await;
     assert_eq!(page.status, StatusCode::OK);
-    assert!(page.body.contains(&format!(r#"src="/servicehall/amrplay/{rid}/audio""#)) && page.body.contains("时长 7秒") && page.body.contains("13955552222"), "{}", page.body);
+    assert!(
+        page.body.contains(&format!(r#"src="/servicehall/amrplay/{rid}/audio""#)) && page.body.contains("时长 7秒") && page.body.contains("13955552222"),
+        "{}",
+        page.body
+    );
     let audio = app.get(&format!("/servicehall/amrplay/{rid}/audio"), &h).await;
     assert_eq!((audio.status, audio.headers["content-type"].to_str().unwrap(), audio.bytes), (StatusCode::OK, "audio/wav", wav.len()));
     assert!(audio.headers["cache-control"].to_str().unwrap().contains("no-store"));

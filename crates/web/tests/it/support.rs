@@ -2,16 +2,14 @@
 //! SQLite file, or a fresh PostgreSQL database when one answers), driven through
 //! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
 
-#![allow(dead_code, reason = "each test file uses a different part of the harness")]
-
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use domain::time::FixedClock;
 use store::Store;
 use tower::ServiceExt as _;
-use web::state::AppState;
 use web::config::{Config, Env};
+use web::state::AppState;
 
 /// 2026-11-21 10:30:15 China time.
 pub const NOW: i64 = 1_795_228_215;
@@ -78,11 +76,7 @@ impl Reply {
     /// The JSON-LD documents of a page, parsed.
     pub fn json_ld(&self) -> Vec<serde_json::Value> {
         let open = r#"<script type="application/ld+json">"#;
-        self.body
-            .split(open)
-            .skip(1)
-            .map(|rest| serde_json::from_str(&rest[..rest.find("</script>").unwrap()]).unwrap())
-            .collect()
+        self.body.split(open).skip(1).map(|rest| serde_json::from_str(&rest[..rest.find("</script>").unwrap()]).unwrap()).collect()
     }
 }
 
@@ -248,12 +242,7 @@ pub async fn post_on(state: &AppState, uri: &str, headers: &[(&str, &str)], form
 impl Reply {
     /// `name=value` of each cookie set (not cleared) by the response, joined for a `Cookie` header.
     pub fn cookie_header(&self) -> String {
-        self.cookies()
-            .iter()
-            .filter(|c| !c.contains("Max-Age=0"))
-            .map(|c| c.split(';').next().unwrap().to_owned())
-            .collect::<Vec<_>>()
-            .join("; ")
+        self.cookies().iter().filter(|c| !c.contains("Max-Age=0")).map(|c| c.split(';').next().unwrap().to_owned()).collect::<Vec<_>>().join("; ")
     }
 
     /// The body as JSON.
@@ -288,19 +277,18 @@ pub async fn send(router: Router, method: Method, uri: &str, headers: &[(&str, &
 
 /// Declares `$name::sqlite` and `$name::postgres` tests running `async fn $name(app: &TestApp)`
 /// over `$listings` demo listings.
-#[macro_export]
 macro_rules! on_both {
     ($listings:expr => $($name:ident),* $(,)?) => {$(
         mod $name {
             #[tokio::test]
             async fn sqlite() {
-                let app = super::common::spawn_app($listings).await;
+                let app = crate::support::spawn_app($listings).await;
                 super::$name(&app).await;
             }
 
             #[tokio::test]
             async fn postgres() {
-                let Some(app) = super::common::spawn_pg_app($listings).await else { return };
+                let Some(app) = crate::support::spawn_pg_app($listings).await else { return };
                 super::$name(&app).await;
             }
         }
@@ -324,4 +312,3 @@ pub async fn login(app: &TestApp, mobile: &str, extra_cookie: &str) -> String {
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     r.cookie_header()
 }
-

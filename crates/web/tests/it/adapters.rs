@@ -2,12 +2,10 @@
 //! shapes and signatures as the providers document them, error answers, timeouts, caching, and
 //! the SMS limit under a burst of 1,000 sends.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{NOW, TestApp, post_on};
 use axum::http::StatusCode;
-use common::{NOW, TestApp, post_on};
 use serde_json::json;
 use web::adapters::oauth::OAuth;
 use web::adapters::sms::{Sms, rpc_signature};
@@ -127,7 +125,10 @@ async fn wechat_oauth_follows_the_documented_exchange() {
         .and(query_param("secret", "wxsecret"))
         .and(query_param("code", "CODE1"))
         .and(query_param("grant_type", "authorization_code"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "AT", "expires_in": 7200, "refresh_token": "RT", "openid": "OPENID", "scope": "snsapi_userinfo"})))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"access_token": "AT", "expires_in": 7200, "refresh_token": "RT", "openid": "OPENID", "scope": "snsapi_userinfo"})),
+        )
         .expect(1)
         .mount(&server)
         .await;
@@ -136,7 +137,10 @@ async fn wechat_oauth_follows_the_documented_exchange() {
         .and(query_param("access_token", "AT"))
         .and(query_param("openid", "OPENID"))
         .and(query_param("lang", "zh_CN"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"openid": "OPENID", "nickname": "张三", "headimgurl": "https://thirdwx.qlogo.cn/x/132", "unionid": "UNION"})))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"openid": "OPENID", "nickname": "张三", "headimgurl": "https://thirdwx.qlogo.cn/x/132", "unionid": "UNION"})),
+        )
         .expect(1)
         .mount(&server)
         .await;
@@ -259,7 +263,9 @@ async fn wechat_template_messages_use_one_stable_token() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/cgi-bin/stable_token"))
-        .and(wiremock::matchers::body_json(json!({"grant_type": "client_credential", "appid": "wx5e3b2c8d1f0a4b67", "secret": "wxsecret", "force_refresh": false})))
+        .and(wiremock::matchers::body_json(
+            json!({"grant_type": "client_credential", "appid": "wx5e3b2c8d1f0a4b67", "secret": "wxsecret", "force_refresh": false}),
+        ))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "STABLE", "expires_in": 7200})))
         .expect(1)
         .mount(&server)

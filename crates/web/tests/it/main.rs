@@ -1,0 +1,20 @@
+//! The web crate's black-box tests, in one binary: the whole router over a seeded database
+//! (SQLite, and PostgreSQL when one answers), driven through `tower::ServiceExt::oneshot`.
+//! `support` is the shared harness; each module covers one part of the site.
+
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "a failed unwrap or expect is a failed test, with its location")]
+
+#[macro_use]
+mod support;
+
+mod accounts;
+mod adapters;
+mod buyer;
+mod cache;
+mod crawl;
+mod fuzz_queries;
+mod http;
+mod islands;
+mod selling;
+mod service;
+mod shops;
