@@ -1,37 +1,13 @@
-//! Embedded migrations, one list per backend with identical names.
+//! Embedded migrations: `build.rs` lists `migrations/sqlite/` and `migrations/postgres/`, which
+//! hold the same file names (the build stops otherwise).
 //!
 //! Applied versions are recorded in `schema_migration`. A migration is never edited once applied;
-//! a change is a new file in both folders (tidy checks that the two lists match).
+//! a change is a new file in both folders. Tidy checks that the two files of a version differ only
+//! in each backend's column types and in blocks marked backend-specific.
 
 use crate::{DbError, Store, on_pool};
 
-/// `(version, name, sqlite sql, postgres sql)`.
-const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
-    (1, "0001_schema", include_str!("../migrations/sqlite/0001_schema.sql"), include_str!("../migrations/postgres/0001_schema.sql")),
-    (2, "0002_valuation", include_str!("../migrations/sqlite/0002_valuation.sql"), include_str!("../migrations/postgres/0002_valuation.sql")),
-    (3, "0003_accounts", include_str!("../migrations/sqlite/0003_accounts.sql"), include_str!("../migrations/postgres/0003_accounts.sql")),
-    (4, "0004_selling", include_str!("../migrations/sqlite/0004_selling.sql"), include_str!("../migrations/postgres/0004_selling.sql")),
-    (5, "0005_dealer", include_str!("../migrations/sqlite/0005_dealer.sql"), include_str!("../migrations/postgres/0005_dealer.sql")),
-    (6, "0006_calls", include_str!("../migrations/sqlite/0006_calls.sql"), include_str!("../migrations/postgres/0006_calls.sql")),
-    (7, "0007_similar", include_str!("../migrations/sqlite/0007_similar.sql"), include_str!("../migrations/postgres/0007_similar.sql")),
-    (8, "0008_search_terms", include_str!("../migrations/sqlite/0008_search_terms.sql"), include_str!("../migrations/postgres/0008_search_terms.sql")),
-    (9, "0009_powertrain", include_str!("../migrations/sqlite/0009_powertrain.sql"), include_str!("../migrations/postgres/0009_powertrain.sql")),
-    (10, "0010_shop_index", include_str!("../migrations/sqlite/0010_shop_index.sql"), include_str!("../migrations/postgres/0010_shop_index.sql")),
-    (
-        11,
-        "0011_filter_covering",
-        include_str!("../migrations/sqlite/0011_filter_covering.sql"),
-        include_str!("../migrations/postgres/0011_filter_covering.sql"),
-    ),
-    (
-        12,
-        "0012_series_covering",
-        include_str!("../migrations/sqlite/0012_series_covering.sql"),
-        include_str!("../migrations/postgres/0012_series_covering.sql"),
-    ),
-    (13, "0013_default_order", include_str!("../migrations/sqlite/0013_default_order.sql"), include_str!("../migrations/postgres/0013_default_order.sql")),
-    (14, "0014_price_order", include_str!("../migrations/sqlite/0014_price_order.sql"), include_str!("../migrations/postgres/0014_price_order.sql")),
-];
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
 impl Store {
     /// Applies every migration not yet applied, each in its own transaction.

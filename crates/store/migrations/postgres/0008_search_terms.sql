@@ -16,6 +16,7 @@ create table listing_term (
 );
 create index listing_term_listing on listing_term (listing_id);
 
+-- backend-specific: a trigger's syntax
 create function listing_term_online() returns trigger language plpgsql as $fn$
 begin
     update listing_term set online = case when new.status = 'online' then 1 else 0 end where listing_id = new.listing_id;
@@ -26,8 +27,10 @@ $fn$;
 create trigger listing_term_online after update of status on listing
 for each row when ((old.status = 'online') is distinct from (new.status = 'online'))
 execute function listing_term_online();
+-- end backend-specific
 
 -- Existing listings (the store writes new ones with the same split).
+-- backend-specific: splitting a text into words
 insert into search_term (term)
 select distinct w from listing, unnest(string_to_array(search_text, ' ')) as w where w <> '' order by w
 on conflict do nothing;
@@ -36,3 +39,4 @@ insert into listing_term (term_id, online, listing_id)
 select distinct t.term_id, case when l.status = 'online' then 1 else 0 end, l.listing_id
 from listing l cross join lateral unnest(string_to_array(l.search_text, ' ')) as w join search_term t on t.term = w
 on conflict do nothing;
+-- end backend-specific

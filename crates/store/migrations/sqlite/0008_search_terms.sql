@@ -16,13 +16,16 @@ create table listing_term (
 ) without rowid;
 create index listing_term_listing on listing_term (listing_id);
 
+-- backend-specific: a trigger's syntax
 create trigger listing_term_online after update of status on listing
 when (old.status = 'online') <> (new.status = 'online')
 begin
     update listing_term set online = (new.status = 'online') where listing_id = new.listing_id;
 end;
+-- end backend-specific
 
 -- Existing listings (the store writes new ones with the same split).
+-- backend-specific: splitting a text into words
 with recursive split (listing_id, word, rest) as (
     select listing_id, '', search_text || ' ' from listing
     union all
@@ -38,3 +41,4 @@ with recursive split (listing_id, word, rest) as (
 insert or ignore into listing_term (term_id, online, listing_id)
 select t.term_id, l.status = 'online', l.listing_id
 from split s join search_term t on t.term = s.word join listing l on l.listing_id = s.listing_id;
+-- end backend-specific
