@@ -1,5 +1,5 @@
 // The site runtime, loaded by every page (small, no React): mounts islands over their
-// server-rendered fallback and adds the navigation niceties of seed §2/§4 — a top progress bar
+// server-rendered fallback and adds the navigation niceties — a top progress bar
 // during navigation, ignoring a link to the current URL, prefetching visible links after 2000 ms
 // idle (not offline, on 2g or with Save-Data), online/offline status, back-to-top, click guards
 // (`data-guard`) and app-open links (`data-app-open`). Page transitions use the View Transitions
@@ -7,7 +7,7 @@
 //
 // Islands: each [data-island] element names its module (data-src) and carries JSON props
 // (data-props). Modules load when the browser is idle, or when the element becomes visible
-// (data-load="visible"). A module that fails to load forces one full page reload (seed §2: chunk
+// (data-load="visible"). A module that fails to load forces one full page reload (chunk
 // load failure); bad props are logged with the island name.
 import { createProgress } from "./kit/progress.js";
 import { isPageNavigation, isSameUrl, prefetchable, prefetchAllowed, PREFETCH_IDLE_MS, PREFETCH_MAX } from "./kit/nav.js";
@@ -84,7 +84,7 @@ document.addEventListener("click", (e) => {
   const link = e.target.closest?.("a[href]");
   if (!link || !isPageNavigation(link, e, location.href)) return;
   if (isSameUrl(link.href, location.href)) {
-    e.preventDefault(); // repeated navigation to the same route is ignored (seed §2)
+    e.preventDefault(); // repeated navigation to the same route is ignored
     return;
   }
   progress.start();

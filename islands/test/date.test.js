@@ -1,4 +1,4 @@
-// Every date-picker rule of the seed (§4, §5, §9), on the pure functions of kit/date.js.
+// Every date-picker rule (ranges, parsing limits, disabled dates, keyboard search), on the pure functions of kit/date.js.
 import { describe, expect, it } from "vitest";
 import * as D from "../src/kit/date.js";
 

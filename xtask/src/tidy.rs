@@ -70,6 +70,24 @@ mod tests {
         assert!(bad.is_empty(), "{bad:?}");
     }
 
+    /// Comments say the rule they implement; a section sign points at an outside document's
+    /// numbering instead (an RFC's section is a standard's own name and is allowed).
+    #[test]
+    fn comments_name_rules_not_section_numbers() {
+        let mut bad = Vec::new();
+        for p in sources(&[".rs", ".html", ".css", ".js", ".jsx", ".mjs", ".sql", ".md"]) {
+            if p.ends_with("xtask/src/tidy.rs") {
+                continue;
+            }
+            for (i, line) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
+                if line.match_indices('\u{a7}').any(|(at, _)| !line[..at].trim_end().ends_with(|c: char| c.is_ascii_digit()) || !line[..at].contains("RFC")) {
+                    bad.push(format!("{}:{}: {line}", p.display(), i + 1));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "cite the rule, not its section: {bad:#?}");
+    }
+
     /// Island names used by the server (`.island(&state, "Name", …)` and `data-island="Name"` in
     /// templates) must exist in `islands/src/islands/`, and every island there must be used.
     #[test]

@@ -33,7 +33,7 @@ pub const QR_TTL_SECS: i64 = 120;
 pub const OAUTH_STATE_TTL_SECS: i64 = 600;
 /// A session ends after 30 days without a request…
 pub const SESSION_IDLE_SECS: i64 = 30 * 86_400;
-/// …and one year after sign-in in any case (the cookie's max age, seed §9).
+/// …and one year after sign-in in any case (the cookie's max age).
 pub const SESSION_ABSOLUTE_SECS: i64 = 31_536_000;
 
 /// A six-digit code from four random bytes, or `None` for the few values that would bias the
@@ -73,7 +73,7 @@ pub fn token_digest(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// The app token the mobile app passes as `appToken` beside `mobile` (seed §2/§4):
+/// The app token the mobile app passes as `appToken` beside `mobile`:
 /// `{expires_at}.{hex HMAC-SHA256(secret, "app" ␟ mobile ␟ expires_at)}`. The app's server signs
 /// it with the environment's shared secret; this site verifies it and never stores it.
 pub fn sign_app_token(secret: &[u8], mobile: &str, expires_at: i64) -> String {

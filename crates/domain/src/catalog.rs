@@ -82,7 +82,7 @@ pub struct Series {
     pub slug: &'static str,
     /// Body class.
     pub class: BodyClass,
-    /// Fuel code of seed §9 (1 petrol … 5 gas).
+    /// Fuel code (1 petrol … 5 gas).
     pub fuel: u8,
     /// Lowest new-car guide price, yuan.
     pub guide_min_yuan: i64,

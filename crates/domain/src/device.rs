@@ -1,4 +1,4 @@
-//! Device class from the User-Agent (seed §1): mobile or pc, plus the in-app browsers that change
+//! Device class from the User-Agent: mobile or pc, plus the in-app browsers that change
 //! behaviour — WeChat (sharing, no Alipay, no ad script) and the Douyin short-video app.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Seed §9 listing filters: the option tables with their Chinese labels and URL values, and the
+//! Listing filters: the option tables with their Chinese labels and URL values, and the
 //! parsing of query values into typed ranges.
 //!
 //! Parsing never fails loudly: a value that is not understood means "no filter", so a mangled or
@@ -34,7 +34,7 @@ const fn opt(value: &'static str, label: &'static str, kind: FilterType) -> Filt
     FilterOption { value, label, kind }
 }
 
-/// Age options, seed §9: unlimited, within 1–5 years, 1-3, 3-5, 5-10, over 10.
+/// Age options: unlimited, within 1–5 years, 1-3, 3-5, 5-10, over 10.
 pub const AGE_OPTIONS: &[FilterOption] = &[
     opt("", "不限", FilterType::Age),
     opt("0-1", "1年以内", FilterType::Age),
@@ -48,7 +48,7 @@ pub const AGE_OPTIONS: &[FilterOption] = &[
     opt("10-30", "10年以上", FilterType::Age),
 ];
 
-/// Price options in 万元, seed §9.
+/// Price options in 万元.
 pub const PRICE_OPTIONS: &[FilterOption] = &[
     opt("", "不限", FilterType::Price),
     opt("0-5", "5万以下", FilterType::Price),
@@ -86,29 +86,29 @@ const fn code(code: u8, label: &'static str) -> CodeOption {
     CodeOption { code, label }
 }
 
-/// Emission standards 0–7, seed §9.
+/// Emission standards 0–7.
 pub const EMISSION_OPTIONS: &[CodeOption] =
     &[code(0, "未知"), code(1, "国一"), code(2, "国二"), code(3, "国三"), code(4, "国三+OBD"), code(5, "国四"), code(6, "国五"), code(7, "国六")];
 
-/// Fuel types 1–5, seed §9.
+/// Fuel types 1–5.
 pub const FUEL_OPTIONS: &[CodeOption] = &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气")];
 
-/// Use 1–2, seed §9.
+/// Use 1–2.
 pub const USE_OPTIONS: &[CodeOption] = &[code(1, "非营运"), code(2, "营运")];
 
 /// Gearbox, from the product brief's filter list.
 pub const GEARBOX_OPTIONS: &[CodeOption] = &[code(1, "手动"), code(2, "自动")];
 
-/// Boolean 0/1, seed §9.
+/// Boolean 0/1.
 pub const BOOLEAN_OPTIONS: &[CodeOption] = &[code(0, "否"), code(1, "是")];
 
-/// Can / cannot 1/2, seed §9.
+/// Can / cannot 1/2.
 pub const CAN_OPTIONS: &[CodeOption] = &[code(1, "可以"), code(2, "不可以")];
 
-/// The English variant of [`CAN_OPTIONS`], seed §9.
+/// The English variant of [`CAN_OPTIONS`].
 pub const CAN_OPTIONS_EN: &[CodeOption] = &[code(1, "Yes"), code(2, "No")];
 
-/// The label filter of seed §8: the option's label, or 未知 when the value is empty, the string
+/// The label filter: the option's label, or 未知 when the value is empty, the string
 /// `null`, or matches nothing.
 pub fn label_of(options: &[CodeOption], value: &str) -> &'static str {
     let value = value.trim();

@@ -1,4 +1,4 @@
-//! Seed §3 image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
+//! Image fields: a comma-separated list or a JSON array of URLs; a URL without `http` gets
 //! the image host's upload path in front; an empty field gives the default car image.
 
 /// The picture shown when a listing has none.

@@ -1,5 +1,5 @@
 //! Provinces and cities: all 34 provincial-level divisions (GB/T 2260 code, Chinese name, pinyin
-//! slug, grouped by initial letter — seed §3 includes Taiwan and Hong Kong) and every
+//! slug, grouped by initial letter — the list includes Taiwan and Hong Kong) and every
 //! prefecture-level city under them.
 //!
 //! The data is `data/regions.txt`, compiled into the binary and parsed once on first use.
@@ -118,7 +118,7 @@ pub fn city_by_slug(slug: &str) -> Option<&'static City> {
     r.by_slug.get(at).map(|&i| &r.cities[i]).filter(|c| c.slug == slug)
 }
 
-/// Provinces grouped by initial letter, A to Z, each group in code order (seed §3's list shape).
+/// Provinces grouped by initial letter, A to Z, each group in code order.
 pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
     let mut groups: Vec<(char, Vec<&'static Province>)> = Vec::new();
     let mut sorted: Vec<&'static Province> = provinces().iter().collect();

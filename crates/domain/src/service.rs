@@ -84,7 +84,7 @@ impl Energy {
         }
     }
 
-    /// The fuel codes (seed §9) it covers; empty for any.
+    /// The fuel codes it covers; empty for any.
     pub fn fuel_codes(self) -> &'static [u8] {
         match self {
             Energy::Any => &[],

@@ -1,6 +1,6 @@
-//! Seed §7 visit statistics: the `from` value sent to `/hpi/mobile/appdatastatistics.json`.
+//! Visit statistics: the `from` value sent to `/hpi/mobile/appdatastatistics.json`.
 
-/// The query parameters that feed statistics (seed §2): campaign plan, unit, keyword, WeChat ad
+/// The query parameters that feed statistics: campaign plan, unit, keyword, WeChat ad
 /// id and traffic type, plus the visitor's mobile when known.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatsParams<'a> {

@@ -1,4 +1,4 @@
-//! Relative time and the seed's date formats (seed §9), always in China time (UTC+8).
+//! Relative time and the seed's date formats, always in China time (UTC+8).
 //!
 //! Times are Unix seconds. The current time is always passed in: callers hold a [`Clock`], tests
 //! pass fixed numbers.
@@ -27,7 +27,7 @@ impl Clock for FixedClock {
     }
 }
 
-/// Seed §9 relative time: under a minute 刚刚, then N分钟前, N小时前, N天前. A time in the
+/// Relative time: under a minute 刚刚, then N分钟前, N小时前, N天前. A time in the
 /// future (clock skew between nodes) reads 刚刚 rather than a negative number.
 pub fn relative(then: i64, now: i64) -> String {
     let secs = now.saturating_sub(then);
@@ -86,7 +86,7 @@ pub fn rfc3339(ts: i64) -> String {
     china(ts).format("%Y-%m-%dT%H:%M:%S%:z").to_string()
 }
 
-/// Longest text the date parsers read (seed §5: parsing refuses strings over 1000 characters).
+/// Longest text the date parsers read (parsing refuses strings over 1000 characters).
 pub const MAX_PARSE_LENGTH: usize = 1000;
 
 fn exact(text: &str, len: usize) -> Option<&str> {

@@ -1,4 +1,4 @@
-//! Seed §5 validation: mainland mobile numbers and vehicle identification numbers.
+//! Validation: mainland mobile numbers and vehicle identification numbers.
 //!
 //! Both are parse-don't-validate newtypes: holding a `Mobile` proves the text passed the rule.
 
@@ -14,7 +14,7 @@ pub enum MobileError {
 }
 
 impl MobileError {
-    /// The text shown next to the field (seed §5 mobile-kit messages, in Chinese).
+    /// The text shown next to the field (mobile-kit messages, in Chinese).
     pub fn message(self) -> &'static str {
         match self {
             MobileError::Empty => "请填写手机号",

@@ -325,7 +325,7 @@ impl Rating {
 pub struct RatingInput {
     /// Asking price, yuan.
     pub price_yuan: i64,
-    /// Use code (seed §9: 1 非营运, 2 营运).
+    /// Use code (1 非营运, 2 营运).
     pub use_kind: u8,
     /// Age in months.
     pub age_months: i32,

@@ -245,7 +245,7 @@ impl Store {
         })
     }
 
-    /// Exchanges a web cookie for a new token (seed §4 `cookietotoken`): the session keeps its
+    /// Exchanges a web cookie for a new token (`cookietotoken`): the session keeps its
     /// web cookie and gets `new_token_hash`; the old token stops working.
     pub async fn rotate_token(&self, web_hash: &str, new_token_hash: &str, now: i64) -> Result<Option<User>, DbError> {
         let user_id: Option<i64> = on_pool!(self, p => {

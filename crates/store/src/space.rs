@@ -1,5 +1,5 @@
 //! The personal space: favourites, browsing history, my leads, cars friends shared, wanted-car
-//! requests, saved searches, VIP status and orders, and the visit statistics of seed §7.
+//! requests, saved searches, VIP status and orders, and the visit statistics.
 //!
 //! Every read and write takes the owner's user id and filters by it, so one user can never reach
 //! another's rows: a foreign id simply matches nothing.
@@ -130,7 +130,7 @@ pub struct Order {
 }
 from_row!(Order { order_no, subject, amount_fen, status, created_at });
 
-/// One visit-statistics record (seed §7).
+/// One visit-statistics record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatEvent {
     /// The device token.

@@ -1,4 +1,4 @@
-//! The JSON API of seed §7, every answer in the envelope `{success, code, msg, data}`.
+//! The JSON API, every answer in the envelope `{success, code, msg, data}`.
 //!
 //! | method | path | does |
 //! |---|---|---|

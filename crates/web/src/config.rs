@@ -1,4 +1,4 @@
-//! Configuration for the three environments of seed §9 (development, staging, production).
+//! Configuration for the three environments (development, staging, production).
 //!
 //! Each environment has built-in defaults; a TOML file (`--config`, or `USEDCAR_CONFIG`) overrides
 //! them, and `USEDCAR_*` environment variables override the file. Secrets (app secrets, payment
@@ -61,7 +61,7 @@ pub struct Config {
     pub hpi_host: String,
     /// URL prefix of static assets: `/dist`, or the CDN path in production.
     pub static_path: String,
-    /// Prefix for uploaded images (seed §3: "the product's image host upload path").
+    /// Prefix for uploaded images (the image host's upload path).
     pub image_upload_base: String,
     /// WeChat login callback URL.
     pub wx_login_callback: String,

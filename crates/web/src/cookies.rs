@@ -22,7 +22,7 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 pub const CITY_COOKIE: &str = "hx_city";
 /// The cookie holding an anonymous device id (view history, statistics `devicetoken`).
 pub const DEVICE_COOKIE: &str = "hx_did";
-/// One year, seed §9.
+/// One year.
 pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 
 /// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, the configured domain when set,
@@ -37,7 +37,7 @@ pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
 }
 
 /// Removes a cookie under the configured domain and, when that is set, also host-only (the
-/// "default domain" of seed §4), so a cookie set either way is gone.
+/// browser's default domain), so a cookie set either way is gone.
 pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> {
     let mut out: Vec<HeaderValue> = clear_cookie(config, name).into_iter().collect();
     if !config.cookie_domain.is_empty() {

@@ -1,4 +1,4 @@
-//! The one error type of the web layer and the error page (seed §2 and §8).
+//! The one error type of the web layer and the error page.
 //!
 //! Handlers return [`AppError`]. Its `IntoResponse` is pure: it sets the status and puts an
 //! [`ErrorReport`] in the response extensions. The [`render_errors`] middleware, which knows the
@@ -71,7 +71,7 @@ pub struct ErrorReport {
     pub rejection: Option<String>,
 }
 
-/// Seed §8: the status of a failed page comes from `statusCode`, else `status`, else the response's
+/// The status of a failed page comes from `statusCode`, else `status`, else the response's
 /// status, else 500. Used for errors reported by outside services.
 pub fn resolve_status(status_code: Option<u16>, status: Option<u16>, response_status: Option<u16>) -> StatusCode {
     [status_code, status, response_status]
@@ -81,7 +81,7 @@ pub fn resolve_status(status_code: Option<u16>, status: Option<u16>, response_st
         .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
-/// The 404 message of seed §2.
+/// The 404 message.
 pub const NOT_FOUND_MESSAGE: &str = "This page could not be found";
 
 impl IntoResponse for AppError {
@@ -131,7 +131,7 @@ pub fn rejection_message(status: StatusCode) -> &'static str {
     }
 }
 
-/// The text sent when the error page itself fails (seed §8).
+/// The text sent when the error page itself fails.
 pub const FALLBACK_HTML: &str = "<!doctype html><html lang=\"zh-CN\"><meta charset=\"utf-8\"><title>出错了 - 二手车网</title>\
 <p>显示错误页时发生了错误。An error occurred while showing the error page.</p><p><a href=\"/\">返回首页</a></p></html>";
 

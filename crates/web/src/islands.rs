@@ -74,7 +74,7 @@ pub struct RegionPickerProps {
     pub any_label: &'static str,
 }
 
-/// The share payload of seed §3.
+/// The share payload.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharePayload {

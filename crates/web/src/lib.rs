@@ -57,7 +57,7 @@ use crate::state::AppState;
 /// `photos::MAX_BYTES`), so this only bounds a form posted without the uploader island.
 pub const SELL_FORM_LIMIT: usize = 160 * 1024 * 1024;
 
-/// Route middleware every page runs unless it names others (seed §4: `auth` by default).
+/// Route middleware every page runs unless it names others (`auth` by default).
 pub const DEFAULT_MIDDLEWARE: &[&str] = &["auth"];
 
 /// Page routes: server-rendered screens, each running its named route middleware.
@@ -163,7 +163,7 @@ fn staff_pages(state: &AppState) -> Router<AppState> {
         .layer(from_fn(middleware::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
 }
 
-/// The seed's JSON API (seed §7).
+/// The seed's JSON API.
 fn api() -> Router<AppState> {
     Router::new()
         .route("/api/buycar-api/tool/wechat/sign", post(api::wechat_sign))

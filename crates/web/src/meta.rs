@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::state::AppState;
 
-/// Seed §2 layouts, chosen by the server; an unknown name falls back to `default`.
+/// Layouts, chosen by the server; an unknown name falls back to `default`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Site header, footer and tab bar.

@@ -21,7 +21,7 @@ use crate::visitor::{CurrentUser, DeviceId, device_of, peer_ip};
 /// The route middleware a page can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteMiddleware {
-    /// The default: gives the visitor a device id and runs the session bootstrap (seed §4).
+    /// The default: gives the visitor a device id and runs the session bootstrap.
     Auth,
     /// The page needs a signed-in user: anonymous visitors get the login form (401).
     User,

@@ -1,4 +1,4 @@
-//! Sessions: the `hx_token` and `hx_web` cookies of seed §9, the session bootstrap of seed §4,
+//! Sessions: the `hx_token` and `hx_web` cookies, the session bootstrap on every request,
 //! and starting and ending a session.
 //!
 //! A session is a row in `user_session` holding the SHA-256 of two random 256-bit values: the
@@ -15,7 +15,7 @@
 //!    `domain::auth::verify_app_token`) → a new session for that phone, both cookies set;
 //! 4. a token or web cookie that names no live session → both cookies cleared.
 //!
-//! Failures are silent (seed §4): a database error leaves the visitor anonymous for that request.
+//! Failures are silent: a database error leaves the visitor anonymous for that request.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use domain::device::Device;
@@ -28,7 +28,7 @@ use crate::state::AppState;
 pub const TOKEN_COOKIE: &str = "hx_token";
 /// `{product}_web`.
 pub const WEB_COOKIE: &str = "hx_web";
-/// The request header that carries a token (seed §7).
+/// The request header that carries a token.
 pub const TOKEN_HEADER: &str = "token";
 
 /// The token a request presents: the `token` header when not empty, else the cookie.
@@ -86,7 +86,7 @@ pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>,
 }
 
 /// `Set-Cookie` values removing both session cookies under the configured and the default
-/// domain (seed §4, CM002).
+/// domain (CM002).
 pub fn clearing_cookies(state: &AppState) -> Vec<HeaderValue> {
     let mut out = clear_cookie_everywhere(&state.config, TOKEN_COOKIE);
     out.extend(clear_cookie_everywhere(&state.config, WEB_COOKIE));
@@ -110,14 +110,14 @@ pub async fn lookup(state: &AppState, token: &str) -> Result<Option<store::User>
     Ok(state.store.session_user(&domain::auth::token_digest(token), state.clock.now()).await?)
 }
 
-/// Exchanges a web cookie for a new token (seed §7 `cookietotoken`).
+/// Exchanges a web cookie for a new token (`cookietotoken`).
 pub async fn exchange_web_cookie(state: &AppState, web: &str) -> Result<Option<(store::User, String)>, AppError> {
     let token = state.secret()?;
     let user = state.store.rotate_token(&domain::auth::token_digest(web), &domain::auth::token_digest(&token), state.clock.now()).await?;
     Ok(user.map(|user| (user, token)))
 }
 
-/// Signs in the phone of a valid app token (seed §7 `appscantotoken`). `None` when the token is
+/// Signs in the phone of a valid app token (`appscantotoken`). `None` when the token is
 /// forged, expired or malformed, or the phone is not a phone.
 pub async fn exchange_app_token(
     state: &AppState,
@@ -146,7 +146,7 @@ pub struct Boot {
     pub cookies: Vec<HeaderValue>,
 }
 
-/// Seed §4's session bootstrap; see the module docs. Never fails: errors are logged.
+/// The session bootstrap; see the module docs. Never fails: errors are logged.
 pub async fn bootstrap(state: &AppState, headers: &HeaderMap, query: &str, device: &Device, device_id: Option<&str>, ip: &str) -> Boot {
     match try_bootstrap(state, headers, query, device, device_id, ip).await {
         Ok(boot) => boot,

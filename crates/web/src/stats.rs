@@ -1,4 +1,4 @@
-//! Visit statistics (seed §7) written in batches: requests hand events to a bounded channel and
+//! Visit statistics written in batches: requests hand events to a bounded channel and
 //! return at once; one task per node writes them, up to 500 per transaction and at least every
 //! half second. When the channel is full (the database cannot keep up) events are dropped and
 //! counted rather than slowing pages.

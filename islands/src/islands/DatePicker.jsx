@@ -1,5 +1,5 @@
 // Date picker over a plain date/month input. Modes: day, week, dates, month, months, year, years,
-// range, monthrange (seed §4). The form still posts plain values in the domain formats through
+// range, monthrange. The form still posts plain values in the domain formats through
 // hidden inputs: yyyy-MM-dd (week: its Monday), yyyy-MM, yyyy, lists joined by commas, and a
 // range as two fields. Props: crates/web/src/islands.rs `DatePickerProps`.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";

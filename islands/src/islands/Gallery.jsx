@@ -1,7 +1,7 @@
 // The photo gallery of a car: a slider that autoplays every 3000 ms (paused while the visitor
 // hovers, focuses or has asked for reduced motion, with a pause button), swipe and arrow keys,
 // and a tap opening a full-screen viewer with zoom from 1× to 3×. A photo that fails shows
-// 加载失败 (seed §8). Props: `GalleryProps` in crates/web/src/islands.rs.
+// 加载失败. Props: `GalleryProps` in crates/web/src/islands.rs.
 import { useEffect, useRef, useState } from "react";
 import { mount } from "../mount.js";
 import { Modal } from "../kit/Modal.jsx";

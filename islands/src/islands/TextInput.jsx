@@ -1,6 +1,6 @@
 // Text input and textarea: a current/limit counter that turns to the exceeded state when over the
 // limit (the text is kept, never cut), clearable, show-password, and a textarea that grows with
-// its text between min and max rows (seed §5). It replaces a plain input with the same name, so
+// its text between min and max rows. It replaces a plain input with the same name, so
 // the form posts exactly as without it. Props: `TextInputProps` in crates/web/src/islands.rs.
 import { useLayoutEffect, useRef, useState } from "react";
 import { mount } from "../mount.js";

@@ -1,5 +1,5 @@
 // Message box on the modal: alert, confirm and prompt. A prompt's input is checked by a pattern
-// and/or a validator; a failure shows the validator's text or 输入的数据不合法! (seed §8).
+// and/or a validator; a failure shows the validator's text or 输入的数据不合法!
 import { useState } from "react";
 import { Modal } from "./Modal.jsx";
 

@@ -1,4 +1,4 @@
-// A modal dialog (seed §9): stacked from z-index 2000, closes on Escape and on the backdrop,
+// A modal dialog: stacked from z-index 2000, closes on Escape and on the backdrop,
 // keeps focus inside while open, returns focus to where it was, and restores body scrolling
 // 200 ms after the last modal closes (kit/layer.js).
 import { useLayoutEffect, useRef } from "react";

@@ -1,4 +1,4 @@
-// App-open (seed §3, §4, §9): try the app link; if the page is still visible after about 1.5 s the
+// App-open: try the app link; if the page is still visible after about 1.5 s the
 // app is not installed, so go to the iOS store link or the Android download link.
 export const APP_OPEN_MS = 1500;
 

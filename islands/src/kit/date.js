@@ -1,4 +1,4 @@
-// Date rules of the date picker (seed §4, §5, §9), free of the DOM so every rule is unit-tested.
+// Date rules of the date picker, free of the DOM so every rule is unit-tested.
 // A day is an integer: days since 1970-01-01 (UTC), so arithmetic never meets a DST gap. A month
 // is `year * 12 + month0`, a year is the year. Text formats are the domain's: yyyy-MM-dd, yyyy-MM,
 // yyyy (and HH:mm:ss parts for completeness).
@@ -6,9 +6,9 @@
 export const DAY = "yyyy-MM-dd";
 export const MONTH = "yyyy-MM";
 export const YEAR = "yyyy";
-/// Parsing refuses longer input outright (seed §5).
+/// Parsing refuses longer input outright.
 export const MAX_PARSE_LENGTH = 1000;
-/// Keyboard search for an enabled date gives up after about a year (seed §9).
+/// Keyboard search for an enabled date gives up after about a year.
 export const KEY_SEARCH_DAYS = 366;
 
 const pad = (n, w = 2) => String(n).padStart(w, "0");
@@ -118,7 +118,7 @@ export function canConfirmRange([start, end]) {
   return Number.isInteger(start) && Number.isInteger(end) && start <= end;
 }
 
-/// The calendar's range prompt (seed §5): refuses ranges longer than `maxRange` days.
+/// The calendar's range prompt: refuses ranges longer than `maxRange` days.
 export function rangePrompt(maxRange) {
   return `选择天数不能超过 ${maxRange} 天`;
 }

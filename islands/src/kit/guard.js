@@ -1,4 +1,4 @@
-// Click guard (seed §4, §9): after a click the element ignores pointer events for 2000 ms (or a
+// Click guard: after a click the element ignores pointer events for 2000 ms (or a
 // custom time), then accepts them again. Used against double submission.
 export const GUARD_MS = 2000;
 

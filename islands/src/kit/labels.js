@@ -1,4 +1,4 @@
-// The label filter (seed §8): the label of a value among options, or 未知 when the value is empty,
+// The label filter: the label of a value among options, or 未知 when the value is empty,
 // the string "null", or matches no option.
 export const UNKNOWN = "未知";
 

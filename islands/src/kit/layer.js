@@ -1,4 +1,4 @@
-// Stacking and scroll locking for modals (seed §9): z-index starts at 2000 and each open layer
+// Stacking and scroll locking for modals: z-index starts at 2000 and each open layer
 // sits above the previous; the body stops scrolling while a layer is open and is released 200 ms
 // after the last one closes (so a closing animation does not jump the page).
 export const Z_BASE = 2000;

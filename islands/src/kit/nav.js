@@ -1,4 +1,4 @@
-// Navigation rules of the runtime (seed §2, §4): which clicks are page navigations, which repeat
+// Navigation rules of the runtime: which clicks are page navigations, which repeat
 // the current URL (ignored), and when prefetching is allowed.
 export const PREFETCH_IDLE_MS = 2000;
 export const PREFETCH_MAX = 10;

@@ -1,4 +1,4 @@
-// The top progress bar (seed §2, §9): NProgress's rules with minimum 0.08, speed 200 ms and a
+// The top progress bar: NProgress's rules with minimum 0.08, speed 200 ms and a
 // trickle of 0.02 every 800 ms; no spinner. The status math is pure for the unit tests.
 export const MINIMUM = 0.08;
 export const SPEED = 200;

@@ -1,5 +1,5 @@
 // Province/city lookups for the region picker: search by Chinese name or pinyin, and the A–Z
-// index bar (seed §3, §9).
+// index bar.
 export const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
 
 /// Cities whose name contains the query or whose pinyin starts with it (case-insensitive, spaces

@@ -1,4 +1,4 @@
-// Share rules (seed §3, §4, §7): the payload is { sTitle, sDesc, sImgurl, sLink }; shared links
+// Share rules: the payload is { sTitle, sDesc, sImgurl, sLink }; shared links
 // carry `sharer={user id}` so a friend's visit is attributed; the WeChat signature is requested
 // for the page URL without its hash and answered as "timestamp,nonce,signature,appId".
 

@@ -1,4 +1,4 @@
-// Toast (seed §9: 2000 ms): one polite live region at the bottom of the page, reused. No React, so
+// Toast (2000 ms): one polite live region at the bottom of the page, reused. No React, so
 // the runtime and every island can show one.
 export const TOAST_MS = 2000;
 

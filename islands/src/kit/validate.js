@@ -1,4 +1,4 @@
-// Form rules shared by the islands, with the seed's mobile-kit messages (seed §5). The server
+// Form rules shared by the islands, with the seed's mobile-kit messages. The server
 // checks the same rules (crates/domain/src/validate.rs); these only answer sooner.
 export const MESSAGES = {
   mobileEmpty: "请填写手机号",
@@ -12,7 +12,7 @@ export const MESSAGES = {
   codeInvalid: "验证码为6位数字",
 };
 
-/// 11 digits, starting with 1, second digit 3–9 (seed §5). Spaces and dashes are ignored.
+/// 11 digits, starting with 1, second digit 3–9. Spaces and dashes are ignored.
 export function checkMobile(text) {
   const m = String(text || "").replace(/[\s-]/g, "");
   if (!m) return MESSAGES.mobileEmpty;

@@ -409,7 +409,7 @@ create table wanted_request (
 );
 create index wanted_request_created on wanted_request (created_at);
 
--- Seed §7 visit statistics.
+-- Visit statistics.
 create table stat_event (
     stat_event_id integer primary key,
     device_token text not null default '',

@@ -26,7 +26,7 @@ struct CityDto {
     py: &'static str,
 }
 
-/// A letter of the A–Z index with its provinces (seed §3 shape).
+/// A letter of the A–Z index with its provinces (the shape the region picker reads).
 #[derive(Debug, Serialize)]
 struct GroupDto {
     letter: char,

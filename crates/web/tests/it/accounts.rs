@@ -102,7 +102,7 @@ async fn app_token_and_web_cookie_bootstrap_a_session(app: &TestApp) {
     let info = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &session)], "").await.json();
     assert_eq!(info["success"], true);
     assert_eq!(info["data"]["mobile"], "13600000001");
-    // Inside WeChat's browser the query is not exchanged (seed §4).
+    // Inside WeChat's browser the query is not exchanged.
     let r = app.get(&format!("/?mobile=13600000001&appToken={token}"), &[("user-agent", WECHAT)]).await;
     assert!(!r.cookie_header().contains("hx_token"), "{:?}", r.cookies());
     // Forged, expired and other-phone tokens do nothing.
