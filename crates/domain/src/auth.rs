@@ -198,13 +198,13 @@ pub enum Role {
 }
 
 impl Role {
-    /// Reads a stored role; unknown values are the least privileged.
-    pub fn parse(s: &str) -> Role {
-        match s {
-            "dealer" => Role::Dealer,
-            "staff" => Role::Staff,
-            _ => Role::Buyer,
-        }
+    /// Every role.
+    pub const ALL: [Role; 3] = [Role::Buyer, Role::Dealer, Role::Staff];
+
+    /// Reads a stored role; `None` for a text no role spells (the store reports it as bad data
+    /// rather than reading it as some role).
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
     }
 
     /// The stored name.
@@ -312,10 +312,13 @@ mod tests {
     }
 
     #[test]
-    fn roles_parse_to_the_least_privilege() {
-        assert_eq!(Role::parse("dealer"), Role::Dealer);
-        assert_eq!(Role::parse("staff"), Role::Staff);
-        assert_eq!(Role::parse("admin"), Role::Buyer);
+    fn roles_read_back_from_their_stored_names_and_nothing_else_does() {
+        for r in Role::ALL {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+        }
+        for bad in ["admin", "", "Staff", "staff "] {
+            assert_eq!(Role::parse(bad), None, "{bad:?}");
+        }
         assert_eq!(Role::Dealer.as_str(), "dealer");
     }
 }

@@ -73,9 +73,83 @@ impl Intent {
     }
 }
 
-/// The label of a stored intent; a value no intent has reads as a general enquiry (咨询).
-pub fn intent_label(stored: &str) -> &'static str {
-    Intent::parse(stored).map_or("咨询", Intent::label)
+/// How a shop is told of a new lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// A text message to the shop's notice number.
+    Sms,
+    /// A WeChat template message to the dealer's bound openid.
+    Wechat,
+}
+
+impl Channel {
+    /// Every channel.
+    pub const ALL: [Channel; 2] = [Channel::Sms, Channel::Wechat];
+
+    /// Reads a stored channel.
+    pub fn parse(s: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Sms => "sms",
+            Channel::Wechat => "wechat",
+        }
+    }
+
+    /// What the dealer reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            Channel::Sms => "短信",
+            Channel::Wechat => "微信",
+        }
+    }
+}
+
+/// Where one notice of a lead is: queued, being sent by a node, delivered, or given up after the
+/// last attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    /// Waiting for its first try or its next retry.
+    Pending,
+    /// Claimed by a node.
+    Sending,
+    /// The provider accepted it.
+    Sent,
+    /// Every attempt failed.
+    Failed,
+}
+
+impl Delivery {
+    /// Every state.
+    pub const ALL: [Delivery; 4] = [Delivery::Pending, Delivery::Sending, Delivery::Sent, Delivery::Failed];
+
+    /// Reads a stored state.
+    pub fn parse(s: &str) -> Option<Delivery> {
+        Delivery::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+
+    /// The stored form (also the CSS class of the dealer's log line).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Pending => "pending",
+            Delivery::Sending => "sending",
+            Delivery::Sent => "sent",
+            Delivery::Failed => "failed",
+        }
+    }
+
+    /// What the dealer reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            Delivery::Pending => "等待发送",
+            Delivery::Sending => "发送中",
+            Delivery::Sent => "已送达",
+            Delivery::Failed => "发送失败",
+        }
+    }
 }
 
 /// Where a lead is.
@@ -133,5 +207,21 @@ mod tests {
             assert_eq!(Intent::parse(bad).unwrap_err().value, bad);
         }
         assert_eq!(Status::parse("open").unwrap_err().to_string(), "unknown lead status: \"open\"");
+    }
+
+    #[test]
+    fn every_channel_and_delivery_state_reads_back_and_nothing_else_does() {
+        for c in Channel::ALL {
+            assert_eq!(Channel::parse(c.as_str()), Some(c));
+        }
+        for d in Delivery::ALL {
+            assert_eq!(Delivery::parse(d.as_str()), Some(d));
+        }
+        for bad in ["", "SMS", "email", "sent "] {
+            assert_eq!(Channel::parse(bad), None);
+            assert_eq!(Delivery::parse(bad), None);
+        }
+        assert_eq!(Channel::Wechat.label(), "微信");
+        assert_eq!(Delivery::Failed.label(), "发送失败");
     }
 }

@@ -41,6 +41,38 @@ pub const COLOURS: &[(&str, &str)] = &[
     ("other", "其他"),
 ];
 
+/// Who sells a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SellerKind {
+    /// 个人: a private owner.
+    Private,
+    /// 商家: a dealer's shop.
+    Dealer,
+}
+
+impl SellerKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SellerKind::Private => "private",
+            SellerKind::Dealer => "dealer",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(text: &str) -> Option<SellerKind> {
+        [SellerKind::Private, SellerKind::Dealer].into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// The tag on cards and in the review queue.
+    pub fn label(self) -> &'static str {
+        match self {
+            SellerKind::Private => "个人",
+            SellerKind::Dealer => "商家",
+        }
+    }
+}
+
 /// Where a listing is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ListingStatus {

@@ -17,8 +17,8 @@ pub struct User {
     pub nickname: String,
     /// Avatar URL.
     pub avatar: String,
-    /// `buyer`, `dealer` or `staff` (`domain::auth::Role`).
-    pub role: String,
+    /// What the user may do beyond buying.
+    pub role: domain::auth::Role,
     /// WeChat openid, when bound.
     pub wx_openid: Option<String>,
     /// QQ openid, when bound.
@@ -26,7 +26,7 @@ pub struct User {
     /// First sign-in.
     pub created_at: i64,
 }
-from_row!(User { user_id, mobile, nickname, avatar, role, wx_openid, qq_openid, created_at });
+from_row!(User { user_id, mobile, nickname, avatar, role as stored, wx_openid, qq_openid, created_at });
 
 const USER_COLUMNS: &str = "u.user_id, u.mobile, u.nickname, u.avatar, u.role, u.wx_openid, u.qq_openid, u.created_at";
 

@@ -20,7 +20,7 @@ pub struct CallRecording {
     /// When the call was made.
     pub created_at: i64,
     /// The lead's intent.
-    pub intent: String,
+    pub intent: domain::lead::Intent,
     /// The lead's phone (masked by the page until the lead is opened).
     pub mobile: String,
     /// When the dealer first opened the lead.
@@ -28,7 +28,7 @@ pub struct CallRecording {
     /// The lead's car, when any.
     pub title: Option<String>,
 }
-from_row!(CallRecording { call_recording_id, lead_id, path, content_type, duration_secs, created_at, intent, mobile, opened_at, title });
+from_row!(CallRecording { call_recording_id, lead_id, path, content_type, duration_secs, created_at, intent as stored, mobile, opened_at, title });
 
 const RECORDING_SELECT: &str = "select r.call_recording_id, r.lead_id, r.path, r.content_type, r.duration_secs, r.created_at, \
      ld.intent, ld.mobile, ld.opened_at, l.title \

@@ -10,7 +10,7 @@ use crate::{DbError, Store, Val, found, from_row, on_pool};
 
 /// Everything the detail page shows about a listing. The VIN is never read: only whether one
 /// was given (`has_vin`), so the page can offer the history report without exposing it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListingDetail {
     /// Primary key.
     pub listing_id: i64,
@@ -19,7 +19,7 @@ pub struct ListingDetail {
     /// The private seller or the shop's owner.
     pub seller_user_id: Option<i64>,
     /// `private` or `dealer`.
-    pub seller_kind: String,
+    pub seller_kind: domain::selling::SellerKind,
     /// Brand slug.
     pub brand_slug: String,
     /// Brand name.
@@ -77,7 +77,7 @@ pub struct ListingDetail {
     /// Number of price cuts.
     pub price_cut_count: i32,
     /// Lifecycle status.
-    pub status: String,
+    pub status: domain::selling::ListingStatus,
     /// Last change.
     pub updated_at: i64,
     /// Went online.
@@ -100,8 +100,8 @@ pub struct ListingDetail {
     pub valuation_sample: i32,
     /// `high`, `medium` or `low`.
     pub valuation_confidence: String,
-    /// Stored rating value.
-    pub price_rating: String,
+    /// The price rating; none until valued.
+    pub price_rating: Option<domain::valuation::Rating>,
     /// A VIN is on file.
     pub has_vin: bool,
     /// Shop display name.
@@ -122,7 +122,7 @@ from_row!(ListingDetail {
     listing_id,
     shop_id,
     seller_user_id,
-    seller_kind,
+    seller_kind as stored,
     brand_slug,
     brand_name,
     series_slug,
@@ -151,7 +151,7 @@ from_row!(ListingDetail {
     insurance_until,
     cover,
     price_cut_count,
-    status,
+    status as stored,
     updated_at,
     published_at,
     confirmed_at,
@@ -163,7 +163,7 @@ from_row!(ListingDetail {
     valuation_method,
     valuation_sample,
     valuation_confidence,
-    price_rating,
+    price_rating as stored,
     has_vin,
     shop_name,
     shop_oname,
@@ -185,7 +185,7 @@ impl ListingDetail {
             first_reg_month: self.first_reg_month,
             mileage_km: self.mileage_km,
             city_code: self.city_code,
-            seller_kind: self.seller_kind.clone(),
+            seller_kind: self.seller_kind,
             inspected: self.inspected,
             price_cut_count: self.price_cut_count,
             cover: self.cover.clone(),

@@ -73,6 +73,9 @@ pub enum DbError {
     /// Anything SQLite reported on the read path that bypasses sqlx (web: 500, logged).
     #[error(transparent)]
     Lite(#[from] rusqlite::Error),
+    /// A stored state, role or kind that spells no value (web: 500, logged).
+    #[error(transparent)]
+    Bad(#[from] BadStored),
 }
 
 /// Which database a store talks to.
@@ -112,31 +115,117 @@ macro_rules! on_pool {
 }
 pub(crate) use on_pool;
 
-/// Implements `sqlx::FromRow` for both backends' rows by reading each field by its column name.
+/// Implements `sqlx::FromRow` for both backends' rows by reading each field by its column name,
+/// and `lite::FromLite` for the SQLite readers. A field written `name as stored` holds a domain
+/// value stored as text (a state, role, intent, channel, rating): it is decoded here, once, and a
+/// text that spells no value is a decode error naming the column, never a default.
 macro_rules! from_row {
-    ($ty:ident { $($field:ident),* $(,)? }) => {
+    ($ty:ident { $($field:ident $(as $how:ident)?),* $(,)? }) => {
         impl<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> for $ty {
             fn from_row(row: &'r sqlx::sqlite::SqliteRow) -> Result<Self, sqlx::Error> {
                 use sqlx::Row as _;
-                Ok(Self { $($field: row.try_get(stringify!($field))?,)* })
+                Ok(Self { $($field: $crate::from_row!(@sqlx row, $field $(, $how)?),)* })
             }
         }
         impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for $ty {
             fn from_row(row: &'r sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
                 use sqlx::Row as _;
-                Ok(Self { $($field: row.try_get(stringify!($field))?,)* })
+                Ok(Self { $($field: $crate::from_row!(@sqlx row, $field $(, $how)?),)* })
             }
         }
         impl $crate::lite::FromLite for $ty {
             const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
             fn from_lite(row: &rusqlite::Row<'_>, in_order: bool) -> rusqlite::Result<Self> {
                 let mut column = 0usize..;
-                Ok(Self { $($field: $crate::lite::field(row, in_order, column.next().unwrap_or(0), stringify!($field))?,)* })
+                Ok(Self { $($field: $crate::from_row!(@lite row, in_order, column.next().unwrap_or(0), $field $(, $how)?),)* })
             }
         }
     };
+    (@sqlx $row:ident, $field:ident) => { $row.try_get(stringify!($field))? };
+    (@sqlx $row:ident, $field:ident, stored) => {
+        $crate::Stored::decode(stringify!($field), &$row.try_get::<String, _>(stringify!($field))?)
+            .map_err(|e| sqlx::Error::ColumnDecode { index: stringify!($field).to_owned(), source: Box::new(e) })?
+    };
+    (@lite $row:ident, $in_order:ident, $i:expr, $field:ident) => { $crate::lite::field($row, $in_order, $i, stringify!($field))? };
+    (@lite $row:ident, $in_order:ident, $i:expr, $field:ident, stored) => {{
+        let i = $i;
+        $crate::Stored::decode(stringify!($field), &$crate::lite::field::<String>($row, $in_order, i, stringify!($field))?)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?
+    }};
 }
 pub(crate) use from_row;
+
+/// A stored text that spells no value of its type: bad data, reported where the row is read.
+#[derive(Debug, thiserror::Error)]
+#[error("column {column} holds {value:?}, which is no {kind}")]
+pub struct BadStored {
+    /// The column read.
+    pub column: &'static str,
+    /// What it held.
+    pub value: String,
+    /// The type it should have spelled.
+    pub kind: &'static str,
+}
+
+/// A domain value kept in a text column: the domain's own stored spelling, read back strictly.
+pub(crate) trait Stored: Sized {
+    /// The value `text` spells, if any.
+    fn from_stored(text: &str) -> Option<Self>;
+
+    /// [`Stored::from_stored`], or the error naming the column and the text.
+    fn decode(column: &'static str, text: &str) -> Result<Self, BadStored> {
+        Self::from_stored(text).ok_or_else(|| BadStored { column, value: text.to_owned(), kind: std::any::type_name::<Self>() })
+    }
+}
+
+impl Stored for domain::auth::Role {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text)
+    }
+}
+
+impl Stored for domain::selling::ListingStatus {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text)
+    }
+}
+
+impl Stored for domain::selling::SellerKind {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text)
+    }
+}
+
+impl Stored for domain::lead::Intent {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text).ok()
+    }
+}
+
+impl Stored for domain::lead::Status {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text).ok()
+    }
+}
+
+impl Stored for domain::lead::Channel {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text)
+    }
+}
+
+impl Stored for domain::lead::Delivery {
+    fn from_stored(text: &str) -> Option<Self> {
+        Self::parse(text)
+    }
+}
+
+/// A listing not valued yet stores an empty rating.
+impl Stored for Option<domain::valuation::Rating> {
+    fn from_stored(text: &str) -> Option<Self> {
+        if text.is_empty() { Some(None) } else { domain::valuation::Rating::parse(text).map(Some) }
+    }
+}
 
 /// A bind value for dynamically built queries.
 #[derive(Debug, Clone, PartialEq)]

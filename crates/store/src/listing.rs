@@ -1,11 +1,9 @@
 //! Listing queries for cards: the home page's 今日新上 and 精品车源 and the counters.
 
-use serde::Serialize;
-
 use crate::{DbError, Store, Val, from_row, on_pool};
 
 /// What a listing card shows; one row, no joins.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListingCard {
     /// Primary key; the detail page is `/details/{listing_id}`.
     pub listing_id: i64,
@@ -24,7 +22,7 @@ pub struct ListingCard {
     /// City code (GB/T 2260).
     pub city_code: i32,
     /// `private` or `dealer`.
-    pub seller_kind: String,
+    pub seller_kind: domain::selling::SellerKind,
     /// Passed our inspection (精品).
     pub inspected: bool,
     /// How many times the price went down.
@@ -35,8 +33,8 @@ pub struct ListingCard {
     pub published_at: Option<i64>,
     /// Fuel code.
     pub fuel: i32,
-    /// Stored price rating (see `domain::valuation::Rating`); empty until valued.
-    pub price_rating: String,
+    /// The price rating; none until valued.
+    pub price_rating: Option<domain::valuation::Rating>,
 }
 
 from_row!(ListingCard {
@@ -48,13 +46,13 @@ from_row!(ListingCard {
     first_reg_month,
     mileage_km,
     city_code,
-    seller_kind,
+    seller_kind as stored,
     inspected,
     price_cut_count,
     cover,
     published_at,
     fuel,
-    price_rating,
+    price_rating as stored,
 });
 
 pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \

@@ -30,8 +30,8 @@ from_row!(PushSetting { sms_mobile, wechat_openid, enabled });
 pub struct PushJob {
     /// The outbox row.
     pub lead_push_log_id: i64,
-    /// `sms` or `wechat`.
-    pub channel: String,
+    /// How it is sent.
+    pub channel: domain::lead::Channel,
     /// Mobile or openid.
     pub target: String,
     /// This attempt's number (from 1).
@@ -39,7 +39,7 @@ pub struct PushJob {
     /// The lead.
     pub lead_id: i64,
     /// Its intent.
-    pub intent: String,
+    pub intent: domain::lead::Intent,
     /// The visitor's phone (the message masks it).
     pub mobile: String,
     /// The car's title, when the lead is about one.
@@ -49,7 +49,7 @@ pub struct PushJob {
     /// When the lead came in.
     pub created_at: i64,
 }
-from_row!(PushJob { lead_push_log_id, channel, target, attempts, lead_id, intent, mobile, title, shop_name, created_at });
+from_row!(PushJob { lead_push_log_id, channel as stored, target, attempts, lead_id, intent as stored, mobile, title, shop_name, created_at });
 
 /// A line of the push log as the dealer sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,13 +59,13 @@ pub struct PushLogRow {
     /// The lead.
     pub lead_id: i64,
     /// Its intent.
-    pub intent: String,
-    /// `sms` or `wechat`.
-    pub channel: String,
+    pub intent: domain::lead::Intent,
+    /// How it is sent.
+    pub channel: domain::lead::Channel,
     /// Mobile or openid.
     pub target: String,
-    /// `pending`, `sending`, `sent`, `failed`.
-    pub status: String,
+    /// Where it is.
+    pub status: domain::lead::Delivery,
     /// Tries so far.
     pub attempts: i64,
     /// The last failure.
@@ -75,7 +75,7 @@ pub struct PushLogRow {
     /// Delivered.
     pub sent_at: Option<i64>,
 }
-from_row!(PushLogRow { lead_push_log_id, lead_id, intent, channel, target, status, attempts, error, created_at, sent_at });
+from_row!(PushLogRow { lead_push_log_id, lead_id, intent as stored, channel as stored, target, status as stored, attempts, error, created_at, sent_at });
 
 /// Due outbox rows: new, past their backoff, or stuck in `sending` (with `$NOW`, `$BACKOFF`,
 /// `$STUCK` filled in by the caller's parameter numbers).

@@ -6,13 +6,13 @@
 //! Status changes are conditional updates on the status read before (`where status = $from`),
 //! so two clicks or two reviewers cannot both apply.
 
-use domain::selling::{Action, Actor, ListingStatus};
+use domain::selling::{Action, Actor, ListingStatus, SellerKind};
 
 /// Appeals and complaints accepted from one IP address per hour.
 pub const APPEALS_PER_IP_PER_HOUR: i64 = 5;
 
 use crate::listing::CARD_COLUMNS;
-use crate::{DbError, ListingCard, Store, Val, bind_all, from_row, on_pool};
+use crate::{DbError, ListingCard, Store, Stored as _, Val, bind_all, from_row, on_pool};
 
 /// An upload as the forms need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub struct MyListing {
     /// Title.
     pub title: String,
     /// Status name.
-    pub status: String,
+    pub status: ListingStatus,
     /// Price, yuan.
     pub price_yuan: i64,
     /// Cover path.
@@ -133,7 +133,7 @@ pub struct MyListing {
 from_row!(MyListing {
     listing_id,
     title,
-    status,
+    status as stored,
     price_yuan,
     cover,
     first_reg_year,
@@ -154,7 +154,7 @@ pub struct EditableListing {
     /// Id.
     pub listing_id: i64,
     /// Status name.
-    pub status: String,
+    pub status: ListingStatus,
     /// Series slug.
     pub series_slug: String,
     /// Registration year.
@@ -186,7 +186,7 @@ pub struct EditableListing {
 }
 from_row!(EditableListing {
     listing_id,
-    status,
+    status as stored,
     series_slug,
     first_reg_year,
     first_reg_month,
@@ -247,11 +247,11 @@ pub struct ReviewItem {
     /// City code.
     pub city_code: i32,
     /// `private` or `dealer`.
-    pub seller_kind: String,
+    pub seller_kind: SellerKind,
     /// When submitted.
     pub submitted_at: Option<i64>,
 }
-from_row!(ReviewItem { listing_id, title, price_yuan, market_value_yuan, review_flags, review_note, description, cover, city_code, seller_kind, submitted_at });
+from_row!(ReviewItem { listing_id, title, price_yuan, market_value_yuan, review_flags, review_note, description, cover, city_code, seller_kind as stored, submitted_at });
 
 /// An appeal as staff see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -385,7 +385,7 @@ impl Store {
     /// Creates a listing in 审核中 with its photos (paths in order) and a `submit` event.
     pub async fn create_listing(&self, l: &ListingInput, photos: &[UploadRow], now: i64) -> Result<i64, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
-        let seller_kind = if l.shop_id.is_some() { "dealer" } else { "private" };
+        let seller_kind = if l.shop_id.is_some() { SellerKind::Dealer } else { SellerKind::Private }.as_str();
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let (series_id, brand_id): (i64, i64) = sqlx::query_as("select series_id, brand_id from series where slug = $1")
@@ -447,7 +447,7 @@ impl Store {
             )))
             .bind(listing_id).bind(l.seller_user_id).fetch_optional(&mut *tx).await?;
             let (status, old_price) = current.ok_or(DbError::NotFound)?;
-            let from = ListingStatus::parse(&status).unwrap_or(ListingStatus::Pending);
+            let from = ListingStatus::decode("status", &status)?;
             let to = match from {
                 ListingStatus::Online if to_review => ListingStatus::Pending,
                 ListingStatus::Rejected | ListingStatus::Draft => ListingStatus::Pending,
@@ -531,7 +531,7 @@ impl Store {
             )))
             .bind(listing_id).bind(user_id).fetch_optional(&mut *tx).await?;
             let (status, refreshed_at) = row.ok_or(DbError::NotFound)?;
-            let from = ListingStatus::parse(&status).unwrap_or(ListingStatus::Pending);
+            let from = ListingStatus::decode("status", &status)?;
             let to = match domain::selling::transition(from, action, actor) {
                 Ok(to) => to,
                 Err(msg) => return Ok(ActionOutcome::Refused(msg)),

@@ -94,7 +94,7 @@ pub struct ShopLead {
     /// The phone (the page masks it until opened).
     pub mobile: String,
     /// Intent.
-    pub intent: String,
+    pub intent: domain::lead::Intent,
     /// The car.
     pub listing_id: Option<i64>,
     /// The car's title.
@@ -103,8 +103,8 @@ pub struct ShopLead {
     pub appointment_date: String,
     /// Name or car the visitor gave.
     pub name: String,
-    /// `new`, `contacted`, `closed`.
-    pub status: String,
+    /// Where the dealer is with it.
+    pub status: domain::lead::Status,
     /// The dealer's note.
     pub dealer_note: String,
     /// First opened.
@@ -114,7 +114,7 @@ pub struct ShopLead {
     /// What the visitor asked for (package, budget, questionnaire answers).
     pub note: String,
 }
-from_row!(ShopLead { lead_id, mobile, intent, listing_id, title, appointment_date, name, status, dealer_note, opened_at, created_at, note });
+from_row!(ShopLead { lead_id, mobile, intent as stored, listing_id, title, appointment_date, name, status as stored, dealer_note, opened_at, created_at, note });
 
 /// Photos a shop may show on its business page.
 pub const SHOP_PHOTOS_MAX: i64 = 12;

@@ -12,16 +12,16 @@ use crate::{DbError, Store, from_row, on_pool};
 pub struct MyLead {
     /// Id.
     pub lead_id: i64,
-    /// `ask_price`, `book_viewing`, `sell`, ….
-    pub intent: String,
+    /// What it asks for.
+    pub intent: domain::lead::Intent,
     /// The car, when the lead is about one.
     pub listing_id: Option<i64>,
     /// The shop that received it (none: the private seller).
     pub shop_name: Option<String>,
     /// The shop's slug.
     pub shop_oname: Option<String>,
-    /// `new`, `contacted` or `closed`.
-    pub status: String,
+    /// Where the dealer is with it.
+    pub status: domain::lead::Status,
     /// Viewing date for bookings.
     pub appointment_date: String,
     /// The car they named (sell and buy requests).
@@ -31,7 +31,7 @@ pub struct MyLead {
     /// When it was sent.
     pub created_at: i64,
 }
-from_row!(MyLead { lead_id, intent, listing_id, shop_name, shop_oname, status, appointment_date, name, note, created_at });
+from_row!(MyLead { lead_id, intent as stored, listing_id, shop_name, shop_oname, status as stored, appointment_date, name, note, created_at });
 
 /// A car a friend shared with me.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -122,7 +122,35 @@ on_both!(
     throttles_allow_exactly_their_limits,
     codes_sessions_and_tickets_are_single_use,
     space_rows_belong_to_their_owner,
+    stored_states_that_spell_nothing_are_errors_not_defaults,
 );
+
+/// A role, status or rating is decoded where its row is read; a text no value spells is reported
+/// (naming the column and the text) instead of being read as the least privilege or "pending".
+async fn stored_states_that_spell_nothing_are_errors_not_defaults(store: &Store) {
+    seed(store, SeedConfig { listings: 40, seed: 3, now: NOW }).await.unwrap();
+    let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap();
+    assert_eq!(staff.role, domain::auth::Role::Staff);
+    store.execute_admin(&format!("update app_user set role = 'admin' where user_id = {}", staff.user_id)).await.unwrap();
+    let e = store.user(staff.user_id).await.unwrap_err();
+    assert!(e.to_string().contains("\"admin\""), "{e}");
+
+    let card = store.latest_listings(None, 1).await.unwrap().remove(0);
+    assert!(card.price_rating.is_some());
+    let id = card.listing_id;
+    store.execute_admin(&format!("update listing set price_rating = 'superb' where listing_id = {id}")).await.unwrap();
+    let e = store.latest_listings(None, 40).await.unwrap_err();
+    assert!(e.to_string().contains("\"superb\""), "cards: {e}");
+    let e = store.listing_detail(id).await.unwrap_err();
+    assert!(e.to_string().contains("\"superb\""), "detail: {e}");
+    // Not valued yet is no rating, not an error.
+    store.execute_admin(&format!("update listing set price_rating = '' where listing_id = {id}")).await.unwrap();
+    assert_eq!(store.listing_detail(id).await.unwrap().price_rating, None);
+
+    store.execute_admin(&format!("update listing set status = 'gone' where listing_id = {id}")).await.unwrap();
+    let e = store.listing_detail(id).await.unwrap_err();
+    assert!(e.to_string().contains("\"gone\""), "status: {e}");
+}
 
 fn query(q: &str) -> CarQuery {
     CarQuery::parse(q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Owned(k.to_owned()), Cow::Owned(v.to_owned()))))
@@ -232,7 +260,7 @@ async fn details_history_and_similar_cars(store: &Store) {
     let d = store.public_listing(card.listing_id).await.unwrap();
     assert_eq!((d.title.as_str(), d.price_yuan), (card.title.as_str(), card.price_yuan));
     assert!(!d.brand_name.is_empty() && !d.series_name.is_empty());
-    if d.seller_kind == "dealer" {
+    if d.seller_kind == domain::selling::SellerKind::Dealer {
         assert!(d.shop_oname.is_some() && d.shop_name.is_some());
     }
     let photos = store.listing_photos(d.listing_id).await.unwrap();
@@ -322,7 +350,7 @@ async fn valuations_use_comparables_and_are_stable(store: &Store) {
     let report = seed(store, SeedConfig { listings: 300, seed: 4, now: NOW }).await.unwrap();
     assert!(report.valued > 200, "{report:?}");
     let cards = store.latest_listings(None, 100).await.unwrap();
-    assert!(cards.iter().all(|c| domain::valuation::Rating::parse(&c.price_rating).is_some()), "every online card is rated or excluded");
+    assert!(cards.iter().all(|c| c.price_rating.is_some()), "every online card is rated or excluded");
     // Nothing changed since the seed: a refresh writes nothing.
     assert_eq!(store.refresh_valuations(NOW).await.unwrap(), 0);
 
@@ -347,7 +375,7 @@ async fn valuations_use_comparables_and_are_stable(store: &Store) {
     }
     let d = store.listing_detail(me.listing_id).await.unwrap();
     assert_eq!((d.market_value_yuan, d.valuation_method.as_str(), d.valuation_sample), (Some(100_000), "comparables", 8));
-    assert_eq!(d.price_rating, rating.as_str());
+    assert_eq!(d.price_rating, Some(rating));
     // The twins changed too: the refresh picks them up once, then is quiet.
     assert!(store.refresh_valuations(NOW).await.unwrap() >= 8);
     assert_eq!(store.refresh_valuations(NOW).await.unwrap(), 0);
@@ -473,7 +501,7 @@ async fn listings_filter_by_city_and_inspection(store: &Store) {
 
     let inspected = store.listings(&ListingFilter { inspected_only: true, ..Default::default() }, 100).await.unwrap();
     assert!(!inspected.is_empty());
-    assert!(inspected.iter().all(|c| c.inspected && c.seller_kind == "dealer"));
+    assert!(inspected.iter().all(|c| c.inspected && c.seller_kind == domain::selling::SellerKind::Dealer));
     assert!(store.latest_listings(Some(999_999), 10).await.unwrap().is_empty());
 }
 

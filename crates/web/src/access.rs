@@ -43,7 +43,7 @@ pub fn check(user: Option<&store::User>, need: Need) -> Result<&store::User, boo
     let Some(user) = user else { return Err(false) };
     match need {
         Need::User => Ok(user),
-        Need::Role(role) if Role::parse(&user.role) == role => Ok(user),
+        Need::Role(role) if user.role == role => Ok(user),
         Need::Role(_) => Err(true),
     }
 }
@@ -88,22 +88,13 @@ extractor!(
 mod tests {
     use super::*;
 
-    fn user(role: &str) -> store::User {
-        store::User {
-            user_id: 1,
-            mobile: None,
-            nickname: String::new(),
-            avatar: String::new(),
-            role: role.to_owned(),
-            wx_openid: None,
-            qq_openid: None,
-            created_at: 0,
-        }
+    fn user(role: Role) -> store::User {
+        store::User { user_id: 1, mobile: None, nickname: String::new(), avatar: String::new(), role, wx_openid: None, qq_openid: None, created_at: 0 }
     }
 
     #[test]
     fn each_need_admits_exactly_its_callers() {
-        let (buyer, dealer, staff) = (user("buyer"), user("dealer"), user("staff"));
+        let (buyer, dealer, staff) = (user(Role::Buyer), user(Role::Dealer), user(Role::Staff));
         let cases: &[(Option<&store::User>, Need, Result<(), bool>)] = &[
             (None, Need::User, Err(false)),
             (None, Need::Role(Role::Staff), Err(false)),

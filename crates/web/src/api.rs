@@ -155,7 +155,7 @@ pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Res
         "mobile": u.mobile,
         "nickname": u.nickname,
         "avatar": u.avatar,
-        "role": u.role,
+        "role": u.role.as_str(),
         "wechatBound": u.wx_openid.is_some(),
         "qqBound": u.qq_openid.is_some(),
         "vip": vip.map(|m| json!({"plan": m.plan, "endsAt": domain::time::date(m.ends_at)})),
@@ -166,7 +166,7 @@ pub async fn base_info(State(state): State<AppState>, headers: HeaderMap) -> Res
 async fn dealer(state: &AppState, headers: &HeaderMap) -> Result<Result<store::User, Response>, AppError> {
     let Some(token) = session::presented_token(headers) else { return Ok(Err(session::cm002(state))) };
     let Some(u) = session::lookup(state, token).await? else { return Ok(Err(session::cm002(state))) };
-    if domain::auth::Role::parse(&u.role) != domain::auth::Role::Dealer {
+    if u.role != domain::auth::Role::Dealer {
         return Ok(Err(fail(StatusCode::FORBIDDEN, ApiCode::Forbidden, "仅商家可以使用")));
     }
     Ok(Ok(u))
@@ -191,12 +191,12 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
         .map(|l| {
             json!({
                 "id": l.lead_id,
-                "intent": domain::lead::intent_label(&l.intent),
+                "intent": l.intent.label(),
                 "phone": if l.opened_at.is_some() { l.mobile } else { domain::validate::mask_mobile(&l.mobile) },
                 "opened": l.opened_at.is_some(),
                 "listingId": l.listing_id,
                 "car": l.title,
-                "status": l.status,
+                "status": l.status.as_str(),
                 "note": l.dealer_note,
                 "createdAt": domain::time::datetime(l.created_at),
                 "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::recordings::RecordingView::json).collect::<Vec<_>>(),

@@ -4,7 +4,7 @@
 //! ([`deliver_due`]) retries failures and picks up rows a stopped node left behind. Each row is
 //! claimed with a conditional update, so with several nodes every notice goes out once.
 
-use domain::lead::Intent;
+use domain::lead::{Channel, Intent};
 use domain::validate::Mobile;
 use store::{LeadOutcome, NewLead};
 
@@ -65,18 +65,18 @@ async fn deliver(state: &AppState, id: i64, now: i64) -> Result<bool, store::DbE
     let Some(job) = state.store.claim_push(id, now).await? else { return Ok(false) };
     let notice = LeadNotice {
         shop: job.shop_name.clone(),
-        intent: domain::lead::intent_label(&job.intent).to_owned(),
+        intent: job.intent.label().to_owned(),
         car: job.title.clone().unwrap_or_default(),
         phone: domain::validate::mask_mobile(&job.mobile),
         time: domain::time::datetime(job.created_at).chars().take(16).collect(),
     };
-    let result = match job.channel.as_str() {
-        "sms" => state.adapters.sms.send_lead_notice(&job.target, &notice).await,
-        _ => state.adapters.wx.send_lead_notice(&job.target, &notice).await,
+    let result = match job.channel {
+        Channel::Sms => state.adapters.sms.send_lead_notice(&job.target, &notice).await,
+        Channel::Wechat => state.adapters.wx.send_lead_notice(&job.target, &notice).await,
     };
     let error = result.as_ref().err().map(|e| crate::adapters::clip(&e.to_string(), 200));
     if let Some(e) = &error {
-        tracing::warn!(error = %e, push = id, channel = %job.channel, attempt = job.attempts, "lead push failed");
+        tracing::warn!(error = %e, push = id, channel = job.channel.as_str(), attempt = job.attempts, "lead push failed");
     }
     state.store.finish_push(id, error.as_deref(), state.clock.now()).await?;
     Ok(error.is_none())

@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 
 use domain::audio::AudioKind;
-use domain::lead::intent_label;
 use serde_json::json;
 use store::CallRecording;
 
@@ -42,7 +41,7 @@ impl RecordingView {
         RecordingView {
             id: r.call_recording_id,
             lead_id: r.lead_id,
-            intent: intent_label(&r.intent),
+            intent: r.intent.label(),
             phone: if r.opened_at.is_some() { r.mobile.clone() } else { domain::validate::mask_mobile(&r.mobile) },
             car: r.title.clone(),
             length: if secs >= 60 { format!("{}分{:02}秒", secs / 60, secs % 60) } else { format!("{secs}秒") },

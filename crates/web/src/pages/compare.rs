@@ -8,6 +8,7 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
+use domain::selling::ListingStatus;
 use serde::Deserialize;
 
 use super::shared::{CardView, rating_badge};
@@ -66,8 +67,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
             Err(e) => return Err(e.into()),
         };
         let mut values = vec![
-            format!("{}万{}", domain::money::wan(d.price_yuan), if d.status == "online" { "" } else { "（已下架）" }),
-            rating_badge(&d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
+            format!("{}万{}", domain::money::wan(d.price_yuan), if d.status == ListingStatus::Online { "" } else { "（已下架）" }),
+            rating_badge(d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
         ];
         let specs = super::shared::specs(&d);

@@ -36,7 +36,7 @@ pub struct LeadRow {
     /// Extra: viewing date, the car they named.
     pub extra: String,
     /// Status name.
-    pub status: String,
+    pub status: &'static str,
     /// Note.
     pub note: String,
     /// When it came in.
@@ -45,7 +45,7 @@ pub struct LeadRow {
     pub recordings: Vec<(i64, String)>,
 }
 
-use domain::lead::intent_label;
+use domain::lead::{Channel, Delivery};
 
 const STATUSES: [(&str, &str); 3] = [("new", "新线索"), ("contacted", "已联系"), ("closed", "已完成")];
 
@@ -134,10 +134,10 @@ async fn render(
                 id: l.lead_id,
                 phone: if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
                 opened: l.opened_at.is_some(),
-                intent: intent_label(&l.intent),
+                intent: l.intent.label(),
                 car: l.listing_id.zip(l.title.clone()),
                 extra: extra.join(" · "),
-                status: l.status.clone(),
+                status: l.status.as_str(),
                 note: l.dealer_note.clone(),
                 when: domain::time::relative(l.created_at, now),
                 recordings: recordings.get(&l.lead_id).into_iter().flatten().map(|r| (r.id, r.length.clone())).collect(),
@@ -239,10 +239,8 @@ pub struct PushRow {
     pub channel: &'static str,
     /// Where it went (a number masked, an openid shortened).
     pub target: String,
-    /// 已送达, 发送中, 等待重试, 发送失败.
-    pub status: &'static str,
-    /// `sent`, `pending`, …, for the style.
-    pub status_class: String,
+    /// Where the notice is (its label is what the dealer reads, its stored name the style).
+    pub delivery: Delivery,
     /// Tries.
     pub attempts: i64,
     /// The last failure.
@@ -281,16 +279,6 @@ pub struct PushForm {
     sms_mobile: String,
     #[serde(default)]
     wechat: String,
-}
-
-/// Push statuses as the dealer reads them.
-fn push_status(status: &str) -> &'static str {
-    match status {
-        "sent" => "已送达",
-        "sending" => "发送中",
-        "pending" => "等待发送",
-        _ => "发送失败",
-    }
 }
 
 /// An openid shortened for display: its first and last four characters.
@@ -332,11 +320,13 @@ async fn push_page(
         .into_iter()
         .map(|r| PushRow {
             lead_id: r.lead_id,
-            intent: intent_label(&r.intent),
-            channel: if r.channel == "sms" { "短信" } else { "微信" },
-            target: if r.channel == "sms" { domain::validate::mask_mobile(&r.target) } else { short_openid(&r.target) },
-            status: push_status(&r.status),
-            status_class: r.status.clone(),
+            intent: r.intent.label(),
+            channel: r.channel.label(),
+            target: match r.channel {
+                Channel::Sms => domain::validate::mask_mobile(&r.target),
+                Channel::Wechat => short_openid(&r.target),
+            },
+            delivery: r.status,
             attempts: r.attempts,
             error: r.error,
             when: domain::time::relative(r.created_at, now),

@@ -15,6 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FUEL_OPTIONS, GEARBOX_OPTIONS};
 use domain::lead::Intent;
+use domain::selling::{ListingStatus, SellerKind};
 use domain::valuation::{Confidence, Method, Rating};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
@@ -106,7 +107,7 @@ struct DetailPage {
 }
 
 fn rating_view(d: &ListingDetail) -> RatingView {
-    let rating = Rating::parse(&d.price_rating).unwrap_or(Rating::Insufficient);
+    let rating = d.price_rating.unwrap_or(Rating::Insufficient);
     let range = match (d.market_low_yuan, d.market_high_yuan) {
         (Some(lo), Some(hi)) => Some(format!("{}-{}万", domain::money::wan(lo), domain::money::wan(hi))),
         _ => None,
@@ -176,10 +177,10 @@ async fn render_with(
     let photo_views: Vec<PhotoView> =
         urls.iter().map(|u| PhotoView { src: domain::image::sized(u, base, 640), srcset: domain::image::srcset(u, base) }).collect();
     let city = domain::region::city(d.city_code as u32);
-    let online = d.status == "online";
-    let banner = match d.status.as_str() {
-        "sold" => Some("该车已售出，看看下面的相似车源"),
-        "expired" => Some("卖家未确认在售，该车源已下架，看看下面的相似车源"),
+    let online = d.status == ListingStatus::Online;
+    let banner = match d.status {
+        ListingStatus::Sold => Some("该车已售出，看看下面的相似车源"),
+        ListingStatus::Expired => Some("卖家未确认在售，该车源已下架，看看下面的相似车源"),
         _ => None,
     };
     let saving = d.guide_price_yuan - d.price_yuan;
@@ -230,8 +231,8 @@ async fn render_with(
         "color": d.colour, "image": images, "offers": offer,
     })));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
-    let (seller, seller_sub) = match (&d.shop_name, d.seller_kind.as_str()) {
-        (Some(name), "dealer") => (
+    let (seller, seller_sub) = match (&d.shop_name, d.seller_kind) {
+        (Some(name), SellerKind::Dealer) => (
             name.clone(),
             format!(
                 "{}商家{}",
@@ -397,7 +398,7 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
     let intent = if post.intent == Intent::BookViewing.as_str() { Intent::BookViewing } else { Intent::AskPrice };
     let mut form =
         LeadForm { intent: intent.as_str().to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
-    if d.status != "online" {
+    if d.status != ListingStatus::Online {
         form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
     }
     let lead = match crate::push::lead_from(&visitor, &post.mobile, intent, format!("/details/{id}")) {

@@ -31,7 +31,7 @@ pub struct Row {
     /// Status label.
     pub status_label: &'static str,
     /// Status name (CSS).
-    pub status: String,
+    pub status: &'static str,
     /// Price in 万.
     pub price_wan: String,
     /// Cover URL.
@@ -104,7 +104,7 @@ async fn render(
     let rows = list
         .iter()
         .map(|l| {
-            let st = ListingStatus::parse(&l.status).unwrap_or(ListingStatus::Pending);
+            let st = l.status;
             let mut notes = Vec::new();
             if st == ListingStatus::Rejected && !l.reject_reason.is_empty() {
                 notes.push(format!("审核未通过：{}", l.reject_reason));
@@ -132,7 +132,7 @@ async fn render(
                 id: l.listing_id,
                 title: l.title.clone(),
                 status_label: st.label(),
-                status: l.status.clone(),
+                status: st.as_str(),
                 price_wan: domain::money::wan(l.price_yuan),
                 cover: domain::image::sized(&domain::image::cover(&l.cover, base), base, 320),
                 meta: format!("{}年 · {}万公里 · {city}", l.first_reg_year, domain::money::wan_km(l.mileage_km)),

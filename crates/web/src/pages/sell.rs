@@ -17,7 +17,7 @@ use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
-use domain::selling::{self, FieldErrors, SellInput, SellListing};
+use domain::selling::{self, FieldErrors, ListingStatus, SellInput, SellListing};
 use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
 use store::{ListingInput, NewLead, UploadRow};
@@ -472,7 +472,7 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
         photos: thumbs(&state, &rows),
         suggestion,
         submit_label: "保存修改",
-        notice: Some(edit_notice(&e.status)),
+        notice: Some(edit_notice(e.status)),
         ..SellForm::default()
     };
     let page = edit_meta(&state, &visitor, id);
@@ -485,10 +485,10 @@ fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
     page
 }
 
-fn edit_notice(status: &str) -> String {
+fn edit_notice(status: ListingStatus) -> String {
     match status {
-        "online" => "在售车源修改价格、照片、车型、上牌时间、里程或车架号后需重新审核；只改描述、颜色等不影响在售。".to_owned(),
-        "rejected" => "修改后将重新提交审核。".to_owned(),
+        ListingStatus::Online => "在售车源修改价格、照片、车型、上牌时间、里程或车架号后需重新审核；只改描述、颜色等不影响在售。".to_owned(),
+        ListingStatus::Rejected => "修改后将重新提交审核。".to_owned(),
         _ => "修改后保存即可。".to_owned(),
     }
 }
@@ -500,7 +500,7 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
     match check_posted(&state, &user, mp, &format!("/space/personcarlist/{id}/edit")).await? {
         Err(mut form) => {
             form.submit_label = "保存修改";
-            form.notice = Some(edit_notice(&before.status));
+            form.notice = Some(edit_notice(before.status));
             let status = if form.errors.is_empty() && form.photo_notes.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
             render_sell(&state, edit_meta(&state, &visitor, id), "修改车源", None, None, Some(form), status)
         }

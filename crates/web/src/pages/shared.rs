@@ -44,9 +44,10 @@ pub fn province_cities() -> ProvinceCities {
     region::provinces().iter().map(|p| (p, region::cities_of(p.code).collect())).collect()
 }
 
-/// The badge of a stored rating: a band's label, or 数据不足; exclusions show nothing on cards.
-pub fn rating_badge(stored: &str) -> Option<(&'static str, &'static str)> {
-    let r = Rating::parse(stored)?;
+/// The badge of a rating: a band's label, or 数据不足; exclusions and cars not yet valued show
+/// nothing on cards.
+pub fn rating_badge(rating: Option<Rating>) -> Option<(&'static str, &'static str)> {
+    let r = rating?;
     (r.is_band() || r == Rating::Insufficient).then(|| (r.label(), r.as_str()))
 }
 
@@ -54,7 +55,7 @@ impl CardView {
     /// Builds the view of one card.
     pub fn new(state: &AppState, card: &ListingCard, now: i64) -> CardView {
         let city = region::city(card.city_code as u32).map_or("", |c| c.name);
-        let mut tags = vec![if card.seller_kind == "dealer" { "商家" } else { "个人" }];
+        let mut tags = vec![card.seller_kind.label()];
         if card.inspected {
             tags.push("精品");
         }
@@ -81,7 +82,7 @@ impl CardView {
             price_wan: domain::money::wan(card.price_yuan),
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
-            rating: rating_badge(&card.price_rating),
+            rating: rating_badge(card.price_rating),
         }
     }
 }

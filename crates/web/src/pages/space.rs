@@ -14,6 +14,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
+use domain::auth::Role;
 use domain::filter::{self, FilterType, PRICE_OPTIONS};
 use domain::search::{CarQuery, Sort};
 use serde::Deserialize;
@@ -174,14 +175,14 @@ pub async fn favourite(
     Ok(see_other(&back, Vec::new()))
 }
 
-use domain::lead::intent_label;
+use domain::lead::{Intent, Status};
 
-fn lead_status_label(status: &str) -> &'static str {
+/// A lead's state as its sender reads it.
+fn lead_status_label(status: Status) -> &'static str {
     match status {
-        "new" => "已提交，等待联系",
-        "contacted" => "已联系",
-        "closed" => "已完成",
-        _ => "处理中",
+        Status::New => "已提交，等待联系",
+        Status::Contacted => "已联系",
+        Status::Closed => "已完成",
     }
 }
 
@@ -199,9 +200,9 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
             let when = if l.appointment_date.is_empty() { String::new() } else { format!("，看车日期{}", l.appointment_date) };
             let note = format!(
                 "{} · {}收到了您的请求{when} · {} · {}",
-                intent_label(&l.intent),
+                l.intent.label(),
                 receiver,
-                lead_status_label(&l.status),
+                lead_status_label(l.status),
                 domain::time::relative(l.created_at, now)
             );
             Some(NotedCard { card: CardView::new(&state, card, now), note })
@@ -211,16 +212,16 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         .iter()
         .filter(|l| l.listing_id.is_none())
         .map(|l| {
-            let receiver = l
-                .shop_name
-                .as_deref()
-                .map_or_else(|| if l.intent == "buy" { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() }, |s| format!("商家「{s}」"));
+            let receiver = l.shop_name.as_deref().map_or_else(
+                || if l.intent == Intent::Buy { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() },
+                |s| format!("商家「{s}」"),
+            );
             let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
             let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
             format!(
                 "{}{details} · {receiver}收到了您的请求 · {} · {}",
-                intent_label(&l.intent),
-                lead_status_label(&l.status),
+                l.intent.label(),
+                lead_status_label(l.status),
                 domain::time::relative(l.created_at, now)
             )
         })

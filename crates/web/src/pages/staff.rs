@@ -108,7 +108,7 @@ async fn review_page(
             meta: format!(
                 "{} · {} · 提交于{}",
                 domain::region::city(r.city_code as u32).map_or("", |c| c.name),
-                if r.seller_kind == "dealer" { "商家" } else { "个人" },
+                r.seller_kind.label(),
                 r.submitted_at.map(domain::time::datetime).unwrap_or_default()
             ),
             history,

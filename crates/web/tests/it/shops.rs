@@ -111,7 +111,7 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
 async fn settled(app: &TestApp, owner_user_id: i64, rows: usize) -> Vec<store::PushLogRow> {
     for _ in 0..250 {
         let log = app.state.store.push_log(owner_user_id, 50).await.unwrap();
-        if log.len() >= rows && log.iter().all(|r| r.attempts > 0 && r.status != "sending") {
+        if log.len() >= rows && log.iter().all(|r| r.attempts > 0 && r.status != domain::lead::Delivery::Sending) {
             return log;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -160,7 +160,7 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let log = settled(app, owner_id, 2).await;
     assert_eq!(log.len(), 2);
-    assert!(log.iter().all(|r| r.status == "sent" && r.attempts == 1), "{log:?}");
+    assert!(log.iter().all(|r| r.status == domain::lead::Delivery::Sent && r.attempts == 1), "{log:?}");
     let sms = app.state.adapters.sms.sandbox_notices("13700001111");
     assert_eq!(sms.len(), 1);
     assert!(sms[0].contains(&shop.name) && sms[0].contains("139****7777") && !sms[0].contains("13955557777"), "{}", sms[0]);
