@@ -191,7 +191,7 @@ impl ListingDetail {
             cover: self.cover.clone(),
             published_at: self.published_at,
             fuel: self.fuel,
-            price_rating: self.price_rating.clone(),
+            price_rating: self.price_rating,
         }
     }
 }
