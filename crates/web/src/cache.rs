@@ -70,9 +70,9 @@ impl std::fmt::Debug for ResponseCache {
 }
 
 impl ResponseCache {
-    /// A cache keeping responses `secs` seconds; 0 turns it off.
-    pub fn new(secs: u64) -> ResponseCache {
-        ResponseCache { ttl: (secs > 0).then(|| Duration::from_secs(secs)), entries: Mutex::new(HashMap::new()) }
+    /// A cache keeping responses for `ttl`; zero turns it off.
+    pub fn new(ttl: Duration) -> ResponseCache {
+        ResponseCache { ttl: (!ttl.is_zero()).then_some(ttl), entries: Mutex::new(HashMap::new()) }
     }
 
     /// Forgets everything (after a write).

@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -44,6 +45,79 @@ impl fmt::Display for Env {
     }
 }
 
+/// A setting that names one of a few choices: parsed once when the configuration loads, with an
+/// error that lists the choices.
+macro_rules! choice {
+    ($(#[$m:meta])* $name:ident, $key:literal { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $variant),+ }
+
+        impl $name {
+            /// The name the configuration uses.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                match s.trim() {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(format!("{} {other:?}: use {}", $key, [$($text),+].join(" or "))),
+                }
+            }
+        }
+    };
+}
+
+choice!(
+    /// Who sends text messages.
+    SmsAdapter, "sms_adapter" {
+        /// Nothing is sent; the development login form shows the code.
+        Sandbox = "sandbox",
+        /// Alibaba Cloud SMS.
+        Aliyun = "aliyun",
+    }
+);
+
+choice!(
+    /// Who signs visitors in with WeChat and QQ (and sends WeChat template messages).
+    OauthAdapter, "oauth_adapter" {
+        /// A local stand-in that signs in a made-up identity.
+        Sandbox = "sandbox",
+        /// The providers themselves.
+        Real = "real",
+    }
+);
+
+choice!(
+    /// Where uploaded photos are stored.
+    Storage, "storage" {
+        /// Under `upload_dir`, served under `/upload/`.
+        Local = "local",
+        /// An S3-compatible bucket.
+        S3 = "s3",
+    }
+);
+
+choice!(
+    /// Who connects a dealer's call to the visitor.
+    CallsAdapter, "calls_adapter" {
+        /// The dealer dials the visitor directly; nothing is recorded.
+        Sandbox = "sandbox",
+        /// Alibaba Cloud phone-number protection (AXB privacy numbers, recordings pushed back).
+        Aliyun = "aliyun",
+    }
+);
+
+/// A whole number of seconds, as a setting writes it.
+fn seconds(key: &str, value: &str) -> Result<Duration, String> {
+    value.trim().parse::<u64>().map(Duration::from_secs).map_err(|_| format!("{key} {value:?}: a whole number of seconds"))
+}
+
 /// Everything the server reads at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -80,7 +154,7 @@ pub struct Config {
     /// Key shared with the mobile app's server for `appToken` (see `domain::auth`). Secret.
     pub app_token_secret: String,
     /// `sandbox` (codes in the log and on the development login screen) or `aliyun`.
-    pub sms_adapter: String,
+    pub sms_adapter: SmsAdapter,
     /// Aliyun SMS endpoint.
     pub sms_endpoint: String,
     /// Aliyun AccessKey id.
@@ -95,7 +169,7 @@ pub struct Config {
     /// `${car}`, `${phone}` (masked).
     pub sms_lead_template_code: String,
     /// `sandbox` (a local consent page) or `real` (WeChat and QQ).
-    pub oauth_adapter: String,
+    pub oauth_adapter: OauthAdapter,
     /// WeChat app secret. Secret.
     pub wx_app_secret: String,
     /// WeChat official-account template id of the new-lead notice; the template's fields are
@@ -119,7 +193,7 @@ pub struct Config {
     /// The app's Android download page.
     pub app_android_link: String,
     /// Where uploaded photos are stored: `local` (under `upload_dir`) or `s3`.
-    pub storage: String,
+    pub storage: Storage,
     /// The directory of local uploads (served under `/upload/`).
     pub upload_dir: String,
     /// S3-compatible endpoint, e.g. `https://oss-cn-hangzhou.aliyuncs.com`.
@@ -134,14 +208,14 @@ pub struct Config {
     pub s3_secret_access_key: String,
     /// Seconds a public page is kept for anonymous visitors (see `cache`); `0` turns the cache
     /// off (the development default, so a page always shows the latest write).
-    pub response_cache_secs: String,
+    pub response_cache_secs: Duration,
     /// Seconds a list total (共 N 辆) or the number of cars on sale is reused before counting
     /// again (see `memo`); `0` counts on every request (the development default).
-    pub count_cache_secs: String,
+    pub count_cache_secs: Duration,
     /// Call tracking: `sandbox` (the dealer dials the visitor directly; nothing is recorded) or
     /// `aliyun` (Alibaba Cloud phone-number protection: an AXB privacy number per call, with
     /// recordings pushed back to `/api/calltrack/aliyun/recording`).
-    pub calls_adapter: String,
+    pub calls_adapter: CallsAdapter,
     /// Phone-number protection RPC endpoint.
     pub calls_endpoint: String,
     /// AccessKey id for phone-number protection.
@@ -197,14 +271,14 @@ impl Config {
             site_url: site.to_owned(),
             secret: if env == Env::Development { DEV_SECRET.to_owned() } else { String::new() },
             app_token_secret: if env == Env::Development { DEV_APP_TOKEN_SECRET.to_owned() } else { String::new() },
-            sms_adapter: if env == Env::Development { "sandbox" } else { "aliyun" }.to_owned(),
+            sms_adapter: if env == Env::Development { SmsAdapter::Sandbox } else { SmsAdapter::Aliyun },
             sms_endpoint: "https://dysmsapi.aliyuncs.com/".to_owned(),
             sms_access_key_id: String::new(),
             sms_access_key_secret: String::new(),
             sms_sign_name: "二手车网".to_owned(),
             sms_template_code: String::new(),
             sms_lead_template_code: String::new(),
-            oauth_adapter: if env == Env::Development { "sandbox" } else { "real" }.to_owned(),
+            oauth_adapter: if env == Env::Development { OauthAdapter::Sandbox } else { OauthAdapter::Real },
             wx_app_secret: String::new(),
             wx_lead_template_id: String::new(),
             qq_app_key: String::new(),
@@ -215,16 +289,16 @@ impl Config {
             app_link: String::new(),
             app_itunes_link: String::new(),
             app_android_link: String::new(),
-            storage: "local".to_owned(),
+            storage: Storage::Local,
             upload_dir: "data/upload".to_owned(),
             s3_endpoint: String::new(),
             s3_bucket: String::new(),
             s3_region: "us-east-1".to_owned(),
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
-            response_cache_secs: if env == Env::Development { "0" } else { "2" }.to_owned(),
-            count_cache_secs: if env == Env::Development { "0" } else { "30" }.to_owned(),
-            calls_adapter: "sandbox".to_owned(),
+            response_cache_secs: Duration::from_secs(if env == Env::Development { 0 } else { 2 }),
+            count_cache_secs: Duration::from_secs(if env == Env::Development { 0 } else { 30 }),
+            calls_adapter: CallsAdapter::Sandbox,
             calls_endpoint: "https://dyplsapi.aliyuncs.com/".to_owned(),
             calls_access_key_id: String::new(),
             calls_access_key_secret: String::new(),
@@ -244,51 +318,42 @@ impl Config {
         };
         need("secret", &self.secret);
         need("app_token_secret", &self.app_token_secret);
-        match self.sms_adapter.as_str() {
-            "sandbox" => {}
-            "aliyun" => {
+        match self.sms_adapter {
+            SmsAdapter::Sandbox => {}
+            SmsAdapter::Aliyun => {
                 need("sms_access_key_id", &self.sms_access_key_id);
                 need("sms_access_key_secret", &self.sms_access_key_secret);
                 need("sms_template_code", &self.sms_template_code);
                 need("sms_lead_template_code", &self.sms_lead_template_code);
             }
-            other => return Err(format!("sms_adapter {other:?}: use sandbox or aliyun")),
         }
-        match self.oauth_adapter.as_str() {
-            "sandbox" => {}
-            "real" => {
+        match self.oauth_adapter {
+            OauthAdapter::Sandbox => {}
+            OauthAdapter::Real => {
                 need("wx_app_secret", &self.wx_app_secret);
                 need("qq_app_key", &self.qq_app_key);
                 need("wx_lead_template_id", &self.wx_lead_template_id);
             }
-            other => return Err(format!("oauth_adapter {other:?}: use sandbox or real")),
         }
-        match self.storage.as_str() {
-            "local" => need("upload_dir", &self.upload_dir),
-            "s3" => {
+        match self.storage {
+            Storage::Local => need("upload_dir", &self.upload_dir),
+            Storage::S3 => {
                 need("s3_endpoint", &self.s3_endpoint);
                 need("s3_bucket", &self.s3_bucket);
                 need("s3_access_key_id", &self.s3_access_key_id);
                 need("s3_secret_access_key", &self.s3_secret_access_key);
             }
-            other => return Err(format!("storage {other:?}: use local or s3")),
         }
-        match self.calls_adapter.as_str() {
-            "sandbox" => {}
-            "aliyun" => {
+        match self.calls_adapter {
+            CallsAdapter::Sandbox => {}
+            CallsAdapter::Aliyun => {
                 need("calls_access_key_id", &self.calls_access_key_id);
                 need("calls_access_key_secret", &self.calls_access_key_secret);
                 need("calls_pool_key", &self.calls_pool_key);
                 need("calls_callback_token", &self.calls_callback_token);
             }
-            other => return Err(format!("calls_adapter {other:?}: use sandbox or aliyun")),
         }
-        for (name, v) in [("response_cache_secs", &self.response_cache_secs), ("count_cache_secs", &self.count_cache_secs)] {
-            if v.trim().parse::<u64>().is_err() {
-                return Err(format!("{name} {v:?}: a whole number of seconds"));
-            }
-        }
-        if self.env == Env::Production && (self.sms_adapter == "sandbox" || self.oauth_adapter == "sandbox") {
+        if self.env == Env::Production && (self.sms_adapter == SmsAdapter::Sandbox || self.oauth_adapter == OauthAdapter::Sandbox) {
             return Err("production cannot use sandbox adapters".to_owned());
         }
         if missing.is_empty() { Ok(()) } else { Err(format!("missing settings for {}: {}", self.env, missing.join(", "))) }
@@ -313,7 +378,7 @@ impl Config {
         };
         add(&self.image_upload_base);
         add(&self.static_path);
-        if self.oauth_adapter != "sandbox" {
+        if self.oauth_adapter != OauthAdapter::Sandbox {
             for host in OAUTH_AVATAR_ORIGINS {
                 add(host);
             }
@@ -326,7 +391,25 @@ impl Config {
         self.env != Env::Development
     }
 
-    /// The setting named `key` (the field name, as in the TOML file), for overrides.
+    /// Sets the setting named `key` (the field name, as in the TOML file) from its text, parsing
+    /// choices and durations; `Ok(false)` when no setting has that name.
+    fn set(&mut self, key: &str, value: String) -> Result<bool, String> {
+        match key {
+            "sms_adapter" => self.sms_adapter = value.parse()?,
+            "oauth_adapter" => self.oauth_adapter = value.parse()?,
+            "storage" => self.storage = value.parse()?,
+            "calls_adapter" => self.calls_adapter = value.parse()?,
+            "response_cache_secs" => self.response_cache_secs = seconds(key, &value)?,
+            "count_cache_secs" => self.count_cache_secs = seconds(key, &value)?,
+            _ => match self.slot(key) {
+                Some(slot) => *slot = value,
+                None => return Ok(false),
+            },
+        }
+        Ok(true)
+    }
+
+    /// The text setting named `key`.
     fn slot(&mut self, key: &str) -> Option<&mut String> {
         Some(match key {
             "addr" => &mut self.addr,
@@ -344,14 +427,12 @@ impl Config {
             "site_url" => &mut self.site_url,
             "secret" => &mut self.secret,
             "app_token_secret" => &mut self.app_token_secret,
-            "sms_adapter" => &mut self.sms_adapter,
             "sms_endpoint" => &mut self.sms_endpoint,
             "sms_access_key_id" => &mut self.sms_access_key_id,
             "sms_access_key_secret" => &mut self.sms_access_key_secret,
             "sms_sign_name" => &mut self.sms_sign_name,
             "sms_template_code" => &mut self.sms_template_code,
             "sms_lead_template_code" => &mut self.sms_lead_template_code,
-            "oauth_adapter" => &mut self.oauth_adapter,
             "wx_app_secret" => &mut self.wx_app_secret,
             "wx_lead_template_id" => &mut self.wx_lead_template_id,
             "qq_app_key" => &mut self.qq_app_key,
@@ -362,16 +443,12 @@ impl Config {
             "app_link" => &mut self.app_link,
             "app_itunes_link" => &mut self.app_itunes_link,
             "app_android_link" => &mut self.app_android_link,
-            "storage" => &mut self.storage,
             "upload_dir" => &mut self.upload_dir,
             "s3_endpoint" => &mut self.s3_endpoint,
             "s3_bucket" => &mut self.s3_bucket,
             "s3_region" => &mut self.s3_region,
             "s3_access_key_id" => &mut self.s3_access_key_id,
             "s3_secret_access_key" => &mut self.s3_secret_access_key,
-            "response_cache_secs" => &mut self.response_cache_secs,
-            "count_cache_secs" => &mut self.count_cache_secs,
-            "calls_adapter" => &mut self.calls_adapter,
             "calls_endpoint" => &mut self.calls_endpoint,
             "calls_access_key_id" => &mut self.calls_access_key_id,
             "calls_access_key_secret" => &mut self.calls_access_key_secret,
@@ -388,14 +465,15 @@ impl Config {
         if let Some(text) = file {
             let table: toml::Table = toml::from_str(text).map_err(|e| format!("config file: {e}"))?;
             for (key, value) in table {
-                let slot = cfg.slot(&key).ok_or_else(|| format!("config file: unknown key {key:?}"))?;
                 let toml::Value::String(v) = value else { return Err(format!("config file: {key} must be a string")) };
-                *slot = v;
+                if !cfg.set(&key, v).map_err(|e| format!("config file: {e}"))? {
+                    return Err(format!("config file: unknown key {key:?}"));
+                }
             }
         }
         for (key, value) in vars {
-            if let Some(slot) = key.strip_prefix("USEDCAR_").and_then(|name| cfg.slot(&name.to_ascii_lowercase())) {
-                *slot = value;
+            if let Some(name) = key.strip_prefix("USEDCAR_") {
+                cfg.set(&name.to_ascii_lowercase(), value).map_err(|e| format!("{key}: {e}"))?;
             }
         }
         Ok(cfg)
@@ -451,7 +529,7 @@ mod tests {
             assert!(err.contains(key), "{err}");
         }
         let mut prod = Config::defaults(Env::Production);
-        prod.sms_adapter = "sandbox".to_owned();
+        prod.sms_adapter = SmsAdapter::Sandbox;
         for key in ["secret", "app_token_secret", "wx_app_secret", "qq_app_key"] {
             *prod.slot(key).unwrap() = "x".to_owned();
         }
@@ -463,6 +541,13 @@ mod tests {
     #[test]
     fn a_bad_file_or_environment_is_a_clear_error() {
         assert!(Config::load(Env::Development, Some("adr = 1"), std::iter::empty()).unwrap_err().contains("config file"));
+        let e = Config::load(Env::Development, Some("sms_adapter = \"aliyn\""), std::iter::empty()).unwrap_err();
+        assert_eq!(e, "config file: sms_adapter \"aliyn\": use sandbox or aliyun");
+        let vars = || vec![("USEDCAR_RESPONSE_CACHE_SECS".to_owned(), "2s".to_owned())].into_iter();
+        assert_eq!(Config::load(Env::Staging, None, vars()).unwrap_err(), "USEDCAR_RESPONSE_CACHE_SECS: response_cache_secs \"2s\": a whole number of seconds");
+        let vars = vec![("USEDCAR_STORAGE".to_owned(), "s3".to_owned()), ("USEDCAR_COUNT_CACHE_SECS".to_owned(), " 45 ".to_owned())];
+        let cfg = Config::load(Env::Staging, None, vars.into_iter()).unwrap();
+        assert_eq!((cfg.storage, cfg.count_cache_secs), (Storage::S3, Duration::from_secs(45)));
         assert!("qa".parse::<Env>().unwrap_err().contains("unknown environment"));
         assert_eq!("prod".parse::<Env>(), Ok(Env::Production));
     }

@@ -29,9 +29,9 @@ pub fn online_key(city_code: Option<i32>) -> String {
 }
 
 impl Counts {
-    /// Counts kept `secs` seconds; 0 counts on every request.
-    pub fn new(secs: u64) -> Counts {
-        Counts { ttl: (secs > 0).then(|| Duration::from_secs(secs)), entries: Mutex::new(HashMap::new()) }
+    /// Counts kept for `ttl`; zero counts on every request.
+    pub fn new(ttl: Duration) -> Counts {
+        Counts { ttl: (!ttl.is_zero()).then_some(ttl), entries: Mutex::new(HashMap::new()) }
     }
 
     /// The count under `key`, taken by `count` when none younger than the TTL is kept.
@@ -71,7 +71,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_count_is_reused_until_cleared_and_never_when_off() {
-        let counts = Counts::new(60);
+        let counts = Counts::new(Duration::from_secs(60));
         let first: Result<i64, ()> = counts.get_or(|| "a".to_owned(), async { Ok(5) }).await;
         assert_eq!(first, Ok(5));
         assert_eq!(counts.get_or(|| "a".to_owned(), async { Ok::<_, ()>(6) }).await, Ok(5), "kept");
@@ -80,7 +80,7 @@ mod tests {
         assert_eq!(counts.get_or(|| "c".to_owned(), async { Ok::<_, ()>(8) }).await, Ok(8), "a failure is not kept");
         counts.clear();
         assert_eq!(counts.get_or(|| "a".to_owned(), async { Ok::<_, ()>(6) }).await, Ok(6), "cleared");
-        let off = Counts::new(0);
+        let off = Counts::new(Duration::ZERO);
         assert_eq!(off.get_or(|| "a".to_owned(), async { Ok::<_, ()>(1) }).await, Ok(1));
         assert_eq!(off.get_or(|| "a".to_owned(), async { Ok::<_, ()>(2) }).await, Ok(2));
     }

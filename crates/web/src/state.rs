@@ -120,8 +120,8 @@ impl AppState {
         let storage = storage::Storage::from_config(&config, adapters::http_client());
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
-        let cache = cache::ResponseCache::new(config.response_cache_secs.trim().parse().unwrap_or(0));
-        let counts = memo::Counts::new(config.count_cache_secs.trim().parse().unwrap_or(0));
+        let cache = cache::ResponseCache::new(config.response_cache_secs);
+        let counts = memo::Counts::new(config.count_cache_secs);
         AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))
     }
 }

@@ -65,7 +65,7 @@ pub fn valid_key(key: &str) -> bool {
 impl Storage {
     /// The storage a configuration names (`storage = "local"` or `"s3"`).
     pub fn from_config(config: &Config, client: reqwest::Client) -> Storage {
-        if config.storage == "s3" {
+        if config.storage == crate::config::Storage::S3 {
             Storage::S3(S3 {
                 endpoint: config.s3_endpoint.trim_end_matches('/').to_owned(),
                 bucket: config.s3_bucket.clone(),

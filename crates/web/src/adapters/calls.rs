@@ -66,7 +66,7 @@ fn millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
 impl Calls {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Calls {
-        if config.calls_adapter == "aliyun" {
+        if config.calls_adapter == crate::config::CallsAdapter::Aliyun {
             Calls::Aliyun(Aliyun {
                 rpc: Rpc {
                     endpoint: config.calls_endpoint.clone(),

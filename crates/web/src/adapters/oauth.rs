@@ -92,7 +92,7 @@ impl QqReply {
 impl OAuth {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> OAuth {
-        if config.oauth_adapter == "real" {
+        if config.oauth_adapter == crate::config::OauthAdapter::Real {
             OAuth::Real(Box::new(Real {
                 wx_app_id: config.wx_app_id.clone(),
                 wx_secret: config.wx_app_secret.clone(),
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn authorize_urls_carry_state_and_redirect() {
         let mut cfg = Config::defaults(crate::config::Env::Production);
-        cfg.oauth_adapter = "real".to_owned();
+        cfg.oauth_adapter = crate::config::OauthAdapter::Real;
         let real = OAuth::from_config(&cfg, reqwest::Client::new());
         let wx = real.authorize_url(Provider::Wechat, "st8", "https://m.ershouche.example/space/wxlogin");
         assert!(wx.starts_with("https://open.weixin.qq.com/connect/oauth2/authorize?appid=wx5e3b2c8d1f0a4b67&redirect_uri=https%3A%2F%2Fm.ershouche.example%2Fspace%2Fwxlogin&response_type=code&scope=snsapi_userinfo&state=st8#wechat_redirect"), "{wx}");

@@ -51,7 +51,7 @@ pub struct Aliyun {
 impl Sms {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Sms {
-        if config.sms_adapter == "aliyun" {
+        if config.sms_adapter == crate::config::SmsAdapter::Aliyun {
             Sms::Aliyun(Aliyun {
                 rpc: Rpc {
                     endpoint: config.sms_endpoint.clone(),

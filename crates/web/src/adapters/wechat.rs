@@ -54,7 +54,7 @@ const TOKEN_ERRORS: [i64; 3] = [40001, 40014, 42001];
 impl WxMessages {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> WxMessages {
-        if config.oauth_adapter == "real" {
+        if config.oauth_adapter == crate::config::OauthAdapter::Real {
             WxMessages::Real(Box::new(Real {
                 api: config.wx_api_base.trim_end_matches('/').to_owned(),
                 app_id: config.wx_app_id.clone(),

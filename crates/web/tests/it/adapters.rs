@@ -15,7 +15,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn aliyun_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
-    cfg.sms_adapter = "aliyun".to_owned();
+    cfg.sms_adapter = web::config::SmsAdapter::Aliyun;
     cfg.sms_endpoint = format!("{}/", server.uri());
     cfg.sms_access_key_id = "testId".to_owned();
     cfg.sms_access_key_secret = "testSecret".to_owned();
@@ -25,7 +25,7 @@ fn aliyun_config(server: &MockServer) -> Config {
 
 fn real_oauth_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
-    cfg.oauth_adapter = "real".to_owned();
+    cfg.oauth_adapter = web::config::OauthAdapter::Real;
     cfg.wx_app_secret = "wxsecret".to_owned();
     cfg.qq_app_key = "qqkey".to_owned();
     cfg.wx_api_base = server.uri();

@@ -144,8 +144,8 @@ async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
     let staging = Config {
         secret: "s".into(),
         app_token_secret: "a".into(),
-        sms_adapter: "sandbox".into(),
-        oauth_adapter: "sandbox".into(),
+        sms_adapter: web::config::SmsAdapter::Sandbox,
+        oauth_adapter: web::config::OauthAdapter::Sandbox,
         ..Config::defaults(Env::Staging)
     };
     let other = app.variant(staging, NOW);

@@ -205,7 +205,7 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
         .mount(&server)
         .await;
     let mut cfg = web::config::Config::defaults(web::config::Env::Development);
-    cfg.sms_adapter = "aliyun".to_owned();
+    cfg.sms_adapter = web::config::SmsAdapter::Aliyun;
     cfg.sms_endpoint = format!("{}/", server.uri());
     cfg.sms_access_key_id = "id".to_owned();
     cfg.sms_access_key_secret = "secret".to_owned();
@@ -324,7 +324,7 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
         .mount(&server)
         .await;
     let mut cfg = app.state.config.clone();
-    cfg.calls_adapter = "aliyun".to_owned();
+    cfg.calls_adapter = web::config::CallsAdapter::Aliyun;
     cfg.calls_endpoint = format!("{}/", server.uri());
     cfg.calls_access_key_id = "id".to_owned();
     cfg.calls_access_key_secret = "secret".to_owned();
