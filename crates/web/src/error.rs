@@ -181,7 +181,7 @@ fn api_error(report: &ErrorReport) -> Response {
 }
 
 fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
-    let page = crate::meta::PageMeta::new(state, device, "default", error_title(report.status));
+    let page = crate::meta::PageMeta::new(state, device, crate::meta::Layout::Default, error_title(report.status));
     let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }.render().ok();
     let mut out = Html(html.unwrap_or_else(|| FALLBACK_HTML.to_owned())).into_response();
     *out.status_mut() = report.status;

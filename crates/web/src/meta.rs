@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::state::AppState;
 
-/// Layouts, chosen by the server; an unknown name falls back to `default`.
+/// Layouts, chosen by each page's handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Site header, footer and tab bar.
@@ -18,16 +18,17 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// Resolves a layout name.
-    pub fn from_name(name: &str) -> Layout {
-        match name {
-            "flow" => Layout::Flow,
-            "shop" => Layout::Shop,
-            _ => Layout::Default,
-        }
+    /// Whether the site's header, footer and tab bar are shown.
+    pub fn site_chrome(self) -> bool {
+        self == Layout::Default
     }
 
-    /// The name used in templates.
+    /// Whether the page is a campaign landing page without site navigation.
+    pub fn is_flow(self) -> bool {
+        self == Layout::Flow
+    }
+
+    /// The name used in templates (the body's class).
     pub fn as_str(self) -> &'static str {
         match self {
             Layout::Default => "default",
@@ -62,7 +63,7 @@ pub struct PageMeta {
     /// `mobile` or `pc`.
     pub device: &'static str,
     /// `default`, `flow` or `shop`.
-    pub layout: &'static str,
+    pub layout: Layout,
     /// Stylesheet URL.
     pub css: String,
     /// The runtime's URL (island loader and navigation niceties), when the islands were built.
@@ -123,14 +124,14 @@ pub fn render_sized(tpl: &impl askama::Template, capacity: usize) -> Result<Stri
 
 impl PageMeta {
     /// Head data for a page.
-    pub fn new(state: &AppState, device: Device, layout: &str, title: impl Into<String>) -> PageMeta {
+    pub fn new(state: &AppState, device: Device, layout: Layout, title: impl Into<String>) -> PageMeta {
         let logo = state.assets.url("img/logo.svg");
         PageMeta {
             title: title.into(),
             description: "二手车网：海量真实二手车源，价格评级、车况检测、估价、查记录、分期一站搞定。".to_owned(),
             canonical: state.config.site_url.clone(),
             device: device.class.as_str(),
-            layout: Layout::from_name(layout).as_str(),
+            layout,
             css: state.assets.url("css/site.css"),
             loader: state.assets.island_url("_loader"),
             og_image: format!("{}{}", state.config.site_url, logo),
@@ -201,13 +202,5 @@ mod tests {
         assert_eq!(back, doc, "the escapes are JSON escapes: the document reads back the same");
         let plain = serde_json::json!({"name": "宝马3系 2020款"});
         assert_eq!(json_ld(&plain), plain.to_string());
-    }
-
-    #[test]
-    fn unknown_layouts_fall_back_to_default() {
-        assert_eq!(Layout::from_name("flow"), Layout::Flow);
-        assert_eq!(Layout::from_name("shop"), Layout::Shop);
-        assert_eq!(Layout::from_name("fancy"), Layout::Default);
-        assert_eq!(Layout::from_name(""), Layout::Default);
     }
 }

@@ -10,7 +10,7 @@ use domain::auth::safe_return;
 
 use crate::error::AppError;
 use crate::islands::LoginProps;
-use crate::meta::{IslandMount, PageMeta};
+use crate::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::device_of;
 
@@ -75,7 +75,7 @@ struct LoginPage {
 /// Renders the login page with a status.
 pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status: StatusCode) -> Result<Response, AppError> {
     let heading = if form.bind.is_empty() { "手机号登录" } else { "首次登录，请绑定手机号" };
-    let mut page = PageMeta::new(state, device_of(headers), "default", "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
+    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
     page = page.canonical_path(state, "/sys/login");
     page.noindex();
     let form = form.island(state, &mut page);

@@ -20,7 +20,7 @@ use crate::recordings::RecordingView;
 use super::shared::ShopHead;
 use crate::adapters::calls::RecordingReceipt;
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
@@ -55,7 +55,7 @@ async fn render(state: &AppState, visitor: &Visitor, user: &store::User, id: Opt
         Some(c) => (format!("通话录音 · 线索{}", c.lead_id), format!("/servicehall/amrplay/{}", c.id)),
         None => ("通话录音".to_owned(), "/servicehall/amrplay".to_owned()),
     };
-    let mut page = PageMeta::new(state, visitor.device, "shop", title).canonical_path(state, &path);
+    let mut page = PageMeta::new(state, visitor.device, Layout::Shop, title).canonical_path(state, &path);
     page.private();
     let tpl = AmrPage { page, shop: ShopHead::new(state, &shop), current, recordings, recorded_calls: state.adapters.calls.records() };
     Ok(Html(tpl.render()?).into_response())

@@ -21,7 +21,7 @@ use super::shared::{CardView, Crumbs, LdItem, LdList, ShopHead, breadcrumb_ld};
 use crate::error::AppError;
 use crate::extract::Path;
 use crate::islands::RegionPickerProps;
-use crate::meta::{IslandMount, PageMeta, json_ld};
+use crate::meta::{IslandMount, Layout, PageMeta, json_ld};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
@@ -33,17 +33,17 @@ pub struct ListKind {
     /// Stock it searches.
     pub scope: Scope,
     /// Layout name.
-    pub layout: &'static str,
+    pub layout: Layout,
     /// Heading word after the place and car words.
     pub noun: &'static str,
 }
 
 /// `/carlist`.
-pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, layout: "default", noun: "二手车" };
+pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, layout: Layout::Default, noun: "二手车" };
 /// `/servicehall/qualitycarlist`.
-pub const QUALITY: ListKind = ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: "default", noun: "精品二手车" };
+pub const QUALITY: ListKind = ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: Layout::Default, noun: "精品二手车" };
 /// `/actives/buyflow/carlist`.
-pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: "flow", noun: "二手车" };
+pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: Layout::Flow, noun: "二手车" };
 
 /// Text escaped for HTML when it is made, so the template writes it as it is: a list page has
 /// about 250 option links, and askama's escaping, one byte at a time, of each link and label was
@@ -327,7 +327,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         domain::search::count_label(result.total)
     );
     let canonical = q.href(path);
-    let layout = if shop.is_some() { "shop" } else { kind.layout };
+    let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
     let title = match &shop {
         Some(s) => format!("{}在售{}", s.name, title),
         None => title,
@@ -407,7 +407,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         next: (q.page < pages).then(|| q.at_page(q.page + 1).href(path)),
         keyword: q.keyword.clone().unwrap_or_default(),
         hidden,
-        flow: kind.layout == "flow",
+        flow: kind.layout.is_flow(),
         crumbs,
         page,
     };

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::shared::{CardView, rating_badge};
 use crate::cookies::{cookie, set_cookie};
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
@@ -82,7 +82,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
         Some("msg=full") => Some("最多对比3辆车，请先移除一辆"),
         _ => None,
     };
-    let mut page = PageMeta::new(&state, visitor.device, "default", "车辆对比").canonical_path(&state, "/actives/threecar");
+    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
     page.noindex();
     let tpl = ComparePage { page, columns, rows, message };
     Ok(Html(tpl.render()?).into_response())

@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::shared::ShopHead;
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -147,8 +147,8 @@ async fn render(
     let mut tabs = vec![("", "全部", status.is_empty())];
     tabs.extend(STATUSES.iter().map(|(s, label)| (*s, *label, *s == status)));
     let (layout, heading) = match desk {
-        Desk::Dealer => ("shop", "我的线索"),
-        Desk::Staff => ("default", "平台线索"),
+        Desk::Dealer => (Layout::Shop, "我的线索"),
+        Desk::Staff => (Layout::Default, "平台线索"),
     };
     let mut page = PageMeta::new(state, visitor.device, layout, heading).canonical_path(state, desk.path());
     page.private();
@@ -332,7 +332,7 @@ async fn push_page(
             when: domain::time::relative(r.created_at, now),
         })
         .collect();
-    let mut page = PageMeta::new(state, visitor.device, "shop", "线索推送").canonical_path(state, "/actives/pushLeads");
+    let mut page = PageMeta::new(state, visitor.device, Layout::Shop, "线索推送").canonical_path(state, "/actives/pushLeads");
     page.private();
     let tpl = PushPage {
         page,

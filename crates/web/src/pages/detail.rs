@@ -23,7 +23,7 @@ use store::{LeadOutcome, ListingDetail, NewLead};
 use super::shared::{CardView, Crumbs, ShopHead, breadcrumb_ld, month_text, specs};
 use crate::error::AppError;
 use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
-use crate::meta::{IslandMount, PageMeta, absolute, json_ld};
+use crate::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
@@ -195,7 +195,7 @@ async fn render_with(
         domain::money::wan(d.guide_price_yuan)
     );
     let canonical = format!("/details/{id}");
-    let mut page = PageMeta::new(state, visitor.device, if shop.is_some() { "shop" } else { "default" }, title)
+    let mut page = PageMeta::new(state, visitor.device, if shop.is_some() { Layout::Shop } else { Layout::Default }, title)
         .describe(description.clone())
         .canonical_path(state, &canonical)
         .share_image(state, &photo_views[0].src);

@@ -15,7 +15,7 @@ use super::shared::CardView;
 use crate::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
 use crate::error::AppError;
 use crate::islands::RegionPickerProps;
-use crate::meta::{IslandMount, PageMeta};
+use crate::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
@@ -116,7 +116,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         Some(c) => format!("{}二手车_{}二手车交易市场", c.name, c.name),
         None => "二手车_二手车交易市场_真实车源 价格评级".to_owned(),
     };
-    let mut page = PageMeta::new(&state, visitor.device, "default", title);
+    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, title);
     let props = RegionPickerProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         regions_url: "/api/regions",

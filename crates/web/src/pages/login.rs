@@ -24,7 +24,7 @@ use store::{CodeCheck, Identity, Provider};
 
 use crate::cookies::{cookie, set_cookie};
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::session;
 use crate::signin::{LoginForm, login_page, see_other};
 use crate::state::AppState;
@@ -343,7 +343,7 @@ fn render_qr(state: &AppState, headers: &HeaderMap, ticket: String, return_to: &
         .map_err(|e| AppError::BadRequest(format!("二维码生成失败: {e}")))?;
     // The XML declaration is not allowed inside HTML.
     let svg = svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned());
-    let mut page = PageMeta::new(state, device_of(headers), "default", "微信扫码登录").canonical_path(state, "/sys/WQlogin");
+    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "微信扫码登录").canonical_path(state, "/sys/WQlogin");
     page.noindex();
     let tpl = QrPage { page, ticket, confirm_url, svg, script: state.assets.url("js/qrlogin.js"), message, return_to: return_to.to_owned() };
     Ok(Html(tpl.render()?).into_response())
@@ -409,7 +409,7 @@ pub struct AuthQuery {
 }
 
 fn loginauth_page(state: &AppState, headers: &HeaderMap, ticket: String, live: bool, done: Option<&'static str>) -> Result<Response, AppError> {
-    let mut page = PageMeta::new(state, device_of(headers), "default", "确认登录网页版").canonical_path(state, "/actives/loginAuth");
+    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "确认登录网页版").canonical_path(state, "/actives/loginAuth");
     page.private();
     Ok(Html(LoginAuthPage { page, ticket, live, done }.render()?).into_response())
 }
@@ -465,7 +465,7 @@ pub async fn sandbox_page(State(state): State<AppState>, headers: HeaderMap, Que
         return Err(AppError::NotFound);
     }
     let provider = if q.provider == "qq" { "QQ" } else { "微信" };
-    let mut page = PageMeta::new(&state, device_of(&headers), "flow", format!("模拟{provider}授权"));
+    let mut page = PageMeta::new(&state, device_of(&headers), Layout::Flow, format!("模拟{provider}授权"));
     page.private();
     let openid = format!("sandbox-{}", &crate::random::hex_id()?[..8]);
     Ok(Html(SandboxPage { page, provider, state: q.state, redirect_uri: safe_return(&q.redirect_uri).into_owned(), openid }.render()?).into_response())

@@ -17,7 +17,7 @@ use store::ActionOutcome;
 
 use crate::error::AppError;
 use crate::islands::ConfirmFormsProps;
-use crate::meta::{IslandMount, PageMeta};
+use crate::meta::{IslandMount, Layout, PageMeta};
 use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -179,7 +179,7 @@ async fn render(
             .collect();
         events.push((format!("车源 {id} 的记录"), lines));
     }
-    let mut page = PageMeta::new(state, visitor.device, "default", "我的车源").canonical_path(state, "/space/personcarlist");
+    let mut page = PageMeta::new(state, visitor.device, Layout::Default, "我的车源").canonical_path(state, "/space/personcarlist");
     page.private();
     let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
     let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events };

@@ -24,7 +24,7 @@ use store::{ListingInput, NewLead, UploadRow};
 
 use crate::error::AppError;
 use crate::islands::{PhotoUploaderProps, PriceSuggestProps, UploadedPhoto};
-use crate::meta::{IslandMount, PageMeta};
+use crate::meta::{IslandMount, Layout, PageMeta};
 use crate::photos::{self, PhotoError};
 use crate::signin::{LoginForm, see_other};
 use crate::state::AppState;
@@ -175,7 +175,7 @@ struct SellPage {
 }
 
 fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    PageMeta::new(state, visitor.device, "default", title)
+    PageMeta::new(state, visitor.device, Layout::Default, title)
         .canonical_path(state, path)
         .describe("免费发布二手车信息，估价参考、快速审核上架；也可留下手机号，由顾问上门评估、帮您卖车。")
 }
@@ -480,7 +480,7 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
 }
 
 fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, "default", "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
+    let mut page = PageMeta::new(state, visitor.device, Layout::Default, "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
     page.private();
     page
 }

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use store::{LeadOutcome, NewLead, SeriesOffer};
 
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -134,7 +134,7 @@ async fn render(
 ) -> Result<Response, AppError> {
     let path = format!("/actives/{}/{}", def.section, def.slug);
     let mut page = PageMeta::new(state, visitor.device, def.layout, def.title).canonical_path(state, &path).describe(def.description);
-    if def.layout == "flow" {
+    if def.layout.is_flow() {
         // Campaign landing pages are for ads, not search results.
         page.noindex();
     }
@@ -369,7 +369,7 @@ struct HallPage {
 
 /// `GET /servicehall`.
 pub async fn hall(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let page = PageMeta::new(&state, visitor.device, "default", "服务大厅_买车卖车服务")
+    let page = PageMeta::new(&state, visitor.device, Layout::Default, "服务大厅_买车卖车服务")
         .describe("二手车网服务大厅：精品车、帮我找车、车辆对比、免费发布车源、卖车服务与方案、商家线索与通话录音。".to_owned())
         .canonical_path(&state, "/servicehall");
     Ok(Html(HallPage { page, groups: &HALL }.render()?).into_response())

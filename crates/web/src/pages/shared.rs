@@ -9,6 +9,7 @@ use domain::valuation::Rating;
 use serde::Serialize;
 use store::{ListingCard, ListingDetail, Shop};
 
+use crate::meta::Layout;
 use crate::state::AppState;
 
 /// A listing card as the templates show it (`card` macro).
@@ -220,8 +221,8 @@ pub struct Def {
     pub title: &'static str,
     /// Meta description.
     pub description: &'static str,
-    /// `default` or `flow`.
-    pub layout: &'static str,
+    /// The page's layout.
+    pub layout: Layout,
     /// The lead's intent.
     pub intent: Intent,
     /// The submit button.
@@ -235,7 +236,7 @@ pub const PAGES: [Def; 6] = [
         slug: "personalCar",
         title: "个人卖车服务",
         description: "个人车主卖车：免费上门检测、估价定价、全平台推荐、带看议价、代办过户，不成交不收费。",
-        layout: "default",
+        layout: Layout::Default,
         intent: Intent::Sell,
         submit: "预约卖车顾问",
     },
@@ -244,7 +245,7 @@ pub const PAGES: [Def; 6] = [
         slug: "sellcarPlan",
         title: "卖车方案",
         description: "三种卖车方案：自助发布免费、省心卖成交后收2%服务费、快速收购当天付款。",
-        layout: "default",
+        layout: Layout::Default,
         intent: Intent::Sell,
         submit: "选好了，联系我",
     },
@@ -253,7 +254,7 @@ pub const PAGES: [Def; 6] = [
         slug: "sellcarService",
         title: "卖车服务流程",
         description: "从提交信息到收款的每一步和所需时间，以及过户需要准备的材料。",
-        layout: "default",
+        layout: Layout::Default,
         intent: Intent::Sell,
         submit: "开始卖车",
     },
@@ -262,7 +263,7 @@ pub const PAGES: [Def; 6] = [
         slug: "sellcar",
         title: "免费评估 高价卖车",
         description: "留下手机号，卖车顾问免费评估您的爱车并给出报价。",
-        layout: "flow",
+        layout: Layout::Flow,
         intent: Intent::Sell,
         submit: "免费评估",
     },
@@ -271,7 +272,7 @@ pub const PAGES: [Def; 6] = [
         slug: "buycar",
         title: "帮我找车",
         description: "告诉我们预算和想要的车，购车顾问按您的条件挑车、约看车。",
-        layout: "flow",
+        layout: Layout::Flow,
         intent: Intent::Buy,
         submit: "帮我找车",
     },
@@ -280,7 +281,7 @@ pub const PAGES: [Def; 6] = [
         slug: "selectcar",
         title: "帮我选车",
         description: "回答四个问题，为您推荐预算内在售车最多的车系。",
-        layout: "flow",
+        layout: Layout::Flow,
         intent: Intent::Buy,
         submit: "让顾问帮我挑",
     },

@@ -20,12 +20,12 @@ use store::{NewLead, Shop, ShopProfile};
 
 use super::shared::{CardView, Crumbs, ShopHead};
 use crate::error::AppError;
-use crate::meta::{PageMeta, json_ld};
+use crate::meta::{Layout, PageMeta, json_ld};
 use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
-fn shop_meta(state: &AppState, visitor: &Visitor, layout: &str, title: String, path: &str) -> PageMeta {
+fn shop_meta(state: &AppState, visitor: &Visitor, layout: Layout, title: String, path: &str) -> PageMeta {
     PageMeta::new(state, visitor.device, layout, title).canonical_path(state, path)
 }
 
@@ -93,7 +93,7 @@ async fn render_shop(
     visitor: &Visitor,
     s: &Shop,
     tab: &'static str,
-    layout: &str,
+    layout: Layout,
     form: ShopLeadForm,
     status: StatusCode,
 ) -> Result<Response, AppError> {
@@ -180,19 +180,19 @@ async fn render_shop(
 /// `GET /shop/{oname}`.
 pub async fn home(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
-    render_shop(&state, &visitor, &s, "home", "shop", ShopLeadForm::default(), StatusCode::OK).await
+    render_shop(&state, &visitor, &s, "home", Layout::Shop, ShopLeadForm::default(), StatusCode::OK).await
 }
 
 /// `GET /shop/{oname}/business`.
 pub async fn business(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
-    render_shop(&state, &visitor, &s, "business", "shop", ShopLeadForm::default(), StatusCode::OK).await
+    render_shop(&state, &visitor, &s, "business", Layout::Shop, ShopLeadForm::default(), StatusCode::OK).await
 }
 
 /// `GET /shop/{oname}/sellCar`.
 pub async fn sell_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
-    render_shop(&state, &visitor, &s, "sellCar", "shop", ShopLeadForm::default(), StatusCode::OK).await
+    render_shop(&state, &visitor, &s, "sellCar", Layout::Shop, ShopLeadForm::default(), StatusCode::OK).await
 }
 
 /// `POST /shop/{oname}/sellCar` (and the douyin page's callback form): a lead for this shop only.
@@ -207,7 +207,7 @@ pub async fn sell_car_post(
 }
 
 async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: ShopLeadForm, intent: Intent, tab: &'static str) -> Result<Response, AppError> {
-    let layout = if tab == "douyin" { "flow" } else { "shop" };
+    let layout = if tab == "douyin" { Layout::Flow } else { Layout::Shop };
     let lead = match push::lead_from(visitor, &form.mobile, intent, format!("/shop/{}/{tab}", s.oname)) {
         Ok(lead) => lead,
         Err(message) => {
@@ -240,7 +240,7 @@ pub async fn profile_by_id(State(state): State<AppState>, PathId(id): PathId) ->
 /// `GET /actives/douyinshop?oname=`: the shop for short-video traffic (flow layout, callback form first).
 pub async fn douyin(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, q.get("oname").map_or("", String::as_str)).await?;
-    render_shop(&state, &visitor, &s, "douyin", "flow", ShopLeadForm::default(), StatusCode::OK).await
+    render_shop(&state, &visitor, &s, "douyin", Layout::Flow, ShopLeadForm::default(), StatusCode::OK).await
 }
 
 /// `POST /actives/douyinshop?oname=`: a callback request for the shop.
@@ -292,7 +292,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
         if qs.is_empty() { "/shop".to_owned() } else { format!("/shop?{qs}") }
     };
     let title = format!("{}二手车商家", city.map_or("全国", |c| c.name));
-    let mut page = PageMeta::new(&state, visitor.device, "default", title).canonical_path(&state, &href(page_no));
+    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, title).canonical_path(&state, &href(page_no));
     if !name.is_empty() {
         page.noindex();
     }
@@ -345,7 +345,7 @@ impl ProfilePage {
 }
 
 fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, "shop", "店铺资料").canonical_path(state, "/shop/profile");
+    let mut page = PageMeta::new(state, visitor.device, Layout::Shop, "店铺资料").canonical_path(state, "/shop/profile");
     page.private();
     page
 }
@@ -556,7 +556,7 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
         Some(o) => state.store.shop_by_oname(o).await.ok(),
         None => None,
     };
-    let mut page = PageMeta::new(&state, visitor.device, "default", "提交成功").canonical_path(&state, "/actives/gratitude");
+    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "提交成功").canonical_path(&state, "/actives/gratitude");
     page.private();
     let adviser = if q.get("from").is_some_and(|f| f == "buy") { "二手车网购车顾问" } else { "二手车网卖车顾问" };
     let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());

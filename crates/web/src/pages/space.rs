@@ -23,13 +23,13 @@ use store::{NewWanted, Scope};
 use super::shared::CardView;
 use crate::error::AppError;
 use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
-use crate::meta::{IslandMount, PageMeta};
+use crate::meta::{IslandMount, Layout, PageMeta};
 use crate::signin::{LoginForm, see_other};
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
 fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
+    let mut page = PageMeta::new(state, visitor.device, Layout::Default, title).canonical_path(state, path);
     page.private();
     page
 }

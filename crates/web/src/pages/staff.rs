@@ -16,7 +16,7 @@ use serde::Deserialize;
 use store::ActionOutcome;
 
 use crate::error::AppError;
-use crate::meta::PageMeta;
+use crate::meta::{Layout, PageMeta};
 use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -57,7 +57,7 @@ struct ReviewPage {
 }
 
 fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, "default", title).canonical_path(state, path);
+    let mut page = PageMeta::new(state, visitor.device, Layout::Default, title).canonical_path(state, path);
     page.private();
     page
 }
@@ -291,7 +291,7 @@ async fn render_appeal(state: &AppState, visitor: &Visitor, path: &str, form: Ap
         Some(u) => state.store.my_appeals(u.user_id).await?,
         None => Vec::new(),
     };
-    let page = PageMeta::new(state, visitor.device, "default", heading).canonical_path(state, action);
+    let page = PageMeta::new(state, visitor.device, Layout::Default, heading).canonical_path(state, action);
     let tpl = AppealPage { page, heading, intro, action, target_label, form, sent, mine };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
