@@ -44,6 +44,7 @@ pub mod signin;
 pub mod state;
 pub mod stats;
 pub mod storage;
+pub mod validation;
 pub mod visitor;
 
 use axum::Router;

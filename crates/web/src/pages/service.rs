@@ -19,6 +19,7 @@ use domain::money::wan;
 use domain::service::{Answers, BODIES, PACKAGES, Package};
 use serde::Deserialize;
 use store::{LeadOutcome, NewLead, SeriesOffer};
+use validator::Validate;
 
 use crate::error::AppError;
 use crate::meta::{Layout, PageMeta};
@@ -26,8 +27,9 @@ use crate::signin::see_other;
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
-/// Everything the pages' forms and links carry.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// Everything the pages' forms and links carry. The phone is checked where every lead is made
+/// (`push::lead_from`); the rules that depend on the page stay in [`submit`].
+#[derive(Debug, Clone, Default, Deserialize, Validate)]
 pub struct LeadPost {
     #[serde(default)]
     mobile: String,
@@ -41,6 +43,7 @@ pub struct LeadPost {
     budget: String,
     /// Expected price in 万 (the fee estimate of `sellcarPlan`).
     #[serde(default)]
+    #[validate(custom(function = "crate::validation::optional_wan", message = "期望价请填写数字，单位万元，例如 8.5"))]
     expect: String,
     #[serde(default)]
     price: String,
@@ -218,7 +221,7 @@ pub async fn collect_lead(State(state): State<AppState>, visitor: Visitor, Path(
 
 /// Checks the form and stores the lead; errors come back beside their fields with the form kept.
 async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: LeadPost) -> Result<Response, AppError> {
-    let mut errors = BTreeMap::new();
+    let mut errors = crate::validation::field_errors(&form);
     let source = format!("/actives/{}/{}", def.section, def.slug);
     let lead = crate::push::lead_from(visitor, &form.mobile, def.intent, source).map_err(|message| errors.insert("mobile", message.to_owned())).ok();
     let city = domain::region::city_by_slug(form.city.trim());
@@ -234,13 +237,8 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
             }
         }
     }
-    if !form.expect.trim().is_empty() {
-        match domain::selling::parse_wan(&form.expect) {
-            Some(y) if y > 0 => note.push(format!("期望价{}万", wan(y))),
-            _ => {
-                errors.insert("expect", "期望价请填写数字，单位万元，例如 8.5".to_owned());
-            }
-        }
+    if let Some(y) = domain::selling::parse_wan(&form.expect).filter(|_| !errors.contains_key("expect")) {
+        note.push(format!("期望价{}万", wan(y)));
     }
     if def.slug == "buycar" {
         if let Some(o) = domain::filter::PRICE_OPTIONS.iter().find(|o| !o.value.is_empty() && o.value == form.budget) {

@@ -15,14 +15,17 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
+use domain::selling::FieldErrors;
 use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
+use validator::Validate;
 
 use super::shared::{CardView, Crumbs, ShopHead};
 use crate::error::AppError;
 use crate::meta::{Layout, PageMeta, json_ld};
 use crate::signin::see_other;
 use crate::state::AppState;
+use crate::validation;
 use crate::visitor::Visitor;
 
 fn shop_meta(state: &AppState, visitor: &Visitor, layout: Layout, title: String, path: &str) -> PageMeta {
@@ -464,59 +467,45 @@ pub async fn profile_photo_delete(State(state): State<AppState>, Dealer(user): D
     Ok(see_other("/shop/profile?saved=1#image-photo", Vec::new()))
 }
 
-/// The editor's fields.
-#[derive(Debug, Default, Deserialize)]
+/// The editor's fields, with their rules (checked on the trimmed text).
+#[derive(Debug, Default, Deserialize, Validate)]
 pub struct ProfilePost {
     #[serde(default)]
+    #[validate(length(min = 2, max = 30, message = "店铺名称应为2到30个字"))]
     name: String,
     #[serde(default)]
+    #[validate(length(min = 5, max = 100, message = "请填写详细地址（5到100个字）"))]
     address: String,
     #[serde(default)]
+    #[validate(custom(function = "validation::shop_phone"))]
     phone: String,
     #[serde(default)]
+    #[validate(length(max = 30, message = "营业时间最多30个字"))]
     hours: String,
     #[serde(default)]
+    #[validate(regex(path = *validation::LICENCE_NO, message = "统一社会信用代码应为18位数字或大写字母"))]
     licence_no: String,
     #[serde(default)]
+    #[validate(length(max = 500, message = "店铺介绍最多500字，当前{count}字"))]
     intro: String,
 }
 
-/// Checks the editor's fields.
-pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, std::collections::BTreeMap<&'static str, String>> {
-    let mut e = std::collections::BTreeMap::new();
-    let len = |s: &str| s.trim().chars().count();
-    if !(2..=30).contains(&len(&p.name)) {
-        e.insert("name", "店铺名称应为2到30个字".to_owned());
-    }
-    if !(5..=100).contains(&len(&p.address)) {
-        e.insert("address", "请填写详细地址（5到100个字）".to_owned());
-    }
-    let phone = p.phone.trim();
-    let phone_ok =
-        domain::validate::Mobile::parse(phone).is_ok() || (phone.len() >= 7 && phone.len() <= 20 && phone.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
-    if !phone_ok {
-        e.insert("phone", "请填写手机号或座机号，如 0731-88886666".to_owned());
-    }
-    if len(&p.hours) > 30 {
-        e.insert("hours", "营业时间最多30个字".to_owned());
-    }
-    let licence = p.licence_no.trim();
-    if !licence.is_empty() && (licence.len() != 18 || !licence.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())) {
-        e.insert("licence_no", "统一社会信用代码应为18位数字或大写字母".to_owned());
-    }
-    if len(&p.intro) > 500 {
-        e.insert("intro", format!("店铺介绍最多500字，当前{}字", len(&p.intro)));
-    }
-    let form = ShopProfile {
+/// Checks the editor's fields: the profile to save, or a message per field.
+pub fn check_profile(p: &ProfilePost) -> Result<ShopProfile, FieldErrors> {
+    let trimmed = ProfilePost {
         name: p.name.trim().to_owned(),
         address: p.address.trim().to_owned(),
-        phone: phone.to_owned(),
+        phone: p.phone.trim().to_owned(),
         hours: p.hours.trim().to_owned(),
-        licence_no: licence.to_owned(),
+        licence_no: p.licence_no.trim().to_owned(),
         intro: p.intro.trim().to_owned(),
-        ..ShopProfile::default()
     };
-    if e.is_empty() { Ok(form) } else { Err(e) }
+    let e = validation::field_errors(&trimmed);
+    if !e.is_empty() {
+        return Err(e);
+    }
+    let ProfilePost { name, address, phone, hours, licence_no, intro } = trimmed;
+    Ok(ShopProfile { name, address, phone, hours, licence_no, intro, ..ShopProfile::default() })
 }
 
 /// `POST /shop/profile`.
@@ -590,5 +579,10 @@ mod tests {
         let e = check_profile(&bad).unwrap_err();
         assert_eq!(e.len(), 6);
         assert_eq!(e["licence_no"], "统一社会信用代码应为18位数字或大写字母");
+        assert_eq!(e["intro"], "店铺介绍最多500字，当前501字");
+        assert_eq!(e["name"], "店铺名称应为2到30个字");
+        let spaced = ProfilePost { name: "  车行  ".into(), licence_no: " 91430100MA4L0XXX1A ".into(), ..good };
+        let saved = check_profile(&spaced).unwrap();
+        assert_eq!((saved.name.as_str(), saved.licence_no.as_str()), ("车行", "91430100MA4L0XXX1A"));
     }
 }

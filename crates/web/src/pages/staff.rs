@@ -14,6 +14,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{Action, Actor, REASON_MAX};
 use serde::Deserialize;
 use store::ActionOutcome;
+use validator::Validate;
 
 use crate::error::AppError;
 use crate::meta::{Layout, PageMeta};
@@ -221,14 +222,16 @@ pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staf
     Ok(see_other("/staff/appeals?done=1", Vec::new()))
 }
 
-/// The appeal form as typed.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The appeal form as typed, with its rules.
+#[derive(Debug, Clone, Default, Deserialize, Validate)]
 pub struct AppealForm {
     #[serde(default)]
     target: String,
     #[serde(default)]
+    #[validate(custom(function = "crate::validation::mobile"))]
     mobile: String,
     #[serde(default)]
+    #[validate(length(min = 10, max = 1000, message = "请至少写10个字、最多1000字，说明发生了什么（当前{count}字）"))]
     content: String,
     #[serde(skip)]
     errors: std::collections::BTreeMap<&'static str, String>,
@@ -306,22 +309,13 @@ pub async fn appeal_submit(
     Form(mut form): Form<AppealForm>,
 ) -> Result<Response, AppError> {
     let (kind, _, _, action, _) = appeal_kind(uri.path());
-    let mobile = domain::validate::Mobile::parse(&form.mobile);
-    if let Err(e) = &mobile {
-        form.errors.insert("mobile", e.message().to_owned());
-    }
-    let content = form.content.trim().to_owned();
-    let n = content.chars().count();
-    if n < 10 {
-        form.errors.insert("content", "请至少写10个字，说明发生了什么".to_owned());
-    } else if n > 1000 {
-        form.errors.insert("content", format!("最多1000字，当前{n}字"));
-    }
+    form.content = form.content.trim().to_owned();
     form.target = form.target.trim().chars().take(50).collect();
-    let Ok(mobile) = mobile else { return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await };
-    if !form.errors.is_empty() {
+    form.errors = crate::validation::field_errors(&form);
+    let (Ok(mobile), true) = (domain::validate::Mobile::parse(&form.mobile), form.errors.is_empty()) else {
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await;
-    }
+    };
+    let content = form.content.clone();
     let stored = state
         .store
         .submit_appeal(visitor.user.as_ref().map(|u| u.user_id), kind, &form.target, mobile.as_str(), &content, &visitor.ip, state.clock.now())

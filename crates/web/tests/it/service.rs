@@ -37,6 +37,8 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
         r#"id="s-mobile-error""#,
         r#"id="s-package-error""#,
         r#"id="s-expect-error""#,
+        "期望价请填写数字，单位万元，例如 8.5",
+        "请输入正确的手机号",
         r#"value="1390000""#,
         r#"value="2019款朗逸""#,
         r#"value="abc""#,
