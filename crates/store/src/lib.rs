@@ -143,15 +143,11 @@ macro_rules! from_row {
     };
     (@sqlx $row:ident, $field:ident) => { $row.try_get(stringify!($field))? };
     (@sqlx $row:ident, $field:ident, stored) => {
-        $crate::Stored::decode(stringify!($field), &$row.try_get::<String, _>(stringify!($field))?)
+        $crate::Stored::decode(stringify!($field), $row.try_get::<&str, _>(stringify!($field))?)
             .map_err(|e| sqlx::Error::ColumnDecode { index: stringify!($field).to_owned(), source: Box::new(e) })?
     };
     (@lite $row:ident, $in_order:ident, $i:expr, $field:ident) => { $crate::lite::field($row, $in_order, $i, stringify!($field))? };
-    (@lite $row:ident, $in_order:ident, $i:expr, $field:ident, stored) => {{
-        let i = $i;
-        $crate::Stored::decode(stringify!($field), &$crate::lite::field::<String>($row, $in_order, i, stringify!($field))?)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?
-    }};
+    (@lite $row:ident, $in_order:ident, $i:expr, $field:ident, stored) => { $crate::lite::stored($row, $in_order, $i, stringify!($field))? };
 }
 pub(crate) use from_row;
 
@@ -178,47 +174,26 @@ pub(crate) trait Stored: Sized {
     }
 }
 
-impl Stored for domain::auth::Role {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text)
-    }
+/// Implements [`Stored`] through each type's own `parse`.
+macro_rules! stored_by_parse {
+    ($($ty:ty),* $(,)?) => {$(
+        impl Stored for $ty {
+            fn from_stored(text: &str) -> Option<Self> {
+                Self::parse(text)
+            }
+        }
+    )*};
 }
 
-impl Stored for domain::selling::ListingStatus {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text)
-    }
-}
-
-impl Stored for domain::selling::SellerKind {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text)
-    }
-}
-
-impl Stored for domain::lead::Intent {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text).ok()
-    }
-}
-
-impl Stored for domain::lead::Status {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text).ok()
-    }
-}
-
-impl Stored for domain::lead::Channel {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text)
-    }
-}
-
-impl Stored for domain::lead::Delivery {
-    fn from_stored(text: &str) -> Option<Self> {
-        Self::parse(text)
-    }
-}
+stored_by_parse!(
+    domain::auth::Role,
+    domain::selling::ListingStatus,
+    domain::selling::SellerKind,
+    domain::lead::Intent,
+    domain::lead::Status,
+    domain::lead::Channel,
+    domain::lead::Delivery,
+);
 
 /// A listing not valued yet stores an empty rating.
 impl Stored for Option<domain::valuation::Rating> {

@@ -30,7 +30,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::types::{FromSql, Null, ToSqlOutput};
 use rusqlite::{Connection, OpenFlags, Statement, ToSql};
 
-use crate::{DbError, Val};
+use crate::{DbError, Stored, Val};
 
 /// A row type readable from a rusqlite row (implemented by `from_row!`).
 pub(crate) trait FromLite: Sized {
@@ -74,6 +74,15 @@ pub(crate) fn params(vals: &[Val]) -> Vec<&dyn ToSql> {
 /// about 3% of the server's time on `/details`), else the column of that name.
 pub(crate) fn field<T: FromSql>(row: &rusqlite::Row<'_>, in_order: bool, i: usize, name: &str) -> rusqlite::Result<T> {
     if in_order { row.get(i) } else { row.get(name) }
+}
+
+/// Field `i` (as [`field`]) holding a domain value in its stored spelling, decoded from the text
+/// borrowed from the row.
+pub(crate) fn stored<T: Stored>(row: &rusqlite::Row<'_>, in_order: bool, i: usize, name: &'static str) -> rusqlite::Result<T> {
+    let value = if in_order { row.get_ref(i)? } else { row.get_ref(name)? };
+    let failed = |e: Box<dyn std::error::Error + Send + Sync>| rusqlite::Error::FromSqlConversionFailure(i, value.data_type(), e);
+    let text = value.as_str().map_err(|e| failed(Box::new(e)))?;
+    T::decode(name, text).map_err(|e| failed(Box::new(e)))
 }
 
 /// Whether the columns of `stmt` start with the fields of `T`, in order.
