@@ -80,7 +80,11 @@ mod tests {
                 continue;
             }
             for (i, line) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
-                if line.match_indices('\u{a7}').any(|(at, _)| !line[..at].trim_end().ends_with(|c: char| c.is_ascii_digit()) || !line[..at].contains("RFC")) {
+                let cites_rfc = |at: usize| {
+                    let before = line[..at].trim_end();
+                    before.contains("RFC") && before.ends_with(|c: char| c.is_ascii_digit())
+                };
+                if line.match_indices('\u{a7}').any(|(at, _)| !cites_rfc(at)) {
                     bad.push(format!("{}:{}: {line}", p.display(), i + 1));
                 }
             }

@@ -124,18 +124,11 @@ const BIG_CITIES: &[(u32, u64)] = &[
     (320200, 4),
 ];
 
-const COLOURS: &[(&str, &str)] = &[
-    ("white", "白色"),
-    ("black", "黑色"),
-    ("silver", "银色"),
-    ("grey", "灰色"),
-    ("red", "红色"),
-    ("blue", "蓝色"),
-    ("brown", "棕色"),
-    ("green", "绿色"),
-    ("yellow", "黄色"),
-    ("orange", "橙色"),
-];
+/// Demo cars come in the sell form's colours except its last, 其他.
+const COLOURS: &[(&str, &str)] = match domain::selling::COLOURS.split_last() {
+    Some((_, named)) => named,
+    None => &[],
+};
 
 /// The demo reviewer's phone (staff role). No generated phone has a 0 after `19`.
 pub const STAFF_MOBILE: &str = "19000000001";

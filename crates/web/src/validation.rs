@@ -27,15 +27,14 @@ pub fn field_errors(form: &impl Validate) -> FieldErrors {
 
 fn message(e: &ValidationError) -> String {
     let Some(text) = &e.message else { return "输入的数据不合法!".to_owned() };
-    let param = |name: &str| e.params.get(name).map(|v| v.as_str().map_or_else(|| v.to_string(), |s| s.chars().count().to_string()));
     let mut text = text.to_string();
     for name in ["min", "max"] {
         if let Some(v) = e.params.get(name) {
             text = text.replace(&format!("{{{name}}}"), &v.to_string());
         }
     }
-    if let Some(count) = param("value") {
-        text = text.replace("{count}", &count);
+    if let Some(typed) = e.params.get("value").and_then(|v| v.as_str()) {
+        text = text.replace("{count}", &typed.chars().count().to_string());
     }
     text
 }

@@ -237,7 +237,9 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
             }
         }
     }
-    if let Some(y) = domain::selling::parse_wan(&form.expect).filter(|_| !errors.contains_key("expect")) {
+    if !errors.contains_key("expect")
+        && let Some(y) = domain::selling::parse_wan(&form.expect)
+    {
         note.push(format!("期望价{}万", wan(y)));
     }
     if def.slug == "buycar" {
