@@ -1,6 +1,8 @@
 //! Dealer shops: the directory, one shop's public profile, its owner's editor, and the leads a
 //! shop received (only the owning dealer reads them; opening one is logged).
 
+use domain::lead::Status as LeadStatus;
+
 use crate::{DbError, Store, found, from_row, on_pool};
 
 /// A shop in full.
@@ -221,7 +223,7 @@ impl Store {
     }
 
     /// The leads of a scope, newest first, in one status when given.
-    pub async fn scoped_leads(&self, scope: LeadScope, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+    pub async fn scoped_leads(&self, scope: LeadScope, status: Option<LeadStatus>, limit: i64) -> Result<Vec<ShopLead>, DbError> {
         let n = scope.next();
         let sql =
             format!("{LEAD_SELECT} where {} and (${n} = '' or ld.status = ${n}) order by ld.created_at desc, ld.lead_id desc limit ${}", scope.clause(), n + 1);
@@ -230,12 +232,12 @@ impl Store {
             if let LeadScope::Shop(owner) = scope {
                 q = q.bind(owner);
             }
-            q.bind(status).bind(limit).fetch_all(p).await?
+            q.bind(status.map_or("", LeadStatus::as_str)).bind(limit).fetch_all(p).await?
         }))
     }
 
     /// The leads of the shop `owner_user_id` owns, newest first, in one status when given.
-    pub async fn shop_leads(&self, owner_user_id: i64, status: &str, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+    pub async fn shop_leads(&self, owner_user_id: i64, status: Option<LeadStatus>, limit: i64) -> Result<Vec<ShopLead>, DbError> {
         self.scoped_leads(LeadScope::Shop(owner_user_id), status, limit).await
     }
 
@@ -248,7 +250,7 @@ impl Store {
         actor: i64,
         lead_id: i64,
         action: &str,
-        status: Option<&str>,
+        status: Option<LeadStatus>,
         note: Option<&str>,
         now: i64,
     ) -> Result<ShopLead, DbError> {
@@ -262,7 +264,7 @@ impl Store {
             }
             q.bind(lead_id).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
             sqlx::query("update lead set opened_at = coalesce(opened_at, $1), status = coalesce($2, status), dealer_note = coalesce($3, dealer_note), updated_at = $1 where lead_id = $4")
-                .bind(now).bind(status).bind(note).bind(lead_id).execute(&mut *tx).await?;
+                .bind(now).bind(status.map(LeadStatus::as_str)).bind(note).bind(lead_id).execute(&mut *tx).await?;
             sqlx::query("insert into lead_open_log (lead_id, user_id, action, created_at) values ($1, $2, $3, $4)")
                 .bind(lead_id).bind(actor).bind(action).bind(now).execute(&mut *tx).await?;
             let row = sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(format!("{LEAD_SELECT} where ld.lead_id = $1")))

@@ -179,13 +179,15 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
         Err(res) => return Ok(res),
     };
     let status = form_urlencoded::parse(query.unwrap_or_default().as_bytes()).find(|(k, _)| k == "status").map(|(_, v)| v.into_owned()).unwrap_or_default();
-    if !matches!(status.as_str(), "" | "new" | "contacted" | "closed") {
-        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "状态应为 new、contacted 或 closed"));
-    }
+    let status = match (status.as_str(), domain::lead::Status::parse(&status)) {
+        ("", _) => None,
+        (_, Some(s)) => Some(s),
+        (_, None) => return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "状态应为 new、contacted 或 closed")),
+    };
     let recordings = crate::recordings::by_lead(&state, u.user_id).await?;
     let leads: Vec<Value> = state
         .store
-        .shop_leads(u.user_id, &status, 200)
+        .shop_leads(u.user_id, status, 200)
         .await?
         .into_iter()
         .map(|l| {

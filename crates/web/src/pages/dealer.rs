@@ -35,8 +35,8 @@ pub struct LeadRow {
     pub car: Option<(i64, String)>,
     /// Extra: viewing date, the car they named.
     pub extra: String,
-    /// Status name.
-    pub status: &'static str,
+    /// Where the dealer is with it.
+    pub status: LeadStatus,
     /// Note.
     pub note: String,
     /// When it came in.
@@ -45,9 +45,7 @@ pub struct LeadRow {
     pub recordings: Vec<(i64, String)>,
 }
 
-use domain::lead::{Channel, Delivery};
-
-const STATUSES: [(&str, &str); 3] = [("new", "新线索"), ("contacted", "已联系"), ("closed", "已完成")];
+use domain::lead::{Channel, Delivery, Status as LeadStatus};
 
 /// Who works a list of leads: a dealer (their shop's, at `/actives/zhikeclues`) or a staff
 /// consultant (the platform's sell and buy requests to no shop, at `/staff/leads`).
@@ -85,7 +83,7 @@ struct LeadsPage {
     base: &'static str,
     tabs: Vec<(&'static str, &'static str, bool)>,
     leads: Vec<LeadRow>,
-    statuses: [(&'static str, &'static str); 3],
+    statuses: [LeadStatus; 3],
     error: Option<String>,
 }
 
@@ -109,7 +107,7 @@ async fn render(
         Desk::Dealer => Some(ShopHead::new(state, &state.store.own_shop(user.user_id).await?)),
         Desk::Staff => None,
     };
-    let status = STATUSES.iter().find(|(s, _)| *s == status).map_or("", |(s, _)| *s);
+    let status = LeadStatus::parse(status);
     let now = state.clock.now();
     let recordings = match desk {
         Desk::Dealer => crate::recordings::by_lead(state, user.user_id).await?,
@@ -137,22 +135,22 @@ async fn render(
                 intent: l.intent.label(),
                 car: l.listing_id.zip(l.title.clone()),
                 extra: extra.join(" · "),
-                status: l.status.as_str(),
+                status: l.status,
                 note: l.dealer_note.clone(),
                 when: domain::time::relative(l.created_at, now),
                 recordings: recordings.get(&l.lead_id).into_iter().flatten().map(|r| (r.id, r.length.clone())).collect(),
             }
         })
         .collect();
-    let mut tabs = vec![("", "全部", status.is_empty())];
-    tabs.extend(STATUSES.iter().map(|(s, label)| (*s, *label, *s == status)));
+    let mut tabs = vec![("", "全部", status.is_none())];
+    tabs.extend(LeadStatus::ALL.map(|s| (s.as_str(), s.label(), Some(s) == status)));
     let (layout, heading) = match desk {
         Desk::Dealer => (Layout::Shop, "我的线索"),
         Desk::Staff => (Layout::Default, "平台线索"),
     };
     let mut page = PageMeta::new(state, visitor.device, layout, heading).canonical_path(state, desk.path());
     page.private();
-    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: STATUSES, error };
+    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
@@ -215,7 +213,7 @@ async fn act_on(state: &AppState, visitor: &Visitor, user: &store::User, desk: D
             }
         }
         "save" => {
-            let Some(status) = STATUSES.iter().map(|(s, _)| *s).find(|s| *s == a.status) else {
+            let Some(status) = LeadStatus::parse(&a.status) else {
                 return render(state, visitor, user, desk, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
             };
             let note = a.note.trim();

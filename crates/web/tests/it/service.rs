@@ -76,7 +76,7 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     assert_eq!(desk.status, StatusCode::OK);
     assert!(desk.body.contains("139****7777") && !desk.body.contains("13900007777"), "{}", desk.body);
     assert!(desk.body.contains("方案：省心卖") && desk.body.contains("预算8-12万"));
-    let platform = app.state.store.scoped_leads(store::LeadScope::Platform, "", 10).await.unwrap();
+    let platform = app.state.store.scoped_leads(store::LeadScope::Platform, None, 10).await.unwrap();
     assert!(platform.iter().all(|l| l.mobile == "13900007777") && platform.len() == 2);
     let id = platform[0].lead_id;
     let r = app.post_form("/staff/leads", &[("cookie", &staff)], &format!("id={id}&action=call")).await;
@@ -86,7 +86,7 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(app.get("/staff/leads?status=closed", &[("cookie", &staff)]).await.body.contains("已成交"));
     // A shop's lead is not on the staff desk; a dealer or the visitor cannot reach the desk.
-    let shop_lead = app.state.store.scoped_leads(store::LeadScope::Shop(1), "", 1).await.unwrap();
+    let shop_lead = app.state.store.scoped_leads(store::LeadScope::Shop(1), None, 1).await.unwrap();
     if let Some(l) = shop_lead.first() {
         assert_eq!(app.post_form("/staff/leads", &[("cookie", &staff)], &format!("id={}&action=open", l.lead_id)).await.status, StatusCode::NOT_FOUND);
     }

@@ -65,7 +65,7 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let page = app.get("/actives/zhikeclues", &[("cookie", &owner)]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains("139****6666") && !page.body.contains("13955556666"));
-    let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), "", 10).await.unwrap()[0].lead_id;
+    let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), None, 10).await.unwrap()[0].lead_id;
     let rival = login(app, &owner_mobile(app, other.shop_id).await, "").await;
     for action in ["open", "call"] {
         let r = app.post_form("/actives/zhikeclues", &[("cookie", &rival)], &format!("id={lead_id}&action={action}")).await;
@@ -190,7 +190,7 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     let r = app.post_form("/actives/pushLeads", &[("cookie", &owner)], "sms_mobile=13700001111").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955558888&car=x").await;
-    assert_eq!(app.state.store.shop_leads(owner_id, "", 10).await.unwrap().len(), 2);
+    assert_eq!(app.state.store.shop_leads(owner_id, None, 10).await.unwrap().len(), 2);
     web::push::deliver_due(&app.state, crate::support::NOW).await.unwrap();
     assert_eq!(app.state.store.push_log(owner_id, 50).await.unwrap().len(), 2);
     assert_eq!(app.state.adapters.sms.sandbox_notices("13700001111").len(), 1);
@@ -336,7 +336,7 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     let shop = app.state.store.shop_by_oname(&oname(app, 5).await).await.unwrap();
     let r = crate::support::post_on(&node, &format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955552222&car=2020%E6%AC%BE").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
-    let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), "", 1).await.unwrap()[0].lead_id;
+    let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), None, 1).await.unwrap()[0].lead_id;
     let owner_mobile_a = owner_mobile(app, 5).await;
     let owner = login(app, &owner_mobile_a, "").await;
     let r = crate::support::post_on(&node, "/actives/zhikeclues", &[("cookie", &owner)], &format!("id={lead_id}&action=call")).await;
