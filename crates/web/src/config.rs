@@ -53,13 +53,6 @@ macro_rules! choice {
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $name { $($(#[$vm])* $variant),+ }
 
-        impl $name {
-            /// The name the configuration uses.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-
         impl FromStr for $name {
             type Err = String;
 

@@ -48,11 +48,6 @@ pub fn mobile(value: &str) -> Result<(), ValidationError> {
     domain::validate::Mobile::parse(value).map(drop).map_err(|e| failure("mobile", e.message()))
 }
 
-/// A mobile number when one is given.
-pub fn optional_mobile(value: &str) -> Result<(), ValidationError> {
-    if value.trim().is_empty() { Ok(()) } else { mobile(value) }
-}
-
 /// A shop's telephone: a mobile number, or a landline written with digits and dashes.
 pub fn shop_phone(value: &str) -> Result<(), ValidationError> {
     let value = value.trim();

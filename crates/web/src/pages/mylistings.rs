@@ -28,10 +28,8 @@ pub struct Row {
     pub id: i64,
     /// Title.
     pub title: String,
-    /// Status label.
-    pub status_label: &'static str,
-    /// Status name (CSS).
-    pub status: &'static str,
+    /// Where it is (its label on the badge, its stored name the style).
+    pub status: ListingStatus,
     /// Price in 万.
     pub price_wan: String,
     /// Cover URL.
@@ -131,8 +129,7 @@ async fn render(
             Row {
                 id: l.listing_id,
                 title: l.title.clone(),
-                status_label: st.label(),
-                status: st.as_str(),
+                status: st,
                 price_wan: domain::money::wan(l.price_yuan),
                 cover: domain::image::sized(&domain::image::cover(&l.cover, base), base, 320),
                 meta: format!("{}年 · {}万公里 · {city}", l.first_reg_year, domain::money::wan_km(l.mileage_km)),
