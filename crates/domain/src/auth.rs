@@ -186,34 +186,45 @@ pub fn jssdk_signature(ticket: &str, noncestr: &str, timestamp: i64, url: &str) 
     hex::encode(Sha1::digest(text.as_bytes()))
 }
 
-/// What a signed-in user may do beyond buying: the per-route requirements check it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// Everyone.
-    Buyer,
-    /// Owns a shop.
-    Dealer,
-    /// Reviews listings and appeals.
-    Staff,
+crate::stored_enum! {
+    /// What a signed-in user may do beyond buying: the per-route requirements check it. A stored
+    /// text no role spells is bad data the store reports, never read as some role.
+    pub enum Role {
+        /// Everyone.
+        Buyer = "buyer",
+        /// Owns a shop.
+        Dealer = "dealer",
+        /// Reviews listings and appeals.
+        Staff = "staff",
+    }
 }
 
-impl Role {
-    /// Every role.
-    pub const ALL: [Role; 3] = [Role::Buyer, Role::Dealer, Role::Staff];
-
-    /// Reads a stored role; `None` for a text no role spells (the store reports it as bad data
-    /// rather than reading it as some role).
-    pub fn parse(s: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.as_str() == s)
+crate::stored_enum! {
+    /// What a login ticket is for.
+    pub enum TicketKind {
+        /// The `state` of a WeChat sign-in.
+        OauthWx = "oauth_wx",
+        /// The `state` of a QQ sign-in.
+        OauthQq = "oauth_qq",
+        /// A desktop QR login confirmed on a phone.
+        Qr = "qr",
+        /// A new OAuth identity waiting for its phone number.
+        Bind = "bind",
     }
+}
 
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Buyer => "buyer",
-            Role::Dealer => "dealer",
-            Role::Staff => "staff",
-        }
+crate::stored_enum! {
+    /// Where a login ticket is: OAuth states and bindings go `Pending → Used`; a QR login goes
+    /// `Pending → Confirmed | Cancelled`, and a confirmed one `→ Used` when the desktop claims it.
+    pub enum TicketStatus {
+        /// Issued, not acted on.
+        Pending = "pending",
+        /// The phone confirmed the QR login.
+        Confirmed = "confirmed",
+        /// The phone refused the QR login.
+        Cancelled = "cancelled",
+        /// Spent.
+        Used = "used",
     }
 }
 

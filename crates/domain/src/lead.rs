@@ -11,168 +11,56 @@
 //!
 //! A stored text that spells none of them is bad data: the store reports it where the row is read.
 
-/// What a lead asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Intent {
-    /// 询底价 on a listing.
-    AskPrice,
-    /// 预约看车 on a listing.
-    BookViewing,
-    /// A car owner wants to sell.
-    Sell,
-    /// A buyer wants a car found.
-    Buy,
-    /// 分期: a loan enquiry.
-    Finance,
-}
-
-impl Intent {
-    /// Every intent, in the order the lead lists show them.
-    pub const ALL: [Intent; 5] = [Intent::AskPrice, Intent::BookViewing, Intent::Sell, Intent::Buy, Intent::Finance];
-
-    /// Reads a stored intent.
-    pub fn parse(s: &str) -> Option<Intent> {
-        Intent::ALL.into_iter().find(|i| i.as_str() == s)
-    }
-
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Intent::AskPrice => "ask_price",
-            Intent::BookViewing => "book_viewing",
-            Intent::Sell => "sell",
-            Intent::Buy => "buy",
-            Intent::Finance => "finance",
-        }
-    }
-
-    /// What the dealer reads.
-    pub fn label(self) -> &'static str {
-        match self {
-            Intent::AskPrice => "询底价",
-            Intent::BookViewing => "预约看车",
-            Intent::Sell => "卖车",
-            Intent::Buy => "买车",
-            Intent::Finance => "分期",
-        }
+crate::stored_enum! {
+    /// What a lead asks for (`ALL` in the order the lead lists show them).
+    pub enum Intent {
+        /// 询底价 on a listing.
+        AskPrice = "ask_price" => "询底价",
+        /// 预约看车 on a listing.
+        BookViewing = "book_viewing" => "预约看车",
+        /// A car owner wants to sell.
+        Sell = "sell" => "卖车",
+        /// A buyer wants a car found.
+        Buy = "buy" => "买车",
+        /// 分期: a loan enquiry.
+        Finance = "finance" => "分期",
     }
 }
 
-/// How a shop is told of a new lead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Channel {
-    /// A text message to the shop's notice number.
-    Sms,
-    /// A WeChat template message to the dealer's bound openid.
-    Wechat,
-}
-
-impl Channel {
-    /// Every channel.
-    pub const ALL: [Channel; 2] = [Channel::Sms, Channel::Wechat];
-
-    /// Reads a stored channel.
-    pub fn parse(s: &str) -> Option<Channel> {
-        Channel::ALL.into_iter().find(|c| c.as_str() == s)
-    }
-
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Sms => "sms",
-            Channel::Wechat => "wechat",
-        }
-    }
-
-    /// What the dealer reads.
-    pub fn label(self) -> &'static str {
-        match self {
-            Channel::Sms => "短信",
-            Channel::Wechat => "微信",
-        }
+crate::stored_enum! {
+    /// How a shop is told of a new lead.
+    pub enum Channel {
+        /// A text message to the shop's notice number.
+        Sms = "sms" => "短信",
+        /// A WeChat template message to the dealer's bound openid.
+        Wechat = "wechat" => "微信",
     }
 }
 
-/// Where one notice of a lead is: queued, being sent by a node, delivered, or given up after the
-/// last attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Delivery {
-    /// Waiting for its first try or its next retry.
-    Pending,
-    /// Claimed by a node.
-    Sending,
-    /// The provider accepted it.
-    Sent,
-    /// Every attempt failed.
-    Failed,
-}
-
-impl Delivery {
-    /// Every state.
-    pub const ALL: [Delivery; 4] = [Delivery::Pending, Delivery::Sending, Delivery::Sent, Delivery::Failed];
-
-    /// Reads a stored state.
-    pub fn parse(s: &str) -> Option<Delivery> {
-        Delivery::ALL.into_iter().find(|d| d.as_str() == s)
-    }
-
-    /// The stored form (also the CSS class of the dealer's log line).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Delivery::Pending => "pending",
-            Delivery::Sending => "sending",
-            Delivery::Sent => "sent",
-            Delivery::Failed => "failed",
-        }
-    }
-
-    /// What the dealer reads.
-    pub fn label(self) -> &'static str {
-        match self {
-            Delivery::Pending => "等待发送",
-            Delivery::Sending => "发送中",
-            Delivery::Sent => "已送达",
-            Delivery::Failed => "发送失败",
-        }
+crate::stored_enum! {
+    /// Where one notice of a lead is: queued, being sent by a node, delivered, or given up after
+    /// the last attempt. The stored form is also the CSS class of the dealer's log line.
+    pub enum Delivery {
+        /// Waiting for its first try or its next retry.
+        Pending = "pending" => "等待发送",
+        /// Claimed by a node.
+        Sending = "sending" => "发送中",
+        /// The provider accepted it.
+        Sent = "sent" => "已送达",
+        /// Every attempt failed.
+        Failed = "failed" => "发送失败",
     }
 }
 
-/// Where a lead is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Status {
-    /// Not contacted yet.
-    New,
-    /// Called or messaged.
-    Contacted,
-    /// Done (a sale, a visit, or nothing more to do).
-    Closed,
-}
-
-impl Status {
-    /// Every status, in the order the lead lists filter by them.
-    pub const ALL: [Status; 3] = [Status::New, Status::Contacted, Status::Closed];
-
-    /// Reads a stored status.
-    pub fn parse(s: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|v| v.as_str() == s)
-    }
-
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::New => "new",
-            Status::Contacted => "contacted",
-            Status::Closed => "closed",
-        }
-    }
-
-    /// What the dealer reads.
-    pub fn label(self) -> &'static str {
-        match self {
-            Status::New => "新线索",
-            Status::Contacted => "已联系",
-            Status::Closed => "已完成",
-        }
+crate::stored_enum! {
+    /// Where a lead is (`ALL` in the order the lead lists filter by them).
+    pub enum Status {
+        /// Not contacted yet.
+        New = "new" => "新线索",
+        /// Called or messaged.
+        Contacted = "contacted" => "已联系",
+        /// Done (a sale, a visit, or nothing more to do).
+        Closed = "closed" => "已完成",
     }
 }
 

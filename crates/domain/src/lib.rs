@@ -9,6 +9,60 @@
 //! assert_eq!(domain::time::relative(1_000, 1_000 + 3 * 3600), "3小时前");
 //! ```
 
+/// Declares an enum whose values are kept as text (a state, role, kind): `ALL` in declaration
+/// order, `parse` (strict: a text that spells no value is `None`, never a default) and `as_str`
+/// (the stored form), and `label` (what people read) when every value names one.
+///
+/// ```
+/// domain::stored_enum! {
+///     /// A light.
+///     pub enum Light { Red = "red" => "红灯", Green = "green" => "绿灯" }
+/// }
+/// assert_eq!(Light::parse("red"), Some(Light::Red));
+/// assert_eq!(Light::parse("Red"), None);
+/// assert_eq!(Light::Green.as_str(), "green");
+/// assert_eq!(Light::Green.label(), "绿灯");
+/// assert_eq!(Light::ALL, [Light::Red, Light::Green]);
+/// ```
+#[macro_export]
+macro_rules! stored_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $var:ident = $stored:literal => $label:literal),+ $(,)? }
+    ) => {
+        $crate::stored_enum! { $(#[$meta])* $vis enum $name { $($(#[$vmeta])* $var = $stored),+ } }
+        impl $name {
+            /// What people read.
+            pub fn label(self) -> &'static str {
+                match self { $($name::$var => $label),+ }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $var:ident = $stored:literal),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $name { $($(#[$vmeta])* $var),+ }
+        impl $name {
+            /// Every value, in the order declared.
+            pub const ALL: [$name; [$($stored),+].len()] = [$($name::$var),+];
+
+            /// Reads a stored value.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text { $($stored => Some($name::$var),)+ _ => None }
+            }
+
+            /// The stored form.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$var => $stored),+ }
+            }
+        }
+    };
+}
+
+pub mod appeal;
 pub mod audio;
 pub mod auth;
 pub mod catalog;
@@ -17,6 +71,7 @@ pub mod filter;
 pub mod image;
 pub mod lead;
 pub mod money;
+pub mod order;
 pub mod region;
 pub mod search;
 pub mod selling;

@@ -41,202 +41,77 @@ pub const COLOURS: &[(&str, &str)] = &[
     ("other", "其他"),
 ];
 
-/// Who sells a listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SellerKind {
-    /// 个人: a private owner.
-    Private,
-    /// 商家: a dealer's shop.
-    Dealer,
-}
-
-impl SellerKind {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SellerKind::Private => "private",
-            SellerKind::Dealer => "dealer",
-        }
-    }
-
-    /// Reads a stored name.
-    pub fn parse(text: &str) -> Option<SellerKind> {
-        [SellerKind::Private, SellerKind::Dealer].into_iter().find(|k| k.as_str() == text)
-    }
-
-    /// The tag on cards and in the review queue.
-    pub fn label(self) -> &'static str {
-        match self {
-            SellerKind::Private => "个人",
-            SellerKind::Dealer => "商家",
-        }
+crate::stored_enum! {
+    /// Who sells a listing; the label is the tag on cards and in the review queue.
+    pub enum SellerKind {
+        /// 个人: a private owner.
+        Private = "private" => "个人",
+        /// 商家: a dealer's shop.
+        Dealer = "dealer" => "商家",
     }
 }
 
-/// Where a listing is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ListingStatus {
-    /// Saved, not submitted.
-    Draft,
-    /// 审核中: waiting for staff.
-    Pending,
-    /// 在售.
-    Online,
-    /// 已售.
-    Sold,
-    /// 已下架 by the seller.
-    Removed,
-    /// 审核未通过, with a reason.
-    Rejected,
-    /// Not re-confirmed in time.
-    Expired,
-    /// Deleted by the seller: kept for the audit trail, shown nowhere.
-    Deleted,
-}
-
-impl ListingStatus {
-    /// Every status, in the order the seller's tabs show them.
-    pub const ALL: [ListingStatus; 8] = [
-        ListingStatus::Online,
-        ListingStatus::Pending,
-        ListingStatus::Rejected,
-        ListingStatus::Draft,
-        ListingStatus::Sold,
-        ListingStatus::Removed,
-        ListingStatus::Expired,
-        ListingStatus::Deleted,
-    ];
-
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ListingStatus::Draft => "draft",
-            ListingStatus::Pending => "pending",
-            ListingStatus::Online => "online",
-            ListingStatus::Sold => "sold",
-            ListingStatus::Removed => "removed",
-            ListingStatus::Rejected => "rejected",
-            ListingStatus::Expired => "expired",
-            ListingStatus::Deleted => "deleted",
-        }
-    }
-
-    /// Reads a stored name.
-    pub fn parse(text: &str) -> Option<ListingStatus> {
-        ListingStatus::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
-    /// The Chinese label.
-    pub fn label(self) -> &'static str {
-        match self {
-            ListingStatus::Draft => "草稿",
-            ListingStatus::Pending => "审核中",
-            ListingStatus::Online => "在售",
-            ListingStatus::Sold => "已售",
-            ListingStatus::Removed => "已下架",
-            ListingStatus::Rejected => "审核未通过",
-            ListingStatus::Expired => "已过期",
-            ListingStatus::Deleted => "已删除",
-        }
+crate::stored_enum! {
+    /// Where a listing is in its life (`ALL` in the order the seller's tabs show them).
+    pub enum ListingStatus {
+        /// 在售.
+        Online = "online" => "在售",
+        /// 审核中: waiting for staff.
+        Pending = "pending" => "审核中",
+        /// 审核未通过, with a reason.
+        Rejected = "rejected" => "审核未通过",
+        /// Saved, not submitted.
+        Draft = "draft" => "草稿",
+        /// 已售.
+        Sold = "sold" => "已售",
+        /// 已下架 by the seller.
+        Removed = "removed" => "已下架",
+        /// Not re-confirmed in time.
+        Expired = "expired" => "已过期",
+        /// Deleted by the seller: kept for the audit trail, shown nowhere.
+        Deleted = "deleted" => "已删除",
     }
 }
 
-/// Who acts on a listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Actor {
-    /// Its private seller or its shop's dealer.
-    Seller,
-    /// A reviewer.
-    Staff,
-    /// The server's jobs.
-    System,
-}
-
-impl Actor {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Actor::Seller => "seller",
-            Actor::Staff => "staff",
-            Actor::System => "system",
-        }
+crate::stored_enum! {
+    /// Who acts on a listing (the audit trail's `actor_role`; the label names them there).
+    pub enum Actor {
+        /// Its private seller or its shop's dealer.
+        Seller = "seller" => "卖家",
+        /// A reviewer.
+        Staff = "staff" => "审核员",
+        /// The server's jobs.
+        System = "system" => "系统",
     }
 }
 
-/// What can be done to a listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// Send a draft or a rejected listing to review.
-    Submit,
-    /// Staff: put it online.
-    Approve,
-    /// Staff: refuse it, with a reason.
-    Reject,
-    /// 擦亮: move it up the newest-first lists.
-    Refresh,
-    /// 确认在售: keep it online for another [`CONFIRM_VALID_SECS`]; brings back an expired one.
-    Confirm,
-    /// 已售.
-    MarkSold,
-    /// 下架.
-    TakeDown,
-    /// Put a taken-down listing back (through review).
-    Relist,
-    /// 删除.
-    Delete,
-    /// The expiry job.
-    Expire,
-}
-
-impl Action {
-    /// The stored name (the audit trail's `action`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Submit => "submit",
-            Action::Approve => "approve",
-            Action::Reject => "reject",
-            Action::Refresh => "refresh",
-            Action::Confirm => "confirm",
-            Action::MarkSold => "sold",
-            Action::TakeDown => "take_down",
-            Action::Relist => "relist",
-            Action::Delete => "delete",
-            Action::Expire => "expire",
-        }
-    }
-
-    /// Reads an action name from a form.
-    pub fn parse(text: &str) -> Option<Action> {
-        [
-            Action::Submit,
-            Action::Approve,
-            Action::Reject,
-            Action::Refresh,
-            Action::Confirm,
-            Action::MarkSold,
-            Action::TakeDown,
-            Action::Relist,
-            Action::Delete,
-            Action::Expire,
-        ]
-        .into_iter()
-        .find(|a| a.as_str() == text)
-    }
-
-    /// The Chinese label (buttons and the audit trail).
-    pub fn label(self) -> &'static str {
-        match self {
-            Action::Submit => "提交审核",
-            Action::Approve => "审核通过",
-            Action::Reject => "驳回",
-            Action::Refresh => "擦亮",
-            Action::Confirm => "确认在售",
-            Action::MarkSold => "标记已售",
-            Action::TakeDown => "下架",
-            Action::Relist => "重新上架",
-            Action::Delete => "删除",
-            Action::Expire => "到期下架",
-        }
+crate::stored_enum! {
+    /// What can be done to a listing (the audit trail's `action`; the label is the button's and
+    /// the trail's text).
+    pub enum Action {
+        /// Send a draft or a rejected listing to review.
+        Submit = "submit" => "提交审核",
+        /// Staff: put it online.
+        Approve = "approve" => "审核通过",
+        /// Staff: refuse it, with a reason.
+        Reject = "reject" => "驳回",
+        /// 擦亮: move it up the newest-first lists.
+        Refresh = "refresh" => "擦亮",
+        /// 确认在售: keep it online for another [`CONFIRM_VALID_SECS`]; brings back an expired one.
+        Confirm = "confirm" => "确认在售",
+        /// 已售.
+        MarkSold = "sold" => "标记已售",
+        /// 下架.
+        TakeDown = "take_down" => "下架",
+        /// Put a taken-down listing back (through review).
+        Relist = "relist" => "重新上架",
+        /// 删除.
+        Delete = "delete" => "删除",
+        /// The expiry job.
+        Expire = "expire" => "到期下架",
+        /// The seller rewrote the listing through the form (recorded in the trail; not a
+        /// transition of its own: the form's save decides the status).
+        Edit = "edit" => "修改",
     }
 }
 
@@ -246,6 +121,7 @@ pub fn transition(from: ListingStatus, action: Action, actor: Actor) -> Result<L
     let allowed_actor = match action {
         Action::Approve | Action::Reject => actor == Actor::Staff,
         Action::Expire => actor == Actor::System,
+        Action::Edit => false,
         _ => actor == Actor::Seller,
     };
     if !allowed_actor {

@@ -4,6 +4,8 @@
 //! the web layer computes them with `domain::auth`. Every limit and every single-use rule is one
 //! conditional statement, so it holds when several web nodes share the database.
 
+use domain::auth::{TicketKind, TicketStatus};
+
 use crate::{DbError, Store, found, from_row, on_pool};
 
 /// A person who has signed in at least once.
@@ -100,20 +102,20 @@ pub enum CodeCheck {
 pub struct Ticket {
     /// The public value.
     pub ticket: String,
-    /// `oauth_wx`, `oauth_qq`, `qr` or `bind`.
-    pub kind: String,
+    /// What it is for.
+    pub kind: TicketKind,
     /// Where to go after sign-in.
     pub return_to: String,
     /// The user who confirmed it (QR) or is binding.
     pub user_id: Option<i64>,
-    /// `pending`, `confirmed`, `cancelled` or `used`.
-    pub status: String,
+    /// Where it is.
+    pub status: TicketStatus,
     /// Provider identity and other kind-specific data.
     pub payload: String,
     /// Expiry.
     pub expires_at: i64,
 }
-from_row!(Ticket { ticket, kind, return_to, user_id, status, payload, expires_at });
+from_row!(Ticket { ticket, kind as stored, return_to, user_id, status as stored, payload, expires_at });
 
 /// Constant-time equality of two digests.
 fn same_digest(a: &str, b: &str) -> bool {
@@ -391,7 +393,7 @@ impl Store {
     pub async fn create_ticket(
         &self,
         ticket: &str,
-        kind: &str,
+        kind: TicketKind,
         return_to: &str,
         claim_hash: Option<&str>,
         payload: &str,
@@ -405,7 +407,7 @@ impl Store {
                  values ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)",
             )
             .bind(ticket)
-            .bind(kind)
+            .bind(kind.as_str())
             .bind(return_to)
             .bind(claim_hash)
             .bind(payload)
@@ -421,14 +423,14 @@ impl Store {
     }
 
     /// A live ticket of a kind, without changing it.
-    pub async fn ticket(&self, ticket: &str, kind: &str, now: i64) -> Result<Option<Ticket>, DbError> {
+    pub async fn ticket(&self, ticket: &str, kind: TicketKind, now: i64) -> Result<Option<Ticket>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, Ticket>(
                 "select ticket, kind, return_to, user_id, status, payload, expires_at from login_ticket \
                  where ticket = $1 and kind = $2 and expires_at >= $3",
             )
             .bind(ticket)
-            .bind(kind)
+            .bind(kind.as_str())
             .bind(now)
             .fetch_optional(p)
             .await?
@@ -438,18 +440,26 @@ impl Store {
     /// Moves a live ticket from one status to another, at most once (OAuth `state` and bindings
     /// go `pending → used`; QR goes `pending → confirmed | cancelled`). Returns the ticket as it
     /// was when it matched.
-    pub async fn advance_ticket(&self, ticket: &str, kind: &str, from: &str, to: &str, user_id: Option<i64>, now: i64) -> Result<Option<Ticket>, DbError> {
+    pub async fn advance_ticket(
+        &self,
+        ticket: &str,
+        kind: TicketKind,
+        from: TicketStatus,
+        to: TicketStatus,
+        user_id: Option<i64>,
+        now: i64,
+    ) -> Result<Option<Ticket>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, Ticket>(
                 "update login_ticket set status = $1, user_id = coalesce($2, user_id) \
                  where ticket = $3 and kind = $4 and status = $5 and expires_at >= $6 \
                  returning ticket, kind, return_to, user_id, status, payload, expires_at",
             )
-            .bind(to)
+            .bind(to.as_str())
             .bind(user_id)
             .bind(ticket)
-            .bind(kind)
-            .bind(from)
+            .bind(kind.as_str())
+            .bind(from.as_str())
             .bind(now)
             .fetch_optional(p)
             .await?

@@ -187,6 +187,13 @@ macro_rules! stored_by_parse {
 
 stored_by_parse!(
     domain::auth::Role,
+    domain::auth::TicketKind,
+    domain::auth::TicketStatus,
+    domain::appeal::Kind,
+    domain::appeal::Status,
+    domain::order::Status,
+    domain::selling::Actor,
+    domain::selling::Action,
     domain::selling::ListingStatus,
     domain::selling::SellerKind,
     domain::lead::Intent,
@@ -194,6 +201,13 @@ stored_by_parse!(
     domain::lead::Channel,
     domain::lead::Delivery,
 );
+
+/// The audit trail's first entry (the submission) has no status before it: stored empty.
+impl Stored for Option<domain::selling::ListingStatus> {
+    fn from_stored(text: &str) -> Option<Self> {
+        if text.is_empty() { Some(None) } else { domain::selling::ListingStatus::parse(text).map(Some) }
+    }
+}
 
 /// A listing not valued yet stores an empty rating.
 impl Stored for Option<domain::valuation::Rating> {

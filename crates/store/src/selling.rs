@@ -6,6 +6,7 @@
 //! Status changes are conditional updates on the status read before (`where status = $from`),
 //! so two clicks or two reviewers cannot both apply.
 
+use domain::appeal::{Kind as AppealKind, Status as AppealStatus};
 use domain::selling::{Action, Actor, ListingStatus, SellerKind};
 
 /// Appeals and complaints accepted from one IP address per hour.
@@ -208,22 +209,22 @@ from_row!(EditableListing {
 pub struct ListingEvent {
     /// The listing.
     pub listing_id: i64,
-    /// `submit`, `edit`, `approve`, ….
-    pub action: String,
-    /// `seller`, `staff` or `system`.
-    pub actor_role: String,
+    /// What was done.
+    pub action: Action,
+    /// Who did it.
+    pub actor_role: Actor,
     /// The acting user's nickname, when a user acted.
     pub actor: Option<String>,
-    /// Status before.
-    pub from_status: String,
+    /// Status before (none before the submission).
+    pub from_status: Option<ListingStatus>,
     /// Status after.
-    pub to_status: String,
+    pub to_status: ListingStatus,
     /// Reason given.
     pub reason: String,
     /// When.
     pub created_at: i64,
 }
-from_row!(ListingEvent { listing_id, action, actor_role, actor, from_status, to_status, reason, created_at });
+from_row!(ListingEvent { listing_id, action as stored, actor_role as stored, actor, from_status as stored, to_status as stored, reason, created_at });
 
 /// A listing waiting for review.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,22 +259,22 @@ from_row!(ReviewItem { listing_id, title, price_yuan, market_value_yuan, review_
 pub struct AppealRow {
     /// Id.
     pub appeal_id: i64,
-    /// `appeal` or `customerappeal`.
-    pub kind: String,
+    /// Appeal or complaint.
+    pub kind: AppealKind,
     /// What it is about (a listing id, an account).
     pub target: String,
     /// Contact phone.
     pub mobile: String,
     /// Text.
     pub content: String,
-    /// `open`, `upheld` or `dismissed`.
-    pub status: String,
+    /// Where it is.
+    pub status: AppealStatus,
     /// Staff decision text.
     pub decision: String,
     /// When sent.
     pub created_at: i64,
 }
-from_row!(AppealRow { appeal_id, kind, target, mobile, content, status, decision, created_at });
+from_row!(AppealRow { appeal_id, kind as stored, target, mobile, content, status as stored, decision, created_at });
 
 /// A dealer's own shop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,9 +414,10 @@ impl Store {
             }
             sqlx::query(
                 "insert into listing_event (listing_id, actor_user_id, actor_role, action, from_status, to_status, reason, created_at) \
-                 values ($1, $2, 'seller', 'submit', '', 'pending', $3, $4)",
+                 values ($1, $2, $3, $4, '', $5, $6, $7)",
             )
-            .bind(id).bind(l.seller_user_id).bind(&l.review_note).bind(now)
+            .bind(id).bind(l.seller_user_id).bind(Actor::Seller.as_str()).bind(Action::Submit.as_str()).bind(ListingStatus::Pending.as_str())
+            .bind(&l.review_note).bind(now)
             .execute(&mut *tx).await?;
             tx.commit().await?;
             Ok(id)
@@ -486,9 +488,9 @@ impl Store {
             }
             sqlx::query(
                 "insert into listing_event (listing_id, actor_user_id, actor_role, action, from_status, to_status, reason, created_at) \
-                 values ($1, $2, 'seller', 'edit', $3, $4, $5, $6)",
+                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
-            .bind(listing_id).bind(l.seller_user_id).bind(from.as_str()).bind(to.as_str()).bind(&l.review_note).bind(now)
+            .bind(listing_id).bind(l.seller_user_id).bind(Actor::Seller.as_str()).bind(Action::Edit.as_str()).bind(from.as_str()).bind(to.as_str()).bind(&l.review_note).bind(now)
             .execute(&mut *tx).await?;
             tx.commit().await?;
             Ok(to)
@@ -635,7 +637,7 @@ impl Store {
     pub async fn submit_appeal(
         &self,
         user_id: Option<i64>,
-        kind: &str,
+        kind: AppealKind,
         target: &str,
         mobile: &str,
         content: &str,
@@ -654,7 +656,7 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into appeal (user_id, kind, target, mobile, content, status, ip, created_at) values ($1, $2, $3, $4, $5, 'open', $6, $7) returning appeal_id",
             )
-            .bind(user_id).bind(kind).bind(target).bind(mobile).bind(content).bind(ip).bind(now).fetch_one(&mut *tx).await?;
+            .bind(user_id).bind(kind.as_str()).bind(target).bind(mobile).bind(content).bind(ip).bind(now).fetch_one(&mut *tx).await?;
             tx.commit().await?;
             Ok(Some(id))
         })
@@ -682,15 +684,15 @@ impl Store {
     }
 
     /// Staff decide an open appeal (`upheld` or `dismissed`), logged. False when it was not open.
-    pub async fn decide_appeal(&self, appeal_id: i64, staff_user_id: i64, status: &str, decision: &str, now: i64) -> Result<bool, DbError> {
+    pub async fn decide_appeal(&self, appeal_id: i64, staff_user_id: i64, status: AppealStatus, decision: &str, now: i64) -> Result<bool, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let n = sqlx::query("update appeal set status = $1, decision = $2, decided_by = $3, decided_at = $4 where appeal_id = $5 and status = 'open'")
-                .bind(status).bind(decision).bind(staff_user_id).bind(now).bind(appeal_id)
+                .bind(status.as_str()).bind(decision).bind(staff_user_id).bind(now).bind(appeal_id)
                 .execute(&mut *tx).await?.rows_affected();
             if n == 1 {
                 sqlx::query("insert into staff_action (staff_user_id, target, action, note, created_at) values ($1, $2, $3, $4, $5)")
-                    .bind(staff_user_id).bind(format!("appeal:{appeal_id}")).bind(status).bind(decision).bind(now)
+                    .bind(staff_user_id).bind(format!("appeal:{appeal_id}")).bind(status.as_str()).bind(decision).bind(now)
                     .execute(&mut *tx).await?;
             }
             tx.commit().await?;

@@ -123,12 +123,12 @@ pub struct Order {
     pub subject: String,
     /// Amount in fen.
     pub amount_fen: i64,
-    /// `pending`, `paid`, `closed`, `refunded`.
-    pub status: String,
+    /// Where it is.
+    pub status: domain::order::Status,
     /// Created.
     pub created_at: i64,
 }
-from_row!(Order { order_no, subject, amount_fen, status, created_at });
+from_row!(Order { order_no, subject, amount_fen, status as stored, created_at });
 
 /// One visit-statistics record.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::borrow::Cow;
 use store::seed::{SeedConfig, seed};
 
+use domain::auth::{TicketKind, TicketStatus};
 use domain::lead::Intent;
 use domain::search::CarQuery;
 use store::{Backend, LeadOutcome, ListingFilter, NewLead, Scope, Store};
@@ -150,6 +151,36 @@ async fn stored_states_that_spell_nothing_are_errors_not_defaults(store: &Store)
     store.execute_admin(&format!("update listing set status = 'gone' where listing_id = {id}")).await.unwrap();
     let e = store.listing_detail(id).await.unwrap_err();
     assert!(e.to_string().contains("\"gone\""), "status: {e}");
+
+    // The audit trail: a submission has no status before it; an unknown action is an error.
+    store
+        .execute_admin(&format!(
+            "insert into listing_event (listing_id, actor_user_id, actor_role, action, from_status, to_status, reason, created_at) \
+             values ({id}, null, 'seller', 'submit', '', 'pending', '', {NOW})"
+        ))
+        .await
+        .unwrap();
+    let events = store.listing_events(id).await.unwrap();
+    assert_eq!(events[0].from_status, None);
+    assert_eq!(events[0].action, domain::selling::Action::Submit);
+    store.execute_admin(&format!("update listing_event set action = 'teleport' where listing_id = {id}")).await.unwrap();
+    let e = store.listing_events(id).await.unwrap_err();
+    assert!(e.to_string().contains("\"teleport\""), "event: {e}");
+
+    // Login tickets and appeals.
+    store.create_ticket("bad", TicketKind::Qr, "/", None, "", None, NOW, 120).await.unwrap();
+    store.execute_admin("update login_ticket set status = 'scanned' where ticket = 'bad'").await.unwrap();
+    let e = store.ticket("bad", TicketKind::Qr, NOW).await.unwrap_err();
+    assert!(e.to_string().contains("\"scanned\""), "ticket: {e}");
+    let appeal = store
+        .submit_appeal(Some(staff.user_id), domain::appeal::Kind::Complaint, "", "13800000009", "车况与描述不符，要求退款处理", "", NOW)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.my_appeals(staff.user_id).await.unwrap()[0].status, domain::appeal::Status::Open);
+    store.execute_admin(&format!("update appeal set status = 'pending' where appeal_id = {appeal}")).await.unwrap();
+    let e = store.my_appeals(staff.user_id).await.unwrap_err();
+    assert!(e.to_string().contains("\"pending\""), "appeal: {e}");
 }
 
 fn query(q: &str) -> CarQuery {
@@ -582,14 +613,17 @@ async fn codes_sessions_and_tickets_are_single_use(store: &Store) {
     store.revoke_session(None, Some("w7"), NOW + 50).await.unwrap();
     assert!(store.session_user("t7", NOW + 51).await.unwrap().is_none());
 
-    store.create_ticket("st", "oauth_qq", "/x", None, "", None, NOW, 600).await.unwrap();
-    assert!(store.advance_ticket("st", "oauth_wx", "pending", "used", None, NOW).await.unwrap().is_none(), "kinds do not mix");
-    assert_eq!(store.advance_ticket("st", "oauth_qq", "pending", "used", None, NOW).await.unwrap().unwrap().return_to, "/x");
-    assert!(store.advance_ticket("st", "oauth_qq", "pending", "used", None, NOW).await.unwrap().is_none());
-    store.create_ticket("qr", "qr", "/", Some("claim"), "", None, NOW, 120).await.unwrap();
+    store.create_ticket("st", TicketKind::OauthQq, "/x", None, "", None, NOW, 600).await.unwrap();
+    assert!(store.advance_ticket("st", TicketKind::OauthWx, TicketStatus::Pending, TicketStatus::Used, None, NOW).await.unwrap().is_none(), "kinds do not mix");
+    assert_eq!(store.advance_ticket("st", TicketKind::OauthQq, TicketStatus::Pending, TicketStatus::Used, None, NOW).await.unwrap().unwrap().return_to, "/x");
+    assert!(store.advance_ticket("st", TicketKind::OauthQq, TicketStatus::Pending, TicketStatus::Used, None, NOW).await.unwrap().is_none());
+    store.create_ticket("qr", TicketKind::Qr, "/", Some("claim"), "", None, NOW, 120).await.unwrap();
     assert!(store.claim_ticket("qr", "claim", NOW).await.unwrap().is_none(), "not confirmed yet");
-    assert!(store.advance_ticket("qr", "qr", "pending", "confirmed", Some(user.user_id), NOW + 121).await.unwrap().is_none(), "expired");
-    assert!(store.advance_ticket("qr", "qr", "pending", "confirmed", Some(user.user_id), NOW + 60).await.unwrap().is_some());
+    assert!(
+        store.advance_ticket("qr", TicketKind::Qr, TicketStatus::Pending, TicketStatus::Confirmed, Some(user.user_id), NOW + 121).await.unwrap().is_none(),
+        "expired"
+    );
+    assert!(store.advance_ticket("qr", TicketKind::Qr, TicketStatus::Pending, TicketStatus::Confirmed, Some(user.user_id), NOW + 60).await.unwrap().is_some());
     assert!(store.claim_ticket("qr", "other", NOW + 61).await.unwrap().is_none(), "only the holder of the secret");
     assert_eq!(store.claim_ticket("qr", "claim", NOW + 61).await.unwrap().unwrap().user_id, Some(user.user_id));
     assert!(store.claim_ticket("qr", "claim", NOW + 62).await.unwrap().is_none(), "once");

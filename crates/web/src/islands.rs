@@ -212,7 +212,7 @@ pub struct TextInputProps {
     /// Current text.
     pub value: String,
     /// Limit in characters (0: none); the counter reads current/limit.
-    pub max_length: u32,
+    pub max_length: u64,
     /// A textarea that grows with its text.
     pub multiline: bool,
     /// Placeholder.

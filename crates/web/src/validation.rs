@@ -48,6 +48,20 @@ pub fn mobile(value: &str) -> Result<(), ValidationError> {
     domain::validate::Mobile::parse(value).map(drop).map_err(|e| failure("mobile", e.message()))
 }
 
+/// A mainland mobile number when one is given (an optional contact or notice number).
+pub fn optional_mobile(value: &str) -> Result<(), ValidationError> {
+    if value.trim().is_empty() { Ok(()) } else { mobile(value.trim()) }
+}
+
+/// A login code: the six digits the SMS carried ([`domain::auth::is_code`]).
+pub fn login_code(value: &str) -> Result<(), ValidationError> {
+    match value.trim() {
+        "" => Err(failure("code", "请输入验证码")),
+        code if domain::auth::is_code(code) => Ok(()),
+        _ => Err(failure("code", "验证码是6位数字")),
+    }
+}
+
 /// A shop's telephone: a mobile number, or a landline written with digits and dashes.
 pub fn shop_phone(value: &str) -> Result<(), ValidationError> {
     let value = value.trim();
@@ -93,10 +107,22 @@ mod tests {
         expect: String,
         #[validate(custom(function = "shop_phone"))]
         phone: String,
+        #[validate(custom(function = "optional_mobile"))]
+        notice_mobile: String,
+        #[validate(custom(function = "login_code"))]
+        code: String,
     }
 
     fn sample() -> Sample {
-        Sample { mobile: "13812345678".into(), name: "长沙车行".into(), licence_no: String::new(), expect: String::new(), phone: "0731-88886666".into() }
+        Sample {
+            mobile: "13812345678".into(),
+            name: "长沙车行".into(),
+            licence_no: String::new(),
+            expect: String::new(),
+            phone: "0731-88886666".into(),
+            notice_mobile: String::new(),
+            code: "012345".into(),
+        }
     }
 
     #[test]
@@ -113,6 +139,8 @@ mod tests {
             licence_no: "91430100ma4l0xxx1a".into(),
             expect: "八万".into(),
             phone: "call me".into(),
+            notice_mobile: "1380000".into(),
+            code: "12345".into(),
         };
         let e = field_errors(&bad);
         assert_eq!(e.get("mobile").map(String::as_str), Some("请输入正确的手机号"));
@@ -122,5 +150,9 @@ mod tests {
         assert_eq!(e.get("phone").map(String::as_str), Some("请填写手机号或座机号，如 0731-88886666"));
         assert_eq!(field_errors(&Sample { mobile: String::new(), ..sample() }).get("mobile").map(String::as_str), Some("请填写手机号"));
         assert_eq!(field_errors(&Sample { expect: "0".into(), ..sample() }).len(), 1);
+        assert_eq!(e.get("notice_mobile").map(String::as_str), Some("请输入正确的手机号"));
+        assert_eq!(e.get("code").map(String::as_str), Some("验证码是6位数字"));
+        assert_eq!(field_errors(&Sample { code: " ".into(), ..sample() }).get("code").map(String::as_str), Some("请输入验证码"));
+        assert!(field_errors(&Sample { notice_mobile: " 13900001111 ".into(), ..sample() }).is_empty());
     }
 }

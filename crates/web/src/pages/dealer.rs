@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
+use validator::Validate;
 
 use super::shared::ShopHead;
 use crate::error::AppError;
@@ -268,12 +269,14 @@ impl PushPage {
     }
 }
 
-/// The push settings form.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The push settings form. The WeChat channel needs the dealer's bound openid and an enabled push
+/// needs a channel: those rules stay in [`save_push_settings`].
+#[derive(Debug, Clone, Default, Deserialize, Validate)]
 pub struct PushForm {
     #[serde(default)]
     enabled: String,
     #[serde(default)]
+    #[validate(custom(function = "crate::validation::optional_mobile"))]
     sms_mobile: String,
     #[serde(default)]
     wechat: String,
@@ -364,20 +367,9 @@ pub async fn save_push_settings(
     Dealer(user): Dealer,
     Form(form): Form<PushForm>,
 ) -> Result<Response, AppError> {
-    let mut errors = domain::selling::FieldErrors::default();
+    let mut errors = crate::validation::field_errors(&form);
     let enabled = !form.enabled.is_empty();
-    let sms_mobile = form.sms_mobile.trim();
-    let sms_mobile = if sms_mobile.is_empty() {
-        String::new()
-    } else {
-        match domain::validate::Mobile::parse(sms_mobile) {
-            Ok(m) => m.as_str().to_owned(),
-            Err(e) => {
-                errors.insert("sms_mobile", e.message().to_owned());
-                String::new()
-            }
-        }
-    };
+    let sms_mobile = domain::validate::Mobile::parse(form.sms_mobile.trim()).map(|m| m.as_str().to_owned()).unwrap_or_default();
     let wechat_openid = if form.wechat.is_empty() {
         String::new()
     } else if let Some(openid) = &user.wx_openid {

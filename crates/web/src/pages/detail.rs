@@ -54,8 +54,8 @@ pub struct RatingView {
 /// What a lead form shows after a failed submission: the kept input and the messages.
 #[derive(Debug, Clone, Default)]
 pub struct LeadForm {
-    /// Which form was submitted.
-    pub intent: String,
+    /// Which form was submitted (none on a plain view).
+    pub intent: Option<Intent>,
     /// The phone as typed.
     pub mobile: String,
     /// The date as typed.
@@ -287,7 +287,7 @@ async fn render_with(
         name: "date".to_owned(),
         mode: "day",
         label: "看车日期".to_owned(),
-        value: if form.intent == "book_viewing" { form.date.clone() } else { String::new() },
+        value: if form.intent == Some(Intent::BookViewing) { form.date.clone() } else { String::new() },
         min: Some(today.clone()),
         max: Some(last_day.clone()),
         id: "book-date".to_owned(),
@@ -396,8 +396,7 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
     let d = state.store.public_listing(id).await?;
     let now = state.clock.now();
     let intent = if post.intent == Intent::BookViewing.as_str() { Intent::BookViewing } else { Intent::AskPrice };
-    let mut form =
-        LeadForm { intent: intent.as_str().to_owned(), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
+    let mut form = LeadForm { intent: Some(intent), mobile: post.mobile.trim().to_owned(), date: post.date.trim().to_owned(), ..LeadForm::default() };
     if d.status != ListingStatus::Online {
         form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
     }

@@ -17,10 +17,11 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use domain::auth::{self, safe_return};
+use domain::auth::{self, TicketKind, TicketStatus, safe_return};
 use domain::validate::Mobile;
 use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
+use validator::Validate;
 
 use crate::cookies::{cookie, set_cookie};
 use crate::error::AppError;
@@ -45,12 +46,15 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
     login_page(&state, &headers, form, StatusCode::OK)
 }
 
-/// The login form's fields; all optional so a mangled post gets messages, not a 4xx.
-#[derive(Debug, Default, Deserialize)]
+/// The login form's fields and their rules; all optional so a mangled post gets messages, not a
+/// 4xx. Whether the code is the one sent is the database's to say (`verify`).
+#[derive(Debug, Default, Deserialize, Validate)]
 pub struct LoginPost {
     #[serde(default)]
+    #[validate(custom(function = "crate::validation::mobile"))]
     mobile: String,
     #[serde(default)]
+    #[validate(custom(function = "crate::validation::login_code"))]
     code: String,
     #[serde(default, rename = "return")]
     return_to: String,
@@ -102,11 +106,15 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
 pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
     let json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
     let mut form = post.form();
-    let mobile = match Mobile::parse(&post.mobile) {
-        Ok(m) => m,
-        Err(e) if json => return Ok(crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, e.message())),
-        Err(e) => {
-            form.mobile_error = Some(e.message().to_owned());
+    // Only the phone matters for sending a code.
+    let mobile = match (crate::validation::field_errors(&post).remove("mobile"), Mobile::parse(&post.mobile)) {
+        (None, Ok(m)) => m,
+        (message, _) => {
+            let message = message.unwrap_or_else(|| "请输入正确的手机号".to_owned());
+            if json {
+                return Ok(crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, &message));
+            }
+            form.mobile_error = Some(message);
             return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
@@ -142,21 +150,16 @@ pub fn code_message(check: CodeCheck) -> String {
     }
 }
 
-/// Checks a phone and code; the user of the phone (created on first sign-in) or the form with its
-/// messages.
-pub async fn verify(state: &AppState, mobile: &str, code: &str, mut form: LoginForm) -> Result<Result<Mobile, LoginForm>, AppError> {
-    let mobile = match Mobile::parse(mobile) {
-        Ok(m) => m,
-        Err(e) => {
-            form.mobile_error = Some(e.message().to_owned());
-            return Ok(Err(form));
-        }
-    };
-    let code = code.trim();
-    if !auth::is_code(code) {
-        form.code_error = Some(if code.is_empty() { "请输入验证码" } else { "验证码是6位数字" }.to_owned());
+/// Checks a phone and code: the form's rules, then the code against the one sent. The phone, or
+/// the form with its messages.
+async fn verify(state: &AppState, post: &LoginPost, mut form: LoginForm) -> Result<Result<Mobile, LoginForm>, AppError> {
+    let mut errors = crate::validation::field_errors(post);
+    let (Some(mobile), true) = (Mobile::parse(&post.mobile).ok(), errors.is_empty()) else {
+        form.mobile_error = errors.remove("mobile");
+        form.code_error = errors.remove("code");
         return Ok(Err(form));
-    }
+    };
+    let code = post.code.trim();
     let digest = auth::code_digest(state.config.secret.as_bytes(), mobile.as_str(), code);
     match state.store.check_code(mobile.as_str(), "login", &digest, state.clock.now()).await? {
         CodeCheck::Accepted => Ok(Ok(mobile)),
@@ -171,7 +174,7 @@ pub async fn verify(state: &AppState, mobile: &str, code: &str, mut form: LoginF
 /// pending WeChat/QQ identity is bound to the phone's account first.
 pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
     let form = post.form();
-    let mobile = match verify(&state, &post.mobile, &post.code, form.clone()).await? {
+    let mobile = match verify(&state, &post, form.clone()).await? {
         Ok(m) => m,
         Err(form) => return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY),
     };
@@ -179,7 +182,7 @@ pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: Hea
     let user = if form.bind.is_empty() {
         state.store.sign_in_by_mobile(mobile.as_str(), now).await?
     } else {
-        let Some(ticket) = state.store.advance_ticket(&form.bind, "bind", "pending", "used", None, now).await? else {
+        let Some(ticket) = state.store.advance_ticket(&form.bind, TicketKind::Bind, TicketStatus::Pending, TicketStatus::Used, None, now).await? else {
             let mut form = form;
             form.bind.clear();
             form.code_error = Some("绑定已超时，请重新使用微信或QQ登录，或直接用手机号登录".to_owned());
@@ -222,8 +225,8 @@ fn identity_from_payload(payload: &str) -> Option<Identity> {
     })
 }
 
-fn ticket_kind(provider: Provider) -> &'static str {
-    if provider == Provider::Wechat { "oauth_wx" } else { "oauth_qq" }
+fn ticket_kind(provider: Provider) -> TicketKind {
+    if provider == Provider::Wechat { TicketKind::OauthWx } else { TicketKind::OauthQq }
 }
 
 /// The callback the provider returns to: our relative path for the sandbox (any port works),
@@ -262,7 +265,11 @@ pub struct CallbackQuery {
 async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap, provider: Provider, q: CallbackQuery) -> Result<Response, AppError> {
     let now = state.clock.now();
     // The state is checked before the code is spent: a forged or replayed callback stops here.
-    let ticket = if q.state.is_empty() { None } else { state.store.advance_ticket(&q.state, ticket_kind(provider), "pending", "used", None, now).await? };
+    let ticket = if q.state.is_empty() {
+        None
+    } else {
+        state.store.advance_ticket(&q.state, ticket_kind(provider), TicketStatus::Pending, TicketStatus::Used, None, now).await?
+    };
     let Some(ticket) = ticket else {
         return Err(AppError::BadRequest("登录请求已失效或来源不明，请重新登录".to_owned()));
     };
@@ -285,7 +292,7 @@ async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap
     }
     // First sign-in with this identity: bind a phone, then sign in.
     let bind = state.secret()?;
-    state.store.create_ticket(&bind, "bind", &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
+    state.store.create_ticket(&bind, TicketKind::Bind, &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let form = LoginForm { bind, ..LoginForm::returning(&ticket.return_to) };
     login_page(state, headers, form, StatusCode::OK)
 }
@@ -328,7 +335,7 @@ async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message
     let ticket = state.random_id()?;
     let claim = state.secret()?;
     let now = state.clock.now();
-    state.store.create_ticket(&ticket, "qr", return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
+    state.store.create_ticket(&ticket, TicketKind::Qr, return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
     let mut res = render_qr(state, headers, ticket, return_to, message)?;
     if let Some(v) = set_cookie(&state.config, QR_COOKIE, &claim, true) {
         res.headers_mut().append(header::SET_COOKIE, v);
@@ -378,9 +385,9 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
         }
         return Ok(see_other(&ticket.return_to, issued.cookies));
     }
-    let live = state.store.ticket(&post.t, "qr", now).await?;
-    let status = live.as_ref().map(|t| t.status.as_str());
-    let pending = status == Some("pending") || (status == Some("confirmed") && !secret.is_empty());
+    let live = state.store.ticket(&post.t, TicketKind::Qr, now).await?;
+    let status = live.as_ref().map(|t| t.status);
+    let pending = status == Some(TicketStatus::Pending) || (status == Some(TicketStatus::Confirmed) && !secret.is_empty());
     if wants_json {
         return Ok(axum::Json(serde_json::json!({"status": if pending { "pending" } else { "expired" }})).into_response());
     }
@@ -416,7 +423,7 @@ fn loginauth_page(state: &AppState, headers: &HeaderMap, ticket: String, live: b
 
 /// `GET /actives/loginAuth?t=…` (signed-in phones only): 确认登录网页版?
 pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<AuthQuery>) -> Result<Response, AppError> {
-    let live = state.store.ticket(&q.t, "qr", state.clock.now()).await?.is_some_and(|t| t.status == "pending");
+    let live = state.store.ticket(&q.t, TicketKind::Qr, state.clock.now()).await?.is_some_and(|t| t.status == TicketStatus::Pending);
     loginauth_page(&state, &headers, q.t, live, None)
 }
 
@@ -428,8 +435,9 @@ pub async fn loginauth_post(
     Form(q): Form<AuthQuery>,
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
-    let (to, done) = if q.action == "cancel" { ("cancelled", "已取消登录") } else { ("confirmed", "已确认，请在电脑上继续") };
-    let moved = state.store.advance_ticket(&q.t, "qr", "pending", to, Some(user.user_id), now).await?;
+    let (to, done) =
+        if q.action == "cancel" { (TicketStatus::Cancelled, "已取消登录") } else { (TicketStatus::Confirmed, "已确认，请在电脑上继续") };
+    let moved = state.store.advance_ticket(&q.t, TicketKind::Qr, TicketStatus::Pending, to, Some(user.user_id), now).await?;
     if moved.is_none() {
         return loginauth_page(&state, &headers, q.t, false, None);
     }

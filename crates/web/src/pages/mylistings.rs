@@ -164,12 +164,12 @@ async fn render(
             .await?
             .iter()
             .map(|e| {
-                let who = match e.actor_role.as_str() {
-                    "staff" => "审核员".to_owned(),
-                    "system" => "系统".to_owned(),
-                    _ => e.actor.clone().unwrap_or_else(|| "卖家".to_owned()),
+                // Reviewers stay anonymous to the seller; the seller's own entries carry their name.
+                let who = match (e.actor_role, &e.actor) {
+                    (Actor::Seller, Some(name)) => name.as_str(),
+                    (role, _) => role.label(),
                 };
-                let action = Action::parse(&e.action).map_or(if e.action == "edit" { "修改" } else { "操作" }, Action::label);
+                let action = e.action.label();
                 let reason = if e.reason.is_empty() { String::new() } else { format!("（{}）", e.reason) };
                 format!("{} {who} {action}{reason}", domain::time::datetime(e.created_at))
             })

@@ -19,6 +19,7 @@ use domain::filter::{self, FilterType, PRICE_OPTIONS};
 use domain::search::{CarQuery, Sort};
 use serde::Deserialize;
 use store::{NewWanted, Scope};
+use validator::Validate;
 
 use super::shared::CardView;
 use crate::error::AppError;
@@ -284,7 +285,7 @@ pub struct WantedForm {
 }
 
 /// Longest note of a wanted request, in characters.
-const NOTE_MAX: u32 = 200;
+const NOTE_MAX: u64 = 200;
 
 #[derive(Template)]
 #[template(path = "space_wanted.html")]
@@ -397,8 +398,9 @@ pub async fn wanted(State(state): State<AppState>, visitor: Visitor, SignedIn(us
     wanted_page(&state, &visitor, &user, WantedForm::default(), StatusCode::OK).await
 }
 
-/// The 帮我找车 form.
-#[derive(Debug, Default, Deserialize)]
+/// The 帮我找车 form and its own rule; that something was asked for (a brand, a budget or a note)
+/// and the limit of open requests stay in [`add_wanted`].
+#[derive(Debug, Default, Deserialize, Validate)]
 pub struct WantedPost {
     #[serde(default)]
     brand: String,
@@ -409,24 +411,29 @@ pub struct WantedPost {
     #[serde(default)]
     city: String,
     #[serde(default)]
+    #[validate(length(max = "NOTE_MAX", message = "补充说明最多{max}字，当前{count}字，请删减后再提交"))]
     note: String,
 }
 
 /// `POST /space/carfindwa`: a new wanted request.
-pub async fn add_wanted(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<WantedPost>) -> Result<Response, AppError> {
+pub async fn add_wanted(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    Form(mut post): Form<WantedPost>,
+) -> Result<Response, AppError> {
+    // Kept as typed (up to a sane bound) so the visitor can shorten it.
+    post.note = post.note.trim().chars().take(2_000).collect();
     let mut form = WantedForm {
         brand: post.brand.trim().to_owned(),
         series: post.series.trim().to_owned(),
         price: post.price.trim().to_owned(),
         city: post.city.trim().to_owned(),
-        note: post.note.trim().chars().take(2_000).collect(),
+        note: post.note.clone(),
         error: None,
-        note_error: None,
+        note_error: crate::validation::field_errors(&post).remove("note"),
     };
-    let note_len = form.note.chars().count();
-    if note_len > NOTE_MAX as usize {
-        // Kept as typed (up to a sane bound) so the visitor can shorten it.
-        form.note_error = Some(format!("补充说明最多{NOTE_MAX}字，当前{note_len}字，请删减后再提交"));
+    if form.note_error.is_some() {
         return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let brand = domain::catalog::brands().iter().find(|b| b.slug == form.brand);
@@ -575,16 +582,6 @@ struct VipPage {
     orders: Vec<(String, String, String, &'static str, String)>,
 }
 
-fn order_status(s: &str) -> &'static str {
-    match s {
-        "paid" => "已支付",
-        "pending" => "待支付",
-        "closed" => "已关闭",
-        "refunded" => "已退款",
-        _ => "处理中",
-    }
-}
-
 /// `GET /space/vip`: status and orders.
 pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
@@ -603,7 +600,7 @@ pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
                 o.order_no.clone(),
                 o.subject.clone(),
                 format!("{}.{:02}", o.amount_fen / 100, o.amount_fen % 100),
-                order_status(&o.status),
+                o.status.label(),
                 domain::time::datetime(o.created_at),
             )
         })

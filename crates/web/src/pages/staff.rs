@@ -11,6 +11,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use domain::appeal::{Kind as AppealKind, Status as AppealStatus};
 use domain::selling::{Action, Actor, REASON_MAX};
 use serde::Deserialize;
 use store::ActionOutcome;
@@ -89,14 +90,7 @@ async fn review_page(
         let history = events
             .iter()
             .filter(|e| e.listing_id == r.listing_id)
-            .map(|e| {
-                format!(
-                    "{} {} {}",
-                    domain::time::datetime(e.created_at),
-                    e.actor.clone().unwrap_or_default(),
-                    Action::parse(&e.action).map_or("修改", Action::label)
-                )
-            })
+            .map(|e| format!("{} {} {}", domain::time::datetime(e.created_at), e.actor.clone().unwrap_or_default(), e.action.label()))
             .collect();
         items.push(QueueItem {
             id: r.listing_id,
@@ -208,8 +202,8 @@ async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String
 /// `POST /staff/appeals`: uphold or dismiss an appeal with a reply.
 pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
     let id = positive_id(&d.id)?;
-    let status = match d.decision.as_str() {
-        "upheld" | "dismissed" => d.decision.as_str(),
+    let status = match AppealStatus::parse(&d.decision) {
+        Some(s @ (AppealStatus::Upheld | AppealStatus::Dismissed)) => s,
         _ => return appeals_page(&state, &visitor, None, Some("请选择处理结果".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let reply = d.reason.trim();
@@ -259,17 +253,17 @@ struct AppealPage {
     mine: Vec<store::AppealRow>,
 }
 
-fn appeal_kind(path: &str) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
+fn appeal_kind(path: &str) -> (AppealKind, &'static str, &'static str, &'static str, &'static str) {
     if path.ends_with("customerappeal") {
         (
-            "customerappeal",
+            AppealKind::Complaint,
             "消费投诉",
             "买车、卖车或服务中遇到问题？告诉我们，客服会在2个工作日内联系您。",
             "/actives/help/customerappeal",
             "涉及的车源编号或商家（选填）",
         )
     } else {
-        ("appeal", "申诉", "对车源审核、下架或账号处理有异议，可以在这里申诉，审核员会复核并答复。", "/actives/help/appeal", "车源编号或账号（选填）")
+        (AppealKind::Appeal, "申诉", "对车源审核、下架或账号处理有异议，可以在这里申诉，审核员会复核并答复。", "/actives/help/appeal", "车源编号或账号（选填）")
     }
 }
 
