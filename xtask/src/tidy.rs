@@ -1,5 +1,6 @@
 //! Style checks that run as tests (`cargo test -p xtask`): file docs, whitespace, stubs, island
-//! names on both sides, migrations that match across backends, and the web crate's layers (no
+//! names on both sides, migrations that match across backends, every module in ARCHITECTURE.md's
+//! code map, and the web crate's layers (no
 //! module outside `pages/` imports a page, pages share code only through `pages/shared.rs`, and
 //! no import circles among the crate's modules).
 
@@ -271,6 +272,23 @@ mod tests {
             }
         }
         assert!(bad.is_empty(), "layer violations:\n{}", bad.join("\n"));
+    }
+
+    /// ARCHITECTURE.md's code map names every module: a new file without a line there fails.
+    #[test]
+    fn the_code_map_names_every_module() {
+        let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+        let mut rust = Vec::new();
+        for dir in ["crates/domain/src", "crates/store/src", "crates/web/src", "crates/web/tests/it"] {
+            files(&root().join(dir), &[".rs"], &mut rust);
+        }
+        let missing: Vec<String> = rust
+            .iter()
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|stem| !matches!(stem.as_str(), "lib" | "main" | "mod"))
+            .filter(|stem| !map.contains(&format!("`{stem}`")))
+            .collect();
+        assert!(missing.is_empty(), "modules missing from ARCHITECTURE.md's code map: {missing:?}");
     }
 
     #[test]
