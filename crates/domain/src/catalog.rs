@@ -42,6 +42,15 @@ impl BodyClass {
         }
     }
 
+    /// Seats of a series of this class unless its catalogue line says otherwise.
+    pub fn usual_seats(self) -> u8 {
+        match self {
+            BodyClass::Mpv => 7,
+            BodyClass::Sports => 4,
+            _ => 5,
+        }
+    }
+
     /// Chinese label.
     pub fn label(self) -> &'static str {
         match self {
@@ -88,6 +97,8 @@ pub struct Series {
     pub guide_min_yuan: i64,
     /// Highest new-car guide price, yuan.
     pub guide_max_yuan: i64,
+    /// Seats (the most a version of the series has).
+    pub seats: u8,
 }
 
 struct Catalog {
@@ -124,12 +135,17 @@ fn parse(text: &'static str) -> Catalog {
             continue;
         }
         let f: Vec<&'static str> = line.split('|').collect();
-        let [name, slug, class, fuel, min, max] = f.as_slice() else { continue };
+        let (fields, seats) = match f.as_slice() {
+            [head @ .., seats] if head.len() == 6 => (head, seats.parse::<u8>().ok()),
+            all => (all, None),
+        };
+        let &[name, slug, class, fuel, min, max] = fields else { continue };
         let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) = (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
         else {
             continue;
         };
-        series.push(Series { brand_slug: brand.slug, name, slug, class, fuel, guide_min_yuan: min, guide_max_yuan: max });
+        let seats = seats.unwrap_or_else(|| class.usual_seats());
+        series.push(Series { brand_slug: brand.slug, name, slug, class, fuel, guide_min_yuan: min, guide_max_yuan: max, seats });
     }
     Catalog { brands, series }
 }
@@ -197,5 +213,7 @@ mod tests {
         assert_eq!((langyi.brand_slug, langyi.class, langyi.fuel), ("dazhong", BodyClass::Sedan, 1));
         assert_eq!(langyi.guide_min_yuan, 114_900);
         assert_eq!(series_by_slug("model-y").unwrap().fuel, 3);
+        assert_eq!((langyi.seats, series_by_slug("hanlanda").unwrap().seats, series_by_slug("gl8").unwrap().seats), (5, 7, 7));
+        assert_eq!(series().iter().find(|s| s.name == "718").map(|s| s.seats), Some(2));
     }
 }

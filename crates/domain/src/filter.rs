@@ -93,6 +93,14 @@ pub const EMISSION_OPTIONS: &[CodeOption] =
 /// Fuel types 1–5.
 pub const FUEL_OPTIONS: &[CodeOption] = &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气")];
 
+/// The list's fuel filter: the stored fuels, and 新能源 for 纯电动 or 油电混合
+/// ([`crate::understand::NEW_ENERGY`]).
+pub const FUEL_FILTER_OPTIONS: &[CodeOption] =
+    &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气"), code(crate::understand::NEW_ENERGY, "新能源")];
+
+/// The list's seats filter; 7 is seven seats or more.
+pub const SEAT_OPTIONS: &[CodeOption] = &[code(2, "2座"), code(4, "4座"), code(5, "5座"), code(6, "6座"), code(crate::understand::SEVEN_PLUS, "7座及以上")];
+
 /// Use 1–2.
 pub const USE_OPTIONS: &[CodeOption] = &[code(1, "非营运"), code(2, "营运")];
 
@@ -220,12 +228,18 @@ pub fn range_label(kind: FilterType, value: &str) -> Option<String> {
         return Some(o.label.to_owned());
     }
     let r = Range::parse(value)?;
-    let unit = match kind {
-        FilterType::Age => "年",
-        FilterType::Price => "万",
-        FilterType::Mileage => "万公里",
+    let (unit, open_from) = match kind {
+        FilterType::Age => ("年", 30.0),
+        FilterType::Price => ("万", 999.0),
+        FilterType::Mileage => ("万公里", 100.0),
     };
-    Some(format!("{}-{}{unit}", trim_number(r.min), trim_number(r.max)))
+    Some(if r.min == 0.0 {
+        format!("{}{unit}以内", trim_number(r.max))
+    } else if r.max >= open_from {
+        format!("{}{unit}以上", trim_number(r.min))
+    } else {
+        format!("{}-{}{unit}", trim_number(r.min), trim_number(r.max))
+    })
 }
 
 fn trim_number(n: f64) -> String {

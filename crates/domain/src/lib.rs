@@ -79,5 +79,6 @@ pub mod service;
 pub mod stats;
 pub mod text;
 pub mod time;
+pub mod understand;
 pub mod validate;
 pub mod valuation;

@@ -4,15 +4,17 @@
 //!
 //! Parsing rules: the first of repeated keys wins; unknown keys and values that do not parse are
 //! ignored (a mangled link shows a wider list, never an error); a series implies its brand, a city
-//! its province; a keyword that names a brand or series exactly becomes that filter, so
-//! `?keyword=朗逸` and `?brand=dazhong&series=langyi` are the same page.
+//! its province; a keyword is read by [`crate::understand`] and what it names becomes filters
+//! (`?keyword=宝马X3 10万以内` is brand, series and price, each a removable chip), so
+//! `?keyword=朗逸` and `?brand=dazhong&series=langyi` are the same page. A filter set in the URL
+//! wins over a word that names another: that word stays a keyword word.
 
 use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::catalog::{self, Brand, Series};
-use crate::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, FilterType, GEARBOX_OPTIONS, Range};
+use crate::catalog::{self, BodyClass, Brand, Series};
+use crate::filter::{self, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, FilterType, GEARBOX_OPTIONS, Range, SEAT_OPTIONS};
 use crate::region::{self, City, Province};
 use crate::text::percent_encode_into;
 
@@ -110,10 +112,14 @@ pub struct CarQuery {
     pub mileage: Option<String>,
     /// Emission code 0–7.
     pub emission: Option<u8>,
-    /// Fuel code 1–5.
+    /// Fuel code 1–5, or [`crate::understand::NEW_ENERGY`] (纯电动 or 油电混合).
     pub fuel: Option<u8>,
     /// Gearbox code 1–2.
     pub gearbox: Option<u8>,
+    /// Body type.
+    pub body: Option<BodyClass>,
+    /// Seats: 2, 4, 5, 6, or 7 for seven and more.
+    pub seats: Option<u8>,
     /// Province.
     pub province: Option<&'static Province>,
     /// City (always of `province`).
@@ -127,7 +133,8 @@ pub struct CarQuery {
 }
 
 /// The query keys in canonical order.
-const KEYS: [&str; 13] = ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "province", "city", "keyword", "sort", "page"];
+const KEYS: [&str; 15] =
+    ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "body", "seats", "province", "city", "keyword", "sort", "page"];
 
 impl CarQuery {
     /// Parses decoded query pairs; never fails.
@@ -151,8 +158,10 @@ impl CarQuery {
             age: get("age").and_then(|v| filter::age_years(v, 2000).map(|_| normalise_range(v))),
             mileage: get("mileage").and_then(|v| filter::parse_mileage(v).map(|_| normalise_range(v))),
             emission: get("emission").and_then(|v| filter::parse_code(EMISSION_OPTIONS, v)),
-            fuel: get("fuel").and_then(|v| filter::parse_code(FUEL_OPTIONS, v)),
+            fuel: get("fuel").and_then(|v| filter::parse_code(FUEL_FILTER_OPTIONS, v)),
             gearbox: get("gearbox").and_then(|v| filter::parse_code(GEARBOX_OPTIONS, v)),
+            body: get("body").and_then(BodyClass::parse),
+            seats: get("seats").and_then(|v| filter::parse_code(SEAT_OPTIONS, v)),
             province: get("province").and_then(region::province_by_slug),
             city: get("city").and_then(region::city_by_slug),
             keyword: get("keyword").map(clean_keyword).filter(|k| !k.is_empty()),
@@ -163,22 +172,11 @@ impl CarQuery {
         q
     }
 
-    /// Makes the parts agree: a series implies its brand, a city its province, a keyword naming a
-    /// brand or series becomes that filter.
+    /// Makes the parts agree: a keyword's understood parts become filters where the URL set
+    /// none, a series implies its brand, a city its province.
     fn settle(&mut self) {
-        if let Some(kw) = self.keyword.as_deref()
-            && self.brand.is_none()
-            && self.series.is_none()
-        {
-            let key = kw.to_lowercase().replace(' ', "");
-            let norm = |s: &str| s.to_lowercase().replace([' ', '-'], "");
-            if let Some(s) = catalog::series().iter().find(|s| norm(s.name) == key || norm(s.slug) == key) {
-                self.series = Some(s);
-                self.keyword = None;
-            } else if let Some(b) = catalog::brands().iter().find(|b| b.name == kw || b.slug == key) {
-                self.brand = Some(b);
-                self.keyword = None;
-            }
+        if let Some(kw) = self.keyword.take() {
+            self.keyword = self.absorb(crate::understand::understand(&kw));
         }
         if let Some(s) = self.series {
             match self.brand {
@@ -189,6 +187,40 @@ impl CarQuery {
         if let Some(c) = self.city {
             self.province = region::province(c.province_code);
         }
+    }
+
+    /// Takes the understood parts of a keyword as filters. What was just typed wins over the
+    /// filters the search box carried along (a canonical URL never holds a word that names a
+    /// filter, so only a fresh search has one): `宝马X3` typed on the 大众 list is the 宝马 X3
+    /// list. Returns what is left as the keyword.
+    fn absorb(&mut self, u: crate::understand::Understood) -> Option<String> {
+        if let Some(s) = u.series {
+            self.series = Some(s);
+            self.brand = catalog::brand(s.brand_slug);
+        } else if let Some(b) = u.brand {
+            if self.brand.is_none_or(|mine| mine.slug != b.slug) {
+                self.series = None;
+            }
+            self.brand = Some(b);
+        }
+        fn set<T>(slot: &mut Option<T>, v: Option<T>) {
+            if v.is_some() {
+                *slot = v;
+            }
+        }
+        set(&mut self.price, u.price.map(|v| normalise_range(&v)).filter(|v| !v.is_empty()));
+        set(&mut self.age, u.age);
+        set(&mut self.mileage, u.mileage);
+        set(&mut self.fuel, u.fuel);
+        set(&mut self.gearbox, u.gearbox);
+        set(&mut self.body, u.body);
+        set(&mut self.seats, u.seats);
+        if u.city.is_some() || u.province.is_some() {
+            self.city = u.city;
+            self.province = u.province;
+        }
+        let kept = u.words.join(" ");
+        (!kept.is_empty()).then_some(kept)
     }
 
     /// Calls `f` with each canonical (key, value) pair, in the fixed key order; page 1 and the
@@ -209,6 +241,12 @@ impl CarQuery {
             if let Some(v) = v {
                 f(k, &v.to_string());
             }
+        }
+        if let Some(b) = self.body {
+            f("body", b.as_str());
+        }
+        if let Some(n) = self.seats {
+            f("seats", &n.to_string());
         }
         match (self.city, self.province) {
             (Some(c), _) => f("city", c.slug),
@@ -317,10 +355,16 @@ impl CarQuery {
             chip(filter::label_of(EMISSION_OPTIONS, &c.to_string()).to_owned(), &|q| q.emission = None);
         }
         if let Some(c) = self.fuel {
-            chip(filter::label_of(FUEL_OPTIONS, &c.to_string()).to_owned(), &|q| q.fuel = None);
+            chip(filter::label_of(FUEL_FILTER_OPTIONS, &c.to_string()).to_owned(), &|q| q.fuel = None);
         }
         if let Some(c) = self.gearbox {
             chip(filter::label_of(GEARBOX_OPTIONS, &c.to_string()).to_owned(), &|q| q.gearbox = None);
+        }
+        if let Some(b) = self.body {
+            chip(b.label().to_owned(), &|q| q.body = None);
+        }
+        if let Some(n) = self.seats {
+            chip(filter::label_of(SEAT_OPTIONS, &n.to_string()).to_owned(), &|q| q.seats = None);
         }
         match (self.city, self.province) {
             (Some(c), _) => chip(c.name.to_owned(), &|q| {
@@ -346,6 +390,8 @@ impl CarQuery {
             self.emission.is_some(),
             self.fuel.is_some(),
             self.gearbox.is_some(),
+            self.body.is_some(),
+            self.seats.is_some(),
             self.province.is_some(),
             self.keyword.is_some(),
         ]
@@ -500,8 +546,23 @@ mod tests {
         let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("大众"))]);
         assert_eq!(q.brand.map(|b| b.slug), Some("dazhong"));
         let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("白色 自动"))]);
-        assert_eq!(q.keyword.as_deref(), Some("白色 自动"));
-        assert_eq!(q.to_query(), "keyword=%E7%99%BD%E8%89%B2%20%E8%87%AA%E5%8A%A8");
+        assert_eq!((q.gearbox, q.keyword.as_deref()), (Some(2), Some("白色")));
+        assert_eq!(q.to_query(), "gearbox=2&keyword=%E7%99%BD%E8%89%B2");
+        // Written together, as people type: brand, series and the everyday words become filters.
+        let q = parse("keyword=宝马X3 10万以内 7座 新能源 SUV 长沙");
+        assert_eq!(q.to_query(), "brand=baoma&series=x3&price=0-10&fuel=6&body=suv&seats=7&city=changsha");
+        assert_eq!(q.chips().iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["宝马", "X3", "10万以内", "新能源", "SUV", "7座及以上", "长沙"]);
+        // The canonical URL reads back as the same search.
+        assert_eq!(parse(&q.to_query()), q);
+        // What was just typed wins over the filters the search box carried along.
+        let q = parse("brand=dazhong&series=langyi&city=changsha&keyword=宝马X3");
+        assert_eq!(q.to_query(), "brand=baoma&series=x3&city=changsha");
+        let q = parse("brand=baoma&series=x3&keyword=宝马");
+        assert_eq!(q.to_query(), "brand=baoma&series=x3");
+        let q = parse("price=5-8&city=changsha&keyword=朗逸 10万以内 湖北");
+        assert_eq!(q.to_query(), "brand=dazhong&series=langyi&price=0-10&province=hubei");
+        let q = parse("brand=baoma&keyword=白色");
+        assert_eq!(q.to_query(), "brand=baoma&keyword=%E7%99%BD%E8%89%B2");
         let long = "车".repeat(100);
         let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Owned(long))]);
         assert_eq!(q.keyword.map(|k| k.chars().count()), Some(MAX_KEYWORD_CHARS));

@@ -231,8 +231,29 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // number in the text the plan reads the emission index for a rare code instead of walking
     // the whole sort order (国一 took 150 ms at a million listings).
     for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
-        if let Some(v) = v {
-            sql.push_str(&format!(" and {plus}{col} = {v}"));
+        match v {
+            // 新能源: 纯电动 or 油电混合.
+            Some(domain::understand::NEW_ENERGY) if col == "fuel" => sql.push_str(&format!(" and {plus}fuel in (3, 4)")),
+            Some(v) => sql.push_str(&format!(" and {plus}{col} = {v}")),
+            None => {}
+        }
+    }
+    // A body type is a column of the listing; the stored names are the domain's own words.
+    if let Some(b) = q.body {
+        sql.push_str(&format!(" and body_class = '{}'", b.as_str()));
+    }
+    // Seats belong to the series: the catalogue's series with that many seats (seven or more
+    // for 7), by slug (catalogue words: lower-case letters, digits and hyphens).
+    if let Some(n) = q.seats {
+        let slugs: Vec<String> = domain::catalog::series()
+            .iter()
+            .filter(|s| if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n })
+            .map(|s| format!("'{}'", s.slug))
+            .collect();
+        if slugs.is_empty() {
+            sql.push_str(" and 1 = 0");
+        } else {
+            sql.push_str(&format!(" and series_id in (select series_id from series where slug in ({}))", slugs.join(", ")));
         }
     }
     if let Some(c) = q.city {

@@ -256,7 +256,7 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
     // Every word as a common one too: probed on each listing, and a count of words alone read
     // along the postings of the rarest.
     let probing = store.clone().with_common_words_from(1);
-    for (words, store) in ["白色", "白", "自动 白色", "2021款 豪华", "lang", "feng tian", "l 1", "版", "不存在的车", "豪华版 2021款 自动 黑色"]
+    for (words, store) in ["白色", "白", "豪华 白色", "2021款 豪华", "lang", "feng tia", "l 1", "版", "不存在的车", "豪华版 2021款 黑色"]
         .into_iter()
         .flat_map(|w| [(w, store), (w, &probing)])
     {
@@ -273,6 +273,24 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
             assert_eq!(sparse, dense, "{words}");
         }
     }
+    // Typed the way people type, a query is read as filters, and finds what the filters find.
+    let online = "select count(*) from listing l join series s on s.series_id = l.series_id where l.status = 'online'";
+    for (typed, sql) in [
+        ("宝马X3", format!("{online} and s.slug = 'x3'")),
+        ("SUV", format!("{online} and l.body_class = 'suv'")),
+        ("新能源", format!("{online} and l.fuel in (3, 4)")),
+        ("自动挡轿车", format!("{online} and l.gearbox = 2 and l.body_class = 'sedan'")),
+    ] {
+        let expected = store.count_admin(&sql).await.unwrap();
+        assert!(expected > 0, "{typed}: the seed has such cars");
+        assert_eq!(store.search(&query(&format!("keyword={typed}")), Scope::default(), 2026).await.unwrap().total, expected, "{typed}");
+    }
+    let seven: Vec<String> = domain::catalog::series().iter().filter(|s| s.seats >= 7).map(|s| format!("'{}'", s.slug)).collect();
+    let expected = store.count_admin(&format!("{online} and s.slug in ({})", seven.join(", "))).await.unwrap();
+    let found = store.search(&query("keyword=7座"), Scope::default(), 2026).await.unwrap();
+    assert_eq!(found.total, expected);
+    assert!(expected > 0 && found.cards.iter().all(|c| domain::catalog::series().iter().any(|s| s.seats >= 7 && c.title.contains(s.name))));
+
     let white = store.search(&query("keyword=白色"), Scope::default(), 2026).await.unwrap();
     let sold = white.cards[0].listing_id;
     store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {sold}")).await.unwrap();

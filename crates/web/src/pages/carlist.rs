@@ -12,7 +12,7 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use domain::catalog;
-use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS};
+use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, SEAT_OPTIONS};
 use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
@@ -233,10 +233,14 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
     rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price.as_deref(), |t, v| t.price = v));
+    let mut bodies = vec![option(path, "不限", q.body.is_none(), &q.with(|t| t.body = None))];
+    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| option(path, b.label(), q.body == Some(b), &q.with(|t| t.body = Some(b)))));
+    rows.push(FilterRow { name: "车型", options: bodies, more: Vec::new() });
+    rows.push(code_row(q, path, "座位", SEAT_OPTIONS, q.seats, |t, v| t.seats = v));
     rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age.as_deref(), |t, v| t.age = v));
     rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage.as_deref(), |t, v| t.mileage = v));
     rows.push(code_row(q, path, "排放", &EMISSION_OPTIONS[1..], q.emission, |t, v| t.emission = v));
-    rows.push(code_row(q, path, "燃料", FUEL_OPTIONS, q.fuel, |t, v| t.fuel = v));
+    rows.push(code_row(q, path, "燃料", FUEL_FILTER_OPTIONS, q.fuel, |t, v| t.fuel = v));
     rows.push(code_row(q, path, "变速箱", GEARBOX_OPTIONS, q.gearbox, |t, v| t.gearbox = v));
     // Region: provinces folded A–Z; the chosen province's cities up front.
     let mut options = vec![option(
