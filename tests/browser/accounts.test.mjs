@@ -1,5 +1,6 @@
-// Every login path in Debian's Chromium against the sandbox adapters: SMS login from a page that
-// needs it (phone and desktop, JavaScript on and off) landing back where the visitor was; QQ
+// Every login path in Debian's Chromium against the sandbox adapters: SMS login from a signed-out
+// 收藏 (phone and desktop, JavaScript on and off) that finishes the 收藏 and lands back where the
+// visitor was; QQ
 // login through the sandbox consent page with first-login phone binding; and the desktop QR
 // login confirmed from a signed-in phone in a second browser context.
 import { test } from "node:test";
@@ -49,8 +50,9 @@ for (const v of variants) {
     const car = await firstCarPath(page);
     await page.goto(BASE + car);
     await page.locator("form.fav-inline button").click();
-    // Anonymous: the login form, with one page and two inputs.
+    // Anonymous: the login form saying why, with one page and two inputs.
     assert.equal(await page.locator("h1").innerText(), "手机号登录");
+    assert.equal(await page.locator(".login-reason").innerText(), "登录后收藏这辆车");
     assert.equal(await page.locator("form.login-form input:not([type=hidden])").count(), 2);
     // A bad phone gets a message beside the field and keeps the input.
     await page.fill("#login-mobile", "1234");
@@ -58,10 +60,13 @@ for (const v of variants) {
     assert.equal(await page.locator("#login-mobile-error").innerText(), "请输入正确的手机号");
     assert.equal(await page.inputValue("#login-mobile"), "1234");
     await signIn(page, phone(v.n));
-    await page.waitForURL(BASE + car);
-    await page.locator("form.fav-inline button").click();
+    // Signing in finishes the 收藏 and lands back on the car, saying so.
     await page.waitForURL(BASE + car);
     assert.equal(await page.locator("form.fav-inline button").innerText(), "已收藏");
+    assert.match(await page.locator(".flash").innerText(), /已收藏这辆车/);
+    // The notice shows once.
+    await page.reload();
+    assert.equal(await page.locator(".flash").count(), 0);
     await page.goto(BASE + "/space");
     assert.match(await page.locator(".space-head .meta").innerText(), /\*\*\*\*/);
     await page.goto(BASE + "/space/favourites");
@@ -72,6 +77,22 @@ for (const v of variants) {
     await page.goto(BASE + "/space/favourites");
     assert.equal(await page.locator("h1").innerText(), "手机号登录");
     assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
+
+for (const v of variants) {
+  test(`订阅此搜索 signed out finishes after sign-in: ${v.name}`, async () => {
+    const ctx = await context(v.mobile, v.js);
+    const page = await ctx.newPage();
+    await page.goto(BASE + "/carlist?brand=dazhong");
+    await page.locator("form.save-search button").click();
+    assert.equal(await page.locator(".login-reason").innerText(), "登录后订阅此搜索，有新车源或降价时提醒您");
+    await signIn(page, `16${v.n}${run}0`.slice(0, 11));
+    await page.waitForURL(BASE + "/carlist?brand=dazhong");
+    assert.match(await page.locator(".flash").innerText(), /已订阅此搜索/);
+    await page.goto(BASE + "/space/searches");
+    assert.match(await page.locator(".saved-searches").innerText(), /大众/);
     await ctx.close();
   });
 }

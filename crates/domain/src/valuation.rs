@@ -1,14 +1,17 @@
 //! The valuation engine and the price rating ("Beyond the seed" point 1).
 //!
 //! A car's market value comes from one of two methods, and the result always says which:
-//! - **comparables**: online listings of the same series within a year of age and a mileage band,
-//!   each price adjusted to the subject's age and mileage with the depreciation curve; the value is
-//!   the median, the range the inter-quartile spread. Needs [`MIN_COMPARABLES`] cars.
+//! - **market**: a depreciation curve fitted to every online car of the series (price as a share
+//!   of its new-car guide price, over age and mileage). Its slopes start from the body class's
+//!   curve and follow the series' own cars as they become many and spread over ages; its level is
+//!   the series' own. The subject is valued on that curve; the range is the middle half of how
+//!   far the series' cars sit from it. Needs [`MIN_COMPARABLES`] other cars of the series, of
+//!   any age and mileage.
 //! - **model**: the new-car guide price times [`retained_share`] for the body class, age, mileage
 //!   and fuel. Always available, and always marked low confidence.
 //!
 //! The price rating compares an asking price with the value in five bands, and only when the
-//! value rests on comparables: a model estimate is not evidence enough to call a price 很划算.
+//! value rests on the market: a model estimate is not evidence enough to call a price 很划算.
 //! Published exclusions (commercial use, cars over 15 years, prices wildly off the market) get no
 //! band at all.
 
@@ -16,14 +19,15 @@ use serde::Serialize;
 
 use crate::catalog::BodyClass;
 
-/// Fewest comparables for a comparables valuation (and so for a price rating).
+/// Fewest other online cars of the series for a market valuation (and so for a price rating).
 pub const MIN_COMPARABLES: usize = 5;
-/// From this many comparables, with a tight spread, the valuation is high-confidence.
+/// From this many cars, sitting close to their curve, the valuation is high-confidence.
 pub const HIGH_CONFIDENCE_COMPARABLES: usize = 12;
-/// Comparables may differ from the subject by this many months of age.
-pub const AGE_BAND_MONTHS: i32 = 12;
 /// Cars older than this get no rating (published exclusion).
 pub const MAX_RATED_AGE_MONTHS: i32 = 15 * 12;
+/// How strongly the class's slopes hold against a series' own cars: the weight of this many cars
+/// spread a year apart (age) or 1万km apart (mileage).
+const PRIOR_WEIGHT: f64 = 6.0;
 
 /// Share of a new car's price kept after `age_years` and `mileage_km`, by body class: the
 /// depreciation curve of the model method (and of the demo prices).
@@ -80,34 +84,17 @@ pub struct Comparable {
     pub age_months: i32,
     /// Odometer, km.
     pub mileage_km: i64,
+    /// Its new-car guide price, yuan (0: unknown, taken as the subject's).
+    pub guide_price_yuan: i64,
 }
 
-/// How a value was reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// Median of adjusted comparable prices.
-    Comparables,
-    /// Guide price times the depreciation curve.
-    Model,
-}
-
-impl Method {
-    /// Stored value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Comparables => "comparables",
-            Method::Model => "model",
-        }
-    }
-
-    /// Parses the stored value.
-    pub fn parse(text: &str) -> Option<Method> {
-        match text {
-            "comparables" => Some(Method::Comparables),
-            "model" => Some(Method::Model),
-            _ => None,
-        }
+crate::stored_enum! {
+    /// How a value was reached.
+    pub enum Method {
+        /// The series' own curve, fitted to its online cars.
+        Market = "market",
+        /// Guide price times the class's depreciation curve.
+        Model = "model",
     }
 }
 
@@ -174,27 +161,95 @@ fn round100(v: f64) -> i64 {
     ((v / 100.0).round() as i64) * 100
 }
 
-/// Whether `c` is close enough to the subject to count: within [`AGE_BAND_MONTHS`] of age and
-/// within 40% (at least 2万 km) of its mileage.
-pub fn is_comparable(subject: &Subject, c: &Comparable) -> bool {
-    let km_band = (subject.mileage_km as f64 * 0.4).max(20_000.0);
-    (c.age_months - subject.age_months).abs() <= AGE_BAND_MONTHS && ((c.mileage_km - subject.mileage_km).abs() as f64) <= km_band
+/// A curve in log space: `ln(price / guide) = level + per_year · age + per_10k_km · mileage`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Curve {
+    level: f64,
+    per_year: f64,
+    per_10k_km: f64,
+}
+
+impl Curve {
+    /// The class's curve ([`retained_share`] in log form): a first-year drop, a yearly share, and
+    /// 1% per 1万km (1.5万km a year being priced into the yearly share).
+    fn prior(class: BodyClass, fuel: u8) -> Curve {
+        let one_year = retained_share(class, 1.0, 15_000.0, fuel);
+        let two_years = retained_share(class, 2.0, 30_000.0, fuel);
+        let per_10k_km = -0.01;
+        let per_year = (two_years / one_year).ln() - 1.5 * per_10k_km;
+        Curve { level: one_year.ln() - per_year - 1.5 * per_10k_km, per_year, per_10k_km }
+    }
+
+    fn at(&self, age_years: f64, mileage_10k: f64) -> f64 {
+        self.level + self.per_year * age_years + self.per_10k_km * mileage_10k
+    }
+}
+
+/// One car as the fit sees it.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    age: f64,
+    km: f64,
+    log_share: f64,
+}
+
+/// Least squares of `points` on the curve's three terms, the slopes held towards `prior` with
+/// [`PRIOR_WEIGHT`]: with few cars or cars of one age the class's slopes stand and only the level
+/// is the series' own.
+fn fit(points: &[Point], prior: Curve) -> Curve {
+    let (k1, k2) = (PRIOR_WEIGHT, PRIOR_WEIGHT);
+    let mut m = [[0.0f64; 4]; 3];
+    for p in points {
+        let x = [1.0, p.age, p.km];
+        for r in 0..3 {
+            for c in 0..3 {
+                m[r][c] += x[r] * x[c];
+            }
+            m[r][3] += x[r] * p.log_share;
+        }
+    }
+    m[1][1] += k1;
+    m[1][3] += k1 * prior.per_year;
+    m[2][2] += k2;
+    m[2][3] += k2 * prior.per_10k_km;
+    // Gaussian elimination with partial pivoting on the 3×4 system.
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs())).unwrap_or(col);
+        m.swap(col, pivot);
+        if m[col][col].abs() < 1e-12 {
+            return prior;
+        }
+        let pivot_row = m[col];
+        for (r, row) in m.iter_mut().enumerate() {
+            if r != col {
+                let f = row[col] / pivot_row[col];
+                for (cell, p) in row.iter_mut().zip(pivot_row).skip(col) {
+                    *cell -= f * p;
+                }
+            }
+        }
+    }
+    let curve = Curve { level: m[0][3] / m[0][0], per_year: m[1][3] / m[1][1], per_10k_km: m[2][3] / m[2][2] };
+    if [curve.level, curve.per_year, curve.per_10k_km].iter().all(|v| v.is_finite()) { curve } else { prior }
 }
 
 /// Values `subject` from `peers` (online cars of the same series, the subject itself excluded by
-/// the caller). Peers outside the age and mileage band are ignored.
+/// the caller), on the series' fitted curve; the class's curve when the series has fewer than
+/// [`MIN_COMPARABLES`] other cars.
 pub fn value(subject: &Subject, peers: &[Comparable]) -> Valuation {
-    let target = subject.share();
-    let mut adjusted: Vec<f64> = peers
+    let prior = Curve::prior(subject.class, subject.fuel);
+    let mut points: Vec<Point> = peers
         .iter()
-        .filter(|c| c.price_yuan > 0 && is_comparable(subject, c))
+        .filter(|c| c.price_yuan > 0)
         .map(|c| {
-            let share = retained_share(subject.class, f64::from(c.age_months) / 12.0, c.mileage_km as f64, subject.fuel);
-            c.price_yuan as f64 * target / share
+            let guide = if c.guide_price_yuan > 0 { c.guide_price_yuan } else { subject.guide_price_yuan };
+            Point { age: f64::from(c.age_months) / 12.0, km: c.mileage_km as f64 / 10_000.0, log_share: (c.price_yuan as f64 / guide.max(1) as f64).ln() }
         })
+        .filter(|p| p.log_share.is_finite())
         .collect();
-    if adjusted.len() < MIN_COMPARABLES {
-        let v = subject.guide_price_yuan as f64 * target;
+    let (age, km) = (f64::from(subject.age_months) / 12.0, subject.mileage_km as f64 / 10_000.0);
+    if points.len() < MIN_COMPARABLES {
+        let v = subject.guide_price_yuan as f64 * subject.share();
         return Valuation {
             value_yuan: round100(v),
             low_yuan: round100(v * 0.88),
@@ -204,18 +259,36 @@ pub fn value(subject: &Subject, peers: &[Comparable]) -> Valuation {
             confidence: Confidence::Low,
         };
     }
-    adjusted.sort_by(f64::total_cmp);
-    let median = quantile(&adjusted, 0.5);
-    let low = quantile(&adjusted, 0.25);
-    let high = quantile(&adjusted, 0.75);
-    let spread = if median > 0.0 { (high - low) / median } else { 1.0 };
-    let confidence = if adjusted.len() >= HIGH_CONFIDENCE_COMPARABLES && spread <= 0.15 { Confidence::High } else { Confidence::Medium };
+    // Fit, set aside the cars far off the curve (typos, bait, damaged cars), fit again.
+    let mut curve = fit(&points, prior);
+    let spread = |curve: &Curve, points: &[Point]| -> f64 {
+        let sum: f64 = points.iter().map(|p| (p.log_share - curve.at(p.age, p.km)).powi(2)).sum();
+        (sum / (points.len().max(2) - 1) as f64).sqrt()
+    };
+    // How far cars sit off the curve, measured so that the far-off ones cannot hide themselves:
+    // the median distance (×1.48, a standard deviation's worth for normal data), at least 5%.
+    let mut off: Vec<f64> = points.iter().map(|p| (p.log_share - curve.at(p.age, p.km)).abs()).collect();
+    off.sort_by(f64::total_cmp);
+    let scale = (quantile(&off, 0.5) * 1.4826).max(0.05);
+    let kept: Vec<Point> = points.iter().copied().filter(|p| (p.log_share - curve.at(p.age, p.km)).abs() <= 3.0 * scale).collect();
+    if kept.len() >= MIN_COMPARABLES && kept.len() < points.len() {
+        points = kept;
+        curve = fit(&points, prior);
+    }
+    let mut residuals: Vec<f64> = points.iter().map(|p| p.log_share - curve.at(p.age, p.km)).collect();
+    residuals.sort_by(f64::total_cmp);
+    // The middle half of the series' cars around the curve, at least ±3%.
+    let low = quantile(&residuals, 0.25).min(-0.03);
+    let high = quantile(&residuals, 0.75).max(0.03);
+    let v = subject.guide_price_yuan as f64 * curve.at(age, km).exp();
+    let sd = spread(&curve, &points);
+    let confidence = if points.len() >= HIGH_CONFIDENCE_COMPARABLES && sd <= 0.12 { Confidence::High } else { Confidence::Medium };
     Valuation {
-        value_yuan: round100(median),
-        low_yuan: round100(low),
-        high_yuan: round100(high),
-        method: Method::Comparables,
-        sample: adjusted.len(),
+        value_yuan: round100(v),
+        low_yuan: round100(v * low.exp()),
+        high_yuan: round100(v * high.exp()),
+        method: Method::Market,
+        sample: points.len(),
         confidence,
     }
 }
@@ -242,7 +315,7 @@ pub enum Rating {
     High,
     /// 偏高: more than 10% over.
     Over,
-    /// 数据不足: fewer than [`MIN_COMPARABLES`] comparables.
+    /// 数据不足: fewer than [`MIN_COMPARABLES`] other cars of the series online.
     Insufficient,
     /// Commercial-use (营运) cars are priced on other terms.
     ExcludedCommercial,
@@ -312,7 +385,7 @@ impl Rating {
             Rating::Fair => "与市场价相差4%以内",
             Rating::High => "比市场价高4%-10%",
             Rating::Over => "比市场价高10%以上",
-            Rating::Insufficient => "同车系、相近车龄和里程的在售车源不足5辆，不做评级",
+            Rating::Insufficient => "同车系在售车源不足5辆，不做评级",
             Rating::ExcludedCommercial => "营运车辆的价格受运营资质影响，不做评级",
             Rating::ExcludedOld => "车龄超过15年的车辆差异大，不做评级",
             Rating::ExcludedOutlier => "标价与市场价差异过大，待人工核实，不做评级",
@@ -339,7 +412,7 @@ pub fn rate(input: &RatingInput, valuation: &Valuation) -> Rating {
     if input.age_months > MAX_RATED_AGE_MONTHS {
         return Rating::ExcludedOld;
     }
-    if valuation.method != Method::Comparables || valuation.value_yuan <= 0 {
+    if valuation.method != Method::Market || valuation.value_yuan <= 0 {
         return Rating::Insufficient;
     }
     let ratio = input.price_yuan as f64 / valuation.value_yuan as f64;
@@ -381,9 +454,13 @@ mod tests {
         assert_eq!(age_months(2027, 1, 2026, 11), 0);
     }
 
+    fn peer(price_yuan: i64, age_months: i32, mileage_km: i64) -> Comparable {
+        Comparable { price_yuan, age_months, mileage_km, guide_price_yuan: 150_000 }
+    }
+
     #[test]
-    fn too_few_comparables_fall_back_to_the_model_with_low_confidence() {
-        let peers = [Comparable { price_yuan: 90_000, age_months: 36, mileage_km: 45_000 }; 4];
+    fn too_few_cars_fall_back_to_the_model_with_low_confidence() {
+        let peers = [peer(90_000, 36, 45_000); 4];
         let v = value(&subject(), &peers);
         assert_eq!(v.method, Method::Model);
         assert_eq!(v.confidence, Confidence::Low);
@@ -399,37 +476,64 @@ mod tests {
     }
 
     #[test]
-    fn identical_comparables_give_their_price_as_the_median() {
-        // Same age and mileage as the subject: no adjustment, so the median is the middle price.
-        let prices = [80_000, 84_000, 86_000, 88_000, 90_000, 92_000, 200_000];
-        let peers: Vec<Comparable> = prices.iter().map(|&p| Comparable { price_yuan: p, age_months: 36, mileage_km: 45_000 }).collect();
+    fn cars_like_the_subject_give_their_price() {
+        // Five cars of the subject's age and mileage at one price: the series' level is theirs.
+        let v = value(&subject(), &[peer(88_000, 36, 45_000); 5]);
+        assert_eq!((v.method, v.sample, v.value_yuan), (Method::Market, 5, 88_000));
+        // Nobody sits off the curve: the range is the ±3% floor.
+        assert_eq!((v.low_yuan, v.high_yuan), (85_400, 90_700));
+        assert_eq!(v.confidence, Confidence::Medium, "fewer than 12 cars");
+    }
+
+    #[test]
+    fn cars_of_any_age_and_mileage_in_the_series_count() {
+        // Nothing within a year of the subject's age: the old narrow rule had no comparables;
+        // the series' curve values it from cars two to six years old.
+        let peers: Vec<Comparable> = (0..8)
+            .map(|i| {
+                peer(
+                    (150_000.0 * retained_share(BodyClass::Sedan, 1.0 + f64::from(i) * 0.7, 20_000.0 * (1.0 + f64::from(i) * 0.7), 1)) as i64,
+                    12 + i * 8,
+                    20_000 + i64::from(i) * 14_000,
+                )
+            })
+            .collect();
+        let peers: Vec<Comparable> = peers.into_iter().filter(|p| (p.age_months - 36).abs() > 12).collect();
+        assert!(peers.len() >= MIN_COMPARABLES);
         let v = value(&subject(), &peers);
-        assert_eq!(v.method, Method::Comparables);
-        assert_eq!(v.sample, 7);
-        assert_eq!(v.value_yuan, 88_000);
-        // Quartiles at positions 1.5 and 4.5: (84 000+86 000)/2 and (90 000+92 000)/2.
-        assert_eq!((v.low_yuan, v.high_yuan), (85_000, 91_000));
-        assert_eq!(v.confidence, Confidence::Medium, "fewer than 12 comparables");
+        assert_eq!(v.method, Method::Market);
+        // Priced exactly on the class curve: the value is the curve's (within rounding).
+        let on_curve = 150_000.0 * subject().share();
+        assert!((v.value_yuan as f64 / on_curve - 1.0).abs() < 0.02, "{} vs {on_curve}", v.value_yuan);
     }
 
     #[test]
-    fn comparables_are_adjusted_to_the_subject_and_banded() {
-        let s = subject();
-        // A car a year older at the same mileage per year is worth less; adjusted up by the curve.
-        let older = Comparable { price_yuan: 70_000, age_months: 48, mileage_km: 60_000 };
-        let factor = s.share() / retained_share(BodyClass::Sedan, 4.0, 60_000.0, 1);
-        assert!((factor - 1.0 / 0.87).abs() < 1e-9);
-        let peers = vec![older; 5];
-        assert_eq!(value(&s, &peers).value_yuan, round100(70_000.0 / 0.87));
-        // Outside the bands: 2 years apart, or 3万km more than a 4.5万km subject's 2万km floor allows.
-        assert!(!is_comparable(&s, &Comparable { price_yuan: 1, age_months: 49, mileage_km: 45_000 }));
-        assert!(!is_comparable(&s, &Comparable { price_yuan: 1, age_months: 36, mileage_km: 75_000 }));
-        assert!(is_comparable(&s, &Comparable { price_yuan: 1, age_months: 24, mileage_km: 63_000 }));
+    fn a_series_that_keeps_its_value_is_valued_above_the_class() {
+        // Every car of this series sells 15% above its class's curve (a sought-after model).
+        let peers: Vec<Comparable> = (0..10)
+            .map(|i| {
+                let (age, km) = (1.0 + f64::from(i) * 0.5, 15_000.0 * (1.0 + f64::from(i) * 0.5));
+                peer((150_000.0 * 1.15 * retained_share(BodyClass::Sedan, age, km, 1)) as i64, (age * 12.0) as i32, km as i64)
+            })
+            .collect();
+        let v = value(&subject(), &peers);
+        let ratio = v.value_yuan as f64 / (150_000.0 * subject().share());
+        assert!((ratio - 1.15).abs() < 0.02, "{ratio}");
     }
 
     #[test]
-    fn many_tight_comparables_are_high_confidence() {
-        let peers: Vec<Comparable> = (0..12).map(|i| Comparable { price_yuan: 86_000 + i * 500, age_months: 36, mileage_km: 45_000 }).collect();
+    fn a_car_far_off_the_curve_is_set_aside() {
+        let mut peers = vec![peer(88_000, 36, 45_000), peer(87_000, 30, 40_000), peer(90_000, 40, 50_000), peer(86_000, 42, 60_000), peer(89_000, 34, 44_000)];
+        let fair = value(&subject(), &peers).value_yuan;
+        peers.push(peer(400_000, 36, 45_000));
+        let v = value(&subject(), &peers);
+        assert_eq!(v.sample, 5, "the 40万 car is not evidence");
+        assert!((v.value_yuan as f64 / fair as f64 - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn many_cars_close_to_their_curve_are_high_confidence() {
+        let peers: Vec<Comparable> = (0..12).map(|i| peer(86_000 + i * 500, 36, 45_000)).collect();
         let v = value(&subject(), &peers);
         assert_eq!(v.confidence, Confidence::High);
         assert_eq!(v.sample, 12);
@@ -437,7 +541,7 @@ mod tests {
 
     #[test]
     fn bands_and_exclusions() {
-        let v = Valuation { value_yuan: 100_000, low_yuan: 95_000, high_yuan: 105_000, method: Method::Comparables, sample: 8, confidence: Confidence::Medium };
+        let v = Valuation { value_yuan: 100_000, low_yuan: 95_000, high_yuan: 105_000, method: Method::Market, sample: 8, confidence: Confidence::Medium };
         let at = |price| rate(&RatingInput { price_yuan: price, use_kind: 1, age_months: 36 }, &v);
         assert_eq!(at(90_000), Rating::Great);
         assert_eq!(at(90_001), Rating::Good);

@@ -702,10 +702,10 @@ impl Store {
 
     /// Online cars of a series as comparables for a price suggestion: (price, reg year, reg
     /// month, mileage).
-    pub async fn series_market(&self, series_slug: &str) -> Result<Vec<(i64, i32, i32, i64)>, DbError> {
+    pub async fn series_market(&self, series_slug: &str) -> Result<Vec<(i64, i32, i32, i64, i64)>, DbError> {
         Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, (i64, i32, i32, i64)>(
-                "select price_yuan, first_reg_year, first_reg_month, mileage_km from listing where status = 'online' \
+            sqlx::query_as::<_, (i64, i32, i32, i64, i64)>(
+                "select price_yuan, first_reg_year, first_reg_month, mileage_km, guide_price_yuan from listing where status = 'online' \
                  and series_id = (select series_id from series where slug = $1) limit 500",
             )
             .bind(series_slug).fetch_all(p).await?

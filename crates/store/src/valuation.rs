@@ -59,7 +59,12 @@ impl Row {
     }
 
     fn comparable(&self, now_year: i32, now_month: i32) -> Comparable {
-        Comparable { price_yuan: self.price_yuan, age_months: self.age_months(now_year, now_month), mileage_km: self.mileage_km }
+        Comparable {
+            price_yuan: self.price_yuan,
+            age_months: self.age_months(now_year, now_month),
+            mileage_km: self.mileage_km,
+            guide_price_yuan: self.guide_price_yuan,
+        }
     }
 }
 

@@ -116,7 +116,8 @@ on_both!(
     keywords_match_the_words_of_the_text,
     details_history_and_similar_cars,
     a_page_snapshot_sees_writes_made_before_and_after_it,
-    valuations_use_comparables_and_are_stable,
+    valuations_use_the_series_market_and_are_stable,
+    the_demo_seed_shows_a_price_band_on_most_cards,
     leads_are_deduplicated_and_limited_per_ip,
     expiry_is_idempotent,
     news_pages_and_sitemap,
@@ -395,7 +396,13 @@ async fn a_page_snapshot_sees_writes_made_before_and_after_it(store: &Store) {
     }
 }
 
-async fn valuations_use_comparables_and_are_stable(store: &Store) {
+async fn the_demo_seed_shows_a_price_band_on_most_cards(store: &Store) {
+    // The size `cargo xtask serve` seeds: a first visitor sees a band on at least 80% of cards.
+    let report = seed(store, SeedConfig { listings: 5000, seed: 1, now: NOW }).await.unwrap();
+    assert!(report.rated * 100 >= report.valued * 80, "{} of {} online cars rated", report.rated, report.valued);
+}
+
+async fn valuations_use_the_series_market_and_are_stable(store: &Store) {
     let report = seed(store, SeedConfig { listings: 300, seed: 4, now: NOW }).await.unwrap();
     assert!(report.valued > 200, "{report:?}");
     let cards = store.latest_listings(None, 100).await.unwrap();
@@ -403,27 +410,29 @@ async fn valuations_use_comparables_and_are_stable(store: &Store) {
     // Nothing changed since the seed: a refresh writes nothing.
     assert_eq!(store.refresh_valuations(NOW).await.unwrap(), 0);
 
-    // Give one car eight twins at 10万 and price it at 8万: 很划算 on comparables.
+    // Make the series one car and eight twins at 10万, and price the car at 8万: 很划算 on the
+    // series' own market.
     let me = store.listing_detail(cards[0].listing_id).await.unwrap();
+    store.execute_admin(&format!("update listing set status = 'sold' where series_id = {} and listing_id <> {}", me.series_id, me.listing_id)).await.unwrap();
     let twins: Vec<i64> = cards[1..9].iter().map(|c| c.listing_id).collect();
     let ids = twins.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     store
         .execute_admin(&format!(
             "update listing set series_id = {}, body_class = '{}', fuel = {}, use_kind = 1, first_reg_year = {}, first_reg_month = {}, \
-             mileage_km = {}, price_yuan = 100000, status = 'online' where listing_id in ({ids})",
-            me.series_id, me.body_class, me.fuel, me.first_reg_year, me.first_reg_month, me.mileage_km
+             mileage_km = {}, guide_price_yuan = {}, price_yuan = 100000, status = 'online' where listing_id in ({ids})",
+            me.series_id, me.body_class, me.fuel, me.first_reg_year, me.first_reg_month, me.mileage_km, me.guide_price_yuan
         ))
         .await
         .unwrap();
     store.execute_admin(&format!("update listing set price_yuan = 80000, use_kind = 1 where listing_id = {}", me.listing_id)).await.unwrap();
     let (v, rating) = store.value_listing(me.listing_id, NOW).await.unwrap();
-    assert_eq!(v.method, domain::valuation::Method::Comparables);
+    assert_eq!(v.method, domain::valuation::Method::Market);
     assert_eq!((v.value_yuan, v.sample), (100_000, 8));
     if me.first_reg_year >= 2012 {
         assert_eq!(rating, domain::valuation::Rating::Great);
     }
     let d = store.listing_detail(me.listing_id).await.unwrap();
-    assert_eq!((d.market_value_yuan, d.valuation_method.as_str(), d.valuation_sample), (Some(100_000), "comparables", 8));
+    assert_eq!((d.market_value_yuan, d.valuation_method.as_str(), d.valuation_sample), (Some(100_000), "market", 8));
     assert_eq!(d.price_rating, Some(rating));
     // The twins changed too: the refresh picks them up once, then is quiet.
     assert!(store.refresh_valuations(NOW).await.unwrap() >= 8);

@@ -31,6 +31,12 @@ pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> 
     cookie_header(name, value, COOKIE_MAX_AGE, &config.cookie_domain, config.secure_cookies(), http_only)
 }
 
+/// A short-lived `HttpOnly` cookie (a one-time notice): like [`set_cookie`], living `max_age`
+/// seconds (0 removes it).
+pub fn set_cookie_for(config: &Config, name: &str, value: &str, max_age: u32) -> Vec<HeaderValue> {
+    cookie_header(name, value, max_age, &config.cookie_domain, config.secure_cookies(), true).into_iter().collect()
+}
+
 /// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
 pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
     cookie_header(name, "", 0, &config.cookie_domain, config.secure_cookies(), false)

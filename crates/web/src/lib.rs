@@ -38,6 +38,7 @@ pub mod photos;
 pub mod push;
 pub mod random;
 pub mod recordings;
+pub mod resume;
 pub mod search_bench;
 pub mod session;
 pub mod signin;
@@ -76,6 +77,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/news", get(pages::news::list))
         .route("/news/{id}", get(pages::news::article))
         .route("/sys/login", get(pages::login::page).post(pages::login::login))
+        .route("/sys/resume", get(pages::login::resume))
         .route("/sys/login/code", post(pages::login::code))
         .route("/sys/logout", post(pages::login::logout))
         .route("/sys/WQlogin", get(pages::login::wq_start))
@@ -204,6 +206,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/healthz", get(healthz))
         .fallback(|| async { error::AppError::NotFound })
         // Cross-origin state-changing requests → 403 (see `csrf`).
+        .layer(from_fn_with_state(state.clone(), resume::show_flash))
         .layer(from_fn_with_state(state.clone(), csrf::layer))
         .layer(from_fn_with_state(state.clone(), error::render_errors))
         .layer(CompressionLayer::new())

@@ -82,7 +82,11 @@ pub fn route_middleware(
                 };
                 let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref());
                 if let Err(signed_in) = access::check(user, required) {
-                    let mut res = access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in);
+                    let mut res = if !signed_in && req.method() == Method::POST && !crate::envelope::is_api(req.uri().path()) {
+                        resumable_refusal(&state, req).await
+                    } else {
+                        access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in)
+                    };
                     append_cookies(&mut res, cookies);
                     return res;
                 }
@@ -97,6 +101,26 @@ pub fn route_middleware(
             res
         })
     }
+}
+
+/// The login form for a signed-out visitor's POST: when the post is an action that can wait for
+/// sign-in (`resume::Pending`), the form says why and signing in finishes it; otherwise the plain
+/// login form returning to the page the post came from.
+async fn resumable_refusal(state: &AppState, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+    let Some(pending) = crate::resume::Pending::from_post(parts.uri.path(), &bytes) else {
+        return access::refusal(state, &parts.method, &parts.uri, &parts.headers, false);
+    };
+    // Back to the form's own `return` field, else the page the form was on.
+    let back = form_urlencoded::parse(&bytes)
+        .find(|(k, v)| k == "return" && v.starts_with('/'))
+        .map(|(_, v)| domain::auth::safe_return(&v).into_owned())
+        .or_else(|| crate::signin::referer_path(state, &parts.headers))
+        .unwrap_or_else(|| "/".to_owned());
+    let device = crate::resume::device_of(&parts.headers, &parts.extensions);
+    let form = crate::resume::login_form(state, &device, &pending, &back);
+    crate::signin::login_page(state, &parts.headers, form, StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Adds the middleware's cookies to a response, except those the handler set or cleared itself:

@@ -33,6 +33,8 @@ pub struct LoginForm {
     pub bind: String,
     /// The login island over this form, once declared with [`LoginForm::island`].
     pub island: Option<IslandMount>,
+    /// Why sign-in is asked for, when an action waits for it (登录后收藏这辆车).
+    pub reason: Option<&'static str>,
 }
 
 impl LoginForm {

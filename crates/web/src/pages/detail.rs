@@ -49,6 +49,8 @@ pub struct RatingView {
     pub range: Option<String>,
     /// How the value was reached.
     pub basis: String,
+    /// The cars it rests on: the series' list, when the value is the series' market.
+    pub evidence: Option<(String, String)>,
 }
 
 /// What a lead form shows after a failed submission: the kept input and the messages.
@@ -114,11 +116,13 @@ fn rating_view(d: &ListingDetail) -> RatingView {
     };
     let confidence = Confidence::parse(&d.valuation_confidence).map_or("", Confidence::label);
     let basis = match Method::parse(&d.valuation_method) {
-        Some(Method::Comparables) => format!("基于同车系、相近车龄和里程的{}辆在售车源 · {confidence}", d.valuation_sample),
-        Some(Method::Model) => format!("同类车源不足，按车型折旧模型估算 · {confidence}"),
+        Some(Method::Market) => format!("按同车系{}辆在售车源的车龄、里程与价格拟合估算 · {confidence}", d.valuation_sample),
+        Some(Method::Model) => format!("同车系在售车源不足，按车型折旧模型估算 · {confidence}"),
         None => "估值计算中".to_owned(),
     };
-    RatingView { label: rating.label(), kind: rating.as_str(), explanation: rating.explanation(), range, basis }
+    let evidence = (Method::parse(&d.valuation_method) == Some(Method::Market))
+        .then(|| (format!("/carlist?series={}&sort=age", d.series_slug), format!("查看在售的{}", d.series_name)));
+    RatingView { label: rating.label(), kind: rating.as_str(), explanation: rating.explanation(), range, basis, evidence }
 }
 
 /// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and

@@ -195,6 +195,30 @@ pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: Hea
     Ok(see_other(&form.return_to, issued.cookies))
 }
 
+/// The token of an action that waited for sign-in.
+#[derive(Debug, Default, Deserialize)]
+pub struct ResumeQuery {
+    #[serde(default)]
+    t: String,
+}
+
+/// `GET /sys/resume?t=…`: where every sign-in ends that an action waited for (SMS, WeChat, QQ
+/// and QR all return here): does the action, leaves its notice and goes back to the page.
+pub async fn resume(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ResumeQuery>) -> Result<Response, AppError> {
+    let device = visitor.device_id.clone().unwrap_or_default();
+    let Some((pending, back)) = crate::resume::open(&state.config.secret, &device, &q.t, state.clock.now()) else {
+        // Forged, from another device, or older than half an hour: nothing is done.
+        return Ok(see_other("/", Vec::new()));
+    };
+    let Some(user) = &visitor.user else {
+        // The link opened again without signing in: ask again, for the same action.
+        let form = LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={}", q.t)) };
+        return login_page(&state, &headers, form, StatusCode::UNAUTHORIZED);
+    };
+    let code = crate::resume::perform(&state, user.user_id, &pending).await?;
+    Ok(see_other(&back, crate::resume::flash_cookie(&state, code)))
+}
+
 /// `POST /sys/logout`: ends the session on the server and clears both cookies.
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
     session::end(&state, &headers).await?;

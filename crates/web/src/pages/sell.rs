@@ -55,7 +55,12 @@ pub async fn suggest(state: &AppState, series_slug: &str, reg: (i32, i32), milea
         .series_market(series_slug)
         .await?
         .into_iter()
-        .map(|(price_yuan, y, m, km)| Comparable { price_yuan, age_months: valuation::age_months(y, m, ny, nm), mileage_km: km })
+        .map(|(price_yuan, y, m, km, guide)| Comparable {
+            price_yuan,
+            age_months: valuation::age_months(y, m, ny, nm),
+            mileage_km: km,
+            guide_price_yuan: guide,
+        })
         .collect();
     let subject = Subject {
         class: series.class,
@@ -67,8 +72,8 @@ pub async fn suggest(state: &AppState, series_slug: &str, reg: (i32, i32), milea
     let v = valuation::value(&subject, &peers);
     let wan = domain::money::wan;
     let basis = match v.method {
-        valuation::Method::Comparables => format!("基于{}辆在售同款车的成交参考，{}", v.sample, v.confidence.label()),
-        valuation::Method::Model => "在售同款车较少，按新车指导价、车龄和里程估算".to_owned(),
+        valuation::Method::Market => format!("按{}辆在售同车系车源的车龄、里程与价格估算，{}", v.sample, v.confidence.label()),
+        valuation::Method::Model => "在售同车系车源较少，按新车指导价、车龄和里程估算".to_owned(),
     };
     Ok(Some(Suggestion { low: wan(v.low_yuan), value: wan(v.value_yuan), high: wan(v.high_yuan), basis, value_yuan: v.value_yuan }))
 }

@@ -542,19 +542,9 @@ pub struct SavePost {
 
 /// `POST /space/searches`: subscribe to a `/carlist` search (normalised to its canonical query).
 pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<SavePost>) -> Result<Response, AppError> {
-    let mut q = parse_saved(post.query.trim_start_matches('?'));
-    q.page = 1;
-    q.sort = Sort::default();
-    let query = q.to_query();
-    let title = match q.title("二手车") {
-        t if query.is_empty() => format!("全部{t}"),
-        t => t,
-    };
-    let saved = state.store.saved_searches(user.user_id).await?;
-    if saved.len() >= 50 && !saved.iter().any(|s| s.query == query) {
-        return Err(AppError::TooMany("最多订阅50个搜索，请先删除不需要的".to_owned()));
+    if let Err(message) = crate::resume::save_search(&state, user.user_id, &post.query).await? {
+        return Err(AppError::TooMany(message.to_owned()));
     }
-    state.store.save_search(user.user_id, &query, &title, state.clock.now()).await?;
     Ok(see_other("/space/searches", Vec::new()))
 }
 

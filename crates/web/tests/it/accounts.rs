@@ -466,7 +466,63 @@ async fn seed_api_calls_answer_in_the_envelope(app: &TestApp) {
     assert_eq!(unknown.json()["success"], false);
 }
 
+/// The value of `name="return"` on a login form.
+fn return_field(body: &str) -> String {
+    let open = r#"name="return" value=""#;
+    let i = body.find(open).unwrap_or_else(|| panic!("no return field: {body}")) + open.len();
+    body[i..i + body[i..].find('"').unwrap()].replace("&#x3d;", "=").replace("&#61;", "=").replace("&amp;", "&")
+}
+
+async fn a_signed_out_favourite_or_subscription_finishes_after_sign_in(app: &TestApp) {
+    let car = app.state.store.latest_listings(None, 1).await.unwrap().remove(0).listing_id;
+    let did = "hx_did=0123456789abcdef0123456789abcdef";
+    let page = format!("/details/{car}");
+    let referer = format!("http://127.0.0.1:8080{page}");
+    let from_page = [("cookie", did), ("host", "127.0.0.1:8080"), ("referer", referer.as_str())];
+    // Signed out, 收藏 answers the login form saying why, not a bare login page.
+    let r = app.post_form("/space/favourites", &from_page, &format!("listing_id={car}&action=add")).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.body.contains("登录后收藏这辆车"), "{}", r.body);
+    let resume = return_field(&r.body);
+    assert!(resume.starts_with("/sys/resume?t="), "{resume}");
+    // Signing in ends at the resume link…
+    let h = [("cookie", did)];
+    let sent = app.post_form("/sys/login/code", &h, "mobile=13700001111").await;
+    let enc = resume.replace('?', "%3F").replace('=', "%3D");
+    let r = app.post_form("/sys/login", &h, &format!("mobile=13700001111&code={}&return={enc}", shown_code(&sent))).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, resume.as_str()));
+    let session = format!("{did}; {}", r.cookie_header());
+    // …which favourites the car and lands back on its page, where the result shows once.
+    let r = app.get(&resume, &[("cookie", &session)]).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, page.as_str()));
+    assert!(r.cookies().iter().any(|c| c.starts_with("hx_flash=fav;")), "{:?}", r.cookies());
+    let shown = app.get(&page, &[("cookie", &format!("{session}; hx_flash=fav"))]).await;
+    assert!(shown.body.contains("已收藏这辆车"), "the notice shows on the page");
+    assert!(shown.body.contains(r#"aria-pressed="true">已收藏"#), "the car is favourited");
+    assert!(shown.cookies().iter().any(|c| c.starts_with("hx_flash=;") && c.contains("Max-Age=0")), "and is cleared");
+    assert!(app.get("/space/favourites", &[("cookie", &session)]).await.body.contains(&format!("/details/{car}")));
+    // The same link from another device does nothing; a forged one neither.
+    let other = login(app, "13700002222", "hx_did=fedcba9876543210fedcba9876543210").await;
+    let r = app.get(&resume, &[("cookie", &format!("hx_did=fedcba9876543210fedcba9876543210; {other}"))]).await;
+    assert_eq!((r.location(), r.cookies().iter().any(|c| c.starts_with("hx_flash=fav"))), ("/", false));
+    assert!(!app.get("/space/favourites", &[("cookie", &other)]).await.body.contains(&format!("/details/{car}\"")));
+    let forged = format!("{}0", &resume[..resume.len() - 1]);
+    assert_eq!(app.get(&forged, &[("cookie", &session)]).await.location(), "/");
+
+    // 订阅此搜索 the same way: the reason, then the subscription after sign-in.
+    let list = [("cookie", did), ("host", "127.0.0.1:8080"), ("referer", "http://127.0.0.1:8080/carlist?brand=dazhong")];
+    let r = app.post_form("/space/searches", &list, "query=brand%3Ddazhong").await;
+    assert!(r.body.contains("登录后订阅此搜索"), "{}", r.body);
+    let resume = return_field(&r.body);
+    let r = app.get(&resume, &[("cookie", &session)]).await;
+    assert_eq!(r.location(), "/carlist?brand=dazhong");
+    let flash = app.get("/carlist?brand=dazhong", &[("cookie", &format!("{session}; hx_flash=search"))]).await;
+    assert!(flash.body.contains("已订阅此搜索"));
+    assert!(app.get("/space/searches", &[("cookie", &session)]).await.body.contains("大众"));
+}
+
 on_both!(30 =>
+    a_signed_out_favourite_or_subscription_finishes_after_sign_in,
     sms_login_lands_back_with_session_cookies,
     codes_expire_and_die_after_five_wrong_tries,
     app_token_and_web_cookie_bootstrap_a_session,
