@@ -80,6 +80,19 @@ pub struct Brand {
     pub initial: char,
 }
 
+/// A brand's mark where no logo is drawn: its name without 汽车, at most three characters
+/// (大众, 特斯拉, 吉利, MINI → MINI is four Latin letters and stays whole).
+pub fn brand_mark(name: &str) -> &str {
+    let name = name.strip_suffix("汽车").unwrap_or(name);
+    if name.is_ascii() {
+        return name;
+    }
+    match name.char_indices().nth(3) {
+        Some((at, _)) => &name[..name.char_indices().nth(2).map_or(at, |(i, _)| i)],
+        None => name,
+    }
+}
+
 /// A model line of a brand.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Series {
@@ -99,6 +112,21 @@ pub struct Series {
     pub guide_max_yuan: i64,
     /// Seats (the most a version of the series has).
     pub seats: u8,
+    /// First model year sold in China.
+    pub from_year: i32,
+    /// Last model year, when no longer sold new.
+    pub to_year: Option<i32>,
+    /// Displacements offered (`1.5T`, `2.0L`); empty for electric cars.
+    pub engines: &'static [&'static str],
+}
+
+impl Series {
+    /// The model years a used car of this series can have, as of `current_year`, at most
+    /// `max_age` years back.
+    pub fn years(&self, current_year: i32, max_age: i32) -> std::ops::RangeInclusive<i32> {
+        let last = self.to_year.map_or(current_year, |t| t.min(current_year));
+        self.from_year.max(current_year - max_age).min(last)..=last
+    }
 }
 
 struct Catalog {
@@ -135,17 +163,30 @@ fn parse(text: &'static str) -> Catalog {
             continue;
         }
         let f: Vec<&'static str> = line.split('|').collect();
-        let (fields, seats) = match f.as_slice() {
-            [head @ .., seats] if head.len() == 6 => (head, seats.parse::<u8>().ok()),
-            all => (all, None),
-        };
-        let &[name, slug, class, fuel, min, max] = fields else { continue };
+        let (&[name, slug, class, fuel, min, max], extra) = (f.get(..6).unwrap_or_default(), f.get(6..).unwrap_or_default()) else { continue };
         let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) = (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
         else {
             continue;
         };
-        let seats = seats.unwrap_or_else(|| class.usual_seats());
-        series.push(Series { brand_slug: brand.slug, name, slug, class, fuel, guide_min_yuan: min, guide_max_yuan: max, seats });
+        let field = |key: &str| extra.iter().find_map(|kv| kv.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')));
+        let Some(from_year) = field("from").and_then(|v| v.parse().ok()) else { continue };
+        let engines: &'static [&'static str] = match field("engines") {
+            Some(list) => Vec::leak(list.split(',').collect()),
+            None => &[],
+        };
+        series.push(Series {
+            brand_slug: brand.slug,
+            name,
+            slug,
+            class,
+            fuel,
+            guide_min_yuan: min,
+            guide_max_yuan: max,
+            seats: field("seats").and_then(|v| v.parse().ok()).unwrap_or_else(|| class.usual_seats()),
+            from_year,
+            to_year: field("to").and_then(|v| v.parse().ok()),
+            engines,
+        });
     }
     Catalog { brands, series }
 }
@@ -202,7 +243,20 @@ mod tests {
             assert!(s.slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", s.slug);
             assert!(s.guide_min_yuan >= 20_000 && s.guide_min_yuan <= s.guide_max_yuan, "{}", s.name);
             assert!((1..=5).contains(&s.fuel));
+            assert!((1990..=2026).contains(&s.from_year) && s.to_year.is_none_or(|t| t >= s.from_year), "{}", s.name);
+            // Electric cars have no displacement; every other car names at least one.
+            assert_eq!(s.engines.is_empty(), s.fuel == 3, "{}: {:?}", s.name, s.engines);
+            assert!(s.engines.iter().all(|e| e.len() == 4 && (e.ends_with('T') || e.ends_with('L'))), "{}", s.name);
         }
+    }
+
+    #[test]
+    fn brand_marks_are_short_names() {
+        assert_eq!(brand_mark("大众"), "大众");
+        assert_eq!(brand_mark("特斯拉"), "特斯拉");
+        assert_eq!(brand_mark("吉利汽车"), "吉利");
+        assert_eq!(brand_mark("东风风神"), "东风");
+        assert_eq!(brand_mark("Jeep"), "Jeep");
     }
 
     #[test]
@@ -215,5 +269,14 @@ mod tests {
         assert_eq!(series_by_slug("model-y").unwrap().fuel, 3);
         assert_eq!((langyi.seats, series_by_slug("hanlanda").unwrap().seats, series_by_slug("gl8").unwrap().seats), (5, 7, 7));
         assert_eq!(series().iter().find(|s| s.name == "718").map(|s| s.seats), Some(2));
+        // Real model years and engines: no 2017 小米 YU7, no 2.0T 朗逸, no 3.0T 理想 L9.
+        assert_eq!(series_by_slug("yu7").unwrap().years(2026, 15), 2025..=2026);
+        assert_eq!(series_by_slug("tanke300").unwrap().years(2026, 15), 2021..=2026);
+        assert_eq!(langyi.engines, ["1.5L", "1.2T", "1.4T"]);
+        assert_eq!(series_by_slug("l9").unwrap().engines, ["1.5T"]);
+        assert!(series_by_slug("model-3").unwrap().engines.is_empty());
+        // A series no longer sold new stops at its last year; an old one starts 15 years back.
+        assert_eq!(series().iter().find(|s| s.name == "劲客").unwrap().years(2026, 15), 2017..=2022);
+        assert_eq!(series_by_slug("langyi").unwrap().years(2026, 15), 2011..=2026);
     }
 }

@@ -70,6 +70,7 @@ pub mod device;
 pub mod filter;
 pub mod image;
 pub mod lead;
+pub mod legal;
 pub mod money;
 pub mod order;
 pub mod region;

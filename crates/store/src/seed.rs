@@ -163,6 +163,50 @@ const SHOP_WORDS: &[(&str, &str)] = &[
     ("嘉和", "jiahe"),
 ];
 const SURNAMES: &[&str] = &["王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "罗", "高"];
+/// The series most traded used in China: each is twelve times as common in the demo stock as a
+/// rare series (a popular brand's other series five times), so a first visitor sees a market
+/// shaped like a real one, with dozens of 朗逸 and a handful of 玛莎拉蒂.
+const TOP_SERIES: &[&str] = &[
+    "langyi",
+    "suteng",
+    "maiteng",
+    "pasate",
+    "baolai",
+    "kaluola",
+    "kaimeirui",
+    "leiling",
+    "yage",
+    "siyu",
+    "cr-v",
+    "xuanyi",
+    "tianlai",
+    "yinglang",
+    "junwei",
+    "gl8",
+    "a4l",
+    "a6l",
+    "q5l",
+    "3xi",
+    "5xi",
+    "x1",
+    "x3",
+    "c-class",
+    "e-class",
+    "glc",
+    "qin-plus",
+    "han",
+    "song-plus",
+    "model-3",
+    "model-y",
+    "h6",
+    "tuguanl",
+    "rav4",
+    "hongguang",
+    "hongguang-miniev",
+    "l9",
+];
+/// Provinces where the site does not trade (台湾, 香港, 澳门): no shop and no car is placed there.
+const NOT_TRADED: &[u32] = &[710000, 810000, 820000];
 const POPULAR_BRANDS: &[&str] = &[
     "dazhong", "fengtian", "bentian", "biyadi", "richan", "baoma", "benchi", "aodi", "bieke", "jili", "changan", "hafu", "tesila", "lixiang", "xiaomi",
     "wenjie",
@@ -241,8 +285,9 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let weighted_cities: Vec<u32> = BIG_CITIES.iter().flat_map(|(c, w)| std::iter::repeat_n(*c, *w as usize)).collect();
     let mut shop_city = Vec::with_capacity(n_shops);
     let mut shop_rows = Vec::new();
+    let traded: Vec<&region::City> = region::cities().iter().filter(|c| !NOT_TRADED.contains(&c.province_code)).collect();
     for i in 0..n_shops {
-        let city_code = if rng.chance(0.8) { *rng.pick(&weighted_cities) } else { rng.pick(region::cities()).code };
+        let city_code = if rng.chance(0.8) { *rng.pick(&weighted_cities) } else { rng.pick(&traded).code };
         let city = region::city(city_code).map_or(region::cities()[0], |c| *c);
         let (word, word_py) = *rng.pick(SHOP_WORDS);
         let name = format!("{}{}二手车", city.name, word);
@@ -311,12 +356,18 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let current_year = domain::time::year(now);
     let current_month = domain::time::month_of_year(now);
     let all_series = catalog::series();
-    // Popular brands' series are six times as common, as on a real market: it also gives the
-    // valuation engine enough comparables for their price ratings.
+    // Stock concentrated as on a real market (`TOP_SERIES`); it also gives the valuation engine
+    // the cars of a series it fits its curve to.
     let cumulative: Vec<u64> = all_series
         .iter()
         .scan(0u64, |acc, s| {
-            *acc += if POPULAR_BRANDS.contains(&s.brand_slug) { 6 } else { 1 };
+            *acc += if TOP_SERIES.contains(&s.slug) {
+                12
+            } else if POPULAR_BRANDS.contains(&s.brand_slug) {
+                5
+            } else {
+                1
+            };
             Some(*acc)
         })
         .collect();
@@ -341,23 +392,26 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             }
             (Val::Int(shop as i64 + 1), Val::Int(shop as i64 + 1), shop_city[shop])
         } else {
-            let city_code = if rng.chance(0.6) { *rng.pick(&weighted_cities) } else { rng.pick(region::cities()).code };
+            // Private sellers live where the shops trade: the big cities, or a shop's city.
+            let city_code = if rng.chance(0.6) { *rng.pick(&weighted_cities) } else { rng.pick(&shop_city).code };
             let city = region::city(city_code).map_or(region::cities()[0], |c| *c);
             (Val::Null, Val::Int((n_shops + rng.below(n_private as u64) as usize) as i64 + 1), city)
         };
-        let age = age_years(&mut rng);
-        let year = current_year - age as i32;
+        // A model year the series was sold in: the market's age mix where the series allows it,
+        // else any of its years.
+        let years = s.years(current_year, 15);
+        let wanted = current_year - age_years(&mut rng) as i32;
+        let year = if years.contains(&wanted) { wanted } else { years.start() + rng.below((years.end() - years.start() + 1) as u64) as i32 };
+        let age = i64::from(current_year - year);
         let month = if age == 0 { 1 + rng.below(u64::from(current_month)) as i32 } else { 1 + rng.below(12) as i32 };
         let age_f = f64::from(current_year - year) + (f64::from(current_month) - f64::from(month)) / 12.0;
         let mileage = ((age_f.max(0.2) * rng.range(6_000.0, 24_000.0)) / 100.0).round() as i64 * 100;
         let guide = s.guide_min_yuan + rng.below((s.guide_max_yuan - s.guide_min_yuan + 1) as u64) as i64;
         let guide = guide / 100 * 100;
         let price = ((guide as f64 * retained_share(s.class, age_f, mileage as f64, s.fuel) * rng.range(0.9, 1.1)) / 100.0).round() as i64 * 100;
-        let gearbox = if s.guide_min_yuan < 100_000 && s.fuel != 3 && rng.chance(0.3) { 1 } else { 2 };
-        let displacement = match s.fuel {
-            3 => String::new(),
-            _ => format!("{:.1}{}", [1.4, 1.5, 1.5, 2.0, 2.0, 1.8, 2.5, 3.0][rng.below(8) as usize], if rng.chance(0.5) { "T" } else { "L" }),
-        };
+        let displacement = if s.engines.is_empty() { String::new() } else { (*rng.pick(s.engines)).to_owned() };
+        // Manual gearboxes: cheap petrol cars with a plain engine only.
+        let gearbox = if s.guide_min_yuan < 100_000 && s.fuel == 1 && displacement.ends_with('L') && rng.chance(0.3) { 1 } else { 2 };
         let trim = rng.pick(&["舒适版", "豪华版", "精英版", "尊贵版", "运动版", "进取版", "领先版", "旗舰版"]);
         let title = format!(
             "{brand} {} {}款 {}{} {trim}",
@@ -411,6 +465,12 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             price_rows.push(vec![Val::Int(price_id), Val::Int(id), Val::Int(old), Val::Int(new), Val::Int(at)]);
         }
         let search_text = domain::search::search_text(s.brand_slug, s.slug, &title, colour);
+        // Most young cars are on their first owner; older ones have had one or two more.
+        let transfers = if age < 3 || rng.chance(0.55) { 0 } else { 1 + rng.below(2) as i64 };
+        let name = format!("{brand}{}", s.name);
+        let young = age <= 2 && mileage < 30_000 && transfers == 0;
+        let car = DemoCar { name: &name, colour, year, month, mileage_km: mileage, transfers, dealer, inspected, young };
+        let text = description(&mut rng, &car);
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -430,12 +490,12 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(gearbox),
             Val::Text(displacement),
             Val::Int(if rng.chance(0.95) { 1 } else { 2 }),
-            Val::Int(if age < 2 { 0 } else { rng.below(3) as i64 }),
+            Val::Int(transfers),
             Val::Text(colour.to_owned()),
             Val::Text(s.class.as_str().to_owned()),
             Val::Int(i64::from(city.province_code)),
             Val::Int(i64::from(city.code)),
-            Val::Text(description(&mut rng, s.name, colour, age)),
+            Val::Text(text),
             Val::Int(i64::from(inspected)),
             Val::Text(if inspected {
                 "已通过168项检测：无重大事故、无火烧、无泡水，发动机变速箱工况良好。".to_owned()
@@ -603,70 +663,87 @@ fn age_years(rng: &mut Rng) -> i64 {
     5
 }
 
-fn description(rng: &mut Rng, series: &str, colour: &str, age: i64) -> String {
-    let openers = ["个人一手车，", "车况精品，", "家用代步车，", "原版原漆，", "准新车，"];
-    let middles = ["定期4S店保养，记录齐全。", "无事故无泡水无火烧，可第三方检测。", "内饰干净整洁，轮胎八成新。", "发动机变速箱工作正常，随时可以试驾。"];
-    let closers = ["价格实在，诚心要的联系。", "支持分期，手续齐全可过户。", "因换车出售，非诚勿扰。", "周末可看车，欢迎预约。"];
-    format!("{}{colour}{series}，车龄{}年。{}{}", rng.pick(&openers), age.max(1), rng.pick(&middles), rng.pick(&closers))
+/// What a demo description may say of its car.
+struct DemoCar<'a> {
+    /// Brand and series, 大众朗逸.
+    name: &'a str,
+    colour: &'a str,
+    year: i32,
+    month: i32,
+    mileage_km: i64,
+    transfers: i64,
+    dealer: bool,
+    inspected: bool,
+    /// Two years or younger, under 3万km, first owner: a 准新车.
+    young: bool,
+}
+
+/// A seller's description that agrees with the car and the seller: a dealer never writes
+/// 个人一手车, only a car with no transfer is 一手, and only a young, little-driven car is 准新车.
+fn description(rng: &mut Rng, car: &DemoCar<'_>) -> String {
+    let km = domain::money::wan(car.mileage_km);
+    let facts = format!("{}年{}月上牌，表显{km}万公里，{}{}", car.year, car.month, car.colour, car.name);
+    let young = car.young;
+    if car.dealer {
+        let opener = if young { "本店准新车：" } else { *rng.pick(&["本店车源：", "店内实车：", "精品车源："]) };
+        let middle = if car.inspected {
+            "已通过本店168项检测，检测报告可在页面查看。"
+        } else {
+            *rng.pick(&["已做整备，支持第三方检测。", "可查维保记录，车况透明。", "到店可试驾，欢迎预约。"])
+        };
+        let owners = if car.transfers == 0 { "一手车，" } else { "" };
+        let closer =
+            rng.pick(&["支持分期付款，手续齐全，可协助办理过户和异地转籍。", "价格透明，购车后提供一年或2万公里核心部件质保。", "可代办提档、过户、上牌。"]);
+        return format!("{opener}{facts}，{owners}{middle}{closer}");
+    }
+    let opener = match (car.transfers, young) {
+        (0, true) => "个人一手准新车，",
+        (0, false) => "个人一手车，",
+        _ => *rng.pick(&["个人车主，", "自用车出售，"]),
+    };
+    let middle =
+        rng.pick(&["一直在4S店保养，记录齐全。", "无事故、无泡水、无火烧，欢迎第三方检测。", "内饰干净，轮胎去年刚换。", "发动机变速箱正常，随时可以试驾。"]);
+    let closer = rng.pick(&["因换车出售，价格可小刀。", "诚心要的联系，周末可看车。", "手续齐全，可当天过户。"]);
+    format!("{opener}{facts}。{middle}{closer}")
+}
+
+/// The demo articles of `data/news.txt`: (category, title, summary, paragraphs).
+fn news_articles() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str>)> {
+    let text = include_str!("data/news.txt");
+    text.split("\n=== ")
+        .skip(1)
+        .filter_map(|block| {
+            let mut lines = block.lines().map(str::trim).filter(|l| !l.is_empty());
+            let (category, title) = lines.next()?.split_once(" | ")?;
+            let summary = lines.next()?;
+            Some((category, title, summary, lines.collect()))
+        })
+        .collect()
 }
 
 fn news_rows(rng: &mut Rng, now: i64) -> Vec<Vec<Val>> {
-    const CATEGORIES: &[&str] = &["行业", "导购", "用车", "政策", "评测"];
-    const TEMPLATES: &[(&str, &str)] = &[
-        ("{s}二手车值得买吗？车龄3到5年的选购要点", "从保值率、常见故障和保养成本三个方面，梳理{b}{s}二手车的选购要点。"),
-        ("{b}{s}二手行情：本月成交价小幅回落", "本月{s}在主要城市的二手成交价较上月有所回落，车龄3年左右的车源最受欢迎。"),
-        ("买二手{s}前，这五项检查一定要做", "看漆面、查底盘、验发动机、核对维保记录、确认过户次数，避开事故车和泡水车。"),
-        ("{s}与同级车型保值率对比", "我们统计了近90天的成交数据，{b}{s}的三年保值率在同级中表现如何？"),
-        ("二手{s}过户流程全解析", "从验车、交易到转籍上牌，二手{s}过户需要准备哪些材料，一次说清楚。"),
-    ];
-    const GENERAL: &[(&str, &str, &str)] = &[
-        (
-            "政策",
-            "二手车限迁政策全面取消后，异地购车要注意什么",
-            "限迁取消后，符合国五及以上排放标准的小型非营运车辆可以跨省迁入，但仍需关注各地的具体执行细则。",
-        ),
-        ("用车", "冬季用车指南：电动车续航下降怎么办", "低温会让电池可用容量下降，出行前预热电池、合理使用空调，可以明显减少续航焦虑。"),
-        ("行业", "二手车市场月度报告：新能源车源占比持续提升", "新能源二手车的挂牌量和成交量同步上升，三年内的准新车成为交易主力。"),
-        ("导购", "10万元预算买什么二手车？这几款省心又保值", "10万元预算可以覆盖不少合资紧凑型轿车和自主品牌SUV，关键是选对车龄和里程。"),
-        ("用车", "看懂维保记录：如何判断一辆车是否调过表", "对比历次保养里程、年检记录和车况磨损程度，是发现调表车最有效的方法。"),
-        ("政策", "二手车增值税减按0.5%征收政策延续", "经销企业销售旧车减按0.5%征收增值税的政策延续实施，有利于二手车经销模式发展。"),
-    ];
-    let mut rows = Vec::new();
-    let mut id = 0i64;
-    let series = catalog::series();
-    for (k, (cat, title, summary)) in GENERAL.iter().enumerate() {
-        id += 1;
-        rows.push(news_row(id, cat, title.to_string(), summary.to_string(), now - (k as i64 + 1) * 3_600 * 7));
-    }
-    while rows.len() < 64 {
-        id += 1;
-        let s = rng.pick(series);
-        let b = catalog::brand(s.brand_slug).map_or("", |b| b.name);
-        let (t, sm) = rng.pick(TEMPLATES);
-        let title = t.replace("{s}", s.name).replace("{b}", b);
-        let summary = sm.replace("{s}", s.name).replace("{b}", b);
-        let cat = CATEGORIES[(id as usize) % CATEGORIES.len()];
-        rows.push(news_row(id, cat, title, summary, now - id * 3_600 * 9 - rng.below(3_600) as i64));
-    }
-    rows
-}
-
-fn news_row(id: i64, cat: &str, title: String, summary: String, at: i64) -> Vec<Val> {
-    let body = format!(
-        "{summary}\n\n本文为二手车网演示内容，由系统生成，用于展示资讯栏目的排版与功能，不构成购车建议。\n\n选购二手车时，建议优先选择有完整维保记录、过户次数少、经过第三方检测的车辆，并在交易前查询出险与抵押状态。"
-    );
-    vec![
-        Val::Int(id),
-        Val::Text(cat.to_owned()),
-        Val::Text(title),
-        Val::Text(summary),
-        Val::Text(body),
-        Val::Text(format!("demo/news-{}.svg", id % 6 + 1)),
-        Val::Text("二手车网编辑部".to_owned()),
-        Val::Int(1),
-        Val::Int(at),
-        Val::Int(at),
-    ]
+    // Newest first in file order, a few hours to a day apart.
+    let mut at = now - 3_600 * 5;
+    news_articles()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (category, title, summary, paragraphs))| {
+            at -= 3_600 * (6 + rng.below(18) as i64);
+            let body = paragraphs.join("\n\n");
+            vec![
+                Val::Int(i as i64 + 1),
+                Val::Text(category.to_owned()),
+                Val::Text(title.to_owned()),
+                Val::Text(summary.to_owned()),
+                Val::Text(body),
+                Val::Text(format!("demo/news-{}.svg", i % 6 + 1)),
+                Val::Text("二手车网编辑部".to_owned()),
+                Val::Int(1),
+                Val::Int(at),
+                Val::Int(at),
+            ]
+        })
+        .collect()
 }
 
 /// Writes rows with multi-row inserts, in one open transaction per backend until `finish`.

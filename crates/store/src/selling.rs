@@ -395,14 +395,16 @@ impl Store {
                 "insert into listing (seller_user_id, shop_id, seller_kind, brand_id, series_id, title, search_text, first_reg_year, \
                  first_reg_month, mileage_km, price_yuan, guide_price_yuan, emission, fuel, gearbox, transfers, colour, body_class, \
                  province_code, city_code, vin, description, contact_mobile, cover, review_flags, review_note, status, submitted_at, \
-                 created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-                 $20, $21, $22, $23, $24, $25, $26, 'pending', $27, $27, $27) returning listing_id",
+                 created_at, updated_at, agreement_version) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                 $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, 'pending', $27, $27, $27, $28) returning listing_id",
             )
             .bind(l.seller_user_id).bind(l.shop_id).bind(seller_kind).bind(brand_id).bind(series_id).bind(&l.title)
             .bind(&l.search_text).bind(l.first_reg_year).bind(l.first_reg_month).bind(l.mileage_km).bind(l.price_yuan)
             .bind(l.guide_price_yuan).bind(l.emission).bind(l.fuel).bind(l.gearbox).bind(l.transfers).bind(&l.colour)
             .bind(&l.body_class).bind(l.province_code).bind(l.city_code).bind(&l.vin).bind(&l.description)
             .bind(&l.contact_mobile).bind(&cover).bind(&l.review_flags).bind(&l.review_note).bind(now)
+            // The form says that posting accepts the private-seller agreement: its version in force.
+            .bind(domain::legal::doc(domain::legal::SELL_DOC).map_or("", |d| d.version))
             .fetch_one(&mut *tx).await?;
             for sql in crate::search::index_terms_sql(self.backend()) {
                 sqlx::query(sql).bind(id).bind(id).execute(&mut *tx).await?;

@@ -225,6 +225,23 @@ impl Store {
         }))
     }
 
+    /// Records the agreement versions a user accepted by signing in (`domain::legal::login_versions`).
+    pub async fn accept_terms(&self, user_id: i64, versions: &str, now: i64) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update app_user set terms_accepted = $1, terms_accepted_at = $2 where user_id = $3 and terms_accepted <> $1")
+                .bind(versions).bind(now).bind(user_id).execute(p).await?;
+        });
+        Ok(())
+    }
+
+    /// The agreement versions a user last accepted, and when.
+    pub async fn accepted_terms(&self, user_id: i64) -> Result<(String, Option<i64>), DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, (String, Option<i64>)>("select terms_accepted, terms_accepted_at from app_user where user_id = $1")
+                .bind(user_id).fetch_optional(p).await?.ok_or(DbError::NotFound)?
+        }))
+    }
+
     /// Gives a device's anonymous history to the user who just signed in on it.
     pub async fn merge_device_history(&self, device_id: &str, user_id: i64) -> Result<u64, DbError> {
         Ok(on_pool!(self, p => {

@@ -72,17 +72,25 @@ struct Canvas {
     h: usize,
     scale: f32,
     mirror: bool,
+    /// A close-up: drawing coordinates are enlarged this much around `focus`.
+    zoom: f32,
+    focus: (f32, f32),
     px: Vec<Rgb>,
 }
 
 impl Canvas {
     fn new(w: usize, h: usize) -> Canvas {
-        Canvas { w, h, scale: w as f32 / 640.0, mirror: false, px: vec![[0, 0, 0]; w * h] }
+        Canvas { w, h, scale: w as f32 / 640.0, mirror: false, zoom: 1.0, focus: (320.0, 240.0), px: vec![[0, 0, 0]; w * h] }
     }
 
     fn x(&self, x: f32) -> f32 {
         let x = if self.mirror { 640.0 - x } else { x };
-        x * self.scale
+        let focus = if self.mirror { 640.0 - self.focus.0 } else { self.focus.0 };
+        ((x - focus) * self.zoom + 320.0) * self.scale
+    }
+
+    fn y(&self, y: f32) -> f32 {
+        ((y - self.focus.1) * self.zoom + 240.0) * self.scale
     }
 
     fn span(&mut self, y: usize, x0: f32, x1: f32, c: Rgb, alpha: f32) {
@@ -96,15 +104,15 @@ impl Canvas {
 
     fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, c: Rgb, alpha: f32) {
         let (x0, x1) = (self.x(x), self.x(x + w));
-        let y0 = (y * self.scale).round().clamp(0.0, self.h as f32) as usize;
-        let y1 = ((y + h) * self.scale).round().clamp(0.0, self.h as f32) as usize;
+        let y0 = self.y(y).round().clamp(0.0, self.h as f32) as usize;
+        let y1 = self.y(y + h).round().clamp(0.0, self.h as f32) as usize;
         for row in y0..y1 {
             self.span(row, x0, x1, c, alpha);
         }
     }
 
     fn circle(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
-        let (cx, cy, r) = (self.x(cx), cy * self.scale, r * self.scale);
+        let (cx, cy, r) = (self.x(cx), self.y(cy), r * self.scale * self.zoom);
         let y0 = (cy - r).floor().max(0.0) as usize;
         let y1 = ((cy + r).ceil() as usize).min(self.h);
         for row in y0..y1 {
@@ -118,7 +126,7 @@ impl Canvas {
 
     /// Even-odd scanline fill of a closed polygon.
     fn polygon(&mut self, points: &[(f32, f32)], c: Rgb) {
-        let pts: Vec<(f32, f32)> = points.iter().map(|&(x, y)| (self.x(x), y * self.scale)).collect();
+        let pts: Vec<(f32, f32)> = points.iter().map(|&(x, y)| (self.x(x), self.y(y))).collect();
         let mut xs = Vec::new();
         for row in 0..self.h {
             let y = row as f32 + 0.5;
@@ -178,8 +186,15 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
         let t = row as f32 / h as f32;
         c.span(row, 0.0, w as f32, mix(top, bottom, t), 1.0);
     }
-    c.rect(0.0, 350.0, 640.0, 130.0, rgb("#9aa6b4"), 0.35);
-    if view <= 3 {
+    // Six different photos: the side, a close-up of the front, the other side, the dashboard,
+    // the seats and a wheel.
+    match view {
+        2 => (c.zoom, c.focus) = (1.6, (200.0, 250.0)),
+        6 => (c.zoom, c.focus) = (2.6, (170.0, 300.0)),
+        _ => {}
+    }
+    c.rect(-400.0, 350.0, 1440.0, 400.0, rgb("#9aa6b4"), 0.35);
+    if matches!(view, 1 | 2 | 3 | 6) {
         c.mirror = view == 3;
         let outline: Vec<(f32, f32)> = body.iter().map(|&(x, y)| (320.0 + (x - 320.0) * 1.015, 240.0 + (y - 240.0) * 1.02)).collect();
         c.polygon(&outline, rgb("#333333"));
@@ -195,13 +210,20 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
             c.circle(cx, 306.0, 40.0, rgb("#222222"));
             c.circle(cx, 306.0, 18.0, rgb("#bbbbbb"));
         }
+    } else if view == 5 {
+        // The seats: two front seats, the rear bench behind them, in the car's colour.
+        c.rect(0.0, 0.0, 640.0, 480.0, rgb("#3a3f47"), 1.0);
+        c.rect(40.0, 120.0, 560.0, 200.0, mix(fill, rgb("#2b2f36"), 0.55), 1.0);
+        for x in [110.0, 370.0] {
+            c.rect(x, 170.0, 160.0, 230.0, mix(fill, rgb("#1f2329"), 0.3), 1.0);
+            c.rect(x + 30.0, 120.0, 100.0, 60.0, mix(fill, rgb("#1f2329"), 0.4), 1.0);
+        }
     } else {
-        c.mirror = view == 5;
         c.rect(60.0, 150.0, 520.0, 120.0, rgb("#2b2f36"), 1.0);
         c.rect(250.0, 175.0, 140.0, 70.0, rgb("#4a90e2"), 0.8);
         c.circle(170.0, 290.0, 78.0, fill);
         c.circle(170.0, 290.0, 62.0, rgb("#2b2f36"));
-        c.rect(90.0, 330.0, 460.0, 110.0, fill, if view == 6 { 1.0 } else { 0.85 });
+        c.rect(90.0, 330.0, 460.0, 110.0, fill, 0.85);
     }
     let (w, h, buf) = c.downsample();
     let encoded = webp::Encoder::from_rgb(&buf, w as u32, h as u32).encode(72.0);

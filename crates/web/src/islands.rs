@@ -38,6 +38,9 @@ pub struct DatePickerProps {
     pub max_range: u32,
     /// The id of the visible input, so the page's `<label for>` still points at it.
     pub id: String,
+    /// What the empty field says (请选择看车日期); the format when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub placeholder: String,
 }
 
 /// One city of the region picker's hot list.

@@ -92,6 +92,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/personalsell/lead", post(pages::sell::quick_lead))
         .route("/personalsell/suggest", get(pages::sell::suggest_json))
         .route("/upload/photo", post(pages::sell::upload).layer(axum::extract::DefaultBodyLimit::max(photos::MAX_BYTES + 64 * 1024)))
+        .route("/actives/help/{slug}", get(pages::legal::doc))
         .route("/actives/help/appeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
         .route("/actives/help/customerappeal", get(pages::staff::appeal_page).post(pages::staff::appeal_submit))
         .route("/shop", get(pages::shop::directory))

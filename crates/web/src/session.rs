@@ -75,6 +75,8 @@ pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>,
             now,
         )
         .await?;
+    // The login page says that signing in accepts the user agreement and the privacy policy.
+    state.store.accept_terms(user.user_id, &domain::legal::login_versions(), now).await?;
     if let Some(device) = device_id
         && let Err(e) = state.store.merge_device_history(device, user.user_id).await
     {

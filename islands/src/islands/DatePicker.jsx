@@ -182,7 +182,7 @@ export function DatePicker(props) {
         />
       )}
       <button type="button" className="dp-toggle" ref={toggleBtn} aria-expanded={open} aria-label={"打开日历：" + label} onClick={() => setOpen(!open)}>
-        📅
+        <svg className="icon" aria-hidden="true" width="16" height="16" viewBox="0 0 24 24"><path fill="currentColor" d="M7 2v2H5a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h14a2 2 0 0 0 2-2V6a2 2 0 0 0-2-2h-2V2h-2v2H9V2zM5 10h14v10H5z"/></svg>
       </button>
       {hidden}
       {hint && !open && (

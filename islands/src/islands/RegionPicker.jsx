@@ -93,7 +93,7 @@ export function RegionPicker({ currentName = "全国", regionsUrl = "/api/region
     <>
       {name && <input type="hidden" name={name} value={picked.py} />}
       <button type="button" className="cc-trigger" aria-haspopup="dialog" onClick={() => setOpen(true)}>
-        📍 {picked.name || anyLabel} <small>{hrefTemplate ? "切换城市" : "选择"}</small>
+        <svg className="icon" aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"><path fill="currentColor" d="M12 2a7 7 0 0 0-7 7c0 5.2 7 13 7 13s7-7.8 7-13a7 7 0 0 0-7-7zm0 9.5A2.5 2.5 0 1 1 12 6.5a2.5 2.5 0 0 1 0 5z"/></svg> {picked.name || anyLabel} <small>{hrefTemplate ? "切换城市" : "选择"}</small>
       </button>
       {open && (
         <Modal label={label} className="cc-sheet" onClose={() => setOpen(false)}>

@@ -48,6 +48,8 @@ struct ComparePage {
     page: PageMeta,
     columns: Vec<Column>,
     rows: Vec<&'static str>,
+    /// Per row: whether the cars differ there (highlighted when more than one car is compared).
+    differs: Vec<bool>,
     message: Option<&'static str>,
 }
 
@@ -84,7 +86,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
     };
     let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
     page.noindex();
-    let tpl = ComparePage { page, columns, rows, message };
+    let differs = (0..rows.len()).map(|i| columns.len() > 1 && columns.iter().any(|c| c.values.get(i) != columns[0].values.get(i))).collect();
+    let tpl = ComparePage { page, columns, rows, differs, message };
     Ok(Html(tpl.render()?).into_response())
 }
 

@@ -295,6 +295,7 @@ async fn render_with(
         min: Some(today.clone()),
         max: Some(last_day.clone()),
         id: "book-date".to_owned(),
+        placeholder: "请选择看车日期".to_owned(),
         ..DatePickerProps::default()
     };
     let date_picker = if online { page.island(state, "DatePicker", &date_props) } else { None };

@@ -8,6 +8,7 @@ pub mod dealer;
 pub mod detail;
 pub mod home;
 pub mod kit;
+pub mod legal;
 pub mod login;
 pub mod mylistings;
 pub mod news;

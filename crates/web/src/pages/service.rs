@@ -310,6 +310,8 @@ mod tests {
 /// One entry of the service hall's index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HallEntry {
+    /// The tile's mark: one character.
+    pub icon: &'static str,
     /// Link text.
     pub title: &'static str,
     /// One line on what it does.
@@ -323,39 +325,45 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
     (
         "买车",
         &[
-            HallEntry { title: "精品车", text: "只看经过检测的车源，筛选与排序同买车列表。", href: "/servicehall/qualitycarlist" },
             HallEntry {
-                title: "帮我找车", text: "说出预算和想要的车，购车顾问按条件挑车、约看车。", href: "/actives/collect/buycar"
+                icon: "精", title: "精品车", text: "只看经过检测的车源，筛选与排序同买车列表。", href: "/servicehall/qualitycarlist"
             },
-            HallEntry { title: "帮我选车", text: "回答四个问题，推荐预算内在售车最多的车系。", href: "/actives/collect/selectcar" },
-            HallEntry { title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
-            HallEntry { title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
+            HallEntry {
+                icon: "找", title: "帮我找车", text: "说出预算和想要的车，购车顾问按条件挑车、约看车。", href: "/actives/collect/buycar"
+            },
+            HallEntry {
+                icon: "选", title: "帮我选车", text: "回答四个问题，推荐预算内在售车最多的车系。", href: "/actives/collect/selectcar"
+            },
+            HallEntry { icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
+            HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
         ],
     ),
     (
         "卖车",
         &[
-            HallEntry { title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell" },
+            HallEntry { icon: "发", title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell" },
             HallEntry {
-                title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar"
+                icon: "卖", title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar"
             },
             HallEntry {
-                title: "卖车方案", text: "自助发布、省心卖、快速收购三种方案与服务费。", href: "/actives/service/sellcarPlan"
+                icon: "案", title: "卖车方案", text: "自助发布、省心卖、快速收购三种方案与服务费。", href: "/actives/service/sellcarPlan"
             },
             HallEntry {
-                title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService"
+                icon: "流", title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService"
             },
-            HallEntry { title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar" },
+            HallEntry { icon: "估", title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar" },
         ],
     ),
     (
         "商家",
         &[
-            HallEntry { title: "认证商家", text: "按城市查看认证车商和他们的在售车源。", href: "/shop" },
-            HallEntry { title: "我的线索", text: "买家询价与来电，按处理进度管理（商家登录后）。", href: "/actives/zhikeclues" },
-            HallEntry { title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads" },
-            HallEntry { title: "通话录音", text: "回听与买家的通话录音。", href: "/servicehall/amrplay" },
-            HallEntry { title: "会员服务", text: "会员权益与开通记录。", href: "/space/vip" },
+            HallEntry { icon: "商", title: "认证商家", text: "按城市查看认证车商和他们的在售车源。", href: "/shop" },
+            HallEntry {
+                icon: "线", title: "我的线索", text: "买家询价与来电，按处理进度管理（商家登录后）。", href: "/actives/zhikeclues"
+            },
+            HallEntry { icon: "推", title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads" },
+            HallEntry { icon: "录", title: "通话录音", text: "回听与买家的通话录音。", href: "/servicehall/amrplay" },
+            HallEntry { icon: "会", title: "会员服务", text: "会员权益与开通记录。", href: "/space/vip" },
         ],
     ),
 ];

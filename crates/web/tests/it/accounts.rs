@@ -32,6 +32,9 @@ async fn sms_login_lands_back_with_session_cookies(app: &TestApp) {
         assert!(c.len() > name.len() + 60, "a 256-bit value: {c}");
     }
     let session = r.cookie_header();
+    // Signing in accepted the agreement and policy in force, by version.
+    let me = app.state.store.user_by_mobile("13812345678").await.unwrap().unwrap();
+    assert_eq!(app.state.store.accepted_terms(me.user_id).await.unwrap(), (domain::legal::login_versions(), Some(NOW)));
     let space = app.get("/space", &[("cookie", &session)]).await;
     assert_eq!(space.headers.get("cache-control").unwrap(), "private, no-store", "a personal page is never shared-cached");
     assert!(space.body.contains("车友5678") && space.body.contains("138****5678"), "{}", space.body);
@@ -506,7 +509,8 @@ async fn a_signed_out_favourite_or_subscription_finishes_after_sign_in(app: &Tes
     let r = app.get(&resume, &[("cookie", &format!("hx_did=fedcba9876543210fedcba9876543210; {other}"))]).await;
     assert_eq!((r.location(), r.cookies().iter().any(|c| c.starts_with("hx_flash=fav"))), ("/", false));
     assert!(!app.get("/space/favourites", &[("cookie", &other)]).await.body.contains(&format!("/details/{car}\"")));
-    let forged = format!("{}0", &resume[..resume.len() - 1]);
+    let flipped = if resume.ends_with('0') { '1' } else { '0' };
+    let forged = format!("{}{flipped}", &resume[..resume.len() - 1]);
     assert_eq!(app.get(&forged, &[("cookie", &session)]).await.location(), "/");
 
     // 订阅此搜索 the same way: the reason, then the subscription after sign-in.

@@ -15,7 +15,29 @@ on_both!(300 =>
     compare_keeps_three_cars_in_a_cookie,
     quality_and_campaign_lists,
     sitemaps_cover_every_online_listing,
+    legal_pages_show_their_version_and_every_footer_link_resolves,
 );
+
+async fn legal_pages_show_their_version_and_every_footer_link_resolves(app: &TestApp) {
+    for doc in domain::legal::docs() {
+        let r = app.get(&format!("/actives/help/{}", doc.slug), &[]).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", doc.slug);
+        assert!(r.body.contains(&format!("<h1>{}</h1>", doc.title)));
+        assert!(r.body.contains(&format!("版本 {} · {} 起生效", doc.version, doc.effective)), "{}", doc.slug);
+        assert!(doc.sections.iter().all(|(h, _)| r.body.contains(&format!("<h2>{h}</h2>"))));
+    }
+    assert_eq!(app.get("/actives/help/nosuchdoc", &[]).await.status, StatusCode::NOT_FOUND);
+    // The footer's and the sell form's links lead to these pages, not to a 404.
+    let home = app.get("/", &[]).await;
+    let seller = crate::support::login(app, "13900007777", "").await;
+    let sell = app.get("/personalsell", &[("cookie", &seller)]).await;
+    for page in [&home.body, &sell.body] {
+        for href in page.split(r#"href="/actives/help/"#).skip(1).filter_map(|s| s.split('"').next()) {
+            assert_eq!(app.get(&format!("/actives/help/{href}"), &[]).await.status, StatusCode::OK, "{href}");
+        }
+    }
+    assert!(sell.body.contains(r#"href="/actives/help/vippersonalsellcar""#));
+}
 
 async fn online(app: &TestApp) -> i64 {
     app.state.store.count_online(None).await.unwrap()

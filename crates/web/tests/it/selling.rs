@@ -74,6 +74,10 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let tokens = vec![upload_ok(app, &seller, 10).await, upload_ok(app, &seller, 120).await, upload_ok(app, &seller, 240).await];
     assert_eq!(files_under(&app.upload_dir).len(), 12, "3 photos × (full size + 3 widths)");
     let id = post_listing(app, &seller, "8.8", "一手车，按时保养，无事故", &tokens).await;
+    // Posting accepted the private-seller agreement the form names, by version.
+    let version = domain::legal::doc(domain::legal::SELL_DOC).unwrap().version;
+    let accepted = format!("select count(*) from listing where listing_id = {id} and agreement_version = '{version}'");
+    assert_eq!(app.state.store.count_admin(&accepted).await.unwrap(), 1);
 
     // 审核中: not public, listed for the seller with its state.
     assert_eq!(app.get(&format!("/details/{id}"), &[]).await.status, StatusCode::NOT_FOUND);

@@ -133,7 +133,7 @@ async fn the_questionnaire_recommends_what_the_list_has(app: &TestApp) {
 async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     let hall = app.get("/servicehall", &[]).await;
     assert_eq!(hall.status, StatusCode::OK);
-    assert!(hall.body.contains("<h1>服务大厅</h1>"));
+    assert!(hall.body.contains(r#"<h1 class="page-title">服务大厅</h1>"#));
     let links: Vec<&str> = hall.body.split(r#"<li><a href=""#).skip(1).filter_map(|s| s.split('"').next()).collect();
     assert!(links.len() >= 12, "buyers', sellers' and dealers' services: {links:?}");
     for href in links {
