@@ -34,7 +34,8 @@ async function setup(extra = { hrefTemplate: "/?city={py}" }) {
   const fetchImpl = vi.fn(() => Promise.resolve({ ok: true, json: () => Promise.resolve(regions) }));
   await act(() => render(<RegionPicker currentName="全国" regionsUrl="/api/regions" hot={[]} navigate={navigate} fetchImpl={fetchImpl} {...extra} />, el));
   const click = async (text) => {
-    const btn = [...el.querySelectorAll("button")].find((b) => b.textContent.trim().startsWith(text));
+    // The trigger reads "全国 切换城市" behind its pin icon; other buttons by their text.
+    const btn = text === "切换城市" ? el.querySelector("button.cc-trigger") : [...el.querySelectorAll("button")].find((b) => b.textContent.trim().startsWith(text));
     if (!btn) throw new Error(`no button ${text}: ${el.textContent}`);
     await act(() => btn.click());
     await act(() => new Promise((r) => setTimeout(r, 0)));
@@ -47,7 +48,7 @@ describe("RegionPicker", () => {
     const { el, fetchImpl, click } = await setup();
     expect(el.textContent).toContain("全国");
     expect(fetchImpl).not.toHaveBeenCalled();
-    await click("📍");
+    await click("切换城市");
     expect(fetchImpl).toHaveBeenCalledWith("/api/regions");
     expect(el.querySelector("[role=dialog]")).not.toBeNull();
     expect(el.textContent).toContain("湖南");
@@ -55,7 +56,7 @@ describe("RegionPicker", () => {
 
   it("walks a province to its cities and navigates to the chosen one", async () => {
     const { navigate, click } = await setup();
-    await click("📍");
+    await click("切换城市");
     await click("湖南");
     await click("长沙");
     expect(navigate).toHaveBeenCalledWith("/?city=changsha");
@@ -63,14 +64,14 @@ describe("RegionPicker", () => {
 
   it("chooses a municipality directly", async () => {
     const { navigate, click } = await setup();
-    await click("📍");
+    await click("切换城市");
     await click("北京");
     expect(navigate).toHaveBeenCalledWith("/?city=beijing");
   });
 
   it("searches by pinyin prefix and says so when nothing matches", async () => {
     const { el, click } = await setup();
-    await click("📍");
+    await click("切换城市");
     const input = el.querySelector("input[type=search]");
     await act(() => {
       input.value = "zhu";
@@ -88,7 +89,7 @@ describe("RegionPicker", () => {
 
   it("closes on Escape", async () => {
     const { el, click } = await setup();
-    await click("📍");
+    await click("切换城市");
     await act(() => el.querySelector("[role=dialog]").dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true })));
     expect(el.querySelector("[role=dialog]")).toBeNull();
   });
@@ -96,7 +97,7 @@ describe("RegionPicker", () => {
   it("as a form field fills a hidden input instead of navigating", async () => {
     const { el, navigate, click } = await setup({ name: "city", value: "", anyLabel: "不限" });
     expect(el.querySelector("input[type=hidden][name=city]").value).toBe("");
-    await click("📍");
+    await click("切换城市");
     await click("湖南");
     await click("株洲");
     expect(navigate).not.toHaveBeenCalled();
@@ -107,7 +108,7 @@ describe("RegionPicker", () => {
 
   it("shows every letter A–Z in the index bar, only present ones enabled", async () => {
     const { el, click } = await setup();
-    await click("📍");
+    await click("切换城市");
     const letters = [...el.querySelectorAll(".cc-index button")];
     expect(letters.map((b) => b.textContent).join("")).toBe("ABCDEFGHIJKLMNOPQRSTUVWXYZ");
     expect(letters.filter((b) => !b.disabled).map((b) => b.textContent)).toEqual(["B", "H"]);
