@@ -22,7 +22,7 @@ const variants = [
 /// Opens the filter panel when it is folded (phones) so its links can be clicked.
 async function openFilters(page) {
   const box = page.locator("details.filters-box");
-  if ((await box.getAttribute("open")) === null) await box.locator("summary").click();
+  if ((await box.getAttribute("open")) === null) await box.locator(":scope > summary").click();
 }
 
 for (const v of variants) {

@@ -42,6 +42,12 @@ test("without JavaScript, the server-rendered chooser works by links", async () 
   await page.locator(".province-cities a", { hasText: "株洲" }).click();
   await page.waitForURL(/\?city=zhuzhou$/);
   assert.match(await page.locator(".total").innerText(), /株洲在售/);
+  // 买车 keeps the chosen city; 全国 is one tap away on the list.
+  await page.locator(".nav a", { hasText: "买车" }).click();
+  await page.waitForURL(/\/carlist\?city=zhuzhou$/);
+  assert.match(await page.locator("h1").innerText(), /株洲/);
+  await page.locator(".frow", { hasText: "地区" }).locator("a", { hasText: "全国" }).click();
+  await page.waitForURL(/\/carlist$/);
   await context.close();
 });
 

@@ -86,7 +86,9 @@ test("a seller posts a car with three photos, staff approve it, a buyer finds it
   const buyerCtx = await getBrowser().newContext(PHONE);
   const buyer = await buyerCtx.newPage();
   await buyer.goto(BASE + "/carlist?city=changsha");
-  await buyer.locator("a", { hasText: "8-12万" }).first().click();
+  // On a phone the filter panel starts folded: open it.
+  await buyer.locator("details.filters-box > summary").click();
+  await buyer.locator(".filters a", { hasText: "8-12万" }).first().click();
   await buyer.waitForURL(/price=8-12/);
   await buyer.locator("a", { hasText: "最新" }).first().click();
   await buyer.waitForURL(/sort=new/);

@@ -97,6 +97,15 @@ pub enum CodeCheck {
     Exhausted,
 }
 
+/// Which limit of a [`Store::throttle`] call refused an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    /// Its index in the limits given.
+    pub limit: usize,
+    /// Seconds until it allows an event again (at least 1).
+    pub retry_after: i64,
+}
+
 /// A login ticket: an OAuth `state`, a desktop QR login, or a pending phone binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ticket {
@@ -284,13 +293,30 @@ impl Store {
     }
 
     /// Counts one event against every limit in `limits` — `(key, min seconds since the last
-    /// event, window seconds, max events per window)` — and returns whether all allowed it. Either
-    /// every counter moves or none does, and concurrent callers are serialised on each key's row,
-    /// so of a burst of requests exactly the allowed number pass, on one node or many.
-    pub async fn throttle(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<bool, DbError> {
+    /// event, window seconds, max events per window)` — and returns `None` when all allowed it,
+    /// else which limit refused and when it will allow one again. Either every counter moves or
+    /// none does, and concurrent callers are serialised on each key's row, so of a burst of
+    /// requests exactly the allowed number pass, on one node or many.
+    pub async fn throttle(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<Option<Refused>, DbError> {
+        let refused = self.throttle_once(limits, now).await?;
+        let Some(limit) = refused else { return Ok(None) };
+        let (key, interval, window, max) = limits[limit];
+        let row: Option<(i64, i64, i64)> = on_pool!(self, p => {
+            sqlx::query_as("select window_start, hits, last_at from throttle where throttle_key = $1").bind(key).fetch_optional(p).await?
+        });
+        let retry_after = row.map_or(1, |(start, hits, last)| {
+            let gap = last + interval - now;
+            let full = if hits >= max { start + window - now } else { 0 };
+            gap.max(full).max(1)
+        });
+        Ok(Some(Refused { limit, retry_after }))
+    }
+
+    /// [`Store::throttle`]'s one transaction: the index of the limit that refused, if any.
+    async fn throttle_once(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<Option<usize>, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
-            for (key, interval, window, max) in limits {
+            for (i, (key, interval, window, max)) in limits.iter().enumerate() {
                 let hits: Option<i64> = sqlx::query_scalar(
                     "insert into throttle (throttle_key, window_start, hits, last_at) values ($1, $2, 1, $2) \
                      on conflict (throttle_key) do update set \
@@ -309,11 +335,11 @@ impl Store {
                 .await?;
                 if hits.is_none() {
                     tx.rollback().await?;
-                    return Ok(false);
+                    return Ok(Some(i));
                 }
             }
             tx.commit().await?;
-            Ok(true)
+            Ok(None)
         })
     }
 

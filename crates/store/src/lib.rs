@@ -42,7 +42,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-pub use account::{CodeCheck, Identity, NewSession, Provider, Ticket, User};
+pub use account::{CodeCheck, Identity, NewSession, Provider, Refused, Ticket, User};
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};

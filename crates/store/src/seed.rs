@@ -511,6 +511,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(confirmed),
             Val::Int(confirmed + 30 * 86_400),
             if status == "sold" { Val::Int(now - rng.below(5 * 86_400) as i64) } else { Val::Null },
+            // Sent to review when first published; a car waiting for review was sent hours ago.
+            Val::Int(if status == "pending" { now - rng.below(30 * 3_600) as i64 } else { published }),
         ]);
         if listing_rows.len() == 5_000 {
             report.listings += listing_rows.len();
@@ -796,6 +798,7 @@ impl<'a> Batch<'a> {
             "confirmed_at",
             "expires_at",
             "sold_at",
+            "submitted_at",
         ];
         let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
             Some(Val::Int(id)) => *id,

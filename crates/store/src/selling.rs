@@ -617,14 +617,14 @@ impl Store {
 
     /// Listings waiting for review: flagged ones first, then oldest first; or the one listing
     /// `only` when it is waiting.
-    pub async fn review_queue(&self, only: Option<i64>, limit: i64) -> Result<Vec<ReviewItem>, DbError> {
+    pub async fn review_queue(&self, only: Option<i64>, limit: i64, offset: i64) -> Result<Vec<ReviewItem>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, ReviewItem>(
                 "select listing_id, title, price_yuan, market_value_yuan, review_flags, review_note, description, cover, city_code, \
                  seller_kind, submitted_at from listing where status = 'pending' and ($1 = 0 or listing_id = $1) \
-                 order by case when review_flags = '' then 1 else 0 end, coalesce(submitted_at, created_at), listing_id limit $2",
+                 order by case when review_flags = '' then 1 else 0 end, coalesce(submitted_at, created_at), listing_id limit $2 offset $3",
             )
-            .bind(only.unwrap_or(0)).bind(limit).fetch_all(p).await?
+            .bind(only.unwrap_or(0)).bind(limit).bind(offset).fetch_all(p).await?
         }))
     }
 

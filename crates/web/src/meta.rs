@@ -80,6 +80,8 @@ pub struct PageMeta {
     pub og_type: &'static str,
     /// JSON-LD documents, already made safe for a `<script>` element by [`json_ld`].
     pub json_ld: Vec<String>,
+    /// Where the header's 买车 goes: the list, in the visitor's chosen city when there is one.
+    pub buy_href: std::borrow::Cow<'static, str>,
 }
 
 /// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
@@ -140,7 +142,18 @@ impl PageMeta {
             robots: "index,follow",
             og_type: "website",
             json_ld: Vec::new(),
+            buy_href: std::borrow::Cow::Borrowed("/carlist"),
         }
+    }
+
+    /// [`PageMeta::new`] for a visitor: the header's 买车 opens the list in the city they chose
+    /// (全国 is one tap away on the list).
+    pub fn for_visitor(state: &AppState, visitor: &crate::visitor::Visitor, layout: Layout, title: impl Into<String>) -> PageMeta {
+        let mut page = PageMeta::new(state, visitor.device, layout, title);
+        if let Some(city) = visitor.city_slug.as_deref().and_then(domain::region::city_by_slug) {
+            page.buy_href = std::borrow::Cow::Owned(format!("/carlist?city={}", city.slug));
+        }
+        page
     }
 
     /// A page crawlers should not list but whose links they may follow (deep searches, sign-in,

@@ -336,7 +336,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         Some(s) => format!("{}在售{}", s.name, title),
         None => title,
     };
-    let mut page = PageMeta::new(state, visitor.device, layout, title).describe(description).canonical_path(state, &canonical);
+    let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
     if !q.is_indexable(result.total) {
         page.noindex();
     }

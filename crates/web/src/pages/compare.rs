@@ -84,7 +84,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
         Some("msg=full") => Some("最多对比3辆车，请先移除一辆"),
         _ => None,
     };
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
     page.noindex();
     let differs = (0..rows.len()).map(|i| columns.len() > 1 && columns.iter().any(|c| c.values.get(i) != columns[0].values.get(i))).collect();
     let tpl = ComparePage { page, columns, rows, differs, message };

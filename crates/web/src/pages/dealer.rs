@@ -149,7 +149,7 @@ async fn render(
         Desk::Dealer => (Layout::Shop, "我的线索"),
         Desk::Staff => (Layout::Default, "平台线索"),
     };
-    let mut page = PageMeta::new(state, visitor.device, layout, heading).canonical_path(state, desk.path());
+    let mut page = PageMeta::for_visitor(state, visitor, layout, heading).canonical_path(state, desk.path());
     page.private();
     let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error };
     let mut res = Html(tpl.render()?).into_response();
@@ -333,7 +333,7 @@ async fn push_page(
             when: domain::time::relative(r.created_at, now),
         })
         .collect();
-    let mut page = PageMeta::new(state, visitor.device, Layout::Shop, "线索推送").canonical_path(state, "/actives/pushLeads");
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Shop, "线索推送").canonical_path(state, "/actives/pushLeads");
     page.private();
     let tpl = PushPage {
         page,

@@ -199,7 +199,7 @@ async fn render_with(
         domain::money::wan(d.guide_price_yuan)
     );
     let canonical = format!("/details/{id}");
-    let mut page = PageMeta::new(state, visitor.device, if shop.is_some() { Layout::Shop } else { Layout::Default }, title)
+    let mut page = PageMeta::for_visitor(state, visitor, if shop.is_some() { Layout::Shop } else { Layout::Default }, title)
         .describe(description.clone())
         .canonical_path(state, &canonical)
         .share_image(state, &photo_views[0].src);

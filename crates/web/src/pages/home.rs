@@ -116,7 +116,9 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         Some(c) => format!("{}二手车_{}二手车交易市场", c.name, c.name),
         None => "二手车_二手车交易市场_真实车源 价格评级".to_owned(),
     };
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, title);
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title);
+    // The city chosen on this very request (its cookie arrives with the next one).
+    page.buy_href = std::borrow::Cow::Owned(city.map_or_else(|| "/carlist".to_owned(), |c| format!("/carlist?city={}", c.slug)));
     let props = RegionPickerProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         regions_url: "/api/regions",

@@ -83,7 +83,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
     }
     let q: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.chars().take(1_000).collect::<String>()).unwrap_or_default();
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "组件库").canonical_path(&state, "/sys/kit");
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "组件库").canonical_path(&state, "/sys/kit");
     page.private();
     let now = state.clock.now();
     let mut dates = Vec::new();

@@ -23,7 +23,7 @@ struct LegalPage {
 /// `GET /actives/help/{slug}`; 404 for a slug that names no document.
 pub async fn doc(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>) -> Result<Response, AppError> {
     let doc = domain::legal::doc(&slug).ok_or(AppError::NotFound)?;
-    let page = PageMeta::new(&state, visitor.device, Layout::Default, doc.title)
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, doc.title)
         .describe(doc.summary.to_owned())
         .canonical_path(&state, &format!("/actives/help/{}", doc.slug));
     let others = domain::legal::docs().iter().filter(|d| d.slug != doc.slug).collect();

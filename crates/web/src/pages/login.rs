@@ -81,8 +81,8 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
         tracing::error!(error = %e, "sms code store failed");
         (StatusCode::SERVICE_UNAVAILABLE, "系统繁忙，请稍后再试".to_owned())
     };
-    if !state.store.throttle(&limits, now).await.map_err(internal)? {
-        return Err((StatusCode::TOO_MANY_REQUESTS, "发送太频繁了：同一手机号每60秒可获取1次、每天最多10次，请稍后再试".to_owned()));
+    if let Some(refused) = state.store.throttle(&limits, now).await.map_err(internal)? {
+        return Err((StatusCode::TOO_MANY_REQUESTS, throttle_message(refused)));
     }
     let code = loop {
         let mut bytes = [0u8; 4];
@@ -98,6 +98,17 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
         return Err((StatusCode::SERVICE_UNAVAILABLE, "短信发送失败，请稍后再试".to_owned()));
     }
     Ok(state.adapters.sms.is_sandbox().then_some(code))
+}
+
+/// Which limit refused a code, and when to try again: the phone's minute, the phone's day, or the
+/// network's hour (a number that never asked for a code is not told about its own limits).
+fn throttle_message(refused: store::Refused) -> String {
+    let wait = refused.retry_after;
+    match refused.limit {
+        0 if wait <= auth::SEND_INTERVAL_SECS => format!("验证码已发送，同一手机号每60秒可获取1次，请{wait}秒后再试"),
+        0 => format!("该手机号今天已获取{}次验证码，达到上限，请明天再试", auth::SENDS_PER_PHONE_PER_DAY),
+        _ => format!("当前网络获取验证码太频繁了，请{}分钟后再试", (wait + 59) / 60),
+    }
 }
 
 /// `POST /sys/login/code`: sends a code and shows the form again — or, asked with

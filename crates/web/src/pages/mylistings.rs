@@ -125,6 +125,11 @@ async fn render(
                 notes.push("超过30天未确认在售，已自动下架；确认在售即可重新上架".to_owned());
             }
             notes.push(format!("收到询价 {} 条", l.leads));
+            // 擦亮 once a day: while it waits, the button gives way to when it comes back.
+            let refresh_wait = l.refreshed_at.map(|r| domain::selling::REFRESH_EVERY_SECS - (now - r)).filter(|w| *w > 0 && st == ListingStatus::Online);
+            if let Some(w) = refresh_wait {
+                notes.push(format!("今天已擦亮，{}后可再次擦亮（每天1次）", wait_text(w)));
+            }
             let city = domain::region::city(l.city_code as u32).map_or("", |c| c.name);
             Row {
                 id: l.listing_id,
@@ -134,7 +139,7 @@ async fn render(
                 cover: domain::image::sized(&domain::image::cover(&l.cover, base), base, 320),
                 meta: format!("{}年 · {}万公里 · {city}", l.first_reg_year, domain::money::wan_km(l.mileage_km)),
                 notes,
-                actions: actions_of(st),
+                actions: actions_of(st).into_iter().filter(|(a, _, _)| refresh_wait.is_none() || *a != Action::Refresh.as_str()).collect(),
                 public: store::PUBLIC_STATUSES.contains(&l.status.as_str()),
             }
         })
@@ -176,7 +181,7 @@ async fn render(
             .collect();
         events.push((format!("车源 {id} 的记录"), lines));
     }
-    let mut page = PageMeta::new(state, visitor.device, Layout::Default, "我的车源").canonical_path(state, "/space/personcarlist");
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "我的车源").canonical_path(state, "/space/personcarlist");
     page.private();
     let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
     let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events };

@@ -85,7 +85,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, RawQuery(raw)
         None => "汽车资讯_二手车行情、导购与用车知识".to_owned(),
     };
     let title = if page_no > 1 { format!("{title}_第{page_no}页") } else { title };
-    let page = PageMeta::new(&state, visitor.device, Layout::Default, title)
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title)
         .describe("二手车行情、买车导购、用车养车知识和行业新闻。")
         .canonical_path(&state, &list_href(cat, page_no));
     let mut tabs = vec![("全部".to_owned(), "/news".to_owned(), cat.is_none())];
@@ -120,7 +120,7 @@ pub async fn article(State(state): State<AppState>, visitor: Visitor, PathId(id)
     let related = state.store.related_news(&art.item.category, id, 5).await?;
     let a = row(&state, &art.item);
     let canonical = a.href.clone();
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, art.item.title.clone())
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, art.item.title.clone())
         .describe(art.item.summary.clone())
         .canonical_path(&state, &canonical)
         .share_image(&state, &a.cover);

@@ -180,7 +180,7 @@ struct SellPage {
 }
 
 fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    PageMeta::new(state, visitor.device, Layout::Default, title)
+    PageMeta::for_visitor(state, visitor, Layout::Default, title)
         .canonical_path(state, path)
         .describe("免费发布二手车信息，估价参考、快速审核上架；也可留下手机号，由顾问上门评估、帮您卖车。")
 }
@@ -485,7 +485,7 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
 }
 
 fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, Layout::Default, "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
     page.private();
     page
 }

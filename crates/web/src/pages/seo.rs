@@ -11,7 +11,6 @@ use axum::response::{IntoResponse, Response};
 use domain::search::CarQuery;
 
 use crate::error::AppError;
-use crate::meta::Layout;
 use crate::state::AppState;
 
 fn xml(body: String) -> Response {
@@ -87,7 +86,7 @@ async fn pages(state: &AppState) -> Result<Response, AppError> {
         .map(|p| (format!("{site}{p}"), None))
         .collect();
     // The selling service's pages (the campaign pages are for ads and say noindex).
-    for d in super::shared::PAGES.iter().filter(|d| d.layout == Layout::Default) {
+    for d in super::shared::PAGES.iter().filter(|d| !d.is_campaign()) {
         urls.push((format!("{site}/actives/{}/{}", d.section, d.slug), None));
     }
     urls.extend(shops.into_iter().map(|(oname, t)| (format!("{site}/shop/{oname}"), Some(t))));

@@ -1,8 +1,9 @@
 //! The selling service and the lead-collection pages, each ending in a lead form:
 //! `/actives/service/{personalCar, sellcarPlan, sellcarService}` (what we do for a private seller,
 //! the packages with their fee, the steps and timeline) and the campaign pages
-//! `/actives/collect/{sellcar, buycar, selectcar}` (flow layout; `plan`, `unit`, `keyword`,
-//! `wx_aid` and `type` ride along into the lead). `selectcar` is a help-me-choose questionnaire:
+//! `/actives/collect/{sellcar, buycar, selectcar}` (with the site's header and footer, so a
+//! visitor who came from an ad can go on browsing; `plan`, `unit`, `keyword`, `wx_aid` and `type`
+//! ride along into the lead). `selectcar` is a help-me-choose questionnaire:
 //! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
 
 use std::collections::BTreeMap;
@@ -136,8 +137,8 @@ async fn render(
     code: StatusCode,
 ) -> Result<Response, AppError> {
     let path = format!("/actives/{}/{}", def.section, def.slug);
-    let mut page = PageMeta::new(state, visitor.device, def.layout, def.title).canonical_path(state, &path).describe(def.description);
-    if def.layout.is_flow() {
+    let mut page = PageMeta::for_visitor(state, visitor, def.layout, def.title).canonical_path(state, &path).describe(def.description);
+    if def.is_campaign() {
         // Campaign landing pages are for ads, not search results.
         page.noindex();
     }
@@ -377,7 +378,7 @@ struct HallPage {
 
 /// `GET /servicehall`.
 pub async fn hall(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let page = PageMeta::new(&state, visitor.device, Layout::Default, "服务大厅_买车卖车服务")
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "服务大厅_买车卖车服务")
         .describe("二手车网服务大厅：精品车、帮我找车、车辆对比、免费发布车源、卖车服务与方案、商家线索与通话录音。".to_owned())
         .canonical_path(&state, "/servicehall");
     Ok(Html(HallPage { page, groups: &HALL }.render()?).into_response())

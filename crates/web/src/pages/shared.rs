@@ -229,6 +229,14 @@ pub struct Def {
     pub submit: &'static str,
 }
 
+impl Def {
+    /// A campaign landing page (`/actives/collect/*`): for ads, so kept out of search engines
+    /// (noindex, not in the sitemap), though it carries the site's header and footer.
+    pub fn is_campaign(&self) -> bool {
+        self.section == "collect"
+    }
+}
+
 /// Every page, in the seed's order.
 pub const PAGES: [Def; 6] = [
     Def {
@@ -263,7 +271,7 @@ pub const PAGES: [Def; 6] = [
         slug: "sellcar",
         title: "免费评估 高价卖车",
         description: "留下手机号，卖车顾问免费评估您的爱车并给出报价。",
-        layout: Layout::Flow,
+        layout: Layout::Default,
         intent: Intent::Sell,
         submit: "免费评估",
     },
@@ -272,7 +280,7 @@ pub const PAGES: [Def; 6] = [
         slug: "buycar",
         title: "帮我找车",
         description: "告诉我们预算和想要的车，购车顾问按您的条件挑车、约看车。",
-        layout: Layout::Flow,
+        layout: Layout::Default,
         intent: Intent::Buy,
         submit: "帮我找车",
     },
@@ -281,7 +289,7 @@ pub const PAGES: [Def; 6] = [
         slug: "selectcar",
         title: "帮我选车",
         description: "回答四个问题，为您推荐预算内在售车最多的车系。",
-        layout: Layout::Flow,
+        layout: Layout::Default,
         intent: Intent::Buy,
         submit: "让顾问帮我挑",
     },

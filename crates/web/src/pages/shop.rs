@@ -29,7 +29,7 @@ use crate::validation;
 use crate::visitor::Visitor;
 
 fn shop_meta(state: &AppState, visitor: &Visitor, layout: Layout, title: String, path: &str) -> PageMeta {
-    PageMeta::new(state, visitor.device, layout, title).canonical_path(state, path)
+    PageMeta::for_visitor(state, visitor, layout, title).canonical_path(state, path)
 }
 
 /// The map of a shop: a static map image when a maps key is configured, and always a link that
@@ -295,7 +295,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
         if qs.is_empty() { "/shop".to_owned() } else { format!("/shop?{qs}") }
     };
     let title = format!("{}二手车商家", city.map_or("全国", |c| c.name));
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, title).canonical_path(&state, &href(page_no));
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title).canonical_path(&state, &href(page_no));
     if !name.is_empty() {
         page.noindex();
     }
@@ -348,7 +348,7 @@ impl ProfilePage {
 }
 
 fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, Layout::Shop, "店铺资料").canonical_path(state, "/shop/profile");
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Shop, "店铺资料").canonical_path(state, "/shop/profile");
     page.private();
     page
 }
@@ -545,7 +545,7 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
         Some(o) => state.store.shop_by_oname(o).await.ok(),
         None => None,
     };
-    let mut page = PageMeta::new(&state, visitor.device, Layout::Default, "提交成功").canonical_path(&state, "/actives/gratitude");
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "提交成功").canonical_path(&state, "/actives/gratitude");
     page.private();
     let adviser = if q.get("from").is_some_and(|f| f == "buy") { "二手车网购车顾问" } else { "二手车网卖车顾问" };
     let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());

@@ -30,7 +30,7 @@ use crate::state::AppState;
 use crate::visitor::Visitor;
 
 fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, Layout::Default, title).canonical_path(state, path);
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
     page.private();
     page
 }

@@ -56,10 +56,13 @@ struct ReviewPage {
     appeals: Vec<store::AppealRow>,
     show_appeals: bool,
     only: String,
+    /// The queue's page, and how many there are.
+    page_no: i64,
+    pages: i64,
 }
 
 fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    let mut page = PageMeta::new(state, visitor.device, Layout::Default, title).canonical_path(state, path);
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
     page.private();
     page
 }
@@ -71,17 +74,26 @@ pub struct StaffQuery {
     done: String,
     #[serde(default)]
     id: String,
+    #[serde(default)]
+    page: String,
 }
+
+/// Listings per page of the review queue.
+const QUEUE_PAGE: i64 = 50;
 
 async fn review_page(
     state: &AppState,
     visitor: &Visitor,
     only: Option<i64>,
+    page_no: i64,
     notice: Option<String>,
     error: Option<String>,
     status: StatusCode,
 ) -> Result<Response, AppError> {
-    let (queue, total) = tokio::try_join!(state.store.review_queue(only, 50), state.store.review_count())?;
+    let total = state.store.review_count().await?;
+    let pages = ((total + QUEUE_PAGE - 1) / QUEUE_PAGE).max(1);
+    let page_no = page_no.clamp(1, pages);
+    let queue = state.store.review_queue(only, QUEUE_PAGE, (page_no - 1) * QUEUE_PAGE).await?;
     let base = &state.config.image_upload_base;
     let ids: Vec<i64> = queue.iter().map(|r| r.listing_id).collect();
     let events = state.store.listing_events_of(&ids).await?;
@@ -118,6 +130,8 @@ async fn review_page(
         appeals: Vec::new(),
         show_appeals: false,
         only: only.map(|i| i.to_string()).unwrap_or_default(),
+        page_no,
+        pages: if only.is_some() { 1 } else { pages },
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -132,7 +146,8 @@ pub async fn review(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         _ => None,
     };
     let only = q.id.trim().parse::<i64>().ok().filter(|i| *i > 0);
-    review_page(&state, &visitor, only, notice, None, StatusCode::OK).await
+    let page_no = q.page.trim().parse::<i64>().unwrap_or(1);
+    review_page(&state, &visitor, only, page_no, notice, None, StatusCode::OK).await
 }
 
 /// A review decision.
@@ -152,14 +167,14 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
     let action = match d.decision.as_str() {
         "approve" => Action::Approve,
         "reject" => Action::Reject,
-        _ => return review_page(&state, &visitor, None, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+        _ => return review_page(&state, &visitor, None, 1, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let reason = d.reason.trim();
     if action == Action::Reject && reason.is_empty() {
-        return review_page(&state, &visitor, None, None, Some(format!("驳回车源 {id} 需要填写原因，卖家会看到它")), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return review_page(&state, &visitor, None, 1, None, Some(format!("驳回车源 {id} 需要填写原因，卖家会看到它")), StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     if reason.chars().count() > REASON_MAX {
-        return review_page(&state, &visitor, None, None, Some(format!("原因最多{REASON_MAX}字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return review_page(&state, &visitor, None, 1, None, Some(format!("原因最多{REASON_MAX}字")), StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     let now = state.clock.now();
     match state.store.listing_action(id, staff.user_id, Actor::Staff, action, reason, now).await? {
@@ -170,7 +185,7 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
             }
             Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
         }
-        ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
+        ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, 1, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
         ActionOutcome::TooSoon(_) | ActionOutcome::Deleted(_) => Err(AppError::NotFound),
     }
 }
@@ -193,6 +208,8 @@ async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String
         appeals,
         show_appeals: true,
         only: String::new(),
+        page_no: 1,
+        pages: 1,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -288,7 +305,7 @@ async fn render_appeal(state: &AppState, visitor: &Visitor, path: &str, form: Ap
         Some(u) => state.store.my_appeals(u.user_id).await?,
         None => Vec::new(),
     };
-    let page = PageMeta::new(state, visitor.device, Layout::Default, heading).canonical_path(state, action);
+    let page = PageMeta::for_visitor(state, visitor, Layout::Default, heading).canonical_path(state, action);
     let tpl = AppealPage { page, heading, intro, action, target_label, form, sent, mine };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;

@@ -82,7 +82,7 @@ async fn codes_expire_and_die_after_five_wrong_tries(app: &TestApp) {
     // Sending is limited: one per phone per 60 s.
     let again = app.post_form("/sys/login/code", &[], "mobile=13900000002").await;
     assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
-    assert!(again.body.contains("发送太频繁"));
+    assert!(again.body.contains("同一手机号每60秒可获取1次，请60秒后再试"), "says which limit and when");
     let minute_later = app.variant(Config::defaults(Env::Development), NOW + 60);
     assert_eq!(post_on(&minute_later, "/sys/login/code", &[], "mobile=13900000002").await.status, StatusCode::OK);
     // And 20 per IP per hour.
@@ -92,6 +92,9 @@ async fn codes_expire_and_die_after_five_wrong_tries(app: &TestApp) {
     }
     let r = app.post_form("/sys/login/code", &[("x-test-peer", "10.9.9.9")], "mobile=13700009999").await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    // A number that never asked for a code is told it is the network's limit, not its own.
+    assert!(r.body.contains("当前网络获取验证码太频繁了，请60分钟后再试"), "{}", r.body);
+    assert!(!r.body.contains("同一手机号"));
 }
 
 async fn app_token_and_web_cookie_bootstrap_a_session(app: &TestApp) {

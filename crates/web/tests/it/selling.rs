@@ -125,6 +125,12 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=refresh")).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(r.body.contains("每辆车24小时内只能擦亮一次，请24小时后再试"));
+    // The list says so before anyone presses it again: no 擦亮 button, and when it comes back.
+    let mine = app.get("/space/personcarlist", &[("cookie", &seller)]).await;
+    let row = &mine.body[mine.body.find(&format!(r#"id="listing-{id}""#)).unwrap()..];
+    let row = &row[..row.find("</li>").unwrap()];
+    assert!(row.contains("今天已擦亮，24小时后可再次擦亮（每天1次）"), "{row}");
+    assert!(!row.contains(r#"value="refresh""#));
 
     // Another user can neither see, edit, refresh, take down nor delete it.
     let other = login(app, OTHER, "").await;

@@ -11,14 +11,18 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
         ("/actives/service/personalCar", "个人卖车服务", "default"),
         ("/actives/service/sellcarPlan", "卖车方案", "default"),
         ("/actives/service/sellcarService", "卖车服务流程", "default"),
-        ("/actives/collect/sellcar", "免费评估 高价卖车", "flow"),
-        ("/actives/collect/buycar", "帮我找车", "flow"),
-        ("/actives/collect/selectcar", "帮我选车", "flow"),
+        ("/actives/collect/sellcar", "免费评估 高价卖车", "default"),
+        ("/actives/collect/buycar", "帮我找车", "default"),
+        ("/actives/collect/selectcar", "帮我选车", "default"),
     ] {
         let r = app.get(path, &[]).await;
         assert_eq!(r.status, StatusCode::OK, "{path}");
         assert!(r.body.contains(&format!("<h1>{title}</h1>")), "{path}");
         assert!(r.body.contains(&format!(r#"data-layout="{layout}""#)), "{path}");
+        // Every page carries the site's header, so a visitor from an ad can go on browsing;
+        // the campaign pages stay out of search engines.
+        assert!(r.body.contains(r#"<header class="site-header">"#), "{path}");
+        assert_eq!(r.body.contains("noindex"), path.starts_with("/actives/collect/"), "{path}");
         assert!(r.body.contains(&format!(r#"<form method="post" action="{path}""#)), "{path}: ends in a lead form");
     }
     for path in ["/actives/service/nope", "/actives/collect/personalCar", "/actives/service/sellcar"] {
