@@ -49,16 +49,34 @@ pub fn is_code(text: &str) -> bool {
     text.len() == 6 && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn hmac_hex(secret: &[u8], parts: &[&str]) -> String {
-    // HMAC takes keys of any length, so this cannot fail; an empty MAC would never verify.
-    let Ok(mut mac) = HmacSha256::new_from_slice(secret) else { return String::new() };
+/// An HMAC-SHA256 over `parts` joined by the unit separator (␟).
+fn hmac_of(secret: &[u8], parts: &[&str]) -> Option<HmacSha256> {
+    // HMAC takes keys of any length, so this cannot fail.
+    let mut mac = HmacSha256::new_from_slice(secret).ok()?;
     for (i, p) in parts.iter().enumerate() {
         if i > 0 {
             mac.update(b"\x1f");
         }
         mac.update(p.as_bytes());
     }
-    hex::encode(mac.finalize().into_bytes())
+    Some(mac)
+}
+
+fn hmac_hex(secret: &[u8], parts: &[&str]) -> String {
+    // An empty MAC would never verify.
+    hmac_of(secret, parts).map_or_else(String::new, |mac| hex::encode(mac.finalize().into_bytes()))
+}
+
+/// The hex HMAC-SHA256 of `parts` under the site secret: the signature of a value the server
+/// hands out and reads back (a resumed action's token).
+pub fn sign(secret: &[u8], parts: &[&str]) -> String {
+    hmac_hex(secret, parts)
+}
+
+/// Whether `signature` is [`sign`]'s for `parts` (compared in constant time).
+pub fn verify(secret: &[u8], parts: &[&str], signature: &str) -> bool {
+    let Ok(sig) = hex::decode(signature) else { return false };
+    hmac_of(secret, parts).is_some_and(|mac| mac.verify_slice(&sig).is_ok())
 }
 
 /// What is stored for an SMS code: an HMAC over the phone and the code, so a copy of the database
@@ -99,13 +117,7 @@ pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> R
     if sig.len() != 32 {
         return Err(AppTokenError::Malformed);
     }
-    let mut mac = HmacSha256::new_from_slice(secret).map_err(|_| AppTokenError::BadSignature)?;
-    for (i, p) in ["app", mobile, expiry].iter().enumerate() {
-        if i > 0 {
-            mac.update(b"\x1f");
-        }
-        mac.update(p.as_bytes());
-    }
+    let mac = hmac_of(secret, &["app", mobile, expiry]).ok_or(AppTokenError::BadSignature)?;
     mac.verify_slice(&sig).map_err(|_| AppTokenError::BadSignature)?;
     if expires_at < now {
         return Err(AppTokenError::Expired);
@@ -243,6 +255,17 @@ mod tests {
         for bad in ["12345", "1234567", "12345a", "", "１２３４５６"] {
             assert!(!is_code(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn signatures_verify_only_for_their_parts_and_secret() {
+        let sig = sign(b"k", &["resume", "payload"]);
+        assert!(verify(b"k", &["resume", "payload"], &sig));
+        assert!(!verify(b"k2", &["resume", "payload"], &sig));
+        assert!(!verify(b"k", &["resume", "payloae"], &sig));
+        assert!(!verify(b"k", &["resumepayload"], &sig), "parts are separated");
+        assert!(!verify(b"k", &["resume", "payload"], "zz"));
+        assert!(!verify(b"k", &["resume", "payload"], &sig[..62]));
     }
 
     #[test]

@@ -378,12 +378,10 @@ pub fn understand(text: &str) -> Understood {
     let vocabulary = &*VOCABULARY;
     // Spaces are kept as word edges; everything else is folded as the vocabulary is.
     let chars: Vec<char> = text.chars().map(|c| if c.is_whitespace() || c.is_control() { ' ' } else { narrow(c) }).collect();
+    let folded: String = chars.iter().copied().filter_map(fold_char).collect();
     let brands_named: Vec<&'static Brand> = catalog::brands()
         .iter()
-        .filter(|b| {
-            let folded: String = chars.iter().copied().filter_map(fold_char).collect();
-            folded.contains(&fold(b.name)) || BRAND_ALIASES.iter().any(|(a, slug)| *slug == b.slug && folded.contains(&fold(a)))
-        })
+        .filter(|b| folded.contains(&fold(b.name)) || BRAND_ALIASES.iter().any(|(a, slug)| *slug == b.slug && folded.contains(&fold(a))))
         .collect();
     let mut u = Understood::default();
     let mut series_found: Vec<&'static [&'static Series]> = Vec::new();

@@ -150,10 +150,13 @@ impl PageMeta {
     /// (全国 is one tap away on the list).
     pub fn for_visitor(state: &AppState, visitor: &crate::visitor::Visitor, layout: Layout, title: impl Into<String>) -> PageMeta {
         let mut page = PageMeta::new(state, visitor.device, layout, title);
-        if let Some(city) = visitor.city_slug.as_deref().and_then(domain::region::city_by_slug) {
-            page.buy_href = std::borrow::Cow::Owned(format!("/carlist?city={}", city.slug));
-        }
+        page.buy_in(visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
         page
+    }
+
+    /// Points the header's 买车 at the list in `city` (the whole country without one).
+    pub fn buy_in(&mut self, city: Option<&domain::region::City>) {
+        self.buy_href = city.map_or(std::borrow::Cow::Borrowed("/carlist"), |c| std::borrow::Cow::Owned(format!("/carlist?city={}", c.slug)));
     }
 
     /// A page crawlers should not list but whose links they may follow (deep searches, sign-in,

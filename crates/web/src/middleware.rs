@@ -118,7 +118,7 @@ async fn resumable_refusal(state: &AppState, req: Request) -> Response {
         .map(|(_, v)| domain::auth::safe_return(&v).into_owned())
         .or_else(|| crate::signin::referer_path(state, &parts.headers))
         .unwrap_or_else(|| "/".to_owned());
-    let device = crate::resume::device_of(&parts.headers, &parts.extensions);
+    let device = crate::visitor::device_id_of(&parts.headers, &parts.extensions).unwrap_or_default();
     let form = crate::resume::login_form(state, &device, &pending, &back);
     crate::signin::login_page(state, &parts.headers, form, StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
 }

@@ -9,14 +9,12 @@
 //! listed in [`Pending`] are ever replayed.
 
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use domain::search::{CarQuery, Sort};
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 
 use crate::cookies::cookie;
 use crate::error::AppError;
@@ -78,29 +76,18 @@ impl Pending {
     }
 }
 
-fn mac(secret: &str, payload: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
-    mac.update(b"resume\n");
-    mac.update(payload.as_bytes());
-    hex::encode(mac.finalize().into_bytes())
-}
-
 /// The signed token of `pending` for the device `device`, returning to `back`.
 pub fn token(secret: &str, device: &str, pending: &Pending, back: &str, now: i64) -> String {
     let (kind, arg) = pending.parts();
     let payload = serde_json::json!([kind, arg, back, now + TTL_SECS, device]).to_string();
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), mac(secret, &payload))
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), domain::auth::sign(secret.as_bytes(), &["resume", &payload]))
 }
 
 /// The action and return path of a token this server signed for `device`, unless it expired.
 pub fn open(secret: &str, device: &str, token: &str, now: i64) -> Option<(Pending, String)> {
     let (body, sig) = token.split_once('.')?;
     let payload = String::from_utf8(URL_SAFE_NO_PAD.decode(body).ok()?).ok()?;
-    let expected = mac(secret, &payload);
-    // Constant time: the comparison does not tell how much of a forged signature was right.
-    if expected.len() != sig.len() || expected.bytes().zip(sig.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) != 0 {
-        return None;
-    }
+    domain::auth::verify(secret.as_bytes(), &["resume", &payload], sig).then_some(())?;
     let (kind, arg, back, expires, bound): (String, String, String, i64, String) = serde_json::from_str(&payload).ok()?;
     (bound == device && now <= expires).then_some(())?;
     Some((Pending::from_parts(&kind, &arg)?, domain::auth::safe_return(&back).into_owned()))
@@ -113,10 +100,15 @@ pub fn login_form(state: &AppState, device: &str, pending: &Pending, back: &str)
     LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={t}")) }
 }
 
+/// A saved search's query string (with or without its `?`) as a search.
+pub fn saved_query(query: &str) -> CarQuery {
+    CarQuery::parse(form_urlencoded::parse(query.trim_start_matches('?').as_bytes()))
+}
+
 /// Saves a search for a user (the list's query, first page, default sort); the message when the
 /// user keeps [`MAX_SAVED_SEARCHES`] already.
 pub async fn save_search(state: &AppState, user_id: i64, query: &str) -> Result<Result<(), &'static str>, AppError> {
-    let mut q = CarQuery::parse(form_urlencoded::parse(query.trim_start_matches('?').as_bytes()));
+    let mut q = saved_query(query);
     q.page = 1;
     q.sort = Sort::default();
     let query = q.to_query();
@@ -190,15 +182,6 @@ pub async fn show_flash(state: axum::extract::State<AppState>, req: Request, nex
     }
     parts.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
     Response::from_parts(parts, axum::body::Body::from(out))
-}
-
-/// The device id of a request (the `auth` middleware's), for binding a token.
-pub fn device_of(headers: &HeaderMap, extensions: &axum::http::Extensions) -> String {
-    extensions
-        .get::<crate::visitor::DeviceId>()
-        .map(|d| d.0.clone())
-        .or_else(|| cookie(headers, crate::cookies::DEVICE_COOKIE).map(str::to_owned))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Visitor, Infallible> {
         let presented = cookie(&parts.headers, DEVICE_COOKIE).filter(|v| valid_device_id(v));
-        let device_id = parts.extensions.get::<DeviceId>().map(|d| d.0.clone()).or_else(|| presented.map(str::to_owned));
+        let device_id = device_id_of(&parts.headers, &parts.extensions);
         let ip = peer_ip(&parts.extensions);
         let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
         Ok(Visitor {
@@ -70,6 +70,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
 /// `Purpose: prefetch`): pages answer it but record no visit, history or share attribution.
 pub fn is_prefetch(headers: &HeaderMap) -> bool {
     ["sec-purpose", "purpose", "x-moz"].iter().any(|h| headers.get(*h).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("prefetch")))
+}
+
+/// A request's device id: the one the `auth` middleware gave it, else the valid `hx_did` cookie.
+pub fn device_id_of(headers: &HeaderMap, extensions: &axum::http::Extensions) -> Option<String> {
+    extensions.get::<DeviceId>().map(|d| d.0.clone()).or_else(|| cookie(headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned))
 }
 
 /// The peer's IP address as the socket saw it (empty in in-process tests without one).

@@ -118,7 +118,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     };
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title);
     // The city chosen on this very request (its cookie arrives with the next one).
-    page.buy_href = std::borrow::Cow::Owned(city.map_or_else(|| "/carlist".to_owned(), |c| format!("/carlist?city={}", c.slug)));
+    page.buy_in(city);
     let props = RegionPickerProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         regions_url: "/api/regions",

@@ -44,7 +44,8 @@ pub struct Row {
     pub public: bool,
 }
 
-fn actions_of(status: ListingStatus) -> Vec<(&'static str, &'static str, &'static str)> {
+/// The actions a listing in `status` offers its seller; 擦亮 only when `can_refresh` (once a day).
+fn actions_of(status: ListingStatus, can_refresh: bool) -> Vec<(&'static str, &'static str, &'static str)> {
     let all = [
         (Action::Refresh, ""),
         (Action::Confirm, ""),
@@ -55,7 +56,7 @@ fn actions_of(status: ListingStatus) -> Vec<(&'static str, &'static str, &'stati
         (Action::Delete, "删除后无法恢复，确定删除吗？"),
     ];
     all.into_iter()
-        .filter(|(a, _)| domain::selling::transition(status, *a, Actor::Seller).is_ok())
+        .filter(|(a, _)| (can_refresh || *a != Action::Refresh) && domain::selling::transition(status, *a, Actor::Seller).is_ok())
         .map(|(a, confirm)| (a.as_str(), a.label(), confirm))
         .collect()
 }
@@ -139,7 +140,7 @@ async fn render(
                 cover: domain::image::sized(&domain::image::cover(&l.cover, base), base, 320),
                 meta: format!("{}年 · {}万公里 · {city}", l.first_reg_year, domain::money::wan_km(l.mileage_km)),
                 notes,
-                actions: actions_of(st).into_iter().filter(|(a, _, _)| refresh_wait.is_none() || *a != Action::Refresh.as_str()).collect(),
+                actions: actions_of(st, refresh_wait.is_none()),
                 public: store::PUBLIC_STATUSES.contains(&l.status.as_str()),
             }
         })
@@ -241,7 +242,7 @@ mod tests {
 
     #[test]
     fn each_status_offers_only_what_it_allows() {
-        let names = |s| actions_of(s).into_iter().map(|(a, _, _)| a).collect::<Vec<_>>();
+        let names = |s| actions_of(s, true).into_iter().map(|(a, _, _)| a).collect::<Vec<_>>();
         assert_eq!(names(ListingStatus::Online), ["refresh", "confirm", "sold", "take_down", "delete"]);
         assert_eq!(names(ListingStatus::Pending), ["take_down", "delete"]);
         assert_eq!(names(ListingStatus::Expired), ["confirm", "sold", "take_down", "delete"]);

@@ -503,17 +503,13 @@ struct SearchesPage {
     confirm: Option<IslandMount>,
 }
 
-fn parse_saved(query: &str) -> CarQuery {
-    CarQuery::parse(form_urlencoded::parse(query.as_bytes()))
-}
-
 /// `GET /space/searches`: each saved search with its new matches and price drops since last seen.
 pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let year = domain::time::year(state.clock.now());
     let mut out = Vec::new();
     let store = &state.store;
     for saved in store.saved_searches(user.user_id).await? {
-        let q = parse_saved(&saved.query);
+        let q = crate::resume::saved_query(&saved.query);
         let fresh = Scope { published_after: Some(saved.last_checked_at), ..Scope::default() };
         let cut = Scope { price_cut_after: Some(saved.last_checked_at), ..Scope::default() };
         let (total, new_count, drops) =
@@ -551,7 +547,7 @@ pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn
 /// `GET /space/searches/{id}`: marks it seen and opens the list.
 pub async fn open_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let s = state.store.open_saved_search(user.user_id, id, state.clock.now()).await?.ok_or(AppError::NotFound)?;
-    let mut q = parse_saved(&s.query);
+    let mut q = crate::resume::saved_query(&s.query);
     q.sort = Sort::Newest;
     Ok(see_other(&q.href("/carlist"), Vec::new()))
 }
