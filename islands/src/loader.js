@@ -1,9 +1,10 @@
 // The site runtime, loaded by every page (small, no React): mounts islands over their
 // server-rendered fallback and adds the navigation niceties — a top progress bar
 // during navigation, ignoring a link to the current URL, prefetching visible links after 2000 ms
-// idle (not offline, on 2g or with Save-Data), online/offline status, back-to-top, click guards
-// (`data-guard`) and app-open links (`data-app-open`). Page transitions use the View Transitions
-// API from CSS (`@view-transition`), so they need no script.
+// idle (not offline, on 2g or with Save-Data), online/offline status, back-to-top, selects that
+// follow another (`data-follows`), click guards (`data-guard`) and app-open links
+// (`data-app-open`). Page transitions use the View Transitions API from CSS
+// (`@view-transition`), so they need no script.
 //
 // Islands: each [data-island] element names its module (data-src) and carries JSON props
 // (data-props). Modules load when the browser is idle, or when the element becomes visible
@@ -14,6 +15,7 @@ import { isPageNavigation, isSameUrl, prefetchable, prefetchAllowed, PREFETCH_ID
 import { toast } from "./kit/toast.js";
 import { guard } from "./kit/guard.js";
 import { openApp } from "./kit/appopen.js";
+import { follow } from "./kit/follow.js";
 
 const started = new WeakSet();
 const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 1));
@@ -113,7 +115,36 @@ window.addEventListener("online", () => {
 });
 if (navigator.onLine === false) offline();
 
-// Back to top: appears after one screen of scrolling.
+// Selects that follow another (车系 after 品牌).
+for (const select of document.querySelectorAll("select[data-follows]")) {
+  const lead = document.getElementById(select.dataset.follows);
+  if (lead) follow(select, lead);
+}
+
+// Back to top: appears after one screen of scrolling, and steps aside while a control (a pager, a
+// submit button, a date field, a card's 收藏) is under it, so it never stands in front of one.
+// A link much larger than the button (a whole card) stays tappable around it and does not count.
+const CONTROL = "a[href], button, input, select, textarea, summary, label";
+function coversControl(button) {
+  const r = button.getBoundingClientRect();
+  const area = r.width * r.height;
+  const points = [
+    [r.left + 2, r.top + 2],
+    [r.right - 2, r.top + 2],
+    [r.left + 2, r.bottom - 2],
+    [r.right - 2, r.bottom - 2],
+    [(r.left + r.right) / 2, (r.top + r.bottom) / 2],
+  ];
+  return points.some(([x, y]) =>
+    document.elementsFromPoint(x, y).some((el) => {
+      if (button.contains(el)) return false;
+      const control = el.closest(CONTROL);
+      if (!control) return false;
+      const c = control.getBoundingClientRect();
+      return !(control.matches("a") && c.width * c.height > 6 * area);
+    }),
+  );
+}
 const top = document.createElement("button");
 top.type = "button";
 top.className = "back-top";
@@ -133,6 +164,8 @@ window.addEventListener(
     ticking = true;
     requestAnimationFrame(() => {
       top.hidden = window.scrollY < window.innerHeight;
+      // Measured while shown but invisible, so the test sees where it would be.
+      if (!top.hidden) top.classList.toggle("aside", coversControl(top));
       ticking = false;
     });
   },

@@ -11,6 +11,7 @@ import { guard, GUARD_MS } from "../src/kit/guard.js";
 import { APP_OPEN_MS, openApp, storeLink } from "../src/kit/appopen.js";
 import { openLayer, SCROLL_RESTORE_MS, Z_BASE } from "../src/kit/layer.js";
 import { toast, TOAST_MS } from "../src/kit/toast.js";
+import { follow } from "../src/kit/follow.js";
 
 afterEach(() => vi.useRealTimers());
 
@@ -250,5 +251,44 @@ describe("click guard, app-open, layers, toast", () => {
     expect(el.classList.contains("show")).toBe(true);
     vi.advanceTimersByTime(1);
     expect(el.classList.contains("show")).toBe(false);
+  });
+});
+
+describe("a select that follows another (车系 after 品牌)", () => {
+  const build = () => {
+    document.body.innerHTML = `<select id="b"><option value="">不限</option><option value="baoma">宝马</option><option value="aodi">奥迪</option></select>
+      <select id="s"><option value="">不限</option><optgroup data-value="baoma"><option value="x3">宝马 X3</option><option value="x5">宝马 X5</option></optgroup><optgroup data-value="aodi"><option value="a4l">奥迪 A4L</option></optgroup></select>`;
+    const lead = document.getElementById("b");
+    const select = document.getElementById("s");
+    return { lead, select, sync: follow(select, lead) };
+  };
+  const offered = (select) => [...select.options].map((o) => o.value);
+
+  it("offers every series until a brand is chosen, then only that brand's", () => {
+    const { lead, select } = build();
+    expect(offered(select)).toEqual(["", "x3", "x5", "a4l"]);
+    lead.value = "aodi";
+    lead.dispatchEvent(new Event("change"));
+    expect(offered(select)).toEqual(["", "a4l"]);
+  });
+
+  it("clears a series of another brand when the brand changes", () => {
+    const { lead, select } = build();
+    select.value = "x5";
+    lead.value = "aodi";
+    lead.dispatchEvent(new Event("change"));
+    expect(select.value).toBe("");
+    lead.value = "baoma";
+    lead.dispatchEvent(new Event("change"));
+    expect(offered(select)).toEqual(["", "x3", "x5"]);
+  });
+
+  it("choosing a series first sets its brand", () => {
+    const { lead, select } = build();
+    select.value = "a4l";
+    select.dispatchEvent(new Event("change"));
+    expect(lead.value).toBe("aodi");
+    expect(select.value).toBe("a4l");
+    expect(offered(select)).toEqual(["", "a4l"]);
   });
 });

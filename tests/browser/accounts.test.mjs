@@ -5,7 +5,7 @@
 // login confirmed from a signed-in phone in a second browser context.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -34,14 +34,7 @@ async function firstCarPath(page) {
   return new URL(await page.locator("li.card a").first().getAttribute("href"), BASE).pathname;
 }
 
-const variants = [
-  { name: "phone, JavaScript on", mobile: true, js: true, n: 1 },
-  { name: "phone, JavaScript off", mobile: true, js: false, n: 2 },
-  { name: "desktop, JavaScript on", mobile: false, js: true, n: 3 },
-  { name: "desktop, JavaScript off", mobile: false, js: false, n: 4 },
-];
-
-for (const v of variants) {
+for (const v of VARIANTS) {
   test(`SMS login from 收藏 lands back on the car: ${v.name}`, async () => {
     const ctx = await context(v.mobile, v.js);
     const page = await ctx.newPage();
@@ -81,7 +74,7 @@ for (const v of variants) {
   });
 }
 
-for (const v of variants) {
+for (const v of VARIANTS) {
   test(`订阅此搜索 signed out finishes after sign-in: ${v.name}`, async () => {
     const ctx = await context(v.mobile, v.js);
     const page = await ctx.newPage();

@@ -7,6 +7,15 @@ import { chromium } from "playwright-core";
 export const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
 export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
 
+/// The four ways a visitor comes: phone or desktop, JavaScript on or off (`n` numbers them, for
+/// a distinct phone per variant).
+export const VARIANTS = [
+  { name: "phone, JavaScript on", mobile: true, js: true, n: 1 },
+  { name: "phone, JavaScript off", mobile: true, js: false, n: 2 },
+  { name: "desktop, JavaScript on", mobile: false, js: true, n: 3 },
+  { name: "desktop, JavaScript off", mobile: false, js: false, n: 4 },
+];
+
 /// Launches Chromium before the file's tests and closes it after; returns a getter.
 export function useBrowser() {
   let browser;

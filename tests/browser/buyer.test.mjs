@@ -3,7 +3,7 @@
 // with a bad phone (the message appears beside the field and the input is kept), then a good one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 
@@ -12,12 +12,7 @@ const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
 const phone = (i) => `13${i}${run}0`.slice(0, 11);
 
-const variants = [
-  { name: "phone, JavaScript on", phone: phone(1), mobile: true, js: true },
-  { name: "phone, JavaScript off", phone: phone(2), mobile: true, js: false },
-  { name: "desktop, JavaScript on", phone: phone(3), mobile: false, js: true },
-  { name: "desktop, JavaScript off", phone: phone(4), mobile: false, js: false },
-];
+const variants = VARIANTS.map((v) => ({ ...v, phone: phone(v.n) }));
 
 /// Opens the filter panel when it is folded (phones) so its links can be clicked.
 async function openFilters(page) {

@@ -131,3 +131,48 @@ test("compare fits a phone: the label column stays while the cars scroll, differ
   assert.ok((await page.locator("table.compare tr.diff").count()) > 0, "rows where the cars differ are marked");
   await ctx.close();
 });
+
+test("back to top never stands in front of a pager, a submit button or a card's 收藏 while scrolling", async () => {
+  for (const phone of [true, false]) {
+    const ctx = await getBrowser().newContext(phone ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    const car = await firstCar(page);
+    let shown = 0;
+    const found = [];
+    for (const path of ["/carlist", car, "/shop", "/news"]) {
+      await page.goto(BASE + path, { waitUntil: "networkidle" });
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      for (let y = 0; y <= height; y += 250) {
+        await page.evaluate((y) => window.scrollTo(0, y), y);
+        // The button decides on the next animation frame after the scroll event.
+        const covered = await page.evaluate(
+          () =>
+            new Promise((done) =>
+              requestAnimationFrame(() =>
+                requestAnimationFrame(() => {
+                  const top = document.querySelector(".back-top");
+                  if (!top || top.hidden || getComputedStyle(top).visibility === "hidden") return done(null);
+                  const r = top.getBoundingClientRect();
+                  const hits = [...document.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, summary")].filter((el) => {
+                    if (el === top) return false;
+                    const c = el.getBoundingClientRect();
+                    if (c.width < 1 || c.height < 1 || getComputedStyle(el).visibility === "hidden") return false;
+                    // A whole card is a link; it stays tappable around the button.
+                    if (el.matches("a") && c.width * c.height > 6 * r.width * r.height) return false;
+                    return Math.min(r.right, c.right) - Math.max(r.left, c.left) > 1 && Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top) > 1;
+                  });
+                  done(hits.map((el) => `${el.tagName.toLowerCase()} "${(el.innerText || el.value || "").trim().slice(0, 12)}"`));
+                }),
+              ),
+            ),
+        );
+        if (covered === null) continue;
+        shown += 1;
+        for (const c of covered) found.push(`${phone ? "phone" : "desktop"} ${path} at ${y}px: covers ${c}`);
+      }
+    }
+    assert.ok(shown > 0, "the button shows somewhere");
+    assert.deepEqual(found, []);
+    await ctx.close();
+  }
+});

@@ -83,3 +83,4 @@ pub mod time;
 pub mod understand;
 pub mod validate;
 pub mod valuation;
+pub mod vip;

@@ -51,6 +51,11 @@ pub fn date(ts: i64) -> String {
     china(ts).format("%Y-%m-%d").to_string()
 }
 
+/// `yyyyMMddHHmmss` (order numbers, the providers' compact times).
+pub fn compact(ts: i64) -> String {
+    china(ts).format("%Y%m%d%H%M%S").to_string()
+}
+
 /// `yyyy-MM-dd HH:mm:ss`.
 pub fn datetime(ts: i64) -> String {
     china(ts).format("%Y-%m-%d %H:%M:%S").to_string()

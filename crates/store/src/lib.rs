@@ -26,6 +26,7 @@ mod listing;
 mod lite;
 mod migrate;
 mod news;
+mod pay;
 mod push;
 mod search;
 pub mod seed;
@@ -49,6 +50,7 @@ pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
+pub use pay::{Item, NewOrder, PayOrder, Payment, Settled};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
 pub use selling::{
@@ -192,6 +194,8 @@ stored_by_parse!(
     domain::appeal::Kind,
     domain::appeal::Status,
     domain::order::Status,
+    domain::order::Product,
+    domain::order::Provider,
     domain::selling::Actor,
     domain::selling::Action,
     domain::selling::ListingStatus,

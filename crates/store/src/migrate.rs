@@ -47,8 +47,10 @@ impl Store {
                     tracing::info!("statistics refreshed after migrating");
                 }
             }
-            Ok(())
-        })
+            Ok::<(), DbError>(())
+        })?;
+        // The plans on sale are the code's; stored so that memberships can point at them.
+        self.sync_plans().await
     }
 }
 

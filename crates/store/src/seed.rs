@@ -528,60 +528,11 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         demo_leads(&mut batch, demo_car, now).await?;
     }
 
-    // News and VIP plans.
+    // News.
     let news = news_rows(&mut rng, now);
     report.news = news.len();
     batch
         .insert("news", &["news_id", "category", "title", "summary", "body", "cover", "source", "demo", "published_at", "created_at"], news, &["demo"])
-        .await?;
-    let plans = vec![
-        vec![
-            Val::Int(1),
-            Val::Text("personal-month".into()),
-            Val::Text("个人VIP月卡".into()),
-            Val::Text("personal".into()),
-            Val::Int(1_900),
-            Val::Int(30),
-            Val::Text("免费查询维保记录2次;估价报告不限次;优先客服".into()),
-            Val::Int(1),
-            Val::Int(1),
-        ],
-        vec![
-            Val::Int(2),
-            Val::Text("personal-year".into()),
-            Val::Text("个人VIP年卡".into()),
-            Val::Text("personal".into()),
-            Val::Int(16_800),
-            Val::Int(365),
-            Val::Text("免费查询维保记录30次;估价报告不限次;优先客服;车源降价提醒".into()),
-            Val::Int(1),
-            Val::Int(2),
-        ],
-        vec![
-            Val::Int(3),
-            Val::Text("dealer-city".into()),
-            Val::Text("商家同城VIP".into()),
-            Val::Text("dealer".into()),
-            Val::Int(99_800),
-            Val::Int(90),
-            Val::Text("同城列表置顶;店铺认证标识;线索实时推送".into()),
-            Val::Int(1),
-            Val::Int(3),
-        ],
-        vec![
-            Val::Int(4),
-            Val::Text("dealer-china".into()),
-            Val::Text("商家全国VIP".into()),
-            Val::Text("dealer".into()),
-            Val::Int(298_000),
-            Val::Int(365),
-            Val::Text("全国曝光;列表置顶;店铺认证标识;线索实时推送".into()),
-            Val::Int(1),
-            Val::Int(4),
-        ],
-    ];
-    batch
-        .insert("vip_plan", &["vip_plan_id", "code", "name", "audience", "price_fen", "duration_days", "benefits", "active", "sort_order"], plans, &["active"])
         .await?;
     // Valued before the statistics and the vacuum: the valuation rewrites every online row, and
     // on PostgreSQL a vacuum before it left the visibility map empty again, so every count's

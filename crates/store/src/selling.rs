@@ -295,8 +295,13 @@ pub enum ActionOutcome {
     Done(ListingStatus),
     /// Not allowed from the current status (message for the user).
     Refused(&'static str),
-    /// 擦亮 too soon; seconds until allowed.
-    TooSoon(i64),
+    /// 擦亮 too soon: seconds until allowed, and how many a day the seller's plan allows.
+    TooSoon {
+        /// Seconds until the next 擦亮.
+        wait_secs: i64,
+        /// 擦亮 allowed per day.
+        per_day: u32,
+    },
     /// Deleted: these photo paths no longer belong to anything.
     Deleted(Vec<String>),
 }
@@ -530,11 +535,18 @@ impl Store {
         let owned = if actor == Actor::Staff { "($2 = $2)".to_owned() } else { OWNED.to_owned() };
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
-            let row: Option<(String, Option<i64>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "select status, refreshed_at from listing where listing_id = $1 and status <> 'deleted' and {owned}"
+            let row: Option<(String, Option<i64>, Option<i64>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "select status, refreshed_at, seller_user_id from listing where listing_id = $1 and status <> 'deleted' and {owned}"
             )))
             .bind(listing_id).bind(user_id).fetch_optional(&mut *tx).await?;
-            let (status, refreshed_at) = row.ok_or(DbError::NotFound)?;
+            let (status, refreshed_at, seller) = row.ok_or(DbError::NotFound)?;
+            // The seller's VIP plan sets how often 擦亮 works and how long a confirmation lasts.
+            let codes: Vec<String> = match seller {
+                Some(seller) => sqlx::query_scalar(crate::pay::RUNNING_PLANS).bind(seller).bind(now).fetch_all(&mut *tx).await?,
+                None => Vec::new(),
+            };
+            let benefits = crate::pay::benefits_of(&codes);
+            let refresh_every = domain::vip::refresh_every_secs(&benefits);
             let from = ListingStatus::decode("status", &status)?;
             let to = match domain::selling::transition(from, action, actor) {
                 Ok(to) => to,
@@ -542,11 +554,11 @@ impl Store {
             };
             if action == Action::Refresh
                 && let Some(last) = refreshed_at
-                && now - last < domain::selling::REFRESH_EVERY_SECS
+                && now - last < refresh_every
             {
-                return Ok(ActionOutcome::TooSoon(domain::selling::REFRESH_EVERY_SECS - (now - last)));
+                return Ok(ActionOutcome::TooSoon { wait_secs: refresh_every - (now - last), per_day: benefits.refreshes_per_day });
             }
-            let expires = now + domain::selling::CONFIRM_VALID_SECS;
+            let expires = now + domain::vip::confirm_secs(&benefits);
             // $1 id, $2 from, $3 now, $4 to; then the action's own values.
             let mut vals = vec![Val::Int(listing_id), Val::Text(from.as_str().to_owned()), Val::Int(now), Val::Text(to.as_str().to_owned())];
             let set = match action {

@@ -126,6 +126,8 @@ on_both!(
     codes_sessions_and_tickets_are_single_use,
     space_rows_belong_to_their_owner,
     stored_states_that_spell_nothing_are_errors_not_defaults,
+    a_payment_is_applied_once_with_its_exact_amount,
+    closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -730,4 +732,99 @@ async fn space_rows_belong_to_their_owner(store: &Store) {
         .collect();
     store.insert_stat_events(&events).await.unwrap();
     assert_eq!(store.count_stat_events().await.unwrap(), 250);
+}
+
+fn vip_order(user_id: i64, order_no: &str, plan: &str, provider: domain::order::Provider) -> store::NewOrder {
+    let p = domain::vip::plan(plan).unwrap();
+    store::NewOrder {
+        order_no: order_no.to_owned(),
+        user_id,
+        item: store::Item {
+            product: domain::order::Product::Vip,
+            plan_code: plan.to_owned(),
+            city_code: None,
+            campaign: String::new(),
+            subject: p.name.to_owned(),
+            amount_fen: p.price_fen,
+        },
+        provider,
+        channel: "sandbox".to_owned(),
+    }
+}
+
+/// A notify can come twice, or twice at once: the order is paid and the VIP granted exactly once,
+/// and a notify for another amount, provider or an unknown order changes nothing.
+async fn a_payment_is_applied_once_with_its_exact_amount(store: &Store) {
+    use domain::order::{Provider, Status};
+    use store::{Payment, Settled};
+    let user = store.sign_in_by_mobile("13800000011", NOW).await.unwrap().user_id;
+    let other = store.sign_in_by_mobile("13800000012", NOW).await.unwrap().user_id;
+    let no = "20261121103015000001";
+    store.create_order(&vip_order(user, no, "buyer-month", Provider::Alipay), NOW).await.unwrap();
+    assert_eq!(store.order_of(other, no).await.unwrap(), None, "nobody else reads the order");
+    assert_eq!(store.order_of(user, no).await.unwrap().unwrap().status, Status::Pending);
+
+    let pay = |amount_fen, provider| Payment { order_no: no, provider, trade_no: "2026112122001", amount_fen };
+    assert_eq!(store.settle_payment(&pay(1_899, Provider::Alipay), NOW + 5).await.unwrap(), Settled::WrongAmount);
+    assert_eq!(store.settle_payment(&pay(1_900, Provider::Wechat), NOW + 5).await.unwrap(), Settled::WrongProvider);
+    let unknown = Payment { order_no: "20261121103015999999", ..pay(1_900, Provider::Alipay) };
+    assert_eq!(store.settle_payment(&unknown, NOW + 5).await.unwrap(), Settled::Unknown);
+    assert_eq!(store.order_of(user, no).await.unwrap().unwrap().status, Status::Pending, "nothing changed");
+    assert!(store.memberships(user, NOW + 5).await.unwrap().is_empty());
+
+    // Four at once: one applies, the others find it paid.
+    let right = pay(1_900, Provider::Alipay);
+    let results = futures_join4(store, &right).await;
+    assert_eq!(results.iter().filter(|r| **r == Settled::Applied).count(), 1, "{results:?}");
+    assert_eq!(results.iter().filter(|r| **r == Settled::AlreadyPaid).count(), 3, "{results:?}");
+    assert_eq!(store.settle_payment(&right, NOW + 60).await.unwrap(), Settled::AlreadyPaid);
+    let order = store.order_of(user, no).await.unwrap().unwrap();
+    assert_eq!((order.status, order.provider_trade_no.as_deref(), order.paid_at), (Status::Paid, Some("2026112122001"), Some(NOW + 10)));
+    let ms = store.memberships(user, NOW + 10).await.unwrap();
+    assert_eq!(ms.len(), 1, "one membership for one order");
+    assert_eq!((ms[0].plan.as_str(), ms[0].ends_at), ("买车VIP月卡", NOW + 10 + 30 * 86_400));
+
+    // A renewal follows on from the running membership.
+    let no2 = "20261121103015000002";
+    store.create_order(&vip_order(user, no2, "buyer-month", Provider::Alipay), NOW + 20).await.unwrap();
+    let renew = Payment { order_no: no2, trade_no: "2026112122002", ..right };
+    assert_eq!(store.settle_payment(&renew, NOW + 30).await.unwrap(), Settled::Applied);
+    let ms = store.memberships(user, NOW + 30).await.unwrap();
+    assert_eq!(ms[0].ends_at, NOW + 10 + 60 * 86_400, "{ms:?}");
+}
+
+async fn futures_join4(store: &Store, pay: &store::Payment<'_>) -> Vec<store::Settled> {
+    let (a, b, c, d) = tokio::join!(
+        store.settle_payment(pay, NOW + 10),
+        store.settle_payment(pay, NOW + 10),
+        store.settle_payment(pay, NOW + 10),
+        store.settle_payment(pay, NOW + 10)
+    );
+    vec![a.unwrap(), b.unwrap(), c.unwrap(), d.unwrap()]
+}
+
+async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(store: &Store) {
+    use domain::order::{Provider, Status};
+    use store::{Payment, Settled};
+    let user = store.sign_in_by_mobile("13800000021", NOW).await.unwrap().user_id;
+    let (open, paid) = ("20261121103015000011", "20261121103015000012");
+    store.create_order(&vip_order(user, open, "seller-month", Provider::Sandbox), NOW).await.unwrap();
+    store.create_order(&vip_order(user, paid, "dealer-china", Provider::Sandbox), NOW).await.unwrap();
+    assert_eq!(store.pending_orders(NOW + 1, 10).await.unwrap().len(), 2);
+    assert!(store.pending_orders(NOW, 10).await.unwrap().is_empty(), "only orders older than the cut");
+    let pay = Payment { order_no: paid, provider: Provider::Sandbox, trade_no: "SBX1", amount_fen: 298_000 };
+    assert_eq!(store.settle_payment(&pay, NOW + 5).await.unwrap(), Settled::Applied);
+    assert!(!store.close_order(paid, NOW + 6).await.unwrap(), "a paid order is not closed");
+    assert!(store.close_order(open, NOW + 6).await.unwrap());
+    assert!(!store.close_order(open, NOW + 7).await.unwrap(), "closed once");
+    let late = Payment { order_no: open, provider: Provider::Sandbox, trade_no: "SBX2", amount_fen: 2_900 };
+    assert_eq!(store.settle_payment(&late, NOW + 8).await.unwrap(), Settled::NotPending(Status::Closed), "a closed order is never paid");
+    assert!(!store.refund_order(open, NOW + 9).await.unwrap(), "an unpaid order is not refunded");
+    assert_eq!(store.memberships(user, NOW + 9).await.unwrap().len(), 1);
+    assert!(store.refund_order(paid, NOW + 100).await.unwrap());
+    assert!(!store.refund_order(paid, NOW + 101).await.unwrap(), "refunded once");
+    assert!(store.memberships(user, NOW + 100).await.unwrap().is_empty(), "the refund ended the membership");
+    assert_eq!(store.order_of(user, paid).await.unwrap().unwrap().status, Status::Refunded);
+    assert!(store.pending_orders(NOW + 1_000, 10).await.unwrap().is_empty());
+    store.record_notification(Provider::Sandbox, paid, "SBX1", Some(298_000), true, false, "{}", NOW).await.unwrap();
 }

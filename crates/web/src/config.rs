@@ -106,6 +106,16 @@ choice!(
     }
 );
 
+choice!(
+    /// Who takes payments.
+    PayAdapter, "pay_adapter" {
+        /// A local cashier speaking Alipay's protocol with public sandbox keys; nothing is charged.
+        Sandbox = "sandbox",
+        /// Alipay itself.
+        Real = "real",
+    }
+);
+
 /// A whole number of seconds, as a setting writes it.
 fn seconds(key: &str, value: &str) -> Result<Duration, String> {
     value.trim().parse::<u64>().map(Duration::from_secs).map_err(|_| format!("{key} {value:?}: a whole number of seconds"))
@@ -220,6 +230,19 @@ pub struct Config {
     /// The `token` query parameter of the recording push URL set in the provider's console.
     /// Secret.
     pub calls_callback_token: String,
+    /// Payments: `sandbox` (a local cashier, `/pay/sandbox/gateway`, that speaks Alipay's
+    /// protocol with public sandbox keys and charges nothing) or `real` (Alipay).
+    pub pay_adapter: PayAdapter,
+    /// Alipay's gateway.
+    pub alipay_gateway: String,
+    /// The Alipay application id (`app_id`).
+    pub alipay_app_id: String,
+    /// The seller account notifies must name (`seller_id`, 2088…); empty skips the check.
+    pub alipay_seller_id: String,
+    /// Our application private key (PEM, or the console's bare base64). Secret.
+    pub alipay_private_key: String,
+    /// Alipay's public key, which signs its notifies and answers.
+    pub alipay_public_key: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
@@ -297,6 +320,12 @@ impl Config {
             calls_access_key_secret: String::new(),
             calls_pool_key: String::new(),
             calls_callback_token: String::new(),
+            pay_adapter: if env == Env::Development { PayAdapter::Sandbox } else { PayAdapter::Real },
+            alipay_gateway: "https://openapi.alipay.com/gateway.do".to_owned(),
+            alipay_app_id: String::new(),
+            alipay_seller_id: String::new(),
+            alipay_private_key: String::new(),
+            alipay_public_key: String::new(),
         }
     }
 
@@ -346,7 +375,14 @@ impl Config {
                 need("calls_callback_token", &self.calls_callback_token);
             }
         }
-        if self.env == Env::Production && (self.sms_adapter == SmsAdapter::Sandbox || self.oauth_adapter == OauthAdapter::Sandbox) {
+        if self.pay_adapter == PayAdapter::Real {
+            need("alipay_app_id", &self.alipay_app_id);
+            need("alipay_private_key", &self.alipay_private_key);
+            need("alipay_public_key", &self.alipay_public_key);
+        }
+        if self.env == Env::Production
+            && (self.sms_adapter == SmsAdapter::Sandbox || self.oauth_adapter == OauthAdapter::Sandbox || self.pay_adapter == PayAdapter::Sandbox)
+        {
             return Err("production cannot use sandbox adapters".to_owned());
         }
         if missing.is_empty() { Ok(()) } else { Err(format!("missing settings for {}: {}", self.env, missing.join(", "))) }
@@ -392,6 +428,7 @@ impl Config {
             "oauth_adapter" => self.oauth_adapter = value.parse()?,
             "storage" => self.storage = value.parse()?,
             "calls_adapter" => self.calls_adapter = value.parse()?,
+            "pay_adapter" => self.pay_adapter = value.parse()?,
             "response_cache_secs" => self.response_cache_secs = seconds(key, &value)?,
             "count_cache_secs" => self.count_cache_secs = seconds(key, &value)?,
             _ => match self.slot(key) {
@@ -447,6 +484,11 @@ impl Config {
             "calls_access_key_secret" => &mut self.calls_access_key_secret,
             "calls_pool_key" => &mut self.calls_pool_key,
             "calls_callback_token" => &mut self.calls_callback_token,
+            "alipay_gateway" => &mut self.alipay_gateway,
+            "alipay_app_id" => &mut self.alipay_app_id,
+            "alipay_seller_id" => &mut self.alipay_seller_id,
+            "alipay_private_key" => &mut self.alipay_private_key,
+            "alipay_public_key" => &mut self.alipay_public_key,
             _ => return None,
         })
     }

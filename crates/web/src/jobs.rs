@@ -1,6 +1,7 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
-//! retrying dealers' lead notices, deleting uploads no listing uses, and refreshing stored valuations. All are idempotent, so several
-//! nodes may run them at once.
+//! retrying dealers' lead notices, deleting uploads no listing uses, refreshing stored valuations,
+//! and (every minute) reconciling pending payment orders. All are idempotent, so several nodes
+//! may run them at once.
 
 use std::time::Duration;
 
@@ -38,16 +39,46 @@ pub async fn tick(state: &AppState, n: u64) {
     }
 }
 
-/// Runs [`tick`] forever on the [`EXPIRY_EVERY`] timer; the first tick (expiry only) is immediate.
-pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+/// How often pending payment orders are reconciled with the provider.
+pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
+
+/// One payments round: pending orders older than a minute are asked about, unpaid ones closed
+/// after 30 minutes (`payments::reconcile`).
+pub async fn payments_tick(state: &AppState) {
+    match crate::payments::reconcile(state).await {
+        Ok(0) => {}
+        Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
+        Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
+    }
+}
+
+/// Runs `round(n)` for n = 0, 1, 2… on a `period` timer (the first at once); a late round delays
+/// the next rather than bunching them.
+fn every<F, Fut>(period: Duration, mut round: F) -> tokio::task::JoinHandle<()>
+where
+    F: FnMut(u64) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
     tokio::spawn(async move {
-        let mut timer = tokio::time::interval(EXPIRY_EVERY);
+        let mut timer = tokio::time::interval(period);
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut n = 0u64;
-        loop {
+        for n in 0u64.. {
             timer.tick().await;
-            tick(&state, n).await;
-            n += 1;
+            round(n).await;
         }
+    })
+}
+
+/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once) and
+/// [`payments_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
+pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+    let payments = state.clone();
+    every(PAYMENTS_EVERY, move |_| {
+        let state = payments.clone();
+        async move { payments_tick(&state).await }
+    });
+    every(EXPIRY_EVERY, move |n| {
+        let state = state.clone();
+        async move { tick(&state, n).await }
     })
 }

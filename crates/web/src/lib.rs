@@ -34,6 +34,7 @@ pub mod memo;
 pub mod meta;
 pub mod middleware;
 pub mod pages;
+pub mod payments;
 pub mod photos;
 pub mod push;
 pub mod random;
@@ -109,6 +110,10 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/actives/collect/{slug}", get(pages::service::collect_page).post(pages::service::collect_lead))
         .route("/space", get(pages::space::home))
         .route("/space/history", get(pages::space::history))
+        .route("/vip", get(pages::vip::page))
+        .route("/servicehall/vipequity", get(pages::vip::equity))
+        .route("/vip/buytest", get(pages::vip::buytest))
+        .route("/pay/sandbox/gateway", get(pages::pay::sandbox_gateway).post(pages::pay::sandbox_pay))
         .layer(from_fn(middleware::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
 }
 
@@ -129,6 +134,10 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/space/searches/{id}", get(pages::space::open_search))
         .route("/space/searches/{id}/delete", post(pages::space::delete_search))
         .route("/space/vip", get(pages::space::vip))
+        .route("/vip/buy", post(pages::vip::buy))
+        .route("/vip/buytest/order", post(pages::vip::buytest_post))
+        .route("/common/paysuccess", get(pages::pay::result))
+        .route("/servicehall/alipay", get(pages::pay::handoff))
         .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
         .route("/space/personcarlist/{id}", get(pages::mylistings::history))
         .route(
@@ -179,6 +188,7 @@ fn api() -> Router<AppState> {
         .route("/api/buycar-api/dealer/recordings/{id}", get(api::dealer_recording))
         .route("/api/buycar-api/{*rest}", axum::routing::any(api::not_found))
         .route("/api/calltrack/aliyun/recording", post(pages::calls::recording_push).layer(axum::extract::DefaultBodyLimit::max(1024 * 1024)))
+        .route("/api/pay/alipay/notify", post(pages::pay::alipay_notify).layer(axum::extract::DefaultBodyLimit::max(64 * 1024)))
         .route("/hpi/mobile/appdatastatistics.json", get(api::statistics))
 }
 

@@ -102,6 +102,8 @@ async fn run(args: Args) -> Result<(), String> {
             args.check_known(&["addr", "database-url", "env", "config"])?;
             let cfg = args.config()?;
             cfg.check()?;
+            // Payment keys that do not read stop the start, not a buyer's payment later.
+            web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client())?;
             let store = open_store(&cfg).await?;
             web::serve(web::state::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
         }

@@ -15,12 +15,19 @@ pub enum Layout {
     Flow,
     /// Dealer shop pages: the shop's header instead of the site's.
     Shop,
+    /// The dealer's back office (leads, push, calls, shop profile): the 商家中心 header.
+    Dealer,
 }
 
 impl Layout {
     /// Whether the site's header, footer and tab bar are shown.
     pub fn site_chrome(self) -> bool {
         self == Layout::Default
+    }
+
+    /// Whether the page is the dealer's back office, under the 商家中心 header.
+    pub fn is_dealer(self) -> bool {
+        self == Layout::Dealer
     }
 
     /// Whether the page is a campaign landing page without site navigation.
@@ -34,6 +41,7 @@ impl Layout {
             Layout::Default => "default",
             Layout::Flow => "flow",
             Layout::Shop => "shop",
+            Layout::Dealer => "dealer",
         }
     }
 }

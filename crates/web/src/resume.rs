@@ -93,6 +93,20 @@ pub fn open(secret: &str, device: &str, token: &str, now: i64) -> Option<(Pendin
     Some((Pending::from_parts(&kind, &arg)?, domain::auth::safe_return(&back).into_owned()))
 }
 
+/// The login form returning to `return_to`, saying why when that is a `/sys/resume` link of this
+/// device: the form posts its return path, not its reason, so a page rendered again (code sent,
+/// a wrong code) still says what the sign-in is for.
+pub fn returning(state: &AppState, device: Option<&str>, return_to: &str) -> LoginForm {
+    let mut form = LoginForm::returning(return_to);
+    form.reason = form
+        .return_to
+        .strip_prefix("/sys/resume?t=")
+        .zip(device)
+        .and_then(|(t, device)| open(&state.config.secret, device, t, state.clock.now()))
+        .map(|(pending, _)| pending.reason());
+    form
+}
+
 /// The login form for a signed-out visitor who asked for `pending` on the page `back`: it says
 /// why, and signing in ends at `/sys/resume`.
 pub fn login_form(state: &AppState, device: &str, pending: &Pending, back: &str) -> LoginForm {

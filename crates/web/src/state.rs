@@ -58,6 +58,8 @@ pub struct Adapters {
     pub wx: adapters::wechat::WxMessages,
     /// Call tracking (privacy numbers, recordings).
     pub calls: adapters::calls::Calls,
+    /// Payments (Alipay, or the sandbox cashier).
+    pub pay: adapters::pay::Payments,
 }
 
 impl Adapters {
@@ -68,7 +70,8 @@ impl Adapters {
             sms: adapters::sms::Sms::from_config(config, client.clone()),
             oauth: adapters::oauth::OAuth::from_config(config, client.clone()),
             wx: adapters::wechat::WxMessages::from_config(config, client.clone()),
-            calls: adapters::calls::Calls::from_config(config, client),
+            calls: adapters::calls::Calls::from_config(config, client.clone()),
+            pay: adapters::pay::Payments::from_config(config, client),
         }
     }
 }

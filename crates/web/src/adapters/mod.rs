@@ -3,9 +3,11 @@
 //! peer (`tests/adapters.rs`). Real adapters time out after five seconds, so a hung provider
 //! costs the visitor a message, not a spinning page.
 
+pub mod alipay;
 pub mod aliyun;
 pub mod calls;
 pub mod oauth;
+pub mod pay;
 pub mod sms;
 pub mod wechat;
 

@@ -55,7 +55,7 @@ async fn render(state: &AppState, visitor: &Visitor, user: &store::User, id: Opt
         Some(c) => (format!("通话录音 · 线索{}", c.lead_id), format!("/servicehall/amrplay/{}", c.id)),
         None => ("通话录音".to_owned(), "/servicehall/amrplay".to_owned()),
     };
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Shop, title).canonical_path(state, &path);
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, title).canonical_path(state, &path);
     page.private();
     let tpl = AmrPage { page, shop: ShopHead::new(state, &shop), current, recordings, recorded_calls: state.adapters.calls.records() };
     Ok(Html(tpl.render()?).into_response())

@@ -146,7 +146,7 @@ async fn render(
     let mut tabs = vec![("", "全部", status.is_none())];
     tabs.extend(LeadStatus::ALL.map(|s| (s.as_str(), s.label(), Some(s) == status)));
     let (layout, heading) = match desk {
-        Desk::Dealer => (Layout::Shop, "我的线索"),
+        Desk::Dealer => (Layout::Dealer, "我的线索"),
         Desk::Staff => (Layout::Default, "平台线索"),
     };
     let mut page = PageMeta::for_visitor(state, visitor, layout, heading).canonical_path(state, desk.path());
@@ -333,7 +333,7 @@ async fn push_page(
             when: domain::time::relative(r.created_at, now),
         })
         .collect();
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Shop, "线索推送").canonical_path(state, "/actives/pushLeads");
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "线索推送").canonical_path(state, "/actives/pushLeads");
     page.private();
     let tpl = PushPage {
         page,

@@ -39,7 +39,7 @@ pub struct ReturnQuery {
 
 /// `GET /sys/login?return=…`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
-    let form = LoginForm::returning(&q.return_to);
+    let form = crate::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
     if visitor.user.is_some() {
         return Ok(see_other(&form.return_to, Vec::new()));
     }
@@ -63,8 +63,12 @@ pub struct LoginPost {
 }
 
 impl LoginPost {
-    fn form(&self) -> LoginForm {
-        LoginForm { mobile: self.mobile.trim().chars().take(20).collect(), bind: self.bind.chars().take(64).collect(), ..LoginForm::returning(&self.return_to) }
+    fn form(&self, state: &AppState, visitor: &Visitor) -> LoginForm {
+        LoginForm {
+            mobile: self.mobile.trim().chars().take(20).collect(),
+            bind: self.bind.chars().take(64).collect(),
+            ..crate::resume::returning(state, visitor.device_id.as_deref(), &self.return_to)
+        }
     }
 }
 
@@ -116,7 +120,7 @@ fn throttle_message(refused: store::Refused) -> String {
 /// `data: {notice, sandboxCode}` or `msg` with the message for the phone field.
 pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
     let json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
-    let mut form = post.form();
+    let mut form = post.form(&state, &visitor);
     // Only the phone matters for sending a code.
     let mobile = match (crate::validation::field_errors(&post).remove("mobile"), Mobile::parse(&post.mobile)) {
         (None, Ok(m)) => m,
@@ -184,7 +188,7 @@ async fn verify(state: &AppState, post: &LoginPost, mut form: LoginForm) -> Resu
 /// `POST /sys/login`: phone + code → a session → back where the visitor was. With `bind`, the
 /// pending WeChat/QQ identity is bound to the phone's account first.
 pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Form(post): Form<LoginPost>) -> Result<Response, AppError> {
-    let form = post.form();
+    let form = post.form(&state, &visitor);
     let mobile = match verify(&state, &post, form.clone()).await? {
         Ok(m) => m,
         Err(form) => return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY),

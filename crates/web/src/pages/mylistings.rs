@@ -98,7 +98,12 @@ async fn render(
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
     let filter = ListingStatus::parse(&q.status).filter(|s| *s != ListingStatus::Deleted);
-    let (list, counts) = tokio::try_join!(state.store.my_listings(user.user_id, filter, 200), state.store.my_listing_counts(user.user_id))?;
+    let (list, counts, benefits) = tokio::try_join!(
+        state.store.my_listings(user.user_id, filter, 200),
+        state.store.my_listing_counts(user.user_id),
+        state.store.benefits(user.user_id, now)
+    )?;
+    let refresh_every = domain::vip::refresh_every_secs(&benefits);
     let base = &state.config.image_upload_base;
     let rows = list
         .iter()
@@ -123,13 +128,14 @@ async fn render(
                 }
             }
             if st == ListingStatus::Expired {
-                notes.push("超过30天未确认在售，已自动下架；确认在售即可重新上架".to_owned());
+                notes.push(format!("超过{}天未确认在售，已自动下架；确认在售即可重新上架", benefits.confirm_days));
             }
             notes.push(format!("收到询价 {} 条", l.leads));
-            // 擦亮 once a day: while it waits, the button gives way to when it comes back.
-            let refresh_wait = l.refreshed_at.map(|r| domain::selling::REFRESH_EVERY_SECS - (now - r)).filter(|w| *w > 0 && st == ListingStatus::Online);
+            // 擦亮 as often as the seller's plan allows: while it waits, the button gives way to
+            // when it comes back.
+            let refresh_wait = l.refreshed_at.map(|r| refresh_every - (now - r)).filter(|w| *w > 0 && st == ListingStatus::Online);
             if let Some(w) = refresh_wait {
-                notes.push(format!("今天已擦亮，{}后可再次擦亮（每天1次）", wait_text(w)));
+                notes.push(format!("已擦亮，{}后可再次擦亮（每天{}次）", wait_text(w), benefits.refreshes_per_day));
             }
             let city = domain::region::city(l.city_code as u32).map_or("", |c| c.name);
             Row {
@@ -219,8 +225,8 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
             Ok(see_other("/space/personcarlist?done=delete", Vec::new()))
         }
         ActionOutcome::Refused(msg) => render(&state, &visitor, &user, &ListQuery::default(), Some(msg.to_owned()), StatusCode::CONFLICT).await,
-        ActionOutcome::TooSoon(secs) => {
-            let msg = format!("每辆车24小时内只能擦亮一次，请{}后再试", wait_text(secs));
+        ActionOutcome::TooSoon { wait_secs, per_day } => {
+            let msg = format!("每辆车每天可擦亮{per_day}次，请{}后再试", wait_text(wait_secs));
             render(&state, &visitor, &user, &ListQuery::default(), Some(msg), StatusCode::TOO_MANY_REQUESTS).await
         }
     }

@@ -128,7 +128,7 @@ impl SellForm {
 /// Option lists of the form.
 pub struct Choices {
     /// Brands with their series.
-    pub brands: Vec<(&'static domain::catalog::Brand, Vec<&'static domain::catalog::Series>)>,
+    pub brands: super::shared::BrandSeries,
     /// Provinces with their cities.
     pub provinces: super::shared::ProvinceCities,
     /// Colours.
@@ -140,7 +140,7 @@ pub struct Choices {
 impl Choices {
     fn new() -> Choices {
         Choices {
-            brands: domain::catalog::brands().iter().map(|b| (b, domain::catalog::series_of(b.slug).collect())).collect(),
+            brands: super::shared::brand_series(),
             provinces: super::shared::province_cities(),
             colours: selling::COLOURS,
             emissions: domain::filter::EMISSION_OPTIONS,

@@ -337,6 +337,7 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
             },
             HallEntry { icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
             HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
+            HallEntry { icon: "V", title: "VIP会员", text: "每月免费查车况报告，降价与新车即时提醒。", href: "/vip" },
         ],
     ),
     (

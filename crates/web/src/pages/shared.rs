@@ -45,6 +45,14 @@ pub fn province_cities() -> ProvinceCities {
     region::provinces().iter().map(|p| (p, region::cities_of(p.code).collect())).collect()
 }
 
+/// Brands with their series, for the grouped 车系 `<select>` of the forms.
+pub type BrandSeries = Vec<(&'static domain::catalog::Brand, Vec<&'static domain::catalog::Series>)>;
+
+/// Every brand with its series, in the catalogue's order.
+pub fn brand_series() -> BrandSeries {
+    domain::catalog::brands().iter().map(|b| (b, domain::catalog::series_of(b.slug).collect())).collect()
+}
+
 /// The badge of a rating: a band's label, or 数据不足; exclusions and cars not yet valued show
 /// nothing on cards.
 pub fn rating_badge(rating: Option<Rating>) -> Option<(&'static str, &'static str)> {

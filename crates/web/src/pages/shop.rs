@@ -348,7 +348,7 @@ impl ProfilePage {
 }
 
 fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Shop, "店铺资料").canonical_path(state, "/shop/profile");
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "店铺资料").canonical_path(state, "/shop/profile");
     page.private();
     page
 }

@@ -294,7 +294,8 @@ struct WantedPage {
     requests: Vec<WantedView>,
     form: WantedForm,
     brands: &'static [domain::catalog::Brand],
-    series: Vec<&'static domain::catalog::Series>,
+    /// Every brand's series, grouped; the page's script offers only the chosen brand's group.
+    series: super::shared::BrandSeries,
     prices: &'static [filter::FilterOption],
     provinces: super::shared::ProvinceCities,
     confirm: Option<IslandMount>,
@@ -382,7 +383,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, user: &store::User, fo
         city_picker,
         note_input,
         requests,
-        series: if form.brand.is_empty() { Vec::new() } else { domain::catalog::series_of(&form.brand).collect() },
+        series: super::shared::brand_series(),
         form,
         brands: domain::catalog::brands(),
         prices: &PRICE_OPTIONS[1..],
@@ -436,13 +437,17 @@ pub async fn add_wanted(
     if form.note_error.is_some() {
         return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
-    let brand = domain::catalog::brands().iter().find(|b| b.slug == form.brand);
-    let series = domain::catalog::series_by_slug(&form.series).filter(|s| brand.is_some_and(|b| b.slug == s.brand_slug));
-    let price = filter::parse_price(&form.price);
-    let city = domain::region::city_by_slug(&form.city);
-    if !form.series.is_empty() && series.is_none() {
+    // A series names its brand: without JavaScript every brand's series is offered, and the
+    // series chosen is the more specific answer when the two disagree.
+    let series = domain::catalog::series_by_slug(&form.series);
+    if let Some(s) = series {
+        form.brand = s.brand_slug.to_owned();
+    } else {
         form.series.clear();
     }
+    let brand = domain::catalog::brand(&form.brand);
+    let price = filter::parse_price(&form.price);
+    let city = domain::region::city_by_slug(&form.city);
     if brand.is_none() && price.is_none() && form.note.is_empty() {
         form.error = Some("请至少选择品牌或预算，或写下您的需求".to_owned());
         return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;

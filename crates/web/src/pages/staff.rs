@@ -186,7 +186,7 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
             Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
         }
         ActionOutcome::Refused(msg) => review_page(&state, &visitor, None, 1, None, Some(format!("车源 {id}：{msg}")), StatusCode::CONFLICT).await,
-        ActionOutcome::TooSoon(_) | ActionOutcome::Deleted(_) => Err(AppError::NotFound),
+        ActionOutcome::TooSoon { .. } | ActionOutcome::Deleted(_) => Err(AppError::NotFound),
     }
 }
 

@@ -119,6 +119,23 @@ async fn the_wanted_form_keeps_an_overlong_note_and_says_why() {
 }
 
 #[tokio::test]
+async fn the_wanted_forms_series_follow_the_brand_and_name_it() {
+    let app = crate::support::spawn_app(10).await;
+    let session = sign_in(&app, "13700003333").await;
+    let page = app.get("/space/carfindwa", &[("cookie", &session)]).await;
+    // Without JavaScript every brand's series is there, grouped; the script narrows the groups.
+    assert!(page.body.contains(r#"<select id="w-series" name="series" data-follows="w-brand">"#), "{}", page.body);
+    let group = page.body.split(r#"data-value="baoma">"#).nth(1).and_then(|g| g.split("</optgroup>").next()).unwrap_or("");
+    assert!(group.contains(r#"<option value="x3">宝马 X3</option>"#), "{group}");
+    // A series chosen under another brand (or with none) names its own brand.
+    let r = app.post_form("/space/carfindwa", &[("cookie", &session)], "brand=aodi&series=x3").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let list = app.get("/space/carfindwa", &[("cookie", &session)]).await;
+    assert!(list.body.contains("<h2>宝马 X3</h2>") || list.body.contains("<h2>宝马X3</h2>"), "{}", list.body);
+    assert!(!list.body.contains("<h2>奥迪"));
+}
+
+#[tokio::test]
 async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
     let app = crate::support::spawn_app(0).await;
     let r = app.get("/sys/kit?day=2026-11-25&week=2026-11-16&dates=2026-11-02,2026-11-05&month=2026-11&years=2020,2021&from=2026-11-10&to=2026-11-12&mfrom=2026-01&mto=bad&city=changsha", &[]).await;

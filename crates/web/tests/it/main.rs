@@ -15,6 +15,7 @@ mod crawl;
 mod fuzz_queries;
 mod http;
 mod islands;
+mod payments;
 mod selling;
 mod service;
 mod shops;

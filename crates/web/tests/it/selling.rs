@@ -4,7 +4,7 @@
 
 use std::io::Cursor;
 
-use crate::support::{IPHONE, NOW, Part, TestApp, files_under, jpeg, login, send_body};
+use crate::support::{IPHONE, NOW, Part, TestApp, files_under, jpeg, login, post_on, send_body};
 use axum::http::StatusCode;
 
 const SELLER: &str = "13812340001";
@@ -124,13 +124,39 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let r = app.post_form("/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=refresh")).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
-    assert!(r.body.contains("每辆车24小时内只能擦亮一次，请24小时后再试"));
+    assert!(r.body.contains("每辆车每天可擦亮1次，请24小时后再试"), "{}", r.body);
     // The list says so before anyone presses it again: no 擦亮 button, and when it comes back.
     let mine = app.get("/space/personcarlist", &[("cookie", &seller)]).await;
     let row = &mine.body[mine.body.find(&format!(r#"id="listing-{id}""#)).unwrap()..];
     let row = &row[..row.find("</li>").unwrap()];
-    assert!(row.contains("今天已擦亮，24小时后可再次擦亮（每天1次）"), "{row}");
+    assert!(row.contains("已擦亮，24小时后可再次擦亮（每天1次）"), "{row}");
     assert!(!row.contains(r#"value="refresh""#));
+    // With the seller VIP plan, 擦亮 comes back every 8 hours (3 a day), and a confirmation lasts 60 days.
+    let seller_id = app.state.store.listing_detail(id).await.unwrap().seller_user_id.unwrap();
+    let order = store::NewOrder {
+        order_no: "20261121103015000077".to_owned(),
+        user_id: seller_id,
+        item: store::Item {
+            product: domain::order::Product::Vip,
+            plan_code: "seller-month".to_owned(),
+            city_code: None,
+            campaign: String::new(),
+            subject: "卖车VIP月卡".to_owned(),
+            amount_fen: 2_900,
+        },
+        provider: domain::order::Provider::Sandbox,
+        channel: "sandbox".to_owned(),
+    };
+    app.state.store.create_order(&order, NOW).await.unwrap();
+    let pay = store::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "SBX77", amount_fen: 2_900 };
+    assert_eq!(app.state.store.settle_payment(&pay, NOW).await.unwrap(), store::Settled::Applied);
+    let mine = app.get("/space/personcarlist", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("8小时后可再次擦亮（每天3次）"), "{}", mine.body);
+    let later = app.variant(app.state.config.clone(), NOW + 8 * 3_600 + 60);
+    let r = post_on(&later, "/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=refresh")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let expires = app.state.store.listing_detail(id).await.unwrap().expires_at.unwrap();
+    assert_eq!(expires, NOW + 8 * 3_600 + 60 + 60 * 86_400);
 
     // Another user can neither see, edit, refresh, take down nor delete it.
     let other = login(app, OTHER, "").await;

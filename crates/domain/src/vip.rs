@@ -1,0 +1,240 @@
+//! VIP plans and what each one gives, in numbers the code enforces and `/servicehall/vipequity`
+//! shows; and how a purchase extends a membership.
+//!
+//! ```
+//! let plan = domain::vip::plan("buyer-month").unwrap();
+//! assert_eq!((plan.price_fen, plan.days, plan.free_reports_per_month), (1_900, 30, 2));
+//! assert!(domain::vip::plan("gold").is_none());
+//! ```
+
+crate::stored_enum! {
+    /// Who a plan is for.
+    pub enum Audience {
+        /// People buying a car.
+        Buyer = "buyer" => "买车用户",
+        /// Private sellers.
+        Seller = "seller" => "个人卖家",
+        /// Dealers.
+        Dealer = "dealer" => "商家",
+    }
+}
+
+/// Where a dealer plan puts the shop's cars first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// In the one city chosen when buying.
+    City,
+    /// Everywhere.
+    Nationwide,
+}
+
+/// A plan: its price, length and benefits. A benefit a plan lacks is the free level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Stored code.
+    pub code: &'static str,
+    /// Name shown.
+    pub name: &'static str,
+    /// Who it is for.
+    pub audience: Audience,
+    /// Price in fen.
+    pub price_fen: i64,
+    /// Days one purchase adds.
+    pub days: i64,
+    /// History reports free each calendar month.
+    pub free_reports_per_month: u32,
+    /// Saved-search and price-drop alerts pushed at once instead of in the daily digest.
+    pub instant_alerts: bool,
+    /// 擦亮 allowed per listing per day.
+    pub refreshes_per_day: u32,
+    /// Days a 确认在售 keeps a listing online.
+    pub confirm_days: i64,
+    /// Dealer plans: cars first within 综合 (labelled 推广), here.
+    pub reach: Option<Reach>,
+    /// One line for the plan's card.
+    pub pitch: &'static str,
+    /// Sold on `/vip`. A plan whose benefits are not all in force yet is kept off sale: the
+    /// buyers' plans wait for the history reports and the instant alert pushes they promise, the
+    /// dealers' for the promoted places in 综合 and the shop badge.
+    pub on_sale: bool,
+}
+
+/// What everyone has without a plan.
+pub const FREE: Plan = Plan {
+    code: "",
+    name: "普通用户",
+    audience: Audience::Buyer,
+    price_fen: 0,
+    days: 0,
+    free_reports_per_month: 0,
+    instant_alerts: false,
+    // The free level is the selling rules': 擦亮 once per REFRESH_EVERY_SECS, confirmations
+    // lasting CONFIRM_VALID_SECS.
+    refreshes_per_day: (86_400 / crate::selling::REFRESH_EVERY_SECS) as u32,
+    confirm_days: crate::selling::CONFIRM_VALID_SECS / 86_400,
+    reach: None,
+    pitch: "",
+    on_sale: true,
+};
+
+/// The plans on sale, in the order `/vip` shows them.
+pub const PLANS: [Plan; 5] = [
+    Plan {
+        code: "buyer-month",
+        name: "买车VIP月卡",
+        audience: Audience::Buyer,
+        price_fen: 1_900,
+        days: 30,
+        free_reports_per_month: 2,
+        instant_alerts: true,
+        pitch: "每月免费查2次车况报告，订阅的车降价立即提醒",
+        on_sale: false,
+        ..FREE
+    },
+    Plan {
+        code: "buyer-year",
+        name: "买车VIP年卡",
+        audience: Audience::Buyer,
+        price_fen: 16_800,
+        days: 365,
+        free_reports_per_month: 5,
+        instant_alerts: true,
+        pitch: "每月免费查5次车况报告，适合长期看车、帮亲友选车",
+        on_sale: false,
+        ..FREE
+    },
+    Plan {
+        code: "seller-month",
+        name: "卖车VIP月卡",
+        audience: Audience::Seller,
+        price_fen: 2_900,
+        days: 30,
+        refreshes_per_day: 3,
+        confirm_days: 60,
+        pitch: "每天擦亮3次，确认在售一次管60天",
+        ..FREE
+    },
+    Plan {
+        code: "dealer-city",
+        name: "商家同城VIP",
+        audience: Audience::Dealer,
+        price_fen: 99_800,
+        days: 90,
+        reach: Some(Reach::City),
+        pitch: "所选城市的综合排序中车源优先展示（标注“推广”），店铺VIP标识",
+        on_sale: false,
+        ..FREE
+    },
+    Plan {
+        code: "dealer-china",
+        name: "商家全国VIP",
+        audience: Audience::Dealer,
+        price_fen: 298_000,
+        days: 365,
+        reach: Some(Reach::Nationwide),
+        pitch: "全国综合排序中车源优先展示（标注“推广”），店铺VIP标识",
+        on_sale: false,
+        ..FREE
+    },
+];
+
+/// The plan with this code, if it is on sale.
+pub fn plan(code: &str) -> Option<&'static Plan> {
+    PLANS.iter().find(|p| p.code == code)
+}
+
+/// The plans for one audience.
+pub fn plans_for(audience: Audience) -> impl Iterator<Item = &'static Plan> {
+    PLANS.iter().filter(move |p| p.audience == audience)
+}
+
+/// The plans on sale, in order.
+pub fn on_sale() -> impl Iterator<Item = &'static Plan> {
+    PLANS.iter().filter(|p| p.on_sale)
+}
+
+/// What running memberships give together: the best level of each benefit (a dealer's city plan
+/// and nationwide plan reach nationwide).
+pub fn combined<'a>(plans: impl IntoIterator<Item = &'a Plan>) -> Plan {
+    plans.into_iter().fold(FREE, |acc, p| Plan {
+        free_reports_per_month: acc.free_reports_per_month.max(p.free_reports_per_month),
+        instant_alerts: acc.instant_alerts || p.instant_alerts,
+        refreshes_per_day: acc.refreshes_per_day.max(p.refreshes_per_day),
+        confirm_days: acc.confirm_days.max(p.confirm_days),
+        reach: match (acc.reach, p.reach) {
+            (Some(Reach::Nationwide), _) | (_, Some(Reach::Nationwide)) => Some(Reach::Nationwide),
+            (Some(Reach::City), _) | (_, Some(Reach::City)) => Some(Reach::City),
+            _ => None,
+        },
+        ..acc
+    })
+}
+
+/// Seconds between two 擦亮 of one listing: a day shared out over the day's allowance.
+pub fn refresh_every_secs(benefits: &Plan) -> i64 {
+    86_400 / i64::from(benefits.refreshes_per_day.max(1))
+}
+
+/// Seconds a 确认在售 (or an approval or 擦亮) keeps a listing online.
+pub fn confirm_secs(benefits: &Plan) -> i64 {
+    benefits.confirm_days * 86_400
+}
+
+/// Whether the plan needs a city chosen when buying (the dealers' city plan).
+pub fn needs_city(plan: &Plan) -> bool {
+    plan.reach == Some(Reach::City)
+}
+
+/// The start and end of the membership a purchase of `days` buys at `now`: it follows on from a
+/// membership of the same plan still running (`running_until`), so a renewal loses no day.
+pub fn extend(now: i64, running_until: Option<i64>, days: i64) -> (i64, i64) {
+    let start = running_until.filter(|&end| end > now).unwrap_or(now);
+    (start, start + days * 86_400)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_every_plan_gives_something() {
+        for (i, p) in PLANS.iter().enumerate() {
+            assert!(PLANS[i + 1..].iter().all(|q| q.code != p.code), "{}", p.code);
+            assert!(p.price_fen > 0 && p.days > 0);
+            let gives = p.free_reports_per_month > FREE.free_reports_per_month
+                || p.instant_alerts
+                || p.refreshes_per_day > FREE.refreshes_per_day
+                || p.confirm_days > FREE.confirm_days
+                || p.reach.is_some();
+            assert!(gives, "{} gives nothing over the free level", p.code);
+            assert_eq!(plan(p.code), Some(p));
+        }
+        assert_eq!(plans_for(Audience::Dealer).count(), 2);
+        assert!(needs_city(plan("dealer-city").unwrap()) && !needs_city(plan("dealer-china").unwrap()));
+    }
+
+    #[test]
+    fn memberships_combine_to_the_best_of_each_benefit() {
+        let none = combined([]);
+        assert_eq!(none, FREE);
+        assert_eq!(
+            (refresh_every_secs(&none), confirm_secs(&none)),
+            (crate::selling::REFRESH_EVERY_SECS, crate::selling::CONFIRM_VALID_SECS),
+            "the free level is the selling rules'"
+        );
+        let seller = combined([plan("seller-month").unwrap()]);
+        assert_eq!((seller.refreshes_per_day, seller.confirm_days), (3, 60));
+        assert_eq!(refresh_every_secs(&seller), 8 * 3_600);
+        let dealer = combined([plan("dealer-city").unwrap(), plan("dealer-china").unwrap(), plan("buyer-month").unwrap()]);
+        assert_eq!((dealer.reach, dealer.free_reports_per_month, dealer.instant_alerts), (Some(Reach::Nationwide), 2, true));
+        assert!(on_sale().all(|p| p.audience == Audience::Seller), "buyer and dealer plans wait for their benefits");
+    }
+
+    #[test]
+    fn a_renewal_follows_on_and_a_lapsed_one_starts_now() {
+        let day = 86_400;
+        assert_eq!(extend(1_000, None, 30), (1_000, 1_000 + 30 * day));
+        assert_eq!(extend(1_000, Some(500), 30), (1_000, 1_000 + 30 * day), "lapsed");
+        assert_eq!(extend(1_000, Some(1_000 + 5 * day), 30), (1_000 + 5 * day, 1_000 + 35 * day), "running");
+    }
+}

@@ -1,0 +1,267 @@
+//! Payments, chosen by `pay_adapter`:
+//!
+//! - `sandbox` (development and the demo): Alipay's own protocol against a local cashier,
+//!   `/pay/sandbox/gateway`, clearly marked 沙箱. Its keys are the public sandbox pair in
+//!   `keys/`; paying there sends an Alipay-format notify, signed with the sandbox platform key, to
+//!   the very notify handler a real payment reaches, so the same verification path runs. Queries,
+//!   closes and refunds are answered from the sandbox's own ledger (in memory: a restart forgets
+//!   it, and an order it forgot is closed after 30 minutes like any unpaid one).
+//! - `real`: Alipay's gateway with the application's keys.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use domain::order::Provider;
+use rsa::{PrivateKey, PublicKey};
+
+use super::AdapterError;
+use super::alipay::{self, Alipay, TradeState};
+use crate::config::{Config, PayAdapter};
+
+/// The sandbox's application id, shown on its cashier.
+pub const SANDBOX_APP_ID: &str = "2021000000000001";
+/// The sandbox's seller account.
+pub const SANDBOX_SELLER_ID: &str = "2088000000000001";
+
+/// The payment adapter.
+#[derive(Debug)]
+pub enum Payments {
+    /// The local cashier.
+    Sandbox(Box<Sandbox>),
+    /// Alipay itself.
+    Real(Box<Alipay>),
+    /// Keys that do not read: every payment fails, and says why. `usedcar serve` refuses to
+    /// start like this; only a state built without that check can have it.
+    Broken(String),
+}
+
+/// The sandbox: Alipay's protocol against our own cashier page.
+#[derive(Debug)]
+pub struct Sandbox {
+    /// The client side, configured as a real application would be.
+    pub alipay: Alipay,
+    /// The cashier's side: it signs notifies with this.
+    platform_key: PrivateKey,
+    /// And checks the application's requests with this.
+    app_public: PublicKey,
+    /// Where each trade the cashier has seen is, by order number.
+    ledger: Mutex<HashMap<String, TradeState>>,
+}
+
+/// What the sandbox cashier shows: a request it verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    /// Our order number.
+    pub order_no: String,
+    /// What is bought.
+    pub subject: String,
+    /// Amount in fen.
+    pub amount_fen: i64,
+    /// Where the notify goes.
+    pub notify_url: String,
+    /// Where the buyer returns.
+    pub return_url: String,
+    /// Phone cashier (`wap`) or desktop (`page`).
+    pub phone: bool,
+}
+
+impl Payments {
+    /// The adapter the configuration names (`Payments::Broken` when its keys do not read).
+    pub fn from_config(config: &Config, client: reqwest::Client) -> Payments {
+        Payments::try_from_config(config, client).unwrap_or_else(Payments::Broken)
+    }
+
+    /// [`Payments::from_config`], or why the keys do not read.
+    pub fn try_from_config(config: &Config, client: reqwest::Client) -> Result<Payments, String> {
+        match config.pay_adapter {
+            PayAdapter::Sandbox => {
+                let app_key = alipay::private_key(include_str!("keys/sandbox_app.pem")).map_err(|e| e.to_string())?;
+                let platform_key = alipay::private_key(include_str!("keys/sandbox_platform.pem")).map_err(|e| e.to_string())?;
+                let app_public = app_key.to_public_key();
+                Ok(Payments::Sandbox(Box::new(Sandbox {
+                    alipay: Alipay {
+                        gateway: "/pay/sandbox/gateway".to_owned(),
+                        app_id: SANDBOX_APP_ID.to_owned(),
+                        seller_id: SANDBOX_SELLER_ID.to_owned(),
+                        app_key,
+                        platform_key: platform_key.to_public_key(),
+                        client,
+                    },
+                    platform_key,
+                    app_public,
+                    ledger: Mutex::new(HashMap::new()),
+                })))
+            }
+            PayAdapter::Real => Ok(Payments::Real(Box::new(Alipay {
+                gateway: config.alipay_gateway.clone(),
+                app_id: config.alipay_app_id.clone(),
+                seller_id: config.alipay_seller_id.clone(),
+                app_key: alipay::private_key(&config.alipay_private_key).map_err(|e| format!("alipay_private_key: {e}"))?,
+                platform_key: alipay::public_key(&config.alipay_public_key).map_err(|e| format!("alipay_public_key: {e}"))?,
+                client,
+            }))),
+        }
+    }
+
+    /// The Alipay side of the adapter.
+    pub fn alipay(&self) -> Result<&Alipay, AdapterError> {
+        match self {
+            Payments::Sandbox(s) => Ok(&s.alipay),
+            Payments::Real(a) => Ok(a),
+            Payments::Broken(why) => Err(AdapterError::Decode(format!("payment keys: {why}"))),
+        }
+    }
+
+    /// Who an order paid here is recorded as taken by.
+    pub fn provider(&self) -> Provider {
+        match self {
+            Payments::Sandbox(_) => Provider::Sandbox,
+            Payments::Real(_) | Payments::Broken(_) => Provider::Alipay,
+        }
+    }
+
+    /// The sandbox, when it is the adapter.
+    pub fn sandbox(&self) -> Option<&Sandbox> {
+        match self {
+            Payments::Sandbox(s) => Some(s),
+            Payments::Real(_) | Payments::Broken(_) => None,
+        }
+    }
+
+    /// Where the trade of `order_no` is at the provider.
+    pub async fn query(&self, order_no: &str, now: i64) -> Result<TradeState, AdapterError> {
+        match self {
+            Payments::Sandbox(s) => Ok(s.trade(order_no).unwrap_or(TradeState::Unknown)),
+            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.query(order_no, now).await,
+        }
+    }
+
+    /// Closes an unpaid trade at the provider.
+    pub async fn close(&self, order_no: &str, now: i64) -> Result<(), AdapterError> {
+        match self {
+            Payments::Sandbox(s) => {
+                s.set_state(order_no, TradeState::Closed, |t| !matches!(t, TradeState::Paid { .. }));
+                Ok(())
+            }
+            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.close(order_no, now).await,
+        }
+    }
+
+    /// Gives a paid trade's money back.
+    pub async fn refund(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
+        match self {
+            Payments::Sandbox(s) => {
+                if s.set_state(order_no, TradeState::Closed, |t| matches!(t, TradeState::Paid { amount_fen: paid, .. } if *paid == amount_fen)) {
+                    Ok(())
+                } else {
+                    Err(AdapterError::Invalid("the sandbox has no such paid trade"))
+                }
+            }
+            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.refund(order_no, amount_fen, now).await,
+        }
+    }
+}
+
+impl Sandbox {
+    fn trade(&self, order_no: &str) -> Option<TradeState> {
+        self.ledger.lock().ok()?.get(order_no).cloned()
+    }
+
+    fn set_state(&self, order_no: &str, state: TradeState, allowed: impl Fn(&TradeState) -> bool) -> bool {
+        let Ok(mut ledger) = self.ledger.lock() else { return false };
+        match ledger.get_mut(order_no) {
+            Some(t) if allowed(t) => {
+                *t = state;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Reads a pay request the way Alipay's cashier does: the application's signature first.
+    pub fn checkout(&self, params: &[(String, String)]) -> Result<Checkout, &'static str> {
+        let get = |k: &str| alipay::param(params, k);
+        if get("app_id") != self.alipay.app_id || get("sign_type") != "RSA2" {
+            return Err("应用信息不正确");
+        }
+        if !alipay::verify(&self.app_public, &alipay::canonical(params, true), get("sign")) {
+            return Err("签名校验失败");
+        }
+        let phone = match get("method") {
+            "alipay.trade.wap.pay" => true,
+            "alipay.trade.page.pay" => false,
+            _ => return Err("不支持的接口"),
+        };
+        let biz: serde_json::Value = serde_json::from_str(get("biz_content")).map_err(|_| "业务参数无法读取")?;
+        let amount_fen = biz["total_amount"].as_str().and_then(domain::order::parse_yuan).ok_or("金额不正确")?;
+        let order_no = biz["out_trade_no"].as_str().filter(|n| domain::order::is_order_no(n)).ok_or("订单号不正确")?;
+        let (return_url, notify_url) = (get("return_url"), get("notify_url"));
+        if !return_url.starts_with('/') || !notify_url.starts_with('/') {
+            return Err("回调地址必须是本站地址");
+        }
+        Ok(Checkout {
+            order_no: order_no.to_owned(),
+            subject: biz["subject"].as_str().unwrap_or_default().to_owned(),
+            amount_fen,
+            notify_url: notify_url.to_owned(),
+            return_url: return_url.to_owned(),
+            phone,
+        })
+    }
+
+    /// The buyer paid at the sandbox cashier: the trade is recorded and the notify Alipay would
+    /// send is returned, signed with the sandbox platform key.
+    pub fn pay(&self, c: &Checkout, now: i64) -> Result<Vec<(String, String)>, AdapterError> {
+        let trade_no = format!("{}{}", domain::time::compact(now), &c.order_no[c.order_no.len() - 6..]);
+        if let Ok(mut ledger) = self.ledger.lock() {
+            ledger.insert(c.order_no.clone(), TradeState::Paid { trade_no: trade_no.clone(), amount_fen: c.amount_fen });
+        }
+        let at = domain::time::datetime(now);
+        let mut form: Vec<(String, String)> = [
+            ("notify_time", at.as_str()),
+            ("notify_type", "trade_status_sync"),
+            ("notify_id", &format!("sandbox{trade_no}")),
+            ("app_id", &self.alipay.app_id),
+            ("charset", "utf-8"),
+            ("version", "1.0"),
+            ("sign_type", "RSA2"),
+            ("trade_no", &trade_no),
+            ("out_trade_no", &c.order_no),
+            ("seller_id", &self.alipay.seller_id),
+            ("trade_status", "TRADE_SUCCESS"),
+            ("total_amount", &domain::order::yuan_text(c.amount_fen)),
+            ("receipt_amount", &domain::order::yuan_text(c.amount_fen)),
+            ("subject", &c.subject),
+            ("gmt_create", at.as_str()),
+            ("gmt_payment", at.as_str()),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let signature = alipay::sign(&self.platform_key, &alipay::canonical(&form, false))?;
+        form.push(("sign".to_owned(), signature));
+        Ok(form)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Env;
+
+    #[test]
+    fn real_keys_that_do_not_read_are_named_and_never_take_a_payment() {
+        let mut config = Config::defaults(Env::Development);
+        config.pay_adapter = PayAdapter::Real;
+        config.alipay_app_id = "2021004100000001".to_owned();
+        config.alipay_private_key = "MIIEvQ-not-a-key".to_owned();
+        config.alipay_public_key = "MIIBIj-not-a-key".to_owned();
+        let err = Payments::try_from_config(&config, reqwest::Client::new()).unwrap_err();
+        assert!(err.starts_with("alipay_private_key:"), "{err}");
+        let broken = Payments::from_config(&config, reqwest::Client::new());
+        assert!(broken.alipay().is_err() && broken.sandbox().is_none());
+        assert_eq!(broken.provider(), Provider::Alipay, "never recorded as sandbox money");
+        let sandbox = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
+        assert_eq!((sandbox.provider(), sandbox.alipay().unwrap().app_id.as_str()), (Provider::Sandbox, SANDBOX_APP_ID));
+    }
+}

@@ -1,0 +1,257 @@
+//! `/vip`: the plans for buyers, sellers and dealers with what each gives, the visitor's current
+//! membership, and buying one (`POST /vip/buy` → an order → the cashier).
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use domain::auth::Role;
+use domain::vip::{Audience, FREE, Plan};
+use serde::Deserialize;
+
+use crate::access::SignedIn;
+use crate::error::AppError;
+use crate::extract::Form;
+use crate::meta::{Layout, PageMeta};
+use crate::state::AppState;
+use crate::visitor::Visitor;
+use store::Item;
+
+/// A plan as its card shows it.
+struct PlanView {
+    plan: &'static Plan,
+    price: String,
+    per_day: String,
+    lines: Vec<String>,
+}
+
+impl PlanView {
+    fn new(plan: &'static Plan) -> PlanView {
+        let mut lines = Vec::new();
+        if plan.free_reports_per_month > 0 {
+            lines.push(format!("每月免费查询车况报告{}次", plan.free_reports_per_month));
+        }
+        if plan.instant_alerts {
+            lines.push("订阅的搜索有新车、收藏的车降价，立即提醒".to_owned());
+        }
+        if plan.refreshes_per_day > FREE.refreshes_per_day {
+            lines.push(format!("每辆车每天可擦亮{}次（普通用户1次）", plan.refreshes_per_day));
+        }
+        if plan.confirm_days > FREE.confirm_days {
+            lines.push(format!("确认在售一次保持{}天（普通用户{}天）", plan.confirm_days, FREE.confirm_days));
+        }
+        match plan.reach {
+            Some(domain::vip::Reach::City) => lines.push("所选城市综合排序中车源优先展示，标注“推广”".to_owned()),
+            Some(domain::vip::Reach::Nationwide) => lines.push("全国综合排序中车源优先展示，标注“推广”".to_owned()),
+            None => {}
+        }
+        if plan.reach.is_some() {
+            lines.push("店铺页显示VIP商家标识".to_owned());
+        }
+        let per_day = domain::order::yuan_text(plan.price_fen / plan.days.max(1));
+        PlanView { plan, price: domain::order::yuan_text(plan.price_fen), per_day, lines }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "vip.html")]
+struct VipPage {
+    page: PageMeta,
+    groups: Vec<(&'static str, Vec<PlanView>)>,
+    table: Vec<(&'static str, Vec<String>)>,
+    heads: Vec<&'static str>,
+    memberships: Vec<(String, String, String)>,
+    signed_in: bool,
+    dealer: bool,
+    error: Option<String>,
+    provinces: super::shared::ProvinceCities,
+    sandbox: bool,
+}
+
+/// The benefits table: one row per benefit, one column per plan, the free level first.
+fn benefits_table() -> (Vec<&'static str>, Vec<(&'static str, Vec<String>)>) {
+    let plans: Vec<&Plan> = std::iter::once(&FREE).chain(domain::vip::on_sale()).collect();
+    let heads = plans.iter().map(|p| p.name).collect();
+    let yes = |b: bool| if b { "✓".to_owned() } else { "—".to_owned() };
+    let rows = vec![
+        (
+            "免费车况报告",
+            plans.iter().map(|p| if p.free_reports_per_month > 0 { format!("每月{}次", p.free_reports_per_month) } else { "—".to_owned() }).collect(),
+        ),
+        ("降价与新车即时提醒", plans.iter().map(|p| yes(p.instant_alerts)).collect()),
+        ("每天擦亮", plans.iter().map(|p| format!("{}次", p.refreshes_per_day)).collect()),
+        ("确认在售有效期", plans.iter().map(|p| format!("{}天", p.confirm_days)).collect()),
+        (
+            "综合排序优先（推广）",
+            plans
+                .iter()
+                .map(|p| match p.reach {
+                    Some(domain::vip::Reach::City) => "所选城市".to_owned(),
+                    Some(domain::vip::Reach::Nationwide) => "全国".to_owned(),
+                    None => "—".to_owned(),
+                })
+                .collect(),
+        ),
+        (
+            "价格",
+            plans
+                .iter()
+                .map(|p| if p.price_fen == 0 { "免费".to_owned() } else { format!("{}元/{}天", domain::order::yuan_text(p.price_fen), p.days) })
+                .collect(),
+        ),
+    ];
+    // A benefit no plan on sale gives is not listed.
+    let rows = rows.into_iter().filter(|(_, cells): &(&str, Vec<String>)| cells.iter().any(|c| c != "—")).collect();
+    (heads, rows)
+}
+
+async fn render(state: &AppState, visitor: &Visitor, error: Option<String>, status: StatusCode) -> Result<Response, AppError> {
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "VIP会员")
+        .describe("二手车网VIP：卖车VIP每天擦亮3次、确认在售一次管60天；商家VIP在所选城市或全国的综合排序中车源优先展示。")
+        .canonical_path(state, "/vip");
+    if visitor.user.is_some() {
+        page.private();
+    }
+    let memberships = match &visitor.user {
+        Some(u) => state
+            .store
+            .memberships(u.user_id, state.clock.now())
+            .await?
+            .into_iter()
+            .map(|m| {
+                let city = m.city_code.and_then(|c| domain::region::city(c as u32)).map_or("全国".to_owned(), |c| c.name.to_owned());
+                (m.plan, city, domain::time::date(m.ends_at))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let groups = [(Audience::Buyer, "买车会员"), (Audience::Seller, "卖车会员"), (Audience::Dealer, "商家会员")]
+        .into_iter()
+        .map(|(a, name)| (name, domain::vip::plans_for(a).filter(|p| p.on_sale).map(PlanView::new).collect::<Vec<_>>()))
+        .filter(|(_, plans)| !plans.is_empty())
+        .collect();
+    let (heads, table) = benefits_table();
+    let tpl = VipPage {
+        page,
+        groups,
+        table,
+        heads,
+        memberships,
+        signed_in: visitor.user.is_some(),
+        dealer: visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer),
+        error,
+        provinces: super::shared::province_cities(),
+        sandbox: state.adapters.pay.sandbox().is_some(),
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /vip`.
+pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    render(&state, &visitor, None, StatusCode::OK).await
+}
+
+/// The buy form.
+#[derive(Debug, Default, Deserialize)]
+pub struct BuyPost {
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    city: String,
+}
+
+/// `POST /vip/buy`: an order for the plan, then the cashier.
+pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<BuyPost>) -> Result<Response, AppError> {
+    let Some(plan) = domain::vip::plan(post.plan.trim()).filter(|p| p.on_sale) else {
+        return render(&state, &visitor, Some("请选择要购买的会员套餐".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    if plan.audience == Audience::Dealer && user.role != Role::Dealer {
+        return render(&state, &visitor, Some(format!("{}仅限认证商家购买，请先入驻成为商家", plan.name)), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    let city = domain::region::city_by_slug(post.city.trim());
+    if domain::vip::needs_city(plan) && city.is_none() {
+        return render(&state, &visitor, Some(format!("请选择{}适用的城市", plan.name)), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    let city = city.filter(|_| domain::vip::needs_city(plan));
+    let subject = match city {
+        Some(c) => format!("{}（{}）", plan.name, c.name),
+        None => plan.name.to_owned(),
+    };
+    let purchase = Item {
+        product: domain::order::Product::Vip,
+        plan_code: plan.code.to_owned(),
+        city_code: city.map(|c| c.code as i32),
+        campaign: String::new(),
+        subject,
+        amount_fen: plan.price_fen,
+    };
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase).await?;
+    // The cashier may be another site (Alipay's gateway): a plain 303 to it.
+    Ok(Redirect::to(&next).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "vip_equity.html")]
+struct EquityPage {
+    page: PageMeta,
+    table: Vec<(&'static str, Vec<String>)>,
+    heads: Vec<&'static str>,
+    free_refresh_hours: i64,
+    free: &'static Plan,
+    seller: Option<(&'static Plan, i64)>,
+}
+
+/// `GET /servicehall/vipequity`: every benefit of the plans on sale, with its numbers and where
+/// it applies, and the terms (no automatic renewal; a refund ends what it paid for).
+pub async fn equity(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "VIP会员权益说明")
+        .describe("二手车网VIP会员的每项权益、适用范围、有效期与退款规则。")
+        .canonical_path(&state, "/servicehall/vipequity");
+    let (heads, table) = benefits_table();
+    let seller = domain::vip::on_sale().find(|p| p.audience == Audience::Seller).map(|p| (p, domain::vip::refresh_every_secs(p) / 3_600));
+    let free_refresh_hours = domain::vip::refresh_every_secs(&FREE) / 3_600;
+    Ok(Html(EquityPage { page, table, heads, free_refresh_hours, free: &FREE, seller }.render()?).into_response())
+}
+
+/// The test purchase's price: one fen.
+pub const TEST_FEN: i64 = 1;
+
+#[derive(Template)]
+#[template(path = "vip_buytest.html")]
+struct BuyTestPage {
+    page: PageMeta,
+    signed_in: bool,
+    sandbox: bool,
+}
+
+/// The test purchase exists in development and staging only: production answers 404.
+fn test_purchases(state: &AppState) -> Result<(), AppError> {
+    if state.config.env == crate::config::Env::Production { Err(AppError::NotFound) } else { Ok(()) }
+}
+
+/// `GET /vip/buytest`: a 0.01 purchase that runs the whole payment rail (cashier, notify, result)
+/// without buying anything.
+pub async fn buytest(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    test_purchases(&state)?;
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付测试");
+    page.noindex();
+    let tpl = BuyTestPage { page, signed_in: visitor.user.is_some(), sandbox: state.adapters.pay.sandbox().is_some() };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `POST /vip/buytest`: an order of 0.01元 for nothing, then the cashier.
+pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    test_purchases(&state)?;
+    let purchase = Item {
+        product: domain::order::Product::Test,
+        plan_code: String::new(),
+        city_code: None,
+        campaign: String::new(),
+        subject: "支付测试订单".to_owned(),
+        amount_fen: TEST_FEN,
+    };
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase).await?;
+    Ok(Redirect::to(&next).into_response())
+}
