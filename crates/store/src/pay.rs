@@ -96,6 +96,67 @@ from_row!(PayOrder {
 const ORDER_COLUMNS: &str = "payment_order_id, order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
                              channel, provider_trade_no, created_at, paid_at, queried_at";
 
+/// What the staff orders desk looks for; an empty part matches every order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OrderSearch<'a> {
+    /// An exact order number.
+    pub order_no: &'a str,
+    /// The buyer's phone.
+    pub mobile: &'a str,
+    /// A status.
+    pub status: Option<Status>,
+}
+
+/// An order as the staff desk shows it: with its buyer's phone and, once refunded, who refunded
+/// it and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeskOrder {
+    /// Order number.
+    pub order_no: String,
+    /// What was bought.
+    pub subject: String,
+    /// Amount in fen.
+    pub amount_fen: i64,
+    /// Where it is.
+    pub status: Status,
+    /// Who takes the money.
+    pub provider: Provider,
+    /// How it is paid.
+    pub channel: String,
+    /// The provider's trade number, once paid.
+    pub provider_trade_no: Option<String>,
+    /// Created.
+    pub created_at: i64,
+    /// Paid.
+    pub paid_at: Option<i64>,
+    /// Closed unpaid.
+    pub closed_at: Option<i64>,
+    /// Refunded.
+    pub refunded_at: Option<i64>,
+    /// Why it was refunded.
+    pub refund_reason: String,
+    /// The buyer's phone.
+    pub buyer_mobile: String,
+    /// The phone of the staff member who refunded it.
+    pub refunded_by_mobile: String,
+}
+from_row!(DeskOrder {
+    order_no,
+    subject,
+    amount_fen,
+    status as stored,
+    provider as stored,
+    channel,
+    provider_trade_no,
+    created_at,
+    paid_at,
+    closed_at,
+    refunded_at,
+    refund_reason,
+    buyer_mobile,
+    refunded_by_mobile,
+});
+
 /// A payment as the provider reported it, after its signature was checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment<'a> {
@@ -318,15 +379,18 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Marks a paid order refunded and ends the membership it paid for, in one transaction; false
-    /// when it was not paid.
-    pub async fn refund_order(&self, order_no: &str, now: i64) -> Result<bool, DbError> {
+    /// Marks a paid order refunded by staff member `by` for `reason` and ends the membership it
+    /// paid for, in one transaction; false when it was not paid.
+    pub async fn refund_order(&self, order_no: &str, by: i64, reason: &str, now: i64) -> Result<bool, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let id: Option<i64> = sqlx::query_scalar(
-                "update payment_order set status = 'refunded', refunded_at = $1 where order_no = $2 and status = 'paid' returning payment_order_id",
+                "update payment_order set status = 'refunded', refunded_at = $1, refunded_by = $2, refund_reason = $3 \
+                 where order_no = $4 and status = 'paid' returning payment_order_id",
             )
             .bind(now)
+            .bind(by)
+            .bind(reason)
             .bind(order_no)
             .fetch_optional(&mut *tx)
             .await?;
@@ -345,6 +409,27 @@ impl Store {
             tx.commit().await?;
             Ok(id.is_some())
         })
+    }
+
+    /// The staff desk's search, newest first: each part of `s` that is given must match.
+    pub async fn desk_orders(&self, s: &OrderSearch<'_>, limit: i64) -> Result<Vec<DeskOrder>, DbError> {
+        let status = s.status.map_or("", Status::as_str);
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, DeskOrder>(
+                "select o.order_no, o.subject, o.amount_fen, o.status, o.provider, o.channel, o.provider_trade_no, o.created_at, \
+                 o.paid_at, o.closed_at, o.refunded_at, o.refund_reason, coalesce(u.mobile, '') as buyer_mobile, \
+                 coalesce(r.mobile, '') as refunded_by_mobile \
+                 from payment_order o join app_user u on u.user_id = o.user_id left join app_user r on r.user_id = o.refunded_by \
+                 where ($1 = '' or o.order_no = $1) and ($2 = '' or u.mobile = $2) and ($3 = '' or o.status = $3) \
+                 order by o.created_at desc, o.payment_order_id desc limit $4",
+            )
+            .bind(s.order_no)
+            .bind(s.mobile)
+            .bind(status)
+            .bind(limit)
+            .fetch_all(p)
+            .await?
+        }))
     }
 
     /// Pending orders created before `before`, oldest first: the job asks the provider about them.

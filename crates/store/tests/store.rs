@@ -819,12 +819,28 @@ async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(sto
     assert!(!store.close_order(open, NOW + 7).await.unwrap(), "closed once");
     let late = Payment { order_no: open, provider: Provider::Sandbox, trade_no: "SBX2", amount_fen: 2_900 };
     assert_eq!(store.settle_payment(&late, NOW + 8).await.unwrap(), Settled::NotPending(Status::Closed), "a closed order is never paid");
-    assert!(!store.refund_order(open, NOW + 9).await.unwrap(), "an unpaid order is not refunded");
+    let staff = store.sign_in_by_mobile("19000000021", NOW).await.unwrap().user_id;
+    assert!(!store.refund_order(open, staff, "用户申请退款", NOW + 9).await.unwrap(), "an unpaid order is not refunded");
     assert_eq!(store.memberships(user, NOW + 9).await.unwrap().len(), 1);
-    assert!(store.refund_order(paid, NOW + 100).await.unwrap());
-    assert!(!store.refund_order(paid, NOW + 101).await.unwrap(), "refunded once");
+    assert!(store.refund_order(paid, staff, "用户申请退款", NOW + 100).await.unwrap());
+    assert!(!store.refund_order(paid, staff, "再退一次", NOW + 101).await.unwrap(), "refunded once");
     assert!(store.memberships(user, NOW + 100).await.unwrap().is_empty(), "the refund ended the membership");
     assert_eq!(store.order_of(user, paid).await.unwrap().unwrap().status, Status::Refunded);
     assert!(store.pending_orders(NOW + 1_000, 10).await.unwrap().is_empty());
     store.record_notification(Provider::Sandbox, paid, "SBX1", Some(298_000), true, false, "{}", NOW).await.unwrap();
+
+    // The staff desk finds orders by number, phone and status, and says who refunded and why.
+    use store::OrderSearch;
+    let by_phone = store.desk_orders(&OrderSearch { mobile: "13800000021", ..OrderSearch::default() }, 10).await.unwrap();
+    assert_eq!(by_phone.iter().map(|o| o.order_no.as_str()).collect::<Vec<_>>(), [paid, open], "newest first, both of the buyer's");
+    let refunded = store.desk_orders(&OrderSearch { status: Some(Status::Refunded), ..OrderSearch::default() }, 10).await.unwrap();
+    assert_eq!(refunded.len(), 1);
+    let o = &refunded[0];
+    assert_eq!(
+        (o.order_no.as_str(), o.refunded_at, o.refunded_by_mobile.as_str(), o.refund_reason.as_str(), o.buyer_mobile.as_str()),
+        (paid, Some(NOW + 100), "19000000021", "用户申请退款", "13800000021"),
+        "the first refund's reason stays"
+    );
+    let none = OrderSearch { order_no: open, status: Some(Status::Paid), ..OrderSearch::default() };
+    assert!(store.desk_orders(&none, 10).await.unwrap().is_empty(), "every given part must match");
 }

@@ -173,6 +173,7 @@ fn staff_pages(state: &AppState) -> Router<AppState> {
         .route("/staff/review", get(pages::staff::review).post(pages::staff::decide))
         .route("/staff/appeals", get(pages::staff::appeals).post(pages::staff::decide_appeal))
         .route("/staff/leads", get(pages::dealer::platform_leads).post(pages::dealer::act_platform))
+        .route("/staff/orders", get(pages::staff::orders).post(pages::staff::refund))
         .layer(from_fn(middleware::route_middleware(state.clone(), STAFF_MIDDLEWARE)))
 }
 

@@ -167,3 +167,32 @@ pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
     }
     Ok(n)
 }
+
+/// Why a refund was not made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundRefused {
+    /// No such order, or it is not paid (pending, closed, or refunded already).
+    NotPaid,
+    /// The provider did not give the money back; nothing changed here.
+    Provider(String),
+}
+
+/// Refunds a paid order in full at the provider, then marks it refunded (ending what it bought),
+/// recording the staff member `by` and the reason. The provider goes first: an order is never
+/// shown refunded while the buyer's money is still with us.
+pub async fn refund(state: &AppState, order_no: &str, by: i64, reason: &str) -> Result<Result<(), RefundRefused>, AppError> {
+    let Some(order) = state.store.order_by_no(order_no).await? else { return Ok(Err(RefundRefused::NotPaid)) };
+    if order.status != Status::Paid {
+        return Ok(Err(RefundRefused::NotPaid));
+    }
+    let now = state.clock.now();
+    if let Err(e) = state.adapters.pay.refund(order_no, order.amount_fen, now).await {
+        tracing::error!(order_no, by, error = %e, "refund refused by the provider");
+        return Ok(Err(RefundRefused::Provider(e.to_string())));
+    }
+    // A second desk refunding the same order meanwhile finds it refunded; the provider's refund
+    // request number makes its call the same refund, not a second one.
+    let done = state.store.refund_order(order_no, by, reason, now).await?;
+    tracing::info!(order_no, by, amount_fen = order.amount_fen, reason, done, "order refunded");
+    Ok(if done { Ok(()) } else { Err(RefundRefused::NotPaid) })
+}

@@ -12,3 +12,6 @@ alter table payment_order add column queried_at bigint;
 create index payment_order_pending on payment_order (status, created_at);
 -- A membership a refund ended keeps its row; its end moves to the refund.
 create index vip_membership_order on vip_membership (payment_order_id);
+-- A refund is a staff decision: who made it and why stay on the order.
+alter table payment_order add column refunded_by bigint references app_user (user_id);
+alter table payment_order add column refund_reason text not null default '';

@@ -1,7 +1,8 @@
 //! Moderation for the staff role: `/staff/review` (listings waiting for review, flagged ones
 //! first, approve or reject with a reason the seller sees) and `/staff/appeals` (appeals and
-//! consumer complaints, upheld or dismissed). Every decision is logged (`listing_event`,
-//! `staff_action`). Visitors send appeals from `/actives/help/appeal` and
+//! consumer complaints, upheld or dismissed), and the orders desk `/staff/orders` (find an order
+//! by number, phone and status; refund it in full). Every decision is logged (`listing_event`,
+//! `staff_action`, the refunding staff member and reason on the order). Visitors send appeals from `/actives/help/appeal` and
 //! `/actives/help/customerappeal`.
 
 use crate::access::Staff;
@@ -336,4 +337,129 @@ pub async fn appeal_submit(
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::TOO_MANY_REQUESTS).await;
     }
     Ok(see_other(&format!("{action}?sent=1"), Vec::new()))
+}
+
+/// `?q=…&status=…&done=…` of the orders desk: `q` is an order number or a buyer's phone.
+#[derive(Debug, Default, Deserialize)]
+pub struct OrdersQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    done: String,
+}
+
+/// A refund as the desk posts it, with the search it was made from.
+#[derive(Debug, Default, Deserialize)]
+pub struct RefundPost {
+    #[serde(default)]
+    order_no: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    status: String,
+}
+
+/// An order as the desk lists it.
+pub struct DeskRow {
+    /// The order.
+    pub order: store::DeskOrder,
+    /// Amount in yuan.
+    pub amount: String,
+    /// When it was created, paid, closed or refunded, as text.
+    pub times: Vec<String>,
+    /// A refund of this order was just refused: the reason as typed, and why.
+    pub typed: String,
+    /// See `typed`.
+    pub error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "staff_orders.html")]
+struct OrdersPage {
+    page: PageMeta,
+    q: String,
+    status: String,
+    statuses: &'static [domain::order::Status],
+    orders: Vec<DeskRow>,
+    notice: Option<String>,
+    /// A message for the search box.
+    search_error: Option<String>,
+}
+
+/// Orders shown on one desk page.
+const DESK_ORDERS: i64 = 100;
+
+async fn orders_page(state: &AppState, visitor: &Visitor, q: &str, status: &str, notice: Option<String>, refund: Option<(String, String, String)>, code: StatusCode) -> Result<Response, AppError> {
+    let q = q.trim();
+    let status = domain::order::Status::parse(status.trim());
+    let (mut search, mut search_error) = (store::OrderSearch { status, ..store::OrderSearch::default() }, None);
+    if domain::order::is_order_no(q) {
+        search.order_no = q;
+    } else if domain::validate::Mobile::parse(q).is_ok() {
+        search.mobile = q;
+    } else if !q.is_empty() {
+        search_error = Some("请输入20位订单号或11位手机号".to_owned());
+    }
+    let orders = if search_error.is_some() { Vec::new() } else { state.store.desk_orders(&search, DESK_ORDERS).await? };
+    let orders = orders
+        .into_iter()
+        .map(|o| {
+            let times = [("下单", Some(o.created_at)), ("支付", o.paid_at), ("关闭", o.closed_at), ("退款", o.refunded_at)]
+                .into_iter()
+                .filter_map(|(what, at)| at.map(|at| format!("{what} {}", domain::time::datetime(at))))
+                .collect();
+            let (typed, error) = match &refund {
+                Some((no, typed, why)) if *no == o.order_no => (typed.clone(), Some(why.clone())),
+                _ => (String::new(), None),
+            };
+            DeskRow { amount: domain::order::yuan_text(o.amount_fen), times, typed, error, order: o }
+        })
+        .collect();
+    let code = if search_error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { code };
+    let tpl = OrdersPage {
+        page: staff_meta(state, visitor, "订单查询与退款", "/staff/orders"),
+        q: q.to_owned(),
+        status: status.map_or("", |s| s.as_str()).to_owned(),
+        statuses: &domain::order::Status::ALL,
+        orders,
+        notice,
+        search_error,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /staff/orders`: find orders by number, phone and status.
+pub async fn orders(State(state): State<AppState>, visitor: Visitor, Query(q): Query<OrdersQuery>) -> Result<Response, AppError> {
+    let notice = (q.done == "refund").then(|| "已退款：款项原路退回，订单所开通的权益已结束。".to_owned());
+    orders_page(&state, &visitor, &q.q, &q.status, notice, None, StatusCode::OK).await
+}
+
+/// `POST /staff/orders`: refunds a paid order in full through the payment adapter, which ends
+/// what it bought; the desk records who did it and why.
+pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(post): Form<RefundPost>) -> Result<Response, AppError> {
+    let order_no = post.order_no.trim();
+    let reason = post.reason.trim();
+    let answer = |message: String, code: StatusCode| {
+        let refund = Some((order_no.to_owned(), reason.chars().take(REASON_MAX).collect(), message));
+        orders_page(&state, &visitor, &post.q, &post.status, None, refund, code)
+    };
+    if reason.is_empty() || reason.chars().count() > REASON_MAX {
+        return answer(format!("请填写退款原因（{REASON_MAX}字以内），它会记录在订单上"), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
+    if !domain::order::is_order_no(order_no) {
+        return Err(AppError::NotFound);
+    }
+    match crate::payments::refund(&state, order_no, staff.user_id, reason).await? {
+        Ok(()) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
+        Err(crate::payments::RefundRefused::NotPaid) => answer("该订单不是已支付状态，不能退款".to_owned(), StatusCode::CONFLICT).await,
+        Err(crate::payments::RefundRefused::Provider(why)) => {
+            answer(format!("支付渠道未能退款，订单没有改变，请稍后再试（{why}）"), StatusCode::SERVICE_UNAVAILABLE).await
+        }
+    }
 }

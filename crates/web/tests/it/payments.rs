@@ -14,6 +14,7 @@ use crate::support::{IPHONE, NOW, TestApp, login, send_body};
 on_both!(10 =>
     a_vip_plan_is_bought_through_the_sandbox_cashier,
     lost_notifies_are_found_and_stale_orders_closed,
+    staff_find_orders_and_refund_them_which_ends_the_benefit,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -223,4 +224,46 @@ async fn alipay_queries_are_signed_both_ways() {
     let body = format!(r#"{{"alipay_trade_close_response":{gone},"sign":"{}"}}"#, alipay::sign(&platform, gone).unwrap());
     Mock::given(method("POST")).and(path("/gateway.do")).respond_with(ResponseTemplate::new(200).set_body_string(body)).mount(&server).await;
     client.close("20261121103015000001", NOW).await.unwrap();
+}
+
+async fn staff_find_orders_and_refund_them_which_ends_the_benefit(app: &TestApp) {
+    let buyer = login(app, "13700008888", "").await;
+    let h = [("cookie", buyer.as_str()), ("user-agent", IPHONE)];
+    let cashier = app.post_form("/vip/buy", &h, "plan=seller-month").await.location().to_owned();
+    let query = cashier.split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let order_no = paid.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let user = app.state.store.order_by_no(&order_no).await.unwrap().unwrap().user_id;
+    assert_eq!(app.state.store.memberships(user, NOW).await.unwrap().len(), 1);
+    assert_eq!(app.get("/staff/orders", &h).await.status, StatusCode::FORBIDDEN, "buyers have no desk");
+    assert_eq!(app.post_form("/staff/orders", &h, &format!("order_no={order_no}&reason=x")).await.status, StatusCode::FORBIDDEN);
+
+    let staff = login(app, "19000000009", "").await;
+    let staff_id = app.state.store.user_by_mobile("19000000009").await.unwrap().unwrap().user_id;
+    app.state.store.set_role(staff_id, domain::auth::Role::Staff, NOW).await.unwrap();
+    let s = [("cookie", staff.as_str())];
+    let found = app.get("/staff/orders?q=13700008888", &s).await;
+    assert_eq!(found.status, StatusCode::OK);
+    assert!(found.body.contains(&order_no) && found.body.contains("已支付") && found.body.contains("全额退款 29.00元"), "{}", found.body);
+    let bad = app.get("/staff/orders?q=abc", &s).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("请输入20位订单号或11位手机号") && bad.body.contains("value=\"abc\""));
+    assert!(!app.get("/staff/orders?q=13700008888&status=closed", &s).await.body.contains(&order_no), "the status narrows");
+
+    // A refund needs a reason; without one nothing changes and the form says so beside it.
+    let no_reason = app.post_form("/staff/orders", &s, &format!("order_no={order_no}&reason=+&q=13700008888")).await;
+    assert_eq!(no_reason.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(no_reason.body.contains("请填写退款原因") && no_reason.body.contains(&format!("refund-error-{order_no}")), "{}", no_reason.body);
+    assert_eq!(app.state.store.order_by_no(&order_no).await.unwrap().unwrap().status, Status::Paid);
+
+    let done = app.post_form("/staff/orders", &s, &format!("order_no={order_no}&reason=%E7%94%A8%E6%88%B7%E8%AF%AF%E8%B4%AD&q=13700008888")).await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    let shown = app.get(done.location(), &s).await;
+    assert!(shown.body.contains("已退款：") && shown.body.contains("退款人 19000000009") && shown.body.contains("原因：用户误购"), "{}", shown.body);
+    assert!(app.state.store.memberships(user, NOW).await.unwrap().is_empty(), "the refund ended the plan");
+    assert_eq!(app.state.adapters.pay.query(&order_no, NOW).await.unwrap(), TradeState::Closed, "the money went back at the cashier");
+    assert!(app.get("/space/vip", &h).await.body.contains("已退款"), "the buyer sees it");
+    let again = app.post_form("/staff/orders", &s, &format!("order_no={order_no}&reason=again")).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert!(again.body.contains("不是已支付状态"));
 }
