@@ -8,6 +8,7 @@ pub mod aliyun;
 pub mod calls;
 pub mod oauth;
 pub mod pay;
+pub mod wechatpay;
 pub mod sms;
 pub mod wechat;
 
