@@ -2,6 +2,7 @@
 // (once: the login codes a test run may ask for from one address are limited), then buys the
 // seller plan on phone and desktop, JavaScript on and off, pays at the sandbox cashier, lands on
 // /common/paysuccess saying it is paid, and finds the membership and the order in /space/vip.
+// Phones pay with Alipay; desktops with WeChat Pay: its QR code, then the sandbox's WeChat cashier.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
@@ -27,8 +28,8 @@ for (const v of VARIANTS) {
     if (session) {
       await ctx.addCookies(session);
     } else {
-      // Signed out, 立即开通 asks for sign-in and comes back to /vip.
-      await plan.locator("button", { hasText: "立即开通" }).click();
+      // Signed out, paying asks for sign-in and comes back to /vip.
+      await plan.locator("button", { hasText: "支付宝付款" }).click();
       await page.fill("#login-mobile", buyer);
       await page.locator("button", { hasText: "获取验证码" }).click();
       const code = (await page.locator(".sandbox-code").innerText()).trim();
@@ -38,10 +39,20 @@ for (const v of VARIANTS) {
       session = await ctx.cookies();
       await page.goto(BASE + "/vip");
     }
-    await page.locator("form.plan", { hasText: "卖车VIP月卡" }).locator("button", { hasText: "立即开通" }).click();
+    const wechat = !v.mobile;
+    await page.locator("form.plan", { hasText: "卖车VIP月卡" }).locator("button", { hasText: wechat ? "微信支付" : "支付宝付款" }).click();
+    if (wechat) {
+      // WeChat Pay on a desktop: a QR code to scan; the sandbox lets the demo open its cashier.
+      await page.waitForURL(/\/pay\/wechat\?order=\d{20}/);
+      assert.match(await page.locator(".pay-qr").innerText(), /微信扫一扫/);
+      assert.equal(await page.locator(".pay-qr svg").count(), 1);
+      await page.locator("a", { hasText: "打开沙箱收银台" }).click();
+      await page.waitForURL(/\/pay\/sandbox\/wechat\?order=/);
+    } else {
+      await page.waitForURL(/\/pay\/sandbox\/gateway\?/);
+    }
     // The sandbox cashier, then 支付成功.
-    await page.waitForURL(/\/pay\/sandbox\/gateway\?/);
-    assert.match(await page.locator(".sandbox-badge").innerText(), /沙箱收银台/);
+    assert.match(await page.locator(".sandbox-badge").innerText(), wechat ? /微信支付沙箱收银台/ : /沙箱收银台/);
     assert.match(await page.locator("h1").innerText(), /29\.00/);
     await page.locator("button", { hasText: "支付成功" }).click();
     await page.waitForURL(/\/common\/paysuccess\?order=\d{20}/);

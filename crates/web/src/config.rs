@@ -243,6 +243,21 @@ pub struct Config {
     pub alipay_private_key: String,
     /// Alipay's public key, which signs its notifies and answers.
     pub alipay_public_key: String,
+    /// WeChat Pay's API (a mock peer in tests).
+    pub wxpay_gateway: String,
+    /// WeChat Pay merchant id; empty leaves WeChat Pay off (with the real adapter). The official
+    /// account buyers pay through is `wx_app_id`.
+    pub wxpay_mch_id: String,
+    /// The serial number of our merchant API certificate.
+    pub wxpay_serial_no: String,
+    /// Our merchant API private key (PEM). Secret.
+    pub wxpay_private_key: String,
+    /// The id (`Wechatpay-Serial`) of WeChat Pay's public key.
+    pub wxpay_platform_serial: String,
+    /// WeChat Pay's public key (PEM), which signs its notifies and answers.
+    pub wxpay_platform_public_key: String,
+    /// The 32-character API v3 key that decrypts notify resources. Secret.
+    pub wxpay_api_v3_key: String,
 }
 
 const WX_APP_ID: &str = "wx5e3b2c8d1f0a4b67";
@@ -326,6 +341,13 @@ impl Config {
             alipay_seller_id: String::new(),
             alipay_private_key: String::new(),
             alipay_public_key: String::new(),
+            wxpay_gateway: "https://api.mch.weixin.qq.com".to_owned(),
+            wxpay_mch_id: String::new(),
+            wxpay_serial_no: String::new(),
+            wxpay_private_key: String::new(),
+            wxpay_platform_serial: String::new(),
+            wxpay_platform_public_key: String::new(),
+            wxpay_api_v3_key: String::new(),
         }
     }
 
@@ -379,6 +401,13 @@ impl Config {
             need("alipay_app_id", &self.alipay_app_id);
             need("alipay_private_key", &self.alipay_private_key);
             need("alipay_public_key", &self.alipay_public_key);
+            if !self.wxpay_mch_id.is_empty() {
+                need("wxpay_serial_no", &self.wxpay_serial_no);
+                need("wxpay_private_key", &self.wxpay_private_key);
+                need("wxpay_platform_serial", &self.wxpay_platform_serial);
+                need("wxpay_platform_public_key", &self.wxpay_platform_public_key);
+                need("wxpay_api_v3_key", &self.wxpay_api_v3_key);
+            }
         }
         if self.env == Env::Production
             && (self.sms_adapter == SmsAdapter::Sandbox || self.oauth_adapter == OauthAdapter::Sandbox || self.pay_adapter == PayAdapter::Sandbox)
@@ -489,6 +518,13 @@ impl Config {
             "alipay_seller_id" => &mut self.alipay_seller_id,
             "alipay_private_key" => &mut self.alipay_private_key,
             "alipay_public_key" => &mut self.alipay_public_key,
+            "wxpay_gateway" => &mut self.wxpay_gateway,
+            "wxpay_mch_id" => &mut self.wxpay_mch_id,
+            "wxpay_serial_no" => &mut self.wxpay_serial_no,
+            "wxpay_private_key" => &mut self.wxpay_private_key,
+            "wxpay_platform_serial" => &mut self.wxpay_platform_serial,
+            "wxpay_platform_public_key" => &mut self.wxpay_platform_public_key,
+            "wxpay_api_v3_key" => &mut self.wxpay_api_v3_key,
             _ => return None,
         })
     }

@@ -114,6 +114,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/servicehall/vipequity", get(pages::vip::equity))
         .route("/vip/buytest", get(pages::vip::buytest))
         .route("/pay/sandbox/gateway", get(pages::pay::sandbox_gateway).post(pages::pay::sandbox_pay))
+        .route("/pay/sandbox/wechat", get(pages::pay::sandbox_wechat).post(pages::pay::sandbox_wechat_pay))
         .layer(from_fn(middleware::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))
 }
 
@@ -137,7 +138,8 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/vip/buy", post(pages::vip::buy))
         .route("/vip/buytest/order", post(pages::vip::buytest_post))
         .route("/common/paysuccess", get(pages::pay::result))
-        .route("/servicehall/alipay", get(pages::pay::handoff))
+        .route("/servicehall/alipay", get(pages::pay::handoff).post(pages::pay::switch_to_wechat))
+        .route("/pay/wechat", get(pages::pay::wechat))
         .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
         .route("/space/personcarlist/{id}", get(pages::mylistings::history))
         .route(
@@ -190,6 +192,7 @@ fn api() -> Router<AppState> {
         .route("/api/buycar-api/{*rest}", axum::routing::any(api::not_found))
         .route("/api/calltrack/aliyun/recording", post(pages::calls::recording_push).layer(axum::extract::DefaultBodyLimit::max(1024 * 1024)))
         .route("/api/pay/alipay/notify", post(pages::pay::alipay_notify).layer(axum::extract::DefaultBodyLimit::max(64 * 1024)))
+        .route("/api/pay/wechat/notify", post(pages::pay::wechat_notify).layer(axum::extract::DefaultBodyLimit::max(64 * 1024)))
         .route("/hpi/mobile/appdatastatistics.json", get(api::statistics))
 }
 

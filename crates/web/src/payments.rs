@@ -4,16 +4,20 @@
 //! The periodic job ([`reconcile`]) asks about orders whose notify may have been lost and closes
 //! the unpaid ones after `domain::order::CLOSE_AFTER_SECS`.
 
-use domain::order::Status;
+use domain::order::{Provider, Status};
 use store::{Item, NewOrder, PayOrder, Payment, Settled};
 
 use crate::adapters::alipay::{TradeState, Urls};
+use crate::adapters::pay::Method;
+use crate::adapters::wechatpay::{self, Channel, Prepay, Signed};
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::visitor::Visitor;
 
 /// The notify endpoint's path.
 pub const ALIPAY_NOTIFY_PATH: &str = "/api/pay/alipay/notify";
+/// WeChat Pay's notify endpoint.
+pub const WECHAT_NOTIFY_PATH: &str = "/api/pay/wechat/notify";
 
 /// A provider failure as the buyer sees it; the cause goes to the log.
 fn upstream(e: &crate::adapters::AdapterError) -> AppError {
@@ -28,29 +32,88 @@ fn new_order_no(state: &AppState) -> Result<String, AppError> {
     Ok(domain::order::order_no(state.clock.now(), u32::from_le_bytes(buf)))
 }
 
-/// Creates the order and says where the buyer goes next: the provider's cashier, or inside
-/// WeChat (where Alipay's pages are blocked) the page that explains how to pay.
-pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: Item) -> Result<String, AppError> {
+/// Creates the order and says where the buyer goes next: for Alipay its cashier, or inside
+/// WeChat (where Alipay's pages are blocked) the page that explains how to pay; for WeChat Pay
+/// our page that starts it (`/pay/wechat`).
+pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, method: Method) -> Result<String, AppError> {
     let phone = visitor.device.class == domain::device::DeviceClass::Mobile;
-    let order = NewOrder {
-        order_no: new_order_no(state)?,
-        user_id,
-        item,
-        provider: state.adapters.pay.provider(),
-        channel: if state.adapters.pay.sandbox().is_some() {
-            "sandbox"
-        } else if phone {
-            "wap"
-        } else {
-            "page"
-        }
-        .to_owned(),
-    };
-    state.store.create_order(&order, state.clock.now()).await?;
-    if visitor.device.wechat {
-        return Ok(format!("/servicehall/alipay?order={}", order.order_no));
+    let pay = &state.adapters.pay;
+    if method == Method::Wechat && pay.wechat().is_none() {
+        return Err(AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()));
     }
-    pay_url(state, &order.order_no, &order.item.subject, order.item.amount_fen, phone)
+    let channel = match (method, pay.sandbox().is_some()) {
+        (Method::Alipay, true) => "sandbox",
+        (Method::Alipay, false) if phone => "wap",
+        (Method::Alipay, false) => "page",
+        (Method::Wechat, _) => wechat_channel(visitor, None).name(),
+    };
+    let order = NewOrder { order_no: new_order_no(state)?, user_id, item, provider: pay.provider(method), channel: channel.to_owned() };
+    state.store.create_order(&order, state.clock.now()).await?;
+    match method {
+        Method::Wechat => Ok(format!("/pay/wechat?order={}", order.order_no)),
+        Method::Alipay if visitor.device.wechat => Ok(format!("/servicehall/alipay?order={}", order.order_no)),
+        Method::Alipay => pay_url(state, &order.order_no, &order.item.subject, order.item.amount_fen, phone),
+    }
+}
+
+/// Whether an order is paid by WeChat Pay (really, or at the sandbox's WeChat cashier).
+pub fn is_wechat(order: &PayOrder) -> bool {
+    order.provider == Provider::Wechat || matches!(order.channel.as_str(), "jsapi" | "h5" | "native")
+}
+
+/// Where the buyer goes on with paying a pending order.
+pub fn continue_url(order: &PayOrder) -> String {
+    if is_wechat(order) { format!("/pay/wechat?order={}", order.order_no) } else { format!("/servicehall/alipay?order={}", order.order_no) }
+}
+
+/// The payment methods offered on this device, as (form value, button text), the one that
+/// works best here first: WeChat Pay inside WeChat (where Alipay is blocked), Alipay elsewhere.
+pub fn methods(state: &AppState, visitor: &Visitor) -> Vec<(&'static str, &'static str)> {
+    let alipay = ("alipay", "支付宝付款");
+    let wechat = ("wechat", "微信支付");
+    match (state.adapters.pay.wechat().is_some(), visitor.device.wechat) {
+        (false, _) => vec![alipay],
+        (true, true) => vec![wechat, alipay],
+        (true, false) => vec![alipay, wechat],
+    }
+}
+
+/// The method a form chose (`method=wechat` or Alipay).
+pub fn method_of(value: &str) -> Method {
+    if value.trim() == "wechat" { Method::Wechat } else { Method::Alipay }
+}
+
+/// How WeChat Pay is used on this device: JSAPI in WeChat's browser, H5 in another phone
+/// browser, Native (a QR code) on desktops.
+pub fn wechat_channel(visitor: &Visitor, openid: Option<&str>) -> Channel {
+    if visitor.device.wechat {
+        Channel::Jsapi { openid: openid.unwrap_or_default().to_owned() }
+    } else if visitor.device.class == domain::device::DeviceClass::Mobile {
+        Channel::H5 { ip: visitor.ip.clone() }
+    } else {
+        Channel::Native
+    }
+}
+
+/// Starts WeChat Pay for a pending order: the prepay at WeChat Pay (or, with the sandbox, its
+/// local cashier's address in the same shapes).
+pub async fn wechat_prepay(state: &AppState, order: &PayOrder, channel: &Channel) -> Result<Prepay, AppError> {
+    let pay = &state.adapters.pay;
+    if pay.sandbox().is_some() {
+        let cashier = format!("/pay/sandbox/wechat?order={}", order.order_no);
+        return Ok(match channel {
+            Channel::Jsapi { .. } => Prepay::Jsapi(format!("sandbox{}", order.order_no)),
+            Channel::H5 { .. } => Prepay::H5(cashier),
+            Channel::Native => Prepay::Native(format!("{}{cashier}", state.config.site_url.trim_end_matches('/'))),
+        });
+    }
+    let wechat = pay.wechat().ok_or_else(|| AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()))?;
+    let now = state.clock.now();
+    let notify = format!("{}{WECHAT_NOTIFY_PATH}", state.config.site_url.trim_end_matches('/'));
+    wechat
+        .prepay(channel, &order.order_no, &order.subject, order.amount_fen, order.created_at + domain::order::CLOSE_AFTER_SECS, &notify, now)
+        .await
+        .map_err(|e| upstream(&e))
 }
 
 /// The cashier address of a pending order.
@@ -68,9 +131,9 @@ pub fn pay_url(state: &AppState, order_no: &str, subject: &str, amount_fen: i64,
     alipay.pay_url(phone, order_no, subject, amount_fen, now + domain::order::CLOSE_AFTER_SECS, &urls, now).map_err(|e| upstream(&e))
 }
 
-/// Applies a payment the provider confirmed (by notify or query), logging what did not apply.
-pub async fn settle(state: &AppState, order_no: &str, trade_no: &str, amount_fen: i64, via: &str) -> Result<Settled, AppError> {
-    let pay = Payment { order_no, provider: state.adapters.pay.provider(), trade_no, amount_fen };
+/// Applies a payment `provider` confirmed (by notify or query), logging what did not apply.
+pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_no: &str, amount_fen: i64, via: &str) -> Result<Settled, AppError> {
+    let pay = Payment { order_no, provider, trade_no, amount_fen };
     let settled = state.store.settle_payment(&pay, state.clock.now()).await?;
     match settled {
         Settled::Applied => tracing::info!(order_no, trade_no, amount_fen, via, "order paid"),
@@ -78,7 +141,7 @@ pub async fn settle(state: &AppState, order_no: &str, trade_no: &str, amount_fen
         Settled::NotPending(status) => {
             // Paid after we closed it: the buyer's money goes back.
             tracing::error!(order_no, trade_no, amount_fen, ?status, via, "payment for an order that is not pending: refunding");
-            if let Err(e) = state.adapters.pay.refund(order_no, amount_fen, state.clock.now()).await {
+            if let Err(e) = state.adapters.pay.refund(provider, order_no, amount_fen, state.clock.now()).await {
                 tracing::error!(order_no, error = %e, "refund of a late payment failed: refund it by hand");
             }
         }
@@ -94,7 +157,7 @@ pub async fn apply_alipay_notify(state: &AppState, form: &[(String, String)]) ->
     let now = state.clock.now();
     let payload = serde_json::to_string(form).unwrap_or_default();
     let get = |k: &str| crate::adapters::alipay::param(form, k);
-    let provider = state.adapters.pay.provider();
+    let provider = state.adapters.pay.provider(Method::Alipay);
     let alipay = state.adapters.pay.alipay().map_err(|e| upstream(&e))?;
     let notify = match alipay.verify_notify(form) {
         Ok(n) => n,
@@ -117,7 +180,7 @@ pub async fn apply_alipay_notify(state: &AppState, form: &[(String, String)]) ->
         true
     } else if let Some(amount) = notify.amount_fen {
         matches!(
-            settle(state, &notify.out_trade_no, &notify.trade_no, amount, "notify").await?,
+            settle(state, provider, &notify.out_trade_no, &notify.trade_no, amount, "notify").await?,
             Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_)
         )
     } else {
@@ -127,20 +190,75 @@ pub async fn apply_alipay_notify(state: &AppState, form: &[(String, String)]) ->
     Ok(ok)
 }
 
+/// Handles a WeChat Pay v3 notify (a real one, or the sandbox cashier's): the signature over the
+/// raw body first, then the decrypted transaction's app, merchant, order, amount and state. True
+/// when WeChat Pay may be told it was received.
+pub async fn apply_wechat_notify(state: &AppState, signed: &Signed<'_>, body: &str) -> Result<bool, AppError> {
+    let now = state.clock.now();
+    let provider = state.adapters.pay.provider(Method::Wechat);
+    let Some(wechat) = state.adapters.pay.wechat() else {
+        tracing::warn!("wechat pay notify without wechat pay configured");
+        return Ok(false);
+    };
+    let t = match wechat.read_notify(signed, body, now) {
+        Ok(t) => t,
+        Err(reason) => {
+            tracing::warn!(reason, serial = signed.serial, "wechat pay notify refused");
+            state.store.record_notification(provider, "", "", None, false, false, body, now).await?;
+            return Ok(false);
+        }
+    };
+    let refuse = |reason: &'static str| {
+        tracing::warn!(reason, order_no = %t.out_trade_no, "wechat pay notify refused");
+        false
+    };
+    let paid = t.trade_state == "SUCCESS";
+    let ok = if t.appid != wechat.app_id {
+        refuse("another official account's notify")
+    } else if t.mchid != wechat.mch_id {
+        refuse("another merchant's notify")
+    } else if !paid {
+        true
+    } else if let Some(amount) = t.total_fen {
+        matches!(
+            settle(state, provider, &t.out_trade_no, &t.transaction_id, amount, "notify").await?,
+            Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_)
+        )
+    } else {
+        refuse("amount.total missing")
+    };
+    state.store.record_notification(provider, &t.out_trade_no, &t.transaction_id, t.total_fen, true, ok && paid, body, now).await?;
+    Ok(ok)
+}
+
+/// The JSAPI parameters for a prepay id (`None` for the sandbox's, which has no bridge to call).
+pub fn jsapi_params(state: &AppState, prepay_id: &str) -> Result<Option<serde_json::Value>, AppError> {
+    if state.adapters.pay.sandbox().is_some() {
+        return Ok(None);
+    }
+    let wechat = state.adapters.pay.wechat().ok_or_else(|| AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()))?;
+    wechat.jsapi_params(prepay_id, state.clock.now()).map(Some).map_err(|e| upstream(&e))
+}
+
+/// The RFC 3339 time WeChat Pay shows an order expiring at.
+pub fn wechat_expiry(order: &PayOrder) -> String {
+    wechatpay::rfc3339(order.created_at + domain::order::CLOSE_AFTER_SECS)
+}
+
 /// Asks the provider about one pending order and applies what it learns; the order as it is now.
 pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppError> {
     let now = state.clock.now();
     if order.status != Status::Pending || order.queried_at.is_some_and(|at| now - at < domain::order::QUERY_EVERY_SECS) {
         return Ok(order);
     }
-    let answer = state.adapters.pay.query(&order.order_no, now).await;
+    let answer = state.adapters.pay.query(order.provider, &order.order_no, now).await;
     state.store.mark_queried(&order.order_no, now).await?;
     match answer {
         Ok(TradeState::Paid { trade_no, amount_fen }) => {
-            settle(state, &order.order_no, &trade_no, amount_fen, "query").await?;
+            settle(state, order.provider, &order.order_no, &trade_no, amount_fen, "query").await?;
         }
         Ok(TradeState::Waiting | TradeState::Unknown) if now - order.created_at >= domain::order::CLOSE_AFTER_SECS => {
-            if let Err(e) = state.adapters.pay.close(&order.order_no, now).await {
+            if let Err(e) = state.adapters.pay.close(order.provider, &order.order_no, now).await {
                 tracing::warn!(order_no = %order.order_no, error = %e, "closing at the provider failed; will try again");
                 return Ok(order);
             }
@@ -186,7 +304,7 @@ pub async fn refund(state: &AppState, order_no: &str, by: i64, reason: &str) -> 
         return Ok(Err(RefundRefused::NotPaid));
     }
     let now = state.clock.now();
-    if let Err(e) = state.adapters.pay.refund(order_no, order.amount_fen, now).await {
+    if let Err(e) = state.adapters.pay.refund(order.provider, order_no, order.amount_fen, now).await {
         tracing::error!(order_no, by, error = %e, "refund refused by the provider");
         return Ok(Err(RefundRefused::Provider(e.to_string())));
     }

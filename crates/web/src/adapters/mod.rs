@@ -8,9 +8,9 @@ pub mod aliyun;
 pub mod calls;
 pub mod oauth;
 pub mod pay;
-pub mod wechatpay;
 pub mod sms;
 pub mod wechat;
+pub mod wechatpay;
 
 use std::time::Duration;
 

@@ -6,7 +6,13 @@
 //!   the very notify handler a real payment reaches, so the same verification path runs. Queries,
 //!   closes and refunds are answered from the sandbox's own ledger (in memory: a restart forgets
 //!   it, and an order it forgot is closed after 30 minutes like any unpaid one).
-//! - `real`: Alipay's gateway with the application's keys.
+//!   WeChat Pay is sandboxed the same way: its cashier is `/pay/sandbox/wechat`, and paying there
+//!   posts a WeChat Pay v3 notify (signed headers over the raw body, an AES-256-GCM resource with
+//!   the sandbox's API v3 key) through the real notify handler.
+//! - `real`: Alipay's gateway with the application's keys, and WeChat Pay when a merchant id is
+//!   configured.
+//!
+//! An order's provider decides where it is queried, closed and refunded.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,16 +22,41 @@ use rsa::{PrivateKey, PublicKey};
 
 use super::AdapterError;
 use super::alipay::{self, Alipay, TradeState};
+use super::wechatpay::{self, WechatPay};
 use crate::config::{Config, PayAdapter};
 
 /// The sandbox's application id, shown on its cashier.
 pub const SANDBOX_APP_ID: &str = "2021000000000001";
 /// The sandbox's seller account.
 pub const SANDBOX_SELLER_ID: &str = "2088000000000001";
+/// The sandbox's WeChat Pay merchant id.
+pub const SANDBOX_MCH_ID: &str = "1900000001";
+/// The serial the sandbox's WeChat Pay notifies name (its platform key is `sandbox_platform.pem`).
+pub const SANDBOX_WECHAT_SERIAL: &str = "5ANDB0X0000000000000000000000000000000001";
+/// The sandbox's WeChat Pay API v3 key (public, like the sandbox's other keys).
+pub const SANDBOX_API_V3_KEY: &str = "SandboxApiV3Key-PublicProtectsNo";
 
-/// The payment adapter.
+/// How a buyer chose to pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Alipay.
+    Alipay,
+    /// WeChat Pay.
+    Wechat,
+}
+
+/// The payment adapters: Alipay (or its sandbox) and, when configured, WeChat Pay.
 #[derive(Debug)]
-pub enum Payments {
+pub struct Payments {
+    /// Alipay, the sandbox, or why the keys do not read.
+    pub rail: Rail,
+    /// Real WeChat Pay (the sandbox carries its own).
+    pub wechat: Option<Box<WechatPay>>,
+}
+
+/// Alipay's side of the adapter.
+#[derive(Debug)]
+pub enum Rail {
     /// The local cashier.
     Sandbox(Box<Sandbox>),
     /// Alipay itself.
@@ -40,6 +71,8 @@ pub enum Payments {
 pub struct Sandbox {
     /// The client side, configured as a real application would be.
     pub alipay: Alipay,
+    /// WeChat Pay as a real merchant would be configured, against the sandbox's WeChat cashier.
+    pub wechat: WechatPay,
     /// The cashier's side: it signs notifies with this.
     platform_key: PrivateKey,
     /// And checks the application's requests with this.
@@ -66,9 +99,9 @@ pub struct Checkout {
 }
 
 impl Payments {
-    /// The adapter the configuration names (`Payments::Broken` when its keys do not read).
+    /// The adapter the configuration names (Alipay `Rail::Broken` when its keys do not read).
     pub fn from_config(config: &Config, client: reqwest::Client) -> Payments {
-        Payments::try_from_config(config, client).unwrap_or_else(Payments::Broken)
+        Payments::try_from_config(config, client).unwrap_or_else(|why| Payments { rail: Rail::Broken(why), wechat: None })
     }
 
     /// [`Payments::from_config`], or why the keys do not read.
@@ -78,86 +111,137 @@ impl Payments {
                 let app_key = alipay::private_key(include_str!("keys/sandbox_app.pem")).map_err(|e| e.to_string())?;
                 let platform_key = alipay::private_key(include_str!("keys/sandbox_platform.pem")).map_err(|e| e.to_string())?;
                 let app_public = app_key.to_public_key();
-                Ok(Payments::Sandbox(Box::new(Sandbox {
+                let wechat = WechatPay {
+                    gateway: String::new(),
+                    app_id: config.wx_app_id.clone(),
+                    mch_id: SANDBOX_MCH_ID.to_owned(),
+                    serial_no: "5ANDB0XMERCHANT".to_owned(),
+                    key: app_key.clone(),
+                    platform: vec![(SANDBOX_WECHAT_SERIAL.to_owned(), platform_key.to_public_key())],
+                    api_v3_key: SANDBOX_API_V3_KEY.to_owned(),
+                    client: client.clone(),
+                };
+                let rail = Rail::Sandbox(Box::new(Sandbox {
                     alipay: Alipay {
                         gateway: "/pay/sandbox/gateway".to_owned(),
                         app_id: SANDBOX_APP_ID.to_owned(),
                         seller_id: SANDBOX_SELLER_ID.to_owned(),
-                        app_key,
                         platform_key: platform_key.to_public_key(),
+                        app_key,
                         client,
                     },
+                    wechat,
                     platform_key,
                     app_public,
                     ledger: Mutex::new(HashMap::new()),
-                })))
+                }));
+                Ok(Payments { rail, wechat: None })
             }
-            PayAdapter::Real => Ok(Payments::Real(Box::new(Alipay {
-                gateway: config.alipay_gateway.clone(),
-                app_id: config.alipay_app_id.clone(),
-                seller_id: config.alipay_seller_id.clone(),
-                app_key: alipay::private_key(&config.alipay_private_key).map_err(|e| format!("alipay_private_key: {e}"))?,
-                platform_key: alipay::public_key(&config.alipay_public_key).map_err(|e| format!("alipay_public_key: {e}"))?,
-                client,
-            }))),
+            PayAdapter::Real => {
+                let rail = Rail::Real(Box::new(Alipay {
+                    gateway: config.alipay_gateway.clone(),
+                    app_id: config.alipay_app_id.clone(),
+                    seller_id: config.alipay_seller_id.clone(),
+                    app_key: alipay::private_key(&config.alipay_private_key).map_err(|e| format!("alipay_private_key: {e}"))?,
+                    platform_key: alipay::public_key(&config.alipay_public_key).map_err(|e| format!("alipay_public_key: {e}"))?,
+                    client: client.clone(),
+                }));
+                let wechat = if config.wxpay_mch_id.is_empty() {
+                    None
+                } else {
+                    if config.wxpay_api_v3_key.len() != 32 {
+                        return Err("wxpay_api_v3_key: must be the 32-character API v3 key".to_owned());
+                    }
+                    Some(Box::new(WechatPay {
+                        gateway: config.wxpay_gateway.clone(),
+                        app_id: config.wx_app_id.clone(),
+                        mch_id: config.wxpay_mch_id.clone(),
+                        serial_no: config.wxpay_serial_no.clone(),
+                        key: alipay::private_key(&config.wxpay_private_key).map_err(|e| format!("wxpay_private_key: {e}"))?,
+                        platform: vec![(
+                            config.wxpay_platform_serial.clone(),
+                            alipay::public_key(&config.wxpay_platform_public_key).map_err(|e| format!("wxpay_platform_public_key: {e}"))?,
+                        )],
+                        api_v3_key: config.wxpay_api_v3_key.clone(),
+                        client,
+                    }))
+                };
+                Ok(Payments { rail, wechat })
+            }
         }
     }
 
     /// The Alipay side of the adapter.
     pub fn alipay(&self) -> Result<&Alipay, AdapterError> {
-        match self {
-            Payments::Sandbox(s) => Ok(&s.alipay),
-            Payments::Real(a) => Ok(a),
-            Payments::Broken(why) => Err(AdapterError::Decode(format!("payment keys: {why}"))),
+        match &self.rail {
+            Rail::Sandbox(s) => Ok(&s.alipay),
+            Rail::Real(a) => Ok(a),
+            Rail::Broken(why) => Err(AdapterError::Decode(format!("payment keys: {why}"))),
         }
     }
 
-    /// Who an order paid here is recorded as taken by.
-    pub fn provider(&self) -> Provider {
-        match self {
-            Payments::Sandbox(_) => Provider::Sandbox,
-            Payments::Real(_) | Payments::Broken(_) => Provider::Alipay,
+    /// The WeChat Pay side, when there is one (the sandbox's, or a configured merchant).
+    pub fn wechat(&self) -> Option<&WechatPay> {
+        match &self.rail {
+            Rail::Sandbox(s) => Some(&s.wechat),
+            Rail::Real(_) | Rail::Broken(_) => self.wechat.as_deref(),
+        }
+    }
+
+    /// Who an order paid by `method` is recorded as taken by.
+    pub fn provider(&self, method: Method) -> Provider {
+        match (&self.rail, method) {
+            (Rail::Sandbox(_), _) => Provider::Sandbox,
+            (_, Method::Alipay) => Provider::Alipay,
+            (_, Method::Wechat) => Provider::Wechat,
         }
     }
 
     /// The sandbox, when it is the adapter.
     pub fn sandbox(&self) -> Option<&Sandbox> {
-        match self {
-            Payments::Sandbox(s) => Some(s),
-            Payments::Real(_) | Payments::Broken(_) => None,
+        match &self.rail {
+            Rail::Sandbox(s) => Some(s),
+            Rail::Real(_) | Rail::Broken(_) => None,
         }
     }
 
-    /// Where the trade of `order_no` is at the provider.
-    pub async fn query(&self, order_no: &str, now: i64) -> Result<TradeState, AdapterError> {
-        match self {
-            Payments::Sandbox(s) => Ok(s.trade(order_no).unwrap_or(TradeState::Unknown)),
-            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.query(order_no, now).await,
+    fn wechat_of(&self) -> Result<&WechatPay, AdapterError> {
+        self.wechat().ok_or(AdapterError::Invalid("WeChat Pay is not configured"))
+    }
+
+    /// Where the trade of `order_no` is at its provider.
+    pub async fn query(&self, provider: Provider, order_no: &str, now: i64) -> Result<TradeState, AdapterError> {
+        match (self.sandbox(), provider) {
+            (Some(s), _) => Ok(s.trade(order_no).unwrap_or(TradeState::Unknown)),
+            (None, Provider::Wechat) => self.wechat_of()?.query(order_no, now).await,
+            (None, _) => self.alipay()?.query(order_no, now).await,
         }
     }
 
-    /// Closes an unpaid trade at the provider.
-    pub async fn close(&self, order_no: &str, now: i64) -> Result<(), AdapterError> {
-        match self {
-            Payments::Sandbox(s) => {
+    /// Closes an unpaid trade at its provider.
+    pub async fn close(&self, provider: Provider, order_no: &str, now: i64) -> Result<(), AdapterError> {
+        match (self.sandbox(), provider) {
+            (Some(s), _) => {
                 s.set_state(order_no, TradeState::Closed, |t| !matches!(t, TradeState::Paid { .. }));
                 Ok(())
             }
-            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.close(order_no, now).await,
+            (None, Provider::Wechat) => self.wechat_of()?.close(order_no, now).await,
+            (None, _) => self.alipay()?.close(order_no, now).await,
         }
     }
 
     /// Gives a paid trade's money back.
-    pub async fn refund(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
-        match self {
-            Payments::Sandbox(s) => {
+    pub async fn refund(&self, provider: Provider, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
+        match (self.sandbox(), provider) {
+            (Some(s), _) => {
                 if s.set_state(order_no, TradeState::Closed, |t| matches!(t, TradeState::Paid { amount_fen: paid, .. } if *paid == amount_fen)) {
                     Ok(())
                 } else {
                     Err(AdapterError::Invalid("the sandbox has no such paid trade"))
                 }
             }
-            Payments::Real(_) | Payments::Broken(_) => self.alipay()?.refund(order_no, amount_fen, now).await,
+            (None, Provider::Wechat) => self.wechat_of()?.refund(order_no, amount_fen, now).await,
+            (None, _) => self.alipay()?.refund(order_no, amount_fen, now).await,
         }
     }
 }
@@ -207,6 +291,45 @@ impl Sandbox {
             return_url: return_url.to_owned(),
             phone,
         })
+    }
+
+    /// The buyer paid at the sandbox's WeChat cashier: the trade is recorded and the notify WeChat
+    /// Pay would post is returned as its signature headers and raw body.
+    pub fn pay_wechat(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(Vec<(&'static str, String)>, String), AdapterError> {
+        let transaction_id = format!("42{}{}", domain::time::compact(now), &order_no[order_no.len() - 6..]);
+        if let Ok(mut ledger) = self.ledger.lock() {
+            ledger.insert(order_no.to_owned(), TradeState::Paid { trade_no: transaction_id.clone(), amount_fen });
+        }
+        let transaction = serde_json::json!({
+            "appid": self.wechat.app_id,
+            "mchid": self.wechat.mch_id,
+            "out_trade_no": order_no,
+            "transaction_id": transaction_id,
+            "trade_type": "JSAPI",
+            "trade_state": "SUCCESS",
+            "trade_state_desc": "支付成功",
+            "success_time": wechatpay::rfc3339(now),
+            "amount": { "total": amount_fen, "payer_total": amount_fen, "currency": "CNY", "payer_currency": "CNY" },
+        });
+        let resource = wechatpay::encrypt(&self.wechat.api_v3_key, &wechatpay::nonce()?[..12], "transaction", &transaction.to_string())?;
+        let body = serde_json::json!({
+            "id": format!("sandbox-{transaction_id}"),
+            "create_time": wechatpay::rfc3339(now),
+            "resource_type": "encrypt-resource",
+            "event_type": "TRANSACTION.SUCCESS",
+            "summary": "支付成功",
+            "resource": resource,
+        })
+        .to_string();
+        let nonce = wechatpay::nonce()?;
+        let signature = alipay::sign(&self.platform_key, &wechatpay::message(&now.to_string(), &nonce, &body))?;
+        let headers = vec![
+            ("wechatpay-timestamp", now.to_string()),
+            ("wechatpay-nonce", nonce),
+            ("wechatpay-signature", signature),
+            ("wechatpay-serial", SANDBOX_WECHAT_SERIAL.to_owned()),
+        ];
+        Ok((headers, body))
     }
 
     /// The buyer paid at the sandbox cashier: the trade is recorded and the notify Alipay would
@@ -259,9 +382,10 @@ mod tests {
         let err = Payments::try_from_config(&config, reqwest::Client::new()).unwrap_err();
         assert!(err.starts_with("alipay_private_key:"), "{err}");
         let broken = Payments::from_config(&config, reqwest::Client::new());
-        assert!(broken.alipay().is_err() && broken.sandbox().is_none());
-        assert_eq!(broken.provider(), Provider::Alipay, "never recorded as sandbox money");
+        assert!(broken.alipay().is_err() && broken.sandbox().is_none() && broken.wechat().is_none());
+        assert_eq!(broken.provider(Method::Alipay), Provider::Alipay, "never recorded as sandbox money");
         let sandbox = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
-        assert_eq!((sandbox.provider(), sandbox.alipay().unwrap().app_id.as_str()), (Provider::Sandbox, SANDBOX_APP_ID));
+        assert_eq!((sandbox.provider(Method::Wechat), sandbox.alipay().unwrap().app_id.as_str()), (Provider::Sandbox, SANDBOX_APP_ID));
+        assert!(sandbox.wechat().is_some(), "the sandbox has a WeChat cashier too");
     }
 }

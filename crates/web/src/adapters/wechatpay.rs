@@ -126,9 +126,8 @@ pub fn decrypt(api_v3_key: &str, resource: &Value) -> Result<String, &'static st
 pub fn encrypt(api_v3_key: &str, nonce: &str, associated_data: &str, plain: &str) -> Result<Value, AdapterError> {
     let cipher = Aes256Gcm::new_from_slice(api_v3_key.as_bytes()).map_err(|_| AdapterError::Invalid("the API v3 key is not 32 bytes"))?;
     let n = Nonce::try_from(nonce.as_bytes()).map_err(|_| AdapterError::Invalid("nonce is not 12 bytes"))?;
-    let sealed = cipher
-        .encrypt(&n, Payload { msg: plain.as_bytes(), aad: associated_data.as_bytes() })
-        .map_err(|_| AdapterError::Invalid("encryption failed"))?;
+    let sealed =
+        cipher.encrypt(&n, Payload { msg: plain.as_bytes(), aad: associated_data.as_bytes() }).map_err(|_| AdapterError::Invalid("encryption failed"))?;
     Ok(json!({
         "original_type": "transaction",
         "algorithm": "AEAD_AES_256_GCM",
@@ -186,7 +185,11 @@ impl WechatPay {
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<&Value>, now: i64) -> Result<(u16, Value), AdapterError> {
         let text = body.map(Value::to_string).unwrap_or_default();
         let auth = self.authorization(method.as_str(), path, &text, now, &nonce()?)?;
-        let mut req = self.client.request(method, format!("{}{path}", self.gateway.trim_end_matches('/'))).header("Authorization", auth).header("Accept", "application/json");
+        let mut req = self
+            .client
+            .request(method, format!("{}{path}", self.gateway.trim_end_matches('/')))
+            .header("Authorization", auth)
+            .header("Accept", "application/json");
         if body.is_some() {
             req = req.header("Content-Type", "application/json").body(text);
         }
@@ -206,7 +209,16 @@ impl WechatPay {
 
     /// Creates the prepay order of `channel` (JSAPI, H5 or Native), expiring at `expires_at`.
     #[expect(clippy::too_many_arguments, reason = "the request's own fields, named at the one call site")]
-    pub async fn prepay(&self, channel: &Channel, order_no: &str, description: &str, amount_fen: i64, expires_at: i64, notify_url: &str, now: i64) -> Result<Prepay, AdapterError> {
+    pub async fn prepay(
+        &self,
+        channel: &Channel,
+        order_no: &str,
+        description: &str,
+        amount_fen: i64,
+        expires_at: i64,
+        notify_url: &str,
+        now: i64,
+    ) -> Result<Prepay, AdapterError> {
         let mut body = json!({
             "appid": self.app_id,
             "mchid": self.mch_id,
@@ -272,7 +284,9 @@ impl WechatPay {
             return Err(AdapterError::Decode("query answered for another order or merchant".to_owned()));
         }
         Ok(match t.trade_state.as_str() {
-            "SUCCESS" => TradeState::Paid { trade_no: t.transaction_id, amount_fen: t.total_fen.ok_or_else(|| AdapterError::Decode("amount.total".to_owned()))? },
+            "SUCCESS" => {
+                TradeState::Paid { trade_no: t.transaction_id, amount_fen: t.total_fen.ok_or_else(|| AdapterError::Decode("amount.total".to_owned()))? }
+            }
             "NOTPAY" | "USERPAYING" => TradeState::Waiting,
             "CLOSED" | "REVOKED" | "PAYERROR" | "REFUND" => TradeState::Closed,
             other => return Err(AdapterError::Decode(format!("trade_state {other:?}"))),

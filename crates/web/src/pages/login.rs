@@ -384,11 +384,7 @@ async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message
 
 fn render_qr(state: &AppState, headers: &HeaderMap, ticket: String, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
     let confirm_url = format!("{}/actives/loginAuth?t={ticket}", state.config.site_url.trim_end_matches('/'));
-    let svg = qrcode::QrCode::new(confirm_url.as_bytes())
-        .map(|c| c.render::<qrcode::render::svg::Color<'_>>().min_dimensions(200, 200).quiet_zone(true).build())
-        .map_err(|e| AppError::BadRequest(format!("二维码生成失败: {e}")))?;
-    // The XML declaration is not allowed inside HTML.
-    let svg = svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned());
+    let svg = super::shared::qr_svg(&confirm_url);
     let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "微信扫码登录").canonical_path(state, "/sys/WQlogin");
     page.noindex();
     let tpl = QrPage { page, ticket, confirm_url, svg, script: state.assets.url("js/qrlogin.js"), message, return_to: return_to.to_owned() };

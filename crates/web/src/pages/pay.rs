@@ -1,7 +1,9 @@
 //! Paying: the notify endpoint (`POST /api/pay/alipay/notify`), the order result
 //! (`/common/paysuccess?order=…`), the Alipay hand-off (`/servicehall/alipay?order=…`, with the
-//! guide for WeChat's browser, where Alipay is blocked) and, with the sandbox adapter, its local
-//! cashier (`/pay/sandbox/gateway`).
+//! guide for WeChat's browser, where Alipay is blocked, and WeChat Pay offered instead), WeChat Pay
+//! (`/pay/wechat?order=…`: JSAPI in WeChat, H5 in other phone browsers, a QR code on desktops; its
+//! notify `POST /api/pay/wechat/notify`) and, with the sandbox adapter, its local cashiers
+//! (`/pay/sandbox/gateway` for Alipay, `/pay/sandbox/wechat` for WeChat Pay).
 
 use askama::Template;
 use axum::body::Bytes;
@@ -58,6 +60,7 @@ struct ResultPage {
     paid: String,
     refresh: bool,
     uses: Vec<(&'static str, &'static str)>,
+    continue_url: String,
 }
 
 /// Where what was bought is used.
@@ -95,6 +98,7 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(us
         paid: order.paid_at.map(domain::time::datetime).unwrap_or_default(),
         uses: uses_of(&order),
         refresh,
+        continue_url: crate::payments::continue_url(&order),
         order,
     };
     Ok(Html(tpl.render()?).into_response())
@@ -109,6 +113,7 @@ struct HandoffPage {
     pay_url: String,
     in_wechat: bool,
     page_url: String,
+    wechat_pay: bool,
 }
 
 /// `GET /servicehall/alipay?order=…`: hands a pending order to Alipay. Inside WeChat, whose
@@ -123,7 +128,8 @@ pub async fn handoff(State(state): State<AppState>, visitor: Visitor, SignedIn(u
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付宝支付");
     page.private();
     let page_url = format!("{}/servicehall/alipay?order={}", state.config.site_url.trim_end_matches('/'), order.order_no);
-    let tpl = HandoffPage { page, amount: domain::order::yuan_text(order.amount_fen), pay_url, in_wechat: visitor.device.wechat, page_url, order };
+    let wechat_pay = state.adapters.pay.wechat().is_some();
+    let tpl = HandoffPage { page, amount: domain::order::yuan_text(order.amount_fen), pay_url, in_wechat: visitor.device.wechat, page_url, wechat_pay, order };
     Ok(Html(tpl.render()?).into_response())
 }
 
@@ -184,5 +190,169 @@ pub async fn sandbox_pay(State(state): State<AppState>, visitor: Visitor, body: 
         }
         "failed" => sandbox_page(&state, &visitor, params, true),
         _ => Ok(Redirect::to(&checkout.return_url).into_response()),
+    }
+}
+
+/// `POST /api/pay/wechat/notify`: verified over the raw body, then applied. Received: `204`
+/// with no body, as WeChat Pay v3 wants; otherwise `400` with `{"code":"FAIL",…}`, so it retries.
+pub async fn wechat_notify(State(state): State<AppState>, headers: axum::http::HeaderMap, body: Bytes) -> Result<Response, AppError> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let signed = crate::adapters::wechatpay::Signed {
+        timestamp: get("wechatpay-timestamp"),
+        nonce: get("wechatpay-nonce"),
+        signature: get("wechatpay-signature"),
+        serial: get("wechatpay-serial"),
+    };
+    let ok = match std::str::from_utf8(&body) {
+        Ok(text) => crate::payments::apply_wechat_notify(&state, &signed, text).await?,
+        Err(_) => false,
+    };
+    if ok {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
+    let fail = serde_json::json!({ "code": "FAIL", "message": "失败" }).to_string();
+    Ok((StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], fail).into_response())
+}
+
+/// How the WeChat Pay page goes on.
+pub enum WechatStep {
+    /// Inside WeChat: a button that calls `WeixinJSBridge` with these parameters (JSON); none
+    /// for the sandbox, whose cashier is a page.
+    Jsapi(Option<String>),
+    /// A QR code to scan with WeChat (inline SVG), and what it encodes.
+    Native(String, String),
+    /// Inside WeChat without a WeChat sign-in: no openid to pay with.
+    NeedsWechatLogin,
+}
+
+#[derive(Template)]
+#[template(path = "pay_wechat.html")]
+struct WechatPage {
+    page: PageMeta,
+    order: PayOrder,
+    amount: String,
+    step: WechatStep,
+    sandbox_cashier: Option<String>,
+    script: String,
+}
+
+/// `GET /pay/wechat?order=…`: starts WeChat Pay for a pending order of the buyer's: JSAPI inside
+/// WeChat, H5 (a redirect to WeChat Pay) in other phone browsers, a QR code on desktops, which
+/// refreshes (no JavaScript needed) until the order is paid.
+pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
+    let order = own_order(&state, user.user_id, q.order.trim()).await?;
+    if !crate::payments::is_wechat(&order) {
+        return Err(AppError::NotFound);
+    }
+    let order = crate::payments::check(&state, order).await?;
+    if order.status != Status::Pending {
+        return Ok(Redirect::to(&format!("/common/paysuccess?order={}", order.order_no)).into_response());
+    }
+    let channel = crate::payments::wechat_channel(&visitor, user.wx_openid.as_deref());
+    let sandbox = state.adapters.pay.sandbox().is_some();
+    let step = match &channel {
+        crate::adapters::wechatpay::Channel::Jsapi { openid } if openid.is_empty() && !sandbox => WechatStep::NeedsWechatLogin,
+        _ => match crate::payments::wechat_prepay(&state, &order, &channel).await? {
+            crate::adapters::wechatpay::Prepay::H5(url) => {
+                let back = format!("{}/common/paysuccess?order={}&trade_no=h5", state.config.site_url.trim_end_matches('/'), order.order_no);
+                let url = if sandbox { url } else { format!("{url}&redirect_url={}", form_urlencoded::byte_serialize(back.as_bytes()).collect::<String>()) };
+                return Ok(Redirect::to(&url).into_response());
+            }
+            crate::adapters::wechatpay::Prepay::Jsapi(prepay_id) => {
+                WechatStep::Jsapi(crate::payments::jsapi_params(&state, &prepay_id)?.map(|p| p.to_string()))
+            }
+            crate::adapters::wechatpay::Prepay::Native(code_url) => WechatStep::Native(super::shared::qr_svg(&code_url), code_url),
+        },
+    };
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "微信支付");
+    page.private();
+    let sandbox_cashier = sandbox.then(|| format!("/pay/sandbox/wechat?order={}", order.order_no));
+    let tpl = WechatPage { page, amount: domain::order::yuan_text(order.amount_fen), step, sandbox_cashier, script: state.assets.url("js/wxpay.js"), order };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `POST /servicehall/alipay`: inside WeChat, pay a pending Alipay order with WeChat Pay
+/// instead: a new order for the same thing, the old one closed (a payment that still reached it
+/// is refunded, as any payment to a closed order is).
+pub async fn switch_to_wechat(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    crate::extract::Form(q): crate::extract::Form<OrderQuery>,
+) -> Result<Response, AppError> {
+    let old = own_order(&state, user.user_id, q.order.trim()).await?;
+    if old.status != Status::Pending || crate::payments::is_wechat(&old) {
+        return Ok(Redirect::to(&format!("/common/paysuccess?order={}", old.order_no)).into_response());
+    }
+    let item = store::Item {
+        product: old.kind,
+        plan_code: old.plan_code.clone(),
+        city_code: old.city_code,
+        campaign: old.campaign.clone(),
+        subject: old.subject.clone(),
+        amount_fen: old.amount_fen,
+    };
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, item, crate::adapters::pay::Method::Wechat).await?;
+    state.store.close_order(&old.order_no, state.clock.now()).await?;
+    Ok(Redirect::to(&next).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "pay_sandbox_wechat.html")]
+struct SandboxWechatPage {
+    page: PageMeta,
+    order: PayOrder,
+    amount: String,
+    failed: bool,
+}
+
+/// The order the sandbox's WeChat cashier is asked to take: a pending WeChat Pay order.
+async fn sandbox_wechat_order(state: &AppState, order_no: &str) -> Result<PayOrder, AppError> {
+    state.adapters.pay.sandbox().ok_or(AppError::NotFound)?;
+    let order = if domain::order::is_order_no(order_no) { state.store.order_by_no(order_no).await? } else { None };
+    order.filter(crate::payments::is_wechat).ok_or(AppError::NotFound)
+}
+
+fn sandbox_wechat_page(state: &AppState, visitor: &Visitor, order: PayOrder, failed: bool) -> Result<Response, AppError> {
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Flow, "微信支付沙箱收银台");
+    page.noindex();
+    Ok(Html(SandboxWechatPage { page, amount: domain::order::yuan_text(order.amount_fen), order, failed }.render()?).into_response())
+}
+
+/// `GET /pay/sandbox/wechat?order=…`: the sandbox's WeChat cashier (sandbox adapter only; 404
+/// otherwise): what a phone shows after scanning or on the H5 page, 支付成功 / 支付失败 / 取消.
+pub async fn sandbox_wechat(State(state): State<AppState>, visitor: Visitor, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
+    let order = sandbox_wechat_order(&state, q.order.trim()).await?;
+    if order.status != Status::Pending {
+        return Ok(Redirect::to(&format!("/common/paysuccess?order={}", order.order_no)).into_response());
+    }
+    sandbox_wechat_page(&state, &visitor, order, false)
+}
+
+/// `POST /pay/sandbox/wechat`: 支付成功 posts the signed, encrypted WeChat Pay notify through
+/// the real notify handling, then returns the buyer to the result page.
+pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor, body: Bytes) -> Result<Response, AppError> {
+    let form: Vec<(String, String)> = form_urlencoded::parse(&body).into_owned().collect();
+    let get = |k: &str| crate::adapters::alipay::param(&form, k).to_owned();
+    let order = sandbox_wechat_order(&state, get("order").trim()).await?;
+    let sandbox = state.adapters.pay.sandbox().ok_or(AppError::NotFound)?;
+    let result = format!("/common/paysuccess?order={}", order.order_no);
+    match get("result").as_str() {
+        "paid" if order.status == Status::Pending => {
+            let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
+            let header = |name: &str| headers.iter().find(|(k, _)| *k == name).map_or("", |(_, v)| v.as_str());
+            let signed = crate::adapters::wechatpay::Signed {
+                timestamp: header("wechatpay-timestamp"),
+                nonce: header("wechatpay-nonce"),
+                signature: header("wechatpay-signature"),
+                serial: header("wechatpay-serial"),
+            };
+            if !crate::payments::apply_wechat_notify(&state, &signed, &body).await? {
+                tracing::warn!(order_no = %order.order_no, "the sandbox's wechat notify was refused");
+            }
+            Ok(Redirect::to(&format!("{result}&trade_no=wechat")).into_response())
+        }
+        "failed" => sandbox_wechat_page(&state, &visitor, order, true),
+        _ => Ok(Redirect::to(&result).into_response()),
     }
 }

@@ -1,5 +1,5 @@
 //! What the pages share: listing cards, the province/city list, rating badges, breadcrumbs and
-//! their JSON-LD, the shop header, the spec grid, and the service pages' table. Pages import
+//! their JSON-LD, the shop header, the spec grid, the service pages' table, and QR codes. Pages import
 //! each other's code only from here.
 
 use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
@@ -306,4 +306,13 @@ pub const PAGES: [Def; 6] = [
 /// The page at `/actives/{section}/{slug}`.
 pub fn def(section: &str, slug: &str) -> Option<&'static Def> {
     PAGES.iter().find(|d| d.section == section && d.slug == slug)
+}
+
+/// `text` as a QR code: an inline SVG of at least 200×200 (the XML declaration, not allowed
+/// inside HTML, left off); empty when the text is too long for a QR code.
+pub fn qr_svg(text: &str) -> String {
+    qrcode::QrCode::new(text.as_bytes())
+        .map(|c| c.render::<qrcode::render::svg::Color<'_>>().min_dimensions(200, 200).quiet_zone(true).build())
+        .map(|svg| svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned()))
+        .unwrap_or_default()
 }

@@ -393,7 +393,15 @@ struct OrdersPage {
 /// Orders shown on one desk page.
 const DESK_ORDERS: i64 = 100;
 
-async fn orders_page(state: &AppState, visitor: &Visitor, q: &str, status: &str, notice: Option<String>, refund: Option<(String, String, String)>, code: StatusCode) -> Result<Response, AppError> {
+async fn orders_page(
+    state: &AppState,
+    visitor: &Visitor,
+    q: &str,
+    status: &str,
+    notice: Option<String>,
+    refund: Option<(String, String, String)>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
     let q = q.trim();
     let status = domain::order::Status::parse(status.trim());
     let (mut search, mut search_error) = (store::OrderSearch { status, ..store::OrderSearch::default() }, None);

@@ -66,6 +66,7 @@ struct VipPage {
     error: Option<String>,
     provinces: super::shared::ProvinceCities,
     sandbox: bool,
+    methods: Vec<(&'static str, &'static str)>,
 }
 
 /// The benefits table: one row per benefit, one column per plan, the free level first.
@@ -142,6 +143,7 @@ async fn render(state: &AppState, visitor: &Visitor, error: Option<String>, stat
         error,
         provinces: super::shared::province_cities(),
         sandbox: state.adapters.pay.sandbox().is_some(),
+        methods: crate::payments::methods(state, visitor),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -160,6 +162,9 @@ pub struct BuyPost {
     plan: String,
     #[serde(default)]
     city: String,
+    /// `alipay` or `wechat`.
+    #[serde(default)]
+    method: String,
 }
 
 /// `POST /vip/buy`: an order for the plan, then the cashier.
@@ -187,7 +192,8 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         subject,
         amount_fen: plan.price_fen,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase).await?;
+    let method = crate::payments::method_of(&post.method);
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())
 }
@@ -224,6 +230,7 @@ struct BuyTestPage {
     page: PageMeta,
     signed_in: bool,
     sandbox: bool,
+    methods: Vec<(&'static str, &'static str)>,
 }
 
 /// The test purchase exists in development and staging only: production answers 404.
@@ -237,12 +244,17 @@ pub async fn buytest(State(state): State<AppState>, visitor: Visitor) -> Result<
     test_purchases(&state)?;
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付测试");
     page.noindex();
-    let tpl = BuyTestPage { page, signed_in: visitor.user.is_some(), sandbox: state.adapters.pay.sandbox().is_some() };
+    let tpl = BuyTestPage {
+        page,
+        signed_in: visitor.user.is_some(),
+        sandbox: state.adapters.pay.sandbox().is_some(),
+        methods: crate::payments::methods(&state, &visitor),
+    };
     Ok(Html(tpl.render()?).into_response())
 }
 
 /// `POST /vip/buytest`: an order of 0.01元 for nothing, then the cashier.
-pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<BuyPost>) -> Result<Response, AppError> {
     test_purchases(&state)?;
     let purchase = Item {
         product: domain::order::Product::Test,
@@ -252,6 +264,6 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase).await?;
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, crate::payments::method_of(&post.method)).await?;
     Ok(Redirect::to(&next).into_response())
 }

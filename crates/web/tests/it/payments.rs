@@ -9,12 +9,14 @@ use web::adapters::alipay::{self, Alipay, TradeState};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{IPHONE, NOW, TestApp, login, send_body};
+use crate::support::{DESKTOP, IPHONE, NOW, TestApp, login, send_body};
+use web::adapters::wechatpay::{self, Channel, Prepay, WechatPay};
 
 on_both!(10 =>
     a_vip_plan_is_bought_through_the_sandbox_cashier,
     lost_notifies_are_found_and_stale_orders_closed,
     staff_find_orders_and_refund_them_which_ends_the_benefit,
+    a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -261,9 +263,195 @@ async fn staff_find_orders_and_refund_them_which_ends_the_benefit(app: &TestApp)
     let shown = app.get(done.location(), &s).await;
     assert!(shown.body.contains("已退款：") && shown.body.contains("退款人 19000000009") && shown.body.contains("原因：用户误购"), "{}", shown.body);
     assert!(app.state.store.memberships(user, NOW).await.unwrap().is_empty(), "the refund ended the plan");
-    assert_eq!(app.state.adapters.pay.query(&order_no, NOW).await.unwrap(), TradeState::Closed, "the money went back at the cashier");
+    assert_eq!(
+        app.state.adapters.pay.query(domain::order::Provider::Sandbox, &order_no, NOW).await.unwrap(),
+        TradeState::Closed,
+        "the money went back at the cashier"
+    );
     assert!(app.get("/space/vip", &h).await.body.contains("已退款"), "the buyer sees it");
     let again = app.post_form("/staff/orders", &s, &format!("order_no={order_no}&reason=again")).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.body.contains("不是已支付状态"));
+}
+
+const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.50";
+
+async fn wechat_notify(app: &TestApp, headers: &[(&str, String)], body: &str) -> crate::support::Reply {
+    let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    send_body(app.router(), "/api/pay/wechat/notify", &h, "application/json", body.as_bytes().to_vec()).await
+}
+
+async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
+    let session = login(app, "13700009999", "").await;
+    let desk = [("cookie", session.as_str()), ("user-agent", DESKTOP)];
+    let page = app.get("/vip", &desk).await;
+    assert!(page.body.contains("value=\"alipay\"") && page.body.contains("value=\"wechat\""), "both methods offered");
+
+    // Desktop: a QR code to scan, refreshing until paid.
+    let r = app.post_form("/vip/buy", &desk, "plan=seller-month&method=wechat").await;
+    assert!(r.location().starts_with("/pay/wechat?order="), "{}", r.location());
+    let qr = app.get(r.location(), &desk).await;
+    assert_eq!(qr.status, StatusCode::OK);
+    assert!(qr.body.contains("<svg") && qr.body.contains("微信扫一扫") && qr.body.contains("http-equiv=\"refresh\""), "{}", qr.body);
+    let order_no = r.location().split("order=").nth(1).unwrap().to_owned();
+    let other = login(app, "13700009990", "").await;
+    assert_eq!(app.get(r.location(), &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND, "another buyer's order");
+
+    // The scan opens the sandbox's WeChat cashier; 支付成功 sends the signed, encrypted notify.
+    let cashier = format!("/pay/sandbox/wechat?order={order_no}");
+    let shown = app.get(&cashier, &[]).await;
+    assert!(shown.body.contains("微信支付沙箱收银台") && shown.body.contains("29.00") && shown.body.contains("扫码支付"), "{}", shown.body);
+    let failed = app.post_form("/pay/sandbox/wechat", &[], &format!("order={order_no}&result=failed")).await;
+    assert!(failed.body.contains("支付失败"));
+    let paid = app.post_form("/pay/sandbox/wechat", &[], &format!("order={order_no}&result=paid")).await;
+    assert!(paid.location().starts_with(&format!("/common/paysuccess?order={order_no}")), "{}", paid.location());
+    let done = app.get(paid.location(), &desk).await;
+    assert!(done.body.contains("支付成功"), "{}", done.body);
+    let order = app.state.store.order_by_no(&order_no).await.unwrap().unwrap();
+    assert_eq!((order.status, order.channel.as_str()), (Status::Paid, "native"));
+    assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1);
+    assert_eq!(app.get(&format!("/pay/wechat?order={order_no}"), &desk).await.location(), format!("/common/paysuccess?order={order_no}"));
+
+    // The same notify again, or twenty at once: 204 each time, granted once.
+    let sandbox = app.state.adapters.pay.sandbox().unwrap();
+    let (headers, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).unwrap();
+    let headers: Vec<(&str, String)> = headers.into_iter().collect();
+    assert_eq!(wechat_notify(app, &headers, &body).await.status, StatusCode::NO_CONTENT);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let (router, body) = (app.router(), body.clone().into_bytes());
+        let h: Vec<(String, String)> = headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        set.spawn(async move {
+            let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            send_body(router, "/api/pay/wechat/notify", &h, "application/json", body).await.status
+        });
+    }
+    while let Some(status) = set.join_next().await {
+        assert_eq!(status.unwrap(), StatusCode::NO_CONTENT);
+    }
+    assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1, "granted once");
+
+    // Forged, for another amount, or malformed: 400 with FAIL, and nothing changes.
+    let phone = [("cookie", session.as_str()), ("user-agent", IPHONE)];
+    let h5 = app.post_form("/vip/buy", &phone, "plan=seller-month&method=wechat").await;
+    let pending = h5.location().split("order=").nth(1).unwrap().to_owned();
+    assert_eq!(app.get(h5.location(), &phone).await.location(), format!("/pay/sandbox/wechat?order={pending}"), "H5 goes straight to the cashier");
+    let (headers, body) = sandbox.pay_wechat(&pending, 2_899, NOW).unwrap();
+    let headers: Vec<(&str, String)> = headers.into_iter().collect();
+    let wrong = wechat_notify(app, &headers, &body).await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST, "one fen short");
+    assert!(wrong.body.contains("\"code\":\"FAIL\""));
+    let (headers, body) = sandbox.pay_wechat(&pending, 2_900, NOW).unwrap();
+    let mut headers: Vec<(&str, String)> = headers.into_iter().collect();
+    assert_eq!(wechat_notify(app, &headers, &body.replace("支付成功", "支付失败")).await.status, StatusCode::BAD_REQUEST, "a changed body fails");
+    let stale: Vec<(&str, String)> =
+        headers.iter().map(|(k, v)| (*k, if *k == "wechatpay-timestamp" { (NOW - 3_600).to_string() } else { v.clone() })).collect();
+    assert_eq!(wechat_notify(app, &stale, &body).await.status, StatusCode::BAD_REQUEST, "an old (or re-signed) timestamp fails");
+    for (k, v) in &mut headers {
+        if *k == "wechatpay-serial" {
+            *v = "OTHER".to_owned();
+        }
+    }
+    assert_eq!(wechat_notify(app, &headers, &body).await.status, StatusCode::BAD_REQUEST, "an unknown platform key");
+    for (kind, bad) in [("application/json", b"".to_vec()), ("application/json", b"{\"resource\":".to_vec()), ("text/plain", vec![0xff, 0xfe])] {
+        assert_eq!(send_body(app.router(), "/api/pay/wechat/notify", &[], kind, bad).await.status, StatusCode::BAD_REQUEST, "{kind}");
+    }
+    let huge = send_body(app.router(), "/api/pay/wechat/notify", &[], "application/json", vec![b'a'; 1 << 20]).await;
+    assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(app.state.store.order_by_no(&pending).await.unwrap().unwrap().status, Status::Pending, "nothing changed");
+
+    // Inside WeChat: Alipay's hand-off offers WeChat Pay instead, as a new order for the same plan.
+    let wx = [("cookie", session.as_str()), ("user-agent", WECHAT)];
+    let r = app.post_form("/vip/buy", &wx, "plan=seller-month&method=alipay").await;
+    let alipay_no = r.location().split("order=").nth(1).unwrap().to_owned();
+    assert!(app.get(r.location(), &wx).await.body.contains("改用微信支付"));
+    let switched = app.post_form("/servicehall/alipay", &wx, &format!("order={alipay_no}")).await;
+    assert!(switched.location().starts_with("/pay/wechat?order=") && !switched.location().contains(&alipay_no), "{}", switched.location());
+    assert_eq!(app.state.store.order_by_no(&alipay_no).await.unwrap().unwrap().status, Status::Closed, "the Alipay order is closed");
+    let jsapi = app.get(switched.location(), &wx).await;
+    assert!(jsapi.body.contains("打开沙箱收银台"), "{}", jsapi.body);
+}
+
+/// A merchant key and a platform key, as WeChat Pay's would be.
+fn wechat_client(server: &MockServer) -> (WechatPay, rsa::PrivateKey) {
+    let platform = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
+    let client = WechatPay {
+        gateway: server.uri(),
+        app_id: "wx5e3b2c8d1f0a4b67".to_owned(),
+        mch_id: "1900009191".to_owned(),
+        serial_no: "3775B6A45ACD588826D15E583A95F5DD********".to_owned(),
+        key: alipay::private_key(include_str!("../../src/adapters/keys/sandbox_app.pem")).unwrap(),
+        platform: vec![("PUB_KEY_ID_0114232134912410000000000000".to_owned(), platform.to_public_key())],
+        api_v3_key: "0123456789abcdef0123456789abcdef".to_owned(),
+        client: web::adapters::http_client(),
+    };
+    (client, platform)
+}
+
+/// An answer signed as WeChat Pay signs them.
+fn signed_answer(platform: &rsa::PrivateKey, serial: &str, body: &str) -> ResponseTemplate {
+    let (ts, nonce) = ("1795228215", "5K8264ILTKCH16CQ2502SI8ZNMTM67VS");
+    ResponseTemplate::new(200)
+        .insert_header("Wechatpay-Timestamp", ts)
+        .insert_header("Wechatpay-Nonce", nonce)
+        .insert_header("Wechatpay-Serial", serial)
+        .insert_header("Wechatpay-Signature", alipay::sign(platform, &wechatpay::message(ts, nonce, body)).unwrap().as_str())
+        .set_body_string(body)
+}
+
+#[tokio::test]
+async fn wechat_pay_requests_are_signed_both_ways() {
+    let server = MockServer::start().await;
+    let (client, platform) = wechat_client(&server);
+    let serial = "PUB_KEY_ID_0114232134912410000000000000";
+    Mock::given(method("POST"))
+        .and(path("/v3/pay/transactions/native"))
+        .respond_with(signed_answer(&platform, serial, r#"{"code_url":"weixin://wxpay/bizpayurl?pr=p4lpSuKzz"}"#))
+        .mount(&server)
+        .await;
+    let prepay = client
+        .prepay(&Channel::Native, "20261121103015000001", "卖车VIP月卡", 2_900, NOW + 1_800, "https://example.cn/api/pay/wechat/notify", NOW)
+        .await
+        .unwrap();
+    assert_eq!(prepay, Prepay::Native("weixin://wxpay/bizpayurl?pr=p4lpSuKzz".to_owned()));
+    // The peer checks our request the way WeChat Pay does: the Authorization's signature over
+    // method, path, timestamp, nonce and body, with our merchant key.
+    let req = &server.received_requests().await.unwrap()[0];
+    let auth = req.headers.get("authorization").unwrap().to_str().unwrap().to_owned();
+    assert!(auth.starts_with("WECHATPAY2-SHA256-RSA2048 mchid=\"1900009191\""), "{auth}");
+    let field = |name: &str| auth.split(&format!("{name}=\"")).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let body = String::from_utf8(req.body.clone()).unwrap();
+    let text = format!("POST\n/v3/pay/transactions/native\n{}\n{}\n{body}\n", field("timestamp"), field("nonce_str"));
+    assert!(alipay::verify(&client.key.to_public_key(), &text, &field("signature")));
+    let sent: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((sent["amount"]["total"].as_i64(), sent["time_expire"].as_str()), (Some(2_900), Some("2026-11-21T11:00:15+08:00")));
+
+    // A query answered by WeChat Pay is believed; the same answer signed by anyone else is not.
+    let paid = r#"{"appid":"wx5e3b2c8d1f0a4b67","mchid":"1900009191","out_trade_no":"20261121103015000001","transaction_id":"4200000985202611210000000001","trade_state":"SUCCESS","amount":{"total":2900,"currency":"CNY"}}"#;
+    Mock::given(method("GET"))
+        .and(path("/v3/pay/transactions/out-trade-no/20261121103015000001"))
+        .respond_with(signed_answer(&platform, serial, paid))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    let state = client.query("20261121103015000001", NOW).await.unwrap();
+    assert_eq!(state, TradeState::Paid { trade_no: "4200000985202611210000000001".to_owned(), amount_fen: 2_900 });
+    Mock::given(method("GET"))
+        .and(path("/v3/pay/transactions/out-trade-no/20261121103015000001"))
+        .respond_with(signed_answer(&client.key, serial, paid))
+        .mount(&server)
+        .await;
+    assert!(client.query("20261121103015000001", NOW).await.is_err(), "signed with another key");
+
+    // JSAPI parameters are signed over appId, timeStamp, nonceStr and package.
+    let p = client.jsapi_params("wx201410272009395522657a690389285100", NOW).unwrap();
+    let text = format!(
+        "{}\n{}\n{}\n{}\n",
+        p["appId"].as_str().unwrap(),
+        p["timeStamp"].as_str().unwrap(),
+        p["nonceStr"].as_str().unwrap(),
+        p["package"].as_str().unwrap()
+    );
+    assert!(alipay::verify(&client.key.to_public_key(), &text, p["paySign"].as_str().unwrap()));
+    assert_eq!(p["package"], "prepay_id=wx201410272009395522657a690389285100");
 }
