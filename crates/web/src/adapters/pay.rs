@@ -295,7 +295,7 @@ impl Sandbox {
 
     /// The buyer paid at the sandbox's WeChat cashier: the trade is recorded and the notify WeChat
     /// Pay would post is returned as its signature headers and raw body.
-    pub fn pay_wechat(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(Vec<(&'static str, String)>, String), AdapterError> {
+    pub fn pay_wechat(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(reqwest::header::HeaderMap, String), AdapterError> {
         let transaction_id = format!("42{}{}", domain::time::compact(now), &order_no[order_no.len() - 6..]);
         if let Ok(mut ledger) = self.ledger.lock() {
             ledger.insert(order_no.to_owned(), TradeState::Paid { trade_no: transaction_id.clone(), amount_fen });
@@ -323,12 +323,15 @@ impl Sandbox {
         .to_string();
         let nonce = wechatpay::nonce()?;
         let signature = alipay::sign(&self.platform_key, &wechatpay::message(&now.to_string(), &nonce, &body))?;
-        let headers = vec![
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (name, value) in [
             ("wechatpay-timestamp", now.to_string()),
             ("wechatpay-nonce", nonce),
             ("wechatpay-signature", signature),
             ("wechatpay-serial", SANDBOX_WECHAT_SERIAL.to_owned()),
-        ];
+        ] {
+            headers.insert(name, value.parse().map_err(|_| AdapterError::Invalid("header value"))?);
+        }
         Ok((headers, body))
     }
 

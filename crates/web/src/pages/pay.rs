@@ -196,13 +196,7 @@ pub async fn sandbox_pay(State(state): State<AppState>, visitor: Visitor, body: 
 /// `POST /api/pay/wechat/notify`: verified over the raw body, then applied. Received: `204`
 /// with no body, as WeChat Pay v3 wants; otherwise `400` with `{"code":"FAIL",…}`, so it retries.
 pub async fn wechat_notify(State(state): State<AppState>, headers: axum::http::HeaderMap, body: Bytes) -> Result<Response, AppError> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let signed = crate::adapters::wechatpay::Signed {
-        timestamp: get("wechatpay-timestamp"),
-        nonce: get("wechatpay-nonce"),
-        signature: get("wechatpay-signature"),
-        serial: get("wechatpay-serial"),
-    };
+    let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
     let ok = match std::str::from_utf8(&body) {
         Ok(text) => crate::payments::apply_wechat_notify(&state, &signed, text).await?,
         Err(_) => false,
@@ -340,13 +334,7 @@ pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor,
     match get("result").as_str() {
         "paid" if order.status == Status::Pending => {
             let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
-            let header = |name: &str| headers.iter().find(|(k, _)| *k == name).map_or("", |(_, v)| v.as_str());
-            let signed = crate::adapters::wechatpay::Signed {
-                timestamp: header("wechatpay-timestamp"),
-                nonce: header("wechatpay-nonce"),
-                signature: header("wechatpay-signature"),
-                serial: header("wechatpay-serial"),
-            };
+            let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
             if !crate::payments::apply_wechat_notify(&state, &signed, &body).await? {
                 tracing::warn!(order_no = %order.order_no, "the sandbox's wechat notify was refused");
             }

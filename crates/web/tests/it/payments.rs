@@ -276,6 +276,11 @@ async fn staff_find_orders_and_refund_them_which_ends_the_benefit(app: &TestApp)
 
 const WECHAT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.50";
 
+/// The sandbox's notify headers as the test sends them.
+fn header_list(headers: &reqwest::header::HeaderMap) -> Vec<(&str, String)> {
+    headers.iter().map(|(k, v)| (k.as_str(), v.to_str().unwrap().to_owned())).collect()
+}
+
 async fn wechat_notify(app: &TestApp, headers: &[(&str, String)], body: &str) -> crate::support::Reply {
     let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     send_body(app.router(), "/api/pay/wechat/notify", &h, "application/json", body.as_bytes().to_vec()).await
@@ -314,8 +319,8 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
 
     // The same notify again, or twenty at once: 204 each time, granted once.
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
-    let (headers, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).unwrap();
-    let headers: Vec<(&str, String)> = headers.into_iter().collect();
+    let (map, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).unwrap();
+    let headers = header_list(&map);
     assert_eq!(wechat_notify(app, &headers, &body).await.status, StatusCode::NO_CONTENT);
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..20 {
@@ -336,13 +341,13 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
     let h5 = app.post_form("/vip/buy", &phone, "plan=seller-month&method=wechat").await;
     let pending = h5.location().split("order=").nth(1).unwrap().to_owned();
     assert_eq!(app.get(h5.location(), &phone).await.location(), format!("/pay/sandbox/wechat?order={pending}"), "H5 goes straight to the cashier");
-    let (headers, body) = sandbox.pay_wechat(&pending, 2_899, NOW).unwrap();
-    let headers: Vec<(&str, String)> = headers.into_iter().collect();
+    let (map, body) = sandbox.pay_wechat(&pending, 2_899, NOW).unwrap();
+    let headers = header_list(&map);
     let wrong = wechat_notify(app, &headers, &body).await;
     assert_eq!(wrong.status, StatusCode::BAD_REQUEST, "one fen short");
     assert!(wrong.body.contains("\"code\":\"FAIL\""));
-    let (headers, body) = sandbox.pay_wechat(&pending, 2_900, NOW).unwrap();
-    let mut headers: Vec<(&str, String)> = headers.into_iter().collect();
+    let (map, body) = sandbox.pay_wechat(&pending, 2_900, NOW).unwrap();
+    let mut headers = header_list(&map);
     assert_eq!(wechat_notify(app, &headers, &body.replace("支付成功", "支付失败")).await.status, StatusCode::BAD_REQUEST, "a changed body fails");
     let stale: Vec<(&str, String)> =
         headers.iter().map(|(k, v)| (*k, if *k == "wechatpay-timestamp" { (NOW - 3_600).to_string() } else { v.clone() })).collect();
