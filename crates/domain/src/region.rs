@@ -120,13 +120,23 @@ pub fn city_by_slug(slug: &str) -> Option<&'static City> {
 
 /// Provinces grouped by initial letter, A to Z, each group in code order.
 pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
-    let mut groups: Vec<(char, Vec<&'static Province>)> = Vec::new();
-    let mut sorted: Vec<&'static Province> = provinces().iter().collect();
-    sorted.sort_by_key(|p| (p.initial, p.code));
-    for p in sorted {
+    by_initial(provinces().iter().map(|p| (p.initial, p.code, p)))
+}
+
+/// Cities grouped by initial letter, A to Z, each group in code order (the A–Z index of a city
+/// chooser).
+pub fn cities_by_initial() -> Vec<(char, Vec<&'static City>)> {
+    by_initial(cities().iter().map(|c| (c.initial, c.code, c)))
+}
+
+fn by_initial<T>(items: impl Iterator<Item = (char, u32, T)>) -> Vec<(char, Vec<T>)> {
+    let mut sorted: Vec<(char, u32, T)> = items.collect();
+    sorted.sort_by_key(|(initial, code, _)| (*initial, *code));
+    let mut groups: Vec<(char, Vec<T>)> = Vec::new();
+    for (initial, _, item) in sorted {
         match groups.last_mut() {
-            Some((c, list)) if *c == p.initial => list.push(p),
-            _ => groups.push((p.initial, vec![p])),
+            Some((c, list)) if *c == initial => list.push(item),
+            _ => groups.push((initial, vec![item])),
         }
     }
     groups
@@ -137,6 +147,16 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    #[test]
+    fn every_city_is_under_its_own_initial_once() {
+        let groups = cities_by_initial();
+        assert_eq!(groups.iter().map(|(_, l)| l.len()).sum::<usize>(), cities().len());
+        assert!(groups.windows(2).all(|w| w[0].0 < w[1].0), "A to Z, each letter once");
+        assert!(groups.iter().all(|(c, l)| l.iter().all(|city| city.initial == *c && city.slug.to_uppercase().starts_with(*c))));
+        let c = groups.iter().find(|(c, _)| *c == 'C').unwrap();
+        assert!(c.1.iter().any(|city| city.name == "长沙"));
+    }
 
     #[test]
     fn all_34_provincial_divisions_are_present() {

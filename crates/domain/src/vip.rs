@@ -49,13 +49,12 @@ pub struct Plan {
     pub refreshes_per_day: u32,
     /// Days a 确认在售 keeps a listing online.
     pub confirm_days: i64,
-    /// Dealer plans: cars first within 综合 (labelled 推广), here.
+    /// Dealer plans: cars in the promoted places of 综合 (labelled 推广) on these lists.
     pub reach: Option<Reach>,
     /// One line for the plan's card.
     pub pitch: &'static str,
     /// Sold on `/vip`. A plan whose benefits are not all in force yet is kept off sale: the
-    /// buyers' plans wait for the history reports and the instant alert pushes they promise, the
-    /// dealers' for the promoted places in 综合 and the shop badge.
+    /// buyers' plans wait for the history reports and the instant alert pushes they promise.
     pub on_sale: bool,
 }
 
@@ -76,6 +75,11 @@ pub const FREE: Plan = Plan {
     pitch: "",
     on_sale: true,
 };
+
+/// Promoted places at the top of page 1 of 综合: the newest matching cars of shops whose dealer
+/// plan applies to the list (a nationwide plan to every list, a city plan to its city's),
+/// labelled 推广 (a paid place is always said to be one).
+pub const PROMOTED_SLOTS: i64 = 3;
 
 /// The plans on sale, in the order `/vip` shows them.
 pub const PLANS: [Plan; 5] = [
@@ -121,8 +125,7 @@ pub const PLANS: [Plan; 5] = [
         price_fen: 99_800,
         days: 90,
         reach: Some(Reach::City),
-        pitch: "所选城市的综合排序中车源优先展示（标注“推广”），店铺VIP标识",
-        on_sale: false,
+        pitch: "所选城市的综合排序第1页前3位推广展示（标注“推广”），店铺VIP标识",
         ..FREE
     },
     Plan {
@@ -132,8 +135,7 @@ pub const PLANS: [Plan; 5] = [
         price_fen: 298_000,
         days: 365,
         reach: Some(Reach::Nationwide),
-        pitch: "全国综合排序中车源优先展示（标注“推广”），店铺VIP标识",
-        on_sale: false,
+        pitch: "全国综合排序第1页前3位推广展示（标注“推广”），店铺VIP标识",
         ..FREE
     },
 ];
@@ -227,7 +229,8 @@ mod tests {
         assert_eq!(refresh_every_secs(&seller), 8 * 3_600);
         let dealer = combined([plan("dealer-city").unwrap(), plan("dealer-china").unwrap(), plan("buyer-month").unwrap()]);
         assert_eq!((dealer.reach, dealer.free_reports_per_month, dealer.instant_alerts), (Some(Reach::Nationwide), 2, true));
-        assert!(on_sale().all(|p| p.audience == Audience::Seller), "buyer and dealer plans wait for their benefits");
+        assert!(on_sale().all(|p| p.audience != Audience::Buyer), "buyer plans wait for their benefits");
+        assert_eq!(on_sale().filter(|p| p.audience == Audience::Dealer).count(), 2);
     }
 
     #[test]

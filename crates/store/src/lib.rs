@@ -50,7 +50,7 @@ pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
-pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Settled};
+pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
 pub use selling::{

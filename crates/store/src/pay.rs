@@ -188,6 +188,16 @@ pub enum Settled {
     NotPending(Status),
 }
 
+/// A shop whose owner's running dealer plan promotes its cars: in one city, or everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Promotion {
+    /// The shop.
+    pub shop_id: i64,
+    /// The city its plan covers; `None` for a nationwide plan.
+    pub city_code: Option<i32>,
+}
+from_row!(Promotion { shop_id, city_code });
+
 /// The plan codes of a user's memberships running at `$2`.
 pub(crate) const RUNNING_PLANS: &str = "select v.code from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
                                         where m.user_id = $1 and m.starts_at <= $2 and m.ends_at > $2";
@@ -202,6 +212,20 @@ impl Store {
     pub async fn benefits(&self, user_id: i64, now: i64) -> Result<domain::vip::Plan, DbError> {
         let codes: Vec<String> = on_pool!(self, p => sqlx::query_scalar(RUNNING_PLANS).bind(user_id).bind(now).fetch_all(p).await?);
         Ok(benefits_of(&codes))
+    }
+
+    /// The open shops whose owners have a dealer plan running at `now`, with where it applies.
+    pub async fn promotions(&self, now: i64) -> Result<Vec<Promotion>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, Promotion>(
+                "select s.shop_id, m.city_code from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+                 join shop s on s.owner_user_id = m.user_id and s.status = 'open' \
+                 where m.ends_at > $1 and m.starts_at <= $1 and v.audience = 'dealer' order by s.shop_id, m.city_code",
+            )
+            .bind(now)
+            .fetch_all(p)
+            .await?
+        }))
     }
 
     /// Makes the stored plans the ones on sale (`domain::vip::PLANS`): inserts or updates each,

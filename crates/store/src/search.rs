@@ -331,6 +331,31 @@ impl Store {
         self.cards_with(q, scope, current_year, total, &terms).await
     }
 
+    /// The promoted places of page 1 of 综合: up to `limit` cars matching `q` from the shops of
+    /// `promotions` whose plan applies to this list (a nationwide plan to every list, a city plan
+    /// to its city's), in 综合's order. Nothing without such a shop.
+    pub async fn promoted_cards(&self, q: &CarQuery, promotions: &[crate::Promotion], current_year: i32, limit: i64) -> Result<Vec<ListingCard>, DbError> {
+        let list_city = q.city.map(|c| c.code as i32);
+        // Shop ids are our own integers, written as numbers like the region codes.
+        let shops: Vec<String> = promotions.iter().filter(|p| p.city_code.is_none() || p.city_code == list_city).map(|p| p.shop_id.to_string()).collect();
+        if shops.is_empty() {
+            return Ok(Vec::new());
+        }
+        let terms = self.keyword_terms(q).await?;
+        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, &terms);
+        vals.push(Val::Int(limit));
+        let sql = format!(
+            "select {CARD_COLUMNS} from listing where {clause} and shop_id in ({}) order by {} limit ${}",
+            shops.join(", "),
+            order_by(Sort::Default),
+            vals.len()
+        );
+        if let Some(r) = &self.readers {
+            return r.all_off(sql, vals).await;
+        }
+        Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, terms);

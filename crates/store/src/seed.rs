@@ -352,6 +352,28 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             .await?;
     }
 
+    // Three demo dealers run dealer plans, so a first visitor sees what a paid place looks like
+    // (推广 on page 1 of 综合, the shop's VIP badge): the demo dealer's shop in its own city, the
+    // second shop nationwide, the third in its city.
+    for (shop, code) in [(1usize, "dealer-city"), (2, "dealer-china"), (3, "dealer-city")].into_iter().filter(|(shop, _)| *shop <= shop_city.len()) {
+        let Some(plan) = domain::vip::plan(code) else { continue };
+        let city = domain::vip::needs_city(plan).then(|| shop_city[shop - 1].code as i32);
+        let starts = now - 10 * 86_400;
+        on_pool!(store, p => {
+            sqlx::query(
+                "insert into vip_membership (user_id, vip_plan_id, city_code, starts_at, ends_at) \
+                 select $1, vip_plan_id, $2, $3, $4 from vip_plan where code = $5",
+            )
+            .bind(shop as i64)
+            .bind(city)
+            .bind(starts)
+            .bind(starts + plan.days * 86_400)
+            .bind(code)
+            .execute(p)
+            .await?;
+        });
+    }
+
     // Listings, photos and price history, written in chunks.
     let current_year = domain::time::year(now);
     let current_month = domain::time::month_of_year(now);

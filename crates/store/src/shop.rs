@@ -42,6 +42,16 @@ pub struct Shop {
     pub verified: bool,
     /// Cars on sale.
     pub on_sale: i64,
+    /// When the owner's dealer plan ends (the latest end of their dealer memberships; a renewal
+    /// follows on from the running one, so a later end means a plan running now).
+    pub vip_until: Option<i64>,
+}
+
+impl Shop {
+    /// Whether the shop has a running dealer plan at `now` (its VIP badge).
+    pub fn is_vip(&self, now: i64) -> bool {
+        self.vip_until.is_some_and(|until| until > now)
+    }
 }
 from_row!(Shop {
     shop_id,
@@ -60,12 +70,15 @@ from_row!(Shop {
     lat,
     lng,
     verified,
-    on_sale
+    on_sale,
+    vip_until,
 });
 
 const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.province_code, s.city_code, s.address, s.phone, s.logo, s.banner, \
      s.licence_no, s.hours, s.intro, cast(s.lat as double precision) as lat, cast(s.lng as double precision) as lng, s.verified, \
-     (select count(*) from listing l where l.shop_id = s.shop_id and l.status = 'online') as on_sale";
+     (select count(*) from listing l where l.shop_id = s.shop_id and l.status = 'online') as on_sale, \
+     (select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+      where m.user_id = s.owner_user_id and v.audience = 'dealer') as vip_until";
 
 /// What a dealer may change about their shop.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

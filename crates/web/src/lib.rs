@@ -113,6 +113,8 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/vip", get(pages::vip::page))
         .route("/servicehall/vipequity", get(pages::vip::equity))
         .route("/vip/buytest", get(pages::vip::buytest))
+        .route("/vip/china", get(pages::vip::china))
+        .route("/vip/idxbar", get(pages::vip::idxbar))
         .route("/pay/sandbox/gateway", get(pages::pay::sandbox_gateway).post(pages::pay::sandbox_pay))
         .route("/pay/sandbox/wechat", get(pages::pay::sandbox_wechat).post(pages::pay::sandbox_wechat_pay))
         .layer(from_fn(middleware::route_middleware(state.clone(), DEFAULT_MIDDLEWARE)))

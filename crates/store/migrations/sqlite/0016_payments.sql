@@ -15,3 +15,5 @@ create index vip_membership_order on vip_membership (payment_order_id);
 -- A refund is a staff decision: who made it and why stay on the order.
 alter table payment_order add column refunded_by bigint references app_user (user_id);
 alter table payment_order add column refund_reason text not null default '';
+-- The promoted places of 综合: dealer memberships running now.
+create index vip_membership_ends on vip_membership (ends_at);

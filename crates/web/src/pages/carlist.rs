@@ -319,7 +319,17 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     if q.page > pages {
         return Err(AppError::NotFound);
     }
-    let result = store::SearchPage { total, cards: state.store.search_cards(&q, scope, year, total).await? };
+    // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
+    let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
+    let promoted = async {
+        if !promotable {
+            return Ok(Vec::new());
+        }
+        let promotions = state.store.promotions(now).await?;
+        state.store.promoted_cards(&q, &promotions, year, domain::vip::PROMOTED_SLOTS).await
+    };
+    let (organic, promoted) = tokio::try_join!(state.store.search_cards(&q, scope, year, total), promoted)?;
+    let result = store::SearchPage { total, cards: organic };
     let subject = q.subject();
     let heading = match &shop {
         Some(s) => format!("{} · {subject}在售车源", s.name),
@@ -340,8 +350,8 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     if !q.is_indexable(result.total) {
         page.noindex();
     }
-    let cards: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
-    if let Some(first) = cards.first() {
+    let organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+    if let Some(first) = organic.first() {
         page = page.share_image(state, &first.cover);
     }
     let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
@@ -358,10 +368,17 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
     }
     let offset = (q.page - 1) * domain::search::PAGE_SIZE;
-    let items = cards.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href))).collect();
+    // The list's structured data is its own results; paid places are not results.
+    let items = organic.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href))).collect();
     page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
+    // Promoted places first; a promoted car is not shown twice on its page.
+    let cards: Vec<CardView> = promoted
+        .iter()
+        .map(|c| CardView { promoted: true, ..CardView::new(state, c, now) })
+        .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
+        .collect();
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
     // Saved searches are for the main list; `/space/searches` drops the page and sort.
     let save_query = (path == CARLIST.path).then(|| q.to_query());

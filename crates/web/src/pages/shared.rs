@@ -35,6 +35,8 @@ pub struct CardView {
     pub when: String,
     /// Price rating badge: label and CSS modifier.
     pub rating: Option<(&'static str, &'static str)>,
+    /// A paid place (a dealer plan's): labelled 推广.
+    pub promoted: bool,
 }
 
 /// Provinces with their cities, for the grouped city `<select>` of the forms.
@@ -92,6 +94,7 @@ impl CardView {
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
             rating: rating_badge(card.price_rating),
+            promoted: false,
         }
     }
 }
@@ -172,6 +175,8 @@ pub struct ShopHead {
     pub city: String,
     /// Cars on sale.
     pub on_sale: i64,
+    /// A dealer plan runs: the VIP badge.
+    pub vip: bool,
 }
 
 impl ShopHead {
@@ -189,6 +194,7 @@ impl ShopHead {
             phone: s.phone.clone(),
             city: region::city(s.city_code as u32).map_or(String::new(), |c| c.name.to_owned()),
             on_sale: s.on_sale,
+            vip: s.is_vip(state.clock.now()),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! `/vip`: the plans for buyers, sellers and dealers with what each gives, the visitor's current
-//! membership, and buying one (`POST /vip/buy` → an order → the cashier).
+//! membership, and buying one (`POST /vip/buy` → an order → the cashier); the dealers' plans on
+//! pages of their own: `/vip/china` (nationwide) and `/vip/idxbar` (a city plan, its city chosen
+//! from an A–Z index or the region picker).
 
 use askama::Template;
 use axum::extract::State;
@@ -41,8 +43,8 @@ impl PlanView {
             lines.push(format!("确认在售一次保持{}天（普通用户{}天）", plan.confirm_days, FREE.confirm_days));
         }
         match plan.reach {
-            Some(domain::vip::Reach::City) => lines.push("所选城市综合排序中车源优先展示，标注“推广”".to_owned()),
-            Some(domain::vip::Reach::Nationwide) => lines.push("全国综合排序中车源优先展示，标注“推广”".to_owned()),
+            Some(domain::vip::Reach::City) => lines.push(format!("所选城市：综合排序第1页前{}个推广位展示您的车，标注“推广”", domain::vip::PROMOTED_SLOTS)),
+            Some(domain::vip::Reach::Nationwide) => lines.push(format!("全国：综合排序第1页前{}个推广位展示您的车，标注“推广”", domain::vip::PROMOTED_SLOTS)),
             None => {}
         }
         if plan.reach.is_some() {
@@ -266,4 +268,114 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
     };
     let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, crate::payments::method_of(&post.method)).await?;
     Ok(Redirect::to(&next).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "vip_dealer.html")]
+struct DealerPlanPage {
+    page: PageMeta,
+    plan: PlanView,
+    /// `/vip/idxbar`: the city chosen, and the A–Z index to choose from.
+    city: Option<&'static domain::region::City>,
+    letters: Vec<(char, Vec<&'static domain::region::City>)>,
+    picker: Option<crate::meta::IslandMount>,
+    signed_in: bool,
+    dealer: bool,
+    /// The dealer's running dealer plans: plan, where, until.
+    running: Vec<(String, String, String)>,
+    /// The dealer's cars on sale (in the chosen city, for a city plan).
+    cars: Option<i64>,
+    methods: Vec<(&'static str, &'static str)>,
+    sandbox: bool,
+    slots: i64,
+}
+
+/// `?city=…` of `/vip/idxbar`.
+#[derive(Debug, Default, Deserialize)]
+pub struct CityQuery {
+    #[serde(default)]
+    city: String,
+}
+
+async fn dealer_plan_page(state: &AppState, visitor: &Visitor, code: &str, city: Option<&'static domain::region::City>) -> Result<Response, AppError> {
+    let plan = domain::vip::plan(code).ok_or(AppError::NotFound)?;
+    let nationwide = !domain::vip::needs_city(plan);
+    let (title, path) = if nationwide { ("商家全国VIP", "/vip/china".to_owned()) } else { ("商家同城VIP · 选择城市", "/vip/idxbar".to_owned()) };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title)
+        .describe("二手车网商家VIP：综合排序第1页推广位展示您的车源，店铺显示VIP商家标识，按城市或全国购买。")
+        .canonical_path(state, &path);
+    if visitor.user.is_some() || city.is_some() {
+        page.private();
+    }
+    let dealer = visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer);
+    let now = state.clock.now();
+    let (mut running, mut cars) = (Vec::new(), None);
+    if let (true, Some(u)) = (dealer, &visitor.user) {
+        running = state
+            .store
+            .memberships(u.user_id, now)
+            .await?
+            .into_iter()
+            .filter(|m| domain::vip::PLANS.iter().any(|p| p.name == m.plan && p.audience == Audience::Dealer))
+            .map(|m| {
+                (
+                    m.plan,
+                    m.city_code.and_then(|c| domain::region::city(c as u32)).map_or("全国".to_owned(), |c| c.name.to_owned()),
+                    domain::time::date(m.ends_at),
+                )
+            })
+            .collect();
+        let shop = state.store.own_shop(u.user_id).await?;
+        cars = Some(match city {
+            Some(c) => {
+                state
+                    .store
+                    .count_matching(
+                        &domain::search::CarQuery { city: Some(c), ..Default::default() },
+                        store::Scope { shop_id: Some(shop.shop_id), ..store::Scope::ALL },
+                        domain::time::year(now),
+                    )
+                    .await?
+            }
+            None => shop.on_sale,
+        });
+    }
+    let picker = if nationwide {
+        None
+    } else {
+        let props = crate::islands::RegionPickerProps {
+            current_name: city.map_or("选择城市", |c| c.name).to_owned(),
+            regions_url: "/api/regions",
+            hot: crate::islands::hot_cities(),
+            href_template: Some("/vip/idxbar?city={py}".to_owned()),
+            ..crate::islands::RegionPickerProps::default()
+        };
+        page.island(state, "RegionPicker", &props)
+    };
+    let tpl = DealerPlanPage {
+        page,
+        plan: PlanView::new(plan),
+        city,
+        letters: if nationwide { Vec::new() } else { domain::region::cities_by_initial() },
+        picker,
+        signed_in: visitor.user.is_some(),
+        dealer,
+        running,
+        cars,
+        methods: crate::payments::methods(state, visitor),
+        sandbox: state.adapters.pay.sandbox().is_some(),
+        slots: domain::vip::PROMOTED_SLOTS,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /vip/china`: the dealers' nationwide plan: what it gives, the dealer's plans, buying.
+pub async fn china(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    dealer_plan_page(&state, &visitor, "dealer-china", None).await
+}
+
+/// `GET /vip/idxbar?city=…`: the dealers' city plan: the city chosen from an A–Z index (or the
+/// region picker), then bought for it. An unknown city is the index again.
+pub async fn idxbar(State(state): State<AppState>, visitor: Visitor, crate::extract::Query(q): crate::extract::Query<CityQuery>) -> Result<Response, AppError> {
+    dealer_plan_page(&state, &visitor, "dealer-city", domain::region::city_by_slug(q.city.trim())).await
 }

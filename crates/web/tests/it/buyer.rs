@@ -16,7 +16,75 @@ on_both!(300 =>
     quality_and_campaign_lists,
     sitemaps_cover_every_online_listing,
     legal_pages_show_their_version_and_every_footer_link_resolves,
+    dealer_plans_promote_their_cars_where_they_apply,
 );
+
+/// The listing ids of a list page's promoted cards.
+fn promoted_ids(body: &str) -> Vec<i64> {
+    body.split(r#"<li class="card promoted">"#)
+        .skip(1)
+        .map(|part| {
+            part.split("/details/")
+                .nth(1)
+                .unwrap()
+                .split(['"', '?', '/', '.'])
+                .next()
+                .unwrap()
+                .trim_start_matches(|c: char| !c.is_ascii_digit())
+                .parse()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// Online cars of `shop` in `city` (anywhere without one).
+async fn cars_of(app: &TestApp, shop: i64, city: Option<&'static domain::region::City>) -> usize {
+    let q = domain::search::CarQuery { city, ..Default::default() };
+    let scope = store::Scope { shop_id: Some(shop), ..store::Scope::ALL };
+    app.state.store.count_matching(&q, scope, domain::time::year(crate::support::NOW)).await.unwrap() as usize
+}
+
+/// The seed gives three demo shops dealer plans (two for their own city, one nationwide): page 1
+/// of 综合 opens with up to three cars of the shops whose plan applies to the list (the
+/// nationwide one everywhere, a city one in its city's list), each labelled 推广; other orders
+/// and pages have none; the shops carry the VIP badge; all of it ends with the plan.
+async fn dealer_plans_promote_their_cars_where_they_apply(app: &TestApp) {
+    let promotions = app.state.store.promotions(crate::support::NOW).await.unwrap();
+    assert_eq!(promotions.len(), 3, "{promotions:?}");
+    let nationwide = promotions.iter().find(|p| p.city_code.is_none()).unwrap().shop_id;
+    let r = app.get("/carlist", &[]).await;
+    let ids = promoted_ids(&r.body);
+    assert_eq!(ids.len(), cars_of(app, nationwide, None).await.min(3), "{}", r.body);
+    assert_eq!(r.body.matches(r#"<span class="tag promo" title="商家付费推广">推广</span>"#).count(), ids.len(), "every paid place says so");
+    for id in &ids {
+        assert_eq!(app.state.store.listing_detail(*id).await.unwrap().shop_id, Some(nationwide), "only a nationwide plan applies to the whole list");
+    }
+    // Only the first page of 综合 on the whole stock.
+    for path in ["/carlist?sort=new", "/carlist?page=2", "/servicehall/qualitycarlist"] {
+        assert!(promoted_ids(&app.get(path, &[]).await.body).is_empty(), "{path}");
+    }
+    // In a city plan's city, its shop's cars join the nationwide shop's there.
+    let city_plan = promotions.iter().find(|p| p.city_code.is_some()).unwrap();
+    let city = domain::region::city(city_plan.city_code.unwrap() as u32).unwrap();
+    let in_city = promoted_ids(&app.get(&format!("/carlist?city={}", city.slug), &[]).await.body);
+    let expected = (cars_of(app, city_plan.shop_id, Some(city)).await + cars_of(app, nationwide, Some(city)).await).min(3);
+    assert!(expected > 0, "the demo dealer has cars in its own city");
+    assert_eq!(in_city.len(), expected);
+    for id in in_city {
+        let d = app.state.store.listing_detail(id).await.unwrap();
+        assert!(d.city_code == city.code as i32 && [Some(city_plan.shop_id), Some(nationwide)].contains(&d.shop_id));
+    }
+    // The shops' badge.
+    let shop_path = app.get(&format!("/shop/profile/{}", city_plan.shop_id), &[]).await.location().to_owned();
+    assert!(app.get(&shop_path, &[]).await.body.contains("VIP商家"), "{shop_path}");
+    let plain = app.get("/shop/profile/9", &[]).await;
+    assert!(!app.get(plain.location(), &[]).await.body.contains("VIP商家"));
+    // A year on every plan has ended: no paid places, no badge.
+    let later = app.variant(app.state.config.clone(), crate::support::NOW + 400 * 86_400);
+    let r = crate::support::get_on(&later, &format!("/carlist?city={}", city.slug), &[]).await;
+    assert!(promoted_ids(&r.body).is_empty() && !r.body.contains("推广</span>"));
+    assert!(!crate::support::get_on(&later, &shop_path, &[]).await.body.contains("VIP商家"));
+}
 
 async fn legal_pages_show_their_version_and_every_footer_link_resolves(app: &TestApp) {
     for doc in domain::legal::docs() {
@@ -48,7 +116,11 @@ async fn the_car_list_filters_sorts_and_pages(app: &TestApp) {
     assert_eq!(r.status, StatusCode::OK);
     let total = online(app).await;
     assert!(r.body.contains(&format!("共 <b>{total}</b> 辆")), "result count");
-    assert_eq!(r.body.matches(r#"<li class="card">"#).count(), 20, "20 per page");
+    // 20 results a page (the structured list below has them all); paid places come on top, and a
+    // result that is also one is shown once.
+    let promoted = r.body.matches(r#"<li class="card promoted">"#).count();
+    assert!(promoted <= 3);
+    assert!((20 - promoted..=20).contains(&r.body.matches(r#"<li class="card">"#).count()), "20 per page");
     assert!(r.body.contains(r#"<link rel="canonical" href="http://127.0.0.1:8080/carlist">"#));
     assert!(r.body.contains(r#"<meta name="robots" content="index,follow">"#));
     assert!(r.body.contains(r#"href="/carlist?page=2" rel="next""#), "crawlable paging");

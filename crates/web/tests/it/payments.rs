@@ -17,6 +17,7 @@ on_both!(10 =>
     lost_notifies_are_found_and_stale_orders_closed,
     staff_find_orders_and_refund_them_which_ends_the_benefit,
     a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
+    dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -46,7 +47,7 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(bad.body.contains("请选择要购买的会员套餐"));
     let dealer_plan = app.post_form("/vip/buy", &h, "plan=dealer-china").await;
-    assert!(dealer_plan.body.contains("请选择要购买的会员套餐"), "not on sale yet: {}", dealer_plan.body);
+    assert!(dealer_plan.body.contains("商家全国VIP仅限认证商家购买"), "{}", dealer_plan.body);
     let off_sale = app.post_form("/vip/buy", &h, "plan=buyer-month").await;
     assert!(off_sale.body.contains("请选择要购买的会员套餐"));
     let r = app.post_form("/vip/buy", &h, "plan=seller-month").await;
@@ -459,4 +460,33 @@ async fn wechat_pay_requests_are_signed_both_ways() {
     );
     assert!(alipay::verify(&client.key.to_public_key(), &text, p["paySign"].as_str().unwrap()));
     assert_eq!(p["package"], "prepay_id=wx201410272009395522657a690389285100");
+}
+
+async fn dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there(app: &TestApp) {
+    let china = app.get("/vip/china", &[]).await;
+    assert_eq!(china.status, StatusCode::OK);
+    assert!(china.body.contains("商家全国VIP") && china.body.contains("<b>2980.00</b>元") && china.body.contains("商家登录"), "{}", china.body);
+    let index = app.get("/vip/idxbar", &[]).await;
+    assert!(index.body.contains(r##"<a href="#idx-C">C</a>"##) && index.body.contains(r#"href="/vip/idxbar?city=changsha""#));
+    assert!(!index.body.contains(r#"name="plan""#), "nothing to buy before a city and a dealer");
+    assert!(
+        app.get("/vip/idxbar?city=nosuchcity", &[]).await.body.contains(r#"<h1 class="page-title">商家同城VIP</h1>"#),
+        "an unknown city is the index again"
+    );
+
+    // The seed's demo dealer owns shop 1 and runs a city plan already.
+    let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
+    let h = [("cookie", dealer.as_str()), ("user-agent", DESKTOP)];
+    let shop = app.state.store.own_shop(app.state.store.user_by_mobile(store::seed::DEALER_MOBILE).await.unwrap().unwrap().user_id).await.unwrap();
+    let page = app.get("/vip/idxbar?city=changsha", &h).await;
+    assert!(page.body.contains(r#"<h1 class="page-title">商家同城VIP · 长沙</h1>"#) && page.body.contains("我的商家VIP"), "{}", page.body);
+    assert!(page.body.contains(r#"<input type="hidden" name="city" value="changsha">"#) && page.body.contains(r#"value="wechat""#));
+    let r = app.post_form("/vip/buy", &h, "plan=dealer-city&city=changsha&method=alipay").await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    assert!(app.get(paid.location(), &h).await.body.contains("支付成功"));
+    let changsha = domain::region::city_by_slug("changsha").unwrap().code as i32;
+    let promotions = app.state.store.promotions(NOW).await.unwrap();
+    assert!(promotions.contains(&store::Promotion { shop_id: shop.shop_id, city_code: Some(changsha) }), "{promotions:?}");
+    assert!(app.get("/vip/idxbar?city=changsha", &h).await.body.contains("长沙 · "), "the new plan is listed");
 }
