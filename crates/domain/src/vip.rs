@@ -140,6 +140,77 @@ pub const PLANS: [Plan; 5] = [
     },
 ];
 
+/// A campaign: one plan at a lower price until a deadline (`/actives/buyvip?c=…`). Its terms
+/// are kept on the orders bought under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Campaign {
+    /// Code in the URL and on the order.
+    pub code: &'static str,
+    /// Headline.
+    pub title: &'static str,
+    /// The plan it sells.
+    pub plan: &'static str,
+    /// Campaign price in fen (below the plan's).
+    pub price_fen: i64,
+    /// First second it sells (Unix time).
+    pub starts_at: i64,
+    /// Last second it sells: the deadline shown.
+    pub ends_at: i64,
+    /// Who it is for and why, in a sentence.
+    pub pitch: &'static str,
+}
+
+/// The campaigns, past and running.
+pub const CAMPAIGNS: [Campaign; 2] = [
+    Campaign {
+        code: "seller-winter",
+        title: "冬季卖车季 · 卖车VIP月卡特惠",
+        plan: "seller-month",
+        price_fen: 1_990,
+        // 2026-11-01 00:00 to 2026-12-31 23:59:59, China time.
+        starts_at: 1_793_462_400,
+        ends_at: 1_798_732_799,
+        pitch: "年底换车高峰，每天擦亮3次、确认在售一次管60天，让更多买家先看到您的车。",
+    },
+    Campaign {
+        code: "dealer-city-newyear",
+        title: "新春开门红 · 商家同城VIP限时价",
+        plan: "dealer-city",
+        price_fen: 69_800,
+        // 2027-01-15 00:00 to 2027-02-28 23:59:59, China time.
+        starts_at: 1_799_942_400,
+        ends_at: 1_803_830_399,
+        pitch: "春节后看车高峰，所选城市综合排序第1页推广位展示您的车源，店铺显示VIP商家标识。",
+    },
+];
+
+impl Campaign {
+    /// Whether it sells at `now`.
+    pub fn running(&self, now: i64) -> bool {
+        (self.starts_at..=self.ends_at).contains(&now)
+    }
+
+    /// The plan it sells.
+    pub fn plan(&self) -> Option<&'static Plan> {
+        plan(self.plan)
+    }
+
+    /// Its terms as kept on an order: `c=…&price=…&until=…`.
+    pub fn terms(&self) -> String {
+        format!("c={}&price={}&until={}", self.code, self.price_fen, self.ends_at)
+    }
+}
+
+/// The campaign with this code, running or not.
+pub fn campaign(code: &str) -> Option<&'static Campaign> {
+    CAMPAIGNS.iter().find(|c| c.code == code)
+}
+
+/// The campaigns selling at `now`, whose plan is on sale.
+pub fn campaigns_running(now: i64) -> impl Iterator<Item = &'static Campaign> {
+    CAMPAIGNS.iter().filter(move |c| c.running(now) && c.plan().is_some_and(|p| p.on_sale))
+}
+
 /// The plan with this code, if it is on sale.
 pub fn plan(code: &str) -> Option<&'static Plan> {
     PLANS.iter().find(|p| p.code == code)
@@ -231,6 +302,25 @@ mod tests {
         assert_eq!((dealer.reach, dealer.free_reports_per_month, dealer.instant_alerts), (Some(Reach::Nationwide), 2, true));
         assert!(on_sale().all(|p| p.audience != Audience::Buyer), "buyer plans wait for their benefits");
         assert_eq!(on_sale().filter(|p| p.audience == Audience::Dealer).count(), 2);
+    }
+
+    #[test]
+    fn campaigns_sell_their_plan_cheaper_until_their_deadline() {
+        for c in CAMPAIGNS {
+            let p = c.plan().unwrap_or_else(|| panic!("{} sells no plan", c.code));
+            assert!(c.price_fen > 0 && c.price_fen < p.price_fen, "{}: a campaign price is below the plan's", c.code);
+            assert!(c.starts_at < c.ends_at);
+            assert_eq!(campaign(c.code), Some(&c));
+            assert!(c.running(c.starts_at) && c.running(c.ends_at) && !c.running(c.ends_at + 1) && !c.running(c.starts_at - 1));
+        }
+        assert_eq!(crate::time::datetime(CAMPAIGNS[0].ends_at), "2026-12-31 23:59:59");
+        assert_eq!(crate::time::datetime(CAMPAIGNS[0].starts_at), "2026-11-01 00:00:00");
+        assert_eq!(crate::time::datetime(CAMPAIGNS[1].ends_at), "2027-02-28 23:59:59");
+        assert_eq!(crate::time::datetime(CAMPAIGNS[1].starts_at), "2027-01-15 00:00:00");
+        // 2026-11-21: the winter campaign runs, the new-year one has not begun.
+        let now = 1_795_228_215;
+        assert_eq!(campaigns_running(now).map(|c| c.code).collect::<Vec<_>>(), ["seller-winter"]);
+        assert_eq!(CAMPAIGNS[0].terms(), "c=seller-winter&price=1990&until=1798732799");
     }
 
     #[test]

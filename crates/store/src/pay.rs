@@ -215,17 +215,15 @@ impl Store {
     }
 
     /// The open shops whose owners have a dealer plan running at `now`, with where it applies.
+    /// Read on every first page of the car list: on SQLite through the store's own readers.
     pub async fn promotions(&self, now: i64) -> Result<Vec<Promotion>, DbError> {
-        Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, Promotion>(
-                "select s.shop_id, m.city_code from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
-                 join shop s on s.owner_user_id = m.user_id and s.status = 'open' \
-                 where m.ends_at > $1 and m.starts_at <= $1 and v.audience = 'dealer' order by s.shop_id, m.city_code",
-            )
-            .bind(now)
-            .fetch_all(p)
-            .await?
-        }))
+        const SQL: &str = "select s.shop_id, m.city_code from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+                           join shop s on s.owner_user_id = m.user_id and s.status = 'open' \
+                           where m.ends_at > $1 and m.starts_at <= $1 and v.audience = 'dealer' order by s.shop_id, m.city_code";
+        if let Some(r) = &self.readers {
+            return r.all(SQL, &crate::lite::params(&[crate::Val::Int(now)]));
+        }
+        Ok(on_pool!(self, p => sqlx::query_as::<_, Promotion>(SQL).bind(now).fetch_all(p).await?))
     }
 
     /// Makes the stored plans the ones on sale (`domain::vip::PLANS`): inserts or updates each,

@@ -9,7 +9,7 @@ use store::{Item, NewOrder, PayOrder, Payment, Settled};
 
 use crate::adapters::alipay::{TradeState, Urls};
 use crate::adapters::pay::Method;
-use crate::adapters::wechatpay::{self, Channel, Prepay, Signed};
+use crate::adapters::wechatpay::{Channel, Prepay, Signed};
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -238,11 +238,6 @@ pub fn jsapi_params(state: &AppState, prepay_id: &str) -> Result<Option<serde_js
     }
     let wechat = state.adapters.pay.wechat().ok_or_else(|| AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()))?;
     wechat.jsapi_params(prepay_id, state.clock.now()).map(Some).map_err(|e| upstream(&e))
-}
-
-/// The RFC 3339 time WeChat Pay shows an order expiring at.
-pub fn wechat_expiry(order: &PayOrder) -> String {
-    wechatpay::rfc3339(order.created_at + domain::order::CLOSE_AFTER_SECS)
 }
 
 /// Asks the provider about one pending order and applies what it learns; the order as it is now.

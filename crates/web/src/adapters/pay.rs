@@ -308,13 +308,13 @@ impl Sandbox {
             "trade_type": "JSAPI",
             "trade_state": "SUCCESS",
             "trade_state_desc": "支付成功",
-            "success_time": wechatpay::rfc3339(now),
+            "success_time": domain::time::rfc3339(now),
             "amount": { "total": amount_fen, "payer_total": amount_fen, "currency": "CNY", "payer_currency": "CNY" },
         });
         let resource = wechatpay::encrypt(&self.wechat.api_v3_key, &wechatpay::nonce()?[..12], "transaction", &transaction.to_string())?;
         let body = serde_json::json!({
             "id": format!("sandbox-{transaction_id}"),
-            "create_time": wechatpay::rfc3339(now),
+            "create_time": domain::time::rfc3339(now),
             "resource_type": "encrypt-resource",
             "event_type": "TRANSACTION.SUCCESS",
             "summary": "支付成功",

@@ -224,7 +224,7 @@ impl WechatPay {
             "mchid": self.mch_id,
             "description": description,
             "out_trade_no": order_no,
-            "time_expire": rfc3339(expires_at),
+            "time_expire": domain::time::rfc3339(expires_at),
             "notify_url": notify_url,
             "amount": { "total": amount_fen, "currency": "CNY" },
         });
@@ -337,12 +337,6 @@ fn refused(status: u16, reply: &Value) -> AdapterError {
     }
 }
 
-/// `2026-11-24T14:30:00+08:00`: WeChat Pay's times are RFC 3339 in China time.
-pub fn rfc3339(at: i64) -> String {
-    let text = domain::time::datetime(at);
-    format!("{}T{}+08:00", &text[..10], &text[11..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,11 +390,5 @@ mod tests {
         assert_eq!(decrypt(key, &other), Err("resource nonce is not 12 bytes"));
         assert_eq!(decrypt("short", &r), Err("the API v3 key is not 32 bytes"));
         assert_eq!(decrypt(key, &json!({ "algorithm": "AEAD_AES_128_GCM" })), Err("resource algorithm is not AEAD_AES_256_GCM"));
-    }
-
-    #[test]
-    fn times_are_china_time_rfc3339() {
-        // 2026-11-24 06:30 UTC.
-        assert_eq!(rfc3339(1_795_501_800), "2026-11-24T14:30:00+08:00");
     }
 }

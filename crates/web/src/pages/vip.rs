@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use domain::auth::Role;
-use domain::vip::{Audience, FREE, Plan};
+use domain::vip::{Audience, Campaign, FREE, Plan};
 use serde::Deserialize;
 
 use crate::access::SignedIn;
@@ -169,35 +169,183 @@ pub struct BuyPost {
     method: String,
 }
 
+/// What a purchase of `plan` orders (at `campaign`'s price and with its terms kept, when bought
+/// under one), or why `user` cannot buy it.
+fn item_for(user: &store::User, plan: &'static Plan, city: &str, campaign: Option<&Campaign>) -> Result<Item, String> {
+    if plan.audience == Audience::Dealer && user.role != Role::Dealer {
+        return Err(format!("{}仅限认证商家购买，请先入驻成为商家", plan.name));
+    }
+    let city = domain::region::city_by_slug(city.trim()).filter(|_| domain::vip::needs_city(plan));
+    if domain::vip::needs_city(plan) && city.is_none() {
+        return Err(format!("请选择{}适用的城市", plan.name));
+    }
+    let subject = match (city, campaign) {
+        (Some(c), _) => format!("{}（{}）", plan.name, c.name),
+        (None, Some(_)) => format!("{}（活动价）", plan.name),
+        (None, None) => plan.name.to_owned(),
+    };
+    Ok(Item {
+        product: domain::order::Product::Vip,
+        plan_code: plan.code.to_owned(),
+        city_code: city.map(|c| c.code as i32),
+        campaign: campaign.map(Campaign::terms).unwrap_or_default(),
+        subject,
+        amount_fen: campaign.map_or(plan.price_fen, |c| c.price_fen),
+    })
+}
+
 /// `POST /vip/buy`: an order for the plan, then the cashier.
 pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<BuyPost>) -> Result<Response, AppError> {
     let Some(plan) = domain::vip::plan(post.plan.trim()).filter(|p| p.on_sale) else {
         return render(&state, &visitor, Some("请选择要购买的会员套餐".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    if plan.audience == Audience::Dealer && user.role != Role::Dealer {
-        return render(&state, &visitor, Some(format!("{}仅限认证商家购买，请先入驻成为商家", plan.name)), StatusCode::UNPROCESSABLE_ENTITY).await;
-    }
-    let city = domain::region::city_by_slug(post.city.trim());
-    if domain::vip::needs_city(plan) && city.is_none() {
-        return render(&state, &visitor, Some(format!("请选择{}适用的城市", plan.name)), StatusCode::UNPROCESSABLE_ENTITY).await;
-    }
-    let city = city.filter(|_| domain::vip::needs_city(plan));
-    let subject = match city {
-        Some(c) => format!("{}（{}）", plan.name, c.name),
-        None => plan.name.to_owned(),
-    };
-    let purchase = Item {
-        product: domain::order::Product::Vip,
-        plan_code: plan.code.to_owned(),
-        city_code: city.map(|c| c.code as i32),
-        campaign: String::new(),
-        subject,
-        amount_fen: plan.price_fen,
+    let purchase = match item_for(&user, plan, &post.city, None) {
+        Ok(item) => item,
+        Err(message) => return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let method = crate::payments::method_of(&post.method);
     let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())
+}
+
+/// `?c=…` of a campaign page.
+#[derive(Debug, Default, Deserialize)]
+pub struct CampaignQuery {
+    #[serde(default)]
+    c: String,
+}
+
+/// A campaign bought: its code, the city of a city plan, the payment method.
+#[derive(Debug, Default, Deserialize)]
+pub struct CampaignPost {
+    #[serde(default)]
+    c: String,
+    #[serde(default)]
+    city: String,
+    #[serde(default)]
+    method: String,
+}
+
+#[derive(Template)]
+#[template(path = "vip_campaign.html")]
+struct CampaignPage {
+    page: PageMeta,
+    campaign: &'static Campaign,
+    plan: PlanView,
+    price: String,
+    running: bool,
+    not_yet: bool,
+    /// `2026-12-31 23:59`, and how long is left (`还剩37天`).
+    deadline: String,
+    left: String,
+    signed_in: bool,
+    allowed: bool,
+    provinces: super::shared::ProvinceCities,
+    city: String,
+    methods: Vec<(&'static str, &'static str)>,
+    sandbox: bool,
+    error: Option<String>,
+}
+
+async fn campaign_page(
+    state: &AppState,
+    visitor: &Visitor,
+    campaign: &'static Campaign,
+    city: String,
+    error: Option<String>,
+    status: StatusCode,
+) -> Result<Response, AppError> {
+    let plan = campaign.plan().ok_or(AppError::NotFound)?;
+    let now = state.clock.now();
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Flow, campaign.title)
+        .describe(campaign.pitch)
+        .canonical_path(state, &format!("/actives/buyvip?c={}", campaign.code));
+    page.noindex();
+    let days = (campaign.ends_at - now).div_euclid(86_400);
+    let left = match days {
+        d if d >= 1 => format!("还剩{d}天"),
+        _ => format!("还剩{}小时", ((campaign.ends_at - now) / 3_600).max(1)),
+    };
+    let tpl = CampaignPage {
+        page,
+        plan: PlanView::new(plan),
+        price: domain::order::yuan_text(campaign.price_fen),
+        running: campaign.running(now) && plan.on_sale,
+        not_yet: now < campaign.starts_at,
+        deadline: domain::time::datetime(campaign.ends_at)[..16].to_owned(),
+        left,
+        signed_in: visitor.user.is_some(),
+        allowed: plan.audience != Audience::Dealer || visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer),
+        provinces: if domain::vip::needs_city(plan) { super::shared::province_cities() } else { Vec::new() },
+        city,
+        methods: crate::payments::methods(state, visitor),
+        sandbox: state.adapters.pay.sandbox().is_some(),
+        error,
+        campaign,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /actives/buyvip?c=…`: a campaign's page: the plan at its price until its deadline (said
+/// with the time left), bought here; after the deadline, that it has ended and the plan's page.
+pub async fn campaign(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    crate::extract::Query(q): crate::extract::Query<CampaignQuery>,
+) -> Result<Response, AppError> {
+    let campaign = domain::vip::campaign(q.c.trim()).ok_or(AppError::NotFound)?;
+    campaign_page(&state, &visitor, campaign, String::new(), None, StatusCode::OK).await
+}
+
+/// `POST /actives/buyvip/order`: an order at the campaign's price, its terms kept on the order, while
+/// it runs; afterwards a message beside the button and no order.
+pub async fn campaign_buy(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    Form(post): Form<CampaignPost>,
+) -> Result<Response, AppError> {
+    let campaign = domain::vip::campaign(post.c.trim()).ok_or(AppError::NotFound)?;
+    let again = |message: String| campaign_page(&state, &visitor, campaign, post.city.clone(), Some(message), StatusCode::UNPROCESSABLE_ENTITY);
+    let plan = match campaign.plan().filter(|p| p.on_sale) {
+        Some(plan) if campaign.running(state.clock.now()) => plan,
+        // The page itself says the campaign has ended and leads to the plan's own price.
+        _ => return campaign_page(&state, &visitor, campaign, post.city.clone(), None, StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
+    let purchase = match item_for(&user, plan, &post.city, Some(campaign)) {
+        Ok(item) => item,
+        Err(message) => return again(message).await,
+    };
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, crate::payments::method_of(&post.method)).await?;
+    Ok(Redirect::to(&next).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "vip_hall.html")]
+struct HallPage {
+    page: PageMeta,
+    campaigns: Vec<(&'static Campaign, String, String, String)>,
+    plans: Vec<PlanView>,
+}
+
+/// `GET /servicehall/buyvip`: the service hall's VIP counter: the campaigns running now (price,
+/// the plan's own price, deadline) and the plans on sale, each leading to where it is bought.
+pub async fn hall(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "开通VIP会员")
+        .describe("二手车网VIP会员限时活动与全部套餐：卖车VIP、商家同城VIP、商家全国VIP。")
+        .canonical_path(&state, "/servicehall/buyvip");
+    let campaigns = domain::vip::campaigns_running(now)
+        .filter_map(|c| {
+            let plan = c.plan()?;
+            Some((c, domain::order::yuan_text(c.price_fen), domain::order::yuan_text(plan.price_fen), domain::time::datetime(c.ends_at)[..16].to_owned()))
+        })
+        .collect();
+    let plans = domain::vip::on_sale().map(PlanView::new).collect();
+    Ok(Html(HallPage { page, campaigns, plans }.render()?).into_response())
 }
 
 #[derive(Template)]

@@ -18,6 +18,7 @@ on_both!(10 =>
     staff_find_orders_and_refund_them_which_ends_the_benefit,
     a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
     dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
+    a_campaign_sells_its_plan_cheaper_until_its_deadline,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -489,4 +490,38 @@ async fn dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there(app: 
     let promotions = app.state.store.promotions(NOW).await.unwrap();
     assert!(promotions.contains(&store::Promotion { shop_id: shop.shop_id, city_code: Some(changsha) }), "{promotions:?}");
     assert!(app.get("/vip/idxbar?city=changsha", &h).await.body.contains("长沙 · "), "the new plan is listed");
+}
+
+async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
+    // NOW is 2026-11-21: the winter campaign runs until 2026-12-31 23:59:59.
+    let page = app.get("/actives/buyvip?c=seller-winter", &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("冬季卖车季") && page.body.contains("<b>19.90</b>元") && page.body.contains("原价29.00元"), "{}", page.body);
+    assert!(page.body.contains("活动截止 <b>2026-12-31 23:59</b>（还剩40天）"), "{}", page.body);
+    assert_eq!(app.get("/actives/buyvip?c=nosuch", &[]).await.status, StatusCode::NOT_FOUND);
+    assert!(app.get("/actives/buyvip?c=dealer-city-newyear", &[]).await.body.contains("活动尚未开始"));
+    let hall = app.get("/servicehall/buyvip", &[]).await;
+    assert!(hall.body.contains(r#"href="/actives/buyvip?c=seller-winter""#) && hall.body.contains("截止 2026-12-31 23:59"), "{}", hall.body);
+    assert!(!hall.body.contains("dealer-city-newyear"), "a campaign not begun is not offered");
+
+    let session = login(app, "13700001212", "").await;
+    let h = [("cookie", session.as_str()), ("user-agent", IPHONE)];
+    let r = app.post_form("/actives/buyvip/order", &h, "c=seller-winter&method=alipay").await;
+    assert!(r.location().contains("19.90"), "{}", r.location());
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let order_no = paid.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let order = app.state.store.order_by_no(&order_no).await.unwrap().unwrap();
+    assert_eq!((order.status, order.amount_fen, order.plan_code.as_str()), (Status::Paid, 1_990, "seller-month"));
+    assert_eq!(order.campaign, "c=seller-winter&price=1990&until=1798732799", "the campaign's terms stay on the order");
+    assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1, "the plan's own benefits");
+
+    // After the deadline: it says so, and nothing is ordered.
+    let january = app.variant(app.state.config.clone(), 1_798_732_800);
+    let ended = crate::support::get_on(&january, "/actives/buyvip?c=seller-winter", &h).await;
+    assert!(ended.body.contains("活动已于2026-12-31 23:59结束") && !ended.body.contains("/actives/buyvip/order"), "{}", ended.body);
+    let late = crate::support::post_on(&january, "/actives/buyvip/order", &h, "c=seller-winter&method=alipay").await;
+    assert_eq!(late.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(late.body.contains("活动已于2026-12-31 23:59结束") && late.body.contains(r#"<a href="/vip">按原价开通 ›</a>"#), "{}", late.body);
+    assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), 1, "no order after the deadline");
 }
