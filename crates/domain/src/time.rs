@@ -3,7 +3,7 @@
 //! Times are Unix seconds. The current time is always passed in: callers hold a [`Clock`], tests
 //! pass fixed numbers.
 
-use chrono::{DateTime, Datelike, FixedOffset};
+use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 
 /// China Standard Time has no daylight saving: a fixed +08:00 offset is exact.
 const CHINA: FixedOffset = match FixedOffset::east_opt(8 * 3600) {
@@ -116,6 +116,15 @@ pub fn parse_year(text: &str) -> Option<i32> {
     exact(text, 4)?.parse().ok().filter(|y| *y >= 1)
 }
 
+/// The first second of `ts`'s calendar month, China time (the start of "this month" for monthly
+/// benefits).
+pub fn month_start(ts: i64) -> i64 {
+    let d = china(ts);
+    let days_in = i64::from(d.day0());
+    let seconds_in_day = i64::from(d.num_seconds_from_midnight());
+    ts - days_in * 86_400 - seconds_in_day
+}
+
 /// Whole days between two instants, never negative: days on market, days since confirmation.
 pub fn days_between(earlier: i64, later: i64) -> i64 {
     (later.saturating_sub(earlier)).max(0) / 86_400
@@ -123,6 +132,16 @@ pub fn days_between(earlier: i64, later: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_month_starts_at_midnight_on_the_first_china_time() {
+        // 2026-11-21 10:30:15 China time.
+        let now = 1_795_228_215;
+        assert_eq!(datetime(month_start(now)), "2026-11-01 00:00:00");
+        let start = month_start(now);
+        assert_eq!(month_start(start), start, "the first second is its own month's start");
+        assert_eq!(datetime(month_start(start - 1)), "2026-10-01 00:00:00");
+    }
+
     use super::*;
 
     // 2026-11-21 10:30:15 in China = 02:30:15 UTC.

@@ -458,6 +458,21 @@ impl Store {
         }))
     }
 
+    /// How many times a user used 擦亮 and 确认在售 since `since` (this month, for `/space/vip`).
+    pub async fn seller_actions_since(&self, user_id: i64, since: i64) -> Result<(i64, i64), DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, (i64, i64)>(
+                "select coalesce(sum(case when action = 'refresh' then 1 else 0 end), 0), \
+                 coalesce(sum(case when action = 'confirm' then 1 else 0 end), 0) \
+                 from listing_event where actor_user_id = $1 and created_at >= $2 and action in ('refresh', 'confirm')",
+            )
+            .bind(user_id)
+            .bind(since)
+            .fetch_one(p)
+            .await?
+        }))
+    }
+
     /// A user's payment orders, newest first.
     pub async fn orders(&self, user_id: i64, limit: i64) -> Result<Vec<Order>, DbError> {
         Ok(on_pool!(self, p => {

@@ -571,12 +571,28 @@ struct VipPage {
     page: PageMeta,
     memberships: Vec<(String, String, String, String)>,
     orders: Vec<(String, String, String, &'static str, String)>,
+    /// What the running plans give, and this month's use: (benefit, level, used this month).
+    benefits: Vec<(&'static str, String, String)>,
 }
 
 /// `GET /space/vip`: status and orders.
 pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let now = state.clock.now();
-    let (ms, orders) = tokio::try_join!(state.store.memberships(user.user_id, now), state.store.orders(user.user_id, 50))?;
+    let (ms, orders, benefits, (refreshes, confirms)) = tokio::try_join!(
+        state.store.memberships(user.user_id, now),
+        state.store.orders(user.user_id, 50),
+        state.store.benefits(user.user_id, now),
+        state.store.seller_actions_since(user.user_id, domain::time::month_start(now))
+    )?;
+    let free = domain::vip::FREE;
+    let mut rows = vec![
+        ("每天擦亮", format!("每辆车{}次（普通用户{}次）", benefits.refreshes_per_day, free.refreshes_per_day), format!("本月已擦亮{refreshes}次")),
+        ("确认在售有效期", format!("{}天（普通用户{}天）", benefits.confirm_days, free.confirm_days), format!("本月已确认{confirms}次")),
+    ];
+    if let Some(reach) = benefits.reach {
+        let place = if reach == domain::vip::Reach::Nationwide { "全国" } else { "所选城市" };
+        rows.push(("综合排序推广位", format!("{place}第1页前{}位，标注“推广”", domain::vip::PROMOTED_SLOTS), "店铺显示VIP商家标识".to_owned()));
+    }
     let memberships = ms
         .iter()
         .map(|m| {
@@ -596,7 +612,7 @@ pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
             )
         })
         .collect();
-    let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders };
+    let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders, benefits: rows };
     Ok(Html(tpl.render()?).into_response())
 }
 

@@ -74,6 +74,7 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
     assert!(done.body.contains("支付成功") && done.body.contains("卖车VIP月卡") && !done.body.contains("http-equiv=\"refresh\""), "{}", done.body);
     let space = app.get("/space/vip", &h).await;
     assert!(space.body.contains("卖车VIP月卡") && space.body.contains("已支付"), "{}", space.body);
+    assert!(space.body.contains("每辆车3次（普通用户1次）") && space.body.contains("本月已擦亮0次"), "the plan's level and this month's use");
     assert!(app.get("/vip", &h).await.body.contains("到期"), "the plan page shows the membership");
     let user = app.state.store.order_by_no(&order_no).await.unwrap().unwrap().user_id;
     assert_eq!(app.state.store.memberships(user, NOW).await.unwrap().len(), 1);
