@@ -73,6 +73,7 @@ pub mod lead;
 pub mod legal;
 pub mod money;
 pub mod order;
+pub mod package;
 pub mod region;
 pub mod search;
 pub mod selling;
