@@ -13,6 +13,18 @@ use std::collections::BTreeMap;
 use crate::filter;
 use crate::region;
 
+crate::stored_enum! {
+    /// Where a package is: bought but not paid, taking requests, or refunded (it takes no more).
+    pub enum Status {
+        /// Ordered, waiting for its payment.
+        Pending = "pending" => "待支付",
+        /// Paid: receives matching requests up to its quantity.
+        Paid = "paid" => "生效中",
+        /// Refunded: receives nothing more.
+        Refunded = "refunded" => "已退款",
+    }
+}
+
 /// A size a package is sold in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tier {

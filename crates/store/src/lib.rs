@@ -26,6 +26,7 @@ mod listing;
 mod lite;
 mod migrate;
 mod news;
+mod package;
 mod pay;
 mod push;
 mod search;
@@ -50,6 +51,7 @@ pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
+pub use package::LeadPackage;
 pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
@@ -196,6 +198,7 @@ stored_by_parse!(
     domain::order::Status,
     domain::order::Product,
     domain::order::Provider,
+    domain::package::Status,
     domain::selling::Actor,
     domain::selling::Action,
     domain::selling::ListingStatus,

@@ -157,6 +157,37 @@ from_row!(DeskOrder {
     refunded_by_mobile,
 });
 
+/// The insert of a new pending order (its id returned), bound by [`bind_order`].
+pub(crate) const INSERT_ORDER: &str = "insert into payment_order (order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, \
+                                       status, provider, channel, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11) \
+                                       returning payment_order_id";
+
+/// [`INSERT_ORDER`] bound to an order.
+pub(crate) fn bind_order<'q, DB, O>(
+    q: sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>,
+    o: &'q NewOrder,
+    now: i64,
+) -> sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>
+where
+    DB: sqlx::Database,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i32>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    q.bind(o.order_no.as_str())
+        .bind(o.user_id)
+        .bind(o.item.product.as_str())
+        .bind(o.item.plan_code.as_str())
+        .bind(o.item.city_code)
+        .bind(o.item.campaign.as_str())
+        .bind(o.item.subject.as_str())
+        .bind(o.item.amount_fen)
+        .bind(o.provider.as_str())
+        .bind(o.channel.as_str())
+        .bind(now)
+}
+
 /// A payment as the provider reported it, after its signature was checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment<'a> {
@@ -261,26 +292,7 @@ impl Store {
 
     /// Stores a new pending order.
     pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<i64, DbError> {
-        let id: i64 = on_pool!(self, p => {
-            sqlx::query_scalar(
-                "insert into payment_order (order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
-                 channel, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11) returning payment_order_id",
-            )
-            .bind(&o.order_no)
-            .bind(o.user_id)
-            .bind(o.item.product.as_str())
-            .bind(&o.item.plan_code)
-            .bind(o.item.city_code)
-            .bind(&o.item.campaign)
-            .bind(&o.item.subject)
-            .bind(o.item.amount_fen)
-            .bind(o.provider.as_str())
-            .bind(&o.channel)
-            .bind(now)
-            .fetch_one(p)
-            .await?
-        });
-        Ok(id)
+        Ok(on_pool!(self, p => bind_order(sqlx::query_scalar(INSERT_ORDER), o, now).fetch_one(p).await?))
     }
 
     /// An order by its number, whoever it belongs to (notify handlers and the job).
@@ -340,6 +352,16 @@ impl Store {
                 .bind(plan_code.as_str())
                 .execute(&mut *tx)
                 .await?;
+            }
+            if let Some((order_id, _, kind, _, _)) = &row
+                && kind == Product::Leads.as_str()
+            {
+                // A lead package takes requests from its payment on.
+                sqlx::query("update lead_package set status = 'paid', paid_at = $1 where payment_order_id = $2 and status = 'pending'")
+                    .bind(now)
+                    .bind(*order_id)
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await?;
             row
@@ -427,6 +449,8 @@ impl Store {
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
+                // A refunded lead package receives nothing more.
+                sqlx::query("update lead_package set status = 'refunded' where payment_order_id = $1").bind(id).execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(id.is_some())

@@ -128,6 +128,7 @@ on_both!(
     stored_states_that_spell_nothing_are_errors_not_defaults,
     a_payment_is_applied_once_with_its_exact_amount,
     closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit,
+    lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -843,4 +844,80 @@ async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(sto
     );
     let none = OrderSearch { order_no: open, status: Some(Status::Paid), ..OrderSearch::default() };
     assert!(store.desk_orders(&none, 10).await.unwrap().is_empty(), "every given part must match");
+}
+
+/// Lead packages: nothing before payment; fourteen sell requests at once into a package of ten
+/// deliver ten; the rest go to a package paid later; a delivered request never moves; a refunded
+/// package takes nothing more.
+async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(store: &Store) {
+    use domain::order::{Product, Provider};
+    use domain::package::Request;
+    seed(store, SeedConfig { listings: 40, seed: 3, now: NOW }).await.unwrap();
+    let changsha = domain::region::city_by_slug("changsha").unwrap().code;
+    let spec = domain::package::parse("changsha", &[], "", "10").unwrap();
+    let order = |user_id: i64, no: &str| store::NewOrder {
+        order_no: no.to_owned(),
+        user_id,
+        item: store::Item {
+            product: Product::Leads,
+            plan_code: String::new(),
+            city_code: Some(changsha as i32),
+            campaign: String::new(),
+            subject: "线索包10条".into(),
+            amount_fen: 30_000,
+        },
+        provider: Provider::Sandbox,
+        channel: "sandbox".into(),
+    };
+    let (shop_a, shop_b) = (1_i64, 2_i64);
+    store.create_lead_package(&order(1, "20261121103015000101"), shop_a, &spec, NOW).await.unwrap();
+    let mut leads = Vec::new();
+    for i in 0..15 {
+        let lead = NewLead { city_code: Some(changsha as i32), ..NewLead::new(format!("1391111{i:04}"), Intent::Sell) };
+        let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("lead {i}") };
+        leads.push(id);
+    }
+    let req = Request { city_code: changsha, brand_slug: None, expected_yuan: None };
+    assert_eq!(store.deliver_sell_request(leads[14], &req, NOW).await.unwrap(), None, "an unpaid package takes nothing");
+    let pay = |no: &'static str| store::Payment { order_no: no, provider: Provider::Sandbox, trade_no: no, amount_fen: 30_000 };
+    assert_eq!(store.settle_payment(&pay("20261121103015000101"), NOW + 1).await.unwrap(), store::Settled::Applied);
+
+    let mut set = tokio::task::JoinSet::new();
+    for &id in &leads[..14] {
+        let store = store.clone();
+        set.spawn(
+            async move { store.deliver_sell_request(id, &Request { city_code: changsha, brand_slug: None, expected_yuan: None }, NOW + 2).await.unwrap() },
+        );
+    }
+    let mut to_a = 0;
+    while let Some(shop) = set.join_next().await {
+        if let Some(s) = shop.unwrap() {
+            assert_eq!(s, shop_a);
+            to_a += 1;
+        }
+    }
+    assert_eq!(to_a, 10, "fourteen requests at once, a package of ten");
+    let a = &store.packages_of_shop(shop_a).await.unwrap()[0];
+    assert_eq!((a.delivered, a.status, a.order_no.as_str()), (10, domain::package::Status::Paid, "20261121103015000101"));
+
+    // A second shop's package, paid later, takes the rest; nothing delivered moves.
+    store.create_lead_package(&order(2, "20261121103015000102"), shop_b, &spec, NOW + 3).await.unwrap();
+    store.settle_payment(&pay("20261121103015000102"), NOW + 4).await.unwrap();
+    let mut to_b = 0;
+    for &id in &leads {
+        if store.deliver_sell_request(id, &req, NOW + 5).await.unwrap() == Some(shop_b) {
+            to_b += 1;
+        }
+    }
+    assert_eq!(to_b, 5, "the four left over and the fifteenth; the ten with shop A stay there");
+    assert_eq!(store.packages_of_shop(shop_b).await.unwrap()[0].delivered, 5);
+    assert_eq!(store.packages_of_shop(shop_a).await.unwrap()[0].delivered, 10);
+
+    // Refunded, a package receives nothing more.
+    let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
+    assert!(store.refund_order("20261121103015000102", staff, "商家申请退款", NOW + 6).await.unwrap());
+    assert_eq!(store.packages_of_shop(shop_b).await.unwrap()[0].status, domain::package::Status::Refunded);
+    let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new("13911119999".into(), Intent::Sell) };
+    let LeadOutcome::Created(late) = store.submit_lead(&late, NOW + 7).await.unwrap() else { panic!() };
+    assert_eq!(store.deliver_sell_request(late, &req, NOW + 8).await.unwrap(), None);
 }
