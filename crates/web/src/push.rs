@@ -33,14 +33,41 @@ pub const DUE_PER_TICK: i64 = 200;
 pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<LeadOutcome, AppError> {
     let outcome = state.store.submit_lead(lead, now).await?;
     if let (LeadOutcome::Created(id), Some(_)) = (outcome, lead.shop_id) {
-        let state = state.clone();
-        tokio::spawn(async move {
-            if let Err(e) = deliver_lead(&state, id).await {
-                tracing::warn!(error = %e, lead = id, "lead push failed to start");
-            }
-        });
+        notify_shop(state, id);
     }
     Ok(outcome)
+}
+
+/// A private seller's request to sell, to no shop in particular: stored, then given to the
+/// dealer lead package that wants it (its city, the brand named in `car`, the expected price in
+/// its band; one package, within its size), whose shop is told at once. Without such a package
+/// it stays with the platform's advisers.
+pub async fn submit_sell_request(state: &AppState, lead: &NewLead, car: &str, expected_yuan: Option<i64>, now: i64) -> Result<LeadOutcome, AppError> {
+    let outcome = submit_lead(state, lead, now).await?;
+    if let (LeadOutcome::Created(id), None, Some(city)) = (outcome, lead.shop_id, lead.city_code) {
+        let brand = domain::understand::understand(car).brand.map(|b| b.slug);
+        let request = domain::package::Request { city_code: u32::try_from(city).unwrap_or(0), brand_slug: brand, expected_yuan };
+        match state.store.deliver_sell_request(id, &request, now).await {
+            Ok(Some(shop)) => {
+                tracing::info!(lead = id, shop, "sell request delivered to a lead package");
+                notify_shop(state, id);
+            }
+            Ok(None) => {}
+            // The request is stored: the advisers see it in /staff/leads.
+            Err(e) => tracing::error!(error = %e, lead = id, "sell request not delivered to a lead package"),
+        }
+    }
+    Ok(outcome)
+}
+
+/// Sends the new lead's queued notices to its shop, off the request.
+fn notify_shop(state: &AppState, lead_id: i64) {
+    let state = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = deliver_lead(&state, lead_id).await {
+            tracing::warn!(error = %e, lead = lead_id, "lead push failed to start");
+        }
+    });
 }
 
 async fn deliver_lead(state: &AppState, lead_id: i64) -> Result<(), store::DbError> {

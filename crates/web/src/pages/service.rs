@@ -272,7 +272,13 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
         traffic_type: form.traffic_type.clone(),
         ..lead
     };
-    match crate::push::submit_lead(state, &lead, state.clock.now()).await? {
+    let now = state.clock.now();
+    let outcome = if def.intent == Intent::Sell {
+        crate::push::submit_sell_request(state, &lead, &form.car, domain::selling::parse_wan(&form.expect), now).await?
+    } else {
+        crate::push::submit_lead(state, &lead, now).await?
+    };
+    match outcome {
         LeadOutcome::RateLimited => render(state, visitor, def, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
         _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new())),
     }

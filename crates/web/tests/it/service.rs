@@ -152,4 +152,45 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist);
+on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
+
+/// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
+/// goes to that shop, which sees it, and the seller sees which dealer received it; one it does not
+/// want stays with the platform.
+async fn sell_requests_go_to_the_lead_package_that_wants_them(app: &TestApp) {
+    let store = &app.state.store;
+    let dealer = store.user_by_mobile(store::seed::DEALER_MOBILE).await.unwrap().unwrap();
+    let shop = store.own_shop(dealer.user_id).await.unwrap();
+    let city = domain::region::city(shop.city_code as u32).unwrap();
+    let spec = domain::package::parse(city.slug, &["dazhong".to_owned()], "5-8", "10").unwrap();
+    let order = store::NewOrder {
+        order_no: "20261121103015000201".to_owned(),
+        user_id: dealer.user_id,
+        item: store::Item {
+            product: domain::order::Product::Leads,
+            plan_code: String::new(),
+            city_code: Some(shop.city_code),
+            campaign: String::new(),
+            subject: "线索包10条".to_owned(),
+            amount_fen: 30_000,
+        },
+        provider: domain::order::Provider::Sandbox,
+        channel: "sandbox".to_owned(),
+    };
+    store.create_lead_package(&order, shop.shop_id, &spec, crate::support::NOW).await.unwrap();
+    let pay = store::Payment { order_no: "20261121103015000201", provider: domain::order::Provider::Sandbox, trade_no: "SBX201", amount_fen: 30_000 };
+    assert_eq!(store.settle_payment(&pay, crate::support::NOW).await.unwrap(), store::Settled::Applied);
+
+    let wanted = format!("mobile=13922220001&city={}&car=2019%E6%AC%BE+%E5%A4%A7%E4%BC%97%E6%9C%97%E9%80%B8&expect=6.5", city.slug);
+    assert_eq!(app.post_form("/actives/collect/sellcar", &[("x-test-peer", "10.9.0.1")], &wanted).await.status, StatusCode::SEE_OTHER);
+    let other = format!("mobile=13922220002&city={}&car=%E4%B8%B0%E7%94%B0%E5%8D%A1%E7%BD%97%E6%8B%89&expect=6.5", city.slug);
+    assert_eq!(app.post_form("/actives/collect/sellcar", &[("x-test-peer", "10.9.0.2")], &other).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(store.packages_of_shop(shop.shop_id).await.unwrap()[0].delivered, 1, "the 大众 request, not the 丰田 one");
+
+    let d = login(app, store::seed::DEALER_MOBILE, "").await;
+    let desk = app.get("/actives/zhikeclues", &[("cookie", d.as_str())]).await;
+    assert!(desk.body.contains("139****0001") && !desk.body.contains("139****0002"), "{}", desk.body);
+    let seller = login(app, "13922220001", "").await;
+    let mine = app.get("/space/gettycarlist", &[("cookie", seller.as_str())]).await;
+    assert!(mine.body.contains(&format!("商家「{}」收到了您的请求", shop.name)), "{}", mine.body);
+}
