@@ -242,7 +242,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Res
     render_sell(&state, page, "我要卖车", Some(quick), None, Some(new_form(&visitor)), StatusCode::OK)
 }
 
-/// `POST /personalsell/lead`: phone + city + car → a sell lead.
+/// `POST /personalsell/lead`: phone + city + car → a sell request (to a lead package that wants
+/// it, or the platform's advisers).
 pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mut q): Form<QuickLead>) -> Result<Response, AppError> {
     let lead = crate::push::lead_from(&visitor, &q.mobile, Intent::Sell, "/personalsell".to_owned());
     if let Err(message) = &lead {
@@ -257,7 +258,8 @@ pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mu
         return quick_failed(&state, &visitor, q, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let lead = NewLead { city_code: Some(city.code as i32), name: q.car.clone(), ..lead };
-    match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
+    // Offered to the dealer lead package that wants it (the brand read from the car's words).
+    match crate::push::submit_sell_request(&state, &lead, &q.car, None, state.clock.now()).await? {
         store::LeadOutcome::Created(_) | store::LeadOutcome::Duplicate(_) => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
         store::LeadOutcome::RateLimited => {
             q.form_error = Some(crate::push::RATE_LIMITED.to_owned());

@@ -187,6 +187,17 @@ async fn sell_requests_go_to_the_lead_package_that_wants_them(app: &TestApp) {
     assert_eq!(app.post_form("/actives/collect/sellcar", &[("x-test-peer", "10.9.0.2")], &other).await.status, StatusCode::SEE_OTHER);
     assert_eq!(store.packages_of_shop(shop.shop_id).await.unwrap()[0].delivered, 1, "the 大众 request, not the 丰田 one");
 
+    // /personalsell's quick form offers its request the same way. It names no price, so the 5–8万
+    // package passes it over and a second, open one of the shop takes it.
+    let open = domain::package::parse(city.slug, &[], "", "10").unwrap();
+    let second = store::NewOrder { order_no: "20261121103015000202".to_owned(), ..order.clone() };
+    store.create_lead_package(&second, shop.shop_id, &open, crate::support::NOW + 1).await.unwrap();
+    let pay = store::Payment { order_no: "20261121103015000202", trade_no: "SBX202", ..pay };
+    assert_eq!(store.settle_payment(&pay, crate::support::NOW + 1).await.unwrap(), store::Settled::Applied);
+    let quick = format!("mobile=13922220003&city={}&car=%E5%A4%A7%E4%BC%97%E5%AE%9D%E6%9D%A5", city.slug);
+    assert_eq!(app.post_form("/personalsell/lead", &[("x-test-peer", "10.9.0.3")], &quick).await.status, StatusCode::SEE_OTHER);
+    let packages = store.packages_of_shop(shop.shop_id).await.unwrap();
+    assert_eq!(packages.iter().map(|p| (p.order_no.as_str(), p.delivered)).collect::<Vec<_>>(), [("20261121103015000202", 1), ("20261121103015000201", 1)]);
     let d = login(app, store::seed::DEALER_MOBILE, "").await;
     let desk = app.get("/actives/zhikeclues", &[("cookie", d.as_str())]).await;
     assert!(desk.body.contains("139****0001") && !desk.body.contains("139****0002"), "{}", desk.body);
