@@ -88,13 +88,9 @@ impl Store {
         let since_day = now - DEDUPE_WINDOW_SECS;
         let since_hour = now - 3_600;
         let listing = lead.listing_id.unwrap_or(0);
-        let sqlite = self.backend() == crate::Backend::Sqlite;
         on_pool!(self, p => {
-            // The checks read before the insert writes: on SQLite the transaction takes the write
-            // lock at its start, so a write committed by another connection in between (a lead
-            // notice being claimed) makes this one wait its turn instead of failing at once
-            // (SQLITE_BUSY_SNAPSHOT, seen as a 500 on a sell form under load).
-            let mut tx = if sqlite { p.begin_with("begin immediate").await? } else { p.begin().await? };
+            // The checks read before the insert writes.
+            let mut tx = crate::begin_write!(self, p);
             let earlier: Option<i64> = sqlx::query_scalar(
                 "select lead_id from lead where mobile = $1 and intent = $2 and coalesce(listing_id, 0) = $3 and created_at > $4 \
                  order by lead_id limit 1",

@@ -119,6 +119,17 @@ macro_rules! on_pool {
 }
 pub(crate) use on_pool;
 
+/// Begins a transaction that reads before it writes (inside `on_pool!`, on its pool `$p`): on
+/// SQLite it takes the write lock at once (`begin immediate`), so a write another connection
+/// commits between this transaction's read and its write makes it wait its turn instead of failing
+/// at once with SQLITE_BUSY_SNAPSHOT (a lead form answered 500 so under load).
+macro_rules! begin_write {
+    ($store:expr, $p:ident) => {
+        if $store.backend() == $crate::Backend::Sqlite { $p.begin_with("begin immediate").await? } else { $p.begin().await? }
+    };
+}
+pub(crate) use begin_write;
+
 /// Implements `sqlx::FromRow` for both backends' rows by reading each field by its column name,
 /// and `lite::FromLite` for the SQLite readers. A field written `name as stored` holds a domain
 /// value stored as text (a state, role, intent, channel, rating): it is decoded here, once, and a

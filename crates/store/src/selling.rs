@@ -393,7 +393,7 @@ impl Store {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
         let seller_kind = if l.shop_id.is_some() { SellerKind::Dealer } else { SellerKind::Private }.as_str();
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+            let mut tx = crate::begin_write!(self, p);
             let (series_id, brand_id): (i64, i64) = sqlx::query_as("select series_id, brand_id from series where slug = $1")
                 .bind(&l.series_slug).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
             let id: i64 = sqlx::query_scalar(
@@ -450,7 +450,7 @@ impl Store {
     pub async fn update_listing(&self, listing_id: i64, l: &ListingInput, photos: &[UploadRow], to_review: bool, now: i64) -> Result<ListingStatus, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+            let mut tx = crate::begin_write!(self, p);
             let current: Option<(String, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "select status, price_yuan from listing where listing_id = $1 and status <> 'deleted' and {OWNED}"
             )))
@@ -534,7 +534,7 @@ impl Store {
     pub async fn listing_action(&self, listing_id: i64, user_id: i64, actor: Actor, action: Action, reason: &str, now: i64) -> Result<ActionOutcome, DbError> {
         let owned = if actor == Actor::Staff { "($2 = $2)".to_owned() } else { OWNED.to_owned() };
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+            let mut tx = crate::begin_write!(self, p);
             let row: Option<(String, Option<i64>, Option<i64>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "select status, refreshed_at, seller_user_id from listing where listing_id = $1 and status <> 'deleted' and {owned}"
             )))
@@ -659,7 +659,7 @@ impl Store {
         now: i64,
     ) -> Result<Option<i64>, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+            let mut tx = crate::begin_write!(self, p);
             if !ip.is_empty() {
                 let recent: i64 = sqlx::query_scalar("select count(*) from appeal where ip = $1 and created_at > $2")
                     .bind(ip).bind(now - 3_600).fetch_one(&mut *tx).await?;
