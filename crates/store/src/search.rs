@@ -331,18 +331,40 @@ impl Store {
         self.cards_with(q, scope, current_year, total, &terms).await
     }
 
-    /// The promoted places of page 1 of 综合: up to `limit` cars matching `q` from the shops of
-    /// `promotions` whose plan applies to this list (a nationwide plan to every list, a city plan
-    /// to its city's), in 综合's order. Nothing without such a shop.
-    pub async fn promoted_cards(&self, q: &CarQuery, promotions: &[crate::Promotion], current_year: i32, limit: i64) -> Result<Vec<ListingCard>, DbError> {
+    /// [`Store::search_cards`] of page 1 of 综合 on the whole stock, with its promoted places: up
+    /// to `limit` cars matching `q` from the shops of `promotions` whose plan applies to this list
+    /// (a nationwide plan to every list, a city plan to its city's), in 综合's order. The
+    /// keyword's terms are looked up once for both.
+    pub async fn search_cards_promoted(
+        &self,
+        q: &CarQuery,
+        current_year: i32,
+        total: i64,
+        promotions: &[crate::Promotion],
+        limit: i64,
+    ) -> Result<(Vec<ListingCard>, Vec<ListingCard>), DbError> {
+        let terms = self.keyword_terms(q).await?;
+        let organic = self.cards_with(q, Scope::ALL, current_year, total, &terms).await?;
+        let promoted = self.promoted_with(q, promotions, current_year, limit, &terms).await?;
+        Ok((organic, promoted))
+    }
+
+    /// The promoted places of [`Store::search_cards_promoted`]; nothing without a shop to promote.
+    async fn promoted_with(
+        &self,
+        q: &CarQuery,
+        promotions: &[crate::Promotion],
+        current_year: i32,
+        limit: i64,
+        terms: &[Word],
+    ) -> Result<Vec<ListingCard>, DbError> {
         let list_city = q.city.map(|c| c.code as i32);
         // Shop ids are our own integers, written as numbers like the region codes.
         let shops: Vec<String> = promotions.iter().filter(|p| p.city_code.is_none() || p.city_code == list_city).map(|p| p.shop_id.to_string()).collect();
         if shops.is_empty() {
             return Ok(Vec::new());
         }
-        let terms = self.keyword_terms(q).await?;
-        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, &terms);
+        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms);
         vals.push(Val::Int(limit));
         // A few shops' cars, read in 综合's order through their own index (migration 0017) until
         // three match: at 100,000 listings the page then costs what it did without promoted places

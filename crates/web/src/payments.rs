@@ -167,26 +167,49 @@ pub async fn apply_alipay_notify(state: &AppState, form: &[(String, String)]) ->
             return Ok(false);
         }
     };
+    let foreign = if notify.app_id != alipay.app_id {
+        Some("another application's notify")
+    } else if !alipay.seller_id.is_empty() && notify.seller_id != alipay.seller_id {
+        Some("another seller's notify")
+    } else {
+        None
+    };
+    // WAIT_BUYER_PAY or TRADE_CLOSED: nothing to apply, and nothing to retry.
+    let verified = Verified { order_no: &notify.out_trade_no, trade_no: &notify.trade_no, amount_fen: notify.amount_fen, paid: notify.is_paid(), foreign };
+    apply_verified(state, provider, &verified, &payload, now).await
+}
+
+/// What a notify whose signature checked out says, whichever provider sent it.
+struct Verified<'a> {
+    /// Our order number.
+    order_no: &'a str,
+    /// The provider's trade number.
+    trade_no: &'a str,
+    /// The amount paid in fen, when it is an exact amount.
+    amount_fen: Option<i64>,
+    /// Whether it reports a payment (rather than a trade waiting or closed).
+    paid: bool,
+    /// Why it is not ours (another application, seller or merchant), when it is not.
+    foreign: Option<&'static str>,
+}
+
+/// Applies a verified notify through [`settle`] and keeps it. True when the provider may be told
+/// it was received: the payment is applied, was already, or there is nothing to apply.
+async fn apply_verified(state: &AppState, provider: Provider, v: &Verified<'_>, payload: &str, now: i64) -> Result<bool, AppError> {
     let refuse = |reason: &'static str| {
-        tracing::warn!(reason, order_no = %notify.out_trade_no, "alipay notify refused");
+        tracing::warn!(reason, order_no = v.order_no, provider = provider.as_str(), "payment notify refused");
         false
     };
-    let ok = if notify.app_id != alipay.app_id {
-        refuse("another application's notify")
-    } else if !alipay.seller_id.is_empty() && notify.seller_id != alipay.seller_id {
-        refuse("another seller's notify")
-    } else if !notify.is_paid() {
-        // WAIT_BUYER_PAY or TRADE_CLOSED: nothing to apply, and nothing to retry.
+    let ok = if let Some(reason) = v.foreign {
+        refuse(reason)
+    } else if !v.paid {
         true
-    } else if let Some(amount) = notify.amount_fen {
-        matches!(
-            settle(state, provider, &notify.out_trade_no, &notify.trade_no, amount, "notify").await?,
-            Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_)
-        )
+    } else if let Some(amount) = v.amount_fen {
+        matches!(settle(state, provider, v.order_no, v.trade_no, amount, "notify").await?, Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_))
     } else {
-        refuse("total_amount is no exact amount")
+        refuse("no exact amount")
     };
-    state.store.record_notification(provider, &notify.out_trade_no, &notify.trade_no, notify.amount_fen, true, ok && notify.is_paid(), &payload, now).await?;
+    state.store.record_notification(provider, v.order_no, v.trade_no, v.amount_fen, true, ok && v.paid, payload, now).await?;
     Ok(ok)
 }
 
@@ -208,27 +231,15 @@ pub async fn apply_wechat_notify(state: &AppState, signed: &Signed<'_>, body: &s
             return Ok(false);
         }
     };
-    let refuse = |reason: &'static str| {
-        tracing::warn!(reason, order_no = %t.out_trade_no, "wechat pay notify refused");
-        false
-    };
-    let paid = t.trade_state == "SUCCESS";
-    let ok = if t.appid != wechat.app_id {
-        refuse("another official account's notify")
+    let foreign = if t.appid != wechat.app_id {
+        Some("another official account's notify")
     } else if t.mchid != wechat.mch_id {
-        refuse("another merchant's notify")
-    } else if !paid {
-        true
-    } else if let Some(amount) = t.total_fen {
-        matches!(
-            settle(state, provider, &t.out_trade_no, &t.transaction_id, amount, "notify").await?,
-            Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_)
-        )
+        Some("another merchant's notify")
     } else {
-        refuse("amount.total missing")
+        None
     };
-    state.store.record_notification(provider, &t.out_trade_no, &t.transaction_id, t.total_fen, true, ok && paid, body, now).await?;
-    Ok(ok)
+    let verified = Verified { order_no: &t.out_trade_no, trade_no: &t.transaction_id, amount_fen: t.total_fen, paid: t.trade_state == "SUCCESS", foreign };
+    apply_verified(state, provider, &verified, body, now).await
 }
 
 /// The JSAPI parameters for a prepay id (`None` for the sandbox's, which has no bridge to call).

@@ -321,14 +321,12 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     }
     // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
     let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
-    let promoted = async {
-        if !promotable {
-            return Ok(Vec::new());
-        }
+    let (organic, promoted) = if promotable {
         let promotions = state.store.promotions(now).await?;
-        state.store.promoted_cards(&q, &promotions, year, domain::vip::PROMOTED_SLOTS).await
+        state.store.search_cards_promoted(&q, year, total, &promotions, domain::vip::PROMOTED_SLOTS).await?
+    } else {
+        (state.store.search_cards(&q, scope, year, total).await?, Vec::new())
     };
-    let (organic, promoted) = tokio::try_join!(state.store.search_cards(&q, scope, year, total), promoted)?;
     let result = store::SearchPage { total, cards: organic };
     let subject = q.subject();
     let heading = match &shop {
