@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::filter;
+use crate::money::wan;
 use crate::region;
 
 crate::stored_enum! {
@@ -122,6 +123,33 @@ pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Resul
     }
 }
 
+/// A price band in words: 不限, 5万以下, 5-8万, 30万以上.
+pub fn band_text(min_yuan: i64, max_yuan: Option<i64>) -> String {
+    match (min_yuan, max_yuan) {
+        (0, None) => "不限".to_owned(),
+        (0, Some(max)) => format!("{}万以下", wan(max)),
+        (min, None) => format!("{}万以上", wan(min)),
+        (min, Some(max)) => format!("{}-{}万", wan(min), wan(max)),
+    }
+}
+
+/// A price band as the step form's value (the list's price filter): empty for any, `5-8`, `30-999`.
+pub fn band_value(min_yuan: i64, max_yuan: Option<i64>) -> String {
+    match (min_yuan, max_yuan) {
+        (0, None) => String::new(),
+        (min, None) => format!("{}-999", wan(min)),
+        (min, Some(max)) => format!("{}-{}", wan(min), wan(max)),
+    }
+}
+
+/// The brands a package names, in words: 大众、丰田, or 不限品牌.
+pub fn brands_text(slugs: &[String]) -> String {
+    if slugs.is_empty() {
+        return "不限品牌".to_owned();
+    }
+    slugs.iter().map(|s| crate::catalog::brand(s).map_or(s.as_str(), |b| b.name)).collect::<Vec<_>>().join("、")
+}
+
 /// Whether a request is one the package asked for: its city, one of its brands (any when it
 /// names none; a request without a brand only then), and an expected price in its band (any
 /// price when the band is open; a request without a price only then).
@@ -180,6 +208,17 @@ mod tests {
         assert_eq!(bad["quantity"], "请选择线索数量");
         let six: Vec<String> = ["dazhong", "fengtian", "bentian", "biyadi", "richan", "baoma"].iter().map(|s| (*s).to_owned()).collect();
         assert_eq!(parse("changsha", &six, "", "10").unwrap_err()["brands"], "最多选择5个品牌，不选表示不限品牌");
+    }
+
+    #[test]
+    fn a_package_is_described_in_words_and_back_into_the_form() {
+        for (band, text) in [("", "不限"), ("0-5", "5万以下"), ("5-8", "5-8万"), ("30-999", "30万以上"), ("3.5-8", "3.5-8万")] {
+            let s = parse("changsha", &[], band, "10").unwrap();
+            assert_eq!(band_text(s.min_yuan, s.max_yuan), text);
+            assert_eq!(band_value(s.min_yuan, s.max_yuan), band, "the form gets back what it sent");
+        }
+        assert_eq!(brands_text(&[]), "不限品牌");
+        assert_eq!(brands_text(&["dazhong".into(), "fengtian".into()]), "大众、丰田");
     }
 
     #[test]

@@ -45,6 +45,10 @@ pub struct NewLead {
     pub traffic_type: String,
     /// Client IP.
     pub ip: String,
+    /// A sell request's brand (slug), as its car text names it; empty when none.
+    pub brand_slug: String,
+    /// A sell request's hoped-for price in yuan.
+    pub expected_yuan: Option<i64>,
 }
 
 impl NewLead {
@@ -67,6 +71,8 @@ impl NewLead {
             wx_aid: String::new(),
             traffic_type: String::new(),
             ip: String::new(),
+            brand_slug: String::new(),
+            expected_yuan: None,
         }
     }
 }
@@ -116,8 +122,8 @@ impl Store {
             }
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
-                 plan, unit, keyword, wx_aid, traffic_type, ip, note, status, created_at, updated_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, 'new', $16, $16) returning lead_id",
+                 plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16) returning lead_id",
             )
             .bind(&lead.mobile)
             .bind(lead.intent.as_str())
@@ -136,6 +142,8 @@ impl Store {
             .bind(&lead.ip)
             .bind(now)
             .bind(&lead.note)
+            .bind(&lead.brand_slug)
+            .bind(lead.expected_yuan)
             .fetch_one(&mut *tx)
             .await?;
             if let Some(shop) = lead.shop_id {

@@ -51,7 +51,7 @@ pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
-pub use package::LeadPackage;
+pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};

@@ -42,6 +42,11 @@ const PACKAGE_COLUMNS: &str = "k.lead_package_id, k.shop_id, k.city_code, k.bran
                                o.order_no, k.created_at, k.paid_at";
 
 impl LeadPackage {
+    /// As delivery sees it.
+    pub fn open(&self) -> Open {
+        Open { id: self.lead_package_id, paid_at: self.paid_at.unwrap_or(0), delivered: u32::try_from(self.delivered).unwrap_or(0), spec: self.spec() }
+    }
+
     /// What it asks for.
     pub fn spec(&self) -> Spec {
         Spec {
@@ -89,6 +94,12 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_as::<_, LeadPackage>(sqlx::AssertSqlSafe(sql)).bind(shop_id).fetch_all(p).await?))
     }
 
+    /// The package an order pays for.
+    pub async fn package_of_order(&self, order_no: &str) -> Result<Option<LeadPackage>, DbError> {
+        let sql = format!("select {PACKAGE_COLUMNS} from lead_package k join payment_order o on o.payment_order_id = k.payment_order_id where o.order_no = $1");
+        Ok(on_pool!(self, p => sqlx::query_as::<_, LeadPackage>(sqlx::AssertSqlSafe(sql)).bind(order_no).fetch_optional(p).await?))
+    }
+
     /// The paid packages of a city that still have room.
     async fn open_packages(&self, city_code: i64) -> Result<Vec<Open>, DbError> {
         let sql = format!(
@@ -96,10 +107,7 @@ impl Store {
              where k.city_code = $1 and k.status = 'paid' and k.delivered < k.quantity order by k.paid_at, k.lead_package_id"
         );
         let rows: Vec<LeadPackage> = on_pool!(self, p => sqlx::query_as::<_, LeadPackage>(sqlx::AssertSqlSafe(sql)).bind(city_code).fetch_all(p).await?);
-        Ok(rows
-            .iter()
-            .map(|k| Open { id: k.lead_package_id, paid_at: k.paid_at.unwrap_or(0), delivered: u32::try_from(k.delivered).unwrap_or(0), spec: k.spec() })
-            .collect())
+        Ok(rows.iter().map(LeadPackage::open).collect())
     }
 
     /// Delivers sell request `lead_id` to the package `domain::package::choose` picks, queuing the
@@ -110,46 +118,175 @@ impl Store {
         for _ in 0..3 {
             let open = self.open_packages(i64::from(r.city_code)).await?;
             let Some(pick) = domain::package::choose(&open, r) else { return Ok(None) };
-            let delivered: Option<i64> = on_pool!(self, p => {
-                let mut tx = p.begin().await?;
-                let shop: Option<i64> = sqlx::query_scalar(
-                    "update lead_package set delivered = delivered + 1 where lead_package_id = $1 and status = 'paid' and delivered < quantity \
-                     returning shop_id",
-                )
-                .bind(pick.id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                match shop {
-                    None => {
-                        tx.rollback().await?;
-                        None
-                    }
-                    Some(shop) => {
-                        let taken = sqlx::query(
-                            "update lead set shop_id = $1, lead_package_id = $2, updated_at = $3 where lead_id = $4 and shop_id is null and intent = 'sell'",
-                        )
-                        .bind(shop)
-                        .bind(pick.id)
-                        .bind(now)
-                        .bind(lead_id)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                        if taken == 0 {
-                            // Already with a dealer (or no sell request): the count goes back.
-                            tx.rollback().await?;
-                            return Ok(None);
-                        }
-                        sqlx::query(crate::push::QUEUE_PUSHES).bind(lead_id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;
-                        tx.commit().await?;
-                        Some(shop)
-                    }
-                }
-            });
-            if delivered.is_some() {
-                return Ok(delivered);
+            match self.deliver_to(lead_id, pick.id, None, now).await? {
+                Delivery::Delivered(shop) => return Ok(Some(shop)),
+                Delivery::PackageFull => continue,
+                Delivery::Taken => return Ok(None),
             }
         }
         Ok(None)
     }
+
+    /// A dealer takes an open sell request into one of the shop's paid packages that wants it
+    /// and has room (the first paid): counted against that package like a delivered one.
+    pub async fn claim_sell_request(&self, shop_id: i64, lead_id: i64, now: i64) -> Result<Claim, DbError> {
+        let Some(request) = self.sell_request(lead_id).await? else { return Ok(Claim::Taken) };
+        let Some(city) = request.city_code else { return Ok(Claim::Taken) };
+        for _ in 0..3 {
+            let open: Vec<Open> = self
+                .packages_of_shop(shop_id)
+                .await?
+                .iter()
+                .filter(|k| k.status == Status::Paid && k.city_code == city && k.delivered < k.quantity)
+                .map(LeadPackage::open)
+                .collect();
+            let Some(pick) = domain::package::choose(&open, &request.request()) else { return Ok(Claim::NoPackage) };
+            match self.deliver_to(lead_id, pick.id, Some(shop_id), now).await? {
+                Delivery::Delivered(_) => return Ok(Claim::Claimed(pick.id)),
+                Delivery::PackageFull => continue,
+                Delivery::Taken => return Ok(Claim::Taken),
+            }
+        }
+        Ok(Claim::NoPackage)
+    }
+
+    /// One delivery: the package's count goes up only while below its quantity (and, for a
+    /// claim, only if it is `only_shop`'s), and the request takes the shop only while it has
+    /// none; the shop's notices are queued in the same transaction.
+    async fn deliver_to(&self, lead_id: i64, package_id: i64, only_shop: Option<i64>, now: i64) -> Result<Delivery, DbError> {
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            let shop: Option<i64> = sqlx::query_scalar(
+                "update lead_package set delivered = delivered + 1 \
+                 where lead_package_id = $1 and status = 'paid' and delivered < quantity and ($2 = 0 or shop_id = $2) returning shop_id",
+            )
+            .bind(package_id)
+            .bind(only_shop.unwrap_or(0))
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(shop) = shop else {
+                tx.rollback().await?;
+                return Ok(Delivery::PackageFull);
+            };
+            let taken = sqlx::query(
+                "update lead set shop_id = $1, lead_package_id = $2, updated_at = $3 where lead_id = $4 and shop_id is null and intent = 'sell'",
+            )
+            .bind(shop)
+            .bind(package_id)
+            .bind(now)
+            .bind(lead_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if taken == 0 {
+                // Already with a dealer (or no sell request): the count goes back.
+                tx.rollback().await?;
+                return Ok(Delivery::Taken);
+            }
+            sqlx::query(crate::push::QUEUE_PUSHES).bind(lead_id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;
+            tx.commit().await?;
+            Ok(Delivery::Delivered(shop))
+        })
+    }
+
+    /// A sell request no dealer has yet, by id.
+    pub async fn sell_request(&self, lead_id: i64) -> Result<Option<SellRequest>, DbError> {
+        let sql = format!("select {REQUEST_COLUMNS} from lead where lead_id = $1 and intent = 'sell' and shop_id is null and status = 'new'");
+        Ok(on_pool!(self, p => sqlx::query_as::<_, SellRequest>(sqlx::AssertSqlSafe(sql)).bind(lead_id).fetch_optional(p).await?))
+    }
+
+    /// A city's sell requests since `since` that no dealer has and no adviser has taken up,
+    /// newest first.
+    pub async fn open_sell_requests(&self, city_code: i64, since: i64, limit: i64) -> Result<Vec<SellRequest>, DbError> {
+        let sql = format!(
+            "select {REQUEST_COLUMNS} from lead where city_code = $1 and created_at > $2 and shop_id is null and intent = 'sell' and status = 'new' \
+             order by created_at desc, lead_id desc limit $3"
+        );
+        Ok(on_pool!(self, p => sqlx::query_as::<_, SellRequest>(sqlx::AssertSqlSafe(sql)).bind(city_code).bind(since).bind(limit).fetch_all(p).await?))
+    }
+
+    /// The requests a shop's packages received, newest first.
+    pub async fn package_leads(&self, shop_id: i64) -> Result<Vec<PackageLead>, DbError> {
+        let sql = "select lead_id, lead_package_id, mobile, name, city_code, expected_yuan, status, opened_at, created_at from lead \
+                   where shop_id = $1 and lead_package_id is not null order by created_at desc, lead_id desc";
+        Ok(on_pool!(self, p => sqlx::query_as::<_, PackageLead>(sql).bind(shop_id).fetch_all(p).await?))
+    }
 }
+
+/// How one delivery went.
+enum Delivery {
+    /// To this shop.
+    Delivered(i64),
+    /// The package had no room left (or was not the claiming shop's, or not paid).
+    PackageFull,
+    /// The request already has a dealer.
+    Taken,
+}
+
+/// How a dealer's claim of a sell request went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Counted against this package.
+    Claimed(i64),
+    /// None of the shop's paid packages with room wants it.
+    NoPackage,
+    /// Another dealer (or an adviser) has it, or it is no sell request.
+    Taken,
+}
+
+/// A private seller's request no dealer has yet, as a dealer may claim it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SellRequest {
+    /// Lead id.
+    pub lead_id: i64,
+    /// The seller's number (masked until claimed).
+    pub mobile: String,
+    /// Where the car is.
+    pub city_code: Option<i32>,
+    /// The car as the seller described it.
+    pub name: String,
+    /// Its brand's slug; empty when the text named none.
+    pub brand_slug: String,
+    /// The hoped-for price in yuan.
+    pub expected_yuan: Option<i64>,
+    /// Sent.
+    pub created_at: i64,
+}
+from_row!(SellRequest { lead_id, mobile, city_code, name, brand_slug, expected_yuan, created_at });
+
+const REQUEST_COLUMNS: &str = "lead_id, mobile, city_code, name, brand_slug, expected_yuan, created_at";
+
+impl SellRequest {
+    /// As matching sees it.
+    pub fn request(&self) -> Request<'_> {
+        Request {
+            city_code: self.city_code.and_then(|c| u32::try_from(c).ok()).unwrap_or(0),
+            brand_slug: Some(self.brand_slug.as_str()).filter(|b| !b.is_empty()),
+            expected_yuan: self.expected_yuan,
+        }
+    }
+}
+
+/// A request a package received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageLead {
+    /// Lead id.
+    pub lead_id: i64,
+    /// The package.
+    pub lead_package_id: i64,
+    /// The seller's number.
+    pub mobile: String,
+    /// The car as the seller described it.
+    pub name: String,
+    /// Where the car is.
+    pub city_code: Option<i32>,
+    /// The hoped-for price in yuan.
+    pub expected_yuan: Option<i64>,
+    /// Where the dealer is with it.
+    pub status: domain::lead::Status,
+    /// When the dealer first showed the number.
+    pub opened_at: Option<i64>,
+    /// Delivered.
+    pub created_at: i64,
+}
+from_row!(PackageLead { lead_id, lead_package_id, mobile, name, city_code, expected_yuan, status as stored, opened_at, created_at });

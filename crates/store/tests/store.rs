@@ -129,6 +129,7 @@ on_both!(
     a_payment_is_applied_once_with_its_exact_amount,
     closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit,
     lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer,
+    a_dealer_claims_a_waiting_request_into_a_package_that_wants_it,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -920,4 +921,75 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
     let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new("13911119999".into(), Intent::Sell) };
     let LeadOutcome::Created(late) = store.submit_lead(&late, NOW + 7).await.unwrap() else { panic!() };
     assert_eq!(store.deliver_sell_request(late, &req, NOW + 8).await.unwrap(), None);
+}
+
+/// Requests no package took when they came in wait for dealers: listed for their city until a
+/// dealer claims one into a paid package of theirs that wants it (its brand and band), counted
+/// like a delivered one; two dealers claiming the same request at once: one gets it.
+async fn a_dealer_claims_a_waiting_request_into_a_package_that_wants_it(store: &Store) {
+    use domain::order::{Product, Provider};
+    use store::Claim;
+    seed(store, SeedConfig { listings: 40, seed: 3, now: NOW }).await.unwrap();
+    let changsha = domain::region::city_by_slug("changsha").unwrap().code as i32;
+    let wuhan = domain::region::city_by_slug("wuhan").unwrap().code as i32;
+    let buy = async |shop_id: i64, user_id: i64, no: &'static str, brands: &[&str], band: &str, at: i64| {
+        let spec = domain::package::parse("changsha", &brands.iter().map(|b| (*b).to_owned()).collect::<Vec<_>>(), band, "10").unwrap();
+        let item = store::Item {
+            product: Product::Leads,
+            plan_code: String::new(),
+            city_code: Some(changsha),
+            campaign: String::new(),
+            subject: "线索包10条".into(),
+            amount_fen: 30_000,
+        };
+        let order = store::NewOrder { order_no: no.to_owned(), user_id, item, provider: Provider::Sandbox, channel: "sandbox".into() };
+        let id = store.create_lead_package(&order, shop_id, &spec, at).await.unwrap();
+        let pay = store::Payment { order_no: no, provider: Provider::Sandbox, trade_no: no, amount_fen: 30_000 };
+        assert_eq!(store.settle_payment(&pay, at).await.unwrap(), store::Settled::Applied);
+        id
+    };
+    let request = async |mobile: &str, city: i32, brand: &str, expected: Option<i64>, shop: Option<i64>, at: i64| {
+        let lead = NewLead {
+            city_code: Some(city),
+            shop_id: shop,
+            name: format!("{brand}的车"),
+            brand_slug: brand.to_owned(),
+            expected_yuan: expected,
+            ..NewLead::new(mobile.to_owned(), Intent::Sell)
+        };
+        let LeadOutcome::Created(id) = store.submit_lead(&lead, at).await.unwrap() else { panic!("{mobile}") };
+        id
+    };
+    let vw = request("13922220001", changsha, "dazhong", Some(60_000), None, NOW).await;
+    let toyota = request("13922220002", changsha, "fengtian", Some(60_000), None, NOW + 1).await;
+    request("13922220003", changsha, "dazhong", Some(60_000), Some(2), NOW + 2).await;
+    request("13922220004", wuhan, "dazhong", Some(60_000), None, NOW + 3).await;
+
+    let open = store.open_sell_requests(i64::from(changsha), NOW - 1, 50).await.unwrap();
+    assert_eq!(open.iter().map(|r| r.lead_id).collect::<Vec<_>>(), [toyota, vw], "this city's, no dealer's, newest first");
+    assert_eq!((open[1].brand_slug.as_str(), open[1].expected_yuan, open[1].name.as_str()), ("dazhong", Some(60_000), "dazhong的车"));
+    assert_eq!(store.claim_sell_request(1, vw, NOW + 4).await.unwrap(), Claim::NoPackage, "no package yet");
+
+    let package = buy(1, 1, "20261124090000000101", &["dazhong"], "5-8", NOW + 5).await;
+    assert_eq!(store.claim_sell_request(1, toyota, NOW + 6).await.unwrap(), Claim::NoPackage, "another brand than the package's");
+    // Shop 2's open package wants the same request: both claim it at once.
+    buy(2, 2, "20261124090000000102", &[], "", NOW + 7).await;
+    let (a, b) = tokio::join!(store.claim_sell_request(1, vw, NOW + 8), store.claim_sell_request(2, vw, NOW + 8));
+    let claims = [a.unwrap(), b.unwrap()];
+    assert_eq!(claims.iter().filter(|c| matches!(c, Claim::Claimed(_))).count(), 1, "one dealer gets it: {claims:?}");
+    assert!(claims.contains(&Claim::Taken), "the other is told it is taken: {claims:?}");
+    let (one, two) = (store.packages_of_shop(1).await.unwrap(), store.packages_of_shop(2).await.unwrap());
+    assert_eq!(one[0].delivered + two[0].delivered, 1, "counted once, against the winner's package");
+    let winner = if one[0].delivered == 1 { 1 } else { 2 };
+    let got = store.package_leads(winner).await.unwrap();
+    assert_eq!(got.iter().map(|l| (l.lead_id, l.mobile.as_str())).collect::<Vec<_>>(), [(vw, "13922220001")]);
+    if winner == 1 {
+        assert_eq!(got[0].lead_package_id, package);
+    }
+    assert!(store.package_leads(3 - winner).await.unwrap().is_empty());
+    let open = store.open_sell_requests(i64::from(changsha), NOW - 1, 50).await.unwrap();
+    assert_eq!(open.iter().map(|r| r.lead_id).collect::<Vec<_>>(), [toyota], "a claimed request is no longer offered");
+    assert_eq!(store.claim_sell_request(winner, vw, NOW + 9).await.unwrap(), Claim::Taken, "never twice");
+    let any_brand = store.packages_of_shop(2).await.unwrap()[0].lead_package_id;
+    assert_eq!(store.claim_sell_request(2, toyota, NOW + 9).await.unwrap(), Claim::Claimed(any_brand), "a package of any brand takes it");
 }

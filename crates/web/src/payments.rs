@@ -36,6 +36,14 @@ fn new_order_no(state: &AppState) -> Result<String, AppError> {
 /// WeChat (where Alipay's pages are blocked) the page that explains how to pay; for WeChat Pay
 /// our page that starts it (`/pay/wechat`).
 pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, method: Method) -> Result<String, AppError> {
+    let order = new_order(state, visitor, user_id, item, method)?;
+    state.store.create_order(&order, state.clock.now()).await?;
+    cashier(state, visitor, &order, method)
+}
+
+/// The order for `item`, paid with `method` on this device (not yet stored: a product stored
+/// with its order, as a lead package is, stores both together).
+pub fn new_order(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, method: Method) -> Result<NewOrder, AppError> {
     let phone = visitor.device.class == domain::device::DeviceClass::Mobile;
     let pay = &state.adapters.pay;
     if method == Method::Wechat && pay.wechat().is_none() {
@@ -47,8 +55,12 @@ pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: I
         (Method::Alipay, false) => "page",
         (Method::Wechat, _) => wechat_channel(visitor, None).name(),
     };
-    let order = NewOrder { order_no: new_order_no(state)?, user_id, item, provider: pay.provider(method), channel: channel.to_owned() };
-    state.store.create_order(&order, state.clock.now()).await?;
+    Ok(NewOrder { order_no: new_order_no(state)?, user_id, item, provider: pay.provider(method), channel: channel.to_owned() })
+}
+
+/// Where the buyer of a stored order goes to pay it (see [`checkout`]).
+pub fn cashier(state: &AppState, visitor: &Visitor, order: &NewOrder, method: Method) -> Result<String, AppError> {
+    let phone = visitor.device.class == domain::device::DeviceClass::Mobile;
     match method {
         Method::Wechat => Ok(format!("/pay/wechat?order={}", order.order_no)),
         Method::Alipay if visitor.device.wechat => Ok(format!("/servicehall/alipay?order={}", order.order_no)),

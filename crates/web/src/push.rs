@@ -43,9 +43,11 @@ pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<L
 /// its band; one package, within its size), whose shop is told at once. Without such a package
 /// it stays with the platform's advisers.
 pub async fn submit_sell_request(state: &AppState, lead: &NewLead, car: &str, expected_yuan: Option<i64>, now: i64) -> Result<LeadOutcome, AppError> {
-    let outcome = submit_lead(state, lead, now).await?;
+    let brand = domain::understand::understand(car).brand.map(|b| b.slug);
+    // Kept on the request, so a package bought later can still be matched against it.
+    let lead = NewLead { brand_slug: brand.unwrap_or_default().to_owned(), expected_yuan, ..lead.clone() };
+    let outcome = submit_lead(state, &lead, now).await?;
     if let (LeadOutcome::Created(id), None, Some(city)) = (outcome, lead.shop_id, lead.city_code) {
-        let brand = domain::understand::understand(car).brand.map(|b| b.slug);
         let request = domain::package::Request { city_code: u32::try_from(city).unwrap_or(0), brand_slug: brand, expected_yuan };
         match state.store.deliver_sell_request(id, &request, now).await {
             Ok(Some(shop)) => {

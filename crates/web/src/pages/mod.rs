@@ -12,6 +12,7 @@ pub mod legal;
 pub mod login;
 pub mod mylistings;
 pub mod news;
+pub mod packages;
 pub mod pay;
 pub mod regions;
 pub mod sell;

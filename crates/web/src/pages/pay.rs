@@ -61,6 +61,12 @@ struct ResultPage {
     refresh: bool,
     uses: Vec<(&'static str, &'static str)>,
     continue_url: String,
+    /// This page's own address (refresh links).
+    self_url: String,
+    /// Where a closed order is bought again.
+    again: &'static str,
+    /// A lead package's order: the package.
+    package: Option<super::shared::PackageView>,
 }
 
 /// Where what was bought is used.
@@ -71,16 +77,42 @@ fn uses_of(order: &PayOrder) -> Vec<(&'static str, &'static str)> {
             Some(domain::vip::Audience::Seller) => vec![("我的会员与订单", "/space/vip"), ("管理我的车源", "/space/personcarlist")],
             _ => vec![("我的会员与订单", "/space/vip"), ("商家中心", "/actives/zhikeclues")],
         },
+        Product::Leads => vec![("我的线索包", "/actives/superClues"), ("推荐卖车线索", "/actives/superclue/recommandSells"), ("我的线索", "/actives/zhikeclues")],
         _ => vec![("我的订单", "/space/vip")],
     }
 }
 
 /// `GET /common/paysuccess?order=…`: the order's result, never the return page's word. While
 /// the order is pending the provider is asked once, and the page refreshes itself (a meta
-/// refresh, so it works without JavaScript) until the notify or the query settles it.
+/// refresh, so it works without JavaScript) until the notify or the query settles it. A lead
+/// package's order has its own result page, which shows the package.
 pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
     let order = own_order(&state, user.user_id, q.order.trim()).await?;
-    let order = crate::payments::check(&state, order).await?;
+    if order.kind == Product::Leads {
+        return Ok(Redirect::to(&result_path(&order, &q.trade_no)).into_response());
+    }
+    result_page(&state, &visitor, order, &q).await
+}
+
+/// `GET /actives/superclue/submitSuccess?order=…`: a lead package's order result, as
+/// `/common/paysuccess`, with the package: what it takes and how many it has received.
+pub async fn package_result(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
+    let order = own_order(&state, user.user_id, q.order.trim()).await?;
+    if order.kind != Product::Leads {
+        return Ok(Redirect::to(&result_path(&order, &q.trade_no)).into_response());
+    }
+    result_page(&state, &visitor, order, &q).await
+}
+
+/// The result page of an order (keeping the provider's trade number the return carried).
+fn result_path(order: &PayOrder, trade_no: &str) -> String {
+    let path = if order.kind == Product::Leads { "/actives/superclue/submitSuccess" } else { "/common/paysuccess" };
+    let trade = if trade_no.is_empty() { String::new() } else { format!("&trade_no={}", form_urlencoded::byte_serialize(trade_no.as_bytes()).collect::<String>()) };
+    format!("{path}?order={}{trade}", order.order_no)
+}
+
+async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &OrderQuery) -> Result<Response, AppError> {
+    let order = crate::payments::check(state, order).await?;
     // Back from paying (the provider's trade number on the URL): refresh until it is settled.
     let refresh = order.status == Status::Pending && !q.trade_no.is_empty() && state.clock.now() - order.created_at < REFRESH_FOR_SECS;
     let title = match order.status {
@@ -89,7 +121,11 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(us
         Status::Closed => "订单已关闭",
         Status::Refunded => "订单已退款",
     };
-    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title);
+    let package = match order.kind {
+        Product::Leads => state.store.package_of_order(&order.order_no).await?.as_ref().map(super::shared::PackageView::new),
+        _ => None,
+    };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title);
     page.private();
     let tpl = ResultPage {
         page,
@@ -99,6 +135,9 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(us
         uses: uses_of(&order),
         refresh,
         continue_url: crate::payments::continue_url(&order),
+        self_url: result_path(&order, ""),
+        again: if order.kind == Product::Leads { "/actives/superclue/step" } else { "/vip" },
+        package,
         order,
     };
     Ok(Html(tpl.render()?).into_response())

@@ -322,3 +322,58 @@ pub fn qr_svg(text: &str) -> String {
         .map(|svg| svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned()))
         .unwrap_or_default()
 }
+
+/// A dealer's lead package as its pages show it (my packages, the history, the payment result).
+#[derive(Debug, Clone)]
+pub struct PackageView {
+    /// Id.
+    pub id: i64,
+    /// City name.
+    pub city: String,
+    /// 大众、丰田, or 不限品牌.
+    pub brands: String,
+    /// 5-8万, or 不限.
+    pub band: String,
+    /// Requests bought.
+    pub quantity: i32,
+    /// Requests received.
+    pub delivered: i32,
+    /// How far along, 0–100 (the progress bar).
+    pub percent: i32,
+    /// Where it is.
+    pub status: domain::package::Status,
+    /// Its order.
+    pub order_no: String,
+    /// Bought, `2026-11-24`.
+    pub bought: String,
+    /// The step form's query for buying the same again.
+    pub again: String,
+}
+
+impl PackageView {
+    /// The view of a stored package.
+    pub fn new(k: &store::LeadPackage) -> PackageView {
+        let spec = k.spec();
+        let city = u32::try_from(k.city_code).ok().and_then(region::city);
+        let again = format!(
+            "city={}&band={}&quantity={}{}",
+            city.map_or("", |c| c.slug),
+            domain::package::band_value(k.min_yuan, k.max_yuan),
+            k.quantity,
+            spec.brands.iter().map(|b| format!("&brands={b}")).collect::<String>()
+        );
+        PackageView {
+            id: k.lead_package_id,
+            city: city.map_or(String::new(), |c| c.name.to_owned()),
+            brands: domain::package::brands_text(&spec.brands),
+            band: domain::package::band_text(k.min_yuan, k.max_yuan),
+            quantity: k.quantity,
+            delivered: k.delivered,
+            percent: if k.quantity > 0 { (k.delivered * 100 / k.quantity).clamp(0, 100) } else { 0 },
+            status: k.status,
+            order_no: k.order_no.clone(),
+            bought: domain::time::date(k.created_at),
+            again,
+        }
+    }
+}

@@ -19,6 +19,7 @@ on_both!(10 =>
     a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
     dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
     a_campaign_sells_its_plan_cheaper_until_its_deadline,
+    a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -525,4 +526,76 @@ async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
     assert_eq!(late.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(late.body.contains("活动已于2026-12-31 23:59结束") && late.body.contains(r#"<a href="/vip">按原价开通 ›</a>"#), "{}", late.body);
     assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), 1, "no order after the deadline");
+}
+
+async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: &TestApp) {
+    let landing = app.get("/actives/superclue", &[]).await;
+    assert_eq!(landing.status, StatusCode::OK);
+    assert!(landing.body.contains("<td>300.00元</td><td>30.00元</td>") && landing.body.contains("<td>2200.00元</td><td>22.00元</td>"), "{}", landing.body);
+    assert!(landing.body.contains("每条卖车需求只分配给一家商家") && landing.body.contains("商家登录"));
+    let buyer = login(app, "13700008888", "").await;
+    assert_eq!(app.get("/actives/superclue/step", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN, "dealers only");
+
+    // A private seller's request from before any package: it waits for a dealer.
+    let dealer_id = app.state.store.user_by_mobile(store::seed::DEALER_MOBILE).await.unwrap().unwrap().user_id;
+    let city = domain::region::city(app.state.store.own_shop(dealer_id).await.unwrap().city_code as u32).unwrap();
+    let waiting = store::NewLead {
+        city_code: Some(city.code as i32),
+        name: "2019款 大众朗逸 1.5L".into(),
+        brand_slug: "dazhong".into(),
+        expected_yuan: Some(62_000),
+        ..store::NewLead::new("13966661234".into(), domain::lead::Intent::Sell)
+    };
+    let store::LeadOutcome::Created(waiting) = app.state.store.submit_lead(&waiting, NOW).await.unwrap() else { panic!() };
+
+    let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
+    let h = [("cookie", dealer.as_str()), ("user-agent", DESKTOP)];
+    let mine = app.get("/actives/superClues", &h).await;
+    assert!(mine.body.contains("您还没有购买线索包") && mine.body.contains(r#"href="/actives/superClues" aria-current="page">线索包</a>"#), "{}", mine.body);
+    let none = app.get("/actives/superclue/recommandSells", &h).await;
+    assert!(none.body.contains("2019款 大众朗逸 1.5L") && none.body.contains("139****1234") && none.body.contains("购买线索包后可领取"), "{}", none.body);
+    assert!(!none.body.contains("领取到线索包</button>"), "nothing to claim with");
+    let step = app.get("/actives/superclue/step", &h).await;
+    assert!(step.body.contains(&format!(r#"<option value="{}" selected>{}</option>"#, city.slug, city.name)), "the shop's city first");
+
+    // Wrong choices: each said beside its field, the rest kept.
+    let bad = app.post_form("/actives/superclue/step", &h, "city=atlantis&brands=dazhong&brands=nosuch&band=5-8&quantity=15").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for text in ["请选择线索所在城市", "请从列表中选择品牌", "请选择线索数量", r#"value="dazhong" checked"#, r#"value="5-8" checked"#] {
+        assert!(bad.body.contains(text), "{text}: {}", bad.body);
+    }
+    let six = &format!("city={}&brands=dazhong&brands=fengtian&brands=bentian&brands=biyadi&brands=richan&brands=baoma&quantity=10", city.slug);
+    assert!(app.post_form("/actives/superclue/step", &h, six).await.body.contains("最多选择5个品牌"));
+    let ok = app.post_form("/actives/superclue/step", &h, &format!("city={}&brands=dazhong&band=5-8&quantity=10", city.slug)).await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER);
+    let confirm = app.get(ok.location(), &h).await;
+    for text in [format!("<dd>{}</dd>", city.name).as_str(), "<dd>大众</dd>", "<dd>5-8万</dd>", "<b class=\"price\">300.00</b>", "近30天有1条符合条件"] {
+        assert!(confirm.body.contains(text), "{text}: {}", confirm.body);
+    }
+
+    // Paid through the sandbox cashier: the result page shows the package.
+    let r = app.post_form("/actives/superclue/submit", &h, &format!("city={}&brands=dazhong&band=5-8&quantity=10&method=alipay", city.slug)).await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let back = app.get(paid.location(), &h).await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER);
+    assert!(back.location().starts_with("/actives/superclue/submitSuccess?order="), "{}", back.location());
+    let order_no = back.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let done = app.get(back.location(), &h).await;
+    assert!(done.body.contains("支付成功") && done.body.contains("已接收0条 / 共10条 · 生效中") && done.body.contains("我的线索包"), "{}", done.body);
+    assert_eq!(app.get(&format!("/actives/superclue/submitSuccess?order={order_no}"), &[("cookie", buyer.as_str())]).await.status, StatusCode::NOT_FOUND);
+    let mine = app.get("/actives/superClues", &h).await;
+    assert!(mine.body.contains(&format!("{} · 大众 · 5-8万", city.name)) && mine.body.contains("已接收 <b>0</b> / 10 条，还可接收10条"), "{}", mine.body);
+
+    // The waiting request is claimed into it, once.
+    let offered = app.get("/actives/superclue/recommandSells", &h).await;
+    assert!(offered.body.contains(&format!(r#"name="id" value="{waiting}""#)), "{}", offered.body);
+    let claimed = app.post_form("/actives/superclue/recommandSells", &h, &format!("id={waiting}")).await;
+    assert_eq!((claimed.status, claimed.location()), (StatusCode::SEE_OTHER, format!("/actives/zhikeclues#lead-{waiting}").as_str()));
+    let again = app.post_form("/actives/superclue/recommandSells", &h, &format!("id={waiting}")).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert!(again.body.contains("这条线索已被其他商家领取"));
+    let history = app.get("/actives/superclue/history", &h).await;
+    assert!(history.body.contains("2019款 大众朗逸 1.5L") && history.body.contains(&format!("{} · 期望6.2万", city.name)) && history.body.contains("已接收 <b>1</b> / 10 条"), "{}", history.body);
+    assert!(app.get("/actives/zhikeclues", &h).await.body.contains("2019款 大众朗逸 1.5L"), "on the leads desk");
 }
