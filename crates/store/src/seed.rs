@@ -547,7 +547,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch.listings(listing_rows, photo_rows, price_rows).await?;
 
     if n_shops > 0 {
-        demo_leads(&mut batch, demo_car, now).await?;
+        let package = demo_package(store, shop_city[0].code, now).await?;
+        demo_leads(&mut batch, demo_car, package, shop_city[0].code, now).await?;
     }
 
     // News.
@@ -568,35 +569,131 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     Ok(report)
 }
 
-/// A few leads for the demo dealer's shop (1), the first opened and called twice: the recordings
-/// are `demo/call-{seed}-{seconds}.wav`, generated when played.
-async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, now: i64) -> Result<(), DbError> {
+/// The demo dealer's lead package, bought and paid ten days ago: 20 private sellers' requests in
+/// the shop's city for 本田, 日产 or 别克 at any price (two received, in [`demo_leads`]).
+async fn demo_package(store: &Store, city_code: u32, now: i64) -> Result<i64, DbError> {
+    let bought = now - 10 * 86_400;
+    let spec = domain::package::Spec {
+        city_code,
+        brands: vec!["bentian".to_owned(), "richan".to_owned(), "bieke".to_owned()],
+        min_yuan: 0,
+        max_yuan: None,
+        quantity: 20,
+    };
+    let tier = domain::package::tier(spec.quantity).map_or(0, |t| t.price_fen);
+    let city = region::city(city_code).map_or("", |c| c.name);
+    let order = crate::NewOrder {
+        order_no: domain::order::order_no(bought, 1),
+        user_id: 1,
+        item: crate::Item {
+            product: domain::order::Product::Leads,
+            plan_code: String::new(),
+            city_code: i32::try_from(city_code).ok(),
+            campaign: String::new(),
+            subject: format!("线索包{}条（{city}）", spec.quantity),
+            amount_fen: tier,
+        },
+        provider: domain::order::Provider::Sandbox,
+        channel: "sandbox".to_owned(),
+    };
+    let id = store.create_lead_package(&order, 1, &spec, bought).await?;
+    let pay = crate::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "demo", amount_fen: tier };
+    store.settle_payment(&pay, bought + 60).await?;
+    on_pool!(store, p => {
+        sqlx::query("update lead_package set delivered = 2 where lead_package_id = $1").bind(id).execute(p).await?;
+    });
+    Ok(id)
+}
+
+/// A few leads for the demo dealer's shop (1), the first opened and called twice (the recordings
+/// are `demo/call-{seed}-{seconds}.wav`, generated when played); two private sellers' requests its
+/// lead package received, and three no dealer has yet (two of them its package would take).
+async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, package: i64, city_code: u32, now: i64) -> Result<(), DbError> {
     let car = car.map_or(Val::Null, Val::Int);
-    let lead = |id: i64, mobile: &str, intent: &str, car: Val, name: &str, status: &str, opened: Val, note: &str, ago: i64| {
-        let at = now - ago;
+    struct Row<'a> {
+        id: i64,
+        mobile: &'a str,
+        intent: &'a str,
+        car: Val,
+        shop: bool,
+        name: &'a str,
+        status: &'a str,
+        opened: Val,
+        note: &'a str,
+        ago: i64,
+        /// A sell request's brand, hoped-for price, and whether the package received it.
+        sell: Option<(&'a str, i64, bool)>,
+    }
+    let row = |r: Row<'_>| {
+        let at = now - r.ago;
+        let (brand, expected, packaged) =
+            r.sell.map_or((String::new(), Val::Null, Val::Null), |(b, y, k)| (b.to_owned(), Val::Int(y), if k { Val::Int(package) } else { Val::Null }));
         vec![
-            Val::Int(id),
-            Val::Text(mobile.to_owned()),
-            Val::Text(intent.to_owned()),
-            car,
-            Val::Int(1),
-            Val::Text(name.to_owned()),
-            Val::Text(status.to_owned()),
-            opened,
-            Val::Text(note.to_owned()),
+            Val::Int(r.id),
+            Val::Text(r.mobile.to_owned()),
+            Val::Text(r.intent.to_owned()),
+            r.car,
+            if r.shop { Val::Int(1) } else { Val::Null },
+            Val::Int(i64::from(city_code)),
+            Val::Text(r.name.to_owned()),
+            Val::Text(r.status.to_owned()),
+            r.opened,
+            Val::Text(r.note.to_owned()),
+            Val::Text(brand),
+            expected,
+            packaged,
             Val::Int(at),
             Val::Int(at),
         ]
     };
+    let sell = |id, mobile, name, brand, expected, packaged: bool, ago| Row {
+        id,
+        mobile,
+        intent: "sell",
+        car: Val::Null,
+        shop: packaged,
+        name,
+        status: "new",
+        opened: Val::Null,
+        note: "",
+        ago,
+        sell: Some((brand, expected, packaged)),
+    };
+    let base =
+        |id, mobile, intent, car: Val, status, opened, note, ago| Row { id, mobile, intent, car, shop: true, name: "", status, opened, note, ago, sell: None };
     let rows = vec![
-        lead(1, "13800138001", "ask_price", car.clone(), "", "contacted", Val::Int(now - 3 * 3_600), "已约周六上午看车", 5 * 3_600),
-        lead(2, "13900139002", "sell", Val::Null, "2019款 大众朗逸", "new", Val::Null, "", 40 * 60),
-        lead(3, "13700137003", "book_viewing", car, "", "new", Val::Null, "", 26 * 3_600),
+        row(base(1, "13800138001", "ask_price", car.clone(), "contacted", Val::Int(now - 3 * 3_600), "已约周六上午看车", 5 * 3_600)),
+        row(sell(2, "13900139002", "2019款 本田雅阁 260TURBO 精英版", "bentian", 108_000, true, 40 * 60)),
+        row(base(3, "13700137003", "book_viewing", car, "new", Val::Null, "", 26 * 3_600)),
+        row(Row {
+            status: "contacted",
+            opened: Val::Int(now - 2 * 86_400),
+            ..sell(4, "13600136004", "2020款 日产轩逸 1.6L XL CVT悦享版", "richan", 72_000, true, 3 * 86_400)
+        }),
+        row(sell(5, "13500135005", "2020款 本田思域 220TURBO 劲动版", "bentian", 98_000, false, 2 * 3_600)),
+        row(sell(6, "15800158006", "2018款 别克英朗 15N 自动精英型", "bieke", 53_000, false, 30 * 3_600)),
+        row(sell(7, "18900189007", "2021款 比亚迪秦PLUS DM-i 55km 尊贵型", "biyadi", 76_000, false, 3 * 86_400)),
     ];
     batch
         .insert(
             "lead",
-            &["lead_id", "mobile", "intent", "listing_id", "shop_id", "name", "status", "opened_at", "dealer_note", "created_at", "updated_at"],
+            &[
+                "lead_id",
+                "mobile",
+                "intent",
+                "listing_id",
+                "shop_id",
+                "city_code",
+                "name",
+                "status",
+                "opened_at",
+                "dealer_note",
+                "brand_slug",
+                "expected_yuan",
+                "lead_package_id",
+                "created_at",
+                "updated_at",
+            ],
             rows,
             &[],
         )

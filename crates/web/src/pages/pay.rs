@@ -77,7 +77,9 @@ fn uses_of(order: &PayOrder) -> Vec<(&'static str, &'static str)> {
             Some(domain::vip::Audience::Seller) => vec![("我的会员与订单", "/space/vip"), ("管理我的车源", "/space/personcarlist")],
             _ => vec![("我的会员与订单", "/space/vip"), ("商家中心", "/actives/zhikeclues")],
         },
-        Product::Leads => vec![("我的线索包", "/actives/superClues"), ("推荐卖车线索", "/actives/superclue/recommandSells"), ("我的线索", "/actives/zhikeclues")],
+        Product::Leads => {
+            vec![("我的线索包", "/actives/superClues"), ("推荐卖车线索", "/actives/superclue/recommandSells"), ("我的线索", "/actives/zhikeclues")]
+        }
         _ => vec![("我的订单", "/space/vip")],
     }
 }
@@ -96,7 +98,12 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(us
 
 /// `GET /actives/superclue/submitSuccess?order=…`: a lead package's order result, as
 /// `/common/paysuccess`, with the package: what it takes and how many it has received.
-pub async fn package_result(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
+pub async fn package_result(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    Query(q): Query<OrderQuery>,
+) -> Result<Response, AppError> {
     let order = own_order(&state, user.user_id, q.order.trim()).await?;
     if order.kind != Product::Leads {
         return Ok(Redirect::to(&result_path(&order, &q.trade_no)).into_response());
@@ -107,7 +114,8 @@ pub async fn package_result(State(state): State<AppState>, visitor: Visitor, Sig
 /// The result page of an order (keeping the provider's trade number the return carried).
 fn result_path(order: &PayOrder, trade_no: &str) -> String {
     let path = if order.kind == Product::Leads { "/actives/superclue/submitSuccess" } else { "/common/paysuccess" };
-    let trade = if trade_no.is_empty() { String::new() } else { format!("&trade_no={}", form_urlencoded::byte_serialize(trade_no.as_bytes()).collect::<String>()) };
+    let trade =
+        if trade_no.is_empty() { String::new() } else { format!("&trade_no={}", form_urlencoded::byte_serialize(trade_no.as_bytes()).collect::<String>()) };
     format!("{path}?order={}{trade}", order.order_no)
 }
 

@@ -551,17 +551,25 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
     let h = [("cookie", dealer.as_str()), ("user-agent", DESKTOP)];
     let mine = app.get("/actives/superClues", &h).await;
-    assert!(mine.body.contains("您还没有购买线索包") && mine.body.contains(r#"href="/actives/superClues" aria-current="page">线索包</a>"#), "{}", mine.body);
+    // The seed's demo package (本田, 日产, 别克) has received two requests.
+    assert!(
+        mine.body.contains("本田、日产、别克 · 不限")
+            && mine.body.contains("已接收 <b>2</b> / 20 条")
+            && mine.body.contains(r#"href="/actives/superClues" aria-current="page">线索包</a>"#),
+        "{}",
+        mine.body
+    );
     let none = app.get("/actives/superclue/recommandSells", &h).await;
-    assert!(none.body.contains("2019款 大众朗逸 1.5L") && none.body.contains("139****1234") && none.body.contains("购买线索包后可领取"), "{}", none.body);
-    assert!(!none.body.contains("领取到线索包</button>"), "nothing to claim with");
+    assert!(!none.body.contains("2019款 大众朗逸 1.5L"), "no package of mine wants a 大众: {}", none.body);
+    assert!(none.body.contains("2020款 本田思域") && none.body.contains("领取到线索包</button>"), "the demo package's brand is offered");
     let step = app.get("/actives/superclue/step", &h).await;
     assert!(step.body.contains(&format!(r#"<option value="{}" selected>{}</option>"#, city.slug, city.name)), "the shop's city first");
 
     // Wrong choices: each said beside its field, the rest kept.
     let bad = app.post_form("/actives/superclue/step", &h, "city=atlantis&brands=dazhong&brands=nosuch&band=5-8&quantity=15").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
-    for text in ["请选择线索所在城市", "请从列表中选择品牌", "请选择线索数量", r#"value="dazhong" checked"#, r#"value="5-8" checked"#] {
+    for text in ["请选择线索所在城市", "请从列表中选择品牌", "请选择线索数量", r#"value="dazhong" checked"#, r#"value="5-8" checked"#]
+    {
         assert!(bad.body.contains(text), "{text}: {}", bad.body);
     }
     let six = &format!("city={}&brands=dazhong&brands=fengtian&brands=bentian&brands=biyadi&brands=richan&brands=baoma&quantity=10", city.slug);
@@ -569,7 +577,8 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     let ok = app.post_form("/actives/superclue/step", &h, &format!("city={}&brands=dazhong&band=5-8&quantity=10", city.slug)).await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER);
     let confirm = app.get(ok.location(), &h).await;
-    for text in [format!("<dd>{}</dd>", city.name).as_str(), "<dd>大众</dd>", "<dd>5-8万</dd>", "<b class=\"price\">300.00</b>", "近30天有1条符合条件"] {
+    for text in [format!("<dd>{}</dd>", city.name).as_str(), "<dd>大众</dd>", "<dd>5-8万</dd>", "<b class=\"price\">300.00</b>", "近30天有1条符合条件"]
+    {
         assert!(confirm.body.contains(text), "{text}: {}", confirm.body);
     }
 
@@ -596,6 +605,12 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.body.contains("这条线索已被其他商家领取"));
     let history = app.get("/actives/superclue/history", &h).await;
-    assert!(history.body.contains("2019款 大众朗逸 1.5L") && history.body.contains(&format!("{} · 期望6.2万", city.name)) && history.body.contains("已接收 <b>1</b> / 10 条"), "{}", history.body);
+    assert!(
+        history.body.contains("2019款 大众朗逸 1.5L")
+            && history.body.contains(&format!("{} · 期望6.2万", city.name))
+            && history.body.contains("已接收 <b>1</b> / 10 条"),
+        "{}",
+        history.body
+    );
     assert!(app.get("/actives/zhikeclues", &h).await.body.contains("2019款 大众朗逸 1.5L"), "on the leads desk");
 }
