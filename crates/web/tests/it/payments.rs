@@ -553,7 +553,7 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     let mine = app.get("/actives/superClues", &h).await;
     // The seed's demo package (本田, 日产, 别克) has received two requests.
     assert!(
-        mine.body.contains("本田、日产、别克 · 不限")
+        mine.body.contains("本田、日产、别克 · 期望价不限")
             && mine.body.contains("已接收 <b>2</b> / 20 条")
             && mine.body.contains(r#"href="/actives/superClues" aria-current="page">线索包</a>"#),
         "{}",
@@ -594,7 +594,7 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     assert!(done.body.contains("支付成功") && done.body.contains("已接收0条 / 共10条 · 生效中") && done.body.contains("我的线索包"), "{}", done.body);
     assert_eq!(app.get(&format!("/actives/superclue/submitSuccess?order={order_no}"), &[("cookie", buyer.as_str())]).await.status, StatusCode::NOT_FOUND);
     let mine = app.get("/actives/superClues", &h).await;
-    assert!(mine.body.contains(&format!("{} · 大众 · 5-8万", city.name)) && mine.body.contains("已接收 <b>0</b> / 10 条，还可接收10条"), "{}", mine.body);
+    assert!(mine.body.contains(&format!("{} · 大众 · 期望价5-8万", city.name)) && mine.body.contains("已接收 <b>0</b> / 10 条，还可接收10条"), "{}", mine.body);
 
     // The waiting request is claimed into it, once.
     let offered = app.get("/actives/superclue/recommandSells", &h).await;
