@@ -74,6 +74,7 @@ pub mod legal;
 pub mod money;
 pub mod order;
 pub mod package;
+pub mod programme;
 pub mod region;
 pub mod search;
 pub mod selling;

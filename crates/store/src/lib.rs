@@ -28,6 +28,7 @@ mod migrate;
 mod news;
 mod package;
 mod pay;
+mod programme;
 mod push;
 mod search;
 pub mod seed;
@@ -53,6 +54,7 @@ pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
+pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use search::{Scope, SearchPage};
 pub use selling::{
@@ -210,6 +212,9 @@ stored_by_parse!(
     domain::order::Product,
     domain::order::Provider,
     domain::package::Status,
+    domain::programme::Status,
+    domain::programme::Experience,
+    domain::programme::Lot,
     domain::selling::Actor,
     domain::selling::Action,
     domain::selling::ListingStatus,

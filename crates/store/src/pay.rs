@@ -363,6 +363,12 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
+            if let Some((order_id, _, kind, _, _)) = &row
+                && kind == Product::Programme.as_str()
+            {
+                // The incubation programme's fee opens the applicant's shop.
+                crate::programme::open_programme_shop!(tx, *order_id, now);
+            }
             tx.commit().await?;
             row
         });

@@ -130,6 +130,7 @@ on_both!(
     closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit,
     lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer,
     a_dealer_claims_a_waiting_request_into_a_package_that_wants_it,
+    a_paid_programme_application_opens_the_applicants_shop,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -995,4 +996,83 @@ async fn a_dealer_claims_a_waiting_request_into_a_package_that_wants_it(store: &
     assert_eq!(store.claim_sell_request(winner, vw, NOW + 9).await.unwrap(), Claim::Taken, "never twice");
     let any_brand = store.packages_of_shop(2).await.unwrap()[0].lead_package_id;
     assert_eq!(store.claim_sell_request(2, toyota, NOW + 9).await.unwrap(), Claim::Claimed(any_brand), "a package of any brand takes it");
+}
+
+/// The incubation programme: one standing application per person; staff decide once; the fee's
+/// order needs an approved application; its payment opens the shop (dealer role, a month of the
+/// city plan) in the payment's transaction; a refund ends the plan.
+async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
+    use domain::order::{Product, Provider};
+    use domain::programme::{Experience, Lot, Status as P};
+    use store::{Applied, NewApplication};
+    seed(store, SeedConfig { listings: 10, seed: 3, now: NOW }).await.unwrap();
+    let user = store.sign_in_by_mobile("13877770001", NOW).await.unwrap();
+    let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
+    let changsha = domain::region::city_by_slug("changsha").unwrap();
+    let form = NewApplication {
+        name: "王建国".into(),
+        city_code: changsha.code as i32,
+        shop_name: "建国精品二手车".into(),
+        experience: Experience::OneToThree,
+        lot: Lot::Market,
+        address: "长沙市雨花区二手车交易市场A区12号".into(),
+        intro: "主营10万以内日系车".into(),
+    };
+    let Applied::Sent(first) = store.apply_to_programme(user.user_id, &form, NOW).await.unwrap() else { panic!() };
+    assert_eq!(store.apply_to_programme(user.user_id, &form, NOW + 1).await.unwrap(), Applied::Open(P::Submitted));
+    assert!(store.review_application(first, staff, false, "请补充经营场地信息", NOW + 2).await.unwrap());
+    assert!(!store.review_application(first, staff, true, "", NOW + 3).await.unwrap(), "decided once");
+    let mine = store.application_of(user.user_id).await.unwrap().unwrap();
+    assert_eq!((mine.status, mine.review_note.as_str(), mine.mobile.as_str()), (P::Rejected, "请补充经营场地信息", "13877770001"));
+
+    let order = |no: &str| store::NewOrder {
+        order_no: no.to_owned(),
+        user_id: user.user_id,
+        item: store::Item {
+            product: Product::Programme,
+            plan_code: String::new(),
+            city_code: None,
+            campaign: String::new(),
+            subject: "车商孵化计划入驻费".into(),
+            amount_fen: domain::programme::FEE_FEN,
+        },
+        provider: Provider::Sandbox,
+        channel: "sandbox".into(),
+    };
+    assert!(!store.create_programme_order(&order("20261124100000000301"), NOW + 4).await.unwrap(), "nothing approved to pay for");
+    assert!(store.order_by_no("20261124100000000301").await.unwrap().is_none(), "and no order kept");
+
+    let Applied::Sent(second) = store.apply_to_programme(user.user_id, &form, NOW + 5).await.unwrap() else { panic!("a rejection allows a new one") };
+    let waiting = store.applications(Some(P::Submitted), 10).await.unwrap();
+    assert_eq!(waiting.iter().map(|a| a.programme_application_id).collect::<Vec<_>>(), [second]);
+    assert!(store.review_application(second, staff, true, "", NOW + 6).await.unwrap());
+    assert!(store.create_programme_order(&order("20261124100000000302"), NOW + 7).await.unwrap());
+    assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().order_no.as_deref(), Some("20261124100000000302"));
+    let pay = store::Payment { order_no: "20261124100000000302", provider: Provider::Sandbox, trade_no: "T302", amount_fen: domain::programme::FEE_FEN };
+    assert_eq!(store.settle_payment(&pay, NOW + 8).await.unwrap(), store::Settled::Applied);
+    assert_eq!(store.settle_payment(&pay, NOW + 9).await.unwrap(), store::Settled::AlreadyPaid, "one shop however often it is reported");
+
+    let paid = store.application_of(user.user_id).await.unwrap().unwrap();
+    assert_eq!(paid.status, P::Paid);
+    let shop = store.own_shop(user.user_id).await.unwrap();
+    assert_eq!(Some(shop.shop_id), paid.shop_id);
+    assert_eq!((shop.name.as_str(), shop.city_code, shop.oname.as_str()), ("建国精品二手车", changsha.code as i32, format!("changsha-fh{second}").as_str()));
+    assert_eq!(store.user_by_mobile("13877770001").await.unwrap().unwrap().role, domain::auth::Role::Dealer);
+    let plans = store.memberships(user.user_id, NOW + 10).await.unwrap();
+    assert_eq!(plans.iter().map(|m| (m.city_code, m.ends_at)).collect::<Vec<_>>(), [(Some(changsha.code as i32), NOW + 8 + 30 * 86_400)]);
+    assert_eq!(store.apply_to_programme(user.user_id, &form, NOW + 11).await.unwrap(), Applied::Open(P::Paid));
+    assert!(store.refund_order("20261124100000000302", staff, "用户申请退款", NOW + 12).await.unwrap());
+    assert!(store.memberships(user.user_id, NOW + 13).await.unwrap().is_empty(), "a refund ends the plan that came with it");
+
+    // The community.
+    store.add_programme_post(user.user_id, "大家好，我在长沙做日系车", NOW + 14).await.unwrap();
+    store.add_programme_post(staff, "本周六下午线下交流会，地点见群公告", NOW + 15).await.unwrap();
+    let posts = store.programme_posts(10).await.unwrap();
+    assert_eq!(
+        posts.iter().map(|p| (p.body.as_str(), p.shop_name.as_deref(), p.role)).collect::<Vec<_>>(),
+        [
+            ("本周六下午线下交流会，地点见群公告", None, domain::auth::Role::Staff),
+            ("大家好，我在长沙做日系车", Some("建国精品二手车"), domain::auth::Role::Dealer)
+        ]
+    );
 }
