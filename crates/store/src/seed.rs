@@ -284,6 +284,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     // Shops, spread over the big cities first, then everywhere.
     let weighted_cities: Vec<u32> = BIG_CITIES.iter().flat_map(|(c, w)| std::iter::repeat_n(*c, *w as usize)).collect();
     let mut shop_city = Vec::with_capacity(n_shops);
+    let mut shop_names = Vec::with_capacity(n_shops);
     let mut shop_rows = Vec::new();
     let traded: Vec<&region::City> = region::cities().iter().filter(|c| !NOT_TRADED.contains(&c.province_code)).collect();
     for i in 0..n_shops {
@@ -293,6 +294,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let name = format!("{}{}二手车", city.name, word);
         let oname = format!("{}-{}-{}", city.slug, word_py, i + 1);
         shop_city.push(city);
+        shop_names.push(name.clone());
         shop_rows.push(vec![
             Val::Int(i as i64 + 1),
             Val::Text(oname),
@@ -550,6 +552,10 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let package = demo_package(store, shop_city[0].code, now).await?;
         demo_leads(&mut batch, demo_car, package, shop_city[0].code, now).await?;
     }
+    if n_shops >= 5 {
+        let staff = (n_shops + n_private) as i64 + 1;
+        demo_programme(&mut batch, &shop_names, &shop_city, n_shops as i64 + 1, staff, now).await?;
+    }
 
     // News.
     let news = news_rows(&mut rng, now);
@@ -603,6 +609,84 @@ async fn demo_package(store: &Store, city_code: u32, now: i64) -> Result<i64, Db
         sqlx::query("update lead_package set delivered = 2 where lead_package_id = $1").bind(id).execute(p).await?;
     });
     Ok(id)
+}
+
+/// The incubation programme as a first visitor finds it: shops 4 and 5 joined through it, one
+/// private seller's application waits for review, and the community has its first posts.
+async fn demo_programme(batch: &mut Batch<'_>, names: &[String], cities: &[region::City], applicant: i64, staff: i64, now: i64) -> Result<(), DbError> {
+    let application = |id: i64, user: i64, name: &str, city: &region::City, shop_name: &str, experience: &str, lot: &str, address: &str, intro: &str| {
+        let (status, shop, sent) = if user == applicant { ("submitted", Val::Null, now - 5 * 3_600) } else { ("paid", Val::Int(user), now - 40 * 86_400) };
+        vec![
+            Val::Int(id),
+            Val::Int(user),
+            Val::Text(name.to_owned()),
+            Val::Int(i64::from(city.code)),
+            Val::Text(shop_name.to_owned()),
+            Val::Text(experience.to_owned()),
+            Val::Text(lot.to_owned()),
+            Val::Text(address.to_owned()),
+            Val::Text(intro.to_owned()),
+            Val::Text(status.to_owned()),
+            shop,
+            Val::Int(sent),
+            Val::Int(sent),
+        ]
+    };
+    let rows = vec![
+        application(
+            1,
+            4,
+            "刘志强",
+            &cities[3],
+            &names[3],
+            "1to3",
+            "market",
+            &format!("{}二手车交易市场B区08号", cities[3].name),
+            "主营10万以内的日系、德系家用车",
+        ),
+        application(
+            2,
+            5,
+            "陈海燕",
+            &cities[4],
+            &names[4],
+            "lt1",
+            "own",
+            &format!("{}经开区汽车服务园3栋", cities[4].name),
+            "新能源二手车为主，提供第三方检测报告",
+        ),
+        application(3, applicant, "赵磊", &cities[0], &format!("{}磊哥好车", cities[0].name), "none", "none", "", "刚开始收车，想先在线上积累客户"),
+    ];
+    batch
+        .insert(
+            "programme_application",
+            &[
+                "programme_application_id",
+                "user_id",
+                "name",
+                "city_code",
+                "shop_name",
+                "experience",
+                "lot",
+                "address",
+                "intro",
+                "status",
+                "shop_id",
+                "created_at",
+                "updated_at",
+            ],
+            rows,
+            &[],
+        )
+        .await?;
+    let post = |id: i64, user: i64, body: &str, ago: i64| vec![Val::Int(id), Val::Int(user), Val::Text(body.to_owned()), Val::Int(now - ago)];
+    let posts = vec![
+        post(1, staff, "欢迎新入驻的车商！发布车源时请上传至少6张实拍图并如实填写过户次数，审核会快很多。", 30 * 86_400),
+        post(2, 4, "分享一个经验：收车前先查维保和出险记录，事故车在定价上一定要留足整备费用。", 12 * 86_400),
+        post(3, 5, "新能源车客户最关心电池健康度，我们每台车都附检测报告，成交周期明显缩短了。", 6 * 86_400),
+        post(4, staff, "“确认在售”一次保持30天，到期前请及时确认在售车源，避免车源被自动下架。", 2 * 86_400),
+    ];
+    batch.insert("programme_post", &["programme_post_id", "user_id", "body", "created_at"], posts, &[]).await
 }
 
 /// A few leads for the demo dealer's shop (1), the first opened and called twice (the recordings

@@ -91,6 +91,21 @@ pub fn optional_wan(value: &str) -> Result<(), ValidationError> {
     }
 }
 
+/// A city chosen from the list ([`domain::region::city_by_slug`]).
+pub fn city(value: &str) -> Result<(), ValidationError> {
+    domain::region::city_by_slug(value.trim()).map(drop).ok_or_else(|| failure("city", "请选择城市"))
+}
+
+/// How long an applicant has traded ([`domain::programme::Experience::parse`]).
+pub fn experience(value: &str) -> Result<(), ValidationError> {
+    domain::programme::Experience::parse(value.trim()).map(drop).ok_or_else(|| failure("experience", "请选择经营年限"))
+}
+
+/// Where an applicant's cars stand ([`domain::programme::Lot::parse`]).
+pub fn lot(value: &str) -> Result<(), ValidationError> {
+    domain::programme::Lot::parse(value.trim()).map(drop).ok_or_else(|| failure("lot", "请选择车辆停放场地"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

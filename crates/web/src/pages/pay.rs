@@ -80,6 +80,7 @@ fn uses_of(order: &PayOrder) -> Vec<(&'static str, &'static str)> {
         Product::Leads => {
             vec![("我的线索包", "/actives/superClues"), ("推荐卖车线索", "/actives/superclue/recommandSells"), ("我的线索", "/actives/zhikeclues")]
         }
+        Product::Programme => vec![("我的入驻申请", "/actives/fh2021/user"), ("进入商家中心", "/actives/zhikeclues"), ("车商社群", "/actives/fh2021/socail")],
         _ => vec![("我的订单", "/space/vip")],
     }
 }
@@ -144,7 +145,11 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
         refresh,
         continue_url: crate::payments::continue_url(&order),
         self_url: result_path(&order, ""),
-        again: if order.kind == Product::Leads { "/actives/superclue/step" } else { "/vip" },
+        again: match order.kind {
+            Product::Leads => "/actives/superclue/step",
+            Product::Programme => "/actives/fh2021/user",
+            _ => "/vip",
+        },
         package,
         order,
     };

@@ -20,6 +20,7 @@ on_both!(10 =>
     dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
     a_campaign_sells_its_plan_cheaper_until_its_deadline,
     a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
+    an_approved_applicant_pays_the_programme_fee_and_gets_a_shop,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -613,4 +614,105 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
         history.body
     );
     assert!(app.get("/actives/zhikeclues", &h).await.body.contains("2019款 大众朗逸 1.5L"), "on the leads desk");
+}
+
+async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &TestApp) {
+    for (path, text) in [
+        ("/actives/fh2021", "四步开店"),
+        ("/actives/fh2021/business", "30天商家同城VIP"),
+        ("/actives/fh2021/detail", "<b class=\"price\">980.00</b>元"),
+        ("/actives/fh2021/socail", "入驻车商孵化计划后即可发帖交流"),
+    ] {
+        let page = app.get(path, &[]).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        assert!(page.body.contains(text), "{path}: {text}");
+    }
+    assert_eq!(app.get("/actives/fh2021/apply", &[]).await.status, StatusCode::UNAUTHORIZED);
+
+    let me = login(app, "13700009999", "").await;
+    let h = [("cookie", me.as_str()), ("user-agent", IPHONE)];
+    // Every wrong field said beside it, what was typed kept.
+    let long = "好".repeat(301);
+    let bad = app.post_form("/actives/fh2021/apply", &h, &format!("name=&city=atlantis&shop_name=%E8%BD%A6&lot=own&address=&intro={long}")).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for text in [
+        "请填写真实姓名，2到20个字",
+        "请选择城市",
+        "店铺名称应为2到20个字，当前1字",
+        "请选择经营年限",
+        "请填写门店或车位地址",
+        "主营介绍最多300个字，当前301字",
+        r#"value="own" checked"#,
+    ] {
+        assert!(bad.body.contains(text), "{text}: {}", bad.body);
+    }
+    let form = "name=%E7%8E%8B%E5%BB%BA%E5%9B%BD&city=changsha&shop_name=%E5%BB%BA%E5%9B%BD%E7%B2%BE%E5%93%81%E4%BA%8C%E6%89%8B%E8%BD%A6&experience=1to3&lot=market&address=%E9%9B%A8%E8%8A%B1%E5%8C%BA%E4%BA%8C%E6%89%8B%E8%BD%A6%E5%B8%82%E5%9C%BA&intro=";
+    let sent = app.post_form("/actives/fh2021/apply", &h, form).await;
+    assert_eq!((sent.status, sent.location()), (StatusCode::SEE_OTHER, "/actives/fh2021/user"));
+    let mine = app.get("/actives/fh2021/user", &h).await;
+    assert!(mine.body.contains("<h2>审核中</h2>") && mine.body.contains("建国精品二手车") && mine.body.contains("13700009999"), "{}", mine.body);
+    assert_eq!(app.get("/actives/fh2021/apply", &h).await.location(), "/actives/fh2021/user", "one standing application");
+    assert_eq!(app.get("/actives/fh2021/fhpay", &h).await.location(), "/actives/fh2021/user", "nothing to pay before approval");
+    assert_eq!(app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await.location(), "/actives/fh2021/user");
+
+    // Staff review it.
+    assert_eq!(app.get("/staff/programme", &h).await.status, StatusCode::FORBIDDEN);
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let s = [("cookie", staff.as_str())];
+    let desk = app.get("/staff/programme", &s).await;
+    assert!(desk.body.contains("建国精品二手车 · 长沙") && desk.body.contains("二手车市场内的车位（雨花区二手车市场）"), "{}", desk.body);
+    let waiting = app.state.store.applications(Some(domain::programme::Status::Submitted), 10).await.unwrap();
+    let id = waiting.iter().find(|a| a.shop_name == "建国精品二手车").unwrap().programme_application_id;
+    let no_reason = app.post_form("/staff/programme", &s, &format!("id={id}&decision=reject&note=")).await;
+    assert_eq!(no_reason.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(no_reason.body.contains("驳回时请填写原因"));
+    assert_eq!(app.post_form("/staff/programme", &s, &format!("id={id}&decision=approve&note=")).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.post_form("/staff/programme", &s, &format!("id={id}&decision=reject&note=x")).await.status, StatusCode::CONFLICT, "decided once");
+
+    // Paid through the sandbox cashier: the shop opens.
+    assert!(app.get("/actives/fh2021/user", &h).await.body.contains(r#"<a class="btn" href="/actives/fh2021/fhpay">缴纳入驻费</a>"#));
+    let fee = app.get("/actives/fh2021/fhpay", &h).await;
+    assert!(fee.body.contains("<b class=\"price\">980.00</b>元") && fee.body.contains("赠送30天长沙商家同城VIP"), "{}", fee.body);
+    assert_eq!(app.get("/actives/zhikeclues", &h).await.status, StatusCode::FORBIDDEN, "no shop yet");
+    let r = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let done = app.get(paid.location(), &h).await;
+    assert!(
+        done.body.contains("支付成功") && done.body.contains("车商孵化计划入驻费") && done.body.contains(r#"href="/actives/fh2021/user""#),
+        "{}",
+        done.body
+    );
+    let joined = app.get("/actives/fh2021/user", &h).await;
+    assert!(
+        joined.body.contains("<h2>已入驻</h2>") && joined.body.contains("进入商家中心") && joined.body.contains("查看店铺「建国精品二手车」"),
+        "{}",
+        joined.body
+    );
+    let centre = app.get("/actives/zhikeclues", &h).await;
+    assert_eq!(centre.status, StatusCode::OK);
+    assert!(centre.body.contains("建国精品二手车") && centre.body.contains("VIP商家"), "the shop, with the month of VIP");
+
+    // The community: members post, others are told how to join.
+    let other = login(app, "13700009998", "").await;
+    let refused = app.post_form("/actives/fh2021/socail/post", &[("cookie", other.as_str())], "body=%E4%BD%A0%E5%A5%BD").await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(refused.body.contains("入驻车商孵化计划后才能发帖"));
+    let empty = app.post_form("/actives/fh2021/socail/post", &h, "body=+++").await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.body.contains("请输入要发布的内容"));
+    let posted = app
+        .post_form(
+            "/actives/fh2021/socail/post",
+            &h,
+            "body=%E5%A4%A7%E5%AE%B6%E5%A5%BD%EF%BC%8C%E6%88%91%E5%9C%A8%E9%95%BF%E6%B2%99%E5%81%9A%E6%97%A5%E7%B3%BB%E8%BD%A6",
+        )
+        .await;
+    assert_eq!(posted.status, StatusCode::SEE_OTHER);
+    let social = app.get("/actives/fh2021/socail", &[]).await;
+    assert!(
+        social.body.contains("大家好，我在长沙做日系车") && social.body.contains("<b>建国精品二手车</b>") && social.body.contains("<svg"),
+        "{}",
+        social.body
+    );
 }
