@@ -343,7 +343,6 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
             },
             HallEntry { icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
             HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
-            HallEntry { icon: "V", title: "VIP会员", text: "每月免费查车况报告，降价与新车即时提醒。", href: "/vip" },
         ],
     ),
     (
@@ -360,16 +359,20 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
                 icon: "流", title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService"
             },
             HallEntry { icon: "估", title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar" },
+            HallEntry { icon: "V", title: "VIP会员", text: "卖车VIP每天多次擦亮、确认在售一次管60天。", href: "/vip" },
         ],
     ),
     (
         "商家",
         &[
             HallEntry { icon: "商", title: "认证商家", text: "按城市查看认证车商和他们的在售车源。", href: "/shop" },
+            HallEntry { icon: "孵", title: "车商孵化计划", text: "申请入驻、缴费开店，送30天商家同城VIP。", href: "/actives/fh2021" },
+            HallEntry { icon: "包", title: "线索包", text: "按城市、品牌、价格购买个人车主的卖车需求。", href: "/actives/superclue" },
+            HallEntry { icon: "推", title: "商家VIP", text: "同城或全国综合排序推广位，店铺VIP标识。", href: "/vip/china" },
             HallEntry {
                 icon: "线", title: "我的线索", text: "买家询价与来电，按处理进度管理（商家登录后）。", href: "/actives/zhikeclues"
             },
-            HallEntry { icon: "推", title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads" },
+            HallEntry { icon: "送", title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads" },
             HallEntry { icon: "录", title: "通话录音", text: "回听与买家的通话录音。", href: "/servicehall/amrplay" },
             HallEntry { icon: "会", title: "会员服务", text: "会员权益与开通记录。", href: "/space/vip" },
         ],

@@ -710,9 +710,7 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
         .await;
     assert_eq!(posted.status, StatusCode::SEE_OTHER);
     let social = app.get("/actives/fh2021/socail", &[]).await;
-    assert!(
-        social.body.contains("大家好，我在长沙做日系车") && social.body.contains("<b>建国精品二手车</b>") && social.body.contains("<svg"),
-        "{}",
-        social.body
-    );
+    assert!(social.body.contains("大家好，我在长沙做日系车") && social.body.contains("<b>建国精品二手车</b>"), "{}", social.body);
+    assert!(app.get("/actives/fh2021/socail", &[("user-agent", DESKTOP)]).await.body.contains("微信扫码，在手机上打开社群"), "a desktop gets the QR code");
+    assert!(!app.get("/actives/fh2021/socail", &[("user-agent", IPHONE)]).await.body.contains("微信扫码"), "a phone is there already");
 }
