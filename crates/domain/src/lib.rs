@@ -62,6 +62,7 @@ macro_rules! stored_enum {
     };
 }
 
+pub mod alert;
 pub mod appeal;
 pub mod audio;
 pub mod auth;

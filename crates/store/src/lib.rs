@@ -18,6 +18,7 @@
 //! to a logged 500 without exposing the database's text.
 
 mod account;
+mod alert;
 mod calls;
 mod catalog;
 mod detail;
@@ -46,6 +47,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use account::{CodeCheck, Identity, NewSession, Provider, Refused, Ticket, User};
+pub use alert::Follower;
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};

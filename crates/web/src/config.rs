@@ -171,6 +171,9 @@ pub struct Config {
     /// SMS template code of the new-lead notice to dealers; variables `${shop}`, `${intent}`,
     /// `${car}`, `${phone}` (masked).
     pub sms_lead_template_code: String,
+    /// SMS template code of a buyer's alert (saved searches, favourites); variables `${title}`
+    /// (the search named first), `${searches}`, `${new}`, `${cut}`, `${favourites}`.
+    pub sms_alert_template_code: String,
     /// `sandbox` (a local consent page) or `real` (WeChat and QQ).
     pub oauth_adapter: OauthAdapter,
     /// WeChat app secret. Secret.
@@ -309,6 +312,7 @@ impl Config {
             sms_sign_name: "二手车网".to_owned(),
             sms_template_code: String::new(),
             sms_lead_template_code: String::new(),
+            sms_alert_template_code: String::new(),
             oauth_adapter: if env == Env::Development { OauthAdapter::Sandbox } else { OauthAdapter::Real },
             wx_app_secret: String::new(),
             wx_lead_template_id: String::new(),
@@ -369,6 +373,7 @@ impl Config {
                 need("sms_access_key_secret", &self.sms_access_key_secret);
                 need("sms_template_code", &self.sms_template_code);
                 need("sms_lead_template_code", &self.sms_lead_template_code);
+                need("sms_alert_template_code", &self.sms_alert_template_code);
             }
         }
         match self.oauth_adapter {
@@ -492,6 +497,7 @@ impl Config {
             "sms_sign_name" => &mut self.sms_sign_name,
             "sms_template_code" => &mut self.sms_template_code,
             "sms_lead_template_code" => &mut self.sms_lead_template_code,
+            "sms_alert_template_code" => &mut self.sms_alert_template_code,
             "wx_app_secret" => &mut self.wx_app_secret,
             "wx_lead_template_id" => &mut self.wx_lead_template_id,
             "qq_app_key" => &mut self.qq_app_key,

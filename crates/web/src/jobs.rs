@@ -1,7 +1,7 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
 //! retrying dealers' lead notices, deleting uploads no listing uses, refreshing stored valuations,
-//! and (every minute) reconciling pending payment orders. All are idempotent, so several nodes
-//! may run them at once.
+//! and (every minute) reconciling pending payment orders and sending buyers' alerts. All are
+//! idempotent, so several nodes may run them at once.
 
 use std::time::Duration;
 
@@ -52,6 +52,15 @@ pub async fn payments_tick(state: &AppState) {
     }
 }
 
+/// One alerts round (`alerts::run`).
+pub async fn alerts_tick(state: &AppState) {
+    match crate::alerts::run(state, state.clock.now()).await {
+        Ok(0) => {}
+        Ok(sent) => tracing::info!(sent, "sent buyers' alerts"),
+        Err(e) => tracing::warn!(error = %e, "alert job failed"),
+    }
+}
+
 /// Runs `round(n)` for n = 0, 1, 2… on a `period` timer (the first at once); a late round delays
 /// the next rather than bunching them.
 fn every<F, Fut>(period: Duration, mut round: F) -> tokio::task::JoinHandle<()>
@@ -69,13 +78,16 @@ where
     })
 }
 
-/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once) and
-/// [`payments_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
+/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once), and
+/// [`payments_tick`] then [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
     let payments = state.clone();
     every(PAYMENTS_EVERY, move |_| {
         let state = payments.clone();
-        async move { payments_tick(&state).await }
+        async move {
+            payments_tick(&state).await;
+            alerts_tick(&state).await;
+        }
     });
     every(EXPIRY_EVERY, move |n| {
         let state = state.clone();

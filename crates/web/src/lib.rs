@@ -16,6 +16,7 @@
 
 pub mod access;
 pub mod adapters;
+pub mod alerts;
 pub mod api;
 pub mod assets;
 pub mod cache;

@@ -1,4 +1,4 @@
-//! Sending SMS: login codes, and new-lead notices to dealers.
+//! Sending SMS: login codes, new-lead notices to dealers, and buyers' alerts.
 //!
 //! - `sandbox`: nothing leaves the machine; the code is logged and kept in a small outbox so the
 //!   development login screen can show it.
@@ -22,7 +22,7 @@ pub enum Sms {
 }
 
 /// The sandbox: an outbox of the last messages sent, as `(mobile, kind, text)`; `kind` is
-/// `code` (the text is the code) or `lead`.
+/// `code` (the text is the code), `lead` or `alert`.
 #[derive(Debug, Default)]
 pub struct Sandbox {
     outbox: Mutex<Vec<(String, &'static str, String)>>,
@@ -46,6 +46,7 @@ pub struct Aliyun {
     sign_name: String,
     template_code: String,
     lead_template_code: String,
+    alert_template_code: String,
 }
 
 impl Sms {
@@ -63,6 +64,7 @@ impl Sms {
                 sign_name: config.sms_sign_name.clone(),
                 template_code: config.sms_template_code.clone(),
                 lead_template_code: config.sms_lead_template_code.clone(),
+                alert_template_code: config.sms_alert_template_code.clone(),
             })
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -110,6 +112,37 @@ impl Sms {
                 a.send(mobile, &a.lead_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a buyer what changed in what they follow (template variables `title`, `searches`,
+    /// `new`, `cut`, `favourites`).
+    pub async fn send_alert(&self, mobile: &str, alert: &domain::alert::Alert) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = alert.text();
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: alert");
+                s.keep(mobile, "alert", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({
+                    "title": super::clip(&alert.title, 20),
+                    "searches": alert.searches.to_string(),
+                    "new": alert.new.to_string(),
+                    "cut": alert.cut.to_string(),
+                    "favourites": alert.favourites_cut.to_string(),
+                })
+                .to_string();
+                a.send(mobile, &a.alert_template_code, &param).await
+            }
+        }
+    }
+
+    /// The alerts the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_alerts(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "alert").map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The last sandbox code sent to a phone (development screens and tests).

@@ -2,10 +2,11 @@
 //! filters, sorts, pages and SEO; the detail page with its rating, freshness, JSON-LD and lead
 //! forms; news; compare; the inspected and campaign lists; sitemaps and robots.txt.
 
-use crate::support::{IPHONE, TestApp, detail_links};
+use crate::support::{IPHONE, NOW, TestApp, detail_links};
 use axum::http::StatusCode;
 
 on_both!(300 =>
+    followers_are_alerted_once_a_day_or_at_once_with_a_vip_plan,
     the_car_list_filters_sorts_and_pages,
     an_empty_search_suggests_widening,
     the_detail_page_shows_the_car_and_its_history,
@@ -389,4 +390,53 @@ async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.body.contains("已下架") && r.body.contains("卖家未确认在售"));
     assert!(!detail_links(&app.get("/carlist?sort=new", &[]).await.body).contains(&id));
+}
+
+/// Alerts: a saved search's new cars and a favourite's price cut reach the follower by SMS in the
+/// 20:00 digest, once; with a buyer VIP plan the same news goes out in the next minute's round.
+async fn followers_are_alerted_once_a_day_or_at_once_with_a_vip_plan(app: &TestApp) {
+    let store = &app.state.store;
+    let sms = &app.state.adapters.sms;
+    // NOW is 10:30 China time: the next digest is at 20:00.
+    let digest = domain::alert::latest_digest_at(NOW) + 86_400;
+    assert!(digest > NOW && digest - NOW < 86_400);
+    let online = |brand: &str, cmp: &str| {
+        format!("select min(l.listing_id) from listing l join brand b on b.brand_id = l.brand_id where l.status = 'online' and b.slug {cmp} '{brand}'")
+    };
+    let vw = store.count_admin(&online("dazhong", "=")).await.unwrap();
+    let other = store.count_admin(&online("dazhong", "<>")).await.unwrap();
+    let (plain, vip) = ("13811110001", "13811110002");
+    for mobile in [plain, vip] {
+        let u = store.sign_in_by_mobile(mobile, NOW).await.unwrap();
+        store.save_search(u.user_id, "brand=dazhong", "大众二手车", NOW).await.unwrap();
+        if mobile == plain {
+            store.add_favourite(u.user_id, other, NOW).await.unwrap();
+        } else {
+            let grant = format!(
+                "insert into vip_membership (user_id, vip_plan_id, starts_at, ends_at) select {}, vip_plan_id, {NOW}, {} from vip_plan where code = 'buyer-month'",
+                u.user_id,
+                NOW + 30 * 86_400
+            );
+            store.execute_admin(&grant).await.unwrap();
+        }
+    }
+    assert_eq!(web::alerts::run(&app.state, NOW + 60).await.unwrap(), 0, "nothing new yet");
+
+    // A 大众 is published and the favourite's price is cut.
+    store.execute_admin(&format!("update listing set published_at = {} where listing_id = {vw}", NOW + 100)).await.unwrap();
+    store
+        .execute_admin(&format!(
+            "insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ({other}, 100000, 90000, {})",
+            NOW + 100
+        ))
+        .await
+        .unwrap();
+    assert_eq!(web::alerts::run(&app.state, NOW + 120).await.unwrap(), 1, "the VIP at once");
+    assert_eq!(sms.sandbox_alerts(vip), ["您订阅的「大众二手车」有1辆新车。"]);
+    assert!(sms.sandbox_alerts(plain).is_empty(), "the others wait for the digest");
+    assert_eq!(web::alerts::run(&app.state, digest - 60).await.unwrap(), 0);
+    assert_eq!(web::alerts::run(&app.state, digest + 30).await.unwrap(), 1);
+    assert_eq!(sms.sandbox_alerts(plain), ["您订阅的「大众二手车」有1辆新车；您收藏的车有1辆降价。"]);
+    assert_eq!(web::alerts::run(&app.state, digest + 90).await.unwrap(), 0, "once a day, and the VIP heard it already");
+    assert_eq!(sms.sandbox_alerts(vip).len(), 1);
 }
