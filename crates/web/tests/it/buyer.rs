@@ -42,7 +42,7 @@ fn promoted_ids(body: &str) -> Vec<i64> {
 async fn cars_of(app: &TestApp, shop: i64, city: Option<&'static domain::region::City>) -> usize {
     let q = domain::search::CarQuery { city, ..Default::default() };
     let scope = store::Scope { shop_id: Some(shop), ..store::Scope::ALL };
-    app.state.store.count_matching(&q, scope, domain::time::year(crate::support::NOW)).await.unwrap() as usize
+    app.state.store.count_matching(&q, scope, domain::time::year(NOW)).await.unwrap() as usize
 }
 
 /// The seed gives three demo shops dealer plans (two for their own city, one nationwide): page 1
@@ -50,7 +50,7 @@ async fn cars_of(app: &TestApp, shop: i64, city: Option<&'static domain::region:
 /// nationwide one everywhere, a city one in its city's list), each labelled 推广; other orders
 /// and pages have none; the shops carry the VIP badge; all of it ends with the plan.
 async fn dealer_plans_promote_their_cars_where_they_apply(app: &TestApp) {
-    let promotions = app.state.store.promotions(crate::support::NOW).await.unwrap();
+    let promotions = app.state.store.promotions(NOW).await.unwrap();
     assert_eq!(promotions.len(), 3, "{promotions:?}");
     let nationwide = promotions.iter().find(|p| p.city_code.is_none()).unwrap().shop_id;
     let r = app.get("/carlist", &[]).await;
@@ -81,7 +81,7 @@ async fn dealer_plans_promote_their_cars_where_they_apply(app: &TestApp) {
     let plain = app.get("/shop/profile/9", &[]).await;
     assert!(!app.get(plain.location(), &[]).await.body.contains("VIP商家"));
     // A year on every plan has ended: no paid places, no badge.
-    let later = app.variant(app.state.config.clone(), crate::support::NOW + 400 * 86_400);
+    let later = app.variant(app.state.config.clone(), NOW + 400 * 86_400);
     let r = crate::support::get_on(&later, &format!("/carlist?city={}", city.slug), &[]).await;
     assert!(promoted_ids(&r.body).is_empty() && !r.body.contains("推广</span>"));
     assert!(!crate::support::get_on(&later, &shop_path, &[]).await.body.contains("VIP商家"));
@@ -218,7 +218,7 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
             "insert into price_change (listing_id, old_price_yuan, new_price_yuan, changed_at) values ({id}, {}, {}, {})",
             d.price_yuan + 5000,
             d.price_yuan,
-            crate::support::NOW - 86_400
+            NOW - 86_400
         ))
         .await
         .unwrap();
@@ -382,7 +382,7 @@ on_both!(120 => the_expiry_job_takes_unconfirmed_cars_offline);
 async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let before = online(app).await;
-    app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", crate::support::NOW - 1)).await.unwrap();
+    app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", NOW - 1)).await.unwrap();
     web::jobs::tick(&app.state, 0).await;
     web::jobs::tick(&app.state, 1).await;
     assert_eq!(online(app).await, before - 1, "exactly one expired, however often the job runs");
