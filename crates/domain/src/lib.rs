@@ -64,6 +64,7 @@ macro_rules! stored_enum {
 
 pub mod alert;
 pub mod appeal;
+pub mod appraisal;
 pub mod audio;
 pub mod auth;
 pub mod catalog;

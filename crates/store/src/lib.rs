@@ -65,6 +65,7 @@ pub use selling::{
 pub use seo::SITEMAP_URLS;
 pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
+pub use valuation::SeriesCar;
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]

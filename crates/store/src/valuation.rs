@@ -85,6 +85,41 @@ fn value_series(rows: &[&Row], now_year: i32, now_month: i32) -> Vec<Result1> {
     rows.iter().map(|r| value_one(r, &peers, now_year, now_month)).collect()
 }
 
+/// An online car of a series, as a free valuation compares against it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeriesCar {
+    /// Listing id.
+    pub listing_id: i64,
+    /// Title.
+    pub title: String,
+    /// City.
+    pub city_code: i32,
+    /// Asking price, yuan.
+    pub price_yuan: i64,
+    /// First registration.
+    pub first_reg_year: i32,
+    /// First registration month.
+    pub first_reg_month: i32,
+    /// Odometer, km.
+    pub mileage_km: i64,
+    /// Its new-car guide price, yuan.
+    pub guide_price_yuan: i64,
+}
+from_row!(SeriesCar { listing_id, title, city_code, price_yuan, first_reg_year, first_reg_month, mileage_km, guide_price_yuan });
+
+impl SeriesCar {
+    /// As the valuation sees it, as of `now`.
+    pub fn comparable(&self, now: i64) -> Comparable {
+        let (y, m) = year_month(now);
+        Comparable {
+            price_yuan: self.price_yuan,
+            age_months: valuation::age_months(self.first_reg_year, self.first_reg_month, y, m),
+            mileage_km: self.mileage_km,
+            guide_price_yuan: self.guide_price_yuan,
+        }
+    }
+}
+
 fn year_month(now: i64) -> (i32, i32) {
     (domain::time::year(now), domain::time::month_of_year(now) as i32)
 }
@@ -111,6 +146,19 @@ impl Store {
             .collect();
         self.write_valuations(&changed, now).await?;
         Ok(changed.len())
+    }
+
+    /// The online cars of a series (by its slug), for a visitor's free valuation.
+    pub async fn series_cars(&self, series_slug: &str) -> Result<Vec<SeriesCar>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, SeriesCar>(
+                "select l.listing_id, l.title, l.city_code, l.price_yuan, l.first_reg_year, l.first_reg_month, l.mileage_km, l.guide_price_yuan \
+                 from listing l where l.status = 'online' and l.series_id = (select series_id from series where slug = $1) order by l.listing_id",
+            )
+            .bind(series_slug)
+            .fetch_all(p)
+            .await?
+        }))
     }
 
     /// Values one listing against the online cars of its series and stores the result (used

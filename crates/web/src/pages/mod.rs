@@ -14,6 +14,7 @@ pub mod mylistings;
 pub mod news;
 pub mod packages;
 pub mod pay;
+pub mod pinggu;
 pub mod programme;
 pub mod regions;
 pub mod sell;

@@ -348,6 +348,9 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
     (
         "卖车",
         &[
+            HallEntry {
+                icon: "价", title: "免费估价", text: "车商收购价、个人交易价、车商零售价，无需留手机号。", href: "/servicehall/pinggu"
+            },
             HallEntry { icon: "发", title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell" },
             HallEntry {
                 icon: "卖", title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar"

@@ -154,7 +154,7 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
+on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
 
 /// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
 /// goes to that shop, which sees it, and the seller sees which dealer received it; one it does not
@@ -211,4 +211,61 @@ async fn sell_requests_go_to_the_lead_package_that_wants_them(app: &TestApp) {
     let seller = login(app, "13922220001", "").await;
     let mine = app.get("/space/gettycarlist", &[("cookie", seller.as_str())]).await;
     assert!(mine.body.contains(&format!("商家「{}」收到了您的请求", shop.name)), "{}", mine.body);
+}
+
+/// The free valuation: three prices in order with the method named (comparables for a series
+/// with many online cars, the model for one with none), its report with the chart's numbers and
+/// the comparables, each bad field said beside it with the rest kept, and the old address moved.
+async fn a_car_is_valued_without_a_phone_number(app: &TestApp) {
+    let store = &app.state.store;
+    let form = app.get("/servicehall/pinggu", &[]).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.body.contains("无需留手机号") && !form.body.contains(r#"name="mobile""#));
+    // The seed's series with the most online cars, and one with none.
+    let (mut slug, mut n, mut empty) = ("", 0, None);
+    for s in domain::catalog::series() {
+        let cars = store.series_cars(s.slug).await.unwrap().len();
+        if cars > n {
+            (slug, n) = (s.slug, cars);
+        }
+        if cars == 0 && empty.is_none() {
+            empty = Some(s.slug);
+        }
+    }
+    assert!(n >= 5, "the seed has a series with comparables: {n}");
+    let url = format!("/servicehall/pinggu/result?series={slug}&month=2021-06&mileage=3.5&city=changsha");
+    let page = app.get(&url, &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains(&format!("根据本站在售的{n}辆同车系车源")), "{}", page.body);
+    let mids: Vec<f64> = page.body.split(r#"<p class="pg-mid"><b>"#).skip(1).map(|s| s.split('<').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(mids.len(), 3);
+    assert!(mids[0] < mids[1] && mids[1] < mids[2], "收购 < 个人 < 零售: {mids:?}");
+    assert!(page.body.contains("/actives/collect/sellcar?city=changsha"), "the offer to sell comes after the prices");
+    let report = app.get(&url.replace("/result?", "/report?"), &[]).await;
+    assert!(report.body.contains("<svg viewBox=\"0 0 600 260\"") && report.body.contains("<caption>曲线上的估值</caption>"), "{}", report.body);
+    assert_eq!(report.body.matches(r#"<li><a href="/details/"#).count(), n.min(20));
+
+    // A series without online cars: the model, said so.
+    let rare = app.get(&format!("/servicehall/pinggu/result?series={}&month=2024-03&mileage=2&city=shanghai", empty.unwrap()), &[]).await;
+    assert_eq!(rare.status, StatusCode::OK, "{}", rare.body);
+    assert!(rare.body.contains("按新车指导价和该车型的折旧模型估算，仅供参考"), "{}", rare.body);
+
+    // Bad input: each message beside its field, the rest kept, never a 500.
+    for (query, field, message) in [
+        ("series=nosuch&month=2021-06&mileage=3.5&city=changsha", "pg-series-error", "请选择品牌车系"),
+        ("series=langyi&month=2027-01&mileage=3.5&city=changsha", "pg-month-error", "首次上牌时间不能晚于本月"),
+        ("series=langyi&month=2021-06&mileage=-1&city=changsha", "pg-mileage-error", "里程不能为负数"),
+        ("series=langyi&month=2021-06&mileage=1e9&city=changsha", "pg-mileage-error", "最多两位小数"),
+        ("series=langyi&month=2021-06&mileage=%EF%BC%93.%EF%BC%95&city=changsha", "pg-mileage-error", "请用半角数字填写里程"),
+        ("series=langyi&month=2021-06&mileage=3.5&city=", "pg-city-error", "请选择所在城市"),
+    ] {
+        let r = app.get(&format!("/servicehall/pinggu/result?{query}"), &[]).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{query}");
+        assert!(r.body.contains(&format!(r#"id="{field}">"#)) && r.body.contains(message), "{query}: {}", r.body);
+        if !query.starts_with("series=nosuch") {
+            assert!(r.body.contains(r#"<option value="langyi" selected>"#), "the series kept: {query}");
+        }
+    }
+    let moved = app.get("/actives/toassess?series=langyi&city=changsha", &[]).await;
+    assert_eq!((moved.status, moved.location()), (StatusCode::MOVED_PERMANENTLY, "/servicehall/pinggu?series=langyi&city=changsha"));
 }

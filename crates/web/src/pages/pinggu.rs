@@ -1,0 +1,335 @@
+//! The free valuation (估价), no phone number asked: `/servicehall/pinggu` (series, first
+//! registration, mileage, city), `/servicehall/pinggu/result?…` (three prices with their ranges
+//! and the method that produced them, on a GET address anyone can share; only then an offer to
+//! sell to a dealer) and `/servicehall/pinggu/report?…` (the comparable cars as links, the
+//! series' depreciation curve with this car on it as an inline SVG chart with its numbers, and
+//! the spread of asking prices). `/actives/toassess` is the old address of the form.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::appraisal::{Quote, Request};
+use domain::valuation::{Comparable, Method};
+use serde::Deserialize;
+
+use super::shared::{BrandSeries, ProvinceCities};
+use crate::error::AppError;
+use crate::extract::Query;
+use crate::meta::{Layout, PageMeta};
+use crate::state::AppState;
+use crate::visitor::Visitor;
+
+/// The form as sent (and as the result's address carries it).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PingguQuery {
+    #[serde(default)]
+    series: String,
+    #[serde(default)]
+    month: String,
+    #[serde(default)]
+    mileage: String,
+    #[serde(default)]
+    city: String,
+}
+
+impl PingguQuery {
+    fn parse(&self, now: i64) -> Result<Request, BTreeMap<&'static str, String>> {
+        domain::appraisal::parse(&self.series, &self.month, &self.mileage, &self.city, now)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "pinggu_form.html")]
+struct FormPage {
+    page: PageMeta,
+    form: PingguQuery,
+    errors: BTreeMap<&'static str, String>,
+    brands: BrandSeries,
+    provinces: ProvinceCities,
+    this_month: String,
+}
+
+impl FormPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+fn form_page(
+    state: &AppState,
+    visitor: &Visitor,
+    mut form: PingguQuery,
+    errors: BTreeMap<&'static str, String>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
+    if form.city.is_empty() {
+        form.city = visitor.city_slug.clone().unwrap_or_default();
+    }
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "免费估价")
+        .describe("二手车免费估价：选择车系、上牌时间、里程和城市，立即给出车商收购价、个人交易价和车商零售价，无需留手机号。")
+        .canonical_path(state, "/servicehall/pinggu");
+    if code != StatusCode::OK {
+        page.noindex();
+    }
+    let now = state.clock.now();
+    let this_month = format!("{}-{:02}", domain::time::year(now), domain::time::month_of_year(now));
+    let tpl = FormPage { page, form, errors, brands: super::shared::brand_series(), provinces: super::shared::province_cities(), this_month };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /servicehall/pinggu`: the form (filled from its query, e.g. from a listing or a shared
+/// address).
+pub async fn form(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+    form_page(&state, &visitor, q, BTreeMap::new(), StatusCode::OK)
+}
+
+/// `GET /actives/toassess?…`: the old address, moved for good with its query.
+pub async fn toassess(RawQuery(q): RawQuery) -> Response {
+    let to = match q.filter(|q| !q.is_empty()) {
+        Some(q) => format!("/servicehall/pinggu?{q}"),
+        None => "/servicehall/pinggu".to_owned(),
+    };
+    (StatusCode::MOVED_PERMANENTLY, [(axum::http::header::LOCATION, to)]).into_response()
+}
+
+/// A price as a card shows it: 万 with its range.
+struct BandView {
+    label: &'static str,
+    hint: &'static str,
+    mid: String,
+    low: String,
+    high: String,
+}
+
+/// Everything both result pages need: the request, the cars compared, the quote.
+struct Valued {
+    req: Request,
+    cars: Vec<store::SeriesCar>,
+    peers: Vec<Comparable>,
+    quote: Quote,
+}
+
+async fn valued(state: &AppState, q: &PingguQuery) -> Result<Result<Valued, BTreeMap<&'static str, String>>, AppError> {
+    let now = state.clock.now();
+    let req = match q.parse(now) {
+        Ok(r) => r,
+        Err(errors) => return Ok(Err(errors)),
+    };
+    let cars = state.store.series_cars(req.series.slug).await?;
+    let peers: Vec<Comparable> = cars.iter().map(|c| c.comparable(now)).collect();
+    let quote = domain::appraisal::quote(&domain::valuation::value(&req.subject(now), &peers));
+    Ok(Ok(Valued { req, cars, peers, quote }))
+}
+
+fn bands(q: &Quote) -> Vec<BandView> {
+    let wan = domain::money::wan;
+    [("车商收购价", "卖给车商，当场成交", q.buy), ("个人交易价", "卖给个人买家", q.private), ("车商零售价", "从车商处购买", q.retail)]
+        .into_iter()
+        .map(|(label, hint, b)| BandView { label, hint, mid: wan(b.mid), low: wan(b.low), high: wan(b.high) })
+        .collect()
+}
+
+/// How the prices were reached, said plainly.
+fn method_text(q: &Quote) -> String {
+    match q.method {
+        Method::Market => format!("根据本站在售的{}辆同车系车源的价格、车龄和里程计算（{}）。", q.sample, q.confidence.label()),
+        Method::Model => format!("本站同车系在售车源不足{}辆，按新车指导价和该车型的折旧模型估算，仅供参考。", domain::valuation::MIN_COMPARABLES),
+    }
+}
+
+/// The car in words: 2021年6月上牌 大众朗逸 · 3.5万公里 · 长沙.
+fn car_text(req: &Request) -> String {
+    let brand = domain::catalog::brand(req.series.brand_slug).map_or("", |b| b.name);
+    format!("{}年{}月上牌 {brand}{} · {}万公里 · {}", req.reg_year, req.reg_month, req.series.name, domain::money::wan_km(req.mileage_km), req.city.name)
+}
+
+#[derive(Template)]
+#[template(path = "pinggu_result.html")]
+struct ResultPage {
+    page: PageMeta,
+    car: String,
+    bands: Vec<BandView>,
+    method: String,
+    model: bool,
+    query: String,
+    sell_url: String,
+}
+
+/// `GET /servicehall/pinggu/result?…`: the three prices; a wrong field goes back to the form
+/// with its message beside it.
+pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+    let v = match valued(&state, &q).await? {
+        Ok(v) => v,
+        Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),
+    };
+    let car = car_text(&v.req);
+    let query = v.req.query();
+    let brand = domain::catalog::brand(v.req.series.brand_slug).map_or("", |b| b.name);
+    let sell = form_urlencoded::Serializer::new(String::new())
+        .append_pair("city", v.req.city.slug)
+        .append_pair("car", &format!("{}年 {brand}{} {}万公里", v.req.reg_year, v.req.series.name, domain::money::wan_km(v.req.mileage_km)))
+        .append_pair("expect", &domain::money::wan(v.quote.private.mid))
+        .finish();
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "估价结果")
+        .describe(format!(
+            "{car}：车商收购价{}万，个人交易价{}万，车商零售价{}万。",
+            domain::money::wan(v.quote.buy.mid),
+            domain::money::wan(v.quote.private.mid),
+            domain::money::wan(v.quote.retail.mid)
+        ))
+        .canonical_path(&state, &format!("/servicehall/pinggu/result?{query}"));
+    page.noindex();
+    let tpl = ResultPage {
+        page,
+        car,
+        bands: bands(&v.quote),
+        method: method_text(&v.quote),
+        model: v.quote.method == Method::Model,
+        sell_url: format!("/actives/collect/sellcar?{sell}"),
+        query,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// The depreciation chart: the curve's points and this car, placed in a 600×260 box.
+struct Chart {
+    /// `x,y x,y …` of the curve.
+    line: String,
+    /// This car.
+    dot: (f64, f64),
+    /// Y-axis ticks: position and label (万).
+    y_ticks: Vec<(f64, String)>,
+    /// X-axis ticks: position and label (年).
+    x_ticks: Vec<(f64, i32)>,
+    /// The numbers: years and value in 万.
+    rows: Vec<(i32, String)>,
+}
+
+fn chart(points: &[(i32, i64)], age_months: i32, value: i64) -> Chart {
+    let (left, right, top, bottom) = (56.0, 584.0, 16.0, 224.0);
+    let max_years = f64::from(domain::appraisal::CURVE_YEARS);
+    let top_value = points.iter().map(|p| p.1).chain([value]).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let x = |years: f64| left + (right - left) * (years.clamp(0.0, max_years) / max_years);
+    let y = |yuan: f64| bottom - (bottom - top) * (yuan / top_value);
+    let line = points.iter().map(|(yr, v)| format!("{:.1},{:.1}", x(f64::from(*yr)), y(*v as f64))).collect::<Vec<_>>().join(" ");
+    let step = nice_step(top_value / 4.0);
+    let y_ticks = (0..).map(|i| f64::from(i) * step).take_while(|v| *v <= top_value).map(|v| (y(v), domain::money::wan(v as i64))).collect();
+    let x_ticks = (0..=domain::appraisal::CURVE_YEARS).step_by(2).map(|yr| (x(f64::from(yr)), yr)).collect();
+    Chart {
+        line,
+        dot: (x(f64::from(age_months) / 12.0), y(value as f64)),
+        y_ticks,
+        x_ticks,
+        rows: points.iter().map(|(yr, v)| (*yr, domain::money::wan(*v))).collect(),
+    }
+}
+
+/// A round step near `raw` yuan: 1, 2 or 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    let p = 10f64.powf(raw.max(1.0).log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
+}
+
+/// A compared car as the report lists it.
+struct CarView {
+    id: i64,
+    title: String,
+    meta: String,
+    price: String,
+}
+
+#[derive(Template)]
+#[template(path = "pinggu_report.html")]
+struct ReportPage {
+    page: PageMeta,
+    car: String,
+    bands: Vec<BandView>,
+    method: String,
+    query: String,
+    chart: Chart,
+    age_text: String,
+    value: String,
+    cars: Vec<CarView>,
+    total: usize,
+    spread: Option<(String, String, String)>,
+}
+
+/// `GET /servicehall/pinggu/report?…`: the valuation's evidence.
+pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+    let v = match valued(&state, &q).await? {
+        Ok(v) => v,
+        Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),
+    };
+    let now = state.clock.now();
+    let age = v.req.age_months(now);
+    let points = domain::appraisal::curve(&v.req, &v.peers, now);
+    // The closest cars first: by age, then mileage.
+    let mut near: Vec<(&store::SeriesCar, &Comparable)> = v.cars.iter().zip(&v.peers).collect();
+    near.sort_by_key(|(_, c)| ((c.age_months - age).abs(), (c.mileage_km - v.req.mileage_km).abs()));
+    let cars = near
+        .iter()
+        .take(20)
+        .map(|(car, _)| CarView {
+            id: car.listing_id,
+            title: car.title.clone(),
+            meta: format!(
+                "{}年{}月 · {}万公里{}",
+                car.first_reg_year,
+                car.first_reg_month,
+                domain::money::wan_km(car.mileage_km),
+                u32::try_from(car.city_code).ok().and_then(domain::region::city).map_or(String::new(), |c| format!(" · {}", c.name))
+            ),
+            price: domain::money::wan(car.price_yuan),
+        })
+        .collect();
+    let mut prices: Vec<i64> = v.cars.iter().map(|c| c.price_yuan).collect();
+    prices.sort_unstable();
+    let spread = (!prices.is_empty()).then(|| {
+        let wan = domain::money::wan;
+        (wan(prices[0]), wan(prices[prices.len() / 2]), wan(prices[prices.len() - 1]))
+    });
+    let car = car_text(&v.req);
+    let query = v.req.query();
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "估价报告").canonical_path(&state, &format!("/servicehall/pinggu/report?{query}"));
+    page.noindex();
+    let tpl = ReportPage {
+        page,
+        chart: chart(&points, age, v.quote.retail.mid),
+        age_text: format!("{}年{}个月", age / 12, age % 12),
+        value: domain::money::wan(v.quote.retail.mid),
+        bands: bands(&v.quote),
+        method: method_text(&v.quote),
+        total: v.cars.len(),
+        car,
+        query,
+        cars,
+        spread,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chart_fits_its_box_and_its_ticks_are_round() {
+        let points: Vec<(i32, i64)> = (0..=10).map(|y| (y, 150_000 - i64::from(y) * 10_000)).collect();
+        let c = chart(&points, 65, 100_000);
+        for pair in c.line.split(' ') {
+            let (x, y) = pair.split_once(',').unwrap();
+            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+            assert!((56.0..=584.0).contains(&x) && (16.0..=224.0).contains(&y), "{pair}");
+        }
+        assert!(c.dot.0 > 56.0 && c.dot.0 < 584.0);
+        assert_eq!(c.y_ticks.iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>(), ["0", "5", "10", "15"]);
+        assert_eq!(c.rows[0], (0, "15".to_owned()));
+        assert_eq!(nice_step(41_250.0), 50_000.0);
+        assert_eq!(nice_step(9_000.0), 10_000.0);
+    }
+}
