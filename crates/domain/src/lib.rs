@@ -74,6 +74,7 @@ pub mod image;
 pub mod lead;
 pub mod legal;
 pub mod money;
+pub mod odometer;
 pub mod order;
 pub mod package;
 pub mod programme;
