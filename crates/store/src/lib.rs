@@ -65,7 +65,7 @@ pub use selling::{
 pub use seo::SITEMAP_URLS;
 pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
-pub use valuation::SeriesCar;
+pub use valuation::{Appraisal, SeriesCar};
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -218,6 +218,7 @@ stored_by_parse!(
     domain::programme::Status,
     domain::programme::Experience,
     domain::programme::Lot,
+    domain::valuation::Method,
     domain::selling::Actor,
     domain::selling::Action,
     domain::selling::ListingStatus,

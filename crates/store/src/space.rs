@@ -242,15 +242,20 @@ impl Store {
         }))
     }
 
-    /// Gives a device's anonymous history to the user who just signed in on it.
+    /// Gives a device's anonymous history (cars viewed, valuations) to the user who just signed in
+    /// on it; returns how many views moved.
     pub async fn merge_device_history(&self, device_id: &str, user_id: i64) -> Result<u64, DbError> {
         Ok(on_pool!(self, p => {
-            sqlx::query("update view_history set user_id = $1 where device_id = $2 and user_id is null")
+            let mut tx = p.begin().await?;
+            sqlx::query("update appraisal set user_id = $1 where device_id = $2 and user_id is null").bind(user_id).bind(device_id).execute(&mut *tx).await?;
+            let views = sqlx::query("update view_history set user_id = $1 where device_id = $2 and user_id is null")
                 .bind(user_id)
                 .bind(device_id)
-                .execute(p)
+                .execute(&mut *tx)
                 .await?
-                .rows_affected()
+                .rows_affected();
+            tx.commit().await?;
+            views
         }))
     }
 

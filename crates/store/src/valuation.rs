@@ -120,6 +120,34 @@ impl SeriesCar {
     }
 }
 
+/// A visitor's free valuation as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appraisal {
+    /// The series' slug.
+    pub series_slug: String,
+    /// First registration.
+    pub reg_year: i32,
+    /// First registration month.
+    pub reg_month: i32,
+    /// Odometer, km.
+    pub mileage_km: i64,
+    /// City.
+    pub city_code: i32,
+    /// 车商收购价, yuan.
+    pub buy_yuan: i64,
+    /// 个人交易价, yuan.
+    pub private_yuan: i64,
+    /// 车商零售价, yuan.
+    pub retail_yuan: i64,
+    /// `market` or `model`.
+    pub method: valuation::Method,
+    /// When.
+    pub created_at: i64,
+}
+from_row!(Appraisal { series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method as stored, created_at });
+
+const APPRAISAL_COLUMNS: &str = "series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method, created_at";
+
 fn year_month(now: i64) -> (i32, i32) {
     (domain::time::year(now), domain::time::month_of_year(now) as i32)
 }
@@ -159,6 +187,56 @@ impl Store {
             .fetch_all(p)
             .await?
         }))
+    }
+
+    /// Keeps a visitor's valuation against their device (and them, when signed in), unless their
+    /// latest one is of the same car.
+    pub async fn record_appraisal(&self, device_id: &str, user_id: Option<i64>, a: &Appraisal) -> Result<(), DbError> {
+        let latest = match user_id {
+            Some(u) => self.appraisals(None, Some(u), 1).await?,
+            None => self.appraisals(Some(device_id), None, 1).await?,
+        };
+        let same = |l: &Appraisal| {
+            (l.series_slug.as_str(), l.reg_year, l.reg_month, l.mileage_km, l.city_code)
+                == (a.series_slug.as_str(), a.reg_year, a.reg_month, a.mileage_km, a.city_code)
+        };
+        if latest.first().is_some_and(same) {
+            return Ok(());
+        }
+        on_pool!(self, p => {
+            sqlx::query(
+                "insert into appraisal (device_id, user_id, series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            )
+            .bind(device_id)
+            .bind(user_id)
+            .bind(&a.series_slug)
+            .bind(a.reg_year)
+            .bind(a.reg_month)
+            .bind(a.mileage_km)
+            .bind(a.city_code)
+            .bind(a.buy_yuan)
+            .bind(a.private_yuan)
+            .bind(a.retail_yuan)
+            .bind(a.method.as_str())
+            .bind(a.created_at)
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// A user's valuations (`user_id`), or an anonymous device's (`device_id`, only those no user
+    /// has), newest first.
+    pub async fn appraisals(&self, device_id: Option<&str>, user_id: Option<i64>, limit: i64) -> Result<Vec<Appraisal>, DbError> {
+        let by_user = format!("select {APPRAISAL_COLUMNS} from appraisal where user_id = $1 order by created_at desc, appraisal_id desc limit $2");
+        let by_device =
+            format!("select {APPRAISAL_COLUMNS} from appraisal where device_id = $1 and user_id is null order by created_at desc, appraisal_id desc limit $2");
+        Ok(match (user_id, device_id) {
+            (Some(u), _) => on_pool!(self, p => sqlx::query_as::<_, Appraisal>(sqlx::AssertSqlSafe(by_user)).bind(u).bind(limit).fetch_all(p).await?),
+            (None, Some(d)) => on_pool!(self, p => sqlx::query_as::<_, Appraisal>(sqlx::AssertSqlSafe(by_device)).bind(d).bind(limit).fetch_all(p).await?),
+            (None, None) => Vec::new(),
+        })
     }
 
     /// Values one listing against the online cars of its series and stores the result (used

@@ -122,6 +122,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/servicehall/pinggu", get(pages::pinggu::form))
         .route("/servicehall/pinggu/result", get(pages::pinggu::result))
         .route("/servicehall/pinggu/report", get(pages::pinggu::report))
+        .route("/servicehall/pinggu/history", get(pages::pinggu::history))
         .route("/actives/toassess", get(pages::pinggu::toassess))
         .route("/actives/fh2021", get(pages::programme::home))
         .route("/actives/fh2021/business", get(pages::programme::business))

@@ -3,7 +3,8 @@
 //! and the method that produced them, on a GET address anyone can share; only then an offer to
 //! sell to a dealer) and `/servicehall/pinggu/report?…` (the comparable cars as links, the
 //! series' depreciation curve with this car on it as an inline SVG chart with its numbers, and
-//! the spread of asking prices). `/actives/toassess` is the old address of the form.
+//! the spread of asking prices), and `/servicehall/pinggu/history` (my valuations: kept against
+//! the device, and the user once they sign in). `/actives/toassess` is the old address of the form.
 
 use std::collections::BTreeMap;
 
@@ -33,6 +34,9 @@ pub struct PingguQuery {
     mileage: String,
     #[serde(default)]
     city: String,
+    /// Sent by the form (not by a shared address): the valuation goes into my history.
+    #[serde(default)]
+    save: String,
 }
 
 impl PingguQuery {
@@ -167,6 +171,23 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         Ok(v) => v,
         Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),
     };
+    if !q.save.is_empty()
+        && let Some(device) = &visitor.device_id
+    {
+        let a = store::Appraisal {
+            series_slug: v.req.series.slug.to_owned(),
+            reg_year: v.req.reg_year,
+            reg_month: v.req.reg_month as i32,
+            mileage_km: v.req.mileage_km,
+            city_code: v.req.city.code as i32,
+            buy_yuan: v.quote.buy.mid,
+            private_yuan: v.quote.private.mid,
+            retail_yuan: v.quote.retail.mid,
+            method: v.quote.method,
+            created_at: state.clock.now(),
+        };
+        state.store.record_appraisal(device, visitor.user.as_ref().map(|u| u.user_id), &a).await?;
+    }
     let car = car_text(&v.req);
     let query = v.req.query();
     let brand = domain::catalog::brand(v.req.series.brand_slug).map_or("", |b| b.name);
@@ -311,6 +332,52 @@ pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         spread,
     };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// A past valuation as the history lists it.
+struct PastView {
+    car: String,
+    prices: String,
+    model: bool,
+    when: String,
+    query: String,
+}
+
+#[derive(Template)]
+#[template(path = "pinggu_history.html")]
+struct HistoryPage {
+    page: PageMeta,
+    items: Vec<PastView>,
+    signed_in: bool,
+}
+
+/// `GET /servicehall/pinggu/history`: my valuations, newest first: a signed-in user's on every
+/// device (what they valued before signing in included), an anonymous visitor's on this device.
+pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let user = visitor.user.as_ref().map(|u| u.user_id);
+    let now = state.clock.now();
+    let items = state
+        .store
+        .appraisals(visitor.device_id.as_deref(), user, 50)
+        .await?
+        .into_iter()
+        .filter_map(|a| {
+            let series = domain::catalog::series_by_slug(&a.series_slug)?;
+            let city = u32::try_from(a.city_code).ok().and_then(domain::region::city)?;
+            let req = Request { series, reg_year: a.reg_year, reg_month: u32::try_from(a.reg_month).ok()?, mileage_km: a.mileage_km, city };
+            let wan = domain::money::wan;
+            Some(PastView {
+                car: car_text(&req),
+                prices: format!("收购{}万 · 个人{}万 · 零售{}万", wan(a.buy_yuan), wan(a.private_yuan), wan(a.retail_yuan)),
+                model: a.method == Method::Model,
+                when: domain::time::relative(a.created_at, now),
+                query: req.query(),
+            })
+        })
+        .collect();
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "我的估价记录").canonical_path(&state, "/servicehall/pinggu/history");
+    page.private();
+    Ok(Html(HistoryPage { page, items, signed_in: user.is_some() }.render()?).into_response())
 }
 
 #[cfg(test)]

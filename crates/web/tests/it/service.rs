@@ -266,6 +266,21 @@ async fn a_car_is_valued_without_a_phone_number(app: &TestApp) {
             assert!(r.body.contains(r#"<option value="langyi" selected>"#), "the series kept: {query}");
         }
     }
+    // My valuations: the form's submissions (not a shared address) on this device, then the
+    // account's once signed in on it.
+    let device = "hx_did=00112233445566778899aabbccddeeff";
+    let d = [("cookie", device)];
+    app.get(&format!("{url}&save=1"), &d).await;
+    app.get(&format!("{url}&save=1"), &d).await;
+    app.get(&url.replace("month=2021-06", "month=2019-01"), &d).await;
+    let mine = app.get("/servicehall/pinggu/history", &d).await;
+    assert_eq!(mine.body.matches("<li class=\"mine-item\">").count(), 1, "the same car once, a shared address never: {}", mine.body);
+    assert!(mine.body.contains("2021年6月上牌") && mine.body.contains("登录</a>后会并入您的账号"), "{}", mine.body);
+    assert!(app.get("/servicehall/pinggu/history", &[]).await.body.contains("还没有估价记录"), "another device has none");
+    let me = login(app, "13700005151", device).await;
+    let signed = app.get("/servicehall/pinggu/history", &[("cookie", me.as_str())]).await;
+    assert!(signed.body.contains("2021年6月上牌") && signed.body.contains("收购"), "merged at sign-in: {}", signed.body);
+
     let moved = app.get("/actives/toassess?series=langyi&city=changsha", &[]).await;
     assert_eq!((moved.status, moved.location()), (StatusCode::MOVED_PERMANENTLY, "/servicehall/pinggu?series=langyi&city=changsha"));
 }
