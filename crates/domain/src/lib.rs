@@ -79,6 +79,7 @@ pub mod order;
 pub mod package;
 pub mod programme;
 pub mod region;
+pub mod report;
 pub mod search;
 pub mod selling;
 pub mod service;

@@ -1,0 +1,310 @@
+//! Vehicle-history reports by VIN: the four products (维保记录, 出险记录, 车辆状态, 里程记录) and
+//! their prices, what a report holds, its one-line summaries (the VIN trust panel's 维保12次，
+//! 最近2025-03 · 出险0次 · 无抵押查封 · 里程正常) with the mileage-rollback verdict, and the
+//! sandbox's records: deterministic and plausible from the VIN alone, with a few demo VINs that
+//! show an accident, a mortgage and a rolled-back odometer.
+//!
+//! ```
+//! use domain::report::{sandbox_record, ROLLBACK_VIN};
+//! use domain::validate::Vin;
+//! let r = sandbox_record(&Vin::parse(ROLLBACK_VIN).unwrap(), 1_795_228_215);
+//! assert!(r.verdict(None).suspected());
+//! ```
+
+use crate::odometer::{self, Reading, Verdict};
+use crate::validate::Vin;
+
+crate::stored_enum! {
+    /// A report product.
+    pub enum Kind {
+        /// Maintenance at dealers' workshops.
+        Maintenance = "maintenance" => "维保记录",
+        /// Insurance claims.
+        Claims = "claims" => "出险记录",
+        /// Mortgage, seizure, theft, scrapping.
+        Status = "status" => "车辆状态",
+        /// Odometer readings and the rollback check.
+        Mileage = "mileage" => "里程记录",
+    }
+}
+
+impl Kind {
+    /// Price in fen.
+    pub fn price_fen(self) -> i64 {
+        match self {
+            Kind::Maintenance => 3_900,
+            Kind::Claims => 2_900,
+            Kind::Status | Kind::Mileage => 1_900,
+        }
+    }
+}
+
+/// One workshop visit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Service {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// Odometer, km.
+    pub km: i64,
+    /// Where.
+    pub shop: String,
+    /// What was done.
+    pub items: String,
+}
+
+/// One insurance claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// Paid, yuan.
+    pub amount_yuan: i64,
+    /// What happened.
+    pub cause: String,
+    /// Parts repaired or replaced.
+    pub parts: String,
+}
+
+/// The registration's standing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags {
+    /// Pledged against a loan.
+    pub mortgaged: bool,
+    /// Seized by a court.
+    pub seized: bool,
+    /// Reported stolen.
+    pub stolen: bool,
+    /// Scrapped.
+    pub scrapped: bool,
+}
+
+/// One odometer reading and where it was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OdometerReading {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// Kilometres.
+    pub km: i64,
+    /// 4S店保养, 年检, 出险定损.
+    pub source: String,
+}
+
+/// Everything the four products say about one car.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Workshop visits, oldest first.
+    pub services: Vec<Service>,
+    /// Claims, oldest first.
+    pub claims: Vec<Claim>,
+    /// Standing.
+    pub flags: Flags,
+    /// Odometer readings in the order recorded.
+    pub readings: Vec<OdometerReading>,
+}
+
+impl Record {
+    /// The readings as the rollback check takes them.
+    pub fn odometer(&self) -> Vec<Reading<'_>> {
+        self.readings.iter().map(|r| Reading { date: &r.date, km: r.km, source: &r.source }).collect()
+    }
+
+    /// The rollback check, against the mileage a seller states when given.
+    pub fn verdict(&self, stated_km: Option<i64>) -> Verdict {
+        odometer::check(&self.odometer(), stated_km)
+    }
+
+    /// One line per product, as the trust panel and the report's head show them.
+    pub fn summary(&self, kind: Kind, stated_km: Option<i64>) -> String {
+        match kind {
+            Kind::Maintenance => match self.services.last() {
+                Some(last) => format!("维保{}次，最近{}", self.services.len(), &last.date[..7]),
+                None => "无维保记录".to_owned(),
+            },
+            Kind::Claims => match self.claims.len() {
+                0 => "出险0次".to_owned(),
+                n => format!("出险{n}次，合计{}元", self.claims.iter().map(|c| c.amount_yuan).sum::<i64>()),
+            },
+            Kind::Status => {
+                let f = self.flags;
+                let found: Vec<&str> = [(f.mortgaged, "有抵押"), (f.seized, "被查封"), (f.stolen, "盗抢登记"), (f.scrapped, "已报废")]
+                    .into_iter()
+                    .filter_map(|(on, label)| on.then_some(label))
+                    .collect();
+                if found.is_empty() { "无抵押查封".to_owned() } else { found.join("、") }
+            }
+            Kind::Mileage => {
+                if self.verdict(stated_km).suspected() {
+                    "疑似调表".to_owned()
+                } else {
+                    "里程正常".to_owned()
+                }
+            }
+        }
+    }
+}
+
+/// A demo VIN whose record shows a serious accident.
+pub const ACCIDENT_VIN: &str = "LSVAM4187C2184821";
+/// A demo VIN pledged against a loan.
+pub const MORTGAGE_VIN: &str = "LFV2A21K5F3073519";
+/// A demo VIN whose odometer was rolled back.
+pub const ROLLBACK_VIN: &str = "LGBH52E05LY123456";
+
+/// A small deterministic generator (SplitMix64) seeded from the VIN.
+struct Rng(u64);
+
+impl Rng {
+    fn of(vin: &str) -> Rng {
+        // FNV-1a over the VIN: the same VIN always gives the same record.
+        Rng(vin.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The model year a VIN's tenth character encodes (A = 2010 … T = 2026, 1–9 = 2001–2009).
+pub fn model_year(vin: &Vin) -> Option<i32> {
+    const LETTERS: &str = "ABCDEFGHJKLMNPRST";
+    let c = vin.as_ref().as_bytes()[9] as char;
+    match c {
+        '1'..='9' => Some(2000 + (c as i32 - '0' as i32)),
+        _ => LETTERS.find(c).map(|i| 2010 + i as i32),
+    }
+}
+
+const SHOPS: [&str; 5] = ["长沙广汽丰田4S店", "武汉东风本田特约店", "上海大众授权服务站", "北京博瑞祥云4S店", "广州骏佳汽车服务中心"];
+const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空气滤清器、空调滤清器", "更换刹车片、检查底盘", "更换火花塞、清洗节气门"];
+
+/// The sandbox's record of a VIN as of `now`: a first registration in its model year, a
+/// workshop visit about every 10,000 km, the annual inspections, sometimes a claim; the demo
+/// VINs add an accident, a mortgage or a rolled-back odometer.
+pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
+    let mut rng = Rng::of(vin.as_ref());
+    let this_year = crate::time::year(now);
+    let start = model_year(vin).filter(|y| (2005..=this_year).contains(y)).unwrap_or(this_year - 5);
+    let km_per_year = 8_000 + rng.below(12_000) as i64;
+    let month = 1 + rng.below(12) as i32;
+    let date = |year: i32, month: i32, day: u64| format!("{year}-{month:02}-{:02}", 1 + day % 28);
+    let mut services = Vec::new();
+    let mut readings = Vec::new();
+    for year in start..=this_year {
+        let years_in = i64::from(year - start);
+        // Twice a year, at about every 10,000 km.
+        for half in 0..2 {
+            let m = (month + half * 6 - 1) % 12 + 1;
+            let y = if month + half * 6 > 12 { year + 1 } else { year };
+            if y > this_year || (y == this_year && m > crate::time::month_of_year(now) as i32) {
+                continue;
+            }
+            let km = years_in * km_per_year + i64::from(half) * km_per_year / 2 + rng.below(800) as i64;
+            if km < 3_000 {
+                continue;
+            }
+            let d = date(y, m, rng.next());
+            services.push(Service { date: d.clone(), km, shop: SHOPS[rng.below(5) as usize].to_owned(), items: ITEMS[rng.below(4) as usize].to_owned() });
+            readings.push(OdometerReading { date: d, km, source: "4S店保养".to_owned() });
+        }
+    }
+    let mut claims = Vec::new();
+    if rng.below(4) == 0 && !services.is_empty() {
+        let s = &services[rng.below(services.len() as u64) as usize];
+        claims.push(Claim {
+            date: s.date.clone(), amount_yuan: 800 + rng.below(3_000) as i64, cause: "倒车刮擦".to_owned(), parts: "后保险杠喷漆".to_owned()
+        });
+    }
+    let mut flags = Flags::default();
+    match vin.as_ref() {
+        ACCIDENT_VIN => {
+            if let Some(s) = services.get(services.len() / 2) {
+                claims.push(Claim {
+                    date: s.date.clone(),
+                    amount_yuan: 48_600,
+                    cause: "正面碰撞".to_owned(),
+                    parts: "前保险杠、左前大灯、水箱框架、左前纵梁修复".to_owned(),
+                });
+                readings.push(OdometerReading { date: s.date.clone(), km: s.km, source: "出险定损".to_owned() });
+            }
+        }
+        MORTGAGE_VIN => flags.mortgaged = true,
+        ROLLBACK_VIN => {
+            // The last visit shows far less than the one before it.
+            if let Some(last) = services.last_mut() {
+                last.km /= 3;
+            }
+            if let Some(last) = readings.last_mut() {
+                last.km /= 3;
+            }
+        }
+        _ => {}
+    }
+    claims.sort_by(|a, b| a.date.cmp(&b.date));
+    readings.sort_by(|a, b| a.date.cmp(&b.date));
+    Record { services, claims, flags, readings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-11-21.
+    const NOW: i64 = 1_795_228_215;
+
+    fn vin(text: &str) -> Vin {
+        Vin::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_vin_always_gives_the_same_plausible_record() {
+        let v = vin("LVSHCAMB1EE123456");
+        let a = sandbox_record(&v, NOW);
+        assert_eq!(a, sandbox_record(&v, NOW), "deterministic");
+        assert_ne!(a, sandbox_record(&vin("LVSHCAMB1EE123457"), NOW), "another VIN, another record");
+        assert_eq!(model_year(&v), Some(2014));
+        assert!(a.services.len() >= 10, "twelve years of visits: {}", a.services.len());
+        assert!(a.services.windows(2).all(|w| w[0].date <= w[1].date && w[0].km < w[1].km), "{a:?}");
+        assert!(a.services.iter().all(|s| s.date.as_str() <= "2026-11-31"), "nothing after today");
+        assert!(!a.verdict(None).suspected());
+        assert_eq!(a.flags, Flags::default());
+        assert_eq!(a.summary(Kind::Mileage, None), "里程正常");
+        assert_eq!(a.summary(Kind::Status, None), "无抵押查封");
+        assert!(a.summary(Kind::Maintenance, None).starts_with(&format!("维保{}次，最近", a.services.len())));
+    }
+
+    #[test]
+    fn the_demo_vins_show_what_they_are_for() {
+        let accident = sandbox_record(&vin(ACCIDENT_VIN), NOW);
+        assert!(accident.claims.iter().any(|c| c.amount_yuan == 48_600 && c.parts.contains("纵梁")));
+        assert!(accident.summary(Kind::Claims, None).starts_with("出险"));
+        assert_ne!(accident.summary(Kind::Claims, None), "出险0次");
+        let mortgage = sandbox_record(&vin(MORTGAGE_VIN), NOW);
+        assert_eq!(mortgage.summary(Kind::Status, None), "有抵押");
+        let rollback = sandbox_record(&vin(ROLLBACK_VIN), NOW);
+        assert_eq!(rollback.summary(Kind::Mileage, None), "疑似调表");
+        assert!(!rollback.verdict(None).lines(&rollback.odometer()).is_empty());
+        // A seller's stated mileage below the record is a rollback too.
+        let clean = sandbox_record(&vin("LVSHCAMB1EE123456"), NOW);
+        let last = clean.readings.last().unwrap().km;
+        assert_eq!(clean.summary(Kind::Mileage, Some(last - 5_000)), "疑似调表");
+        assert_eq!(clean.summary(Kind::Mileage, Some(last + 100)), "里程正常");
+    }
+
+    #[test]
+    fn the_products_have_their_prices_and_names() {
+        assert_eq!(Kind::ALL.map(Kind::price_fen), [3_900, 2_900, 1_900, 1_900]);
+        assert_eq!(Kind::ALL.map(Kind::label), ["维保记录", "出险记录", "车辆状态", "里程记录"]);
+        let none = Record { services: vec![], claims: vec![], flags: Flags::default(), readings: vec![] };
+        assert_eq!(none.summary(Kind::Maintenance, None), "无维保记录");
+        let flagged = Record { flags: Flags { mortgaged: true, seized: true, ..Flags::default() }, ..none };
+        assert_eq!(flagged.summary(Kind::Status, None), "有抵押、被查封");
+    }
+}
