@@ -247,7 +247,7 @@ impl Store {
     pub async fn merge_device_history(&self, device_id: &str, user_id: i64) -> Result<u64, DbError> {
         Ok(on_pool!(self, p => {
             let mut tx = p.begin().await?;
-            sqlx::query("update appraisal set user_id = $1 where device_id = $2 and user_id is null").bind(user_id).bind(device_id).execute(&mut *tx).await?;
+            sqlx::query("update valuation set user_id = $1 where device_id = $2 and user_id is null").bind(user_id).bind(device_id).execute(&mut *tx).await?;
             let views = sqlx::query("update view_history set user_id = $1 where device_id = $2 and user_id is null")
                 .bind(user_id)
                 .bind(device_id)

@@ -139,14 +139,36 @@ pub struct Appraisal {
     pub private_yuan: i64,
     /// 车商零售价, yuan.
     pub retail_yuan: i64,
+    /// The retail price's range, yuan.
+    pub low_yuan: i64,
+    /// Its top.
+    pub high_yuan: i64,
     /// `market` or `model`.
     pub method: valuation::Method,
+    /// How much weight it bears.
+    pub confidence: String,
     /// When.
     pub created_at: i64,
 }
-from_row!(Appraisal { series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method as stored, created_at });
+from_row!(Appraisal {
+    series_slug,
+    reg_year,
+    reg_month,
+    mileage_km,
+    city_code,
+    buy_yuan,
+    private_yuan,
+    retail_yuan,
+    low_yuan,
+    high_yuan,
+    method as stored,
+    confidence,
+    created_at,
+});
 
-const APPRAISAL_COLUMNS: &str = "series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method, created_at";
+const APPRAISAL_COLUMNS: &str = "s.slug as series_slug, v.first_reg_year as reg_year, v.first_reg_month as reg_month, v.mileage_km, v.city_code, \
+                                 v.dealer_buy_yuan as buy_yuan, v.private_yuan, v.dealer_retail_yuan as retail_yuan, v.low_yuan, v.high_yuan, v.method, \
+                                 v.confidence, v.created_at";
 
 fn year_month(now: i64) -> (i32, i32) {
     (domain::time::year(now), domain::time::month_of_year(now) as i32)
@@ -205,8 +227,9 @@ impl Store {
         }
         on_pool!(self, p => {
             sqlx::query(
-                "insert into appraisal (device_id, user_id, series_slug, reg_year, reg_month, mileage_km, city_code, buy_yuan, private_yuan, retail_yuan, method, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                "insert into valuation (device_id, user_id, series_id, first_reg_year, first_reg_month, mileage_km, city_code, dealer_buy_yuan, private_yuan, \
+                 dealer_retail_yuan, low_yuan, high_yuan, method, confidence, created_at) \
+                 select $1, $2, series_id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 from series where slug = $3",
             )
             .bind(device_id)
             .bind(user_id)
@@ -218,7 +241,10 @@ impl Store {
             .bind(a.buy_yuan)
             .bind(a.private_yuan)
             .bind(a.retail_yuan)
+            .bind(a.low_yuan)
+            .bind(a.high_yuan)
             .bind(a.method.as_str())
+            .bind(&a.confidence)
             .bind(a.created_at)
             .execute(p)
             .await?;
@@ -229,9 +255,11 @@ impl Store {
     /// A user's valuations (`user_id`), or an anonymous device's (`device_id`, only those no user
     /// has), newest first.
     pub async fn appraisals(&self, device_id: Option<&str>, user_id: Option<i64>, limit: i64) -> Result<Vec<Appraisal>, DbError> {
-        let by_user = format!("select {APPRAISAL_COLUMNS} from appraisal where user_id = $1 order by created_at desc, appraisal_id desc limit $2");
-        let by_device =
-            format!("select {APPRAISAL_COLUMNS} from appraisal where device_id = $1 and user_id is null order by created_at desc, appraisal_id desc limit $2");
+        let from = "valuation v join series s on s.series_id = v.series_id";
+        let by_user = format!("select {APPRAISAL_COLUMNS} from {from} where v.user_id = $1 order by v.created_at desc, v.valuation_id desc limit $2");
+        let by_device = format!(
+            "select {APPRAISAL_COLUMNS} from {from} where v.device_id = $1 and v.user_id is null order by v.created_at desc, v.valuation_id desc limit $2"
+        );
         Ok(match (user_id, device_id) {
             (Some(u), _) => on_pool!(self, p => sqlx::query_as::<_, Appraisal>(sqlx::AssertSqlSafe(by_user)).bind(u).bind(limit).fetch_all(p).await?),
             (None, Some(d)) => on_pool!(self, p => sqlx::query_as::<_, Appraisal>(sqlx::AssertSqlSafe(by_device)).bind(d).bind(limit).fetch_all(p).await?),

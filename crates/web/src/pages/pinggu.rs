@@ -183,7 +183,10 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
             buy_yuan: v.quote.buy.mid,
             private_yuan: v.quote.private.mid,
             retail_yuan: v.quote.retail.mid,
+            low_yuan: v.quote.retail.low,
+            high_yuan: v.quote.retail.high,
             method: v.quote.method,
+            confidence: v.quote.confidence.as_str().to_owned(),
             created_at: state.clock.now(),
         };
         state.store.record_appraisal(device, visitor.user.as_ref().map(|u| u.user_id), &a).await?;
