@@ -143,6 +143,96 @@ impl Record {
     }
 }
 
+/// One line of a listing's VIN trust panel: a product's summary, where it came from and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PanelLine {
+    /// The product.
+    pub kind: Kind,
+    /// Its summary (`维保12次，最近2025-03`).
+    pub text: String,
+    /// The data's source.
+    pub source: String,
+    /// `YYYY-MM-DD` it was fetched.
+    pub date: String,
+    /// Something a buyer should look at: a claim, a mortgage or seizure, a suspected rollback.
+    pub warning: bool,
+}
+
+impl Record {
+    /// Whether a product's finding is one a buyer should look at.
+    pub fn warns(&self, kind: Kind, stated_km: Option<i64>) -> bool {
+        match kind {
+            Kind::Maintenance => false,
+            Kind::Claims => !self.claims.is_empty(),
+            Kind::Status => self.flags != Flags::default(),
+            Kind::Mileage => self.verdict(stated_km).suspected(),
+        }
+    }
+}
+
+/// The panel of a listing: the four summaries, the mileage judged against the one the seller
+/// states.
+pub fn panel(record: &Record, stated_km: i64, source: &str, date: &str) -> Vec<PanelLine> {
+    Kind::ALL
+        .map(|kind| PanelLine {
+            kind,
+            text: record.summary(kind, Some(stated_km)),
+            source: source.to_owned(),
+            date: date.to_owned(),
+            warning: record.warns(kind, Some(stated_km)),
+        })
+        .to_vec()
+}
+
+/// A panel as stored on the listing row: a line per product, its fields separated by tabs.
+pub fn encode_panel(lines: &[PanelLine]) -> String {
+    let clean = |t: &str| t.replace(['\t', '\n'], " ");
+    lines
+        .iter()
+        .map(|l| format!("{}\t{}\t{}\t{}\t{}", l.kind.as_str(), clean(&l.text), clean(&l.source), clean(&l.date), u8::from(l.warning)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A stored panel read back; lines that do not parse are left out, so an empty text is no panel.
+pub fn decode_panel(text: &str) -> Vec<PanelLine> {
+    text.lines()
+        .filter_map(|line| {
+            let mut f = line.split('\t');
+            let kind = Kind::parse(f.next()?)?;
+            let (text, source, date, warning) = (f.next()?, f.next()?, f.next()?, f.next()? == "1");
+            Some(PanelLine { kind, text: text.to_owned(), source: source.to_owned(), date: date.to_owned(), warning })
+        })
+        .collect()
+}
+
+/// A VIN the sandbox would give a car first registered in `year` (its tenth character), from
+/// `bits` of randomness: a Chinese maker's prefix, then characters a VIN may hold.
+pub fn sandbox_vin(year: i32, bits: u64) -> String {
+    const WMI: [&str; 6] = ["LSV", "LFV", "LGB", "LVS", "LHG", "LBV"];
+    const CHARS: &[u8] = b"0123456789ABCDEFGHJKLMNPRSTUVWXYZ";
+    const YEARS: &[u8] = b"ABCDEFGHJKLMNPRST";
+    let mut b = bits;
+    let mut take = |n: u64| {
+        let v = b % n;
+        b /= n;
+        v as usize
+    };
+    let mut vin = String::from(WMI[take(6)]);
+    for _ in 0..6 {
+        vin.push(CHARS[take(33)] as char);
+    }
+    let year_code = match year {
+        2001..=2009 => (b'0' + (year - 2000) as u8) as char,
+        2010..=2026 => YEARS[(year - 2010) as usize] as char,
+        _ => 'L',
+    };
+    vin.push(year_code);
+    vin.push(CHARS[10 + take(23)] as char);
+    vin.push_str(&format!("{:06}", take(1_000_000)));
+    vin
+}
+
 /// A demo VIN whose record shows a serious accident.
 pub const ACCIDENT_VIN: &str = "LSVAM4187C2184821";
 /// A demo VIN pledged against a loan.
@@ -186,8 +276,8 @@ const SHOPS: [&str; 5] = ["长沙广汽丰田4S店", "武汉东风本田特约�
 const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空气滤清器、空调滤清器", "更换刹车片、检查底盘", "更换火花塞、清洗节气门"];
 
 /// The sandbox's record of a VIN as of `now`: a first registration in its model year, a
-/// workshop visit about every 10,000 km, the annual inspections, sometimes a claim; the demo
-/// VINs add an accident, a mortgage or a rolled-back odometer.
+/// workshop visit about every 10,000 km, sometimes a claim, rarely a mortgage or a rolled-back
+/// odometer; the demo VINs always show an accident, a mortgage or a rolled-back odometer.
 pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
     let mut rng = Rng::of(vin.as_ref());
     let this_year = crate::time::year(now);
@@ -223,6 +313,10 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
         });
     }
     let mut flags = Flags::default();
+    // A few cars of any VIN are pledged, or have had their odometer turned back.
+    let fate = rng.below(100);
+    let rolled_back = fate >= 97 || vin.as_ref() == ROLLBACK_VIN;
+    flags.mortgaged = fate < 3;
     match vin.as_ref() {
         ACCIDENT_VIN => {
             if let Some(s) = services.get(services.len() / 2) {
@@ -236,16 +330,16 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
             }
         }
         MORTGAGE_VIN => flags.mortgaged = true,
-        ROLLBACK_VIN => {
-            // The last visit shows far less than the one before it.
-            if let Some(last) = services.last_mut() {
-                last.km /= 3;
-            }
-            if let Some(last) = readings.last_mut() {
-                last.km /= 3;
-            }
-        }
         _ => {}
+    }
+    if rolled_back && services.len() >= 2 {
+        // The last visit shows far less than the one before it.
+        if let Some(last) = services.last_mut() {
+            last.km /= 3;
+        }
+        if let Some(last) = readings.last_mut() {
+            last.km /= 3;
+        }
     }
     claims.sort_by(|a, b| a.date.cmp(&b.date));
     readings.sort_by(|a, b| a.date.cmp(&b.date));
@@ -296,6 +390,32 @@ mod tests {
         let last = clean.readings.last().unwrap().km;
         assert_eq!(clean.summary(Kind::Mileage, Some(last - 5_000)), "疑似调表");
         assert_eq!(clean.summary(Kind::Mileage, Some(last + 100)), "里程正常");
+    }
+
+    #[test]
+    fn a_panel_is_stored_as_text_and_read_back() {
+        let record = sandbox_record(&vin(MORTGAGE_VIN), NOW);
+        let last = record.readings.last().map_or(0, |r| r.km);
+        let lines = panel(&record, last, "演示数据", "2026-11-21");
+        assert_eq!(lines.iter().map(|l| l.kind).collect::<Vec<_>>(), Kind::ALL);
+        assert_eq!((lines[2].text.as_str(), lines[2].warning), ("有抵押", true));
+        assert_eq!((lines[3].text.as_str(), lines[3].warning), ("里程正常", false));
+        let text = encode_panel(&lines);
+        assert_eq!(decode_panel(&text), lines);
+        assert!(decode_panel("").is_empty());
+        assert_eq!(decode_panel("nonsense\nstatus\t无抵押查封\t演示数据\t2026-11-21\t0").len(), 1, "a bad line is left out");
+        let tabbed = [PanelLine { kind: Kind::Claims, text: "a\tb".into(), source: "s".into(), date: "d".into(), warning: true }];
+        assert_eq!(decode_panel(&encode_panel(&tabbed))[0].text, "a b");
+    }
+
+    #[test]
+    fn sandbox_vins_are_vins_of_their_year() {
+        for (year, bits) in [(2014, 0u64), (2021, u64::MAX), (2008, 123_456_789), (2026, 42)] {
+            let text = sandbox_vin(year, bits);
+            let v = Vin::parse(&text).unwrap();
+            assert_eq!(v.as_ref(), text, "17 valid characters: {text}");
+            assert_eq!(model_year(&v), Some(year));
+        }
     }
 
     #[test]

@@ -104,6 +104,8 @@ pub struct ListingDetail {
     pub price_rating: Option<domain::valuation::Rating>,
     /// A VIN is on file.
     pub has_vin: bool,
+    /// The VIN trust panel (`domain::report::encode_panel`); empty when none.
+    pub history_panel: String,
     /// Shop display name.
     pub shop_name: Option<String>,
     /// Shop slug for `/shop/{oname}`.
@@ -165,6 +167,7 @@ from_row!(ListingDetail {
     valuation_confidence,
     price_rating as stored,
     has_vin,
+    history_panel,
     shop_name,
     shop_oname,
     shop_address,
@@ -202,7 +205,7 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.body_class, l.province_code, l.city_code, l.description, l.inspected, l.inspection_summary, l.annual_inspection_until, \
      l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, coalesce(l.first_published_at, l.published_at) as published_at, l.confirmed_at, l.expires_at, \
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
-     l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, sh.name as shop_name, \
+     l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, l.history_panel, sh.name as shop_name, \
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
@@ -238,6 +241,22 @@ from_row!(PriceChange { old_price_yuan, new_price_yuan, changed_at });
 pub const PUBLIC_STATUSES: [&str; 3] = ["online", "sold", "expired"];
 
 impl Store {
+    /// A listing's VIN (when its seller gave one) and stated mileage, for its VIN trust panel.
+    pub async fn listing_vin(&self, listing_id: i64) -> Result<Option<(String, i64)>, DbError> {
+        let row: Option<(Option<String>, i64)> = on_pool!(self, p => {
+            sqlx::query_as("select vin, mileage_km from listing where listing_id = $1").bind(listing_id).fetch_optional(p).await?
+        });
+        Ok(row.and_then(|(vin, km)| vin.filter(|v| !v.is_empty()).map(|v| (v, km))))
+    }
+
+    /// Writes a listing's VIN trust panel (`domain::report::encode_panel`).
+    pub async fn set_history_panel(&self, listing_id: i64, panel: &str) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update listing set history_panel = $1 where listing_id = $2").bind(panel).bind(listing_id).execute(p).await?;
+        });
+        Ok(())
+    }
+
     /// A listing in any status; the caller decides what may be shown.
     pub async fn listing_detail(&self, listing_id: i64) -> Result<ListingDetail, DbError> {
         if let Some(r) = &self.readers {

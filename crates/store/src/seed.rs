@@ -430,6 +430,21 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let month = if age == 0 { 1 + rng.below(u64::from(current_month)) as i32 } else { 1 + rng.below(12) as i32 };
         let age_f = f64::from(current_year - year) + (f64::from(current_month) - f64::from(month)) / 12.0;
         let mileage = ((age_f.max(0.2) * rng.range(6_000.0, 24_000.0)) / 100.0).round() as i64 * 100;
+        // Two cars in five come with their VIN: their history summarised for buyers (the
+        // sandbox's records), the stated mileage a little above the last recorded reading. A
+        // generator of their own keeps the rest of the demo as it was.
+        let mut vin_rng = Rng::new(cfg.seed.wrapping_mul(1_000_003).wrapping_add(id as u64));
+        let (vin, mileage, panel) = match vin_rng.chance(0.4).then(|| domain::report::sandbox_vin(year, vin_rng.next_u64())) {
+            Some(vin) => {
+                let record = domain::validate::Vin::parse(&vin).map(|v| domain::report::sandbox_record(&v, now)).ok();
+                let last = record.as_ref().and_then(|r| r.readings.last()).map(|r| r.km);
+                let mileage = last.map_or(mileage, |km| (km + vin_rng.below(3_000) as i64) / 100 * 100 + 100);
+                let panel =
+                    record.map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(&r, mileage, "演示数据", &domain::time::date(now))));
+                (Val::Text(vin), mileage, panel)
+            }
+            None => (Val::Null, mileage, String::new()),
+        };
         let guide = s.guide_min_yuan + rng.below((s.guide_max_yuan - s.guide_min_yuan + 1) as u64) as i64;
         let guide = guide / 100 * 100;
         let price = ((guide as f64 * retained_share(s.class, age_f, mileage as f64, s.fuel) * rng.range(0.9, 1.1)) / 100.0).round() as i64 * 100;
@@ -537,6 +552,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             if status == "sold" { Val::Int(now - rng.below(5 * 86_400) as i64) } else { Val::Null },
             // Sent to review when first published; a car waiting for review was sent hours ago.
             Val::Int(if status == "pending" { now - rng.below(30 * 3_600) as i64 } else { published }),
+            vin,
+            Val::Text(panel),
         ]);
         if listing_rows.len() == 5_000 {
             report.listings += listing_rows.len();
@@ -953,6 +970,8 @@ impl<'a> Batch<'a> {
             "expires_at",
             "sold_at",
             "submitted_at",
+            "vin",
+            "history_panel",
         ];
         let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
             Some(Val::Int(id)) => *id,

@@ -40,6 +40,7 @@ pub mod photos;
 pub mod push;
 pub mod random;
 pub mod recordings;
+pub mod reports;
 pub mod resume;
 pub mod search_bench;
 pub mod session;

@@ -83,6 +83,8 @@ struct DetailPage {
     saving_wan: Option<String>,
     rating: RatingView,
     specs: Vec<(&'static str, String)>,
+    /// The VIN trust panel: the history products summarised, each with its source and date.
+    history: Vec<domain::report::PanelLine>,
     banner: Option<&'static str>,
     days_on_market: Option<i64>,
     confirmed: Option<String>,
@@ -321,6 +323,7 @@ async fn render_with(
         saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
         rating: rating_view(&d),
         specs: specs(&d),
+        history: domain::report::decode_panel(&d.history_panel),
         banner,
         days_on_market: d.published_at.map(|t| domain::time::days_between(t, now).max(0)),
         confirmed: d.confirmed_at.filter(|_| online).map(|t| match domain::time::days_between(t, now) {

@@ -181,8 +181,10 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
     match state.store.listing_action(id, staff.user_id, Actor::Staff, action, reason, now).await? {
         ActionOutcome::Done(_) => {
             if action == Action::Approve {
-                // Valued at publication so its card shows a rating at once.
+                // Valued at publication so its card shows a rating at once; its VIN's records
+                // summarised for buyers.
                 state.store.value_listing(id, now).await?;
+                crate::reports::refresh_panel(&state, id).await?;
             }
             Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
         }

@@ -94,6 +94,9 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let rejected = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=reject&reason=")).await;
     assert_eq!(rejected.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(rejected.body.contains("需要填写原因"));
+    // The seller gave the VIN (the sandbox's demo VIN of a rolled-back odometer).
+    let vin = domain::report::ROLLBACK_VIN;
+    app.state.store.execute_admin(&format!("update listing set vin = '{vin}' where listing_id = {id}")).await.unwrap();
     let ok = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER);
     let again = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
@@ -103,6 +106,12 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let detail = app.get(&format!("/details/{id}"), &[]).await;
     assert_eq!(detail.status, StatusCode::OK);
     assert!(detail.body.contains("8.8") && detail.body.contains("_w640.webp"), "price and uploaded photos shown");
+    // Published, its VIN's records are summarised for buyers, the VIN itself never shown.
+    assert!(detail.body.contains("<h2>车况记录") && detail.body.contains(r#"<span class="vin-text">疑似调表</span>"#), "{}", detail.body);
+    assert!(detail.body.contains("维保记录") && detail.body.contains("无抵押查封") && detail.body.contains("演示数据 · "));
+    assert!(!detail.body.contains(vin) && !detail.body.contains(&vin[11..]), "the VIN stays private");
+    // (The edits below send the form without a VIN, as it was posted.)
+    app.state.store.execute_admin(&format!("update listing set vin = null where listing_id = {id}")).await.unwrap();
     let list = app.get("/carlist?price=8-12&city=changsha&sort=new", &[]).await;
     assert!(list.body.contains(&format!("/details/{id}\"")), "found in /carlist by its city and price");
     let by_words = |words: &'static str| async move {
