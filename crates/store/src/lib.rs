@@ -248,7 +248,10 @@ impl Stored for Option<domain::valuation::Rating> {
 pub(crate) enum Val {
     Int(i64),
     Text(String),
+    /// A null integer.
     Null,
+    /// A null text: PostgreSQL takes a typed null only where the column's type matches.
+    NullText,
 }
 
 /// Binds `vals` in order onto a query of either backend.
@@ -260,6 +263,7 @@ macro_rules! bind_all {
                 $crate::Val::Int(i) => q.bind(i),
                 $crate::Val::Text(s) => q.bind(s),
                 $crate::Val::Null => q.bind(Option::<i64>::None),
+                $crate::Val::NullText => q.bind(Option::<String>::None),
             };
         }
         q

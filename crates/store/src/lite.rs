@@ -59,7 +59,7 @@ impl ToSql for Val {
         Ok(match self {
             Val::Int(i) => ToSqlOutput::from(*i),
             Val::Text(s) => ToSqlOutput::from(s.as_str()),
-            Val::Null => ToSqlOutput::from(Null),
+            Val::Null | Val::NullText => ToSqlOutput::from(Null),
         })
     }
 }

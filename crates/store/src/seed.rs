@@ -443,7 +443,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
                     record.map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(&r, mileage, "演示数据", &domain::time::date(now))));
                 (Val::Text(vin), mileage, panel)
             }
-            None => (Val::Null, mileage, String::new()),
+            None => (Val::NullText, mileage, String::new()),
         };
         let guide = s.guide_min_yuan + rng.below((s.guide_max_yuan - s.guide_min_yuan + 1) as u64) as i64;
         let guide = guide / 100 * 100;
