@@ -692,6 +692,7 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     let centre = app.get("/actives/zhikeclues", &h).await;
     assert_eq!(centre.status, StatusCode::OK);
     assert!(centre.body.contains("建国精品二手车") && centre.body.contains("VIP商家"), "the shop, with the month of VIP");
+    assert!(centre.body.contains(r#"暂无线索。<a href="/personalsell">发布车源</a>后"#), "an empty desk says how leads come: {}", centre.body);
 
     // The community: members post, others are told how to join.
     let other = login(app, "13700009998", "").await;
