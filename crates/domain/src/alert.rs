@@ -15,12 +15,9 @@ use crate::vip::PLANS;
 /// The digest's hour, China time.
 pub const DIGEST_HOUR: i64 = 20;
 
-const CHINA_OFFSET: i64 = 8 * 3_600;
-
 /// The latest digest time at or before `now`: today's 20:00 China time, or yesterday's.
 pub fn latest_digest_at(now: i64) -> i64 {
-    let day_start = (now + CHINA_OFFSET).div_euclid(86_400) * 86_400 - CHINA_OFFSET;
-    let today = day_start + DIGEST_HOUR * 3_600;
+    let today = crate::time::day_start(now) + DIGEST_HOUR * 3_600;
     if now >= today { today } else { today - 86_400 }
 }
 
@@ -105,7 +102,7 @@ mod tests {
 
     #[test]
     fn the_digest_is_at_twenty_hundred_china_time() {
-        let day = (DAY + CHINA_OFFSET).div_euclid(86_400) * 86_400 - CHINA_OFFSET;
+        let day = crate::time::day_start(DAY);
         let eight_pm = day + 20 * 3_600;
         assert_eq!(crate::time::datetime(eight_pm)[11..16].to_owned(), "20:00");
         assert_eq!(latest_digest_at(eight_pm), eight_pm);

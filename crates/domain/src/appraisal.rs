@@ -23,8 +23,8 @@ use crate::valuation::{self, Comparable, Confidence, Method, Subject, Valuation}
 pub const PRIVATE_SHARE: f64 = 0.93;
 /// A dealer's buying price's share of its retail price: reconditioning, the lot, the margin.
 pub const BUY_SHARE: f64 = 0.85;
-/// Highest mileage the form takes, in 万公里.
-pub const MAX_MILEAGE_WAN: f64 = 100.0;
+/// Highest mileage the form takes (100万公里), km.
+pub const MAX_MILEAGE_KM: i64 = 1_000_000;
 /// Years the depreciation curve of the report spans.
 pub const CURVE_YEARS: i32 = 10;
 /// Kilometres a car is taken to run a year on the curve.
@@ -100,18 +100,15 @@ pub fn parse_mileage(text: &str) -> Result<i64, &'static str> {
     if t.starts_with('-') {
         return Err("里程不能为负数");
     }
-    let well_formed = t.len() <= 6
-        && t.split_once('.').map_or(t.chars().all(|c| c.is_ascii_digit()), |(w, f)| {
-            !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()) && (1..=2).contains(&f.len()) && f.chars().all(|c| c.is_ascii_digit())
-        });
-    if !well_formed {
-        return Err("请填写表显里程，单位万公里，最多两位小数，如 3.5");
-    }
-    let wan: f64 = t.parse().map_err(|_| "请填写表显里程，单位万公里，如 3.5")?;
-    if wan > MAX_MILEAGE_WAN {
+    // The sell form's reading of a 万 amount, without its unit suffix.
+    let km = match crate::selling::parse_wan(t) {
+        Some(km) if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') => km,
+        _ => return Err("请填写表显里程，单位万公里，最多两位小数，如 3.5"),
+    };
+    if km > MAX_MILEAGE_KM {
         return Err("里程最多填写100万公里");
     }
-    Ok((wan * 10_000.0).round() as i64)
+    Ok(km)
 }
 
 impl Request {

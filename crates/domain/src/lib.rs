@@ -80,6 +80,7 @@ pub mod package;
 pub mod programme;
 pub mod region;
 pub mod report;
+pub mod rng;
 pub mod search;
 pub mod selling;
 pub mod service;

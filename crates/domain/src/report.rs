@@ -12,6 +12,7 @@
 //! ```
 
 use crate::odometer::{self, Reading, Verdict};
+use crate::rng::Rng;
 use crate::validate::Vin;
 
 crate::stored_enum! {
@@ -233,6 +234,9 @@ pub fn sandbox_vin(year: i32, bits: u64) -> String {
     vin
 }
 
+/// The source the sandbox's records are shown with.
+pub const SANDBOX_SOURCE: &str = "演示数据";
+
 /// A demo VIN whose record shows a serious accident.
 pub const ACCIDENT_VIN: &str = "LSVAM4187C2184821";
 /// A demo VIN pledged against a loan.
@@ -240,26 +244,10 @@ pub const MORTGAGE_VIN: &str = "LFV2A21K5F3073519";
 /// A demo VIN whose odometer was rolled back.
 pub const ROLLBACK_VIN: &str = "LGBH52E05LY123456";
 
-/// A small deterministic generator (SplitMix64) seeded from the VIN.
-struct Rng(u64);
-
-impl Rng {
-    fn of(vin: &str) -> Rng {
-        // FNV-1a over the VIN: the same VIN always gives the same record.
-        Rng(vin.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
+/// The sandbox's generator for a VIN: seeded with its FNV-1a hash, so the same VIN always gives
+/// the same record.
+fn rng_of(vin: &str) -> Rng {
+    Rng::new(vin.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
 }
 
 /// The model year a VIN's tenth character encodes (A = 2010 … T = 2026, 1–9 = 2001–2009).
@@ -279,7 +267,7 @@ const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空�
 /// workshop visit about every 10,000 km, sometimes a claim, rarely a mortgage or a rolled-back
 /// odometer; the demo VINs always show an accident, a mortgage or a rolled-back odometer.
 pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
-    let mut rng = Rng::of(vin.as_ref());
+    let mut rng = rng_of(vin.as_ref());
     let this_year = crate::time::year(now);
     let start = model_year(vin).filter(|y| (2005..=this_year).contains(y)).unwrap_or(this_year - 5);
     let km_per_year = 8_000 + rng.below(12_000) as i64;
@@ -300,7 +288,7 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
             if km < 3_000 {
                 continue;
             }
-            let d = date(y, m, rng.next());
+            let d = date(y, m, rng.next_u64());
             services.push(Service { date: d.clone(), km, shop: SHOPS[rng.below(5) as usize].to_owned(), items: ITEMS[rng.below(4) as usize].to_owned() });
             readings.push(OdometerReading { date: d, km, source: "4S店保养".to_owned() });
         }
@@ -396,7 +384,7 @@ mod tests {
     fn a_panel_is_stored_as_text_and_read_back() {
         let record = sandbox_record(&vin(MORTGAGE_VIN), NOW);
         let last = record.readings.last().map_or(0, |r| r.km);
-        let lines = panel(&record, last, "演示数据", "2026-11-21");
+        let lines = panel(&record, last, SANDBOX_SOURCE, "2026-11-21");
         assert_eq!(lines.iter().map(|l| l.kind).collect::<Vec<_>>(), Kind::ALL);
         assert_eq!((lines[2].text.as_str(), lines[2].warning), ("有抵押", true));
         assert_eq!((lines[3].text.as_str(), lines[3].warning), ("里程正常", false));

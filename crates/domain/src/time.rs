@@ -119,10 +119,12 @@ pub fn parse_year(text: &str) -> Option<i32> {
 /// The first second of `ts`'s calendar month, China time (the start of "this month" for monthly
 /// benefits).
 pub fn month_start(ts: i64) -> i64 {
-    let d = china(ts);
-    let days_in = i64::from(d.day0());
-    let seconds_in_day = i64::from(d.num_seconds_from_midnight());
-    ts - days_in * 86_400 - seconds_in_day
+    day_start(ts) - i64::from(china(ts).day0()) * 86_400
+}
+
+/// The first second of `ts`'s calendar day, China time.
+pub fn day_start(ts: i64) -> i64 {
+    ts - i64::from(china(ts).num_seconds_from_midnight())
 }
 
 /// Whole days between two instants, never negative: days on market, days since confirmation.
@@ -140,6 +142,8 @@ mod tests {
         let start = month_start(now);
         assert_eq!(month_start(start), start, "the first second is its own month's start");
         assert_eq!(datetime(month_start(start - 1)), "2026-10-01 00:00:00");
+        assert_eq!(datetime(day_start(now)), "2026-11-21 00:00:00");
+        assert_eq!(day_start(day_start(now) - 1), day_start(now) - 86_400);
     }
 
     use super::*;

@@ -45,50 +45,7 @@ pub struct SeedReport {
     pub rated: usize,
 }
 
-/// SplitMix64: tiny, fast and good enough for demo data; deterministic across platforms.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-}
+pub use domain::rng::Rng;
 
 /// Weights for demo listing cities: big car markets get more cars.
 const BIG_CITIES: &[(u32, u64)] = &[
@@ -402,6 +359,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut photo_id = 0i64;
     let mut price_id = 0i64;
     let mut demo_car: Option<i64> = None;
+    let today = domain::time::date(now);
     for i in 0..cfg.listings {
         let id = i as i64 + 1;
         let ticket = rng.below(total_weight);
@@ -440,7 +398,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
                 let last = record.as_ref().and_then(|r| r.readings.last()).map(|r| r.km);
                 let mileage = last.map_or(mileage, |km| (km + vin_rng.below(3_000) as i64) / 100 * 100 + 100);
                 let panel =
-                    record.map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(&r, mileage, "演示数据", &domain::time::date(now))));
+                    record.map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(&r, mileage, domain::report::SANDBOX_SOURCE, &today)));
                 (Val::Text(vin), mileage, panel)
             }
             None => (Val::NullText, mileage, String::new()),

@@ -5,9 +5,6 @@
 
 use crate::state::AppState;
 
-/// The source the sandbox's summaries are shown with.
-pub const SANDBOX_SOURCE: &str = "演示数据";
-
 /// Writes the VIN trust panel of a listing whose seller gave a VIN: the four products summarised,
 /// the mileage judged against the one the seller states. Without a VIN (removed in an edit) the
 /// panel goes. True when the listing has one.
@@ -19,7 +16,7 @@ pub async fn refresh_panel(state: &AppState, listing_id: i64) -> Result<bool, st
     };
     let now = state.clock.now();
     let record = domain::report::sandbox_record(&vin, now);
-    let lines = domain::report::panel(&record, stated_km, SANDBOX_SOURCE, &domain::time::date(now));
+    let lines = domain::report::panel(&record, stated_km, domain::report::SANDBOX_SOURCE, &domain::time::date(now));
     state.store.set_history_panel(listing_id, &domain::report::encode_panel(&lines)).await?;
     Ok(true)
 }
