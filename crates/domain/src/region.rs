@@ -109,6 +109,11 @@ pub fn city(code: u32) -> Option<&'static City> {
     all.binary_search_by_key(&code, |c| c.code).ok().map(|i| &all[i])
 }
 
+/// Looks a city up by the code a database row keeps (an integer column; none for a negative one).
+pub fn stored_city(code: i32) -> Option<&'static City> {
+    u32::try_from(code).ok().and_then(city)
+}
+
 /// Looks a city up by pinyin slug.
 pub fn city_by_slug(slug: &str) -> Option<&'static City> {
     // By halves too: every page reads the visitor's city cookie, and the region picker lists
@@ -156,6 +161,13 @@ mod tests {
         assert!(groups.iter().all(|(c, l)| l.iter().all(|city| city.initial == *c && city.slug.to_uppercase().starts_with(*c))));
         let c = groups.iter().find(|(c, _)| *c == 'C').unwrap();
         assert!(c.1.iter().any(|city| city.name == "长沙"));
+    }
+
+    #[test]
+    fn a_stored_code_finds_its_city() {
+        assert_eq!(stored_city(430_100).map(|c| c.name), Some("长沙"));
+        assert_eq!(stored_city(-430_100), None);
+        assert_eq!(stored_city(0), None);
     }
 
     #[test]

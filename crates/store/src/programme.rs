@@ -246,7 +246,7 @@ macro_rules! open_programme_shop {
         .fetch_optional(&mut *$tx)
         .await?;
         if let Some((application_id, user_id, city_code, shop_name, address)) = row {
-            let city = u32::try_from(city_code).ok().and_then(domain::region::city);
+            let city = domain::region::stored_city(city_code);
             let province = city.map_or(0, |c| i64::from(c.province_code));
             let oname = format!("{}-fh{application_id}", city.map_or("shop", |c| c.slug));
             let phone: Option<String> = sqlx::query_scalar("select mobile from app_user where user_id = $1").bind(user_id).fetch_one(&mut *$tx).await?;

@@ -35,17 +35,22 @@ pub async fn run(state: &AppState, now: i64) -> Result<usize, store::DbError> {
     Ok(sent)
 }
 
+/// A saved search's cars published after `since` and its cars whose price was cut after it (what
+/// `/space/searches` shows, and what an alert says).
+pub async fn search_news(state: &AppState, query: &str, since: i64, year: i32) -> Result<(i64, i64), store::DbError> {
+    let q = crate::resume::saved_query(query);
+    let fresh = Scope { published_after: Some(since), ..Scope::default() };
+    let cut = Scope { price_cut_after: Some(since), ..Scope::default() };
+    tokio::try_join!(state.store.count_matching(&q, fresh, year), state.store.count_matching(&q, cut, year))
+}
+
 /// What changed for `f` since its last round (or, the first time, since each search was saved
 /// or last looked at and each favourite saved).
 async fn news(state: &AppState, f: &Follower, now: i64) -> Result<Option<Alert>, store::DbError> {
     let year = domain::time::year(now);
     let mut searches = Vec::new();
     for saved in state.store.saved_searches(f.user_id).await? {
-        let since = f.alerted_at.max(saved.last_checked_at);
-        let q = crate::resume::saved_query(&saved.query);
-        let fresh = Scope { published_after: Some(since), ..Scope::default() };
-        let cut = Scope { price_cut_after: Some(since), ..Scope::default() };
-        let (new, cut) = tokio::try_join!(state.store.count_matching(&q, fresh, year), state.store.count_matching(&q, cut, year))?;
+        let (new, cut) = search_news(state, &saved.query, f.alerted_at.max(saved.last_checked_at), year).await?;
         searches.push(SearchNews { title: saved.title, new, cut });
     }
     let favourites = state.store.favourite_price_cuts(f.user_id, f.alerted_at).await?;

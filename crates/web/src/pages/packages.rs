@@ -137,7 +137,7 @@ async fn step_page(
     let shop = state.store.own_shop(user.user_id).await?;
     if input.city.is_empty() {
         // The shop's own city unless the dealer chose another.
-        input.city = u32::try_from(shop.city_code).ok().and_then(domain::region::city).map_or(String::new(), |c| c.slug.to_owned());
+        input.city = domain::region::stored_city(shop.city_code).map_or(String::new(), |c| c.slug.to_owned());
     }
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "选择线索包").canonical_path(state, "/actives/superclue/step");
     page.private();
@@ -285,7 +285,7 @@ async fn mine_page(state: &AppState, visitor: &Visitor, user: &store::User, with
             leads.entry(l.lead_package_id).or_default().push(DeliveredView {
                 id: l.lead_id,
                 car: l.name.clone(),
-                city: l.city_code.and_then(|c| u32::try_from(c).ok()).and_then(domain::region::city).map_or(String::new(), |c| c.name.to_owned()),
+                city: l.city_code.and_then(domain::region::stored_city).map_or(String::new(), |c| c.name.to_owned()),
                 expected: l.expected_yuan.map(|y| format!("期望{}万", domain::money::wan(y))).unwrap_or_default(),
                 phone: if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
                 status: l.status,

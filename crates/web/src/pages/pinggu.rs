@@ -306,7 +306,7 @@ pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Q
                 car.first_reg_year,
                 car.first_reg_month,
                 domain::money::wan_km(car.mileage_km),
-                u32::try_from(car.city_code).ok().and_then(domain::region::city).map_or(String::new(), |c| format!(" · {}", c.name))
+                domain::region::stored_city(car.city_code).map_or(String::new(), |c| format!(" · {}", c.name))
             ),
             price: domain::money::wan(car.price_yuan),
         })
@@ -366,7 +366,7 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
         .into_iter()
         .filter_map(|a| {
             let series = domain::catalog::series_by_slug(&a.series_slug)?;
-            let city = u32::try_from(a.city_code).ok().and_then(domain::region::city)?;
+            let city = domain::region::stored_city(a.city_code)?;
             let req = Request { series, reg_year: a.reg_year, reg_month: u32::try_from(a.reg_month).ok()?, mileage_km: a.mileage_km, city };
             let wan = domain::money::wan;
             Some(PastView {

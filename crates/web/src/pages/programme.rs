@@ -145,7 +145,7 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, SignedIn(use
     // After a rejection the form starts from what was sent.
     let form = latest.map_or_else(ApplyForm::default, |a| ApplyForm {
         name: a.name,
-        city: u32::try_from(a.city_code).ok().and_then(domain::region::city).map_or(String::new(), |c| c.slug.to_owned()),
+        city: domain::region::stored_city(a.city_code).map_or(String::new(), |c| c.slug.to_owned()),
         shop_name: a.shop_name,
         experience: a.experience.as_str().to_owned(),
         lot: a.lot.as_str().to_owned(),
@@ -196,7 +196,7 @@ struct ApplicationView {
 impl ApplicationView {
     fn new(a: Application) -> ApplicationView {
         ApplicationView {
-            city: u32::try_from(a.city_code).ok().and_then(domain::region::city).map_or(String::new(), |c| c.name.to_owned()),
+            city: domain::region::stored_city(a.city_code).map_or(String::new(), |c| c.name.to_owned()),
             sent: domain::time::datetime(a.created_at)[..16].to_owned(),
             reviewed: a.reviewed_at.map(|t| domain::time::datetime(t)[..16].to_owned()).unwrap_or_default(),
             a,

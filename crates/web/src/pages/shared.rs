@@ -354,7 +354,7 @@ impl PackageView {
     /// The view of a stored package.
     pub fn new(k: &store::LeadPackage) -> PackageView {
         let spec = k.spec();
-        let city = u32::try_from(k.city_code).ok().and_then(region::city);
+        let city = region::stored_city(k.city_code);
         let again = format!(
             "city={}&band={}&quantity={}{}",
             city.map_or("", |c| c.slug),

@@ -515,10 +515,8 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(
     let store = &state.store;
     for saved in store.saved_searches(user.user_id).await? {
         let q = crate::resume::saved_query(&saved.query);
-        let fresh = Scope { published_after: Some(saved.last_checked_at), ..Scope::default() };
-        let cut = Scope { price_cut_after: Some(saved.last_checked_at), ..Scope::default() };
-        let (total, new_count, drops) =
-            tokio::try_join!(store.count_matching(&q, Scope::default(), year), store.count_matching(&q, fresh, year), store.count_matching(&q, cut, year))?;
+        let (total, (new_count, drops)) =
+            tokio::try_join!(store.count_matching(&q, Scope::default(), year), crate::alerts::search_news(&state, &saved.query, saved.last_checked_at, year))?;
         out.push(SearchView {
             id: saved.saved_search_id,
             title: saved.title,
