@@ -90,11 +90,7 @@ fn uses_of(order: &PayOrder) -> Vec<(&'static str, &'static str)> {
 /// refresh, so it works without JavaScript) until the notify or the query settles it. A lead
 /// package's order has its own result page, which shows the package.
 pub async fn result(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
-    let order = own_order(&state, user.user_id, q.order.trim()).await?;
-    if order.kind == Product::Leads {
-        return Ok(Redirect::to(&result_path(&order, &q.trade_no)).into_response());
-    }
-    result_page(&state, &visitor, order, &q).await
+    result_at(&state, &visitor, &user, &q, PAY_RESULT).await
 }
 
 /// `GET /actives/superclue/submitSuccess?order=…`: a lead package's order result, as
@@ -105,19 +101,30 @@ pub async fn package_result(
     SignedIn(user): SignedIn,
     Query(q): Query<OrderQuery>,
 ) -> Result<Response, AppError> {
-    let order = own_order(&state, user.user_id, q.order.trim()).await?;
-    if order.kind != Product::Leads {
+    result_at(&state, &visitor, &user, &q, PACKAGE_RESULT).await
+}
+
+const PAY_RESULT: &str = "/common/paysuccess";
+const PACKAGE_RESULT: &str = "/actives/superclue/submitSuccess";
+
+/// The result page at `here`, or a redirect to the order's own (a lead package's shows it).
+async fn result_at(state: &AppState, visitor: &Visitor, user: &store::User, q: &OrderQuery, here: &str) -> Result<Response, AppError> {
+    let order = own_order(state, user.user_id, q.order.trim()).await?;
+    if result_base(&order) != here {
         return Ok(Redirect::to(&result_path(&order, &q.trade_no)).into_response());
     }
-    result_page(&state, &visitor, order, &q).await
+    result_page(state, visitor, order, q).await
+}
+
+fn result_base(order: &PayOrder) -> &'static str {
+    if order.kind == Product::Leads { PACKAGE_RESULT } else { PAY_RESULT }
 }
 
 /// The result page of an order (keeping the provider's trade number the return carried).
 fn result_path(order: &PayOrder, trade_no: &str) -> String {
-    let path = if order.kind == Product::Leads { "/actives/superclue/submitSuccess" } else { "/common/paysuccess" };
     let trade =
         if trade_no.is_empty() { String::new() } else { format!("&trade_no={}", form_urlencoded::byte_serialize(trade_no.as_bytes()).collect::<String>()) };
-    format!("{path}?order={}{trade}", order.order_no)
+    format!("{}?order={}{trade}", result_base(order), order.order_no)
 }
 
 async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &OrderQuery) -> Result<Response, AppError> {
