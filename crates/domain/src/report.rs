@@ -40,8 +40,102 @@ impl Kind {
     }
 }
 
+crate::stored_enum! {
+    /// What a buyer orders: one product, the four together, or the 4S-shop pair.
+    pub enum Product {
+        /// The four products at once, for less than their sum.
+        Full = "full" => "车况四项全查",
+        /// 维保记录 alone.
+        Maintenance = "maintenance" => "维保记录",
+        /// 出险记录 alone.
+        Claims = "claims" => "出险记录",
+        /// 车辆状态 alone.
+        Status = "status" => "车辆状态",
+        /// 里程记录 alone.
+        Mileage = "mileage" => "里程记录",
+        /// The 4S-shop maintenance and claims records together.
+        FourS = "insurance4s" => "4S店维保+出险",
+    }
+}
+
+impl Product {
+    /// What it holds, in the order a report shows them.
+    pub fn kinds(self) -> &'static [Kind] {
+        match self {
+            Product::Full => &Kind::ALL,
+            Product::Maintenance => &[Kind::Maintenance],
+            Product::Claims => &[Kind::Claims],
+            Product::Status => &[Kind::Status],
+            Product::Mileage => &[Kind::Mileage],
+            Product::FourS => &[Kind::Maintenance, Kind::Claims],
+        }
+    }
+
+    /// Price in fen: a single product at its own price, a bundle for less than its parts.
+    pub fn price_fen(self) -> i64 {
+        match self {
+            Product::Full => 6_900,
+            Product::FourS => 5_900,
+            Product::Maintenance => Kind::Maintenance.price_fen(),
+            Product::Claims => Kind::Claims.price_fen(),
+            Product::Status => Kind::Status.price_fen(),
+            Product::Mileage => Kind::Mileage.price_fen(),
+        }
+    }
+
+    /// The sum of its parts' prices (a bundle shows what it saves).
+    pub fn parts_fen(self) -> i64 {
+        self.kinds().iter().map(|k| k.price_fen()).sum()
+    }
+
+    /// One line for the product's card.
+    pub fn pitch(self) -> &'static str {
+        match self {
+            Product::Full => "维保、出险、抵押查封、里程一次查全，最省心",
+            Product::Maintenance => "4S店保养维修明细，看车主是否按时保养",
+            Product::Claims => "保险理赔次数、金额与维修部位，识别事故车",
+            Product::Status => "是否抵押、查封、盗抢登记或已报废",
+            Product::Mileage => "历次保养、年检、定损的里程，识别调表车",
+            Product::FourS => "4S店维保与出险理赔合并查询",
+        }
+    }
+}
+
+crate::stored_enum! {
+    /// Where an ordered report stands.
+    pub enum State {
+        /// Waiting for its payment.
+        Pending = "pending" => "待支付",
+        /// Paid (or taken from the free quota) and asked of the data provider.
+        Querying = "querying" => "查询中",
+        /// The provider answered; the report can be read.
+        Ready = "ready" => "已出报告",
+        /// The provider could not answer; a payment was refunded, a free query given back.
+        Failed = "failed" => "查询失败",
+        /// Not paid in time.
+        Closed = "closed" => "已取消",
+    }
+}
+
+/// Provider attempts before a query is given up (and refunded).
+pub const MAX_ATTEMPTS: i64 = 5;
+
+/// Seconds before attempt `n` (1-based) is retried: 1, 2, 4, 8… minutes.
+pub fn retry_after_secs(attempts: i64) -> i64 {
+    60 << attempts.clamp(1, 8).saturating_sub(1)
+}
+
+/// Days a ready report of the same VIN and product is offered again instead of charging anew.
+pub const REUSE_DAYS: i64 = 30;
+
+/// Free queries left this month: the plan's monthly allowance less those used (a failed free
+/// query is given back, so it is not counted as used).
+pub fn free_left(allowance: u32, used_this_month: i64) -> i64 {
+    (i64::from(allowance) - used_this_month).max(0)
+}
+
 /// One workshop visit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Service {
     /// `YYYY-MM-DD`.
     pub date: String,
@@ -54,7 +148,7 @@ pub struct Service {
 }
 
 /// One insurance claim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Claim {
     /// `YYYY-MM-DD`.
     pub date: String,
@@ -67,7 +161,7 @@ pub struct Claim {
 }
 
 /// The registration's standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Flags {
     /// Pledged against a loan.
     pub mortgaged: bool,
@@ -80,7 +174,7 @@ pub struct Flags {
 }
 
 /// One odometer reading and where it was taken.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OdometerReading {
     /// `YYYY-MM-DD`.
     pub date: String,
@@ -91,7 +185,7 @@ pub struct OdometerReading {
 }
 
 /// Everything the four products say about one car.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     /// Workshop visits, oldest first.
     pub services: Vec<Service>,
@@ -414,5 +508,36 @@ mod tests {
         assert_eq!(none.summary(Kind::Maintenance, None), "无维保记录");
         let flagged = Record { flags: Flags { mortgaged: true, seized: true, ..Flags::default() }, ..none };
         assert_eq!(flagged.summary(Kind::Status, None), "有抵押、被查封");
+    }
+
+    #[test]
+    fn bundles_cost_less_than_their_parts() {
+        assert_eq!(Product::Full.kinds(), Kind::ALL);
+        assert_eq!(Product::FourS.kinds(), [Kind::Maintenance, Kind::Claims]);
+        for p in Product::ALL {
+            assert!(p.price_fen() <= p.parts_fen(), "{p:?}");
+            assert_eq!(Product::parse(p.as_str()), Some(p));
+        }
+        assert_eq!((Product::Full.price_fen(), Product::Full.parts_fen()), (6_900, 10_600));
+        assert!(Product::FourS.price_fen() < Product::FourS.parts_fen());
+        assert_eq!(Product::Mileage.price_fen(), 1_900);
+    }
+
+    #[test]
+    fn retries_back_off_and_the_quota_never_goes_negative() {
+        assert_eq!([1, 2, 3, 4].map(retry_after_secs), [60, 120, 240, 480]);
+        assert_eq!(retry_after_secs(0), 60);
+        assert_eq!(retry_after_secs(99), 60 << 7);
+        assert_eq!(free_left(2, 0), 2);
+        assert_eq!(free_left(2, 1), 1);
+        assert_eq!(free_left(2, 5), 0);
+        assert_eq!(free_left(0, 0), 0);
+    }
+
+    #[test]
+    fn a_record_survives_being_stored_as_json() {
+        let r = sandbox_record(&vin(ACCIDENT_VIN), NOW);
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), r);
     }
 }

@@ -84,6 +84,18 @@ pub enum VinError {
     Empty,
     /// No run of 17 valid characters.
     Invalid,
+    /// Spaces inside (a query takes the VIN alone).
+    Spaces,
+    /// Full-width characters (typed with a Chinese input method).
+    FullWidth,
+    /// Lower-case letters.
+    Lowercase,
+    /// The letters I, O or Q, which no VIN has.
+    Ioq,
+    /// Fewer than 17 characters.
+    Short,
+    /// More than 17 characters.
+    Long,
 }
 
 impl VinError {
@@ -92,6 +104,12 @@ impl VinError {
         match self {
             VinError::Empty => "请填写车架号(VIN)",
             VinError::Invalid => "车架号应为17位数字和大写字母(不含I、O、Q)",
+            VinError::Spaces => "车架号中间不能有空格",
+            VinError::FullWidth => "请用半角字符(英文输入法)填写车架号",
+            VinError::Lowercase => "车架号的字母须大写",
+            VinError::Ioq => "车架号不含字母I、O、Q，请核对(可能是数字1、0)",
+            VinError::Short => "车架号应为17位，您填写的不足17位",
+            VinError::Long => "车架号应为17位，您填写的超过了17位",
         }
     }
 }
@@ -122,6 +140,33 @@ impl Vin {
             }
         }
         Err(VinError::Invalid)
+    }
+
+    /// A VIN typed alone (a history query): the seed rule, and nothing but the 17 characters,
+    /// with the mistake people make named (spaces, full-width or lower-case letters, I/O/Q, a
+    /// character too few or too many).
+    pub fn parse_exact(text: &str) -> Result<Self, VinError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(VinError::Empty);
+        }
+        if text.chars().any(|c| !c.is_ascii() && ('\u{FF01}'..='\u{FF5E}').contains(&c) || c == '\u{3000}') {
+            return Err(VinError::FullWidth);
+        }
+        if text.chars().any(char::is_whitespace) {
+            return Err(VinError::Spaces);
+        }
+        if text.chars().any(|c| c.is_ascii_lowercase()) {
+            return Err(VinError::Lowercase);
+        }
+        if text.chars().any(|c| matches!(c, 'I' | 'O' | 'Q')) {
+            return Err(VinError::Ioq);
+        }
+        match text.chars().count() {
+            n if n < 17 => Err(VinError::Short),
+            n if n > 17 => Err(VinError::Long),
+            _ => Vin::parse(text),
+        }
     }
 
     /// Only the last six characters, for showing a car's VIN without exposing it.
@@ -200,5 +245,27 @@ mod tests {
     #[test]
     fn vin_mask_keeps_the_last_six() {
         assert_eq!(Vin::parse("LSVAU2180N2183294").unwrap().masked(), "***********183294");
+    }
+
+    #[test]
+    fn a_vin_typed_alone_names_the_mistake() {
+        assert_eq!(Vin::parse_exact(" LSVAM4187C2184821 ").unwrap().as_ref(), "LSVAM4187C2184821");
+        let cases = [
+            ("", VinError::Empty),
+            ("lsvam4187c2184821", VinError::Lowercase),
+            ("LSVAM4187C218482I", VinError::Ioq),
+            ("LSVAM4187C218482O", VinError::Ioq),
+            ("LSVAQ4187C2184821", VinError::Ioq),
+            ("LSVAM4187C218482", VinError::Short),
+            ("LSVAM4187C21848211", VinError::Long),
+            ("LSVAM 4187C2184821", VinError::Spaces),
+            ("ＬＳＶＡＭ4187C2184821", VinError::FullWidth),
+            ("LSVAM4187C218482１", VinError::FullWidth),
+            ("LSVAM4187C2184-21", VinError::Invalid),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Vin::parse_exact(text), Err(want), "{text:?}");
+            assert!(!want.message().is_empty());
+        }
     }
 }

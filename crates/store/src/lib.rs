@@ -31,6 +31,7 @@ mod package;
 mod pay;
 mod programme;
 mod push;
+mod report;
 mod search;
 pub mod seed;
 mod selling;
@@ -58,6 +59,7 @@ pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
+pub use report::{NewReport, Report};
 pub use search::{Scope, SearchPage};
 pub use selling::{
     APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, NewUpload, OwnShop, ReviewItem, UploadRow,
@@ -227,6 +229,8 @@ stored_by_parse!(
     domain::lead::Status,
     domain::lead::Channel,
     domain::lead::Delivery,
+    domain::report::Product,
+    domain::report::State,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

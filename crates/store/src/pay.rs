@@ -364,6 +364,16 @@ impl Store {
                     .await?;
             }
             if let Some((order_id, _, kind, _, _)) = &row
+                && kind == Product::Report.as_str()
+            {
+                // A paid report is asked of the provider at once.
+                sqlx::query("update report set status = 'querying', next_try_at = $1 where payment_order_id = $2 and status = 'pending'")
+                    .bind(now)
+                    .bind(*order_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            if let Some((order_id, _, kind, _, _)) = &row
                 && kind == Product::Programme.as_str()
             {
                 // The incubation programme's fee opens the applicant's shop.
@@ -418,20 +428,28 @@ impl Store {
 
     /// Closes an order still pending; false when it was not (paid meanwhile, or already closed).
     pub async fn close_order(&self, order_no: &str, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
-            sqlx::query("update payment_order set status = 'closed', closed_at = $1 where order_no = $2 and status = 'pending'")
-                .bind(now)
-                .bind(order_no)
-                .execute(p)
-                .await?
-                .rows_affected()
-        });
-        Ok(n == 1)
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            let id: Option<i64> = sqlx::query_scalar(
+                "update payment_order set status = 'closed', closed_at = $1 where order_no = $2 and status = 'pending' returning payment_order_id",
+            )
+            .bind(now)
+            .bind(order_no)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(id) = id {
+                // A report never paid for is never asked.
+                sqlx::query("update report set status = 'closed' where payment_order_id = $1 and status = 'pending'").bind(id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(id.is_some())
+        })
     }
 
-    /// Marks a paid order refunded by staff member `by` for `reason` and ends the membership it
+    /// Marks a paid order refunded by staff member `by` (none: the site itself, for a service it
+    /// could not deliver) for `reason` and ends the membership it
     /// paid for, in one transaction; false when it was not paid.
-    pub async fn refund_order(&self, order_no: &str, by: i64, reason: &str, now: i64) -> Result<bool, DbError> {
+    pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<bool, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let id: Option<i64> = sqlx::query_scalar(
@@ -457,6 +475,11 @@ impl Store {
                 .await?;
                 // A refunded lead package receives nothing more.
                 sqlx::query("update lead_package set status = 'refunded' where payment_order_id = $1").bind(id).execute(&mut *tx).await?;
+                // A refunded report not yet answered is not asked any more.
+                sqlx::query("update report set status = 'failed', next_try_at = null where payment_order_id = $1 and status in ('pending', 'querying')")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await?;
             Ok(id.is_some())

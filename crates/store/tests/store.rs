@@ -823,10 +823,10 @@ async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(sto
     let late = Payment { order_no: open, provider: Provider::Sandbox, trade_no: "SBX2", amount_fen: 2_900 };
     assert_eq!(store.settle_payment(&late, NOW + 8).await.unwrap(), Settled::NotPending(Status::Closed), "a closed order is never paid");
     let staff = store.sign_in_by_mobile("19000000021", NOW).await.unwrap().user_id;
-    assert!(!store.refund_order(open, staff, "用户申请退款", NOW + 9).await.unwrap(), "an unpaid order is not refunded");
+    assert!(!store.refund_order(open, Some(staff), "用户申请退款", NOW + 9).await.unwrap(), "an unpaid order is not refunded");
     assert_eq!(store.memberships(user, NOW + 9).await.unwrap().len(), 1);
-    assert!(store.refund_order(paid, staff, "用户申请退款", NOW + 100).await.unwrap());
-    assert!(!store.refund_order(paid, staff, "再退一次", NOW + 101).await.unwrap(), "refunded once");
+    assert!(store.refund_order(paid, Some(staff), "用户申请退款", NOW + 100).await.unwrap());
+    assert!(!store.refund_order(paid, Some(staff), "再退一次", NOW + 101).await.unwrap(), "refunded once");
     assert!(store.memberships(user, NOW + 100).await.unwrap().is_empty(), "the refund ended the membership");
     assert_eq!(store.order_of(user, paid).await.unwrap().unwrap().status, Status::Refunded);
     assert!(store.pending_orders(NOW + 1_000, 10).await.unwrap().is_empty());
@@ -917,7 +917,7 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
 
     // Refunded, a package receives nothing more.
     let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
-    assert!(store.refund_order("20261121103015000102", staff, "商家申请退款", NOW + 6).await.unwrap());
+    assert!(store.refund_order("20261121103015000102", Some(staff), "商家申请退款", NOW + 6).await.unwrap());
     assert_eq!(store.packages_of_shop(shop_b).await.unwrap()[0].status, domain::package::Status::Refunded);
     let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new("13911119999".into(), Intent::Sell) };
     let LeadOutcome::Created(late) = store.submit_lead(&late, NOW + 7).await.unwrap() else { panic!() };
@@ -1061,7 +1061,7 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
     let plans = store.memberships(user.user_id, NOW + 10).await.unwrap();
     assert_eq!(plans.iter().map(|m| (m.city_code, m.ends_at)).collect::<Vec<_>>(), [(Some(changsha.code as i32), NOW + 8 + 30 * 86_400)]);
     assert_eq!(store.apply_to_programme(user.user_id, &form, NOW + 11).await.unwrap(), Applied::Open(P::Paid));
-    assert!(store.refund_order("20261124100000000302", staff, "用户申请退款", NOW + 12).await.unwrap());
+    assert!(store.refund_order("20261124100000000302", Some(staff), "用户申请退款", NOW + 12).await.unwrap());
     assert!(store.memberships(user.user_id, NOW + 13).await.unwrap().is_empty(), "a refund ends the plan that came with it");
 
     // The community.

@@ -107,6 +107,16 @@ choice!(
 );
 
 choice!(
+    /// Who answers vehicle-history queries.
+    ReportAdapter, "report_adapter" {
+        /// Deterministic records built from the VIN (`domain::report::sandbox_record`).
+        Sandbox = "sandbox",
+        /// 聚美智数 (jumdata): signed form requests, the report pushed back signed.
+        Jumdata = "jumdata",
+    }
+);
+
+choice!(
     /// Who takes payments.
     PayAdapter, "pay_adapter" {
         /// A local cashier speaking Alipay's protocol with public sandbox keys; nothing is charged.
@@ -233,6 +243,23 @@ pub struct Config {
     /// The `token` query parameter of the recording push URL set in the provider's console.
     /// Secret.
     pub calls_callback_token: String,
+    /// Vehicle-history data: `sandbox` (records built from the VIN, answered at once) or
+    /// `jumdata` (聚美智数: the query submitted signed, the report pushed to
+    /// `/api/report/jumdata/notify` and asked for while it has not come).
+    pub report_adapter: ReportAdapter,
+    /// The provider's query URL (a form POST).
+    pub report_endpoint: String,
+    /// The provider's URL for asking about a task.
+    pub report_result_endpoint: String,
+    /// The provider's `appId`.
+    pub report_app_id: String,
+    /// The provider's `appSecret`. Secret.
+    pub report_app_secret: String,
+    /// The CJK font the PDF reports embed (a subset of it): an OpenType/TrueType file or
+    /// collection, and the face's index in it.
+    pub pdf_font: String,
+    /// The face of `pdf_font` (in Debian's Noto Sans CJK collection, 2 is Simplified Chinese).
+    pub pdf_font_index: String,
     /// Payments: `sandbox` (a local cashier, `/pay/sandbox/gateway`, that speaks Alipay's
     /// protocol with public sandbox keys and charges nothing) or `real` (Alipay).
     pub pay_adapter: PayAdapter,
@@ -339,6 +366,13 @@ impl Config {
             calls_access_key_secret: String::new(),
             calls_pool_key: String::new(),
             calls_callback_token: String::new(),
+            report_adapter: if env == Env::Development { ReportAdapter::Sandbox } else { ReportAdapter::Jumdata },
+            report_endpoint: "https://api.jumdata.com/vehicle/history".to_owned(),
+            report_result_endpoint: "https://api.jumdata.com/vehicle/history/result".to_owned(),
+            report_app_id: String::new(),
+            report_app_secret: String::new(),
+            pdf_font: "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc".to_owned(),
+            pdf_font_index: "2".to_owned(),
             pay_adapter: if env == Env::Development { PayAdapter::Sandbox } else { PayAdapter::Real },
             alipay_gateway: "https://openapi.alipay.com/gateway.do".to_owned(),
             alipay_app_id: String::new(),
@@ -402,6 +436,10 @@ impl Config {
                 need("calls_callback_token", &self.calls_callback_token);
             }
         }
+        if self.report_adapter == ReportAdapter::Jumdata {
+            need("report_app_id", &self.report_app_id);
+            need("report_app_secret", &self.report_app_secret);
+        }
         if self.pay_adapter == PayAdapter::Real {
             need("alipay_app_id", &self.alipay_app_id);
             need("alipay_private_key", &self.alipay_private_key);
@@ -415,7 +453,10 @@ impl Config {
             }
         }
         if self.env == Env::Production
-            && (self.sms_adapter == SmsAdapter::Sandbox || self.oauth_adapter == OauthAdapter::Sandbox || self.pay_adapter == PayAdapter::Sandbox)
+            && (self.sms_adapter == SmsAdapter::Sandbox
+                || self.oauth_adapter == OauthAdapter::Sandbox
+                || self.pay_adapter == PayAdapter::Sandbox
+                || self.report_adapter == ReportAdapter::Sandbox)
         {
             return Err("production cannot use sandbox adapters".to_owned());
         }
@@ -463,6 +504,7 @@ impl Config {
             "storage" => self.storage = value.parse()?,
             "calls_adapter" => self.calls_adapter = value.parse()?,
             "pay_adapter" => self.pay_adapter = value.parse()?,
+            "report_adapter" => self.report_adapter = value.parse()?,
             "response_cache_secs" => self.response_cache_secs = seconds(key, &value)?,
             "count_cache_secs" => self.count_cache_secs = seconds(key, &value)?,
             _ => match self.slot(key) {
@@ -519,6 +561,12 @@ impl Config {
             "calls_access_key_secret" => &mut self.calls_access_key_secret,
             "calls_pool_key" => &mut self.calls_pool_key,
             "calls_callback_token" => &mut self.calls_callback_token,
+            "report_endpoint" => &mut self.report_endpoint,
+            "report_result_endpoint" => &mut self.report_result_endpoint,
+            "report_app_id" => &mut self.report_app_id,
+            "report_app_secret" => &mut self.report_app_secret,
+            "pdf_font" => &mut self.pdf_font,
+            "pdf_font_index" => &mut self.pdf_font_index,
             "alipay_gateway" => &mut self.alipay_gateway,
             "alipay_app_id" => &mut self.alipay_app_id,
             "alipay_seller_id" => &mut self.alipay_seller_id,
@@ -602,12 +650,12 @@ mod tests {
     fn secrets_and_real_adapters_are_required_outside_development() {
         assert_eq!(Config::defaults(Env::Development).check(), Ok(()));
         let err = Config::defaults(Env::Production).check().unwrap_err();
-        for key in ["secret", "app_token_secret", "sms_access_key_secret", "wx_app_secret", "qq_app_key"] {
+        for key in ["secret", "app_token_secret", "sms_access_key_secret", "wx_app_secret", "qq_app_key", "report_app_secret"] {
             assert!(err.contains(key), "{err}");
         }
         let mut prod = Config::defaults(Env::Production);
         prod.sms_adapter = SmsAdapter::Sandbox;
-        for key in ["secret", "app_token_secret", "wx_app_secret", "qq_app_key"] {
+        for key in ["secret", "app_token_secret", "wx_app_secret", "qq_app_key", "report_app_id", "report_app_secret"] {
             *prod.slot(key).unwrap() = "x".to_owned();
         }
         assert_eq!(prod.check().unwrap_err(), "production cannot use sandbox adapters");

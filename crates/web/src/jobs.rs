@@ -52,6 +52,15 @@ pub async fn payments_tick(state: &AppState) {
     }
 }
 
+/// One reports round: history reports whose provider attempt is due (`reports::run_due`).
+pub async fn reports_tick(state: &AppState) {
+    match crate::reports::run_due(state).await {
+        Ok(0) => {}
+        Ok(due) => tracing::info!(due, "asked the provider about history reports"),
+        Err(e) => tracing::warn!(error = %e, "history report job failed"),
+    }
+}
+
 /// One alerts round (`alerts::run`).
 pub async fn alerts_tick(state: &AppState) {
     match crate::alerts::run(state, state.clock.now()).await {
@@ -79,13 +88,14 @@ where
 }
 
 /// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once), and
-/// [`payments_tick`] then [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
+/// [`payments_tick`], [`reports_tick`] and [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
     let payments = state.clone();
     every(PAYMENTS_EVERY, move |_| {
         let state = payments.clone();
         async move {
             payments_tick(&state).await;
+            reports_tick(&state).await;
             alerts_tick(&state).await;
         }
     });

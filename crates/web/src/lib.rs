@@ -36,6 +36,7 @@ pub mod meta;
 pub mod middleware;
 pub mod pages;
 pub mod payments;
+pub mod pdf;
 pub mod photos;
 pub mod push;
 pub mod random;
@@ -125,6 +126,11 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/servicehall/pinggu/report", get(pages::pinggu::report))
         .route("/servicehall/pinggu/history", get(pages::pinggu::history))
         .route("/actives/toassess", get(pages::pinggu::toassess))
+        .route("/servicehall/fourquery", get(pages::fourquery::fourquery))
+        .route("/servicehall/fourquery/fourorder", get(pages::fourquery::fourorder).post(pages::fourquery::fourorder_post))
+        .route("/servicehall/insurance4s", get(pages::fourquery::insurance4s))
+        .route("/servicehall/journeyReport", get(pages::fourquery::journey))
+        .route("/actives/report", get(pages::fourquery::landing))
         .route("/actives/fh2021", get(pages::programme::home))
         .route("/actives/fh2021/business", get(pages::programme::business))
         .route("/actives/fh2021/detail", get(pages::programme::detail))
@@ -160,6 +166,11 @@ fn user_pages(state: &AppState) -> Router<AppState> {
         .route("/actives/fh2021/user", get(pages::programme::user))
         .route("/actives/fh2021/fhpay", get(pages::programme::fee).post(pages::programme::fee_post))
         .route("/actives/fh2021/socail/post", post(pages::programme::post))
+        .route("/servicehall/fourquery/fousresults", get(pages::fourquery::fousresults))
+        .route("/servicehall/fourquery/fourlist", get(pages::fourquery::fourlist))
+        .route("/servicehall/report/{id}", get(pages::fourquery::report))
+        .route("/servicehall/viewpdf", get(pages::fourquery::viewpdf))
+        .route("/actives/recodetail", get(pages::fourquery::recodetail))
         .route("/servicehall/alipay", get(pages::pay::handoff).post(pages::pay::switch_to_wechat))
         .route("/pay/wechat", get(pages::pay::wechat))
         .route("/space/personcarlist", get(pages::mylistings::list).post(pages::mylistings::act))
@@ -220,6 +231,7 @@ fn api() -> Router<AppState> {
         .route("/api/buycar-api/{*rest}", axum::routing::any(api::not_found))
         .route("/api/calltrack/aliyun/recording", post(pages::calls::recording_push).layer(axum::extract::DefaultBodyLimit::max(1024 * 1024)))
         .route("/api/pay/alipay/notify", post(pages::pay::alipay_notify).layer(axum::extract::DefaultBodyLimit::max(64 * 1024)))
+        .route("/api/report/jumdata/notify", post(pages::fourquery::report_push).layer(axum::extract::DefaultBodyLimit::max(1024 * 1024)))
         .route("/api/pay/wechat/notify", post(pages::pay::wechat_notify).layer(axum::extract::DefaultBodyLimit::max(64 * 1024)))
         .route("/hpi/mobile/appdatastatistics.json", get(api::statistics))
 }

@@ -314,21 +314,21 @@ pub enum RefundRefused {
 }
 
 /// Refunds a paid order in full at the provider, then marks it refunded (ending what it bought),
-/// recording the staff member `by` and the reason. The provider goes first: an order is never
+/// recording the staff member `by` (none: the site itself) and the reason. The provider goes first: an order is never
 /// shown refunded while the buyer's money is still with us.
-pub async fn refund(state: &AppState, order_no: &str, by: i64, reason: &str) -> Result<Result<(), RefundRefused>, AppError> {
+pub async fn refund(state: &AppState, order_no: &str, by: Option<i64>, reason: &str) -> Result<Result<(), RefundRefused>, AppError> {
     let Some(order) = state.store.order_by_no(order_no).await? else { return Ok(Err(RefundRefused::NotPaid)) };
     if order.status != Status::Paid {
         return Ok(Err(RefundRefused::NotPaid));
     }
     let now = state.clock.now();
     if let Err(e) = state.adapters.pay.refund(order.provider, order_no, order.amount_fen, now).await {
-        tracing::error!(order_no, by, error = %e, "refund refused by the provider");
+        tracing::error!(order_no, ?by, error = %e, "refund refused by the provider");
         return Ok(Err(RefundRefused::Provider(e.to_string())));
     }
     // A second desk refunding the same order meanwhile finds it refunded; the provider's refund
     // request number makes its call the same refund, not a second one.
     let done = state.store.refund_order(order_no, by, reason, now).await?;
-    tracing::info!(order_no, by, amount_fen = order.amount_fen, reason, done, "order refunded");
+    tracing::info!(order_no, ?by, amount_fen = order.amount_fen, reason, done, "order refunded");
     Ok(if done { Ok(()) } else { Err(RefundRefused::NotPaid) })
 }

@@ -60,6 +60,8 @@ pub struct Adapters {
     pub calls: adapters::calls::Calls,
     /// Payments (Alipay, or the sandbox cashier).
     pub pay: adapters::pay::Payments,
+    /// Vehicle-history reports.
+    pub history: adapters::history::ReportData,
 }
 
 impl Adapters {
@@ -71,6 +73,7 @@ impl Adapters {
             oauth: adapters::oauth::OAuth::from_config(config, client.clone()),
             wx: adapters::wechat::WxMessages::from_config(config, client.clone()),
             calls: adapters::calls::Calls::from_config(config, client.clone()),
+            history: adapters::history::ReportData::from_config(config, client.clone()),
             pay: adapters::pay::Payments::from_config(config, client),
         }
     }

@@ -6,6 +6,7 @@
 pub mod alipay;
 pub mod aliyun;
 pub mod calls;
+pub mod history;
 pub mod oauth;
 pub mod pay;
 pub mod sms;

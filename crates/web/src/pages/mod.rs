@@ -6,6 +6,7 @@ pub mod carlist;
 pub mod compare;
 pub mod dealer;
 pub mod detail;
+pub mod fourquery;
 pub mod home;
 pub mod kit;
 pub mod legal;

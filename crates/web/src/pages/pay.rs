@@ -106,6 +106,8 @@ pub async fn package_result(
 
 const PAY_RESULT: &str = "/common/paysuccess";
 const PACKAGE_RESULT: &str = "/actives/superclue/submitSuccess";
+/// A history report's order ends on the report's own result page.
+const REPORT_RESULT: &str = "/servicehall/fourquery/fousresults";
 
 /// The result page at `here`, or a redirect to the order's own (a lead package's shows it).
 async fn result_at(state: &AppState, visitor: &Visitor, user: &store::User, q: &OrderQuery, here: &str) -> Result<Response, AppError> {
@@ -117,7 +119,11 @@ async fn result_at(state: &AppState, visitor: &Visitor, user: &store::User, q: &
 }
 
 fn result_base(order: &PayOrder) -> &'static str {
-    if order.kind == Product::Leads { PACKAGE_RESULT } else { PAY_RESULT }
+    match order.kind {
+        Product::Leads => PACKAGE_RESULT,
+        Product::Report => REPORT_RESULT,
+        _ => PAY_RESULT,
+    }
 }
 
 /// The result page of an order (keeping the provider's trade number the return carried).

@@ -377,3 +377,9 @@ impl PackageView {
         }
     }
 }
+
+/// A chart axis's round step near `raw`: 1, 2 or 5 times a power of ten.
+pub fn nice_step(raw: f64) -> f64 {
+    let p = 10f64.powf(raw.max(1.0).log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
+}

@@ -465,7 +465,7 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
     if !domain::order::is_order_no(order_no) {
         return Err(AppError::NotFound);
     }
-    match crate::payments::refund(&state, order_no, staff.user_id, reason).await? {
+    match crate::payments::refund(&state, order_no, Some(staff.user_id), reason).await? {
         Ok(()) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
         Err(crate::payments::RefundRefused::NotPaid) => answer("该订单不是已支付状态，不能退款".to_owned(), StatusCode::CONFLICT).await,
         Err(crate::payments::RefundRefused::Provider(why)) => {

@@ -1,0 +1,708 @@
+//! Vehicle-history reports by VIN: `/servicehall/fourquery` (a VIN, or one of my cars, and one of
+//! the products with its price and the VIP plan's free queries), `/fourquery/fourorder` (confirm,
+//! then pay or use a free query), `/fourquery/fousresults` (the result, "查询中" while the
+//! provider works), `/fourquery/fourlist` (my queries), `/servicehall/report/{id}` (one report),
+//! `/servicehall/viewpdf?report=…` (the same as a PDF), `/servicehall/journeyReport` (the odometer
+//! timeline as a chart with the rollback verdict), `/servicehall/insurance4s` (the 4S-shop pair),
+//! `/actives/recodetail?id=…` (one query record) and `/actives/report` (the landing: a sample
+//! report, prices, questions). Every report, PDF and record is its orderer's only: anyone else
+//! gets 404. A report ordered from a listing (查这辆车) never shows the VIN.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use domain::report::{Kind, Product, Record, State as ReportState};
+use domain::validate::Vin;
+use serde::Deserialize;
+use store::{Item, NewReport, Report};
+
+use crate::access::SignedIn;
+use crate::error::AppError;
+use crate::extract::{PathId, Query};
+use crate::meta::{Layout, PageMeta};
+use crate::state::AppState;
+use crate::visitor::Visitor;
+
+/// The query form's fields (a GET query, and the confirm form's POST body).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct QueryForm {
+    #[serde(default)]
+    vin: String,
+    #[serde(default)]
+    product: String,
+    /// 查这辆车: the listing whose VIN is asked, never shown.
+    #[serde(default)]
+    listing: String,
+    /// `quota`, `alipay` or `wechat` (the confirm form's button).
+    #[serde(default)]
+    method: String,
+}
+
+/// What a valid form asks.
+struct Asked {
+    vin: Vin,
+    product: Product,
+    listing: Option<(i64, String, i64)>,
+}
+
+impl QueryForm {
+    fn product(&self) -> Option<Product> {
+        Product::parse(self.product.trim())
+    }
+
+    /// The form's address (to go back to it or on to the confirmation).
+    fn query(&self) -> String {
+        let enc = |s: &str| form_urlencoded::byte_serialize(s.trim().as_bytes()).collect::<String>();
+        if self.listing.trim().is_empty() {
+            format!("vin={}&product={}", enc(&self.vin), enc(&self.product))
+        } else {
+            format!("listing={}&product={}", enc(&self.listing), enc(&self.product))
+        }
+    }
+}
+
+/// Checks a form: the VIN as typed (or the listing's), and a product.
+async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap<&'static str, String>>, AppError> {
+    let mut errors = BTreeMap::new();
+    let product = f.product();
+    if product.is_none() {
+        errors.insert("product", "请选择要查询的报告".to_owned());
+    }
+    let mut listing = None;
+    let vin = if f.listing.trim().is_empty() {
+        match Vin::parse_exact(&f.vin) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                errors.insert("vin", e.message().to_owned());
+                None
+            }
+        }
+    } else {
+        let id: i64 = f.listing.trim().parse().map_err(|_| AppError::NotFound)?;
+        let d = match state.store.public_listing(id).await {
+            Ok(d) => d,
+            Err(store::DbError::NotFound) => return Err(AppError::NotFound),
+            Err(e) => return Err(e.into()),
+        };
+        match state.store.listing_vin(id).await?.and_then(|(v, km)| Vin::parse(&v).ok().map(|v| (v, km))) {
+            Some((v, km)) => {
+                listing = Some((id, d.title.clone(), km));
+                Some(v)
+            }
+            None => {
+                errors.insert("vin", "这辆车的卖家没有填写车架号，暂不能查询".to_owned());
+                None
+            }
+        }
+    };
+    Ok(match (vin, product) {
+        (Some(vin), Some(product)) if errors.is_empty() => Ok(Asked { vin, product, listing }),
+        _ => Err(errors),
+    })
+}
+
+/// A product as a card shows it.
+struct ProductView {
+    code: &'static str,
+    name: &'static str,
+    price: String,
+    parts: Option<String>,
+    pitch: &'static str,
+    selected: bool,
+}
+
+fn products(only: &[Product], selected: Option<Product>) -> Vec<ProductView> {
+    only.iter()
+        .map(|&p| ProductView {
+            code: p.as_str(),
+            name: p.label(),
+            price: domain::order::yuan_text(p.price_fen()),
+            parts: (p.kinds().len() > 1).then(|| domain::order::yuan_text(p.parts_fen())),
+            pitch: p.pitch(),
+            selected: selected == Some(p) || (selected.is_none() && p == only[0]),
+        })
+        .collect()
+}
+
+/// The products `/servicehall/fourquery` offers, the bundle first.
+const ALL_PRODUCTS: [Product; 5] = [Product::Full, Product::Maintenance, Product::Claims, Product::Status, Product::Mileage];
+
+/// Free queries: (this month's allowance, left).
+async fn free_queries(state: &AppState, user: Option<&store::User>) -> Result<(u32, i64), AppError> {
+    let Some(user) = user else { return Ok((0, 0)) };
+    let now = state.clock.now();
+    let plan = state.store.benefits(user.user_id, now).await?;
+    let used = state.store.free_reports_used(user.user_id, domain::time::month_start(now)).await?;
+    Ok((plan.free_reports_per_month, domain::report::free_left(plan.free_reports_per_month, used)))
+}
+
+#[derive(Template)]
+#[template(path = "fourquery.html")]
+struct FormPage {
+    page: PageMeta,
+    heading: &'static str,
+    intro: &'static str,
+    form: QueryForm,
+    errors: BTreeMap<&'static str, String>,
+    products: Vec<ProductView>,
+    cars: Vec<(i64, String, String)>,
+    listing_title: String,
+    allowance: u32,
+    free_left: i64,
+    signed_in: bool,
+}
+
+impl FormPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+#[expect(clippy::too_many_arguments, reason = "the two forms differ in these, each named at its call")]
+async fn form_page(
+    state: &AppState,
+    visitor: &Visitor,
+    form: QueryForm,
+    errors: BTreeMap<&'static str, String>,
+    code: StatusCode,
+    only: &[Product],
+    (heading, intro, path): (&'static str, &'static str, &str),
+) -> Result<Response, AppError> {
+    let user = visitor.user.clone();
+    let (allowance, free_left) = free_queries(state, user.as_ref()).await?;
+    let cars = match &user {
+        Some(u) => state.store.own_vins(u.user_id).await?,
+        None => Vec::new(),
+    };
+    let listing_title = match form.listing.trim().parse::<i64>() {
+        Ok(id) => state.store.public_listing(id).await.map(|d| d.title).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, heading).describe(intro).canonical_path(state, path);
+    if code != StatusCode::OK || !form.vin.is_empty() || !form.listing.is_empty() {
+        page.noindex();
+    }
+    let selected = form.product();
+    let tpl = FormPage {
+        page,
+        heading,
+        intro,
+        products: products(only, selected),
+        form,
+        errors,
+        cars,
+        listing_title,
+        allowance,
+        free_left,
+        signed_in: user.is_some(),
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+const FOURQUERY: (&str, &str, &str) =
+    ("车况查询", "输入17位车架号(VIN)，查询车辆的4S店维保记录、出险理赔、抵押查封和里程记录，识别事故车、调表车。", "/servicehall/fourquery");
+const INSURANCE4S: (&str, &str, &str) = ("4S店维保+出险查询", "一次查询车辆在4S店的保养维修明细和保险理赔记录，看清车况和事故史。", "/servicehall/insurance4s");
+
+/// `GET /servicehall/fourquery`: the query form (a VIN, or one of my cars, or a listing's).
+pub async fn fourquery(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QueryForm>) -> Result<Response, AppError> {
+    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &ALL_PRODUCTS, FOURQUERY).await
+}
+
+/// `GET /servicehall/insurance4s`: the 4S-shop maintenance-and-claims product's form.
+pub async fn insurance4s(State(state): State<AppState>, visitor: Visitor, Query(mut form): Query<QueryForm>) -> Result<Response, AppError> {
+    form.product = Product::FourS.as_str().to_owned();
+    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::FourS], INSURANCE4S).await
+}
+
+#[derive(Template)]
+#[template(path = "fourorder.html")]
+struct OrderPage {
+    page: PageMeta,
+    form: QueryForm,
+    product: Product,
+    price: String,
+    vin_shown: String,
+    car: String,
+    free_left: i64,
+    methods: Vec<(&'static str, &'static str)>,
+    sandbox: bool,
+    error: String,
+    again: Option<i64>,
+    edit: String,
+}
+
+/// The confirmation of a valid form.
+async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, form: QueryForm, a: &Asked, error: String) -> Result<Response, AppError> {
+    let (_, free_left) = free_queries(state, Some(user)).await?;
+    let since = state.clock.now() - domain::report::REUSE_DAYS * 86_400;
+    let again = state.store.ready_report(user.user_id, a.vin.as_ref(), a.product, since).await?.map(|r| r.report_id);
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "确认查询");
+    page.private();
+    let model = domain::report::model_year(&a.vin).map(|y| format!("{y}年款")).unwrap_or_default();
+    let (vin_shown, car) = match &a.listing {
+        Some((_, title, _)) => ("车架号已隐藏（由卖家提供）".to_owned(), title.clone()),
+        None => (a.vin.as_ref().to_owned(), model),
+    };
+    let tpl = OrderPage {
+        page,
+        edit: format!("/servicehall/fourquery?{}", form.query()),
+        form,
+        product: a.product,
+        price: domain::order::yuan_text(a.product.price_fen()),
+        vin_shown,
+        car,
+        free_left,
+        methods: crate::payments::methods(state, visitor),
+        sandbox: state.adapters.pay.sandbox().is_some(),
+        error,
+        again,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /servicehall/fourquery/fourorder?vin=…&product=…`: confirm (or the form again, its
+/// errors beside the fields).
+/// A form with mistakes is answered before sign-in is asked for.
+pub async fn fourorder(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    Query(form): Query<QueryForm>,
+) -> Result<Response, AppError> {
+    match asked(&state, &form).await? {
+        Ok(a) => match &visitor.user {
+            Some(user) => order_page(&state, &visitor, user, form, &a, String::new()).await,
+            None => Ok(crate::signin::required(&state, &method, &uri, &headers)),
+        },
+        Err(errors) => {
+            let (only, text) = if form.product() == Some(Product::FourS) { (&[Product::FourS][..], INSURANCE4S) } else { (&ALL_PRODUCTS[..], FOURQUERY) };
+            form_page(&state, &visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, only, text).await
+        }
+    }
+}
+
+/// `POST /servicehall/fourquery/fourorder`: a free query (asked at once) or the order and its
+/// report stored together, then the cashier.
+pub async fn fourorder_post(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, AppError> {
+    let Some(user) = visitor.user.clone() else { return Ok(crate::signin::required(&state, &method, &uri, &headers)) };
+    let form: QueryForm = serde_urlencoded_form(&body);
+    let a = match asked(&state, &form).await? {
+        Ok(a) => a,
+        Err(errors) => return form_page(&state, &visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, &ALL_PRODUCTS, FOURQUERY).await,
+    };
+    let now = state.clock.now();
+    let new = NewReport { user_id: user.user_id, vin: a.vin.as_ref(), listing_id: a.listing.as_ref().map(|l| l.0), product: a.product };
+    if form.method == "quota" {
+        let allowance = state.store.benefits(user.user_id, now).await?.free_reports_per_month;
+        let Some(id) = state.store.create_free_report(&new, allowance, domain::time::month_start(now), now).await? else {
+            return order_page(&state, &visitor, &user, form, &a, "本月的免费查询次数已用完，请付费查询".to_owned()).await;
+        };
+        if let Some(report) = state.store.report_by_id(id).await? {
+            crate::reports::attempt(&state, &report).await?;
+        }
+        return Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response());
+    }
+    let item = Item {
+        product: domain::order::Product::Report,
+        plan_code: String::new(),
+        city_code: None,
+        campaign: String::new(),
+        subject: format!("车况报告：{}", a.product.label()),
+        amount_fen: a.product.price_fen(),
+    };
+    let method = crate::payments::method_of(&form.method);
+    let order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    state.store.create_paid_report(&new, &order, now).await?;
+    let next = crate::payments::cashier(&state, &visitor, &order, method)?;
+    Ok(Redirect::to(&next).into_response())
+}
+
+/// A form body read leniently: unknown fields ignored, a field sent twice the last.
+fn serde_urlencoded_form(body: &[u8]) -> QueryForm {
+    let mut f = QueryForm::default();
+    for (k, v) in form_urlencoded::parse(body) {
+        match k.as_ref() {
+            "vin" => f.vin = v.into_owned(),
+            "product" => f.product = v.into_owned(),
+            "listing" => f.listing = v.into_owned(),
+            "method" => f.method = v.into_owned(),
+            _ => {}
+        }
+    }
+    f
+}
+
+/// `?id=…` (a report) or `?order=…` (the order that pays for one).
+#[derive(Debug, Default, Deserialize)]
+pub struct ReportQuery {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    order: String,
+    #[serde(default)]
+    report: String,
+}
+
+impl ReportQuery {
+    fn id(&self) -> Option<i64> {
+        [&self.id, &self.report].into_iter().find_map(|s| s.trim().parse().ok())
+    }
+}
+
+/// The user's report `id`, or 404.
+async fn own_report(state: &AppState, user_id: i64, id: Option<i64>) -> Result<Report, AppError> {
+    let id = id.ok_or(AppError::NotFound)?;
+    state.store.report_of(user_id, id).await?.ok_or(AppError::NotFound)
+}
+
+/// A section of a report: one product's summary and its rows.
+struct Section {
+    name: &'static str,
+    summary: String,
+    warn: bool,
+    rows: Vec<(String, String, bool)>,
+}
+
+/// What a report shows, for the page and the PDF alike.
+struct ReportView {
+    id: i64,
+    product: Product,
+    title: String,
+    vin: String,
+    source: String,
+    date: String,
+    sections: Vec<Section>,
+    verdict: Vec<String>,
+    points: Vec<(String, i64, bool)>,
+}
+
+async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppError> {
+    let Ok(record) = serde_json::from_str::<Record>(&r.result_json) else { return Ok(None) };
+    let stated = match r.listing_id {
+        Some(id) => state.store.listing_vin(id).await?.map(|(_, km)| km),
+        None => None,
+    };
+    let title = match r.listing_id {
+        Some(id) => state.store.listing_detail(id).await.map(|d| d.title).unwrap_or_else(|_| "在售车辆".to_owned()),
+        None => Vin::parse(&r.vin).ok().and_then(|v| domain::report::model_year(&v)).map_or_else(|| "车辆".to_owned(), |y| format!("{y}年款车辆")),
+    };
+    let vin = if r.listing_id.is_some() { "已隐藏（由卖家提供）".to_owned() } else { r.vin.clone() };
+    let wan = |km: i64| format!("{}万公里", domain::money::wan_km(km));
+    let sections = r
+        .product
+        .kinds()
+        .iter()
+        .map(|&kind| Section {
+            name: kind.label(),
+            summary: record.summary(kind, stated),
+            warn: record.warns(kind, stated),
+            rows: match kind {
+                Kind::Maintenance => {
+                    record.services.iter().rev().map(|s| (s.date.clone(), format!("{} · {} · {}", wan(s.km), s.shop, s.items), false)).collect()
+                }
+                Kind::Claims => record.claims.iter().map(|c| (c.date.clone(), format!("{} · 赔付{}元 · {}", c.cause, c.amount_yuan, c.parts), true)).collect(),
+                Kind::Status => {
+                    let f = record.flags;
+                    [("抵押", f.mortgaged), ("查封", f.seized), ("盗抢登记", f.stolen), ("报废", f.scrapped)]
+                        .into_iter()
+                        .map(|(label, on)| (label.to_owned(), if on { "有".to_owned() } else { "无".to_owned() }, on))
+                        .collect()
+                }
+                Kind::Mileage => record.readings.iter().map(|x| (x.date.clone(), format!("{} · {}", wan(x.km), x.source), false)).collect(),
+            },
+        })
+        .collect();
+    let verdict_of = record.verdict(stated);
+    let readings = record.odometer();
+    let suspicious: Vec<usize> = verdict_of
+        .evidence
+        .iter()
+        .filter_map(|e| match e {
+            domain::odometer::Evidence::Decrease { later, .. } => Some(*later),
+            domain::odometer::Evidence::OutOfOrder { index } => Some(*index),
+            domain::odometer::Evidence::BelowRecord { .. } => None,
+        })
+        .collect();
+    let shows_mileage = r.product.kinds().contains(&Kind::Mileage);
+    Ok(Some(ReportView {
+        id: r.report_id,
+        product: r.product,
+        title,
+        vin,
+        source: r.source.clone(),
+        date: r.fetched_at.map(domain::time::date).unwrap_or_default(),
+        sections,
+        verdict: if shows_mileage { verdict_of.lines(&readings) } else { Vec::new() },
+        points: if shows_mileage {
+            record.readings.iter().enumerate().map(|(i, x)| (x.date.clone(), x.km, suspicious.contains(&i))).collect()
+        } else {
+            Vec::new()
+        },
+    }))
+}
+
+/// The odometer timeline as an inline SVG: the readings in the order recorded, suspected ones
+/// marked, with the numbers in a table beside it.
+struct Timeline {
+    line: String,
+    dots: Vec<(f64, f64, bool)>,
+    y_ticks: Vec<(f64, String)>,
+    first: String,
+    last: String,
+}
+
+fn timeline(points: &[(String, i64, bool)]) -> Option<Timeline> {
+    if points.len() < 2 {
+        return None;
+    }
+    let (left, right, top, bottom) = (64.0, 584.0, 16.0, 224.0);
+    let top_km = points.iter().map(|p| p.1).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let n = (points.len() - 1) as f64;
+    let at = |i: usize, km: i64| (left + (right - left) * i as f64 / n, bottom - (bottom - top) * km as f64 / top_km);
+    let step = super::shared::nice_step(top_km / 4.0);
+    Some(Timeline {
+        line: points.iter().enumerate().map(|(i, p)| at(i, p.1)).map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" "),
+        dots: points.iter().enumerate().map(|(i, p)| (at(i, p.1).0, at(i, p.1).1, p.2)).collect(),
+        y_ticks: (0..).map(|i| f64::from(i) * step).take_while(|v| *v <= top_km).map(|v| (at(0, v as i64).1, domain::money::wan_km(v as i64))).collect(),
+        first: points[0].0.clone(),
+        last: points[points.len() - 1].0.clone(),
+    })
+}
+
+#[derive(Template)]
+#[template(path = "fousresults.html")]
+struct ResultsPage {
+    page: PageMeta,
+    report: Report,
+    view: Option<ReportView>,
+    refresh: bool,
+    pay_url: String,
+}
+
+/// `GET /servicehall/fourquery/fousresults?id=…` (or `?order=…`, back from paying): where the
+/// query stands, "查询中" refreshing itself while the provider works, then the summaries.
+pub async fn fousresults(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    Query(q): Query<ReportQuery>,
+) -> Result<Response, AppError> {
+    let mut report = if q.order.trim().is_empty() {
+        own_report(&state, user.user_id, q.id()).await?
+    } else {
+        let order = state.store.order_of(user.user_id, q.order.trim()).await?.ok_or(AppError::NotFound)?;
+        crate::payments::check(&state, order).await?;
+        state.store.report_of_order(q.order.trim()).await?.filter(|r| r.user_id == user.user_id).ok_or(AppError::NotFound)?
+    };
+    if report.status == ReportState::Querying {
+        crate::reports::attempt(&state, &report).await?;
+        report = state.store.report_of(user.user_id, report.report_id).await?.ok_or(AppError::NotFound)?;
+    }
+    let pay_url = match (&report.order_no, report.status) {
+        (Some(no), ReportState::Pending) => state.store.order_by_no(no).await?.map(|o| crate::payments::continue_url(&o)).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let view = if report.status == ReportState::Ready { view(&state, &report).await? } else { None };
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("查询结果 · {}", report.product.label()));
+    page.private();
+    let refresh = matches!(report.status, ReportState::Querying | ReportState::Pending) && state.clock.now() - report.created_at < 1_800;
+    Ok(Html(ResultsPage { page, report, view, refresh, pay_url }.render()?).into_response())
+}
+
+/// A report as my list shows it.
+struct Row {
+    id: i64,
+    product: &'static str,
+    car: String,
+    status: ReportState,
+    when: String,
+    price: String,
+}
+
+fn row(r: &Report) -> Row {
+    Row {
+        id: r.report_id,
+        product: r.product.label(),
+        car: if r.listing_id.is_some() { "在售车辆（车架号已隐藏）".to_owned() } else { r.vin.clone() },
+        status: r.status,
+        when: domain::time::datetime(r.created_at),
+        price: match &r.amount_fen {
+            Some(f) => format!("{}元", domain::order::yuan_text(*f)),
+            None => "VIP免费".to_owned(),
+        },
+    }
+}
+
+#[derive(Template)]
+#[template(path = "fourlist.html")]
+struct ListPage {
+    page: PageMeta,
+    rows: Vec<Row>,
+}
+
+/// `GET /servicehall/fourquery/fourlist`: my queries, newest first.
+pub async fn fourlist(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    let rows = state.store.reports_of(user.user_id, 100).await?.iter().map(row).collect();
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "我的查询");
+    page.private();
+    Ok(Html(ListPage { page, rows }.render()?).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "report_view.html")]
+struct ReportPage {
+    page: PageMeta,
+    view: ReportView,
+    chart: Option<Timeline>,
+    journey: bool,
+}
+
+async fn ready_view(state: &AppState, user: &store::User, id: Option<i64>) -> Result<Result<ReportView, Response>, AppError> {
+    let report = own_report(state, user.user_id, id).await?;
+    if report.status != ReportState::Ready {
+        return Ok(Err(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={}", report.report_id)).into_response()));
+    }
+    view(state, &report).await?.map(Ok).ok_or(AppError::NotFound)
+}
+
+/// `GET /servicehall/report/{id}`: one report, whole.
+pub async fn report(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    let view = match ready_view(&state, &user, Some(id)).await? {
+        Ok(v) => v,
+        Err(redirect) => return Ok(redirect),
+    };
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("{} · {}", view.product.label(), view.title));
+    page.private();
+    let chart = timeline(&view.points);
+    Ok(Html(ReportPage { page, view, chart, journey: false }.render()?).into_response())
+}
+
+/// `GET /servicehall/journeyReport?report=…`: a report's odometer timeline and verdict; without
+/// a report, the mileage product's form.
+pub async fn journey(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReportQuery>) -> Result<Response, AppError> {
+    let Some(id) = q.id() else {
+        let form = QueryForm { product: Product::Mileage.as_str().to_owned(), ..QueryForm::default() };
+        let text = ("里程记录查询", "查询车辆历次保养、年检和定损时记录的里程，画出里程时间线，识别调表车。", "/servicehall/journeyReport");
+        return form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::Mileage, Product::Full], text).await;
+    };
+    let Some(user) = &visitor.user else { return Err(AppError::NotFound) };
+    let view = match ready_view(&state, user, Some(id)).await? {
+        Ok(v) => v,
+        Err(redirect) => return Ok(redirect),
+    };
+    if view.points.is_empty() && !view.product.kinds().contains(&Kind::Mileage) {
+        return Err(AppError::NotFound);
+    }
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("里程时间线 · {}", view.title));
+    page.private();
+    let chart = timeline(&view.points);
+    Ok(Html(ReportPage { page, view, chart, journey: true }.render()?).into_response())
+}
+
+/// `GET /servicehall/viewpdf?report=…`: the report as a PDF with its Chinese text in an embedded
+/// font subset.
+pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Query(q): Query<ReportQuery>) -> Result<Response, AppError> {
+    let view = match ready_view(&state, &user, q.id()).await? {
+        Ok(v) => v,
+        Err(redirect) => return Ok(redirect),
+    };
+    let font = crate::pdf::font(&state.config.pdf_font, &state.config.pdf_font_index)
+        .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
+    let mut blocks = vec![
+        crate::pdf::Block::Title(format!("车况报告 · {}", view.product.label())),
+        crate::pdf::Block::Note(format!("报告编号 {} · 车辆 {} · 车架号 {}", view.id, view.title, view.vin)),
+        crate::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
+    ];
+    for s in &view.sections {
+        blocks.push(crate::pdf::Block::Heading(format!("{}：{}", s.name, s.summary)));
+        if s.name == Kind::Mileage.label() {
+            blocks.push(crate::pdf::Block::Chart(view.points.clone()));
+            for line in &view.verdict {
+                blocks.push(crate::pdf::Block::Row("疑似调表".to_owned(), line.clone(), true));
+            }
+        }
+        for (label, value, warn) in &s.rows {
+            blocks.push(crate::pdf::Block::Row(label.clone(), value.clone(), *warn));
+        }
+    }
+    blocks.push(crate::pdf::Block::Para(DISCLAIMER.to_owned()));
+    let pdf = crate::pdf::render(&font, &format!("车况报告{}", view.id), "二手车网 车况报告", &blocks)
+        .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/pdf".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("inline; filename=\"report-{}.pdf\"", view.id)),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+        ],
+        pdf,
+    )
+        .into_response())
+}
+
+const DISCLAIMER: &str =
+    "本报告依据数据服务商在查询日的记录生成，仅反映已登记的保养、理赔、登记状态和里程，未登记的维修和事故无法体现；购车前请结合实车检测判断车况。";
+
+#[derive(Template)]
+#[template(path = "recodetail.html")]
+struct RecordPage {
+    page: PageMeta,
+    row: Row,
+    report: Report,
+}
+
+/// `GET /actives/recodetail?id=…`: one query record: what, when, how paid, where it stands.
+pub async fn recodetail(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<ReportQuery>) -> Result<Response, AppError> {
+    let report = own_report(&state, user.user_id, q.id()).await?;
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "查询记录");
+    page.private();
+    Ok(Html(RecordPage { page, row: row(&report), report }.render()?).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "report_landing.html")]
+struct LandingPage {
+    page: PageMeta,
+    products: Vec<ProductView>,
+    sample: Vec<Section>,
+}
+
+/// `GET /actives/report`: the reports' landing: what each product answers and costs, a sample
+/// (the sandbox's accident car), questions and answers.
+pub async fn landing(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "车况报告")
+        .describe("二手车车况报告：4S店维保记录、出险理赔、抵押查封、里程记录，输入车架号即可查询，识别事故车、调表车、抵押车。")
+        .canonical_path(&state, "/actives/report");
+    let sample_vin = Vin::parse(domain::report::ACCIDENT_VIN).map_err(|_| AppError::NotFound)?;
+    let record = domain::report::sandbox_record(&sample_vin, state.clock.now());
+    let sample = Kind::ALL
+        .iter()
+        .map(|&kind| Section { name: kind.label(), summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() })
+        .collect();
+    Ok(Html(LandingPage { page, products: products(&ALL_PRODUCTS, None), sample }.render()?).into_response())
+}
+
+/// `POST /api/report/jumdata/notify`: the provider pushes a report (JSON, signed in its `sign`
+/// header); we answer `{"code":200}` once it is applied (or was already), else 400 so the
+/// provider pushes again.
+pub async fn report_push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response, AppError> {
+    let sign = headers.get("sign").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let body = std::str::from_utf8(&body).unwrap_or("");
+    let ok = crate::reports::apply_push(&state, sign, body).await?;
+    let (status, code) = if ok { (StatusCode::OK, 200) } else { (StatusCode::BAD_REQUEST, 400) };
+    Ok((status, axum::Json(serde_json::json!({ "code": code }))).into_response())
+}
