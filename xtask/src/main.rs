@@ -54,16 +54,25 @@ fn build_islands() -> Res {
     run(Command::new("node").current_dir(&dir).arg("build.mjs"))
 }
 
-/// Installs Debian's chromium when it is missing (browser tests never download a browser).
+/// Installs what the tests need from Debian when it is missing: chromium (browser tests never
+/// download a browser), the CJK font the PDF reports embed (and screenshots need), and
+/// `pdftotext`, which reads a downloaded report back.
 fn ensure_chromium() -> Res {
-    if Path::new("/usr/bin/chromium").exists() {
+    ensure(&[("/usr/bin/chromium", &["chromium", "chromium-driver"]), CJK_FONT, ("/usr/bin/pdftotext", &["poppler-utils"])])
+}
+
+/// The CJK font of the PDF reports (the server's default `pdf_font`) and its package.
+const CJK_FONT: (&str, &[&str]) = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", &["fonts-noto-cjk"]);
+
+/// Installs the Debian packages of each file that is missing.
+fn ensure(wanted: &[(&str, &[&str])]) -> Res {
+    let missing: Vec<&str> = wanted.iter().filter(|(file, _)| !Path::new(file).exists()).flat_map(|(_, packages)| packages.iter().copied()).collect();
+    if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("chromium missing: installing Debian's chromium");
+    eprintln!("installing Debian's {}", missing.join(", "));
     run(Command::new("apt-get").args(["update", "-qq"]))?;
-    run(Command::new("apt-get")
-        .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"])
-        .env("DEBIAN_FRONTEND", "noninteractive"))
+    run(Command::new("apt-get").args(["install", "-y", "-qq", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 fn free_port() -> Result<u16, String> {
@@ -106,6 +115,10 @@ fn serve(release: bool) -> Res {
     let db = root().join("data/usedcar.db");
     let db = db.to_string_lossy();
     run(Command::new(&bin).current_dir(root()).args(["seed", "--listings", "5000", "--if-empty", "true", "--database-url", &db]))?;
+    // The PDF reports embed the font; without it they say so and the site works on.
+    if let Err(e) = ensure(&[CJK_FONT]) {
+        eprintln!("no CJK font for PDF reports ({e}): install fonts-noto-cjk");
+    }
     eprintln!("serving http://127.0.0.1:8080/ (Ctrl-C to stop)");
     run(Command::new(&bin).current_dir(root()).args(["serve", "--addr", "127.0.0.1:8080", "--database-url", &db]))
 }

@@ -162,7 +162,6 @@ impl FormPage {
     }
 }
 
-#[expect(clippy::too_many_arguments, reason = "the two forms differ in these, each named at its call")]
 async fn form_page(
     state: &AppState,
     visitor: &Visitor,

@@ -342,6 +342,15 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
                 icon: "选", title: "帮我选车", text: "回答四个问题，推荐预算内在售车最多的车系。", href: "/actives/collect/selectcar"
             },
             HallEntry { icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
+            HallEntry {
+                icon: "查", title: "车况查询", text: "输入车架号，查维保、出险、抵押查封和里程记录。", href: "/servicehall/fourquery"
+            },
+            HallEntry {
+                icon: "4S", title: "4S店维保+出险", text: "4S店保养维修明细与保险理赔记录合并查询。", href: "/servicehall/insurance4s"
+            },
+            HallEntry {
+                icon: "程", title: "里程时间线", text: "历次保养、年检的里程画成时间线，识别调表车。", href: "/servicehall/journeyReport"
+            },
             HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
         ],
     ),

@@ -16,6 +16,7 @@ mod fuzz_queries;
 mod http;
 mod islands;
 mod payments;
+mod reports;
 mod selling;
 mod service;
 mod shops;

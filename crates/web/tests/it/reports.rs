@@ -1,0 +1,236 @@
+//! History reports by VIN: a VIN typed wrong answered beside its field before sign-in, a report
+//! paid through the sandbox cashier and read, downloaded as a PDF whose text is Chinese, hidden
+//! from everyone else; a provider answering twice changes nothing; the VIP plan's free queries
+//! counted and used up; and the 聚美智数 adapter against a mock peer: signed requests, tasks
+//! answered later, pushes believed only when signed.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use tower::ServiceExt as _;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::{IPHONE, NOW, TestApp, login, post_on};
+use web::adapters::history::{Answer, ReportData, push_sign, request_sign};
+
+on_both!(10 =>
+    a_history_report_is_paid_once_read_by_its_owner_and_downloaded,
+    a_vip_plan_gives_free_queries_until_they_are_used,
+);
+
+async fn get_bytes(app: &TestApp, uri: &str, cookie: &str) -> (StatusCode, String, Vec<u8>) {
+    let req = Request::builder().uri(uri).header("cookie", cookie).header("user-agent", IPHONE).body(Body::empty()).unwrap();
+    let res = app.router().oneshot(req).await.unwrap();
+    let status = res.status();
+    let kind = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    (status, kind, axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap().to_vec())
+}
+
+async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &TestApp) {
+    // Mistakes are named beside the field, before anyone is asked to sign in, the input kept.
+    for (vin, message) in [
+        ("lsvam4187c2184821", "车架号的字母须大写"),
+        ("LSVAM4187C218482O", "车架号不含字母I、O、Q"),
+        ("LSVAM4187C218482", "不足17位"),
+        ("LSVAM4187C21848211", "超过了17位"),
+        ("LSVAM%204187C2184821", "不能有空格"),
+        ("%EF%BC%AC%EF%BC%B3VAM4187C2184821", "半角"),
+    ] {
+        let r = app.get(&format!("/servicehall/fourquery/fourorder?vin={vin}&product=full"), &[("user-agent", IPHONE)]).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{vin}");
+        assert!(r.body.contains(message) && r.body.contains(r#"id="fq-vin-error""#), "{vin}: {}", r.body);
+        assert!(r.body.contains(r#"value="full" checked"#), "the product chosen is kept");
+    }
+    let anonymous = app.get(&format!("/servicehall/fourquery/fourorder?vin={}&product=full", domain::report::ACCIDENT_VIN), &[]).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "a good form asks for sign-in");
+
+    let a = login(app, "13700007001", "").await;
+    let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
+    let confirm = app.get(&format!("/servicehall/fourquery/fourorder?vin={}&product=full", domain::report::ACCIDENT_VIN), &h).await;
+    assert_eq!(confirm.status, StatusCode::OK);
+    assert!(confirm.body.contains("69.00元") && confirm.body.contains("车况四项全查") && !confirm.body.contains("使用VIP免费查询"), "{}", confirm.body);
+    let r = app.post_form("/servicehall/fourquery/fourorder", &h, &format!("vin={}&product=full&method=alipay", domain::report::ACCIDENT_VIN)).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let pending = app.state.store.reports_of(app.state.store.user_by_mobile("13700007001").await.unwrap().unwrap().user_id, 10).await.unwrap();
+    assert_eq!((pending.len(), pending[0].status), (1, domain::report::State::Pending), "nothing is asked before it is paid");
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let back = app.get(paid.location(), &h).await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER, "the payment result goes on to the report's");
+    assert!(back.location().starts_with("/servicehall/fourquery/fousresults?order="), "{}", back.location());
+    let result = app.get(back.location(), &h).await;
+    assert!(result.body.contains("报告已生成") && result.body.contains("出险1次，合计48600元") && result.body.contains("演示数据"), "{}", result.body);
+    let report = app.state.store.reports_of(pending[0].user_id, 10).await.unwrap().remove(0);
+    assert_eq!(report.status, domain::report::State::Ready);
+    let id = report.report_id;
+
+    // Read many times, charged once: a second answer from the provider changes nothing.
+    let record = domain::report::sandbox_record(&domain::validate::Vin::parse(domain::report::MORTGAGE_VIN).unwrap(), NOW);
+    assert!(!web::reports::apply(&app.state, id, &record).await.unwrap(), "a repeated answer is not applied");
+    assert_eq!(app.state.store.report_of(report.user_id, id).await.unwrap().unwrap().result_json, report.result_json);
+    let order = app.state.store.order_by_no(report.order_no.as_deref().unwrap()).await.unwrap().unwrap();
+    assert_eq!((order.status, order.amount_fen), (domain::order::Status::Paid, 6_900));
+    let again = app.get(&format!("/servicehall/fourquery/fourorder?vin={}&product=full", domain::report::ACCIDENT_VIN), &h).await;
+    assert!(again.body.contains(&format!("/servicehall/report/{id}")) && again.body.contains("无需再付费"), "the same query is offered, not charged again");
+
+    let page = app.get(&format!("/servicehall/report/{id}"), &h).await;
+    assert!(page.body.contains("正面碰撞") && page.body.contains("纵梁") && page.body.contains("<svg"), "{}", page.body);
+    assert!(page.body.contains("<table class=\"fq-table\">") && page.body.contains("4S店保养"), "the chart's numbers as text");
+    let journey = app.get(&format!("/servicehall/journeyReport?report={id}"), &h).await;
+    assert!(journey.body.contains("里程时间线") && journey.body.contains("未发现调表迹象"), "{}", journey.body);
+    assert!(app.get("/servicehall/fourquery/fourlist", &h).await.body.contains(&format!("/servicehall/report/{id}")));
+    assert!(app.get(&format!("/actives/recodetail?id={id}"), &h).await.body.contains(report.order_no.as_deref().unwrap()));
+
+    let (status, kind, pdf) = get_bytes(app, &format!("/servicehall/viewpdf?report={id}"), &a).await;
+    if status == StatusCode::OK {
+        assert_eq!(kind, "application/pdf");
+        assert!(pdf.starts_with(b"%PDF-") && pdf.len() < 300 * 1024, "{} bytes", pdf.len());
+        let file = std::env::temp_dir().join(format!("report-{id}-{}.pdf", std::process::id()));
+        std::fs::write(&file, &pdf).unwrap();
+        if let Ok(out) = std::process::Command::new("pdftotext").arg(&file).arg("-").output() {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("车况报告") && text.contains("正面碰撞") && text.contains("出险1次"), "{text}");
+        }
+        let _ = std::fs::remove_file(file);
+    } else {
+        // Without the configured font the PDF says so, in Chinese, and nothing else breaks.
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(std::fs::metadata(&app.state.config.pdf_font).is_err(), "the font is there, yet no PDF");
+        assert!(std::env::var("CI").is_err(), "CI installs the font (fonts-noto-cjk)");
+    }
+
+    // Nobody else can read it: not the report, the PDF, the timeline or the record.
+    let b = login(app, "13700007002", "").await;
+    let hb = [("cookie", b.as_str()), ("user-agent", IPHONE)];
+    for uri in [
+        format!("/servicehall/report/{id}"),
+        format!("/servicehall/viewpdf?report={id}"),
+        format!("/actives/recodetail?id={id}"),
+        format!("/servicehall/fourquery/fousresults?id={id}"),
+        format!("/servicehall/journeyReport?report={id}"),
+        format!("/servicehall/fourquery/fousresults?order={}", report.order_no.as_deref().unwrap()),
+    ] {
+        assert_eq!(app.get(&uri, &hb).await.status, StatusCode::NOT_FOUND, "{uri}");
+    }
+}
+
+async fn a_vip_plan_gives_free_queries_until_they_are_used(app: &TestApp) {
+    let a = login(app, "13700007003", "").await;
+    let user = app.state.store.user_by_mobile("13700007003").await.unwrap().unwrap().user_id;
+    let order = store::NewOrder {
+        order_no: "20261121103015000901".to_owned(),
+        user_id: user,
+        item: store::Item {
+            product: domain::order::Product::Vip,
+            plan_code: "buyer-month".to_owned(),
+            city_code: None,
+            campaign: String::new(),
+            subject: "买车VIP月卡".to_owned(),
+            amount_fen: 1_900,
+        },
+        provider: domain::order::Provider::Alipay,
+        channel: "wap".to_owned(),
+    };
+    app.state.store.create_order(&order, NOW).await.unwrap();
+    let pay = store::Payment { order_no: &order.order_no, provider: domain::order::Provider::Alipay, trade_no: "T1", amount_fen: 1_900 };
+    app.state.store.settle_payment(&pay, NOW).await.unwrap();
+    let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
+    let form = app.get("/servicehall/fourquery", &h).await;
+    assert!(form.body.contains("本月可免费查询2次，还剩2次"), "{}", form.body);
+    for (n, vin) in [domain::report::ROLLBACK_VIN, domain::report::MORTGAGE_VIN].into_iter().enumerate() {
+        let confirm = app.get(&format!("/servicehall/fourquery/fourorder?vin={vin}&product=mileage"), &h).await;
+        assert!(confirm.body.contains(&format!("使用VIP免费查询（本月剩{}次）", 2 - n)), "{}", confirm.body);
+        let r = app.post_form("/servicehall/fourquery/fourorder", &h, &format!("vin={vin}&product=mileage&method=quota")).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER);
+        assert!(r.location().starts_with("/servicehall/fourquery/fousresults?id="), "{}", r.location());
+        let result = app.get(r.location(), &h).await;
+        assert!(result.body.contains("报告已生成"), "{}", result.body);
+        if vin == domain::report::ROLLBACK_VIN {
+            assert!(result.body.contains("疑似调表"), "{}", result.body);
+        }
+    }
+    let used_up = app.post_form("/servicehall/fourquery/fourorder", &h, "vin=LVSHCAMB1EE123456&product=mileage&method=quota").await;
+    assert!(used_up.body.contains("本月的免费查询次数已用完"), "{}", used_up.body);
+    assert_eq!(app.state.store.reports_of(user, 10).await.unwrap().len(), 2, "no third free query");
+    assert!(app.state.store.reports_of(user, 10).await.unwrap().iter().all(|r| r.order_no.is_none()));
+}
+
+fn jumdata_config(server: &MockServer) -> web::config::Config {
+    let mut config = web::config::Config::defaults(web::config::Env::Development);
+    config.report_adapter = web::config::ReportAdapter::Jumdata;
+    config.report_endpoint = format!("{}/vehicle/history", server.uri());
+    config.report_result_endpoint = format!("{}/vehicle/history/result", server.uri());
+    config.report_app_id = "app-1".to_owned();
+    config.report_app_secret = "secret-1".to_owned();
+    config
+}
+
+fn jumdata(server: &MockServer) -> ReportData {
+    ReportData::from_config(&jumdata_config(server), web::adapters::http_client())
+}
+
+/// The real adapter against a mock 聚美智数: the query is signed as documented and becomes a
+/// task; the task is answered later; a push is believed only with the right signature.
+#[tokio::test]
+async fn the_jumdata_adapter_signs_queries_and_believes_only_signed_pushes() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/vehicle/history"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"code": 200, "msg": "成功", "taskNo": "T-77"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let ready = serde_json::json!({"code": 200, "taskNo": "T-77", "data": {
+        "maintenance": [{"date": "2024-05-02", "mileage": 30_000, "shopName": "长沙广汽丰田4S店", "content": "更换机油"}],
+        "claims": [], "status": {"mortgage": 0}, "mileage": [{"date": "2024-05-02", "mileage": 30_000, "source": "4S店保养"}]
+    }});
+    Mock::given(method("POST")).and(path("/vehicle/history/result")).respond_with(ResponseTemplate::new(200).set_body_json(ready.clone())).mount(&server).await;
+    let adapter = jumdata(&server);
+    let vin = domain::validate::Vin::parse(domain::report::ACCIDENT_VIN).unwrap();
+    let answer = adapter.submit(&vin, domain::report::Product::FourS, "https://example.test/api/report/jumdata/notify", NOW).await.unwrap();
+    assert_eq!(answer, Answer::Pending("T-77".to_owned()));
+    let sent = server.received_requests().await.unwrap();
+    let form: std::collections::HashMap<String, String> = form_urlencoded::parse(&sent[0].body).into_owned().collect();
+    assert_eq!(form["appId"], "app-1");
+    assert_eq!(form["timestamp"], (NOW * 1_000).to_string());
+    assert_eq!(form["sign"], request_sign("app-1", "secret-1", NOW * 1_000));
+    assert_eq!((form["vin"].as_str(), form["items"].as_str()), (domain::report::ACCIDENT_VIN, "maintenance,claims"));
+    let Answer::Ready(record) = adapter.result("T-77", NOW).await.unwrap() else { panic!("ready") };
+    assert_eq!(record.services[0].shop, "长沙广汽丰田4S店");
+
+    let body = ready.to_string();
+    let push = adapter.verify_push(&push_sign("secret-1", &body), &body).expect("a signed push");
+    assert_eq!(push.task, "T-77");
+    assert!(adapter.verify_push(&push_sign("secret-2", &body), &body).is_none(), "another secret");
+    assert!(adapter.verify_push(&push_sign("secret-1", &body), &body.replace("30000", "3000")).is_none(), "a changed body");
+    assert!(ReportData::Sandbox.verify_push(&push_sign("", &body), &body).is_none(), "the sandbox takes no pushes");
+}
+
+/// A provider that cannot answer: the paid query ends failed and its order is refunded.
+#[tokio::test]
+async fn a_query_the_provider_cannot_answer_is_refunded() {
+    let app = crate::support::spawn_app(5).await;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/vehicle/history"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"code": 400, "msg": "该VIN无记录"})))
+        .mount(&server)
+        .await;
+    let state = app.variant(jumdata_config(&server), NOW);
+    let a = login(&app, "13700007004", "").await;
+    let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
+    // Paid at the variant's own sandbox cashier, which then takes the refund.
+    let r = post_on(&state, "/servicehall/fourquery/fourorder", &h, "vin=LVSHCAMB1EE123456&product=claims&method=alipay").await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    post_on(&state, "/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let user = app.state.store.user_by_mobile("13700007004").await.unwrap().unwrap().user_id;
+    let report = app.state.store.reports_of(user, 1).await.unwrap().remove(0);
+    assert_eq!(report.status, domain::report::State::Querying);
+    web::reports::attempt(&state, &report).await.unwrap();
+    let after = app.state.store.report_of(user, report.report_id).await.unwrap().unwrap();
+    assert_eq!(after.status, domain::report::State::Failed);
+    let order = app.state.store.order_by_no(report.order_no.as_deref().unwrap()).await.unwrap().unwrap();
+    assert_eq!(order.status, domain::order::Status::Refunded, "the buyer's money goes back");
+    let page = app.get(&format!("/servicehall/fourquery/fousresults?id={}", report.report_id), &h).await;
+    assert!(page.body.contains("查询失败") && page.body.contains("款项已原路退回"), "{}", page.body);
+}
