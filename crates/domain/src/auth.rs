@@ -85,6 +85,12 @@ pub fn code_digest(secret: &[u8], mobile: &str, code: &str) -> String {
     hmac_hex(secret, &["sms", mobile, code])
 }
 
+/// Constant-time equality of two secrets or digests (a token, a signature): the time taken does
+/// not tell how much of a guess was right.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 /// What is stored for a session token or a web cookie: its SHA-256. Tokens are 128 random bits,
 /// so no key is needed, and every node computes the same digest.
 pub fn token_digest(token: &str) -> String {

@@ -126,11 +126,6 @@ pub struct Ticket {
 }
 from_row!(Ticket { ticket, kind as stored, return_to, user_id, status as stored, payload, expires_at });
 
-/// Constant-time equality of two digests.
-fn same_digest(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 impl Store {
     /// A user by id.
     pub async fn user(&self, user_id: i64) -> Result<User, DbError> {
@@ -384,7 +379,7 @@ impl Store {
             if expires_at < now {
                 return Ok(CodeCheck::Expired);
             }
-            if !same_digest(&stored, digest) {
+            if !domain::auth::same_secret(&stored, digest) {
                 let n: Option<i64> = sqlx::query_scalar(
                     "update sms_code set attempts = attempts + 1 where sms_code_id = $1 and attempts < $2 and used_at is null \
                      returning cast(attempts as bigint)",

@@ -74,24 +74,34 @@ pub struct NewReport<'a> {
     pub product: Product,
 }
 
+/// Inserts a report of `$r` (a [`NewReport`]) in `$status`, paid by order `$order` (or free),
+/// its first attempt due at `$due`; evaluates to its id.
+macro_rules! insert_report {
+    ($tx:ident, $r:expr, $status:expr, $order:expr, $due:expr, $now:expr) => {
+        sqlx::query_scalar::<_, i64>(
+            "insert into report (user_id, vin, listing_id, product, status, payment_order_id, next_try_at, created_at) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8) returning report_id",
+        )
+        .bind($r.user_id)
+        .bind($r.vin)
+        .bind($r.listing_id)
+        .bind($r.product.as_str())
+        .bind($status.as_str())
+        .bind($order)
+        .bind($due)
+        .bind($now)
+        .fetch_one(&mut *$tx)
+        .await?
+    };
+}
+
 impl Store {
     /// Orders a report paid by `order`: both stored together, the report `pending` until paid.
     pub async fn create_paid_report(&self, r: &NewReport<'_>, order: &NewOrder, now: i64) -> Result<i64, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let order_id: i64 = crate::pay::bind_order(sqlx::query_scalar(crate::pay::INSERT_ORDER), order, now).fetch_one(&mut *tx).await?;
-            let id: i64 = sqlx::query_scalar(
-                "insert into report (user_id, vin, listing_id, product, status, payment_order_id, created_at) \
-                 values ($1, $2, $3, $4, 'pending', $5, $6) returning report_id",
-            )
-            .bind(r.user_id)
-            .bind(r.vin)
-            .bind(r.listing_id)
-            .bind(r.product.as_str())
-            .bind(order_id)
-            .bind(now)
-            .fetch_one(&mut *tx)
-            .await?;
+            let id = insert_report!(tx, r, State::Pending, Some(order_id), None::<i64>, now);
             tx.commit().await?;
             Ok(id)
         })
@@ -108,17 +118,7 @@ impl Store {
             if used >= i64::from(allowance) {
                 return Ok(None);
             }
-            let id: i64 = sqlx::query_scalar(
-                "insert into report (user_id, vin, listing_id, product, status, next_try_at, created_at) \
-                 values ($1, $2, $3, $4, 'querying', $5, $5) returning report_id",
-            )
-            .bind(r.user_id)
-            .bind(r.vin)
-            .bind(r.listing_id)
-            .bind(r.product.as_str())
-            .bind(now)
-            .fetch_one(&mut *tx)
-            .await?;
+            let id = insert_report!(tx, r, State::Querying, None::<i64>, Some(now), now);
             tx.commit().await?;
             Ok(Some(id))
         })

@@ -104,12 +104,20 @@ impl Pages {
     fn push(&mut self, op: Op) {
         self.cur.push(op);
     }
+
+    /// `text` wrapped to the page at `size`, a line every `leading` points.
+    fn lines(&mut self, text: &str, size: f32, leading: f32, color: (u8, u8, u8)) {
+        for line in wrap(text, size, PAGE_W - 2.0 * MARGIN) {
+            self.room(leading);
+            self.push(Op::Text { x: MARGIN, y: self.y + size + 1.5, size, text: line, color });
+            self.y += leading;
+        }
+    }
 }
 
 /// Lays the blocks out on pages, a footer (`footer`, page n/m) on each.
 fn layout(blocks: &[Block], footer: &str) -> Vec<Vec<Op>> {
     let mut p = Pages { done: Vec::new(), cur: Vec::new(), y: MARGIN };
-    let text_w = PAGE_W - 2.0 * MARGIN;
     for b in blocks {
         match b {
             Block::Title(t) => {
@@ -118,13 +126,7 @@ fn layout(blocks: &[Block], footer: &str) -> Vec<Vec<Op>> {
                 p.push(Op::Text { x: MARGIN + 12.0, y: p.y + 20.0, size: 20.0, text: t.clone(), color: INK });
                 p.y += 38.0;
             }
-            Block::Note(t) => {
-                for line in wrap(t, 9.0, text_w) {
-                    p.room(14.0);
-                    p.push(Op::Text { x: MARGIN, y: p.y + 10.0, size: 9.0, text: line, color: GREY });
-                    p.y += 14.0;
-                }
-            }
+            Block::Note(t) => p.lines(t, 9.0, 14.0, GREY),
             Block::Heading(t) => {
                 p.room(48.0);
                 p.y += 10.0;
@@ -133,11 +135,7 @@ fn layout(blocks: &[Block], footer: &str) -> Vec<Vec<Op>> {
                 p.y += 28.0;
             }
             Block::Para(t) => {
-                for line in wrap(t, 10.5, text_w) {
-                    p.room(17.0);
-                    p.push(Op::Text { x: MARGIN, y: p.y + 12.0, size: 10.5, text: line, color: INK });
-                    p.y += 17.0;
-                }
+                p.lines(t, 10.5, 17.0, INK);
                 p.y += 3.0;
             }
             Block::Row(label, value, warn) => {

@@ -121,9 +121,7 @@ impl ReportData {
     pub fn verify_push(&self, sign: &str, body: &str) -> Option<Push> {
         let ReportData::Jumdata(j) = self else { return None };
         let expected = push_sign(&j.app_secret, body);
-        let given = sign.trim().to_ascii_lowercase();
-        let same = given.len() == expected.len() && given.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
-        if !same || j.app_secret.is_empty() {
+        if !domain::auth::same_secret(&sign.trim().to_ascii_lowercase(), &expected) || j.app_secret.is_empty() {
             return None;
         }
         let reply: Value = serde_json::from_str(body).ok()?;
@@ -141,17 +139,13 @@ impl Jumdata {
         let sign = request_sign(&self.app_id, &self.app_secret, now * 1_000);
         let mut form: Vec<(&str, &str)> = vec![("appId", self.app_id.as_str()), ("timestamp", ts.as_str()), ("sign", sign.as_str())];
         form.extend_from_slice(params);
-        let body = form.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&");
+        let body = super::query_string(&form);
         let res = self.client.post(url).header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded").body(body).send().await?;
         if !res.status().is_success() {
             return Err(AdapterError::Http(format!("history report: {}", res.status())));
         }
         Ok(res.json().await?)
     }
-}
-
-fn enc(s: &str) -> String {
-    form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// A number or a string of one, as text.

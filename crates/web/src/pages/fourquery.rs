@@ -22,7 +22,7 @@ use store::{Item, NewReport, Report};
 
 use crate::access::SignedIn;
 use crate::error::AppError;
-use crate::extract::{PathId, Query};
+use crate::extract::{Form, PathId, Query};
 use crate::meta::{Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::Visitor;
@@ -56,7 +56,7 @@ impl QueryForm {
 
     /// The form's address (to go back to it or on to the confirmation).
     fn query(&self) -> String {
-        let enc = |s: &str| form_urlencoded::byte_serialize(s.trim().as_bytes()).collect::<String>();
+        let enc = |s: &str| domain::text::percent_encode(s.trim());
         if self.listing.trim().is_empty() {
             format!("vin={}&product={}", enc(&self.vin), enc(&self.product))
         } else {
@@ -281,11 +281,14 @@ pub async fn fourorder(
             Some(user) => order_page(&state, &visitor, user, form, &a, String::new()).await,
             None => Ok(crate::signin::required(&state, &method, &uri, &headers)),
         },
-        Err(errors) => {
-            let (only, text) = if form.product() == Some(Product::FourS) { (&[Product::FourS][..], INSURANCE4S) } else { (&ALL_PRODUCTS[..], FOURQUERY) };
-            form_page(&state, &visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, only, text).await
-        }
+        Err(errors) => form_again(&state, &visitor, form, errors).await,
     }
+}
+
+/// The form a query came from, again, with its errors (422).
+async fn form_again(state: &AppState, visitor: &Visitor, form: QueryForm, errors: BTreeMap<&'static str, String>) -> Result<Response, AppError> {
+    let (only, text) = if form.product() == Some(Product::FourS) { (&[Product::FourS][..], INSURANCE4S) } else { (&ALL_PRODUCTS[..], FOURQUERY) };
+    form_page(state, visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, only, text).await
 }
 
 /// `POST /servicehall/fourquery/fourorder`: a free query (asked at once) or the order and its
@@ -296,13 +299,12 @@ pub async fn fourorder_post(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    Form(form): Form<QueryForm>,
 ) -> Result<Response, AppError> {
     let Some(user) = visitor.user.clone() else { return Ok(crate::signin::required(&state, &method, &uri, &headers)) };
-    let form: QueryForm = serde_urlencoded_form(&body);
     let a = match asked(&state, &form).await? {
         Ok(a) => a,
-        Err(errors) => return form_page(&state, &visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, &ALL_PRODUCTS, FOURQUERY).await,
+        Err(errors) => return form_again(&state, &visitor, form, errors).await,
     };
     let now = state.clock.now();
     let new = NewReport { user_id: user.user_id, vin: a.vin.as_ref(), listing_id: a.listing.as_ref().map(|l| l.0), product: a.product };
@@ -331,21 +333,6 @@ pub async fn fourorder_post(
     Ok(Redirect::to(&next).into_response())
 }
 
-/// A form body read leniently: unknown fields ignored, a field sent twice the last.
-fn serde_urlencoded_form(body: &[u8]) -> QueryForm {
-    let mut f = QueryForm::default();
-    for (k, v) in form_urlencoded::parse(body) {
-        match k.as_ref() {
-            "vin" => f.vin = v.into_owned(),
-            "product" => f.product = v.into_owned(),
-            "listing" => f.listing = v.into_owned(),
-            "method" => f.method = v.into_owned(),
-            _ => {}
-        }
-    }
-    f
-}
-
 /// `?id=…` (a report) or `?order=…` (the order that pays for one).
 #[derive(Debug, Default, Deserialize)]
 pub struct ReportQuery {
@@ -371,7 +358,7 @@ async fn own_report(state: &AppState, user_id: i64, id: Option<i64>) -> Result<R
 
 /// A section of a report: one product's summary and its rows.
 struct Section {
-    name: &'static str,
+    kind: Kind,
     summary: String,
     warn: bool,
     rows: Vec<(String, String, bool)>,
@@ -392,13 +379,15 @@ struct ReportView {
 
 async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppError> {
     let Ok(record) = serde_json::from_str::<Record>(&r.result_json) else { return Ok(None) };
-    let stated = match r.listing_id {
-        Some(id) => state.store.listing_vin(id).await?.map(|(_, km)| km),
+    let listing = match r.listing_id {
+        Some(id) => state.store.listing_detail(id).await.ok(),
         None => None,
     };
-    let title = match r.listing_id {
-        Some(id) => state.store.listing_detail(id).await.map(|d| d.title).unwrap_or_else(|_| "在售车辆".to_owned()),
-        None => Vin::parse(&r.vin).ok().and_then(|v| domain::report::model_year(&v)).map_or_else(|| "车辆".to_owned(), |y| format!("{y}年款车辆")),
+    let stated = listing.as_ref().map(|d| d.mileage_km);
+    let title = match (&listing, r.listing_id) {
+        (Some(d), _) => d.title.clone(),
+        (None, Some(_)) => "在售车辆".to_owned(),
+        (None, None) => Vin::parse(&r.vin).ok().and_then(|v| domain::report::model_year(&v)).map_or_else(|| "车辆".to_owned(), |y| format!("{y}年款车辆")),
     };
     let vin = if r.listing_id.is_some() { "已隐藏（由卖家提供）".to_owned() } else { r.vin.clone() };
     let wan = |km: i64| format!("{}万公里", domain::money::wan_km(km));
@@ -407,7 +396,7 @@ async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppErr
         .kinds()
         .iter()
         .map(|&kind| Section {
-            name: kind.label(),
+            kind,
             summary: record.summary(kind, stated),
             warn: record.warns(kind, stated),
             rows: match kind {
@@ -604,7 +593,7 @@ pub async fn journey(State(state): State<AppState>, visitor: Visitor, Query(q): 
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
     };
-    if view.points.is_empty() && !view.product.kinds().contains(&Kind::Mileage) {
+    if !view.product.kinds().contains(&Kind::Mileage) {
         return Err(AppError::NotFound);
     }
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("里程时间线 · {}", view.title));
@@ -628,8 +617,8 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
         crate::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
     ];
     for s in &view.sections {
-        blocks.push(crate::pdf::Block::Heading(format!("{}：{}", s.name, s.summary)));
-        if s.name == Kind::Mileage.label() {
+        blocks.push(crate::pdf::Block::Heading(format!("{}：{}", s.kind.label(), s.summary)));
+        if s.kind == Kind::Mileage {
             blocks.push(crate::pdf::Block::Chart(view.points.clone()));
             for line in &view.verdict {
                 blocks.push(crate::pdf::Block::Row("疑似调表".to_owned(), line.clone(), true));
@@ -688,10 +677,8 @@ pub async fn landing(State(state): State<AppState>, visitor: Visitor) -> Result<
         .canonical_path(&state, "/actives/report");
     let sample_vin = Vin::parse(domain::report::ACCIDENT_VIN).map_err(|_| AppError::NotFound)?;
     let record = domain::report::sandbox_record(&sample_vin, state.clock.now());
-    let sample = Kind::ALL
-        .iter()
-        .map(|&kind| Section { name: kind.label(), summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() })
-        .collect();
+    let sample =
+        Kind::ALL.iter().map(|&kind| Section { kind, summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() }).collect();
     Ok(Html(LandingPage { page, products: products(&ALL_PRODUCTS, None), sample }.render()?).into_response())
 }
 
