@@ -33,6 +33,9 @@ pub const LOGIN_DOCS: [&str; 2] = ["useragree", "privacy"];
 /// The document the self-post form accepts.
 pub const SELL_DOC: &str = "vippersonalsellcar";
 
+/// The document a battery report's order accepts.
+pub const BATTERY_DOC: &str = "batteryagree";
+
 static DOCS: LazyLock<Vec<Doc>> = LazyLock::new(|| parse(include_str!("data/legal.txt")));
 
 fn parse(text: &'static str) -> Vec<Doc> {
@@ -79,7 +82,7 @@ mod tests {
     #[test]
     fn every_document_is_whole_with_a_version_and_date() {
         let slugs: Vec<&str> = docs().iter().map(|d| d.slug).collect();
-        assert_eq!(slugs, ["useragree", "privacy", "protect", "personalDetail", "depend", "vippersonalsellcar"]);
+        assert_eq!(slugs, ["useragree", "privacy", "protect", "personalDetail", "depend", "vippersonalsellcar", "batteryagree"]);
         for d in docs() {
             assert!(!d.summary.is_empty() && d.sections.len() >= 4, "{}", d.slug);
             assert!(d.sections.iter().all(|(h, p)| !h.is_empty() && !p.is_empty()), "{}: an empty section", d.slug);
@@ -92,6 +95,6 @@ mod tests {
             assert!(privacy.sections.iter().any(|(h, _)| h.contains(topic)), "privacy lacks {topic}");
         }
         assert_eq!(login_versions(), "useragree@2026.11,privacy@2026.11");
-        assert!(doc(SELL_DOC).is_some());
+        assert!(doc(SELL_DOC).is_some() && doc(BATTERY_DOC).is_some());
     }
 }

@@ -11,6 +11,7 @@
 //! assert!(r.verdict(None).suspected());
 //! ```
 
+pub use crate::battery::Battery;
 use crate::odometer::{self, Reading, Verdict};
 use crate::rng::Rng;
 use crate::validate::Vin;
@@ -26,16 +27,22 @@ crate::stored_enum! {
         Status = "status" => "车辆状态",
         /// Odometer readings and the rollback check.
         Mileage = "mileage" => "里程记录",
+        /// An electric or plug-in hybrid car's traction battery.
+        Battery = "battery" => "电池健康",
     }
 }
 
 impl Kind {
+    /// The four vehicle-history products (the VIN trust panel's lines, the full query).
+    pub const HISTORY: [Kind; 4] = [Kind::Maintenance, Kind::Claims, Kind::Status, Kind::Mileage];
+
     /// Price in fen.
     pub fn price_fen(self) -> i64 {
         match self {
             Kind::Maintenance => 3_900,
             Kind::Claims => 2_900,
             Kind::Status | Kind::Mileage => 1_900,
+            Kind::Battery => 4_900,
         }
     }
 }
@@ -55,6 +62,8 @@ crate::stored_enum! {
         Mileage = "mileage" => "里程记录",
         /// The 4S-shop maintenance and claims records together.
         FourS = "insurance4s" => "4S店维保+出险",
+        /// An electric or plug-in hybrid car's battery test.
+        Battery = "battery" => "新能源电池检测",
     }
 }
 
@@ -62,12 +71,13 @@ impl Product {
     /// What it holds, in the order a report shows them.
     pub fn kinds(self) -> &'static [Kind] {
         match self {
-            Product::Full => &Kind::ALL,
+            Product::Full => &Kind::HISTORY,
             Product::Maintenance => &[Kind::Maintenance],
             Product::Claims => &[Kind::Claims],
             Product::Status => &[Kind::Status],
             Product::Mileage => &[Kind::Mileage],
             Product::FourS => &[Kind::Maintenance, Kind::Claims],
+            Product::Battery => &[Kind::Battery],
         }
     }
 
@@ -80,6 +90,7 @@ impl Product {
             Product::Claims => Kind::Claims.price_fen(),
             Product::Status => Kind::Status.price_fen(),
             Product::Mileage => Kind::Mileage.price_fen(),
+            Product::Battery => Kind::Battery.price_fen(),
         }
     }
 
@@ -97,6 +108,7 @@ impl Product {
             Product::Status => "是否抵押、查封、盗抢登记或已报废",
             Product::Mileage => "历次保养、年检、定损的里程，识别调表车",
             Product::FourS => "4S店维保与出险理赔合并查询",
+            Product::Battery => "电池健康度、可用容量、循环次数、电芯一致性",
         }
     }
 }
@@ -195,6 +207,9 @@ pub struct Record {
     pub flags: Flags,
     /// Odometer readings in the order recorded.
     pub readings: Vec<OdometerReading>,
+    /// The traction battery's test, for a battery report or an electric car's panel.
+    #[serde(default)]
+    pub battery: Option<Battery>,
 }
 
 impl Record {
@@ -234,6 +249,7 @@ impl Record {
                     "里程正常".to_owned()
                 }
             }
+            Kind::Battery => self.battery.as_ref().map_or_else(|| "无电池检测数据".to_owned(), Battery::summary),
         }
     }
 }
@@ -261,14 +277,16 @@ impl Record {
             Kind::Claims => !self.claims.is_empty(),
             Kind::Status => self.flags != Flags::default(),
             Kind::Mileage => self.verdict(stated_km).suspected(),
+            Kind::Battery => self.battery.as_ref().is_some_and(Battery::warns),
         }
     }
 }
 
 /// The panel of a listing: the four summaries, the mileage judged against the one the seller
-/// states.
+/// states; and for an electric car whose record holds its battery, the battery card's line (its
+/// health and how it was measured, dated by the test).
 pub fn panel(record: &Record, stated_km: i64, source: &str, date: &str) -> Vec<PanelLine> {
-    Kind::ALL
+    let mut lines: Vec<PanelLine> = Kind::HISTORY
         .map(|kind| PanelLine {
             kind,
             text: record.summary(kind, Some(stated_km)),
@@ -276,7 +294,17 @@ pub fn panel(record: &Record, stated_km: i64, source: &str, date: &str) -> Vec<P
             date: date.to_owned(),
             warning: record.warns(kind, Some(stated_km)),
         })
-        .to_vec()
+        .to_vec();
+    if let Some(b) = &record.battery {
+        lines.push(PanelLine {
+            kind: Kind::Battery,
+            text: format!("{} · {}", b.summary(), b.method),
+            source: source.to_owned(),
+            date: b.tested.clone(),
+            warning: b.warns(),
+        });
+    }
+    lines
 }
 
 /// A panel as stored on the listing row: a line per product, its fields separated by tabs.
@@ -425,7 +453,7 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
     }
     claims.sort_by(|a, b| a.date.cmp(&b.date));
     readings.sort_by(|a, b| a.date.cmp(&b.date));
-    Record { services, claims, flags, readings }
+    Record { services, claims, flags, readings, battery: None }
 }
 
 #[cfg(test)]
@@ -479,7 +507,7 @@ mod tests {
         let record = sandbox_record(&vin(MORTGAGE_VIN), NOW);
         let last = record.readings.last().map_or(0, |r| r.km);
         let lines = panel(&record, last, SANDBOX_SOURCE, "2026-11-21");
-        assert_eq!(lines.iter().map(|l| l.kind).collect::<Vec<_>>(), Kind::ALL);
+        assert_eq!(lines.iter().map(|l| l.kind).collect::<Vec<_>>(), Kind::HISTORY);
         assert_eq!((lines[2].text.as_str(), lines[2].warning), ("有抵押", true));
         assert_eq!((lines[3].text.as_str(), lines[3].warning), ("里程正常", false));
         let text = encode_panel(&lines);
@@ -488,6 +516,24 @@ mod tests {
         assert_eq!(decode_panel("nonsense\nstatus\t无抵押查封\t演示数据\t2026-11-21\t0").len(), 1, "a bad line is left out");
         let tabbed = [PanelLine { kind: Kind::Claims, text: "a\tb".into(), source: "s".into(), date: "d".into(), warning: true }];
         assert_eq!(decode_panel(&encode_panel(&tabbed))[0].text, "a b");
+    }
+
+    #[test]
+    fn an_electric_car_panel_carries_its_battery_card() {
+        let v = vin(crate::battery::WORN_BATTERY_VIN);
+        let mut record = sandbox_record(&v, NOW);
+        assert_eq!(panel(&record, 50_000, SANDBOX_SOURCE, "2026-11-21").len(), 4, "no battery, no card");
+        record.battery = Some(crate::battery::sandbox_battery(&v, NOW));
+        let lines = panel(&record, 50_000, SANDBOX_SOURCE, "2026-11-21");
+        let card = &lines[4];
+        assert_eq!(card.kind, Kind::Battery);
+        assert!(card.text.starts_with("健康度") && card.text.ends_with("车载BMS数据读取"), "{}", card.text);
+        assert!(card.warning, "a worn battery is flagged");
+        assert_eq!(decode_panel(&encode_panel(&lines)), lines);
+        let json = serde_json::to_string(&record).unwrap();
+        assert_eq!(serde_json::from_str::<Record>(&json).unwrap(), record);
+        let old = r#"{"services":[],"claims":[],"flags":{"mortgaged":false,"seized":false,"stolen":false,"scrapped":false},"readings":[]}"#;
+        assert_eq!(serde_json::from_str::<Record>(old).unwrap().battery, None, "reports stored before batteries still read");
     }
 
     #[test]
@@ -502,9 +548,12 @@ mod tests {
 
     #[test]
     fn the_products_have_their_prices_and_names() {
-        assert_eq!(Kind::ALL.map(Kind::price_fen), [3_900, 2_900, 1_900, 1_900]);
-        assert_eq!(Kind::ALL.map(Kind::label), ["维保记录", "出险记录", "车辆状态", "里程记录"]);
-        let none = Record { services: vec![], claims: vec![], flags: Flags::default(), readings: vec![] };
+        assert_eq!(Kind::HISTORY.map(Kind::price_fen), [3_900, 2_900, 1_900, 1_900]);
+        assert_eq!(Kind::HISTORY.map(Kind::label), ["维保记录", "出险记录", "车辆状态", "里程记录"]);
+        assert_eq!((Product::Battery.price_fen(), Product::Battery.kinds()), (4_900, &[Kind::Battery][..]));
+        let none = Record { services: vec![], claims: vec![], flags: Flags::default(), readings: vec![], battery: None };
+        assert_eq!(none.summary(Kind::Battery, None), "无电池检测数据");
+        assert!(!none.warns(Kind::Battery, None));
         assert_eq!(none.summary(Kind::Maintenance, None), "无维保记录");
         let flagged = Record { flags: Flags { mortgaged: true, seized: true, ..Flags::default() }, ..none };
         assert_eq!(flagged.summary(Kind::Status, None), "有抵押、被查封");
@@ -512,7 +561,7 @@ mod tests {
 
     #[test]
     fn bundles_cost_less_than_their_parts() {
-        assert_eq!(Product::Full.kinds(), Kind::ALL);
+        assert_eq!(Product::Full.kinds(), Kind::HISTORY);
         assert_eq!(Product::FourS.kinds(), [Kind::Maintenance, Kind::Claims]);
         for p in Product::ALL {
             assert!(p.price_fen() <= p.parts_fen(), "{p:?}");

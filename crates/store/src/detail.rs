@@ -237,16 +237,29 @@ pub struct PriceChange {
 
 from_row!(PriceChange { old_price_yuan, new_price_yuan, changed_at });
 
+/// A listing's VIN as its seller gave it, with what the panel judges by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingVin {
+    /// As stored (checked by the seed rule when saved).
+    pub vin: String,
+    /// The stated mileage, km.
+    pub mileage_km: i64,
+    /// The catalogue's fuel code (3 纯电动, 4 油电混合 have a traction battery).
+    pub fuel: u8,
+}
+
 /// Statuses whose page is public: online, and sold or expired (kept with a banner).
 pub const PUBLIC_STATUSES: [&str; 3] = ["online", "sold", "expired"];
 
 impl Store {
-    /// A listing's VIN (when its seller gave one) and stated mileage, for its VIN trust panel.
-    pub async fn listing_vin(&self, listing_id: i64) -> Result<Option<(String, i64)>, DbError> {
-        let row: Option<(Option<String>, i64)> = on_pool!(self, p => {
-            sqlx::query_as("select vin, mileage_km from listing where listing_id = $1").bind(listing_id).fetch_optional(p).await?
+    /// A listing's VIN (when its seller gave one), stated mileage and fuel, for its VIN trust
+    /// panel and battery card.
+    pub async fn listing_vin(&self, listing_id: i64) -> Result<Option<ListingVin>, DbError> {
+        let row: Option<(Option<String>, i64, i32)> = on_pool!(self, p => {
+            sqlx::query_as("select vin, mileage_km, fuel from listing where listing_id = $1").bind(listing_id).fetch_optional(p).await?
         });
-        Ok(row.and_then(|(vin, km)| vin.filter(|v| !v.is_empty()).map(|v| (v, km))))
+        Ok(row
+            .and_then(|(vin, mileage_km, fuel)| vin.filter(|v| !v.is_empty()).map(|vin| ListingVin { vin, mileage_km, fuel: u8::try_from(fuel).unwrap_or(0) })))
     }
 
     /// Writes a listing's VIN trust panel (`domain::report::encode_panel`).

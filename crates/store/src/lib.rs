@@ -22,6 +22,7 @@ mod alert;
 mod calls;
 mod catalog;
 mod detail;
+mod inspection;
 mod lead;
 mod listing;
 mod lite;
@@ -51,7 +52,8 @@ pub use account::{CodeCheck, Identity, NewSession, Provider, Refused, Ticket, Us
 pub use alert::Follower;
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
-pub use detail::{ListingDetail, PUBLIC_STATUSES, Photo, PriceChange};
+pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange};
+pub use inspection::InspectionRecord;
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};

@@ -356,6 +356,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut listing_rows = Vec::new();
     let mut photo_rows = Vec::new();
     let mut price_rows = Vec::new();
+    let mut inspection_rows = Vec::new();
     let mut photo_id = 0i64;
     let mut price_id = 0i64;
     let mut demo_car: Option<i64> = None;
@@ -394,7 +395,13 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let mut vin_rng = Rng::new(cfg.seed.wrapping_mul(1_000_003).wrapping_add(id as u64));
         let (vin, mileage, panel) = match vin_rng.chance(0.4).then(|| domain::report::sandbox_vin(year, vin_rng.next_u64())) {
             Some(vin) => {
-                let record = domain::validate::Vin::parse(&vin).map(|v| domain::report::sandbox_record(&v, now)).ok();
+                // Electric and plug-in hybrid cars carry their battery's test too.
+                let record = domain::validate::Vin::parse(&vin)
+                    .map(|v| domain::report::Record {
+                        battery: domain::battery::has_battery(s.fuel).then(|| domain::battery::sandbox_battery(&v, now)),
+                        ..domain::report::sandbox_record(&v, now)
+                    })
+                    .ok();
                 let last = record.as_ref().and_then(|r| r.readings.last()).map(|r| r.km);
                 let mileage = last.map_or(mileage, |km| (km + vin_rng.below(3_000) as i64) / 100 * 100 + 100);
                 let panel =
@@ -513,6 +520,20 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             vin,
             Val::Text(panel),
         ]);
+        if inspected {
+            // Inspected a few days before it went on sale, by one of the demo's inspectors.
+            let mut irng = Rng::new(cfg.seed.wrapping_mul(7_919).wrapping_add(id as u64));
+            let at = published - (1 + irng.below(5) as i64) * 86_400 - irng.below(8 * 3_600) as i64;
+            let inspector = INSPECTORS[irng.below(INSPECTORS.len() as u64) as usize];
+            let result = domain::inspection::sample(irng.next_u64());
+            inspection_rows.push(vec![
+                Val::Int(id),
+                Val::Text(domain::inspection::report_no(id, at)),
+                Val::Text(inspector.to_owned()),
+                Val::Int(at),
+                Val::Text(serde_json::to_string(&result).unwrap_or_default()),
+            ]);
+        }
         if listing_rows.len() == 5_000 {
             report.listings += listing_rows.len();
             report.photos += photo_rows.len();
@@ -522,6 +543,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     report.listings += listing_rows.len();
     report.photos += photo_rows.len();
     batch.listings(listing_rows, photo_rows, price_rows).await?;
+    batch.insert("inspection", &["listing_id", "report_no", "inspector", "inspected_at", "result_json"], inspection_rows, &[]).await?;
 
     if n_shops > 0 {
         let package = demo_package(store, shop_city[0].code, now).await?;
@@ -876,6 +898,10 @@ fn news_rows(rng: &mut Rng, now: i64) -> Vec<Vec<Val>> {
         })
         .collect()
 }
+
+/// The demo's inspectors, as a report names them.
+const INSPECTORS: [&str; 5] =
+    ["王磊（检测师 JC-0217）", "陈思远（检测师 JC-0342）", "刘建军（检测师 JC-0108）", "周婷（检测师 JC-0455）", "赵海涛（检测师 JC-0289）"];
 
 /// Writes rows with multi-row inserts, in one open transaction per backend until `finish`.
 struct Batch<'a> {

@@ -21,17 +21,21 @@ pub const NOTIFY_PATH: &str = "/api/report/jumdata/notify";
 pub const POLL_SECS: i64 = 60;
 
 /// Writes the VIN trust panel of a listing whose seller gave a VIN: the four products summarised,
-/// the mileage judged against the one the seller states. Without a VIN (removed in an edit) the
-/// panel goes. True when the listing has one. The panel is the sandbox's records, named as such.
+/// the mileage judged against the one the seller states, and for an electric or plug-in hybrid
+/// car its battery card. Without a VIN (removed in an edit) the panel goes. True when the listing
+/// has one. The panel is the sandbox's records, named as such.
 pub async fn refresh_panel(state: &AppState, listing_id: i64) -> Result<bool, store::DbError> {
-    let vin = state.store.listing_vin(listing_id).await?.and_then(|(v, km)| Vin::parse(&v).ok().map(|v| (v, km)));
-    let Some((vin, stated_km)) = vin else {
+    let listed = state.store.listing_vin(listing_id).await?;
+    let Some((vin, listed)) = listed.and_then(|l| Vin::parse(&l.vin).ok().map(|v| (v, l))) else {
         state.store.set_history_panel(listing_id, "").await?;
         return Ok(false);
     };
     let now = state.clock.now();
-    let record = domain::report::sandbox_record(&vin, now);
-    let lines = domain::report::panel(&record, stated_km, domain::report::SANDBOX_SOURCE, &domain::time::date(now));
+    let record = Record {
+        battery: domain::battery::has_battery(listed.fuel).then(|| domain::battery::sandbox_battery(&vin, now)),
+        ..domain::report::sandbox_record(&vin, now)
+    };
+    let lines = domain::report::panel(&record, listed.mileage_km, domain::report::SANDBOX_SOURCE, &domain::time::date(now));
     state.store.set_history_panel(listing_id, &domain::report::encode_panel(&lines)).await?;
     Ok(true)
 }

@@ -17,7 +17,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::AdapterError;
 use crate::config::{Config, ReportAdapter};
-use domain::report::{Claim, Flags, OdometerReading, Product, Record, Service};
+use domain::report::{Battery, Claim, Flags, Kind, OdometerReading, Product, Record, Service};
 use domain::validate::Vin;
 
 /// What the provider says about a query.
@@ -99,7 +99,10 @@ impl ReportData {
     /// Asks for `product` of `vin`; the provider pushes the report to `notify_url`.
     pub async fn submit(&self, vin: &Vin, product: Product, notify_url: &str, now: i64) -> Result<Answer, AdapterError> {
         let j = match self {
-            ReportData::Sandbox => return Ok(Answer::Ready(domain::report::sandbox_record(vin, now))),
+            ReportData::Sandbox => {
+                let battery = product.kinds().contains(&Kind::Battery).then(|| domain::battery::sandbox_battery(vin, now));
+                return Ok(Answer::Ready(Record { battery, ..domain::report::sandbox_record(vin, now) }));
+            }
             ReportData::Jumdata(j) => j,
         };
         let items = product.kinds().iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",");
@@ -181,7 +184,9 @@ fn answer_of(reply: &Value) -> Result<Answer, AdapterError> {
 
 /// The provider's report as our record: `maintenance` [{date, mileage, shopName, content}],
 /// `claims` [{date, amount (fen), cause, parts}], `status` {mortgage, seizure, theft, scrap},
-/// `mileage` [{date, mileage, source}]. Dates keep their first ten characters (`YYYY-MM-DD`).
+/// `mileage` [{date, mileage, source}], `battery` {ratedCapacity, usableCapacity (kWh), cycles,
+/// cellVoltageDiff (mV), fastChargeRatio, method, testDate}. Dates keep their first ten
+/// characters (`YYYY-MM-DD`).
 pub fn decode(data: &Value) -> Result<Record, AdapterError> {
     let list = |key: &str| data[key].as_array().cloned().unwrap_or_default();
     let date = |v: &Value| {
@@ -203,9 +208,26 @@ pub fn decode(data: &Value) -> Result<Record, AdapterError> {
     for r in list("mileage") {
         readings.push(OdometerReading { date: date(&r["date"])?, km: int(&r["mileage"]), source: text(&r["source"]) });
     }
+    let b = &data["battery"];
+    let battery = if b.is_object() {
+        // Capacities in kWh with decimals, the fast-charge share as a fraction or a percentage.
+        let wh = |v: &Value| v.as_f64().or_else(|| text(v).parse().ok()).map_or(0, |k: f64| (k * 1_000.0).round() as i64);
+        let share = b["fastChargeRatio"].as_f64().or_else(|| text(&b["fastChargeRatio"]).parse().ok()).unwrap_or(0.0);
+        Some(Battery {
+            usable_wh: wh(&b["usableCapacity"]),
+            rated_wh: wh(&b["ratedCapacity"]),
+            cycles: int(&b["cycles"]),
+            cell_spread_mv: int(&b["cellVoltageDiff"]),
+            fast_charge_pct: if share <= 1.0 { (share * 100.0).round() as i64 } else { share.round() as i64 },
+            method: text(&b["method"]),
+            tested: date(&b["testDate"])?,
+        })
+    } else {
+        None
+    };
     services.sort_by(|a, b| a.date.cmp(&b.date));
     claims.sort_by(|a, b| a.date.cmp(&b.date));
-    Ok(Record { services, claims, flags, readings })
+    Ok(Record { services, claims, flags, readings, battery })
 }
 
 #[cfg(test)]
@@ -243,6 +265,14 @@ mod tests {
         assert_eq!((r.claims[0].amount_yuan, r.claims[0].cause.as_str()), (3_600, "追尾"));
         assert_eq!(r.flags, Flags { mortgaged: true, ..Flags::default() });
         assert_eq!(r.readings.len(), 1);
+        assert_eq!(r.battery, None);
+        let battery: Value = serde_json::json!({"code": 200, "taskNo": "10", "data": {"battery": {
+            "ratedCapacity": 78.0, "usableCapacity": "71.6", "cycles": 412, "cellVoltageDiff": 18,
+            "fastChargeRatio": 0.35, "method": "车载BMS数据读取", "testDate": "2026-11-20 09:30:00"}}});
+        let Answer::Ready(r) = answer_of(&battery).unwrap() else { panic!("ready") };
+        let b = r.battery.unwrap();
+        assert_eq!((b.rated_wh, b.usable_wh, b.cycles, b.cell_spread_mv, b.fast_charge_pct), (78_000, 71_600, 412, 18, 35));
+        assert_eq!((b.soh_text().as_str(), b.tested.as_str()), ("91.7%", "2026-11-20"));
         let broken: Value = serde_json::json!({"code": 200, "data": {"maintenance": [{"date": "x"}]}});
         assert!(answer_of(&broken).is_err(), "a report that cannot be read is not stored");
     }

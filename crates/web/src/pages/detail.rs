@@ -85,6 +85,9 @@ struct DetailPage {
     specs: Vec<(&'static str, String)>,
     /// The VIN trust panel: the history products summarised, each with its source and date.
     history: Vec<domain::report::PanelLine>,
+    /// An electric or plug-in hybrid car's battery card: its line when the seller gave the VIN
+    /// (`Some(None)` when not), `None` for a car without a traction battery.
+    battery: Option<Option<domain::report::PanelLine>>,
     banner: Option<&'static str>,
     days_on_market: Option<i64>,
     confirmed: Option<String>,
@@ -307,6 +310,7 @@ async fn render_with(
             .to_string()
     });
     let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
+    let history_lines = domain::report::decode_panel(&d.history_panel);
     let tpl = DetailPage {
         shop,
         gallery,
@@ -323,7 +327,9 @@ async fn render_with(
         saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
         rating: rating_view(&d),
         specs: specs(&d),
-        history: domain::report::decode_panel(&d.history_panel),
+        history: history_lines.iter().filter(|l| l.kind != domain::report::Kind::Battery).cloned().collect(),
+        battery: domain::battery::has_battery(u8::try_from(d.fuel).unwrap_or(0))
+            .then(|| history_lines.iter().find(|l| l.kind == domain::report::Kind::Battery).cloned()),
         banner,
         days_on_market: d.published_at.map(|t| domain::time::days_between(t, now).max(0)),
         confirmed: d.confirmed_at.filter(|_| online).map(|t| match domain::time::days_between(t, now) {

@@ -40,6 +40,9 @@ pub struct QueryForm {
     /// `quota`, `alipay` or `wechat` (the confirm form's button).
     #[serde(default)]
     method: String,
+    /// The battery report's agreement (`/actives/help/batteryagree`) accepted.
+    #[serde(default)]
+    agree: String,
 }
 
 /// What a valid form asks.
@@ -54,23 +57,42 @@ impl QueryForm {
         Product::parse(self.product.trim())
     }
 
+    fn agreed(&self) -> bool {
+        matches!(self.agree.trim(), "1" | "on")
+    }
+
     /// The form's address (to go back to it or on to the confirmation).
     fn query(&self) -> String {
         let enc = |s: &str| domain::text::percent_encode(s.trim());
+        let agree = if self.agreed() { "&agree=1" } else { "" };
         if self.listing.trim().is_empty() {
-            format!("vin={}&product={}", enc(&self.vin), enc(&self.product))
+            format!("vin={}&product={}{agree}", enc(&self.vin), enc(&self.product))
         } else {
-            format!("listing={}&product={}", enc(&self.listing), enc(&self.product))
+            format!("listing={}&product={}{agree}", enc(&self.listing), enc(&self.product))
+        }
+    }
+
+    /// The page the form lives on, by its product.
+    fn home(&self) -> (&'static [Product], (&'static str, &'static str, &'static str)) {
+        match self.product() {
+            Some(Product::FourS) => (&[Product::FourS], INSURANCE4S),
+            Some(Product::Battery) => (&[Product::Battery], BATTERY),
+            _ => (&ALL_PRODUCTS, FOURQUERY),
         }
     }
 }
 
-/// Checks a form: the VIN as typed (or the listing's), and a product.
+/// Checks a form: the VIN as typed (or the listing's), a product, and for the battery report its
+/// agreement accepted and, from a listing, a car that has a traction battery.
 async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap<&'static str, String>>, AppError> {
     let mut errors = BTreeMap::new();
     let product = f.product();
     if product.is_none() {
         errors.insert("product", "请选择要查询的报告".to_owned());
+    }
+    let battery = product == Some(Product::Battery);
+    if battery && !f.agreed() {
+        errors.insert("agree", "请先阅读并同意《电池检测数据查询授权协议》".to_owned());
     }
     let mut listing = None;
     let vin = if f.listing.trim().is_empty() {
@@ -88,9 +110,13 @@ async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap
             Err(store::DbError::NotFound) => return Err(AppError::NotFound),
             Err(e) => return Err(e.into()),
         };
-        match state.store.listing_vin(id).await?.and_then(|(v, km)| Vin::parse(&v).ok().map(|v| (v, km))) {
-            Some((v, km)) => {
-                listing = Some((id, d.title.clone(), km));
+        match state.store.listing_vin(id).await?.and_then(|l| Vin::parse(&l.vin).ok().map(|v| (v, l))) {
+            Some((_, l)) if battery && !domain::battery::has_battery(l.fuel) => {
+                errors.insert("vin", "这辆车不是纯电动或插电混动车，没有动力电池报告".to_owned());
+                None
+            }
+            Some((v, l)) => {
+                listing = Some((id, d.title.clone(), l.mileage_km));
                 Some(v)
             }
             None => {
@@ -108,6 +134,8 @@ async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap
 /// A product as a card shows it.
 struct ProductView {
     code: &'static str,
+    /// Its own form.
+    href: String,
     name: &'static str,
     price: String,
     parts: Option<String>,
@@ -119,6 +147,11 @@ fn products(only: &[Product], selected: Option<Product>) -> Vec<ProductView> {
     only.iter()
         .map(|&p| ProductView {
             code: p.as_str(),
+            href: match p {
+                Product::FourS => "/servicehall/insurance4s".to_owned(),
+                Product::Battery => "/servicehall/batteryreport".to_owned(),
+                _ => format!("/servicehall/fourquery?product={}", p.as_str()),
+            },
             name: p.label(),
             price: domain::order::yuan_text(p.price_fen()),
             parts: (p.kinds().len() > 1).then(|| domain::order::yuan_text(p.parts_fen())),
@@ -154,6 +187,10 @@ struct FormPage {
     allowance: u32,
     free_left: i64,
     signed_in: bool,
+    /// The form's own address (my cars link back to it).
+    path: &'static str,
+    /// The battery report's agreement is asked.
+    agreement: bool,
 }
 
 impl FormPage {
@@ -169,7 +206,7 @@ async fn form_page(
     errors: BTreeMap<&'static str, String>,
     code: StatusCode,
     only: &[Product],
-    (heading, intro, path): (&'static str, &'static str, &str),
+    (heading, intro, path): (&'static str, &'static str, &'static str),
 ) -> Result<Response, AppError> {
     let user = visitor.user.clone();
     let (allowance, free_left) = free_queries(state, user.as_ref()).await?;
@@ -198,6 +235,8 @@ async fn form_page(
         allowance,
         free_left,
         signed_in: user.is_some(),
+        path,
+        agreement: only.contains(&Product::Battery),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
@@ -207,6 +246,11 @@ async fn form_page(
 const FOURQUERY: (&str, &str, &str) =
     ("车况查询", "输入17位车架号(VIN)，查询车辆的4S店维保记录、出险理赔、抵押查封和里程记录，识别事故车、调表车。", "/servicehall/fourquery");
 const INSURANCE4S: (&str, &str, &str) = ("4S店维保+出险查询", "一次查询车辆在4S店的保养维修明细和保险理赔记录，看清车况和事故史。", "/servicehall/insurance4s");
+const BATTERY: (&str, &str, &str) = (
+    "新能源电池检测报告",
+    "纯电动和插电混动车的动力电池体检：健康度(SOH)、可用容量、循环次数、电芯一致性和快充占比，看清续航还剩多少。",
+    "/servicehall/batteryreport",
+);
 
 /// `GET /servicehall/fourquery`: the query form (a VIN, or one of my cars, or a listing's).
 pub async fn fourquery(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QueryForm>) -> Result<Response, AppError> {
@@ -217,6 +261,13 @@ pub async fn fourquery(State(state): State<AppState>, visitor: Visitor, Query(fo
 pub async fn insurance4s(State(state): State<AppState>, visitor: Visitor, Query(mut form): Query<QueryForm>) -> Result<Response, AppError> {
     form.product = Product::FourS.as_str().to_owned();
     form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::FourS], INSURANCE4S).await
+}
+
+/// `GET /servicehall/batteryreport`: the battery report's form (a VIN, one of my cars or a
+/// listing's), its agreement to accept.
+pub async fn battery_form(State(state): State<AppState>, visitor: Visitor, Query(mut form): Query<QueryForm>) -> Result<Response, AppError> {
+    form.product = Product::Battery.as_str().to_owned();
+    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::Battery], BATTERY).await
 }
 
 #[derive(Template)]
@@ -232,15 +283,18 @@ struct OrderPage {
     methods: Vec<(&'static str, &'static str)>,
     sandbox: bool,
     error: String,
-    again: Option<i64>,
+    /// A ready report of the same VIN and product from the last 30 days.
+    again: Option<String>,
     edit: String,
+    /// The form's heading, for the crumbs.
+    heading: &'static str,
 }
 
 /// The confirmation of a valid form.
 async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, form: QueryForm, a: &Asked, error: String) -> Result<Response, AppError> {
     let (_, free_left) = free_queries(state, Some(user)).await?;
     let since = state.clock.now() - domain::report::REUSE_DAYS * 86_400;
-    let again = state.store.ready_report(user.user_id, a.vin.as_ref(), a.product, since).await?.map(|r| r.report_id);
+    let again = state.store.ready_report(user.user_id, a.vin.as_ref(), a.product, since).await?.map(|r| report_path(r.product, r.report_id));
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "确认查询");
     page.private();
     let model = domain::report::model_year(&a.vin).map(|y| format!("{y}年款")).unwrap_or_default();
@@ -248,9 +302,11 @@ async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, for
         Some((_, title, _)) => ("车架号已隐藏（由卖家提供）".to_owned(), title.clone()),
         None => (a.vin.as_ref().to_owned(), model),
     };
+    let (_, (heading, _, path)) = form.home();
     let tpl = OrderPage {
         page,
-        edit: format!("/servicehall/fourquery?{}", form.query()),
+        edit: format!("{path}?{}", form.query()),
+        heading,
         form,
         product: a.product,
         price: domain::order::yuan_text(a.product.price_fen()),
@@ -287,7 +343,7 @@ pub async fn fourorder(
 
 /// The form a query came from, again, with its errors (422).
 async fn form_again(state: &AppState, visitor: &Visitor, form: QueryForm, errors: BTreeMap<&'static str, String>) -> Result<Response, AppError> {
-    let (only, text) = if form.product() == Some(Product::FourS) { (&[Product::FourS][..], INSURANCE4S) } else { (&ALL_PRODUCTS[..], FOURQUERY) };
+    let (only, text) = form.home();
     form_page(state, visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, only, text).await
 }
 
@@ -375,6 +431,14 @@ struct ReportView {
     sections: Vec<Section>,
     verdict: Vec<String>,
     points: Vec<(String, i64, bool)>,
+    battery: Option<domain::battery::Battery>,
+}
+
+impl ReportView {
+    /// What the report cannot say.
+    fn disclaimer(&self) -> &'static str {
+        if self.product == Product::Battery { BATTERY_DISCLAIMER } else { DISCLAIMER }
+    }
 }
 
 async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppError> {
@@ -412,6 +476,7 @@ async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppErr
                         .collect()
                 }
                 Kind::Mileage => record.readings.iter().map(|x| (x.date.clone(), format!("{} · {}", wan(x.km), x.source), false)).collect(),
+                Kind::Battery => record.battery.as_ref().map(domain::battery::Battery::rows).unwrap_or_default(),
             },
         })
         .collect();
@@ -441,6 +506,7 @@ async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppErr
         } else {
             Vec::new()
         },
+        battery: if r.product.kinds().contains(&Kind::Battery) { record.battery.clone() } else { None },
     }))
 }
 
@@ -480,6 +546,7 @@ struct ResultsPage {
     view: Option<ReportView>,
     refresh: bool,
     pay_url: String,
+    href: String,
 }
 
 /// `GET /servicehall/fourquery/fousresults?id=…` (or `?order=…`, back from paying): where the
@@ -509,12 +576,14 @@ pub async fn fousresults(
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("查询结果 · {}", report.product.label()));
     page.private();
     let refresh = matches!(report.status, ReportState::Querying | ReportState::Pending) && state.clock.now() - report.created_at < 1_800;
-    Ok(Html(ResultsPage { page, report, view, refresh, pay_url }.render()?).into_response())
+    let href = report_path(report.product, report.report_id);
+    Ok(Html(ResultsPage { page, report, view, refresh, pay_url, href }.render()?).into_response())
 }
 
 /// A report as my list shows it.
 struct Row {
     id: i64,
+    href: String,
     product: &'static str,
     car: String,
     status: ReportState,
@@ -525,6 +594,7 @@ struct Row {
 fn row(r: &Report) -> Row {
     Row {
         id: r.report_id,
+        href: report_path(r.product, r.report_id),
         product: r.product.label(),
         car: if r.listing_id.is_some() { "在售车辆（车架号已隐藏）".to_owned() } else { r.vin.clone() },
         status: r.status,
@@ -568,12 +638,31 @@ async fn ready_view(state: &AppState, user: &store::User, id: Option<i64>) -> Re
     view(state, &report).await?.map(Ok).ok_or(AppError::NotFound)
 }
 
+/// A report's own page: a battery test's under `/servicehall/batteryreport/`, the others under
+/// `/servicehall/report/`.
+fn report_path(product: Product, id: i64) -> String {
+    if product == Product::Battery { format!("/servicehall/batteryreport/{id}") } else { format!("/servicehall/report/{id}") }
+}
+
 /// `GET /servicehall/report/{id}`: one report, whole.
-pub async fn report(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+pub async fn report(state: State<AppState>, visitor: Visitor, user: SignedIn, id: PathId) -> Result<Response, AppError> {
+    report_at(state, visitor, user, id, false).await
+}
+
+/// `GET /servicehall/batteryreport/{id}`: one battery report.
+pub async fn battery_report(state: State<AppState>, visitor: Visitor, user: SignedIn, id: PathId) -> Result<Response, AppError> {
+    report_at(state, visitor, user, id, true).await
+}
+
+/// A report on its own page; asked at the other kind's address, redirected there.
+async fn report_at(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId, battery: bool) -> Result<Response, AppError> {
     let view = match ready_view(&state, &user, Some(id)).await? {
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
     };
+    if battery != (view.product == Product::Battery) {
+        return Ok(Redirect::to(&report_path(view.product, view.id)).into_response());
+    }
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, format!("{} · {}", view.product.label(), view.title));
     page.private();
     let chart = timeline(&view.points);
@@ -611,8 +700,9 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
     };
     let font = crate::pdf::font(&state.config.pdf_font, &state.config.pdf_font_index)
         .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
+    let kind_of = if view.product == Product::Battery { "电池检测报告" } else { "车况报告" };
     let mut blocks = vec![
-        crate::pdf::Block::Title(format!("车况报告 · {}", view.product.label())),
+        crate::pdf::Block::Title(format!("{kind_of} · {}", view.product.label())),
         crate::pdf::Block::Note(format!("报告编号 {} · 车辆 {} · 车架号 {}", view.id, view.title, view.vin)),
         crate::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
     ];
@@ -628,8 +718,8 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
             blocks.push(crate::pdf::Block::Row(label.clone(), value.clone(), *warn));
         }
     }
-    blocks.push(crate::pdf::Block::Para(DISCLAIMER.to_owned()));
-    let pdf = crate::pdf::render(&font, &format!("车况报告{}", view.id), "二手车网 车况报告", &blocks)
+    blocks.push(crate::pdf::Block::Para(view.disclaimer().to_owned()));
+    let pdf = crate::pdf::render(&font, &format!("{kind_of}{}", view.id), &format!("二手车网 {kind_of}"), &blocks)
         .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
     Ok((
         [
@@ -644,6 +734,7 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
 
 const DISCLAIMER: &str =
     "本报告依据数据服务商在查询日的记录生成，仅反映已登记的保养、理赔、登记状态和里程，未登记的维修和事故无法体现；购车前请结合实车检测判断车况。";
+const BATTERY_DISCLAIMER: &str = "本报告依据数据服务商在检测日的电池数据生成。车载BMS数据为车辆自报，不同品牌算法不同，可能与实际容量有偏差；报告不含电池外观、密封和碰撞损伤检查，购车前请到授权服务站实车检测。";
 
 #[derive(Template)]
 #[template(path = "recodetail.html")]
@@ -678,8 +769,9 @@ pub async fn landing(State(state): State<AppState>, visitor: Visitor) -> Result<
     let sample_vin = Vin::parse(domain::report::ACCIDENT_VIN).map_err(|_| AppError::NotFound)?;
     let record = domain::report::sandbox_record(&sample_vin, state.clock.now());
     let sample =
-        Kind::ALL.iter().map(|&kind| Section { kind, summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() }).collect();
-    Ok(Html(LandingPage { page, products: products(&ALL_PRODUCTS, None), sample }.render()?).into_response())
+        Kind::HISTORY.iter().map(|&kind| Section { kind, summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() }).collect();
+    let all = [&ALL_PRODUCTS[..], &[Product::FourS, Product::Battery]].concat();
+    Ok(Html(LandingPage { page, products: products(&all, None), sample }.render()?).into_response())
 }
 
 /// `POST /api/report/jumdata/notify`: the provider pushes a report (JSON, signed in its `sign`

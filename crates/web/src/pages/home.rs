@@ -44,7 +44,7 @@ pub struct ServiceEntry {
 const SERVICES: &[ServiceEntry] = &[
     ServiceEntry { label: "估价", hint: "3秒知道车值多少", href: "/servicehall/pinggu", icon: "估" },
     ServiceEntry { label: "查记录", hint: "维保出险一查便知", href: "/servicehall/fourquery", icon: "查" },
-    ServiceEntry { label: "电池报告", hint: "新能源电池健康度", href: "/actives/report", icon: "电" },
+    ServiceEntry { label: "电池报告", hint: "新能源电池健康度", href: "/servicehall/batteryreport", icon: "电" },
     ServiceEntry { label: "车险", hint: "多家报价比一比", href: "/servicehall/insurance", icon: "险" },
     ServiceEntry { label: "分期", hint: "月供一算就清楚", href: "/servicehall/fenqi/fenqi", icon: "分" },
     ServiceEntry { label: "批发", hint: "车商之间调车", href: "/servicehall/wholesale", icon: "批" },

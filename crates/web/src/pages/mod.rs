@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod carlist;
+pub mod checkreport;
 pub mod compare;
 pub mod dealer;
 pub mod detail;

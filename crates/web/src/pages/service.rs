@@ -351,6 +351,12 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
             HallEntry {
                 icon: "程", title: "里程时间线", text: "历次保养、年检的里程画成时间线，识别调表车。", href: "/servicehall/journeyReport"
             },
+            HallEntry {
+                icon: "检", title: "检测报告", text: "精品车的168项检测报告，按车源编号或报告编号查询。", href: "/servicehall/checkreport"
+            },
+            HallEntry {
+                icon: "电", title: "新能源电池报告", text: "电池健康度、可用容量、循环次数与电芯一致性。", href: "/servicehall/batteryreport"
+            },
             HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
         ],
     ),

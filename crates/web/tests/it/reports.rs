@@ -10,12 +10,14 @@ use tower::ServiceExt as _;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{IPHONE, NOW, TestApp, login, post_on};
+use crate::support::{IPHONE, NOW, TestApp, detail_links, login, post_on};
 use web::adapters::history::{Answer, ReportData, push_sign, request_sign};
 
 on_both!(10 =>
     a_history_report_is_paid_once_read_by_its_owner_and_downloaded,
     a_vip_plan_gives_free_queries_until_they_are_used,
+    an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_agreement,
+    an_inspected_car_shows_its_168_item_report_by_listing_or_number,
 );
 
 async fn get_bytes(app: &TestApp, uri: &str, cookie: &str) -> (StatusCode, String, Vec<u8>) {
@@ -153,6 +155,105 @@ async fn a_vip_plan_gives_free_queries_until_they_are_used(app: &TestApp) {
     assert!(used_up.body.contains("本月的免费查询次数已用完"), "{}", used_up.body);
     assert_eq!(app.state.store.reports_of(user, 10).await.unwrap().len(), 2, "no third free query");
     assert!(app.state.store.reports_of(user, 10).await.unwrap().iter().all(|r| r.order_no.is_none()));
+}
+
+async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_agreement(app: &TestApp) {
+    let ids = detail_links(&app.get("/carlist?sort=new", &[]).await.body);
+    let (ev, bare, petrol) = (ids[0], ids[1], ids[2]);
+    let vin = domain::battery::WORN_BATTERY_VIN;
+    for (id, fuel, vin) in [(ev, 3, format!("'{vin}'")), (bare, 4, "null".to_owned()), (petrol, 1, format!("'{}'", domain::report::ACCIDENT_VIN))] {
+        app.state.store.execute_admin(&format!("update listing set fuel = {fuel}, vin = {vin} where listing_id = {id}")).await.unwrap();
+        web::reports::refresh_panel(&app.state, id).await.unwrap();
+    }
+    // The battery card: free, its health and how it was measured, flagged when worn; the VIN
+    // never shown. A car without the VIN says there is no data; a petrol car has no card.
+    let detail = app.get(&format!("/details/{ev}"), &[("user-agent", IPHONE)]).await;
+    let card = detail.body.split(r#"<section class="wrap block battery-card">"#).nth(1).expect("a battery card").split("</section>").next().unwrap();
+    assert!(card.contains("健康度") && card.contains("车载BMS数据读取") && card.contains("演示数据 · 检测于"), "{card}");
+    assert!(card.contains(r#"class="vin-battery warn""#), "a worn battery is flagged: {card}");
+    assert!(card.contains(&format!("/servicehall/batteryreport?listing={ev}")) && !detail.body.contains(vin));
+    assert!(detail.body.contains("<h2>车况记录"), "the history panel stays");
+    assert!(app.get(&format!("/details/{bare}"), &[]).await.body.contains("卖家没有填写车架号，暂无电池检测数据"));
+    assert!(!app.get(&format!("/details/{petrol}"), &[]).await.body.contains("battery-card"));
+
+    let a = login(app, "13700007005", "").await;
+    let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
+    let form = app.get(&format!("/servicehall/batteryreport?listing={ev}"), &h).await;
+    assert!(form.body.contains("/actives/help/batteryagree") && form.body.contains("49.00元"), "{}", form.body);
+    // The agreement is asked for beside its box; a petrol car has no battery to test.
+    let unagreed = app.get(&format!("/servicehall/fourquery/fourorder?listing={ev}&product=battery"), &h).await;
+    assert_eq!(unagreed.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(unagreed.body.contains("请先阅读并同意《电池检测数据查询授权协议》") && unagreed.body.contains(r#"id="fq-agree-error""#), "{}", unagreed.body);
+    let not_ev = app.get(&format!("/servicehall/fourquery/fourorder?listing={petrol}&product=battery&agree=1"), &h).await;
+    assert!(not_ev.body.contains("没有动力电池报告"), "{}", not_ev.body);
+    let agreement = app.get("/actives/help/batteryagree", &[]).await;
+    assert!(agreement.body.contains("电池检测数据查询授权协议") && agreement.body.contains("健康度"));
+
+    let confirm = app.get(&format!("/servicehall/fourquery/fourorder?listing={ev}&product=battery&agree=1"), &h).await;
+    assert!(confirm.body.contains("新能源电池检测") && confirm.body.contains(r#"name="agree" value="1""#) && !confirm.body.contains(vin), "{}", confirm.body);
+    let r = app.post_form("/servicehall/fourquery/fourorder", &h, &format!("listing={ev}&product=battery&agree=1&method=alipay")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let result = app.get(app.get(paid.location(), &h).await.location(), &h).await;
+    assert!(result.body.contains("报告已生成") && result.body.contains("健康度"), "{}", result.body);
+    let user = app.state.store.user_by_mobile("13700007005").await.unwrap().unwrap().user_id;
+    let report = app.state.store.reports_of(user, 1).await.unwrap().remove(0);
+    let id = report.report_id;
+    assert_eq!((report.product, report.amount_fen), (domain::report::Product::Battery, Some(4_900)));
+    assert!(result.body.contains(&format!("/servicehall/batteryreport/{id}")));
+    let moved = app.get(&format!("/servicehall/report/{id}"), &h).await;
+    assert_eq!((moved.status, moved.location()), (StatusCode::SEE_OTHER, format!("/servicehall/batteryreport/{id}").as_str()));
+    let page = app.get(&format!("/servicehall/batteryreport/{id}"), &h).await;
+    for text in ["<meter", "可用容量", "循环次数", "电芯一致性", "快充占比", "车载BMS数据读取", "较差"] {
+        assert!(page.body.contains(text), "{text}: {}", page.body);
+    }
+    assert!(!page.body.contains(vin), "ordered from the listing, the VIN stays hidden");
+    let (status, _, pdf) = get_bytes(app, &format!("/servicehall/viewpdf?report={id}"), &a).await;
+    if status == StatusCode::OK {
+        let file = std::env::temp_dir().join(format!("battery-{id}-{}.pdf", std::process::id()));
+        std::fs::write(&file, &pdf).unwrap();
+        if let Ok(out) = std::process::Command::new("pdftotext").arg(&file).arg("-").output() {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("电池检测报告") && text.contains("电芯一致性"), "{text}");
+        }
+        let _ = std::fs::remove_file(file);
+    }
+    let b = login(app, "13700007006", "").await;
+    assert_eq!(app.get(&format!("/servicehall/batteryreport/{id}"), &[("cookie", b.as_str())]).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn an_inspected_car_shows_its_168_item_report_by_listing_or_number(app: &TestApp) {
+    let quality = detail_links(&app.get("/servicehall/qualitycarlist", &[]).await.body);
+    let id = quality[0];
+    let detail = app.get(&format!("/details/{id}"), &[]).await;
+    assert!(detail.body.contains(&format!("/servicehall/checkreport?id={id}")), "the detail page links its report");
+    let record = app.state.store.inspection_of_listing(id).await.unwrap().expect("an inspected car has its inspection");
+    let page = app.get(&format!("/servicehall/checkreport?id={id}"), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    for text in
+        ["168项检测报告", record.report_no.as_str(), record.inspector.as_str(), "事故排查", "38项", "无重大事故、无火烧、无泡水", &format!("/details/{id}")]
+    {
+        assert!(page.body.contains(text), "{text}: {}", page.body);
+    }
+    for f in &record.inspection.findings {
+        assert!(page.body.contains(&f.note), "the inspector's note {:?} is shown", f.note);
+    }
+    // The printed number finds the same report, typed in lower case with spaces around.
+    let by_no = app.get(&format!("/servicehall/checkreport?q=+{}+", record.report_no.to_lowercase()), &[]).await;
+    assert!(by_no.status == StatusCode::OK && by_no.body.contains(&record.report_no));
+    // What cannot be read is said beside the field; what finds nothing says so; the input kept.
+    let bad = app.get("/servicehall/checkreport?q=JC12", &[]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains(r#"id="ck-q-error""#) && bad.body.contains("以JC开头") && bad.body.contains(r#"value="JC12""#), "{}", bad.body);
+    let unknown = app.get("/servicehall/checkreport?q=JC20200101999999", &[]).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert!(unknown.body.contains("没有找到这个编号的检测报告"));
+    let plain = detail_links(&app.get("/carlist?sort=new", &[]).await.body).into_iter().find(|l| !quality.contains(l)).unwrap();
+    if app.state.store.inspection_of_listing(plain).await.unwrap().is_none() {
+        assert!(app.get(&format!("/servicehall/checkreport?q={plain}"), &[]).await.body.contains("只有精品车源做过168项检测"));
+    }
+    assert_eq!(app.get("/servicehall/checkreport", &[]).await.status, StatusCode::OK);
 }
 
 fn jumdata_config(server: &MockServer) -> web::config::Config {
