@@ -53,8 +53,8 @@ pub struct Plan {
     pub reach: Option<Reach>,
     /// One line for the plan's card.
     pub pitch: &'static str,
-    /// Sold on `/vip`. A plan whose benefits are not all in force yet is kept off sale: the
-    /// buyers' plans wait for the history reports and the instant alert pushes they promise.
+    /// Sold on `/vip`. A plan whose benefits are not all in force is kept off sale, so a plan is
+    /// never sold on a promise the site cannot keep yet.
     pub on_sale: bool,
 }
 
@@ -92,7 +92,6 @@ pub const PLANS: [Plan; 5] = [
         free_reports_per_month: 2,
         instant_alerts: true,
         pitch: "每月免费查2次车况报告，订阅的车降价立即提醒",
-        on_sale: false,
         ..FREE
     },
     Plan {
@@ -104,7 +103,6 @@ pub const PLANS: [Plan; 5] = [
         free_reports_per_month: 5,
         instant_alerts: true,
         pitch: "每月免费查5次车况报告，适合长期看车、帮亲友选车",
-        on_sale: false,
         ..FREE
     },
     Plan {
@@ -300,7 +298,7 @@ mod tests {
         assert_eq!(refresh_every_secs(&seller), 8 * 3_600);
         let dealer = combined([plan("dealer-city").unwrap(), plan("dealer-china").unwrap(), plan("buyer-month").unwrap()]);
         assert_eq!((dealer.reach, dealer.free_reports_per_month, dealer.instant_alerts), (Some(Reach::Nationwide), 2, true));
-        assert!(on_sale().all(|p| p.audience != Audience::Buyer), "buyer plans wait for their benefits");
+        assert_eq!(on_sale().filter(|p| p.audience == Audience::Buyer).count(), 2, "history reports and instant alerts are in force");
         assert_eq!(on_sale().filter(|p| p.audience == Audience::Dealer).count(), 2);
     }
 
