@@ -130,6 +130,10 @@ pub struct MyListing {
     pub updated_at: i64,
     /// Leads received.
     pub leads: i64,
+    /// The VIN the seller gave, or empty.
+    pub vin: String,
+    /// The VIN trust panel (`domain::report::encode_panel`), or empty.
+    pub history_panel: String,
 }
 from_row!(MyListing {
     listing_id,
@@ -147,6 +151,8 @@ from_row!(MyListing {
     expires_at,
     updated_at,
     leads,
+    vin,
+    history_panel,
 });
 
 /// The editable fields of a listing, to fill the edit form.
@@ -509,7 +515,7 @@ impl Store {
     pub async fn my_listings(&self, user_id: i64, status: Option<ListingStatus>, limit: i64) -> Result<Vec<MyListing>, DbError> {
         let sql = "select l.listing_id, l.title, l.status, l.price_yuan, l.cover, l.first_reg_year, l.mileage_km, l.city_code, \
              l.reject_reason, l.review_note, l.refreshed_at, l.confirmed_at, l.expires_at, l.updated_at, \
-             (select count(*) from lead where lead.listing_id = l.listing_id) as leads from listing l \
+             (select count(*) from lead where lead.listing_id = l.listing_id) as leads, coalesce(l.vin, '') as vin, l.history_panel from listing l \
              where l.status <> 'deleted' and (l.seller_user_id = $1 or l.shop_id in (select shop_id from shop where owner_user_id = $1)) \
              and ($2 = '' or l.status = $2) order by l.updated_at desc, l.listing_id desc limit $3";
         let st = status.map_or("", ListingStatus::as_str);

@@ -3,6 +3,8 @@
 //!
 //! Every action names the listing by id in the form and runs through `Store::listing_action`,
 //! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
+//! 更新车况记录 (`action=records`) is no lifecycle move: an online listing with a VIN has its
+//! VIN trust panel fetched again, once a day.
 
 use crate::access::SignedIn;
 use crate::extract::{Form, positive_id};
@@ -42,7 +44,15 @@ pub struct Row {
     pub actions: Vec<(&'static str, &'static str, &'static str)>,
     /// Whether the detail page is public.
     pub public: bool,
+    /// 更新车况记录 is offered: online, with a VIN.
+    pub records: bool,
 }
+
+/// The form's action name of 更新车况记录.
+const RECORDS: &str = "records";
+/// How often a seller may have a listing's VIN records fetched again: each fetch is a paid
+/// provider call, and the records change slowly.
+const RECORDS_EVERY_SECS: i64 = 86_400;
 
 /// The actions a listing in `status` offers its seller; 擦亮 only when `can_refresh` (once a day).
 fn actions_of(status: ListingStatus, can_refresh: bool) -> Vec<(&'static str, &'static str, &'static str)> {
@@ -130,6 +140,10 @@ async fn render(
             if st == ListingStatus::Expired {
                 notes.push(format!("超过{}天未确认在售，已自动下架；确认在售即可重新上架", benefits.confirm_days));
             }
+            let records = st == ListingStatus::Online && !l.vin.is_empty();
+            if let Some(line) = domain::report::decode_panel(&l.history_panel).first() {
+                notes.push(format!("车况记录（维保、出险、车辆状态、里程）{}更新", line.date));
+            }
             notes.push(format!("收到询价 {} 条", l.leads));
             // 擦亮 as often as the seller's plan allows: while it waits, the button gives way to
             // when it comes back.
@@ -148,6 +162,7 @@ async fn render(
                 notes,
                 actions: actions_of(st, refresh_wait.is_none()),
                 public: store::PUBLIC_STATUSES.contains(&l.status.as_str()),
+                records,
             }
         })
         .collect();
@@ -161,6 +176,8 @@ async fn render(
         Some("提交成功，车源正在审核中，审核通过后自动上架。".to_owned())
     } else if !q.saved.is_empty() {
         Some(if q.status == "pending" { "已保存，修改了关键信息，车源需重新审核。".to_owned() } else { "已保存。".to_owned() })
+    } else if q.done == RECORDS {
+        Some("车况记录已更新，买家在详情页看到的是最新记录。".to_owned())
     } else if !q.done.is_empty() {
         Some(format!("已{}。", Action::parse(&q.done).map_or("完成", Action::label)))
     } else {
@@ -214,6 +231,9 @@ pub struct ActionPost {
 /// `POST /space/personcarlist`: apply one action.
 pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<ActionPost>) -> Result<Response, AppError> {
     let id = positive_id(&post.id)?;
+    if post.action == RECORDS {
+        return refresh_records(&state, &visitor, &user, id).await;
+    }
     let Some(action) = Action::parse(&post.action).filter(|a| !matches!(a, Action::Approve | Action::Reject | Action::Expire)) else {
         return render(&state, &visitor, &user, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
     };
@@ -230,6 +250,26 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
             render(&state, &visitor, &user, &ListQuery::default(), Some(msg), StatusCode::TOO_MANY_REQUESTS).await
         }
     }
+}
+
+/// 更新车况记录: the seller's own online listing with a VIN, once per `RECORDS_EVERY_SECS`.
+async fn refresh_records(state: &AppState, visitor: &Visitor, user: &store::User, id: i64) -> Result<Response, AppError> {
+    let listing = state.store.editable_listing(id, user.user_id).await?;
+    let page = ListQuery::default();
+    let refuse = |msg: String, code: StatusCode| render(state, visitor, user, &page, Some(msg), code);
+    if listing.status != ListingStatus::Online {
+        return refuse("车源在售时才能更新车况记录".to_owned(), StatusCode::CONFLICT).await;
+    }
+    if listing.vin.as_deref().is_none_or(str::is_empty) {
+        return refuse("这辆车没有填写车架号（VIN），请先编辑车源补充".to_owned(), StatusCode::CONFLICT).await;
+    }
+    let key = format!("records:{id}");
+    if let Some(refused) = state.store.throttle(&[(&key, RECORDS_EVERY_SECS, RECORDS_EVERY_SECS, 1)], state.clock.now()).await? {
+        let msg = format!("车况记录每天可更新1次，请{}后再试", wait_text(refused.retry_after));
+        return refuse(msg, StatusCode::TOO_MANY_REQUESTS).await;
+    }
+    crate::reports::refresh_panel(state, id).await?;
+    Ok(see_other(&format!("/space/personcarlist?done={RECORDS}#listing-{id}"), Vec::new()))
 }
 
 fn wait_text(secs: i64) -> String {

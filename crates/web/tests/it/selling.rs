@@ -110,6 +110,22 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     assert!(detail.body.contains("<h2>车况记录") && detail.body.contains(r#"<span class="vin-text">疑似调表</span>"#), "{}", detail.body);
     assert!(detail.body.contains("维保记录") && detail.body.contains("无抵押查封") && detail.body.contains("演示数据 · "));
     assert!(!detail.body.contains(vin) && !detail.body.contains(&vin[11..]), "the VIN stays private");
+    // The seller has the records fetched again, once a day; the list says when they were.
+    let row_of = |body: &str| {
+        let row = &body[body.find(&format!(r#"id="listing-{id}""#)).unwrap()..];
+        row[..row.find("</li>").unwrap()].to_owned()
+    };
+    let row = row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body);
+    assert!(row.contains(&format!("车况记录（维保、出险、车辆状态、里程）{}更新", domain::time::date(NOW))) && row.contains(r#"value="records""#), "{row}");
+    let next_day = app.variant(app.state.config.clone(), NOW + 86_400 + 60);
+    let r = post_on(&next_day, "/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=records")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let mine = app.get("/space/personcarlist?done=records", &[("cookie", &seller)]).await;
+    assert!(mine.body.contains("车况记录已更新"));
+    assert!(row_of(&mine.body).contains(&format!("{}更新", domain::time::date(NOW + 86_400 + 60))), "{}", row_of(&mine.body));
+    let again = post_on(&next_day, "/space/personcarlist", &[("cookie", &seller)], &format!("id={id}&action=records")).await;
+    assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(again.body.contains("车况记录每天可更新1次，请24小时后再试"), "{}", again.body);
     // (The edits below send the form without a VIN, as it was posted.)
     app.state.store.execute_admin(&format!("update listing set vin = null where listing_id = {id}")).await.unwrap();
     let list = app.get("/carlist?price=8-12&city=changsha&sort=new", &[]).await;
@@ -167,13 +183,13 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     let expires = app.state.store.listing_detail(id).await.unwrap().expires_at.unwrap();
     assert_eq!(expires, NOW + 8 * 3_600 + 60 + 60 * 86_400);
 
-    // Another user can neither see, edit, refresh, take down nor delete it.
+    // Another user can neither see, edit, refresh, update its records, take down nor delete it.
     let other = login(app, OTHER, "").await;
     assert_eq!(app.get(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &other)]).await.status, StatusCode::NOT_FOUND);
     let mut parts = fields("1", "");
     parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
     assert_eq!(app.post_multipart(&format!("/space/personcarlist/{id}/edit"), &[("cookie", &other)], &parts).await.status, StatusCode::NOT_FOUND);
-    for action in ["refresh", "take_down", "sold", "delete"] {
+    for action in ["refresh", "records", "take_down", "sold", "delete"] {
         let r = app.post_form("/space/personcarlist", &[("cookie", &other)], &format!("id={id}&action={action}")).await;
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{action}");
     }
