@@ -671,13 +671,21 @@ async fn report_at(State(state): State<AppState>, visitor: Visitor, SignedIn(use
 
 /// `GET /servicehall/journeyReport?report=…`: a report's odometer timeline and verdict; without
 /// a report, the mileage product's form.
-pub async fn journey(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReportQuery>) -> Result<Response, AppError> {
+pub async fn journey(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+    Query(q): Query<ReportQuery>,
+) -> Result<Response, AppError> {
     let Some(id) = q.id() else {
         let form = QueryForm { product: Product::Mileage.as_str().to_owned(), ..QueryForm::default() };
         let text = ("里程记录查询", "查询车辆历次保养、年检和定损时记录的里程，画出里程时间线，识别调表车。", "/servicehall/journeyReport");
         return form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::Mileage, Product::Full], text).await;
     };
-    let Some(user) = &visitor.user else { return Err(AppError::NotFound) };
+    // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
+    // it is theirs).
+    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &axum::http::Method::GET, &uri, &headers, false)) };
     let view = match ready_view(&state, user, Some(id)).await? {
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),

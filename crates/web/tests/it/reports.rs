@@ -113,6 +113,10 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
         format!("/servicehall/fourquery/fousresults?order={}", report.order_no.as_deref().unwrap()),
     ] {
         assert_eq!(app.get(&uri, &hb).await.status, StatusCode::NOT_FOUND, "{uri}");
+        // Signed out, each asks for sign-in first.
+        let anon = app.get(&uri, &[("user-agent", IPHONE)]).await;
+        assert_eq!(anon.status, StatusCode::UNAUTHORIZED, "{uri}");
+        assert!(anon.body.contains(r#"action="/sys/login""#), "{uri}");
     }
 }
 
