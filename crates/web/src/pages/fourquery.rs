@@ -674,8 +674,8 @@ async fn report_at(State(state): State<AppState>, visitor: Visitor, SignedIn(use
 pub async fn journey(
     State(state): State<AppState>,
     visitor: Visitor,
-    uri: axum::http::Uri,
-    headers: axum::http::HeaderMap,
+    uri: Uri,
+    headers: HeaderMap,
     Query(q): Query<ReportQuery>,
 ) -> Result<Response, AppError> {
     let Some(id) = q.id() else {
@@ -685,7 +685,7 @@ pub async fn journey(
     };
     // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
     // it is theirs).
-    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &axum::http::Method::GET, &uri, &headers, false)) };
+    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &Method::GET, &uri, &headers, false)) };
     let view = match ready_view(&state, user, Some(id)).await? {
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
