@@ -5,7 +5,7 @@
 // login confirmed from a signed-in phone in a second browser context.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -16,17 +16,6 @@ function context(mobile, js = true) {
     javaScriptEnabled: js,
     ...(mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
   });
-}
-
-/// Fills the login form on the current page: phone, 获取验证码, the sandbox code, 登录.
-async function signIn(page, mobile) {
-  await page.fill("#login-mobile", mobile);
-  await page.locator("button", { hasText: "获取验证码" }).click();
-  const code = (await page.locator(".sandbox-code").innerText()).trim();
-  assert.match(code, /^\d{6}$/);
-  assert.equal(await page.inputValue("#login-mobile"), mobile, "the phone is kept");
-  await page.fill("#login-code", code);
-  await page.locator("form.login-form button.btn", { hasText: "登录" }).click();
 }
 
 async function firstCarPath(page) {

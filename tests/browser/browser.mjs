@@ -2,6 +2,7 @@
 // a downloaded browser), the server under test (BASE_URL, started by `cargo xtask test`; only
 // 127.0.0.1 is contacted), the China time zone, and the phone User-Agent.
 import { after, before } from "node:test";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
@@ -32,4 +33,16 @@ export function useBrowser() {
     await browser?.close();
   });
   return () => browser;
+}
+
+/// Fills the login form on the current page: phone, 获取验证码, the sandbox code (kept beside the
+/// form in the sandbox), 登录. Each call spends one of the codes this address may ask for in an hour.
+export async function signIn(page, mobile) {
+  await page.fill("#login-mobile", mobile);
+  await page.locator("button", { hasText: "获取验证码" }).click();
+  const code = (await page.locator(".sandbox-code").innerText()).trim();
+  assert.match(code, /^\d{6}$/);
+  assert.equal(await page.inputValue("#login-mobile"), mobile, "the phone is kept");
+  await page.fill("#login-code", code);
+  await page.locator("form.login-form button.btn", { hasText: "登录" }).click();
 }

@@ -5,7 +5,7 @@
 // Phones pay with Alipay; desktops with WeChat Pay: its QR code, then the sandbox's WeChat cashier.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -30,11 +30,7 @@ for (const v of VARIANTS) {
     } else {
       // Signed out, paying asks for sign-in and comes back to /vip.
       await plan.locator("button", { hasText: "支付宝付款" }).click();
-      await page.fill("#login-mobile", buyer);
-      await page.locator("button", { hasText: "获取验证码" }).click();
-      const code = (await page.locator(".sandbox-code").innerText()).trim();
-      await page.fill("#login-code", code);
-      await page.locator("form.login-form button.btn", { hasText: "登录" }).click();
+      await signIn(page, buyer);
       await page.waitForURL(BASE + "/vip");
       session = await ctx.cookies();
       await page.goto(BASE + "/vip");

@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -79,11 +79,7 @@ async function signedIn(ctx, page) {
     return;
   }
   await page.goto(BASE + "/sys/login?return=%2Fvip");
-  await page.fill("#login-mobile", buyer);
-  await page.locator("button", { hasText: "获取验证码" }).click();
-  const code = (await page.locator(".sandbox-code").innerText()).trim();
-  await page.fill("#login-code", code);
-  await page.locator("form.login-form button.btn", { hasText: "登录" }).click();
+  await signIn(page, buyer);
   await page.waitForURL(BASE + "/vip");
   session = await ctx.cookies();
   await page.locator("form.plan", { hasText: "买车VIP月卡" }).locator("button", { hasText: "支付宝付款" }).click();

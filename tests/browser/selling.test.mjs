@@ -4,20 +4,11 @@
 // asks the price; the seller sees the lead on the car. Also: the form without JavaScript.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, signIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const PHONE = { userAgent: IPHONE, viewport: { width: 390, height: 844 }, hasTouch: true };
 const STAFF = "19000000001";
-
-async function signIn(page, mobile) {
-  await page.fill("#login-mobile", mobile);
-  await page.locator("button", { hasText: "获取验证码" }).click();
-  const code = (await page.locator(".sandbox-code").innerText()).trim();
-  assert.match(code, /^\d{6}$/);
-  await page.fill("#login-code", code);
-  await page.locator("form.login-form button.btn", { hasText: "登录" }).click();
-}
 
 async function mounted(page) {
   await page.waitForFunction(() => [...document.querySelectorAll("[data-island]")].every((e) => e.dataset.mounted === "1"));
