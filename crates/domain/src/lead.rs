@@ -64,9 +64,28 @@ crate::stored_enum! {
     }
 }
 
+impl Intent {
+    /// Who at 二手车网 receives a lead of this intent that goes to no shop: buyers' requests the
+    /// car-buying advisers, loan enquiries the finance advisers, the rest the selling advisers.
+    pub fn adviser(self) -> &'static str {
+        match self {
+            Intent::Buy => "二手车网购车顾问",
+            Intent::Finance => "二手车网金融顾问",
+            Intent::AskPrice | Intent::BookViewing | Intent::Sell => "二手车网卖车顾问",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_request_without_a_shop_names_its_advisers() {
+        assert_eq!(Intent::Buy.adviser(), "二手车网购车顾问");
+        assert_eq!(Intent::Finance.adviser(), "二手车网金融顾问");
+        assert_eq!(Intent::Sell.adviser(), "二手车网卖车顾问");
+    }
 
     #[test]
     fn every_intent_and_status_reads_back_from_its_stored_form() {

@@ -75,6 +75,7 @@ pub mod image;
 pub mod inspection;
 pub mod lead;
 pub mod legal;
+pub mod loan;
 pub mod money;
 pub mod odometer;
 pub mod order;

@@ -7,6 +7,7 @@ pub mod checkreport;
 pub mod compare;
 pub mod dealer;
 pub mod detail;
+pub mod fenqi;
 pub mod fourquery;
 pub mod home;
 pub mod kit;

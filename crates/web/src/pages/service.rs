@@ -357,6 +357,9 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
             HallEntry {
                 icon: "电", title: "新能源电池报告", text: "电池健康度、可用容量、循环次数与电芯一致性。", href: "/servicehall/batteryreport"
             },
+            HallEntry {
+                icon: "分", title: "分期计算器", text: "车价、首付、期限和利率，算出月供和每月还款计划。", href: "/servicehall/fenqi/fenqi"
+            },
             HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
         ],
     ),

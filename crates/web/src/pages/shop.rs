@@ -547,7 +547,7 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
     };
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "提交成功").canonical_path(&state, "/actives/gratitude");
     page.private();
-    let adviser = if q.get("from").is_some_and(|f| f == "buy") { "二手车网购车顾问" } else { "二手车网卖车顾问" };
+    let adviser = q.get("from").and_then(|f| Intent::parse(f)).map_or(Intent::Sell.adviser(), Intent::adviser);
     let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());
     let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };
     Ok(Html(tpl.render()?).into_response())

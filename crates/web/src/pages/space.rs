@@ -176,7 +176,7 @@ pub async fn favourite(
     Ok(see_other(&back, Vec::new()))
 }
 
-use domain::lead::{Intent, Status};
+use domain::lead::Status;
 
 /// A lead's state as its sender reads it.
 fn lead_status_label(status: Status) -> &'static str {
@@ -213,10 +213,7 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         .iter()
         .filter(|l| l.listing_id.is_none())
         .map(|l| {
-            let receiver = l.shop_name.as_deref().map_or_else(
-                || if l.intent == Intent::Buy { "二手车网购车顾问".to_owned() } else { "二手车网卖车顾问".to_owned() },
-                |s| format!("商家「{s}」"),
-            );
+            let receiver = l.shop_name.as_deref().map_or_else(|| l.intent.adviser().to_owned(), |s| format!("商家「{s}」"));
             let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
             let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
             format!(

@@ -154,7 +154,7 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
+on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_then_applied_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
 
 /// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
 /// goes to that shop, which sees it, and the seller sees which dealer received it; one it does not
@@ -283,4 +283,71 @@ async fn a_car_is_valued_without_a_phone_number(app: &TestApp) {
 
     let moved = app.get("/actives/toassess?series=langyi&city=changsha", &[]).await;
     assert_eq!((moved.status, moved.location()), (StatusCode::MOVED_PERMANENTLY, "/servicehall/pinggu?series=langyi&city=changsha"));
+}
+
+/// The loan calculator: a GET form answered on the same address (figures and schedule without
+/// script), mistakes beside their fields with the rest kept, a dealer's car filling in its price,
+/// and the application a lead to that dealer, or to our finance advisers, with the plan in it.
+async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
+    let blank = app.get("/servicehall/fenqi/fenqi", &[]).await;
+    assert_eq!(blank.status, StatusCode::OK);
+    assert!(
+        blank.body.contains("<h1>分期计算器</h1>") && blank.body.contains(r#"name="rate" inputmode="decimal" maxlength="6" placeholder="如 5.8" value="5.8""#)
+    );
+    assert!(blank.body.contains(r#"<option value="36" selected>36期（3年）</option>"#) && !blank.body.contains("计算结果"));
+
+    // 70,000 元 over 36 months at 4.8%: the bank's 2,091.68 a month, and the schedule to the last month.
+    let r = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&calc=1", &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("每月还款") && r.body.contains("<b>2,091.68</b>元") && r.body.contains("<dd>70,000.00元</dd>"), "{}", r.body);
+    assert!(r.body.contains("<dd>5,300.59元</dd>") && r.body.contains("改选等额本金"));
+    assert!(r.body.contains(r#"<th scope="row">36</th>"#) && r.body.contains("<td>0.00</td>"), "the last month clears the loan");
+    let principal = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=principal&calc=1", &[]).await;
+    assert!(principal.body.contains("首月还款") && principal.body.contains("<b>2,224.44</b>元") && principal.body.contains("之后每月少还约7.78元"));
+
+    // Mistakes: each beside its field, everything typed kept; an empty price once asked is one.
+    let bad = app.get("/servicehall/fenqi/fenqi?price=-1&down=30&months=72&rate=abc&method=annuity&calc=1", &[]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for shown in [
+        r#"<p class="error" id="fq-price-error">车价不能为负数</p>"#,
+        r#"<p class="error" id="fq-months-error">请选择贷款期限（12到60个月）</p>"#,
+        r#"<p class="error" id="fq-rate-error">年利率请填写数字，最多两位小数，如 5.8</p>"#,
+        r#"value="-1""#,
+        r#"value="abc""#,
+    ] {
+        assert!(bad.body.contains(shown), "{shown}");
+    }
+    assert!(!bad.body.contains("计算结果"));
+    let empty = app.get("/servicehall/fenqi/fenqi?price=&down=30&months=36&rate=5.8&method=annuity&calc=1", &[]).await;
+    assert!(empty.body.contains("请填写车价，单位万元，如 12.5"));
+    assert!(app.get("/servicehall/fenqi/fenqi?price=1.2&down=30&months=36&rate=5.8&method=annuity&calc=1", &[]).await.body.contains("首付后贷款不足1万元"));
+
+    // A dealer's car: its price fills the form and the application goes to its shop.
+    let dealer_car: i64 = app.state.store.count_admin("select min(listing_id) from listing where status = 'online' and shop_id is not null").await.unwrap();
+    let car = app.state.store.listing_detail(dealer_car).await.unwrap();
+    let shop = car.shop_id.unwrap();
+    let page = app.get(&format!("/servicehall/fenqi/fenqi?listing={dealer_car}"), &[]).await;
+    assert!(page.body.contains(&format!(r#"<a href="/details/{dealer_car}">{}</a>"#, car.title)), "{}", page.body);
+    assert!(page.body.contains(&format!(r#"value="{}""#, domain::money::wan(car.price_yuan))) && page.body.contains("计算结果"));
+    assert!(page.body.contains("卖这辆车的车商会按这个方案"));
+    let form = format!("price=10&down=30&months=36&rate=4.8&method=annuity&listing={dealer_car}");
+    let refused = app.post_form("/servicehall/fenqi/fenqi", &[], &format!("{form}&mobile=1390000&city=")).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains(r#"id="fq-mobile-error""#) && refused.body.contains(r#"id="fq-city-error""#) && refused.body.contains(r#"value="1390000""#));
+    assert!(refused.body.contains("<b>2,091.68</b>元"), "the figures stay beside the form");
+    let sent = app.post_form("/servicehall/fenqi/fenqi", &[], &format!("{form}&mobile=13900008811&city=changsha")).await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER);
+    assert!(sent.location().starts_with("/actives/gratitude?shop="), "{}", sent.location());
+    let to_shop = format!(
+        "select count(*) from lead where intent = 'finance' and mobile = '13900008811' and shop_id = {shop} and listing_id = {dealer_car} \
+         and note = '车价10万，首付30%（30,000.00元），36期，年利率4.80%，等额本息，首月还款2,091.68元'"
+    );
+    assert_eq!(app.state.store.count_admin(&to_shop).await.unwrap(), 1);
+
+    // Without a car the finance advisers receive it, and the visitor is told so.
+    let r = app.post_form("/servicehall/fenqi/fenqi", &[], "price=12.5&down=20&months=60&rate=5.8&method=principal&mobile=13900008812&city=changsha").await;
+    assert_eq!(r.location(), "/actives/gratitude?from=finance");
+    assert!(app.get(r.location(), &[]).await.body.contains("二手车网金融顾问"));
+    let platform = "select count(*) from lead where intent = 'finance' and mobile = '13900008812' and shop_id is null and note like '%60期%等额本金%'";
+    assert_eq!(app.state.store.count_admin(platform).await.unwrap(), 1);
 }

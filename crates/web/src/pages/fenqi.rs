@@ -1,0 +1,277 @@
+//! `/servicehall/fenqi/fenqi`: the loan calculator. A GET form (price in 万, down-payment share,
+//! term, annual rate, repayment method; `listing=` fills in the price of a car on sale) answered
+//! on the same address, so a result can be shared and needs no script: the down payment, the
+//! loan, the monthly payment, the interest and the schedule month by month. Under the figures, a
+//! form to ask for the loan: a `finance` lead carrying the plan in its note, to the listing's shop
+//! when the car is a dealer's, else to our advisers.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::lead::Intent;
+use domain::loan::{Method, Plan, yuan};
+use serde::Deserialize;
+use store::{LeadOutcome, ListingDetail, NewLead};
+
+use crate::error::AppError;
+use crate::extract::{Form, Query};
+use crate::meta::{Layout, PageMeta};
+use crate::signin::see_other;
+use crate::state::AppState;
+use crate::visitor::Visitor;
+
+const PATH: &str = "/servicehall/fenqi/fenqi";
+
+/// The calculator's fields and the application's, all as typed.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct LoanForm {
+    #[serde(default)]
+    price: String,
+    #[serde(default)]
+    down: String,
+    #[serde(default)]
+    months: String,
+    #[serde(default)]
+    rate: String,
+    #[serde(default)]
+    method: String,
+    /// A listing on sale whose price fills the form and whose shop gets the application.
+    #[serde(default)]
+    listing: String,
+    /// Set by the calculator's button: the figures were asked for (an empty price is a mistake).
+    #[serde(default)]
+    calc: String,
+    #[serde(default)]
+    mobile: String,
+    #[serde(default)]
+    city: String,
+}
+
+impl LoanForm {
+    fn plan(&self) -> Result<Plan, BTreeMap<&'static str, &'static str>> {
+        domain::loan::parse(&self.price, &self.down, &self.months, &self.rate, &self.method)
+    }
+}
+
+/// One month of the schedule as shown.
+struct RowView {
+    month: u32,
+    payment: String,
+    principal: String,
+    interest: String,
+    balance: String,
+}
+
+/// The figures of a plan.
+struct Figures {
+    method: &'static str,
+    down: String,
+    loan: String,
+    /// The monthly payment (equal instalments), or the first month's (equal principal).
+    monthly: String,
+    /// Equal principal: how much less each month.
+    falls_by: Option<String>,
+    interest: String,
+    /// Down payment plus every month.
+    total: String,
+    /// The other method's interest and first payment, for the comparison line.
+    other: String,
+    rows: Vec<RowView>,
+}
+
+fn figures(plan: &Plan) -> Figures {
+    let rows = plan.schedule();
+    let interest = Plan::total_interest(&rows);
+    let other_method = if plan.method == Method::Annuity { Method::Principal } else { Method::Annuity };
+    let other_plan = Plan { method: other_method, ..*plan };
+    let other_rows = other_plan.schedule();
+    let other_interest = Plan::total_interest(&other_rows);
+    let first = rows.first().map_or(0, |r| r.payment_fen);
+    let other_first = other_rows.first().map_or(0, |r| r.payment_fen);
+    let other = if plan.rate_bp == 0 {
+        format!("{}：首月还{}元，同样不付利息。", other_method.label(), yuan(other_first))
+    } else if other_interest < interest {
+        format!("改选{}：首月还{}元，总利息少{}元。", other_method.label(), yuan(other_first), yuan(interest - other_interest))
+    } else {
+        format!(
+            "改选{}：每月还{}元，首月少还{}元，但总利息多{}元。",
+            other_method.label(),
+            yuan(other_first),
+            yuan(first - other_first),
+            yuan(other_interest - interest)
+        )
+    };
+    let falls_by = (plan.method == Method::Principal && rows.len() > 1).then(|| yuan(rows[0].payment_fen - rows[1].payment_fen));
+    Figures {
+        method: plan.method.label(),
+        down: yuan(plan.down_fen),
+        loan: yuan(plan.loan_fen),
+        monthly: yuan(first),
+        falls_by,
+        interest: yuan(interest),
+        total: yuan(plan.down_fen + rows.iter().map(|r| r.payment_fen).sum::<i64>()),
+        other,
+        rows: rows
+            .iter()
+            .map(|r| RowView {
+                month: r.month,
+                payment: yuan(r.payment_fen),
+                principal: yuan(r.principal_fen),
+                interest: yuan(r.interest_fen),
+                balance: yuan(r.balance_fen),
+            })
+            .collect(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "fenqi.html")]
+struct FenqiPage {
+    page: PageMeta,
+    form: LoanForm,
+    errors: BTreeMap<&'static str, String>,
+    form_error: Option<String>,
+    figures: Option<Figures>,
+    /// The car of `listing=`: id, title, whether a dealer sells it.
+    car: Option<(i64, String, bool)>,
+    /// A dealer sells the car: the application goes to its shop.
+    dealer: bool,
+    downs: &'static [u32],
+    terms: &'static [u32],
+    provinces: super::shared::ProvinceCities,
+}
+
+impl FenqiPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+/// The car of `listing=`, when it is on sale.
+async fn listing_of(state: &AppState, form: &LoanForm) -> Result<Option<ListingDetail>, AppError> {
+    let Some(id) = form.listing.trim().parse::<i64>().ok().filter(|id| *id > 0) else { return Ok(None) };
+    match state.store.public_listing(id).await {
+        Ok(d) => Ok(Some(d)),
+        Err(store::DbError::NotFound) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    mut form: LoanForm,
+    mut errors: BTreeMap<&'static str, String>,
+    form_error: Option<String>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
+    let listing = listing_of(state, &form).await?;
+    let asked = !form.calc.is_empty();
+    if !asked {
+        // A first visit starts from the usual loan: 30% down over 36 months at the reference rate.
+        for (field, value) in [
+            (&mut form.down, domain::loan::DEFAULT_DOWN.to_string()),
+            (&mut form.months, domain::loan::DEFAULT_TERM.to_string()),
+            (&mut form.rate, format!("{}.{}", domain::loan::DEFAULT_RATE_BP / 100, domain::loan::DEFAULT_RATE_BP % 100 / 10)),
+            (&mut form.method, Method::Annuity.as_str().to_owned()),
+        ] {
+            if field.trim().is_empty() {
+                *field = value;
+            }
+        }
+    }
+    if let Some(d) = &listing
+        && form.price.trim().is_empty()
+    {
+        form.price = domain::money::wan(d.price_yuan);
+    }
+    if form.city.is_empty() {
+        form.city = visitor.city_slug.clone().unwrap_or_default();
+    }
+    let figures = if asked || listing.is_some() {
+        match form.plan() {
+            Ok(plan) => Some(figures(&plan)),
+            Err(e) => {
+                for (field, message) in e {
+                    errors.entry(field).or_insert_with(|| message.to_owned());
+                }
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let code = if code == StatusCode::OK && !errors.is_empty() { StatusCode::UNPROCESSABLE_ENTITY } else { code };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "分期计算器")
+        .describe("二手车分期月供计算：填写车价、首付比例、期限和年利率，算出月供、总利息和每月还款计划，等额本息和等额本金对比，可直接申请分期。")
+        .canonical_path(state, PATH);
+    if asked || listing.is_some() || !form.mobile.is_empty() {
+        page.noindex();
+    }
+    let tpl = FenqiPage {
+        page,
+        errors,
+        form_error,
+        figures,
+        dealer: listing.as_ref().is_some_and(|d| d.shop_id.is_some()),
+        car: listing.map(|d| (d.listing_id, d.title, d.shop_id.is_some())),
+        downs: &domain::loan::DOWN_PERCENTS,
+        terms: &domain::loan::TERMS,
+        provinces: super::shared::province_cities(),
+        form,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /servicehall/fenqi/fenqi`.
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(form): Query<LoanForm>) -> Result<Response, AppError> {
+    render(&state, &visitor, form, BTreeMap::new(), None, StatusCode::OK).await
+}
+
+/// `POST /servicehall/fenqi/fenqi`: ask for the loan of the figures shown.
+pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut form): Form<LoanForm>) -> Result<Response, AppError> {
+    form.calc = "1".to_owned();
+    let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
+    let lead = crate::push::lead_from(&visitor, &form.mobile, Intent::Finance, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
+    let city = domain::region::city_by_slug(form.city.trim());
+    if city.is_none() {
+        errors.insert("city", "请选择您所在的城市".to_owned());
+    }
+    let plan = form.plan();
+    let (Some(lead), Some(city), Ok(plan)) = (lead, city, plan) else {
+        return render(&state, &visitor, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    let listing = listing_of(&state, &form).await?;
+    let rows = plan.schedule();
+    let note = format!(
+        "车价{}万，首付{}%（{}元），{}期，年利率{}.{:02}%，{}，首月还款{}元",
+        domain::money::wan(plan.price_fen / 100),
+        plan.down_percent,
+        yuan(plan.down_fen),
+        plan.months,
+        plan.rate_bp / 100,
+        plan.rate_bp % 100,
+        plan.method.label(),
+        yuan(rows.first().map_or(0, |r| r.payment_fen)),
+    );
+    let lead = NewLead {
+        city_code: i32::try_from(city.code).ok(),
+        listing_id: listing.as_ref().map(|d| d.listing_id),
+        shop_id: listing.as_ref().and_then(|d| d.shop_id),
+        note,
+        ..lead
+    };
+    match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
+        LeadOutcome::RateLimited => render(&state, &visitor, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
+        _ => {
+            let to =
+                listing.and_then(|d| d.shop_oname).map_or_else(|| "/actives/gratitude?from=finance".to_owned(), |o| format!("/actives/gratitude?shop={o}"));
+            Ok(see_other(&to, Vec::new()))
+        }
+    }
+}
