@@ -407,6 +407,14 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         ..RegionPickerProps::default()
     };
     let city_picker = page.island(state, "RegionPicker", &picker);
+    let mut rows = filter_rows(&q, path, &popular);
+    if shop.is_some() {
+        // A shop's inventory is crawled page by page; its filter combinations would multiply the
+        // site's crawlable space by the number of shops and add nothing the main lists lack.
+        for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
+            o.nofollow = true;
+        }
+    }
     let tpl = ListPage {
         city_picker,
         save_query,
@@ -414,7 +422,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         total: domain::search::count_label(result.total),
         kind_path,
         shop,
-        rows: filter_rows(&q, path, &popular),
+        rows,
         chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
         sorts: Sort::ALL
             .into_iter()

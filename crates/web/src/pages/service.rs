@@ -325,6 +325,8 @@ pub struct HallEntry {
     pub text: &'static str,
     /// Where it goes.
     pub href: &'static str,
+    /// Only for signed-in visitors (a personal or dealer page): crawlers are not sent there.
+    pub signed_in: bool,
 }
 
 /// `/servicehall`: every service the site offers today, grouped by who it is for.
@@ -333,69 +335,135 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
         "买车",
         &[
             HallEntry {
-                icon: "精", title: "精品车", text: "只看经过检测的车源，筛选与排序同买车列表。", href: "/servicehall/qualitycarlist"
+                icon: "精",
+                title: "精品车",
+                text: "只看经过检测的车源，筛选与排序同买车列表。",
+                href: "/servicehall/qualitycarlist",
+                signed_in: false,
             },
             HallEntry {
-                icon: "找", title: "帮我找车", text: "说出预算和想要的车，购车顾问按条件挑车、约看车。", href: "/actives/collect/buycar"
+                icon: "找",
+                title: "帮我找车",
+                text: "说出预算和想要的车，购车顾问按条件挑车、约看车。",
+                href: "/actives/collect/buycar",
+                signed_in: false,
             },
             HallEntry {
-                icon: "选", title: "帮我选车", text: "回答四个问题，推荐预算内在售车最多的车系。", href: "/actives/collect/selectcar"
-            },
-            HallEntry { icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar" },
-            HallEntry {
-                icon: "查", title: "车况查询", text: "输入车架号，查维保、出险、抵押查封和里程记录。", href: "/servicehall/fourquery"
-            },
-            HallEntry {
-                icon: "4S", title: "4S店维保+出险", text: "4S店保养维修明细与保险理赔记录合并查询。", href: "/servicehall/insurance4s"
+                icon: "选",
+                title: "帮我选车",
+                text: "回答四个问题，推荐预算内在售车最多的车系。",
+                href: "/actives/collect/selectcar",
+                signed_in: false,
             },
             HallEntry {
-                icon: "程", title: "里程时间线", text: "历次保养、年检的里程画成时间线，识别调表车。", href: "/servicehall/journeyReport"
+                icon: "比", title: "车辆对比", text: "最多三辆车的价格、车况与配置并排对比。", href: "/actives/threecar", signed_in: false
             },
             HallEntry {
-                icon: "检", title: "检测报告", text: "精品车的168项检测报告，按车源编号或报告编号查询。", href: "/servicehall/checkreport"
+                icon: "查",
+                title: "车况查询",
+                text: "输入车架号，查维保、出险、抵押查封和里程记录。",
+                href: "/servicehall/fourquery",
+                signed_in: false,
             },
             HallEntry {
-                icon: "电", title: "新能源电池报告", text: "电池健康度、可用容量、循环次数与电芯一致性。", href: "/servicehall/batteryreport"
+                icon: "4S",
+                title: "4S店维保+出险",
+                text: "4S店保养维修明细与保险理赔记录合并查询。",
+                href: "/servicehall/insurance4s",
+                signed_in: false,
             },
             HallEntry {
-                icon: "分", title: "分期计算器", text: "车价、首付、期限和利率，算出月供和每月还款计划。", href: "/servicehall/fenqi/fenqi"
+                icon: "程",
+                title: "里程时间线",
+                text: "历次保养、年检的里程画成时间线，识别调表车。",
+                href: "/servicehall/journeyReport",
+                signed_in: false,
             },
-            HallEntry { icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa" },
+            HallEntry {
+                icon: "检",
+                title: "检测报告",
+                text: "精品车的168项检测报告，按车源编号或报告编号查询。",
+                href: "/servicehall/checkreport",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "电",
+                title: "新能源电池报告",
+                text: "电池健康度、可用容量、循环次数与电芯一致性。",
+                href: "/servicehall/batteryreport",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "分",
+                title: "分期计算器",
+                text: "车价、首付、期限和利率，算出月供和每月还款计划。",
+                href: "/servicehall/fenqi/fenqi",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa", signed_in: true
+            },
         ],
     ),
     (
         "卖车",
         &[
             HallEntry {
-                icon: "价", title: "免费估价", text: "车商收购价、个人交易价、车商零售价，无需留手机号。", href: "/servicehall/pinggu"
-            },
-            HallEntry { icon: "发", title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell" },
-            HallEntry {
-                icon: "卖", title: "个人卖车服务", text: "免费上门检测、估价定价、带看议价、代办过户。", href: "/actives/service/personalCar"
-            },
-            HallEntry {
-                icon: "案", title: "卖车方案", text: "自助发布、省心卖、快速收购三种方案与服务费。", href: "/actives/service/sellcarPlan"
+                icon: "价",
+                title: "免费估价",
+                text: "车商收购价、个人交易价、车商零售价，无需留手机号。",
+                href: "/servicehall/pinggu",
+                signed_in: false,
             },
             HallEntry {
-                icon: "流", title: "卖车服务流程", text: "从提交信息到收款的每一步、时间和过户材料。", href: "/actives/service/sellcarService"
+                icon: "发", title: "免费发布车源", text: "自己填写车况、上传照片，审核后上架。", href: "/personalsell", signed_in: false
             },
-            HallEntry { icon: "估", title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar" },
-            HallEntry { icon: "V", title: "VIP会员", text: "卖车VIP每天多次擦亮、确认在售一次管60天。", href: "/vip" },
+            HallEntry {
+                icon: "卖",
+                title: "个人卖车服务",
+                text: "免费上门检测、估价定价、带看议价、代办过户。",
+                href: "/actives/service/personalCar",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "案",
+                title: "卖车方案",
+                text: "自助发布、省心卖、快速收购三种方案与服务费。",
+                href: "/actives/service/sellcarPlan",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "流",
+                title: "卖车服务流程",
+                text: "从提交信息到收款的每一步、时间和过户材料。",
+                href: "/actives/service/sellcarService",
+                signed_in: false,
+            },
+            HallEntry {
+                icon: "估", title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar", signed_in: false
+            },
+            HallEntry { icon: "V", title: "VIP会员", text: "卖车VIP每天多次擦亮、确认在售一次管60天。", href: "/vip", signed_in: false },
         ],
     ),
     (
         "商家",
         &[
-            HallEntry { icon: "商", title: "认证商家", text: "按城市查看认证车商和他们的在售车源。", href: "/shop" },
-            HallEntry { icon: "孵", title: "车商孵化计划", text: "申请入驻、缴费开店，送30天商家同城VIP。", href: "/actives/fh2021" },
-            HallEntry { icon: "包", title: "线索包", text: "按城市、品牌、价格购买个人车主的卖车需求。", href: "/actives/superclue" },
-            HallEntry { icon: "推", title: "商家VIP", text: "同城或全国综合排序推广位，店铺VIP标识。", href: "/vip/china" },
+            HallEntry { icon: "商", title: "认证商家", text: "按城市查看认证车商和他们的在售车源。", href: "/shop", signed_in: false },
             HallEntry {
-                icon: "线", title: "我的线索", text: "买家询价与来电，按处理进度管理（商家登录后）。", href: "/actives/zhikeclues"
+                icon: "孵", title: "车商孵化计划", text: "申请入驻、缴费开店，送30天商家同城VIP。", href: "/actives/fh2021", signed_in: false
             },
-            HallEntry { icon: "送", title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads" },
-            HallEntry { icon: "录", title: "通话录音", text: "回听与买家的通话录音。", href: "/servicehall/amrplay" },
-            HallEntry { icon: "会", title: "会员服务", text: "会员权益与开通记录。", href: "/space/vip" },
+            HallEntry {
+                icon: "包", title: "线索包", text: "按城市、品牌、价格购买个人车主的卖车需求。", href: "/actives/superclue", signed_in: false
+            },
+            HallEntry {
+                icon: "推", title: "商家VIP", text: "同城或全国综合排序推广位，店铺VIP标识。", href: "/vip/china", signed_in: false
+            },
+            HallEntry {
+                icon: "线", title: "我的线索", text: "买家询价与来电，按处理进度管理（商家登录后）。", href: "/actives/zhikeclues", signed_in: true
+            },
+            HallEntry { icon: "送", title: "线索推送", text: "设置接收新线索的方式。", href: "/actives/pushLeads", signed_in: true },
+            HallEntry { icon: "录", title: "通话录音", text: "回听与买家的通话录音。", href: "/servicehall/amrplay", signed_in: true },
+            HallEntry { icon: "会", title: "会员服务", text: "会员权益与开通记录。", href: "/space/vip", signed_in: true },
         ],
     ),
 ];

@@ -7,9 +7,8 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use axum::http::StatusCode;
 
-/// Linked from the site's navigation and home page, built by the service-hall and help issues.
-const LATER_ISSUES: &[&str] =
-    &["/servicehall", "/actives/help/useragree", "/actives/help/privacy", "/servicehall/insurance", "/servicehall/fenqi/fenqi", "/servicehall/wholesale"];
+/// Linked from the home page, built by a later service-hall issue.
+const LATER_ISSUES: &[&str] = &["/servicehall/insurance", "/servicehall/wholesale"];
 
 /// The followed links of a page: (href, decoded).
 fn links(body: &str) -> Vec<String> {
