@@ -516,6 +516,25 @@ pub fn needs_review(before: &KeyFacts, after: &KeyFacts) -> bool {
     before != after
 }
 
+/// A dealer's trade price for other dealers (批发价) as typed in 万, checked against the car's
+/// retail price: below it, and not under half of it (a typing slip, not a trade price).
+pub fn parse_wholesale(text: &str, price_yuan: i64) -> Result<i64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("请填写批发价，单位万元，如 8.5".to_owned());
+    }
+    let Some(yuan) = parse_wan(t).filter(|y| *y > 0) else {
+        return Err("批发价请填写数字，单位万元，最多两位小数，如 8.5".to_owned());
+    };
+    if yuan >= price_yuan {
+        return Err(format!("批发价需低于零售价{}万", crate::money::wan(price_yuan)));
+    }
+    if yuan * 2 < price_yuan {
+        return Err(format!("批发价不到零售价{}万的一半，请核对", crate::money::wan(price_yuan)));
+    }
+    Ok(yuan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,5 +683,23 @@ mod tests {
         assert!(needs_review(&before, &KeyFacts { price_yuan: 3, ..before.clone() }));
         assert!(needs_review(&before, &KeyFacts { photos: vec!["q".into()], ..before.clone() }));
         assert!(needs_review(&before, &KeyFacts { mileage_km: 5, ..before.clone() }));
+    }
+
+    #[test]
+    fn a_trade_price_is_below_retail_and_not_a_slip() {
+        assert_eq!(parse_wholesale("9.2", 100_000), Ok(92_000));
+        assert_eq!(parse_wholesale(" 9.2万 ", 100_000), Ok(92_000));
+        for (typed, message) in [
+            ("", "请填写批发价，单位万元，如 8.5"),
+            ("abc", "批发价请填写数字，单位万元，最多两位小数，如 8.5"),
+            ("0", "批发价请填写数字，单位万元，最多两位小数，如 8.5"),
+            ("-1", "批发价请填写数字，单位万元，最多两位小数，如 8.5"),
+            ("10", "批发价需低于零售价10万"),
+            ("12", "批发价需低于零售价10万"),
+            ("4.99", "批发价不到零售价10万的一半，请核对"),
+        ] {
+            assert_eq!(parse_wholesale(typed, 100_000), Err(message.to_owned()), "{typed:?}");
+        }
+        assert_eq!(parse_wholesale("5", 100_000), Ok(50_000), "half is allowed");
     }
 }

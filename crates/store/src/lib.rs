@@ -40,6 +40,7 @@ mod seo;
 mod shop;
 mod space;
 mod valuation;
+mod wholesale;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -70,6 +71,7 @@ pub use seo::SITEMAP_URLS;
 pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use valuation::{Appraisal, SeriesCar};
+pub use wholesale::WholesaleCar;
 
 /// The one error type of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -475,6 +475,14 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let young = age <= 2 && mileage < 30_000 && transfers == 0;
         let car = DemoCar { name: &name, colour, year, month, mileage_km: mileage, transfers, dealer, inspected, young };
         let text = description(&mut rng, &car);
+        // One dealer car in six on sale is offered to the trade, 4–10% under its retail price.
+        // A generator of its own keeps the rest of the demo as it was.
+        let mut trade_rng = Rng::new(cfg.seed.wrapping_mul(15_485_863).wrapping_add(id as u64));
+        let wholesale = if dealer && status == "online" && trade_rng.chance(1.0 / 6.0) {
+            Val::Int((price as f64 * trade_rng.range(0.90, 0.96) / 100.0).round() as i64 * 100)
+        } else {
+            Val::Null
+        };
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -519,6 +527,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(if status == "pending" { now - rng.below(30 * 3_600) as i64 } else { published }),
             vin,
             Val::Text(panel),
+            wholesale,
         ]);
         if inspected {
             // Inspected a few days before it went on sale, by one of the demo's inspectors.
@@ -956,6 +965,7 @@ impl<'a> Batch<'a> {
             "submitted_at",
             "vin",
             "history_panel",
+            "wholesale_price_yuan",
         ];
         let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
             Some(Val::Int(id)) => *id,

@@ -121,6 +121,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/servicehall/buyvip", get(pages::vip::hall))
         .route("/vip/idxbar", get(pages::vip::idxbar))
         .route("/actives/superclue", get(pages::packages::landing))
+        .route("/servicehall/wholesale", get(pages::wholesale::page))
         .route("/servicehall/fenqi/fenqi", get(pages::fenqi::page).post(pages::fenqi::apply))
         .route("/servicehall/pinggu", get(pages::pinggu::form))
         .route("/servicehall/pinggu/result", get(pages::pinggu::result))

@@ -28,3 +28,4 @@ pub mod shop;
 pub mod space;
 pub mod staff;
 pub mod vip;
+pub mod wholesale;

@@ -46,7 +46,16 @@ pub struct Row {
     pub public: bool,
     /// 更新车况记录 is offered: online, with a VIN.
     pub records: bool,
+    /// A shop's online car: its trade price in 万 when offered to other dealers (`Some(None)`:
+    /// it can be).
+    pub wholesale: Option<Option<String>>,
+    /// The trade price refused for this car: as typed, and why.
+    pub wholesale_error: Option<(String, String)>,
 }
+
+/// The form's action names of 挂到批发 and 取消批发.
+const WHOLESALE: &str = "wholesale";
+const WHOLESALE_OFF: &str = "wholesale_off";
 
 /// The form's action name of 更新车况记录.
 const RECORDS: &str = "records";
@@ -96,6 +105,9 @@ pub struct ListQuery {
     done: String,
     #[serde(default)]
     history: String,
+    /// A refused trade price: the listing, what was typed and why.
+    #[serde(skip)]
+    wholesale_error: Option<(i64, String, String)>,
 }
 
 async fn render(
@@ -163,6 +175,8 @@ async fn render(
                 actions: actions_of(st, refresh_wait.is_none()),
                 public: store::PUBLIC_STATUSES.contains(&l.status.as_str()),
                 records,
+                wholesale: (st == ListingStatus::Online && l.shop_id.is_some()).then(|| l.wholesale_price_yuan.map(domain::money::wan)),
+                wholesale_error: q.wholesale_error.as_ref().filter(|(id, _, _)| *id == l.listing_id).map(|(_, typed, why)| (typed.clone(), why.clone())),
             }
         })
         .collect();
@@ -176,6 +190,10 @@ async fn render(
         Some("提交成功，车源正在审核中，审核通过后自动上架。".to_owned())
     } else if !q.saved.is_empty() {
         Some(if q.status == "pending" { "已保存，修改了关键信息，车源需重新审核。".to_owned() } else { "已保存。".to_owned() })
+    } else if q.done == WHOLESALE {
+        Some("已挂到批发，认证车商在批发频道能看到批发价。".to_owned())
+    } else if q.done == WHOLESALE_OFF {
+        Some("已取消批发。".to_owned())
     } else if q.done == RECORDS {
         Some("车况记录已更新，买家在详情页看到的是最新记录。".to_owned())
     } else if !q.done.is_empty() {
@@ -226,6 +244,9 @@ pub struct ActionPost {
     id: String,
     #[serde(default)]
     action: String,
+    /// The trade price typed for 挂到批发, in 万.
+    #[serde(default)]
+    wholesale: String,
 }
 
 /// `POST /space/personcarlist`: apply one action.
@@ -233,6 +254,10 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
     let id = positive_id(&post.id)?;
     if post.action == RECORDS {
         return refresh_records(&state, &visitor, &user, id).await;
+    }
+    if post.action == WHOLESALE || post.action == WHOLESALE_OFF {
+        let typed = (post.action == WHOLESALE).then_some(post.wholesale.as_str());
+        return set_wholesale(&state, &visitor, &user, id, typed).await;
     }
     let Some(action) = Action::parse(&post.action).filter(|a| !matches!(a, Action::Approve | Action::Reject | Action::Expire)) else {
         return render(&state, &visitor, &user, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
@@ -270,6 +295,25 @@ async fn refresh_records(state: &AppState, visitor: &Visitor, user: &store::User
     }
     crate::reports::refresh_panel(state, id).await?;
     Ok(see_other(&format!("/space/personcarlist?done={RECORDS}#listing-{id}"), Vec::new()))
+}
+
+/// 挂到批发 (`typed`: the trade price in 万) or 取消批发 (`None`): a shop's own online car only.
+async fn set_wholesale(state: &AppState, visitor: &Visitor, user: &store::User, id: i64, typed: Option<&str>) -> Result<Response, AppError> {
+    let listing = state.store.editable_listing(id, user.user_id).await?;
+    let price = match typed.map(|t| (t, domain::selling::parse_wholesale(t, listing.price_yuan))) {
+        None => None,
+        Some((_, Ok(yuan))) => Some(yuan),
+        Some((t, Err(why))) => {
+            let q = ListQuery { wholesale_error: Some((id, t.trim().to_owned(), why.clone())), ..ListQuery::default() };
+            return render(state, visitor, user, &q, Some(why), StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    if !state.store.set_wholesale(id, user.user_id, price).await? {
+        let why = "只有店铺在售的车源可以挂到批发".to_owned();
+        return render(state, visitor, user, &ListQuery::default(), Some(why), StatusCode::CONFLICT).await;
+    }
+    let done = if price.is_some() { WHOLESALE } else { WHOLESALE_OFF };
+    Ok(see_other(&format!("/space/personcarlist?done={done}#listing-{id}"), Vec::new()))
 }
 
 fn wait_text(secs: i64) -> String {

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 use axum::http::StatusCode;
 
 /// Linked from the home page, built by a later service-hall issue.
-const LATER_ISSUES: &[&str] = &["/servicehall/insurance", "/servicehall/wholesale"];
+const LATER_ISSUES: &[&str] = &["/servicehall/insurance"];
 
 /// The followed links of a page: (href, decoded).
 fn links(body: &str) -> Vec<String> {

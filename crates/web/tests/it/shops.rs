@@ -453,4 +453,58 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images, call_recordings_stay_with_their_shop);
+on_both!(60 => shop_pages_and_leads_for_one_dealer_only, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images, call_recordings_stay_with_their_shop);
+
+/// 车商批发: a dealer offers a car of their shop at a trade price from 我的车源 (a price that is not
+/// one answered beside the field); other dealers see it with the price on
+/// `/servicehall/wholesale`, anyone else sees the car but not the price; nobody else can offer or
+/// withdraw the car, and withdrawn it leaves the list.
+async fn dealers_offer_cars_to_each_other_at_a_trade_price(app: &TestApp) {
+    let car = app.state.store.count_admin("select min(listing_id) from listing where shop_id = 1 and status = 'online'").await.unwrap();
+    let detail = app.state.store.listing_detail(car).await.unwrap();
+    let (owner, other) = (login(app, &owner_mobile(app, 1).await, "").await, login(app, &owner_mobile(app, 2).await, "").await);
+    let post = |cookie: String, form: String| async move { app.post_form("/space/personcarlist", &[("cookie", cookie.as_str())], &form).await };
+
+    let mine = app.get("/space/personcarlist", &[("cookie", &owner)]).await;
+    assert!(mine.body.contains(&format!(r#"<label for="ws-{car}">批发价（万）</label>"#)), "a shop's online car can be offered");
+    for (typed, why) in [("abc", "批发价请填写数字"), (domain::money::wan(detail.price_yuan).as_str(), "批发价需低于零售价")] {
+        let r = post(owner.clone(), format!("id={car}&action=wholesale&wholesale={typed}")).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{typed}");
+        assert!(
+            r.body.contains(&format!(r#"<p class="error" id="ws-{car}-error">{why}"#)) && r.body.contains(&format!(r#"value="{typed}""#)),
+            "{typed}: {}",
+            r.body
+        );
+    }
+    let trade = (detail.price_yuan * 95 / 100 / 100) * 100;
+    let r = post(owner.clone(), format!("id={car}&action=wholesale&wholesale={}", domain::money::wan(trade))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(r.location(), format!("/space/personcarlist?done=wholesale#listing-{car}"));
+    assert!(app.get("/space/personcarlist", &[("cookie", &owner)]).await.body.contains(&format!("批发价{}万 · 认证车商可见", domain::money::wan(trade))));
+
+    // Another dealer sees the trade price; anyone else the car and its retail price only.
+    let shown = format!("批发价 <b>{}万</b>", domain::money::wan(trade));
+    let dealers = app.get("/servicehall/wholesale", &[("cookie", &other)]).await;
+    assert_eq!(dealers.status, StatusCode::OK);
+    assert!(dealers.body.contains(&format!(r#"href="/details/{car}""#)) && dealers.body.contains(&shown), "{}", dealers.body);
+    let public = app.get("/servicehall/wholesale", &[]).await;
+    assert!(public.body.contains(&format!(r#"href="/details/{car}""#)) && public.body.contains("批发价：商家可见"));
+    assert!(!public.body.contains("ws-trade") && !public.body.contains(&shown), "no trade price for the public");
+    assert!(public.body.contains("商家登录"));
+    let city = domain::region::city(u32::try_from(detail.city_code).unwrap()).unwrap();
+    assert!(app.get(&format!("/servicehall/wholesale?city={}", city.slug), &[]).await.body.contains(&format!(r#"href="/details/{car}""#)));
+    assert_eq!(app.get("/servicehall/wholesale?page=999", &[]).await.status, StatusCode::NOT_FOUND);
+
+    // Nobody else offers or withdraws it; a private seller's car is not for the trade.
+    for action in ["wholesale&wholesale=1", "wholesale_off"] {
+        assert_eq!(post(other.clone(), format!("id={car}&action={action}")).await.status, StatusCode::NOT_FOUND, "{action}");
+    }
+    let private = app.state.store.count_admin("select min(listing_id) from listing where shop_id is null and status = 'online'").await.unwrap();
+    let seller = app.state.store.listing_detail(private).await.unwrap().seller_user_id.unwrap();
+    assert!(!app.state.store.set_wholesale(private, seller, Some(10_000)).await.unwrap());
+
+    // Withdrawn, it leaves the list.
+    let r = post(owner.clone(), format!("id={car}&action=wholesale_off")).await;
+    assert_eq!(r.location(), format!("/space/personcarlist?done=wholesale_off#listing-{car}"));
+    assert!(!app.get("/servicehall/wholesale", &[("cookie", &other)]).await.body.contains(&format!(r#"href="/details/{car}""#)));
+}
