@@ -4,7 +4,8 @@
 //! Every action names the listing by id in the form and runs through `Store::listing_action`,
 //! which checks ownership and the lifecycle in one statement: another user's listing is a 404.
 //! 更新车况记录 (`action=records`) is no lifecycle move: an online listing with a VIN has its
-//! VIN trust panel fetched again, once a day.
+//! VIN trust panel fetched again, once a day. 挂到批发 / 取消批发 (`action=wholesale`, `wholesale_off`)
+//! offer a shop's online car to other dealers at a trade price, or withdraw it.
 
 use crate::access::SignedIn;
 use crate::extract::{Form, positive_id};

@@ -453,6 +453,13 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
                 icon: "孵", title: "车商孵化计划", text: "申请入驻、缴费开店，送30天商家同城VIP。", href: "/actives/fh2021", signed_in: false
             },
             HallEntry {
+                icon: "批",
+                title: "车商批发",
+                text: "车商之间调车，在售车挂出批发价，仅认证商家可见。",
+                href: "/servicehall/wholesale",
+                signed_in: false,
+            },
+            HallEntry {
                 icon: "包", title: "线索包", text: "按城市、品牌、价格购买个人车主的卖车需求。", href: "/actives/superclue", signed_in: false
             },
             HallEntry {
