@@ -82,7 +82,8 @@ for (const phone of [true, false]) {
     const page = await ctx.newPage();
     const car = await firstCar(page);
     const found = [];
-    for (const path of ["/", "/carlist", "/carlist?brand=dazhong&price=5-8", car, "/shop", "/actives/threecar"]) {
+    const loan = "/servicehall/fenqi/fenqi?price=12.5&down=30&months=36&rate=5.8&method=annuity&calc=1";
+    for (const path of ["/", "/carlist", "/carlist?brand=dazhong&price=5-8", car, "/shop", "/actives/threecar", loan, "/servicehall/wholesale", "/servicehall"]) {
       await page.goto(BASE + path, { waitUntil: "networkidle" });
       for (const p of await page.evaluate(findProblems, phone)) found.push(`${path}: ${p}`);
     }
