@@ -122,6 +122,8 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/vip/idxbar", get(pages::vip::idxbar))
         .route("/actives/superclue", get(pages::packages::landing))
         .route("/servicehall/wholesale", get(pages::wholesale::page))
+        .route("/servicehall/information", get(pages::information::information))
+        .route("/servicehall/list", get(pages::information::list))
         .route("/servicehall/fenqi/fenqi", get(pages::fenqi::page).post(pages::fenqi::apply))
         .route("/servicehall/pinggu", get(pages::pinggu::form))
         .route("/servicehall/pinggu/result", get(pages::pinggu::result))

@@ -10,6 +10,7 @@ pub mod detail;
 pub mod fenqi;
 pub mod fourquery;
 pub mod home;
+pub mod information;
 pub mod kit;
 pub mod legal;
 pub mod login;

@@ -150,6 +150,14 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
             && (r.body.contains("登录") || r.headers.get("location").and_then(|l| l.to_str().ok()).is_some_and(|l| l.contains("login")));
         assert!(r.status == StatusCode::OK || asks_to_sign_in, "{href}: {}", r.status);
     }
+    // The guide quotes the prices the pages charge; /servicehall/list is the hall by another name.
+    assert!(hall.body.contains(r#"<a href="/servicehall/information">服务指南 ›</a>"#));
+    let guide = app.get("/servicehall/information", &[]).await;
+    assert_eq!(guide.status, StatusCode::OK);
+    let full = domain::report::Product::Full;
+    assert!(guide.body.contains(&format!("{}{}元", full.label(), full.price_fen() / 100)) && guide.body.contains(r#"href="/servicehall/fenqi/fenqi""#));
+    let list = app.get("/servicehall/list", &[]).await;
+    assert_eq!((list.status, list.location()), (StatusCode::MOVED_PERMANENTLY, "/servicehall"));
     // The site's navigation links here from every page.
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
