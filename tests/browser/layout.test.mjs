@@ -83,7 +83,7 @@ for (const phone of [true, false]) {
     const car = await firstCar(page);
     const found = [];
     const loan = "/servicehall/fenqi/fenqi?price=12.5&down=30&months=36&rate=5.8&method=annuity&calc=1";
-    for (const path of ["/", "/carlist", "/carlist?brand=dazhong&price=5-8", car, "/shop", "/actives/threecar", loan, "/servicehall/wholesale", "/servicehall"]) {
+    for (const path of ["/", "/carlist", "/carlist?brand=dazhong&price=5-8", car, "/shop", "/actives/threecar", loan, "/servicehall/wholesale", "/servicehall", "/servicehall/gather"]) {
       await page.goto(BASE + path, { waitUntil: "networkidle" });
       for (const p of await page.evaluate(findProblems, phone)) found.push(`${path}: ${p}`);
     }

@@ -554,6 +554,40 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch.listings(listing_rows, photo_rows, price_rows).await?;
     batch.insert("inspection", &["listing_id", "report_no", "inspector", "inspected_at", "result_json"], inspection_rows, &[]).await?;
 
+    // 帮我找车 / 车源征集: buyers' wanted-car requests of the last two weeks, for the series people
+    // buy, in the cities where the site trades, with a budget a used car of the series fits.
+    // A generator of its own keeps the rest of the demo as it was.
+    let mut wrng = Rng::new(cfg.seed.wrapping_mul(104_729).wrapping_add(17));
+    let mut wanted_rows = Vec::new();
+    const WANTED_NOTES: [&str; 8] = ["", "", "一手车，无事故", "白色或黑色", "家用，最好带倒车影像", "里程5万公里以内", "准备下周看车", "要能过户到本地"];
+    for k in 0..(cfg.listings / 15).clamp(20, 2_000) {
+        let ticket = wrng.below(total_weight);
+        let series_index = cumulative.partition_point(|c| *c <= ticket).min(all_series.len() - 1);
+        let s = &all_series[series_index];
+        let mid = (s.guide_min_yuan + s.guide_max_yuan) as f64 / 2.0 * wrng.range(0.4, 0.75);
+        let (low, high) = (((mid * 0.85) / 10_000.0).floor().max(1.0) as i64 * 10_000, ((mid * 1.15) / 10_000.0).ceil() as i64 * 10_000);
+        wanted_rows.push(vec![
+            Val::Int(k as i64 + 1),
+            Val::Int((n_shops + wrng.below(n_private as u64) as usize) as i64 + 1),
+            Val::Int(brand_id(s.brand_slug)),
+            Val::Int(series_index as i64 + 1),
+            Val::Int(low),
+            Val::Int(high),
+            Val::Int(i64::from(*wrng.pick(&weighted_cities))),
+            Val::Text((*wrng.pick(&WANTED_NOTES)).to_owned()),
+            Val::Text(if wrng.chance(0.9) { "open" } else { "closed" }.to_owned()),
+            Val::Int(now - wrng.below(14 * 86_400) as i64),
+        ]);
+    }
+    batch
+        .insert(
+            "wanted_request",
+            &["wanted_request_id", "user_id", "brand_id", "series_id", "budget_min_yuan", "budget_max_yuan", "city_code", "note", "status", "created_at"],
+            wanted_rows,
+            &[],
+        )
+        .await?;
+
     if n_shops > 0 {
         let package = demo_package(store, shop_city[0].code, now).await?;
         demo_leads(&mut batch, demo_car, package, shop_city[0].code, now).await?;

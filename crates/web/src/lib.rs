@@ -123,6 +123,7 @@ fn pages(state: &AppState) -> Router<AppState> {
         .route("/actives/superclue", get(pages::packages::landing))
         .route("/servicehall/wholesale", get(pages::wholesale::page))
         .route("/servicehall/information", get(pages::information::information))
+        .route("/servicehall/gather", get(pages::gather::page).post(pages::gather::offer))
         .route("/servicehall/list", get(pages::information::list))
         .route("/servicehall/fenqi/fenqi", get(pages::fenqi::page).post(pages::fenqi::apply))
         .route("/servicehall/pinggu", get(pages::pinggu::form))

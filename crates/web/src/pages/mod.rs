@@ -9,6 +9,7 @@ pub mod dealer;
 pub mod detail;
 pub mod fenqi;
 pub mod fourquery;
+pub mod gather;
 pub mod home;
 pub mod information;
 pub mod kit;

@@ -162,7 +162,7 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_then_applied_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
+on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_then_applied_for, sellers_see_what_buyers_look_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
 
 /// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
 /// goes to that shop, which sees it, and the seller sees which dealer received it; one it does not
@@ -358,4 +358,53 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网金融顾问"));
     let platform = "select count(*) from lead where intent = 'finance' and mobile = '13900008812' and shop_id is null and note like '%60期%等额本金%'";
     assert_eq!(app.state.store.count_admin(platform).await.unwrap(), 1);
+}
+
+/// 车源征集: the week's open wanted-car requests counted by series, most wanted first (and by
+/// city), each linking to the cars on sale; a seller with such a car leaves a sell request naming
+/// it, mistakes beside their fields.
+async fn sellers_see_what_buyers_look_for(app: &TestApp) {
+    let week = crate::support::NOW - 7 * 86_400;
+    let open = format!("select count(*) from wanted_request where status = 'open' and series_id is not null and created_at >= {week}");
+    let total = app.state.store.count_admin(&open).await.unwrap();
+    assert!(total > 0, "the demo has buyers looking");
+    let page = app.get("/servicehall/gather", &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains(&format!("近7天共{total}条求购登记")), "{}", page.body);
+    let counts: Vec<i64> = page.body.split(r#"<span class="ga-count">"#).skip(1).map(|s| s[..s.find("位买家在找").unwrap()].parse().unwrap()).collect();
+    assert!(!counts.is_empty() && counts.windows(2).all(|w| w[0] >= w[1]), "most wanted first: {counts:?}");
+    let (top, _) = app.state.store.demand(week, 0, 1).await.unwrap();
+    assert_eq!(top, total);
+    let first = app.state.store.demand(week, 0, 1).await.unwrap().1.remove(0);
+    assert!(page.body.contains(&format!(r#"href="/carlist?brand={}&#38;series={}""#, first.brand_slug, first.series_slug)));
+    // One city's requests only.
+    let city: i64 = app
+        .state
+        .store
+        .count_admin(&format!("select cast(min(city_code) as bigint) from wanted_request where status = 'open' and created_at >= {week}"))
+        .await
+        .unwrap();
+    let c = domain::region::city(u32::try_from(city).unwrap()).unwrap();
+    let in_city = app.state.store.count_admin(&format!("{open} and city_code = {city}")).await.unwrap();
+    assert!(app.get(&format!("/servicehall/gather?city={}", c.slug), &[]).await.body.contains(&format!("近7天共{in_city}条求购登记")));
+
+    // A seller's offer: refused field by field, kept; then a sell request naming the series.
+    let bad = app.post_form("/servicehall/gather", &[], &format!("series={}&city=&expect=abc&mobile=1390000", first.series_slug)).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for shown in [
+        r#"id="ga-city-error""#,
+        r#"id="ga-expect-error""#,
+        r#"id="ga-mobile-error""#,
+        r#"value="abc""#,
+        &format!(r#"<option value="{}" selected>"#, first.series_slug),
+    ] {
+        assert!(bad.body.contains(shown), "{shown}");
+    }
+    let ok = app.post_form("/servicehall/gather", &[], &format!("series={}&city=changsha&expect=8.5&mobile=13900008813", first.series_slug)).await;
+    assert_eq!(ok.location(), "/actives/gratitude?from=sell");
+    let stored = format!(
+        "select count(*) from lead where intent = 'sell' and mobile = '13900008813' and note = '车源征集' and expected_yuan = 85000 and name = '{}{}'",
+        first.brand_name, first.series_name
+    );
+    assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1);
 }
