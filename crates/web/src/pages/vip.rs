@@ -296,6 +296,10 @@ pub async fn campaign(
     visitor: Visitor,
     crate::extract::Query(q): crate::extract::Query<CampaignQuery>,
 ) -> Result<Response, AppError> {
+    // Without a campaign named (a shortened or hand-typed link), the campaigns' own index.
+    if q.c.trim().is_empty() {
+        return Ok(Redirect::to("/servicehall/buyvip").into_response());
+    }
     let campaign = domain::vip::campaign(q.c.trim()).ok_or(AppError::NotFound)?;
     campaign_page(&state, &visitor, campaign, String::new(), None, StatusCode::OK).await
 }

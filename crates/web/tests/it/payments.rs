@@ -500,6 +500,7 @@ async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
     assert!(page.body.contains("冬季卖车季") && page.body.contains("<b>19.90</b>元") && page.body.contains("原价29.00元"), "{}", page.body);
     assert!(page.body.contains("活动截止 <b>2026-12-31 23:59</b>（还剩40天）"), "{}", page.body);
     assert_eq!(app.get("/actives/buyvip?c=nosuch", &[]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get("/actives/buyvip", &[]).await.location(), "/servicehall/buyvip", "no campaign named: the campaigns' index");
     assert!(app.get("/actives/buyvip?c=dealer-city-newyear", &[]).await.body.contains("活动尚未开始"));
     let hall = app.get("/servicehall/buyvip", &[]).await;
     assert!(hall.body.contains(r#"href="/actives/buyvip?c=seller-winter""#) && hall.body.contains("截止 2026-12-31 23:59"), "{}", hall.body);
