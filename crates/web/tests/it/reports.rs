@@ -87,7 +87,9 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     if status == StatusCode::OK {
         assert_eq!(kind, "application/pdf");
         assert!(pdf.starts_with(b"%PDF-") && pdf.len() < 300 * 1024, "{} bytes", pdf.len());
-        let file = std::env::temp_dir().join(format!("report-{id}-{}.pdf", std::process::id()));
+        // In this app's own directory: the SQLite and PostgreSQL runs share report ids and run at once.
+        std::fs::create_dir_all(&app.upload_dir).unwrap();
+        let file = app.upload_dir.join(format!("report-{id}.pdf"));
         std::fs::write(&file, &pdf).unwrap();
         if let Ok(out) = std::process::Command::new("pdftotext").arg(&file).arg("-").output() {
             let text = String::from_utf8_lossy(&out.stdout);
@@ -215,7 +217,8 @@ async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_a
     assert!(!page.body.contains(vin), "ordered from the listing, the VIN stays hidden");
     let (status, _, pdf) = get_bytes(app, &format!("/servicehall/viewpdf?report={id}"), &a).await;
     if status == StatusCode::OK {
-        let file = std::env::temp_dir().join(format!("battery-{id}-{}.pdf", std::process::id()));
+        std::fs::create_dir_all(&app.upload_dir).unwrap();
+        let file = app.upload_dir.join(format!("battery-{id}.pdf"));
         std::fs::write(&file, &pdf).unwrap();
         if let Ok(out) = std::process::Command::new("pdftotext").arg(&file).arg("-").output() {
             let text = String::from_utf8_lossy(&out.stdout);
