@@ -89,74 +89,61 @@ fn parse_percent(text: &str) -> Option<u32> {
     crate::selling::parse_wan(t).and_then(|v| u32::try_from(v / 100).ok())
 }
 
+/// The car's price typed in 万, in yuan; the message for the field otherwise.
+fn parse_price(text: &str) -> Result<i64, &'static str> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("请填写车价，单位万元，如 12.5");
+    }
+    if t.starts_with('-') {
+        return Err("车价不能为负数");
+    }
+    match crate::selling::parse_wan(t).ok_or("车价请填写数字，单位万元，最多两位小数，如 12.5")? {
+        y if y < MIN_PRICE_YUAN => Err("车价至少0.5万元"),
+        y if y > MAX_PRICE_YUAN => Err("车价最多1000万元"),
+        y => Ok(y),
+    }
+}
+
+/// The annual rate typed in percent, in hundredths of a percent; the message otherwise.
+fn parse_rate(text: &str) -> Result<u32, &'static str> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("请填写年利率，如 5.8");
+    }
+    match parse_percent(t).ok_or("年利率请填写数字，最多两位小数，如 5.8")? {
+        bp if bp > MAX_RATE_BP => Err("年利率最高24%，请核对贷款合同上的利率"),
+        bp => Ok(bp),
+    }
+}
+
+impl Plan {
+    /// The loan of a car at `price_yuan` with `down_percent` down; `None` when what is left to
+    /// borrow is under [`MIN_LOAN_YUAN`].
+    fn new(price_yuan: i64, down_percent: u32, months: u32, rate_bp: u32, method: Method) -> Option<Plan> {
+        let price_fen = price_yuan.checked_mul(100)?;
+        let down_fen = price_fen * i64::from(down_percent) / 100;
+        let loan_fen = price_fen - down_fen;
+        (loan_fen >= MIN_LOAN_YUAN * 100).then_some(Plan { price_fen, down_percent, down_fen, loan_fen, months, rate_bp, method })
+    }
+}
+
 /// Reads the form; each refused field with its message.
 pub fn parse(price: &str, down: &str, months: &str, rate: &str, method: &str) -> Result<Plan, BTreeMap<&'static str, &'static str>> {
+    /// The value of a field that reads, else its message kept.
+    fn keep<T>(errors: &mut BTreeMap<&'static str, &'static str>, field: &'static str, read: Result<T, &'static str>) -> Option<T> {
+        read.map_err(|e| errors.insert(field, e)).ok()
+    }
     let mut errors = BTreeMap::new();
-    let price_yuan = match price.trim() {
-        "" => {
-            errors.insert("price", "请填写车价，单位万元，如 12.5");
-            None
-        }
-        t if t.starts_with('-') => {
-            errors.insert("price", "车价不能为负数");
-            None
-        }
-        t => match crate::selling::parse_wan(t) {
-            None => {
-                errors.insert("price", "车价请填写数字，单位万元，最多两位小数，如 12.5");
-                None
-            }
-            Some(y) if y < MIN_PRICE_YUAN => {
-                errors.insert("price", "车价至少0.5万元");
-                None
-            }
-            Some(y) if y > MAX_PRICE_YUAN => {
-                errors.insert("price", "车价最多1000万元");
-                None
-            }
-            Some(y) => Some(y),
-        },
-    };
-    let down = down.trim().parse::<u32>().ok().filter(|d| DOWN_PERCENTS.contains(d));
-    if down.is_none() {
-        errors.insert("down", "请选择首付比例");
-    }
-    let months = months.trim().parse::<u32>().ok().filter(|m| TERMS.contains(m));
-    if months.is_none() {
-        errors.insert("months", "请选择贷款期限（12到60个月）");
-    }
-    let rate_bp = match rate.trim() {
-        "" => {
-            errors.insert("rate", "请填写年利率，如 5.8");
-            None
-        }
-        t => match parse_percent(t) {
-            None => {
-                errors.insert("rate", "年利率请填写数字，最多两位小数，如 5.8");
-                None
-            }
-            Some(bp) if bp > MAX_RATE_BP => {
-                errors.insert("rate", "年利率最高24%，请核对贷款合同上的利率");
-                None
-            }
-            Some(bp) => Some(bp),
-        },
-    };
-    let method = Method::parse(method.trim());
-    if method.is_none() {
-        errors.insert("method", "请选择还款方式");
-    }
+    let price_yuan = keep(&mut errors, "price", parse_price(price));
+    let down = keep(&mut errors, "down", down.trim().parse::<u32>().ok().filter(|d| DOWN_PERCENTS.contains(d)).ok_or("请选择首付比例"));
+    let months = keep(&mut errors, "months", months.trim().parse::<u32>().ok().filter(|m| TERMS.contains(m)).ok_or("请选择贷款期限（12到60个月）"));
+    let rate_bp = keep(&mut errors, "rate", parse_rate(rate));
+    let method = keep(&mut errors, "method", Method::parse(method.trim()).ok_or("请选择还款方式"));
     let (Some(price_yuan), Some(down_percent), Some(months), Some(rate_bp), Some(method)) = (price_yuan, down, months, rate_bp, method) else {
         return Err(errors);
     };
-    let price_fen = price_yuan * 100;
-    let down_fen = price_fen * i64::from(down_percent) / 100;
-    let loan_fen = price_fen - down_fen;
-    if loan_fen < MIN_LOAN_YUAN * 100 {
-        errors.insert("price", "首付后贷款不足1万元，一般无需分期，可全款购买");
-        return Err(errors);
-    }
-    Ok(Plan { price_fen, down_percent, down_fen, loan_fen, months, rate_bp, method })
+    Plan::new(price_yuan, down_percent, months, rate_bp, method).ok_or_else(|| BTreeMap::from([("price", "首付后贷款不足1万元，一般无需分期，可全款购买")]))
 }
 
 /// `balance × annual rate ÷ 12`, rounded half up to the fen.
@@ -212,14 +199,11 @@ impl Plan {
 /// instalments) as a listing shows it: the down payment in yuan and the monthly payment rounded to
 /// the yuan; `None` when the loan would be too small to be worth one.
 pub fn estimate(price_yuan: i64) -> Option<(i64, i64)> {
-    let price_fen = price_yuan.checked_mul(100)?;
-    let down_fen = price_fen * i64::from(DEFAULT_DOWN) / 100;
-    let loan_fen = price_fen - down_fen;
-    if loan_fen < MIN_LOAN_YUAN * 100 || price_yuan > MAX_PRICE_YUAN {
+    if price_yuan > MAX_PRICE_YUAN {
         return None;
     }
-    let plan = Plan { price_fen, down_percent: DEFAULT_DOWN, down_fen, loan_fen, months: DEFAULT_TERM, rate_bp: DEFAULT_RATE_BP, method: Method::Annuity };
-    Some((down_fen / 100, (plan.annuity_payment() + 50) / 100))
+    let plan = Plan::new(price_yuan, DEFAULT_DOWN, DEFAULT_TERM, DEFAULT_RATE_BP, Method::Annuity)?;
+    Some((plan.down_fen / 100, (plan.annuity_payment() + 50) / 100))
 }
 
 /// Fen as yuan with two decimals and thousands separators (`2,091.80`).

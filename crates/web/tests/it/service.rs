@@ -373,9 +373,9 @@ async fn sellers_see_what_buyers_look_for(app: &TestApp) {
     assert!(page.body.contains(&format!("近7天共{total}条求购登记")), "{}", page.body);
     let counts: Vec<i64> = page.body.split(r#"<span class="ga-count">"#).skip(1).map(|s| s[..s.find("位买家在找").unwrap()].parse().unwrap()).collect();
     assert!(!counts.is_empty() && counts.windows(2).all(|w| w[0] >= w[1]), "most wanted first: {counts:?}");
-    let (top, _) = app.state.store.demand(week, 0, 1).await.unwrap();
+    let (top, mut most) = app.state.store.demand(week, 0, 1).await.unwrap();
     assert_eq!(top, total);
-    let first = app.state.store.demand(week, 0, 1).await.unwrap().1.remove(0);
+    let first = most.remove(0);
     assert!(page.body.contains(&format!(r#"href="/carlist?brand={}&#38;series={}""#, first.brand_slug, first.series_slug)));
     // One city's requests only.
     let city: i64 = app
