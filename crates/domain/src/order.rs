@@ -60,9 +60,51 @@ pub const QUERY_EVERY_SECS: i64 = 10;
 /// An order still unpaid this long after it was created is closed, here and at the provider.
 pub const CLOSE_AFTER_SECS: i64 = 30 * 60;
 
-/// Whether an order may go from `from` to `to`: paid or closed from pending, refunded from paid.
+/// Whether an order may go from `from` to `to`: paid or closed from pending, refunded from paid,
+/// and paid from closed (a payment that reached an order after it closed, or after the buyer
+/// switched it to another provider, still pays).
 pub fn may_move(from: Status, to: Status) -> bool {
-    matches!((from, to), (Status::Pending, Status::Paid | Status::Closed) | (Status::Paid, Status::Refunded))
+    matches!((from, to), (Status::Pending, Status::Paid | Status::Closed) | (Status::Paid, Status::Refunded) | (Status::Closed, Status::Paid))
+}
+
+/// What a verified payment of an order does. Every order pays for one purchase (a plan, a report,
+/// a package, the programme's fee); a purchase switched to another provider, or ordered again,
+/// keeps its orders together, so a payment of any of them is a payment for that one thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// The first payment of the purchase: the order is paid and the purchase granted.
+    Grant,
+    /// The purchase was already granted by another of its orders: the customer paid twice for
+    /// one thing, so this payment is refunded at once and the order says so.
+    RefundDuplicate,
+    /// The order was paid already (the same payment reported again): nothing changes.
+    Nothing,
+    /// The order was refunded: a payment reported for it again changes nothing.
+    AlreadyRefunded,
+}
+
+/// What a verified payment of an order in `status` does, when its purchase is `granted` or not.
+/// A customer never pays for nothing, and never pays twice for one thing.
+pub fn on_payment(status: Status, granted: bool) -> Effect {
+    match (status, granted) {
+        (Status::Pending | Status::Closed, false) => Effect::Grant,
+        (Status::Pending | Status::Closed, true) => Effect::RefundDuplicate,
+        (Status::Paid, _) => Effect::Nothing,
+        (Status::Refunded, _) => Effect::AlreadyRefunded,
+    }
+}
+
+/// The reason written on an order refunded because its purchase was already paid.
+pub const DUPLICATE_REFUND_REASON: &str = "重复支付：该项目已由另一笔订单支付，本笔已自动原路退款";
+
+/// How long a pending order is offered again instead of a new one: until ten minutes before it
+/// would close, so a buyer sent back to it has time to pay.
+pub const REUSE_FOR_SECS: i64 = CLOSE_AFTER_SECS - 10 * 60;
+
+/// Whether a pending order made at `created_at` is handed to its buyer again at `now` (for the
+/// same purchase, provider and channel) rather than a second order made.
+pub fn reusable(created_at: i64, now: i64) -> bool {
+    (0..REUSE_FOR_SECS).contains(&(now - created_at))
 }
 
 /// An amount in fen as the decimal yuan text the providers use (`1900` → `19.00`).
@@ -124,12 +166,43 @@ mod tests {
     #[test]
     fn only_the_lifecycle_moves_are_allowed() {
         use Status::*;
-        let allowed = [(Pending, Paid), (Pending, Closed), (Paid, Refunded)];
+        let allowed = [(Pending, Paid), (Pending, Closed), (Paid, Refunded), (Closed, Paid)];
         for from in Status::ALL {
             for to in Status::ALL {
                 assert_eq!(may_move(from, to), allowed.contains(&(from, to)), "{from:?} → {to:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_purchase_is_granted_once_and_a_second_payment_goes_back() {
+        use Status::*;
+        assert_eq!(on_payment(Pending, false), Effect::Grant);
+        // Paid after the buyer switched provider, or after it closed: still delivers.
+        assert_eq!(on_payment(Closed, false), Effect::Grant);
+        assert_eq!(on_payment(Pending, true), Effect::RefundDuplicate);
+        assert_eq!(on_payment(Closed, true), Effect::RefundDuplicate);
+        assert_eq!(on_payment(Paid, false), Effect::Nothing);
+        assert_eq!(on_payment(Paid, true), Effect::Nothing);
+        assert_eq!(on_payment(Refunded, false), Effect::AlreadyRefunded);
+        assert_eq!(on_payment(Refunded, true), Effect::AlreadyRefunded);
+        // Every effect that pays the order is a move the lifecycle allows.
+        for s in Status::ALL {
+            for g in [false, true] {
+                if matches!(on_payment(s, g), Effect::Grant | Effect::RefundDuplicate) {
+                    assert!(may_move(s, Paid), "{s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_pending_order_is_offered_again_only_while_there_is_time_to_pay_it() {
+        assert!(reusable(1_000, 1_000));
+        assert!(reusable(1_000, 1_000 + REUSE_FOR_SECS - 1));
+        assert!(!reusable(1_000, 1_000 + REUSE_FOR_SECS));
+        assert!(!reusable(1_000, 999), "an order from the future is not trusted");
+        const { assert!(REUSE_FOR_SECS > 0 && REUSE_FOR_SECS < CLOSE_AFTER_SECS) };
     }
 
     #[test]

@@ -20,6 +20,9 @@ crate::stored_enum! {
         Rejected = "rejected" => "未通过",
         /// Paid: the shop is open.
         Paid = "paid" => "已入驻",
+        /// The fee was refunded: the shop it opened is closed (unless staff kept it) and the
+        /// dealer role ends with it.
+        Refunded = "refunded" => "已退款",
     }
 }
 
@@ -62,9 +65,9 @@ pub const VIP_PLAN: &str = "dealer-city";
 pub const POST_MAX_CHARS: usize = 500;
 
 /// Whether someone whose latest application is in `latest` may send a new one: nobody with one
-/// under review, approved or paid; anyone after a rejection.
+/// under review, approved or paid; anyone after a rejection or a refund.
 pub fn can_apply(latest: Option<Status>) -> bool {
-    matches!(latest, None | Some(Status::Rejected))
+    matches!(latest, None | Some(Status::Rejected | Status::Refunded))
 }
 
 /// The community post as it will be kept: trimmed; `Err` with the message for the field when it
@@ -94,7 +97,7 @@ mod tests {
 
     #[test]
     fn a_new_application_waits_for_the_last_one_to_be_turned_down() {
-        assert_eq!(Status::ALL.map(|s| can_apply(Some(s))), [false, false, true, false]);
+        assert_eq!(Status::ALL.map(|s| can_apply(Some(s))), [false, false, true, false, true]);
     }
 
     #[test]

@@ -61,10 +61,10 @@ pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
-pub use pay::{DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, Settled};
+pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, RefundClaim, Refunded, Settled};
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
-pub use report::{NewReport, Report};
+pub use report::{NewReport, Ordered, Report};
 pub use search::{Scope, SearchPage};
 pub use selling::{
     APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, NewUpload, OwnShop, ReviewItem, UploadRow,

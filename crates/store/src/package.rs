@@ -60,14 +60,15 @@ impl LeadPackage {
 }
 
 impl Store {
-    /// Stores the order for a package and the package itself (pending until paid), together.
+    /// Stores the order for a package and the package itself (pending until paid), together: a
+    /// purchase of its own; the package's id.
     pub async fn create_lead_package(&self, o: &NewOrder, shop_id: i64, spec: &Spec, now: i64) -> Result<i64, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
-            let order_id: i64 = crate::pay::bind_order(sqlx::query_scalar(crate::pay::INSERT_ORDER), o, now).fetch_one(&mut *tx).await?;
+            let mut tx = crate::begin_write!(self, p);
+            let bound = crate::pay::bind_purchase!(tx, o, None::<i64>, now);
             let id: i64 = sqlx::query_scalar(
-                "insert into lead_package (shop_id, user_id, city_code, brands, min_yuan, max_yuan, quantity, status, payment_order_id, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) returning lead_package_id",
+                "insert into lead_package (shop_id, user_id, city_code, brands, min_yuan, max_yuan, quantity, status, payment_order_id, created_at, purchase_id) \
+                 values ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) returning lead_package_id",
             )
             .bind(shop_id)
             .bind(o.user_id)
@@ -76,8 +77,9 @@ impl Store {
             .bind(spec.min_yuan)
             .bind(spec.max_yuan)
             .bind(i64::from(spec.quantity))
-            .bind(order_id)
+            .bind(bound.order_id)
             .bind(now)
+            .bind(bound.purchase_id)
             .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;
@@ -96,7 +98,8 @@ impl Store {
 
     /// The package an order pays for.
     pub async fn package_of_order(&self, order_no: &str) -> Result<Option<LeadPackage>, DbError> {
-        let sql = format!("select {PACKAGE_COLUMNS} from lead_package k join payment_order o on o.payment_order_id = k.payment_order_id where o.order_no = $1");
+        // Any order of the package's purchase (one switched to another provider too).
+        let sql = format!("select {PACKAGE_COLUMNS} from lead_package k join payment_order o on o.purchase_id = k.purchase_id where o.order_no = $1");
         Ok(on_pool!(self, p => sqlx::query_as::<_, LeadPackage>(sqlx::AssertSqlSafe(sql)).bind(order_no).fetch_optional(p).await?))
     }
 

@@ -1,7 +1,12 @@
-//! Payment orders and what paying grants. A verified payment moves an order `pending → paid` in
-//! one conditional update, and the benefit (a VIP membership) is written in the same
-//! transaction, so a repeated or concurrent notify changes nothing the second time. Closing and
-//! refunding are conditional updates too, and a refund ends the membership it paid for.
+//! Payment orders and what paying grants. Every order pays for a purchase (a plan, a report, a
+//! lead package, the programme's fee), bound in one place ([`bind_purchase`]): an order switched
+//! to another provider or made again stays the same purchase, and the product names the
+//! purchase, not the order. A verified payment moves an order to `paid` in one conditional update
+//! and grants its purchase in the same transaction, once: the purchase's row is claimed by the
+//! first payment of any of its orders (`domain::order::on_payment`), so a repeated or concurrent
+//! notify changes nothing the second time, and a second payment of one purchase is marked for an
+//! automatic refund. Closing and refunding are conditional updates too, and a refund ends what
+//! the payment granted.
 
 use crate::{BadStored, DbError, Store, from_row, on_pool};
 use domain::order::{Product, Provider, Status};
@@ -73,6 +78,10 @@ pub struct PayOrder {
     pub paid_at: Option<i64>,
     /// Last asked about at the provider.
     pub queried_at: Option<i64>,
+    /// The purchase it pays for.
+    pub purchase_id: Option<i64>,
+    /// Why it was refunded.
+    pub refund_reason: String,
 }
 from_row!(PayOrder {
     payment_order_id,
@@ -91,10 +100,12 @@ from_row!(PayOrder {
     created_at,
     paid_at,
     queried_at,
+    purchase_id,
+    refund_reason,
 });
 
 const ORDER_COLUMNS: &str = "payment_order_id, order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
-                             channel, provider_trade_no, created_at, paid_at, queried_at";
+                             channel, provider_trade_no, created_at, paid_at, queried_at, purchase_id, refund_reason";
 
 /// What the staff orders desk looks for; an empty part matches every order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -159,13 +170,94 @@ from_row!(DeskOrder {
 
 /// The insert of a new pending order (its id returned), bound by [`bind_order`].
 pub(crate) const INSERT_ORDER: &str = "insert into payment_order (order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, \
-                                       status, provider, channel, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11) \
-                                       returning payment_order_id";
+                            status, provider, channel, created_at, purchase_id) values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12) \
+                            returning payment_order_id";
 
-/// [`INSERT_ORDER`] bound to an order.
+/// The table of the product that names a purchase of `kind`, whose `payment_order_id` follows the
+/// order being paid; none for plans, whose membership is written when paid.
+pub(crate) fn product_table(kind: Product) -> Option<&'static str> {
+    match kind {
+        Product::Report => Some("report"),
+        Product::Leads => Some("lead_package"),
+        Product::Programme => Some("programme_application"),
+        Product::Vip | Product::Test => None,
+    }
+}
+
+/// An order bound to its purchase by [`bind_purchase`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// The order's row id.
+    pub order_id: i64,
+    /// The order to pay: the new one, or a pending one of the purchase handed back.
+    pub order_no: String,
+    /// The purchase.
+    pub purchase_id: i64,
+}
+
+/// Binds an order to what it buys: the one place every product's order is made, inside the
+/// caller's transaction `$tx`. `$purchase` is the purchase it pays for (`None`: a new purchase of
+/// `$o`'s product). A pending order of the purchase with the same provider and channel that can
+/// still be paid (`domain::order::reusable`) is handed back instead of a second order; the
+/// purchase's other pending orders are closed (the buyer chose another way to pay; a payment that
+/// still reaches one pays the purchase, or is refunded if another paid first). The product naming
+/// the purchase is pointed at the order. Evaluates to a [`Bound`].
+macro_rules! bind_purchase {
+    ($tx:ident, $o:expr, $purchase:expr, $now:expr) => {{
+        let o: &$crate::pay::NewOrder = $o;
+        let now: i64 = $now;
+        let purchase_id: i64 = match $purchase {
+            Some(id) => id,
+            None => {
+                sqlx::query_scalar("insert into purchase (user_id, kind, created_at) values ($1, $2, $3) returning purchase_id")
+                    .bind(o.user_id)
+                    .bind(o.item.product.as_str())
+                    .bind(now)
+                    .fetch_one(&mut *$tx)
+                    .await?
+            }
+        };
+        let pending: Vec<(i64, String, String, String, i64)> = sqlx::query_as(
+            "select payment_order_id, order_no, provider, channel, created_at from payment_order \
+             where purchase_id = $1 and status = 'pending' order by payment_order_id desc",
+        )
+        .bind(purchase_id)
+        .fetch_all(&mut *$tx)
+        .await?;
+        let again = pending
+            .iter()
+            .find(|(_, _, provider, channel, created)| provider == o.provider.as_str() && *channel == o.channel && domain::order::reusable(*created, now));
+        let (order_id, order_no) = match again {
+            Some((id, no, ..)) => (*id, no.clone()),
+            None => {
+                let id: i64 = $crate::pay::bind_order(sqlx::query_scalar($crate::pay::INSERT_ORDER), o, purchase_id, now).fetch_one(&mut *$tx).await?;
+                (id, o.order_no.clone())
+            }
+        };
+        for (id, ..) in pending.iter().filter(|p| p.0 != order_id) {
+            sqlx::query("update payment_order set status = 'closed', closed_at = $1 where payment_order_id = $2 and status = 'pending'")
+                .bind(now)
+                .bind(*id)
+                .execute(&mut *$tx)
+                .await?;
+        }
+        if let Some(table) = $crate::pay::product_table(o.item.product) {
+            sqlx::query(sqlx::AssertSqlSafe(format!("update {table} set payment_order_id = $1 where purchase_id = $2")))
+                .bind(order_id)
+                .bind(purchase_id)
+                .execute(&mut *$tx)
+                .await?;
+        }
+        $crate::pay::Bound { order_id, order_no, purchase_id }
+    }};
+}
+pub(crate) use bind_purchase;
+
+/// [`INSERT_ORDER`] bound to an order of `purchase_id`.
 pub(crate) fn bind_order<'q, DB, O>(
     q: sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>,
     o: &'q NewOrder,
+    purchase_id: i64,
     now: i64,
 ) -> sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>
 where
@@ -186,6 +278,7 @@ where
         .bind(o.provider.as_str())
         .bind(o.channel.as_str())
         .bind(now)
+        .bind(purchase_id)
 }
 
 /// A payment as the provider reported it, after its signature was checked.
@@ -204,9 +297,13 @@ pub struct Payment<'a> {
 /// What a reported payment did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Settled {
-    /// The order is now paid and its benefit granted.
+    /// The order is now paid and its purchase granted.
     Applied,
-    /// It already was: nothing changed.
+    /// The order is now paid, but its purchase had been granted by another of its orders: the
+    /// customer paid twice for one thing, and this payment must be refunded
+    /// (`domain::order::DUPLICATE_REFUND_REASON`).
+    Duplicate,
+    /// It already was paid: nothing changed.
     AlreadyPaid,
     /// No such order.
     Unknown,
@@ -214,9 +311,123 @@ pub enum Settled {
     WrongAmount,
     /// Another provider's order: nothing changed.
     WrongProvider,
-    /// The order was closed or refunded before the payment arrived: nothing changed (the money
-    /// must go back; the log says so).
+    /// The order was refunded before this report arrived: nothing changed.
     NotPending(Status),
+}
+
+/// How asking to refund an order went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refunded {
+    /// Not paid (pending, closed, refunded already): nothing changed.
+    NotPaid,
+    /// Refunded, and what the payment granted has ended.
+    Done,
+    /// Refunded and the programme's dealer plan ended, but the shop the fee opened has cars
+    /// listed since: it stays open, with the dealer role, for staff to decide.
+    ShopKept {
+        /// The shop's address name.
+        oname: String,
+        /// How many cars it has listed.
+        listings: i64,
+    },
+}
+
+/// How claiming an order's refund went ([`Store::claim_refund`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundClaim {
+    /// This desk refunds it: the order as it was.
+    Claimed(Box<PayOrder>),
+    /// Another desk is refunding it right now.
+    Busy,
+    /// It is not paid (pending, closed, refunded already, or unknown).
+    NotPaid,
+}
+
+/// A refund claimed this long ago and never finished (its node died) may be claimed again.
+pub const REFUND_CLAIM_SECS: i64 = 120;
+
+/// A paid order's purchase, to grant.
+pub(crate) struct Grant<'a> {
+    /// The order whose payment grants it.
+    pub order_id: i64,
+    /// The buyer.
+    pub user_id: i64,
+    /// What it is.
+    pub kind: Product,
+    /// A plan's code.
+    pub plan_code: &'a str,
+    /// The city a plan applies to.
+    pub city: Option<i32>,
+    /// The purchase (none for orders made before purchases were kept).
+    pub purchase_id: Option<i64>,
+}
+
+/// Grants a paid purchase inside the payment's transaction: a plan's membership (following on
+/// from a running one of the same plan), a lead package taking requests, a report asked of the
+/// provider at once, the programme's shop opened. The product follows the order that paid.
+macro_rules! grant_purchase {
+    ($tx:ident, $g:expr, $now:expr) => {{
+        let g: &Grant<'_> = &$g;
+        let now: i64 = $now;
+        let purchase = g.purchase_id.unwrap_or(0);
+        match g.kind {
+            Product::Vip => {
+                let plan = domain::vip::plan(g.plan_code).ok_or_else(|| BadStored {
+                    column: "plan_code",
+                    value: g.plan_code.to_owned(),
+                    kind: "domain::vip::Plan",
+                })?;
+                let running: Option<i64> = sqlx::query_scalar(
+                    "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+                     where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3",
+                )
+                .bind(g.user_id)
+                .bind(g.plan_code)
+                .bind(g.city.unwrap_or(0))
+                .fetch_one(&mut *$tx)
+                .await?;
+                let (starts, ends) = domain::vip::extend(now, running, plan.days);
+                sqlx::query(
+                    "insert into vip_membership (user_id, vip_plan_id, city_code, payment_order_id, starts_at, ends_at) \
+                     select $1, vip_plan_id, $2, $3, $4, $5 from vip_plan where code = $6",
+                )
+                .bind(g.user_id)
+                .bind(g.city)
+                .bind(g.order_id)
+                .bind(starts)
+                .bind(ends)
+                .bind(g.plan_code)
+                .execute(&mut *$tx)
+                .await?;
+            }
+            Product::Leads => {
+                // A lead package takes requests from its payment on.
+                sqlx::query(
+                    "update lead_package set status = 'paid', paid_at = $1, payment_order_id = $2 \
+                     where purchase_id = $3 and status = 'pending'",
+                )
+                .bind(now)
+                .bind(g.order_id)
+                .bind(purchase)
+                .execute(&mut *$tx)
+                .await?;
+            }
+            Product::Report => {
+                // A paid report is asked of the provider at once, also when its order had closed.
+                sqlx::query(
+                    "update report set status = 'querying', next_try_at = $1, payment_order_id = $2 \
+                     where purchase_id = $3 and status in ('pending', 'closed')",
+                )
+                .bind(now)
+                .bind(g.order_id)
+                .bind(purchase)
+                .execute(&mut *$tx)
+                .await?;
+            }
+            Product::Programme => crate::programme::open_programme_shop!($tx, g.order_id, purchase, now),
+            Product::Test => {}
+        }
+    }};
 }
 
 /// A shop whose owner's running dealer plan promotes its cars: in one city, or everywhere.
@@ -290,9 +501,34 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a new pending order.
-    pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => bind_order(sqlx::query_scalar(INSERT_ORDER), o, now).fetch_one(p).await?))
+    /// Stores a new pending order, a purchase of its own (a plan: each order of one is a
+    /// purchase, switched with [`Store::switch_order`]).
+    pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<Bound, DbError> {
+        on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let bound = bind_purchase!(tx, o, None::<i64>, now);
+            tx.commit().await?;
+            Ok(bound)
+        })
+    }
+
+    /// Pays the pending order `old_no` of `user_id` another way: `next` becomes the purchase's
+    /// order (or a pending one of it with `next`'s provider and channel is handed back) and
+    /// `old_no` is closed. `None` when `old_no` is not the user's pending order.
+    pub async fn switch_order(&self, user_id: i64, old_no: &str, next: &NewOrder, now: i64) -> Result<Option<Bound>, DbError> {
+        on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let purchase: Option<Option<i64>> =
+                sqlx::query_scalar("select purchase_id from payment_order where order_no = $1 and user_id = $2 and status = 'pending'")
+                    .bind(old_no)
+                    .bind(user_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some(purchase) = purchase else { return Ok(None) };
+            let bound = bind_purchase!(tx, next, purchase, now);
+            tx.commit().await?;
+            Ok(Some(bound))
+        })
     }
 
     /// An order by its number, whoever it belongs to (notify handlers and the job).
@@ -306,18 +542,21 @@ impl Store {
         Ok(self.order_by_no(order_no).await?.filter(|o| o.user_id == user_id))
     }
 
-    /// Applies a verified payment: `pending → paid` with the exact amount and provider, and the
-    /// plan's membership granted in the same transaction. Only the first of any number of
-    /// repeated or concurrent reports changes anything.
+    /// Applies a verified payment: the order becomes `paid` (from pending, or closed: a payment
+    /// that reached it after it closed still pays) with the exact amount and provider, and its
+    /// purchase is granted in the same transaction unless another of its orders already paid for
+    /// it (`domain::order::on_payment`). Only the first of any number of repeated or concurrent
+    /// reports changes anything.
     pub async fn settle_payment(&self, pay: &Payment<'_>, now: i64) -> Result<Settled, DbError> {
-        let applied: Option<(i64, i64, String, String, Option<i32>)> = on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+        type Row = (i64, i64, String, String, Option<i32>, Option<i64>);
+        let applied: Option<Settled> = on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
             // The write comes first, so two notifies racing take turns on the row's lock and the
-            // second finds it no longer pending.
-            let row: Option<(i64, i64, String, String, Option<i32>)> = sqlx::query_as(
+            // second finds it paid.
+            let row: Option<Row> = sqlx::query_as(
                 "update payment_order set status = 'paid', provider_trade_no = $1, paid_at = $2 \
-                 where order_no = $3 and status = 'pending' and amount_fen = $4 and provider = $5 \
-                 returning payment_order_id, user_id, kind, plan_code, city_code",
+                 where order_no = $3 and status in ('pending', 'closed') and amount_fen = $4 and provider = $5 \
+                 returning payment_order_id, user_id, kind, plan_code, city_code, purchase_id",
             )
             .bind(pay.trade_no)
             .bind(now)
@@ -326,64 +565,51 @@ impl Store {
             .bind(pay.provider.as_str())
             .fetch_optional(&mut *tx)
             .await?;
-            if let Some((order_id, user_id, kind, plan_code, city)) = &row
-                && kind == Product::Vip.as_str()
-            {
-                let plan = domain::vip::plan(plan_code).ok_or_else(|| BadStored { column: "plan_code", value: plan_code.clone(), kind: "domain::vip::Plan" })?;
-                let running: Option<i64> = sqlx::query_scalar(
-                    "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
-                     where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3",
-                )
-                .bind(*user_id)
-                .bind(plan_code.as_str())
-                .bind(city.unwrap_or(0))
-                .fetch_one(&mut *tx)
-                .await?;
-                let (starts, ends) = domain::vip::extend(now, running, plan.days);
-                sqlx::query(
-                    "insert into vip_membership (user_id, vip_plan_id, city_code, payment_order_id, starts_at, ends_at) \
-                     select $1, vip_plan_id, $2, $3, $4, $5 from vip_plan where code = $6",
-                )
-                .bind(*user_id)
-                .bind(*city)
-                .bind(*order_id)
-                .bind(starts)
-                .bind(ends)
-                .bind(plan_code.as_str())
-                .execute(&mut *tx)
-                .await?;
+            match row {
+                None => {
+                    tx.rollback().await?;
+                    None
+                }
+                Some((order_id, user_id, kind, plan_code, city, purchase_id)) => {
+                    // The purchase's row is claimed by its first payment: a second order of the
+                    // same purchase paid at the same time waits here, then finds it granted.
+                    let already = match purchase_id {
+                        Some(pid) => {
+                            sqlx::query("update purchase set granted_order_id = $1 where purchase_id = $2 and granted_order_id is null")
+                                .bind(order_id)
+                                .bind(pid)
+                                .execute(&mut *tx)
+                                .await?
+                                .rows_affected()
+                                == 0
+                        }
+                        None => false,
+                    };
+                    let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
+                    // The update above took the order from pending or closed alike.
+                    let settled = match domain::order::on_payment(Status::Pending, already) {
+                        domain::order::Effect::Grant => {
+                            let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
+                            grant_purchase!(tx, grant, now);
+                            Settled::Applied
+                        }
+                        _ => {
+                            // Marked for the refund the caller makes at the provider at once.
+                            sqlx::query("update payment_order set refund_reason = $1 where payment_order_id = $2")
+                                .bind(domain::order::DUPLICATE_REFUND_REASON)
+                                .bind(order_id)
+                                .execute(&mut *tx)
+                                .await?;
+                            Settled::Duplicate
+                        }
+                    };
+                    tx.commit().await?;
+                    Some(settled)
+                }
             }
-            if let Some((order_id, _, kind, _, _)) = &row
-                && kind == Product::Leads.as_str()
-            {
-                // A lead package takes requests from its payment on.
-                sqlx::query("update lead_package set status = 'paid', paid_at = $1 where payment_order_id = $2 and status = 'pending'")
-                    .bind(now)
-                    .bind(*order_id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            if let Some((order_id, _, kind, _, _)) = &row
-                && kind == Product::Report.as_str()
-            {
-                // A paid report is asked of the provider at once.
-                sqlx::query("update report set status = 'querying', next_try_at = $1 where payment_order_id = $2 and status = 'pending'")
-                    .bind(now)
-                    .bind(*order_id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            if let Some((order_id, _, kind, _, _)) = &row
-                && kind == Product::Programme.as_str()
-            {
-                // The incubation programme's fee opens the applicant's shop.
-                crate::programme::open_programme_shop!(tx, *order_id, now);
-            }
-            tx.commit().await?;
-            row
         });
-        if applied.is_some() {
-            return Ok(Settled::Applied);
+        if let Some(settled) = applied {
+            return Ok(settled);
         }
         Ok(match self.order_by_no(pay.order_no).await? {
             None => Settled::Unknown,
@@ -429,32 +655,69 @@ impl Store {
     /// Closes an order still pending; false when it was not (paid meanwhile, or already closed).
     pub async fn close_order(&self, order_no: &str, now: i64) -> Result<bool, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
-            let id: Option<i64> = sqlx::query_scalar(
-                "update payment_order set status = 'closed', closed_at = $1 where order_no = $2 and status = 'pending' returning payment_order_id",
+            let mut tx = crate::begin_write!(self, p);
+            let purchase: Option<Option<i64>> = sqlx::query_scalar(
+                "update payment_order set status = 'closed', closed_at = $1 where order_no = $2 and status = 'pending' returning purchase_id",
             )
             .bind(now)
             .bind(order_no)
             .fetch_optional(&mut *tx)
             .await?;
-            if let Some(id) = id {
-                // A report never paid for is never asked.
-                sqlx::query("update report set status = 'closed' where payment_order_id = $1 and status = 'pending'").bind(id).execute(&mut *tx).await?;
+            if let Some(Some(pid)) = purchase {
+                // A report never paid for is never asked, unless another order of it is still
+                // open to be paid.
+                sqlx::query(
+                    "update report set status = 'closed' where purchase_id = $1 and status = 'pending' \
+                     and not exists (select 1 from payment_order o where o.purchase_id = $1 and o.status = 'pending')",
+                )
+                .bind(pid)
+                .execute(&mut *tx)
+                .await?;
             }
             tx.commit().await?;
-            Ok(id.is_some())
+            Ok(purchase.is_some())
         })
     }
 
-    /// Marks a paid order refunded by staff member `by` (none: the site itself, for a service it
-    /// could not deliver) for `reason` and ends the membership it
-    /// paid for, in one transaction; false when it was not paid.
-    pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<bool, DbError> {
+    /// Claims the refund of a paid order for one desk (or the site's automatic refund): the
+    /// others asking meanwhile hear [`RefundClaim::Busy`], so the provider is asked once. A claim
+    /// older than [`REFUND_CLAIM_SECS`] (its node died) may be taken again.
+    pub async fn claim_refund(&self, order_no: &str, now: i64) -> Result<RefundClaim, DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query("update payment_order set refunding_at = $1 where order_no = $2 and status = 'paid' and (refunding_at is null or refunding_at < $3)")
+                .bind(now)
+                .bind(order_no)
+                .bind(now - REFUND_CLAIM_SECS)
+                .execute(p)
+                .await?
+                .rows_affected()
+        });
+        Ok(match self.order_by_no(order_no).await? {
+            Some(o) if n == 1 => RefundClaim::Claimed(Box::new(o)),
+            Some(o) if o.status == Status::Paid => RefundClaim::Busy,
+            _ => RefundClaim::NotPaid,
+        })
+    }
+
+    /// Gives up a refund claim (the provider refused): the order is as it was.
+    pub async fn release_refund(&self, order_no: &str) -> Result<(), DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
-            let id: Option<i64> = sqlx::query_scalar(
-                "update payment_order set status = 'refunded', refunded_at = $1, refunded_by = $2, refund_reason = $3 \
-                 where order_no = $4 and status = 'paid' returning payment_order_id",
+            sqlx::query("update payment_order set refunding_at = null where order_no = $1 and status = 'paid'").bind(order_no).execute(p).await?;
+        });
+        Ok(())
+    }
+
+    /// Marks a paid order refunded by staff member `by` (none: the site itself, for a service it
+    /// could not deliver or a purchase paid twice) for `reason`, and, when its payment granted
+    /// the purchase, ends what it granted in the same transaction: the membership, the package,
+    /// the report not yet answered, the programme's shop and dealer role (kept, for staff to
+    /// decide, when the shop has listed cars since); the purchase's other pending orders close.
+    pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<Refunded, DbError> {
+        on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let row: Option<(i64, Option<i64>)> = sqlx::query_as(
+                "update payment_order set status = 'refunded', refunded_at = $1, refunded_by = $2, refund_reason = $3, refunding_at = null \
+                 where order_no = $4 and status = 'paid' returning payment_order_id, purchase_id",
             )
             .bind(now)
             .bind(by)
@@ -462,27 +725,54 @@ impl Store {
             .bind(order_no)
             .fetch_optional(&mut *tx)
             .await?;
-            if let Some(id) = id {
-                // A benefit never outlives what paid for it: ended now, or never begun if it was
-                // to follow on from another.
-                sqlx::query(
-                    "update vip_membership set ends_at = $1, starts_at = case when starts_at > $1 then $1 else starts_at end \
-                     where payment_order_id = $2 and ends_at > $1",
-                )
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                // A refunded lead package receives nothing more.
-                sqlx::query("update lead_package set status = 'refunded' where payment_order_id = $1").bind(id).execute(&mut *tx).await?;
-                // A refunded report not yet answered is not asked any more.
-                sqlx::query("update report set status = 'failed', next_try_at = null where payment_order_id = $1 and status in ('pending', 'querying')")
-                    .bind(id)
+            let Some((id, purchase)) = row else {
+                tx.rollback().await?;
+                return Ok(Refunded::NotPaid);
+            };
+            // A benefit never outlives what paid for it: ended now, or never begun if it was
+            // to follow on from another.
+            sqlx::query(
+                "update vip_membership set ends_at = $1, starts_at = case when starts_at > $1 then $1 else starts_at end \
+                 where payment_order_id = $2 and ends_at > $1",
+            )
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            // Only the payment that granted the purchase takes it back (a second payment of it
+            // granted nothing).
+            let granted = match purchase {
+                Some(pid) => {
+                    sqlx::query("update purchase set granted_order_id = null where purchase_id = $1 and granted_order_id = $2")
+                        .bind(pid)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                        == 1
+                }
+                None => false,
+            };
+            let mut outcome = Refunded::Done;
+            if let (true, Some(pid)) = (granted, purchase) {
+                sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+                    .bind(now)
+                    .bind(pid)
                     .execute(&mut *tx)
                     .await?;
+                // A refunded lead package receives nothing more.
+                sqlx::query("update lead_package set status = 'refunded' where purchase_id = $1").bind(pid).execute(&mut *tx).await?;
+                // A refunded report not yet answered is not asked any more.
+                sqlx::query("update report set status = 'failed', next_try_at = null where purchase_id = $1 and status in ('pending', 'querying')")
+                    .bind(pid)
+                    .execute(&mut *tx)
+                    .await?;
+                if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
+                    outcome = Refunded::ShopKept { oname, listings };
+                }
             }
             tx.commit().await?;
-            Ok(id.is_some())
+            Ok(outcome)
         })
     }
 
@@ -511,6 +801,15 @@ impl Store {
     pub async fn pending_orders(&self, before: i64, limit: i64) -> Result<Vec<PayOrder>, DbError> {
         let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'pending' and created_at < $1 order by created_at limit $2");
         Ok(on_pool!(self, p => sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(before).bind(limit).fetch_all(p).await?))
+    }
+
+    /// Paid orders marked for an automatic refund (a purchase paid twice) whose refund has not
+    /// gone through yet, oldest first: the job tries them again.
+    pub async fn unrefunded_duplicates(&self, limit: i64) -> Result<Vec<PayOrder>, DbError> {
+        let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'paid' and refund_reason = $1 order by paid_at limit $2");
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(domain::order::DUPLICATE_REFUND_REASON).bind(limit).fetch_all(p).await?
+        }))
     }
 
     /// Notes that the provider was asked about an order.

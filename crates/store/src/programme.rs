@@ -188,25 +188,35 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Stores the fee's order and ties it to the user's approved application, together; false
-    /// (and nothing stored) when the user has no approved application.
-    pub async fn create_programme_order(&self, o: &NewOrder, now: i64) -> Result<bool, DbError> {
+    /// The fee's order for the user's approved application, bound to its one purchase (made with
+    /// its first order): a pending order of it that can still be paid the same way is handed
+    /// back rather than a second one made, and one paid another way is closed. `None` (and
+    /// nothing stored) when the user has no approved application.
+    pub async fn create_programme_order(&self, o: &NewOrder, now: i64) -> Result<Option<crate::pay::Bound>, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
-            let order_id: i64 = crate::pay::bind_order(sqlx::query_scalar(crate::pay::INSERT_ORDER), o, now).fetch_one(&mut *tx).await?;
-            let tied = sqlx::query("update programme_application set payment_order_id = $1, updated_at = $2 where user_id = $3 and status = 'approved'")
-                .bind(order_id)
-                .bind(now)
-                .bind(o.user_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if tied == 0 {
+            let mut tx = crate::begin_write!(self, p);
+            // The write comes first: a second request for the same fee waits for this one.
+            let row: Option<(i64, Option<i64>)> = sqlx::query_as(
+                "update programme_application set updated_at = $1 where user_id = $2 and status = 'approved' \
+                 returning programme_application_id, purchase_id",
+            )
+            .bind(now)
+            .bind(o.user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((application_id, purchase)) = row else {
                 tx.rollback().await?;
-                return Ok(false);
-            }
+                return Ok(None);
+            };
+            let bound = crate::pay::bind_purchase!(tx, o, purchase, now);
+            sqlx::query("update programme_application set purchase_id = $1, payment_order_id = $2 where programme_application_id = $3")
+                .bind(bound.purchase_id)
+                .bind(bound.order_id)
+                .bind(application_id)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
-            Ok(true)
+            Ok(Some(bound))
         })
     }
 
@@ -232,17 +242,20 @@ impl Store {
     }
 }
 
-/// Opens the shop of the application the paid order `order_id` is tied to (still approved): the
-/// shop, the dealer role, a month of the city dealer plan paid by this order (so a refund ends
-/// it), the application marked paid. Runs inside the payment's transaction.
+/// Opens the shop of the application that purchase `purchase_id` (still approved) pays for, paid
+/// by order `order_id`: the shop, the dealer role, a month of the city dealer plan paid by this
+/// order (so a refund ends it), the application marked paid. Runs inside the payment's
+/// transaction.
 macro_rules! open_programme_shop {
-    ($tx:expr, $order_id:expr, $now:expr) => {{
+    ($tx:expr, $order_id:expr, $purchase_id:expr, $now:expr) => {{
         let row: Option<(i64, i64, i32, String, String)> = sqlx::query_as(
-            "update programme_application set status = 'paid', updated_at = $1 where payment_order_id = $2 and status = 'approved' \
+            "update programme_application set status = 'paid', updated_at = $1, payment_order_id = $2 \
+             where purchase_id = $3 and status = 'approved' \
              returning programme_application_id, user_id, city_code, shop_name, address",
         )
         .bind($now)
         .bind($order_id)
+        .bind($purchase_id)
         .fetch_optional(&mut *$tx)
         .await?;
         if let Some((application_id, user_id, city_code, shop_name, address)) = row {
@@ -286,3 +299,40 @@ macro_rules! open_programme_shop {
     }};
 }
 pub(crate) use open_programme_shop;
+
+/// Undoes what the programme's fee granted when purchase `purchase_id` is refunded: the
+/// application marked refunded, and the shop it opened closed with the owner's dealer role
+/// (unless they own another open shop). A shop that has listed cars since stays open for staff
+/// to decide: evaluates to its address name and how many cars, else `None`. Runs inside the
+/// refund's transaction.
+macro_rules! close_programme_shop {
+    ($tx:expr, $purchase_id:expr, $now:expr) => {{
+        let row: Option<(i64, Option<i64>)> = sqlx::query_as(
+            "update programme_application set status = 'refunded', updated_at = $1 where purchase_id = $2 and status = 'paid' \
+             returning user_id, shop_id",
+        )
+        .bind($now)
+        .bind($purchase_id)
+        .fetch_optional(&mut *$tx)
+        .await?;
+        let mut kept: Option<(String, i64)> = None;
+        if let Some((user_id, Some(shop_id))) = row {
+            let listings: i64 = sqlx::query_scalar("select count(*) from listing where shop_id = $1").bind(shop_id).fetch_one(&mut *$tx).await?;
+            if listings > 0 {
+                let oname: String = sqlx::query_scalar("select oname from shop where shop_id = $1").bind(shop_id).fetch_one(&mut *$tx).await?;
+                kept = Some((oname, listings));
+            } else {
+                sqlx::query("update shop set status = 'closed', updated_at = $1 where shop_id = $2").bind($now).bind(shop_id).execute(&mut *$tx).await?;
+                sqlx::query(
+                    "update app_user set role = 'buyer' where user_id = $1 and role = 'dealer' \
+                     and not exists (select 1 from shop s where s.owner_user_id = $1 and s.status = 'open')",
+                )
+                .bind(user_id)
+                .execute(&mut *$tx)
+                .await?;
+            }
+        }
+        kept
+    }};
+}
+pub(crate) use close_programme_shop;

@@ -61,6 +61,15 @@ const REPORT_COLUMNS: &str = "r.report_id, r.user_id, r.vin, r.listing_id, r.pro
                               r.provider_task, r.attempts, r.fetched_at, r.created_at";
 const REPORT_FROM: &str = "report r left join payment_order o on o.payment_order_id = r.payment_order_id";
 
+/// What ordering a paid report did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ordered {
+    /// The report (new, or the one waiting for payment) and the order to pay.
+    Order(i64, String),
+    /// Nothing charged: this report of the same VIN and product is being asked or is ready.
+    Existing(i64),
+}
+
 /// A report to order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewReport<'a> {
@@ -74,13 +83,13 @@ pub struct NewReport<'a> {
     pub product: Product,
 }
 
-/// Inserts a report of `$r` (a [`NewReport`]) in `$status`, paid by order `$order` (or free),
-/// its first attempt due at `$due`; evaluates to its id.
+/// Inserts a report of `$r` (a [`NewReport`]) in `$status`, paid by order `$order` of purchase
+/// `$purchase` (or free), its first attempt due at `$due`; evaluates to its id.
 macro_rules! insert_report {
-    ($tx:ident, $r:expr, $status:expr, $order:expr, $due:expr, $now:expr) => {
+    ($tx:ident, $r:expr, $status:expr, $order:expr, $purchase:expr, $due:expr, $now:expr) => {
         sqlx::query_scalar::<_, i64>(
-            "insert into report (user_id, vin, listing_id, product, status, payment_order_id, next_try_at, created_at) \
-             values ($1, $2, $3, $4, $5, $6, $7, $8) returning report_id",
+            "insert into report (user_id, vin, listing_id, product, status, payment_order_id, next_try_at, created_at, purchase_id) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning report_id",
         )
         .bind($r.user_id)
         .bind($r.vin)
@@ -90,35 +99,69 @@ macro_rules! insert_report {
         .bind($order)
         .bind($due)
         .bind($now)
+        .bind($purchase)
         .fetch_one(&mut *$tx)
         .await?
     };
 }
 
 impl Store {
-    /// Orders a report paid by `order`: both stored together, the report `pending` until paid.
-    pub async fn create_paid_report(&self, r: &NewReport<'_>, order: &NewOrder, now: i64) -> Result<i64, DbError> {
+    /// Orders a report paid by `order`, unless the user has one of the same VIN and product
+    /// that makes it needless (`domain::report::Existing`): one being asked, or ready since
+    /// `since`, is handed back instead and nothing is charged; one waiting for payment is paid
+    /// through its own purchase (its pending order handed back when it can be paid the same way).
+    /// The user's row is the lock, so two orders sent at once make one purchase.
+    pub async fn create_paid_report(&self, r: &NewReport<'_>, order: &NewOrder, since: i64, now: i64) -> Result<Ordered, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
-            let order_id: i64 = crate::pay::bind_order(sqlx::query_scalar(crate::pay::INSERT_ORDER), order, now).fetch_one(&mut *tx).await?;
-            let id = insert_report!(tx, r, State::Pending, Some(order_id), None::<i64>, now);
+            let mut tx = crate::begin_write!(self, p);
+            sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(r.user_id).execute(&mut *tx).await?;
+            let existing: Option<(i64, String, Option<i64>)> = sqlx::query_as(EXISTING)
+                .bind(r.user_id)
+                .bind(r.vin)
+                .bind(r.product.as_str())
+                .bind(since)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if let Some((id, status, purchase)) = existing {
+                if status != State::Pending.as_str() {
+                    tx.rollback().await?;
+                    return Ok(Ordered::Existing(id));
+                }
+                let bound = crate::pay::bind_purchase!(tx, order, purchase, now);
+                tx.commit().await?;
+                return Ok(Ordered::Order(id, bound.order_no));
+            }
+            let bound = crate::pay::bind_purchase!(tx, order, None::<i64>, now);
+            let id = insert_report!(tx, r, State::Pending, Some(bound.order_id), Some(bound.purchase_id), None::<i64>, now);
             tx.commit().await?;
-            Ok(id)
+            Ok(Ordered::Order(id, bound.order_no))
         })
     }
 
     /// Orders a report from the free queries: `None` when the `allowance` of this month (from
-    /// `month_start`) is used up. The report starts `querying`, due at once.
-    pub async fn create_free_report(&self, r: &NewReport<'_>, allowance: u32, month_start: i64, now: i64) -> Result<Option<i64>, DbError> {
+    /// `month_start`) is used up. A report of the same VIN and product being asked or ready since
+    /// `since` is handed back without using a query. The report starts `querying`, due at once.
+    pub async fn create_free_report(&self, r: &NewReport<'_>, allowance: u32, month_start: i64, since: i64, now: i64) -> Result<Option<i64>, DbError> {
         on_pool!(self, p => {
-            let mut tx = p.begin().await?;
+            let mut tx = crate::begin_write!(self, p);
             // The user's row is the lock: a second free order of theirs waits for this one.
             sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(r.user_id).execute(&mut *tx).await?;
+            let existing: Option<(i64, String, Option<i64>)> = sqlx::query_as(EXISTING)
+                .bind(r.user_id)
+                .bind(r.vin)
+                .bind(r.product.as_str())
+                .bind(since)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if let Some((id, ..)) = existing.filter(|e| e.1 != State::Pending.as_str()) {
+                tx.rollback().await?;
+                return Ok(Some(id));
+            }
             let used: i64 = sqlx::query_scalar(FREE_USED).bind(r.user_id).bind(month_start).fetch_one(&mut *tx).await?;
             if used >= i64::from(allowance) {
                 return Ok(None);
             }
-            let id = insert_report!(tx, r, State::Querying, None::<i64>, Some(now), now);
+            let id = insert_report!(tx, r, State::Querying, None::<i64>, None::<i64>, Some(now), now);
             tx.commit().await?;
             Ok(Some(id))
         })
@@ -141,9 +184,10 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_as::<_, Report>(sqlx::AssertSqlSafe(sql)).bind(report_id).fetch_optional(p).await?))
     }
 
-    /// The report an order pays for.
+    /// The report an order pays for (any order of its purchase: one switched to another provider
+    /// too).
     pub async fn report_of_order(&self, order_no: &str) -> Result<Option<Report>, DbError> {
-        let sql = format!("select {REPORT_COLUMNS} from {REPORT_FROM} where o.order_no = $1");
+        let sql = format!("select {REPORT_COLUMNS} from {REPORT_FROM} where r.purchase_id = (select x.purchase_id from payment_order x where x.order_no = $1)");
         Ok(on_pool!(self, p => sqlx::query_as::<_, Report>(sqlx::AssertSqlSafe(sql)).bind(order_no).fetch_optional(p).await?))
     }
 
@@ -162,16 +206,14 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_as::<_, Report>(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?))
     }
 
-    /// The user's ready report of the same VIN and product since `since`, offered instead of
-    /// charging again.
-    pub async fn ready_report(&self, user_id: i64, vin: &str, product: Product, since: i64) -> Result<Option<Report>, DbError> {
-        let sql = format!(
-            "select {REPORT_COLUMNS} from {REPORT_FROM} where r.user_id = $1 and r.vin = $2 and r.product = $3 and r.status = 'ready' \
-             and r.fetched_at >= $4 order by r.fetched_at desc limit 1"
-        );
-        Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, Report>(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(vin).bind(product.as_str()).bind(since).fetch_optional(p).await?
-        }))
+    /// The user's report of a VIN and product that makes a new order needless: waiting for
+    /// payment, being asked, or ready since `since` (the same rule [`Store::create_paid_report`]
+    /// keeps).
+    pub async fn live_report(&self, user_id: i64, vin: &str, product: Product, since: i64) -> Result<Option<(i64, State)>, DbError> {
+        let row: Option<(i64, String, Option<i64>)> = on_pool!(self, p => {
+            sqlx::query_as(EXISTING).bind(user_id).bind(vin).bind(product.as_str()).bind(since).fetch_optional(p).await?
+        });
+        Ok(row.and_then(|(id, status, _)| State::parse(&status).map(|s| (id, s))))
     }
 
     /// The cars a user sells that carry a VIN, newest first: (listing, title, VIN).
@@ -259,4 +301,10 @@ impl Store {
 }
 
 /// Free queries used since a month's start: not paid by an order, not failed.
+/// The user's report of a VIN and product that makes a new order needless: waiting for payment,
+/// being asked, or ready since `$4`; the newest first: (id, status, purchase).
+const EXISTING: &str = "select report_id, status, purchase_id from report where user_id = $1 and vin = $2 and product = $3 \
+                        and (status in ('pending', 'querying') or (status = 'ready' and fetched_at >= $4)) \
+                        order by case status when 'ready' then 0 when 'querying' then 1 else 2 end, report_id desc limit 1";
+
 const FREE_USED: &str = "select count(*) from report where user_id = $1 and payment_order_id is null and status in ('querying', 'ready') and created_at >= $2";

@@ -131,6 +131,7 @@ on_both!(
     lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer,
     a_dealer_claims_a_waiting_request_into_a_package_that_wants_it,
     a_paid_programme_application_opens_the_applicants_shop,
+    what_an_order_buys_travels_with_it_and_is_never_paid_for_twice,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -808,7 +809,7 @@ async fn futures_join4(store: &Store, pay: &store::Payment<'_>) -> Vec<store::Se
 
 async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(store: &Store) {
     use domain::order::{Provider, Status};
-    use store::{Payment, Settled};
+    use store::{Payment, Refunded, Settled};
     let user = store.sign_in_by_mobile("13800000021", NOW).await.unwrap().user_id;
     let (open, paid) = ("20261121103015000011", "20261121103015000012");
     store.create_order(&vip_order(user, open, "seller-month", Provider::Sandbox), NOW).await.unwrap();
@@ -820,14 +821,16 @@ async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(sto
     assert!(!store.close_order(paid, NOW + 6).await.unwrap(), "a paid order is not closed");
     assert!(store.close_order(open, NOW + 6).await.unwrap());
     assert!(!store.close_order(open, NOW + 7).await.unwrap(), "closed once");
-    let late = Payment { order_no: open, provider: Provider::Sandbox, trade_no: "SBX2", amount_fen: 2_900 };
-    assert_eq!(store.settle_payment(&late, NOW + 8).await.unwrap(), Settled::NotPending(Status::Closed), "a closed order is never paid");
     let staff = store.sign_in_by_mobile("19000000021", NOW).await.unwrap().user_id;
-    assert!(!store.refund_order(open, Some(staff), "用户申请退款", NOW + 9).await.unwrap(), "an unpaid order is not refunded");
-    assert_eq!(store.memberships(user, NOW + 9).await.unwrap().len(), 1);
-    assert!(store.refund_order(paid, Some(staff), "用户申请退款", NOW + 100).await.unwrap());
-    assert!(!store.refund_order(paid, Some(staff), "再退一次", NOW + 101).await.unwrap(), "refunded once");
-    assert!(store.memberships(user, NOW + 100).await.unwrap().is_empty(), "the refund ended the membership");
+    assert_eq!(store.refund_order(open, Some(staff), "用户申请退款", NOW + 7).await.unwrap(), Refunded::NotPaid, "an unpaid order is not refunded");
+    // A payment that reached the order after it closed still pays for what it bought.
+    let late = Payment { order_no: open, provider: Provider::Sandbox, trade_no: "SBX2", amount_fen: 2_900 };
+    assert_eq!(store.settle_payment(&late, NOW + 8).await.unwrap(), Settled::Applied);
+    assert_eq!(store.memberships(user, NOW + 9).await.unwrap().len(), 2);
+    assert_eq!(store.refund_order(paid, Some(staff), "用户申请退款", NOW + 100).await.unwrap(), Refunded::Done);
+    assert_eq!(store.refund_order(paid, Some(staff), "再退一次", NOW + 101).await.unwrap(), Refunded::NotPaid, "refunded once");
+    let left = store.memberships(user, NOW + 100).await.unwrap();
+    assert_eq!(left.iter().map(|m| m.plan.as_str()).collect::<Vec<_>>(), ["卖车VIP月卡"], "the refund ended its own membership only: {left:?}");
     assert_eq!(store.order_of(user, paid).await.unwrap().unwrap().status, Status::Refunded);
     assert!(store.pending_orders(NOW + 1_000, 10).await.unwrap().is_empty());
     store.record_notification(Provider::Sandbox, paid, "SBX1", Some(298_000), true, false, "{}", NOW).await.unwrap();
@@ -844,7 +847,7 @@ async fn closing_and_refunding_are_conditional_and_a_refund_ends_the_benefit(sto
         (paid, Some(NOW + 100), "19000000021", "用户申请退款", "13800000021"),
         "the first refund's reason stays"
     );
-    let none = OrderSearch { order_no: open, status: Some(Status::Paid), ..OrderSearch::default() };
+    let none = OrderSearch { order_no: open, status: Some(Status::Closed), ..OrderSearch::default() };
     assert!(store.desk_orders(&none, 10).await.unwrap().is_empty(), "every given part must match");
 }
 
@@ -917,7 +920,7 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
 
     // Refunded, a package receives nothing more.
     let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
-    assert!(store.refund_order("20261121103015000102", Some(staff), "商家申请退款", NOW + 6).await.unwrap());
+    assert_eq!(store.refund_order("20261121103015000102", Some(staff), "商家申请退款", NOW + 6).await.unwrap(), store::Refunded::Done);
     assert_eq!(store.packages_of_shop(shop_b).await.unwrap()[0].status, domain::package::Status::Refunded);
     let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new("13911119999".into(), Intent::Sell) };
     let LeadOutcome::Created(late) = store.submit_lead(&late, NOW + 7).await.unwrap() else { panic!() };
@@ -1039,18 +1042,39 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
         provider: Provider::Sandbox,
         channel: "sandbox".into(),
     };
-    assert!(!store.create_programme_order(&order("20261124100000000301"), NOW + 4).await.unwrap(), "nothing approved to pay for");
+    assert_eq!(store.create_programme_order(&order("20261124100000000301"), NOW + 4).await.unwrap(), None, "nothing approved to pay for");
     assert!(store.order_by_no("20261124100000000301").await.unwrap().is_none(), "and no order kept");
 
     let Applied::Sent(second) = store.apply_to_programme(user.user_id, &form, NOW + 5).await.unwrap() else { panic!("a rejection allows a new one") };
     let waiting = store.applications(Some(P::Submitted), 10).await.unwrap();
     assert_eq!(waiting.iter().filter(|a| a.user_id == user.user_id).map(|a| a.programme_application_id).collect::<Vec<_>>(), [second]);
     assert!(store.review_application(second, staff, true, "", NOW + 6).await.unwrap());
-    assert!(store.create_programme_order(&order("20261124100000000302"), NOW + 7).await.unwrap());
+    let first = store.create_programme_order(&order("20261124100000000302"), NOW + 7).await.unwrap().unwrap();
+    assert_eq!(first.order_no, "20261124100000000302");
     assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().order_no.as_deref(), Some("20261124100000000302"));
+    // Paying again the same way hands back the same order: one fee, one order.
+    let again = store.create_programme_order(&order("20261124100000000303"), NOW + 7).await.unwrap().unwrap();
+    assert_eq!((again.order_no.as_str(), again.purchase_id), ("20261124100000000302", first.purchase_id));
+    assert!(store.order_by_no("20261124100000000303").await.unwrap().is_none(), "no second order");
+    // Another way to pay (WeChat Pay's H5): a new order of the same purchase; the first closes.
+    let wechat = store::NewOrder { channel: "h5".into(), ..order("20261124100000000304") };
+    let switched = store.create_programme_order(&wechat, NOW + 7).await.unwrap().unwrap();
+    assert_eq!((switched.order_no.as_str(), switched.purchase_id), ("20261124100000000304", first.purchase_id));
+    assert_eq!(store.order_by_no("20261124100000000302").await.unwrap().unwrap().status, domain::order::Status::Closed);
+    assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().order_no.as_deref(), Some("20261124100000000304"));
+    // The buyer still had the first cashier open and paid there: that payment opens the shop.
     let pay = store::Payment { order_no: "20261124100000000302", provider: Provider::Sandbox, trade_no: "T302", amount_fen: domain::programme::FEE_FEN };
     assert_eq!(store.settle_payment(&pay, NOW + 8).await.unwrap(), store::Settled::Applied);
     assert_eq!(store.settle_payment(&pay, NOW + 9).await.unwrap(), store::Settled::AlreadyPaid, "one shop however often it is reported");
+    // Then the WeChat order is paid too: that second payment is marked for a refund, no second shop.
+    let pay2 = store::Payment { order_no: "20261124100000000304", trade_no: "T304", ..pay };
+    assert_eq!(store.settle_payment(&pay2, NOW + 9).await.unwrap(), store::Settled::Duplicate);
+    let twice = store.order_by_no("20261124100000000304").await.unwrap().unwrap();
+    assert_eq!((twice.status, twice.refund_reason.as_str()), (domain::order::Status::Paid, domain::order::DUPLICATE_REFUND_REASON));
+    assert_eq!(store.unrefunded_duplicates(10).await.unwrap().iter().map(|o| o.order_no.as_str()).collect::<Vec<_>>(), ["20261124100000000304"]);
+    assert_eq!(store.refund_order("20261124100000000304", None, domain::order::DUPLICATE_REFUND_REASON, NOW + 9).await.unwrap(), store::Refunded::Done);
+    assert!(store.unrefunded_duplicates(10).await.unwrap().is_empty());
+    assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().order_no.as_deref(), Some("20261124100000000302"), "the order that paid");
 
     let paid = store.application_of(user.user_id).await.unwrap().unwrap();
     assert_eq!(paid.status, P::Paid);
@@ -1061,8 +1085,7 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
     let plans = store.memberships(user.user_id, NOW + 10).await.unwrap();
     assert_eq!(plans.iter().map(|m| (m.city_code, m.ends_at)).collect::<Vec<_>>(), [(Some(changsha.code as i32), NOW + 8 + 30 * 86_400)]);
     assert_eq!(store.apply_to_programme(user.user_id, &form, NOW + 11).await.unwrap(), Applied::Open(P::Paid));
-    assert!(store.refund_order("20261124100000000302", Some(staff), "用户申请退款", NOW + 12).await.unwrap());
-    assert!(store.memberships(user.user_id, NOW + 13).await.unwrap().is_empty(), "a refund ends the plan that came with it");
+    assert_eq!(store.memberships(user.user_id, NOW + 10).await.unwrap().len(), 1, "the refunded second payment took nothing away");
 
     // The community.
     store.add_programme_post(user.user_id, "大家好，我在长沙做日系车", NOW + 14).await.unwrap();
@@ -1075,4 +1098,96 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
             ("大家好，我在长沙做日系车", Some("建国精品二手车"), domain::auth::Role::Dealer)
         ]
     );
+
+    // Refunding the fee undoes what it granted: the plan, the shop (no cars listed yet), the
+    // dealer role; the applicant may apply again.
+    assert_eq!(store.refund_order("20261124100000000302", Some(staff), "用户申请退款", NOW + 12).await.unwrap(), store::Refunded::Done);
+    assert!(store.memberships(user.user_id, NOW + 13).await.unwrap().is_empty(), "a refund ends the plan that came with it");
+    assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().status, P::Refunded);
+    assert_eq!(store.user_by_mobile("13877770001").await.unwrap().unwrap().role, domain::auth::Role::Buyer);
+    assert!(matches!(store.shop_by_oname(&shop.oname).await, Err(store::DbError::NotFound)), "the shop is closed");
+    assert!(matches!(store.apply_to_programme(user.user_id, &form, NOW + 14).await.unwrap(), Applied::Sent(_)));
+}
+
+/// A history report bought, switched to WeChat Pay, paid on either order: the report is asked
+/// once; the same VIN ordered again, or twice at once, makes no second purchase; a second
+/// payment is marked for refund; of ten refund claims at once one goes through.
+async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &Store) {
+    use domain::order::{Product, Provider, Status};
+    use domain::report::{Product as Kind, State};
+    use store::{NewReport, Ordered, Payment, RefundClaim, Settled};
+    let user = store.sign_in_by_mobile("13800000031", NOW).await.unwrap().user_id;
+    let vin = "LSVAM4187C2184821";
+    let since = NOW - 30 * 86_400;
+    let order = |no: &str, provider: Provider, channel: &str| store::NewOrder {
+        order_no: no.to_owned(),
+        user_id: user,
+        item: store::Item {
+            product: Product::Report,
+            plan_code: String::new(),
+            city_code: None,
+            campaign: String::new(),
+            subject: "车况报告：车况报告".into(),
+            amount_fen: Kind::Full.price_fen(),
+        },
+        provider,
+        channel: channel.to_owned(),
+    };
+    let new = NewReport { user_id: user, vin, listing_id: None, product: Kind::Full };
+    let Ordered::Order(report, no) = store.create_paid_report(&new, &order("20261121103015000401", Provider::Alipay, "wap"), since, NOW).await.unwrap() else {
+        panic!("a first order")
+    };
+    assert_eq!(no, "20261121103015000401");
+    // The same VIN again, twice at once: the same report and order, no second charge.
+    let (o2, o3) = (order("20261121103015000402", Provider::Alipay, "wap"), order("20261121103015000403", Provider::Alipay, "wap"));
+    let (a, b) = tokio::join!(store.create_paid_report(&new, &o2, since, NOW + 1), store.create_paid_report(&new, &o3, since, NOW + 1));
+    assert_eq!(a.unwrap(), Ordered::Order(report, no.clone()));
+    assert_eq!(b.unwrap(), Ordered::Order(report, no.clone()));
+    assert!(store.order_by_no("20261121103015000402").await.unwrap().is_none());
+    assert!(store.order_by_no("20261121103015000403").await.unwrap().is_none());
+
+    // Switched to WeChat Pay: the report travels with the new order.
+    let wx = order("20261121103015000404", Provider::Wechat, "h5");
+    let bound = store.switch_order(user, &no, &wx, NOW + 2).await.unwrap().unwrap();
+    assert_eq!(bound.order_no, "20261121103015000404");
+    assert_eq!(store.order_by_no(&no).await.unwrap().unwrap().status, Status::Closed);
+    assert_eq!(store.report_of(user, report).await.unwrap().unwrap().status, State::Pending, "still to be paid, not cancelled");
+    assert_eq!(store.report_of_order("20261121103015000404").await.unwrap().unwrap().report_id, report);
+    assert_eq!(store.report_of_order(&no).await.unwrap().unwrap().report_id, report, "the old order still leads to it");
+    assert_eq!(store.switch_order(user, &no, &wx, NOW + 2).await.unwrap(), None, "a closed order is not switched");
+    let other = store.sign_in_by_mobile("13800000032", NOW).await.unwrap().user_id;
+    assert_eq!(store.switch_order(other, "20261121103015000404", &wx, NOW + 2).await.unwrap(), None, "nor another's");
+
+    // The new order paid: the report is asked.
+    let paid = Payment { order_no: "20261121103015000404", provider: Provider::Wechat, trade_no: "WX404", amount_fen: Kind::Full.price_fen() };
+    assert_eq!(store.settle_payment(&paid, NOW + 3).await.unwrap(), Settled::Applied);
+    let r = store.report_of(user, report).await.unwrap().unwrap();
+    assert_eq!((r.status, r.order_no.as_deref()), (State::Querying, Some("20261121103015000404")));
+    // The old Alipay order paid too, late: marked for refund, nothing asked twice.
+    let late = Payment { order_no: &no, provider: Provider::Alipay, trade_no: "ALI401", amount_fen: Kind::Full.price_fen() };
+    assert_eq!(store.settle_payment(&late, NOW + 4).await.unwrap(), Settled::Duplicate);
+    assert_eq!(store.report_of(user, report).await.unwrap().unwrap().order_no.as_deref(), Some("20261121103015000404"));
+    // While it is asked, ordering the VIN again charges nothing.
+    let again = store.create_paid_report(&new, &order("20261121103015000405", Provider::Alipay, "wap"), since, NOW + 5).await.unwrap();
+    assert_eq!(again, Ordered::Existing(report));
+    assert_eq!(store.create_free_report(&new, 5, NOW - 86_400, since, NOW + 5).await.unwrap(), Some(report), "no free query spent either");
+
+    // Ten desks refund the second payment at once: one claims it, the others hear it is busy.
+    let mut desks = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (store, no) = (store.clone(), no.clone());
+        desks.spawn(async move { store.claim_refund(&no, NOW + 6).await.unwrap() });
+    }
+    let claims = desks.join_all().await;
+    let claimed = claims.iter().filter(|c| matches!(c, RefundClaim::Claimed(_))).count();
+    let busy = claims.iter().filter(|c| matches!(c, RefundClaim::Busy)).count();
+    assert_eq!((claimed, busy), (1, 9), "{claims:?}");
+    store.release_refund(&no).await.unwrap();
+    assert!(matches!(store.claim_refund(&no, NOW + 7).await.unwrap(), RefundClaim::Claimed(_)), "a released claim can be taken again");
+    assert_eq!(store.refund_order(&no, None, domain::order::DUPLICATE_REFUND_REASON, NOW + 8).await.unwrap(), store::Refunded::Done);
+    assert_eq!(store.claim_refund(&no, NOW + 9).await.unwrap(), RefundClaim::NotPaid);
+    assert_eq!(store.report_of(user, report).await.unwrap().unwrap().status, State::Querying, "refunding the second payment left the report");
+    // Refunding the payment that granted it ends the report's query.
+    assert_eq!(store.refund_order("20261121103015000404", None, "用户申请退款", NOW + 10).await.unwrap(), store::Refunded::Done);
+    assert_eq!(store.report_of(user, report).await.unwrap().unwrap().status, State::Failed);
 }

@@ -36,8 +36,8 @@ fn new_order_no(state: &AppState) -> Result<String, AppError> {
 /// WeChat (where Alipay's pages are blocked) the page that explains how to pay; for WeChat Pay
 /// our page that starts it (`/pay/wechat`).
 pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, method: Method) -> Result<String, AppError> {
-    let order = new_order(state, visitor, user_id, item, method)?;
-    state.store.create_order(&order, state.clock.now()).await?;
+    let mut order = new_order(state, visitor, user_id, item, method)?;
+    order.order_no = state.store.create_order(&order, state.clock.now()).await?.order_no;
     cashier(state, visitor, &order, method)
 }
 
@@ -143,18 +143,19 @@ pub fn pay_url(state: &AppState, order_no: &str, subject: &str, amount_fen: i64,
     alipay.pay_url(phone, order_no, subject, amount_fen, now + domain::order::CLOSE_AFTER_SECS, &urls, now).map_err(|e| upstream(&e))
 }
 
-/// Applies a payment `provider` confirmed (by notify or query), logging what did not apply.
+/// Applies a payment `provider` confirmed (by notify or query), logging what did not apply. A
+/// second payment of one purchase is refunded at once (the order then says why).
 pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_no: &str, amount_fen: i64, via: &str) -> Result<Settled, AppError> {
     let pay = Payment { order_no, provider, trade_no, amount_fen };
     let settled = state.store.settle_payment(&pay, state.clock.now()).await?;
     match settled {
         Settled::Applied => tracing::info!(order_no, trade_no, amount_fen, via, "order paid"),
         Settled::AlreadyPaid => tracing::debug!(order_no, via, "payment reported again"),
-        Settled::NotPending(status) => {
-            // Paid after we closed it: the buyer's money goes back.
-            tracing::error!(order_no, trade_no, amount_fen, ?status, via, "payment for an order that is not pending: refunding");
-            if let Err(e) = state.adapters.pay.refund(provider, order_no, amount_fen, state.clock.now()).await {
-                tracing::error!(order_no, error = %e, "refund of a late payment failed: refund it by hand");
+        Settled::Duplicate => {
+            tracing::warn!(order_no, trade_no, amount_fen, via, "a purchase paid twice: refunding this payment");
+            match refund(state, order_no, None, domain::order::DUPLICATE_REFUND_REASON).await? {
+                Ok(_) => {}
+                Err(why) => tracing::error!(order_no, ?why, "refund of a second payment failed: the job tries again, or refund it by hand"),
             }
         }
         other => tracing::warn!(order_no, trade_no, amount_fen, ?other, via, "payment refused"),
@@ -217,7 +218,10 @@ async fn apply_verified(state: &AppState, provider: Provider, v: &Verified<'_>, 
     } else if !v.paid {
         true
     } else if let Some(amount) = v.amount_fen {
-        matches!(settle(state, provider, v.order_no, v.trade_no, amount, "notify").await?, Settled::Applied | Settled::AlreadyPaid | Settled::NotPending(_))
+        matches!(
+            settle(state, provider, v.order_no, v.trade_no, amount, "notify").await?,
+            Settled::Applied | Settled::Duplicate | Settled::AlreadyPaid | Settled::NotPending(_)
+        )
     } else {
         refuse("no exact amount")
     };
@@ -292,14 +296,21 @@ pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppErr
 }
 
 /// The periodic job: pending orders older than `domain::order::QUERY_AFTER_SECS` are asked
-/// about (a notify may have been lost) and closed once `CLOSE_AFTER_SECS` old and unpaid. The
-/// number of orders looked at.
+/// about (a notify may have been lost) and closed once `CLOSE_AFTER_SECS` old and unpaid, and
+/// second payments of a purchase whose refund failed are refunded again. The number of pending
+/// orders looked at.
 pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
     let now = state.clock.now();
     let pending = state.store.pending_orders(now - domain::order::QUERY_AFTER_SECS, 100).await?;
     let n = pending.len();
     for order in pending {
         check(state, order).await?;
+    }
+    // A second payment of one purchase whose refund failed at the time.
+    for order in state.store.unrefunded_duplicates(20).await? {
+        if let Err(why) = refund(state, &order.order_no, None, domain::order::DUPLICATE_REFUND_REASON).await? {
+            tracing::error!(order_no = %order.order_no, ?why, "refund of a second payment failed again");
+        }
     }
     Ok(n)
 }
@@ -309,26 +320,33 @@ pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
 pub enum RefundRefused {
     /// No such order, or it is not paid (pending, closed, or refunded already).
     NotPaid,
-    /// The provider did not give the money back; nothing changed here.
-    Provider(String),
+    /// Another desk (or the site itself) is refunding it right now.
+    Busy,
+    /// The provider did not give the money back; nothing changed here. The cause is logged.
+    Provider,
 }
 
 /// Refunds a paid order in full at the provider, then marks it refunded (ending what it bought),
-/// recording the staff member `by` (none: the site itself) and the reason. The provider goes first: an order is never
-/// shown refunded while the buyer's money is still with us.
-pub async fn refund(state: &AppState, order_no: &str, by: Option<i64>, reason: &str) -> Result<Result<(), RefundRefused>, AppError> {
-    let Some(order) = state.store.order_by_no(order_no).await? else { return Ok(Err(RefundRefused::NotPaid)) };
-    if order.status != Status::Paid {
-        return Ok(Err(RefundRefused::NotPaid));
-    }
+/// recording the staff member `by` (none: the site itself) and the reason. The order is claimed
+/// first, so of several desks asking at once one refunds and the others hear it is under way; the
+/// provider goes before the order changes here: an order is never shown refunded while the
+/// buyer's money is still with us. What the refund left for staff to decide comes back.
+pub async fn refund(state: &AppState, order_no: &str, by: Option<i64>, reason: &str) -> Result<Result<store::Refunded, RefundRefused>, AppError> {
     let now = state.clock.now();
+    let order = match state.store.claim_refund(order_no, now).await? {
+        store::RefundClaim::Claimed(order) => order,
+        store::RefundClaim::Busy => return Ok(Err(RefundRefused::Busy)),
+        store::RefundClaim::NotPaid => return Ok(Err(RefundRefused::NotPaid)),
+    };
     if let Err(e) = state.adapters.pay.refund(order.provider, order_no, order.amount_fen, now).await {
         tracing::error!(order_no, ?by, error = %e, "refund refused by the provider");
-        return Ok(Err(RefundRefused::Provider(e.to_string())));
+        state.store.release_refund(order_no).await?;
+        return Ok(Err(RefundRefused::Provider));
     }
-    // A second desk refunding the same order meanwhile finds it refunded; the provider's refund
-    // request number makes its call the same refund, not a second one.
     let done = state.store.refund_order(order_no, by, reason, now).await?;
-    tracing::info!(order_no, ?by, amount_fen = order.amount_fen, reason, done, "order refunded");
-    Ok(if done { Ok(()) } else { Err(RefundRefused::NotPaid) })
+    tracing::info!(order_no, ?by, amount_fen = order.amount_fen, reason, ?done, "order refunded");
+    Ok(match done {
+        store::Refunded::NotPaid => Err(RefundRefused::NotPaid),
+        other => Ok(other),
+    })
 }

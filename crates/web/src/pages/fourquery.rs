@@ -283,8 +283,9 @@ struct OrderPage {
     methods: Vec<(&'static str, &'static str)>,
     sandbox: bool,
     error: String,
-    /// A ready report of the same VIN and product from the last 30 days.
-    again: Option<String>,
+    /// This user's report of the same VIN and product: ready in the last 30 days, being asked,
+    /// or waiting for payment; its address and state.
+    again: Option<(String, domain::report::State)>,
     edit: String,
     /// The form's heading, for the crumbs.
     heading: &'static str,
@@ -294,7 +295,13 @@ struct OrderPage {
 async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, form: QueryForm, a: &Asked, error: String) -> Result<Response, AppError> {
     let (_, free_left) = free_queries(state, Some(user)).await?;
     let since = state.clock.now() - domain::report::REUSE_DAYS * 86_400;
-    let again = state.store.ready_report(user.user_id, a.vin.as_ref(), a.product, since).await?.map(|r| report_path(r.product, r.report_id));
+    // A report of this car that is ready, being asked, or waiting for its payment: led to, never
+    // charged again.
+    let live = state.store.live_report(user.user_id, a.vin.as_ref(), a.product, since).await?;
+    let again = live.map(|(id, s)| {
+        let path = if s == domain::report::State::Ready { report_path(a.product, id) } else { format!("/servicehall/fourquery/fousresults?id={id}") };
+        (path, s)
+    });
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "确认查询");
     page.private();
     let model = domain::report::model_year(&a.vin).map(|y| format!("{y}年款")).unwrap_or_default();
@@ -363,10 +370,11 @@ pub async fn fourorder_post(
         Err(errors) => return form_again(&state, &visitor, form, errors).await,
     };
     let now = state.clock.now();
+    let since = now - domain::report::REUSE_DAYS * 86_400;
     let new = NewReport { user_id: user.user_id, vin: a.vin.as_ref(), listing_id: a.listing.as_ref().map(|l| l.0), product: a.product };
     if form.method == "quota" {
         let allowance = state.store.benefits(user.user_id, now).await?.free_reports_per_month;
-        let Some(id) = state.store.create_free_report(&new, allowance, domain::time::month_start(now), now).await? else {
+        let Some(id) = state.store.create_free_report(&new, allowance, domain::time::month_start(now), since, now).await? else {
             return order_page(&state, &visitor, &user, form, &a, "本月的免费查询次数已用完，请付费查询".to_owned()).await;
         };
         if let Some(report) = state.store.report_by_id(id).await? {
@@ -383,10 +391,16 @@ pub async fn fourorder_post(
         amount_fen: a.product.price_fen(),
     };
     let method = crate::payments::method_of(&form.method);
-    let order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
-    state.store.create_paid_report(&new, &order, now).await?;
-    let next = crate::payments::cashier(&state, &visitor, &order, method)?;
-    Ok(Redirect::to(&next).into_response())
+    let mut order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    match state.store.create_paid_report(&new, &order, since, now).await? {
+        // Already asked or ready: shown, never charged again.
+        store::Ordered::Existing(id) => Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response()),
+        store::Ordered::Order(_, order_no) => {
+            order.order_no = order_no;
+            let next = crate::payments::cashier(&state, &visitor, &order, method)?;
+            Ok(Redirect::to(&next).into_response())
+        }
+    }
 }
 
 /// `?id=…` (a report) or `?order=…` (the order that pays for one).
@@ -547,6 +561,8 @@ struct ResultsPage {
     refresh: bool,
     pay_url: String,
     href: String,
+    /// The order asked about paid this report a second time: it is refunded, and the page says so.
+    paid_twice: bool,
 }
 
 /// `GET /servicehall/fourquery/fousresults?id=…` (or `?order=…`, back from paying): where the
@@ -557,11 +573,13 @@ pub async fn fousresults(
     SignedIn(user): SignedIn,
     Query(q): Query<ReportQuery>,
 ) -> Result<Response, AppError> {
+    let mut paid_twice = false;
     let mut report = if q.order.trim().is_empty() {
         own_report(&state, user.user_id, q.id()).await?
     } else {
         let order = state.store.order_of(user.user_id, q.order.trim()).await?.ok_or(AppError::NotFound)?;
-        crate::payments::check(&state, order).await?;
+        let order = crate::payments::check(&state, order).await?;
+        paid_twice = order.refund_reason == domain::order::DUPLICATE_REFUND_REASON;
         state.store.report_of_order(q.order.trim()).await?.filter(|r| r.user_id == user.user_id).ok_or(AppError::NotFound)?
     };
     if report.status == ReportState::Querying {
@@ -577,7 +595,7 @@ pub async fn fousresults(
     page.private();
     let refresh = matches!(report.status, ReportState::Querying | ReportState::Pending) && state.clock.now() - report.created_at < 1_800;
     let href = report_path(report.product, report.report_id);
-    Ok(Html(ResultsPage { page, report, view, refresh, pay_url, href }.render()?).into_response())
+    Ok(Html(ResultsPage { page, report, view, refresh, pay_url, href, paid_twice }.render()?).into_response())
 }
 
 /// A report as my list shows it.

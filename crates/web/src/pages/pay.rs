@@ -331,8 +331,9 @@ pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(us
 }
 
 /// `POST /servicehall/alipay`: inside WeChat, pay a pending Alipay order with WeChat Pay
-/// instead: a new order for the same thing, the old one closed (a payment that still reached it
-/// is refunded, as any payment to a closed order is).
+/// instead: the purchase's WeChat Pay order (what was bought travels with it; a pending one is
+/// handed back), the old one closed. A payment that still reaches the old one pays the purchase,
+/// or is refunded if the new one paid first.
 pub async fn switch_to_wechat(
     State(state): State<AppState>,
     visitor: Visitor,
@@ -351,9 +352,14 @@ pub async fn switch_to_wechat(
         subject: old.subject.clone(),
         amount_fen: old.amount_fen,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, item, crate::adapters::pay::Method::Wechat).await?;
-    state.store.close_order(&old.order_no, state.clock.now()).await?;
-    Ok(Redirect::to(&next).into_response())
+    let method = crate::adapters::pay::Method::Wechat;
+    let mut next = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let Some(bound) = state.store.switch_order(user.user_id, &old.order_no, &next, state.clock.now()).await? else {
+        // Paid or closed meanwhile.
+        return Ok(Redirect::to(&format!("/common/paysuccess?order={}", old.order_no)).into_response());
+    };
+    next.order_no = bound.order_no;
+    Ok(Redirect::to(&crate::payments::cashier(&state, &visitor, &next, method)?).into_response())
 }
 
 #[derive(Template)]

@@ -285,8 +285,8 @@ pub struct FeePost {
     method: String,
 }
 
-/// `POST /actives/fh2021/fhpay`: the fee's order, tied to the approved application in the same
-/// transaction, then the cashier; its payment opens the shop.
+/// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
+/// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
     let method = crate::payments::method_of(&post.method);
     let item = Item {
@@ -297,10 +297,12 @@ pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(
         subject: "车商孵化计划入驻费".to_owned(),
         amount_fen: FEE_FEN,
     };
-    let order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
-    if !state.store.create_programme_order(&order, state.clock.now()).await? {
+    let mut order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let Some(bound) = state.store.create_programme_order(&order, state.clock.now()).await? else {
         return Ok(see_other("/actives/fh2021/user", Vec::new()));
-    }
+    };
+    // One order per fee: a pending one that can be paid this way is handed back.
+    order.order_no = bound.order_no;
     let next = crate::payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }

@@ -350,6 +350,11 @@ pub struct OrdersQuery {
     status: String,
     #[serde(default)]
     done: String,
+    /// A programme shop a refund left open (it has listed cars), and how many.
+    #[serde(default)]
+    kept: String,
+    #[serde(default)]
+    listings: String,
 }
 
 /// A refund as the desk posts it, with the search it was made from.
@@ -446,7 +451,17 @@ async fn orders_page(
 
 /// `GET /staff/orders`: find orders by number, phone and status.
 pub async fn orders(State(state): State<AppState>, visitor: Visitor, Query(q): Query<OrdersQuery>) -> Result<Response, AppError> {
-    let notice = (q.done == "refund").then(|| "已退款：款项原路退回，订单所开通的权益已结束。".to_owned());
+    let notice = (q.done == "refund").then(|| {
+        let kept = q.kept.trim();
+        if kept.is_empty() || !kept.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            "已退款：款项原路退回，订单所开通的权益已结束。".to_owned()
+        } else {
+            let n: u32 = q.listings.trim().parse().unwrap_or(0);
+            format!(
+                "已退款：款项原路退回，商家VIP已结束。店铺 {kept} 已发布{n}辆车，店铺与车商身份暂时保留，请在车源审核中决定下架车源、关闭店铺，或与商家协商。"
+            )
+        }
+    });
     orders_page(&state, &visitor, &q.q, &q.status, notice, None, StatusCode::OK).await
 }
 
@@ -466,10 +481,16 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
         return Err(AppError::NotFound);
     }
     match crate::payments::refund(&state, order_no, Some(staff.user_id), reason).await? {
-        Ok(()) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
-        Err(crate::payments::RefundRefused::NotPaid) => answer("该订单不是已支付状态，不能退款".to_owned(), StatusCode::CONFLICT).await,
-        Err(crate::payments::RefundRefused::Provider(why)) => {
-            answer(format!("支付渠道未能退款，订单没有改变，请稍后再试（{why}）"), StatusCode::SERVICE_UNAVAILABLE).await
+        Ok(store::Refunded::ShopKept { oname, listings }) => {
+            Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund&kept={oname}&listings={listings}"), Vec::new()))
+        }
+        Ok(_) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
+        Err(crate::payments::RefundRefused::NotPaid) => {
+            answer("该订单不是已支付状态（未支付、已关闭或已退款），不能退款".to_owned(), StatusCode::CONFLICT).await
+        }
+        Err(crate::payments::RefundRefused::Busy) => answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await,
+        Err(crate::payments::RefundRefused::Provider) => {
+            answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await
         }
     }
 }

@@ -21,6 +21,7 @@ on_both!(10 =>
     a_campaign_sells_its_plan_cheaper_until_its_deadline,
     a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
     an_approved_applicant_pays_the_programme_fee_and_gets_a_shop,
+    a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refunded,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -675,6 +676,14 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert_eq!(app.get("/actives/zhikeclues", &h).await.status, StatusCode::FORBIDDEN, "no shop yet");
     let r = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
     let query = r.location().split_once('?').unwrap().1.to_owned();
+    // Asked again (a double tap, or back and again): the same order, not a second 980 元.
+    let again = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
+    let order_of = |url: &str| {
+        let params: Vec<(String, String)> = form_urlencoded::parse(url.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
+        app.state.adapters.pay.sandbox().unwrap().checkout(&params).unwrap().order_no
+    };
+    assert!(domain::order::is_order_no(&order_of(r.location())));
+    assert_eq!(order_of(again.location()), order_of(r.location()), "one pending order per fee");
     let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
     let done = app.get(paid.location(), &h).await;
     assert!(
@@ -713,4 +722,67 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert!(social.body.contains("大家好，我在长沙做日系车") && social.body.contains("<b>建国精品二手车</b>"), "{}", social.body);
     assert!(app.get("/actives/fh2021/socail", &[("user-agent", DESKTOP)]).await.body.contains("微信扫码，在手机上打开社群"), "a desktop gets the QR code");
     assert!(!app.get("/actives/fh2021/socail", &[("user-agent", IPHONE)]).await.body.contains("微信扫码"), "a phone is there already");
+
+    // Staff refund the fee: the shop (no cars yet) closes, the dealer centre with it.
+    let no = order_of(r.location());
+    let refunded = app.post_form("/staff/orders", &s, &format!("order_no={no}&reason=%E7%94%B3%E8%AF%B7%E9%80%80%E6%AC%BE")).await;
+    assert_eq!(refunded.status, StatusCode::SEE_OTHER);
+    assert!(app.get(refunded.location(), &s).await.body.contains("订单所开通的权益已结束"));
+    assert_eq!(app.get("/actives/zhikeclues", &h).await.status, StatusCode::FORBIDDEN, "no dealer centre after the refund");
+    let mine = app.get("/actives/fh2021/user", &h).await;
+    assert!(mine.body.contains("<h2>已退款</h2>") && mine.body.contains("重新申请"), "{}", mine.body);
+    let twice = app.post_form("/staff/orders", &s, &format!("order_no={no}&reason=%E5%86%8D%E9%80%80")).await;
+    assert_eq!(twice.status, StatusCode::CONFLICT);
+    assert!(twice.body.contains("不能退款"), "{}", twice.body);
+}
+
+/// Inside WeChat a history report's Alipay order is switched to WeChat Pay: the report travels
+/// with the new order and is delivered. The Alipay order, paid too from a cashier left open, is
+/// refunded at once and both its result pages say so; the report is not bought again.
+async fn a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refunded(app: &TestApp) {
+    let session = login(app, "13700006001", "").await;
+    let wx = [("cookie", session.as_str()), ("user-agent", WECHAT)];
+    let vin = domain::report::MORTGAGE_VIN;
+    let r = app.post_form("/servicehall/fourquery/fourorder", &wx, &format!("vin={vin}&product=full&method=alipay")).await;
+    assert!(r.location().starts_with("/servicehall/alipay?order="), "{}", r.location());
+    let alipay_no = r.location().split("order=").nth(1).unwrap().to_owned();
+    let switched = app.post_form("/servicehall/alipay", &wx, &format!("order={alipay_no}")).await;
+    assert!(switched.location().starts_with("/pay/wechat?order="), "{}", switched.location());
+    let wx_no = switched.location().split("order=").nth(1).unwrap().to_owned();
+    assert_ne!(wx_no, alipay_no);
+    let user = app.state.store.user_by_mobile("13700006001").await.unwrap().unwrap().user_id;
+    let reports = app.state.store.reports_of(user, 10).await.unwrap();
+    assert_eq!((reports.len(), reports[0].status), (1, domain::report::State::Pending), "still waiting for payment, not cancelled");
+
+    // Paid at WeChat Pay's cashier: the report is asked and shown.
+    let paid = app.post_form("/pay/sandbox/wechat", &[], &format!("order={wx_no}&result=paid")).await;
+    let back = app.get(paid.location(), &wx).await;
+    assert!(back.location().starts_with(&format!("/servicehall/fourquery/fousresults?order={wx_no}")), "{}", back.location());
+    let result = app.get(back.location(), &wx).await;
+    assert!(result.body.contains("报告已生成") && !result.body.contains("重复支付"), "{}", result.body);
+
+    // The Alipay order is paid as well, from a cashier left open in another browser.
+    let order = app.state.store.order_by_no(&alipay_no).await.unwrap().unwrap();
+    let url = web::payments::pay_url(&app.state, &alipay_no, &order.subject, order.amount_fen, true).unwrap();
+    let params: Vec<(String, String)> = form_urlencoded::parse(url.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
+    let sandbox = app.state.adapters.pay.sandbox().unwrap();
+    let form = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW).unwrap();
+    assert_eq!(notify(app, &form).await, "success");
+    let twice = app.state.store.order_by_no(&alipay_no).await.unwrap().unwrap();
+    assert_eq!((twice.status, twice.refund_reason.as_str()), (Status::Refunded, domain::order::DUPLICATE_REFUND_REASON), "refunded at once");
+    assert_eq!(app.state.store.order_by_no(&wx_no).await.unwrap().unwrap().status, Status::Paid);
+    let told = app.get(&format!("/servicehall/fourquery/fousresults?order={alipay_no}"), &wx).await;
+    assert!(told.body.contains("重复支付，已自动原路退回") && told.body.contains("报告已生成"), "{}", told.body);
+    let reports = app.state.store.reports_of(user, 10).await.unwrap();
+    assert_eq!((reports.len(), reports[0].status), (1, domain::report::State::Ready), "one report, delivered");
+
+    // Asked again: the confirm page leads to the report and offers no payment; a forged post
+    // lands on the report too, and no order is made.
+    let again = app.get(&format!("/servicehall/fourquery/fourorder?vin={vin}&product=full"), &wx).await;
+    assert!(again.body.contains("无需再付费") && again.body.contains(r#"class="btn btn-block" href="/servicehall/report/"#), "{}", again.body);
+    assert!(!again.body.contains(r#"value="alipay""#) && !again.body.contains(r#"value="wechat""#), "no payment offered: {}", again.body);
+    let forged = app.post_form("/servicehall/fourquery/fourorder", &wx, &format!("vin={vin}&product=full&method=wechat")).await;
+    assert_eq!(forged.location(), format!("/servicehall/fourquery/fousresults?id={}", reports[0].report_id));
+    let orders = app.state.store.desk_orders(&store::OrderSearch { mobile: "13700006001", ..store::OrderSearch::default() }, 10).await.unwrap();
+    assert_eq!(orders.len(), 2, "the two orders of one purchase, nothing more");
 }
