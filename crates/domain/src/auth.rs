@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use domain::auth;
-//! let token = auth::sign_app_token(b"secret", "13812345678", 2_000);
+//! let token = auth::sign_app_token(b"secret", "13812345678", 1_500);
 //! assert!(auth::verify_app_token(b"secret", "13812345678", &token, 1_000).is_ok());
 //! assert!(auth::verify_app_token(b"secret", "13812345679", &token, 1_000).is_err());
 //! assert_eq!(auth::safe_return("//evil.example/x"), "/");
@@ -27,6 +27,9 @@ pub const SEND_INTERVAL_SECS: i64 = 60;
 pub const SENDS_PER_PHONE_PER_DAY: i64 = 10;
 /// At most twenty codes per IP address per hour.
 pub const SENDS_PER_IP_PER_HOUR: i64 = 20;
+/// At most sixty sign-in tickets (a QR code, a WeChat or QQ sign-in started) per IP address per
+/// hour: each is a stored row, and nobody signs in sixty times an hour.
+pub const TICKETS_PER_IP_PER_HOUR: i64 = 60;
 /// A desktop QR login waits two minutes for the phone.
 pub const QR_TTL_SECS: i64 = 120;
 /// An OAuth `state` is good for ten minutes.
@@ -85,10 +88,11 @@ pub fn code_digest(secret: &[u8], mobile: &str, code: &str) -> String {
     hmac_hex(secret, &["sms", mobile, code])
 }
 
-/// Constant-time equality of two secrets or digests (a token, a signature): the time taken does
-/// not tell how much of a guess was right.
+/// Constant-time equality of two secrets or digests (a token, a signature), through `subtle`: the
+/// time taken does not tell how much of a guess was right (only whether the lengths differ).
 pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq as _;
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 /// What is stored for a session token or a web cookie: its SHA-256. Tokens are 128 random bits,
@@ -111,11 +115,18 @@ pub enum AppTokenError {
     Malformed,
     /// Past its expiry.
     Expired,
+    /// Its expiry is further ahead than [`APP_TOKEN_MAX_SECS`]: a token that lives for ever
+    /// would be a password in every link it was ever in.
+    TooLong,
     /// The signature does not match the phone and expiry.
     BadSignature,
 }
 
-/// Checks an app token for `mobile` at `now` (constant-time comparison).
+/// The furthest ahead an app token may expire: the app makes one for each page it opens.
+pub const APP_TOKEN_MAX_SECS: i64 = 10 * 60;
+
+/// Checks an app token for `mobile` at `now` (constant-time comparison): signed for this phone,
+/// not expired, and expiring no more than [`APP_TOKEN_MAX_SECS`] ahead.
 pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> Result<(), AppTokenError> {
     let (expiry, sig) = token.split_once('.').ok_or(AppTokenError::Malformed)?;
     let expires_at: i64 = expiry.parse().map_err(|_| AppTokenError::Malformed)?;
@@ -127,6 +138,9 @@ pub fn verify_app_token(secret: &[u8], mobile: &str, token: &str, now: i64) -> R
     mac.verify_slice(&sig).map_err(|_| AppTokenError::BadSignature)?;
     if expires_at < now {
         return Err(AppTokenError::Expired);
+    }
+    if expires_at - now > APP_TOKEN_MAX_SECS {
+        return Err(AppTokenError::TooLong);
     }
     Ok(())
 }
@@ -296,6 +310,10 @@ mod tests {
         assert_eq!(verify_app_token(b"s", "13812345678", &t, 999), Ok(()));
         assert_eq!(verify_app_token(b"s", "13812345678", &t, 1_000), Ok(()));
         assert_eq!(verify_app_token(b"s", "13812345678", &t, 1_001), Err(AppTokenError::Expired));
+        assert_eq!(verify_app_token(b"s", "13812345678", &t, 1_000 - APP_TOKEN_MAX_SECS), Ok(()), "ten minutes ahead at most");
+        assert_eq!(verify_app_token(b"s", "13812345678", &t, 999 - APP_TOKEN_MAX_SECS), Err(AppTokenError::TooLong));
+        let forever = sign_app_token(b"s", "13812345678", i64::MAX);
+        assert_eq!(verify_app_token(b"s", "13812345678", &forever, 1_000), Err(AppTokenError::TooLong));
         assert_eq!(verify_app_token(b"other", "13812345678", &t, 0), Err(AppTokenError::BadSignature));
         assert_eq!(verify_app_token(b"s", "13900000000", &t, 0), Err(AppTokenError::BadSignature));
         // Moving the expiry breaks the signature.

@@ -275,6 +275,9 @@ pub struct Config {
     pub alipay_public_key: String,
     /// WeChat Pay's API (a mock peer in tests).
     pub wxpay_gateway: String,
+    /// The origin of WeChat Pay's H5 cashier, which a phone browser is sent to after the prepay
+    /// (the `h5_url` it answers); named in the CSP's `form-action` (a mock peer in tests).
+    pub wxpay_h5_origin: String,
     /// WeChat Pay merchant id; empty leaves WeChat Pay off (with the real adapter). The official
     /// account buyers pay through is `wx_app_id`.
     pub wxpay_mch_id: String,
@@ -300,6 +303,9 @@ const DEV_APP_TOKEN_SECRET: &str = "development-only-app-token-secret";
 const OAUTH_AVATAR_ORIGINS: [&str; 3] = ["https://thirdwx.qlogo.cn", "https://thirdqq.qlogo.cn", "https://qzapp.qlogo.cn"];
 
 /// `scheme://host[:port]` of an absolute `http(s)` URL; `None` for a site-relative path.
+/// The shortest `secret` and `app_token_secret` staging and production start with.
+pub const MIN_SECRET_BYTES: usize = 32;
+
 fn origin_of(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"))?;
     let end = url.len() - rest.len() + rest.find(['/', '?', '#']).unwrap_or(rest.len());
@@ -380,6 +386,7 @@ impl Config {
             alipay_private_key: String::new(),
             alipay_public_key: String::new(),
             wxpay_gateway: "https://api.mch.weixin.qq.com".to_owned(),
+            wxpay_h5_origin: "https://wx.tenpay.com".to_owned(),
             wxpay_mch_id: String::new(),
             wxpay_serial_no: String::new(),
             wxpay_private_key: String::new(),
@@ -460,7 +467,38 @@ impl Config {
         {
             return Err("production cannot use sandbox adapters".to_owned());
         }
-        if missing.is_empty() { Ok(()) } else { Err(format!("missing settings for {}: {}", self.env, missing.join(", "))) }
+        if !missing.is_empty() {
+            return Err(format!("missing settings for {}: {}", self.env, missing.join(", ")));
+        }
+        // Sessions, CSRF tokens and app tokens are signed with these: a short one can be guessed.
+        if self.env != Env::Development {
+            for (key, value) in [("secret", &self.secret), ("app_token_secret", &self.app_token_secret)] {
+                if value.len() < MIN_SECRET_BYTES {
+                    return Err(format!("{key} must be at least {MIN_SECRET_BYTES} bytes in {} (it is {})", self.env, value.len()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The payment cashiers a form may lead to (by the 303 that follows buying something), for
+    /// the CSP's `form-action`, which governs the redirects after a submission too: Alipay's
+    /// gateway and WeChat Pay's H5 cashier with the real adapter; none with the sandbox, whose
+    /// cashiers are on this site.
+    pub fn form_action_origins(&self) -> Vec<String> {
+        if self.pay_adapter == PayAdapter::Sandbox {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = Vec::new();
+        let wechat = if self.wxpay_mch_id.is_empty() { "" } else { self.wxpay_h5_origin.as_str() };
+        for url in [self.alipay_gateway.as_str(), wechat] {
+            if let Some(origin) = origin_of(url)
+                && !out.iter().any(|o| o == origin)
+            {
+                out.push(origin.to_owned());
+            }
+        }
+        out
     }
 
     /// The origin (`https://host`) of the JS-SDK script, for the CSP; empty when not a URL.
@@ -573,6 +611,7 @@ impl Config {
             "alipay_private_key" => &mut self.alipay_private_key,
             "alipay_public_key" => &mut self.alipay_public_key,
             "wxpay_gateway" => &mut self.wxpay_gateway,
+            "wxpay_h5_origin" => &mut self.wxpay_h5_origin,
             "wxpay_mch_id" => &mut self.wxpay_mch_id,
             "wxpay_serial_no" => &mut self.wxpay_serial_no,
             "wxpay_private_key" => &mut self.wxpay_private_key,
@@ -625,6 +664,19 @@ mod tests {
     }
 
     #[test]
+    fn forms_may_lead_to_the_configured_cashiers_only() {
+        let dev = Config::defaults(Env::Development);
+        assert!(dev.form_action_origins().is_empty(), "the sandbox's cashiers are on this site");
+        let mut prod = Config::defaults(Env::Production);
+        assert_eq!(prod.form_action_origins(), ["https://openapi.alipay.com"]);
+        prod.wxpay_mch_id = "1900009191".to_owned();
+        assert_eq!(prod.form_action_origins(), ["https://openapi.alipay.com", "https://wx.tenpay.com"]);
+        prod.alipay_gateway = "http://127.0.0.2:9000/gateway.do".to_owned();
+        prod.wxpay_h5_origin = "http://127.0.0.2:9000".to_owned();
+        assert_eq!(prod.form_action_origins(), ["http://127.0.0.2:9000"], "named once");
+    }
+
+    #[test]
     fn the_jssdk_origin_is_the_scheme_and_host_of_its_url() {
         let mut cfg = Config::defaults(Env::Development);
         assert_eq!(cfg.jssdk_origin(), "https://res.wx.qq.com");
@@ -660,6 +712,18 @@ mod tests {
         }
         assert_eq!(prod.check().unwrap_err(), "production cannot use sandbox adapters");
         assert!(Config::defaults(Env::Staging).secure_cookies());
+
+        // A secret a guesser could find is refused outside development.
+        let mut staging = Config::defaults(Env::Staging);
+        (staging.sms_adapter, staging.oauth_adapter, staging.pay_adapter, staging.report_adapter) =
+            (SmsAdapter::Sandbox, OauthAdapter::Sandbox, PayAdapter::Sandbox, ReportAdapter::Sandbox);
+        staging.secret = "changeme".to_owned();
+        staging.app_token_secret = "k".repeat(MIN_SECRET_BYTES);
+        assert_eq!(staging.check().unwrap_err(), "secret must be at least 32 bytes in staging (it is 8)");
+        staging.secret = "s".repeat(MIN_SECRET_BYTES);
+        assert_eq!(staging.check(), Ok(()));
+        staging.app_token_secret.pop();
+        assert!(staging.check().unwrap_err().starts_with("app_token_secret must be at least 32 bytes"));
         assert!(!Config::defaults(Env::Development).secure_cookies());
     }
 

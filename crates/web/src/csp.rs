@@ -17,16 +17,23 @@ pub fn script_hash(js: &str) -> String {
 /// The Content-Security-Policy: no inline script except the image-failure handler, allowed by
 /// its hash (`'unsafe-hashes'` covers event-handler attributes only, never `'unsafe-inline'`),
 /// and the WeChat JS-SDK's origin for the share island. Images come only from this site and the
-/// hosts the configuration names (`Config::image_origins`), never from any `https:` host.
+/// hosts the configuration names (`Config::image_origins`), never from any `https:` host. Forms
+/// post to this site, and the 303 after buying something may lead on to the configured payment
+/// cashiers only (`Config::form_action_origins`).
 pub fn content_security_policy(config: &Config) -> String {
     let mut img = String::from("'self' data: blob:");
     for origin in config.image_origins() {
         img.push(' ');
         img.push_str(&origin);
     }
+    let mut form = String::from("'self'");
+    for origin in config.form_action_origins() {
+        form.push(' ');
+        form.push_str(&origin);
+    }
     format!(
         "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src {img}; \
-         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action {form}; frame-ancestors 'none'",
         config.jssdk_origin(),
         script_hash(IMG_FALLBACK_JS)
     )

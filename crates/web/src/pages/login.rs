@@ -280,7 +280,21 @@ fn callback(state: &AppState, provider: Provider) -> String {
 }
 
 /// Starts an OAuth sign-in: a single-use `state` remembering where to return, then the provider.
-async fn start_oauth(state: &AppState, provider: Provider, return_to: &str) -> Result<Response, AppError> {
+/// Counts a sign-in ticket against the visitor's address (`auth::TICKETS_PER_IP_PER_HOUR`): each
+/// one is a stored row, so an anonymous loop cannot fill the table.
+async fn ticket_allowed(state: &AppState, ip: &str) -> Result<(), AppError> {
+    if ip.is_empty() {
+        return Ok(());
+    }
+    let key = format!("ticket:ip:{ip}");
+    match state.store.throttle(&[(key.as_str(), 0, 3_600, auth::TICKETS_PER_IP_PER_HOUR)], state.clock.now()).await? {
+        None => Ok(()),
+        Some(refused) => Err(AppError::TooMany(format!("登录请求太频繁了，请{}分钟后再试", (refused.retry_after + 59) / 60))),
+    }
+}
+
+async fn start_oauth(state: &AppState, ip: &str, provider: Provider, return_to: &str) -> Result<Response, AppError> {
+    ticket_allowed(state, ip).await?;
     let ticket = state.secret()?;
     let now = state.clock.now();
     state.store.create_ticket(&ticket, ticket_kind(provider), &safe_return(return_to), None, "", None, now, auth::OAUTH_STATE_TTL_SECS).await?;
@@ -289,8 +303,8 @@ async fn start_oauth(state: &AppState, provider: Provider, return_to: &str) -> R
 }
 
 /// `GET /sys/QQlogin?return=…`.
-pub async fn qq_start(State(state): State<AppState>, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
-    start_oauth(&state, Provider::Qq, &q.return_to).await
+pub async fn qq_start(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+    start_oauth(&state, &visitor.ip, Provider::Qq, &q.return_to).await
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -365,8 +379,9 @@ struct QrPage {
 /// phone to confirm, claimed by this browser within two minutes.
 pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     if visitor.device.wechat {
-        return start_oauth(&state, Provider::Wechat, &q.return_to).await;
+        return start_oauth(&state, &visitor.ip, Provider::Wechat, &q.return_to).await;
     }
+    ticket_allowed(&state, &visitor.ip).await?;
     qr_page(&state, &headers, &safe_return(&q.return_to), None).await
 }
 

@@ -643,3 +643,22 @@ async fn a_token_from_one_node_works_on_another() {
     assert_eq!(out.status, StatusCode::SEE_OTHER);
     assert_eq!(app.get("/space/favourites", &[("cookie", &session)]).await.status, StatusCode::UNAUTHORIZED, "logout on B ends it on A");
 }
+
+/// Starting a QR, WeChat or QQ sign-in stores a ticket: sixty an hour from one address, then a
+/// 429 that says when to try again in Chinese; another address is not affected.
+#[tokio::test]
+async fn anonymous_sign_in_tickets_are_limited_per_address() {
+    let app = crate::support::spawn_app(0).await;
+    let from = [("x-test-peer", "127.0.0.61"), ("user-agent", crate::support::DESKTOP)];
+    for i in 0..domain::auth::TICKETS_PER_IP_PER_HOUR {
+        let path = if i % 2 == 0 { "/sys/WQlogin" } else { "/sys/QQlogin" };
+        let r = app.get(path, &from).await;
+        assert!(r.status.is_success() || r.status.is_redirection(), "{i}: {path} {}", r.status);
+    }
+    let refused = app.get("/sys/QQlogin", &from).await;
+    assert_eq!(refused.status, axum::http::StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.body.contains("登录请求太频繁了，请60分钟后再试"), "{}", refused.body);
+    assert_eq!(app.get("/sys/WQlogin", &from).await.status, axum::http::StatusCode::TOO_MANY_REQUESTS);
+    let other = [("x-test-peer", "127.0.0.62"), ("user-agent", crate::support::DESKTOP)];
+    assert_eq!(app.get("/sys/WQlogin", &other).await.status, axum::http::StatusCode::OK);
+}
