@@ -649,16 +649,16 @@ async fn a_token_from_one_node_works_on_another() {
 #[tokio::test]
 async fn anonymous_sign_in_tickets_are_limited_per_address() {
     let app = crate::support::spawn_app(0).await;
-    let from = [("x-test-peer", "127.0.0.61"), ("user-agent", crate::support::DESKTOP)];
+    let from = [("x-test-peer", "127.0.0.61"), ("user-agent", DESKTOP)];
     for i in 0..domain::auth::TICKETS_PER_IP_PER_HOUR {
         let path = if i % 2 == 0 { "/sys/WQlogin" } else { "/sys/QQlogin" };
         let r = app.get(path, &from).await;
         assert!(r.status.is_success() || r.status.is_redirection(), "{i}: {path} {}", r.status);
     }
     let refused = app.get("/sys/QQlogin", &from).await;
-    assert_eq!(refused.status, axum::http::StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(refused.body.contains("登录请求太频繁了，请60分钟后再试"), "{}", refused.body);
-    assert_eq!(app.get("/sys/WQlogin", &from).await.status, axum::http::StatusCode::TOO_MANY_REQUESTS);
-    let other = [("x-test-peer", "127.0.0.62"), ("user-agent", crate::support::DESKTOP)];
-    assert_eq!(app.get("/sys/WQlogin", &other).await.status, axum::http::StatusCode::OK);
+    assert_eq!(app.get("/sys/WQlogin", &from).await.status, StatusCode::TOO_MANY_REQUESTS);
+    let other = [("x-test-peer", "127.0.0.62"), ("user-agent", DESKTOP)];
+    assert_eq!(app.get("/sys/WQlogin", &other).await.status, StatusCode::OK);
 }
