@@ -38,6 +38,10 @@ pub enum AppError {
     /// 403: a state-changing request from another site (CSRF).
     #[error("cross-site request")]
     CrossSite,
+    /// 422: a choice the page no longer offers (a payment method switched off since it was
+    /// shown, say); the message says what to choose instead.
+    #[error("invalid choice: {0}")]
+    Invalid(String),
     /// 429: a limit was reached; the message says which.
     #[error("too many requests: {0}")]
     TooMany(String),
@@ -92,6 +96,7 @@ impl IntoResponse for AppError {
             AppError::Rejected { status, .. } => (*status, rejection_message(*status).to_owned(), None),
             AppError::Forbidden => (StatusCode::FORBIDDEN, "没有权限访问这个页面".to_owned(), None),
             AppError::CrossSite => (StatusCode::FORBIDDEN, "请求来源不安全，已拒绝。请回到二手车网页面重新操作。".to_owned(), None),
+            AppError::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone(), None),
             AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
             AppError::Upstream(m) => (StatusCode::SERVICE_UNAVAILABLE, m.clone(), None),
             AppError::UnknownMiddleware(name) => (StatusCode::INTERNAL_SERVER_ERROR, format!("Unknown middleware {name}"), None),

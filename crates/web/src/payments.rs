@@ -47,7 +47,7 @@ pub fn new_order(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, 
     let phone = visitor.device.class == domain::device::DeviceClass::Mobile;
     let pay = &state.adapters.pay;
     if method == Method::Wechat && pay.wechat().is_none() {
-        return Err(AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()));
+        return Err(AppError::Invalid(NO_WECHAT_PAY.to_owned()));
     }
     let channel = match (method, pay.sandbox().is_some()) {
         (Method::Alipay, true) => "sandbox",
@@ -90,9 +90,18 @@ pub fn methods(state: &AppState, visitor: &Visitor) -> Vec<(&'static str, &'stat
     }
 }
 
-/// The method a form chose (`method=wechat` or Alipay).
-pub fn method_of(value: &str) -> Method {
-    if value.trim() == "wechat" { Method::Wechat } else { Method::Alipay }
+/// What a buyer reads who chose WeChat Pay where it is not offered (a page shown before it was
+/// switched off, or a hand-made request).
+pub const NO_WECHAT_PAY: &str = "微信支付暂未开通，请选择支付宝付款";
+
+/// The method a form chose (`method=wechat` or Alipay); WeChat Pay where it is not configured is
+/// refused with [`NO_WECHAT_PAY`], for the form to show beside its buttons.
+pub fn method_of(state: &AppState, value: &str) -> Result<Method, &'static str> {
+    match value.trim() {
+        "wechat" if state.adapters.pay.wechat().is_none() => Err(NO_WECHAT_PAY),
+        "wechat" => Ok(Method::Wechat),
+        _ => Ok(Method::Alipay),
+    }
 }
 
 /// How WeChat Pay is used on this device: JSAPI in WeChat's browser, H5 in another phone

@@ -390,7 +390,14 @@ pub async fn fourorder_post(
         subject: format!("车况报告：{}", a.product.label()),
         amount_fen: a.product.price_fen(),
     };
-    let method = crate::payments::method_of(&form.method);
+    let method = match crate::payments::method_of(&state, &form.method) {
+        Ok(m) => m,
+        Err(message) => {
+            let mut res = order_page(&state, &visitor, &user, form, &a, message.to_owned()).await?;
+            *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            return Ok(res);
+        }
+    };
     let mut order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
     match state.store.create_paid_report(&new, &order, since, now).await? {
         // Already asked or ready: shown, never charged again.

@@ -288,7 +288,7 @@ pub struct FeePost {
 /// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
 /// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
-    let method = crate::payments::method_of(&post.method);
+    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
     let item = Item {
         product: domain::order::Product::Programme,
         plan_code: String::new(),

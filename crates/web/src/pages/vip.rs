@@ -203,7 +203,10 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         Ok(item) => item,
         Err(message) => return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let method = crate::payments::method_of(&post.method);
+    let method = match crate::payments::method_of(&state, &post.method) {
+        Ok(m) => m,
+        Err(message) => return render(&state, &visitor, Some(message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
     let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())
@@ -323,7 +326,8 @@ pub async fn campaign_buy(
         Ok(item) => item,
         Err(message) => return again(message).await,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, crate::payments::method_of(&post.method)).await?;
+    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -418,7 +422,8 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, crate::payments::method_of(&post.method)).await?;
+    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 

@@ -786,3 +786,34 @@ async fn a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refun
     let orders = app.state.store.desk_orders(&store::OrderSearch { mobile: "13700006001", ..store::OrderSearch::default() }, 10).await.unwrap();
     assert_eq!(orders.len(), 2, "the two orders of one purchase, nothing more");
 }
+
+/// WeChat Pay chosen where it is not configured (a page shown before it was switched off, or a
+/// hand-made request): a 422 with the Chinese message beside the payment buttons, the form
+/// kept, and no order made.
+#[tokio::test]
+async fn wechat_pay_where_it_is_off_is_refused_beside_the_choice() {
+    let app = crate::support::spawn_app(0).await;
+    let session = login(&app, "13700008801", "").await;
+    let h = [("cookie", session.as_str()), ("user-agent", IPHONE)];
+    let keys = concat!(env!("CARGO_MANIFEST_DIR"), "/src/adapters/keys");
+    let mut config = web::config::Config::defaults(web::config::Env::Development);
+    config.pay_adapter = web::config::PayAdapter::Real;
+    config.alipay_app_id = "2021000000000001".to_owned();
+    config.alipay_private_key = std::fs::read_to_string(format!("{keys}/sandbox_app.pem")).unwrap();
+    config.alipay_public_key = std::fs::read_to_string(format!("{keys}/wechatpay_sdk_example.pem")).unwrap();
+    let alipay_only = app.variant(config, NOW);
+    assert!(alipay_only.adapters.pay.wechat().is_none());
+    let vip = crate::support::post_on(&alipay_only, "/vip/buy", &h, "plan=buyer-month&method=wechat").await;
+    assert_eq!(vip.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(vip.body.contains(web::payments::NO_WECHAT_PAY), "{}", vip.body);
+    let vin = domain::report::ACCIDENT_VIN;
+    let report = crate::support::post_on(&alipay_only, "/servicehall/fourquery/fourorder", &h, &format!("vin={vin}&product=full&method=wechat")).await;
+    assert_eq!(report.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let beside = report.body.split("<form method=\"post\" action=\"/servicehall/fourquery/fourorder\"").nth(1).unwrap_or_default();
+    assert!(beside.contains(web::payments::NO_WECHAT_PAY) && beside.contains(r#"value="alipay""#), "inside the form, by the buttons: {}", report.body);
+    assert!(report.body.contains(vin), "the query kept");
+    let user = app.state.store.user_by_mobile("13700008801").await.unwrap().unwrap().user_id;
+    assert!(app.state.store.reports_of(user, 5).await.unwrap().is_empty(), "no report ordered");
+    let orders = app.state.store.desk_orders(&store::OrderSearch { mobile: "13700008801", ..store::OrderSearch::default() }, 5).await.unwrap();
+    assert!(orders.is_empty(), "no order made");
+}
