@@ -5,7 +5,7 @@
 // login confirmed from a signed-in phone in a second browser context.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, SITE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -116,7 +116,7 @@ for (const js of [true, false]) {
     assert.equal(await deskPage.locator("h1").innerText(), "扫码登录");
     assert.equal(await deskPage.locator(".qr svg").count(), 1);
     const confirmUrl = await deskPage.locator("a.confirm-url").getAttribute("href");
-    assert.ok(confirmUrl.startsWith(BASE + "/actives/loginAuth?t="), confirmUrl);
+    assert.ok(confirmUrl.startsWith(SITE + "/actives/loginAuth?t="), confirmUrl);
 
     await phonePage.goto(confirmUrl);
     assert.equal(await phonePage.locator("h1").innerText(), "确认登录网页版?");

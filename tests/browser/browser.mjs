@@ -3,9 +3,48 @@
 // 127.0.0.1 is contacted), the China time zone, and the phone User-Agent.
 import { after, before } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { basename, dirname } from "node:path";
 import { chromium } from "playwright-core";
 
-export const BASE = process.env.BASE_URL || "http://127.0.0.1:8080";
+/// The server under test.
+const SERVER = new URL(process.env.BASE_URL || "http://127.0.0.1:8080");
+
+/// The loopback address this test file reaches the server from: 127.0.0.(10 + its place among
+/// the files), so each file has the per-address limits (SMS codes, sign-in tickets) to itself and
+/// a new file never uses up another's. `node --test` runs each file in a process of its own.
+function sourceAddress() {
+  const file = process.argv[1] || "";
+  const files = readdirSync(dirname(file) || ".").filter((f) => f.endsWith(".test.mjs")).sort();
+  const i = files.indexOf(basename(file));
+  return i < 0 ? null : `127.0.0.${10 + i}`;
+}
+
+/// A local relay to the server whose outgoing connections come from `from`; its origin.
+async function relay(from) {
+  const server = createServer((inbound) => {
+    const outbound = connect({ host: SERVER.hostname, port: Number(SERVER.port), localAddress: from });
+    inbound.pipe(outbound).pipe(inbound);
+    const close = () => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on("error", close);
+    outbound.on("error", close);
+  });
+  server.unref();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+/// The site's own address (its configured URL), which links made for other devices and for
+/// sharing carry.
+export const SITE = SERVER.origin;
+
+const FROM = sourceAddress();
+/// Where the tests open pages: the server, through this file's own source address.
+export const BASE = FROM ? await relay(FROM) : SERVER.origin;
 export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
 
 /// The four ways a visitor comes: phone or desktop, JavaScript on or off (`n` numbers them, for

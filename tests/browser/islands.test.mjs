@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { createRequire } from "node:module";
-import { BASE, IPHONE, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, SITE, useBrowser } from "./browser.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -249,7 +249,7 @@ test("share: copies the link with the sharer on the detail page; WeChat gets the
   });
   await page.locator(".share button", { hasText: "分享" }).click();
   await page.locator(".toast.show", { hasText: "链接已复制" }).waitFor();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), BASE + path);
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), SITE + path);
   await context.close();
 
   // Inside WeChat: the JS-SDK (a local stand-in answering for res.wx.qq.com) is configured with
@@ -266,7 +266,7 @@ test("share: copies the link with the sharer on the detail page; WeChat gets the
   const calls = await wx.page.evaluate(() => window.__wx);
   assert.equal(calls.config.appId.length > 0, true);
   assert.match(calls.config.signature, /^[0-9a-f]{40}$/);
-  assert.equal(calls.friend.link, BASE + path);
+  assert.equal(calls.friend.link, SITE + path);
   assert.match(calls.friend.title, /万$/);
   await wx.page.locator(".share button", { hasText: "分享" }).click();
   await wx.page.getByText("点击右上角「···」，分享给朋友或朋友圈").waitFor();
