@@ -20,6 +20,24 @@ const buyer = `15${run}00`.slice(0, 11);
 let session = null;
 // One VIN per variant, so that none is a repeat query of the same car (offered free for 30 days).
 const VINS = ["LSVAM4187C2184821", "LFV2A21K5F3073519", "LGBH52E05LY123456", "LGXCE6CD5M0234567"];
+/// The makers those VINs' first three characters name.
+const MAKERS = { LSV: "上汽大众", LFV: "一汽-大众", LGB: "东风日产", LGX: "比亚迪" };
+
+/// The share of a PDF's first page's inked pixels (darker than near-white) that are darker than
+/// mid-grey, read from `pdftoppm`'s greyscale rendering (a binary PGM).
+function darkShare(pdf) {
+  const pgm = execFileSync("pdftoppm", ["-r", "50", "-gray", "-f", "1", "-l", "1", pdf]);
+  // "P5\n<w> <h>\n255\n" then one byte a pixel.
+  let at = 0;
+  for (let lines = 0; lines < 3; at++) if (pgm[at] === 0x0a) lines++;
+  let ink = 0;
+  let dark = 0;
+  for (let i = at; i < pgm.length; i++) {
+    if (pgm[i] < 250) ink++;
+    if (pgm[i] < 160) dark++;
+  }
+  return ink ? dark / ink : 0;
+}
 
 function context(v) {
   return getBrowser().newContext({
@@ -143,6 +161,12 @@ for (const [i, v] of VARIANTS.entries()) {
     assert.match(text, /车况报告/);
     assert.match(text, /维保记录/);
     assert.match(text, /出险记录/);
+    assert.match(text, new RegExp(`车辆 ${MAKERS[VINS[i].slice(0, 3)]} 20\\d\\d年款`), "the car named by its maker and model year");
+    assert.doesNotMatch(text, /年款车辆/);
+    // Its first page, rendered: the body text is dark on white, not washed out (a third or so of
+    // the inked pixels are darker than mid-grey; a grey stroke over the glyphs left under 3%).
+    const dark = darkShare(file);
+    assert.ok(dark > 0.15, `only ${(dark * 100).toFixed(1)}% of the first page's ink is dark`);
     // My queries list it.
     await page.goto(BASE + "/servicehall/fourquery/fourlist");
     assert.match(await page.locator("main").innerText(), /车况四项全查/);

@@ -382,7 +382,64 @@ pub fn model_year(vin: &Vin) -> Option<i32> {
     }
 }
 
-const SHOPS: [&str; 5] = ["长沙广汽丰田4S店", "武汉东风本田特约店", "上海大众授权服务站", "北京博瑞祥云4S店", "广州骏佳汽车服务中心"];
+/// A car maker by its World Manufacturer Identifier (a VIN's first three characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Maker {
+    /// The WMI.
+    pub wmi: &'static str,
+    /// The maker, as its service network is named (上汽大众).
+    pub name: &'static str,
+    /// The brand its cars are sold under, as the catalogue names it (大众).
+    pub brand: &'static str,
+}
+
+/// The makers of the cars sold in China, by WMI.
+const MAKERS: [Maker; 24] = [
+    Maker { wmi: "LSV", name: "上汽大众", brand: "大众" },
+    Maker { wmi: "LFV", name: "一汽-大众", brand: "大众" },
+    Maker { wmi: "LGB", name: "东风日产", brand: "日产" },
+    Maker { wmi: "LVS", name: "长安福特", brand: "福特" },
+    Maker { wmi: "LHG", name: "广汽本田", brand: "本田" },
+    Maker { wmi: "LVH", name: "东风本田", brand: "本田" },
+    Maker { wmi: "LBV", name: "华晨宝马", brand: "宝马" },
+    Maker { wmi: "LVG", name: "广汽丰田", brand: "丰田" },
+    Maker { wmi: "LFM", name: "一汽丰田", brand: "丰田" },
+    Maker { wmi: "LSG", name: "上汽通用", brand: "别克" },
+    Maker { wmi: "LE4", name: "北京奔驰", brand: "奔驰" },
+    Maker { wmi: "LFP", name: "一汽奥迪", brand: "奥迪" },
+    Maker { wmi: "LGX", name: "比亚迪", brand: "比亚迪" },
+    Maker { wmi: "LRW", name: "特斯拉", brand: "特斯拉" },
+    Maker { wmi: "LB3", name: "吉利汽车", brand: "吉利" },
+    Maker { wmi: "LGW", name: "长城汽车", brand: "哈弗" },
+    Maker { wmi: "LVV", name: "奇瑞汽车", brand: "奇瑞" },
+    Maker { wmi: "LS5", name: "长安汽车", brand: "长安" },
+    Maker { wmi: "LBE", name: "北京现代", brand: "现代" },
+    Maker { wmi: "LJD", name: "东风悦达起亚", brand: "起亚" },
+    Maker { wmi: "LDC", name: "神龙汽车", brand: "雪铁龙" },
+    Maker { wmi: "LSJ", name: "上汽乘用车", brand: "荣威" },
+    Maker { wmi: "LNB", name: "北京汽车", brand: "北京" },
+    Maker { wmi: "LMG", name: "广汽乘用车", brand: "传祺" },
+];
+
+/// The maker a VIN's first three characters name, when it is one of the makers selling in China.
+pub fn maker(vin: &Vin) -> Option<Maker> {
+    let wmi = vin.as_ref().get(..3)?;
+    MAKERS.iter().copied().find(|m| m.wmi == wmi)
+}
+
+/// How a car known only by its VIN is named: its maker and model year (上汽大众 2012年款), or
+/// what of them the VIN tells.
+pub fn vin_car_name(vin: &Vin) -> String {
+    match (maker(vin), model_year(vin)) {
+        (Some(m), Some(y)) => format!("{} {y}年款", m.name),
+        (Some(m), None) => m.name.to_owned(),
+        (None, Some(y)) => format!("{y}年款车辆"),
+        (None, None) => "车辆".to_owned(),
+    }
+}
+
+/// The cities a sandbox car is serviced in: its home city, and now and then a second one.
+const SERVICE_CITIES: [&str; 8] = ["长沙", "武汉", "上海", "北京", "广州", "成都", "杭州", "南京"];
 const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空气滤清器、空调滤清器", "更换刹车片、检查底盘", "更换火花塞、清洗节气门"];
 
 /// The sandbox's record of a VIN as of `now`: a first registration in its model year, a
@@ -397,6 +454,13 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
     let date = |year: i32, month: i32, day: u64| format!("{year}-{month:02}-{:02}", 1 + day % 28);
     let mut services = Vec::new();
     let mut readings = Vec::new();
+    // Serviced by the network of the VIN's maker, mostly in one city.
+    let place = vin.as_ref().bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let (home, away) = (SERVICE_CITIES[(place % 8) as usize], SERVICE_CITIES[((place / 8) % 8) as usize]);
+    let shop_in = |city: &str| match maker(vin) {
+        Some(m) => format!("{city}{}4S店", m.name),
+        None => format!("{city}汽车综合服务中心"),
+    };
     for year in start..=this_year {
         let years_in = i64::from(year - start);
         // Twice a year, at about every 10,000 km.
@@ -411,7 +475,8 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
                 continue;
             }
             let d = date(y, m, rng.next_u64());
-            services.push(Service { date: d.clone(), km, shop: SHOPS[rng.below(5) as usize].to_owned(), items: ITEMS[rng.below(4) as usize].to_owned() });
+            let city = if rng.below(5) < 4 { home } else { away };
+            services.push(Service { date: d.clone(), km, shop: shop_in(city), items: ITEMS[rng.below(4) as usize].to_owned() });
             readings.push(OdometerReading { date: d, km, source: "4S店保养".to_owned() });
         }
     }
@@ -465,6 +530,26 @@ mod tests {
 
     fn vin(text: &str) -> Vin {
         Vin::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_vin_names_its_maker_and_is_serviced_by_that_network_in_one_or_two_cities() {
+        assert_eq!(vin_car_name(&vin(ACCIDENT_VIN)), "上汽大众 2012年款");
+        assert_eq!(vin_car_name(&vin(MORTGAGE_VIN)), "一汽-大众 2015年款");
+        assert_eq!(maker(&vin("LGXCE6CD5M0234567")).map(|m| m.brand), Some("比亚迪"));
+        assert_eq!(maker(&vin("WVWZZZ1KZ8W000001")), None);
+        assert_eq!(vin_car_name(&vin("WVWZZZ1KZ8W000001")), "2008年款车辆");
+        for text in [ACCIDENT_VIN, MORTGAGE_VIN, ROLLBACK_VIN, "LVGBE40K8GP123456"] {
+            let v = vin(text);
+            let m = maker(&v).unwrap();
+            let record = sandbox_record(&v, NOW);
+            assert!(record.services.len() >= 4, "{text}");
+            let mut cities: Vec<&str> = record.services.iter().map(|s| s.shop.split(m.name).next().unwrap()).collect();
+            cities.sort_unstable();
+            cities.dedup();
+            assert!(record.services.iter().all(|s| s.shop.ends_with(&format!("{}4S店", m.name))), "{text}: {:?}", record.services);
+            assert!((1..=2).contains(&cities.len()), "{text}: {cities:?}");
+        }
     }
 
     #[test]

@@ -115,10 +115,33 @@ impl Pages {
     }
 }
 
+/// About how tall a block is laid out (its wrapped lines included).
+fn height(b: &Block) -> f32 {
+    let text_w = PAGE_W - 2.0 * MARGIN;
+    match b {
+        Block::Title(_) => 38.0,
+        Block::Note(t) => 14.0 * wrap(t, 9.0, text_w).len() as f32,
+        Block::Heading(_) => 38.0,
+        Block::Para(t) => 17.0 * wrap(t, 10.5, text_w).len() as f32 + 11.0,
+        Block::Row(_, v, _) => 17.0 * wrap(v, 10.5, PAGE_W - 2.0 * MARGIN - 110.0).len() as f32,
+        Block::Chart(p) if p.len() >= 2 => CHART_H + 10.0,
+        Block::Chart(_) => 0.0,
+    }
+}
+
+/// How much of the page a heading needs to begin on it: its whole section (up to the next
+/// heading or title) when that fits on a page, so a section is never split across two; else the
+/// heading and the first three lines of a long section.
+fn section_need(rest: &[Block]) -> f32 {
+    let body: Vec<f32> = rest.iter().skip(1).take_while(|b| !matches!(b, Block::Heading(_) | Block::Title(_))).map(height).collect();
+    let whole = height(&rest[0]) + body.iter().sum::<f32>();
+    if whole <= BOTTOM - MARGIN { whole } else { height(&rest[0]) + body.iter().take(3).sum::<f32>() }
+}
+
 /// Lays the blocks out on pages, a footer (`footer`, page n/m) on each.
 fn layout(blocks: &[Block], footer: &str) -> Vec<Vec<Op>> {
     let mut p = Pages { done: Vec::new(), cur: Vec::new(), y: MARGIN };
-    for b in blocks {
+    for (i, b) in blocks.iter().enumerate() {
         match b {
             Block::Title(t) => {
                 p.room(40.0);
@@ -128,13 +151,14 @@ fn layout(blocks: &[Block], footer: &str) -> Vec<Vec<Op>> {
             }
             Block::Note(t) => p.lines(t, 9.0, 14.0, GREY),
             Block::Heading(t) => {
-                p.room(48.0);
+                p.room(section_need(&blocks[i..]));
                 p.y += 10.0;
                 p.push(Op::Text { x: MARGIN, y: p.y + 14.0, size: 13.0, text: t.clone(), color: INK });
                 p.push(Op::Line { points: vec![(MARGIN, p.y + 21.0), (PAGE_W - MARGIN, p.y + 21.0)], width: 0.8, color: RULE });
                 p.y += 28.0;
             }
             Block::Para(t) => {
+                p.y += 8.0;
                 p.lines(t, 10.5, 17.0, INK);
                 p.y += 3.0;
             }
@@ -203,6 +227,9 @@ pub fn render(font: &Font, title: &str, footer: &str, blocks: &[Block]) -> Optio
         for op in ops {
             match op {
                 Op::Text { x, y, size, text, color } => {
+                    // Glyphs are filled only: a stroke left from the last rule would outline
+                    // them in its light grey and wash the text out.
+                    surface.set_stroke(None);
                     surface.set_fill(Some(fill(color)));
                     surface.draw_text(Point::from_xy(x, y), font.clone(), size, &text, false, TextDirection::Auto);
                 }
@@ -254,5 +281,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The sections on each page, by their headings' texts.
+    fn headings(pages: &[Vec<Op>]) -> Vec<Vec<String>> {
+        pages.iter().map(|page| page.iter().filter(|op| matches!(op, Op::Text { size, .. } if *size == 13.0)).map(text_of).collect()).collect()
+    }
+
+    fn text_of(op: &Op) -> String {
+        match op {
+            Op::Text { text, .. } => text.clone(),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn a_section_that_fits_on_a_page_is_never_split() {
+        // A first section that nearly fills the page, then a short one: the short one moves whole
+        // to the next page instead of leaving its heading or a row behind.
+        let mut blocks = vec![Block::Title("车况报告 · 车况四项全查".into()), Block::Heading("维保记录：共30次".into())];
+        blocks.extend((0..36).map(|i| Block::Row(format!("2019-0{}", i % 9 + 1), "更换机油、机油滤清器".into(), false)));
+        blocks.extend([
+            Block::Heading("车辆状态：无异常".into()),
+            Block::Row("抵押".into(), "无".into(), false),
+            Block::Row("报废".into(), "无".into(), false),
+        ]);
+        let pages = layout(&blocks, "二手车网");
+        assert_eq!(headings(&pages), [vec!["维保记录：共30次".to_owned()], vec!["车辆状态：无异常".to_owned()]]);
+        let last: Vec<String> = pages[1].iter().map(text_of).collect();
+        assert!(last.contains(&"报废".to_owned()) && last.contains(&"抵押".to_owned()), "the section's rows go with it: {last:?}");
+        // A section longer than a page still starts where there is room for its first lines.
+        let long: Vec<Block> =
+            std::iter::once(Block::Heading("维保记录：共120次".into())).chain((0..120).map(|i| Block::Row(format!("第{i}次"), "保养".into(), false))).collect();
+        assert_eq!(headings(&layout(&long, "")).concat(), ["维保记录：共120次"]);
     }
 }

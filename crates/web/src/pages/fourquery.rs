@@ -304,7 +304,7 @@ async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, for
     });
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "确认查询");
     page.private();
-    let model = domain::report::model_year(&a.vin).map(|y| format!("{y}年款")).unwrap_or_default();
+    let model = domain::report::vin_car_name(&a.vin);
     let (vin_shown, car) = match &a.listing {
         Some((_, title, _)) => ("车架号已隐藏（由卖家提供）".to_owned(), title.clone()),
         None => (a.vin.as_ref().to_owned(), model),
@@ -472,7 +472,7 @@ async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppErr
     let title = match (&listing, r.listing_id) {
         (Some(d), _) => d.title.clone(),
         (None, Some(_)) => "在售车辆".to_owned(),
-        (None, None) => Vin::parse(&r.vin).ok().and_then(|v| domain::report::model_year(&v)).map_or_else(|| "车辆".to_owned(), |y| format!("{y}年款车辆")),
+        (None, None) => Vin::parse(&r.vin).ok().map_or_else(|| "车辆".to_owned(), |v| domain::report::vin_car_name(&v)),
     };
     let vin = if r.listing_id.is_some() { "已隐藏（由卖家提供）".to_owned() } else { r.vin.clone() };
     let wan = |km: i64| format!("{}万公里", domain::money::wan_km(km));
