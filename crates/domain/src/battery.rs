@@ -102,7 +102,7 @@ impl Battery {
 }
 
 /// A demo VIN whose battery is worn (health under 80%, a weak cell).
-pub const WORN_BATTERY_VIN: &str = "LGXCE6CD5M0234567";
+pub const WORN_BATTERY_VIN: &str = "LGXCE6CD2M0234567";
 
 /// The sandbox's battery of a VIN as of `now`: a pack of 50–90 kWh losing about 2% a year plus a
 /// little by chance, cycles from the years driven, read from the car's BMS. Deterministic: the
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_sandbox_is_deterministic_and_plausible() {
-        let v = Vin::parse("LRWYGCEK8NC123456").unwrap();
+        let v = Vin::parse("LRWYGCEK2NC123456").unwrap();
         let a = sandbox_battery(&v, NOW);
         assert_eq!(a, sandbox_battery(&v, NOW));
         assert!((50_000..=91_000).contains(&a.rated_wh), "{a:?}");

@@ -353,6 +353,10 @@ pub fn sandbox_vin(year: i32, bits: u64) -> String {
     vin.push(year_code);
     vin.push(CHARS[10 + take(23)] as char);
     vin.push_str(&format!("{:06}", take(1_000_000)));
+    // The ninth character is the check digit of the others, as on a real VIN.
+    if let Some(check) = crate::validate::vin_check_digit(&vin) {
+        vin.replace_range(8..9, &check.to_string());
+    }
     vin
 }
 
@@ -360,11 +364,11 @@ pub fn sandbox_vin(year: i32, bits: u64) -> String {
 pub const SANDBOX_SOURCE: &str = "演示数据";
 
 /// A demo VIN whose record shows a serious accident.
-pub const ACCIDENT_VIN: &str = "LSVAM4187C2184821";
+pub const ACCIDENT_VIN: &str = "LSVAM4180C2184821";
 /// A demo VIN pledged against a loan.
-pub const MORTGAGE_VIN: &str = "LFV2A21K5F3073519";
+pub const MORTGAGE_VIN: &str = "LFV2A21K6F3073519";
 /// A demo VIN whose odometer was rolled back.
-pub const ROLLBACK_VIN: &str = "LGBH52E05LY123456";
+pub const ROLLBACK_VIN: &str = "LGBH52E0XLY123456";
 
 /// The sandbox's generator for a VIN: seeded with its FNV-1a hash, so the same VIN always gives
 /// the same record.
@@ -536,10 +540,10 @@ mod tests {
     fn a_vin_names_its_maker_and_is_serviced_by_that_network_in_one_or_two_cities() {
         assert_eq!(vin_car_name(&vin(ACCIDENT_VIN)), "上汽大众 2012年款");
         assert_eq!(vin_car_name(&vin(MORTGAGE_VIN)), "一汽-大众 2015年款");
-        assert_eq!(maker(&vin("LGXCE6CD5M0234567")).map(|m| m.brand), Some("比亚迪"));
-        assert_eq!(maker(&vin("WVWZZZ1KZ8W000001")), None);
-        assert_eq!(vin_car_name(&vin("WVWZZZ1KZ8W000001")), "2008年款车辆");
-        for text in [ACCIDENT_VIN, MORTGAGE_VIN, ROLLBACK_VIN, "LVGBE40K8GP123456"] {
+        assert_eq!(maker(&vin("LGXCE6CD2M0234567")).map(|m| m.brand), Some("比亚迪"));
+        assert_eq!(maker(&vin("WVWZZZ1K88W000001")), None);
+        assert_eq!(vin_car_name(&vin("WVWZZZ1K88W000001")), "2008年款车辆");
+        for text in [ACCIDENT_VIN, MORTGAGE_VIN, ROLLBACK_VIN, "LVGBE40K7GP123456"] {
             let v = vin(text);
             let m = maker(&v).unwrap();
             let record = sandbox_record(&v, NOW);
@@ -554,7 +558,7 @@ mod tests {
 
     #[test]
     fn a_vin_always_gives_the_same_plausible_record() {
-        let v = vin("LVSHCAMB1EE123456");
+        let v = vin("LVSHCAMB8EE123456");
         let a = sandbox_record(&v, NOW);
         assert_eq!(a, sandbox_record(&v, NOW), "deterministic");
         assert_ne!(a, sandbox_record(&vin("LVSHCAMB1EE123457"), NOW), "another VIN, another record");
@@ -581,7 +585,7 @@ mod tests {
         assert_eq!(rollback.summary(Kind::Mileage, None), "疑似调表");
         assert!(!rollback.verdict(None).lines(&rollback.odometer()).is_empty());
         // A seller's stated mileage below the record is a rollback too.
-        let clean = sandbox_record(&vin("LVSHCAMB1EE123456"), NOW);
+        let clean = sandbox_record(&vin("LVSHCAMB8EE123456"), NOW);
         let last = clean.readings.last().unwrap().km;
         assert_eq!(clean.summary(Kind::Mileage, Some(last - 5_000)), "疑似调表");
         assert_eq!(clean.summary(Kind::Mileage, Some(last + 100)), "里程正常");
@@ -625,8 +629,8 @@ mod tests {
     fn sandbox_vins_are_vins_of_their_year() {
         for (year, bits) in [(2014, 0u64), (2021, u64::MAX), (2008, 123_456_789), (2026, 42)] {
             let text = sandbox_vin(year, bits);
-            let v = Vin::parse(&text).unwrap();
-            assert_eq!(v.as_ref(), text, "17 valid characters: {text}");
+            let v = Vin::parse_exact(&text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert_eq!(v.as_ref(), text, "17 valid characters with their check digit: {text}");
             assert_eq!(model_year(&v), Some(year));
         }
     }

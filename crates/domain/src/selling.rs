@@ -248,6 +248,10 @@ impl SellListing {
 /// Field name → message, for showing beside each field.
 pub type FieldErrors = BTreeMap<&'static str, String>;
 
+/// The message beside the VIN of a car that is already on sale, or under review, in another
+/// listing: one car, one live listing.
+pub const VIN_LISTED: &str = "该车架号已有在售或审核中的车源，同一辆车不能重复发布";
+
 /// Checks a form. `now_year`/`now_month` bound the registration date; `photos` is how many
 /// photos the form carries.
 pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32) -> Result<SellListing, FieldErrors> {
@@ -320,7 +324,7 @@ pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32)
     let emission = input.emission.trim().parse::<i32>().ok().filter(|n| (0..=7).contains(n)).unwrap_or(0);
     let vin = match input.vin.trim() {
         "" => None,
-        t => match Vin::parse(t) {
+        t => match Vin::parse_checked(t) {
             Ok(v) => Some(v.as_ref().to_owned()),
             Err(err) => {
                 e.insert("vin", err.message().into());
@@ -590,7 +594,7 @@ mod tests {
         assert_eq!(e["city"], "请选择车辆所在城市");
         assert_eq!(e["colour"], "请选择车身颜色");
         assert_eq!(e["transfers"], "过户次数应为0到20之间的整数");
-        assert_eq!(e["vin"], "车架号应为17位数字和大写字母(不含I、O、Q)");
+        assert_eq!(e["vin"], "车架号应为17位数字和字母(不含I、O、Q)");
         assert_eq!(e["description"], format!("车况描述最多2000字，当前{}字", DESCRIPTION_MAX + 1));
         assert_eq!(e["contact"], "请输入正确的手机号");
         assert_eq!(e["photos"], "请至少上传3张照片，当前2张");
@@ -603,8 +607,8 @@ mod tests {
         assert!(!empty.contains_key("vin"), "the VIN is optional");
         let old = validate(&SellInput { reg: "1989-12".into(), ..good() }, 3, 2026, 11).unwrap_err();
         assert_eq!(old["reg"], "上牌时间不能早于1990年");
-        let this_month = validate(&SellInput { reg: "2026-11".into(), vin: "车架号LSVAB12C3E4567890".into(), ..good() }, 3, 2026, 11).unwrap();
-        assert_eq!(this_month.vin.as_deref(), Some("LSVAB12C3E4567890"));
+        let this_month = validate(&SellInput { reg: "2026-11".into(), vin: "车架号LSVAB12C8E4567890".into(), ..good() }, 3, 2026, 11).unwrap();
+        assert_eq!(this_month.vin.as_deref(), Some("LSVAB12C8E4567890"));
     }
 
     #[test]

@@ -84,18 +84,15 @@ pub enum VinError {
     Empty,
     /// No run of 17 valid characters.
     Invalid,
-    /// Spaces inside (a query takes the VIN alone).
-    Spaces,
-    /// Full-width characters (typed with a Chinese input method).
-    FullWidth,
-    /// Lower-case letters.
-    Lowercase,
     /// The letters I, O or Q, which no VIN has.
     Ioq,
     /// Fewer than 17 characters.
     Short,
     /// More than 17 characters.
     Long,
+    /// The ninth character is not the check digit the other sixteen give: a character was
+    /// mistyped (or two swapped).
+    CheckDigit,
 }
 
 impl VinError {
@@ -103,15 +100,70 @@ impl VinError {
     pub fn message(self) -> &'static str {
         match self {
             VinError::Empty => "请填写车架号(VIN)",
-            VinError::Invalid => "车架号应为17位数字和大写字母(不含I、O、Q)",
-            VinError::Spaces => "车架号中间不能有空格",
-            VinError::FullWidth => "请用半角字符(英文输入法)填写车架号",
-            VinError::Lowercase => "车架号的字母须大写",
+            VinError::Invalid => "车架号应为17位数字和字母(不含I、O、Q)",
             VinError::Ioq => "车架号不含字母I、O、Q，请核对(可能是数字1、0)",
             VinError::Short => "车架号应为17位，您填写的不足17位",
             VinError::Long => "车架号应为17位，您填写的超过了17位",
+            VinError::CheckDigit => "车架号校验不通过(第9位校验码与其他字符不符)，请逐位核对是否输错",
         }
     }
+}
+
+/// What people paste, made a VIN's canonical form before the seed's rule reads it: full-width
+/// characters (typed with a Chinese input method) made half-width, spaces and hyphens dropped,
+/// letters upper-cased.
+///
+/// ```
+/// assert_eq!(domain::validate::tidy_vin(" ｌｓｖａｍ 4180-c2184821　"), "LSVAM4180C2184821");
+/// ```
+pub fn tidy_vin(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            _ => c,
+        })
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// The check digit ISO 3779 (and China's GB 16735) puts ninth: each character's value (digits as
+/// themselves, letters as the standard assigns) times its position's weight, summed, modulo 11;
+/// 10 is written `X`. `None` when the text is not 17 VIN characters.
+///
+/// ```
+/// assert_eq!(domain::validate::vin_check_digit("1M8GDM9AXKP042788"), Some('X'));
+/// ```
+pub fn vin_check_digit(vin: &str) -> Option<char> {
+    const WEIGHTS: [u32; 17] = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'0'..=b'9' => u32::from(c - b'0'),
+            b'A' | b'J' => 1,
+            b'B' | b'K' | b'S' => 2,
+            b'C' | b'L' | b'T' => 3,
+            b'D' | b'M' | b'U' => 4,
+            b'E' | b'N' | b'V' => 5,
+            b'F' | b'W' => 6,
+            b'G' | b'P' | b'X' => 7,
+            b'H' | b'Y' => 8,
+            b'R' | b'Z' => 9,
+            _ => return None,
+        })
+    };
+    let b = vin.as_bytes();
+    if b.len() != 17 {
+        return None;
+    }
+    let mut sum = 0;
+    for (c, w) in b.iter().zip(WEIGHTS) {
+        sum += value(*c)? * w;
+    }
+    Some(match sum % 11 {
+        10 => 'X',
+        n => char::from_digit(n, 10)?,
+    })
 }
 
 fn is_vin_char(c: u8) -> bool {
@@ -142,22 +194,22 @@ impl Vin {
         Err(VinError::Invalid)
     }
 
-    /// A VIN typed alone (a history query): the seed rule, and nothing but the 17 characters,
-    /// with the mistake people make named (spaces, full-width or lower-case letters, I/O/Q, a
-    /// character too few or too many).
+    /// A VIN as a form takes it: what was pasted tidied ([`tidy_vin`]), then the seed's rule, then
+    /// the check digit ([`vin_check_digit`]).
+    pub fn parse_checked(text: &str) -> Result<Self, VinError> {
+        let vin = Vin::parse(&tidy_vin(text))?;
+        if vin_check_digit(&vin.0) != Some(vin.0.as_bytes()[8] as char) {
+            return Err(VinError::CheckDigit);
+        }
+        Ok(vin)
+    }
+
+    /// A VIN typed alone (a history query): tidied, and nothing but the 17 characters, with the
+    /// mistake named (I/O/Q, a character too few or too many, a wrong check digit).
     pub fn parse_exact(text: &str) -> Result<Self, VinError> {
-        let text = text.trim();
+        let text = tidy_vin(text);
         if text.is_empty() {
             return Err(VinError::Empty);
-        }
-        if text.chars().any(|c| !c.is_ascii() && ('\u{FF01}'..='\u{FF5E}').contains(&c) || c == '\u{3000}') {
-            return Err(VinError::FullWidth);
-        }
-        if text.chars().any(char::is_whitespace) {
-            return Err(VinError::Spaces);
-        }
-        if text.chars().any(|c| c.is_ascii_lowercase()) {
-            return Err(VinError::Lowercase);
         }
         if text.chars().any(|c| matches!(c, 'I' | 'O' | 'Q')) {
             return Err(VinError::Ioq);
@@ -165,7 +217,7 @@ impl Vin {
         match text.chars().count() {
             n if n < 17 => Err(VinError::Short),
             n if n > 17 => Err(VinError::Long),
-            _ => Vin::parse(text),
+            _ => Vin::parse_checked(&text),
         }
     }
 
@@ -248,24 +300,43 @@ mod tests {
     }
 
     #[test]
-    fn a_vin_typed_alone_names_the_mistake() {
-        assert_eq!(Vin::parse_exact(" LSVAM4187C2184821 ").unwrap().as_ref(), "LSVAM4187C2184821");
+    fn a_vin_typed_alone_is_tidied_then_checked() {
+        // What people paste is accepted: lower case, spaces, hyphens, full-width characters.
+        for text in [" LSVAM4180C2184821 ", "lsvam4180c2184821", "LSVAM 4180 C218 4821", "ＬＳＶＡＭ4180C2184821", "LSVAM4180C218482１", "LSV-AM4180-C2184821"]
+        {
+            assert_eq!(Vin::parse_exact(text).map(|v| v.0), Ok("LSVAM4180C2184821".to_owned()), "{text:?}");
+        }
         let cases = [
             ("", VinError::Empty),
-            ("lsvam4187c2184821", VinError::Lowercase),
-            ("LSVAM4187C218482I", VinError::Ioq),
-            ("LSVAM4187C218482O", VinError::Ioq),
-            ("LSVAQ4187C2184821", VinError::Ioq),
-            ("LSVAM4187C218482", VinError::Short),
-            ("LSVAM4187C21848211", VinError::Long),
-            ("LSVAM 4187C2184821", VinError::Spaces),
-            ("ＬＳＶＡＭ4187C2184821", VinError::FullWidth),
-            ("LSVAM4187C218482１", VinError::FullWidth),
-            ("LSVAM4187C2184-21", VinError::Invalid),
+            ("  ", VinError::Empty),
+            ("LSVAM4180C218482I", VinError::Ioq),
+            ("LSVAM4180C218482O", VinError::Ioq),
+            ("lsvaq4180c2184821", VinError::Ioq),
+            ("LSVAM4180C218482", VinError::Short),
+            ("LSVAM4180C21848211", VinError::Long),
+            ("LSVAM4180C2184_21", VinError::Invalid),
+            // One character mistyped, or two swapped: the check digit tells.
+            ("LSVAM4187C2184821", VinError::CheckDigit),
+            ("LSVAM4180C2184812", VinError::CheckDigit),
+            ("LSVAM4180C2184831", VinError::CheckDigit),
         ];
         for (text, want) in cases {
             assert_eq!(Vin::parse_exact(text), Err(want), "{text:?}");
             assert!(!want.message().is_empty());
         }
+    }
+
+    #[test]
+    fn the_check_digit_follows_iso_3779() {
+        // The standard's own example, and VINs whose check digit is 0 and X.
+        assert_eq!(vin_check_digit("1M8GDM9AXKP042788"), Some('X'));
+        assert_eq!(vin_check_digit("11111111111111111"), Some('1'));
+        assert_eq!(vin_check_digit("LSVAM4180C2184821"), Some('0'));
+        assert_eq!(vin_check_digit("LGBH52E0XLY123456"), Some('X'));
+        assert_eq!(vin_check_digit("LSVAM4180C218482"), None, "16 characters");
+        assert_eq!(vin_check_digit("LSVAM4180C218482I"), None, "no I in a VIN");
+        // A form's VIN inside other text still follows the seed's rule, then the check.
+        assert_eq!(Vin::parse_checked("车架号:lsvam4180c2184821,请核对").map(|v| v.0), Ok("LSVAM4180C2184821".to_owned()));
+        assert_eq!(Vin::parse_checked("车架号:LSVAM4187C2184821"), Err(VinError::CheckDigit));
     }
 }

@@ -400,6 +400,18 @@ impl Store {
         Ok(())
     }
 
+    /// Whether another listing than `except` with this VIN is on sale or under review.
+    pub async fn vin_listed_elsewhere(&self, vin: &str, except: Option<i64>) -> Result<bool, DbError> {
+        let n: i64 = on_pool!(self, p => {
+            sqlx::query_scalar("select count(*) from listing where vin = $1 and status in ('pending', 'online') and listing_id <> $2")
+                .bind(vin)
+                .bind(except.unwrap_or(0))
+                .fetch_one(p)
+                .await?
+        });
+        Ok(n > 0)
+    }
+
     /// Creates a listing in 审核中 with its photos (paths in order) and a `submit` event.
     pub async fn create_listing(&self, l: &ListingInput, photos: &[UploadRow], now: i64) -> Result<i64, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();

@@ -1117,7 +1117,7 @@ async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &
     use domain::report::{Product as Kind, State};
     use store::{NewReport, Ordered, Payment, RefundClaim, Settled};
     let user = store.sign_in_by_mobile("13800000031", NOW).await.unwrap().user_id;
-    let vin = "LSVAM4187C2184821";
+    let vin = "LSVAM4180C2184821";
     let since = NOW - 30 * 86_400;
     let order = |no: &str, provider: Provider, channel: &str| store::NewOrder {
         order_no: no.to_owned(),

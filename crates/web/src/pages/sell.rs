@@ -389,12 +389,24 @@ async fn check_posted(
     user: &store::User,
     mp: Multipart,
     action: &str,
+    editing: Option<i64>,
 ) -> Result<Result<(SellListing, Vec<UploadRow>, Option<Suggestion>), SellForm>, AppError> {
     let posted = read_posted(state, user.user_id, mp).await?;
     let input = input_of(&posted.fields);
     let rows = state.store.uploads_by_token(user.user_id, &posted.tokens).await?;
     let now = state.clock.now();
-    let checked = selling::validate(&input, rows.len(), domain::time::year(now), domain::time::month_of_year(now));
+    let mut checked = selling::validate(&input, rows.len(), domain::time::year(now), domain::time::month_of_year(now));
+    // One car, one live listing: a VIN already on sale or under review elsewhere is refused.
+    if let Ok(vin) = domain::validate::Vin::parse_checked(&input.vin)
+        && state.store.vin_listed_elsewhere(vin.as_ref(), editing).await?
+    {
+        match &mut checked {
+            Ok(_) => checked = Err(std::iter::once(("vin", selling::VIN_LISTED.to_owned())).collect()),
+            Err(errors) => {
+                errors.insert("vin", selling::VIN_LISTED.to_owned());
+            }
+        }
+    }
     let suggestion = match &checked {
         Ok(ok) => suggest(state, ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km).await?,
         Err(_) => form_suggestion(state, &input).await?,
@@ -437,7 +449,7 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipa
     let Some(user) = visitor.user.clone() else {
         return crate::signin::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
     };
-    match check_posted(&state, &user, mp, "/personalsell").await? {
+    match check_posted(&state, &user, mp, "/personalsell", None).await? {
         Err(form) => {
             let page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
             let status = if form.errors.is_empty() && form.photo_notes.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
@@ -504,7 +516,7 @@ fn edit_notice(status: ListingStatus) -> String {
 pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId, mp: Multipart) -> Result<Response, AppError> {
     let before = state.store.editable_listing(id, user.user_id).await?;
     let before_photos = state.store.listing_uploads(id).await?;
-    match check_posted(&state, &user, mp, &format!("/space/personcarlist/{id}/edit")).await? {
+    match check_posted(&state, &user, mp, &format!("/space/personcarlist/{id}/edit"), Some(id)).await? {
         Err(mut form) => {
             form.submit_label = "保存修改";
             form.notice = Some(edit_notice(before.status));

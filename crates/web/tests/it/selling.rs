@@ -97,6 +97,15 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     // The seller gave the VIN (the sandbox's demo VIN of a rolled-back odometer).
     let vin = domain::report::ROLLBACK_VIN;
     app.state.store.execute_admin(&format!("update listing set vin = '{vin}' where listing_id = {id}")).await.unwrap();
+    // The same car posted again while it is under review, its VIN pasted in lower case: refused
+    // beside the VIN field, everything else kept.
+    let mut again = fields("8.6", "同一辆车再发一次");
+    again.retain(|p| !matches!(p, Part::Text("vin", _)));
+    let pasted = vin.to_lowercase();
+    again.push(Part::Text("vin", &pasted));
+    let dup = app.post_multipart("/personalsell", &[("cookie", seller.as_str())], &again).await;
+    assert_eq!(dup.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(dup.body.contains(domain::selling::VIN_LISTED) && dup.body.contains("同一辆车再发一次"), "{}", dup.body);
     let ok = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER);
     let again = app.post_form("/staff/review", &[("cookie", &staff)], &format!("id={id}&decision=approve")).await;
