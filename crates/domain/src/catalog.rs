@@ -129,6 +129,17 @@ impl Series {
     }
 }
 
+/// How a car of a series is named: brand and series (大众 朗逸), or the series alone where its
+/// name already begins with the brand's (哪吒V, not 哪吒哪吒V; 宝马X3 stays 宝马 X3).
+///
+/// ```
+/// assert_eq!(domain::catalog::car_name("大众", "朗逸"), "大众 朗逸");
+/// assert_eq!(domain::catalog::car_name("哪吒", "哪吒V"), "哪吒V");
+/// ```
+pub fn car_name(brand: &str, series: &str) -> String {
+    if !brand.is_empty() && series.starts_with(brand) { series.to_owned() } else { format!("{brand} {series}").trim().to_owned() }
+}
+
 struct Catalog {
     brands: Vec<Brand>,
     series: Vec<Series>,

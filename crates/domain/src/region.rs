@@ -123,15 +123,26 @@ pub fn city_by_slug(slug: &str) -> Option<&'static City> {
     r.by_slug.get(at).map(|&i| &r.cities[i]).filter(|c| c.slug == slug)
 }
 
-/// Provinces grouped by initial letter, A to Z, each group in code order.
-pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
-    by_initial(provinces().iter().map(|p| (p.initial, p.code, p)))
+/// Whether we trade in a province (by its code): the mainland's 31, not Taiwan, Hong Kong or
+/// Macau, whose plates, registration and transfers are not ours to handle.
+pub fn traded(province_code: u32) -> bool {
+    province_code < 710_000
 }
 
-/// Cities grouped by initial letter, A to Z, each group in code order (the A–Z index of a city
-/// chooser).
+/// The provinces we trade in, in code order: what a city list offers.
+pub fn traded_provinces() -> impl Iterator<Item = &'static Province> {
+    provinces().iter().filter(|p| traded(p.code))
+}
+
+/// Provinces we trade in, grouped by initial letter, A to Z, each group in code order.
+pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
+    by_initial(traded_provinces().map(|p| (p.initial, p.code, p)))
+}
+
+/// Cities we trade in, grouped by initial letter, A to Z, each group in code order (the A–Z
+/// index of a city chooser).
 pub fn cities_by_initial() -> Vec<(char, Vec<&'static City>)> {
-    by_initial(cities().iter().map(|c| (c.initial, c.code, c)))
+    by_initial(cities().iter().filter(|c| traded(c.province_code)).map(|c| (c.initial, c.code, c)))
 }
 
 fn by_initial<T>(items: impl Iterator<Item = (char, u32, T)>) -> Vec<(char, Vec<T>)> {
@@ -156,7 +167,7 @@ mod tests {
     #[test]
     fn every_city_is_under_its_own_initial_once() {
         let groups = cities_by_initial();
-        assert_eq!(groups.iter().map(|(_, l)| l.len()).sum::<usize>(), cities().len());
+        assert_eq!(groups.iter().map(|(_, l)| l.len()).sum::<usize>(), cities().len() - 3, "all but Taiwan, Hong Kong and Macau");
         assert!(groups.windows(2).all(|w| w[0].0 < w[1].0), "A to Z, each letter once");
         assert!(groups.iter().all(|(c, l)| l.iter().all(|city| city.initial == *c && city.slug.to_uppercase().starts_with(*c))));
         let c = groups.iter().find(|(c, _)| *c == 'C').unwrap();
@@ -255,6 +266,17 @@ mod tests {
     }
 
     #[test]
+    fn city_lists_offer_only_where_we_trade() {
+        let offered: Vec<&str> = provinces_by_initial().into_iter().flat_map(|(_, ps)| ps).map(|p| p.name).collect();
+        assert_eq!(offered.len(), 31, "the mainland's provinces, regions and municipalities");
+        for name in ["台湾", "香港", "澳门"] {
+            assert!(!offered.contains(&name), "{name}");
+            assert!(!cities_by_initial().iter().flat_map(|(_, cs)| cs).any(|c| c.name == name), "{name}");
+        }
+        assert!(traded(430_000) && !traded(810_000));
+    }
+
+    #[test]
     fn provinces_group_by_initial_letter() {
         let groups = provinces_by_initial();
         let letters: String = groups.iter().map(|(c, _)| *c).collect();
@@ -262,6 +284,6 @@ mod tests {
         let (_, c) = groups.iter().find(|(c, _)| *c == 'C').unwrap();
         assert_eq!(c.iter().map(|p| p.name).collect::<Vec<_>>(), ["重庆"]);
         let total: usize = groups.iter().map(|(_, l)| l.len()).sum();
-        assert_eq!(total, 34);
+        assert_eq!(total, 31);
     }
 }

@@ -236,7 +236,7 @@ pub struct SellListing {
 impl SellListing {
     /// `大众 朗逸 2021款 自动`.
     pub fn title(&self) -> String {
-        format!("{} {} {}款 {}", self.brand_name, self.series.name, self.reg_year, if self.gearbox == 1 { "手动" } else { "自动" })
+        format!("{} {}款 {}", catalog::car_name(&self.brand_name, self.series.name), self.reg_year, if self.gearbox == 1 { "手动" } else { "自动" })
     }
 
     /// The guide price taken for valuation: the middle of the series' range.
@@ -539,6 +539,19 @@ pub fn parse_wholesale(text: &str, price_yuan: i64) -> Result<i64, String> {
     Ok(yuan)
 }
 
+/// How a private seller is named to buyers: the form of address the seller gave (王先生, 李女士),
+/// else 个人卖家 — never a surname guessed from a nickname's first character.
+///
+/// ```
+/// assert_eq!(domain::selling::seller_title(Some("王先生")), "王先生");
+/// assert_eq!(domain::selling::seller_title(Some("车友8848")), "个人卖家");
+/// ```
+pub fn seller_title(nickname: Option<&str>) -> String {
+    let name = nickname.unwrap_or("").trim();
+    let addressed = ["先生", "女士", "小姐"].iter().any(|t| name.strip_suffix(t).is_some_and(|s| (1..=2).contains(&s.chars().count())));
+    if addressed { name.to_owned() } else { "个人卖家".to_owned() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -595,6 +608,16 @@ mod tests {
         assert_eq!(e["colour"], "请选择车身颜色");
         assert_eq!(e["transfers"], "过户次数应为0到20之间的整数");
         assert_eq!(e["vin"], "车架号应为17位数字和字母(不含I、O、Q)");
+        for (nick, shown) in [
+            (Some("王先生"), "王先生"),
+            (Some(" 欧阳女士 "), "欧阳女士"),
+            (Some("车主小王"), "个人卖家"),
+            (Some("先生"), "个人卖家"),
+            (Some(""), "个人卖家"),
+            (None, "个人卖家"),
+        ] {
+            assert_eq!(seller_title(nick), shown, "{nick:?}");
+        }
         assert_eq!(e["description"], format!("车况描述最多2000字，当前{}字", DESCRIPTION_MAX + 1));
         assert_eq!(e["contact"], "请输入正确的手机号");
         assert_eq!(e["photos"], "请至少上传3张照片，当前2张");

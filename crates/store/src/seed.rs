@@ -418,8 +418,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let gearbox = if s.guide_min_yuan < 100_000 && s.fuel == 1 && displacement.ends_with('L') && rng.chance(0.3) { 1 } else { 2 };
         let trim = rng.pick(&["舒适版", "豪华版", "精英版", "尊贵版", "运动版", "进取版", "领先版", "旗舰版"]);
         let title = format!(
-            "{brand} {} {}款 {}{} {trim}",
-            s.name,
+            "{} {}款 {}{} {trim}",
+            catalog::car_name(brand, s.name),
             year,
             if displacement.is_empty() { String::new() } else { format!("{displacement} ") },
             if gearbox == 1 { "手动" } else { "自动" }

@@ -251,10 +251,7 @@ async fn render_with(
                 d.shop_address.as_deref().map(|a| format!(" · {a}")).unwrap_or_default()
             ),
         ),
-        _ => {
-            let surname: String = d.seller_nickname.as_deref().unwrap_or("").chars().take(1).collect();
-            (if surname.is_empty() { "个人卖家".to_owned() } else { format!("{surname}先生/女士") }, "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned())
-        }
+        _ => (domain::selling::seller_title(d.seller_nickname.as_deref()), "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned()),
     };
     let cuts = history.iter().map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan))).collect();
     let plain_url = absolute(state, &canonical);

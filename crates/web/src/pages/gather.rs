@@ -90,7 +90,7 @@ async fn render(
     let demand = rows
         .iter()
         .map(|d| DemandView {
-            name: format!("{} {}", d.brand_name, d.series_name),
+            name: domain::catalog::car_name(&d.brand_name, &d.series_name),
             slug: d.series_slug.clone(),
             buyers: d.buyers,
             budget: budget(d),
@@ -141,7 +141,7 @@ pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): 
     let (Some(lead), Some(series), Some(city), true) = (lead, series, city, errors.is_empty()) else {
         return render(&state, &visitor, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    let car = format!("{}{}", domain::catalog::brand(series.brand_slug).map_or("", |b| b.name), series.name);
+    let car = domain::catalog::car_name(domain::catalog::brand(series.brand_slug).map_or("", |b| b.name), series.name);
     let lead = NewLead { city_code: i32::try_from(city.code).ok(), name: car.clone(), note: "车源征集".to_owned(), ..lead };
     match crate::push::submit_sell_request(&state, &lead, &car, expected, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {

@@ -44,7 +44,7 @@ pub type ProvinceCities = Vec<(&'static region::Province, Vec<&'static region::C
 
 /// Every province with its cities, in the catalogue's order.
 pub fn province_cities() -> ProvinceCities {
-    region::provinces().iter().map(|p| (p, region::cities_of(p.code).collect())).collect()
+    region::traded_provinces().map(|p| (p, region::cities_of(p.code).collect())).collect()
 }
 
 /// Brands with their series, for the grouped 车系 `<select>` of the forms.

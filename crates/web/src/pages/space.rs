@@ -570,24 +570,46 @@ struct VipPage {
     benefits: Vec<(&'static str, String, String)>,
 }
 
-/// `GET /space/vip`: status and orders.
-pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
-    let now = state.clock.now();
-    let (ms, orders, benefits, (refreshes, confirms)) = tokio::try_join!(
-        state.store.memberships(user.user_id, now),
-        state.store.orders(user.user_id, 50),
-        state.store.benefits(user.user_id, now),
-        state.store.seller_actions_since(user.user_id, domain::time::month_start(now))
-    )?;
+/// What the running plans give, row by row (benefit, level, this month's use): a buyer's plan
+/// shows its free reports and alerts, a seller's its 擦亮 and 确认在售, a dealer's its promotion;
+/// without a plan, the free level of what a seller uses.
+fn benefit_rows(benefits: &domain::vip::Plan, refreshes: i64, confirms: i64, reports_used: i64) -> Vec<(&'static str, String, String)> {
     let free = domain::vip::FREE;
-    let mut rows = vec![
-        ("每天擦亮", format!("每辆车{}次（普通用户{}次）", benefits.refreshes_per_day, free.refreshes_per_day), format!("本月已擦亮{refreshes}次")),
-        ("确认在售有效期", format!("{}天（普通用户{}天）", benefits.confirm_days, free.confirm_days), format!("本月已确认{confirms}次")),
-    ];
+    let mut rows = Vec::new();
+    if benefits.free_reports_per_month > 0 {
+        let n = benefits.free_reports_per_month;
+        rows.push((
+            "免费车况查询",
+            format!("每月{n}次"),
+            format!("本月已用{}次，剩{}次", reports_used.min(i64::from(n)), (i64::from(n) - reports_used).max(0)),
+        ));
+    }
+    if benefits.instant_alerts {
+        rows.push(("订阅提醒", "新车源上架即时提醒".to_owned(), "在“我的订阅”中管理".to_owned()));
+    }
+    let seller_plan = benefits.refreshes_per_day > free.refreshes_per_day || benefits.confirm_days > free.confirm_days;
+    if seller_plan || rows.is_empty() || refreshes + confirms > 0 {
+        rows.push(("每天擦亮", format!("每辆车{}次（普通用户{}次）", benefits.refreshes_per_day, free.refreshes_per_day), format!("本月已擦亮{refreshes}次")));
+        rows.push(("确认在售有效期", format!("{}天（普通用户{}天）", benefits.confirm_days, free.confirm_days), format!("本月已确认{confirms}次")));
+    }
     if let Some(reach) = benefits.reach {
         let place = if reach == domain::vip::Reach::Nationwide { "全国" } else { "所选城市" };
         rows.push(("综合排序推广位", format!("{place}第1页前{}位，标注“推广”", domain::vip::PROMOTED_SLOTS), "店铺显示VIP商家标识".to_owned()));
     }
+    rows
+}
+
+/// `GET /space/vip`: status and orders.
+pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let (ms, orders, benefits, (refreshes, confirms), reports_used) = tokio::try_join!(
+        state.store.memberships(user.user_id, now),
+        state.store.orders(user.user_id, 50),
+        state.store.benefits(user.user_id, now),
+        state.store.seller_actions_since(user.user_id, domain::time::month_start(now)),
+        state.store.free_reports_used(user.user_id, domain::time::month_start(now))
+    )?;
+    let rows = benefit_rows(&benefits, refreshes, confirms, reports_used);
     let memberships = ms
         .iter()
         .map(|m| {

@@ -149,6 +149,10 @@ async fn a_vip_plan_gives_free_queries_until_they_are_used(app: &TestApp) {
     let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
     let form = app.get("/servicehall/fourquery", &h).await;
     assert!(form.body.contains("本月可免费查询2次，还剩2次"), "{}", form.body);
+    // My VIP shows what the buyer's plan gives, not a seller's 擦亮 and 确认在售.
+    let mine = app.get("/space/vip", &h).await;
+    assert!(mine.body.contains("免费车况查询") && mine.body.contains("每月2次") && mine.body.contains("新车源上架即时提醒"), "{}", mine.body);
+    assert!(!mine.body.contains("每天擦亮") && !mine.body.contains("确认在售有效期"), "{}", mine.body);
     for (n, vin) in [domain::report::ROLLBACK_VIN, domain::report::MORTGAGE_VIN].into_iter().enumerate() {
         let confirm = app.get(&format!("/servicehall/fourquery/fourorder?vin={vin}&product=mileage"), &h).await;
         assert!(confirm.body.contains(&format!("使用VIP免费查询（本月剩{}次）", 2 - n)), "{}", confirm.body);
