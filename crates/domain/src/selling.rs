@@ -236,7 +236,7 @@ pub struct SellListing {
 impl SellListing {
     /// `大众 朗逸 2021款 自动`.
     pub fn title(&self) -> String {
-        format!("{} {}款 {}", catalog::car_name(&self.brand_name, self.series.name), self.reg_year, if self.gearbox == 1 { "手动" } else { "自动" })
+        format!("{} {}款 {}", catalog::car_name(self.brand_name, self.series.name), self.reg_year, if self.gearbox == 1 { "手动" } else { "自动" })
     }
 
     /// The guide price taken for valuation: the middle of the series' range.
