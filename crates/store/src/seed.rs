@@ -483,6 +483,14 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         } else {
             Val::Null
         };
+        // Inspected a few days before it went on sale, by one of the demo's inspectors; the
+        // listing's summary says what the report says.
+        let inspection = inspected.then(|| {
+            let mut irng = Rng::new(cfg.seed.wrapping_mul(7_919).wrapping_add(id as u64));
+            let at = published - (1 + irng.below(5) as i64) * 86_400 - irng.below(8 * 3_600) as i64;
+            let inspector = INSPECTORS[irng.below(INSPECTORS.len() as u64) as usize];
+            (at, inspector, domain::inspection::sample(irng.next_u64()))
+        });
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -509,11 +517,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(i64::from(city.code)),
             Val::Text(text),
             Val::Int(i64::from(inspected)),
-            Val::Text(if inspected {
-                "已通过168项检测：无重大事故、无火烧、无泡水，发动机变速箱工况良好。".to_owned()
-            } else {
-                String::new()
-            }),
+            Val::Text(inspection.as_ref().map(|(_, _, r)| format!("{}。", r.conclusion())).unwrap_or_default()),
             Val::Text(cover),
             Val::Int(cuts),
             Val::Text(status.to_owned()),
@@ -529,18 +533,13 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Text(panel),
             wholesale,
         ]);
-        if inspected {
-            // Inspected a few days before it went on sale, by one of the demo's inspectors.
-            let mut irng = Rng::new(cfg.seed.wrapping_mul(7_919).wrapping_add(id as u64));
-            let at = published - (1 + irng.below(5) as i64) * 86_400 - irng.below(8 * 3_600) as i64;
-            let inspector = INSPECTORS[irng.below(INSPECTORS.len() as u64) as usize];
-            let result = domain::inspection::sample(irng.next_u64());
+        if let Some((at, inspector, result)) = &inspection {
             inspection_rows.push(vec![
                 Val::Int(id),
-                Val::Text(domain::inspection::report_no(id, at)),
-                Val::Text(inspector.to_owned()),
-                Val::Int(at),
-                Val::Text(serde_json::to_string(&result).unwrap_or_default()),
+                Val::Text(domain::inspection::report_no(id, *at)),
+                Val::Text((*inspector).to_owned()),
+                Val::Int(*at),
+                Val::Text(serde_json::to_string(result).unwrap_or_default()),
             ]);
         }
         if listing_rows.len() == 5_000 {
@@ -883,7 +882,7 @@ fn description(rng: &mut Rng, car: &DemoCar<'_>) -> String {
     if car.dealer {
         let opener = if young { "本店准新车：" } else { *rng.pick(&["本店车源：", "店内实车：", "精品车源："]) };
         let middle = if car.inspected {
-            "已通过本店168项检测，检测报告可在页面查看。"
+            "已做168项检测，检测报告可在页面查看。"
         } else {
             *rng.pick(&["已做整备，支持第三方检测。", "可查维保记录，车况透明。", "到店可试驾，欢迎预约。"])
         };

@@ -541,6 +541,16 @@ async fn the_demo_data_is_believable(store: &Store) {
     // Stock concentrates on the series people buy: the busiest series has many times the median.
     let busiest = store.count_admin("select max(n) from (select count(*) as n from listing group by series_id) t").await.unwrap();
     assert!(busiest >= 25, "{busiest}");
+    // An inspected car's summary says what its report says, items passed included.
+    let inspected = store.count_admin("select count(*) from listing where inspected").await.unwrap();
+    assert!(inspected > 10, "{inspected}");
+    for id in 1..=2000 {
+        let Some(record) = store.inspection_of_listing(id).await.unwrap() else { continue };
+        let summary = store.listing_detail(id).await.unwrap().inspection_summary;
+        assert_eq!(summary, format!("{}。", record.inspection.conclusion()), "listing {id}");
+    }
+    // A series named with its brand is not named twice (哪吒V, not 哪吒 哪吒V).
+    assert_eq!(store.count_admin("select count(*) from listing where title like '哪吒 哪吒%'").await.unwrap(), 0);
     // Real articles: no generated filler in any body.
     assert_eq!(store.count_admin("select count(*) from news where body like '%由系统生成%'").await.unwrap(), 0);
     assert!(report.news >= 25);
