@@ -13,10 +13,11 @@
 use crate::rng::Rng;
 use crate::validate::Vin;
 
-/// Whether a listing of `fuel` (the catalogue's code) has a traction battery: 纯电动 (3) and
-/// 油电混合 (4).
-pub fn has_battery(fuel: u8) -> bool {
-    matches!(fuel, 3 | 4)
+/// Whether a listing of `fuel` (the stored code) and series `series_slug` has a traction battery
+/// worth a battery report: 新能源 only (battery-electric, plug-in hybrid, range extender), never
+/// a plain hybrid, whose small battery charges from its engine.
+pub fn has_battery(fuel: u8, series_slug: &str) -> bool {
+    crate::catalog::is_new_energy(fuel, series_slug)
 }
 
 /// One battery test.
@@ -179,6 +180,7 @@ mod tests {
         assert_eq!(a.tested, "2026-11-21");
         let worn = sandbox_battery(&Vin::parse(WORN_BATTERY_VIN).unwrap(), NOW);
         assert!(worn.soh_permille() < 800 && worn.cell_spread_mv > 60, "{worn:?}");
-        assert!(has_battery(3) && has_battery(4) && !has_battery(1) && !has_battery(5));
+        assert!(has_battery(3, "model-y") && has_battery(4, "qin-plus") && has_battery(4, "l7"));
+        assert!(!has_battery(4, "cr-v") && !has_battery(4, "es") && !has_battery(1, "langyi") && !has_battery(5, "langyi"));
     }
 }

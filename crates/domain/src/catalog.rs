@@ -118,6 +118,9 @@ pub struct Series {
     pub to_year: Option<i32>,
     /// Displacements offered (`1.5T`, `2.0L`); empty for electric cars.
     pub engines: &'static [&'static str],
+    /// 新能源: battery-electric, plug-in hybrid or range extender (the last two stored as fuel 4,
+    /// 油电混合, as plain hybrids are, which are not).
+    pub new_energy: bool,
 }
 
 impl Series {
@@ -147,15 +150,28 @@ struct Catalog {
 
 static CATALOG: LazyLock<Catalog> = LazyLock::new(|| parse(include_str!("data/catalog.txt")));
 
-fn fuel_code(text: &str) -> Option<u8> {
+/// A catalogue fuel word's stored code and whether it is 新能源.
+fn fuel_code(text: &str) -> Option<(u8, bool)> {
     Some(match text {
-        "petrol" => 1,
-        "diesel" => 2,
-        "electric" => 3,
-        "hybrid" => 4,
-        "gas" => 5,
+        "petrol" => (1, false),
+        "diesel" => (2, false),
+        "electric" => (3, true),
+        "hybrid" => (4, false),
+        "phev" | "erev" => (4, true),
+        "gas" => (5, false),
         _ => return None,
     })
+}
+
+/// Whether a car of stored `fuel` and series `series_slug` is 新能源 (battery-electric, plug-in
+/// hybrid or range extender) and so has a traction battery to test; a plain hybrid is not.
+pub fn is_new_energy(fuel: u8, series_slug: &str) -> bool {
+    fuel == 3 || (fuel == 4 && series_by_slug(series_slug).is_some_and(|s| s.new_energy))
+}
+
+/// The slugs of the hybrid series that are 新能源 (plug-in and range-extender).
+pub fn new_energy_hybrids() -> impl Iterator<Item = &'static Series> {
+    series().iter().filter(|s| s.fuel == 4 && s.new_energy)
 }
 
 fn yuan(wan: &str) -> Option<i64> {
@@ -175,7 +191,8 @@ fn parse(text: &'static str) -> Catalog {
         }
         let f: Vec<&'static str> = line.split('|').collect();
         let (&[name, slug, class, fuel, min, max], extra) = (f.get(..6).unwrap_or_default(), f.get(6..).unwrap_or_default()) else { continue };
-        let (Some(brand), Some(class), Some(fuel), Some(min), Some(max)) = (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
+        let (Some(brand), Some(class), Some((fuel, new_energy)), Some(min), Some(max)) =
+            (brands.last(), BodyClass::parse(class), fuel_code(fuel), yuan(min), yuan(max))
         else {
             continue;
         };
@@ -197,6 +214,7 @@ fn parse(text: &'static str) -> Catalog {
             from_year,
             to_year: field("to").and_then(|v| v.parse().ok()),
             engines,
+            new_energy,
         });
     }
     Catalog { brands, series }
@@ -278,6 +296,15 @@ mod tests {
         assert_eq!((langyi.brand_slug, langyi.class, langyi.fuel), ("dazhong", BodyClass::Sedan, 1));
         assert_eq!(langyi.guide_min_yuan, 114_900);
         assert_eq!(series_by_slug("model-y").unwrap().fuel, 3);
+        // 新能源 is battery-electric, plug-in hybrid and range extender; plain hybrids are not.
+        for slug in ["model-y", "qin-plus", "l7", "m7", "tang"] {
+            assert!(is_new_energy(series_by_slug(slug).unwrap().fuel, slug), "{slug}");
+        }
+        for slug in ["cr-v", "es", "saina", "kaimeirui", "langyi"] {
+            assert!(!is_new_energy(series_by_slug(slug).unwrap().fuel, slug), "{slug}");
+        }
+        assert!(new_energy_hybrids().all(|s| s.fuel == 4 && !s.engines.is_empty()));
+        assert!(new_energy_hybrids().count() >= 30);
         assert_eq!((langyi.seats, series_by_slug("hanlanda").unwrap().seats, series_by_slug("gl8").unwrap().seats), (5, 7, 7));
         assert_eq!(series().iter().find(|s| s.name == "718").map(|s| s.seats), Some(2));
         // Real model years and engines: no 2017 小米 YU7, no 2.0T 朗逸, no 3.0T 理想 L9.

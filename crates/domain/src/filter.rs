@@ -93,7 +93,7 @@ pub const EMISSION_OPTIONS: &[CodeOption] =
 /// Fuel types 1–5.
 pub const FUEL_OPTIONS: &[CodeOption] = &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气")];
 
-/// The list's fuel filter: the stored fuels, and 新能源 for 纯电动 or 油电混合
+/// The list's fuel filter: the stored fuels, and 新能源 for battery-electric, plug-in and range-extender cars
 /// ([`crate::understand::NEW_ENERGY`]).
 pub const FUEL_FILTER_OPTIONS: &[CodeOption] =
     &[code(1, "汽油"), code(2, "柴油"), code(3, "纯电动"), code(4, "油电混合"), code(5, "燃气"), code(crate::understand::NEW_ENERGY, "新能源")];

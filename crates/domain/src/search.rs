@@ -112,7 +112,7 @@ pub struct CarQuery {
     pub mileage: Option<String>,
     /// Emission code 0–7.
     pub emission: Option<u8>,
-    /// Fuel code 1–5, or [`crate::understand::NEW_ENERGY`] (纯电动 or 油电混合).
+    /// Fuel code 1–5, or [`crate::understand::NEW_ENERGY`] (battery-electric, plug-in and range-extender cars).
     pub fuel: Option<u8>,
     /// Gearbox code 1–2.
     pub gearbox: Option<u8>,

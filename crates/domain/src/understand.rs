@@ -22,7 +22,8 @@ use std::sync::LazyLock;
 use crate::catalog::{self, BodyClass, Brand, Series};
 use crate::region::{self, City, Province};
 
-/// The fuel filter's value for 新能源: 纯电动 or 油电混合 (the stored codes 3 and 4).
+/// The fuel filter's value for 新能源: 纯电动 (stored code 3), and the plug-in and range-extender
+/// hybrids among 油电混合 (code 4; `catalog::is_new_energy`), not the plain hybrids.
 pub const NEW_ENERGY: u8 = 6;
 
 /// The seats filter's value for seven seats or more.

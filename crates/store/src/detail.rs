@@ -244,8 +244,10 @@ pub struct ListingVin {
     pub vin: String,
     /// The stated mileage, km.
     pub mileage_km: i64,
-    /// The catalogue's fuel code (3 纯电动, 4 油电混合 have a traction battery).
+    /// The stored fuel code.
     pub fuel: u8,
+    /// The series' slug (with the fuel, whether it is 新能源 and has a battery to test).
+    pub series_slug: String,
 }
 
 /// Statuses whose page is public: online, and sold or expired (kept with a banner).
@@ -255,11 +257,17 @@ impl Store {
     /// A listing's VIN (when its seller gave one), stated mileage and fuel, for its VIN trust
     /// panel and battery card.
     pub async fn listing_vin(&self, listing_id: i64) -> Result<Option<ListingVin>, DbError> {
-        let row: Option<(Option<String>, i64, i32)> = on_pool!(self, p => {
-            sqlx::query_as("select vin, mileage_km, fuel from listing where listing_id = $1").bind(listing_id).fetch_optional(p).await?
+        let row: Option<(Option<String>, i64, i32, String)> = on_pool!(self, p => {
+            sqlx::query_as(
+                "select l.vin, l.mileage_km, l.fuel, s.slug from listing l join series s on s.series_id = l.series_id where l.listing_id = $1",
+            )
+            .bind(listing_id)
+            .fetch_optional(p)
+            .await?
         });
-        Ok(row
-            .and_then(|(vin, mileage_km, fuel)| vin.filter(|v| !v.is_empty()).map(|vin| ListingVin { vin, mileage_km, fuel: u8::try_from(fuel).unwrap_or(0) })))
+        Ok(row.and_then(|(vin, mileage_km, fuel, series_slug)| {
+            vin.filter(|v| !v.is_empty()).map(|vin| ListingVin { vin, mileage_km, fuel: u8::try_from(fuel).unwrap_or(0), series_slug })
+        }))
     }
 
     /// Writes a listing's VIN trust panel (`domain::report::encode_panel`).

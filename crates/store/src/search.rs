@@ -232,8 +232,15 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // the whole sort order (国一 took 150 ms at a million listings).
     for (col, v) in [("emission", q.emission), ("fuel", q.fuel), ("gearbox", q.gearbox)] {
         match v {
-            // 新能源: 纯电动 or 油电混合.
-            Some(domain::understand::NEW_ENERGY) if col == "fuel" => sql.push_str(&format!(" and {plus}fuel in (3, 4)")),
+            // 新能源: battery-electric, or a plug-in or range-extender hybrid (stored as 油电混合
+            // with the plain hybrids, which are not 新能源): by series, from the catalogue.
+            Some(domain::understand::NEW_ENERGY) if col == "fuel" => {
+                let slugs: Vec<String> = domain::catalog::new_energy_hybrids().map(|s| format!("'{}'", s.slug)).collect();
+                sql.push_str(&format!(
+                    " and ({plus}fuel = 3 or ({plus}fuel = 4 and series_id in (select series_id from series where slug in ({}))))",
+                    slugs.join(", ")
+                ));
+            }
             Some(v) => sql.push_str(&format!(" and {plus}{col} = {v}")),
             None => {}
         }

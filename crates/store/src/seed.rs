@@ -398,7 +398,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
                 // Electric and plug-in hybrid cars carry their battery's test too.
                 let record = domain::validate::Vin::parse(&vin)
                     .map(|v| domain::report::Record {
-                        battery: domain::battery::has_battery(s.fuel).then(|| domain::battery::sandbox_battery(&v, now)),
+                        battery: domain::battery::has_battery(s.fuel, s.slug).then(|| domain::battery::sandbox_battery(&v, now)),
                         ..domain::report::sandbox_record(&v, now)
                     })
                     .ok();

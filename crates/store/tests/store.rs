@@ -286,13 +286,24 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
     for (typed, sql) in [
         ("宝马X3", format!("{online} and s.slug = 'x3'")),
         ("SUV", format!("{online} and l.body_class = 'suv'")),
-        ("新能源", format!("{online} and l.fuel in (3, 4)")),
+        ("新能源", {
+            // Battery-electric, plug-in and range-extender: not the plain hybrids.
+            let plug: Vec<String> = domain::catalog::new_energy_hybrids().map(|s| format!("'{}'", s.slug)).collect();
+            format!("{online} and (l.fuel = 3 or (l.fuel = 4 and s.slug in ({})))", plug.join(", "))
+        }),
         ("自动挡轿车", format!("{online} and l.gearbox = 2 and l.body_class = 'sedan'")),
     ] {
         let expected = store.count_admin(&sql).await.unwrap();
         assert!(expected > 0, "{typed}: the seed has such cars");
         assert_eq!(store.search(&query(&format!("keyword={typed}")), Scope::default(), 2026).await.unwrap().total, expected, "{typed}");
     }
+    let nev = store.search_cards(&query("fuel=6"), Scope::default(), 2026, i64::MAX).await.unwrap();
+    let plain_hybrids = store.count_admin(&format!("{online} and l.fuel = 4 and s.slug in ('cr-v', 'es', 'saina', 'kaimeirui', 'yage')")).await.unwrap();
+    assert!(plain_hybrids > 0, "the seed has plain hybrids");
+    assert!(
+        nev.iter().all(|c| !["CR-V", "凯美瑞", "赛那", "雅阁"].iter().any(|n| c.title.contains(n)) && !c.title.contains(" ES ")),
+        "新能源 lists no plain hybrid"
+    );
     let seven: Vec<String> = domain::catalog::series().iter().filter(|s| s.seats >= 7).map(|s| format!("'{}'", s.slug)).collect();
     let expected = store.count_admin(&format!("{online} and s.slug in ({})", seven.join(", "))).await.unwrap();
     let found = store.search(&query("keyword=7座"), Scope::default(), 2026).await.unwrap();

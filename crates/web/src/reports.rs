@@ -32,7 +32,7 @@ pub async fn refresh_panel(state: &AppState, listing_id: i64) -> Result<bool, st
     };
     let now = state.clock.now();
     let record = Record {
-        battery: domain::battery::has_battery(listed.fuel).then(|| domain::battery::sandbox_battery(&vin, now)),
+        battery: domain::battery::has_battery(listed.fuel, &listed.series_slug).then(|| domain::battery::sandbox_battery(&vin, now)),
         ..domain::report::sandbox_record(&vin, now)
     };
     let lines = domain::report::panel(&record, listed.mileage_km, domain::report::SANDBOX_SOURCE, &domain::time::date(now));

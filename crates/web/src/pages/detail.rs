@@ -329,7 +329,7 @@ async fn render_with(
         rating: rating_view(&d),
         specs: specs(&d),
         history: history_lines.iter().filter(|l| l.kind != domain::report::Kind::Battery).cloned().collect(),
-        battery: domain::battery::has_battery(u8::try_from(d.fuel).unwrap_or(0))
+        battery: domain::battery::has_battery(u8::try_from(d.fuel).unwrap_or(0), &d.series_slug)
             .then(|| history_lines.iter().find(|l| l.kind == domain::report::Kind::Battery).cloned()),
         banner,
         days_on_market: d.published_at.map(|t| domain::time::days_between(t, now).max(0)),

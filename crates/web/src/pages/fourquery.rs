@@ -111,7 +111,7 @@ async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap
             Err(e) => return Err(e.into()),
         };
         match state.store.listing_vin(id).await?.and_then(|l| Vin::parse(&l.vin).ok().map(|v| (v, l))) {
-            Some((_, l)) if battery && !domain::battery::has_battery(l.fuel) => {
+            Some((_, l)) if battery && !domain::battery::has_battery(l.fuel, &l.series_slug) => {
                 errors.insert("vin", "这辆车不是纯电动或插电混动车，没有动力电池报告".to_owned());
                 None
             }

@@ -173,10 +173,22 @@ async fn a_vip_plan_gives_free_queries_until_they_are_used(app: &TestApp) {
 
 async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_agreement(app: &TestApp) {
     let ids = detail_links(&app.get("/carlist?sort=new", &[]).await.body);
-    let (ev, bare, petrol) = (ids[0], ids[1], ids[2]);
+    let (ev, bare, petrol, plain) = (ids[0], ids[1], ids[2], ids[3]);
     let vin = domain::battery::WORN_BATTERY_VIN;
-    for (id, fuel, vin) in [(ev, 3, format!("'{vin}'")), (bare, 4, "null".to_owned()), (petrol, 1, format!("'{}'", domain::report::ACCIDENT_VIN))] {
-        app.state.store.execute_admin(&format!("update listing set fuel = {fuel}, vin = {vin} where listing_id = {id}")).await.unwrap();
+    // A plug-in hybrid (秦PLUS DM-i) is 新能源; a plain hybrid (CR-V) is not, and has no battery card.
+    for (id, fuel, series, vin) in [
+        (ev, 3, "model-y", format!("'{vin}'")),
+        (bare, 4, "qin-plus", "null".to_owned()),
+        (petrol, 1, "langyi", format!("'{}'", domain::report::ACCIDENT_VIN)),
+        (plain, 4, "cr-v", format!("'{}'", domain::report::MORTGAGE_VIN)),
+    ] {
+        app.state
+            .store
+            .execute_admin(&format!(
+                "update listing set fuel = {fuel}, vin = {vin}, series_id = (select series_id from series where slug = '{series}') where listing_id = {id}"
+            ))
+            .await
+            .unwrap();
         web::reports::refresh_panel(&app.state, id).await.unwrap();
     }
     // The battery card: free, its health and how it was measured, flagged when worn; the VIN
@@ -189,6 +201,7 @@ async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_a
     assert!(detail.body.contains("<h2>车况记录"), "the history panel stays");
     assert!(app.get(&format!("/details/{bare}"), &[]).await.body.contains("卖家没有填写车架号，暂无电池检测数据"));
     assert!(!app.get(&format!("/details/{petrol}"), &[]).await.body.contains("battery-card"));
+    assert!(!app.get(&format!("/details/{plain}"), &[]).await.body.contains("battery-card"), "a plain hybrid is not 新能源");
 
     let a = login(app, "13700007005", "").await;
     let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
@@ -200,6 +213,8 @@ async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_a
     assert!(unagreed.body.contains("请先阅读并同意《电池检测数据查询授权协议》") && unagreed.body.contains(r#"id="fq-agree-error""#), "{}", unagreed.body);
     let not_ev = app.get(&format!("/servicehall/fourquery/fourorder?listing={petrol}&product=battery&agree=1"), &h).await;
     assert!(not_ev.body.contains("没有动力电池报告"), "{}", not_ev.body);
+    let hybrid = app.get(&format!("/servicehall/fourquery/fourorder?listing={plain}&product=battery&agree=1"), &h).await;
+    assert!(hybrid.body.contains("没有动力电池报告"), "a plain hybrid gets no battery report: {}", hybrid.body);
     let agreement = app.get("/actives/help/batteryagree", &[]).await;
     assert!(agreement.body.contains("电池检测数据查询授权协议") && agreement.body.contains("健康度"));
 

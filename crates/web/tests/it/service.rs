@@ -403,8 +403,8 @@ async fn sellers_see_what_buyers_look_for(app: &TestApp) {
     let ok = app.post_form("/servicehall/gather", &[], &format!("series={}&city=changsha&expect=8.5&mobile=13900008813", first.series_slug)).await;
     assert_eq!(ok.location(), "/actives/gratitude?from=sell");
     let stored = format!(
-        "select count(*) from lead where intent = 'sell' and mobile = '13900008813' and note = '车源征集' and expected_yuan = 85000 and name = '{}{}'",
-        first.brand_name, first.series_name
+        "select count(*) from lead where intent = 'sell' and mobile = '13900008813' and note = '车源征集' and expected_yuan = 85000 and name = '{}'",
+        domain::catalog::car_name(&first.brand_name, &first.series_name)
     );
     assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1);
 }
