@@ -414,7 +414,9 @@ impl CarQuery {
         self.dimensions() <= 1 && self.keyword.is_none()
     }
 
-    /// The place and car words of the search, e.g. `长沙大众朗逸`, for titles.
+    /// The place and car words of the search, e.g. `长沙大众朗逸` or `上海新能源7座SUV`, for
+    /// headings and titles: the place, the fuel, the brand and series (a series named with its
+    /// brand already, 哪吒V, once), the seats and the body.
     pub fn subject(&self) -> String {
         let mut s = String::new();
         if let Some(c) = self.city {
@@ -422,11 +424,21 @@ impl CarQuery {
         } else if let Some(p) = self.province {
             s.push_str(p.name);
         }
-        if let Some(b) = self.brand {
-            s.push_str(b.name);
+        if let Some(c) = self.fuel {
+            s.push_str(filter::label_of(FUEL_FILTER_OPTIONS, &c.to_string()));
         }
-        if let Some(series) = self.series {
-            s.push_str(series.name);
+        match (self.brand, self.series) {
+            (Some(b), Some(series)) if series.name.starts_with(b.name) => s.push_str(series.name),
+            (b, series) => {
+                s.push_str(b.map_or("", |b| b.name));
+                s.push_str(series.map_or("", |x| x.name));
+            }
+        }
+        if let Some(n) = self.seats {
+            s.push_str(if n >= crate::understand::SEVEN_PLUS { "7座" } else { filter::label_of(SEAT_OPTIONS, &n.to_string()) });
+        }
+        if let Some(b) = self.body {
+            s.push_str(b.label());
         }
         s
     }
@@ -481,6 +493,21 @@ pub fn search_text(brand_slug: &str, series_slug: &str, title: &str, colour: &st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_subject_names_what_was_searched() {
+        for (query, subject) in [
+            ("city=changsha&brand=dazhong&series=langyi", "长沙大众朗逸"),
+            ("fuel=6", "新能源"),
+            ("body=suv", "SUV"),
+            ("seats=7", "7座"),
+            ("city=shanghai&fuel=6&seats=7&body=suv", "上海新能源7座SUV"),
+            ("brand=nezha&series=nezha-v", "哪吒V"),
+            ("", ""),
+        ] {
+            assert_eq!(parse(query).subject(), subject, "{query}");
+        }
+    }
 
     #[test]
     fn search_text_is_lowercase_words_split_by_single_spaces() {

@@ -27,10 +27,11 @@ pub enum Need {
     Role(Role),
 }
 
-/// The refusal of a caller who does not meet a [`Need`]: the login form (401) or 403.
-pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, signed_in: bool) -> Response {
+/// The refusal of a caller who does not meet `need`: the login form (401) or 403 (for a dealer's
+/// page, one that says it is for dealers and how to become one).
+pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, signed_in: bool, need: Need) -> Response {
     if signed_in {
-        return AppError::Forbidden.into_response();
+        return if need == Need::Role(Role::Dealer) { AppError::DealerOnly } else { AppError::Forbidden }.into_response();
     }
     if crate::envelope::is_api(uri.path()) {
         return crate::session::cm002(state);
@@ -51,7 +52,7 @@ pub fn check(user: Option<&store::User>, need: Need) -> Result<&store::User, boo
 #[expect(clippy::result_large_err, reason = "the refusal is the response itself, built once per refused request")]
 fn require(parts: &Parts, state: &AppState, need: Need) -> Result<store::User, Response> {
     let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref());
-    check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in))
+    check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in, need))
 }
 
 /// Declares an extractor holding the user who meets `$need`.

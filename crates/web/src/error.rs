@@ -35,6 +35,10 @@ pub enum AppError {
     /// 403: signed in, but this page or object is not theirs to see.
     #[error("forbidden")]
     Forbidden,
+    /// 403: a dealer's page asked for by someone who has no shop: it says what it is for and
+    /// how to get one (the incubation programme).
+    #[error("dealers only")]
+    DealerOnly,
     /// 403: a state-changing request from another site (CSRF).
     #[error("cross-site request")]
     CrossSite,
@@ -73,6 +77,8 @@ pub struct ErrorReport {
     pub cause: Option<String>,
     /// Why the framework refused the request, logged by the middleware at debug (never shown).
     pub rejection: Option<String>,
+    /// Where to go next instead of trying again, as (link text, address).
+    pub next: Option<(&'static str, &'static str)>,
 }
 
 /// The status of a failed page comes from `statusCode`, else `status`, else the response's
@@ -85,6 +91,9 @@ pub fn resolve_status(status_code: Option<u16>, status: Option<u16>, response_st
         .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
+/// What someone without a shop reads on a dealer's page.
+pub const DEALER_ONLY_MESSAGE: &str = "这是车商功能：开通店铺的车商才能使用";
+
 /// The 404 message.
 pub const NOT_FOUND_MESSAGE: &str = "This page could not be found";
 
@@ -95,6 +104,7 @@ impl IntoResponse for AppError {
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone(), None),
             AppError::Rejected { status, .. } => (*status, rejection_message(*status).to_owned(), None),
             AppError::Forbidden => (StatusCode::FORBIDDEN, "没有权限访问这个页面".to_owned(), None),
+            AppError::DealerOnly => (StatusCode::FORBIDDEN, DEALER_ONLY_MESSAGE.to_owned(), None),
             AppError::CrossSite => (StatusCode::FORBIDDEN, "请求来源不安全，已拒绝。请回到二手车网页面重新操作。".to_owned(), None),
             AppError::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone(), None),
             AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
@@ -105,12 +115,13 @@ impl IntoResponse for AppError {
             AppError::Random(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Render(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
         };
+        let next = matches!(self, AppError::DealerOnly).then_some(("了解车商孵化计划，开通店铺", "/actives/fh2021"));
         let mut res = status.into_response();
         let rejection = match self {
             AppError::Rejected { reason, .. } => Some(reason),
             _ => None,
         };
-        res.extensions_mut().insert(ErrorReport { status, message, cause, rejection });
+        res.extensions_mut().insert(ErrorReport { status, message, cause, rejection, next });
         res
     }
 }
@@ -122,6 +133,10 @@ struct ErrorPage<'a> {
     status: u16,
     message: &'a str,
     not_found: bool,
+    /// Whether trying again later may help (a failure of ours, or a limit).
+    retry: bool,
+    /// Where to go next, as (link text, address).
+    next: Option<(&'static str, &'static str)>,
 }
 
 /// What a visitor reads when the request itself was refused, by status.
@@ -154,7 +169,7 @@ pub async fn render_errors(State(state): State<crate::state::AppState>, req: Req
             let status = res.status();
             let reason = axum::body::to_bytes(std::mem::take(res.body_mut()), 4096).await.unwrap_or_default();
             let rejection = Some(String::from_utf8_lossy(&reason).into_owned());
-            ErrorReport { status, message: rejection_message(status).to_owned(), cause: None, rejection }
+            ErrorReport { status, message: rejection_message(status).to_owned(), cause: None, rejection, next: None }
         }
         None => return res,
     };
@@ -187,7 +202,16 @@ fn api_error(report: &ErrorReport) -> Response {
 
 fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
     let page = crate::meta::PageMeta::new(state, device, crate::meta::Layout::Default, error_title(report.status));
-    let html = ErrorPage { page, status: report.status.as_u16(), message: &report.message, not_found: report.status == StatusCode::NOT_FOUND }.render().ok();
+    let html = ErrorPage {
+        page,
+        status: report.status.as_u16(),
+        message: &report.message,
+        not_found: report.status == StatusCode::NOT_FOUND,
+        retry: report.status.is_server_error() || report.status == StatusCode::TOO_MANY_REQUESTS,
+        next: report.next,
+    }
+    .render()
+    .ok();
     let mut out = Html(html.unwrap_or_else(|| FALLBACK_HTML.to_owned())).into_response();
     *out.status_mut() = report.status;
     out.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -85,7 +85,7 @@ pub fn route_middleware(
                     let mut res = if !signed_in && req.method() == Method::POST && !crate::envelope::is_api(req.uri().path()) {
                         resumable_refusal(&state, req).await
                     } else {
-                        access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in)
+                        access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in, required)
                     };
                     append_cookies(&mut res, cookies);
                     return res;
@@ -110,7 +110,7 @@ async fn resumable_refusal(state: &AppState, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
     let Some(pending) = crate::resume::Pending::from_post(parts.uri.path(), &bytes) else {
-        return access::refusal(state, &parts.method, &parts.uri, &parts.headers, false);
+        return access::refusal(state, &parts.method, &parts.uri, &parts.headers, false, Need::User);
     };
     // Back to the form's own `return` field, else the page the form was on.
     let back = form_urlencoded::parse(&bytes)

@@ -356,7 +356,8 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     if let Some(p) = q.province {
         crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(path)));
     }
-    if let Some(c) = q.city {
+    // A municipality is its own one city: 上海, not 上海 › 上海.
+    if let Some(c) = q.city.filter(|c| q.province.is_none_or(|p| p.name != c.name)) {
         crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(path)));
     }
     if let Some(b) = q.brand {

@@ -364,7 +364,6 @@ pub async fn detail(State(state): State<AppState>, visitor: Visitor, PathId(id):
     let sharer = pairs.iter().find(|(k, _)| k == "sharer").and_then(|(_, v)| v.parse::<i64>().ok()).filter(|v| *v > 0);
     let notice = match lead {
         Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
-        Some("again") => Some("您今天已就这辆车提交过，卖家会尽快与您联系，无需重复提交。".to_owned()),
         _ => None,
     };
     render(&state, &visitor, id, LeadForm::default(), notice, sharer).await
@@ -438,8 +437,9 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
     };
     let lead = NewLead { listing_id: Some(id), shop_id: d.shop_id, city_code: Some(d.city_code), appointment_date: date, ..lead };
     match crate::push::submit_lead(&state, &lead, now).await? {
-        LeadOutcome::Created(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"), Vec::new())),
-        LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=again#lead"), Vec::new())),
+        // A repeat is answered as a first lead is: the answer never tells anyone that this phone
+        // already asked about this car today (and the seller is not asked twice).
+        LeadOutcome::Created(_) | LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"), Vec::new())),
         LeadOutcome::RateLimited => {
             form.form_error = Some(crate::push::RATE_LIMITED.to_owned());
             failed(&state, &visitor, id, form, StatusCode::TOO_MANY_REQUESTS).await

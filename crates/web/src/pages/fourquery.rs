@@ -710,7 +710,7 @@ pub async fn journey(
     };
     // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
     // it is theirs).
-    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &Method::GET, &uri, &headers, false)) };
+    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &Method::GET, &uri, &headers, false, crate::access::Need::User)) };
     let view = match ready_view(&state, user, Some(id)).await? {
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),

@@ -443,7 +443,7 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
                 icon: "征", title: "车源征集", text: "近7天买家在找的车和预算，有符合的车直接对接。", href: "/servicehall/gather", signed_in: false
             },
             HallEntry {
-                icon: "估", title: "免费评估", text: "留下手机号，卖车顾问免费评估并报价。", href: "/actives/collect/sellcar", signed_in: false
+                icon: "约", title: "预约卖车顾问", text: "留下手机号，卖车顾问上门看车并报价。", href: "/actives/collect/sellcar", signed_in: false
             },
             HallEntry { icon: "V", title: "VIP会员", text: "卖车VIP每天多次擦亮、确认在售一次管60天。", href: "/vip", signed_in: false },
         ],

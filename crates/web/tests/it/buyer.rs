@@ -267,13 +267,14 @@ async fn lead_forms_validate_deduplicate_and_limit(app: &TestApp) {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.body.contains("看车日期不能早于今天") && r.body.contains(r#"value="13812345678""#));
     assert_eq!(app.state.store.count_leads(id).await.unwrap(), 0);
-    // A good one is stored and confirmed; the same again today is recognised.
+    // A good one is stored and confirmed; the same again today is stored once but answered as a
+    // first one (the answer never tells that this phone already asked about this car).
     let r = app.post_form(&url, &[], "intent=ask_price&mobile=13812345678").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert_eq!(r.location(), format!("/details/{id}?lead=ok#lead"));
     assert!(app.get(&format!("/details/{id}?lead=ok"), &[]).await.body.contains("提交成功"));
     let again = app.post_form(&url, &[], "intent=ask_price&mobile=13812345678").await;
-    assert_eq!(again.location(), format!("/details/{id}?lead=again#lead"));
+    assert_eq!(again.location(), format!("/details/{id}?lead=ok#lead"));
     let booking = app.post_form(&url, &[], "intent=book_viewing&mobile=13812345678&date=2026-11-25").await;
     assert_eq!(booking.location(), format!("/details/{id}?lead=ok#lead"));
     assert_eq!(app.state.store.count_leads(id).await.unwrap(), 2);

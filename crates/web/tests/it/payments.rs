@@ -686,7 +686,10 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert!(app.get("/actives/fh2021/user", &h).await.body.contains(r#"<a class="btn" href="/actives/fh2021/fhpay">缴纳入驻费</a>"#));
     let fee = app.get("/actives/fh2021/fhpay", &h).await;
     assert!(fee.body.contains("<b class=\"price\">980.00</b>元") && fee.body.contains("赠送30天长沙商家同城VIP"), "{}", fee.body);
-    assert_eq!(app.get("/actives/zhikeclues", &h).await.status, StatusCode::FORBIDDEN, "no shop yet");
+    let not_yet = app.get("/actives/zhikeclues", &h).await;
+    assert_eq!(not_yet.status, StatusCode::FORBIDDEN, "no shop yet");
+    assert!(not_yet.body.contains(web::error::DEALER_ONLY_MESSAGE) && not_yet.body.contains(r#"href="/actives/fh2021""#), "{}", not_yet.body);
+    assert!(!not_yet.body.contains("请稍后再试"), "waiting would not help");
     let r = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
     let query = r.location().split_once('?').unwrap().1.to_owned();
     // Asked again (a double tap, or back and again): the same order, not a second 980 元.
