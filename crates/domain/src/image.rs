@@ -156,49 +156,12 @@ fn split(field: &str) -> Vec<String> {
     field.split(',').map(str::trim).filter(|s| !s.is_empty() && *s != "null").map(str::to_owned).collect()
 }
 
-/// A small reader for a JSON array of strings; anything else in the array is skipped and a broken
-/// array yields `None` (no images) rather than an error.
+/// A JSON array's strings, read by `serde_json` (every escape and surrogate pair as JSON has
+/// them); anything else in the array is skipped, and text that is not a JSON array yields `None`
+/// (no images) rather than an error.
 fn json_strings(text: &str) -> Option<Vec<String>> {
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    let mut out = Vec::new();
-    let mut chars = inner.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|c| c.is_whitespace() || *c == ',') {
-            chars.next();
-        }
-        match chars.next() {
-            None => break,
-            Some('"') => {
-                let mut s = String::new();
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        '\\' => match chars.next()? {
-                            'n' => s.push('\n'),
-                            't' => s.push('\t'),
-                            'u' => {
-                                let hex: String = (0..4).filter_map(|_| chars.next()).collect();
-                                s.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-                            }
-                            c => s.push(c),
-                        },
-                        c => s.push(c),
-                    }
-                }
-                let s = s.trim().to_owned();
-                if !s.is_empty() {
-                    out.push(s);
-                }
-            }
-            Some(_) => {
-                // A number, null or object: skip to the next comma.
-                while chars.peek().is_some_and(|c| *c != ',') {
-                    chars.next();
-                }
-            }
-        }
-    }
-    Some(out)
+    let items: Vec<serde_json::Value> = serde_json::from_str(text).ok()?;
+    Some(items.iter().filter_map(serde_json::Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
 }
 
 #[cfg(test)]
@@ -254,6 +217,11 @@ mod tests {
             ("null", &[DEFAULT_CAR_IMAGE]),
             ("[]", &[DEFAULT_CAR_IMAGE]),
             (r#"["broken"#, &[DEFAULT_CAR_IMAGE]),
+            // JSON's escapes: \r and \b kept as the characters they are, a surrogate pair as one
+            // character (an emoji in a file name), never a lone half.
+            (r#"["a\u00e9\ud83d\ude97.jpg"]"#, &["https://img.ershouche.example/upload/aé🚗.jpg"]),
+            (r#"["a\rb.jpg", "c\bd.jpg"]"#, &["https://img.ershouche.example/upload/a\rb.jpg", "https://img.ershouche.example/upload/c\u{8}d.jpg"]),
+            (r#"["\ud83d.jpg"]"#, &[DEFAULT_CAR_IMAGE]),
         ];
         for (field, want) in cases {
             assert_eq!(resolve(field, BASE), *want, "field {field:?}");
