@@ -43,6 +43,7 @@ test("a seller posts a car with three photos, staff approve it, a buyer finds it
   const errors = [];
   page.on("pageerror", (e) => !/ViewTransition/.test(e.message) && errors.push(e.message));
   await page.goto(BASE + "/personalsell");
+  await page.locator("a", { hasText: "登录后自己发布" }).click();
   await signIn(page, "13700001111");
   await page.waitForURL(/\/personalsell$/);
   await mounted(page);
@@ -104,6 +105,7 @@ test("without JavaScript the form keeps what was typed and takes photos with the
   const context = await getBrowser().newContext({ ...PHONE, javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto(BASE + "/personalsell");
+  await page.locator("a", { hasText: "登录后自己发布" }).click();
   await signIn(page, "13700003333");
   await page.waitForURL(/\/personalsell$/);
   await fillCar(page, "B");

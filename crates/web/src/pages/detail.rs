@@ -99,6 +99,8 @@ struct DetailPage {
     similar: Vec<CardView>,
     online: bool,
     form: LeadForm,
+    /// The signed-in buyer's own phone, which the lead forms start with.
+    own_mobile: String,
     notice: Option<String>,
     today: String,
     last_day: String,
@@ -311,6 +313,7 @@ async fn render_with(
     let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
     let history_lines = domain::report::decode_panel(&d.history_panel);
     let tpl = DetailPage {
+        own_mobile: visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default(),
         shop,
         gallery,
         share,

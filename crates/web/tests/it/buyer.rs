@@ -261,6 +261,14 @@ async fn lead_forms_validate_deduplicate_and_limit(app: &TestApp) {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.body.contains("请输入正确的手机号"));
     assert!(r.body.contains(r#"value="1381234""#));
+    // The answer lands on the form (its address ends in #ask), the wrong field focused.
+    assert!(r.body.contains(&format!(r#"action="/details/{id}/lead#ask""#)), "{}", r.body);
+    assert!(r.body.contains(r#"aria-describedby="ask-mobile-err" autofocus"#), "{}", r.body);
+    // A signed-in buyer's forms start with their own number.
+    let me = crate::support::login(app, "13812340001", "").await;
+    let mine = app.get(&format!("/details/{id}"), &[("cookie", me.as_str())]).await;
+    assert_eq!(mine.body.matches(r#"value="13812340001""#).count(), 2, "both lead forms prefilled");
+    assert!(!app.get(&format!("/details/{id}"), &[]).await.body.contains("13812340001"), "never for anyone else");
     let r = app.post_form(&url, &[], "intent=ask_price&mobile=").await;
     assert!(r.body.contains("请填写手机号"));
     let r = app.post_form(&url, &[], "intent=book_viewing&mobile=13812345678&date=2020-01-01").await;

@@ -65,7 +65,8 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
     // Anonymous visitors get the quick form and the login form, not the self-post form.
     let anon = app.get("/personalsell", &[("user-agent", IPHONE)]).await;
     assert_eq!(anon.status, StatusCode::OK);
-    assert!(anon.body.contains(r#"action="/personalsell/lead""#) && anon.body.contains(r#"action="/sys/login""#));
+    assert!(anon.body.contains(r#"action="/personalsell/lead""#) && anon.body.contains(r#"href="/sys/login?return=/personalsell""#));
+    assert_eq!(anon.body.matches(r#"type="tel""#).count(), 1, "one phone field on the page");
     assert!(!anon.body.contains(r#"id="sell-form""#));
     let form = app.get("/personalsell", &[("cookie", &seller)]).await;
     assert!(form.body.contains(r#"id="sell-form""#) && form.body.contains(r#"enctype="multipart/form-data""#));
