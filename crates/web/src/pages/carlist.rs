@@ -348,7 +348,13 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     if !q.is_indexable(result.total) {
         page.noindex();
     }
-    let organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+    let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+    // Inside a shop's pages, its cars open in the shop's layout.
+    if let Some(s) = &shop {
+        for (card, c) in organic.iter_mut().zip(&result.cards) {
+            card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
+        }
+    }
     if let Some(first) = organic.first() {
         page = page.share_image(state, &first.cover);
     }

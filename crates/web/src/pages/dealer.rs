@@ -86,6 +86,8 @@ struct LeadsPage {
     leads: Vec<LeadRow>,
     statuses: [LeadStatus; 3],
     error: Option<String>,
+    /// What was just done (a request claimed into a package), said at the top.
+    notice: Option<String>,
 }
 
 /// The page's query.
@@ -93,6 +95,9 @@ struct LeadsPage {
 pub struct LeadsQuery {
     #[serde(default)]
     status: String,
+    /// A sell request just claimed into one of my packages.
+    #[serde(default)]
+    claimed: String,
 }
 
 async fn render(
@@ -102,6 +107,19 @@ async fn render(
     desk: Desk,
     status: &str,
     error: Option<String>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
+    render_page(state, visitor, user, desk, status, (error, None), code).await
+}
+
+/// The desk, with an error or a notice (what was just done) above the list.
+async fn render_page(
+    state: &AppState,
+    visitor: &Visitor,
+    user: &store::User,
+    desk: Desk,
+    status: &str,
+    (error, notice): (Option<String>, Option<String>),
     code: StatusCode,
 ) -> Result<Response, AppError> {
     let shop = match desk {
@@ -151,7 +169,7 @@ async fn render(
     };
     let mut page = PageMeta::for_visitor(state, visitor, layout, heading).canonical_path(state, desk.path());
     page.private();
-    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error };
+    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error, notice };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
@@ -159,7 +177,9 @@ async fn render(
 
 /// `GET /actives/zhikeclues`.
 pub async fn leads(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, &user, Desk::Dealer, &q.status, None, StatusCode::OK).await
+    // A request just claimed is said above the list; the address's #lead-{id} jumps to its row.
+    let notice = q.claimed.trim().parse::<i64>().ok().filter(|id| *id > 0).map(|id| format!("已领取：卖车线索 {id} 已进入您的线索包，请尽快联系卖家。"));
+    render_page(&state, &visitor, &user, Desk::Dealer, &q.status, (None, notice), StatusCode::OK).await
 }
 
 /// `GET /staff/leads`.

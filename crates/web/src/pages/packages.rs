@@ -408,7 +408,7 @@ pub async fn claim(
     let id = positive_id(&post.id)?;
     let shop = state.store.own_shop(user.user_id).await?;
     match state.store.claim_sell_request(shop.shop_id, id, state.clock.now()).await? {
-        Claim::Claimed(_) => Ok(see_other(&format!("/actives/zhikeclues#lead-{id}"), Vec::new())),
+        Claim::Claimed(_) => Ok(see_other(&format!("/actives/zhikeclues?claimed={id}#lead-{id}"), Vec::new())),
         Claim::NoPackage => {
             let message = "您没有可以接收这条线索的线索包（城市、品牌或价格区间不符，或已收满），请先购买线索包".to_owned();
             requests_page(&state, &visitor, &user, Some(message), StatusCode::CONFLICT).await

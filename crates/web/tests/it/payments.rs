@@ -614,7 +614,13 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     let offered = app.get("/actives/superclue/recommandSells", &h).await;
     assert!(offered.body.contains(&format!(r#"name="id" value="{waiting}""#)), "{}", offered.body);
     let claimed = app.post_form("/actives/superclue/recommandSells", &h, &format!("id={waiting}")).await;
-    assert_eq!((claimed.status, claimed.location()), (StatusCode::SEE_OTHER, format!("/actives/zhikeclues#lead-{waiting}").as_str()));
+    assert_eq!((claimed.status, claimed.location()), (StatusCode::SEE_OTHER, format!("/actives/zhikeclues?claimed={waiting}#lead-{waiting}").as_str()));
+    let desk = app.get(claimed.location().split('#').next().unwrap(), &h).await;
+    assert!(
+        desk.body.contains(&format!("已领取：卖车线索 {waiting} 已进入您的线索包")) && desk.body.contains(&format!(r#"id="lead-{waiting}""#)),
+        "{}",
+        desk.body
+    );
     let again = app.post_form("/actives/superclue/recommandSells", &h, &format!("id={waiting}")).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.body.contains("这条线索已被其他商家领取"));

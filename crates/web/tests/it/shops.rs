@@ -35,8 +35,12 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
 
     // The shop's inventory holds only its cars; its car opens in the shop layout, another's is 404.
     let list = app.get(&format!("/shop/{}/buyCar", shop.oname), &[]).await;
-    let first = list.body.split("href=\"/details/").nth(1).map(|s| s[..s.find('"').unwrap()].to_owned());
-    if let Some(id) = first {
+    // Its cards link the shop's own detail pages, not the site's.
+    let prefix = format!("href=\"/shop/{}/details/", shop.oname);
+    let first = list.body.split(prefix.as_str()).nth(1).map(|s| s[..s.find('"').unwrap()].to_owned());
+    assert!(!list.body.contains("href=\"/details/"), "{}", list.body);
+    {
+        let id = first.expect("the shop's list links its cars in the shop's layout");
         let d = app.state.store.public_listing(id.parse().unwrap()).await.unwrap();
         assert_eq!(d.shop_id, Some(shop.shop_id));
         let r = app.get(&format!("/shop/{}/details/{id}", shop.oname), &[]).await;
