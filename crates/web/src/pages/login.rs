@@ -35,6 +35,9 @@ use crate::visitor::{Visitor, device_of};
 pub struct ReturnQuery {
     #[serde(default, rename = "return")]
     return_to: String,
+    /// `qr=1`: show the QR code even on a phone (to scan it with another phone).
+    #[serde(default)]
+    qr: String,
 }
 
 /// `GET /sys/login?return=…`.
@@ -302,6 +305,9 @@ async fn start_oauth(state: &AppState, ip: &str, provider: Provider, return_to: 
     Ok((StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response())
 }
 
+/// What a phone browser outside WeChat reads when it asks for 微信登录.
+pub const WECHAT_ON_PHONE: &str = "手机浏览器里不能直接用微信登录：请用下方的短信验证码登录；也可以在微信里打开本站后点“微信登录”。";
+
 /// `GET /sys/QQlogin?return=…`.
 pub async fn qq_start(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     start_oauth(&state, &visitor.ip, Provider::Qq, &q.return_to).await
@@ -380,6 +386,13 @@ struct QrPage {
 pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     if visitor.device.wechat {
         return start_oauth(&state, &visitor.ip, Provider::Wechat, &q.return_to).await;
+    }
+    // A phone outside WeChat cannot scan its own screen: it signs in by SMS, and is told how to
+    // use WeChat instead (open the page in WeChat, or show the code to another phone).
+    if visitor.device.class == domain::device::DeviceClass::Mobile && q.qr.trim() != "1" {
+        let mut form = crate::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
+        form.notice = Some(WECHAT_ON_PHONE.to_owned());
+        return login_page(&state, &headers, form, StatusCode::OK);
     }
     ticket_allowed(&state, &visitor.ip).await?;
     qr_page(&state, &headers, &safe_return(&q.return_to), None).await

@@ -662,3 +662,18 @@ async fn anonymous_sign_in_tickets_are_limited_per_address() {
     let other = [("x-test-peer", "127.0.0.62"), ("user-agent", DESKTOP)];
     assert_eq!(app.get("/sys/WQlogin", &other).await.status, StatusCode::OK);
 }
+
+/// 微信登录 in a phone browser outside WeChat: the SMS form, with a word on how to use WeChat
+/// instead, rather than a QR code the phone cannot scan; asked for, the QR code still comes.
+#[tokio::test]
+async fn wechat_sign_in_on_a_phone_outside_wechat_offers_sms_first() {
+    let app = crate::support::spawn_app(0).await;
+    let phone = [("user-agent", IPHONE)];
+    let r = app.get("/sys/WQlogin?return=%2Fvip", &phone).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains(web::pages::login::WECHAT_ON_PHONE) && r.body.contains(r#"id="login-mobile""#), "{}", r.body);
+    assert!(!r.body.contains(r#"<div class="qr">"#), "no QR code to scan with the same phone");
+    let qr = app.get("/sys/WQlogin?return=%2Fvip&qr=1", &phone).await;
+    assert!(qr.body.contains(r#"<div class="qr">"#), "{}", qr.body);
+    assert!(app.get("/sys/WQlogin", &[("user-agent", DESKTOP)]).await.body.contains(r#"<div class="qr">"#), "a desktop gets the QR code");
+}
