@@ -37,6 +37,8 @@ pub struct Visitor {
     pub user: Option<store::User>,
     /// The request is a prefetch (see [`is_prefetch`]), not a visit.
     pub prefetch: bool,
+    /// How many cars the visitor has picked to compare (`hx_cmp`).
+    pub compared: usize,
     /// The device cookie came with the request: a browser that keeps cookies and has been here
     /// before (not a first visit, crawler, link preview or load generator).
     pub returning: bool,
@@ -61,6 +63,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             device_id,
             ip,
             prefetch: is_prefetch(&parts.headers),
+            compared: crate::cookies::compared_ids(&parts.headers).len(),
             returning: presented.is_some(),
         })
     }

@@ -152,6 +152,8 @@ pub struct PageLink {
 #[template(path = "carlist.html")]
 struct ListPage {
     page: PageMeta,
+    /// How many cars the visitor has picked to compare (a link to the comparison when any).
+    compared: usize,
     heading: String,
     /// The match count as shown (“1万+” past the cap).
     total: String,
@@ -423,6 +425,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         }
     }
     let tpl = ListPage {
+        compared: visitor.compared,
         city_picker,
         save_query,
         heading,

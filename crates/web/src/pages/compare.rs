@@ -12,27 +12,11 @@ use domain::selling::ListingStatus;
 use serde::Deserialize;
 
 use super::shared::{CardView, rating_badge};
-use crate::cookies::{cookie, set_cookie};
+use crate::cookies::{COMPARE_COOKIE, MAX_COMPARED, compared_ids, set_cookie};
 use crate::error::AppError;
 use crate::meta::{Layout, PageMeta};
 use crate::state::AppState;
 use crate::visitor::Visitor;
-
-/// The cookie holding the compared ids.
-pub const COMPARE_COOKIE: &str = "hx_cmp";
-/// At most this many cars side by side.
-pub const MAX_COMPARED: usize = 3;
-
-/// The ids in the cookie, valid and unique, at most [`MAX_COMPARED`].
-pub fn compared_ids(headers: &HeaderMap) -> Vec<i64> {
-    let mut ids: Vec<i64> = Vec::new();
-    for id in cookie(headers, COMPARE_COOKIE).unwrap_or("").split('.').filter_map(|s| s.parse::<i64>().ok()).filter(|i| *i > 0) {
-        if !ids.contains(&id) && ids.len() < MAX_COMPARED {
-            ids.push(id);
-        }
-    }
-    ids
-}
 
 /// One compared car: its card and its values for every row.
 #[derive(Debug, Clone)]
@@ -51,6 +35,22 @@ struct ComparePage {
     /// Per row: whether the cars differ there (highlighted when more than one car is compared).
     differs: Vec<bool>,
     message: Option<&'static str>,
+    /// Where 继续添加车辆 goes: the list the visitor came from (its filters kept), else /carlist.
+    more_href: String,
+}
+
+/// The same-site path of a request's `Referer` (this site's origin, or a relative path), when it
+/// is a car list: where a visitor goes back to with their filters.
+fn list_referer(headers: &HeaderMap, site_url: &str) -> Option<String> {
+    let referer = headers.get(axum::http::header::REFERER)?.to_str().ok()?;
+    let site = site_url.trim_end_matches('/');
+    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let path = referer
+        .strip_prefix(site)
+        .or_else(|| ["http://", "https://"].iter().find_map(|s| referer.strip_prefix(s)?.strip_prefix(host)).filter(|_| !host.is_empty()))?;
+    let path = domain::auth::safe_return(path).into_owned();
+    let lists = ["/carlist", "/servicehall/qualitycarlist", "/actives/buyflow/carlist", "/shop/"];
+    lists.iter().any(|l| path.starts_with(l)).then_some(path)
 }
 
 /// The rows before the spec grid's.
@@ -87,7 +87,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
     page.noindex();
     let differs = (0..rows.len()).map(|i| columns.len() > 1 && columns.iter().any(|c| c.values.get(i) != columns[0].values.get(i))).collect();
-    let tpl = ComparePage { page, columns, rows, differs, message };
+    let more_href = list_referer(&headers, &state.config.site_url).unwrap_or_else(|| "/carlist".to_owned());
+    let tpl = ComparePage { page, columns, rows, differs, message, more_href };
     Ok(Html(tpl.render()?).into_response())
 }
 
@@ -98,12 +99,18 @@ pub struct CompareForm {
     add: String,
     #[serde(default)]
     remove: String,
+    /// `back=1` (a card of a list): go back to the list the car was added from.
+    #[serde(default)]
+    back: String,
 }
 
-/// `POST /actives/threecar`: add or remove one car, then show the comparison.
+/// `POST /actives/threecar`: add or remove one car, then show the comparison; a car added from a
+/// list's card goes back to that list (its filters and place kept, at the card), so a visitor
+/// picks several without leaving it, JavaScript or not.
 pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): Form<CompareForm>) -> Result<Response, AppError> {
     let mut ids = compared_ids(&headers);
     let mut to = "/actives/threecar".to_owned();
+    let back = if f.back.trim() == "1" { list_referer(&headers, &state.config.site_url) } else { None };
     if let Ok(id) = f.remove.trim().parse::<i64>() {
         ids.retain(|i| *i != id);
     }
@@ -115,6 +122,9 @@ pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): 
             to.push_str("?msg=full");
         } else {
             ids.push(id);
+            if let Some(list) = back {
+                to = format!("{}#car-{id}", list.split('#').next().unwrap_or("/carlist"));
+            }
         }
     }
     let value = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(".");

@@ -121,7 +121,7 @@ async fn the_car_list_filters_sorts_and_pages(app: &TestApp) {
     // result that is also one is shown once.
     let promoted = r.body.matches(r#"<li class="card promoted">"#).count();
     assert!(promoted <= 3);
-    assert!((20 - promoted..=20).contains(&r.body.matches(r#"<li class="card">"#).count()), "20 per page");
+    assert!((20 - promoted..=20).contains(&r.body.matches(r#"<li class="card" id="car-"#).count()), "20 per page");
     assert!(r.body.contains(r#"<link rel="canonical" href="http://127.0.0.1:8080/carlist">"#));
     assert!(r.body.contains(r#"<meta name="robots" content="index,follow">"#));
     assert!(r.body.contains(r#"href="/carlist?page=2" rel="next""#), "crawlable paging");
@@ -348,13 +348,28 @@ async fn compare_keeps_three_cars_in_a_cookie(app: &TestApp) {
     assert_eq!(app.post_form("/actives/threecar", &[], "add=99999999").await.status, StatusCode::NOT_FOUND);
     let junk = app.get("/actives/threecar", &[("cookie", "hx_cmp=1.x.-5.%00")]).await;
     assert_eq!(junk.status, StatusCode::OK);
+
+    // Added from a list's card: back to the same list, filters kept, at the card; the list says
+    // how many are picked and links the comparison, whose 继续添加车辆 goes back to that list.
+    let list = "/carlist?price=5-20&sort=new";
+    let from = format!("http://127.0.0.1:8080{list}");
+    let card = detail_links(&app.get(list, &[]).await.body)[0];
+    let r = app.post_form("/actives/threecar", &[("referer", from.as_str())], &format!("add={card}&back=1")).await;
+    assert_eq!(r.location(), format!("{list}#car-{card}"));
+    let picked = r.cookies().into_iter().find(|c| c.starts_with("hx_cmp=")).unwrap().split(';').next().unwrap().to_owned();
+    let shown = app.get(list, &[("cookie", picked.as_str())]).await;
+    assert!(shown.body.contains("已选 <b>1</b> 辆车对比") && shown.body.contains(&format!(r#"id="car-{card}""#)), "{}", shown.body);
+    let compare = app.get("/actives/threecar", &[("cookie", picked.as_str()), ("referer", from.as_str())]).await;
+    assert!(compare.body.contains(r#"<a href="/carlist?price=5-20&#38;sort=new">继续添加车辆"#), "{}", compare.body);
+    let foreign = app.post_form("/actives/threecar", &[("referer", "https://evil.example/carlist")], &format!("add={}&back=1", ids[1])).await;
+    assert_eq!(foreign.location(), "/actives/threecar", "only this site's lists are gone back to");
 }
 
 async fn quality_and_campaign_lists(app: &TestApp) {
     let q = app.get("/servicehall/qualitycarlist", &[]).await;
     assert_eq!(q.status, StatusCode::OK);
     assert!(q.body.contains("精品二手车"));
-    let cards = q.body.split(r#"<li class="card">"#).skip(1).count();
+    let cards = q.body.split(r#"<li class="card" id="car-"#).skip(1).count();
     assert!(cards > 0);
     assert_eq!(q.body.matches(r#"<span class="tag">精品</span>"#).count(), cards, "only inspected cars");
     assert!(q.body.contains(r#"href="/servicehall/qualitycarlist?price=5-8""#), "the same filters");

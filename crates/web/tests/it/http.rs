@@ -14,7 +14,7 @@ async fn the_home_page_shows_real_listings_on_a_phone() {
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.body.contains(r#"data-device="mobile""#));
     assert!(r.body.contains("<title>") && r.body.contains("二手车网</title>"));
-    assert!(r.body.matches(r#"<li class="card">"#).count() >= 10, "at least ten listing cards");
+    assert!(r.body.matches(r#"<li class="card" id="car-"#).count() >= 10, "at least ten listing cards");
     assert!(r.body.contains("热门品牌") && r.body.contains("大众"));
     assert!(r.body.contains("/servicehall/pinggu"), "service-hall entries");
     assert!(r.body.contains("/carlist?price=5-8"), "price chips");
