@@ -72,6 +72,22 @@ pub fn valid_device_id(v: &str) -> bool {
     v.len() == 32 && v.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The cookie holding the compared ids.
+pub const COMPARE_COOKIE: &str = "hx_cmp";
+/// At most this many cars side by side.
+pub const MAX_COMPARED: usize = 3;
+
+/// The ids in the cookie, valid and unique, at most [`MAX_COMPARED`].
+pub fn compared_ids(headers: &HeaderMap) -> Vec<i64> {
+    let mut ids: Vec<i64> = Vec::new();
+    for id in cookie(headers, COMPARE_COOKIE).unwrap_or("").split('.').filter_map(|s| s.parse::<i64>().ok()).filter(|i| *i > 0) {
+        if !ids.contains(&id) && ids.len() < MAX_COMPARED {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,20 +112,4 @@ mod tests {
         assert_eq!(v.to_str().unwrap(), "hx_token=t; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly");
         assert_eq!(clear_cookie_everywhere(&dev, "hx_token").len(), 1);
     }
-}
-
-/// The cookie holding the compared ids.
-pub const COMPARE_COOKIE: &str = "hx_cmp";
-/// At most this many cars side by side.
-pub const MAX_COMPARED: usize = 3;
-
-/// The ids in the cookie, valid and unique, at most [`MAX_COMPARED`].
-pub fn compared_ids(headers: &HeaderMap) -> Vec<i64> {
-    let mut ids: Vec<i64> = Vec::new();
-    for id in cookie(headers, COMPARE_COOKIE).unwrap_or("").split('.').filter_map(|s| s.parse::<i64>().ok()).filter(|i| *i > 0) {
-        if !ids.contains(&id) && ids.len() < MAX_COMPARED {
-            ids.push(id);
-        }
-    }
-    ids
 }
