@@ -50,7 +50,11 @@ describe("DatePicker", () => {
     expect(hidden(el, "date")).toBe(D.format(D.today() + 3));
     await act(() => input.dispatchEvent(new Event("blur")));
     expect(input.value).toBe(D.format(D.today() + 3));
-    expect(el.textContent).toContain("已恢复为上次的选择");
+    // It says why: the typed day is after the last one offered.
+    expect(el.textContent).toContain(`不能晚于 ${in30}；已恢复为上次的选择`);
+    await type(input, "2026-1-1");
+    await act(() => input.dispatchEvent(new Event("blur")));
+    expect(el.textContent).toContain("请输入有效日期，格式");
   });
 
   it("moves with the arrow keys skipping disabled days and picks with Enter", async () => {

@@ -142,7 +142,17 @@ export function DatePicker(props) {
   const blurred = () => {
     if (RANGE[mode] || MULTI[mode] || mode === "week") return;
     if (text !== display(mode, sel)) {
-      setHint(text ? `请输入有效日期，格式 ${c.fmt}；已恢复为上次的选择` : "");
+      // A date that reads but cannot be chosen says why: too early, too late, or not offered.
+      const typedValue = text.length === c.fmt.length ? c.parse(text) : null;
+      const why =
+        typedValue == null
+          ? `请输入有效日期，格式 ${c.fmt}`
+          : limits.min != null && typedValue < limits.min
+            ? `不能早于 ${c.format(limits.min)}`
+            : limits.max != null && typedValue > limits.max
+              ? `不能晚于 ${c.format(limits.max)}`
+              : "这一天不可选";
+      setHint(text ? `${why}；已恢复为上次的选择` : "");
       if (text) setText(display(mode, sel));
       else setSel(null);
     }
