@@ -52,6 +52,19 @@ pub struct Row {
     pub wholesale: Option<Option<String>>,
     /// The trade price refused for this car: as typed, and why.
     pub wholesale_error: Option<(String, String)>,
+    /// Leads received.
+    pub leads: i64,
+}
+
+/// Whether a listing matches a dealer's stock search: its id, or every word in its title
+/// (letters compared without case).
+fn matches_search(id: i64, title: &str, q: &str) -> bool {
+    let q = q.trim();
+    if q.is_empty() || q.parse::<i64>().is_ok_and(|n| n == id) {
+        return true;
+    }
+    let title = title.to_lowercase();
+    q.split_whitespace().all(|w| title.contains(&w.to_lowercase()))
 }
 
 /// The form's action names of 挂到批发 and 取消批发.
@@ -91,6 +104,11 @@ struct MyListingsPage {
     error: Option<String>,
     confirm: Option<IslandMount>,
     events: Vec<(String, Vec<String>)>,
+    /// A dealer's stock: a table with a search, rather than a private seller's cards.
+    dealer: bool,
+    /// The search typed (dealers), and the status tab it searches in.
+    keyword: String,
+    status: String,
 }
 
 /// Query of the page.
@@ -106,6 +124,9 @@ pub struct ListQuery {
     done: String,
     #[serde(default)]
     history: String,
+    /// A dealer's search of their stock: words of the title, or a listing id.
+    #[serde(default)]
+    q: String,
     /// A refused trade price: the listing, what was typed and why.
     #[serde(skip)]
     wholesale_error: Option<(i64, String, String)>,
@@ -128,8 +149,10 @@ async fn render(
     )?;
     let refresh_every = domain::vip::refresh_every_secs(&benefits);
     let base = &state.config.image_upload_base;
+    let dealer = user.role == domain::auth::Role::Dealer;
     let rows = list
         .iter()
+        .filter(|l| !dealer || matches_search(l.listing_id, &l.title, &q.q))
         .map(|l| {
             let st = l.status;
             let mut notes = Vec::new();
@@ -178,6 +201,7 @@ async fn render(
                 records,
                 wholesale: (st == ListingStatus::Online && l.shop_id.is_some()).then(|| l.wholesale_price_yuan.map(domain::money::wan)),
                 wholesale_error: q.wholesale_error.as_ref().filter(|(id, _, _)| *id == l.listing_id).map(|(_, typed, why)| (typed.clone(), why.clone())),
+                leads: l.leads,
             }
         })
         .collect();
@@ -227,7 +251,8 @@ async fn render(
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "我的车源").canonical_path(state, "/space/personcarlist");
     page.private();
     let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
-    let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events };
+    let keyword: String = q.q.trim().chars().take(40).collect();
+    let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events, dealer, keyword, status: filter.map_or("", ListingStatus::as_str).to_owned() };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)

@@ -236,8 +236,14 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Res
     let mut page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
     let quick = QuickLead { city: visitor.city_slug.clone().unwrap_or_default(), ..QuickLead::default() };
     if visitor.user.is_none() {
-        let login = LoginForm::returning("/personalsell").island(&state, &mut page);
+        // Signing in is a step of its own (a link): one phone field on this page.
+        let login = LoginForm::returning("/personalsell");
         return render_sell(&state, page, "我要卖车", Some(quick), Some(login), None, StatusCode::OK);
+    }
+    // A dealer posts stock: no 顾问上门评估 offer, which is for private owners.
+    if visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer) {
+        page.title = "发布车源".to_owned();
+        return render_sell(&state, page, "发布车源", None, None, Some(new_form(&visitor)), StatusCode::OK);
     }
     render_sell(&state, page, "我要卖车", Some(quick), None, Some(new_form(&visitor)), StatusCode::OK)
 }

@@ -69,6 +69,23 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let page = app.get("/actives/zhikeclues", &[("cookie", &owner)]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains("139****6666") && !page.body.contains("13955556666"));
+    // The owner's stock is a table with a search; a car found by its id alone.
+    let stock = app.get("/space/personcarlist", &[("cookie", &owner)]).await;
+    assert!(
+        stock.body.contains("<h1>库存管理</h1>") && stock.body.contains(r#"<table class="table stock">"#) && stock.body.contains(r#"id="stock-q""#),
+        "{}",
+        stock.body
+    );
+    let rows = stock.body.matches(r#"<tr id="listing-"#).count();
+    assert!(rows >= 1, "{rows}");
+    let id: i64 = stock.body.split(r#"<tr id="listing-"#).nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    let found = app.get(&format!("/space/personcarlist?q={id}"), &[("cookie", &owner)]).await;
+    assert_eq!(found.body.matches(r#"<tr id="listing-"#).count(), 1);
+    let none = app.get("/space/personcarlist?q=%E4%B8%8D%E5%AD%98%E5%9C%A8%E7%9A%84%E8%BD%A6", &[("cookie", &owner)]).await;
+    assert!(none.body.contains("没有找到“不存在的车”的车源"), "{}", none.body);
+    // A dealer posts stock without the private owner's 顾问上门评估 offer.
+    let post = app.get("/personalsell", &[("cookie", &owner)]).await;
+    assert!(post.body.contains(r#"id="sell-form""#) && !post.body.contains(r#"action="/personalsell/lead""#), "{}", post.body);
     let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), None, 10).await.unwrap()[0].lead_id;
     let rival = login(app, &owner_mobile(app, other.shop_id).await, "").await;
     for action in ["open", "call"] {
