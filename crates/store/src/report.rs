@@ -105,6 +105,18 @@ macro_rules! insert_report {
     };
 }
 
+/// Inside transaction `$tx`: takes the lock on the user's row (a second order of theirs waits
+/// for this one), then finds their report of the same VIN and product that makes a new one
+/// needless ([`EXISTING`]): (id, status, purchase).
+macro_rules! lock_and_find_existing {
+    ($tx:ident, $r:expr, $since:expr) => {{
+        sqlx::query("update app_user set user_id = user_id where user_id = $1").bind($r.user_id).execute(&mut *$tx).await?;
+        let found: Option<(i64, String, Option<i64>)> =
+            sqlx::query_as(EXISTING).bind($r.user_id).bind($r.vin).bind($r.product.as_str()).bind($since).fetch_optional(&mut *$tx).await?;
+        found
+    }};
+}
+
 impl Store {
     /// Orders a report paid by `order`, unless the user has one of the same VIN and product
     /// that makes it needless (`domain::report::Existing`): one being asked, or ready since
@@ -114,14 +126,7 @@ impl Store {
     pub async fn create_paid_report(&self, r: &NewReport<'_>, order: &NewOrder, since: i64, now: i64) -> Result<Ordered, DbError> {
         on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(r.user_id).execute(&mut *tx).await?;
-            let existing: Option<(i64, String, Option<i64>)> = sqlx::query_as(EXISTING)
-                .bind(r.user_id)
-                .bind(r.vin)
-                .bind(r.product.as_str())
-                .bind(since)
-                .fetch_optional(&mut *tx)
-                .await?;
+            let existing = lock_and_find_existing!(tx, r, since);
             if let Some((id, status, purchase)) = existing {
                 if status != State::Pending.as_str() {
                     tx.rollback().await?;
@@ -145,14 +150,7 @@ impl Store {
         on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The user's row is the lock: a second free order of theirs waits for this one.
-            sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(r.user_id).execute(&mut *tx).await?;
-            let existing: Option<(i64, String, Option<i64>)> = sqlx::query_as(EXISTING)
-                .bind(r.user_id)
-                .bind(r.vin)
-                .bind(r.product.as_str())
-                .bind(since)
-                .fetch_optional(&mut *tx)
-                .await?;
+            let existing = lock_and_find_existing!(tx, r, since);
             if let Some((id, ..)) = existing.filter(|e| e.1 != State::Pending.as_str()) {
                 tx.rollback().await?;
                 return Ok(Some(id));
