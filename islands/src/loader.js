@@ -145,6 +145,16 @@ function coversControl(button) {
     }),
   );
 }
+// A form answered with its errors is reached by its fragment (#ask), and browsers skip
+// `autofocus` when the address has one: the field the server marked gets the focus here.
+// After the load, when the browser has scrolled to the fragment (which would take it away).
+const focusMarked = () => {
+  const marked = location.hash && document.querySelector(location.hash.replace(/[^#\w-]/g, ""))?.querySelector("[autofocus]");
+  marked?.focus({ preventScroll: true });
+};
+if (document.readyState === "complete") setTimeout(focusMarked, 0);
+else window.addEventListener("load", () => setTimeout(focusMarked, 0));
+
 const top = document.createElement("button");
 top.type = "button";
 top.className = "back-top";
