@@ -149,8 +149,9 @@ function coversControl(button) {
 // `autofocus` when the address has one: the field the server marked gets the focus here.
 // After the load, when the browser has scrolled to the fragment (which would take it away).
 const focusMarked = () => {
-  const marked = location.hash && document.querySelector(location.hash.replace(/[^#\w-]/g, ""))?.querySelector("[autofocus]");
-  marked?.focus({ preventScroll: true });
+  const id = location.hash.slice(1).replace(/[^\w-]/g, "");
+  const marked = id ? document.getElementById(id)?.querySelector("[autofocus]") : null;
+  if (marked) marked.focus({ preventScroll: true });
 };
 if (document.readyState === "complete") setTimeout(focusMarked, 0);
 else window.addEventListener("load", () => setTimeout(focusMarked, 0));
