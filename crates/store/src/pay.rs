@@ -552,7 +552,7 @@ impl Store {
         let applied: Option<Settled> = on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The write comes first, so two notifies racing take turns on the row's lock and the
-            // second finds it paid.
+            // second finds it paid. The states are `domain::order::PAYABLE`.
             let row: Option<Row> = sqlx::query_as(
                 "update payment_order set status = 'paid', provider_trade_no = $1, paid_at = $2 \
                  where order_no = $3 and status in ('pending', 'closed') and amount_fen = $4 and provider = $5 \
@@ -586,14 +586,13 @@ impl Store {
                         None => false,
                     };
                     let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
-                    // The update above took the order from pending or closed alike.
-                    let settled = match domain::order::on_payment(Status::Pending, already) {
+                    let settled = match domain::order::on_payment(already) {
                         domain::order::Effect::Grant => {
                             let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
                             grant_purchase!(tx, grant, now);
                             Settled::Applied
                         }
-                        _ => {
+                        domain::order::Effect::RefundDuplicate => {
                             // Marked for the refund the caller makes at the provider at once.
                             sqlx::query("update payment_order set refund_reason = $1 where payment_order_id = $2")
                                 .bind(domain::order::DUPLICATE_REFUND_REASON)
