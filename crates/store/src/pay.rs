@@ -803,9 +803,10 @@ impl Store {
     }
 
     /// Paid orders marked for an automatic refund (a purchase paid twice) whose refund has not
-    /// gone through yet, oldest first: the job tries them again.
+    /// gone through yet: the job tries them again, a batch at a time. Read through the partial index of
+    /// orders with a refund reason (`refund_reason <> ''` names it), not every paid order.
     pub async fn unrefunded_duplicates(&self, limit: i64) -> Result<Vec<PayOrder>, DbError> {
-        let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'paid' and refund_reason = $1 order by paid_at limit $2");
+        let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'paid' and refund_reason <> '' and refund_reason = $1 limit $2");
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(domain::order::DUPLICATE_REFUND_REASON).bind(limit).fetch_all(p).await?
         }))

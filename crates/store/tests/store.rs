@@ -132,6 +132,7 @@ on_both!(
     a_dealer_claims_a_waiting_request_into_a_package_that_wants_it,
     a_paid_programme_application_opens_the_applicants_shop,
     what_an_order_buys_travels_with_it_and_is_never_paid_for_twice,
+    a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -1211,4 +1212,53 @@ async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &
     // Refunding the payment that granted it ends the report's query.
     assert_eq!(store.refund_order("20261121103015000404", None, "用户申请退款", NOW + 10).await.unwrap(), store::Refunded::Done);
     assert_eq!(store.report_of(user, report).await.unwrap().unwrap().status, State::Failed);
+}
+
+/// Refunding the programme's fee when the shop it opened has listed cars since: the money and the
+/// plan go back, the application says 已退款, but the shop and its dealer role stay for staff to
+/// decide, and the refund says which shop and how many cars.
+async fn a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff(store: &Store) {
+    use domain::order::{Product, Provider};
+    use domain::programme::{Experience, Lot, Status as P};
+    use store::{Applied, NewApplication};
+    seed(store, SeedConfig { listings: 10, seed: 3, now: NOW }).await.unwrap();
+    let user = store.sign_in_by_mobile("13877770002", NOW).await.unwrap();
+    let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
+    let form = NewApplication {
+        name: "李明".into(),
+        city_code: domain::region::city_by_slug("wuhan").unwrap().code as i32,
+        shop_name: "李明二手车".into(),
+        experience: Experience::OverThree,
+        lot: Lot::Own,
+        address: "武汉市洪山区".into(),
+        intro: String::new(),
+    };
+    let Applied::Sent(id) = store.apply_to_programme(user.user_id, &form, NOW).await.unwrap() else { panic!() };
+    assert!(store.review_application(id, staff, true, "", NOW + 1).await.unwrap());
+    let order = store::NewOrder {
+        order_no: "20261124100000000401".into(),
+        user_id: user.user_id,
+        item: store::Item {
+            product: Product::Programme,
+            plan_code: String::new(),
+            city_code: None,
+            campaign: String::new(),
+            subject: "车商孵化计划入驻费".into(),
+            amount_fen: domain::programme::FEE_FEN,
+        },
+        provider: Provider::Sandbox,
+        channel: "sandbox".into(),
+    };
+    store.create_programme_order(&order, NOW + 2).await.unwrap().unwrap();
+    let pay = store::Payment { order_no: &order.order_no, provider: Provider::Sandbox, trade_no: "T401", amount_fen: domain::programme::FEE_FEN };
+    assert_eq!(store.settle_payment(&pay, NOW + 3).await.unwrap(), store::Settled::Applied);
+    let shop = store.own_shop(user.user_id).await.unwrap();
+    store.execute_admin(&format!("update listing set shop_id = {} where listing_id = 1", shop.shop_id)).await.unwrap();
+
+    let refunded = store.refund_order(&order.order_no, Some(staff), "用户申请退款", NOW + 4).await.unwrap();
+    assert_eq!(refunded, store::Refunded::ShopKept { oname: shop.oname.clone(), listings: 1 });
+    assert_eq!(store.application_of(user.user_id).await.unwrap().unwrap().status, P::Refunded);
+    assert!(store.memberships(user.user_id, NOW + 5).await.unwrap().is_empty(), "the plan that came with the fee ends");
+    assert_eq!(store.shop_by_oname(&shop.oname).await.unwrap().shop_id, shop.shop_id, "the shop stays open");
+    assert_eq!(store.user_by_mobile("13877770002").await.unwrap().unwrap().role, domain::auth::Role::Dealer);
 }

@@ -31,3 +31,6 @@ select setval(pg_get_serial_sequence('purchase', 'purchase_id'), coalesce(max(pu
 -- end backend-specific
 -- A refund desk takes one refund of an order at a time: the claim, cleared when it fails.
 alter table payment_order add column refunding_at bigint;
+-- The few orders with a refund reason (a second payment to refund, or refunded): the minute job
+-- finds the second payments whose refund failed without reading every paid order.
+create index payment_order_refund_due on payment_order (status) where refund_reason <> '';

@@ -30,3 +30,6 @@ update programme_application set purchase_id = payment_order_id where payment_or
 -- end backend-specific
 -- A refund desk takes one refund of an order at a time: the claim, cleared when it fails.
 alter table payment_order add column refunding_at bigint;
+-- The few orders with a refund reason (a second payment to refund, or refunded): the minute job
+-- finds the second payments whose refund failed without reading every paid order.
+create index payment_order_refund_due on payment_order (status) where refund_reason <> '';

@@ -247,7 +247,7 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
         subject: format!("线索包{}条（{city}）", spec.quantity),
         amount_fen: tier.price_fen,
     };
-    let method = crate::payments::method_of(&state, &input.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let method = crate::payments::method_named(&input.method);
     let order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
     state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
     let next = crate::payments::cashier(&state, &visitor, &order, method)?;

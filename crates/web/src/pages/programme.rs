@@ -228,6 +228,14 @@ pub async fn user(State(state): State<AppState>, visitor: Visitor, SignedIn(user
         shop = Some((s.name, s.oname));
         vip_until = state.store.memberships(user.user_id, now).await?.into_iter().map(|m| m.ends_at).max().map(domain::time::date);
     }
+    // A refunded fee whose shop had listed cars: the shop stays open until staff decide.
+    if let Some(id) = application.as_ref().filter(|a| a.status == Status::Refunded).and_then(|a| a.shop_id) {
+        match state.store.shop_oname(id).await {
+            Ok(oname) => shop = Some((state.store.shop_by_oname(&oname).await?.name, oname)),
+            Err(store::DbError::NotFound) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     let mut pending_order = None;
     if let Some(no) = application.as_ref().filter(|a| a.status == Status::Approved).and_then(|a| a.order_no.as_deref()) {
         pending_order = state.store.order_of(user.user_id, no).await?.filter(|o| o.status == domain::order::Status::Pending).map(|o| o.order_no);
@@ -288,7 +296,7 @@ pub struct FeePost {
 /// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
 /// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
-    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let method = crate::payments::method_named(&post.method);
     let item = Item {
         product: domain::order::Product::Programme,
         plan_code: String::new(),

@@ -233,17 +233,17 @@ fn new_form(visitor: &Visitor) -> SellForm {
 
 /// `GET /personalsell`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    let mut page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
+    // A dealer posts stock: no 顾问上门评估 offer, which is for private owners.
+    if visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer) {
+        let page = sell_meta(&state, &visitor, "发布车源", "/personalsell");
+        return render_sell(&state, page, "发布车源", None, None, Some(new_form(&visitor)), StatusCode::OK);
+    }
+    let page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
     let quick = QuickLead { city: visitor.city_slug.clone().unwrap_or_default(), ..QuickLead::default() };
     if visitor.user.is_none() {
         // Signing in is a step of its own (a link): one phone field on this page.
         let login = LoginForm::returning("/personalsell");
         return render_sell(&state, page, "我要卖车", Some(quick), Some(login), None, StatusCode::OK);
-    }
-    // A dealer posts stock: no 顾问上门评估 offer, which is for private owners.
-    if visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer) {
-        page.title = "发布车源".to_owned();
-        return render_sell(&state, page, "发布车源", None, None, Some(new_form(&visitor)), StatusCode::OK);
     }
     render_sell(&state, page, "我要卖车", Some(quick), None, Some(new_form(&visitor)), StatusCode::OK)
 }

@@ -326,7 +326,10 @@ pub async fn campaign_buy(
         Ok(item) => item,
         Err(message) => return again(message).await,
     };
-    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let method = match crate::payments::method_of(&state, &post.method) {
+        Ok(m) => m,
+        Err(message) => return again(message.to_owned()).await,
+    };
     let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
@@ -422,7 +425,7 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let method = crate::payments::method_of(&state, &post.method).map_err(|m| AppError::Invalid(m.to_owned()))?;
+    let method = crate::payments::method_named(&post.method);
     let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
