@@ -240,21 +240,25 @@ fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String
     Ok((server, format!("http://{addr}")))
 }
 
-/// The compressed weight of a page: HTML, CSS, the island loader and modules with the chunks
-/// they import, and the gzipped HTML up to the end of the first screen.
-fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, String> {
-    let tmp = dir.join("weight.tmp");
-    let html_gz = curl(&format!("{base}{url}"), true, &tmp)?;
-    let html = fetch(&format!("{base}{url}"))?;
-    let mut css = 0;
-    for href in attr_values(&html, "href", "/dist/").into_iter().filter(|h| h.ends_with(".css")) {
-        css += curl(&format!("{base}{href}"), true, &tmp)?;
-    }
-    let mut js_files: BTreeSet<String> = BTreeSet::new();
-    let mut queue: Vec<String> =
-        attr_values(&html, "src", "/dist/").into_iter().chain(attr_values(&html, "data-src", "/dist/")).filter(|s| s.ends_with(".js")).collect();
+/// The islands of a page: each one's module URL and when it loads (`idle` or `visible`).
+fn islands(html: &str) -> Vec<(String, String)> {
+    html.split("<div data-island=")
+        .skip(1)
+        .filter_map(|part| {
+            let tag = &part[..part.find('>').unwrap_or(part.len())];
+            let src = attr_values(tag, "data-src", "/dist/").into_iter().next()?;
+            let load = attr_values(tag, "data-load", "").into_iter().next().unwrap_or_default();
+            Some((src, load))
+        })
+        .collect()
+}
+
+/// The scripts `roots` load: themselves and every chunk they import, transitively.
+fn js_closure(base: &str, roots: Vec<String>) -> Result<BTreeSet<String>, String> {
+    let mut files: BTreeSet<String> = BTreeSet::new();
+    let mut queue = roots;
     while let Some(src) = queue.pop() {
-        if !js_files.insert(src.clone()) {
+        if !src.ends_with(".js") || !files.insert(src.clone()) {
             continue;
         }
         let text = fetch(&format!("{base}{src}"))?;
@@ -271,9 +275,33 @@ fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, Stri
             }
         }
     }
+    Ok(files)
+}
+
+/// The compressed weight of a page: HTML, CSS, the island loader and modules with the chunks
+/// they import (those of islands that load only when scrolled to apart, as `js_later_gzip`),
+/// and the gzipped HTML up to the end of the first screen.
+fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, String> {
+    let tmp = dir.join("weight.tmp");
+    let html_gz = curl(&format!("{base}{url}"), true, &tmp)?;
+    let html = fetch(&format!("{base}{url}"))?;
+    let mut css = 0;
+    for href in attr_values(&html, "href", "/dist/").into_iter().filter(|h| h.ends_with(".css")) {
+        css += curl(&format!("{base}{href}"), true, &tmp)?;
+    }
+    // What loads with the page (its scripts and the islands that load when the browser is idle)
+    // and what loads later, only when its island scrolls into view (`data-load="visible"`).
+    let (later_roots, now_islands): (Vec<_>, Vec<_>) = islands(&html).into_iter().partition(|(_, load)| load == "visible");
+    let now_roots = attr_values(&html, "src", "/dist/").into_iter().chain(now_islands.into_iter().map(|(src, _)| src)).collect();
+    let now_files = js_closure(base, now_roots)?;
+    let later_files: BTreeSet<String> = js_closure(base, later_roots.into_iter().map(|(src, _)| src).collect())?.difference(&now_files).cloned().collect();
     let mut js = 0;
-    for src in &js_files {
+    for src in &now_files {
         js += curl(&format!("{base}{src}"), true, &tmp)?;
+    }
+    let mut js_later = 0;
+    for src in &later_files {
+        js_later += curl(&format!("{base}{src}"), true, &tmp)?;
     }
     let _ = std::fs::remove_file(&tmp);
     // The first screen: the first four cards of a list, everything above the lead form of a car.
@@ -290,7 +318,8 @@ fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, Stri
         "html_gzip": html_gz,
         "css_gzip": css,
         "js_gzip": js,
-        "js_files": js_files.len(),
+        "js_files": now_files.len(),
+        "js_later_gzip": js_later,
         "total_gzip": html_gz + css + js,
         "first_screen_gzip": first_screen,
     }))
@@ -429,7 +458,7 @@ fn table(report: &Value) {
         for (name, p) in pages {
             let (off, on, w) = (&p["cache_off"], &p["cache_on"], &p["weight"]);
             println!(
-                "{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}",
+                "{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6} {:>6}",
                 name,
                 num(&off["rps"]),
                 num(&off["p50_ms"]),
@@ -444,11 +473,14 @@ fn table(report: &Value) {
                 num(&w["css_gzip"]),
                 num(&w["js_gzip"]),
                 num(&w["total_gzip"]),
-                num(&w["first_screen_gzip"])
+                num(&w["first_screen_gzip"]),
+                num(&w["js_later_gzip"])
             );
         }
     }
-    println!("latency in ms at {CONNECTIONS} connections; bytes gzipped; fold = gzipped HTML to the end of the first screen");
+    println!(
+        "latency in ms at {CONNECTIONS} connections; bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
+    );
     println!("peak RSS (MB): cache off {}, cache on {}", num(&report["http"]["peak_rss_mb"]["cache_off"]), num(&report["http"]["peak_rss_mb"]["cache_on"]));
     if let Some(lh) = report["lighthouse"].as_object() {
         for (name, l) in lh {

@@ -2,7 +2,8 @@
 //! names on both sides, migrations that match across backends, every module in ARCHITECTURE.md's
 //! code map, and the web crate's layers (no
 //! module outside `pages/` imports a page, pages share code only through `pages/shared.rs`, and
-//! no import circles among the crate's modules).
+//! no import circles among the crate's modules), and no rule of `more.css` that could match the
+//! three pages that load only `site.css`.
 
 #[cfg(test)]
 mod tests {
@@ -311,5 +312,156 @@ mod tests {
             }
         }
         assert!(circles.is_empty(), "modules on an import circle: {circles:?}\n{graph:#?}");
+    }
+
+    /// The pages that load only `site.css` (their template empties the layout's `more_css` block),
+    /// with the route whose islands `islands/pages.json` lists.
+    const SITE_CSS_ONLY: &[(&str, &str)] = &[("home.html", "/"), ("carlist.html", "/carlist"), ("detail.html", "/details/{id}")];
+
+    /// Every word that could be a class name on a page that loads only `site.css`: the words of
+    /// its template, the templates it imports, the layout, the runtime and kit scripts and the
+    /// islands it mounts; plus the prefixes of classes made in a template (`rating-{{ kind }}`).
+    fn site_css_only_words() -> (std::collections::BTreeSet<String>, Vec<String>) {
+        let r = root();
+        let pages: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(r.join("islands/pages.json")).unwrap()).unwrap();
+        let mut files = vec![r.join("templates/_layout.html"), r.join("islands/src/loader.js"), r.join("islands/src/mount.js")];
+        files.extend(std::fs::read_dir(r.join("islands/src/kit")).unwrap().flatten().map(|e| e.path()));
+        for (template, route) in SITE_CSS_ONLY {
+            let text = std::fs::read_to_string(r.join("templates").join(template)).unwrap();
+            files.push(r.join("templates").join(template));
+            for tag in ["{% import \"", "{% include \""] {
+                for part in text.split(tag).skip(1) {
+                    files.push(r.join("templates").join(part.split('"').next().unwrap()));
+                }
+            }
+            for island in pages[route].as_array().unwrap_or_else(|| panic!("islands/pages.json lists no {route}")) {
+                files.push(r.join("islands/src/islands").join(format!("{}.jsx", island.as_str().unwrap())));
+            }
+        }
+        let (mut words, mut prefixes) = (std::collections::BTreeSet::new(), Vec::new());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let is_word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find(is_word) {
+                let end = rest[start..].find(|c: char| !is_word(c)).map_or(rest.len(), |e| start + e);
+                let word = &rest[start..end];
+                if word.ends_with('-') && (rest[end..].starts_with("{{") || rest[end..].starts_with("${")) {
+                    prefixes.push(word.to_owned());
+                }
+                words.insert(word.to_owned());
+                rest = &rest[end..];
+            }
+        }
+        // The layout's `data-device` and body classes come from the server's values.
+        words.extend(["mobile", "pc"].map(String::from));
+        (words, prefixes)
+    }
+
+    /// The selectors of a style sheet's rules (inside `@media` too; not `@keyframes` steps).
+    fn selectors(css: &str) -> Vec<String> {
+        let mut text = String::new();
+        let mut rest = css;
+        while let Some(i) = rest.find("/*") {
+            text.push_str(&rest[..i]);
+            rest = rest[i..].find("*/").map_or("", |e| &rest[i + e + 2..]);
+        }
+        text.push_str(rest);
+        let mut out = Vec::new();
+        let (mut head, mut depth, mut skip_depth) = (String::new(), 0usize, None);
+        for c in text.chars() {
+            match c {
+                '{' => {
+                    let h = head.trim().to_owned();
+                    head.clear();
+                    depth += 1;
+                    if skip_depth.is_some() {
+                        continue;
+                    }
+                    if h.starts_with("@keyframes") || h.starts_with("@font-face") || h.starts_with("@view-transition") {
+                        skip_depth = Some(depth);
+                    } else if !h.starts_with('@') {
+                        let mut level = 0;
+                        let mut sel = String::new();
+                        for ch in h.chars() {
+                            match ch {
+                                '(' | '[' => level += 1,
+                                ')' | ']' => level -= 1,
+                                ',' if level == 0 => {
+                                    out.push(std::mem::take(&mut sel));
+                                    continue;
+                                }
+                                _ => {}
+                            }
+                            sel.push(ch);
+                        }
+                        out.push(sel);
+                    }
+                }
+                '}' => {
+                    if skip_depth == Some(depth) {
+                        skip_depth = None;
+                    }
+                    depth = depth.saturating_sub(1);
+                    head.clear();
+                }
+                ';' => head.clear(),
+                _ => head.push(c),
+            }
+        }
+        out.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+    }
+
+    /// The classes an element must have somewhere for a selector to match: what is inside
+    /// attribute selectors and `:not(…)` asks for nothing.
+    fn required_classes(selector: &str) -> Vec<String> {
+        let mut plain = String::new();
+        let (mut bracket, mut not) = (0, 0);
+        let mut rest = selector;
+        while let Some(c) = rest.chars().next() {
+            if rest.starts_with(":not(") {
+                not += 1;
+                rest = &rest[5..];
+                continue;
+            }
+            match c {
+                '[' => bracket += 1,
+                ']' => bracket -= 1,
+                ')' if not > 0 && bracket == 0 => not -= 1,
+                _ if bracket == 0 && not == 0 => plain.push(c),
+                _ => {}
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+        plain
+            .split('.')
+            .skip(1)
+            .map(|p| p.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).next().unwrap_or("").to_owned())
+            .filter(|c| !c.is_empty())
+            .collect()
+    }
+
+    /// Home, list and car pages load only `site.css`; a rule in `more.css` that could match one
+    /// of them (every class it needs occurs there) would go missing on it.
+    #[test]
+    fn more_css_has_no_rule_for_the_pages_that_load_only_site_css() {
+        let r = root();
+        for (template, _) in SITE_CSS_ONLY {
+            let text = std::fs::read_to_string(r.join("templates").join(template)).unwrap();
+            assert!(text.contains("{% block more_css %}{% endblock %}"), "{template} should empty the more_css block");
+        }
+        let emptied: Vec<String> = sources(&[".html"])
+            .into_iter()
+            .filter(|p| std::fs::read_to_string(p).unwrap().contains("{% block more_css %}{% endblock %}"))
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(emptied.len(), SITE_CSS_ONLY.len(), "templates leaving out more.css: {emptied:?}; list a new one in SITE_CSS_ONLY");
+        let (words, prefixes) = site_css_only_words();
+        let matches = |sel: &str| required_classes(sel).iter().all(|c| words.contains(c) || prefixes.iter().any(|p| c.starts_with(p.as_str())));
+        let more = selectors(&std::fs::read_to_string(r.join("assets/css/more.css")).unwrap());
+        assert!(more.len() > 100 && more.iter().any(|s| s == ".staff-programme .decide"), "more.css's rules not found: the check itself is broken");
+        assert!(matches(".card .price") && !matches(".staff-programme .decide") && matches("a:not(.staff-programme)"), "the class test is broken");
+        let stray: Vec<&String> = more.iter().filter(|s| matches(s)).collect();
+        assert!(stray.is_empty(), "rules in more.css that could match home, list or car pages (move them to site.css): {stray:?}");
     }
 }

@@ -72,8 +72,11 @@ pub struct PageMeta {
     pub device: &'static str,
     /// `default`, `flow` or `shop`.
     pub layout: Layout,
-    /// Stylesheet URL.
+    /// The stylesheet every page loads: layout, lists, the car page and the islands they mount.
     pub css: String,
+    /// The stylesheet of every other page (accounts, selling, shops, dealer centre, service hall,
+    /// payments, staff); home, list and car pages leave it out (their `more_css` block).
+    pub more_css: String,
     /// The runtime's URL (island loader and navigation niceties), when the islands were built.
     pub loader: Option<String>,
     /// Favicon / logo URL.
@@ -143,6 +146,7 @@ impl PageMeta {
             device: device.class.as_str(),
             layout,
             css: state.assets.url("css/site.css"),
+            more_css: state.assets.url("css/more.css"),
             loader: state.assets.island_url("_loader"),
             og_image: format!("{}{}", state.config.site_url, logo),
             logo,
@@ -210,6 +214,15 @@ impl PageMeta {
         self.loader.as_ref()?;
         let props = serde_json::to_string(props).ok()?;
         Some(IslandMount { name, src, props, load: "idle" })
+    }
+}
+
+impl IslandMount {
+    /// Loads the island's module only when its element scrolls into view (a form far down the
+    /// page), so a visitor who never gets there never downloads it.
+    pub fn when_visible(mut self) -> IslandMount {
+        self.load = "visible";
+        self
     }
 }
 

@@ -304,7 +304,8 @@ async fn render_with(
         placeholder: "请选择看车日期".to_owned(),
         ..DatePickerProps::default()
     };
-    let date_picker = if online { page.island(state, "DatePicker", &date_props) } else { None };
+    // The booking form is far below the first screen: its picker loads when scrolled to.
+    let date_picker = if online { page.island(state, "DatePicker", &date_props).map(IslandMount::when_visible) } else { None };
     let cfg = &state.config;
     let app_open = (!cfg.app_link.is_empty()).then(|| {
         serde_json::json!({"appLink": format!("{}details/{id}", cfg.app_link), "itunesLink": cfg.app_itunes_link, "androidLink": cfg.app_android_link})

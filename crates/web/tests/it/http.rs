@@ -96,6 +96,31 @@ async fn assets_are_hashed_immutable_and_compressed() {
     assert_eq!(logical.headers[header::CACHE_CONTROL], "public, max-age=3600");
 }
 
+/// Home, list and car pages load only site.css (their part of the page budget); every other
+/// page loads more.css after it. The car page's booking date picker loads when scrolled to.
+#[tokio::test]
+async fn the_car_pages_load_only_the_site_sheet_and_other_pages_both() {
+    let app = spawn_app(20).await;
+    let sheets = |body: &str| -> Vec<String> {
+        body.split("<link rel=\"stylesheet\" href=\"/dist/css/").skip(1).map(|s| s.split('.').next().unwrap().to_owned()).collect()
+    };
+    let list = app.get("/carlist", &[]).await.body;
+    let id = crate::support::detail_links(&list)[0];
+    for path in ["/".to_owned(), "/carlist".to_owned(), format!("/details/{id}")] {
+        assert_eq!(sheets(&app.get(&path, &[]).await.body), ["site"], "{path}");
+    }
+    for path in ["/vip", "/servicehall", "/sys/login", "/no-such-page"] {
+        assert_eq!(sheets(&app.get(path, &[]).await.body), ["site", "more"], "{path}");
+    }
+    let detail = app.get(&format!("/details/{id}"), &[]).await.body;
+    // Islands exist when they were built (`cargo xtask test` builds them first).
+    if detail.contains("data-island=") {
+        let tag = |name: &str| detail.split(&format!("<div data-island=\"{name}\"")).nth(1).map_or(String::new(), |s| s.split('>').next().unwrap().to_owned());
+        assert!(tag("DatePicker").contains("data-load=\"visible\""), "{}", tag("DatePicker"));
+        assert!(tag("Gallery").contains("data-load=\"idle\""), "{}", tag("Gallery"));
+    }
+}
+
 #[tokio::test]
 async fn pages_are_compressed_when_the_browser_allows() {
     let app = spawn_app(50).await;
