@@ -1,9 +1,8 @@
 //! Style checks that run as tests (`cargo test -p xtask`): file docs, whitespace, stubs, island
 //! names on both sides, migrations that match across backends, every module in ARCHITECTURE.md's
-//! code map, and the web crate's layers (no
-//! module outside `pages/` imports a page, pages share code only through `pages/shared.rs`, and
-//! no import circles among the crate's modules), and no rule of `more.css` that could match the
-//! three pages that load only `site.css`.
+//! code map, the web crate's layers (no module outside `pages/` imports a page, pages share code
+//! only through `pages/shared.rs`), no import circles among the modules of any crate, and no rule
+//! of `more.css` that could match the three pages that load only `site.css`.
 
 #[cfg(test)]
 mod tests {
@@ -222,10 +221,10 @@ mod tests {
         out
     }
 
-    /// The web crate's modules (a folder counts as one, `lib` and `main` excluded) and the other
+    /// A crate's modules (a folder counts as one, `lib` and `main` excluded) and the other
     /// modules each imports.
-    fn web_modules() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-        let src = root().join("crates/web/src");
+    fn modules_of(krate: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+        let src = root().join("crates").join(krate).join("src");
         let mut all = Vec::new();
         files(&src, &[".rs"], &mut all);
         let module_of = |p: &Path| p.strip_prefix(&src).unwrap().components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
@@ -279,24 +278,35 @@ mod tests {
     #[test]
     fn the_code_map_names_every_module() {
         let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
-        let mut rust = Vec::new();
-        for dir in ["crates/domain/src", "crates/store/src", "crates/web/src", "crates/web/tests/it"] {
+        // Each crate's modules are named in that crate's section, so a name one crate has does not
+        // vouch for another's module of the same name.
+        let section = |title: &str| {
+            let start = map.find(&format!("### `{title}`")).unwrap_or_else(|| panic!("no section for {title}"));
+            let end = map[start + 4..].find("\n##").map_or(map.len(), |e| start + 4 + e);
+            &map[start..end]
+        };
+        let mut missing = Vec::new();
+        for (dir, title) in [
+            ("crates/domain/src", "crates/domain"),
+            ("crates/store/src", "crates/store"),
+            ("crates/web/src", "crates/web"),
+            ("crates/web/tests/it", "crates/web"),
+        ] {
+            let mut rust = Vec::new();
             files(&root().join(dir), &[".rs"], &mut rust);
+            let text = section(title);
+            for p in rust {
+                let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+                if !matches!(stem.as_str(), "lib" | "main" | "mod") && !text.contains(&format!("`{stem}`")) {
+                    missing.push(format!("{dir}: {stem}"));
+                }
+            }
         }
-        let missing: Vec<String> = rust
-            .iter()
-            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|stem| !matches!(stem.as_str(), "lib" | "main" | "mod"))
-            .filter(|stem| !map.contains(&format!("`{stem}`")))
-            .collect();
-        assert!(missing.is_empty(), "modules missing from ARCHITECTURE.md's code map: {missing:?}");
+        assert!(missing.is_empty(), "modules missing from their crate's section of ARCHITECTURE.md's code map: {missing:?}");
     }
 
-    #[test]
-    fn web_modules_import_each_other_without_circles() {
-        let graph = web_modules();
-        assert!(graph.len() > 20 && graph.get("middleware").is_some_and(|m| m.contains("session")), "modules not found: the check itself is broken");
-        // A module is on a circle when it reaches itself.
+    /// The modules of `graph` that reach themselves through their imports.
+    fn on_circles(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Vec<String> {
         let mut circles = Vec::new();
         for start in graph.keys() {
             let mut seen = std::collections::BTreeSet::new();
@@ -311,7 +321,21 @@ mod tests {
                 }
             }
         }
-        assert!(circles.is_empty(), "modules on an import circle: {circles:?}\n{graph:#?}");
+        circles
+    }
+
+    #[test]
+    fn modules_of_every_crate_import_each_other_without_circles() {
+        for (krate, (a, b)) in [("domain", ("report", "validate")), ("store", ("settle", "programme")), ("web", ("middleware", "session"))] {
+            let graph = modules_of(krate);
+            assert!(graph.len() > 20 && graph.get(a).is_some_and(|m| m.contains(b)), "{krate}'s modules not found: the check itself is broken");
+            let circles = on_circles(&graph);
+            assert!(circles.is_empty(), "{krate}: modules on an import circle: {circles:?}\n{graph:#?}");
+        }
+        let mut looped = std::collections::BTreeMap::new();
+        looped.insert("a".to_owned(), std::collections::BTreeSet::from(["b".to_owned()]));
+        looped.insert("b".to_owned(), std::collections::BTreeSet::from(["a".to_owned()]));
+        assert_eq!(on_circles(&looped), ["a", "b"], "the circle search is broken");
     }
 
     /// The pages that load only `site.css` (their template empties the layout's `more_css` block),

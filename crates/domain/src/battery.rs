@@ -111,7 +111,7 @@ pub const WORN_BATTERY_VIN: &str = "LGXCE6CD2M0234567";
 pub fn sandbox_battery(vin: &Vin, now: i64) -> Battery {
     let mut rng = Rng::new(vin.as_ref().bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)));
     let this_year = crate::time::year(now);
-    let years = crate::report::model_year(vin).filter(|y| (2010..=this_year).contains(y)).map_or(3, |y| i64::from(this_year - y)).max(0);
+    let years = vin.model_year().filter(|y| (2010..=this_year).contains(y)).map_or(3, |y| i64::from(this_year - y)).max(0);
     let rated_wh = (50 + rng.below(41) as i64) * 1_000 + rng.below(10) as i64 * 100;
     let worn = vin.as_ref() == WORN_BATTERY_VIN;
     let loss_permille = years * (15 + rng.below(10) as i64) + rng.below(20) as i64 + if worn { 160 } else { 0 };

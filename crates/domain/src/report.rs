@@ -376,16 +376,6 @@ fn rng_of(vin: &str) -> Rng {
     Rng::new(vin.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
 }
 
-/// The model year a VIN's tenth character encodes (A = 2010 … T = 2026, 1–9 = 2001–2009).
-pub fn model_year(vin: &Vin) -> Option<i32> {
-    const LETTERS: &str = "ABCDEFGHJKLMNPRST";
-    let c = vin.as_ref().as_bytes()[9] as char;
-    match c {
-        '1'..='9' => Some(2000 + (c as i32 - '0' as i32)),
-        _ => LETTERS.find(c).map(|i| 2010 + i as i32),
-    }
-}
-
 /// A car maker by its World Manufacturer Identifier (a VIN's first three characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Maker {
@@ -434,7 +424,7 @@ pub fn maker(vin: &Vin) -> Option<Maker> {
 /// How a car known only by its VIN is named: its maker and model year (上汽大众 2012年款), or
 /// what of them the VIN tells.
 pub fn vin_car_name(vin: &Vin) -> String {
-    match (maker(vin), model_year(vin)) {
+    match (maker(vin), vin.model_year()) {
         (Some(m), Some(y)) => format!("{} {y}年款", m.name),
         (Some(m), None) => m.name.to_owned(),
         (None, Some(y)) => format!("{y}年款车辆"),
@@ -452,7 +442,7 @@ const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空�
 pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
     let mut rng = rng_of(vin.as_ref());
     let this_year = crate::time::year(now);
-    let start = model_year(vin).filter(|y| (2005..=this_year).contains(y)).unwrap_or(this_year - 5);
+    let start = vin.model_year().filter(|y| (2005..=this_year).contains(y)).unwrap_or(this_year - 5);
     let km_per_year = 8_000 + rng.below(12_000) as i64;
     let month = 1 + rng.below(12) as i32;
     let date = |year: i32, month: i32, day: u64| format!("{year}-{month:02}-{:02}", 1 + day % 28);
@@ -562,7 +552,7 @@ mod tests {
         let a = sandbox_record(&v, NOW);
         assert_eq!(a, sandbox_record(&v, NOW), "deterministic");
         assert_ne!(a, sandbox_record(&vin("LVSHCAMB1EE123457"), NOW), "another VIN, another record");
-        assert_eq!(model_year(&v), Some(2014));
+        assert_eq!(v.model_year(), Some(2014));
         assert!(a.services.len() >= 10, "twelve years of visits: {}", a.services.len());
         assert!(a.services.windows(2).all(|w| w[0].date <= w[1].date && w[0].km < w[1].km), "{a:?}");
         assert!(a.services.iter().all(|s| s.date.as_str() <= "2026-11-31"), "nothing after today");
@@ -631,7 +621,7 @@ mod tests {
             let text = sandbox_vin(year, bits);
             let v = Vin::parse_exact(&text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
             assert_eq!(v.as_ref(), text, "17 valid characters with their check digit: {text}");
-            assert_eq!(model_year(&v), Some(year));
+            assert_eq!(v.model_year(), Some(year));
         }
     }
 

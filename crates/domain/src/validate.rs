@@ -221,6 +221,16 @@ impl Vin {
         }
     }
 
+    /// The model year the tenth character encodes (A = 2010 … T = 2026, 1–9 = 2001–2009).
+    pub fn model_year(&self) -> Option<i32> {
+        const LETTERS: &str = "ABCDEFGHJKLMNPRST";
+        let c = self.0.as_bytes()[9] as char;
+        match c {
+            '1'..='9' => Some(2000 + (c as i32 - '0' as i32)),
+            _ => LETTERS.find(c).map(|i| 2010 + i as i32),
+        }
+    }
+
     /// Only the last six characters, for showing a car's VIN without exposing it.
     pub fn masked(&self) -> String {
         format!("***********{}", &self.0[11..])

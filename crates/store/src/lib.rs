@@ -38,9 +38,11 @@ mod search;
 pub mod seed;
 mod selling;
 mod seo;
+mod settle;
 mod shop;
 mod space;
 mod valuation;
+mod vip;
 mod wholesale;
 
 use std::str::FromStr;
@@ -61,7 +63,7 @@ pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
-pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, Payment, Promotion, RefundClaim, Refunded, Settled};
+pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder};
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
@@ -70,9 +72,11 @@ pub use selling::{
     APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, NewUpload, OwnShop, ReviewItem, UploadRow,
 };
 pub use seo::SITEMAP_URLS;
+pub use settle::{Payment, RefundClaim, Refunded, Settled};
 pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use valuation::{Appraisal, SeriesCar};
+pub use vip::Promotion;
 pub use wholesale::WholesaleCar;
 
 /// The one error type of this crate.

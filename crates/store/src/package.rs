@@ -293,3 +293,25 @@ pub struct PackageLead {
     pub created_at: i64,
 }
 from_row!(PackageLead { lead_id, lead_package_id, mobile, name, city_code, expected_yuan, status as stored, opened_at, created_at });
+
+/// A paid lead package takes requests from its payment (order `$order_id`) on. Runs inside the
+/// payment's transaction.
+macro_rules! package_paid {
+    ($tx:ident, $order_id:expr, $purchase:expr, $now:expr) => {{
+        sqlx::query("update lead_package set status = 'paid', paid_at = $1, payment_order_id = $2 where purchase_id = $3 and status = 'pending'")
+            .bind($now)
+            .bind($order_id)
+            .bind($purchase)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+pub(crate) use package_paid;
+
+/// A refunded lead package receives nothing more. Runs inside the refund's transaction.
+macro_rules! package_refunded {
+    ($tx:ident, $purchase:expr) => {{
+        sqlx::query("update lead_package set status = 'refunded' where purchase_id = $1").bind($purchase).execute(&mut *$tx).await?;
+    }};
+}
+pub(crate) use package_refunded;

@@ -306,3 +306,30 @@ const EXISTING: &str = "select report_id, status, purchase_id from report where 
                         order by case status when 'ready' then 0 when 'querying' then 1 else 2 end, report_id desc limit 1";
 
 const FREE_USED: &str = "select count(*) from report where user_id = $1 and payment_order_id is null and status in ('querying', 'ready') and created_at >= $2";
+
+/// A paid report is asked of the provider at once, also when its order had closed (paid by order
+/// `$order_id`). Runs inside the payment's transaction.
+macro_rules! report_paid {
+    ($tx:ident, $order_id:expr, $purchase:expr, $now:expr) => {{
+        sqlx::query(
+            "update report set status = 'querying', next_try_at = $1, payment_order_id = $2 where purchase_id = $3 and status in ('pending', 'closed')",
+        )
+        .bind($now)
+        .bind($order_id)
+        .bind($purchase)
+        .execute(&mut *$tx)
+        .await?;
+    }};
+}
+pub(crate) use report_paid;
+
+/// A refunded report not yet answered is not asked any more. Runs inside the refund's transaction.
+macro_rules! report_refunded {
+    ($tx:ident, $purchase:expr) => {{
+        sqlx::query("update report set status = 'failed', next_try_at = null where purchase_id = $1 and status in ('pending', 'querying')")
+            .bind($purchase)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+pub(crate) use report_refunded;

@@ -566,10 +566,10 @@ impl Store {
             let (status, refreshed_at, seller) = row.ok_or(DbError::NotFound)?;
             // The seller's VIP plan sets how often 擦亮 works and how long a confirmation lasts.
             let codes: Vec<String> = match seller {
-                Some(seller) => sqlx::query_scalar(crate::pay::RUNNING_PLANS).bind(seller).bind(now).fetch_all(&mut *tx).await?,
+                Some(seller) => sqlx::query_scalar(crate::vip::RUNNING_PLANS).bind(seller).bind(now).fetch_all(&mut *tx).await?,
                 None => Vec::new(),
             };
-            let benefits = crate::pay::benefits_of(&codes);
+            let benefits = crate::vip::benefits_of(&codes);
             let refresh_every = domain::vip::refresh_every_secs(&benefits);
             let from = ListingStatus::decode("status", &status)?;
             let to = match domain::selling::transition(from, action, actor) {

@@ -1,0 +1,272 @@
+//! What a payment does and a refund undoes. A verified payment moves an order to `paid` in one
+//! conditional update and grants its purchase in the same transaction, once: the purchase's row
+//! is claimed by the first payment of any of its orders (`domain::order::on_payment`), so a
+//! repeated or concurrent notify changes nothing the second time, and a second payment of one
+//! purchase is marked for an automatic refund. A refund is claimed by one desk, then ends what
+//! the payment granted in its own transaction. Each product's step lives in its own module
+//! (`vip`, `package`, `report`, `programme`); the orders are `pay`'s ledger.
+
+use crate::pay::PayOrder;
+use crate::{BadStored, DbError, Store, on_pool};
+use domain::order::{Product, Provider, Status};
+
+/// A payment as the provider reported it, after its signature was checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment<'a> {
+    /// Our order number.
+    pub order_no: &'a str,
+    /// Who took the money.
+    pub provider: Provider,
+    /// Their trade number.
+    pub trade_no: &'a str,
+    /// The amount they took, in fen.
+    pub amount_fen: i64,
+}
+
+/// What a reported payment did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The order is now paid and its purchase granted.
+    Applied,
+    /// The order is now paid, but its purchase had been granted by another of its orders: the
+    /// customer paid twice for one thing, and this payment must be refunded
+    /// (`domain::order::DUPLICATE_REFUND_REASON`).
+    Duplicate,
+    /// It already was paid: nothing changed.
+    AlreadyPaid,
+    /// No such order.
+    Unknown,
+    /// The amount differs from the order's: nothing changed.
+    WrongAmount,
+    /// Another provider's order: nothing changed.
+    WrongProvider,
+    /// The order was refunded before this report arrived: nothing changed.
+    NotPending(Status),
+}
+
+/// How asking to refund an order went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refunded {
+    /// Not paid (pending, closed, refunded already): nothing changed.
+    NotPaid,
+    /// Refunded, and what the payment granted has ended.
+    Done,
+    /// Refunded and the programme's dealer plan ended, but the shop the fee opened has cars
+    /// listed since: it stays open, with the dealer role, for staff to decide.
+    ShopKept {
+        /// The shop's address name.
+        oname: String,
+        /// How many cars it has listed.
+        listings: i64,
+    },
+}
+
+/// How claiming an order's refund went ([`Store::claim_refund`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundClaim {
+    /// This desk refunds it: the order as it was.
+    Claimed(Box<PayOrder>),
+    /// Another desk is refunding it right now.
+    Busy,
+    /// It is not paid (pending, closed, refunded already, or unknown).
+    NotPaid,
+}
+
+/// A refund claimed this long ago and never finished (its node died) may be claimed again.
+pub const REFUND_CLAIM_SECS: i64 = 120;
+
+/// A paid order's purchase, to grant.
+pub(crate) struct Grant<'a> {
+    /// The order whose payment grants it.
+    pub order_id: i64,
+    /// The buyer.
+    pub user_id: i64,
+    /// What it is.
+    pub kind: Product,
+    /// A plan's code.
+    pub plan_code: &'a str,
+    /// The city a plan applies to.
+    pub city: Option<i32>,
+    /// The purchase (none for orders made before purchases were kept).
+    pub purchase_id: Option<i64>,
+}
+
+/// Grants a paid purchase inside the payment's transaction, through its product's own step: a
+/// plan's membership, a lead package taking requests, a report asked of the provider at once, the
+/// programme's shop opened. The product follows the order that paid.
+macro_rules! grant_purchase {
+    ($tx:ident, $g:expr, $now:expr) => {{
+        let g: &Grant<'_> = &$g;
+        let now: i64 = $now;
+        let purchase = g.purchase_id.unwrap_or(0);
+        match g.kind {
+            Product::Vip => crate::vip::plan_paid!($tx, g.user_id, g.plan_code, g.city, g.order_id, now),
+            Product::Leads => crate::package::package_paid!($tx, g.order_id, purchase, now),
+            Product::Report => crate::report::report_paid!($tx, g.order_id, purchase, now),
+            Product::Programme => crate::programme::open_programme_shop!($tx, g.order_id, purchase, now),
+            Product::Test => {}
+        }
+    }};
+}
+
+impl Store {
+    /// Applies a verified payment: the order becomes `paid` (from pending, or closed: a payment
+    /// that reached it after it closed still pays) with the exact amount and provider, and its
+    /// purchase is granted in the same transaction unless another of its orders already paid for
+    /// it (`domain::order::on_payment`). Only the first of any number of repeated or concurrent
+    /// reports changes anything.
+    pub async fn settle_payment(&self, pay: &Payment<'_>, now: i64) -> Result<Settled, DbError> {
+        type Row = (i64, i64, String, String, Option<i32>, Option<i64>);
+        let applied: Option<Settled> = on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            // The write comes first, so two notifies racing take turns on the row's lock and the
+            // second finds it paid. The states are `domain::order::PAYABLE`.
+            let row: Option<Row> = sqlx::query_as(
+                "update payment_order set status = 'paid', provider_trade_no = $1, paid_at = $2 \
+                 where order_no = $3 and status in ('pending', 'closed') and amount_fen = $4 and provider = $5 \
+                 returning payment_order_id, user_id, kind, plan_code, city_code, purchase_id",
+            )
+            .bind(pay.trade_no)
+            .bind(now)
+            .bind(pay.order_no)
+            .bind(pay.amount_fen)
+            .bind(pay.provider.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+            match row {
+                None => {
+                    tx.rollback().await?;
+                    None
+                }
+                Some((order_id, user_id, kind, plan_code, city, purchase_id)) => {
+                    // The purchase's row is claimed by its first payment: a second order of the
+                    // same purchase paid at the same time waits here, then finds it granted.
+                    let already = match purchase_id {
+                        Some(pid) => {
+                            sqlx::query("update purchase set granted_order_id = $1 where purchase_id = $2 and granted_order_id is null")
+                                .bind(order_id)
+                                .bind(pid)
+                                .execute(&mut *tx)
+                                .await?
+                                .rows_affected()
+                                == 0
+                        }
+                        None => false,
+                    };
+                    let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
+                    let settled = match domain::order::on_payment(already) {
+                        domain::order::Effect::Grant => {
+                            let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
+                            grant_purchase!(tx, grant, now);
+                            Settled::Applied
+                        }
+                        domain::order::Effect::RefundDuplicate => {
+                            // Marked for the refund the caller makes at the provider at once.
+                            sqlx::query("update payment_order set refund_reason = $1 where payment_order_id = $2")
+                                .bind(domain::order::DUPLICATE_REFUND_REASON)
+                                .bind(order_id)
+                                .execute(&mut *tx)
+                                .await?;
+                            Settled::Duplicate
+                        }
+                    };
+                    tx.commit().await?;
+                    Some(settled)
+                }
+            }
+        });
+        if let Some(settled) = applied {
+            return Ok(settled);
+        }
+        Ok(match self.order_by_no(pay.order_no).await? {
+            None => Settled::Unknown,
+            Some(o) if o.provider != pay.provider => Settled::WrongProvider,
+            Some(o) if o.amount_fen != pay.amount_fen => Settled::WrongAmount,
+            Some(o) if o.status == Status::Paid => Settled::AlreadyPaid,
+            Some(o) => Settled::NotPending(o.status),
+        })
+    }
+
+    /// Claims the refund of a paid order for one desk (or the site's automatic refund): the
+    /// others asking meanwhile hear [`RefundClaim::Busy`], so the provider is asked once. A claim
+    /// older than [`REFUND_CLAIM_SECS`] (its node died) may be taken again.
+    pub async fn claim_refund(&self, order_no: &str, now: i64) -> Result<RefundClaim, DbError> {
+        let n = on_pool!(self, p => {
+            sqlx::query("update payment_order set refunding_at = $1 where order_no = $2 and status = 'paid' and (refunding_at is null or refunding_at < $3)")
+                .bind(now)
+                .bind(order_no)
+                .bind(now - REFUND_CLAIM_SECS)
+                .execute(p)
+                .await?
+                .rows_affected()
+        });
+        Ok(match self.order_by_no(order_no).await? {
+            Some(o) if n == 1 => RefundClaim::Claimed(Box::new(o)),
+            Some(o) if o.status == Status::Paid => RefundClaim::Busy,
+            _ => RefundClaim::NotPaid,
+        })
+    }
+
+    /// Gives up a refund claim (the provider refused): the order is as it was.
+    pub async fn release_refund(&self, order_no: &str) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update payment_order set refunding_at = null where order_no = $1 and status = 'paid'").bind(order_no).execute(p).await?;
+        });
+        Ok(())
+    }
+
+    /// Marks a paid order refunded by staff member `by` (none: the site itself, for a service it
+    /// could not deliver or a purchase paid twice) for `reason`, and, when its payment granted
+    /// the purchase, ends what it granted in the same transaction: the membership, the package,
+    /// the report not yet answered, the programme's shop and dealer role (kept, for staff to
+    /// decide, when the shop has listed cars since); the purchase's other pending orders close.
+    pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<Refunded, DbError> {
+        on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let row: Option<(i64, Option<i64>)> = sqlx::query_as(
+                "update payment_order set status = 'refunded', refunded_at = $1, refunded_by = $2, refund_reason = $3, refunding_at = null \
+                 where order_no = $4 and status = 'paid' returning payment_order_id, purchase_id",
+            )
+            .bind(now)
+            .bind(by)
+            .bind(reason)
+            .bind(order_no)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((id, purchase)) = row else {
+                tx.rollback().await?;
+                return Ok(Refunded::NotPaid);
+            };
+            crate::vip::plan_refunded!(tx, id, now);
+            // Only the payment that granted the purchase takes it back (a second payment of it
+            // granted nothing).
+            let granted = match purchase {
+                Some(pid) => {
+                    sqlx::query("update purchase set granted_order_id = null where purchase_id = $1 and granted_order_id = $2")
+                        .bind(pid)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                        == 1
+                }
+                None => false,
+            };
+            let mut outcome = Refunded::Done;
+            if let (true, Some(pid)) = (granted, purchase) {
+                sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+                    .bind(now)
+                    .bind(pid)
+                    .execute(&mut *tx)
+                    .await?;
+                crate::package::package_refunded!(tx, pid);
+                crate::report::report_refunded!(tx, pid);
+                if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
+                    outcome = Refunded::ShopKept { oname, listings };
+                }
+            }
+            tx.commit().await?;
+            Ok(outcome)
+        })
+    }
+}
