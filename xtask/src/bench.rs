@@ -292,7 +292,8 @@ fn weights(base: &str, url: &str, group: &str, dir: &Path) -> Result<Value, Stri
     // What loads with the page (its scripts and the islands that load when the browser is idle)
     // and what loads later, only when its island scrolls into view (`data-load="visible"`).
     let (later_roots, now_islands): (Vec<_>, Vec<_>) = islands(&html).into_iter().partition(|(_, load)| load == "visible");
-    let now_roots = attr_values(&html, "src", "/dist/").into_iter().chain(now_islands.into_iter().map(|(src, _)| src)).collect();
+    // ` src` with its space: a script's own attribute, not an island's `data-src`.
+    let now_roots = attr_values(&html, " src", "/dist/").into_iter().chain(now_islands.into_iter().map(|(src, _)| src)).collect();
     let now_files = js_closure(base, now_roots)?;
     let later_files: BTreeSet<String> = js_closure(base, later_roots.into_iter().map(|(src, _)| src).collect())?.difference(&now_files).cloned().collect();
     let mut js = 0;
