@@ -203,39 +203,91 @@ mod tests {
         std::fs::read_to_string(path).unwrap().lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
     }
 
-    /// The names `crate::NAME` refers to in `code` (also through `use crate::{A, B::c}` groups).
-    fn crate_refs(code: &str) -> std::collections::BTreeSet<String> {
-        let mut out = std::collections::BTreeSet::new();
-        let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
-        for (i, _) in code.match_indices("crate::") {
-            let rest = &code[i + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                for item in group.split('}').next().unwrap_or("").split(',') {
-                    out.insert(ident(item.trim()));
+    type Graph = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+    /// The paths a `use` tree or path starting at `code` names, as segment lists: `a::b::{c, d::e}`
+    /// gives `a::b::c` and `a::b::d::e`.
+    fn path_tree(code: &str) -> Vec<Vec<String>> {
+        fn walk(code: &[u8], mut i: usize, prefix: &[String], out: &mut Vec<Vec<String>>) -> usize {
+            let mut segs = prefix.to_vec();
+            loop {
+                if code.get(i) == Some(&b'{') {
+                    i += 1;
+                    loop {
+                        while code.get(i).is_some_and(|c| c.is_ascii_whitespace() || *c == b',') {
+                            i += 1;
+                        }
+                        if code.get(i).is_none_or(|c| *c == b'}') {
+                            return i + 1;
+                        }
+                        let next = walk(code, i, &segs, out);
+                        if next <= i {
+                            return code.len();
+                        }
+                        i = next;
+                    }
                 }
-            } else {
-                out.insert(ident(rest));
+                let start = i;
+                while code.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                    i += 1;
+                }
+                if i == start {
+                    out.push(segs);
+                    return i.max(start + 1);
+                }
+                segs.push(String::from_utf8_lossy(&code[start..i]).into_owned());
+                if code[i..].starts_with(b"::") {
+                    i += 2;
+                    continue;
+                }
+                out.push(segs);
+                return i;
             }
         }
-        out.retain(|n| !n.is_empty());
+        let mut out = Vec::new();
+        walk(code.as_bytes(), 0, &[], &mut out);
         out
     }
 
-    /// A crate's modules (a folder counts as one, `lib` and `main` excluded) and the other
-    /// modules each imports.
-    fn modules_of(krate: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    /// A crate's files as a graph: each file (a folder's `mod.rs` as the folder) and the files
+    /// it imports through `crate::` and `super::` paths, named by their path without `.rs`
+    /// (`http/error`); `lib` and `main` left out.
+    fn files_of(krate: &str) -> Graph {
         let src = root().join("crates").join(krate).join("src");
         let mut all = Vec::new();
         files(&src, &[".rs"], &mut all);
-        let module_of = |p: &Path| p.strip_prefix(&src).unwrap().components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
-        let names: std::collections::BTreeSet<String> = all.iter().map(|p| module_of(p)).collect();
-        let mut graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = std::collections::BTreeMap::new();
+        let id = |p: &Path| {
+            let rel = p.strip_prefix(&src).unwrap().to_string_lossy().trim_end_matches(".rs").to_owned();
+            rel.strip_suffix("/mod").map_or(rel.clone(), str::to_owned)
+        };
+        let ids: std::collections::BTreeSet<String> = all.iter().map(|p| id(p)).collect();
+        let resolve = |base: &[&str], segs: &[String]| -> Option<String> {
+            (1..=segs.len())
+                .rev()
+                .map(|k| base.iter().map(|s| (*s).to_owned()).chain(segs[..k].iter().cloned()).collect::<Vec<_>>().join("/"))
+                .find(|c| ids.contains(c))
+        };
+        let mut graph = Graph::new();
         for p in &all {
-            let me = module_of(p);
+            let me = id(p);
             if me == "lib" || me == "main" {
                 continue;
             }
-            let refs: Vec<String> = crate_refs(&code_of(p)).into_iter().filter(|r| names.contains(r) && *r != me && r != "lib" && r != "main").collect();
+            let code = code_of(p);
+            let mut refs = std::collections::BTreeSet::new();
+            for (i, _) in code.match_indices("crate::") {
+                refs.extend(path_tree(&code[i + "crate::".len()..]).iter().filter_map(|segs| resolve(&[], segs)));
+            }
+            // `super::x` beside this file; `super::super::` (inside a file's test module) is left out.
+            // (A folder's `mod.rs` is the folder, so its `super` is the folder's parent too.)
+            let parent: Vec<&str> = me.rsplit_once('/').map_or(Vec::new(), |(dir, _)| dir.split('/').collect());
+            for (i, _) in code.match_indices("super::") {
+                if code[..i].ends_with("::") || code[i + 7..].starts_with("super::") || code[i + 7..].starts_with('*') {
+                    continue;
+                }
+                refs.extend(path_tree(&code[i + "super::".len()..]).iter().filter_map(|segs| resolve(&parent, segs)));
+            }
+            refs.retain(|r| *r != me && r != "lib" && r != "main");
             graph.entry(me).or_default().extend(refs);
         }
         graph
@@ -305,8 +357,8 @@ mod tests {
         assert!(missing.is_empty(), "modules missing from their crate's section of ARCHITECTURE.md's code map: {missing:?}");
     }
 
-    /// The modules of `graph` that reach themselves through their imports.
-    fn on_circles(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Vec<String> {
+    /// The files of `graph` that reach themselves through their imports.
+    fn on_circles(graph: &Graph) -> Vec<String> {
         let mut circles = Vec::new();
         for start in graph.keys() {
             let mut seen = std::collections::BTreeSet::new();
@@ -325,17 +377,45 @@ mod tests {
     }
 
     #[test]
-    fn modules_of_every_crate_import_each_other_without_circles() {
-        for (krate, (a, b)) in [("domain", ("report", "validate")), ("store", ("settle", "programme")), ("web", ("middleware", "session"))] {
-            let graph = modules_of(krate);
-            assert!(graph.len() > 20 && graph.get(a).is_some_and(|m| m.contains(b)), "{krate}'s modules not found: the check itself is broken");
+    fn files_of_every_crate_import_each_other_without_circles() {
+        for (krate, (a, b)) in [("domain", ("report", "validate")), ("store", ("settle", "programme")), ("web", ("auth/middleware", "auth/session"))] {
+            let graph = files_of(krate);
+            assert!(graph.len() > 20 && graph.get(a).is_some_and(|m| m.contains(b)), "{krate}'s files not found: the check itself is broken");
             let circles = on_circles(&graph);
-            assert!(circles.is_empty(), "{krate}: modules on an import circle: {circles:?}\n{graph:#?}");
+            assert!(circles.is_empty(), "{krate}: files on an import circle: {circles:?}\n{graph:#?}");
         }
-        let mut looped = std::collections::BTreeMap::new();
-        looped.insert("a".to_owned(), std::collections::BTreeSet::from(["b".to_owned()]));
-        looped.insert("b".to_owned(), std::collections::BTreeSet::from(["a".to_owned()]));
+        let looped: Graph = [("a", "b"), ("b", "a")].into_iter().map(|(x, y)| (x.to_owned(), std::collections::BTreeSet::from([y.to_owned()]))).collect();
         assert_eq!(on_circles(&looped), ["a", "b"], "the circle search is broken");
+        assert_eq!(
+            path_tree("http::{error::{AppError, ErrorReport}, visitor}; x"),
+            [vec!["http", "error", "AppError"], vec!["http", "error", "ErrorReport"], vec!["http", "visitor"]]
+        );
+    }
+
+    /// The web crate's folders, lowest first: a file may import from its own folder, an earlier
+    /// one, and the crate root (`state`, `config`, `random`), never from a later folder. The root
+    /// (the router, the state) may import from any.
+    const WEB_FOLDERS: &[&str] = &["adapters", "http", "render", "auth", "services", "pages", "dev"];
+
+    #[test]
+    fn web_folders_import_only_downwards() {
+        let graph = files_of("web");
+        let rank = |f: &str| f.split_once('/').and_then(|(folder, _)| WEB_FOLDERS.iter().position(|x| *x == folder));
+        let folders: std::collections::BTreeSet<&str> = graph.keys().filter_map(|f| f.split_once('/').map(|(d, _)| d)).collect();
+        let unlisted: Vec<&&str> = folders.iter().filter(|d| !WEB_FOLDERS.contains(d)).collect();
+        assert!(unlisted.is_empty(), "folders not in WEB_FOLDERS: {unlisted:?}");
+        let mut bad = Vec::new();
+        for (file, refs) in &graph {
+            for r in refs {
+                if let (Some(a), Some(b)) = (rank(file), rank(r))
+                    && b > a
+                {
+                    bad.push(format!("{file} imports {r} ({} may not use {})", WEB_FOLDERS[a], WEB_FOLDERS[b]));
+                }
+            }
+        }
+        assert!(graph.get("render/error_page").is_some_and(|r| r.contains("http/error")), "web's files not found: the check itself is broken");
+        assert!(bad.is_empty(), "imports against the folder order {WEB_FOLDERS:?}:\n{}", bad.join("\n"));
     }
 
     /// The pages that load only `site.css` (their template empties the layout's `more_css` block),

@@ -14,49 +14,27 @@
 //!
 //! Errors: handlers return [`error::AppError`]; see that module for how it becomes a page.
 
-pub mod access;
 pub mod adapters;
-pub mod alerts;
-pub mod api;
-pub mod assets;
-pub mod cache;
+pub mod auth;
 pub mod config;
-pub mod cookies;
-pub mod csp;
-pub mod csrf;
-pub mod demo_photo;
-pub mod envelope;
-pub mod error;
-pub mod extract;
-pub mod files;
-pub mod islands;
-pub mod jobs;
-pub mod memo;
-pub mod meta;
-pub mod middleware;
+pub mod dev;
+pub mod http;
 pub mod pages;
-pub mod payments;
-pub mod pdf;
-pub mod photos;
-pub mod push;
 pub mod random;
-pub mod recordings;
-pub mod reports;
-pub mod resume;
-pub mod search_bench;
-pub mod session;
-pub mod signin;
+pub mod render;
+pub mod services;
 pub mod state;
-pub mod stats;
-pub mod storage;
-pub mod validation;
-pub mod visitor;
 
 use axum::Router;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use tower_http::compression::CompressionLayer;
 
+use crate::auth::{middleware, resume};
+use crate::dev::demo_photo;
+use crate::http::{csrf, error, files};
+use crate::pages::api;
+use crate::services::{jobs, photos};
 use crate::state::AppState;
 
 /// The largest sell form: photos are checked one by one as they stream in (each at most
@@ -271,7 +249,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         // Cross-origin state-changing requests → 403 (see `csrf`).
         .layer(from_fn_with_state(state.clone(), resume::show_flash))
         .layer(from_fn_with_state(state.clone(), csrf::layer))
-        .layer(from_fn_with_state(state.clone(), error::render_errors))
+        .layer(from_fn_with_state(state.clone(), render::error_page::render_errors))
         .layer(CompressionLayer::new())
         .layer(from_fn_with_state(state.clone(), middleware::response_cache))
         .layer(from_fn_with_state(state.clone(), middleware::security_headers))

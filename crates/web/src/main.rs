@@ -135,7 +135,7 @@ async fn run(args: Args) -> Result<(), String> {
             let combos: usize = args.get("combos").unwrap_or("2000").parse().map_err(|_| "--combos must be a number")?;
             let slowest: usize = args.get("slowest").unwrap_or("12").parse().map_err(|_| "--slowest must be a number")?;
             let store = open_store(&cfg).await?;
-            let line = web::search_bench::run(&store, web::state::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
+            let line = web::dev::search_bench::run(&store, web::state::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
             #[expect(clippy::print_stdout, reason = "the benchmark's result is the command's output")]
             {
                 println!("{line}");

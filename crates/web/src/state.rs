@@ -7,9 +7,9 @@ use std::sync::Arc;
 use axum::http::HeaderValue;
 use domain::time::Clock;
 
-use crate::assets::Assets;
 use crate::config::Config;
-use crate::{adapters, cache, memo, random, stats, storage};
+use crate::render::assets::Assets;
+use crate::{adapters, http::cache, random, services::memo, services::stats, services::storage};
 
 /// The system clock.
 #[derive(Debug, Clone, Copy)]
@@ -125,7 +125,7 @@ impl AppState {
         let adapters = Adapters::from_config(&config);
         let storage = storage::Storage::from_config(&config, adapters::http_client());
         let stats = stats::StatsSink::spawn(store.clone());
-        let csp = HeaderValue::from_str(&crate::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
+        let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.response_cache_secs);
         let counts = memo::Counts::new(config.count_cache_secs);
         AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))

@@ -3,8 +3,8 @@
 //! audio itself behind the same owner check, and the provider's recording push
 //! (`POST /api/calltrack/aliyun/recording`). Another dealer's recording id matches nothing (404).
 
-use crate::access::Dealer;
-use crate::extract::{PathId, Query};
+use crate::auth::access::Dealer;
+use crate::http::extract::{PathId, Query};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -15,14 +15,14 @@ use serde::Deserialize;
 use serde_json::json;
 use store::NewCallRecording;
 
-use crate::recordings::RecordingView;
+use crate::services::recordings::RecordingView;
 
 use super::shared::ShopHead;
 use crate::adapters::calls::RecordingReceipt;
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 #[derive(Template)]
 #[template(path = "amrplay.html")]

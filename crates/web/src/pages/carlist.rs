@@ -18,12 +18,12 @@ use domain::search::{CarQuery, Sort};
 use store::Scope;
 
 use super::shared::{CardView, Crumbs, LdItem, LdList, ShopHead, breadcrumb_ld};
-use crate::error::AppError;
-use crate::extract::Path;
-use crate::islands::RegionPickerProps;
-use crate::meta::{IslandMount, Layout, PageMeta, json_ld};
+use crate::http::error::AppError;
+use crate::http::extract::Path;
+use crate::http::visitor::Visitor;
+use crate::render::islands::RegionPickerProps;
+use crate::render::meta::{IslandMount, Layout, PageMeta, json_ld};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// Which list a request is for.
 #[derive(Debug, Clone, Copy)]
@@ -376,7 +376,8 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     }
     let offset = (q.page - 1) * domain::search::PAGE_SIZE;
     // The list's structured data is its own results; paid places are not results.
-    let items = organic.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::meta::absolute(state, &c.href))).collect();
+    let items =
+        organic.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &c.href))).collect();
     page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
@@ -396,7 +397,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     let picker = RegionPickerProps {
         current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
         regions_url: "/api/regions",
-        hot: crate::islands::hot_cities(),
+        hot: crate::render::islands::hot_cities(),
         href_template: Some(
             q.with(|t| {
                 t.city = probe;
@@ -448,7 +449,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         crumbs,
         page,
     };
-    Ok(Html(crate::meta::render_sized(&tpl, 64 * 1024)?).into_response())
+    Ok(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response())
 }
 
 /// `GET /carlist`.

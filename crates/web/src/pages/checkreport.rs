@@ -12,11 +12,11 @@ use domain::inspection::{Finding, Lookup};
 use serde::Deserialize;
 use store::{InspectionRecord, ListingDetail};
 
-use crate::error::AppError;
-use crate::extract::Query;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::extract::Query;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// `?q=` as typed, or `?id=` (a listing, from its detail page).
 #[derive(Debug, Default, Deserialize)]

@@ -2,8 +2,8 @@
 //! cookie (ids joined by `.`); cards and detail pages add to it with a POST form, so it works
 //! without JavaScript and crawlers never change it.
 
-use crate::extract::Form;
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::extract::Form;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -12,11 +12,11 @@ use domain::selling::ListingStatus;
 use serde::Deserialize;
 
 use super::shared::{CardView, rating_badge};
-use crate::cookies::{COMPARE_COOKIE, MAX_COMPARED, compared_ids, set_cookie};
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
+use crate::http::cookies::{COMPARE_COOKIE, MAX_COMPARED, compared_ids, set_cookie};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// One compared car: its card and its values for every row.
 #[derive(Debug, Clone)]

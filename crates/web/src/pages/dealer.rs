@@ -4,9 +4,9 @@
 //! Numbers are masked until the lead is opened; every opening, call and change is logged. Only
 //! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
-use crate::access::{Dealer, Staff};
-use crate::extract::Query;
-use crate::extract::{Form, positive_id};
+use crate::auth::access::{Dealer, Staff};
+use crate::http::extract::Query;
+use crate::http::extract::{Form, positive_id};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -15,11 +15,11 @@ use serde::Deserialize;
 use validator::Validate;
 
 use super::shared::ShopHead;
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 use store::LeadScope;
 
 /// A lead as the dealer sees it.
@@ -129,7 +129,7 @@ async fn render_page(
     let status = LeadStatus::parse(status);
     let now = state.clock.now();
     let recordings = match desk {
-        Desk::Dealer => crate::recordings::by_lead(state, user.user_id).await?,
+        Desk::Dealer => crate::services::recordings::by_lead(state, user.user_id).await?,
         Desk::Staff => Default::default(),
     };
     let leads = state
@@ -296,7 +296,7 @@ pub struct PushForm {
     #[serde(default)]
     enabled: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::optional_mobile"))]
+    #[validate(custom(function = "crate::http::validation::optional_mobile"))]
     sms_mobile: String,
     #[serde(default)]
     wechat: String,
@@ -387,7 +387,7 @@ pub async fn save_push_settings(
     Dealer(user): Dealer,
     Form(form): Form<PushForm>,
 ) -> Result<Response, AppError> {
-    let mut errors = crate::validation::field_errors(&form);
+    let mut errors = crate::http::validation::field_errors(&form);
     let enabled = !form.enabled.is_empty();
     let sms_mobile = domain::validate::Mobile::parse(form.sms_mobile.trim()).map(|m| m.as_str().to_owned()).unwrap_or_default();
     let wechat_openid = if form.wechat.is_empty() {

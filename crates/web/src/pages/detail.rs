@@ -6,9 +6,9 @@
 //! re-renders the page with the message beside the field and the input kept (422); a stored,
 //! repeated or rate-limited lead says so in Chinese.
 
-use crate::extract::{Form, PathId, positive_id};
-use crate::extract::{Path, Query};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::extract::{Form, PathId, positive_id};
+use crate::http::extract::{Path, Query};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
@@ -21,11 +21,11 @@ use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
 use super::shared::{CardView, Crumbs, ShopHead, breadcrumb_ld, month_text, specs};
-use crate::error::AppError;
-use crate::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
-use crate::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
+use crate::render::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// One photo as the gallery shows it.
 #[derive(Debug, Clone)]
@@ -357,7 +357,7 @@ async fn render_with(
         login_href: format!("/sys/login?return=%2Fdetails%2F{id}"),
         d,
     };
-    Ok(Html(crate::meta::render_sized(&tpl, 24 * 1024)?).into_response())
+    Ok(Html(crate::render::meta::render_sized(&tpl, 24 * 1024)?).into_response())
 }
 
 /// `GET /details/{id}`.
@@ -418,7 +418,7 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
     if d.status != ListingStatus::Online {
         form.form_error = Some("该车已不在售，看看相似车源吧".to_owned());
     }
-    let lead = match crate::push::lead_from(&visitor, &post.mobile, intent, format!("/details/{id}")) {
+    let lead = match crate::services::leads::lead_from(&visitor, &post.mobile, intent, format!("/details/{id}")) {
         Ok(lead) => Some(lead),
         Err(message) => {
             form.mobile_error = Some(message.to_owned());
@@ -440,12 +440,12 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
         return failed(&state, &visitor, id, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let lead = NewLead { listing_id: Some(id), shop_id: d.shop_id, city_code: Some(d.city_code), appointment_date: date, ..lead };
-    match crate::push::submit_lead(&state, &lead, now).await? {
+    match crate::services::leads::submit_lead(&state, &lead, now).await? {
         // A repeat is answered as a first lead is: the answer never tells anyone that this phone
         // already asked about this car today (and the seller is not asked twice).
         LeadOutcome::Created(_) | LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"), Vec::new())),
         LeadOutcome::RateLimited => {
-            form.form_error = Some(crate::push::RATE_LIMITED.to_owned());
+            form.form_error = Some(crate::services::leads::RATE_LIMITED.to_owned());
             failed(&state, &visitor, id, form, StatusCode::TOO_MANY_REQUESTS).await
         }
     }

@@ -16,12 +16,12 @@ use domain::loan::{Method, Plan, yuan};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
-use crate::error::AppError;
-use crate::extract::{Form, Query};
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, Query};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 const PATH: &str = "/servicehall/fenqi/fenqi";
 
@@ -237,7 +237,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(form): 
 pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut form): Form<LoanForm>) -> Result<Response, AppError> {
     form.calc = "1".to_owned();
     let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
-    let lead = crate::push::lead_from(&visitor, &form.mobile, Intent::Finance, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
+    let lead =
+        crate::services::leads::lead_from(&visitor, &form.mobile, Intent::Finance, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
     let city = domain::region::city_by_slug(form.city.trim());
     if city.is_none() {
         errors.insert("city", "请选择您所在的城市".to_owned());
@@ -266,8 +267,10 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut for
         note,
         ..lead
     };
-    match crate::push::submit_lead(&state, &lead, state.clock.now()).await? {
-        LeadOutcome::RateLimited => render(&state, &visitor, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
+    match crate::services::leads::submit_lead(&state, &lead, state.clock.now()).await? {
+        LeadOutcome::RateLimited => {
+            render(&state, &visitor, form, errors, Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
+        }
         _ => {
             let to =
                 listing.and_then(|d| d.shop_oname).map_or_else(|| "/actives/gratitude?from=finance".to_owned(), |o| format!("/actives/gratitude?shop={o}"));

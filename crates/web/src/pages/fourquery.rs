@@ -20,12 +20,12 @@ use domain::validate::Vin;
 use serde::Deserialize;
 use store::{Item, NewReport, Report};
 
-use crate::access::SignedIn;
-use crate::error::AppError;
-use crate::extract::{Form, PathId, Query};
-use crate::meta::{Layout, PageMeta};
+use crate::auth::access::SignedIn;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, PathId, Query};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// The query form's fields (a GET query, and the confirm form's POST body).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -320,7 +320,7 @@ async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, for
         vin_shown,
         car,
         free_left,
-        methods: crate::payments::methods(state, visitor),
+        methods: crate::services::payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         error,
         again,
@@ -342,7 +342,7 @@ pub async fn fourorder(
     match asked(&state, &form).await? {
         Ok(a) => match &visitor.user {
             Some(user) => order_page(&state, &visitor, user, form, &a, String::new()).await,
-            None => Ok(crate::signin::required(&state, &method, &uri, &headers)),
+            None => Ok(crate::auth::signin::required(&state, &method, &uri, &headers)),
         },
         Err(errors) => form_again(&state, &visitor, form, errors).await,
     }
@@ -364,7 +364,7 @@ pub async fn fourorder_post(
     headers: HeaderMap,
     Form(form): Form<QueryForm>,
 ) -> Result<Response, AppError> {
-    let Some(user) = visitor.user.clone() else { return Ok(crate::signin::required(&state, &method, &uri, &headers)) };
+    let Some(user) = visitor.user.clone() else { return Ok(crate::auth::signin::required(&state, &method, &uri, &headers)) };
     let a = match asked(&state, &form).await? {
         Ok(a) => a,
         Err(errors) => return form_again(&state, &visitor, form, errors).await,
@@ -378,7 +378,7 @@ pub async fn fourorder_post(
             return order_page(&state, &visitor, &user, form, &a, "本月的免费查询次数已用完，请付费查询".to_owned()).await;
         };
         if let Some(report) = state.store.report_by_id(id).await? {
-            crate::reports::attempt(&state, &report).await?;
+            crate::services::reports::attempt(&state, &report).await?;
         }
         return Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response());
     }
@@ -390,7 +390,7 @@ pub async fn fourorder_post(
         subject: format!("车况报告：{}", a.product.label()),
         amount_fen: a.product.price_fen(),
     };
-    let method = match crate::payments::method_of(&state, &form.method) {
+    let method = match crate::services::payments::method_of(&state, &form.method) {
         Ok(m) => m,
         Err(message) => {
             let mut res = order_page(&state, &visitor, &user, form, &a, message.to_owned()).await?;
@@ -398,13 +398,13 @@ pub async fn fourorder_post(
             return Ok(res);
         }
     };
-    let mut order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let mut order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
     match state.store.create_paid_report(&new, &order, since, now).await? {
         // Already asked or ready: shown, never charged again.
         store::Ordered::Existing(id) => Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response()),
         store::Ordered::Order(_, order_no) => {
             order.order_no = order_no;
-            let next = crate::payments::cashier(&state, &visitor, &order, method)?;
+            let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
             Ok(Redirect::to(&next).into_response())
         }
     }
@@ -585,16 +585,16 @@ pub async fn fousresults(
         own_report(&state, user.user_id, q.id()).await?
     } else {
         let order = state.store.order_of(user.user_id, q.order.trim()).await?.ok_or(AppError::NotFound)?;
-        let order = crate::payments::check(&state, order).await?;
+        let order = crate::services::payments::check(&state, order).await?;
         paid_twice = order.refund_reason == domain::order::DUPLICATE_REFUND_REASON;
         state.store.report_of_order(q.order.trim()).await?.filter(|r| r.user_id == user.user_id).ok_or(AppError::NotFound)?
     };
     if report.status == ReportState::Querying {
-        crate::reports::attempt(&state, &report).await?;
+        crate::services::reports::attempt(&state, &report).await?;
         report = state.store.report_of(user.user_id, report.report_id).await?.ok_or(AppError::NotFound)?;
     }
     let pay_url = match (&report.order_no, report.status) {
-        (Some(no), ReportState::Pending) => state.store.order_by_no(no).await?.map(|o| crate::payments::continue_url(&o)).unwrap_or_default(),
+        (Some(no), ReportState::Pending) => state.store.order_by_no(no).await?.map(|o| crate::services::payments::continue_url(&o)).unwrap_or_default(),
         _ => String::new(),
     };
     let view = if report.status == ReportState::Ready { view(&state, &report).await? } else { None };
@@ -710,7 +710,9 @@ pub async fn journey(
     };
     // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
     // it is theirs).
-    let Some(user) = &visitor.user else { return Ok(crate::access::refusal(&state, &Method::GET, &uri, &headers, false, crate::access::Need::User)) };
+    let Some(user) = &visitor.user else {
+        return Ok(crate::auth::access::refusal(&state, &Method::GET, &uri, &headers, false, crate::auth::access::Need::User));
+    };
     let view = match ready_view(&state, user, Some(id)).await? {
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
@@ -731,28 +733,28 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
     };
-    let font = crate::pdf::font(&state.config.pdf_font, &state.config.pdf_font_index)
+    let font = crate::render::pdf::font(&state.config.pdf_font, &state.config.pdf_font_index)
         .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
     let kind_of = if view.product == Product::Battery { "电池检测报告" } else { "车况报告" };
     let mut blocks = vec![
-        crate::pdf::Block::Title(format!("{kind_of} · {}", view.product.label())),
-        crate::pdf::Block::Note(format!("报告编号 {} · 车辆 {} · 车架号 {}", view.id, view.title, view.vin)),
-        crate::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
+        crate::render::pdf::Block::Title(format!("{kind_of} · {}", view.product.label())),
+        crate::render::pdf::Block::Note(format!("报告编号 {} · 车辆 {} · 车架号 {}", view.id, view.title, view.vin)),
+        crate::render::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
     ];
     for s in &view.sections {
-        blocks.push(crate::pdf::Block::Heading(format!("{}：{}", s.kind.label(), s.summary)));
+        blocks.push(crate::render::pdf::Block::Heading(format!("{}：{}", s.kind.label(), s.summary)));
         if s.kind == Kind::Mileage {
-            blocks.push(crate::pdf::Block::Chart(view.points.clone()));
+            blocks.push(crate::render::pdf::Block::Chart(view.points.clone()));
             for line in &view.verdict {
-                blocks.push(crate::pdf::Block::Row("疑似调表".to_owned(), line.clone(), true));
+                blocks.push(crate::render::pdf::Block::Row("疑似调表".to_owned(), line.clone(), true));
             }
         }
         for (label, value, warn) in &s.rows {
-            blocks.push(crate::pdf::Block::Row(label.clone(), value.clone(), *warn));
+            blocks.push(crate::render::pdf::Block::Row(label.clone(), value.clone(), *warn));
         }
     }
-    blocks.push(crate::pdf::Block::Para(view.disclaimer().to_owned()));
-    let pdf = crate::pdf::render(&font, &format!("{kind_of}{}", view.id), &format!("二手车网 {kind_of}"), &blocks)
+    blocks.push(crate::render::pdf::Block::Para(view.disclaimer().to_owned()));
+    let pdf = crate::render::pdf::render(&font, &format!("{kind_of}{}", view.id), &format!("二手车网 {kind_of}"), &blocks)
         .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
     Ok((
         [
@@ -813,7 +815,7 @@ pub async fn landing(State(state): State<AppState>, visitor: Visitor) -> Result<
 pub async fn report_push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response, AppError> {
     let sign = headers.get("sign").and_then(|v| v.to_str().ok()).unwrap_or("");
     let body = std::str::from_utf8(&body).unwrap_or("");
-    let ok = crate::reports::apply_push(&state, sign, body).await?;
+    let ok = crate::services::reports::apply_push(&state, sign, body).await?;
     let (status, code) = if ok { (StatusCode::OK, 200) } else { (StatusCode::BAD_REQUEST, 400) };
     Ok((status, axum::Json(serde_json::json!({ "code": code }))).into_response())
 }

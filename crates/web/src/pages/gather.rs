@@ -1,6 +1,6 @@
 //! `/servicehall/gather` (车源征集): what buyers have asked for in the last week, by series and
 //! city, most wanted first, so a seller sees whether their car is in demand; and a form for a
-//! seller with such a car, a sell request (`push::submit_sell_request`) naming the series.
+//! seller with such a car, a sell request (`leads::submit_sell_request`) naming the series.
 
 use std::collections::BTreeMap;
 
@@ -12,12 +12,12 @@ use domain::lead::Intent;
 use serde::Deserialize;
 use store::{Demand, NewLead};
 
-use crate::error::AppError;
-use crate::extract::{Form, Query};
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, Query};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 const PATH: &str = "/servicehall/gather";
 /// The window the page counts requests in: a week.
@@ -137,15 +137,15 @@ pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): 
             }
         },
     };
-    let lead = crate::push::lead_from(&visitor, &form.mobile, Intent::Sell, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
+    let lead = crate::services::leads::lead_from(&visitor, &form.mobile, Intent::Sell, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
     let (Some(lead), Some(series), Some(city), true) = (lead, series, city, errors.is_empty()) else {
         return render(&state, &visitor, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let car = domain::catalog::car_name(domain::catalog::brand(series.brand_slug).map_or("", |b| b.name), series.name);
     let lead = NewLead { city_code: i32::try_from(city.code).ok(), name: car.clone(), note: "车源征集".to_owned(), ..lead };
-    match crate::push::submit_sell_request(&state, &lead, &car, expected, state.clock.now()).await? {
+    match crate::services::leads::submit_sell_request(&state, &lead, &car, expected, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {
-            render(&state, &visitor, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
+            render(&state, &visitor, form, errors, Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
         }
         _ => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
     }

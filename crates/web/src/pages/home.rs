@@ -1,6 +1,6 @@
 //! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
 
-use crate::extract::Query;
+use crate::http::extract::Query;
 use askama::Template;
 use axum::extract::State;
 use axum::http::header;
@@ -12,12 +12,12 @@ use serde::Deserialize;
 use store::ListingFilter;
 
 use super::shared::CardView;
-use crate::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
-use crate::error::AppError;
-use crate::islands::RegionPickerProps;
-use crate::meta::{IslandMount, Layout, PageMeta};
+use crate::http::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::RegionPickerProps;
+use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// Query parameters of the home page.
 #[derive(Debug, Default, Deserialize)]
@@ -99,7 +99,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     let (total, latest, quality, brands, news, city_empty) = s
         .snapshot(async {
             let (total, latest, quality, brands, news) = tokio::try_join!(
-                state.counts.get_or(|| crate::memo::online_key(city_code), s.count_online(city_code)),
+                state.counts.get_or(|| crate::services::memo::online_key(city_code), s.count_online(city_code)),
                 s.latest_listings(city_code, 12),
                 s.listings(&quality_here, 6),
                 s.popular_brands(16),
@@ -122,7 +122,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
     let props = RegionPickerProps {
         current_name: city.map_or("全国".to_owned(), |c| c.name.to_owned()),
         regions_url: "/api/regions",
-        hot: crate::islands::hot_cities(),
+        hot: crate::render::islands::hot_cities(),
         href_template: Some("/?city={py}".to_owned()),
         any_label: "全国",
         ..RegionPickerProps::default()
@@ -152,13 +152,13 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         all_href: CarQuery { city, ..CarQuery::default() }.href("/carlist"),
         nofollow: city.is_some(),
         services: SERVICES,
-        hot_cities: crate::islands::HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect(),
+        hot_cities: crate::render::islands::HOT_CITIES.iter().filter_map(|s| region::city_by_slug(s)).collect(),
         provinces: region::provinces_by_initial(),
         open_province,
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
         chooser,
     };
-    let mut res = Html(crate::meta::render_sized(&tpl, 32 * 1024)?).into_response();
+    let mut res = Html(crate::render::meta::render_sized(&tpl, 32 * 1024)?).into_response();
     if let Some(slug) = set_city {
         let value = if slug.is_empty() { clear_cookie(&state.config, CITY_COOKIE) } else { set_cookie(&state.config, CITY_COOKIE, &slug, false) };
         if let Some(v) = value {

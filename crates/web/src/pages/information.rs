@@ -9,10 +9,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::report::Product;
 
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// One service's guide.
 struct Guide {

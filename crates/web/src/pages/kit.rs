@@ -12,13 +12,13 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::config::Env;
-use crate::error::AppError;
-use crate::islands::{
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::{
     ConfirmFormsProps, DatePickerProps, GalleryPhoto, GalleryProps, LoginProps, PhotoUploaderProps, RegionPickerProps, SharePayload, ShareProps, TextInputProps,
 };
-use crate::meta::{IslandMount, Layout, PageMeta};
+use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// The date fields of the page: (name, end name, mode, label).
 const DATE_FIELDS: &[(&str, &str, &str, &str)] = &[
@@ -113,7 +113,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
         &RegionPickerProps {
             current_name: city_name,
             regions_url: "/api/regions",
-            hot: crate::islands::hot_cities(),
+            hot: crate::render::islands::hot_cities(),
             name: Some("city".into()),
             value: city.clone(),
             any_label: "不限",
@@ -134,7 +134,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
             ..TextInputProps::default()
         },
     );
-    let link = crate::meta::absolute(&state, "/sys/kit");
+    let link = crate::render::meta::absolute(&state, "/sys/kit");
     let share = page.island(
         &state,
         "Share",
@@ -190,10 +190,10 @@ pub async fn upload(State(state): State<AppState>, body: Bytes) -> Response {
         return AppError::NotFound.into_response();
     }
     if body.is_empty() {
-        return crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, "照片是空的，请重新选择");
+        return crate::http::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::http::envelope::ApiCode::BadInput, "照片是空的，请重新选择");
     }
     match crate::random::hex_id() {
-        Ok(id) => crate::envelope::ok(serde_json::json!({ "id": format!("kit-{}", &id[..10]), "bytes": body.len() })),
+        Ok(id) => crate::http::envelope::ok(serde_json::json!({ "id": format!("kit-{}", &id[..10]), "bytes": body.len() })),
         Err(e) => AppError::from(e).into_response(),
     }
 }

@@ -6,11 +6,11 @@ use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::error::AppError;
-use crate::extract::Path;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::extract::Path;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 #[derive(Template)]
 #[template(path = "legal.html")]

@@ -10,9 +10,9 @@
 //! with a 303 back to the page the visitor came from (`return`, checked by
 //! `domain::auth::safe_return`).
 
-use crate::access::SignedIn;
-use crate::extract::Form;
-use crate::extract::Query;
+use crate::auth::access::SignedIn;
+use crate::http::extract::Form;
+use crate::http::extract::Query;
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -23,13 +23,13 @@ use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
 use validator::Validate;
 
-use crate::cookies::{cookie, set_cookie};
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
-use crate::session;
-use crate::signin::{LoginForm, login_page, see_other};
+use crate::auth::session;
+use crate::auth::signin::{LoginForm, login_page, see_other};
+use crate::http::cookies::{cookie, set_cookie};
+use crate::http::error::AppError;
+use crate::http::visitor::{Visitor, device_of};
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::{Visitor, device_of};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct ReturnQuery {
@@ -42,7 +42,7 @@ pub struct ReturnQuery {
 
 /// `GET /sys/login?return=…`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
-    let form = crate::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
+    let form = crate::auth::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
     if visitor.user.is_some() {
         return Ok(see_other(&form.return_to, Vec::new()));
     }
@@ -54,10 +54,10 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
 #[derive(Debug, Default, Deserialize, Validate)]
 pub struct LoginPost {
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::mobile"))]
+    #[validate(custom(function = "crate::http::validation::mobile"))]
     mobile: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::login_code"))]
+    #[validate(custom(function = "crate::http::validation::login_code"))]
     code: String,
     #[serde(default, rename = "return")]
     return_to: String,
@@ -70,7 +70,7 @@ impl LoginPost {
         LoginForm {
             mobile: self.mobile.trim().chars().take(20).collect(),
             bind: self.bind.chars().take(64).collect(),
-            ..crate::resume::returning(state, visitor.device_id.as_deref(), &self.return_to)
+            ..crate::auth::resume::returning(state, visitor.device_id.as_deref(), &self.return_to)
         }
     }
 }
@@ -125,12 +125,12 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
     let json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("application/json"));
     let mut form = post.form(&state, &visitor);
     // Only the phone matters for sending a code.
-    let mobile = match (crate::validation::field_errors(&post).remove("mobile"), Mobile::parse(&post.mobile)) {
+    let mobile = match (crate::http::validation::field_errors(&post).remove("mobile"), Mobile::parse(&post.mobile)) {
         (None, Ok(m)) => m,
         (message, _) => {
             let message = message.unwrap_or_else(|| "请输入正确的手机号".to_owned());
             if json {
-                return Ok(crate::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::envelope::ApiCode::BadInput, &message));
+                return Ok(crate::http::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::http::envelope::ApiCode::BadInput, &message));
             }
             form.mobile_error = Some(message);
             return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
@@ -140,8 +140,8 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
     let notice = format!("验证码已发送至{}，5分钟内有效", mobile.masked());
     if json {
         return Ok(match sent {
-            Ok(code) => crate::envelope::ok(serde_json::json!({ "notice": notice, "sandboxCode": code })),
-            Err((status, message)) => crate::envelope::fail(status, crate::envelope::ApiCode::BadInput, &message),
+            Ok(code) => crate::http::envelope::ok(serde_json::json!({ "notice": notice, "sandboxCode": code })),
+            Err((status, message)) => crate::http::envelope::fail(status, crate::http::envelope::ApiCode::BadInput, &message),
         });
     }
     match sent {
@@ -171,7 +171,7 @@ pub fn code_message(check: CodeCheck) -> String {
 /// Checks a phone and code: the form's rules, then the code against the one sent. The phone, or
 /// the form with its messages.
 async fn verify(state: &AppState, post: &LoginPost, mut form: LoginForm) -> Result<Result<Mobile, LoginForm>, AppError> {
-    let mut errors = crate::validation::field_errors(post);
+    let mut errors = crate::http::validation::field_errors(post);
     let (Some(mobile), true) = (Mobile::parse(&post.mobile).ok(), errors.is_empty()) else {
         form.mobile_error = errors.remove("mobile");
         form.code_error = errors.remove("code");
@@ -224,7 +224,7 @@ pub struct ResumeQuery {
 /// and QR all return here): does the action, leaves its notice and goes back to the page.
 pub async fn resume(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ResumeQuery>) -> Result<Response, AppError> {
     let device = visitor.device_id.clone().unwrap_or_default();
-    let Some((pending, back)) = crate::resume::open(&state.config.secret, &device, &q.t, state.clock.now()) else {
+    let Some((pending, back)) = crate::auth::resume::open(&state.config.secret, &device, &q.t, state.clock.now()) else {
         // Forged, from another device, or older than half an hour: nothing is done.
         return Ok(see_other("/", Vec::new()));
     };
@@ -233,8 +233,8 @@ pub async fn resume(State(state): State<AppState>, visitor: Visitor, headers: He
         let form = LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={}", q.t)) };
         return login_page(&state, &headers, form, StatusCode::UNAUTHORIZED);
     };
-    let code = crate::resume::perform(&state, user.user_id, &pending).await?;
-    Ok(see_other(&back, crate::resume::flash_cookie(&state, code)))
+    let code = crate::auth::resume::perform(&state, user.user_id, &pending).await?;
+    Ok(see_other(&back, crate::auth::resume::flash_cookie(&state, code)))
 }
 
 /// `POST /sys/logout`: ends the session on the server and clears both cookies.
@@ -390,7 +390,7 @@ pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: 
     // A phone outside WeChat cannot scan its own screen: it signs in by SMS, and is told how to
     // use WeChat instead (open the page in WeChat, or show the code to another phone).
     if visitor.device.class == domain::device::DeviceClass::Mobile && q.qr.trim() != "1" {
-        let mut form = crate::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
+        let mut form = crate::auth::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
         form.notice = Some(WECHAT_ON_PHONE.to_owned());
         return login_page(&state, &headers, form, StatusCode::OK);
     }
@@ -438,7 +438,7 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
     if let Some(ticket) = claimed {
         let user = state.store.user(ticket.user_id.ok_or(AppError::NotFound)?).await?;
         let mut issued = session::start(&state, user, visitor.device_id.as_deref(), &headers, &visitor.ip).await?;
-        issued.cookies.extend(crate::cookies::clear_cookie(&state.config, QR_COOKIE));
+        issued.cookies.extend(crate::http::cookies::clear_cookie(&state.config, QR_COOKIE));
         if wants_json {
             let mut res = axum::Json(serde_json::json!({"status": "ok", "to": ticket.return_to})).into_response();
             for c in issued.cookies {

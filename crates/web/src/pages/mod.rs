@@ -1,6 +1,7 @@
 //! Page handlers, one module per screen, each with its template struct beside it. Pages share
 //! code only through [`shared`]; they never import each other.
 
+pub mod api;
 pub mod calls;
 pub mod carlist;
 pub mod checkreport;

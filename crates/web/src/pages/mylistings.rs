@@ -7,9 +7,9 @@
 //! VIN trust panel fetched again, once a day. 挂到批发 / 取消批发 (`action=wholesale`, `wholesale_off`)
 //! offer a shop's online car to other dealers at a trade price, or withdraw it.
 
-use crate::access::SignedIn;
-use crate::extract::{Form, positive_id};
-use crate::extract::{Path, Query};
+use crate::auth::access::SignedIn;
+use crate::http::extract::{Form, positive_id};
+use crate::http::extract::{Path, Query};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -18,12 +18,12 @@ use domain::selling::{Action, Actor, ListingStatus};
 use serde::Deserialize;
 use store::ActionOutcome;
 
-use crate::error::AppError;
-use crate::islands::ConfirmFormsProps;
-use crate::meta::{IslandMount, Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::ConfirmFormsProps;
+use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// One of my listings as the page shows it.
 pub struct Row {
@@ -292,7 +292,7 @@ pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
     match outcome {
         ActionOutcome::Done(_) => Ok(see_other(&format!("/space/personcarlist?done={}", action.as_str()), Vec::new())),
         ActionOutcome::Deleted(paths) => {
-            crate::photos::delete_files(&state, &paths).await;
+            crate::services::photos::delete_files(&state, &paths).await;
             Ok(see_other("/space/personcarlist?done=delete", Vec::new()))
         }
         ActionOutcome::Refused(msg) => render(&state, &visitor, &user, &ListQuery::default(), Some(msg.to_owned()), StatusCode::CONFLICT).await,
@@ -319,7 +319,7 @@ async fn refresh_records(state: &AppState, visitor: &Visitor, user: &store::User
         let msg = format!("车况记录每天可更新1次，请{}后再试", wait_text(refused.retry_after));
         return refuse(msg, StatusCode::TOO_MANY_REQUESTS).await;
     }
-    crate::reports::refresh_panel(state, id).await?;
+    crate::services::reports::refresh_panel(state, id).await?;
     Ok(see_other(&format!("/space/personcarlist?done={RECORDS}#listing-{id}"), Vec::new()))
 }
 

@@ -1,16 +1,16 @@
 //! `GET /news` (category tabs, 10 per page, crawlable `?page=N`) and `GET /news/{id}`.
 
-use crate::extract::PathId;
+use crate::http::extract::PathId;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use domain::text::percent_encode;
 
 use super::shared::{Crumbs, breadcrumb_ld};
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta, absolute, json_ld};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// Articles per page.
 pub const NEWS_PAGE_SIZE: i64 = 10;

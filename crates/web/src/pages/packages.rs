@@ -15,13 +15,13 @@ use domain::package::{Spec, Status, TIERS, Tier};
 use std::collections::BTreeMap;
 
 use super::shared::{PackageView, ProvinceCities, ShopHead};
-use crate::access::Dealer;
-use crate::error::AppError;
-use crate::extract::positive_id;
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::access::Dealer;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::positive_id;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 use store::{Claim, Item};
 
 /// How far back open sell requests are offered and counted.
@@ -220,7 +220,7 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, Dealer(user
         price: domain::order::yuan_text(tier.price_fen),
         per_lead: domain::order::yuan_text(tier.per_lead_fen()),
         waiting,
-        methods: crate::payments::methods(&state, &visitor),
+        methods: crate::services::payments::methods(&state, &visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         edit: format!("/actives/superclue/step?{}", input.query()),
         input,
@@ -247,10 +247,10 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
         subject: format!("线索包{}条（{city}）", spec.quantity),
         amount_fen: tier.price_fen,
     };
-    let method = crate::payments::method_named(&input.method);
-    let order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let method = crate::services::payments::method_named(&input.method);
+    let order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
     state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
-    let next = crate::payments::cashier(&state, &visitor, &order, method)?;
+    let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -403,7 +403,7 @@ pub async fn claim(
     State(state): State<AppState>,
     visitor: Visitor,
     Dealer(user): Dealer,
-    crate::extract::Form(post): crate::extract::Form<ClaimPost>,
+    crate::http::extract::Form(post): crate::http::extract::Form<ClaimPost>,
 ) -> Result<Response, AppError> {
     let id = positive_id(&post.id)?;
     let shop = state.store.own_shop(user.user_id).await?;

@@ -17,11 +17,11 @@ use domain::valuation::{Comparable, Method};
 use serde::Deserialize;
 
 use super::shared::{BrandSeries, ProvinceCities};
-use crate::error::AppError;
-use crate::extract::Query;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::extract::Query;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// The form as sent (and as the result's address carries it).
 #[derive(Debug, Clone, Default, Deserialize)]

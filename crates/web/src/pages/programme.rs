@@ -16,13 +16,13 @@ use store::{Application, Item, NewApplication};
 use validator::Validate;
 
 use super::shared::ProvinceCities;
-use crate::access::{SignedIn, Staff};
-use crate::error::AppError;
-use crate::extract::{Form, Query, positive_id};
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::access::{SignedIn, Staff};
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, Query, positive_id};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// The programme's pages, as its tab bar names them.
 const TABS: [(&str, &str, &str); 5] = [
@@ -77,16 +77,16 @@ pub struct ApplyForm {
     #[validate(length(min = 2, max = 20, message = "请填写真实姓名，{min}到{max}个字"))]
     name: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::city"))]
+    #[validate(custom(function = "crate::http::validation::city"))]
     city: String,
     #[serde(default)]
     #[validate(length(min = 2, max = 20, message = "店铺名称应为{min}到{max}个字，当前{count}字"))]
     shop_name: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::experience"))]
+    #[validate(custom(function = "crate::http::validation::experience"))]
     experience: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::lot"))]
+    #[validate(custom(function = "crate::http::validation::lot"))]
     lot: String,
     #[serde(default)]
     #[validate(length(max = 100, message = "地址最多{max}个字，当前{count}字"))]
@@ -161,7 +161,7 @@ pub async fn apply_post(State(state): State<AppState>, visitor: Visitor, SignedI
     if user.role != Role::Buyer {
         return apply_page(&state, &visitor, &user, form, FieldErrors::new(), StatusCode::CONFLICT);
     }
-    let mut errors = crate::validation::field_errors(&form);
+    let mut errors = crate::http::validation::field_errors(&form);
     let lot = Lot::parse(form.lot.trim());
     if matches!(lot, Some(Lot::Own | Lot::Market)) && form.address.trim().is_empty() && !errors.contains_key("address") {
         errors.insert("address", "请填写门店或车位地址".to_owned());
@@ -280,7 +280,7 @@ pub async fn fee(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         application: ApplicationView::new(application),
         fee: domain::order::yuan_text(FEE_FEN),
         vip_days: VIP_DAYS,
-        methods: crate::payments::methods(&state, &visitor),
+        methods: crate::services::payments::methods(&state, &visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
     };
     Ok(Html(tpl.render()?).into_response())
@@ -296,7 +296,7 @@ pub struct FeePost {
 /// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
 /// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
-    let method = crate::payments::method_named(&post.method);
+    let method = crate::services::payments::method_named(&post.method);
     let item = Item {
         product: domain::order::Product::Programme,
         plan_code: String::new(),
@@ -305,13 +305,13 @@ pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(
         subject: "车商孵化计划入驻费".to_owned(),
         amount_fen: FEE_FEN,
     };
-    let mut order = crate::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let mut order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
     let Some(bound) = state.store.create_programme_order(&order, state.clock.now()).await? else {
         return Ok(see_other("/actives/fh2021/user", Vec::new()));
     };
     // One order per fee: a pending one that can be paid this way is handed back.
     order.order_no = bound.order_no;
-    let next = crate::payments::cashier(&state, &visitor, &order, method)?;
+    let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }
 

@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
-use crate::access::SignedIn;
-use crate::extract::{Form, PathId};
-use crate::extract::{Path, Query};
+use crate::auth::access::SignedIn;
+use crate::http::extract::{Form, PathId};
+use crate::http::extract::{Path, Query};
 use askama::Template;
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -22,13 +22,13 @@ use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
 use store::{ListingInput, NewLead, UploadRow};
 
-use crate::error::AppError;
-use crate::islands::{PhotoUploaderProps, PriceSuggestProps, UploadedPhoto};
-use crate::meta::{IslandMount, Layout, PageMeta};
-use crate::photos::{self, PhotoError};
-use crate::signin::{LoginForm, see_other};
+use crate::auth::signin::{LoginForm, see_other};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::{PhotoUploaderProps, PriceSuggestProps, UploadedPhoto};
+use crate::render::meta::{IslandMount, Layout, PageMeta};
+use crate::services::photos::{self, PhotoError};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// A price suggestion from the valuation engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,7 +251,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Res
 /// `POST /personalsell/lead`: phone + city + car → a sell request (to a lead package that wants
 /// it, or the platform's advisers).
 pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mut q): Form<QuickLead>) -> Result<Response, AppError> {
-    let lead = crate::push::lead_from(&visitor, &q.mobile, Intent::Sell, "/personalsell".to_owned());
+    let lead = crate::services::leads::lead_from(&visitor, &q.mobile, Intent::Sell, "/personalsell".to_owned());
     if let Err(message) = &lead {
         q.mobile_error = Some((*message).to_owned());
     }
@@ -265,10 +265,10 @@ pub async fn quick_lead(State(state): State<AppState>, visitor: Visitor, Form(mu
     };
     let lead = NewLead { city_code: Some(city.code as i32), name: q.car.clone(), ..lead };
     // Offered to the dealer lead package that wants it (the brand read from the car's words).
-    match crate::push::submit_sell_request(&state, &lead, &q.car, None, state.clock.now()).await? {
+    match crate::services::leads::submit_sell_request(&state, &lead, &q.car, None, state.clock.now()).await? {
         store::LeadOutcome::Created(_) | store::LeadOutcome::Duplicate(_) => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
         store::LeadOutcome::RateLimited => {
-            q.form_error = Some(crate::push::RATE_LIMITED.to_owned());
+            q.form_error = Some(crate::services::leads::RATE_LIMITED.to_owned());
             quick_failed(&state, &visitor, q, StatusCode::TOO_MANY_REQUESTS).await
         }
     }
@@ -453,7 +453,7 @@ async fn form_suggestion(state: &AppState, input: &SellInput) -> Result<Option<S
 /// `POST /personalsell`: a new listing (sign-in required).
 pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipart) -> Result<Response, AppError> {
     let Some(user) = visitor.user.clone() else {
-        return crate::signin::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
+        return crate::auth::signin::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
     };
     match check_posted(&state, &user, mp, "/personalsell", None).await? {
         Err(form) => {
@@ -561,8 +561,8 @@ pub async fn suggest_json(State(state): State<AppState>, Query(q): Query<HashMap
     let input = SellInput { series: get("series").to_owned(), reg: get("reg").to_owned(), mileage: get("mileage").to_owned(), ..SellInput::default() };
     let s = form_suggestion(&state, &input).await?;
     Ok(match s {
-        Some(s) => crate::envelope::ok(serde_json::json!({"low": s.low, "value": s.value, "high": s.high, "basis": s.basis})),
-        None => crate::envelope::ok(serde_json::Value::Null),
+        Some(s) => crate::http::envelope::ok(serde_json::json!({"low": s.low, "value": s.value, "high": s.high, "basis": s.basis})),
+        None => crate::http::envelope::ok(serde_json::Value::Null),
     })
 }
 
@@ -575,11 +575,11 @@ pub async fn upload(
     mp: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Response {
     let Some(user) = visitor.user else {
-        return crate::envelope::fail(StatusCode::UNAUTHORIZED, crate::envelope::ApiCode::Session, "请先登录");
+        return crate::http::envelope::fail(StatusCode::UNAUTHORIZED, crate::http::envelope::ApiCode::Session, "请先登录");
     };
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > photos::MAX_BYTES + 64 * 1024) {
-        return crate::envelope::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::envelope::ApiCode::BadInput, &PhotoError::TooLarge.message());
+        return crate::http::envelope::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::http::envelope::ApiCode::BadInput, &PhotoError::TooLarge.message());
     }
     let result = match photos::receive_one(mp, "photo").await.1 {
         Ok(bytes) => photos::ingest(&state, user.user_id, bytes).await,
@@ -589,7 +589,7 @@ pub async fn upload(
         Ok(stored) => {
             let base = &state.config.image_upload_base;
             let url = domain::image::sized(&domain::image::join(base, &stored.path), base, 320);
-            crate::envelope::ok(serde_json::json!({"id": stored.token, "url": url}))
+            crate::http::envelope::ok(serde_json::json!({"id": stored.token, "url": url}))
         }
         Err(e) => {
             let status = match e {
@@ -599,7 +599,7 @@ pub async fn upload(
                 PhotoError::Missing | PhotoError::Malformed => StatusCode::BAD_REQUEST,
                 _ => StatusCode::UNPROCESSABLE_ENTITY,
             };
-            crate::envelope::fail(status, crate::envelope::ApiCode::BadInput, &e.message())
+            crate::http::envelope::fail(status, crate::http::envelope::ApiCode::BadInput, &e.message())
         }
     }
 }

@@ -4,13 +4,13 @@
 
 use std::fmt::Write as _;
 
-use crate::extract::Path;
+use crate::http::extract::Path;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use domain::search::CarQuery;
 
-use crate::error::AppError;
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 fn xml(body: String) -> Response {
@@ -46,7 +46,7 @@ pub async fn robots(State(state): State<AppState>) -> Response {
 pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/');
     let (online, listings_mod, news) = tokio::try_join!(
-        state.counts.get_or(|| crate::memo::online_key(None), state.store.count_online(None)),
+        state.counts.get_or(|| crate::services::memo::online_key(None), state.store.count_online(None)),
         state.store.listings_lastmod(),
         state.store.latest_news(1)
     )?;

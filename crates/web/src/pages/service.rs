@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use super::shared::{Def, def};
-use crate::extract::Form;
-use crate::extract::{Path, Query};
+use crate::http::extract::Form;
+use crate::http::extract::{Path, Query};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -22,14 +22,14 @@ use serde::Deserialize;
 use store::{LeadOutcome, NewLead, SeriesOffer};
 use validator::Validate;
 
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// Everything the pages' forms and links carry. The phone is checked where every lead is made
-/// (`push::lead_from`); the rules that depend on the page stay in [`submit`].
+/// (`leads::lead_from`); the rules that depend on the page stay in [`submit`].
 #[derive(Debug, Clone, Default, Deserialize, Validate)]
 pub struct LeadPost {
     #[serde(default)]
@@ -44,7 +44,7 @@ pub struct LeadPost {
     budget: String,
     /// Expected price in 万 (the fee estimate of `sellcarPlan`).
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::optional_wan", message = "期望价请填写数字，单位万元，例如 8.5"))]
+    #[validate(custom(function = "crate::http::validation::optional_wan", message = "期望价请填写数字，单位万元，例如 8.5"))]
     expect: String,
     #[serde(default)]
     price: String,
@@ -222,9 +222,9 @@ pub async fn collect_lead(State(state): State<AppState>, visitor: Visitor, Path(
 
 /// Checks the form and stores the lead; errors come back beside their fields with the form kept.
 async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: LeadPost) -> Result<Response, AppError> {
-    let mut errors = crate::validation::field_errors(&form);
+    let mut errors = crate::http::validation::field_errors(&form);
     let source = format!("/actives/{}/{}", def.section, def.slug);
-    let lead = crate::push::lead_from(visitor, &form.mobile, def.intent, source).map_err(|message| errors.insert("mobile", message.to_owned())).ok();
+    let lead = crate::services::leads::lead_from(visitor, &form.mobile, def.intent, source).map_err(|message| errors.insert("mobile", message.to_owned())).ok();
     let city = domain::region::city_by_slug(form.city.trim());
     if city.is_none() {
         errors.insert("city", if def.intent == Intent::Sell { "请选择车辆所在城市" } else { "请选择您所在的城市" }.to_owned());
@@ -274,12 +274,14 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
     };
     let now = state.clock.now();
     let outcome = if def.intent == Intent::Sell {
-        crate::push::submit_sell_request(state, &lead, &form.car, domain::selling::parse_wan(&form.expect), now).await?
+        crate::services::leads::submit_sell_request(state, &lead, &form.car, domain::selling::parse_wan(&form.expect), now).await?
     } else {
-        crate::push::submit_lead(state, &lead, now).await?
+        crate::services::leads::submit_lead(state, &lead, now).await?
     };
     match outcome {
-        LeadOutcome::RateLimited => render(state, visitor, def, form, errors, Some(crate::push::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await,
+        LeadOutcome::RateLimited => {
+            render(state, visitor, def, form, errors, Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
+        }
         _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new())),
     }
 }

@@ -9,7 +9,7 @@ use domain::valuation::Rating;
 use serde::Serialize;
 use store::{ListingCard, ListingDetail, Shop};
 
-use crate::meta::Layout;
+use crate::render::meta::Layout;
 use crate::state::AppState;
 
 /// A listing card as the templates show it (`card` macro).
@@ -149,7 +149,7 @@ pub fn breadcrumb_ld<'a>(state: &AppState, crumbs: &'a Crumbs) -> LdList<'a, LdI
     let items = crumbs
         .iter()
         .enumerate()
-        .map(|(i, (name, url))| LdItem { kind: "ListItem", position: i + 1, name, item: Some(crate::meta::absolute(state, url)), url: None })
+        .map(|(i, (name, url))| LdItem { kind: "ListItem", position: i + 1, name, item: Some(crate::render::meta::absolute(state, url)), url: None })
         .collect();
     LdList { context: "https://schema.org", kind: "BreadcrumbList", name: None, number_of_items: None, items }
 }

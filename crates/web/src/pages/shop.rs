@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use crate::access::Dealer;
-use crate::extract::{Form, PathId, positive_id};
-use crate::extract::{Path, Query};
-use crate::push;
+use crate::auth::access::Dealer;
+use crate::http::extract::{Form, PathId, positive_id};
+use crate::http::extract::{Path, Query};
+use crate::services::leads;
 use askama::Template;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -21,12 +21,12 @@ use store::{NewLead, Shop, ShopProfile};
 use validator::Validate;
 
 use super::shared::{CardView, Crumbs, ShopHead};
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta, json_ld};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::validation;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta, json_ld};
 use crate::state::AppState;
-use crate::validation;
-use crate::visitor::Visitor;
 
 fn shop_meta(state: &AppState, visitor: &Visitor, layout: Layout, title: String, path: &str) -> PageMeta {
     PageMeta::for_visitor(state, visitor, layout, title).canonical_path(state, path)
@@ -141,16 +141,16 @@ async fn render_shop(
     ));
     if tab == "douyin" {
         page.noindex();
-        page.canonical = crate::meta::absolute(state, &format!("/shop/{}", s.oname));
+        page.canonical = crate::render::meta::absolute(state, &format!("/shop/{}", s.oname));
     }
     let city = domain::region::city(s.city_code as u32);
     page.json_ld.push(json_ld(&serde_json::json!({
         "@context": "https://schema.org",
         "@type": "AutoDealer",
         "name": s.name,
-        "url": crate::meta::absolute(state, &format!("/shop/{}", s.oname)),
+        "url": crate::render::meta::absolute(state, &format!("/shop/{}", s.oname)),
         "telephone": s.phone,
-        "image": crate::meta::absolute(state, &head.logo),
+        "image": crate::render::meta::absolute(state, &head.logo),
         "openingHours": s.hours,
         "address": {
             "@type": "PostalAddress",
@@ -211,7 +211,7 @@ pub async fn sell_car_post(
 
 async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: ShopLeadForm, intent: Intent, tab: &'static str) -> Result<Response, AppError> {
     let layout = if tab == "douyin" { Layout::Flow } else { Layout::Shop };
-    let lead = match push::lead_from(visitor, &form.mobile, intent, format!("/shop/{}/{tab}", s.oname)) {
+    let lead = match leads::lead_from(visitor, &form.mobile, intent, format!("/shop/{}/{tab}", s.oname)) {
         Ok(lead) => lead,
         Err(message) => {
             form.error = Some(message.to_owned());
@@ -225,9 +225,9 @@ async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: Shop
         traffic_type: if tab == "douyin" { "douyin".to_owned() } else { String::new() },
         ..lead
     };
-    match push::submit_lead(state, &lead, state.clock.now()).await? {
+    match leads::submit_lead(state, &lead, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {
-            form.error = Some(push::RATE_LIMITED.to_owned());
+            form.error = Some(leads::RATE_LIMITED.to_owned());
             render_shop(state, visitor, s, tab, layout, form, StatusCode::TOO_MANY_REQUESTS).await
         }
         _ => Ok(see_other(&format!("/actives/gratitude?shop={}", s.oname), Vec::new())),
@@ -421,9 +421,9 @@ pub async fn profile_image(
     mp: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response, AppError> {
     let s = state.store.own_shop(user.user_id).await?;
-    let (texts, file) = crate::photos::receive_one(mp, "file").await;
+    let (texts, file) = crate::services::photos::receive_one(mp, "file").await;
     let outcome = match file {
-        Ok(bytes) => crate::photos::ingest(&state, user.user_id, bytes).await.map(|st| st.path).map_err(|e| e.message()),
+        Ok(bytes) => crate::services::photos::ingest(&state, user.user_id, bytes).await.map(|st| st.path).map_err(|e| e.message()),
         Err(e) => Err(e.message()),
     };
     let kind = texts.get("kind").map_or("", String::as_str);

@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::access::SignedIn;
-use crate::extract::{Form, PathId, positive_id};
+use crate::auth::access::SignedIn;
+use crate::http::extract::{Form, PathId, positive_id};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -22,12 +22,12 @@ use store::{NewWanted, Scope};
 use validator::Validate;
 
 use super::shared::CardView;
-use crate::error::AppError;
-use crate::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
-use crate::meta::{IslandMount, Layout, PageMeta};
-use crate::signin::{LoginForm, see_other};
+use crate::auth::signin::{LoginForm, see_other};
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
+use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 fn meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
@@ -169,7 +169,7 @@ pub async fn favourite(
     }
     // Back to the form's page: its `return` field, else the page it was on (cards), else the list.
     let back = if post.return_to.is_empty() {
-        crate::signin::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
+        crate::auth::signin::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
     } else {
         post.return_to
     };
@@ -353,7 +353,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, user: &store::User, fo
         &RegionPickerProps {
             current_name: city.map_or("不限".to_owned(), |c| c.name.to_owned()),
             regions_url: "/api/regions",
-            hot: crate::islands::hot_cities(),
+            hot: crate::render::islands::hot_cities(),
             name: Some("city".to_owned()),
             value: city.map_or(String::new(), |c| c.slug.to_owned()),
             any_label: "不限",
@@ -429,7 +429,7 @@ pub async fn add_wanted(
         city: post.city.trim().to_owned(),
         note: post.note.clone(),
         error: None,
-        note_error: crate::validation::field_errors(&post).remove("note"),
+        note_error: crate::http::validation::field_errors(&post).remove("note"),
     };
     if form.note_error.is_some() {
         return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
@@ -511,9 +511,11 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(
     let mut out = Vec::new();
     let store = &state.store;
     for saved in store.saved_searches(user.user_id).await? {
-        let q = crate::resume::saved_query(&saved.query);
-        let (total, (new_count, drops)) =
-            tokio::try_join!(store.count_matching(&q, Scope::default(), year), crate::alerts::search_news(&state, &saved.query, saved.last_checked_at, year))?;
+        let q = crate::auth::resume::saved_query(&saved.query);
+        let (total, (new_count, drops)) = tokio::try_join!(
+            store.count_matching(&q, Scope::default(), year),
+            crate::services::alerts::search_news(&state, &saved.query, saved.last_checked_at, year)
+        )?;
         out.push(SearchView {
             id: saved.saved_search_id,
             title: saved.title,
@@ -538,7 +540,7 @@ pub struct SavePost {
 
 /// `POST /space/searches`: subscribe to a `/carlist` search (normalised to its canonical query).
 pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<SavePost>) -> Result<Response, AppError> {
-    if let Err(message) = crate::resume::save_search(&state, user.user_id, &post.query).await? {
+    if let Err(message) = crate::auth::resume::save_search(&state, user.user_id, &post.query).await? {
         return Err(AppError::TooMany(message.to_owned()));
     }
     Ok(see_other("/space/searches", Vec::new()))
@@ -547,7 +549,7 @@ pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn
 /// `GET /space/searches/{id}`: marks it seen and opens the list.
 pub async fn open_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let s = state.store.open_saved_search(user.user_id, id, state.clock.now()).await?.ok_or(AppError::NotFound)?;
-    let mut q = crate::resume::saved_query(&s.query);
+    let mut q = crate::auth::resume::saved_query(&s.query);
     q.sort = Sort::Newest;
     Ok(see_other(&q.href("/carlist"), Vec::new()))
 }

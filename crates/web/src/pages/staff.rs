@@ -5,9 +5,9 @@
 //! `staff_action`, the refunding staff member and reason on the order). Visitors send appeals from `/actives/help/appeal` and
 //! `/actives/help/customerappeal`.
 
-use crate::access::Staff;
-use crate::extract::Query;
-use crate::extract::{Form, positive_id};
+use crate::auth::access::Staff;
+use crate::http::extract::Query;
+use crate::http::extract::{Form, positive_id};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -18,11 +18,11 @@ use serde::Deserialize;
 use store::ActionOutcome;
 use validator::Validate;
 
-use crate::error::AppError;
-use crate::meta::{Layout, PageMeta};
-use crate::signin::see_other;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// A listing in the queue as shown.
 pub struct QueueItem {
@@ -184,7 +184,7 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
                 // Valued at publication so its card shows a rating at once; its VIN's records
                 // summarised for buyers.
                 state.store.value_listing(id, now).await?;
-                crate::reports::refresh_panel(&state, id).await?;
+                crate::services::reports::refresh_panel(&state, id).await?;
             }
             Ok(see_other(&format!("/staff/review?done={}", action.as_str()), Vec::new()))
         }
@@ -242,7 +242,7 @@ pub struct AppealForm {
     #[serde(default)]
     target: String,
     #[serde(default)]
-    #[validate(custom(function = "crate::validation::mobile"))]
+    #[validate(custom(function = "crate::http::validation::mobile"))]
     mobile: String,
     #[serde(default)]
     #[validate(length(min = 10, max = 1000, message = "请至少写10个字、最多1000字，说明发生了什么（当前{count}字）"))]
@@ -325,7 +325,7 @@ pub async fn appeal_submit(
     let (kind, _, _, action, _) = appeal_kind(uri.path());
     form.content = form.content.trim().to_owned();
     form.target = form.target.trim().chars().take(50).collect();
-    form.errors = crate::validation::field_errors(&form);
+    form.errors = crate::http::validation::field_errors(&form);
     let (Ok(mobile), true) = (domain::validate::Mobile::parse(&form.mobile), form.errors.is_empty()) else {
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
@@ -480,16 +480,18 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
     if !domain::order::is_order_no(order_no) {
         return Err(AppError::NotFound);
     }
-    match crate::payments::refund(&state, order_no, Some(staff.user_id), reason).await? {
+    match crate::services::payments::refund(&state, order_no, Some(staff.user_id), reason).await? {
         Ok(store::Refunded::ShopKept { oname, listings }) => {
             Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund&kept={oname}&listings={listings}"), Vec::new()))
         }
         Ok(_) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
-        Err(crate::payments::RefundRefused::NotPaid) => {
+        Err(crate::services::payments::RefundRefused::NotPaid) => {
             answer("该订单不是已支付状态（未支付、已关闭或已退款），不能退款".to_owned(), StatusCode::CONFLICT).await
         }
-        Err(crate::payments::RefundRefused::Busy) => answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await,
-        Err(crate::payments::RefundRefused::Provider) => {
+        Err(crate::services::payments::RefundRefused::Busy) => {
+            answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await
+        }
+        Err(crate::services::payments::RefundRefused::Provider) => {
             answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await
         }
     }

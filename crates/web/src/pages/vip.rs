@@ -11,12 +11,12 @@ use domain::auth::Role;
 use domain::vip::{Audience, Campaign, FREE, Plan};
 use serde::Deserialize;
 
-use crate::access::SignedIn;
-use crate::error::AppError;
-use crate::extract::Form;
-use crate::meta::{Layout, PageMeta};
+use crate::auth::access::SignedIn;
+use crate::http::error::AppError;
+use crate::http::extract::Form;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 use store::Item;
 
 /// A plan as its card shows it.
@@ -145,7 +145,7 @@ async fn render(state: &AppState, visitor: &Visitor, error: Option<String>, stat
         error,
         provinces: super::shared::province_cities(),
         sandbox: state.adapters.pay.sandbox().is_some(),
-        methods: crate::payments::methods(state, visitor),
+        methods: crate::services::payments::methods(state, visitor),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -203,11 +203,11 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         Ok(item) => item,
         Err(message) => return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let method = match crate::payments::method_of(&state, &post.method) {
+    let method = match crate::services::payments::method_of(&state, &post.method) {
         Ok(m) => m,
         Err(message) => return render(&state, &visitor, Some(message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())
 }
@@ -282,7 +282,7 @@ async fn campaign_page(
         allowed: plan.audience != Audience::Dealer || visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer),
         provinces: if domain::vip::needs_city(plan) { super::shared::province_cities() } else { Vec::new() },
         city,
-        methods: crate::payments::methods(state, visitor),
+        methods: crate::services::payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         error,
         campaign,
@@ -297,7 +297,7 @@ async fn campaign_page(
 pub async fn campaign(
     State(state): State<AppState>,
     visitor: Visitor,
-    crate::extract::Query(q): crate::extract::Query<CampaignQuery>,
+    crate::http::extract::Query(q): crate::http::extract::Query<CampaignQuery>,
 ) -> Result<Response, AppError> {
     // Without a campaign named (a shortened or hand-typed link), the campaigns' own index.
     if q.c.trim().is_empty() {
@@ -326,11 +326,11 @@ pub async fn campaign_buy(
         Ok(item) => item,
         Err(message) => return again(message).await,
     };
-    let method = match crate::payments::method_of(&state, &post.method) {
+    let method = match crate::services::payments::method_of(&state, &post.method) {
         Ok(m) => m,
         Err(message) => return again(message.to_owned()).await,
     };
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -409,7 +409,7 @@ pub async fn buytest(State(state): State<AppState>, visitor: Visitor) -> Result<
         page,
         signed_in: visitor.user.is_some(),
         sandbox: state.adapters.pay.sandbox().is_some(),
-        methods: crate::payments::methods(&state, &visitor),
+        methods: crate::services::payments::methods(&state, &visitor),
     };
     Ok(Html(tpl.render()?).into_response())
 }
@@ -425,8 +425,8 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let method = crate::payments::method_named(&post.method);
-    let next = crate::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let method = crate::services::payments::method_named(&post.method);
+    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -438,7 +438,7 @@ struct DealerPlanPage {
     /// `/vip/idxbar`: the city chosen, and the A–Z index to choose from.
     city: Option<&'static domain::region::City>,
     letters: Vec<(char, Vec<&'static domain::region::City>)>,
-    picker: Option<crate::meta::IslandMount>,
+    picker: Option<crate::render::meta::IslandMount>,
     signed_in: bool,
     dealer: bool,
     /// The dealer's running dealer plans: plan, where, until.
@@ -503,12 +503,12 @@ async fn dealer_plan_page(state: &AppState, visitor: &Visitor, code: &str, city:
     let picker = if nationwide {
         None
     } else {
-        let props = crate::islands::RegionPickerProps {
+        let props = crate::render::islands::RegionPickerProps {
             current_name: city.map_or("选择城市", |c| c.name).to_owned(),
             regions_url: "/api/regions",
-            hot: crate::islands::hot_cities(),
+            hot: crate::render::islands::hot_cities(),
             href_template: Some("/vip/idxbar?city={py}".to_owned()),
-            ..crate::islands::RegionPickerProps::default()
+            ..crate::render::islands::RegionPickerProps::default()
         };
         page.island(state, "RegionPicker", &props)
     };
@@ -522,7 +522,7 @@ async fn dealer_plan_page(state: &AppState, visitor: &Visitor, code: &str, city:
         dealer,
         running,
         cars,
-        methods: crate::payments::methods(state, visitor),
+        methods: crate::services::payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         slots: domain::vip::PROMOTED_SLOTS,
     };
@@ -536,6 +536,10 @@ pub async fn china(State(state): State<AppState>, visitor: Visitor) -> Result<Re
 
 /// `GET /vip/idxbar?city=…`: the dealers' city plan: the city chosen from an A–Z index (or the
 /// region picker), then bought for it. An unknown city is the index again.
-pub async fn idxbar(State(state): State<AppState>, visitor: Visitor, crate::extract::Query(q): crate::extract::Query<CityQuery>) -> Result<Response, AppError> {
+pub async fn idxbar(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    crate::http::extract::Query(q): crate::http::extract::Query<CityQuery>,
+) -> Result<Response, AppError> {
     dealer_plan_page(&state, &visitor, "dealer-city", domain::region::city_by_slug(q.city.trim())).await
 }

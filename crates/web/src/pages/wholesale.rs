@@ -8,11 +8,11 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::auth::Role;
 use serde::Deserialize;
 
-use crate::error::AppError;
-use crate::extract::Query;
-use crate::meta::{Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::extract::Query;
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 const PATH: &str = "/servicehall/wholesale";
 const PER_PAGE: i64 = 20;

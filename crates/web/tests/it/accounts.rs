@@ -556,7 +556,7 @@ async fn routes_can_require_a_role() {
     let app = crate::support::spawn_app(0).await;
     let extra = axum::Router::new()
         .route("/staff-only", get(|| async { "review queue" }))
-        .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth", "staff"])));
+        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), &["auth", "staff"])));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |cookie: String| {
         let router = router.clone();
@@ -584,12 +584,15 @@ async fn routes_can_require_a_role() {
 #[tokio::test]
 async fn extractors_decide_who_may_call_a_handler() {
     use axum::routing::get;
-    use web::access::{Dealer, SignedIn};
+    use web::auth::access::{Dealer, SignedIn};
     let app = crate::support::spawn_app(5).await;
     let extra = axum::Router::new()
         .route("/only-dealers", get(|Dealer(u): Dealer| async move { format!("shop {}", u.user_id) }))
-        .route("/only-users/{id}", get(|SignedIn(u): SignedIn, web::extract::PathId(id): web::extract::PathId| async move { format!("{} {id}", u.user_id) }))
-        .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth"])));
+        .route(
+            "/only-users/{id}",
+            get(|SignedIn(u): SignedIn, web::http::extract::PathId(id): web::http::extract::PathId| async move { format!("{} {id}", u.user_id) }),
+        )
+        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), &["auth"])));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |path: &'static str, cookie: String| {
         let router = router.clone();

@@ -65,7 +65,7 @@ async fn a_route_naming_an_unknown_middleware_fails_with_500() {
     let app = spawn_app(0).await;
     let extra = Router::new()
         .route("/needs-admin", get(|| async { "secret" }))
-        .layer(axum::middleware::from_fn(web::middleware::route_middleware(app.state.clone(), &["auth", "admin"])));
+        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), &["auth", "admin"])));
     let r = send(web::app_with(app.state.clone(), extra), Method::GET, "/needs-admin", &[], None).await;
     assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
     assert!(r.body.contains("Unknown middleware admin"));

@@ -143,13 +143,13 @@ async fn lost_notifies_are_found_and_stale_orders_closed(app: &TestApp) {
     // The buyer paid, but the notify never arrived.
     app.state.adapters.pay.sandbox().unwrap().pay(&paid, NOW).unwrap();
     // The job asks only about orders more than a minute old; asked, the cashier says it was paid.
-    assert_eq!(web::payments::reconcile(&app.state).await.unwrap(), 0, "nothing is asked about within its first minute");
+    assert_eq!(web::services::payments::reconcile(&app.state).await.unwrap(), 0, "nothing is asked about within its first minute");
     let order = app.state.store.order_by_no(&paid.order_no).await.unwrap().unwrap();
-    let order = web::payments::check(&app.state, order).await.unwrap();
+    let order = web::services::payments::check(&app.state, order).await.unwrap();
     assert_eq!(order.status, Status::Paid, "a lost notify is found by the query");
     // Half an hour on, the unpaid order is closed (here and at the cashier).
     let half_hour = app.variant(app.state.config.clone(), NOW + domain::order::CLOSE_AFTER_SECS + 1);
-    assert_eq!(web::payments::reconcile(&half_hour).await.unwrap(), 1);
+    assert_eq!(web::services::payments::reconcile(&half_hour).await.unwrap(), 1);
     assert_eq!(app.state.store.order_by_no(&stale.order_no).await.unwrap().unwrap().status, Status::Closed);
     let shown = app.get(&format!("/common/paysuccess?order={}", stale.order_no), &h).await;
     assert!(shown.body.contains("订单已关闭"), "{}", shown.body);
@@ -694,7 +694,7 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert!(fee.body.contains("<b class=\"price\">980.00</b>元") && fee.body.contains("赠送30天长沙商家同城VIP"), "{}", fee.body);
     let not_yet = app.get("/actives/zhikeclues", &h).await;
     assert_eq!(not_yet.status, StatusCode::FORBIDDEN, "no shop yet");
-    assert!(not_yet.body.contains(web::error::DEALER_ONLY_MESSAGE) && not_yet.body.contains(r#"href="/actives/fh2021""#), "{}", not_yet.body);
+    assert!(not_yet.body.contains(web::http::error::DEALER_ONLY_MESSAGE) && not_yet.body.contains(r#"href="/actives/fh2021""#), "{}", not_yet.body);
     assert!(!not_yet.body.contains("请稍后再试"), "waiting would not help");
     let r = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
     let query = r.location().split_once('?').unwrap().1.to_owned();
@@ -785,7 +785,7 @@ async fn a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refun
 
     // The Alipay order is paid as well, from a cashier left open in another browser.
     let order = app.state.store.order_by_no(&alipay_no).await.unwrap().unwrap();
-    let url = web::payments::pay_url(&app.state, &alipay_no, &order.subject, order.amount_fen, true).unwrap();
+    let url = web::services::payments::pay_url(&app.state, &alipay_no, &order.subject, order.amount_fen, true).unwrap();
     let params: Vec<(String, String)> = form_urlencoded::parse(url.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
     let form = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW).unwrap();
@@ -827,12 +827,16 @@ async fn wechat_pay_where_it_is_off_is_refused_beside_the_choice() {
     assert!(alipay_only.adapters.pay.wechat().is_none());
     let vip = crate::support::post_on(&alipay_only, "/vip/buy", &h, "plan=buyer-month&method=wechat").await;
     assert_eq!(vip.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(vip.body.contains(web::payments::NO_WECHAT_PAY), "{}", vip.body);
+    assert!(vip.body.contains(web::services::payments::NO_WECHAT_PAY), "{}", vip.body);
     let vin = domain::report::ACCIDENT_VIN;
     let report = crate::support::post_on(&alipay_only, "/servicehall/fourquery/fourorder", &h, &format!("vin={vin}&product=full&method=wechat")).await;
     assert_eq!(report.status, StatusCode::UNPROCESSABLE_ENTITY);
     let beside = report.body.split("<form method=\"post\" action=\"/servicehall/fourquery/fourorder\"").nth(1).unwrap_or_default();
-    assert!(beside.contains(web::payments::NO_WECHAT_PAY) && beside.contains(r#"value="alipay""#), "inside the form, by the buttons: {}", report.body);
+    assert!(
+        beside.contains(web::services::payments::NO_WECHAT_PAY) && beside.contains(r#"value="alipay""#),
+        "inside the form, by the buttons: {}",
+        report.body
+    );
     assert!(report.body.contains(vin), "the query kept");
     let user = app.state.store.user_by_mobile("13700008801").await.unwrap().unwrap().user_id;
     assert!(app.state.store.reports_of(user, 5).await.unwrap().is_empty(), "no report ordered");

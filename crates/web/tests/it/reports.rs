@@ -72,7 +72,7 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
 
     // Read many times, charged once: a second answer from the provider changes nothing.
     let record = domain::report::sandbox_record(&domain::validate::Vin::parse(domain::report::MORTGAGE_VIN).unwrap(), NOW);
-    assert!(!web::reports::apply(&app.state, id, &record).await.unwrap(), "a repeated answer is not applied");
+    assert!(!web::services::reports::apply(&app.state, id, &record).await.unwrap(), "a repeated answer is not applied");
     assert_eq!(app.state.store.report_of(report.user_id, id).await.unwrap().unwrap().result_json, report.result_json);
     let order = app.state.store.order_by_no(report.order_no.as_deref().unwrap()).await.unwrap().unwrap();
     assert_eq!((order.status, order.amount_fen), (domain::order::Status::Paid, 6_900));
@@ -189,7 +189,7 @@ async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_a
             ))
             .await
             .unwrap();
-        web::reports::refresh_panel(&app.state, id).await.unwrap();
+        web::services::reports::refresh_panel(&app.state, id).await.unwrap();
     }
     // The battery card: free, its health and how it was measured, flagged when worn; the VIN
     // never shown. A car without the VIN says there is no data; a petrol car has no card.
@@ -357,7 +357,7 @@ async fn a_query_the_provider_cannot_answer_is_refunded() {
     let user = app.state.store.user_by_mobile("13700007004").await.unwrap().unwrap().user_id;
     let report = app.state.store.reports_of(user, 1).await.unwrap().remove(0);
     assert_eq!(report.status, domain::report::State::Querying);
-    web::reports::attempt(&state, &report).await.unwrap();
+    web::services::reports::attempt(&state, &report).await.unwrap();
     let after = app.state.store.report_of(user, report.report_id).await.unwrap().unwrap();
     assert_eq!(after.status, domain::report::State::Failed);
     let order = app.state.store.order_by_no(report.order_no.as_deref().unwrap()).await.unwrap().unwrap();

@@ -325,7 +325,7 @@ async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp
 
     // Uploads no listing uses are deleted a day later, files and all.
     let later = app.variant(app.state.config.clone(), NOW + 2 * 86_400);
-    let removed = web::photos::cleanup_orphans(&later, NOW + 2 * 86_400).await.unwrap();
+    let removed = web::services::photos::cleanup_orphans(&later, NOW + 2 * 86_400).await.unwrap();
     assert_eq!(removed, 30);
     assert!(files_under(&app.upload_dir).is_empty());
 }

@@ -212,7 +212,7 @@ async fn new_leads_are_pushed_to_the_dealer_only(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=13955558888&car=x").await;
     assert_eq!(app.state.store.shop_leads(owner_id, None, 10).await.unwrap().len(), 2);
-    web::push::deliver_due(&app.state, crate::support::NOW).await.unwrap();
+    web::services::leads::deliver_due(&app.state, crate::support::NOW).await.unwrap();
     assert_eq!(app.state.store.push_log(owner_id, 50).await.unwrap().len(), 2);
     assert_eq!(app.state.adapters.sms.sandbox_notices("13700001111").len(), 1);
 }
@@ -235,16 +235,18 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
     let owner_id = shop.owner_user_id.unwrap();
     let lead = store::NewLead { shop_id: Some(shop.shop_id), ..store::NewLead::new("13955559999".to_owned(), domain::lead::Intent::Sell) };
-    let store::LeadOutcome::Created(_) = web::push::submit_lead(&node, &lead, crate::support::NOW).await.unwrap() else { panic!("lead not created") };
+    let store::LeadOutcome::Created(_) = web::services::leads::submit_lead(&node, &lead, crate::support::NOW).await.unwrap() else {
+        panic!("lead not created")
+    };
     let log = settled(app, owner_id, 1).await;
     assert_eq!((log[0].status.as_str(), log[0].attempts), ("pending", 1));
     assert!(log[0].error.contains("isv.BUSINESS_LIMIT_CONTROL"), "{}", log[0].error);
     // Not yet due again within the backoff; due after it; the third failure is final.
-    assert_eq!(web::push::deliver_due(&node, crate::support::NOW + 30).await.unwrap(), 0);
+    assert_eq!(web::services::leads::deliver_due(&node, crate::support::NOW + 30).await.unwrap(), 0);
     assert_eq!(app.state.store.push_log(owner_id, 5).await.unwrap()[0].attempts, 1);
-    web::push::deliver_due(&node, crate::support::NOW + 61).await.unwrap();
-    web::push::deliver_due(&node, crate::support::NOW + 200).await.unwrap();
-    web::push::deliver_due(&node, crate::support::NOW + 10_000).await.unwrap();
+    web::services::leads::deliver_due(&node, crate::support::NOW + 61).await.unwrap();
+    web::services::leads::deliver_due(&node, crate::support::NOW + 200).await.unwrap();
+    web::services::leads::deliver_due(&node, crate::support::NOW + 10_000).await.unwrap();
     let log = app.state.store.push_log(owner_id, 5).await.unwrap();
     assert_eq!((log[0].status.as_str(), log[0].attempts), ("failed", 3));
     server.verify().await;
@@ -289,7 +291,7 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     // Two days on, the cleanup removes the deleted photo's files only.
     let before = crate::support::files_under(&app.upload_dir).len();
     let later = app.variant(app.state.config.clone(), crate::support::NOW + 2 * 86_400);
-    web::jobs::tick(&later, 1).await;
+    web::services::jobs::tick(&later, 1).await;
     let after = crate::support::files_under(&app.upload_dir).len();
     assert_eq!(before - after, before / 4, "one upload of four (each with its sized copies) removed");
     let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;

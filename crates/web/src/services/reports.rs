@@ -10,7 +10,7 @@ use domain::validate::Vin;
 use store::Report;
 
 use crate::adapters::history::Answer;
-use crate::error::AppError;
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// Where the provider pushes reports.
@@ -87,7 +87,7 @@ async fn give_up(state: &AppState, report: &Report, why: &str) -> Result<(), App
     }
     tracing::warn!(report_id = report.report_id, why, "history report failed");
     if let Some(order_no) = &report.order_no {
-        match crate::payments::refund(state, order_no, None, "车况报告查询失败，自动退款").await? {
+        match crate::services::payments::refund(state, order_no, None, "车况报告查询失败，自动退款").await? {
             Ok(_) => {}
             Err(refused) => tracing::error!(order_no, ?refused, "refund of a failed report did not go through: refund it by hand"),
         }

@@ -10,7 +10,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use domain::device::Device;
 
-use crate::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
+use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
 
 /// The signed-in user of a request, put in its extensions by the `auth` middleware (handlers
 /// read it through [`Visitor::user`]).
@@ -63,7 +63,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             device_id,
             ip,
             prefetch: is_prefetch(&parts.headers),
-            compared: crate::cookies::compared_ids(&parts.headers).len(),
+            compared: crate::http::cookies::compared_ids(&parts.headers).len(),
             returning: presented.is_some(),
         })
     }

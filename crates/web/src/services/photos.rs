@@ -20,8 +20,8 @@ use axum::extract::multipart::{Field, MultipartRejection};
 use domain::image::{ImageKind, PHOTO_WIDTHS, SniffError};
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
+use crate::services::storage::Storage;
 use crate::state::AppState;
-use crate::storage::Storage;
 
 /// Largest file accepted, bytes.
 pub const MAX_BYTES: usize = 10 * 1024 * 1024;

@@ -9,9 +9,9 @@ use domain::validate::Mobile;
 use store::{LeadOutcome, NewLead};
 
 use crate::adapters::LeadNotice;
-use crate::error::AppError;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// What a lead form shows when its IP sent [`store::LEADS_PER_IP_PER_HOUR`] leads in the last hour
 /// (with 429).

@@ -23,12 +23,12 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
-use crate::envelope::{ApiCode, fail, ok};
-use crate::error::AppError;
-use crate::session::{self, TOKEN_COOKIE};
+use crate::auth::session::{self, TOKEN_COOKIE};
+use crate::http::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
+use crate::http::envelope::{ApiCode, fail, ok};
+use crate::http::error::AppError;
+use crate::http::visitor::{device_of, peer_ip};
 use crate::state::AppState;
-use crate::visitor::{device_of, peer_ip};
 
 /// The fields of a form or JSON-object body (other JSON values give no fields).
 pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
@@ -130,7 +130,7 @@ pub async fn app_scan_to_token(State(state): State<AppState>, headers: HeaderMap
     let body = axum::body::to_bytes(req.into_body(), 64 * 1024).await.map_err(|_| AppError::BadRequest("请求体过大".to_owned()))?;
     let f = fields(&headers, &body);
     let (mobile, app_token) = (f.get("mobile").map_or("", String::as_str), f.get("appToken").map_or("", String::as_str));
-    let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::cookies::valid_device_id(d));
+    let device = cookie(&headers, DEVICE_COOKIE).filter(|d| crate::http::cookies::valid_device_id(d));
     let Some(issued) = session::exchange_app_token(&state, mobile, app_token, device, &headers, &ip).await? else {
         return Ok(fail(StatusCode::UNAUTHORIZED, ApiCode::BadInput, "登录凭证无效或已过期"));
     };
@@ -184,7 +184,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
         (_, Some(s)) => Some(s),
         (_, None) => return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "状态应为 new、contacted 或 closed")),
     };
-    let recordings = crate::recordings::by_lead(&state, u.user_id).await?;
+    let recordings = crate::services::recordings::by_lead(&state, u.user_id).await?;
     let leads: Vec<Value> = state
         .store
         .shop_leads(u.user_id, status, 200)
@@ -201,7 +201,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
                 "status": l.status.as_str(),
                 "note": l.dealer_note,
                 "createdAt": domain::time::datetime(l.created_at),
-                "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::recordings::RecordingView::json).collect::<Vec<_>>(),
+                "recordings": recordings.get(&l.lead_id).into_iter().flatten().map(crate::services::recordings::RecordingView::json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -212,15 +212,15 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
 pub async fn dealer_recording(
     State(state): State<AppState>,
     headers: HeaderMap,
-    crate::extract::Path(id): crate::extract::Path<String>,
+    crate::http::extract::Path(id): crate::http::extract::Path<String>,
 ) -> Result<Response, AppError> {
     let u = match dealer(&state, &headers).await? {
         Ok(u) => u,
         Err(res) => return Ok(res),
     };
-    let Ok(id) = crate::extract::positive_id(&id) else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
+    let Ok(id) = crate::http::extract::positive_id(&id) else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")) };
     match state.store.call_recording(u.user_id, id).await {
-        Ok(r) => Ok(ok(crate::recordings::RecordingView::new(&r, state.clock.now()).json())),
+        Ok(r) => Ok(ok(crate::services::recordings::RecordingView::new(&r, state.clock.now()).json())),
         Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "录音不存在")),
         Err(e) => Err(e.into()),
     }

@@ -20,8 +20,8 @@
 use axum::http::{HeaderMap, HeaderValue, header};
 use domain::device::Device;
 
-use crate::cookies::{clear_cookie_everywhere, cookie, set_cookie};
-use crate::error::AppError;
+use crate::http::cookies::{clear_cookie_everywhere, cookie, set_cookie};
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// `{product}_token`.
@@ -199,7 +199,7 @@ async fn try_bootstrap(state: &AppState, headers: &HeaderMap, query: &str, devic
 
 /// CM002: the session is invalid; both cookies are removed.
 pub fn cm002(state: &AppState) -> axum::response::Response {
-    let mut res = crate::envelope::fail(axum::http::StatusCode::UNAUTHORIZED, crate::envelope::ApiCode::Session, "登录已失效，请重新登录");
+    let mut res = crate::http::envelope::fail(axum::http::StatusCode::UNAUTHORIZED, crate::http::envelope::ApiCode::Session, "登录已失效，请重新登录");
     for c in clearing_cookies(state) {
         res.headers_mut().append(header::SET_COOKIE, c);
     }

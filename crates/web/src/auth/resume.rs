@@ -16,9 +16,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use domain::search::{CarQuery, Sort};
 
-use crate::cookies::cookie;
-use crate::error::AppError;
-use crate::signin::LoginForm;
+use crate::auth::signin::LoginForm;
+use crate::http::cookies::cookie;
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// How long a pending action waits for its sign-in.
@@ -45,7 +45,7 @@ impl Pending {
         let field = |name: &str| form_urlencoded::parse(body).find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
         match path {
             "/space/favourites" if field("action").as_deref() != Some("remove") => {
-                field("listing_id").and_then(|v| crate::extract::positive_id(&v).ok()).map(Pending::Favourite)
+                field("listing_id").and_then(|v| crate::http::extract::positive_id(&v).ok()).map(Pending::Favourite)
             }
             "/space/searches" => Some(Pending::SaveSearch(field("query").unwrap_or_default().chars().take(500).collect())),
             _ => None,
@@ -164,7 +164,7 @@ fn flash_html(code: &str) -> Option<&'static str> {
 
 /// The `Set-Cookie` values that leave a notice for the next page.
 pub fn flash_cookie(state: &AppState, code: &str) -> Vec<HeaderValue> {
-    crate::cookies::set_cookie_for(&state.config, FLASH_COOKIE, code, 120)
+    crate::http::cookies::set_cookie_for(&state.config, FLASH_COOKIE, code, 120)
 }
 
 /// Shows a waiting notice at the top of the next HTML page and clears it: the one place a
@@ -191,7 +191,7 @@ pub async fn show_flash(state: axum::extract::State<AppState>, req: Request, nex
         None => page.into_owned(),
     };
     parts.headers.remove(header::CONTENT_LENGTH);
-    for v in crate::cookies::set_cookie_for(&state.config, FLASH_COOKIE, "", 0) {
+    for v in crate::http::cookies::set_cookie_for(&state.config, FLASH_COOKIE, "", 0) {
         parts.headers.append(header::SET_COOKIE, v);
     }
     parts.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));

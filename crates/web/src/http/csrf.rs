@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::error::AppError;
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// Refuses cross-origin state-changing requests; see the module docs.

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use crate::error::AppError;
+use crate::http::error::AppError;
 
 /// An `application/x-www-form-urlencoded` body (axum's `Form`, owned rejection).
 #[derive(Debug, Clone, Copy, Default)]

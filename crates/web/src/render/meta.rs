@@ -160,7 +160,7 @@ impl PageMeta {
 
     /// [`PageMeta::new`] for a visitor: the header's 买车 opens the list in the city they chose
     /// (全国 is one tap away on the list).
-    pub fn for_visitor(state: &AppState, visitor: &crate::visitor::Visitor, layout: Layout, title: impl Into<String>) -> PageMeta {
+    pub fn for_visitor(state: &AppState, visitor: &crate::http::visitor::Visitor, layout: Layout, title: impl Into<String>) -> PageMeta {
         let mut page = PageMeta::new(state, visitor.device, layout, title);
         page.buy_in(visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
         page
@@ -207,7 +207,7 @@ pub fn absolute(state: &AppState, url: &str) -> String {
 }
 
 impl PageMeta {
-    /// Declares an island on the page (props from [`crate::islands`]): its mount data, or `None`
+    /// Declares an island on the page (props from [`crate::render::islands`]): its mount data, or `None`
     /// without built islands, when the page keeps its server-rendered fallback.
     pub fn island<P: Serialize>(&mut self, state: &AppState, name: &'static str, props: &P) -> Option<IslandMount> {
         let src = state.assets.island_url(name)?;

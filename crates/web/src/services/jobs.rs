@@ -21,12 +21,12 @@ pub async fn tick(state: &AppState, n: u64) {
         Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
         Err(e) => tracing::warn!(error = %e, "expiry job failed"),
     }
-    match crate::push::deliver_due(state, now).await {
+    match crate::services::leads::deliver_due(state, now).await {
         Ok(0) => {}
         Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
         Err(e) => tracing::warn!(error = %e, "lead push job failed"),
     }
-    match crate::photos::cleanup_orphans(state, now).await {
+    match crate::services::photos::cleanup_orphans(state, now).await {
         Ok(0) => {}
         Ok(removed) => tracing::info!(removed, "removed unused uploads"),
         Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
@@ -45,7 +45,7 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 /// One payments round: pending orders older than a minute are asked about, unpaid ones closed
 /// after 30 minutes (`payments::reconcile`).
 pub async fn payments_tick(state: &AppState) {
-    match crate::payments::reconcile(state).await {
+    match crate::services::payments::reconcile(state).await {
         Ok(0) => {}
         Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
         Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
@@ -54,7 +54,7 @@ pub async fn payments_tick(state: &AppState) {
 
 /// One reports round: history reports whose provider attempt is due (`reports::run_due`).
 pub async fn reports_tick(state: &AppState) {
-    match crate::reports::run_due(state).await {
+    match crate::services::reports::run_due(state).await {
         Ok(0) => {}
         Ok(due) => tracing::info!(due, "asked the provider about history reports"),
         Err(e) => tracing::warn!(error = %e, "history report job failed"),
@@ -63,7 +63,7 @@ pub async fn reports_tick(state: &AppState) {
 
 /// One alerts round (`alerts::run`).
 pub async fn alerts_tick(state: &AppState) {
-    match crate::alerts::run(state, state.clock.now()).await {
+    match crate::services::alerts::run(state, state.clock.now()).await {
         Ok(0) => {}
         Ok(sent) => tracing::info!(sent, "sent buyers' alerts"),
         Err(e) => tracing::warn!(error = %e, "alert job failed"),

@@ -8,11 +8,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::auth::safe_return;
 
-use crate::error::AppError;
-use crate::islands::LoginProps;
-use crate::meta::{IslandMount, Layout, PageMeta};
+use crate::http::error::AppError;
+use crate::http::visitor::device_of;
+use crate::render::islands::LoginProps;
+use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
-use crate::visitor::device_of;
 
 /// What the login form shows: kept input and messages.
 #[derive(Debug, Clone, Default)]

@@ -1,6 +1,6 @@
 //! Props of the islands in `islands/src/islands/` — the contract between a page handler and the
 //! component mounted over its server-rendered markup. Each type serialises to the camelCase JSON
-//! the component reads; declare one on a page with [`crate::meta::PageMeta::island`], whose
+//! the component reads; declare one on a page with [`crate::render::meta::PageMeta::island`], whose
 //! template then wraps the fallback markup in `island_open`. Without JavaScript (or before the
 //! module loads) the fallback is what the visitor uses, so every prop describes something the
 //! fallback already does.

@@ -1,4 +1,4 @@
-//! `GET /dist/{*path}`: the embedded, hashed assets ([`crate::assets`]), precompressed when the
+//! `GET /dist/{*path}`: the embedded, hashed assets ([`crate::render::assets`]), precompressed when the
 //! client accepts it.
 
 use axum::body::Body;
@@ -6,8 +6,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::AppError;
-use crate::extract::Path;
+use crate::http::error::AppError;
+use crate::http::extract::Path;
 use crate::state::AppState;
 
 /// `GET /dist/{*path}`.

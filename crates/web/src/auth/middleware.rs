@@ -10,13 +10,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::auth::Role;
 
-use crate::access::{self, Need};
-use crate::cache;
-use crate::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
-use crate::error::AppError;
-use crate::session::TOKEN_HEADER;
+use crate::auth::access::{self, Need};
+use crate::auth::session::TOKEN_HEADER;
+use crate::http::cache;
+use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
+use crate::http::error::AppError;
+use crate::http::visitor::{CurrentUser, DeviceId, device_of, peer_ip};
 use crate::state::AppState;
-use crate::visitor::{CurrentUser, DeviceId, device_of, peer_ip};
 
 /// The route middleware a page can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,7 @@ pub fn route_middleware(
                         let device = device_of(req.headers());
                         let ip = peer_ip(req.extensions());
                         let query = req.uri().query().unwrap_or("").to_owned();
-                        let boot = crate::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
+                        let boot = crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
                         cookies.extend(boot.cookies);
                         req.extensions_mut().insert(DeviceId(id));
                         req.extensions_mut().insert(CurrentUser(boot.user));
@@ -82,7 +82,7 @@ pub fn route_middleware(
                 };
                 let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref());
                 if let Err(signed_in) = access::check(user, required) {
-                    let mut res = if !signed_in && req.method() == Method::POST && !crate::envelope::is_api(req.uri().path()) {
+                    let mut res = if !signed_in && req.method() == Method::POST && !crate::http::envelope::is_api(req.uri().path()) {
                         resumable_refusal(&state, req).await
                     } else {
                         access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in, required)
@@ -109,18 +109,18 @@ pub fn route_middleware(
 async fn resumable_refusal(state: &AppState, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
-    let Some(pending) = crate::resume::Pending::from_post(parts.uri.path(), &bytes) else {
+    let Some(pending) = crate::auth::resume::Pending::from_post(parts.uri.path(), &bytes) else {
         return access::refusal(state, &parts.method, &parts.uri, &parts.headers, false, Need::User);
     };
     // Back to the form's own `return` field, else the page the form was on.
     let back = form_urlencoded::parse(&bytes)
         .find(|(k, v)| k == "return" && v.starts_with('/'))
         .map(|(_, v)| domain::auth::safe_return(&v).into_owned())
-        .or_else(|| crate::signin::referer_path(state, &parts.headers))
+        .or_else(|| crate::auth::signin::referer_path(state, &parts.headers))
         .unwrap_or_else(|| "/".to_owned());
-    let device = crate::visitor::device_id_of(&parts.headers, &parts.extensions).unwrap_or_default();
-    let form = crate::resume::login_form(state, &device, &pending, &back);
-    crate::signin::login_page(state, &parts.headers, form, StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
+    let device = crate::http::visitor::device_id_of(&parts.headers, &parts.extensions).unwrap_or_default();
+    let form = crate::auth::resume::login_form(state, &device, &pending, &back);
+    crate::auth::signin::login_page(state, &parts.headers, form, StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Adds the middleware's cookies to a response, except those the handler set or cleared itself:
@@ -214,7 +214,7 @@ fn key_of(req: &Request) -> Option<String> {
     Some(format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri()))
 }
 
-/// The response cache (see [`crate::cache`]) as a layer.
+/// The response cache (see [`crate::http::cache`]) as a layer.
 pub async fn response_cache(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let cache = &state.cache;
     let key = cache.ttl().and_then(|ttl| Some((ttl, key_of(&req)?)));

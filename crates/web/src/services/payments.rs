@@ -10,9 +10,9 @@ use store::{Item, NewOrder, PayOrder, Payment, Settled};
 use crate::adapters::alipay::{TradeState, Urls};
 use crate::adapters::pay::Method;
 use crate::adapters::wechatpay::{Channel, Prepay, Signed};
-use crate::error::AppError;
+use crate::http::error::AppError;
+use crate::http::visitor::Visitor;
 use crate::state::AppState;
-use crate::visitor::Visitor;
 
 /// The notify endpoint's path.
 pub const ALIPAY_NOTIFY_PATH: &str = "/api/pay/alipay/notify";

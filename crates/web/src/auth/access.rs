@@ -1,6 +1,6 @@
 //! Who may call a handler, as extractors: [`SignedIn`] (any signed-in user), [`Dealer`] (a user
 //! who owns a shop) and [`Staff`] (reviewers and consultants). The optional visitor is
-//! [`crate::visitor::Visitor`].
+//! [`crate::http::visitor::Visitor`].
 //!
 //! Each reads the user the `auth` route middleware found (`CurrentUser` in the request) and
 //! refuses otherwise: an anonymous visitor gets the login form with 401, returning to the page
@@ -14,9 +14,9 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use domain::auth::Role;
 
-use crate::error::AppError;
+use crate::http::error::AppError;
+use crate::http::visitor::CurrentUser;
 use crate::state::AppState;
-use crate::visitor::CurrentUser;
 
 /// What a route requires of its caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,10 +33,10 @@ pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap
     if signed_in {
         return if need == Need::Role(Role::Dealer) { AppError::DealerOnly } else { AppError::Forbidden }.into_response();
     }
-    if crate::envelope::is_api(uri.path()) {
-        return crate::session::cm002(state);
+    if crate::http::envelope::is_api(uri.path()) {
+        return crate::auth::session::cm002(state);
     }
-    crate::signin::required(state, method, uri, headers)
+    crate::auth::signin::required(state, method, uri, headers)
 }
 
 /// The user of a request when they meet `need`; otherwise whether anyone was signed in.

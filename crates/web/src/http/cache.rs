@@ -10,7 +10,7 @@
 //!
 //! Freshness across several nodes comes from the short TTL (`response_cache_secs`); a write
 //! (any successful non-GET request) on this node also empties this node's cache at once, and
-//! forgets its list totals ([`crate::memo`]), so the visitor who changed something sees it on
+//! forgets its list totals ([`crate::services::memo`]), so the visitor who changed something sees it on
 //! their next page.
 
 use std::collections::HashMap;

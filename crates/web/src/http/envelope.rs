@@ -11,9 +11,9 @@
 //! | `CM006` | `TooMany` | a rate limit was reached | 429 |
 //! | `CM009` | `Internal` | our failure (the cause is logged, never sent) | 500 |
 //!
-//! Handlers answer with [`ok`] and [`fail`]; any [`crate::error::AppError`] raised under `/api/`
+//! Handlers answer with [`ok`] and [`fail`]; any [`crate::http::error::AppError`] raised under `/api/`
 //! (a store error included), and any rejection of the request by the framework, is turned into
-//! this envelope by `error::render_errors`, with [`ApiCode::for_status`].
+//! this envelope by `render::error_page::render_errors`, with [`ApiCode::for_status`].
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

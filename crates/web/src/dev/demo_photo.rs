@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use crate::extract::Path;
+use crate::http::extract::Path;
 use axum::body::Bytes;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use crate::error::AppError;
+use crate::http::error::AppError;
 
 fn colour_hex(slug: &str) -> Option<&'static str> {
     Some(match slug {

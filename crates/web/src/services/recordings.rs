@@ -6,7 +6,7 @@ use domain::audio::AudioKind;
 use serde_json::json;
 use store::CallRecording;
 
-use crate::error::AppError;
+use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// A recording as the pages and the API show it.

@@ -1,0 +1,14 @@
+//! The site's services between pages and the store: leads and their delivery to dealers, payments,
+//! history reports, alerts, photos and their storage, call recordings, statistics, the counts memo
+//! and the periodic jobs.
+
+pub mod alerts;
+pub mod jobs;
+pub mod leads;
+pub mod memo;
+pub mod payments;
+pub mod photos;
+pub mod recordings;
+pub mod reports;
+pub mod stats;
+pub mod storage;
