@@ -418,9 +418,42 @@ mod tests {
         assert!(bad.is_empty(), "imports against the folder order {WEB_FOLDERS:?}:\n{}", bad.join("\n"));
     }
 
+    /// A page module's templates are in the folder of its name (`pages/valuation.rs` renders
+    /// `templates/valuation/…`); the root keeps the layout, the macros and what modules outside
+    /// `pages/` render (the error page, the login form); no template is left unused.
+    #[test]
+    fn templates_live_in_the_folder_of_their_page_module() {
+        let r = root();
+        let mut used = std::collections::BTreeSet::new();
+        let mut bad = Vec::new();
+        let mut rust = Vec::new();
+        files(&r.join("crates/web/src"), &[".rs"], &mut rust);
+        for p in &rust {
+            let module = p.strip_prefix(r.join("crates/web/src/pages")).ok().map(|m| m.to_string_lossy().trim_end_matches(".rs").to_owned());
+            for part in std::fs::read_to_string(p).unwrap().split("template(path = \"").skip(1) {
+                let path = part.split('"').next().unwrap().to_owned();
+                let folder = path.rsplit_once('/').map(|(d, _)| d.to_owned());
+                if folder != module {
+                    bad.push(format!("{} renders {path}", p.strip_prefix(&r).unwrap().display()));
+                }
+                used.insert(path);
+            }
+        }
+        let mut templates = Vec::new();
+        files(&r.join("templates"), &[".html"], &mut templates);
+        assert!(templates.len() > 50 && used.contains("home/home.html"), "templates not found: the check itself is broken");
+        for t in templates {
+            let rel = t.strip_prefix(r.join("templates")).unwrap().to_string_lossy().into_owned();
+            if !rel.starts_with('_') && !used.contains(&rel) {
+                bad.push(format!("templates/{rel} is not rendered by any module"));
+            }
+        }
+        assert!(bad.is_empty(), "templates out of place:\n{}", bad.join("\n"));
+    }
+
     /// The pages that load only `site.css` (their template empties the layout's `more_css` block),
     /// with the route whose islands `islands/pages.json` lists.
-    const SITE_CSS_ONLY: &[(&str, &str)] = &[("home.html", "/"), ("carlist.html", "/carlist"), ("detail.html", "/details/{id}")];
+    const SITE_CSS_ONLY: &[(&str, &str)] = &[("home/home.html", "/"), ("carlist/list.html", "/carlist"), ("detail/car.html", "/details/{id}")];
 
     /// Every word that could be a class name on a page that loads only `site.css`: the words of
     /// its template, the templates it imports, the layout, the runtime and kit scripts and the

@@ -25,7 +25,7 @@ use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
 
 #[derive(Template)]
-#[template(path = "amrplay.html")]
+#[template(path = "calls/recordings.html")]
 struct AmrPage {
     page: PageMeta,
     shop: ShopHead,

@@ -149,7 +149,7 @@ pub struct PageLink {
 }
 
 #[derive(Template)]
-#[template(path = "carlist.html")]
+#[template(path = "carlist/list.html")]
 struct ListPage {
     page: PageMeta,
     /// How many cars the visitor has picked to compare (a link to the comparison when any).

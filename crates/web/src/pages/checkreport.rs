@@ -36,7 +36,7 @@ struct GroupView<'a> {
 }
 
 #[derive(Template)]
-#[template(path = "checkreport.html")]
+#[template(path = "checkreport/report.html")]
 struct CheckPage<'a> {
     page: PageMeta,
     q: String,

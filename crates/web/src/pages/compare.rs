@@ -27,7 +27,7 @@ pub struct Column {
 }
 
 #[derive(Template)]
-#[template(path = "compare.html")]
+#[template(path = "compare/compare.html")]
 struct ComparePage {
     page: PageMeta,
     columns: Vec<Column>,

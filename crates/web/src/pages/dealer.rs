@@ -75,7 +75,7 @@ impl Desk {
 }
 
 #[derive(Template)]
-#[template(path = "dealer_leads.html")]
+#[template(path = "dealer/leads.html")]
 struct LeadsPage {
     page: PageMeta,
     /// The dealer's shop; `None` on the staff desk.
@@ -269,7 +269,7 @@ pub struct PushRow {
 }
 
 #[derive(Template)]
-#[template(path = "push_leads.html")]
+#[template(path = "dealer/push_leads.html")]
 struct PushPage {
     page: PageMeta,
     shop: ShopHead,

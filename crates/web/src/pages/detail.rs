@@ -71,7 +71,7 @@ pub struct LeadForm {
 }
 
 #[derive(Template)]
-#[template(path = "detail.html")]
+#[template(path = "detail/car.html")]
 struct DetailPage {
     page: PageMeta,
     shop: Option<ShopHead>,

@@ -49,7 +49,7 @@ struct DemandView {
 }
 
 #[derive(Template)]
-#[template(path = "gather.html")]
+#[template(path = "gather/gather.html")]
 struct GatherPage {
     page: PageMeta,
     form: GatherForm,

@@ -51,7 +51,7 @@ const SERVICES: &[ServiceEntry] = &[
 ];
 
 #[derive(Template)]
-#[template(path = "home.html")]
+#[template(path = "home/home.html")]
 struct HomePage {
     page: PageMeta,
     city: Option<&'static City>,

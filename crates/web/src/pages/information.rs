@@ -126,7 +126,7 @@ fn guides() -> Vec<Guide> {
 }
 
 #[derive(Template)]
-#[template(path = "servicehall_information.html")]
+#[template(path = "information/information.html")]
 struct InformationPage {
     page: PageMeta,
     guides: Vec<Guide>,

@@ -44,7 +44,7 @@ struct DateField {
 }
 
 #[derive(Template)]
-#[template(path = "kit.html")]
+#[template(path = "kit/kit.html")]
 struct KitPage {
     page: PageMeta,
     dates: Vec<DateField>,

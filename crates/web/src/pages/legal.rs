@@ -13,7 +13,7 @@ use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
 
 #[derive(Template)]
-#[template(path = "legal.html")]
+#[template(path = "legal/legal.html")]
 struct LegalPage {
     page: PageMeta,
     doc: &'static domain::legal::Doc,

@@ -370,7 +370,7 @@ pub async fn qq_callback(State(state): State<AppState>, visitor: Visitor, header
 pub const QR_COOKIE: &str = "hx_qr";
 
 #[derive(Template)]
-#[template(path = "qrlogin.html")]
+#[template(path = "login/qrlogin.html")]
 struct QrPage {
     page: PageMeta,
     ticket: String,
@@ -462,7 +462,7 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
 }
 
 #[derive(Template)]
-#[template(path = "loginauth.html")]
+#[template(path = "login/loginauth.html")]
 struct LoginAuthPage {
     page: PageMeta,
     ticket: String,
@@ -508,7 +508,7 @@ pub async fn loginauth_post(
 }
 
 #[derive(Template)]
-#[template(path = "sandbox_oauth.html")]
+#[template(path = "login/sandbox_oauth.html")]
 struct SandboxPage {
     page: PageMeta,
     provider: &'static str,

@@ -2,25 +2,25 @@
 //! code only through [`shared`]; they never import each other.
 
 pub mod api;
+pub mod appeal;
 pub mod calls;
 pub mod carlist;
 pub mod checkreport;
 pub mod compare;
 pub mod dealer;
 pub mod detail;
-pub mod fenqi;
-pub mod fourquery;
 pub mod gather;
+pub mod history_reports;
 pub mod home;
 pub mod information;
 pub mod kit;
 pub mod legal;
+pub mod loan;
 pub mod login;
 pub mod mylistings;
 pub mod news;
 pub mod packages;
 pub mod pay;
-pub mod pinggu;
 pub mod programme;
 pub mod regions;
 pub mod sell;
@@ -30,5 +30,6 @@ pub mod shared;
 pub mod shop;
 pub mod space;
 pub mod staff;
+pub mod valuation;
 pub mod vip;
 pub mod wholesale;

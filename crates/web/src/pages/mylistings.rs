@@ -95,7 +95,7 @@ fn actions_of(status: ListingStatus, can_refresh: bool) -> Vec<(&'static str, &'
 }
 
 #[derive(Template)]
-#[template(path = "my_listings.html")]
+#[template(path = "mylistings/list.html")]
 struct MyListingsPage {
     page: PageMeta,
     tabs: Vec<(String, String, i64, bool)>,

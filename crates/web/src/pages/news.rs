@@ -49,7 +49,7 @@ fn list_href(category: Option<&str>, page: i64) -> String {
 }
 
 #[derive(Template)]
-#[template(path = "news_list.html")]
+#[template(path = "news/list.html")]
 struct NewsList {
     page: PageMeta,
     tabs: Vec<(String, String, bool)>,
@@ -103,7 +103,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, RawQuery(raw)
 }
 
 #[derive(Template)]
-#[template(path = "news_article.html")]
+#[template(path = "news/article.html")]
 struct ArticlePage {
     page: PageMeta,
     crumbs: Crumbs,

@@ -42,7 +42,7 @@ fn tiers() -> Vec<TierView> {
 }
 
 #[derive(Template)]
-#[template(path = "package_landing.html")]
+#[template(path = "packages/landing.html")]
 struct LandingPage {
     page: PageMeta,
     tiers: Vec<TierView>,
@@ -108,7 +108,7 @@ impl StepInput {
 }
 
 #[derive(Template)]
-#[template(path = "package_step.html")]
+#[template(path = "packages/step.html")]
 struct StepPage {
     page: PageMeta,
     shop: ShopHead,
@@ -174,7 +174,7 @@ pub async fn step_post(State(state): State<AppState>, visitor: Visitor, Dealer(u
 }
 
 #[derive(Template)]
-#[template(path = "package_submit.html")]
+#[template(path = "packages/submit.html")]
 struct SubmitPage {
     page: PageMeta,
     shop: ShopHead,
@@ -255,7 +255,7 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
 }
 
 #[derive(Template)]
-#[template(path = "package_mine.html")]
+#[template(path = "packages/mine.html")]
 struct MinePage {
     page: PageMeta,
     shop: ShopHead,
@@ -323,7 +323,7 @@ struct OpenView {
 }
 
 #[derive(Template)]
-#[template(path = "package_requests.html")]
+#[template(path = "packages/requests.html")]
 struct RequestsPage {
     page: PageMeta,
     shop: ShopHead,

@@ -51,7 +51,7 @@ async fn own_order(state: &AppState, user_id: i64, order_no: &str) -> Result<Pay
 }
 
 #[derive(Template)]
-#[template(path = "pay_result.html")]
+#[template(path = "pay/result.html")]
 struct ResultPage {
     page: PageMeta,
     order: PayOrder,
@@ -170,7 +170,7 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
 }
 
 #[derive(Template)]
-#[template(path = "pay_alipay.html")]
+#[template(path = "pay/alipay.html")]
 struct HandoffPage {
     page: PageMeta,
     order: PayOrder,
@@ -199,7 +199,7 @@ pub async fn handoff(State(state): State<AppState>, visitor: Visitor, SignedIn(u
 }
 
 #[derive(Template)]
-#[template(path = "pay_sandbox.html")]
+#[template(path = "pay/sandbox.html")]
 struct SandboxPage {
     page: PageMeta,
     checkout: Option<crate::adapters::pay::Checkout>,
@@ -285,7 +285,7 @@ pub enum WechatStep {
 }
 
 #[derive(Template)]
-#[template(path = "pay_wechat.html")]
+#[template(path = "pay/wechat.html")]
 struct WechatPage {
     page: PageMeta,
     order: PayOrder,
@@ -363,7 +363,7 @@ pub async fn switch_to_wechat(
 }
 
 #[derive(Template)]
-#[template(path = "pay_sandbox_wechat.html")]
+#[template(path = "pay/sandbox_wechat.html")]
 struct SandboxWechatPage {
     page: PageMeta,
     order: PayOrder,

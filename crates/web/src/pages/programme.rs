@@ -34,7 +34,7 @@ const TABS: [(&str, &str, &str); 5] = [
 ];
 
 #[derive(Template)]
-#[template(path = "programme_info.html")]
+#[template(path = "programme/info.html")]
 struct InfoPage {
     page: PageMeta,
     view: &'static str,
@@ -97,7 +97,7 @@ pub struct ApplyForm {
 }
 
 #[derive(Template)]
-#[template(path = "programme_apply.html")]
+#[template(path = "programme/apply.html")]
 struct ApplyPage {
     page: PageMeta,
     tabs: [(&'static str, &'static str, &'static str); 5],
@@ -205,7 +205,7 @@ impl ApplicationView {
 }
 
 #[derive(Template)]
-#[template(path = "programme_user.html")]
+#[template(path = "programme/user.html")]
 struct UserPage {
     page: PageMeta,
     tabs: [(&'static str, &'static str, &'static str); 5],
@@ -255,7 +255,7 @@ pub async fn user(State(state): State<AppState>, visitor: Visitor, SignedIn(user
 }
 
 #[derive(Template)]
-#[template(path = "programme_pay.html")]
+#[template(path = "programme/pay.html")]
 struct PayPage {
     page: PageMeta,
     tabs: [(&'static str, &'static str, &'static str); 5],
@@ -324,7 +324,7 @@ struct PostView {
 }
 
 #[derive(Template)]
-#[template(path = "programme_social.html")]
+#[template(path = "programme/social.html")]
 struct SocialPage {
     page: PageMeta,
     tabs: [(&'static str, &'static str, &'static str); 5],
@@ -403,7 +403,7 @@ pub async fn post(State(state): State<AppState>, visitor: Visitor, SignedIn(user
 }
 
 #[derive(Template)]
-#[template(path = "staff_programme.html")]
+#[template(path = "programme/staff.html")]
 struct StaffPage {
     page: PageMeta,
     applications: Vec<ApplicationView>,

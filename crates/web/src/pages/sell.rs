@@ -166,7 +166,7 @@ pub struct QuickLead {
 }
 
 #[derive(Template)]
-#[template(path = "sell.html")]
+#[template(path = "sell/sell.html")]
 struct SellPage {
     page: PageMeta,
     heading: &'static str,

@@ -102,7 +102,7 @@ pub struct Offer {
 }
 
 #[derive(Template)]
-#[template(path = "service.html")]
+#[template(path = "service/service.html")]
 struct ServicePage {
     page: PageMeta,
     def: &'static Def,
@@ -481,7 +481,7 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
 ];
 
 #[derive(Template)]
-#[template(path = "servicehall.html")]
+#[template(path = "service/hall.html")]
 struct HallPage {
     page: PageMeta,
     groups: &'static [(&'static str, &'static [HallEntry])],

@@ -70,7 +70,7 @@ pub struct ShopLeadForm {
 }
 
 #[derive(Template)]
-#[template(path = "shop.html")]
+#[template(path = "shop/shop.html")]
 struct ShopPage {
     page: PageMeta,
     shop: ShopHead,
@@ -258,7 +258,7 @@ pub async fn douyin_post(
 }
 
 #[derive(Template)]
-#[template(path = "shop_list.html")]
+#[template(path = "shop/list.html")]
 struct DirectoryPage {
     page: PageMeta,
     shops: Vec<ShopHead>,
@@ -313,7 +313,7 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
 }
 
 #[derive(Template)]
-#[template(path = "shop_profile.html")]
+#[template(path = "shop/profile.html")]
 struct ProfilePage {
     page: PageMeta,
     shop: ShopHead,
@@ -532,7 +532,7 @@ pub async fn profile_save(State(state): State<AppState>, visitor: Visitor, Deale
 }
 
 #[derive(Template)]
-#[template(path = "gratitude.html")]
+#[template(path = "shop/gratitude.html")]
 struct GratitudePage {
     page: PageMeta,
     receiver: String,

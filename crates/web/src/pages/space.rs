@@ -41,7 +41,7 @@ fn masked(user: &store::User) -> String {
 }
 
 #[derive(Template)]
-#[template(path = "space_home.html")]
+#[template(path = "space/home.html")]
 struct HomePage {
     page: PageMeta,
     user: Option<store::User>,
@@ -85,7 +85,7 @@ pub struct NotedCard {
 }
 
 #[derive(Template)]
-#[template(path = "space_list.html")]
+#[template(path = "space/list.html")]
 struct ListPage {
     page: PageMeta,
     heading: &'static str,
@@ -285,7 +285,7 @@ pub struct WantedForm {
 const NOTE_MAX: u64 = 200;
 
 #[derive(Template)]
-#[template(path = "space_wanted.html")]
+#[template(path = "space/wanted.html")]
 struct WantedPage {
     page: PageMeta,
     requests: Vec<WantedView>,
@@ -498,7 +498,7 @@ pub struct SearchView {
 }
 
 #[derive(Template)]
-#[template(path = "space_searches.html")]
+#[template(path = "space/searches.html")]
 struct SearchesPage {
     page: PageMeta,
     searches: Vec<SearchView>,
@@ -563,7 +563,7 @@ pub async fn delete_search(State(state): State<AppState>, SignedIn(user): Signed
 }
 
 #[derive(Template)]
-#[template(path = "space_vip.html")]
+#[template(path = "space/vip.html")]
 struct VipPage {
     page: PageMeta,
     memberships: Vec<(String, String, String, String)>,

@@ -56,7 +56,7 @@ impl PlanView {
 }
 
 #[derive(Template)]
-#[template(path = "vip.html")]
+#[template(path = "vip/vip.html")]
 struct VipPage {
     page: PageMeta,
     groups: Vec<(&'static str, Vec<PlanView>)>,
@@ -231,7 +231,7 @@ pub struct CampaignPost {
 }
 
 #[derive(Template)]
-#[template(path = "vip_campaign.html")]
+#[template(path = "vip/campaign.html")]
 struct CampaignPage {
     page: PageMeta,
     campaign: &'static Campaign,
@@ -335,7 +335,7 @@ pub async fn campaign_buy(
 }
 
 #[derive(Template)]
-#[template(path = "vip_hall.html")]
+#[template(path = "vip/hall.html")]
 struct HallPage {
     page: PageMeta,
     campaigns: Vec<(&'static Campaign, String, String, String)>,
@@ -360,7 +360,7 @@ pub async fn hall(State(state): State<AppState>, visitor: Visitor) -> Result<Res
 }
 
 #[derive(Template)]
-#[template(path = "vip_equity.html")]
+#[template(path = "vip/equity.html")]
 struct EquityPage {
     page: PageMeta,
     table: Vec<(&'static str, Vec<String>)>,
@@ -386,7 +386,7 @@ pub async fn equity(State(state): State<AppState>, visitor: Visitor) -> Result<R
 pub const TEST_FEN: i64 = 1;
 
 #[derive(Template)]
-#[template(path = "vip_buytest.html")]
+#[template(path = "vip/buytest.html")]
 struct BuyTestPage {
     page: PageMeta,
     signed_in: bool,
@@ -431,7 +431,7 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
 }
 
 #[derive(Template)]
-#[template(path = "vip_dealer.html")]
+#[template(path = "vip/dealer.html")]
 struct DealerPlanPage {
     page: PageMeta,
     plan: PlanView,

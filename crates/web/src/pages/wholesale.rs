@@ -40,7 +40,7 @@ struct CarView {
 }
 
 #[derive(Template)]
-#[template(path = "wholesale.html")]
+#[template(path = "wholesale/wholesale.html")]
 struct WholesalePage {
     page: PageMeta,
     dealer: bool,

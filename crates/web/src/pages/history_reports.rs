@@ -174,7 +174,7 @@ async fn free_queries(state: &AppState, user: Option<&store::User>) -> Result<(u
 }
 
 #[derive(Template)]
-#[template(path = "fourquery.html")]
+#[template(path = "history_reports/query.html")]
 struct FormPage {
     page: PageMeta,
     heading: &'static str,
@@ -271,7 +271,7 @@ pub async fn battery_form(State(state): State<AppState>, visitor: Visitor, Query
 }
 
 #[derive(Template)]
-#[template(path = "fourorder.html")]
+#[template(path = "history_reports/order.html")]
 struct OrderPage {
     page: PageMeta,
     form: QueryForm,
@@ -560,7 +560,7 @@ fn timeline(points: &[(String, i64, bool)]) -> Option<Timeline> {
 }
 
 #[derive(Template)]
-#[template(path = "fousresults.html")]
+#[template(path = "history_reports/results.html")]
 struct ResultsPage {
     page: PageMeta,
     report: Report,
@@ -632,7 +632,7 @@ fn row(r: &Report) -> Row {
 }
 
 #[derive(Template)]
-#[template(path = "fourlist.html")]
+#[template(path = "history_reports/mine.html")]
 struct ListPage {
     page: PageMeta,
     rows: Vec<Row>,
@@ -647,7 +647,7 @@ pub async fn fourlist(State(state): State<AppState>, visitor: Visitor, SignedIn(
 }
 
 #[derive(Template)]
-#[template(path = "report_view.html")]
+#[template(path = "history_reports/report.html")]
 struct ReportPage {
     page: PageMeta,
     view: ReportView,
@@ -772,7 +772,7 @@ const DISCLAIMER: &str =
 const BATTERY_DISCLAIMER: &str = "本报告依据数据服务商在检测日的电池数据生成。车载BMS数据为车辆自报，不同品牌算法不同，可能与实际容量有偏差；报告不含电池外观、密封和碰撞损伤检查，购车前请到授权服务站实车检测。";
 
 #[derive(Template)]
-#[template(path = "recodetail.html")]
+#[template(path = "history_reports/recodetail.html")]
 struct RecordPage {
     page: PageMeta,
     row: Row,
@@ -788,7 +788,7 @@ pub async fn recodetail(State(state): State<AppState>, visitor: Visitor, SignedI
 }
 
 #[derive(Template)]
-#[template(path = "report_landing.html")]
+#[template(path = "history_reports/landing.html")]
 struct LandingPage {
     page: PageMeta,
     products: Vec<ProductView>,

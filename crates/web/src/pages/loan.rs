@@ -128,7 +128,7 @@ fn figures(plan: &Plan) -> Figures {
 }
 
 #[derive(Template)]
-#[template(path = "fenqi.html")]
+#[template(path = "loan/calculator.html")]
 struct FenqiPage {
     page: PageMeta,
     form: LoanForm,

@@ -46,7 +46,7 @@ impl PingguQuery {
 }
 
 #[derive(Template)]
-#[template(path = "pinggu_form.html")]
+#[template(path = "valuation/form.html")]
 struct FormPage {
     page: PageMeta,
     form: PingguQuery,
@@ -153,7 +153,7 @@ fn car_text(req: &Request) -> String {
 }
 
 #[derive(Template)]
-#[template(path = "pinggu_result.html")]
+#[template(path = "valuation/result.html")]
 struct ResultPage {
     page: PageMeta,
     car: String,
@@ -262,7 +262,7 @@ struct CarView {
 }
 
 #[derive(Template)]
-#[template(path = "pinggu_report.html")]
+#[template(path = "valuation/report.html")]
 struct ReportPage {
     page: PageMeta,
     car: String,
@@ -341,7 +341,7 @@ struct PastView {
 }
 
 #[derive(Template)]
-#[template(path = "pinggu_history.html")]
+#[template(path = "valuation/history.html")]
 struct HistoryPage {
     page: PageMeta,
     items: Vec<PastView>,
