@@ -37,6 +37,13 @@ async function open(options, path) {
 /// Goes to a page and waits until every island on it has mounted.
 async function gotoMounted(page, path) {
   await page.goto(BASE + path);
+  await allMounted(page);
+}
+
+/// Waits until every island on the page has mounted, scrolling to those that load only when
+/// seen (`data-load="visible"`, such as the booking form's date picker), as a visitor would.
+async function allMounted(page) {
+  for (const el of await page.locator('[data-island][data-load="visible"]').all()) await el.scrollIntoViewIfNeeded();
   await page.waitForFunction(() => [...document.querySelectorAll("[data-island]")].every((e) => e.dataset.mounted === "1"));
 }
 
@@ -133,7 +140,7 @@ for (const { name, options } of viewports) {
     await page.getByRole("dialog", { name: "提示" }).getByRole("button", { name: "确定" }).click();
     await page.waitForURL(/confirmed=1/);
     await page.locator('[data-field="confirmed"]').waitFor();
-    await page.waitForFunction(() => [...document.querySelectorAll("[data-island]")].every((e) => e.dataset.mounted === "1"));
+    await allMounted(page);
 
     // Gallery: keys, autoplay, viewer with zoom, 加载失败 on the broken third photo.
     const gallery = page.getByRole("region", { name: /车辆图片/ });
@@ -366,7 +373,7 @@ test("each page loads at most 15 KB gzip of island code, pages without islands n
     const path = route.replace("{id}", car.split("/").pop());
     const res = await page.goto(BASE + path);
     assert.ok(res.status() < 500, path);
-    await page.waitForFunction(() => [...document.querySelectorAll("[data-island]")].every((e) => e.dataset.mounted === "1"));
+    await allMounted(page);
     const names = await page.evaluate(() => [...new Set([...document.querySelectorAll("[data-island]")].map((e) => e.dataset.island))]);
     assert.ok(names.every((n) => declared.includes(n)), `${path} hosts ${names} but pages.json declares ${declared}`);
     let island = 0;

@@ -15,6 +15,7 @@
 //! and the default domain). Bodies may be form fields or a JSON object; the token comes from the
 //! `token` header or the `hx_token` cookie.
 
+use crate::router::{Access, Routes};
 use std::collections::HashMap;
 
 use axum::body::Bytes;
@@ -229,6 +230,19 @@ pub async fn dealer_recording(
 /// Unknown paths under `/api/` answer in the envelope too.
 pub async fn not_found() -> Response {
     fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "接口不存在")
+}
+
+/// This feature's routes: the seed's JSON API (no session middleware; it answers in its envelope).
+pub fn routes(r: &mut Routes) {
+    r.post(Access::Plain, "/api/buycar-api/tool/wechat/sign", wechat_sign);
+    r.post(Access::Plain, "/api/buycar-api/user/userregion", user_region);
+    r.post(Access::Plain, "/api/buycar-api/user/cookietotoken", cookie_to_token);
+    r.post(Access::Plain, "/api/buycar-api/user/appscantotoken", app_scan_to_token);
+    r.post(Access::Plain, "/api/buycar-api/user/baseinf", base_info);
+    r.get(Access::Plain, "/api/buycar-api/dealer/clues", dealer_clues);
+    r.get(Access::Plain, "/api/buycar-api/dealer/recordings/{id}", dealer_recording);
+    r.any(Access::Plain, "/api/buycar-api/{*rest}", not_found);
+    r.get(Access::Plain, "/hpi/mobile/appdatastatistics.json", statistics);
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! a seller appeals a decision on their listing, anyone complains about a listing or a dealer;
 //! staff answer them at `/staff/appeals` (`pages::staff`).
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -120,4 +121,12 @@ pub async fn appeal_submit(
         return render_appeal(&state, &visitor, uri.path(), form, false, StatusCode::TOO_MANY_REQUESTS).await;
     }
     Ok(see_other(&format!("{action}?sent=1"), Vec::new()))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/help/appeal", appeal_page);
+    r.post(Access::Public, "/actives/help/appeal", appeal_submit);
+    r.get(Access::Public, "/actives/help/customerappeal", appeal_page);
+    r.post(Access::Public, "/actives/help/customerappeal", appeal_submit);
 }

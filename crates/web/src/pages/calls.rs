@@ -5,6 +5,7 @@
 
 use crate::auth::access::Dealer;
 use crate::http::extract::{PathId, Query};
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -242,6 +243,15 @@ async fn keep_recording(state: &AppState, r: &RecordingReceipt) -> Result<(), St
             Err(e.to_string())
         }
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Dealer, "/servicehall/amrplay", list);
+    r.get(Access::Dealer, "/servicehall/amrplay/{id}", play);
+    r.get(Access::Dealer, "/servicehall/amrplay/{id}/audio", audio);
+    r.post(Access::Plain, "/api/calltrack/aliyun/recording", recording_push);
+    r.limit("/api/calltrack/aliyun/recording", 1024 * 1024);
 }
 
 #[cfg(test)]

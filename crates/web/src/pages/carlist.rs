@@ -6,6 +6,7 @@
 //! such pages are `noindex`, so the crawlable space is finite while every listing stays reachable
 //! through its brand → series pages. Sort links are always `nofollow`. A page beyond the last is 404.
 
+use crate::router::{Access, Routes};
 use std::borrow::Cow;
 
 use askama::Template;
@@ -479,6 +480,15 @@ pub async fn shop_search(State(state): State<AppState>, visitor: Visitor, Path(o
     let s = state.store.shop_by_oname(&oname).await?;
     let path = format!("/shop/{}/search", s.oname);
     list_at(&state, &visitor, CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/carlist", carlist);
+    r.get(Access::Public, "/servicehall/qualitycarlist", qualitycarlist);
+    r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
+    r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
+    r.get(Access::Public, "/shop/{oname}/search", shop_search);
 }
 
 #[cfg(test)]

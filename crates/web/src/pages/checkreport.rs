@@ -4,6 +4,7 @@
 //! lookup that cannot be read is answered beside the field (422); one that finds nothing says so
 //! (404), the form kept.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -102,4 +103,9 @@ pub async fn checkreport(State(state): State<AppState>, visitor: Visitor, Query(
         date: domain::time::date(record.inspected_at),
     };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/checkreport", checkreport);
 }

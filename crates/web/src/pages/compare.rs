@@ -4,6 +4,7 @@
 
 use crate::auth::signin::see_other;
 use crate::http::extract::Form;
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -129,4 +130,10 @@ pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): 
     }
     let value = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(".");
     Ok(see_other(&to, set_cookie(&state.config, COMPARE_COOKIE, &value, false).into_iter().collect()))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/threecar", page);
+    r.post(Access::Public, "/actives/threecar", change);
 }

@@ -7,6 +7,7 @@
 use crate::auth::access::{Dealer, Staff};
 use crate::http::extract::Query;
 use crate::http::extract::{Form, positive_id};
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -407,4 +408,14 @@ pub async fn save_push_settings(
     let setting = store::PushSetting { sms_mobile, wechat_openid, enabled };
     state.store.save_push_setting(user.user_id, &setting, state.clock.now()).await?;
     Ok(see_other("/actives/pushLeads?saved=1", Vec::new()))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Dealer, "/actives/zhikeclues", leads);
+    r.post(Access::Dealer, "/actives/zhikeclues", act);
+    r.get(Access::Dealer, "/actives/pushLeads", push_settings);
+    r.post(Access::Dealer, "/actives/pushLeads", save_push_settings);
+    r.get(Access::Staff, "/staff/leads", platform_leads);
+    r.post(Access::Staff, "/staff/leads", act_platform);
 }

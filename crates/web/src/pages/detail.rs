@@ -9,6 +9,7 @@
 use crate::auth::signin::see_other;
 use crate::http::extract::{Form, PathId, positive_id};
 use crate::http::extract::{Path, Query};
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
@@ -466,6 +467,14 @@ pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path(
         return Err(AppError::NotFound);
     }
     render_in_shop(&state, &visitor, id, ShopHead::new(&state, &s)).await
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/details/old", old);
+    r.get(Access::Public, "/details/{id}", detail);
+    r.post(Access::Public, "/details/{id}/lead", lead);
+    r.get(Access::Public, "/shop/{oname}/details/{id}", shop_details);
 }
 
 #[cfg(test)]

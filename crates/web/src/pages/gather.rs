@@ -2,6 +2,7 @@
 //! city, most wanted first, so a seller sees whether their car is in demand; and a form for a
 //! seller with such a car, a sell request (`leads::submit_sell_request`) naming the series.
 
+use crate::router::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -149,4 +150,10 @@ pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): 
         }
         _ => Ok(see_other("/actives/gratitude?from=sell", Vec::new())),
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/gather", page);
+    r.post(Access::Public, "/servicehall/gather", offer);
 }

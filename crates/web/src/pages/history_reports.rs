@@ -8,6 +8,7 @@
 //! report, prices, questions). Every report, PDF and record is its orderer's only: anyone else
 //! gets 404. A report ordered from a listing (查这辆车) never shows the VIN.
 
+use crate::router::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -818,4 +819,23 @@ pub async fn report_push(State(state): State<AppState>, headers: HeaderMap, body
     let ok = crate::services::reports::apply_push(&state, sign, body).await?;
     let (status, code) = if ok { (StatusCode::OK, 200) } else { (StatusCode::BAD_REQUEST, 400) };
     Ok((status, axum::Json(serde_json::json!({ "code": code }))).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/fourquery", fourquery);
+    r.get(Access::Public, "/servicehall/fourquery/fourorder", fourorder);
+    r.post(Access::Public, "/servicehall/fourquery/fourorder", fourorder_post);
+    r.get(Access::Public, "/servicehall/insurance4s", insurance4s);
+    r.get(Access::Public, "/servicehall/batteryreport", battery_form);
+    r.get(Access::Public, "/servicehall/journeyReport", journey);
+    r.get(Access::Public, "/actives/report", landing);
+    r.get(Access::User, "/servicehall/fourquery/fousresults", fousresults);
+    r.get(Access::User, "/servicehall/fourquery/fourlist", fourlist);
+    r.get(Access::User, "/servicehall/report/{id}", report);
+    r.get(Access::User, "/servicehall/batteryreport/{id}", battery_report);
+    r.get(Access::User, "/servicehall/viewpdf", viewpdf);
+    r.get(Access::User, "/actives/recodetail", recodetail);
+    r.post(Access::Plain, "/api/report/jumdata/notify", report_push);
+    r.limit("/api/report/jumdata/notify", 1024 * 1024);
 }

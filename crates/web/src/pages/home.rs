@@ -1,6 +1,7 @@
 //! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
 
 use crate::http::extract::Query;
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::header;
@@ -166,4 +167,9 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         }
     }
     Ok(res)
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/", home);
 }

@@ -3,6 +3,7 @@
 //! and rules are read from the domain, so the guide cannot drift from what the pages charge.
 //! `/servicehall/list` is the hall's index by its other name: a 301 to `/servicehall`.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -143,6 +144,12 @@ pub async fn information(State(state): State<AppState>, visitor: Visitor) -> Res
 /// `GET /servicehall/list`: the hall's index under its other name.
 pub async fn list() -> Response {
     (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/servicehall")]).into_response()
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/information", information);
+    r.get(Access::Public, "/servicehall/list", list);
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! (at most 10 MB) and answers with an id, so the uploader's progress, retry and order can be
 //! exercised before the real pipeline exists.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -196,4 +197,11 @@ pub async fn upload(State(state): State<AppState>, body: Bytes) -> Response {
         Ok(id) => crate::http::envelope::ok(serde_json::json!({ "id": format!("kit-{}", &id[..10]), "bytes": body.len() })),
         Err(e) => AppError::from(e).into_response(),
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/sys/kit", page);
+    r.post(Access::Public, "/sys/kit/upload", upload);
+    r.limit("/sys/kit/upload", 10 * 1024 * 1024);
 }

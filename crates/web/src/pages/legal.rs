@@ -2,6 +2,7 @@
 //! 个人信息收集清单, 第三方信息共享清单, 个人卖车协议), each with its version and effective date,
 //! from `domain::legal`.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Response};
@@ -28,4 +29,9 @@ pub async fn doc(State(state): State<AppState>, visitor: Visitor, Path(slug): Pa
         .canonical_path(&state, &format!("/actives/help/{}", doc.slug));
     let others = domain::legal::docs().iter().filter(|d| d.slug != doc.slug).collect();
     Ok(Html(LegalPage { page, doc, others }.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/help/{slug}", doc);
 }

@@ -5,6 +5,7 @@
 //! form to ask for the loan: a `finance` lead carrying the plan in its note, to the listing's shop
 //! when the car is a dealer's, else to our advisers.
 
+use crate::router::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -277,4 +278,10 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut for
             Ok(see_other(&to, Vec::new()))
         }
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/fenqi/fenqi", page);
+    r.post(Access::Public, "/servicehall/fenqi/fenqi", apply);
 }

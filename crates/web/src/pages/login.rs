@@ -13,6 +13,7 @@
 use crate::auth::access::SignedIn;
 use crate::http::extract::Form;
 use crate::http::extract::Query;
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -550,6 +551,24 @@ pub async fn sandbox_agree(State(state): State<AppState>, Form(q): Form<SandboxQ
     let openid: String = q.openid.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(64).collect();
     let to = format!("{}?{}", safe_return(&q.redirect_uri), crate::adapters::query_string(&[("code", &format!("sb_{openid}")), ("state", &q.state)]));
     Ok((StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/sys/login", page);
+    r.post(Access::Public, "/sys/login", login);
+    r.get(Access::Public, "/sys/resume", resume);
+    r.post(Access::Public, "/sys/login/code", code);
+    r.post(Access::Public, "/sys/logout", logout);
+    r.get(Access::Public, "/sys/WQlogin", wq_start);
+    r.post(Access::Public, "/sys/WQlogin/claim", claim);
+    r.get(Access::Public, "/sys/QQlogin", qq_start);
+    r.get(Access::Public, "/space/wxlogin", wx_callback);
+    r.get(Access::Public, "/space/qqlogin", qq_callback);
+    r.get(Access::Public, "/sys/sandbox/oauth", sandbox_page);
+    r.post(Access::Public, "/sys/sandbox/oauth", sandbox_agree);
+    r.get(Access::User, "/actives/loginAuth", loginauth);
+    r.post(Access::User, "/actives/loginAuth", loginauth_post);
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use crate::auth::access::SignedIn;
 use crate::http::extract::{Form, positive_id};
 use crate::http::extract::{Path, Query};
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -350,6 +351,13 @@ fn wait_text(secs: i64) -> String {
 pub async fn history(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Path(id): Path<String>) -> Result<Response, AppError> {
     let q = ListQuery { history: id, ..ListQuery::default() };
     render(&state, &visitor, &user, &q, None, StatusCode::OK).await
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::User, "/space/personcarlist", list);
+    r.post(Access::User, "/space/personcarlist", act);
+    r.get(Access::User, "/space/personcarlist/{id}", history);
 }
 
 #[cfg(test)]

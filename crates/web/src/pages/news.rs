@@ -1,6 +1,7 @@
 //! `GET /news` (category tabs, 10 per page, crawlable `?page=N`) and `GET /news/{id}`.
 
 use crate::http::extract::PathId;
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
@@ -149,4 +150,10 @@ pub async fn article(State(state): State<AppState>, visitor: Visitor, PathId(id)
         a,
     };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/news", list);
+    r.get(Access::Public, "/news/{id}", article);
 }

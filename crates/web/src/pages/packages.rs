@@ -5,6 +5,7 @@
 //! `/actives/superclue/recommandSells` (private sellers' requests no dealer has yet that match a
 //! package of mine, claimed into it). The result after paying is `pages::pay`'s.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -415,4 +416,17 @@ pub async fn claim(
         }
         Claim::Taken => requests_page(&state, &visitor, &user, Some("这条线索已被其他商家领取".to_owned()), StatusCode::CONFLICT).await,
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/superclue", landing);
+    r.get(Access::Dealer, "/actives/superClues", mine);
+    r.get(Access::Dealer, "/actives/superclue/step", step);
+    r.post(Access::Dealer, "/actives/superclue/step", step_post);
+    r.get(Access::Dealer, "/actives/superclue/submit", submit);
+    r.post(Access::Dealer, "/actives/superclue/submit", submit_post);
+    r.get(Access::Dealer, "/actives/superclue/history", history);
+    r.get(Access::Dealer, "/actives/superclue/recommandSells", requests);
+    r.post(Access::Dealer, "/actives/superclue/recommandSells", claim);
 }

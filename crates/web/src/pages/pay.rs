@@ -5,6 +5,7 @@
 //! notify `POST /api/pay/wechat/notify`) and, with the sandbox adapter, its local cashiers
 //! (`/pay/sandbox/gateway` for Alipay, `/pay/sandbox/wechat` for WeChat Pay).
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -414,4 +415,21 @@ pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor,
         "failed" => sandbox_wechat_page(&state, &visitor, order, true),
         _ => Ok(Redirect::to(&result).into_response()),
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/pay/sandbox/gateway", sandbox_gateway);
+    r.post(Access::Public, "/pay/sandbox/gateway", sandbox_pay);
+    r.get(Access::Public, "/pay/sandbox/wechat", sandbox_wechat);
+    r.post(Access::Public, "/pay/sandbox/wechat", sandbox_wechat_pay);
+    r.get(Access::User, "/common/paysuccess", result);
+    r.get(Access::User, "/actives/superclue/submitSuccess", package_result);
+    r.get(Access::User, "/servicehall/alipay", handoff);
+    r.post(Access::User, "/servicehall/alipay", switch_to_wechat);
+    r.get(Access::User, "/pay/wechat", wechat);
+    r.post(Access::Plain, "/api/pay/alipay/notify", alipay_notify);
+    r.limit("/api/pay/alipay/notify", 64 * 1024);
+    r.post(Access::Plain, "/api/pay/wechat/notify", wechat_notify);
+    r.limit("/api/pay/wechat/notify", 64 * 1024);
 }

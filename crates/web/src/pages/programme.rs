@@ -4,6 +4,7 @@
 //! approved), `/socail` (the members' community: posts, and a QR code to open it on a phone),
 //! and the staff's review desk `/staff/programme`.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -480,4 +481,20 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
         return staff_page(&state, &visitor, "", None, Some((id, "该申请已处理过".to_owned())), StatusCode::CONFLICT).await;
     }
     Ok(see_other(&format!("/staff/programme?done={}", if approve { "approve" } else { "reject" }), Vec::new()))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/fh2021", home);
+    r.get(Access::Public, "/actives/fh2021/business", business);
+    r.get(Access::Public, "/actives/fh2021/detail", detail);
+    r.get(Access::Public, "/actives/fh2021/socail", social);
+    r.get(Access::User, "/actives/fh2021/apply", apply);
+    r.post(Access::User, "/actives/fh2021/apply", apply_post);
+    r.get(Access::User, "/actives/fh2021/user", user);
+    r.get(Access::User, "/actives/fh2021/fhpay", fee);
+    r.post(Access::User, "/actives/fh2021/fhpay", fee_post);
+    r.post(Access::User, "/actives/fh2021/socail/post", post);
+    r.get(Access::Staff, "/staff/programme", staff);
+    r.post(Access::Staff, "/staff/programme", decide);
 }

@@ -2,6 +2,7 @@
 //!
 //! The data is compiled in, so the answer is built once and cached by browsers for a day.
 
+use crate::router::{Access, Routes};
 use std::sync::LazyLock;
 
 use axum::http::{HeaderValue, header};
@@ -59,4 +60,9 @@ pub async fn regions() -> Response {
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
     res
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Plain, "/api/regions", regions);
 }

@@ -7,6 +7,7 @@
 //! by one first and the form carries their ids (`photos`). A refused form comes back with every
 //! field as typed and every accepted photo kept.
 
+use crate::router::{Access, Routes};
 use std::collections::HashMap;
 
 use crate::auth::access::SignedIn;
@@ -611,4 +612,19 @@ pub async fn serve_upload(State(state): State<AppState>, Path(key): Path<String>
     }
     let bytes = state.storage.read_local(&key).await.map_err(|e| AppError::Upstream(e.to_string()))?.ok_or(AppError::NotFound)?;
     Ok(([(header::CONTENT_TYPE, "image/webp"), (header::CACHE_CONTROL, "public, max-age=31536000, immutable")], bytes).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/personalsell", page);
+    r.post(Access::Public, "/personalsell", submit);
+    r.limit("/personalsell", crate::SELL_FORM_LIMIT);
+    r.post(Access::Public, "/personalsell/lead", quick_lead);
+    r.get(Access::Public, "/personalsell/suggest", suggest_json);
+    r.post(Access::Public, "/upload/photo", upload);
+    r.limit("/upload/photo", photos::MAX_BYTES + 64 * 1024);
+    r.get(Access::User, "/space/personcarlist/{id}/edit", edit_page);
+    r.post(Access::User, "/space/personcarlist/{id}/edit", edit);
+    r.limit("/space/personcarlist/{id}/edit", crate::SELL_FORM_LIMIT);
+    r.get(Access::Plain, "/upload/{*key}", serve_upload);
 }

@@ -2,6 +2,7 @@
 //! `/sitemap/pages.xml` (home, lists, brands, series, cities), `/sitemap/listings-{n}.xml`
 //! (every online listing, 50,000 per file) and `/sitemap/news.xml`.
 
+use crate::router::{Access, Routes};
 use std::fmt::Write as _;
 
 use crate::http::extract::Path;
@@ -120,4 +121,11 @@ async fn news(state: &AppState) -> Result<Response, AppError> {
     let site = state.config.site_url.trim_end_matches('/').to_owned();
     let rows = state.store.sitemap_news().await?;
     Ok(xml(urlset(rows.into_iter().map(|(id, t)| (format!("{site}/news/{id}"), Some(t))))))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Plain, "/robots.txt", robots);
+    r.get(Access::Plain, "/sitemap.xml", index);
+    r.get(Access::Plain, "/sitemap/{file}", file);
 }

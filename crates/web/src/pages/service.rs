@@ -6,6 +6,7 @@
 //! ride along into the lead). `selectcar` is a help-me-choose questionnaire:
 //! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
 
+use crate::router::{Access, Routes};
 use std::collections::BTreeMap;
 
 use super::shared::{Def, def};
@@ -284,6 +285,15 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
         }
         _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new())),
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall", hall);
+    r.get(Access::Public, "/actives/service/{slug}", service_page);
+    r.post(Access::Public, "/actives/service/{slug}", service_lead);
+    r.get(Access::Public, "/actives/collect/{slug}", collect_page);
+    r.post(Access::Public, "/actives/collect/{slug}", collect_lead);
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! when the car is not the shop's), `/shop/profile/{id}` (301 to the slug), the dealer's own
 //! editor `/shop/profile`, `/actives/douyinshop` for short-video traffic, and `/actives/gratitude`.
 
+use crate::router::{Access, Routes};
 use std::collections::HashMap;
 
 use crate::auth::access::Dealer;
@@ -551,6 +552,24 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
     let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());
     let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/shop", directory);
+    r.get(Access::Public, "/shop/{oname}", home);
+    r.get(Access::Public, "/shop/{oname}/sellCar", sell_car);
+    r.post(Access::Public, "/shop/{oname}/sellCar", sell_car_post);
+    r.get(Access::Public, "/shop/{oname}/business", business);
+    r.get(Access::Public, "/shop/profile/{id}", profile_by_id);
+    r.get(Access::Public, "/actives/douyinshop", douyin);
+    r.post(Access::Public, "/actives/douyinshop", douyin_post);
+    r.get(Access::Public, "/actives/gratitude", gratitude);
+    r.get(Access::Dealer, "/shop/profile", profile);
+    r.post(Access::Dealer, "/shop/profile", profile_save);
+    r.post(Access::Dealer, "/shop/profile/image", profile_image);
+    r.limit("/shop/profile/image", crate::services::photos::MAX_BYTES + 64 * 1024);
+    r.post(Access::Dealer, "/shop/profile/photo/delete", profile_photo_delete);
 }
 
 #[cfg(test)]

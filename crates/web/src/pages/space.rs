@@ -6,6 +6,7 @@
 //! Every query is filtered by the signed-in user's id, so another user's id in a form or URL
 //! matches nothing (404).
 
+use crate::router::{Access, Routes};
 use std::borrow::Cow;
 
 use crate::auth::access::SignedIn;
@@ -633,6 +634,25 @@ pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         .collect();
     let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders, benefits: rows };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/space", home);
+    r.get(Access::Public, "/space/history", history);
+    r.post(Access::User, "/space/history/clear", clear_history);
+    r.get(Access::User, "/space/favourites", favourites);
+    r.post(Access::User, "/space/favourites", favourite);
+    r.get(Access::User, "/space/gettycarlist", leads);
+    r.get(Access::User, "/space/friendcar", friend_cars);
+    r.get(Access::User, "/space/carfindwa", wanted);
+    r.post(Access::User, "/space/carfindwa", add_wanted);
+    r.post(Access::User, "/space/carfindwa/close", close_wanted);
+    r.get(Access::User, "/space/searches", searches);
+    r.post(Access::User, "/space/searches", save_search);
+    r.get(Access::User, "/space/searches/{id}", open_search);
+    r.post(Access::User, "/space/searches/{id}/delete", delete_search);
+    r.get(Access::User, "/space/vip", vip);
 }
 
 #[cfg(test)]

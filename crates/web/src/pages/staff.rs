@@ -7,6 +7,7 @@
 use crate::auth::access::Staff;
 use crate::http::extract::Query;
 use crate::http::extract::{Form, positive_id};
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -388,4 +389,14 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
             answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await
         }
     }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Staff, "/staff/review", review);
+    r.post(Access::Staff, "/staff/review", decide);
+    r.get(Access::Staff, "/staff/appeals", appeals);
+    r.post(Access::Staff, "/staff/appeals", decide_appeal);
+    r.get(Access::Staff, "/staff/orders", orders);
+    r.post(Access::Staff, "/staff/orders", refund);
 }

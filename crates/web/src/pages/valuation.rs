@@ -6,6 +6,7 @@
 //! the spread of asking prices), and `/servicehall/pinggu/history` (my valuations: kept against
 //! the device, and the user once they sign in). `/actives/toassess` is the old address of the form.
 
+use crate::router::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -375,6 +376,15 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "我的估价记录").canonical_path(&state, "/servicehall/pinggu/history");
     page.private();
     Ok(Html(HistoryPage { page, items, signed_in: user.is_some() }.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/pinggu", form);
+    r.get(Access::Public, "/servicehall/pinggu/result", result);
+    r.get(Access::Public, "/servicehall/pinggu/report", report);
+    r.get(Access::Public, "/servicehall/pinggu/history", history);
+    r.get(Access::Public, "/actives/toassess", toassess);
 }
 
 #[cfg(test)]

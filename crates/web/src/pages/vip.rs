@@ -3,6 +3,7 @@
 //! pages of their own: `/vip/china` (nationwide) and `/vip/idxbar` (a city plan, its city chosen
 //! from an A–Z index or the region picker).
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -542,4 +543,18 @@ pub async fn idxbar(
     crate::http::extract::Query(q): crate::http::extract::Query<CityQuery>,
 ) -> Result<Response, AppError> {
     dealer_plan_page(&state, &visitor, "dealer-city", domain::region::city_by_slug(q.city.trim())).await
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/vip", page);
+    r.get(Access::Public, "/servicehall/vipequity", equity);
+    r.get(Access::Public, "/vip/buytest", buytest);
+    r.get(Access::Public, "/vip/china", china);
+    r.get(Access::Public, "/actives/buyvip", campaign);
+    r.get(Access::Public, "/servicehall/buyvip", hall);
+    r.get(Access::Public, "/vip/idxbar", idxbar);
+    r.post(Access::User, "/vip/buy", buy);
+    r.post(Access::User, "/actives/buyvip/order", campaign_buy);
+    r.post(Access::User, "/vip/buytest/order", buytest_post);
 }

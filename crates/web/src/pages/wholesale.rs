@@ -2,6 +2,7 @@
 //! which cars are offered and at what retail price; the trade price is shown to dealers only
 //! (anyone else is told how to become one). A dealer offers a car from 我的车源.
 
+use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Response};
@@ -117,4 +118,9 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         pages,
     };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/servicehall/wholesale", page);
 }

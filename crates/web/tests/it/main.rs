@@ -17,6 +17,7 @@ mod http;
 mod islands;
 mod payments;
 mod reports;
+mod routes;
 mod selling;
 mod service;
 mod shops;
