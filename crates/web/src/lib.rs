@@ -82,7 +82,7 @@ pub async fn serve(state: AppState) -> std::io::Result<()> {
     let store = state.store.clone();
     let jobs = jobs::spawn(state.clone());
     axum::serve(listener, app(state).into_make_service_with_connect_info::<std::net::SocketAddr>()).with_graceful_shutdown(shutdown_signal()).await?;
-    jobs.abort();
+    jobs.stop().await;
     store.close().await;
     tracing::info!("stopped");
     Ok(())

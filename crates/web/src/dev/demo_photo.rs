@@ -8,6 +8,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::http::extract::Path;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
@@ -237,7 +238,11 @@ fn cache() -> &'static Mutex<HashMap<String, Bytes>> {
 
 /// `GET /upload/demo/{name}`: news covers as SVG, listing photos as WebP. Photos are drawn once
 /// per name and kept (6 classes × 10 colours × 6 views × 3 widths at most, about 2 MB).
-pub async fn serve(Path(name): Path<String>) -> Result<Response, AppError> {
+pub async fn serve(State(state): State<crate::state::AppState>, Path(name): Path<String>) -> Result<Response, AppError> {
+    // Demo data is the development site's (the demo): the public site draws nothing.
+    if state.config.env != crate::config::Env::Development {
+        return Err(AppError::NotFound);
+    }
     if let Some(svg) = draw_news(&name) {
         return Ok(([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "public, max-age=604800")], svg).into_response());
     }

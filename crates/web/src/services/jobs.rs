@@ -87,11 +87,31 @@ where
     })
 }
 
+/// The node's timers, all of them: [`Jobs::stop`] ends every one at shutdown (a timer whose handle
+/// were dropped would go on running rounds against a closing database).
+#[derive(Debug)]
+pub struct Jobs(Vec<tokio::task::JoinHandle<()>>);
+
+impl Jobs {
+    /// Stops every timer and waits until each has ended; how many there were.
+    pub async fn stop(self) -> usize {
+        let mut stopped = 0;
+        for handle in self.0 {
+            handle.abort();
+            if handle.await.is_err_and(|e| e.is_cancelled()) {
+                stopped += 1;
+            }
+        }
+        stopped
+    }
+}
+
 /// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once), and
-/// [`payments_tick`], [`reports_tick`] and [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, forever.
-pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+/// [`payments_tick`], [`reports_tick`] and [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, until
+/// [`Jobs::stop`].
+pub fn spawn(state: AppState) -> Jobs {
     let payments = state.clone();
-    every(PAYMENTS_EVERY, move |_| {
+    let minute = every(PAYMENTS_EVERY, move |_| {
         let state = payments.clone();
         async move {
             payments_tick(&state).await;
@@ -99,8 +119,9 @@ pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
             alerts_tick(&state).await;
         }
     });
-    every(EXPIRY_EVERY, move |n| {
+    let expiry = every(EXPIRY_EVERY, move |n| {
         let state = state.clone();
         async move { tick(&state, n).await }
-    })
+    });
+    Jobs(vec![minute, expiry])
 }

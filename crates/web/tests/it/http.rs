@@ -184,6 +184,11 @@ async fn demo_photos_are_served_as_webp_in_three_widths() {
     let news = app.get("/upload/demo/news-2.svg", &[]).await;
     assert_eq!(news.headers[header::CONTENT_TYPE], "image/svg+xml");
     assert_eq!(app.get("/upload/demo/suv-red-2_w100.webp", &[]).await.status, StatusCode::NOT_FOUND);
+    // Demo photos are the development site's: staging and the public site draw none.
+    for env in [web::config::Env::Staging, web::config::Env::Production] {
+        let site = app.variant(web::config::Config::defaults(env), crate::support::NOW);
+        assert_eq!(crate::support::get_on(&site, "/upload/demo/suv-red-2_w320.webp", &[]).await.status, StatusCode::NOT_FOUND, "{env}");
+    }
 }
 
 #[tokio::test]
@@ -207,4 +212,14 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
         assert!(!r.body.contains("<script"));
     }
     assert!(r.body.contains(r#"<details class="city-chooser""#), "the no-JS chooser is always rendered");
+}
+
+/// Shutdown stops every timer of the node: the minute's (payments, history reports, alerts) as
+/// well as expiry's, so no round runs against a database being closed.
+#[tokio::test]
+async fn shutdown_stops_every_timer() {
+    let app = spawn_app(0).await;
+    let jobs = web::services::jobs::spawn(app.state.clone());
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert_eq!(jobs.stop().await, 2, "both timers were running and ended");
 }
