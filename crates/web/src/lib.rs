@@ -72,6 +72,8 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), middleware::response_cache))
         .layer(from_fn_with_state(state.clone(), middleware::security_headers))
         .layer(from_fn(middleware::log_request))
+        // The User-Agent classified once, for everything after.
+        .layer(from_fn(http::visitor::classify_device))
         .with_state(state)
 }
 

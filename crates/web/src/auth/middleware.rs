@@ -15,7 +15,7 @@ use crate::auth::session::TOKEN_HEADER;
 use crate::http::cache;
 use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
 use crate::http::error::AppError;
-use crate::http::visitor::{CurrentUser, DeviceId, device_of, peer_ip};
+use crate::http::visitor::{CurrentUser, DeviceId, device_in, peer_ip};
 use crate::state::AppState;
 
 /// The route middleware a page can name.
@@ -66,7 +66,7 @@ pub fn route_middleware(
                                 id
                             }
                         };
-                        let device = device_of(req.headers());
+                        let device = device_in(req.extensions(), req.headers());
                         let ip = peer_ip(req.extensions());
                         let query = req.uri().query().unwrap_or("").to_owned();
                         let boot = crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
@@ -151,7 +151,7 @@ pub async fn log_request(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
-    let device = device_of(req.headers()).class.as_str();
+    let device = device_in(req.extensions(), req.headers()).class.as_str();
     let res = next.run(req).await;
     tracing::info!(
         target: "http",
@@ -210,7 +210,7 @@ fn key_of(req: &Request) -> Option<String> {
             None => return None,
         }
     }
-    let device = device_of(headers);
+    let device = device_in(req.extensions(), headers);
     Some(format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri()))
 }
 

@@ -4,10 +4,11 @@
 
 use std::convert::Infallible;
 
-use axum::extract::FromRequestParts;
-use axum::http::HeaderMap;
-use axum::http::header;
+use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderMap, header};
+use axum::middleware::Next;
+use axum::response::Response;
 use domain::device::Device;
 
 use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
@@ -17,9 +18,24 @@ use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
 #[derive(Debug, Clone, Default)]
 pub struct CurrentUser(pub Option<store::User>);
 
-/// The device class of a request, from its User-Agent.
+/// The device class of a request, from its User-Agent: what [`classify_device`] does once per
+/// request; elsewhere read it with [`device_in`].
 pub fn device_of(headers: &HeaderMap) -> Device {
     Device::from_user_agent(headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or(""))
+}
+
+/// The device class [`classify_device`] put in the request (classified here only for a request
+/// that did not pass that layer, such as a test calling a handler's pieces directly).
+pub fn device_in(extensions: &Extensions, headers: &HeaderMap) -> Device {
+    extensions.get::<Device>().copied().unwrap_or_else(|| device_of(headers))
+}
+
+/// The outermost layer: classifies the User-Agent once, for every layer and handler after it
+/// (the request log, the response cache's key, the session, the visitor, the error page).
+pub async fn classify_device(mut req: Request, next: Next) -> Response {
+    let device = device_of(req.headers());
+    req.extensions_mut().insert(device);
+    next.run(req).await
 }
 
 /// The visitor as seen by every page handler.
@@ -58,7 +74,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
         let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.clone());
         Ok(Visitor {
             user,
-            device: device_of(&parts.headers),
+            device: device_in(&parts.extensions, &parts.headers),
             city_slug: cookie(&parts.headers, CITY_COOKIE).filter(|s| domain::region::city_by_slug(s).is_some()).map(str::to_owned),
             device_id,
             ip,
@@ -76,11 +92,11 @@ pub fn is_prefetch(headers: &HeaderMap) -> bool {
 }
 
 /// A request's device id: the one the `auth` middleware gave it, else the valid `hx_did` cookie.
-pub fn device_id_of(headers: &HeaderMap, extensions: &axum::http::Extensions) -> Option<String> {
+pub fn device_id_of(headers: &HeaderMap, extensions: &Extensions) -> Option<String> {
     extensions.get::<DeviceId>().map(|d| d.0.clone()).or_else(|| cookie(headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned))
 }
 
 /// The peer's IP address as the socket saw it (empty in in-process tests without one).
-pub fn peer_ip(extensions: &axum::http::Extensions) -> String {
+pub fn peer_ip(extensions: &Extensions) -> String {
     extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_default()
 }

@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::http::error::{ErrorReport, rejection_message};
-use crate::http::visitor::device_of;
+use crate::http::visitor::device_in;
 
 #[derive(Template)]
 #[template(path = "error.html")]
@@ -32,7 +32,7 @@ pub const FALLBACK_HTML: &str = "<!doctype html><html lang=\"zh-CN\"><meta chars
 /// its limit, say) and is rendered the same way, with its English reason logged at debug only.
 /// Cookies the failed response set are kept.
 pub async fn render_errors(State(state): State<crate::state::AppState>, req: Request, next: Next) -> Response {
-    let device = device_of(req.headers());
+    let device = device_in(req.extensions(), req.headers());
     let api = crate::http::envelope::is_api(req.uri().path());
     let mut res = next.run(req).await;
     let report = match res.extensions_mut().remove::<ErrorReport>() {
