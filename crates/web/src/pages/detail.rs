@@ -137,29 +137,44 @@ fn rating_view(d: &ListingDetail) -> RatingView {
 
 /// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and
 /// header; the canonical URL stays `/details/{id}`.
-async fn render_in_shop(state: &AppState, visitor: &Visitor, id: i64, shop: ShopHead) -> Result<Response, AppError> {
+async fn render_in_shop(state: &AppState, visitor: &Visitor, d: ListingDetail, shop: ShopHead) -> Result<Response, AppError> {
     // One snapshot for the page's reads (see `Store::snapshot`); the view it records is not read
     // back by the page.
-    state.store.snapshot(render_with(state, visitor, id, LeadForm::default(), None, None, Some(shop))).await
+    state.store.snapshot(render_with(state, visitor, Shown::VisitOf(Box::new(d)), LeadForm::default(), None, None, Some(shop))).await
 }
 
 /// The page, shared by GET and a failed POST, on one snapshot of the store.
-async fn render(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
-    state.store.snapshot(render_with(state, visitor, id, form, notice, sharer, None)).await
+async fn render(state: &AppState, visitor: &Visitor, shown: Shown, form: LeadForm, notice: Option<String>, sharer: Option<i64>) -> Result<Response, AppError> {
+    state.store.snapshot(render_with(state, visitor, shown, form, notice, sharer, None)).await
+}
+
+/// How the page came to be shown.
+enum Shown {
+    /// A visit: the car is read here and the view kept in the visitor's history.
+    Visit(i64),
+    /// A visit to a car its handler has read already (a shop's page checks the car is theirs).
+    VisitOf(Box<ListingDetail>),
+    /// A lead form sent back with its errors: the car as the handler read it, and no second view.
+    FormAgain(Box<ListingDetail>),
 }
 
 /// Everything the page needs.
 async fn render_with(
     state: &AppState,
     visitor: &Visitor,
-    id: i64,
+    shown: Shown,
     form: LeadForm,
     notice: Option<String>,
     sharer: Option<i64>,
     shop: Option<ShopHead>,
 ) -> Result<Response, AppError> {
     let s = &state.store;
-    let d = s.public_listing(id).await?;
+    let (d, visit) = match shown {
+        Shown::Visit(id) => (s.public_listing(id).await?, true),
+        Shown::VisitOf(d) => (*d, true),
+        Shown::FormAgain(d) => (*d, false),
+    };
+    let id = d.listing_id;
     let now = state.clock.now();
     let (photos, history, similar) = tokio::try_join!(s.listing_photos(id), s.price_history(id), s.similar_listings(&d, 6))?;
     let user_id = visitor.user.as_ref().map(|u| u.user_id);
@@ -167,14 +182,14 @@ async fn render_with(
     // user): a request without it is a first visit, a crawler or a link preview, whose history
     // would be this one car under an id it never sends again — a database write per crawled page
     // for nothing.
-    if let Some(device) = visitor.device_id.as_ref().filter(|_| !visitor.prefetch && (visitor.returning || user_id.is_some()))
+    if let Some(device) = visitor.device_id.as_ref().filter(|_| visit && !visitor.prefetch && (visitor.returning || user_id.is_some()))
         && let Err(e) = s.record_view(device, user_id, id, now).await
     {
         // History is a convenience: a failed write must not cost the visitor the page.
         tracing::warn!(error = %e, listing = id, "could not record view");
     }
     // A shared link carries `sharer={user id}`; a signed-in visitor opening it feeds /space/friendcar.
-    if let (Some(viewer), Some(sharer), false) = (user_id, sharer, visitor.prefetch)
+    if let (Some(viewer), Some(sharer), true, false) = (user_id, sharer, visit, visitor.prefetch)
         && let Err(e) = s.record_share_visit(sharer, id, viewer, visitor.device_id.as_deref().unwrap_or(""), now).await
     {
         tracing::warn!(error = %e, listing = id, "could not record share visit");
@@ -371,7 +386,7 @@ pub async fn detail(State(state): State<AppState>, visitor: Visitor, PathId(id):
         Some("ok") => Some("提交成功！卖家会尽快与您联系，请留意来电。".to_owned()),
         _ => None,
     };
-    render(&state, &visitor, id, LeadForm::default(), notice, sharer).await
+    render(&state, &visitor, Shown::Visit(id), LeadForm::default(), notice, sharer).await
 }
 
 /// `GET /details/old?id=N`: the old site's links, moved permanently.
@@ -438,7 +453,7 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
         String::new()
     };
     let (Some(lead), None, None) = (lead, &form.date_error, &form.form_error) else {
-        return failed(&state, &visitor, id, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+        return failed(&state, &visitor, d, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let lead = NewLead { listing_id: Some(id), shop_id: d.shop_id, city_code: Some(d.city_code), appointment_date: date, ..lead };
     match crate::services::leads::submit_lead(&state, &lead, now).await? {
@@ -447,13 +462,15 @@ pub async fn lead(State(state): State<AppState>, visitor: Visitor, PathId(id): P
         LeadOutcome::Created(_) | LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/details/{id}?lead=ok#lead"), Vec::new())),
         LeadOutcome::RateLimited => {
             form.form_error = Some(crate::services::leads::RATE_LIMITED.to_owned());
-            failed(&state, &visitor, id, form, StatusCode::TOO_MANY_REQUESTS).await
+            failed(&state, &visitor, d, form, StatusCode::TOO_MANY_REQUESTS).await
         }
     }
 }
 
-async fn failed(state: &AppState, visitor: &Visitor, id: i64, form: LeadForm, status: StatusCode) -> Result<Response, AppError> {
-    let mut res = render(state, visitor, id, form, None, None).await?;
+/// The page again with the form's errors, from the car the handler read (no second read, and not
+/// a second view in the visitor's history).
+async fn failed(state: &AppState, visitor: &Visitor, d: ListingDetail, form: LeadForm, status: StatusCode) -> Result<Response, AppError> {
+    let mut res = render(state, visitor, Shown::FormAgain(Box::new(d)), form, None, None).await?;
     *res.status_mut() = status;
     Ok(res)
 }
@@ -466,7 +483,7 @@ pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path(
     if d.shop_id != Some(s.shop_id) {
         return Err(AppError::NotFound);
     }
-    render_in_shop(&state, &visitor, id, ShopHead::new(&state, &s)).await
+    render_in_shop(&state, &visitor, d, ShopHead::new(&state, &s)).await
 }
 
 /// This feature's routes.

@@ -464,3 +464,19 @@ async fn followers_are_alerted_once_a_day_or_at_once_with_a_vip_plan(app: &TestA
     assert_eq!(web::services::alerts::run(&app.state, digest + 90).await.unwrap(), 0, "once a day, and the VIP heard it already");
     assert_eq!(sms.sandbox_alerts(vip).len(), 1);
 }
+
+/// A lead form sent back with its errors is the same visit, not a second one: the car is not read
+/// again for it, and the visitor's history does not gain (or move) the car.
+#[tokio::test]
+async fn a_failed_lead_form_is_not_a_second_view() {
+    let app = crate::support::spawn_app(20).await;
+    let cards = app.state.store.latest_listings(None, 1).await.unwrap();
+    let (id, title) = (cards[0].listing_id, cards[0].title.clone());
+    let device = [("cookie", "hx_did=fedcba9876543210fedcba9876543210")];
+    let bad = app.post_form(&format!("/details/{id}/lead"), &device, "intent=ask_price&mobile=123").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains(&title), "the page comes back with the car");
+    assert!(!app.get("/space/history", &device).await.body.contains(&title), "a failed form is not a view");
+    app.get(&format!("/details/{id}"), &device).await;
+    assert!(app.get("/space/history", &device).await.body.contains(&title), "a visit is");
+}
