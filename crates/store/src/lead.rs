@@ -4,6 +4,7 @@
 
 use crate::{DbError, Store, on_pool};
 use domain::lead::Intent;
+use domain::validate::Mobile;
 
 /// The same phone, intent and listing within this many seconds is one lead.
 pub const DEDUPE_WINDOW_SECS: i64 = 86_400;
@@ -13,8 +14,8 @@ pub const LEADS_PER_IP_PER_HOUR: i64 = 20;
 /// A lead to store. `shop_id` routes it; without one it belongs to the listing's private seller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLead {
-    /// Validated mobile number.
-    pub mobile: String,
+    /// The visitor's number, parsed at the form (`domain::validate::Mobile`), never re-read as text.
+    pub mobile: Mobile,
     /// What the visitor asks for.
     pub intent: Intent,
     /// The listing it is about.
@@ -53,7 +54,7 @@ pub struct NewLead {
 
 impl NewLead {
     /// A lead of `intent` from `mobile`; every other field empty.
-    pub fn new(mobile: String, intent: Intent) -> NewLead {
+    pub fn new(mobile: Mobile, intent: Intent) -> NewLead {
         NewLead {
             mobile,
             intent,
@@ -101,7 +102,7 @@ impl Store {
                 "select lead_id from lead where mobile = $1 and intent = $2 and coalesce(listing_id, 0) = $3 and created_at > $4 \
                  order by lead_id limit 1",
             )
-            .bind(&lead.mobile)
+            .bind(lead.mobile.as_str())
             .bind(lead.intent.as_str())
             .bind(listing)
             .bind(since_day)
@@ -125,7 +126,7 @@ impl Store {
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at) \
                  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16) returning lead_id",
             )
-            .bind(&lead.mobile)
+            .bind(lead.mobile.as_str())
             .bind(lead.intent.as_str())
             .bind(lead.listing_id)
             .bind(lead.shop_id)

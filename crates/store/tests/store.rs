@@ -461,7 +461,11 @@ async fn valuations_use_the_series_market_and_are_stable(store: &Store) {
 async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
     seed(store, SeedConfig { listings: 50, seed: 5, now: NOW }).await.unwrap();
     let card = &store.latest_listings(None, 1).await.unwrap()[0];
-    let lead = NewLead { listing_id: Some(card.listing_id), ip: "10.0.0.1".into(), ..NewLead::new("13812345678".into(), Intent::AskPrice) };
+    let lead = NewLead {
+        listing_id: Some(card.listing_id),
+        ip: "10.0.0.1".into(),
+        ..NewLead::new(domain::validate::Mobile::parse("13812345678").unwrap(), Intent::AskPrice)
+    };
     let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("first lead is stored") };
     assert_eq!(store.submit_lead(&lead, NOW + 60).await.unwrap(), LeadOutcome::Duplicate(id));
     // Another intent, or a day later, is a new lead.
@@ -472,7 +476,7 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
     // One IP gets LEADS_PER_IP_PER_HOUR an hour.
     let mut created = 0;
     for i in 0..30 {
-        let l = NewLead { mobile: format!("139000000{i:02}"), ip: "10.0.0.9".into(), ..lead.clone() };
+        let l = NewLead { mobile: domain::validate::Mobile::parse(&format!("139000000{i:02}")).unwrap(), ip: "10.0.0.9".into(), ..lead.clone() };
         match store.submit_lead(&l, NOW + 100 + i).await.unwrap() {
             LeadOutcome::Created(_) => created += 1,
             LeadOutcome::RateLimited => {}
@@ -900,7 +904,8 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
     store.create_lead_package(&order(1, "20261121103015000101"), shop_a, &spec, NOW).await.unwrap();
     let mut leads = Vec::new();
     for i in 0..15 {
-        let lead = NewLead { city_code: Some(changsha as i32), ..NewLead::new(format!("1391111{i:04}"), Intent::Sell) };
+        let lead =
+            NewLead { city_code: Some(changsha as i32), ..NewLead::new(domain::validate::Mobile::parse(&format!("1391111{i:04}")).unwrap(), Intent::Sell) };
         let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("lead {i}") };
         leads.push(id);
     }
@@ -944,7 +949,7 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
     let staff = store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
     assert_eq!(store.refund_order("20261121103015000102", Some(staff), "商家申请退款", NOW + 6).await.unwrap(), store::Refunded::Done);
     assert_eq!(store.packages_of_shop(shop_b).await.unwrap()[0].status, domain::package::Status::Refunded);
-    let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new("13911119999".into(), Intent::Sell) };
+    let late = NewLead { city_code: Some(changsha as i32), ..NewLead::new(domain::validate::Mobile::parse("13911119999").unwrap(), Intent::Sell) };
     let LeadOutcome::Created(late) = store.submit_lead(&late, NOW + 7).await.unwrap() else { panic!() };
     assert_eq!(store.deliver_sell_request(late, &req, NOW + 8).await.unwrap(), None);
 }
@@ -981,7 +986,7 @@ async fn a_dealer_claims_a_waiting_request_into_a_package_that_wants_it(store: &
             name: format!("{brand}的车"),
             brand_slug: brand.to_owned(),
             expected_yuan: expected,
-            ..NewLead::new(mobile.to_owned(), Intent::Sell)
+            ..NewLead::new(domain::validate::Mobile::parse(mobile).unwrap(), Intent::Sell)
         };
         let LeadOutcome::Created(id) = store.submit_lead(&lead, at).await.unwrap() else { panic!("{mobile}") };
         id

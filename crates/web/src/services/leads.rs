@@ -22,7 +22,7 @@ pub const RATE_LIMITED: &str = "提交太频繁了，请一小时后再试";
 /// page adds what it knows (listing, shop, city, campaign) and hands it to [`submit_lead`].
 pub fn lead_from(visitor: &Visitor, mobile: &str, intent: Intent, source_page: String) -> Result<NewLead, &'static str> {
     let mobile = Mobile::parse(mobile).map_err(|e| e.message())?;
-    Ok(NewLead { source_page, ip: visitor.ip.clone(), user_id: visitor.user.as_ref().map(|u| u.user_id), ..NewLead::new(mobile.as_str().to_owned(), intent) })
+    Ok(NewLead { source_page, ip: visitor.ip.clone(), user_id: visitor.user.as_ref().map(|u| u.user_id), ..NewLead::new(mobile, intent) })
 }
 
 /// Outbox rows one job tick delivers at most.

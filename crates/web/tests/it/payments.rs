@@ -558,7 +558,7 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
         name: "2019款 大众朗逸 1.5L".into(),
         brand_slug: "dazhong".into(),
         expected_yuan: Some(62_000),
-        ..store::NewLead::new("13966661234".into(), domain::lead::Intent::Sell)
+        ..store::NewLead::new(domain::validate::Mobile::parse("13966661234").unwrap(), domain::lead::Intent::Sell)
     };
     let store::LeadOutcome::Created(waiting) = app.state.store.submit_lead(&waiting, NOW).await.unwrap() else { panic!() };
 

@@ -234,7 +234,10 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
     let node = app.variant(cfg, crate::support::NOW);
     let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
     let owner_id = shop.owner_user_id.unwrap();
-    let lead = store::NewLead { shop_id: Some(shop.shop_id), ..store::NewLead::new("13955559999".to_owned(), domain::lead::Intent::Sell) };
+    let lead = store::NewLead {
+        shop_id: Some(shop.shop_id),
+        ..store::NewLead::new(domain::validate::Mobile::parse("13955559999").unwrap(), domain::lead::Intent::Sell)
+    };
     let store::LeadOutcome::Created(_) = web::services::leads::submit_lead(&node, &lead, crate::support::NOW).await.unwrap() else {
         panic!("lead not created")
     };
