@@ -14,11 +14,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use domain::search::{CarQuery, Sort};
 
 use crate::auth::signin::LoginForm;
 use crate::http::cookies::cookie;
-use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// How long a pending action waits for its sign-in.
@@ -26,9 +24,6 @@ pub const TTL_SECS: i64 = 30 * 60;
 
 /// The cookie carrying a one-time notice to the next page.
 pub const FLASH_COOKIE: &str = "hx_flash";
-
-/// Most saved searches one user keeps.
-pub const MAX_SAVED_SEARCHES: usize = 50;
 
 /// An action that waits for sign-in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,44 +107,6 @@ pub fn returning(state: &AppState, device: Option<&str>, return_to: &str) -> Log
 pub fn login_form(state: &AppState, device: &str, pending: &Pending, back: &str) -> LoginForm {
     let t = token(&state.config.secret, device, pending, back, state.clock.now());
     LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={t}")) }
-}
-
-/// A saved search's query string (with or without its `?`) as a search.
-pub fn saved_query(query: &str) -> CarQuery {
-    CarQuery::parse(form_urlencoded::parse(query.trim_start_matches('?').as_bytes()))
-}
-
-/// Saves a search for a user (the list's query, first page, default sort); the message when the
-/// user keeps [`MAX_SAVED_SEARCHES`] already.
-pub async fn save_search(state: &AppState, user_id: i64, query: &str) -> Result<Result<(), &'static str>, AppError> {
-    let mut q = saved_query(query);
-    q.page = 1;
-    q.sort = Sort::default();
-    let query = q.to_query();
-    let title = match q.title("二手车") {
-        t if query.is_empty() => format!("全部{t}"),
-        t => t,
-    };
-    let saved = state.store.saved_searches(user_id).await?;
-    if saved.len() >= MAX_SAVED_SEARCHES && !saved.iter().any(|s| s.query == query) {
-        return Ok(Err("最多订阅50个搜索，请先删除不需要的"));
-    }
-    state.store.save_search(user_id, &query, &title, state.clock.now()).await?;
-    Ok(Ok(()))
-}
-
-/// Does a pending action for a user who has just signed in; the notice's code for the next page.
-pub async fn perform(state: &AppState, user_id: i64, pending: &Pending) -> Result<&'static str, AppError> {
-    Ok(match pending {
-        Pending::Favourite(id) => {
-            state.store.add_favourite(user_id, *id, state.clock.now()).await?;
-            "fav"
-        }
-        Pending::SaveSearch(query) => match save_search(state, user_id, query).await? {
-            Ok(()) => "search",
-            Err(_) => "search_full",
-        },
-    })
 }
 
 /// The notice a flash code stands for (fixed texts: the cookie never carries markup).

@@ -24,12 +24,14 @@ use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
 use validator::Validate;
 
+use crate::auth::resume::Pending;
 use crate::auth::session;
 use crate::auth::signin::{LoginForm, login_page, see_other};
 use crate::http::cookies::{cookie, set_cookie};
 use crate::http::error::AppError;
 use crate::http::visitor::{Visitor, device_of};
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::saved_searches;
 use crate::state::AppState;
 
 #[derive(Debug, Default, Deserialize)]
@@ -234,7 +236,7 @@ pub async fn resume(State(state): State<AppState>, visitor: Visitor, headers: He
         let form = LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={}", q.t)) };
         return login_page(&state, &headers, form, StatusCode::UNAUTHORIZED);
     };
-    let code = crate::auth::resume::perform(&state, user.user_id, &pending).await?;
+    let code = perform(&state, user.user_id, &pending).await?;
     Ok(see_other(&back, crate::auth::resume::flash_cookie(&state, code)))
 }
 
@@ -569,6 +571,20 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::Public, "/sys/sandbox/oauth", sandbox_agree);
     r.get(Access::User, "/actives/loginAuth", loginauth);
     r.post(Access::User, "/actives/loginAuth", loginauth_post);
+}
+
+/// Does a pending action for a user who has just signed in; the notice's code for the next page.
+async fn perform(state: &AppState, user_id: i64, pending: &Pending) -> Result<&'static str, AppError> {
+    Ok(match pending {
+        Pending::Favourite(id) => {
+            state.store.add_favourite(user_id, *id, state.clock.now()).await?;
+            "fav"
+        }
+        Pending::SaveSearch(query) => match saved_searches::save_search(state, user_id, query).await? {
+            Ok(()) => "search",
+            Err(_) => "search_full",
+        },
+    })
 }
 
 #[cfg(test)]

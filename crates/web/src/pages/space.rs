@@ -512,7 +512,7 @@ pub async fn searches(State(state): State<AppState>, visitor: Visitor, SignedIn(
     let mut out = Vec::new();
     let store = &state.store;
     for saved in store.saved_searches(user.user_id).await? {
-        let q = crate::auth::resume::saved_query(&saved.query);
+        let q = crate::services::saved_searches::saved_query(&saved.query);
         let (total, (new_count, drops)) = tokio::try_join!(
             store.count_matching(&q, Scope::default(), year),
             crate::services::alerts::search_news(&state, &saved.query, saved.last_checked_at, year)
@@ -541,7 +541,7 @@ pub struct SavePost {
 
 /// `POST /space/searches`: subscribe to a `/carlist` search (normalised to its canonical query).
 pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<SavePost>) -> Result<Response, AppError> {
-    if let Err(message) = crate::auth::resume::save_search(&state, user.user_id, &post.query).await? {
+    if let Err(message) = crate::services::saved_searches::save_search(&state, user.user_id, &post.query).await? {
         return Err(AppError::TooMany(message.to_owned()));
     }
     Ok(see_other("/space/searches", Vec::new()))
@@ -550,7 +550,7 @@ pub async fn save_search(State(state): State<AppState>, SignedIn(user): SignedIn
 /// `GET /space/searches/{id}`: marks it seen and opens the list.
 pub async fn open_search(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let s = state.store.open_saved_search(user.user_id, id, state.clock.now()).await?.ok_or(AppError::NotFound)?;
-    let mut q = crate::auth::resume::saved_query(&s.query);
+    let mut q = crate::services::saved_searches::saved_query(&s.query);
     q.sort = Sort::Newest;
     Ok(see_other(&q.href("/carlist"), Vec::new()))
 }

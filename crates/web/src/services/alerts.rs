@@ -38,7 +38,7 @@ pub async fn run(state: &AppState, now: i64) -> Result<usize, store::DbError> {
 /// A saved search's cars published after `since` and its cars whose price was cut after it (what
 /// `/space/searches` shows, and what an alert says).
 pub async fn search_news(state: &AppState, query: &str, since: i64, year: i32) -> Result<(i64, i64), store::DbError> {
-    let q = crate::auth::resume::saved_query(query);
+    let q = crate::services::saved_searches::saved_query(query);
     let fresh = Scope { published_after: Some(since), ..Scope::default() };
     let cut = Scope { price_cut_after: Some(since), ..Scope::default() };
     tokio::try_join!(state.store.count_matching(&q, fresh, year), state.store.count_matching(&q, cut, year))

@@ -10,5 +10,6 @@ pub mod payments;
 pub mod photos;
 pub mod recordings;
 pub mod reports;
+pub mod saved_searches;
 pub mod stats;
 pub mod storage;
