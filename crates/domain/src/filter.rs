@@ -154,6 +154,58 @@ impl Range {
     }
 }
 
+/// A range filter's value as a search holds it (`5-8`): parsed once where the query is read, and
+/// written back in one spelling (`3.50-8` → `3.5-8`, its `Display`) so canonical URLs do not fork.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Band(Range);
+
+impl Band {
+    /// A `min-max` value ([`Range::parse`]).
+    pub fn parse(value: &str) -> Option<Band> {
+        Range::parse(value).map(Band)
+    }
+
+    /// As a price in 万; the top option (`30-999`) is open-ended.
+    pub fn price(self) -> PriceFilter {
+        let r = self.0;
+        let max_yuan = (r.max < 999.0).then(|| (r.max * 10_000.0).round() as i64);
+        PriceFilter { min_yuan: (r.min * 10_000.0).round() as i64, max_yuan }
+    }
+
+    /// As a mileage in 万公里; `10-100` (the top option) is open-ended.
+    pub fn mileage(self) -> MileageFilter {
+        let r = self.0;
+        let max_km = (r.max < 100.0).then(|| (r.max * 10_000.0).round() as i64);
+        MileageFilter { min_km: (r.min * 10_000.0).round() as i64, max_km }
+    }
+
+    /// As an age in years, turned into first-registration years counted back from
+    /// `current_year` (a car 1–3 years old was first registered between `current_year-3` and
+    /// `current_year-1`). Whole years only; fractional or absurd values are no filter.
+    pub fn age_years(self, current_year: i32) -> Option<YearRange> {
+        let r = self.0;
+        if r.min.fract() != 0.0 || r.max.fract() != 0.0 || r.max > 100.0 {
+            return None;
+        }
+        Some(YearRange { from: current_year - r.max as i32, to: current_year - r.min as i32 })
+    }
+
+    /// Its label in a filter of `kind` ([`range_label`]).
+    pub fn label(self, kind: FilterType) -> Option<String> {
+        range_label(kind, &self.to_string())
+    }
+}
+
+impl std::fmt::Display for Band {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let trim = |n: f64| {
+            let s = format!("{n:.2}");
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        };
+        write!(f, "{}-{}", trim(self.0.min), trim(self.0.max))
+    }
+}
+
 fn parse_number(text: &str) -> Option<f64> {
     let text = text.trim();
     if text.is_empty() || text.len() > 12 || !text.bytes().all(|c| c.is_ascii_digit() || c == b'.') {
@@ -174,9 +226,7 @@ pub struct PriceFilter {
 
 /// Parses a price value in 万; the top option (`30-999`) is open-ended.
 pub fn parse_price(value: &str) -> Option<PriceFilter> {
-    let r = Range::parse(value)?;
-    let max_yuan = (r.max < 999.0).then(|| (r.max * 10_000.0).round() as i64);
-    Some(PriceFilter { min_yuan: (r.min * 10_000.0).round() as i64, max_yuan })
+    Band::parse(value).map(Band::price)
 }
 
 /// A mileage filter in kilometres, `min ≤ km < max`.
@@ -190,9 +240,7 @@ pub struct MileageFilter {
 
 /// Parses a mileage value in 万公里; `10-100` (the top option) is open-ended.
 pub fn parse_mileage(value: &str) -> Option<MileageFilter> {
-    let r = Range::parse(value)?;
-    let max_km = (r.max < 100.0).then(|| (r.max * 10_000.0).round() as i64);
-    Some(MileageFilter { min_km: (r.min * 10_000.0).round() as i64, max_km })
+    Band::parse(value).map(Band::mileage)
 }
 
 /// An age filter turned into first-registration years, both inclusive.
@@ -208,11 +256,7 @@ pub struct YearRange {
 /// `current_year`: a car 1–3 years old was first registered between `current_year-3` and
 /// `current_year-1`. Whole years only; fractional or absurd values are "no filter".
 pub fn age_years(value: &str, current_year: i32) -> Option<YearRange> {
-    let r = Range::parse(value)?;
-    if r.min.fract() != 0.0 || r.max.fract() != 0.0 || r.max > 100.0 {
-        return None;
-    }
-    Some(YearRange { from: current_year - r.max as i32, to: current_year - r.min as i32 })
+    Band::parse(value)?.age_years(current_year)
 }
 
 /// The label for a range value of a given filter (`5-8` → `5-8万`); 不限 when empty, and a
@@ -249,6 +293,21 @@ fn trim_number(n: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_band_is_read_once_and_written_in_one_spelling() {
+        let b = Band::parse(" 3.50-8 ").unwrap();
+        assert_eq!(b.to_string(), "3.5-8");
+        assert_eq!(b.price(), PriceFilter { min_yuan: 35_000, max_yuan: Some(80_000) });
+        assert_eq!(Band::parse("30-999").unwrap().price().max_yuan, None, "the top price option is open-ended");
+        assert_eq!(Band::parse("10-100").unwrap().mileage().max_km, None, "the top mileage option is open-ended");
+        assert_eq!(Band::parse("1-3").unwrap().age_years(2026), Some(YearRange { from: 2023, to: 2025 }));
+        assert_eq!(Band::parse("1.5-3").unwrap().age_years(2026), None, "whole years only");
+        assert_eq!(Band::parse("5-8").unwrap().label(FilterType::Price).as_deref(), Some("5-8万"));
+        for bad in ["8-5", "abc", "-1-5", "5-", "1-200000"] {
+            assert_eq!(Band::parse(bad), None, "{bad}");
+        }
+    }
     use super::*;
 
     #[test]

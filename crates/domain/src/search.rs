@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::catalog::{self, BodyClass, Brand, Series};
-use crate::filter::{self, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, FilterType, GEARBOX_OPTIONS, Range, SEAT_OPTIONS};
+use crate::filter::{self, Band, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, FilterType, GEARBOX_OPTIONS, SEAT_OPTIONS};
 use crate::region::{self, City, Province};
 use crate::text::percent_encode_into;
 
@@ -104,12 +104,12 @@ pub struct CarQuery {
     pub brand: Option<&'static Brand>,
     /// Series (always of `brand`).
     pub series: Option<&'static Series>,
-    /// Price range value in 万, normalised (`5-8`).
-    pub price: Option<String>,
+    /// Price range in 万 (`5-8`).
+    pub price: Option<Band>,
     /// Age range value in years.
-    pub age: Option<String>,
+    pub age: Option<Band>,
     /// Mileage range value in 万公里.
-    pub mileage: Option<String>,
+    pub mileage: Option<Band>,
     /// Emission code 0–7.
     pub emission: Option<u8>,
     /// Fuel code 1–5, or [`crate::understand::NEW_ENERGY`] (battery-electric, plug-in and range-extender cars).
@@ -154,9 +154,9 @@ impl CarQuery {
         let mut q = CarQuery {
             brand: get("brand").and_then(catalog::brand),
             series: get("series").and_then(catalog::series_by_slug),
-            price: get("price").and_then(|v| filter::parse_price(v).map(|_| normalise_range(v))),
-            age: get("age").and_then(|v| filter::age_years(v, 2000).map(|_| normalise_range(v))),
-            mileage: get("mileage").and_then(|v| filter::parse_mileage(v).map(|_| normalise_range(v))),
+            price: get("price").and_then(Band::parse),
+            age: get("age").and_then(Band::parse).filter(|b| b.age_years(2000).is_some()),
+            mileage: get("mileage").and_then(Band::parse),
             emission: get("emission").and_then(|v| filter::parse_code(EMISSION_OPTIONS, v)),
             fuel: get("fuel").and_then(|v| filter::parse_code(FUEL_FILTER_OPTIONS, v)),
             gearbox: get("gearbox").and_then(|v| filter::parse_code(GEARBOX_OPTIONS, v)),
@@ -208,9 +208,9 @@ impl CarQuery {
                 *slot = v;
             }
         }
-        set(&mut self.price, u.price.map(|v| normalise_range(&v)).filter(|v| !v.is_empty()));
-        set(&mut self.age, u.age);
-        set(&mut self.mileage, u.mileage);
+        set(&mut self.price, u.price.and_then(|v| Band::parse(&v)));
+        set(&mut self.age, u.age.and_then(|v| Band::parse(&v)));
+        set(&mut self.mileage, u.mileage.and_then(|v| Band::parse(&v)));
         set(&mut self.fuel, u.fuel);
         set(&mut self.gearbox, u.gearbox);
         set(&mut self.body, u.body);
@@ -232,9 +232,9 @@ impl CarQuery {
         if let Some(s) = self.series {
             f("series", s.slug);
         }
-        for (k, v) in [("price", &self.price), ("age", &self.age), ("mileage", &self.mileage)] {
+        for (k, v) in [("price", self.price), ("age", self.age), ("mileage", self.mileage)] {
             if let Some(v) = v {
-                f(k, v);
+                f(k, &v.to_string());
             }
         }
         for (k, v) in [("emission", self.emission), ("fuel", self.fuel), ("gearbox", self.gearbox)] {
@@ -342,14 +342,14 @@ impl CarQuery {
         if let Some(s) = self.series {
             chip(s.name.to_owned(), &|q| q.series = None);
         }
-        if let Some(v) = &self.price {
-            chip(filter::range_label(FilterType::Price, v).unwrap_or_default(), &|q| q.price = None);
+        if let Some(v) = self.price {
+            chip(v.label(FilterType::Price).unwrap_or_default(), &|q| q.price = None);
         }
-        if let Some(v) = &self.age {
-            chip(filter::range_label(FilterType::Age, v).unwrap_or_default(), &|q| q.age = None);
+        if let Some(v) = self.age {
+            chip(v.label(FilterType::Age).unwrap_or_default(), &|q| q.age = None);
         }
-        if let Some(v) = &self.mileage {
-            chip(filter::range_label(FilterType::Mileage, v).unwrap_or_default(), &|q| q.mileage = None);
+        if let Some(v) = self.mileage {
+            chip(v.label(FilterType::Mileage).unwrap_or_default(), &|q| q.mileage = None);
         }
         if let Some(c) = self.emission {
             chip(filter::label_of(EMISSION_OPTIONS, &c.to_string()).to_owned(), &|q| q.emission = None);
@@ -447,8 +447,8 @@ impl CarQuery {
     /// price, keyword and page when set.
     pub fn title(&self, noun: &str) -> String {
         let mut t = format!("{}{noun}", self.subject());
-        if let Some(v) = &self.price
-            && let Some(l) = filter::range_label(FilterType::Price, v)
+        if let Some(v) = self.price
+            && let Some(l) = v.label(FilterType::Price)
         {
             t.push('_');
             t.push_str(&l);
@@ -462,19 +462,6 @@ impl CarQuery {
         }
         t
     }
-}
-
-/// `3.50-8` → `3.5-8`: one spelling per range so canonical URLs do not fork.
-fn normalise_range(value: &str) -> String {
-    match Range::parse(value) {
-        Some(r) => format!("{}-{}", trim_number(r.min), trim_number(r.max)),
-        None => String::new(),
-    }
-}
-
-fn trim_number(n: f64) -> String {
-    let s = format!("{n:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 fn clean_keyword(raw: &str) -> String {
@@ -546,10 +533,10 @@ mod tests {
         let q = parse("price=abc&age=1.5-3&mileage=-1-5&emission=9&fuel=0&gearbox=x&brand=nope&city=atlantis&page=-2&sort=drop");
         assert_eq!(q, CarQuery { page: 1, ..CarQuery::default() });
         let q = parse("page=99999999999999999999&price=5-8&price=8-12");
-        assert_eq!((q.page, q.price.as_deref()), (1, Some("5-8")));
+        assert_eq!((q.page, q.price.map(|b| b.to_string()).as_deref()), (1, Some("5-8")));
         assert_eq!(parse("page=501").page, 1);
         assert_eq!(parse("page=500").page, 500);
-        assert_eq!(parse("mileage=2-3").mileage.as_deref(), Some("2-3"), "the seed's old mileage value still works");
+        assert_eq!(parse("mileage=2-3").mileage.map(|b| b.to_string()).as_deref(), Some("2-3"), "the seed's old mileage value still works");
     }
 
     #[test]

@@ -209,17 +209,17 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     let price = range("price_yuan", matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc));
     let year = range("first_reg_year", q.sort == Sort::AgeAsc);
     let mileage = range("mileage_km", q.sort == Sort::MileageAsc);
-    if let Some(p) = q.price.as_deref().and_then(filter::parse_price) {
+    if let Some(p) = q.price.map(filter::Band::price) {
         cond(&mut sql, &mut vals, &format!("{price} >= {{}}"), Val::Int(p.min_yuan));
         if let Some(max) = p.max_yuan {
             cond(&mut sql, &mut vals, &format!("{price} < {{}}"), Val::Int(max));
         }
     }
-    if let Some(y) = q.age.as_deref().and_then(|v| filter::age_years(v, current_year)) {
+    if let Some(y) = q.age.and_then(|b| b.age_years(current_year)) {
         cond(&mut sql, &mut vals, &format!("{year} >= {{}}"), Val::Int(i64::from(y.from)));
         cond(&mut sql, &mut vals, &format!("{year} <= {{}}"), Val::Int(i64::from(y.to)));
     }
-    if let Some(m) = q.mileage.as_deref().and_then(filter::parse_mileage) {
+    if let Some(m) = q.mileage.map(filter::Band::mileage) {
         cond(&mut sql, &mut vals, &format!("{mileage} >= {{}}"), Val::Int(m.min_km));
         if let Some(max) = m.max_km {
             cond(&mut sql, &mut vals, &format!("{mileage} < {{}}"), Val::Int(max));

@@ -184,15 +184,16 @@ fn range_row(
     path: &str,
     name: &'static str,
     table: &[filter::FilterOption],
-    current: Option<&str>,
-    set: fn(&mut CarQuery, Option<String>),
+    current: Option<filter::Band>,
+    set: fn(&mut CarQuery, Option<filter::Band>),
 ) -> FilterRow {
+    let current = current.map(|b| b.to_string()).unwrap_or_default();
     let options = table
         .iter()
         .map(|o| {
-            let value = (!o.value.is_empty()).then(|| o.value.to_owned());
-            let active = current.unwrap_or("") == o.value;
-            option(path, o.label, active, &q.with(|t| set(t, value.clone())))
+            let value = filter::Band::parse(o.value);
+            let active = current == o.value;
+            option(path, o.label, active, &q.with(|t| set(t, value)))
         })
         .collect();
     FilterRow { name, options, more: Vec::new() }
@@ -235,13 +236,13 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         options.extend(catalog::series_of(b.slug).map(|s| option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))));
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
-    rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price.as_deref(), |t, v| t.price = v));
+    rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price, |t, v| t.price = v));
     let mut bodies = vec![option(path, "不限", q.body.is_none(), &q.with(|t| t.body = None))];
     bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| option(path, b.label(), q.body == Some(b), &q.with(|t| t.body = Some(b)))));
     rows.push(FilterRow { name: "车型", options: bodies, more: Vec::new() });
     rows.push(code_row(q, path, "座位", SEAT_OPTIONS, q.seats, |t, v| t.seats = v));
-    rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age.as_deref(), |t, v| t.age = v));
-    rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage.as_deref(), |t, v| t.mileage = v));
+    rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age, |t, v| t.age = v));
+    rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage, |t, v| t.mileage = v));
     rows.push(code_row(q, path, "排放", &EMISSION_OPTIONS[1..], q.emission, |t, v| t.emission = v));
     rows.push(code_row(q, path, "燃料", FUEL_FILTER_OPTIONS, q.fuel, |t, v| t.fuel = v));
     rows.push(code_row(q, path, "变速箱", GEARBOX_OPTIONS, q.gearbox, |t, v| t.gearbox = v));

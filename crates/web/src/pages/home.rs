@@ -6,7 +6,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
-use domain::filter::PRICE_OPTIONS;
+use domain::filter::{Band, PRICE_OPTIONS};
 use domain::region::{self, City, Province};
 use domain::search::CarQuery;
 use serde::Deserialize;
@@ -147,7 +147,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         price_chips: PRICE_OPTIONS
             .iter()
             .filter(|o| !o.value.is_empty())
-            .map(|o| (CarQuery { price: Some(o.value.to_owned()), city, ..CarQuery::default() }.href("/carlist"), o.label))
+            .map(|o| (CarQuery { price: Band::parse(o.value), city, ..CarQuery::default() }.href("/carlist"), o.label))
             .collect(),
         brand_links,
         all_href: CarQuery { city, ..CarQuery::default() }.href("/carlist"),

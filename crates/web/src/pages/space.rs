@@ -330,7 +330,7 @@ async fn wanted_page(state: &AppState, visitor: &Visitor, user: &store::User, fo
         let since = Scope { published_after: Some(w.created_at), ..Scope::default() };
         let (all, new_since) = tokio::try_join!(state.store.search(&q, Scope::default(), year), state.store.count_matching(&q, since, year))?;
         let mut summary = q.subject();
-        if let Some(label) = q.price.as_deref().and_then(|p| filter::range_label(FilterType::Price, p)) {
+        if let Some(label) = q.price.and_then(|p| p.label(FilterType::Price)) {
             summary.push_str(" · ");
             summary.push_str(&label);
         }
@@ -674,6 +674,6 @@ mod tests {
         let q = wanted_query(&w);
         assert_eq!(q.href("/carlist"), "/carlist?brand=dazhong&series=langyi&price=5-8&city=changsha&sort=new");
         let open = store::Wanted { brand_slug: None, series_slug: None, budget_max_yuan: None, budget_min_yuan: Some(300_000), city_code: None, ..w };
-        assert_eq!(wanted_query(&open).price.as_deref(), Some("30-999"));
+        assert_eq!(wanted_query(&open).price.map(|b| b.to_string()).as_deref(), Some("30-999"));
     }
 }
