@@ -238,11 +238,6 @@ pub struct MileageFilter {
     pub max_km: Option<i64>,
 }
 
-/// Parses a mileage value in 万公里; `10-100` (the top option) is open-ended.
-pub fn parse_mileage(value: &str) -> Option<MileageFilter> {
-    Band::parse(value).map(Band::mileage)
-}
-
 /// An age filter turned into first-registration years, both inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct YearRange {
@@ -250,13 +245,6 @@ pub struct YearRange {
     pub from: i32,
     /// Latest first-registration year.
     pub to: i32,
-}
-
-/// Turns an age value (`1-3` years) into first-registration years counted back from
-/// `current_year`: a car 1–3 years old was first registered between `current_year-3` and
-/// `current_year-1`. Whole years only; fractional or absurd values are "no filter".
-pub fn age_years(value: &str, current_year: i32) -> Option<YearRange> {
-    Band::parse(value)?.age_years(current_year)
 }
 
 /// The label for a range value of a given filter (`5-8` → `5-8万`); 不限 when empty, and a
@@ -332,7 +320,7 @@ mod tests {
         for pair in ranges.windows(2) {
             assert_eq!(pair[0].max, pair[1].min, "gap between {:?} and {:?}", pair[0], pair[1]);
         }
-        assert_eq!(parse_mileage("2-3"), Some(MileageFilter { min_km: 20_000, max_km: Some(30_000) }));
+        assert_eq!(Band::parse("2-3").map(Band::mileage), Some(MileageFilter { min_km: 20_000, max_km: Some(30_000) }));
         assert_eq!(range_label(FilterType::Mileage, "2-3").as_deref(), Some("2-3万公里"));
     }
 
@@ -368,7 +356,7 @@ mod tests {
         assert_eq!(parse_price("30-999"), Some(PriceFilter { min_yuan: 300_000, max_yuan: None }));
         assert_eq!(parse_price("0.5-1.25"), Some(PriceFilter { min_yuan: 5_000, max_yuan: Some(12_500) }));
         assert_eq!(parse_price("x"), None);
-        assert_eq!(parse_mileage("10-100"), Some(MileageFilter { min_km: 100_000, max_km: None }));
+        assert_eq!(Band::parse("10-100").map(Band::mileage), Some(MileageFilter { min_km: 100_000, max_km: None }));
     }
 
     #[test]
@@ -387,7 +375,7 @@ mod tests {
             ("", 2026, None),
         ];
         for (value, year, want) in cases {
-            assert_eq!(age_years(value, *year).map(|r| (r.from, r.to)), *want, "{value} in {year}");
+            assert_eq!(Band::parse(value).and_then(|b| b.age_years(*year)).map(|r| (r.from, r.to)), *want, "{value} in {year}");
         }
     }
 

@@ -36,22 +36,6 @@ use crate::http::{csrf, error};
 use crate::services::jobs;
 use crate::state::AppState;
 
-/// The largest sell form: photos are checked one by one as they stream in (each at most
-/// `photos::MAX_BYTES`), so this only bounds a form posted without the uploader island.
-pub const SELL_FORM_LIMIT: usize = 160 * 1024 * 1024;
-
-/// Route middleware every page runs unless it names others (`auth` by default).
-pub const DEFAULT_MIDDLEWARE: &[&str] = &["auth"];
-
-/// Pages that need a signed-in user: anonymous visitors get the login form (401).
-pub const USER_MIDDLEWARE: &[&str] = &["auth", "user"];
-
-/// Pages for dealers (users who own a shop).
-pub const DEALER_MIDDLEWARE: &[&str] = &["auth", "user", "dealer"];
-
-/// Pages for the staff role: others get 403, anonymous visitors the login form.
-pub const STAFF_MIDDLEWARE: &[&str] = &["auth", "user", "staff"];
-
 /// The whole application.
 pub fn app(state: AppState) -> Router {
     app_with(state, Router::new())

@@ -16,13 +16,14 @@ use crate::state::AppState;
 /// Who may use a route: the route middleware it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
-    /// Anyone ([`crate::DEFAULT_MIDDLEWARE`]: the session, no sign-in needed).
+    /// Anyone: `auth`, the seed's default route middleware (the session, no sign-in needed).
     Public,
-    /// A signed-in user; anonymous visitors get the login form ([`crate::USER_MIDDLEWARE`]).
+    /// A signed-in user: `auth`, `user`; anonymous visitors get the login form (401).
     User,
-    /// A user who owns a shop ([`crate::DEALER_MIDDLEWARE`]).
+    /// A user who owns a shop: `auth`, `user`, `dealer`.
     Dealer,
-    /// Reviewers and consultants ([`crate::STAFF_MIDDLEWARE`]).
+    /// Reviewers and consultants: `auth`, `user`, `staff`; others get 403, anonymous visitors the
+    /// login form.
     Staff,
     /// No route middleware and no session: the API, providers' notifies, files and sitemaps,
     /// which answer for themselves.
@@ -33,10 +34,10 @@ impl Access {
     /// The route middleware names it runs (none for [`Access::Plain`]).
     pub fn middleware(self) -> Option<&'static [&'static str]> {
         match self {
-            Access::Public => Some(crate::DEFAULT_MIDDLEWARE),
-            Access::User => Some(crate::USER_MIDDLEWARE),
-            Access::Dealer => Some(crate::DEALER_MIDDLEWARE),
-            Access::Staff => Some(crate::STAFF_MIDDLEWARE),
+            Access::Public => Some(&["auth"]),
+            Access::User => Some(&["auth", "user"]),
+            Access::Dealer => Some(&["auth", "user", "dealer"]),
+            Access::Staff => Some(&["auth", "user", "staff"]),
             Access::Plain => None,
         }
     }

@@ -614,17 +614,21 @@ pub async fn serve_upload(State(state): State<AppState>, Path(key): Path<String>
     Ok(([(header::CONTENT_TYPE, "image/webp"), (header::CACHE_CONTROL, "public, max-age=31536000, immutable")], bytes).into_response())
 }
 
+/// The largest sell form: photos are checked one by one as they stream in (each at most
+/// [`photos::MAX_BYTES`]), so this only bounds a form posted without the uploader island.
+pub const SELL_FORM_LIMIT: usize = 160 * 1024 * 1024;
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/personalsell", page);
     r.post(Access::Public, "/personalsell", submit);
-    r.limit("/personalsell", crate::SELL_FORM_LIMIT);
+    r.limit("/personalsell", SELL_FORM_LIMIT);
     r.post(Access::Public, "/personalsell/lead", quick_lead);
     r.get(Access::Public, "/personalsell/suggest", suggest_json);
     r.post(Access::Public, "/upload/photo", upload);
     r.limit("/upload/photo", photos::MAX_BYTES + 64 * 1024);
     r.get(Access::User, "/space/personcarlist/{id}/edit", edit_page);
     r.post(Access::User, "/space/personcarlist/{id}/edit", edit);
-    r.limit("/space/personcarlist/{id}/edit", crate::SELL_FORM_LIMIT);
+    r.limit("/space/personcarlist/{id}/edit", SELL_FORM_LIMIT);
     r.get(Access::Plain, "/upload/{*key}", serve_upload);
 }
