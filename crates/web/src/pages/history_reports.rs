@@ -26,6 +26,7 @@ use crate::http::error::AppError;
 use crate::http::extract::{Form, PathId, Query};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::payments;
 use crate::state::AppState;
 
 /// The query form's fields (a GET query, and the confirm form's POST body).
@@ -321,7 +322,7 @@ async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, for
         vin_shown,
         car,
         free_left,
-        methods: crate::services::payments::methods(state, visitor),
+        methods: payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         error,
         again,
@@ -391,7 +392,7 @@ pub async fn fourorder_post(
         subject: format!("车况报告：{}", a.product.label()),
         amount_fen: a.product.price_fen(),
     };
-    let method = match crate::services::payments::method_of(&state, &form.method) {
+    let method = match payments::method_of(&state, &form.method) {
         Ok(m) => m,
         Err(message) => {
             let mut res = order_page(&state, &visitor, &user, form, &a, message.to_owned()).await?;
@@ -399,13 +400,13 @@ pub async fn fourorder_post(
             return Ok(res);
         }
     };
-    let mut order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let mut order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
     match state.store.create_paid_report(&new, &order, since, now).await? {
         // Already asked or ready: shown, never charged again.
         store::Ordered::Existing(id) => Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response()),
         store::Ordered::Order(_, order_no) => {
             order.order_no = order_no;
-            let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
+            let next = payments::cashier(&state, &visitor, &order, method)?;
             Ok(Redirect::to(&next).into_response())
         }
     }
@@ -586,7 +587,7 @@ pub async fn fousresults(
         own_report(&state, user.user_id, q.id()).await?
     } else {
         let order = state.store.order_of(user.user_id, q.order.trim()).await?.ok_or(AppError::NotFound)?;
-        let order = crate::services::payments::check(&state, order).await?;
+        let order = payments::check(&state, order).await?;
         paid_twice = order.refund_reason == domain::order::DUPLICATE_REFUND_REASON;
         state.store.report_of_order(q.order.trim()).await?.filter(|r| r.user_id == user.user_id).ok_or(AppError::NotFound)?
     };
@@ -595,7 +596,7 @@ pub async fn fousresults(
         report = state.store.report_of(user.user_id, report.report_id).await?.ok_or(AppError::NotFound)?;
     }
     let pay_url = match (&report.order_no, report.status) {
-        (Some(no), ReportState::Pending) => state.store.order_by_no(no).await?.map(|o| crate::services::payments::continue_url(&o)).unwrap_or_default(),
+        (Some(no), ReportState::Pending) => state.store.order_by_no(no).await?.map(|o| payments::continue_url(&o)).unwrap_or_default(),
         _ => String::new(),
     };
     let view = if report.status == ReportState::Ready { view(&state, &report).await? } else { None };

@@ -22,6 +22,7 @@ use crate::http::error::AppError;
 use crate::http::extract::positive_id;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::payments;
 use crate::state::AppState;
 use store::{Claim, Item};
 
@@ -221,7 +222,7 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, Dealer(user
         price: domain::order::yuan_text(tier.price_fen),
         per_lead: domain::order::yuan_text(tier.per_lead_fen()),
         waiting,
-        methods: crate::services::payments::methods(&state, &visitor),
+        methods: payments::methods(&state, &visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         edit: format!("/actives/superclue/step?{}", input.query()),
         input,
@@ -248,10 +249,10 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
         subject: format!("线索包{}条（{city}）", spec.quantity),
         amount_fen: tier.price_fen,
     };
-    let method = crate::services::payments::method_named(&input.method);
-    let order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let method = payments::method_named(&input.method);
+    let order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
     state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
-    let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
+    let next = payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }
 

@@ -20,13 +20,14 @@ use crate::http::error::AppError;
 use crate::http::extract::Query;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::payments;
 use crate::state::AppState;
 
 /// `POST /api/pay/alipay/notify`: `success` once the payment is applied (or was, or there is
 /// nothing to apply); `fail` otherwise, so Alipay tries again. Plain text, as the protocol wants.
 pub async fn alipay_notify(State(state): State<AppState>, body: Bytes) -> Result<Response, AppError> {
     let form: Vec<(String, String)> = form_urlencoded::parse(&body).into_owned().collect();
-    let ok = crate::services::payments::apply_alipay_notify(&state, &form).await?;
+    let ok = payments::apply_alipay_notify(&state, &form).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], if ok { "success" } else { "fail" }).into_response())
 }
 
@@ -135,7 +136,7 @@ fn result_path(order: &PayOrder, trade_no: &str) -> String {
 }
 
 async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &OrderQuery) -> Result<Response, AppError> {
-    let order = crate::services::payments::check(state, order).await?;
+    let order = payments::check(state, order).await?;
     // Back from paying (the provider's trade number on the URL): refresh until it is settled.
     let refresh = order.status == Status::Pending && !q.trade_no.is_empty() && state.clock.now() - order.created_at < REFRESH_FOR_SECS;
     let title = match order.status {
@@ -157,7 +158,7 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
         paid: order.paid_at.map(domain::time::datetime).unwrap_or_default(),
         uses: uses_of(&order),
         refresh,
-        continue_url: crate::services::payments::continue_url(&order),
+        continue_url: payments::continue_url(&order),
         self_url: result_path(&order, ""),
         again: match order.kind {
             Product::Leads => "/actives/superclue/step",
@@ -190,7 +191,7 @@ pub async fn handoff(State(state): State<AppState>, visitor: Visitor, SignedIn(u
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", order.order_no)).into_response());
     }
     let phone = visitor.device.class == domain::device::DeviceClass::Mobile;
-    let pay_url = crate::services::payments::pay_url(&state, &order.order_no, &order.subject, order.amount_fen, phone)?;
+    let pay_url = payments::pay_url(&state, &order.order_no, &order.subject, order.amount_fen, phone)?;
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付宝支付");
     page.private();
     let page_url = format!("{}/servicehall/alipay?order={}", state.config.site_url.trim_end_matches('/'), order.order_no);
@@ -247,7 +248,7 @@ pub async fn sandbox_pay(State(state): State<AppState>, visitor: Visitor, body: 
         "paid" => {
             let notify = sandbox.pay(&checkout, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
             // The notify a real cashier would post, through the very same handler.
-            if !crate::services::payments::apply_alipay_notify(&state, &notify).await? {
+            if !payments::apply_alipay_notify(&state, &notify).await? {
                 tracing::warn!(order_no = %checkout.order_no, "the sandbox's notify was refused");
             }
             // As Alipay does, the return carries the trade number (and nothing we trust).
@@ -264,7 +265,7 @@ pub async fn sandbox_pay(State(state): State<AppState>, visitor: Visitor, body: 
 pub async fn wechat_notify(State(state): State<AppState>, headers: axum::http::HeaderMap, body: Bytes) -> Result<Response, AppError> {
     let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
     let ok = match std::str::from_utf8(&body) {
-        Ok(text) => crate::services::payments::apply_wechat_notify(&state, &signed, text).await?,
+        Ok(text) => payments::apply_wechat_notify(&state, &signed, text).await?,
         Err(_) => false,
     };
     if ok {
@@ -301,26 +302,24 @@ struct WechatPage {
 /// refreshes (no JavaScript needed) until the order is paid.
 pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<OrderQuery>) -> Result<Response, AppError> {
     let order = own_order(&state, user.user_id, q.order.trim()).await?;
-    if !crate::services::payments::is_wechat(&order) {
+    if !payments::is_wechat(&order) {
         return Err(AppError::NotFound);
     }
-    let order = crate::services::payments::check(&state, order).await?;
+    let order = payments::check(&state, order).await?;
     if order.status != Status::Pending {
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", order.order_no)).into_response());
     }
-    let channel = crate::services::payments::wechat_channel(&visitor, user.wx_openid.as_deref());
+    let channel = payments::wechat_channel(&visitor, user.wx_openid.as_deref());
     let sandbox = state.adapters.pay.sandbox().is_some();
     let step = match &channel {
         crate::adapters::wechatpay::Channel::Jsapi { openid } if openid.is_empty() && !sandbox => WechatStep::NeedsWechatLogin,
-        _ => match crate::services::payments::wechat_prepay(&state, &order, &channel).await? {
+        _ => match payments::wechat_prepay(&state, &order, &channel).await? {
             crate::adapters::wechatpay::Prepay::H5(url) => {
                 let back = format!("{}/common/paysuccess?order={}&trade_no=h5", state.config.site_url.trim_end_matches('/'), order.order_no);
                 let url = if sandbox { url } else { format!("{url}&redirect_url={}", form_urlencoded::byte_serialize(back.as_bytes()).collect::<String>()) };
                 return Ok(Redirect::to(&url).into_response());
             }
-            crate::adapters::wechatpay::Prepay::Jsapi(prepay_id) => {
-                WechatStep::Jsapi(crate::services::payments::jsapi_params(&state, &prepay_id)?.map(|p| p.to_string()))
-            }
+            crate::adapters::wechatpay::Prepay::Jsapi(prepay_id) => WechatStep::Jsapi(payments::jsapi_params(&state, &prepay_id)?.map(|p| p.to_string())),
             crate::adapters::wechatpay::Prepay::Native(code_url) => WechatStep::Native(super::shared::qr_svg(&code_url), code_url),
         },
     };
@@ -342,7 +341,7 @@ pub async fn switch_to_wechat(
     crate::http::extract::Form(q): crate::http::extract::Form<OrderQuery>,
 ) -> Result<Response, AppError> {
     let old = own_order(&state, user.user_id, q.order.trim()).await?;
-    if old.status != Status::Pending || crate::services::payments::is_wechat(&old) {
+    if old.status != Status::Pending || payments::is_wechat(&old) {
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", old.order_no)).into_response());
     }
     let item = store::Item {
@@ -354,13 +353,13 @@ pub async fn switch_to_wechat(
         amount_fen: old.amount_fen,
     };
     let method = crate::adapters::pay::Method::Wechat;
-    let mut next = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let mut next = payments::new_order(&state, &visitor, user.user_id, item, method)?;
     let Some(bound) = state.store.switch_order(user.user_id, &old.order_no, &next, state.clock.now()).await? else {
         // Paid or closed meanwhile.
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", old.order_no)).into_response());
     };
     next.order_no = bound.order_no;
-    Ok(Redirect::to(&crate::services::payments::cashier(&state, &visitor, &next, method)?).into_response())
+    Ok(Redirect::to(&payments::cashier(&state, &visitor, &next, method)?).into_response())
 }
 
 #[derive(Template)]
@@ -376,7 +375,7 @@ struct SandboxWechatPage {
 async fn sandbox_wechat_order(state: &AppState, order_no: &str) -> Result<PayOrder, AppError> {
     state.adapters.pay.sandbox().ok_or(AppError::NotFound)?;
     let order = if domain::order::is_order_no(order_no) { state.store.order_by_no(order_no).await? } else { None };
-    order.filter(crate::services::payments::is_wechat).ok_or(AppError::NotFound)
+    order.filter(payments::is_wechat).ok_or(AppError::NotFound)
 }
 
 fn sandbox_wechat_page(state: &AppState, visitor: &Visitor, order: PayOrder, failed: bool) -> Result<Response, AppError> {
@@ -407,7 +406,7 @@ pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor,
         "paid" if order.status == Status::Pending => {
             let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
             let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
-            if !crate::services::payments::apply_wechat_notify(&state, &signed, &body).await? {
+            if !payments::apply_wechat_notify(&state, &signed, &body).await? {
                 tracing::warn!(order_no = %order.order_no, "the sandbox's wechat notify was refused");
             }
             Ok(Redirect::to(&format!("{result}&trade_no=wechat")).into_response())

@@ -23,6 +23,7 @@ use crate::http::error::AppError;
 use crate::http::extract::{Form, Query, positive_id};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::payments;
 use crate::state::AppState;
 
 /// The programme's pages, as its tab bar names them.
@@ -281,7 +282,7 @@ pub async fn fee(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         application: ApplicationView::new(application),
         fee: domain::order::yuan_text(FEE_FEN),
         vip_days: VIP_DAYS,
-        methods: crate::services::payments::methods(&state, &visitor),
+        methods: payments::methods(&state, &visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
     };
     Ok(Html(tpl.render()?).into_response())
@@ -297,7 +298,7 @@ pub struct FeePost {
 /// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
 /// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
-    let method = crate::services::payments::method_named(&post.method);
+    let method = payments::method_named(&post.method);
     let item = Item {
         product: domain::order::Product::Programme,
         plan_code: String::new(),
@@ -306,13 +307,13 @@ pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(
         subject: "车商孵化计划入驻费".to_owned(),
         amount_fen: FEE_FEN,
     };
-    let mut order = crate::services::payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    let mut order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
     let Some(bound) = state.store.create_programme_order(&order, state.clock.now()).await? else {
         return Ok(see_other("/actives/fh2021/user", Vec::new()));
     };
     // One order per fee: a pending one that can be paid this way is handed back.
     order.order_no = bound.order_no;
-    let next = crate::services::payments::cashier(&state, &visitor, &order, method)?;
+    let next = payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }
 

@@ -17,6 +17,7 @@ use crate::http::error::AppError;
 use crate::http::extract::Form;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::payments;
 use crate::state::AppState;
 use store::Item;
 
@@ -146,7 +147,7 @@ async fn render(state: &AppState, visitor: &Visitor, error: Option<String>, stat
         error,
         provinces: super::shared::province_cities(),
         sandbox: state.adapters.pay.sandbox().is_some(),
-        methods: crate::services::payments::methods(state, visitor),
+        methods: payments::methods(state, visitor),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -204,11 +205,11 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         Ok(item) => item,
         Err(message) => return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let method = match crate::services::payments::method_of(&state, &post.method) {
+    let method = match payments::method_of(&state, &post.method) {
         Ok(m) => m,
         Err(message) => return render(&state, &visitor, Some(message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())
 }
@@ -283,7 +284,7 @@ async fn campaign_page(
         allowed: plan.audience != Audience::Dealer || visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer),
         provinces: if domain::vip::needs_city(plan) { super::shared::province_cities() } else { Vec::new() },
         city,
-        methods: crate::services::payments::methods(state, visitor),
+        methods: payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         error,
         campaign,
@@ -327,11 +328,11 @@ pub async fn campaign_buy(
         Ok(item) => item,
         Err(message) => return again(message).await,
     };
-    let method = match crate::services::payments::method_of(&state, &post.method) {
+    let method = match payments::method_of(&state, &post.method) {
         Ok(m) => m,
         Err(message) => return again(message.to_owned()).await,
     };
-    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -406,12 +407,8 @@ pub async fn buytest(State(state): State<AppState>, visitor: Visitor) -> Result<
     test_purchases(&state)?;
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付测试");
     page.noindex();
-    let tpl = BuyTestPage {
-        page,
-        signed_in: visitor.user.is_some(),
-        sandbox: state.adapters.pay.sandbox().is_some(),
-        methods: crate::services::payments::methods(&state, &visitor),
-    };
+    let tpl =
+        BuyTestPage { page, signed_in: visitor.user.is_some(), sandbox: state.adapters.pay.sandbox().is_some(), methods: payments::methods(&state, &visitor) };
     Ok(Html(tpl.render()?).into_response())
 }
 
@@ -426,8 +423,8 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let method = crate::services::payments::method_named(&post.method);
-    let next = crate::services::payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
+    let method = payments::method_named(&post.method);
+    let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }
 
@@ -523,7 +520,7 @@ async fn dealer_plan_page(state: &AppState, visitor: &Visitor, code: &str, city:
         dealer,
         running,
         cars,
-        methods: crate::services::payments::methods(state, visitor),
+        methods: payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
         slots: domain::vip::PROMOTED_SLOTS,
     };
