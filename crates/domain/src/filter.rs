@@ -198,11 +198,19 @@ impl Band {
 
 impl std::fmt::Display for Band {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let trim = |n: f64| {
-            let s = format!("{n:.2}");
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        // Written for every filter link of a list page: whole numbers (nearly every band) without
+        // an allocation; others to two decimals, trailing zeros cut.
+        let number = |f: &mut std::fmt::Formatter<'_>, n: f64| {
+            if n.fract() == 0.0 {
+                write!(f, "{}", n as i64)
+            } else {
+                let s = format!("{n:.2}");
+                f.write_str(s.trim_end_matches('0').trim_end_matches('.'))
+            }
         };
-        write!(f, "{}-{}", trim(self.0.min), trim(self.0.max))
+        number(f, self.0.min)?;
+        f.write_str("-")?;
+        number(f, self.0.max)
     }
 }
 
