@@ -85,7 +85,7 @@ before(async () => {
     ...process.env,
     USEDCAR_LOG: "warn",
     USEDCAR_SITE_URL: base,
-    USEDCAR_COOKIE_DOMAIN: "",
+    USEDCAR_SITE_COOKIE_DOMAIN: "",
     USEDCAR_UPLOAD_DIR: join(dir, "upload"),
     USEDCAR_SECRET: "site-secret-for-the-checkout-test-0123456789abcdef",
     USEDCAR_APP_TOKEN_SECRET: APP_TOKEN_SECRET,

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use crate::{Res, Server, build_islands, cargo, ensure_chromium, free_port, npm_install, root, run, wait_for};
 
 const CONNECTIONS: u32 = 64;
-/// `count_cache_secs` of the server under test: staging's and production's default.
+/// `cache.count_secs` of the server under test: staging's and production's default.
 const COUNT_CACHE_SECS: &str = "30";
 
 struct Opts {
@@ -228,10 +228,10 @@ fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String
         .args(["serve", "--addr", &addr, "--database-url", db])
         .env("USEDCAR_LOG", "warn")
         .env("USEDCAR_SITE_URL", format!("http://{addr}"))
-        .env("USEDCAR_RESPONSE_CACHE_SECS", cache_secs.to_string())
+        .env("USEDCAR_CACHE_RESPONSE_SECS", cache_secs.to_string())
         // The production default: list totals are recounted at most every 30 s (both runs; the
         // response cache is what the two runs compare).
-        .env("USEDCAR_COUNT_CACHE_SECS", COUNT_CACHE_SECS)
+        .env("USEDCAR_CACHE_COUNT_SECS", COUNT_CACHE_SECS)
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start server: {e}"))?;

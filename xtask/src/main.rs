@@ -61,7 +61,7 @@ fn ensure_chromium() -> Res {
     ensure(&[("/usr/bin/chromium", &["chromium", "chromium-driver"]), CJK_FONT, ("/usr/bin/pdftotext", &["poppler-utils"])])
 }
 
-/// The CJK font of the PDF reports (the server's default `pdf_font`) and its package.
+/// The CJK font of the PDF reports (the server's default `pdf.font`) and its package.
 const CJK_FONT: (&str, &[&str]) = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", &["fonts-noto-cjk"]);
 
 /// Installs the Debian packages of each file that is missing.

@@ -1,6 +1,7 @@
 //! Style checks that run as tests (`cargo test -p xtask`): file docs, whitespace, stubs, island
-//! names on both sides, migrations that match across backends, every module in ARCHITECTURE.md's
-//! code map, the web crate's layers (no module outside `pages/` imports a page, pages share code
+//! names on both sides, migrations that match across backends, every module in its folder's block
+//! of ARCHITECTURE.md's code map, the sandbox's made-up records only behind the adapters, the web
+//! crate's layers (no module outside `pages/` imports a page, pages share code
 //! only through `pages/shared.rs`), no import circles among the modules of any crate, and no rule
 //! of `more.css` that could match the three pages that load only `site.css`.
 
@@ -326,35 +327,89 @@ mod tests {
         assert!(bad.is_empty(), "layer violations:\n{}", bad.join("\n"));
     }
 
-    /// ARCHITECTURE.md's code map names every module: a new file without a line there fails.
+    /// The modules a crate's section of the code map leaves unnamed. `files` are paths under the
+    /// crate's `src` (`http/cache.rs`), or `tests/it/…`. A folder's files are named in its block:
+    /// from the line that starts with the folder (`` `http/` — … ``) to the next such line; the
+    /// root's files before the first. So `adapters/pay.rs` is not vouched for by `pages/pay.rs`'s
+    /// line.
+    fn unnamed(section: &str, files: &[String]) -> Vec<String> {
+        let mut starts: Vec<(String, usize)> = Vec::new();
+        for (at, _) in section.match_indices("\n`") {
+            let line = &section[at + 2..];
+            if let Some(end) = line.find("/`")
+                && !line[..end].contains(['`', ' ', '\n'])
+            {
+                starts.push((line[..end].to_owned(), at));
+            }
+        }
+        let block = |folder: &str| -> &str {
+            let Some(i) = starts.iter().position(|(f, _)| f == folder) else {
+                return if folder.is_empty() { &section[..starts.first().map_or(section.len(), |s| s.1)] } else { "" };
+            };
+            &section[starts[i].1..starts.get(i + 1).map_or(section.len(), |s| s.1)]
+        };
+        let mut missing = Vec::new();
+        for rel in files {
+            let (folder, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+            let stem = file.trim_end_matches(".rs");
+            if !matches!(stem, "lib" | "main" | "mod") && !block(folder).contains(&format!("`{stem}`")) {
+                missing.push(rel.clone());
+            }
+        }
+        missing
+    }
+
+    /// ARCHITECTURE.md's code map names every module, in its crate's section and its folder's
+    /// block: a new file without a line there fails.
     #[test]
     fn the_code_map_names_every_module() {
         let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
-        // Each crate's modules are named in that crate's section, so a name one crate has does not
-        // vouch for another's module of the same name.
         let section = |title: &str| {
             let start = map.find(&format!("### `{title}`")).unwrap_or_else(|| panic!("no section for {title}"));
             let end = map[start + 4..].find("\n##").map_or(map.len(), |e| start + 4 + e);
             &map[start..end]
         };
         let mut missing = Vec::new();
-        for (dir, title) in [
-            ("crates/domain/src", "crates/domain"),
-            ("crates/store/src", "crates/store"),
-            ("crates/web/src", "crates/web"),
-            ("crates/web/tests/it", "crates/web"),
-        ] {
+        for krate in ["domain", "store", "web"] {
+            let dir = root().join("crates").join(krate);
             let mut rust = Vec::new();
-            files(&root().join(dir), &[".rs"], &mut rust);
-            let text = section(title);
-            for p in rust {
-                let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-                if !matches!(stem.as_str(), "lib" | "main" | "mod") && !text.contains(&format!("`{stem}`")) {
-                    missing.push(format!("{dir}: {stem}"));
-                }
+            files(&dir.join("src"), &[".rs"], &mut rust);
+            let mut rels: Vec<String> = rust.iter().map(|p| p.strip_prefix(dir.join("src")).unwrap().to_string_lossy().into_owned()).collect();
+            if krate == "web" {
+                let mut tests = Vec::new();
+                files(&dir.join("tests/it"), &[".rs"], &mut tests);
+                rels.extend(tests.iter().map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned()));
+                assert!(rels.iter().any(|r| r == "adapters/pay.rs") && rels.iter().any(|r| r == "tests/it/support.rs"), "files not found: the check is broken");
             }
+            missing.extend(unnamed(section(&format!("crates/{krate}")), &rels).into_iter().map(|r| format!("{krate}: {r}")));
         }
-        assert!(missing.is_empty(), "modules missing from their crate's section of ARCHITECTURE.md's code map: {missing:?}");
+        assert!(missing.is_empty(), "modules missing from their folder's block of ARCHITECTURE.md's code map: {missing:?}");
+
+        // A module named only in another folder's block is missing.
+        let planted = "### `crates/x`\nThe root: `state`.\n\n`http/` — `cache`.\n\n`pages/` — `pay`, `home`.\n";
+        let rels = ["state.rs", "http/cache.rs", "http/pay.rs", "pages/pay.rs", "pages/home.rs", "pages/mod.rs"].map(str::to_owned);
+        assert_eq!(unnamed(planted, &rels), ["http/pay.rs"]);
+    }
+
+    /// The files of the web crate, outside `adapters/`, that name one of `names` in their code.
+    fn outside_adapters_naming(names: &[&str]) -> (Vec<String>, usize) {
+        let src = root().join("crates/web/src");
+        let mut all = Vec::new();
+        files(&src, &[".rs"], &mut all);
+        let naming: Vec<&PathBuf> = all.iter().filter(|p| names.iter().any(|n| code_of(p).contains(n))).collect();
+        let (inside, outside): (Vec<&PathBuf>, Vec<&PathBuf>) = naming.into_iter().partition(|p| p.starts_with(src.join("adapters")));
+        (outside.iter().map(|p| p.strip_prefix(&src).unwrap().display().to_string()).collect(), inside.len())
+    }
+
+    /// Made-up data (the sandbox's vehicle histories, batteries and their source name) reaches
+    /// pages only through the history adapter, so a site with a real provider never shows it.
+    #[test]
+    fn sandbox_records_stay_behind_the_sandbox_adapters() {
+        let (outside, inside) = outside_adapters_naming(&["sandbox_record", "sandbox_battery", "SANDBOX_SOURCE"]);
+        assert!(inside > 0, "the adapters' use not found: the check is broken");
+        assert!(outside.is_empty(), "sandbox records used outside adapters/ (ask the adapter): {outside:?}");
+        let (planted, _) = outside_adapters_naming(&["fn refresh_panel"]);
+        assert_eq!(planted, ["services/reports.rs"], "the search is broken");
     }
 
     /// The files of `graph` that reach themselves through their imports.

@@ -515,6 +515,12 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
     Record { services, claims, flags, readings, battery: None }
 }
 
+/// The sample the reports' landing shows in every environment, marked as a sample there: the
+/// accident car's record ([`ACCIDENT_VIN`]).
+pub fn sample_record(now: i64) -> Option<Record> {
+    Vin::parse(ACCIDENT_VIN).ok().map(|vin| sandbox_record(&vin, now))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,6 +572,7 @@ mod tests {
     #[test]
     fn the_demo_vins_show_what_they_are_for() {
         let accident = sandbox_record(&vin(ACCIDENT_VIN), NOW);
+        assert_eq!(sample_record(NOW).as_ref(), Some(&accident), "the landing's sample is the accident car");
         assert!(accident.claims.iter().any(|c| c.amount_yuan == 48_600 && c.parts.contains("纵梁")));
         assert!(accident.summary(Kind::Claims, None).starts_with("出险"));
         assert_ne!(accident.summary(Kind::Claims, None), "出险0次");

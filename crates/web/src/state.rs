@@ -121,13 +121,13 @@ impl AppState {
 
     /// State with a given clock and random source (tests check that secrets fail closed).
     pub fn with_parts(config: Config, store: store::Store, clock: Box<dyn Clock>, random: Box<dyn random::Source>) -> AppState {
-        let assets = Assets::load(&config.static_path);
+        let assets = Assets::load(&config.site.static_path);
         let adapters = Adapters::from_config(&config);
         let storage = storage::Storage::from_config(&config, adapters::http_client());
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
-        let cache = cache::ResponseCache::new(config.response_cache_secs);
-        let counts = memo::Counts::new(config.count_cache_secs);
+        let cache = cache::ResponseCache::new(config.cache.response);
+        let counts = memo::Counts::new(config.cache.count);
         AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))
     }
 }

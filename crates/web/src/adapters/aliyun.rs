@@ -12,6 +12,7 @@ use sha1::Sha1;
 use domain::text::percent_encode;
 
 use super::AdapterError;
+use crate::config::Secret;
 
 /// One product's RPC endpoint and credentials.
 #[derive(Debug)]
@@ -21,7 +22,7 @@ pub struct Rpc {
     /// AccessKey id.
     pub key_id: String,
     /// AccessKey secret.
-    pub key_secret: String,
+    pub key_secret: Secret,
     /// API version, `2017-05-25` for both products.
     pub version: &'static str,
     /// The shared HTTP client.
@@ -49,7 +50,7 @@ impl Rpc {
         .chain(params)
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-        let signature = rpc_signature(&self.key_secret, "GET", &all);
+        let signature = rpc_signature(self.key_secret.expose(), "GET", &all);
         all.push(("Signature".to_owned(), signature));
         let query: Vec<String> = all.iter().map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v))).collect();
         let res = self.client.get(format!("{}?{}", self.endpoint, query.join("&"))).send().await?;

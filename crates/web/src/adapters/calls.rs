@@ -14,7 +14,7 @@ use serde::Deserialize as _;
 
 use super::AdapterError;
 use super::aliyun::Rpc;
-use crate::config::Config;
+use crate::config::{Config, Secret};
 
 /// The largest recording we download (an hour of 64 kbit/s audio is under 30 MB).
 pub const MAX_RECORDING_BYTES: usize = 40 * 1024 * 1024;
@@ -22,7 +22,7 @@ pub const MAX_RECORDING_BYTES: usize = 40 * 1024 * 1024;
 /// How long a privacy-number binding lasts.
 pub const BINDING_SECS: i64 = 2 * 3_600;
 
-/// The call-tracking adapter chosen by `calls_adapter`.
+/// The call-tracking adapter chosen by `calls.adapter`.
 #[derive(Debug)]
 pub enum Calls {
     /// Direct dialling.
@@ -36,7 +36,7 @@ pub enum Calls {
 pub struct Aliyun {
     rpc: Rpc,
     pool_key: String,
-    callback_token: String,
+    callback_token: Secret,
 }
 
 /// One `SecretRecording` receipt.
@@ -66,17 +66,17 @@ fn millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
 impl Calls {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Calls {
-        if config.calls_adapter == crate::config::CallsAdapter::Aliyun {
+        if config.calls.adapter == crate::config::CallsAdapter::Aliyun {
             Calls::Aliyun(Aliyun {
                 rpc: Rpc {
-                    endpoint: config.calls_endpoint.clone(),
-                    key_id: config.calls_access_key_id.clone(),
-                    key_secret: config.calls_access_key_secret.clone(),
+                    endpoint: config.calls.endpoint.clone(),
+                    key_id: config.calls.access_key_id.clone(),
+                    key_secret: config.calls.access_key_secret.clone(),
                     version: "2017-05-25",
                     client,
                 },
-                pool_key: config.calls_pool_key.clone(),
-                callback_token: config.calls_callback_token.clone(),
+                pool_key: config.calls.pool_key.clone(),
+                callback_token: config.calls.callback_token.clone(),
             })
         } else {
             Calls::Sandbox
@@ -111,7 +111,7 @@ impl Calls {
     /// Whether a receipt push carries our token and pool (anything else is refused).
     pub fn accepts(&self, token: &str, receipts: &[RecordingReceipt]) -> bool {
         let Calls::Aliyun(a) = self else { return false };
-        let token_ok = domain::auth::same_secret(token, &a.callback_token);
+        let token_ok = domain::auth::same_secret(token, a.callback_token.expose());
         token_ok && !a.callback_token.is_empty() && receipts.iter().all(|r| r.pool_key.is_empty() || r.pool_key == a.pool_key)
     }
 

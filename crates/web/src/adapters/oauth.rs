@@ -16,9 +16,9 @@ use serde::Deserialize;
 use store::{Identity, Provider};
 
 use super::{AdapterError, query_string};
-use crate::config::Config;
+use crate::config::{Config, Secret};
 
-/// The OAuth adapter chosen by `oauth_adapter`.
+/// The OAuth adapter chosen by `oauth.adapter`.
 #[derive(Debug)]
 pub enum OAuth {
     /// Local consent page.
@@ -31,9 +31,9 @@ pub enum OAuth {
 #[derive(Debug)]
 pub struct Real {
     wx_app_id: String,
-    wx_secret: String,
+    wx_secret: Secret,
     qq_app_id: String,
-    qq_key: String,
+    qq_key: Secret,
     wx_api: String,
     wx_open: String,
     qq_api: String,
@@ -92,15 +92,15 @@ impl QqReply {
 impl OAuth {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> OAuth {
-        if config.oauth_adapter == crate::config::OauthAdapter::Real {
+        if config.oauth.adapter == crate::config::OauthAdapter::Real {
             OAuth::Real(Box::new(Real {
-                wx_app_id: config.wx_app_id.clone(),
-                wx_secret: config.wx_app_secret.clone(),
-                qq_app_id: config.qq_app_id.clone(),
-                qq_key: config.qq_app_key.clone(),
-                wx_api: config.wx_api_base.trim_end_matches('/').to_owned(),
-                wx_open: config.wx_open_base.trim_end_matches('/').to_owned(),
-                qq_api: config.qq_api_base.trim_end_matches('/').to_owned(),
+                wx_app_id: config.wx.app_id.clone(),
+                wx_secret: config.wx.app_secret.clone(),
+                qq_app_id: config.qq.app_id.clone(),
+                qq_key: config.qq.app_key.clone(),
+                wx_api: config.wx.api_base.trim_end_matches('/').to_owned(),
+                wx_open: config.wx.open_base.trim_end_matches('/').to_owned(),
+                qq_api: config.qq.api_base.trim_end_matches('/').to_owned(),
                 client,
                 ticket: Mutex::new(None),
             }))
@@ -194,7 +194,7 @@ impl Real {
         let token = self
             .get_wx(
                 "/sns/oauth2/access_token",
-                &[("appid", &self.wx_app_id), ("secret", &self.wx_secret), ("code", code), ("grant_type", "authorization_code")],
+                &[("appid", &self.wx_app_id), ("secret", self.wx_secret.expose()), ("code", code), ("grant_type", "authorization_code")],
             )
             .await?;
         if token.openid.is_empty() || token.access_token.is_empty() {
@@ -217,7 +217,7 @@ impl Real {
                 &[
                     ("grant_type", "authorization_code"),
                     ("client_id", &self.qq_app_id),
-                    ("client_secret", &self.qq_key),
+                    ("client_secret", self.qq_key.expose()),
                     ("code", code),
                     ("redirect_uri", redirect_uri),
                     ("fmt", "json"),
@@ -244,7 +244,8 @@ impl Real {
         {
             return Ok(ticket.clone());
         }
-        let token = self.get_wx("/cgi-bin/token", &[("grant_type", "client_credential"), ("appid", &self.wx_app_id), ("secret", &self.wx_secret)]).await?;
+        let token =
+            self.get_wx("/cgi-bin/token", &[("grant_type", "client_credential"), ("appid", &self.wx_app_id), ("secret", self.wx_secret.expose())]).await?;
         let reply = self.get_wx("/cgi-bin/ticket/getticket", &[("access_token", &token.access_token), ("type", "jsapi")]).await?;
         if reply.ticket.is_empty() {
             return Err(AdapterError::Decode("no ticket".to_owned()));
@@ -274,7 +275,7 @@ mod tests {
     #[test]
     fn authorize_urls_carry_state_and_redirect() {
         let mut cfg = Config::defaults(crate::config::Env::Production);
-        cfg.oauth_adapter = crate::config::OauthAdapter::Real;
+        cfg.oauth.adapter = crate::config::OauthAdapter::Real;
         let real = OAuth::from_config(&cfg, reqwest::Client::new());
         let wx = real.authorize_url(Provider::Wechat, "st8", "https://m.ershouche.example/space/wxlogin");
         assert!(wx.starts_with("https://open.weixin.qq.com/connect/oauth2/authorize?appid=wx5e3b2c8d1f0a4b67&redirect_uri=https%3A%2F%2Fm.ershouche.example%2Fspace%2Fwxlogin&response_type=code&scope=snsapi_userinfo&state=st8#wechat_redirect"), "{wx}");

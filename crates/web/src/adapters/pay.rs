@@ -1,4 +1,4 @@
-//! Payments, chosen by `pay_adapter`:
+//! Payments, chosen by `pay.adapter`:
 //!
 //! - `sandbox` (development and the demo): Alipay's own protocol against a local cashier,
 //!   `/pay/sandbox/gateway`, clearly marked 沙箱. Its keys are the public sandbox pair in
@@ -106,14 +106,14 @@ impl Payments {
 
     /// [`Payments::from_config`], or why the keys do not read.
     pub fn try_from_config(config: &Config, client: reqwest::Client) -> Result<Payments, String> {
-        match config.pay_adapter {
+        match config.pay.adapter {
             PayAdapter::Sandbox => {
                 let app_key = alipay::private_key(include_str!("keys/sandbox_app.pem")).map_err(|e| e.to_string())?;
                 let platform_key = alipay::private_key(include_str!("keys/sandbox_platform.pem")).map_err(|e| e.to_string())?;
                 let app_public = app_key.to_public_key();
                 let wechat = WechatPay {
                     gateway: String::new(),
-                    app_id: config.wx_app_id.clone(),
+                    app_id: config.wx.app_id.clone(),
                     mch_id: SANDBOX_MCH_ID.to_owned(),
                     serial_no: "5ANDB0XMERCHANT".to_owned(),
                     key: app_key.clone(),
@@ -139,30 +139,30 @@ impl Payments {
             }
             PayAdapter::Real => {
                 let rail = Rail::Real(Box::new(Alipay {
-                    gateway: config.alipay_gateway.clone(),
-                    app_id: config.alipay_app_id.clone(),
-                    seller_id: config.alipay_seller_id.clone(),
-                    app_key: alipay::private_key(&config.alipay_private_key).map_err(|e| format!("alipay_private_key: {e}"))?,
-                    platform_key: alipay::public_key(&config.alipay_public_key).map_err(|e| format!("alipay_public_key: {e}"))?,
+                    gateway: config.alipay.gateway.clone(),
+                    app_id: config.alipay.app_id.clone(),
+                    seller_id: config.alipay.seller_id.clone(),
+                    app_key: alipay::private_key(config.alipay.private_key.expose()).map_err(|e| format!("alipay.private_key: {e}"))?,
+                    platform_key: alipay::public_key(&config.alipay.public_key).map_err(|e| format!("alipay.public_key: {e}"))?,
                     client: client.clone(),
                 }));
-                let wechat = if config.wxpay_mch_id.is_empty() {
+                let wechat = if config.wxpay.mch_id.is_empty() {
                     None
                 } else {
-                    if config.wxpay_api_v3_key.len() != 32 {
-                        return Err("wxpay_api_v3_key: must be the 32-character API v3 key".to_owned());
+                    if config.wxpay.api_v3_key.len() != 32 {
+                        return Err("wxpay.api_v3_key: must be the 32-character API v3 key".to_owned());
                     }
                     Some(Box::new(WechatPay {
-                        gateway: config.wxpay_gateway.clone(),
-                        app_id: config.wx_app_id.clone(),
-                        mch_id: config.wxpay_mch_id.clone(),
-                        serial_no: config.wxpay_serial_no.clone(),
-                        key: alipay::private_key(&config.wxpay_private_key).map_err(|e| format!("wxpay_private_key: {e}"))?,
+                        gateway: config.wxpay.gateway.clone(),
+                        app_id: config.wx.app_id.clone(),
+                        mch_id: config.wxpay.mch_id.clone(),
+                        serial_no: config.wxpay.serial_no.clone(),
+                        key: alipay::private_key(config.wxpay.private_key.expose()).map_err(|e| format!("wxpay.private_key: {e}"))?,
                         platform: vec![(
-                            config.wxpay_platform_serial.clone(),
-                            alipay::public_key(&config.wxpay_platform_public_key).map_err(|e| format!("wxpay_platform_public_key: {e}"))?,
+                            config.wxpay.platform_serial.clone(),
+                            alipay::public_key(&config.wxpay.platform_public_key).map_err(|e| format!("wxpay.platform_public_key: {e}"))?,
                         )],
-                        api_v3_key: config.wxpay_api_v3_key.clone(),
+                        api_v3_key: config.wxpay.api_v3_key.expose().to_owned(),
                         client,
                     }))
                 };
@@ -378,12 +378,12 @@ mod tests {
     #[test]
     fn real_keys_that_do_not_read_are_named_and_never_take_a_payment() {
         let mut config = Config::defaults(Env::Development);
-        config.pay_adapter = PayAdapter::Real;
-        config.alipay_app_id = "2021004100000001".to_owned();
-        config.alipay_private_key = "MIIEvQ-not-a-key".to_owned();
-        config.alipay_public_key = "MIIBIj-not-a-key".to_owned();
+        config.pay.adapter = PayAdapter::Real;
+        config.alipay.app_id = "2021004100000001".to_owned();
+        config.alipay.private_key = crate::config::Secret::new("MIIEvQ-not-a-key");
+        config.alipay.public_key = "MIIBIj-not-a-key".to_owned();
         let err = Payments::try_from_config(&config, reqwest::Client::new()).unwrap_err();
-        assert!(err.starts_with("alipay_private_key:"), "{err}");
+        assert!(err.starts_with("alipay.private_key:"), "{err}");
         let broken = Payments::from_config(&config, reqwest::Client::new());
         assert!(broken.alipay().is_err() && broken.sandbox().is_none() && broken.wechat().is_none());
         assert_eq!(broken.provider(Method::Alipay), Provider::Alipay, "never recorded as sandbox money");

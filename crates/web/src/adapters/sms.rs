@@ -12,7 +12,7 @@ pub use super::aliyun::rpc_signature;
 use super::{AdapterError, LeadNotice};
 use crate::config::Config;
 
-/// The SMS adapter chosen by `sms_adapter`.
+/// The SMS adapter chosen by `sms.adapter`.
 #[derive(Debug)]
 pub enum Sms {
     /// Local only.
@@ -52,19 +52,19 @@ pub struct Aliyun {
 impl Sms {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Sms {
-        if config.sms_adapter == crate::config::SmsAdapter::Aliyun {
+        if config.sms.adapter == crate::config::SmsAdapter::Aliyun {
             Sms::Aliyun(Aliyun {
                 rpc: Rpc {
-                    endpoint: config.sms_endpoint.clone(),
-                    key_id: config.sms_access_key_id.clone(),
-                    key_secret: config.sms_access_key_secret.clone(),
+                    endpoint: config.sms.endpoint.clone(),
+                    key_id: config.sms.access_key_id.clone(),
+                    key_secret: config.sms.access_key_secret.clone(),
                     version: "2017-05-25",
                     client,
                 },
-                sign_name: config.sms_sign_name.clone(),
-                template_code: config.sms_template_code.clone(),
-                lead_template_code: config.sms_lead_template_code.clone(),
-                alert_template_code: config.sms_alert_template_code.clone(),
+                sign_name: config.sms.sign_name.clone(),
+                template_code: config.sms.template_code.clone(),
+                lead_template_code: config.sms.lead_template_code.clone(),
+                alert_template_code: config.sms.alert_template_code.clone(),
             })
         } else {
             Sms::Sandbox(Sandbox::default())

@@ -15,9 +15,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{AdapterError, LeadNotice, clip};
-use crate::config::Config;
+use crate::config::{Config, Secret};
 
-/// The template-message adapter, chosen with the sign-in adapter (`oauth_adapter`): both speak
+/// The template-message adapter, chosen with the sign-in adapter (`oauth.adapter`): both speak
 /// for the same official account.
 #[derive(Debug)]
 pub enum WxMessages {
@@ -32,7 +32,7 @@ pub enum WxMessages {
 pub struct Real {
     api: String,
     app_id: String,
-    secret: String,
+    secret: Secret,
     template_id: String,
     link: String,
     client: reqwest::Client,
@@ -54,13 +54,13 @@ const TOKEN_ERRORS: [i64; 3] = [40001, 40014, 42001];
 impl WxMessages {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> WxMessages {
-        if config.oauth_adapter == crate::config::OauthAdapter::Real {
+        if config.oauth.adapter == crate::config::OauthAdapter::Real {
             WxMessages::Real(Box::new(Real {
-                api: config.wx_api_base.trim_end_matches('/').to_owned(),
-                app_id: config.wx_app_id.clone(),
-                secret: config.wx_app_secret.clone(),
-                template_id: config.wx_lead_template_id.clone(),
-                link: format!("{}/actives/zhikeclues", config.site_url.trim_end_matches('/')),
+                api: config.wx.api_base.trim_end_matches('/').to_owned(),
+                app_id: config.wx.app_id.clone(),
+                secret: config.wx.app_secret.clone(),
+                template_id: config.wx.lead_template_id.clone(),
+                link: format!("{}/actives/zhikeclues", config.site.url.trim_end_matches('/')),
                 client,
                 token: Mutex::new(None),
             }))
@@ -114,7 +114,7 @@ impl Real {
         {
             return Ok(token.clone());
         }
-        let body = json!({ "grant_type": "client_credential", "appid": self.app_id, "secret": self.secret, "force_refresh": false });
+        let body = json!({ "grant_type": "client_credential", "appid": self.app_id, "secret": self.secret.expose(), "force_refresh": false });
         let reply = self.post(&format!("{}/cgi-bin/stable_token", self.api), &body).await?;
         if reply.access_token.is_empty() {
             return Err(AdapterError::Decode("no access_token".to_owned()));
@@ -133,7 +133,7 @@ impl Real {
 
     async fn send(&self, openid: &str, data: Value) -> Result<(), AdapterError> {
         if self.template_id.is_empty() {
-            return Err(AdapterError::Invalid("wx_lead_template_id is not set"));
+            return Err(AdapterError::Invalid("wx.lead_template_id is not set"));
         }
         let body = json!({ "touser": openid, "template_id": self.template_id, "url": self.link, "data": data });
         for attempt in 0..2 {

@@ -13,9 +13,10 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use domain::auth::Role;
+use domain::device::Device;
 
 use crate::http::error::AppError;
-use crate::http::visitor::CurrentUser;
+use crate::http::visitor::{CurrentUser, device_in};
 use crate::state::AppState;
 
 /// What a route requires of its caller.
@@ -29,14 +30,14 @@ pub enum Need {
 
 /// The refusal of a caller who does not meet `need`: the login form (401) or 403 (for a dealer's
 /// page, one that says it is for dealers and how to become one).
-pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, signed_in: bool, need: Need) -> Response {
+pub fn refusal(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, device: Device, signed_in: bool, need: Need) -> Response {
     if signed_in {
         return if need == Need::Role(Role::Dealer) { AppError::DealerOnly } else { AppError::Forbidden }.into_response();
     }
     if crate::http::envelope::is_api(uri.path()) {
         return crate::auth::session::cm002(state);
     }
-    crate::auth::signin::required(state, method, uri, headers)
+    crate::auth::signin::required(state, method, uri, headers, device)
 }
 
 /// The user of a request when they meet `need`; otherwise whether anyone was signed in.
@@ -52,7 +53,9 @@ pub fn check(user: Option<&store::User>, need: Need) -> Result<&store::User, boo
 #[expect(clippy::result_large_err, reason = "the refusal is the response itself, built once per refused request")]
 fn require(parts: &Parts, state: &AppState, need: Need) -> Result<store::User, Response> {
     let user = parts.extensions.get::<CurrentUser>().and_then(|c| c.0.as_ref());
-    check(user, need).cloned().map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, signed_in, need))
+    check(user, need)
+        .cloned()
+        .map_err(|signed_in| refusal(state, &parts.method, &parts.uri, &parts.headers, device_in(&parts.extensions, &parts.headers), signed_in, need))
 }
 
 /// Declares an extractor holding the user who meets `$need`.

@@ -85,7 +85,7 @@ pub fn route_middleware(
                     let mut res = if !signed_in && req.method() == Method::POST && !crate::http::envelope::is_api(req.uri().path()) {
                         resumable_refusal(&state, req).await
                     } else {
-                        access::refusal(&state, req.method(), req.uri(), req.headers(), signed_in, required)
+                        access::refusal(&state, req.method(), req.uri(), req.headers(), device_in(req.extensions(), req.headers()), signed_in, required)
                     };
                     append_cookies(&mut res, cookies);
                     return res;
@@ -110,7 +110,7 @@ async fn resumable_refusal(state: &AppState, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
     let Some(pending) = crate::auth::resume::Pending::from_post(parts.uri.path(), &bytes) else {
-        return access::refusal(state, &parts.method, &parts.uri, &parts.headers, false, Need::User);
+        return access::refusal(state, &parts.method, &parts.uri, &parts.headers, device_in(&parts.extensions, &parts.headers), false, Need::User);
     };
     // Back to the form's own `return` field, else the page the form was on.
     let back = form_urlencoded::parse(&bytes)
@@ -120,7 +120,8 @@ async fn resumable_refusal(state: &AppState, req: Request) -> Response {
         .unwrap_or_else(|| "/".to_owned());
     let device = crate::http::visitor::device_id_of(&parts.headers, &parts.extensions).unwrap_or_default();
     let form = crate::auth::resume::login_form(state, &device, &pending, &back);
-    crate::auth::signin::login_page(state, &parts.headers, form, StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
+    crate::auth::signin::login_page(state, device_in(&parts.extensions, &parts.headers), form, StatusCode::UNAUTHORIZED)
+        .unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Adds the middleware's cookies to a response, except those the handler set or cleared itself:

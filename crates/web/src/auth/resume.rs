@@ -97,7 +97,7 @@ pub fn returning(state: &AppState, device: Option<&str>, return_to: &str) -> Log
         .return_to
         .strip_prefix("/sys/resume?t=")
         .zip(device)
-        .and_then(|(t, device)| open(&state.config.secret, device, t, state.clock.now()))
+        .and_then(|(t, device)| open(state.config.secret.expose(), device, t, state.clock.now()))
         .map(|(pending, _)| pending.reason());
     form
 }
@@ -105,7 +105,7 @@ pub fn returning(state: &AppState, device: Option<&str>, return_to: &str) -> Log
 /// The login form for a signed-out visitor who asked for `pending` on the page `back`: it says
 /// why, and signing in ends at `/sys/resume`.
 pub fn login_form(state: &AppState, device: &str, pending: &Pending, back: &str) -> LoginForm {
-    let t = token(&state.config.secret, device, pending, back, state.clock.now());
+    let t = token(state.config.secret.expose(), device, pending, back, state.clock.now());
     LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={t}")) }
 }
 

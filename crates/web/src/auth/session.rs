@@ -131,7 +131,7 @@ pub async fn exchange_app_token(
 ) -> Result<Option<Issued>, AppError> {
     let Ok(mobile) = domain::validate::Mobile::parse(mobile) else { return Ok(None) };
     let now = state.clock.now();
-    if let Err(e) = domain::auth::verify_app_token(state.config.app_token_secret.as_bytes(), mobile.as_str(), app_token, now) {
+    if let Err(e) = domain::auth::verify_app_token(state.config.app.token_secret.expose().as_bytes(), mobile.as_str(), app_token, now) {
         tracing::warn!(target: "auth", reason = ?e, "app token refused");
         return Ok(None);
     }

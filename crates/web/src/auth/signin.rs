@@ -9,10 +9,10 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::auth::safe_return;
 
 use crate::http::error::AppError;
-use crate::http::visitor::device_of;
 use crate::render::islands::LoginProps;
 use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
+use domain::device::Device;
 
 /// What the login form shows: kept input and messages.
 #[derive(Debug, Clone, Default)]
@@ -75,9 +75,9 @@ struct LoginPage {
 }
 
 /// Renders the login page with a status.
-pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status: StatusCode) -> Result<Response, AppError> {
+pub fn login_page(state: &AppState, device: Device, form: LoginForm, status: StatusCode) -> Result<Response, AppError> {
     let heading = if form.bind.is_empty() { "手机号登录" } else { "首次登录，请绑定手机号" };
-    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
+    let mut page = PageMeta::new(state, device, Layout::Default, "登录").describe("登录二手车网：手机号验证码登录，或使用微信、QQ登录。");
     page = page.canonical_path(state, "/sys/login");
     page.noindex();
     let form = form.island(state, &mut page);
@@ -88,19 +88,19 @@ pub fn login_page(state: &AppState, headers: &HeaderMap, form: LoginForm, status
 
 /// What a page that needs a user answers to an anonymous visitor: the login form (401), returning
 /// to the page asked for (a GET) or to the page the form was on (a POST).
-pub fn required(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Response {
+pub fn required(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap, device: Device) -> Response {
     let return_to = if method == Method::GET {
         uri.path_and_query().map_or("/", |p| p.as_str()).to_owned()
     } else {
         referer_path(state, headers).unwrap_or_else(|| "/".to_owned())
     };
-    login_page(state, headers, LoginForm::returning(&return_to), StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
+    login_page(state, device, LoginForm::returning(&return_to), StatusCode::UNAUTHORIZED).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// The path of a same-site `Referer`.
 pub fn referer_path(state: &AppState, headers: &HeaderMap) -> Option<String> {
     let referer = headers.get(header::REFERER)?.to_str().ok()?;
-    let site = state.config.site_url.trim_end_matches('/');
+    let site = state.config.site.url.trim_end_matches('/');
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     let rest = referer
         .strip_prefix(site)

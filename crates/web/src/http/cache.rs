@@ -8,7 +8,7 @@
 //! layer produced is what a later request with the same key accepts). Only `200` responses
 //! whose only cookie is the new device id are kept; that cookie is issued afresh on each hit.
 //!
-//! Freshness across several nodes comes from the short TTL (`response_cache_secs`); a write
+//! Freshness across several nodes comes from the short TTL (`cache.response_secs`); a write
 //! (any successful non-GET request) on this node also empties this node's cache at once, and
 //! forgets its list totals ([`crate::services::memo`]), so the visitor who changed something sees it on
 //! their next page.

@@ -28,25 +28,25 @@ pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 /// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, the configured domain when set,
 /// `Secure` outside development, `HttpOnly` when asked.
 pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> Option<HeaderValue> {
-    cookie_header(name, value, COOKIE_MAX_AGE, &config.cookie_domain, config.secure_cookies(), http_only)
+    cookie_header(name, value, COOKIE_MAX_AGE, &config.site.cookie_domain, config.secure_cookies(), http_only)
 }
 
 /// A short-lived `HttpOnly` cookie (a one-time notice): like [`set_cookie`], living `max_age`
 /// seconds (0 removes it).
 pub fn set_cookie_for(config: &Config, name: &str, value: &str, max_age: u32) -> Vec<HeaderValue> {
-    cookie_header(name, value, max_age, &config.cookie_domain, config.secure_cookies(), true).into_iter().collect()
+    cookie_header(name, value, max_age, &config.site.cookie_domain, config.secure_cookies(), true).into_iter().collect()
 }
 
 /// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
 pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
-    cookie_header(name, "", 0, &config.cookie_domain, config.secure_cookies(), false)
+    cookie_header(name, "", 0, &config.site.cookie_domain, config.secure_cookies(), false)
 }
 
 /// Removes a cookie under the configured domain and, when that is set, also host-only (the
 /// browser's default domain), so a cookie set either way is gone.
 pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> {
     let mut out: Vec<HeaderValue> = clear_cookie(config, name).into_iter().collect();
-    if !config.cookie_domain.is_empty() {
+    if !config.site.cookie_domain.is_empty() {
         out.extend(cookie_header(name, "", 0, "", config.secure_cookies(), false));
     }
     out

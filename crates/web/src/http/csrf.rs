@@ -21,7 +21,7 @@ use crate::state::AppState;
 
 /// Refuses cross-origin state-changing requests; see the module docs.
 pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if !allowed(req.method(), req.headers(), &state.config.site_url) {
+    if !allowed(req.method(), req.headers(), &state.config.site.url) {
         tracing::debug!(target: "http", origin = ?req.headers().get(header::ORIGIN), "cross-origin request refused");
         return AppError::CrossSite.into_response();
     }

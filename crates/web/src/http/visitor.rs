@@ -19,8 +19,8 @@ use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
 pub struct CurrentUser(pub Option<store::User>);
 
 /// The device class of a request, from its User-Agent: what [`classify_device`] does once per
-/// request; elsewhere read it with [`device_in`].
-pub fn device_of(headers: &HeaderMap) -> Device {
+/// request; elsewhere read it with [`device_in`] or [`RequestDevice`].
+fn device_of(headers: &HeaderMap) -> Device {
     Device::from_user_agent(headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or(""))
 }
 
@@ -28,6 +28,19 @@ pub fn device_of(headers: &HeaderMap) -> Device {
 /// that did not pass that layer, such as a test calling a handler's pieces directly).
 pub fn device_in(extensions: &Extensions, headers: &HeaderMap) -> Device {
     extensions.get::<Device>().copied().unwrap_or_else(|| device_of(headers))
+}
+
+/// The device class of a request for a handler that needs no more of the [`Visitor`]: the one
+/// [`classify_device`] found.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestDevice(pub Device);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestDevice {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<RequestDevice, Infallible> {
+        Ok(RequestDevice(device_in(&parts.extensions, &parts.headers)))
+    }
 }
 
 /// The outermost layer: classifies the User-Agent once, for every layer and handler after it

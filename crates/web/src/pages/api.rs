@@ -28,7 +28,7 @@ use crate::auth::session::{self, TOKEN_COOKIE};
 use crate::http::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
 use crate::http::envelope::{ApiCode, fail, ok};
 use crate::http::error::AppError;
-use crate::http::visitor::{device_of, peer_ip};
+use crate::http::visitor::{RequestDevice, peer_ip};
 use crate::state::AppState;
 
 /// The fields of a form or JSON-object body (other JSON values give no fields).
@@ -68,7 +68,7 @@ pub async fn wechat_sign(State(state): State<AppState>, headers: HeaderMap, body
     };
     let nonce = nonce.as_str();
     let signature = domain::auth::jssdk_signature(&ticket, nonce, timestamp, &url);
-    ok(Value::String(format!("{timestamp},{nonce},{signature},{}", state.config.wx_app_id)))
+    ok(Value::String(format!("{timestamp},{nonce},{signature},{}", state.config.wx.app_id)))
 }
 
 /// `POST /api/buycar-api/user/userregion`.
@@ -83,13 +83,13 @@ pub async fn user_region(headers: HeaderMap, req: axum::extract::Request) -> Res
 
 /// `GET /hpi/mobile/appdatastatistics.json?devicetoken=…&mobile=…&from=…` (plus `plan`, `unit`,
 /// `keyword`, `wx_aid`, `type`).
-pub async fn statistics(State(state): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+pub async fn statistics(State(state): State<AppState>, RequestDevice(client): RequestDevice, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
     let q: HashMap<String, String> =
         form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.chars().take(128).collect())).collect();
     let get = |k: &str| q.get(k).map(String::as_str).filter(|v| !v.trim().is_empty());
     let mobile = get("mobile").and_then(|m| domain::validate::Mobile::parse(m).ok()).map(|m| m.to_string());
     let device = get("devicetoken").map(str::to_owned).or_else(|| cookie(&headers, DEVICE_COOKIE).map(str::to_owned)).unwrap_or_default();
-    let base = get("from").unwrap_or(device_of(&headers).class.as_str());
+    let base = get("from").unwrap_or(client.class.as_str());
     let params = domain::stats::StatsParams {
         mobile: mobile.as_deref(),
         plan: get("plan"),

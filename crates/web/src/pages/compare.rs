@@ -88,7 +88,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "车辆对比").canonical_path(&state, "/actives/threecar");
     page.noindex();
     let differs = (0..rows.len()).map(|i| columns.len() > 1 && columns.iter().any(|c| c.values.get(i) != columns[0].values.get(i))).collect();
-    let more_href = list_referer(&headers, &state.config.site_url).unwrap_or_else(|| "/carlist".to_owned());
+    let more_href = list_referer(&headers, &state.config.site.url).unwrap_or_else(|| "/carlist".to_owned());
     let tpl = ComparePage { page, columns, rows, differs, message, more_href };
     Ok(Html(tpl.render()?).into_response())
 }
@@ -111,7 +111,7 @@ pub struct CompareForm {
 pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): Form<CompareForm>) -> Result<Response, AppError> {
     let mut ids = compared_ids(&headers);
     let mut to = "/actives/threecar".to_owned();
-    let back = if f.back.trim() == "1" { list_referer(&headers, &state.config.site_url) } else { None };
+    let back = if f.back.trim() == "1" { list_referer(&headers, &state.config.site.url) } else { None };
     if let Ok(id) = f.remove.trim().parse::<i64>() {
         ids.retain(|i| *i != id);
     }

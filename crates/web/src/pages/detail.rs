@@ -198,7 +198,7 @@ async fn render_with(
         Some(u) => s.is_favourite(u, id).await?,
         None => false,
     };
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     let mut urls: Vec<String> = photos.iter().map(|p| domain::image::join(base, &p.path)).collect();
     if urls.is_empty() {
         urls.push(domain::image::cover(&d.cover, base));
@@ -303,7 +303,7 @@ async fn render_with(
         },
         sharer: user_id,
         in_wechat: visitor.device.wechat,
-        jssdk_url: state.config.wx_jssdk_url.clone(),
+        jssdk_url: state.config.wx.jssdk_url.clone(),
         sign_url: "/api/buycar-api/tool/wechat/sign",
     };
     let share = page.island(state, "Share", &share_props);
@@ -323,11 +323,11 @@ async fn render_with(
     // The booking form is far below the first screen: its picker loads when scrolled to.
     let date_picker = if online { page.island(state, "DatePicker", &date_props).map(IslandMount::when_visible) } else { None };
     let cfg = &state.config;
-    let app_open = (!cfg.app_link.is_empty()).then(|| {
-        serde_json::json!({"appLink": format!("{}details/{id}", cfg.app_link), "itunesLink": cfg.app_itunes_link, "androidLink": cfg.app_android_link})
+    let app_open = (!cfg.app.link.is_empty()).then(|| {
+        serde_json::json!({"appLink": format!("{}details/{id}", cfg.app.link), "itunesLink": cfg.app.itunes_link, "androidLink": cfg.app.android_link})
             .to_string()
     });
-    let app_href = if cfg.app_android_link.is_empty() { cfg.app_itunes_link.clone() } else { cfg.app_android_link.clone() };
+    let app_href = if cfg.app.android_link.is_empty() { cfg.app.itunes_link.clone() } else { cfg.app.android_link.clone() };
     let history_lines = domain::report::decode_panel(&d.history_panel);
     let tpl = DetailPage {
         own_mobile: visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default(),

@@ -344,7 +344,7 @@ pub async fn fourorder(
     match asked(&state, &form).await? {
         Ok(a) => match &visitor.user {
             Some(user) => order_page(&state, &visitor, user, form, &a, String::new()).await,
-            None => Ok(crate::auth::signin::required(&state, &method, &uri, &headers)),
+            None => Ok(crate::auth::signin::required(&state, &method, &uri, &headers, visitor.device)),
         },
         Err(errors) => form_again(&state, &visitor, form, errors).await,
     }
@@ -366,7 +366,7 @@ pub async fn fourorder_post(
     headers: HeaderMap,
     Form(form): Form<QueryForm>,
 ) -> Result<Response, AppError> {
-    let Some(user) = visitor.user.clone() else { return Ok(crate::auth::signin::required(&state, &method, &uri, &headers)) };
+    let Some(user) = visitor.user.clone() else { return Ok(crate::auth::signin::required(&state, &method, &uri, &headers, visitor.device)) };
     let a = match asked(&state, &form).await? {
         Ok(a) => a,
         Err(errors) => return form_again(&state, &visitor, form, errors).await,
@@ -713,7 +713,7 @@ pub async fn journey(
     // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
     // it is theirs).
     let Some(user) = &visitor.user else {
-        return Ok(crate::auth::access::refusal(&state, &Method::GET, &uri, &headers, false, crate::auth::access::Need::User));
+        return Ok(crate::auth::access::refusal(&state, &Method::GET, &uri, &headers, visitor.device, false, crate::auth::access::Need::User));
     };
     let view = match ready_view(&state, user, Some(id)).await? {
         Ok(v) => v,
@@ -735,7 +735,7 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
         Ok(v) => v,
         Err(redirect) => return Ok(redirect),
     };
-    let font = crate::render::pdf::font(&state.config.pdf_font, &state.config.pdf_font_index)
+    let font = crate::render::pdf::font(&state.config.pdf.font, state.config.pdf.font_index)
         .ok_or_else(|| AppError::Upstream("PDF暂时无法生成，请在网页上查看报告".to_owned()))?;
     let kind_of = if view.product == Product::Battery { "电池检测报告" } else { "车况报告" };
     let mut blocks = vec![
@@ -798,13 +798,12 @@ struct LandingPage {
 }
 
 /// `GET /actives/report`: the reports' landing: what each product answers and costs, a sample
-/// (the sandbox's accident car), questions and answers.
+/// (the accident car), questions and answers.
 pub async fn landing(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
     let page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "车况报告")
         .describe("二手车车况报告：4S店维保记录、出险理赔、抵押查封、里程记录，输入车架号即可查询，识别事故车、调表车、抵押车。")
         .canonical_path(&state, "/actives/report");
-    let sample_vin = Vin::parse(domain::report::ACCIDENT_VIN).map_err(|_| AppError::NotFound)?;
-    let record = domain::report::sandbox_record(&sample_vin, state.clock.now());
+    let record = domain::report::sample_record(state.clock.now()).ok_or(AppError::NotFound)?;
     let sample =
         Kind::HISTORY.iter().map(|&kind| Section { kind, summary: record.summary(kind, None), warn: record.warns(kind, None), rows: Vec::new() }).collect();
     let all = [&ALL_PRODUCTS[..], &[Product::FourS, Product::Battery]].concat();

@@ -145,7 +145,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
             },
             sharer: visitor.user.as_ref().map(|u| u.user_id),
             in_wechat: visitor.device.wechat,
-            jssdk_url: state.config.wx_jssdk_url.clone(),
+            jssdk_url: state.config.wx.jssdk_url.clone(),
             sign_url: "/api/buycar-api/tool/wechat/sign",
         },
     );

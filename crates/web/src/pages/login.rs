@@ -19,6 +19,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::auth::{self, TicketKind, TicketStatus, safe_return};
+use domain::device::Device;
 use domain::validate::Mobile;
 use serde::Deserialize;
 use store::{CodeCheck, Identity, Provider};
@@ -29,7 +30,7 @@ use crate::auth::session;
 use crate::auth::signin::{LoginForm, login_page, see_other};
 use crate::http::cookies::{cookie, set_cookie};
 use crate::http::error::AppError;
-use crate::http::visitor::{Visitor, device_of};
+use crate::http::visitor::{RequestDevice, Visitor};
 use crate::render::meta::{Layout, PageMeta};
 use crate::services::saved_searches;
 use crate::state::AppState;
@@ -44,12 +45,12 @@ pub struct ReturnQuery {
 }
 
 /// `GET /sys/login?return=…`.
-pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     let form = crate::auth::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
     if visitor.user.is_some() {
         return Ok(see_other(&form.return_to, Vec::new()));
     }
-    login_page(&state, &headers, form, StatusCode::OK)
+    login_page(&state, visitor.device, form, StatusCode::OK)
 }
 
 /// The login form's fields and their rules; all optional so a mangled post gets messages, not a
@@ -101,7 +102,7 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
             break code;
         }
     };
-    let digest = auth::code_digest(state.config.secret.as_bytes(), mobile.as_str(), &code);
+    let digest = auth::code_digest(state.config.secret.expose().as_bytes(), mobile.as_str(), &code);
     state.store.store_code(mobile.as_str(), "login", &digest, ip, now).await.map_err(internal)?;
     if let Err(e) = state.adapters.sms.send_code(mobile.as_str(), &code).await {
         tracing::error!(target: "sms", error = %e, "sending the login code failed");
@@ -136,7 +137,7 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
                 return Ok(crate::http::envelope::fail(StatusCode::UNPROCESSABLE_ENTITY, crate::http::envelope::ApiCode::BadInput, &message));
             }
             form.mobile_error = Some(message);
-            return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
+            return login_page(&state, visitor.device, form, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
     let sent = send_code(&state, &mobile, &visitor.ip).await;
@@ -151,11 +152,11 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
         Ok(sandbox_code) => {
             form.notice = Some(notice);
             form.sandbox_code = sandbox_code;
-            login_page(&state, &headers, form, StatusCode::OK)
+            login_page(&state, visitor.device, form, StatusCode::OK)
         }
         Err((status, message)) => {
             form.mobile_error = Some(message);
-            login_page(&state, &headers, form, status)
+            login_page(&state, visitor.device, form, status)
         }
     }
 }
@@ -181,7 +182,7 @@ async fn verify(state: &AppState, post: &LoginPost, mut form: LoginForm) -> Resu
         return Ok(Err(form));
     };
     let code = post.code.trim();
-    let digest = auth::code_digest(state.config.secret.as_bytes(), mobile.as_str(), code);
+    let digest = auth::code_digest(state.config.secret.expose().as_bytes(), mobile.as_str(), code);
     match state.store.check_code(mobile.as_str(), "login", &digest, state.clock.now()).await? {
         CodeCheck::Accepted => Ok(Ok(mobile)),
         other => {
@@ -197,7 +198,7 @@ pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: Hea
     let form = post.form(&state, &visitor);
     let mobile = match verify(&state, &post, form.clone()).await? {
         Ok(m) => m,
-        Err(form) => return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY),
+        Err(form) => return login_page(&state, visitor.device, form, StatusCode::UNPROCESSABLE_ENTITY),
     };
     let now = state.clock.now();
     let user = if form.bind.is_empty() {
@@ -207,7 +208,7 @@ pub async fn login(State(state): State<AppState>, visitor: Visitor, headers: Hea
             let mut form = form;
             form.bind.clear();
             form.code_error = Some("绑定已超时，请重新使用微信或QQ登录，或直接用手机号登录".to_owned());
-            return login_page(&state, &headers, form, StatusCode::UNPROCESSABLE_ENTITY);
+            return login_page(&state, visitor.device, form, StatusCode::UNPROCESSABLE_ENTITY);
         };
         let identity = identity_from_payload(&ticket.payload).ok_or(AppError::BadRequest("绑定信息无效".to_owned()))?;
         state.store.bind_identity(mobile.as_str(), &identity, now).await?
@@ -225,16 +226,16 @@ pub struct ResumeQuery {
 
 /// `GET /sys/resume?t=…`: where every sign-in ends that an action waited for (SMS, WeChat, QQ
 /// and QR all return here): does the action, leaves its notice and goes back to the page.
-pub async fn resume(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ResumeQuery>) -> Result<Response, AppError> {
+pub async fn resume(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ResumeQuery>) -> Result<Response, AppError> {
     let device = visitor.device_id.clone().unwrap_or_default();
-    let Some((pending, back)) = crate::auth::resume::open(&state.config.secret, &device, &q.t, state.clock.now()) else {
+    let Some((pending, back)) = crate::auth::resume::open(state.config.secret.expose(), &device, &q.t, state.clock.now()) else {
         // Forged, from another device, or older than half an hour: nothing is done.
         return Ok(see_other("/", Vec::new()));
     };
     let Some(user) = &visitor.user else {
         // The link opened again without signing in: ask again, for the same action.
         let form = LoginForm { reason: Some(pending.reason()), ..LoginForm::returning(&format!("/sys/resume?t={}", q.t)) };
-        return login_page(&state, &headers, form, StatusCode::UNAUTHORIZED);
+        return login_page(&state, visitor.device, form, StatusCode::UNAUTHORIZED);
     };
     let code = perform(&state, user.user_id, &pending).await?;
     Ok(see_other(&back, crate::auth::resume::flash_cookie(&state, code)))
@@ -280,8 +281,8 @@ fn callback(state: &AppState, provider: Provider) -> String {
     match (state.adapters.oauth.is_sandbox(), provider) {
         (true, Provider::Wechat) => "/space/wxlogin".to_owned(),
         (true, Provider::Qq) => "/space/qqlogin".to_owned(),
-        (false, Provider::Wechat) => state.config.wx_login_callback.clone(),
-        (false, Provider::Qq) => state.config.qq_login_callback.clone(),
+        (false, Provider::Wechat) => state.config.wx.login_callback.clone(),
+        (false, Provider::Qq) => state.config.qq.login_callback.clone(),
     }
 }
 
@@ -337,7 +338,7 @@ async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap
     };
     if q.code.is_empty() {
         // The visitor declined on the provider's page.
-        return login_page(state, headers, LoginForm::returning(&ticket.return_to), StatusCode::OK);
+        return login_page(state, visitor.device, LoginForm::returning(&ticket.return_to), StatusCode::OK);
     }
     let identity = match state.adapters.oauth.identity(provider, &q.code, &callback(state, provider)).await {
         Ok(i) => i,
@@ -356,7 +357,7 @@ async fn oauth_callback(state: &AppState, visitor: &Visitor, headers: &HeaderMap
     let bind = state.secret()?;
     state.store.create_ticket(&bind, TicketKind::Bind, &ticket.return_to, None, &identity_payload(&identity), None, now, auth::OAUTH_STATE_TTL_SECS).await?;
     let form = LoginForm { bind, ..LoginForm::returning(&ticket.return_to) };
-    login_page(state, headers, form, StatusCode::OK)
+    login_page(state, visitor.device, form, StatusCode::OK)
 }
 
 /// `GET /space/wxlogin?code=…&state=…`.
@@ -386,7 +387,7 @@ struct QrPage {
 
 /// `GET /sys/WQlogin?return=…`: inside WeChat, WeChat OAuth; elsewhere a QR code for a signed-in
 /// phone to confirm, claimed by this browser within two minutes.
-pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
+pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReturnQuery>) -> Result<Response, AppError> {
     if visitor.device.wechat {
         return start_oauth(&state, &visitor.ip, Provider::Wechat, &q.return_to).await;
     }
@@ -395,28 +396,28 @@ pub async fn wq_start(State(state): State<AppState>, visitor: Visitor, headers: 
     if visitor.device.class == domain::device::DeviceClass::Mobile && q.qr.trim() != "1" {
         let mut form = crate::auth::resume::returning(&state, visitor.device_id.as_deref(), &q.return_to);
         form.notice = Some(WECHAT_ON_PHONE.to_owned());
-        return login_page(&state, &headers, form, StatusCode::OK);
+        return login_page(&state, visitor.device, form, StatusCode::OK);
     }
     ticket_allowed(&state, &visitor.ip).await?;
-    qr_page(&state, &headers, &safe_return(&q.return_to), None).await
+    qr_page(&state, visitor.device, &safe_return(&q.return_to), None).await
 }
 
-async fn qr_page(state: &AppState, headers: &HeaderMap, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
+async fn qr_page(state: &AppState, device: Device, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
     let ticket = state.random_id()?;
     let claim = state.secret()?;
     let now = state.clock.now();
     state.store.create_ticket(&ticket, TicketKind::Qr, return_to, Some(&auth::token_digest(&claim)), "", None, now, auth::QR_TTL_SECS).await?;
-    let mut res = render_qr(state, headers, ticket, return_to, message)?;
+    let mut res = render_qr(state, device, ticket, return_to, message)?;
     if let Some(v) = set_cookie(&state.config, QR_COOKIE, &claim, true) {
         res.headers_mut().append(header::SET_COOKIE, v);
     }
     Ok(res)
 }
 
-fn render_qr(state: &AppState, headers: &HeaderMap, ticket: String, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
-    let confirm_url = format!("{}/actives/loginAuth?t={ticket}", state.config.site_url.trim_end_matches('/'));
+fn render_qr(state: &AppState, device: Device, ticket: String, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
+    let confirm_url = format!("{}/actives/loginAuth?t={ticket}", state.config.site.url.trim_end_matches('/'));
     let svg = super::shared::qr_svg(&confirm_url);
-    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "微信扫码登录").canonical_path(state, "/sys/WQlogin");
+    let mut page = PageMeta::new(state, device, Layout::Default, "微信扫码登录").canonical_path(state, "/sys/WQlogin");
     page.noindex();
     let tpl = QrPage { page, ticket, confirm_url, svg, script: state.assets.url("js/qrlogin.js"), message, return_to: return_to.to_owned() };
     Ok(Html(tpl.render()?).into_response())
@@ -459,9 +460,9 @@ pub async fn claim(State(state): State<AppState>, visitor: Visitor, headers: Hea
     }
     if let Some(ticket) = live.filter(|_| pending) {
         // Still waiting: the same code stays valid; show it again with a note.
-        return render_qr(&state, &headers, ticket.ticket, &ticket.return_to, Some("手机上还没有确认，请用已登录的手机扫码并点击“确认登录”"));
+        return render_qr(&state, visitor.device, ticket.ticket, &ticket.return_to, Some("手机上还没有确认，请用已登录的手机扫码并点击“确认登录”"));
     }
-    qr_page(&state, &headers, &safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
+    qr_page(&state, visitor.device, &safe_return(&post.return_to), Some("二维码已过期，已为您刷新，请重新扫码")).await
 }
 
 #[derive(Template)]
@@ -481,23 +482,23 @@ pub struct AuthQuery {
     action: String,
 }
 
-fn loginauth_page(state: &AppState, headers: &HeaderMap, ticket: String, live: bool, done: Option<&'static str>) -> Result<Response, AppError> {
-    let mut page = PageMeta::new(state, device_of(headers), Layout::Default, "确认登录网页版").canonical_path(state, "/actives/loginAuth");
+fn loginauth_page(state: &AppState, device: Device, ticket: String, live: bool, done: Option<&'static str>) -> Result<Response, AppError> {
+    let mut page = PageMeta::new(state, device, Layout::Default, "确认登录网页版").canonical_path(state, "/actives/loginAuth");
     page.private();
     Ok(Html(LoginAuthPage { page, ticket, live, done }.render()?).into_response())
 }
 
 /// `GET /actives/loginAuth?t=…` (signed-in phones only): 确认登录网页版?
-pub async fn loginauth(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<AuthQuery>) -> Result<Response, AppError> {
+pub async fn loginauth(State(state): State<AppState>, RequestDevice(device): RequestDevice, Query(q): Query<AuthQuery>) -> Result<Response, AppError> {
     let live = state.store.ticket(&q.t, TicketKind::Qr, state.clock.now()).await?.is_some_and(|t| t.status == TicketStatus::Pending);
-    loginauth_page(&state, &headers, q.t, live, None)
+    loginauth_page(&state, device, q.t, live, None)
 }
 
 /// `POST /actives/loginAuth`: confirm or cancel, once.
 pub async fn loginauth_post(
     State(state): State<AppState>,
     SignedIn(user): SignedIn,
-    headers: HeaderMap,
+    RequestDevice(device): RequestDevice,
     Form(q): Form<AuthQuery>,
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
@@ -505,9 +506,9 @@ pub async fn loginauth_post(
         if q.action == "cancel" { (TicketStatus::Cancelled, "已取消登录") } else { (TicketStatus::Confirmed, "已确认，请在电脑上继续") };
     let moved = state.store.advance_ticket(&q.t, TicketKind::Qr, TicketStatus::Pending, to, Some(user.user_id), now).await?;
     if moved.is_none() {
-        return loginauth_page(&state, &headers, q.t, false, None);
+        return loginauth_page(&state, device, q.t, false, None);
     }
-    loginauth_page(&state, &headers, q.t, false, Some(done))
+    loginauth_page(&state, device, q.t, false, Some(done))
 }
 
 #[derive(Template)]
@@ -534,12 +535,12 @@ pub struct SandboxQuery {
 
 /// `GET /sys/sandbox/oauth`: the sandbox's stand-in for the provider's consent page (404 unless
 /// the OAuth adapter is the sandbox).
-pub async fn sandbox_page(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<SandboxQuery>) -> Result<Response, AppError> {
+pub async fn sandbox_page(State(state): State<AppState>, RequestDevice(device): RequestDevice, Query(q): Query<SandboxQuery>) -> Result<Response, AppError> {
     if !state.adapters.oauth.is_sandbox() {
         return Err(AppError::NotFound);
     }
     let provider = if q.provider == "qq" { "QQ" } else { "微信" };
-    let mut page = PageMeta::new(&state, device_of(&headers), Layout::Flow, format!("模拟{provider}授权"));
+    let mut page = PageMeta::new(&state, device, Layout::Flow, format!("模拟{provider}授权"));
     page.private();
     let openid = format!("sandbox-{}", &crate::random::hex_id()?[..8]);
     Ok(Html(SandboxPage { page, provider, state: q.state, redirect_uri: safe_return(&q.redirect_uri).into_owned(), openid }.render()?).into_response())

@@ -149,7 +149,7 @@ async fn render(
         state.store.benefits(user.user_id, now)
     )?;
     let refresh_every = domain::vip::refresh_every_secs(&benefits);
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     let dealer = user.role == domain::auth::Role::Dealer;
     let rows = list
         .iter()

@@ -34,7 +34,7 @@ fn row(state: &AppState, n: &store::NewsItem) -> NewsRow {
         summary: n.summary.clone(),
         category: n.category.clone(),
         date: domain::time::date(n.published_at),
-        cover: domain::image::cover(&n.cover, &state.config.image_upload_base),
+        cover: domain::image::cover(&n.cover, &state.config.upload.base),
     }
 }
 

@@ -194,7 +194,7 @@ pub async fn handoff(State(state): State<AppState>, visitor: Visitor, SignedIn(u
     let pay_url = payments::pay_url(&state, &order.order_no, &order.subject, order.amount_fen, phone)?;
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "支付宝支付");
     page.private();
-    let page_url = format!("{}/servicehall/alipay?order={}", state.config.site_url.trim_end_matches('/'), order.order_no);
+    let page_url = format!("{}/servicehall/alipay?order={}", state.config.site.url.trim_end_matches('/'), order.order_no);
     let wechat_pay = state.adapters.pay.wechat().is_some();
     let tpl = HandoffPage { page, amount: domain::order::yuan_text(order.amount_fen), pay_url, in_wechat: visitor.device.wechat, page_url, wechat_pay, order };
     Ok(Html(tpl.render()?).into_response())
@@ -315,7 +315,7 @@ pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(us
         crate::adapters::wechatpay::Channel::Jsapi { openid } if openid.is_empty() && !sandbox => WechatStep::NeedsWechatLogin,
         _ => match payments::wechat_prepay(&state, &order, &channel).await? {
             crate::adapters::wechatpay::Prepay::H5(url) => {
-                let back = format!("{}/common/paysuccess?order={}&trade_no=h5", state.config.site_url.trim_end_matches('/'), order.order_no);
+                let back = format!("{}/common/paysuccess?order={}&trade_no=h5", state.config.site.url.trim_end_matches('/'), order.order_no);
                 let url = if sandbox { url } else { format!("{url}&redirect_url={}", form_urlencoded::byte_serialize(back.as_bytes()).collect::<String>()) };
                 return Ok(Redirect::to(&url).into_response());
             }

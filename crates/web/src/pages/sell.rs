@@ -89,7 +89,7 @@ pub struct Thumb {
 }
 
 fn thumbs(state: &AppState, rows: &[UploadRow]) -> Vec<Thumb> {
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     rows.iter().map(|r| Thumb { token: r.token.clone(), url: domain::image::sized(&domain::image::join(base, &r.path), base, 320) }).collect()
 }
 
@@ -454,7 +454,7 @@ async fn form_suggestion(state: &AppState, input: &SellInput) -> Result<Option<S
 /// `POST /personalsell`: a new listing (sign-in required).
 pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipart) -> Result<Response, AppError> {
     let Some(user) = visitor.user.clone() else {
-        return crate::auth::signin::login_page(&state, &HeaderMap::new(), LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
+        return crate::auth::signin::login_page(&state, visitor.device, LoginForm::returning("/personalsell"), StatusCode::UNAUTHORIZED);
     };
     match check_posted(&state, &user, mp, "/personalsell", None).await? {
         Err(form) => {
@@ -588,7 +588,7 @@ pub async fn upload(
     };
     match result {
         Ok(stored) => {
-            let base = &state.config.image_upload_base;
+            let base = &state.config.upload.base;
             let url = domain::image::sized(&domain::image::join(base, &stored.path), base, 320);
             crate::http::envelope::ok(serde_json::json!({"id": stored.token, "url": url}))
         }

@@ -37,7 +37,7 @@ fn urlset(urls: impl Iterator<Item = (String, Option<i64>)>) -> String {
 
 /// `GET /robots.txt`.
 pub async fn robots(State(state): State<AppState>) -> Response {
-    let site = state.config.site_url.trim_end_matches('/');
+    let site = state.config.site.url.trim_end_matches('/');
     let body =
         format!("User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /space/\nDisallow: /actives/threecar\nDisallow: /*sort=\n\nSitemap: {site}/sitemap.xml\n");
     ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
@@ -45,7 +45,7 @@ pub async fn robots(State(state): State<AppState>) -> Response {
 
 /// `GET /sitemap.xml`: the index.
 pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
-    let site = state.config.site_url.trim_end_matches('/');
+    let site = state.config.site.url.trim_end_matches('/');
     let (online, listings_mod, news) = tokio::try_join!(
         state.counts.get_or(|| crate::services::memo::online_key(None), state.store.count_online(None)),
         state.store.listings_lastmod(),
@@ -80,7 +80,7 @@ pub async fn file(State(state): State<AppState>, Path(name): Path<String>) -> Re
 
 /// The crawlable list pages.
 async fn pages(state: &AppState) -> Result<Response, AppError> {
-    let site = state.config.site_url.trim_end_matches('/');
+    let site = state.config.site.url.trim_end_matches('/');
     let (cities, shops) = tokio::try_join!(state.store.cities_with_listings(400), state.store.shop_onames())?;
     let mut urls: Vec<(String, Option<i64>)> = ["/", "/carlist", "/servicehall", "/servicehall/qualitycarlist", "/news", "/personalsell", "/shop"]
         .iter()
@@ -112,13 +112,13 @@ async fn listings(state: &AppState, name: &str) -> Result<Response, AppError> {
     if rows.is_empty() && n > 1 {
         return Err(AppError::NotFound);
     }
-    let site = state.config.site_url.trim_end_matches('/').to_owned();
+    let site = state.config.site.url.trim_end_matches('/').to_owned();
     Ok(xml(urlset(rows.into_iter().map(|(id, t)| (format!("{site}/details/{id}"), Some(t))))))
 }
 
 /// Every article.
 async fn news(state: &AppState) -> Result<Response, AppError> {
-    let site = state.config.site_url.trim_end_matches('/').to_owned();
+    let site = state.config.site.url.trim_end_matches('/').to_owned();
     let rows = state.store.sitemap_news().await?;
     Ok(xml(urlset(rows.into_iter().map(|(id, t)| (format!("{site}/news/{id}"), Some(t))))))
 }

@@ -77,7 +77,7 @@ impl CardView {
         if year_now - card.first_reg_year <= 1 && card.mileage_km < 20_000 {
             tags.push("准新车");
         }
-        let base = &state.config.image_upload_base;
+        let base = &state.config.upload.base;
         let original = domain::image::cover(&card.cover, base);
         let mut meta = domain::text::with_int("", card.first_reg_year.into(), "年 · ");
         meta.push_str(&domain::money::wan_km(card.mileage_km));
@@ -182,7 +182,7 @@ pub struct ShopHead {
 impl ShopHead {
     /// The header of a shop.
     pub fn new(state: &AppState, s: &Shop) -> ShopHead {
-        let base = &state.config.image_upload_base;
+        let base = &state.config.upload.base;
         let url = |f: &str| if f.is_empty() { String::new() } else { domain::image::cover(f, base) };
         ShopHead {
             shop_id: s.shop_id,

@@ -47,10 +47,10 @@ fn map_of(state: &AppState, s: &Shop) -> MapView {
     let (link, image) = match (s.lat, s.lng) {
         (Some(lat), Some(lng)) => (
             format!("https://uri.amap.com/marker?position={lng},{lat}&name={}&callnative=1", enc(&s.name)),
-            (!state.config.maps_key.is_empty()).then(|| {
+            (!state.config.site.maps_key.is_empty()).then(|| {
                 format!(
                     "https://restapi.amap.com/v3/staticmap?location={lng},{lat}&zoom=15&size=600*300&markers=mid,,A:{lng},{lat}&key={}",
-                    enc(&state.config.maps_key)
+                    enc(&state.config.site.maps_key)
                 )
             }),
         ),
@@ -109,7 +109,7 @@ async fn render_shop(
     };
     let head = ShopHead::new(state, s);
     let photos = if tab == "business" {
-        let base = &state.config.image_upload_base;
+        let base = &state.config.upload.base;
         state
             .store
             .shop_photos(s.shop_id)
@@ -389,7 +389,7 @@ async fn render_profile(
     image_error: Option<(&'static str, String)>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     let thumb = |path: &str| domain::image::sized(&domain::image::join(base, path), base, 320);
     let photos = state.store.shop_photos(s.shop_id).await?.into_iter().map(|(id, path)| (id, thumb(&path))).collect();
     let tpl = ProfilePage {

@@ -76,7 +76,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         return Err(AppError::NotFound);
     }
     let dealer = visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer);
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     let slug = city.map_or("", |c| c.slug);
     let cars = cars
         .into_iter()

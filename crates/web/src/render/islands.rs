@@ -105,7 +105,7 @@ pub struct ShareProps {
     pub sharer: Option<i64>,
     /// Whether the page was requested by WeChat's browser.
     pub in_wechat: bool,
-    /// The JS-SDK script URL (configuration `wx_jssdk_url`).
+    /// The JS-SDK script URL (configuration `wx.jssdk_url`).
     pub jssdk_url: String,
     /// `/api/buycar-api/tool/wechat/sign`.
     pub sign_url: &'static str,

@@ -142,13 +142,13 @@ impl PageMeta {
         PageMeta {
             title: title.into(),
             description: "二手车网：海量真实二手车源，价格评级、车况检测、估价、查记录、分期一站搞定。".to_owned(),
-            canonical: state.config.site_url.clone(),
+            canonical: state.config.site.url.clone(),
             device: device.class.as_str(),
             layout,
             css: state.assets.url("css/site.css"),
             more_css: state.assets.url("css/more.css"),
             loader: state.assets.island_url("_loader"),
-            og_image: format!("{}{}", state.config.site_url, logo),
+            og_image: format!("{}{}", state.config.site.url, logo),
             logo,
             env: state.config.env.to_string(),
             robots: "index,follow",
@@ -190,7 +190,7 @@ impl PageMeta {
 
     /// Sets the canonical URL from a site-relative path (with its canonical query).
     pub fn canonical_path(mut self, state: &AppState, path: &str) -> PageMeta {
-        self.canonical = format!("{}{}", state.config.site_url.trim_end_matches('/'), path);
+        self.canonical = format!("{}{}", state.config.site.url.trim_end_matches('/'), path);
         self
     }
 
@@ -203,7 +203,7 @@ impl PageMeta {
 
 /// Makes a site-relative URL absolute with the configured site URL.
 pub fn absolute(state: &AppState, url: &str) -> String {
-    if url.starts_with("http://") || url.starts_with("https://") { url.to_owned() } else { domain::image::join(&state.config.site_url, url) }
+    if url.starts_with("http://") || url.starts_with("https://") { url.to_owned() } else { domain::image::join(&state.config.site.url, url) }
 }
 
 impl PageMeta {

@@ -1,5 +1,5 @@
 //! PDF documents (a history report to download): blocks of Chinese text laid out on A4 pages with
-//! a subset of the configured CJK font embedded (`pdf_font`), written by `krilla`. Only the
+//! a subset of the configured CJK font embedded (`pdf.font`), written by `krilla`. Only the
 //! glyphs a document uses are embedded, so a report of a few pages stays far under 300 KB.
 
 use std::sync::OnceLock;
@@ -49,11 +49,11 @@ const BRAND: (u8, u8, u8) = (255, 102, 0);
 const RULE: (u8, u8, u8) = (225, 225, 225);
 
 /// The configured font, read once (`None` when the file is missing or not a font).
-pub fn font(path: &str, index: &str) -> Option<Font> {
+pub fn font(path: &str, index: u32) -> Option<Font> {
     static FONT: OnceLock<Option<Font>> = OnceLock::new();
     FONT.get_or_init(|| {
         let data = std::fs::read(path).map_err(|e| tracing::error!(path, error = %e, "PDF font missing")).ok()?;
-        let font = Font::new(data.into(), index.trim().parse().unwrap_or(0));
+        let font = Font::new(data.into(), index);
         if font.is_none() {
             tracing::error!(path, index, "PDF font unreadable");
         }

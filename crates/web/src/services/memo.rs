@@ -4,7 +4,7 @@
 //! Counting the matches of a broad search walks every matching index entry, which at hundreds
 //! of thousands of listings costs more than rendering the page; the same handful of lists
 //! (the whole stock, each brand, each city) are asked for again and again. Each count is kept
-//! `count_cache_secs`; any successful write on this node forgets them all (as it empties the
+//! `cache.count_secs`; any successful write on this node forgets them all (as it empties the
 //! response cache), so whoever changed something sees the change at once, and other nodes see
 //! it within the TTL.
 

@@ -131,12 +131,12 @@ pub async fn wechat_prepay(state: &AppState, order: &PayOrder, channel: &Channel
         return Ok(match channel {
             Channel::Jsapi { .. } => Prepay::Jsapi(format!("sandbox{}", order.order_no)),
             Channel::H5 { .. } => Prepay::H5(cashier),
-            Channel::Native => Prepay::Native(format!("{}{cashier}", state.config.site_url.trim_end_matches('/'))),
+            Channel::Native => Prepay::Native(format!("{}{cashier}", state.config.site.url.trim_end_matches('/'))),
         });
     }
     let wechat = pay.wechat().ok_or_else(|| AppError::Upstream("微信支付暂未开通，请选择支付宝".to_owned()))?;
     let now = state.clock.now();
-    let notify = format!("{}{WECHAT_NOTIFY_PATH}", state.config.site_url.trim_end_matches('/'));
+    let notify = format!("{}{WECHAT_NOTIFY_PATH}", state.config.site.url.trim_end_matches('/'));
     wechat
         .prepay(channel, &order.order_no, &order.subject, order.amount_fen, order.created_at + domain::order::CLOSE_AFTER_SECS, &notify, now)
         .await
@@ -147,7 +147,7 @@ pub async fn wechat_prepay(state: &AppState, order: &PayOrder, channel: &Channel
 pub fn pay_url(state: &AppState, order_no: &str, subject: &str, amount_fen: i64, phone: bool) -> Result<String, AppError> {
     let pay = &state.adapters.pay;
     // The sandbox cashier is on this site; Alipay needs absolute addresses.
-    let base = if pay.sandbox().is_some() { "" } else { state.config.site_url.trim_end_matches('/') };
+    let base = if pay.sandbox().is_some() { "" } else { state.config.site.url.trim_end_matches('/') };
     let urls = Urls {
         notify: format!("{base}{ALIPAY_NOTIFY_PATH}"),
         back: format!("{base}/common/paysuccess?order={order_no}"),

@@ -22,20 +22,20 @@ pub const POLL_SECS: i64 = 60;
 
 /// Writes the VIN trust panel of a listing whose seller gave a VIN: the four products summarised,
 /// the mileage judged against the one the seller states, and for an electric or plug-in hybrid
-/// car its battery card. Without a VIN (removed in an edit) the panel goes. True when the listing
-/// has one. The panel is the sandbox's records, named as such.
+/// car its battery card, each line naming the data's source. Without a VIN (removed in an edit),
+/// or where the history adapter gives no records at publication, the panel goes. True when a
+/// panel was written.
 pub async fn refresh_panel(state: &AppState, listing_id: i64) -> Result<bool, store::DbError> {
+    let now = state.clock.now();
     let listed = state.store.listing_vin(listing_id).await?;
-    let Some((vin, listed)) = listed.and_then(|l| Vin::parse(&l.vin).ok().map(|v| (v, l))) else {
+    let history = &state.adapters.history;
+    let found =
+        listed.and_then(|l| Vin::parse(&l.vin).ok().map(|vin| (history.panel_record(&vin, domain::battery::has_battery(l.fuel, &l.series_slug), now), l)));
+    let Some((Some(record), listed)) = found else {
         state.store.set_history_panel(listing_id, "").await?;
         return Ok(false);
     };
-    let now = state.clock.now();
-    let record = Record {
-        battery: domain::battery::has_battery(listed.fuel, &listed.series_slug).then(|| domain::battery::sandbox_battery(&vin, now)),
-        ..domain::report::sandbox_record(&vin, now)
-    };
-    let lines = domain::report::panel(&record, listed.mileage_km, domain::report::SANDBOX_SOURCE, &domain::time::date(now));
+    let lines = domain::report::panel(&record, listed.mileage_km, history.source(), &domain::time::date(now));
     state.store.set_history_panel(listing_id, &domain::report::encode_panel(&lines)).await?;
     Ok(true)
 }
@@ -52,7 +52,7 @@ pub async fn attempt(state: &AppState, report: &Report) -> Result<(), AppError> 
     };
     let history = &state.adapters.history;
     let answer = if report.provider_task.is_empty() {
-        let notify = format!("{}{NOTIFY_PATH}", state.config.site_url.trim_end_matches('/'));
+        let notify = format!("{}{NOTIFY_PATH}", state.config.site.url.trim_end_matches('/'));
         history.submit(&vin, report.product, &notify, now).await
     } else {
         history.result(&report.provider_task, now).await

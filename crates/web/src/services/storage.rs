@@ -1,6 +1,6 @@
 //! Where uploaded photos live: a local directory (the default, served by `/upload/{*key}`) or an
 //! S3-compatible object store (AWS S3, Alibaba OSS, Tencent COS, MinIO) spoken to with plain
-//! HTTP and AWS Signature Version 4, in which case `image_upload_base` points at the bucket's
+//! HTTP and AWS Signature Version 4, in which case `upload.base` points at the bucket's
 //! public URL or CDN.
 //!
 //! Keys are made by the server only (see [`valid_key`]); a key from a request is checked before
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 
-use crate::config::Config;
+use crate::config::{Config, Secret};
 
 /// A storage failure; the cause is logged, the visitor sees a generic retry message.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +48,7 @@ pub struct S3 {
     /// Access key id.
     pub access_key_id: String,
     /// Secret access key.
-    pub secret_access_key: String,
+    pub secret_access_key: Secret,
     /// The shared HTTP client.
     pub client: reqwest::Client,
 }
@@ -65,17 +65,17 @@ pub fn valid_key(key: &str) -> bool {
 impl Storage {
     /// The storage a configuration names (`storage = "local"` or `"s3"`).
     pub fn from_config(config: &Config, client: reqwest::Client) -> Storage {
-        if config.storage == crate::config::Storage::S3 {
+        if config.upload.storage == crate::config::Storage::S3 {
             Storage::S3(S3 {
-                endpoint: config.s3_endpoint.trim_end_matches('/').to_owned(),
-                bucket: config.s3_bucket.clone(),
-                region: config.s3_region.clone(),
-                access_key_id: config.s3_access_key_id.clone(),
-                secret_access_key: config.s3_secret_access_key.clone(),
+                endpoint: config.s3.endpoint.trim_end_matches('/').to_owned(),
+                bucket: config.s3.bucket.clone(),
+                region: config.s3.region.clone(),
+                access_key_id: config.s3.access_key_id.clone(),
+                secret_access_key: config.s3.secret_access_key.clone(),
                 client,
             })
         } else {
-            Storage::Local(PathBuf::from(&config.upload_dir))
+            Storage::Local(PathBuf::from(&config.upload.dir))
         }
     }
 
@@ -179,7 +179,8 @@ impl S3 {
         if !content_type.is_empty() {
             headers.push(("content-type".to_owned(), content_type.to_owned()));
         }
-        let auth = sigv4_authorization(method.as_str(), &path, &headers, &payload_hash, &amz_date, &self.region, &self.access_key_id, &self.secret_access_key);
+        let auth =
+            sigv4_authorization(method.as_str(), &path, &headers, &payload_hash, &amz_date, &self.region, &self.access_key_id, self.secret_access_key.expose());
         let mut req = self.client.request(method, format!("{}{path}", self.endpoint)).header("authorization", auth);
         for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
             req = req.header(k, v);

@@ -98,7 +98,7 @@ async fn codes_expire_and_die_after_five_wrong_tries(app: &TestApp) {
 }
 
 async fn app_token_and_web_cookie_bootstrap_a_session(app: &TestApp) {
-    let secret = Config::defaults(Env::Development).app_token_secret;
+    let secret = Config::defaults(Env::Development).app.token_secret.expose().to_owned();
     let token = domain::auth::sign_app_token(secret.as_bytes(), "13600000001", NOW + 600);
     // A valid app token on any page signs the phone in and sets both cookies.
     let r = app.get(&format!("/?mobile=13600000001&appToken={token}"), &[("user-agent", IPHONE)]).await;
@@ -149,7 +149,7 @@ async fn cm002_clears_both_cookies_everywhere(app: &TestApp) {
     assert!(cleared.iter().any(|c| c.starts_with("hx_token=;")) && cleared.iter().any(|c| c.starts_with("hx_web=;")), "{cleared:?}");
     // With a cookie domain configured, each is cleared under it and host-only (the default domain).
     let mut cfg = Config::defaults(Env::Development);
-    cfg.cookie_domain = ".ershouche.example".to_owned();
+    cfg.site.cookie_domain = ".ershouche.example".to_owned();
     let node = app.variant(cfg, NOW);
     let r = post_on(&node, "/api/buycar-api/user/baseinf", &[("token", "expired-or-made-up")], "").await;
     let cleared: Vec<String> = r.cookies().into_iter().filter(|c| c.contains("Max-Age=0")).collect();
@@ -329,8 +329,8 @@ async fn cross_site_posts_are_refused(app: &TestApp) {
     let img = csp.split("; ").find(|d| d.starts_with("img-src")).unwrap();
     assert_eq!(img, "img-src 'self' data: blob:", "{csp}");
     let mut cfg = Config::defaults(Env::Development);
-    cfg.image_upload_base = "https://img.ershouche.example/upload/".to_owned();
-    cfg.static_path = "https://static.ershouche.example/dist".to_owned();
+    cfg.upload.base = "https://img.ershouche.example/upload/".to_owned();
+    cfg.site.static_path = "https://static.ershouche.example/dist".to_owned();
     let r = get_on(&app.variant(cfg, NOW), "/", &[]).await;
     let csp = r.headers.get("content-security-policy").unwrap().to_str().unwrap().to_owned();
     let img = csp.split("; ").find(|d| d.starts_with("img-src")).unwrap();

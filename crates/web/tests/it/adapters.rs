@@ -9,27 +9,27 @@ use axum::http::StatusCode;
 use serde_json::json;
 use web::adapters::oauth::OAuth;
 use web::adapters::sms::{Sms, rpc_signature};
-use web::config::{Config, Env};
+use web::config::{Config, Env, Secret};
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn aliyun_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
-    cfg.sms_adapter = web::config::SmsAdapter::Aliyun;
-    cfg.sms_endpoint = format!("{}/", server.uri());
-    cfg.sms_access_key_id = "testId".to_owned();
-    cfg.sms_access_key_secret = "testSecret".to_owned();
-    cfg.sms_template_code = "SMS_71390007".to_owned();
+    cfg.sms.adapter = web::config::SmsAdapter::Aliyun;
+    cfg.sms.endpoint = format!("{}/", server.uri());
+    cfg.sms.access_key_id = "testId".to_owned();
+    cfg.sms.access_key_secret = Secret::new("testSecret");
+    cfg.sms.template_code = "SMS_71390007".to_owned();
     cfg
 }
 
 fn real_oauth_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
-    cfg.oauth_adapter = web::config::OauthAdapter::Real;
-    cfg.wx_app_secret = "wxsecret".to_owned();
-    cfg.qq_app_key = "qqkey".to_owned();
-    cfg.wx_api_base = server.uri();
-    cfg.qq_api_base = server.uri();
+    cfg.oauth.adapter = web::config::OauthAdapter::Real;
+    cfg.wx.app_secret = Secret::new("wxsecret");
+    cfg.qq.app_key = Secret::new("qqkey");
+    cfg.wx.api_base = server.uri();
+    cfg.qq.api_base = server.uri();
     cfg
 }
 
@@ -247,7 +247,7 @@ async fn aliyun_lead_notices_use_their_own_template() {
         .mount(&server)
         .await;
     let mut cfg = aliyun_config(&server);
-    cfg.sms_lead_template_code = "SMS_LEAD".to_owned();
+    cfg.sms.lead_template_code = "SMS_LEAD".to_owned();
     let sms = Sms::from_config(&cfg, web::adapters::http_client());
     sms.send_lead_notice("13700001111", &notice()).await.unwrap();
     let reqs = server.received_requests().await.unwrap();
@@ -262,8 +262,8 @@ async fn aliyun_lead_notices_use_their_own_template() {
 
 fn wx_config(server: &MockServer) -> Config {
     let mut cfg = real_oauth_config(server);
-    cfg.wx_lead_template_id = "TPL_LEAD".to_owned();
-    cfg.site_url = "https://m.example".to_owned();
+    cfg.wx.lead_template_id = "TPL_LEAD".to_owned();
+    cfg.site.url = "https://m.example".to_owned();
     cfg
 }
 

@@ -16,7 +16,7 @@ fn device_cookie(r: &crate::support::Reply) -> String {
 async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     let app = crate::support::spawn_app(300).await;
     let mut cfg = app.state.config.clone();
-    cfg.response_cache_secs = std::time::Duration::from_secs(60);
+    cfg.cache.response = std::time::Duration::from_secs(60);
     let node = app.variant(cfg, crate::support::NOW);
 
     // A first visit fills it, the next is a hit with the same page and a device id of its own.
@@ -70,7 +70,7 @@ fn total(r: &crate::support::Reply) -> i64 {
 async fn list_totals_are_recounted_after_their_ttl_or_a_write() {
     let app = crate::support::spawn_app(300).await;
     let mut cfg = app.state.config.clone();
-    cfg.count_cache_secs = std::time::Duration::from_secs(60);
+    cfg.cache.count = std::time::Duration::from_secs(60);
     let node = app.variant(cfg, crate::support::NOW);
     let me = "hx_did=0123456789abcdef0123456789abcdef";
 

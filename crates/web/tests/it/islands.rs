@@ -4,7 +4,7 @@
 
 use crate::support::{DESKTOP, IPHONE, NOW, TestApp, detail_links};
 use axum::http::StatusCode;
-use web::config::{Config, Env};
+use web::config::{Config, Env, Secret};
 
 /// The JSON props of an island on a page, unescaped.
 fn props(body: &str, island: &str) -> serde_json::Value {
@@ -158,13 +158,9 @@ async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
     let up = app.post_form("/sys/kit/upload", &[], "x=1").await;
     assert!(up.json()["data"]["id"].as_str().unwrap().starts_with("kit-"));
 
-    let staging = Config {
-        secret: "s".into(),
-        app_token_secret: "a".into(),
-        sms_adapter: web::config::SmsAdapter::Sandbox,
-        oauth_adapter: web::config::OauthAdapter::Sandbox,
-        ..Config::defaults(Env::Staging)
-    };
+    let mut staging = Config::defaults(Env::Staging);
+    (staging.secret, staging.app.token_secret) = (Secret::new("s"), Secret::new("a"));
+    (staging.sms.adapter, staging.oauth.adapter) = (web::config::SmsAdapter::Sandbox, web::config::OauthAdapter::Sandbox);
     let other = app.variant(staging, NOW);
     assert_eq!(crate::support::get_on(&other, "/sys/kit", &[]).await.status, StatusCode::NOT_FOUND);
     assert_eq!(crate::support::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);

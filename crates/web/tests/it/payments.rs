@@ -819,10 +819,10 @@ async fn wechat_pay_where_it_is_off_is_refused_beside_the_choice() {
     let h = [("cookie", session.as_str()), ("user-agent", IPHONE)];
     let keys = concat!(env!("CARGO_MANIFEST_DIR"), "/src/adapters/keys");
     let mut config = web::config::Config::defaults(web::config::Env::Development);
-    config.pay_adapter = web::config::PayAdapter::Real;
-    config.alipay_app_id = "2021000000000001".to_owned();
-    config.alipay_private_key = std::fs::read_to_string(format!("{keys}/sandbox_app.pem")).unwrap();
-    config.alipay_public_key = std::fs::read_to_string(format!("{keys}/wechatpay_sdk_example.pem")).unwrap();
+    config.pay.adapter = web::config::PayAdapter::Real;
+    config.alipay.app_id = "2021000000000001".to_owned();
+    config.alipay.private_key = web::config::Secret::new(std::fs::read_to_string(format!("{keys}/sandbox_app.pem")).unwrap());
+    config.alipay.public_key = std::fs::read_to_string(format!("{keys}/wechatpay_sdk_example.pem")).unwrap();
     let alipay_only = app.variant(config, NOW);
     assert!(alipay_only.adapters.pay.wechat().is_none());
     let vip = crate::support::post_on(&alipay_only, "/vip/buy", &h, "plan=buyer-month&method=wechat").await;

@@ -103,7 +103,7 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     } else {
         // Without the configured font the PDF says so, in Chinese, and nothing else breaks.
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-        assert!(std::fs::metadata(&app.state.config.pdf_font).is_err(), "the font is there, yet no PDF");
+        assert!(std::fs::metadata(&app.state.config.pdf.font).is_err(), "the font is there, yet no PDF");
         assert!(std::env::var("CI").is_err(), "CI installs the font (fonts-noto-cjk)");
     }
 
@@ -288,11 +288,11 @@ async fn an_inspected_car_shows_its_168_item_report_by_listing_or_number(app: &T
 
 fn jumdata_config(server: &MockServer) -> web::config::Config {
     let mut config = web::config::Config::defaults(web::config::Env::Development);
-    config.report_adapter = web::config::ReportAdapter::Jumdata;
-    config.report_endpoint = format!("{}/vehicle/history", server.uri());
-    config.report_result_endpoint = format!("{}/vehicle/history/result", server.uri());
-    config.report_app_id = "app-1".to_owned();
-    config.report_app_secret = "secret-1".to_owned();
+    config.report.adapter = web::config::ReportAdapter::Jumdata;
+    config.report.endpoint = format!("{}/vehicle/history", server.uri());
+    config.report.result_endpoint = format!("{}/vehicle/history/result", server.uri());
+    config.report.app_id = "app-1".to_owned();
+    config.report.app_secret = web::config::Secret::new("secret-1");
     config
 }
 
@@ -364,4 +364,24 @@ async fn a_query_the_provider_cannot_answer_is_refunded() {
     assert_eq!(order.status, domain::order::Status::Refunded, "the buyer's money goes back");
     let page = app.get(&format!("/servicehall/fourquery/fousresults?id={}", report.report_id), &h).await;
     assert!(page.body.contains("查询失败") && page.body.contains("款项已原路退回"), "{}", page.body);
+}
+
+/// The free trust panel is the sandbox's records only where the sandbox is the history source:
+/// with the provider, whose every query is sold, a listing with a VIN shows no made-up records.
+#[tokio::test]
+async fn the_trust_panel_never_shows_sandbox_records_from_a_real_provider() {
+    let app = crate::support::spawn_app(5).await;
+    let server = MockServer::start().await;
+    let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let set_vin = format!("update listing set vin = '{}' where listing_id = {id}", domain::report::ACCIDENT_VIN);
+    app.state.store.execute_admin(&set_vin).await.unwrap();
+    assert!(web::services::reports::refresh_panel(&app.state, id).await.unwrap(), "the sandbox writes a panel");
+    assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains("演示数据 · "));
+
+    let real = app.variant(jumdata_config(&server), NOW);
+    assert!(!web::services::reports::refresh_panel(&real, id).await.unwrap());
+    let page = crate::support::get_on(&real, &format!("/details/{id}"), &[]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(!page.body.contains("演示数据") && !page.body.contains("<h2>车况记录"), "{}", page.body);
+    assert!(server.received_requests().await.unwrap().is_empty(), "no query was bought for a panel");
 }

@@ -226,11 +226,11 @@ async fn failed_pushes_are_retried_then_given_up(app: &TestApp) {
         .mount(&server)
         .await;
     let mut cfg = web::config::Config::defaults(web::config::Env::Development);
-    cfg.sms_adapter = web::config::SmsAdapter::Aliyun;
-    cfg.sms_endpoint = format!("{}/", server.uri());
-    cfg.sms_access_key_id = "id".to_owned();
-    cfg.sms_access_key_secret = "secret".to_owned();
-    cfg.sms_lead_template_code = "SMS_LEAD".to_owned();
+    cfg.sms.adapter = web::config::SmsAdapter::Aliyun;
+    cfg.sms.endpoint = format!("{}/", server.uri());
+    cfg.sms.access_key_id = "id".to_owned();
+    cfg.sms.access_key_secret = web::config::Secret::new("secret");
+    cfg.sms.lead_template_code = "SMS_LEAD".to_owned();
     let node = app.variant(cfg, crate::support::NOW);
     let shop = app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap();
     let owner_id = shop.owner_user_id.unwrap();
@@ -350,12 +350,12 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
         .mount(&server)
         .await;
     let mut cfg = app.state.config.clone();
-    cfg.calls_adapter = web::config::CallsAdapter::Aliyun;
-    cfg.calls_endpoint = format!("{}/", server.uri());
-    cfg.calls_access_key_id = "id".to_owned();
-    cfg.calls_access_key_secret = "secret".to_owned();
-    cfg.calls_pool_key = "FC100".to_owned();
-    cfg.calls_callback_token = "push-token".to_owned();
+    cfg.calls.adapter = web::config::CallsAdapter::Aliyun;
+    cfg.calls.endpoint = format!("{}/", server.uri());
+    cfg.calls.access_key_id = "id".to_owned();
+    cfg.calls.access_key_secret = web::config::Secret::new("secret");
+    cfg.calls.pool_key = "FC100".to_owned();
+    cfg.calls.callback_token = web::config::Secret::new("push-token");
     let node = app.variant(cfg, crate::support::NOW);
 
     // A visitor sells to shop 5; its dealer opens the lead and calls through a privacy number.

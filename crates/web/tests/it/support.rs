@@ -99,7 +99,7 @@ async fn finish(store: Store, listings: usize, cleanup: Cleanup) -> TestApp {
     }
     let mut config = Config::defaults(Env::Development);
     let upload_dir = std::env::temp_dir().join(format!("{}-upload", unique()));
-    config.upload_dir = upload_dir.to_string_lossy().into_owned();
+    config.upload.dir = upload_dir.to_string_lossy().into_owned();
     TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup, upload_dir }
 }
 
