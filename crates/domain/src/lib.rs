@@ -59,6 +59,14 @@ macro_rules! stored_enum {
                 match self { $($name::$var => $stored),+ }
             }
         }
+        impl ::core::str::FromStr for $name {
+            type Err = ();
+
+            /// The value its stored form spells (as a form or query sends it).
+            fn from_str(text: &str) -> Result<$name, ()> {
+                $name::parse(text).ok_or(())
+            }
+        }
     };
 }
 

@@ -36,13 +36,28 @@ pub const SANDBOX_WECHAT_SERIAL: &str = "5ANDB0X00000000000000000000000000000000
 /// The sandbox's WeChat Pay API v3 key (public, like the sandbox's other keys).
 pub const SANDBOX_API_V3_KEY: &str = "SandboxApiV3Key-PublicProtectsNo";
 
-/// How a buyer chose to pay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a buyer chose to pay: a form's `method=wechat` is WeChat Pay, anything else Alipay (read
+/// so where the form is read; WeChat Pay where it is not configured is refused by the order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Method {
     /// Alipay.
+    #[default]
     Alipay,
     /// WeChat Pay.
     Wechat,
+}
+
+impl Method {
+    /// The method a form's text names.
+    pub fn named(text: &str) -> Method {
+        if text.trim() == "wechat" { Method::Wechat } else { Method::Alipay }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Method {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Method, D::Error> {
+        String::deserialize(d).map(|text| Method::named(&text))
+    }
 }
 
 /// The payment adapters: Alipay (or its sandbox) and, when configured, WeChat Pay.

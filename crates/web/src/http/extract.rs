@@ -6,7 +6,10 @@
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
+use std::str::FromStr;
+
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 
 use crate::http::error::AppError;
 
@@ -75,6 +78,24 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
+/// A form or query field read into its type where the request is read, leniently: missing, blank
+/// or not parsing is `None` (no filter, no notice, an id that names nothing), never a rejection
+/// of the whole request. `#[serde(default, deserialize_with = "lenient")] status: Option<Status>`.
+pub fn lenient<'de, D: Deserializer<'de>, T: FromStr>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(String::deserialize(d)?.trim().parse().ok())
+}
+
+/// A field that names something by a positive id, read as [`positive_id`] reads one; `None` for
+/// anything else, which the handler answers as it must (404 for an action on nothing).
+pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    Ok(positive_id(&String::deserialize(d)?).ok())
+}
+
+/// A flag sent as `1` (a link's `?back=1`, a checkbox's `value="1"`); anything else is off.
+pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(String::deserialize(d)?.trim() == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +105,32 @@ mod tests {
         for (raw, want) in [("5", Some(5)), (" 42 ", Some(42)), ("0", None), ("-3", None), ("5a", None), ("", None), ("99999999999999999999", None)] {
             assert_eq!(positive_id(raw).ok(), want, "{raw:?}");
         }
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    struct Fields {
+        #[serde(default, deserialize_with = "lenient")]
+        status: Option<domain::appeal::Status>,
+        #[serde(default, deserialize_with = "lenient")]
+        page: Option<i64>,
+        #[serde(default, deserialize_with = "id")]
+        id: Option<i64>,
+        #[serde(default, deserialize_with = "flag")]
+        back: bool,
+    }
+
+    fn read(query: &str) -> Fields {
+        let uri: axum::http::Uri = format!("/x?{query}").parse().unwrap();
+        axum::extract::Query::<Fields>::try_from_uri(&uri).unwrap().0
+    }
+
+    #[test]
+    fn fields_are_typed_where_the_request_is_read_and_nonsense_is_absent() {
+        let f = read("status=upheld&page=%202%20&id=7&back=1");
+        assert_eq!((f.status, f.page, f.id, f.back), (Some(domain::appeal::Status::Upheld), Some(2), Some(7), true));
+        let f = read("status=maybe&page=two&id=-7&back=yes");
+        assert_eq!((f.status, f.page, f.id, f.back), (None, None, None, false));
+        let f = read("");
+        assert_eq!((f.status, f.page, f.id, f.back), (None, None, None, false));
     }
 }

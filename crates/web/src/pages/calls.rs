@@ -75,8 +75,8 @@ pub async fn play(State(state): State<AppState>, visitor: Visitor, Dealer(user):
 /// The audio query: `download=1` asks for an attachment.
 #[derive(Debug, Default, Deserialize)]
 pub struct AudioQuery {
-    #[serde(default)]
-    download: String,
+    #[serde(default, deserialize_with = "crate::http::extract::flag")]
+    download: bool,
 }
 
 /// `GET /servicehall/amrplay/{id}/audio`: the file, to the shop's owner only, with single byte
@@ -94,7 +94,7 @@ pub async fn audio(
         None => state.storage.read(&rec.path).await.map_err(|e| AppError::Upstream(e.to_string()))?.ok_or(AppError::NotFound)?,
     };
     let kind = AudioKind::from_mime(&rec.content_type).unwrap_or(AudioKind::Wav);
-    let disposition = format!("{}; filename=\"call-{id}.{}\"", if q.download == "1" { "attachment" } else { "inline" }, kind.ext());
+    let disposition = format!("{}; filename=\"call-{id}.{}\"", if q.download { "attachment" } else { "inline" }, kind.ext());
     let range = headers.get(header::RANGE).and_then(|v| v.to_str().ok()).map_or(RangeAsk::Whole, |r| byte_range(r, bytes.len()));
     let mut res = match range {
         RangeAsk::Unsatisfiable => {

@@ -96,13 +96,13 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
 /// The compare form.
 #[derive(Debug, Default, Deserialize)]
 pub struct CompareForm {
-    #[serde(default)]
-    add: String,
-    #[serde(default)]
-    remove: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    add: Option<i64>,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    remove: Option<i64>,
     /// `back=1` (a card of a list): go back to the list the car was added from.
-    #[serde(default)]
-    back: String,
+    #[serde(default, deserialize_with = "crate::http::extract::flag")]
+    back: bool,
 }
 
 /// `POST /actives/threecar`: add or remove one car, then show the comparison; a car added from a
@@ -111,11 +111,11 @@ pub struct CompareForm {
 pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): Form<CompareForm>) -> Result<Response, AppError> {
     let mut ids = compared_ids(&headers);
     let mut to = "/actives/threecar".to_owned();
-    let back = if f.back.trim() == "1" { list_referer(&headers, &state.config.site.url) } else { None };
-    if let Ok(id) = f.remove.trim().parse::<i64>() {
+    let back = if f.back { list_referer(&headers, &state.config.site.url) } else { None };
+    if let Some(id) = f.remove {
         ids.retain(|i| *i != id);
     }
-    if let Ok(id) = f.add.trim().parse::<i64>()
+    if let Some(id) = f.add
         && !ids.contains(&id)
     {
         state.store.public_listing(id).await?;

@@ -5,8 +5,7 @@
 //! the shop's owner reaches its leads: another dealer's lead id matches nothing (404).
 
 use crate::auth::access::{Dealer, Staff};
-use crate::http::extract::Query;
-use crate::http::extract::{Form, positive_id};
+use crate::http::extract::{self, Form, Query, lenient};
 use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
@@ -94,11 +93,11 @@ struct LeadsPage {
 /// The page's query.
 #[derive(Debug, Default, Deserialize)]
 pub struct LeadsQuery {
-    #[serde(default)]
-    status: String,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<LeadStatus>,
     /// A sell request just claimed into one of my packages.
-    #[serde(default)]
-    claimed: String,
+    #[serde(default, deserialize_with = "extract::id")]
+    claimed: Option<i64>,
 }
 
 async fn render(
@@ -106,7 +105,7 @@ async fn render(
     visitor: &Visitor,
     user: &store::User,
     desk: Desk,
-    status: &str,
+    status: Option<LeadStatus>,
     error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -119,7 +118,7 @@ async fn render_page(
     visitor: &Visitor,
     user: &store::User,
     desk: Desk,
-    status: &str,
+    status: Option<LeadStatus>,
     (error, notice): (Option<String>, Option<String>),
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -127,7 +126,6 @@ async fn render_page(
         Desk::Dealer => Some(ShopHead::new(state, &state.store.own_shop(user.user_id).await?)),
         Desk::Staff => None,
     };
-    let status = LeadStatus::parse(status);
     let now = state.clock.now();
     let recordings = match desk {
         Desk::Dealer => crate::services::recordings::by_lead(state, user.user_id).await?,
@@ -179,26 +177,32 @@ async fn render_page(
 /// `GET /actives/zhikeclues`.
 pub async fn leads(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
     // A request just claimed is said above the list; the address's #lead-{id} jumps to its row.
-    let notice = q.claimed.trim().parse::<i64>().ok().filter(|id| *id > 0).map(|id| format!("已领取：卖车线索 {id} 已进入您的线索包，请尽快联系卖家。"));
-    render_page(&state, &visitor, &user, Desk::Dealer, &q.status, (None, notice), StatusCode::OK).await
+    let notice = q.claimed.map(|id| format!("已领取：卖车线索 {id} 已进入您的线索包，请尽快联系卖家。"));
+    render_page(&state, &visitor, &user, Desk::Dealer, q.status, (None, notice), StatusCode::OK).await
 }
 
 /// `GET /staff/leads`.
 pub async fn platform_leads(State(state): State<AppState>, visitor: Visitor, Staff(user): Staff, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
-    render(&state, &visitor, &user, Desk::Staff, &q.status, None, StatusCode::OK).await
+    render(&state, &visitor, &user, Desk::Staff, q.status, None, StatusCode::OK).await
 }
 
 /// A dealer's action on a lead.
 #[derive(Debug, Default, Deserialize)]
 pub struct LeadAction {
-    #[serde(default)]
-    id: String,
-    #[serde(default)]
-    action: String,
-    #[serde(default)]
-    status: String,
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    action: Option<Work>,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<LeadStatus>,
     #[serde(default)]
     note: String,
+}
+
+domain::stored_enum! {
+    /// What a desk does with a lead: show the number, call it, or save its status and note (as
+    /// the form's button and the lead's trail name it).
+    pub enum Work { Open = "open", Call = "call", Save = "save" }
 }
 
 /// `POST /actives/zhikeclues`: `open` (show the number), `call`, or `save` (status and note).
@@ -212,12 +216,12 @@ pub async fn act_platform(State(state): State<AppState>, visitor: Visitor, Staff
 }
 
 async fn act_on(state: &AppState, visitor: &Visitor, user: &store::User, desk: Desk, a: LeadAction) -> Result<Response, AppError> {
-    let id = positive_id(&a.id)?;
+    let id = a.id.ok_or(AppError::NotFound)?;
     let (scope, now, back) = (desk.scope(user.user_id), state.clock.now(), format!("{}#lead-{id}", desk.path()));
-    match a.action.as_str() {
-        "open" | "call" => {
-            let lead = state.store.work_scoped_lead(scope, user.user_id, id, &a.action, None, None, now).await?;
-            if a.action != "call" {
+    match a.action {
+        Some(work @ (Work::Open | Work::Call)) => {
+            let lead = state.store.work_scoped_lead(scope, user.user_id, id, work.as_str(), None, None, now).await?;
+            if work != Work::Call {
                 return Ok(see_other(&back, Vec::new()));
             }
             // Straight to the dialler: the visitor's number, or for a shop the privacy number
@@ -230,22 +234,22 @@ async fn act_on(state: &AppState, visitor: &Visitor, user: &store::User, desk: D
                 Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
                 Err(e) => {
                     tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
-                    render(state, visitor, user, desk, "", Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
+                    render(state, visitor, user, desk, None, Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
                 }
             }
         }
-        "save" => {
-            let Some(status) = LeadStatus::parse(&a.status) else {
-                return render(state, visitor, user, desk, "", Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+        Some(Work::Save) => {
+            let Some(status) = a.status else {
+                return render(state, visitor, user, desk, None, Some("请选择线索状态".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
             };
             let note = a.note.trim();
             if note.chars().count() > 200 {
-                return render(state, visitor, user, desk, "", Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
+                return render(state, visitor, user, desk, None, Some(format!("线索 {id} 的备注最多200字")), StatusCode::UNPROCESSABLE_ENTITY).await;
             }
-            state.store.work_scoped_lead(scope, user.user_id, id, "save", Some(status), Some(note), now).await?;
+            state.store.work_scoped_lead(scope, user.user_id, id, Work::Save.as_str(), Some(status), Some(note), now).await?;
             Ok(see_other(&back, Vec::new()))
         }
-        _ => render(state, visitor, user, desk, "", Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
+        None => render(state, visitor, user, desk, None, Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     }
 }
 

@@ -392,7 +392,7 @@ pub async fn fourorder_post(
         subject: format!("车况报告：{}", a.product.label()),
         amount_fen: a.product.price_fen(),
     };
-    let method = match payments::method_of(&state, &form.method) {
+    let method = match payments::method_of(&state, crate::adapters::pay::Method::named(&form.method)) {
         Ok(m) => m,
         Err(message) => {
             let mut res = order_page(&state, &visitor, &user, form, &a, message.to_owned()).await?;
@@ -415,17 +415,18 @@ pub async fn fourorder_post(
 /// `?id=…` (a report) or `?order=…` (the order that pays for one).
 #[derive(Debug, Default, Deserialize)]
 pub struct ReportQuery {
-    #[serde(default)]
-    id: String,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    id: Option<i64>,
     #[serde(default)]
     order: String,
-    #[serde(default)]
-    report: String,
+    /// The report, as the provider's pages and old links name it.
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    report: Option<i64>,
 }
 
 impl ReportQuery {
     fn id(&self) -> Option<i64> {
-        [&self.id, &self.report].into_iter().find_map(|s| s.trim().parse().ok())
+        self.id.or(self.report)
     }
 }
 

@@ -8,8 +8,7 @@
 //! offer a shop's online car to other dealers at a trade price, or withdraw it.
 
 use crate::auth::access::SignedIn;
-use crate::http::extract::{Form, positive_id};
-use crate::http::extract::{Path, Query};
+use crate::http::extract::{self, Form, Path, Query, lenient};
 use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
@@ -68,12 +67,34 @@ fn matches_search(id: i64, title: &str, q: &str) -> bool {
     q.split_whitespace().all(|w| title.contains(&w.to_lowercase()))
 }
 
-/// The form's action names of 挂到批发 and 取消批发.
-const WHOLESALE: &str = "wholesale";
-const WHOLESALE_OFF: &str = "wholesale_off";
+/// What an owner asks of one listing (the form's `action`, and the `done` of the page it leads
+/// back to): a step of its lifecycle, 挂到批发 or 取消批发, or 更新车况记录.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Act {
+    Lifecycle(Action),
+    Wholesale,
+    WholesaleOff,
+    Records,
+}
 
-/// The form's action name of 更新车况记录.
-const RECORDS: &str = "records";
+impl Act {
+    fn as_str(self) -> &'static str {
+        match self {
+            Act::Lifecycle(a) => a.as_str(),
+            Act::Wholesale => "wholesale",
+            Act::WholesaleOff => "wholesale_off",
+            Act::Records => "records",
+        }
+    }
+}
+
+impl std::str::FromStr for Act {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Act, ()> {
+        [Act::Wholesale, Act::WholesaleOff, Act::Records].into_iter().find(|a| a.as_str() == text).or_else(|| Action::parse(text).map(Act::Lifecycle)).ok_or(())
+    }
+}
 /// How often a seller may have a listing's VIN records fetched again: each fetch is a paid
 /// provider call, and the records change slowly.
 const RECORDS_EVERY_SECS: i64 = 86_400;
@@ -115,16 +136,18 @@ struct MyListingsPage {
 /// Query of the page.
 #[derive(Debug, Default, Deserialize)]
 pub struct ListQuery {
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    posted: String,
-    #[serde(default)]
-    saved: String,
-    #[serde(default)]
-    done: String,
-    #[serde(default)]
-    history: String,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<ListingStatus>,
+    /// The listing just posted, or saved.
+    #[serde(default, deserialize_with = "extract::id")]
+    posted: Option<i64>,
+    #[serde(default, deserialize_with = "extract::id")]
+    saved: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    done: Option<Act>,
+    /// The listing whose trail is shown.
+    #[serde(default, deserialize_with = "extract::id")]
+    history: Option<i64>,
     /// A dealer's search of their stock: words of the title, or a listing id.
     #[serde(default)]
     q: String,
@@ -142,7 +165,7 @@ async fn render(
     status: StatusCode,
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
-    let filter = ListingStatus::parse(&q.status).filter(|s| *s != ListingStatus::Deleted);
+    let filter = q.status.filter(|s| *s != ListingStatus::Deleted);
     let (list, counts, benefits) = tokio::try_join!(
         state.store.my_listings(user.user_id, filter, 200),
         state.store.my_listing_counts(user.user_id),
@@ -212,23 +235,24 @@ async fn render(
         let n = counts.iter().find(|(s, _)| s == st.as_str()).map_or(0, |(_, n)| *n);
         tabs.push((st.label().to_owned(), format!("/space/personcarlist?status={}", st.as_str()), n, filter == Some(st)));
     }
-    let notice = if !q.posted.is_empty() {
+    let notice = if q.posted.is_some() {
         Some("提交成功，车源正在审核中，审核通过后自动上架。".to_owned())
-    } else if !q.saved.is_empty() {
-        Some(if q.status == "pending" { "已保存，修改了关键信息，车源需重新审核。".to_owned() } else { "已保存。".to_owned() })
-    } else if q.done == WHOLESALE {
-        Some("已挂到批发，认证车商在批发频道能看到批发价。".to_owned())
-    } else if q.done == WHOLESALE_OFF {
-        Some("已取消批发。".to_owned())
-    } else if q.done == RECORDS {
-        Some("车况记录已更新，买家在详情页看到的是最新记录。".to_owned())
-    } else if !q.done.is_empty() {
-        Some(format!("已{}。", Action::parse(&q.done).map_or("完成", Action::label)))
+    } else if q.saved.is_some() {
+        Some(if q.status == Some(ListingStatus::Pending) {
+            "已保存，修改了关键信息，车源需重新审核。".to_owned()
+        } else {
+            "已保存。".to_owned()
+        })
     } else {
-        None
+        q.done.map(|done| match done {
+            Act::Wholesale => "已挂到批发，认证车商在批发频道能看到批发价。".to_owned(),
+            Act::WholesaleOff => "已取消批发。".to_owned(),
+            Act::Records => "车况记录已更新，买家在详情页看到的是最新记录。".to_owned(),
+            Act::Lifecycle(action) => format!("已{}。", action.label()),
+        })
     };
     let mut events = Vec::new();
-    if let Ok(id) = q.history.parse::<i64>()
+    if let Some(id) = q.history
         && state.store.editable_listing(id, user.user_id).await.is_ok()
     {
         let lines = state
@@ -267,10 +291,10 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
 /// An action on one listing.
 #[derive(Debug, Default, Deserialize)]
 pub struct ActionPost {
-    #[serde(default)]
-    id: String,
-    #[serde(default)]
-    action: String,
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    action: Option<Act>,
     /// The trade price typed for 挂到批发, in 万.
     #[serde(default)]
     wholesale: String,
@@ -278,16 +302,13 @@ pub struct ActionPost {
 
 /// `POST /space/personcarlist`: apply one action.
 pub async fn act(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<ActionPost>) -> Result<Response, AppError> {
-    let id = positive_id(&post.id)?;
-    if post.action == RECORDS {
-        return refresh_records(&state, &visitor, &user, id).await;
-    }
-    if post.action == WHOLESALE || post.action == WHOLESALE_OFF {
-        let typed = (post.action == WHOLESALE).then_some(post.wholesale.as_str());
-        return set_wholesale(&state, &visitor, &user, id, typed).await;
-    }
-    let Some(action) = Action::parse(&post.action).filter(|a| !matches!(a, Action::Approve | Action::Reject | Action::Expire)) else {
-        return render(&state, &visitor, &user, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await;
+    let id = post.id.ok_or(AppError::NotFound)?;
+    let action = match post.action {
+        Some(Act::Records) => return refresh_records(&state, &visitor, &user, id).await,
+        Some(Act::Wholesale) => return set_wholesale(&state, &visitor, &user, id, Some(post.wholesale.as_str())).await,
+        Some(Act::WholesaleOff) => return set_wholesale(&state, &visitor, &user, id, None).await,
+        Some(Act::Lifecycle(action)) if !matches!(action, Action::Approve | Action::Reject | Action::Expire) => action,
+        _ => return render(&state, &visitor, &user, &ListQuery::default(), Some("未知的操作".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let outcome = state.store.listing_action(id, user.user_id, Actor::Seller, action, "", state.clock.now()).await?;
     match outcome {
@@ -321,7 +342,7 @@ async fn refresh_records(state: &AppState, visitor: &Visitor, user: &store::User
         return refuse(msg, StatusCode::TOO_MANY_REQUESTS).await;
     }
     crate::services::reports::refresh_panel(state, id).await?;
-    Ok(see_other(&format!("/space/personcarlist?done={RECORDS}#listing-{id}"), Vec::new()))
+    Ok(see_other(&format!("/space/personcarlist?done={}#listing-{id}", Act::Records.as_str()), Vec::new()))
 }
 
 /// 挂到批发 (`typed`: the trade price in 万) or 取消批发 (`None`): a shop's own online car only.
@@ -339,8 +360,8 @@ async fn set_wholesale(state: &AppState, visitor: &Visitor, user: &store::User, 
         let why = "只有店铺在售的车源可以挂到批发".to_owned();
         return render(state, visitor, user, &ListQuery::default(), Some(why), StatusCode::CONFLICT).await;
     }
-    let done = if price.is_some() { WHOLESALE } else { WHOLESALE_OFF };
-    Ok(see_other(&format!("/space/personcarlist?done={done}#listing-{id}"), Vec::new()))
+    let done = if price.is_some() { Act::Wholesale } else { Act::WholesaleOff };
+    Ok(see_other(&format!("/space/personcarlist?done={}#listing-{id}", done.as_str()), Vec::new()))
 }
 
 fn wait_text(secs: i64) -> String {
@@ -349,7 +370,7 @@ fn wait_text(secs: i64) -> String {
 
 /// `GET /space/personcarlist/{id}`: the listing's history.
 pub async fn history(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Path(id): Path<String>) -> Result<Response, AppError> {
-    let q = ListQuery { history: id, ..ListQuery::default() };
+    let q = ListQuery { history: extract::positive_id(&id).ok(), ..ListQuery::default() };
     render(&state, &visitor, &user, &q, None, StatusCode::OK).await
 }
 

@@ -19,7 +19,6 @@ use super::shared::{PackageView, ProvinceCities, ShopHead};
 use crate::auth::access::Dealer;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
-use crate::http::extract::positive_id;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
 use crate::services::payments;
@@ -249,7 +248,7 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
         subject: format!("线索包{}条（{city}）", spec.quantity),
         amount_fen: tier.price_fen,
     };
-    let method = payments::method_named(&input.method);
+    let method = crate::adapters::pay::Method::named(&input.method);
     let order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
     state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
     let next = payments::cashier(&state, &visitor, &order, method)?;
@@ -394,8 +393,8 @@ pub async fn requests(State(state): State<AppState>, visitor: Visitor, Dealer(us
 /// The claim form.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct ClaimPost {
-    #[serde(default)]
-    id: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    id: Option<i64>,
 }
 
 /// `POST /actives/superclue/recommandSells`: claims a request into the first-paid package of
@@ -407,7 +406,7 @@ pub async fn claim(
     Dealer(user): Dealer,
     crate::http::extract::Form(post): crate::http::extract::Form<ClaimPost>,
 ) -> Result<Response, AppError> {
-    let id = positive_id(&post.id)?;
+    let id = post.id.ok_or(AppError::NotFound)?;
     let shop = state.store.own_shop(user.user_id).await?;
     match state.store.claim_sell_request(shop.shop_id, id, state.clock.now()).await? {
         Claim::Claimed(_) => Ok(see_other(&format!("/actives/zhikeclues?claimed={id}#lead-{id}"), Vec::new())),

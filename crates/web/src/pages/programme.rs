@@ -20,7 +20,7 @@ use super::shared::ProvinceCities;
 use crate::auth::access::{SignedIn, Staff};
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
-use crate::http::extract::{Form, Query, positive_id};
+use crate::http::extract::{Form, Query};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
 use crate::services::payments;
@@ -292,13 +292,13 @@ pub async fn fee(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
 #[derive(Debug, Default, Deserialize)]
 pub struct FeePost {
     #[serde(default)]
-    method: String,
+    method: crate::adapters::pay::Method,
 }
 
 /// `POST /actives/fh2021/fhpay`: the fee's order, bound to the approved application's purchase in
 /// the same transaction, then the cashier; any payment of that purchase opens the shop.
 pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(post): Form<FeePost>) -> Result<Response, AppError> {
-    let method = payments::method_named(&post.method);
+    let method = post.method;
     let item = Item {
         product: domain::order::Product::Programme,
         plan_code: String::new(),
@@ -417,21 +417,20 @@ struct StaffPage {
 /// `?status=…&done=…` of the review desk.
 #[derive(Debug, Default, Deserialize)]
 pub struct StaffQuery {
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    done: String,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    status: Option<Status>,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    done: Option<Verdict>,
 }
 
 async fn staff_page(
     state: &AppState,
     visitor: &Visitor,
-    status: &str,
+    status: Option<Status>,
     notice: Option<&'static str>,
     error: Option<(i64, String)>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    let status = Status::parse(status);
     let applications = state.store.applications(status, 200).await?.into_iter().map(ApplicationView::new).collect();
     let mut tabs = vec![("", "全部", status.is_none())];
     tabs.extend(Status::ALL.map(|s| (s.as_str(), s.label(), Some(s) == status)));
@@ -444,44 +443,50 @@ async fn staff_page(
 
 /// `GET /staff/programme`: applications, those waiting first.
 pub async fn staff(State(state): State<AppState>, visitor: Visitor, Query(q): Query<StaffQuery>) -> Result<Response, AppError> {
-    let notice = match q.done.as_str() {
-        "approve" => Some("已通过，申请人可以缴纳入驻费。"),
-        "reject" => Some("已驳回，申请人会看到驳回原因。"),
-        _ => None,
-    };
-    staff_page(&state, &visitor, &q.status, notice, None, StatusCode::OK).await
+    let notice = q.done.map(|done| match done {
+        Verdict::Approve => "已通过，申请人可以缴纳入驻费。",
+        Verdict::Reject => "已驳回，申请人会看到驳回原因。",
+    });
+    staff_page(&state, &visitor, q.status, notice, None, StatusCode::OK).await
+}
+
+domain::stored_enum! {
+    /// What staff decide on an application (the form's `decision`, and the desk's `done` after
+    /// it): 通过, and the applicant may pay the fee, or 驳回 with a reason.
+    pub enum Verdict { Approve = "approve", Reject = "reject" }
 }
 
 /// A review decision.
 #[derive(Debug, Default, Deserialize)]
 pub struct Decision {
-    #[serde(default)]
-    id: String,
-    #[serde(default)]
-    decision: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    decision: Option<Verdict>,
     #[serde(default)]
     note: String,
 }
 
 /// `POST /staff/programme`: approve, or turn down with a reason the applicant reads.
 pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
-    let id = positive_id(&d.id)?;
+    let id = d.id.ok_or(AppError::NotFound)?;
     let note = d.note.trim();
-    let approve = match d.decision.as_str() {
-        "approve" => true,
-        "reject" if note.is_empty() => {
-            return staff_page(&state, &visitor, "", None, Some((id, "驳回时请填写原因，申请人会看到".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await;
+    let approve = match d.decision {
+        Some(Verdict::Approve) => true,
+        Some(Verdict::Reject) if note.is_empty() => {
+            return staff_page(&state, &visitor, None, None, Some((id, "驳回时请填写原因，申请人会看到".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await;
         }
-        "reject" => false,
-        _ => return staff_page(&state, &visitor, "", None, Some((id, "请选择通过或驳回".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await,
+        Some(Verdict::Reject) => false,
+        None => return staff_page(&state, &visitor, None, None, Some((id, "请选择通过或驳回".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     if note.chars().count() > 200 {
-        return staff_page(&state, &visitor, "", None, Some((id, "原因最多200字".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await;
+        return staff_page(&state, &visitor, None, None, Some((id, "原因最多200字".to_owned())), StatusCode::UNPROCESSABLE_ENTITY).await;
     }
     if !state.store.review_application(id, staff.user_id, approve, note, state.clock.now()).await? {
-        return staff_page(&state, &visitor, "", None, Some((id, "该申请已处理过".to_owned())), StatusCode::CONFLICT).await;
+        return staff_page(&state, &visitor, None, None, Some((id, "该申请已处理过".to_owned())), StatusCode::CONFLICT).await;
     }
-    Ok(see_other(&format!("/staff/programme?done={}", if approve { "approve" } else { "reject" }), Vec::new()))
+    let done = if approve { Verdict::Approve } else { Verdict::Reject };
+    Ok(see_other(&format!("/staff/programme?done={}", done.as_str()), Vec::new()))
 }
 
 /// This feature's routes.

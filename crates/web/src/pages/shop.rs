@@ -8,7 +8,7 @@ use crate::router::{Access, Routes};
 use std::collections::HashMap;
 
 use crate::auth::access::Dealer;
-use crate::http::extract::{Form, PathId, positive_id};
+use crate::http::extract::{Form, PathId};
 use crate::http::extract::{Path, Query};
 use crate::services::leads;
 use askama::Template;
@@ -457,13 +457,13 @@ pub async fn profile_image(
 /// The photo to remove.
 #[derive(Debug, Default, Deserialize)]
 pub struct PhotoDelete {
-    #[serde(default)]
-    id: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    id: Option<i64>,
 }
 
 /// `POST /shop/profile/photo/delete`: removes one of my shop's photos (404 for anyone else's).
 pub async fn profile_photo_delete(State(state): State<AppState>, Dealer(user): Dealer, Form(d): Form<PhotoDelete>) -> Result<Response, AppError> {
-    let id = positive_id(&d.id)?;
+    let id = d.id.ok_or(AppError::NotFound)?;
     state.store.delete_shop_photo(user.user_id, id).await?;
     Ok(see_other("/shop/profile?saved=1#image-photo", Vec::new()))
 }

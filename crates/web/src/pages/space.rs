@@ -10,7 +10,7 @@ use crate::router::{Access, Routes};
 use std::borrow::Cow;
 
 use crate::auth::access::SignedIn;
-use crate::http::extract::{Form, PathId, positive_id};
+use crate::http::extract::{Form, PathId};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -147,8 +147,9 @@ pub async fn favourites(State(state): State<AppState>, visitor: Visitor, SignedI
 /// The favourite form: a listing, add or remove, and where to go back.
 #[derive(Debug, Default, Deserialize)]
 pub struct FavouritePost {
-    #[serde(default)]
-    listing_id: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    listing_id: Option<i64>,
+    /// `remove`; anything else adds.
     #[serde(default)]
     action: String,
     #[serde(default, rename = "return")]
@@ -162,7 +163,7 @@ pub async fn favourite(
     headers: HeaderMap,
     Form(post): Form<FavouritePost>,
 ) -> Result<Response, AppError> {
-    let id = positive_id(&post.listing_id)?;
+    let id = post.listing_id.ok_or(AppError::NotFound)?;
     if post.action == "remove" {
         state.store.remove_favourite(user.user_id, id).await?;
     } else {
@@ -469,13 +470,13 @@ pub async fn add_wanted(
 /// A form naming one of my objects by id.
 #[derive(Debug, Default, Deserialize)]
 pub struct IdPost {
-    #[serde(default)]
-    id: String,
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    id: Option<i64>,
 }
 
 /// `POST /space/carfindwa/close`.
 pub async fn close_wanted(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<IdPost>) -> Result<Response, AppError> {
-    let id = positive_id(&post.id)?;
+    let id = post.id.ok_or(AppError::NotFound)?;
     if !state.store.close_wanted(user.user_id, id).await? {
         return Err(AppError::NotFound);
     }

@@ -5,8 +5,7 @@
 //! `staff_action`, the refunding staff member and reason on the order). The public form that sends them is `pages::appeal`.
 
 use crate::auth::access::Staff;
-use crate::http::extract::Query;
-use crate::http::extract::{Form, positive_id};
+use crate::http::extract::{self, Form, Query, flag, lenient};
 use crate::router::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
@@ -68,15 +67,22 @@ fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> P
     page
 }
 
-/// Query of the staff pages.
+/// Query of the review queue: the decision just made, one listing to show alone, the page.
 #[derive(Debug, Default, Deserialize)]
-pub struct StaffQuery {
-    #[serde(default)]
-    done: String,
-    #[serde(default)]
-    id: String,
-    #[serde(default)]
-    page: String,
+pub struct ReviewQuery {
+    #[serde(default, deserialize_with = "lenient")]
+    done: Option<Action>,
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    page: Option<i64>,
+}
+
+/// Query of the appeals desk: `done=1` after a decision.
+#[derive(Debug, Default, Deserialize)]
+pub struct AppealsQuery {
+    #[serde(default, deserialize_with = "flag")]
+    done: bool,
 }
 
 /// Listings per page of the review queue.
@@ -95,7 +101,7 @@ async fn review_page(
     let pages = ((total + QUEUE_PAGE - 1) / QUEUE_PAGE).max(1);
     let page_no = page_no.clamp(1, pages);
     let queue = state.store.review_queue(only, QUEUE_PAGE, (page_no - 1) * QUEUE_PAGE).await?;
-    let base = &state.config.image_upload_base;
+    let base = &state.config.upload.base;
     let ids: Vec<i64> = queue.iter().map(|r| r.listing_id).collect();
     let events = state.store.listing_events_of(&ids).await?;
     let mut items = Vec::with_capacity(queue.len());
@@ -140,34 +146,42 @@ async fn review_page(
 }
 
 /// `GET /staff/review`.
-pub async fn review(State(state): State<AppState>, visitor: Visitor, Query(q): Query<StaffQuery>) -> Result<Response, AppError> {
-    let notice = match q.done.as_str() {
-        "approve" => Some("已通过，车源已上架。".to_owned()),
-        "reject" => Some("已驳回，卖家会看到驳回原因。".to_owned()),
+pub async fn review(State(state): State<AppState>, visitor: Visitor, Query(q): Query<ReviewQuery>) -> Result<Response, AppError> {
+    let notice = match q.done {
+        Some(Action::Approve) => Some("已通过，车源已上架。".to_owned()),
+        Some(Action::Reject) => Some("已驳回，卖家会看到驳回原因。".to_owned()),
         _ => None,
     };
-    let only = q.id.trim().parse::<i64>().ok().filter(|i| *i > 0);
-    let page_no = q.page.trim().parse::<i64>().unwrap_or(1);
-    review_page(&state, &visitor, only, page_no, notice, None, StatusCode::OK).await
+    review_page(&state, &visitor, q.id, q.page.unwrap_or(1), notice, None, StatusCode::OK).await
 }
 
-/// A review decision.
+/// A review decision: the listing, approve or reject, and the reason the seller reads.
 #[derive(Debug, Default, Deserialize)]
-pub struct Decision {
+pub struct ReviewDecision {
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    decision: Option<Action>,
     #[serde(default)]
-    id: String,
-    #[serde(default)]
-    decision: String,
+    reason: String,
+}
+
+/// An appeal decision: the appeal, upheld or dismissed, and the reply the user reads.
+#[derive(Debug, Default, Deserialize)]
+pub struct AppealDecision {
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    decision: Option<AppealStatus>,
     #[serde(default)]
     reason: String,
 }
 
 /// `POST /staff/review`: approve or reject one listing.
-pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
-    let id = positive_id(&d.id)?;
-    let action = match d.decision.as_str() {
-        "approve" => Action::Approve,
-        "reject" => Action::Reject,
+pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<ReviewDecision>) -> Result<Response, AppError> {
+    let id = d.id.ok_or(AppError::NotFound)?;
+    let action = match d.decision {
+        Some(a @ (Action::Approve | Action::Reject)) => a,
         _ => return review_page(&state, &visitor, None, 1, None, Some("请选择通过或驳回".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let reason = d.reason.trim();
@@ -194,8 +208,8 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
 }
 
 /// `GET /staff/appeals`.
-pub async fn appeals(State(state): State<AppState>, visitor: Visitor, Query(q): Query<StaffQuery>) -> Result<Response, AppError> {
-    let notice = (!q.done.is_empty()).then(|| "已处理。".to_owned());
+pub async fn appeals(State(state): State<AppState>, visitor: Visitor, Query(q): Query<AppealsQuery>) -> Result<Response, AppError> {
+    let notice = q.done.then(|| "已处理。".to_owned());
     appeals_page(&state, &visitor, notice, None, StatusCode::OK).await
 }
 
@@ -220,9 +234,9 @@ async fn appeals_page(state: &AppState, visitor: &Visitor, notice: Option<String
 }
 
 /// `POST /staff/appeals`: uphold or dismiss an appeal with a reply.
-pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
-    let id = positive_id(&d.id)?;
-    let status = match AppealStatus::parse(&d.decision) {
+pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<AppealDecision>) -> Result<Response, AppError> {
+    let id = d.id.ok_or(AppError::NotFound)?;
+    let status = match d.decision {
         Some(s @ (AppealStatus::Upheld | AppealStatus::Dismissed)) => s,
         _ => return appeals_page(&state, &visitor, None, Some("请选择处理结果".to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
@@ -241,15 +255,30 @@ pub async fn decide_appeal(State(state): State<AppState>, visitor: Visitor, Staf
 pub struct OrdersQuery {
     #[serde(default)]
     q: String,
-    #[serde(default)]
-    status: String,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<domain::order::Status>,
+    /// `refund` after a refund.
     #[serde(default)]
     done: String,
     /// A programme shop a refund left open (it has listed cars), and how many.
-    #[serde(default)]
-    kept: String,
-    #[serde(default)]
-    listings: String,
+    #[serde(default, deserialize_with = "lenient")]
+    kept: Option<Oname>,
+    #[serde(default, deserialize_with = "lenient")]
+    listings: Option<u32>,
+}
+
+/// A shop's name in its address (`/shop/{oname}`), as a notice may show it: letters, digits and
+/// dashes.
+#[derive(Debug)]
+pub struct Oname(String);
+
+impl std::str::FromStr for Oname {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Oname, ()> {
+        let ok = !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if ok { Ok(Oname(text.to_owned())) } else { Err(()) }
+    }
 }
 
 /// A refund as the desk posts it, with the search it was made from.
@@ -261,8 +290,8 @@ pub struct RefundPost {
     reason: String,
     #[serde(default)]
     q: String,
-    #[serde(default)]
-    status: String,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<domain::order::Status>,
 }
 
 /// An order as the desk lists it.
@@ -299,13 +328,12 @@ async fn orders_page(
     state: &AppState,
     visitor: &Visitor,
     q: &str,
-    status: &str,
+    status: Option<domain::order::Status>,
     notice: Option<String>,
     refund: Option<(String, String, String)>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
     let q = q.trim();
-    let status = domain::order::Status::parse(status.trim());
     let (mut search, mut search_error) = (store::OrderSearch { status, ..store::OrderSearch::default() }, None);
     if domain::order::is_order_no(q) {
         search.order_no = q;
@@ -346,18 +374,16 @@ async fn orders_page(
 
 /// `GET /staff/orders`: find orders by number, phone and status.
 pub async fn orders(State(state): State<AppState>, visitor: Visitor, Query(q): Query<OrdersQuery>) -> Result<Response, AppError> {
-    let notice = (q.done == "refund").then(|| {
-        let kept = q.kept.trim();
-        if kept.is_empty() || !kept.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-            "已退款：款项原路退回，订单所开通的权益已结束。".to_owned()
-        } else {
-            let n: u32 = q.listings.trim().parse().unwrap_or(0);
+    let notice = (q.done == "refund").then(|| match &q.kept {
+        None => "已退款：款项原路退回，订单所开通的权益已结束。".to_owned(),
+        Some(Oname(kept)) => {
+            let n = q.listings.unwrap_or(0);
             format!(
                 "已退款：款项原路退回，商家VIP已结束。店铺 {kept} 已发布{n}辆车，店铺与车商身份暂时保留，请在车源审核中决定下架车源、关闭店铺，或与商家协商。"
             )
         }
     });
-    orders_page(&state, &visitor, &q.q, &q.status, notice, None, StatusCode::OK).await
+    orders_page(&state, &visitor, &q.q, q.status, notice, None, StatusCode::OK).await
 }
 
 /// `POST /staff/orders`: refunds a paid order in full through the payment adapter, which ends
@@ -367,7 +393,7 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
     let reason = post.reason.trim();
     let answer = |message: String, code: StatusCode| {
         let refund = Some((order_no.to_owned(), reason.chars().take(REASON_MAX).collect(), message));
-        orders_page(&state, &visitor, &post.q, &post.status, None, refund, code)
+        orders_page(&state, &visitor, &post.q, post.status, None, refund, code)
     };
     if reason.is_empty() || reason.chars().count() > REASON_MAX {
         return answer(format!("请填写退款原因（{REASON_MAX}字以内），它会记录在订单上"), StatusCode::UNPROCESSABLE_ENTITY).await;

@@ -12,6 +12,7 @@ use domain::auth::Role;
 use domain::vip::{Audience, Campaign, FREE, Plan};
 use serde::Deserialize;
 
+use crate::adapters::pay::Method;
 use crate::auth::access::SignedIn;
 use crate::http::error::AppError;
 use crate::http::extract::Form;
@@ -166,9 +167,8 @@ pub struct BuyPost {
     plan: String,
     #[serde(default)]
     city: String,
-    /// `alipay` or `wechat`.
     #[serde(default)]
-    method: String,
+    method: Method,
 }
 
 /// What a purchase of `plan` orders (at `campaign`'s price and with its terms kept, when bought
@@ -205,7 +205,7 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         Ok(item) => item,
         Err(message) => return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    let method = match payments::method_of(&state, &post.method) {
+    let method = match payments::method_of(&state, post.method) {
         Ok(m) => m,
         Err(message) => return render(&state, &visitor, Some(message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
@@ -229,7 +229,7 @@ pub struct CampaignPost {
     #[serde(default)]
     city: String,
     #[serde(default)]
-    method: String,
+    method: Method,
 }
 
 #[derive(Template)]
@@ -328,7 +328,7 @@ pub async fn campaign_buy(
         Ok(item) => item,
         Err(message) => return again(message).await,
     };
-    let method = match payments::method_of(&state, &post.method) {
+    let method = match payments::method_of(&state, post.method) {
         Ok(m) => m,
         Err(message) => return again(message.to_owned()).await,
     };
@@ -423,7 +423,7 @@ pub async fn buytest_post(State(state): State<AppState>, visitor: Visitor, Signe
         subject: "支付测试订单".to_owned(),
         amount_fen: TEST_FEN,
     };
-    let method = payments::method_named(&post.method);
+    let method = post.method;
     let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }

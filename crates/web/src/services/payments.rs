@@ -94,17 +94,10 @@ pub fn methods(state: &AppState, visitor: &Visitor) -> Vec<(&'static str, &'stat
 /// switched off, or a hand-made request).
 pub const NO_WECHAT_PAY: &str = "微信支付暂未开通，请选择支付宝付款";
 
-/// The method a form names (`method=wechat`, else Alipay). WeChat Pay where it is not
-/// configured is refused by [`new_order`] (a 422 saying so); a form that says it beside its
-/// buttons asks [`method_of`] first.
-pub fn method_named(value: &str) -> Method {
-    if value.trim() == "wechat" { Method::Wechat } else { Method::Alipay }
-}
-
 /// The method a form chose, or [`NO_WECHAT_PAY`] for the form to show beside its buttons when
 /// WeChat Pay is not configured.
-pub fn method_of(state: &AppState, value: &str) -> Result<Method, &'static str> {
-    match method_named(value) {
+pub fn method_of(state: &AppState, method: Method) -> Result<Method, &'static str> {
+    match method {
         Method::Wechat if state.adapters.pay.wechat().is_none() => Err(NO_WECHAT_PAY),
         m => Ok(m),
     }
