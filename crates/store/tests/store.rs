@@ -108,6 +108,7 @@ macro_rules! on_both {
 
 on_both!(
     migrations_are_idempotent,
+    a_changed_migration_or_a_newer_database_stops_the_start,
     an_empty_store_lists_nothing,
     seeded_data_fills_the_home_page,
     listings_filter_by_city_and_inspection,
@@ -525,6 +526,32 @@ async fn migrations_are_idempotent(store: &Store) {
     store.migrate().await.unwrap();
     store.migrate().await.unwrap();
     store.ping().await.unwrap();
+    let all = store.count_admin("select count(*) from schema_migration").await.unwrap();
+    assert!(all > 20);
+    assert_eq!(
+        store.count_admin("select count(*) from schema_migration where length(checksum) = 64").await.unwrap(),
+        all,
+        "each applied migration keeps its checksum"
+    );
+}
+
+/// A node refuses a database it must not run on, and changes nothing: a migration file changed
+/// after it was applied, or a database a newer build migrated. A database migrated before
+/// checksums were kept adopts them.
+async fn a_changed_migration_or_a_newer_database_stops_the_start(store: &Store) {
+    let sum = |v: i64| format!("select count(*) from schema_migration where version = {v} and length(checksum) = 64");
+    store.execute_admin("update schema_migration set checksum = 'edited' where version = 1").await.unwrap();
+    let err = store.migrate().await.unwrap_err().to_string();
+    assert!(err.contains("migration 0001_") && err.contains("changed after it was applied"), "{err}");
+    store.execute_admin("update schema_migration set checksum = '' where version = 1").await.unwrap();
+    store.migrate().await.unwrap();
+    assert_eq!(store.count_admin(&sum(1)).await.unwrap(), 1, "an old record adopts the checksum");
+
+    store.execute_admin("insert into schema_migration (version, name, applied_at, checksum) values (9999, '9999_from_the_future', 0, 'x')").await.unwrap();
+    let err = store.migrate().await.unwrap_err().to_string();
+    assert!(err.contains("migrated by a newer version") && err.contains("9999_from_the_future"), "{err}");
+    store.execute_admin("delete from schema_migration where version = 9999").await.unwrap();
+    store.migrate().await.unwrap();
 }
 
 async fn an_empty_store_lists_nothing(store: &Store) {
@@ -1266,4 +1293,31 @@ async fn a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff(store: &Stor
     assert!(store.memberships(user.user_id, NOW + 5).await.unwrap().is_empty(), "the plan that came with the fee ends");
     assert_eq!(store.shop_by_oname(&shop.oname).await.unwrap().shop_id, shop.shop_id, "the shop stays open");
     assert_eq!(store.user_by_mobile("13877770002").await.unwrap().unwrap().role, domain::auth::Role::Dealer);
+}
+
+/// Two nodes started together on one fresh PostgreSQL database: one migrates while the other
+/// waits for the lock, then finds nothing to do; every migration ran once.
+#[tokio::test]
+async fn two_nodes_migrate_a_fresh_database_together() {
+    let admin_url = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let Ok(admin) = Store::connect(&admin_url).await else {
+        assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "PostgreSQL is required in CI");
+        return;
+    };
+    let name = unique("usedcar_test");
+    admin.execute_admin(&format!("create database {name}")).await.unwrap();
+    let (base, _) = admin_url.rsplit_once('/').unwrap();
+    let url = format!("{base}/{name}");
+    let (a, b) = (Store::connect(&url).await.unwrap(), Store::connect(&url).await.unwrap());
+    let (ra, rb) = tokio::join!(a.migrate(), b.migrate());
+    ra.unwrap();
+    rb.unwrap();
+    let all = a.count_admin("select count(*) from schema_migration").await.unwrap();
+    assert!(all > 20);
+    assert_eq!(a.count_admin("select count(distinct version) from schema_migration").await.unwrap(), all);
+    assert_eq!(b.count_listings().await.unwrap(), 0);
+    a.close().await;
+    b.close().await;
+    admin.execute_admin(&format!("drop database if exists {name}")).await.unwrap();
+    admin.close().await;
 }
