@@ -9,6 +9,7 @@
 //! built-in values in development only, and are [`Secret`]s, which never print.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -218,6 +219,60 @@ pub struct Config {
     pub alipay: Alipay,
     /// WeChat Pay (with `pay.adapter = "real"` and a merchant id).
     pub wxpay: Wxpay,
+    /// The reverse proxies in front of the nodes.
+    pub proxy: Proxy,
+}
+
+/// The reverse proxies in front of the nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Proxy {
+    /// The proxies whose `X-Forwarded-For` (else `X-Real-IP`) names the visitor: addresses or
+    /// blocks (`127.0.0.1`, `10.0.0.0/8`). A request from anywhere else is the visitor itself,
+    /// whatever it claims. Empty: every peer is the visitor (no proxy).
+    pub trusted: Vec<Cidr>,
+}
+
+/// An address or a block of addresses (`10.0.0.0/8`, `::1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    /// Whether `ip` is in the block.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let (bits, a, b) = match (self.addr, ip) {
+            (IpAddr::V4(a), IpAddr::V4(b)) => (32, u128::from(u32::from(a)), u128::from(u32::from(b))),
+            (IpAddr::V6(a), IpAddr::V6(b)) => (128, u128::from(a), u128::from(b)),
+            _ => return false,
+        };
+        let host = bits - u32::from(self.prefix);
+        host >= 128 || (a >> host) == (b >> host)
+    }
+}
+
+impl FromStr for Cidr {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Cidr, String> {
+        let bad = || format!("proxy.trusted {text:?}: an IP address or a block such as 10.0.0.0/8");
+        let (addr, prefix) = text.trim().split_once('/').map_or((text.trim(), None), |(a, p)| (a, Some(p)));
+        let addr: IpAddr = addr.parse().map_err(|_| bad())?;
+        let most = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => most,
+            Some(p) => p.parse::<u8>().ok().filter(|p| *p <= most).ok_or_else(bad)?,
+        };
+        Ok(Cidr { addr, prefix })
+    }
+}
+
+impl<'de> Deserialize<'de> for Cidr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cidr, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// The site's addresses and cookie.
@@ -509,6 +564,7 @@ fn kind(value: &toml::Value) -> &'static str {
         toml::Value::Integer(_) => "a whole number",
         toml::Value::Table(_) => "a section",
         toml::Value::Boolean(_) => "true or false",
+        toml::Value::Array(_) => "a list",
         _ => "text",
     }
 }
@@ -562,6 +618,10 @@ impl Config {
                     Ok(n) if n >= 0 => toml::Value::Integer(n),
                     _ => return Err(format!("{var}: {setting} {value:?}: a whole number")),
                 },
+                // A list is written with commas: `USEDCAR_PROXY_TRUSTED=127.0.0.1,10.0.0.0/8`.
+                toml::Value::Array(_) => {
+                    toml::Value::Array(value.split(',').map(str::trim).filter(|v| !v.is_empty()).map(|v| toml::Value::String(v.to_owned())).collect())
+                }
                 _ => toml::Value::String(value),
             };
         }
@@ -784,7 +844,11 @@ mod tests {
                 let mut changed = table.clone();
                 let (setting, slot) = setting_of(&mut changed, &name).unwrap_or_else(|| panic!("no setting for USEDCAR_{}", name.to_ascii_uppercase()));
                 assert_eq!(setting.replace('.', "_"), name, "USEDCAR_{} reaches {setting}", name.to_ascii_uppercase());
-                *slot = if default.is_integer() { toml::Value::Integer(7_777) } else { toml::Value::String("changed".to_owned()) };
+                *slot = match default {
+                    toml::Value::Integer(_) => toml::Value::Integer(7_777),
+                    toml::Value::Array(_) => toml::Value::Array(vec![toml::Value::String("changed".to_owned())]),
+                    _ => toml::Value::String("changed".to_owned()),
+                };
                 assert_ne!(changed, table);
                 count += 1;
             }
@@ -803,6 +867,21 @@ mod tests {
         .unwrap();
         assert_eq!((cfg.wxpay.mch_id.as_str(), cfg.wx.app_id.as_str(), cfg.app.token_secret.expose()), ("1900009191", "wx1", "t"));
         assert_eq!(cfg.cache.count, Duration::from_secs(45));
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_blocks() {
+        let cfg = Config::load(Env::Production, None, vars(&[("USEDCAR_PROXY_TRUSTED", "127.0.0.1, 10.0.0.0/8,fd00::/8")])).unwrap();
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let trusted = |s: &str| cfg.proxy.trusted.iter().any(|c| c.contains(ip(s)));
+        assert!(trusted("127.0.0.1") && trusted("10.200.3.4") && trusted("fd12::1"));
+        assert!(!trusted("127.0.0.2") && !trusted("11.0.0.1") && !trusted("::1") && !trusted("203.0.113.7"));
+        assert!(Config::defaults(Env::Production).proxy.trusted.is_empty(), "no proxy is trusted unless named");
+        let all: Cidr = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains(ip("203.0.113.7")) && !all.contains(ip("::1")));
+        let err = Config::load(Env::Development, Some("[proxy]\ntrusted = [\"10.0.0.0/33\"]"), std::iter::empty()).unwrap_err();
+        assert_eq!(err, "config file: proxy.trusted \"10.0.0.0/33\": an IP address or a block such as 10.0.0.0/8");
+        assert_eq!(Config::load(Env::Development, Some("[proxy]\ntrusted = \"10.0.0.1\""), std::iter::empty()).unwrap_err(), "config file: proxy.trusted must be a list");
     }
 
     #[test]

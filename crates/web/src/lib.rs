@@ -58,6 +58,8 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(from_fn(middleware::log_request))
         // The User-Agent classified once, for everything after.
         .layer(from_fn(http::visitor::classify_device))
+        // The visitor's address found once (behind a trusted proxy, the one it forwarded).
+        .layer(from_fn_with_state(state.clone(), http::visitor::client_address))
         .with_state(state)
 }
 

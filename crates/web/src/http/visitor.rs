@@ -4,14 +4,18 @@
 
 use std::convert::Infallible;
 
-use axum::extract::{FromRequestParts, Request};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use domain::device::Device;
 
+use crate::config::Cidr;
 use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, valid_device_id};
+use crate::state::AppState;
 
 /// The signed-in user of a request, put in its extensions by the `auth` middleware (handlers
 /// read it through [`Visitor::user`]).
@@ -109,7 +113,86 @@ pub fn device_id_of(headers: &HeaderMap, extensions: &Extensions) -> Option<Stri
     extensions.get::<DeviceId>().map(|d| d.0.clone()).or_else(|| cookie(headers, DEVICE_COOKIE).filter(|v| valid_device_id(v)).map(str::to_owned))
 }
 
-/// The peer's IP address as the socket saw it (empty in in-process tests without one).
+/// The visitor's address, found once per request by [`client_address`].
+#[derive(Debug, Clone)]
+pub struct ClientIp(pub String);
+
+/// The visitor's IP address: what [`client_address`] found, else the socket's peer (empty in
+/// in-process tests without one).
 pub fn peer_ip(extensions: &Extensions) -> String {
-    extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_default()
+    match extensions.get::<ClientIp>() {
+        Some(ClientIp(ip)) => ip.clone(),
+        None => extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_string()).unwrap_or_default(),
+    }
+}
+
+/// The outermost layer: the visitor's address, once, for the per-address limits, the log and
+/// the leads: the TCP peer, or, when the peer is a trusted proxy (`proxy.trusted`), the address
+/// the proxies forwarded ([`client_of`]).
+pub async fn client_address(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
+        let ip = client_of(peer, req.headers(), &state.config.proxy.trusted);
+        req.extensions_mut().insert(ClientIp(ip.to_string()));
+    }
+    next.run(req).await
+}
+
+/// The visitor behind `peer`. A peer that is not a trusted proxy is the visitor, whatever its
+/// headers claim. From a trusted one, `X-Forwarded-For` is read from the right (each proxy
+/// appends the address it saw): the first address that is not a trusted proxy is the visitor; a
+/// hop that is not an address ends the walk at the last good one. Without that header, a valid
+/// `X-Real-IP`; else the peer.
+pub fn client_of(peer: IpAddr, headers: &HeaderMap, trusted: &[Cidr]) -> IpAddr {
+    let trusts = |ip: IpAddr| trusted.iter().any(|c| c.contains(ip));
+    if !trusts(peer) {
+        return peer;
+    }
+    let chain: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).collect();
+    if chain.is_empty() {
+        return headers.get("x-real-ip").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse().ok()).unwrap_or(peer);
+    }
+    let mut client = peer;
+    for hop in chain.iter().rev() {
+        let Ok(ip) = hop.trim().parse::<IpAddr>() else { break };
+        client = ip;
+        if !trusts(ip) {
+            break;
+        }
+    }
+    client
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    fn client(peer: &str, headers: &[(&'static str, &str)]) -> String {
+        let trusted: Vec<Cidr> = ["127.0.0.1", "10.0.0.0/8"].iter().map(|c| c.parse().unwrap()).collect();
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            map.append(*k, v.parse().unwrap());
+        }
+        client_of(ip(peer), &map, &trusted).to_string()
+    }
+
+    #[test]
+    fn the_visitor_is_the_peer_unless_a_trusted_proxy_forwarded_it() {
+        // Straight from the internet: its headers are ignored.
+        assert_eq!(client("203.0.113.7", &[("x-forwarded-for", "1.2.3.4"), ("x-real-ip", "1.2.3.4")]), "203.0.113.7");
+        // Through our nginx: the address it appended.
+        assert_eq!(client("127.0.0.1", &[("x-forwarded-for", "203.0.113.7")]), "203.0.113.7");
+        // A visitor's forged first hop is not believed: the rightmost untrusted address is.
+        assert_eq!(client("127.0.0.1", &[("x-forwarded-for", "1.2.3.4, 203.0.113.7")]), "203.0.113.7");
+        // Two proxies of ours (a load balancer, then nginx), over two header lines.
+        assert_eq!(client("127.0.0.1", &[("x-forwarded-for", "198.51.100.9, 10.1.2.3"), ("x-forwarded-for", "10.0.0.5")]), "198.51.100.9");
+        // Garbage ends the walk at the last address that parsed.
+        assert_eq!(client("127.0.0.1", &[("x-forwarded-for", "203.0.113.7, nonsense, 10.0.0.5")]), "10.0.0.5");
+        assert_eq!(client("127.0.0.1", &[("x-real-ip", "203.0.113.8")]), "203.0.113.8");
+        assert_eq!(client("127.0.0.1", &[("x-real-ip", "not an address")]), "127.0.0.1");
+        assert_eq!(client("127.0.0.1", &[]), "127.0.0.1");
+    }
 }

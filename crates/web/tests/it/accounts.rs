@@ -680,3 +680,27 @@ async fn wechat_sign_in_on_a_phone_outside_wechat_offers_sms_first() {
     assert!(qr.body.contains(r#"<div class="qr">"#), "{}", qr.body);
     assert!(app.get("/sys/WQlogin", &[("user-agent", DESKTOP)]).await.body.contains(r#"<div class="qr">"#), "a desktop gets the QR code");
 }
+
+/// Behind our proxy every request comes from the proxy's address: the per-address limit on SMS
+/// codes counts the visitor it forwarded, so one busy visitor does not lock out the others, and
+/// a visitor reaching a node directly cannot choose the address it is counted under.
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_limits_count_the_forwarded_visitor() {
+    let app = crate::support::spawn_app(0).await;
+    let mut config = Config::defaults(Env::Development);
+    config.proxy.trusted = vec!["127.0.0.1".parse().unwrap()];
+    let node = app.variant(config, NOW);
+    let via = |client: &'static str| [("x-test-peer", "127.0.0.1"), ("x-forwarded-for", client)];
+    for i in 0..20 {
+        let r = post_on(&node, "/sys/login/code", &via("203.0.113.7"), &format!("mobile=1370001{i:04}")).await;
+        assert_eq!(r.status, StatusCode::OK, "send {i}");
+    }
+    let r = post_on(&node, "/sys/login/code", &via("203.0.113.7"), "mobile=13700019999").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "the forwarded visitor reached its limit");
+    assert!(r.body.contains("当前网络获取验证码太频繁了"), "{}", r.body);
+    let other = post_on(&node, "/sys/login/code", &via("198.51.100.4"), "mobile=13700029999").await;
+    assert_eq!(other.status, StatusCode::OK, "another visitor behind the same proxy is not limited by the first");
+    // Straight to the node, a claimed address is ignored: the limited visitor stays limited.
+    let forged = post_on(&node, "/sys/login/code", &[("x-test-peer", "203.0.113.7"), ("x-forwarded-for", "198.51.100.77")], "mobile=13700039999").await;
+    assert_eq!(forged.status, StatusCode::TOO_MANY_REQUESTS);
+}
