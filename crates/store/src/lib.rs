@@ -34,6 +34,7 @@ mod pay;
 mod programme;
 mod push;
 mod report;
+mod rounds;
 mod search;
 pub mod seed;
 mod selling;

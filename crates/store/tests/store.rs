@@ -107,6 +107,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_background_round_runs_on_one_node_and_survives_one_dying,
     migrations_are_idempotent,
     a_changed_migration_or_a_newer_database_stops_the_start,
     an_empty_store_lists_nothing,
@@ -1320,4 +1321,31 @@ async fn two_nodes_migrate_a_fresh_database_together() {
     b.close().await;
     admin.execute_admin(&format!("drop database if exists {name}")).await.unwrap();
     admin.close().await;
+}
+
+/// Two nodes ask for the same round at the same tick: one runs it. Finished, it is next due a
+/// period later; a node that died holding it gives it up when its lease ends, and its late
+/// finish then changes nothing.
+async fn a_background_round_runs_on_one_node_and_survives_one_dying(store: &Store) {
+    let (lease, period) = (300, 60);
+    let (a, b) = tokio::join!(store.claim_round("payments", "node-a", NOW, lease, NOW), store.claim_round("payments", "node-b", NOW, lease, NOW));
+    assert!(a.unwrap() ^ b.unwrap(), "exactly one node runs the round");
+    let mut winners = Vec::new();
+    for node in ["node-a", "node-b"] {
+        winners.push(store.claim_round("payments", node, NOW + 1, lease, NOW).await.unwrap());
+    }
+    assert_eq!(winners, [false, false], "a claimed round is nobody else's");
+    let holder = store.count_admin("select count(*) from job_round where name = 'payments' and node = 'node-a'").await.unwrap();
+    let holder = if holder == 1 { "node-a" } else { "node-b" };
+    store.finish_round("payments", holder, NOW, NOW + period).await.unwrap();
+    assert!(!store.claim_round("payments", "node-b", NOW + period - 1, lease, NOW).await.unwrap(), "not due before its period");
+    assert!(store.claim_round("payments", "node-b", NOW + period, lease, NOW).await.unwrap());
+    // node-b dies holding it: nobody runs it until its lease ends, then node-a does.
+    assert!(!store.claim_round("payments", "node-a", NOW + period + lease - 1, lease, NOW).await.unwrap());
+    assert!(store.claim_round("payments", "node-a", NOW + period + lease, lease, NOW).await.unwrap());
+    store.finish_round("payments", "node-b", NOW + period, NOW + period + 1).await.unwrap();
+    assert!(!store.claim_round("payments", "node-b", NOW + 2 * period + lease, lease, NOW).await.unwrap(), "the dead node's late finish changed nothing");
+    // A round first seen is due when its first_due says: valuations wait an hour after a start.
+    assert!(!store.claim_round("valuations", "node-a", NOW, lease, NOW + 3_600).await.unwrap());
+    assert!(store.claim_round("valuations", "node-b", NOW + 3_600, lease, NOW).await.unwrap());
 }

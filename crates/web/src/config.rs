@@ -881,7 +881,10 @@ mod tests {
         assert!(all.contains(ip("203.0.113.7")) && !all.contains(ip("::1")));
         let err = Config::load(Env::Development, Some("[proxy]\ntrusted = [\"10.0.0.0/33\"]"), std::iter::empty()).unwrap_err();
         assert_eq!(err, "config file: proxy.trusted \"10.0.0.0/33\": an IP address or a block such as 10.0.0.0/8");
-        assert_eq!(Config::load(Env::Development, Some("[proxy]\ntrusted = \"10.0.0.1\""), std::iter::empty()).unwrap_err(), "config file: proxy.trusted must be a list");
+        assert_eq!(
+            Config::load(Env::Development, Some("[proxy]\ntrusted = \"10.0.0.1\""), std::iter::empty()).unwrap_err(),
+            "config file: proxy.trusted must be a list"
+        );
     }
 
     #[test]

@@ -233,6 +233,7 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     }
     let enc = cache::encoding(req.headers());
     req.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static(enc));
+    let (began, generation) = (Instant::now(), cache.generation());
     let res = next.run(req).await;
     let keep = res.status() == StatusCode::OK
         && res.headers().get_all(header::SET_COOKIE).iter().all(|c| c.as_bytes().starts_with(format!("{DEVICE_COOKIE}=").as_bytes()))
@@ -250,8 +251,8 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     };
     let mut headers = parts.headers.clone();
     headers.remove(header::SET_COOKIE);
-    let entry = cache::Entry { at: Instant::now(), status: parts.status, headers, body: body.clone() };
-    cache.put(key, entry, ttl);
+    let entry = cache::Entry { at: began, status: parts.status, headers, body: body.clone() };
+    cache.put(key, entry, ttl, generation);
     let mut res = Response::from_parts(parts, Body::from(body));
     res.headers_mut().insert("x-cache", HeaderValue::from_static("miss"));
     res

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -46,7 +47,8 @@ pub const PRIVATE_PREFIXES: &[&str] = &[
 
 #[derive(Clone)]
 pub struct Entry {
-    /// When it was kept.
+    /// When the request that made it began (so an entry is never older than the TTL, counting
+    /// the time it took to render).
     pub at: Instant,
     /// Its status (always 200 today).
     pub status: StatusCode,
@@ -61,6 +63,8 @@ pub struct Entry {
 pub struct ResponseCache {
     ttl: Option<Duration>,
     entries: Mutex<HashMap<String, Entry>>,
+    /// How many times it was emptied: a page rendered while a write emptied it is not kept.
+    generation: AtomicU64,
 }
 
 impl std::fmt::Debug for ResponseCache {
@@ -72,14 +76,20 @@ impl std::fmt::Debug for ResponseCache {
 impl ResponseCache {
     /// A cache keeping responses for `ttl`; zero turns it off.
     pub fn new(ttl: Duration) -> ResponseCache {
-        ResponseCache { ttl: (!ttl.is_zero()).then_some(ttl), entries: Mutex::new(HashMap::new()) }
+        ResponseCache { ttl: (!ttl.is_zero()).then_some(ttl), entries: Mutex::new(HashMap::new()), generation: AtomicU64::new(0) }
     }
 
-    /// Forgets everything (after a write).
+    /// Forgets everything (after a write), including pages being rendered now.
     pub fn clear(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
         if let Ok(mut map) = self.entries.lock() {
             map.clear();
         }
+    }
+
+    /// Read before rendering a page, and given back to [`ResponseCache::put`].
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     /// How long entries are kept; `None` when the cache is off.
@@ -93,9 +103,13 @@ impl ResponseCache {
         map.get(key).filter(|e| e.at.elapsed() < ttl).cloned()
     }
 
-    /// Keeps an entry (dropping stale ones, or all, when full).
-    pub fn put(&self, key: String, entry: Entry, ttl: Duration) {
+    /// Keeps an entry rendered since `generation` (dropping stale ones, or all, when full); not
+    /// when a write emptied the cache meanwhile, since the page may show what was before it.
+    pub fn put(&self, key: String, entry: Entry, ttl: Duration, generation: u64) {
         let Ok(mut map) = self.entries.lock() else { return };
+        if self.generation() != generation {
+            return;
+        }
         if map.len() >= MAX_ENTRIES {
             map.retain(|_, e| e.at.elapsed() < ttl);
             if map.len() >= MAX_ENTRIES {
@@ -123,5 +137,30 @@ pub fn encoding(headers: &HeaderMap) -> &'static str {
         "gzip"
     } else {
         "identity"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(at: Instant) -> Entry {
+        Entry { at, status: StatusCode::OK, headers: HeaderMap::new(), body: Bytes::from_static(b"page") }
+    }
+
+    #[test]
+    fn a_page_rendered_across_a_write_is_not_kept_and_ages_from_its_request() {
+        let ttl = Duration::from_secs(2);
+        let cache = ResponseCache::new(ttl);
+        let seen = cache.generation();
+        cache.clear(); // a write on this node while the page was being rendered
+        cache.put("/carlist".to_owned(), entry(Instant::now()), ttl, seen);
+        assert!(cache.get("/carlist", ttl).is_none(), "the page may show what was there before the write");
+        cache.put("/carlist".to_owned(), entry(Instant::now()), ttl, cache.generation());
+        assert!(cache.get("/carlist", ttl).is_some());
+        // A page whose request began a TTL ago is not served, however late it was kept.
+        let began = Instant::now().checked_sub(ttl).unwrap();
+        cache.put("/".to_owned(), entry(began), ttl, cache.generation());
+        assert!(cache.get("/", ttl).is_none());
     }
 }

@@ -1,73 +1,107 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
 //! retrying dealers' lead notices, deleting uploads no listing uses, refreshing stored valuations,
-//! and (every minute) reconciling pending payment orders and sending buyers' alerts. All are
-//! idempotent, so several nodes may run them at once.
+//! and (every minute) reconciling pending payment orders, asking about history reports and
+//! sending buyers' alerts. Every node keeps the timers, but each round is claimed in the database
+//! first (`Store::claim_round`), so with several nodes exactly one runs it; a node that dies
+//! mid-round leaves it to another once its lease ends. The rounds are idempotent besides.
 
 use std::time::Duration;
 
 use crate::state::AppState;
 
-/// How often listings are checked for expiry.
+/// How often listings are checked for expiry (and lead notices retried, unused uploads removed).
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(600);
-/// Valuations are refreshed on every this-many expiry ticks (hourly).
-pub const VALUATION_TICKS: u64 = 6;
+/// How often stored valuations are refreshed; the first an hour after the round is first seen,
+/// since listings are valued when written and a start should not re-read the whole stock.
+pub const VALUATIONS_EVERY: Duration = Duration::from_secs(3_600);
+/// How long a node holds a round it claimed before another node may take it over.
+pub const LEASE_SECS: i64 = 300;
 
-/// Tick `n` (from 0): expire; every [`VALUATION_TICKS`]th tick after the first, re-value. Not at
-/// start-up: listings are valued when written, and a restart should not re-read the whole stock.
-pub async fn tick(state: &AppState, n: u64) {
+/// Runs `work` as round `name` when this node claims it (it is due); then it is next due `every`
+/// after it began. A round first seen is due after `first`.
+async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, first: Duration, work: impl Future<Output = ()>) {
     let now = state.clock.now();
-    match state.store.expire_listings(now).await {
-        Ok(0) => {}
-        Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
-        Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+    let secs = |d: Duration| i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2);
+    match state.store.claim_round(name, node, now, LEASE_SECS, now + secs(first)).await {
+        Ok(true) => {
+            work.await;
+            if let Err(e) = state.store.finish_round(name, node, now, now + secs(every)).await {
+                tracing::warn!(round = name, error = %e, "could not finish a round");
+            }
+        }
+        Ok(false) => {}
+        Err(e) => tracing::warn!(round = name, error = %e, "could not claim a round"),
     }
-    match crate::services::leads::deliver_due(state, now).await {
-        Ok(0) => {}
-        Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
-        Err(e) => tracing::warn!(error = %e, "lead push job failed"),
-    }
-    match crate::services::photos::cleanup_orphans(state, now).await {
-        Ok(0) => {}
-        Ok(removed) => tracing::info!(removed, "removed unused uploads"),
-        Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
-    }
-    if n > 0 && n.is_multiple_of(VALUATION_TICKS) {
-        match state.store.refresh_valuations(now).await {
+}
+
+/// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, and (hourly)
+/// valuations.
+pub async fn tick(state: &AppState, node: &str) {
+    claimed(state, node, "expiry", EXPIRY_EVERY, Duration::ZERO, async {
+        match state.store.expire_listings(state.clock.now()).await {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
+            Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "lead_pushes", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::leads::deliver_due(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
+            Err(e) => tracing::warn!(error = %e, "lead push job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "uploads", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::photos::cleanup_orphans(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "removed unused uploads"),
+            Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        match state.store.refresh_valuations(state.clock.now()).await {
             Ok(changed) => tracing::info!(changed, "refreshed valuations"),
             Err(e) => tracing::warn!(error = %e, "valuation job failed"),
         }
-    }
+    })
+    .await;
 }
 
-/// How often pending payment orders are reconciled with the provider.
+/// How often pending payment orders are reconciled with the provider (and history reports and
+/// alerts run).
 pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 
-/// One payments round: pending orders older than a minute are asked about, unpaid ones closed
-/// after 30 minutes (`payments::reconcile`).
-pub async fn payments_tick(state: &AppState) {
-    match crate::services::payments::reconcile(state).await {
-        Ok(0) => {}
-        Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
-        Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
-    }
-}
-
-/// One reports round: history reports whose provider attempt is due (`reports::run_due`).
-pub async fn reports_tick(state: &AppState) {
-    match crate::services::reports::run_due(state).await {
-        Ok(0) => {}
-        Ok(due) => tracing::info!(due, "asked the provider about history reports"),
-        Err(e) => tracing::warn!(error = %e, "history report job failed"),
-    }
-}
-
-/// One alerts round (`alerts::run`).
-pub async fn alerts_tick(state: &AppState) {
-    match crate::services::alerts::run(state, state.clock.now()).await {
-        Ok(0) => {}
-        Ok(sent) => tracing::info!(sent, "sent buyers' alerts"),
-        Err(e) => tracing::warn!(error = %e, "alert job failed"),
-    }
+/// The minute's rounds this node can claim: payments (pending orders older than a minute asked
+/// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
+/// provider attempt is due (`reports::run_due`), buyers' alerts (`alerts::run`).
+pub async fn minute(state: &AppState, node: &str) {
+    claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::payments::reconcile(state).await {
+            Ok(0) => {}
+            Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
+            Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "reports", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::reports::run_due(state).await {
+            Ok(0) => {}
+            Ok(due) => tracing::info!(due, "asked the provider about history reports"),
+            Err(e) => tracing::warn!(error = %e, "history report job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "alerts", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::alerts::run(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "sent buyers' alerts"),
+            Err(e) => tracing::warn!(error = %e, "alert job failed"),
+        }
+    })
+    .await;
 }
 
 /// Runs `round(n)` for n = 0, 1, 2… on a `period` timer (the first at once); a late round delays
@@ -106,22 +140,18 @@ impl Jobs {
     }
 }
 
-/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer (the first tick, expiry only, at once), and
-/// [`payments_tick`], [`reports_tick`] and [`alerts_tick`] on the [`PAYMENTS_EVERY`] timer, until
-/// [`Jobs::stop`].
+/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer and [`minute`] on the [`PAYMENTS_EVERY`] timer
+/// (the first of each at once) as one node, named for the rounds it claims, until [`Jobs::stop`].
 pub fn spawn(state: AppState) -> Jobs {
-    let payments = state.clone();
-    let minute = every(PAYMENTS_EVERY, move |_| {
-        let state = payments.clone();
-        async move {
-            payments_tick(&state).await;
-            reports_tick(&state).await;
-            alerts_tick(&state).await;
-        }
+    let node: std::sync::Arc<str> = format!("{}-{}", std::process::id(), crate::random::hex_id().unwrap_or_default()).into();
+    let (payments, minute_node) = (state.clone(), node.clone());
+    let minutely = every(PAYMENTS_EVERY, move |_| {
+        let (state, node) = (payments.clone(), minute_node.clone());
+        async move { minute(&state, &node).await }
     });
-    let expiry = every(EXPIRY_EVERY, move |n| {
-        let state = state.clone();
-        async move { tick(&state, n).await }
+    let expiry = every(EXPIRY_EVERY, move |_| {
+        let (state, node) = (state.clone(), node.clone());
+        async move { tick(&state, &node).await }
     });
-    Jobs(vec![minute, expiry])
+    Jobs(vec![minutely, expiry])
 }

@@ -407,8 +407,8 @@ async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let before = online(app).await;
     app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", NOW - 1)).await.unwrap();
-    web::services::jobs::tick(&app.state, 0).await;
-    web::services::jobs::tick(&app.state, 1).await;
+    web::services::jobs::tick(&app.state, "node-a").await;
+    web::services::jobs::tick(&app.state, "node-b").await;
     assert_eq!(online(app).await, before - 1, "exactly one expired, however often the job runs");
     let r = app.get(&format!("/details/{id}"), &[]).await;
     assert_eq!(r.status, StatusCode::OK);

@@ -223,3 +223,26 @@ async fn shutdown_stops_every_timer() {
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert_eq!(jobs.stop().await, 2, "both timers were running and ended");
 }
+
+/// Two nodes whose timers fire together: each background round runs on one of them only (the
+/// other finds it claimed), and none runs again before its period.
+#[tokio::test]
+async fn two_nodes_share_the_background_rounds() {
+    let app = spawn_app(0).await;
+    let (a, b) = (app.variant(app.state.config.clone(), crate::support::NOW), app.variant(app.state.config.clone(), crate::support::NOW));
+    tokio::join!(web::services::jobs::tick(&a, "node-a"), web::services::jobs::tick(&b, "node-b"));
+    tokio::join!(web::services::jobs::minute(&a, "node-a"), web::services::jobs::minute(&b, "node-b"));
+    let store = &app.state.store;
+    let claimed =
+        |name: &str| format!("select count(*) from job_round where name = '{name}' and node in ('node-a', 'node-b') and claimed_at = {}", crate::support::NOW);
+    for round in ["expiry", "lead_pushes", "uploads", "payments", "reports", "alerts"] {
+        assert_eq!(store.count_admin(&claimed(round)).await.unwrap(), 1, "{round} ran once");
+    }
+    let due = format!("select count(*) from job_round where due_at <= {}", crate::support::NOW);
+    assert_eq!(store.count_admin(&due).await.unwrap(), 0, "nothing is due again at once");
+    assert_eq!(
+        store.count_admin("select count(*) from job_round where name = 'valuations' and node = ''").await.unwrap(),
+        1,
+        "valuations wait an hour after a start"
+    );
+}
