@@ -108,6 +108,17 @@ choice!(
 );
 
 choice!(
+    /// How a bucket is addressed.
+    S3Style, "s3.style" {
+        /// `https://{bucket}.{endpoint host}/{key}`: Alibaba OSS and new Tencent COS buckets
+        /// accept only this.
+        Virtual = "virtual",
+        /// `{endpoint}/{bucket}/{key}`: MinIO and local test stores.
+        Path = "path",
+    }
+);
+
+choice!(
     /// Who connects a dealer's call to the visitor.
     CallsAdapter, "calls.adapter" {
         /// The dealer dials the visitor directly; nothing is recorded.
@@ -343,6 +354,8 @@ pub struct S3 {
     pub endpoint: String,
     /// Bucket name.
     pub bucket: String,
+    /// `virtual` (the bucket in the host name) or `path` (in the path).
+    pub style: S3Style,
     /// Signing region.
     pub region: String,
     /// Access key id.

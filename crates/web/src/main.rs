@@ -104,6 +104,7 @@ async fn run(args: Args) -> Result<(), String> {
             cfg.check()?;
             // Payment keys that do not read stop the start, not a buyer's payment later.
             web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client())?;
+            web::services::storage::Storage::try_from_config(&cfg)?;
             let store = open_store(&cfg).await?;
             web::serve(web::state::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
         }

@@ -123,7 +123,7 @@ impl AppState {
     pub fn with_parts(config: Config, store: store::Store, clock: Box<dyn Clock>, random: Box<dyn random::Source>) -> AppState {
         let assets = Assets::load(&config.site.static_path);
         let adapters = Adapters::from_config(&config);
-        let storage = storage::Storage::from_config(&config, adapters::http_client());
+        let storage = storage::Storage::from_config(&config);
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.cache.response);

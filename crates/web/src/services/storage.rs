@@ -1,17 +1,21 @@
 //! Where uploaded photos live: a local directory (the default, served by `/upload/{*key}`) or an
-//! S3-compatible object store (AWS S3, Alibaba OSS, Tencent COS, MinIO) spoken to with plain
-//! HTTP and AWS Signature Version 4, in which case `upload.base` points at the bucket's
-//! public URL or CDN.
+//! S3-compatible bucket (AWS S3, Alibaba OSS, Tencent COS, MinIO) through `object_store`'s S3
+//! client (signed requests, virtual-hosted or path-style addressing, retries, multipart uploads
+//! of large files), in which case `upload.base` points at the bucket's public URL or CDN.
 //!
 //! Keys are made by the server only (see [`valid_key`]); a key from a request is checked before
-//! it reaches the file system.
+//! it reaches the file system or the bucket.
 
 use std::path::PathBuf;
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::config::{Config, Secret};
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as ObjectPath;
+use object_store::{Attribute, Attributes, ObjectStore as _, ObjectStoreExt as _, PutOptions, PutPayload, RetryConfig, WriteMultipart};
+
+use crate::config::{Config, S3Style};
 
 /// A storage failure; the cause is logged, the visitor sees a generic retry message.
 #[derive(Debug, thiserror::Error)]
@@ -33,24 +37,46 @@ pub enum Storage {
     /// Files under a directory.
     Local(PathBuf),
     /// An S3-compatible bucket.
-    S3(S3),
+    S3(Arc<AmazonS3>),
+    /// A bucket the configuration cannot describe (`usedcar serve` refuses to start so; this is
+    /// for a state made without that check): every operation fails with the reason.
+    Unusable(String),
 }
 
-/// An S3-compatible bucket addressed path-style: `{endpoint}/{bucket}/{key}`.
-#[derive(Debug, Clone)]
-pub struct S3 {
-    /// `https://s3.cn-north-1.amazonaws.com.cn`, `https://oss-cn-hangzhou.aliyuncs.com`, ….
-    pub endpoint: String,
-    /// Bucket name.
-    pub bucket: String,
-    /// Signing region.
-    pub region: String,
-    /// Access key id.
-    pub access_key_id: String,
-    /// Secret access key.
-    pub secret_access_key: Secret,
-    /// The shared HTTP client.
-    pub client: reqwest::Client,
+/// Files at least this large go up in parts (a call recording can be; a photo is not).
+pub const MULTIPART_FROM: usize = 8 << 20;
+
+/// The endpoint `object_store` is given: with virtual-hosted addressing the bucket is the first
+/// label of the host (`https://ershouche.oss-cn-hangzhou.aliyuncs.com`, which Alibaba OSS and new
+/// Tencent COS buckets require), with path style the endpoint as configured (the bucket then
+/// goes in the path: MinIO, a local test store).
+pub fn endpoint_for(endpoint: &str, bucket: &str, style: S3Style) -> String {
+    let endpoint = endpoint.trim().trim_end_matches('/');
+    match (style, endpoint.split_once("://")) {
+        (S3Style::Virtual, Some((scheme, host))) if !host.starts_with(&format!("{bucket}.")) => format!("{scheme}://{bucket}.{host}"),
+        _ => endpoint.to_owned(),
+    }
+}
+
+/// The bucket a configuration names, or why it cannot be used.
+fn bucket(config: &Config) -> Result<AmazonS3, object_store::Error> {
+    let s3 = &config.s3;
+    let endpoint = endpoint_for(&s3.endpoint, &s3.bucket, s3.style);
+    AmazonS3Builder::new()
+        .with_endpoint(&endpoint)
+        .with_allow_http(endpoint.starts_with("http://"))
+        .with_virtual_hosted_style_request(s3.style == S3Style::Virtual)
+        .with_bucket_name(&s3.bucket)
+        .with_region(&s3.region)
+        .with_access_key_id(&s3.access_key_id)
+        .with_secret_access_key(s3.secret_access_key.expose())
+        // A visitor waits on an upload: a few quick retries, not object_store's three minutes.
+        .with_retry(RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(20), ..RetryConfig::default() })
+        .build()
+}
+
+fn remote(e: &object_store::Error) -> StorageError {
+    StorageError::Remote(e.to_string())
 }
 
 /// Whether `key` is one the server makes: lower-case letters, digits, `_`, `-`, `.` and `/`
@@ -63,19 +89,18 @@ pub fn valid_key(key: &str) -> bool {
 }
 
 impl Storage {
-    /// The storage a configuration names (`storage = "local"` or `"s3"`).
-    pub fn from_config(config: &Config, client: reqwest::Client) -> Storage {
+    /// The storage a configuration names, or [`Storage::Unusable`] saying why not.
+    pub fn from_config(config: &Config) -> Storage {
+        Storage::try_from_config(config).unwrap_or_else(Storage::Unusable)
+    }
+
+    /// The storage a configuration names (`upload.storage = "local"` or `"s3"`); a bucket the
+    /// configuration cannot describe stops the start.
+    pub fn try_from_config(config: &Config) -> Result<Storage, String> {
         if config.upload.storage == crate::config::Storage::S3 {
-            Storage::S3(S3 {
-                endpoint: config.s3.endpoint.trim_end_matches('/').to_owned(),
-                bucket: config.s3.bucket.clone(),
-                region: config.s3.region.clone(),
-                access_key_id: config.s3.access_key_id.clone(),
-                secret_access_key: config.s3.secret_access_key.clone(),
-                client,
-            })
+            bucket(config).map(|b| Storage::S3(Arc::new(b))).map_err(|e| format!("s3: {e}"))
         } else {
-            Storage::Local(PathBuf::from(&config.upload.dir))
+            Ok(Storage::Local(PathBuf::from(&config.upload.dir)))
         }
     }
 
@@ -96,7 +121,22 @@ impl Storage {
                 tokio::fs::rename(&tmp, &path).await?;
                 Ok(())
             }
-            Storage::S3(s3) => s3.send(reqwest::Method::PUT, key, bytes, content_type).await,
+            Storage::S3(store) => {
+                let path = ObjectPath::from(key);
+                let mut attributes = Attributes::new();
+                attributes.insert(Attribute::ContentType, content_type.to_owned().into());
+                if bytes.len() < MULTIPART_FROM {
+                    let opts = PutOptions { attributes, ..PutOptions::default() };
+                    store.put_opts(&path, PutPayload::from(bytes), opts).await.map_err(|e| remote(&e))?;
+                } else {
+                    let upload = store.put_multipart_opts(&path, attributes.into()).await.map_err(|e| remote(&e))?;
+                    let mut parts = WriteMultipart::new(upload);
+                    parts.write(&bytes);
+                    parts.finish().await.map_err(|e| remote(&e))?;
+                }
+                Ok(())
+            }
+            Storage::Unusable(why) => Err(StorageError::Remote(why.clone())),
         }
     }
 
@@ -110,7 +150,11 @@ impl Storage {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
                 _ => Ok(()),
             },
-            Storage::S3(s3) => s3.send(reqwest::Method::DELETE, key, Vec::new(), "").await,
+            Storage::S3(store) => match store.delete(&ObjectPath::from(key)).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(remote(&e)),
+            },
+            Storage::Unusable(why) => Err(StorageError::Remote(why.clone())),
         }
     }
 
@@ -133,17 +177,17 @@ impl Storage {
     pub async fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
         match self {
             Storage::Local(_) => self.read_local(key).await,
-            Storage::S3(s3) => {
+            Storage::S3(store) => {
                 if !valid_key(key) {
                     return Ok(None);
                 }
-                let res = s3.request(reqwest::Method::GET, key, Vec::new(), "").send().await.map_err(|e| StorageError::Remote(e.to_string()))?;
-                match res.status() {
-                    reqwest::StatusCode::NOT_FOUND => Ok(None),
-                    s if s.is_success() => Ok(Some(res.bytes().await.map_err(|e| StorageError::Remote(e.to_string()))?.to_vec())),
-                    s => Err(StorageError::Remote(format!("{s} for {key}"))),
+                match store.get(&ObjectPath::from(key)).await {
+                    Ok(got) => Ok(Some(got.bytes().await.map_err(|e| remote(&e))?.to_vec())),
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(remote(&e)),
                 }
             }
+            Storage::Unusable(why) => Err(StorageError::Remote(why.clone())),
         }
     }
 
@@ -151,80 +195,10 @@ impl Storage {
     pub async fn exists(&self, key: &str) -> bool {
         match self {
             Storage::Local(root) => valid_key(key) && tokio::fs::try_exists(root.join(key)).await.unwrap_or(false),
-            Storage::S3(_) => false,
+            Storage::S3(store) => valid_key(key) && store.head(&ObjectPath::from(key)).await.is_ok(),
+            Storage::Unusable(_) => false,
         }
     }
-}
-
-impl S3 {
-    async fn send(&self, method: reqwest::Method, key: &str, body: Vec<u8>, content_type: &str) -> Result<(), StorageError> {
-        let res = self.request(method, key, body, content_type).send().await.map_err(|e| StorageError::Remote(e.to_string()))?;
-        let status = res.status();
-        if status.is_success() || (status == reqwest::StatusCode::NOT_FOUND && content_type.is_empty()) {
-            Ok(())
-        } else {
-            Err(StorageError::Remote(format!("{status} for {key}")))
-        }
-    }
-
-    /// A signed request for `key`.
-    fn request(&self, method: reqwest::Method, key: &str, body: Vec<u8>, content_type: &str) -> reqwest::RequestBuilder {
-        let now = chrono::Utc::now();
-        let amz_date = now.format("%Y%m%dT%H%M%SZ").to_string();
-        let path = format!("/{}/{}", self.bucket, key);
-        let host = self.endpoint.split("://").nth(1).unwrap_or(&self.endpoint).to_owned();
-        let payload_hash = hex::encode(Sha256::digest(&body));
-        let mut headers =
-            vec![("host".to_owned(), host), ("x-amz-content-sha256".to_owned(), payload_hash.clone()), ("x-amz-date".to_owned(), amz_date.clone())];
-        if !content_type.is_empty() {
-            headers.push(("content-type".to_owned(), content_type.to_owned()));
-        }
-        let auth =
-            sigv4_authorization(method.as_str(), &path, &headers, &payload_hash, &amz_date, &self.region, &self.access_key_id, self.secret_access_key.expose());
-        let mut req = self.client.request(method, format!("{}{path}", self.endpoint)).header("authorization", auth);
-        for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
-            req = req.header(k, v);
-        }
-        req.body(body)
-    }
-}
-
-type HmacSha256 = Hmac<Sha256>;
-
-fn hmac(key: &[u8], data: &str) -> Vec<u8> {
-    // HMAC takes keys of any length, so this cannot fail.
-    let mut mac = HmacSha256::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
-    mac.update(data.as_bytes());
-    mac.finalize().into_bytes().to_vec()
-}
-
-/// The `Authorization` header of AWS Signature Version 4 for the `s3` service. `headers` are
-/// the signed headers (lower-case names); `path` is already URI-encoded; no query string.
-#[expect(clippy::too_many_arguments, reason = "the inputs of the documented algorithm, named as in it")]
-pub fn sigv4_authorization(
-    method: &str,
-    path: &str,
-    headers: &[(String, String)],
-    payload_hash: &str,
-    amz_date: &str,
-    region: &str,
-    access_key_id: &str,
-    secret: &str,
-) -> String {
-    let mut sorted: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.trim().to_owned())).collect();
-    sorted.sort();
-    let canonical_headers: String = sorted.iter().map(|(k, v)| format!("{k}:{v}\n")).collect();
-    let signed_headers = sorted.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(";");
-    let canonical_request = format!("{method}\n{path}\n\n{canonical_headers}\n{signed_headers}\n{payload_hash}");
-    let date = &amz_date[..8.min(amz_date.len())];
-    let scope = format!("{date}/{region}/s3/aws4_request");
-    let string_to_sign = format!("AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}", hex::encode(Sha256::digest(canonical_request.as_bytes())));
-    let k_date = hmac(format!("AWS4{secret}").as_bytes(), date);
-    let k_region = hmac(&k_date, region);
-    let k_service = hmac(&k_region, "s3");
-    let k_signing = hmac(&k_service, "aws4_request");
-    let signature = hex::encode(hmac(&k_signing, &string_to_sign));
-    format!("AWS4-HMAC-SHA256 Credential={access_key_id}/{scope},SignedHeaders={signed_headers},Signature={signature}")
 }
 
 #[cfg(test)]
@@ -232,29 +206,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn signs_the_documented_example_request() {
-        // The GET example of the S3 SigV4 documentation (examplebucket, test.txt, first 10 bytes).
-        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-        let headers = vec![
-            ("Host".to_owned(), "examplebucket.s3.amazonaws.com".to_owned()),
-            ("Range".to_owned(), "bytes=0-9".to_owned()),
-            ("x-amz-content-sha256".to_owned(), empty.to_owned()),
-            ("x-amz-date".to_owned(), "20130524T000000Z".to_owned()),
-        ];
-        let auth = sigv4_authorization(
-            "GET",
-            "/test.txt",
-            &headers,
-            empty,
-            "20130524T000000Z",
-            "us-east-1",
-            "AKIAIOSFODNN7EXAMPLE",
-            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        );
+    fn virtual_hosted_buckets_are_the_first_label_of_the_host() {
+        let oss = "https://oss-cn-hangzhou.aliyuncs.com/";
+        assert_eq!(endpoint_for(oss, "ershouche", S3Style::Virtual), "https://ershouche.oss-cn-hangzhou.aliyuncs.com");
         assert_eq!(
-            auth,
-            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+            endpoint_for("https://ershouche.oss-cn-hangzhou.aliyuncs.com", "ershouche", S3Style::Virtual),
+            "https://ershouche.oss-cn-hangzhou.aliyuncs.com"
         );
+        assert_eq!(endpoint_for("http://127.0.0.1:9000", "photos", S3Style::Path), "http://127.0.0.1:9000");
+    }
+
+    /// A large file goes up in parts: started, sent in 5 MB parts, completed; read back whole.
+    #[tokio::test]
+    async fn large_files_go_to_the_bucket_in_parts() {
+        use wiremock::matchers::{method, path, query_param};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        let key = "/photos/rec/202611/call.wav";
+        let xml = |body: &str| ResponseTemplate::new(200).set_body_string(body.to_owned()).insert_header("content-type", "application/xml");
+        Mock::given(method("POST"))
+            .and(path(key))
+            .and(query_param("uploads", ""))
+            .respond_with(xml(
+                "<InitiateMultipartUploadResult><Bucket>photos</Bucket><Key>rec/202611/call.wav</Key><UploadId>U1</UploadId></InitiateMultipartUploadResult>",
+            ))
+            .mount(&server)
+            .await;
+        Mock::given(method("PUT"))
+            .and(path(key))
+            .and(query_param("uploadId", "U1"))
+            .respond_with(ResponseTemplate::new(200).insert_header("etag", "\"p\""))
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path(key))
+            .and(query_param("uploadId", "U1"))
+            .respond_with(xml(
+                "<CompleteMultipartUploadResult><Bucket>photos</Bucket><Key>rec/202611/call.wav</Key><ETag>\"all\"</ETag></CompleteMultipartUploadResult>",
+            ))
+            .mount(&server)
+            .await;
+        let mut config = Config::defaults(crate::config::Env::Development);
+        config.upload.storage = crate::config::Storage::S3;
+        (config.s3.endpoint, config.s3.bucket, config.s3.style) = (server.uri(), "photos".to_owned(), S3Style::Path);
+        (config.s3.access_key_id, config.s3.secret_access_key) = ("AKID".to_owned(), crate::config::Secret::new("s"));
+        let storage = Storage::try_from_config(&config).unwrap();
+        storage.put("rec/202611/call.wav", vec![7; MULTIPART_FROM + 1], "audio/wav").await.unwrap();
+        let got = server.received_requests().await.unwrap();
+        let parts = got.iter().filter(|r| r.method.as_str() == "PUT").map(|r| r.body.len()).collect::<Vec<_>>();
+        assert_eq!(parts.iter().sum::<usize>(), MULTIPART_FROM + 1, "every byte sent once: {parts:?}");
+        assert!(parts.len() >= 2, "in parts: {parts:?}");
+        assert_eq!(got.first().map(|r| r.method.as_str()), Some("POST"));
+        assert_eq!(got.last().map(|r| r.url.query()), Some(Some("uploadId=U1")), "completed");
     }
 
     #[test]

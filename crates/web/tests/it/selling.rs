@@ -438,3 +438,50 @@ fn urlencode(s: &str) -> String {
 }
 
 on_both!(30 => sell_approve_find_lead_and_manage, upload_abuse_is_refused_with_a_message_and_leaves_no_file, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
+
+/// Photos in an S3-compatible bucket (path style, a mock peer on 127.0.0.1): an upload is one
+/// signed PUT per width with the photo's type, and nothing is written locally. A bucket that
+/// refuses (wrong keys, no such bucket) fails the upload with a Chinese message beside the photo
+/// field, and the rest of the site keeps working.
+#[tokio::test]
+async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese() {
+    use wiremock::matchers::{method, path_regex};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let app = crate::support::spawn_app(3).await;
+    let server = MockServer::start().await;
+    Mock::given(method("PUT"))
+        .and(path_regex(r"^/photos/p/\d{6}/[0-9a-f]{32}(_w\d+)?\.webp$"))
+        .respond_with(ResponseTemplate::new(200).insert_header("etag", "\"0a1b\""))
+        .mount(&server)
+        .await;
+    let mut config = app.state.config.clone();
+    config.upload.storage = web::config::Storage::S3;
+    (config.s3.endpoint, config.s3.bucket, config.s3.style) = (server.uri(), "photos".to_owned(), web::config::S3Style::Path);
+    (config.s3.region, config.s3.access_key_id, config.s3.secret_access_key) =
+        ("cn-hangzhou".to_owned(), "AKIDEXAMPLE".to_owned(), web::config::Secret::new("bucket-secret"));
+    let node = app.variant(config, NOW);
+    let seller = login(&app, SELLER, "").await;
+    let send = |shade: u8| {
+        let (ct, body) = crate::support::multipart(&[Part::File("photo", "car.jpg", &jpeg(800, 600, shade))]);
+        let (node, seller) = (node.clone(), seller.clone());
+        async move { send_body(web::app(node), "/upload/photo", &[("cookie", &seller), ("accept", "application/json")], &ct, body).await }
+    };
+    let r = send(10).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let puts = server.received_requests().await.unwrap();
+    assert_eq!(puts.len(), 4, "the photo and its three widths");
+    for put in &puts {
+        let auth = put.headers.get("authorization").unwrap().to_str().unwrap();
+        assert!(auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") && auth.contains("/cn-hangzhou/s3/aws4_request"), "{auth}");
+        assert_eq!(put.headers.get("content-type").unwrap(), "image/webp");
+        assert!(put.body.starts_with(b"RIFF"), "a WebP file");
+    }
+    assert!(files_under(&app.upload_dir).is_empty(), "nothing kept on the node's disk");
+
+    server.reset().await;
+    Mock::given(method("PUT")).respond_with(ResponseTemplate::new(403).set_body_string("<Error><Code>InvalidAccessKeyId</Code></Error>")).mount(&server).await;
+    let r = send(20).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(r.json()["msg"], "照片保存失败，请重试", "{}", r.body);
+    assert_eq!(crate::support::get_on(&node, "/carlist", &[]).await.status, StatusCode::OK, "the site keeps working");
+}
