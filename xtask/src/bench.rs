@@ -51,7 +51,7 @@ fn opts(args: &[String]) -> Result<Opts, String> {
 }
 
 /// Installs a Debian package when its program is missing.
-fn ensure_program(path: &str, package: &str) -> Res {
+pub fn ensure_program(path: &str, package: &str) -> Res {
     if Path::new(path).exists() {
         return Ok(());
     }

@@ -5,9 +5,11 @@
 //! cargo xtask dist                islands + release build: target/release/usedcar is self-contained
 //! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, browser
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
+//! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
 //! ```
 
 mod bench;
+mod cluster;
 mod tidy;
 
 use std::net::TcpListener;
@@ -179,7 +181,8 @@ fn main() -> ExitCode {
         Some("dist") => dist(),
         Some("test") => test(),
         Some("bench") => bench::bench(&args[1..]),
-        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N]".to_owned()),
+        Some("cluster") => cluster::cluster(&args[1..]),
+        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N]".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

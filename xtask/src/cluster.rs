@@ -1,0 +1,283 @@
+//! `cargo xtask cluster [--check] [--release] [--secs N]`: the site as it is deployed on several
+//! machines, on this one: Debian's nginx on 127.0.0.1:8080 in front of two `usedcar` nodes
+//! (127.0.0.1:8081 and :8082) on one PostgreSQL database (`usedcar_cluster`, migrated once with
+//! `usedcar migrate` before the nodes start), with photos in an S3-compatible object store run
+//! locally: moto's server (127.0.0.1:9010, bucket `photos`, path style), installed with pip into
+//! `target/cluster/venv`. moto rather than the `s3s-fs` crate: it installs in seconds from PyPI
+//! instead of compiling a server on two cores, and it is the S3 stand-in most projects test
+//! against. nginx serves the photos (`/upload/p/…`) from the bucket, as a CDN would.
+//!
+//! Without `--check` it serves until Ctrl-C, which stops every process. With `--check` it runs
+//! what must hold across the two nodes, through nginx and node by node, prints what it saw and
+//! stops: a session made on one node works on the other and a sign-out on one is honoured on the
+//! other; the SMS limit counts both nodes together; a photo uploaded through one node is served
+//! through nginx; `kill -9` of one node under load (wrk through nginx, which retries idempotent
+//! requests on the other node) and the error count; `/carlist` r/s through the cluster and from
+//! one node alone.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{Res, Server, cargo, root, run, wait_for};
+
+const NGINX: &str = "127.0.0.1:8080";
+const NODES: [&str; 2] = ["127.0.0.1:8081", "127.0.0.1:8082"];
+const S3: &str = "127.0.0.1:9010";
+const BUCKET: &str = "photos";
+const DATABASE: &str = "usedcar_cluster";
+
+fn nginx_conf(dir: &Path) -> String {
+    let d = dir.display();
+    let [a, b] = NODES;
+    format!(
+        "worker_processes 2;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/nginx-error.log warn;\n\
+         events {{ worker_connections 2048; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  client_max_body_size 64m;\n\
+         \x20 upstream nodes {{ server {a} max_fails=1 fail_timeout=10s; server {b} max_fails=1 fail_timeout=10s; keepalive 64; }}\n\
+         \x20 server {{\n    listen {NGINX};\n\
+         \x20   location /upload/p/ {{ proxy_pass http://{S3}/{BUCKET}/p/; }}\n\
+         \x20   location / {{\n      proxy_pass http://nodes;\n      proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n\
+         \x20     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n      proxy_set_header X-Real-IP $remote_addr;\n\
+         \x20     proxy_connect_timeout 1s;\n      proxy_next_upstream error timeout http_502 http_503;\n    }}\n  }}\n}}\n"
+    )
+}
+
+/// moto's server in a virtual environment of its own, installed once.
+fn moto(dir: &Path) -> Result<PathBuf, String> {
+    let venv = dir.join("venv");
+    let server = venv.join("bin/moto_server");
+    if !server.exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        run(Command::new(venv.join("bin/pip")).args(["install", "-q", "moto[server]>=5,<6"]))?;
+    }
+    Ok(venv)
+}
+
+/// nginx, stopped as nginx wants (SIGTERM to the master, which stops its workers; a SIGKILL would
+/// leave them holding the port).
+struct Nginx(std::process::Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status();
+        let _ = self.0.wait();
+    }
+}
+
+/// The status code of a request and what `-w` asked for after it.
+fn status(args: &[&str], write_out: &str) -> Result<(u16, String), String> {
+    let text = curl(&[&["-o", "/dev/null", "-w", &format!("%{{http_code}} {write_out}")], args].concat())?;
+    let (code, rest) = text.split_once(' ').unwrap_or((&text, ""));
+    Ok((code.parse().unwrap_or(0), rest.to_owned()))
+}
+
+fn curl(args: &[&str]) -> Result<String, String> {
+    let out = Command::new("curl").args(["-s", "--max-time", "20"]).args(args).stderr(Stdio::inherit()).output().map_err(|e| format!("curl: {e}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The status line's code and the headers and body of a request (`curl -i`).
+fn request(args: &[&str]) -> Result<(u16, String), String> {
+    let text = curl(&[&["-i"], args].concat())?;
+    let code = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    Ok((code, text))
+}
+
+/// Signs in on `node` by the development SMS code; the session's `Cookie` header.
+fn sign_in(node: &str, mobile: &str) -> Result<String, String> {
+    let (code, sent) = request(&["-d", &format!("mobile={mobile}&return=%2Fspace"), &format!("http://{node}/sys/login/code")])?;
+    let open = r#"<b class="sandbox-code">"#;
+    let at = sent.find(open).ok_or(format!("no code shown on {node} ({code})"))? + open.len();
+    let sms = &sent[at..at + 6];
+    let (code, signed) = request(&["-d", &format!("mobile={mobile}&code={sms}&return=%2Fspace"), &format!("http://{node}/sys/login")])?;
+    if code != 303 {
+        return Err(format!("sign-in on {node} answered {code}"));
+    }
+    let cookies: Vec<&str> = signed
+        .lines()
+        .filter_map(|l| l.strip_prefix("set-cookie: ").or_else(|| l.strip_prefix("Set-Cookie: ")))
+        .filter_map(|c| c.split(';').next())
+        .filter(|c| !c.ends_with('='))
+        .collect();
+    Ok(cookies.join("; "))
+}
+
+/// `wrk` through `base` for `secs` seconds: requests, r/s and the non-2xx and socket errors.
+fn wrk(base: &str, secs: u32) -> Result<(String, String), String> {
+    let out = Command::new("wrk").args(["-t2", "-c32", &format!("-d{secs}s"), &format!("{base}/carlist")]).output().map_err(|e| format!("wrk: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let field = |p: &str| text.lines().find_map(|l| l.trim().strip_prefix(p).map(|v| v.trim().to_owned())).unwrap_or_default();
+    let requests = text.lines().find(|l| l.contains("requests in")).unwrap_or("").trim().to_owned();
+    let errors = format!("non-2xx {}, socket errors {}", field("Non-2xx or 3xx responses:").parse::<u64>().unwrap_or(0), {
+        let s = field("Socket errors:");
+        if s.is_empty() { "none".to_owned() } else { s }
+    });
+    Ok((format!("{} r/s ({requests})", field("Requests/sec:")), errors))
+}
+
+fn check(nodes: &mut [Server; 2], secs: u32) -> Res {
+    eprintln!("checks across the two nodes:");
+    let [a, b] = NODES;
+    let mut failed = Vec::new();
+    let mut say = |ok: bool, what: String| {
+        eprintln!("{} {what}", if ok { "ok  " } else { "FAIL" });
+        if !ok {
+            failed.push(what);
+        }
+    };
+    // A session made on one node is the other's too, and so is its end.
+    let cookie = sign_in(a, "13900000701")?;
+    let (on_b, _) = request(&["-H", &format!("cookie: {cookie}"), &format!("http://{b}/space/favourites")])?;
+    say(on_b == 200, format!("a session signed in on node 1 opens /space/favourites on node 2 ({on_b})"));
+    let (out, _) = request(&["-X", "POST", "-H", &format!("cookie: {cookie}"), &format!("http://{b}/sys/logout")])?;
+    let (after, _) = request(&["-H", &format!("cookie: {cookie}"), &format!("http://{a}/space/favourites")])?;
+    say(after == 401, format!("signed out on node 2 ({out}), node 1 asks to sign in again ({after})"));
+    // One phone's 60-second SMS limit counts both nodes.
+    let (first, _) = request(&["-d", "mobile=13900000702", &format!("http://{a}/sys/login/code")])?;
+    let (second, _) = request(&["-d", "mobile=13900000702", &format!("http://{b}/sys/login/code")])?;
+    say(first == 200 && second == 429, format!("an SMS code from node 1 ({first}), the same phone on node 2 within 60 s refused ({second})"));
+    // A photo uploaded through one node is in the bucket, served by nginx.
+    let seller = sign_in(a, "13900000703")?;
+    // A demo car's photo, as a seller's phone would send it.
+    let home = curl(&[&format!("http://{a}/")])?;
+    let demo = home.split("/upload/demo/").nth(1).and_then(|r| r.split(['"', ' ', '?']).next()).ok_or("no demo photo on the home page")?;
+    let photo = root().join("target/cluster/photo.webp");
+    curl(&["-o", &photo.to_string_lossy(), &format!("http://{a}/upload/demo/{demo}")])?;
+    let upload = curl(&[
+        "-H",
+        &format!("cookie: {seller}"),
+        "-H",
+        "accept: application/json",
+        "-F",
+        &format!("photo=@{}", photo.display()),
+        &format!("http://{a}/upload/photo"),
+    ])?;
+    let url = upload.split("\"url\":\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("").to_owned();
+    let (served, content_type) = status(&[&format!("http://{NGINX}{url}")], "%{content_type}")?;
+    say(
+        served == 200 && content_type.contains("image/webp"),
+        format!("a photo uploaded through node 1 is served through nginx from the bucket ({served} {url})"),
+    );
+    // Throughput: one node alone, then the cluster.
+    let (alone, alone_errors) = wrk(&format!("http://{a}"), secs)?;
+    eprintln!("     /carlist from node 1 alone: {alone}, {alone_errors}");
+    let (both, both_errors) = wrk(&format!("http://{NGINX}"), secs)?;
+    eprintln!("     /carlist through nginx, two nodes: {both}, {both_errors}");
+    // kill -9 of node 2 a third of the way through a run through nginx.
+    let killer = {
+        let pid = nodes[1].0.id();
+        let after = Duration::from_secs(u64::from(secs) / 3);
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            let killed = Instant::now();
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            killed
+        })
+    };
+    let (during, errors) = wrk(&format!("http://{NGINX}"), secs)?;
+    let _ = killer.join();
+    let _ = nodes[1].0.wait();
+    say(errors == "non-2xx 0, socket errors none", format!("node 2 killed with -9 under load through nginx: {during}, {errors}"));
+    let (alive, _) = status(&[&format!("http://{NGINX}/carlist")], "")?;
+    say(alive == 200, format!("node 1 carries the site alone ({alive})"));
+    if failed.is_empty() { Ok(()) } else { Err(format!("{} check(s) failed", failed.len())) }
+}
+
+pub fn cluster(args: &[String]) -> Res {
+    let check_only = args.iter().any(|a| a == "--check");
+    let release = args.iter().any(|a| a == "--release");
+    let secs: u32 = args.iter().position(|a| a == "--secs").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(9);
+    crate::bench::ensure_program("/usr/sbin/nginx", "nginx")?;
+    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
+    crate::build_islands()?;
+    let mut build = cargo();
+    build.args(["build", "-p", "web", "--bin", "usedcar"]);
+    if release {
+        build.arg("--release");
+    }
+    run(&mut build)?;
+    let bin = root().join("target").join(if release { "release" } else { "debug" }).join("usedcar");
+    let dir = root().join("target/cluster");
+    for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"] {
+        std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;
+    }
+
+    // The object store, with its bucket.
+    let venv = moto(&dir)?;
+    let mut s3 = Server(
+        Command::new(venv.join("bin/moto_server"))
+            .args(["-H", "127.0.0.1", "-p", "9010"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("moto: {e}"))?,
+    );
+    wait_for(S3, &mut s3.0)?;
+    run(Command::new("curl").args(["-s", "-o", "/dev/null", "-X", "PUT", &format!("http://{S3}/{BUCKET}")]))?;
+    // Photos are public, as a bucket behind a CDN is; the nodes write with their keys.
+    let policy = format!(
+        r#"{{"Version":"2012-10-17","Statement":[{{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::{BUCKET}/*"}}]}}"#
+    );
+    run(Command::new("curl").args([
+        "-s",
+        "-o",
+        "/dev/null",
+        "-X",
+        "PUT",
+        "-H",
+        "content-type: application/json",
+        "--data",
+        &policy,
+        &format!("http://{S3}/{BUCKET}?policy"),
+    ]))?;
+
+    // One database, migrated once before any node starts (as a rollout does), then seeded.
+    let admin = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+    run(Command::new("psql").args([
+        "-q",
+        &admin,
+        "-c",
+        &format!("drop database if exists {DATABASE} with (force)"),
+        "-c",
+        &format!("create database {DATABASE}"),
+    ]))?;
+    let url = format!("{base}/{DATABASE}");
+    run(Command::new(&bin).args(["migrate", "--database-url", &url]).env("USEDCAR_LOG", "warn"))?;
+    run(Command::new(&bin).args(["seed", "--listings", "3000", "--database-url", &url]).env("USEDCAR_LOG", "warn"))?;
+
+    let node = |addr: &str| -> Result<Server, String> {
+        let child = Command::new(&bin)
+            .args(["serve", "--addr", addr, "--database-url", &url])
+            .env("USEDCAR_LOG", "warn")
+            .env("USEDCAR_SITE_URL", format!("http://{NGINX}"))
+            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
+            .env("USEDCAR_CACHE_RESPONSE_SECS", "2")
+            .env("USEDCAR_CACHE_COUNT_SECS", "30")
+            .env("USEDCAR_UPLOAD_STORAGE", "s3")
+            .env("USEDCAR_UPLOAD_BASE", "/upload/")
+            .env("USEDCAR_S3_ENDPOINT", format!("http://{S3}"))
+            .env("USEDCAR_S3_BUCKET", BUCKET)
+            .env("USEDCAR_S3_STYLE", "path")
+            .env("USEDCAR_S3_ACCESS_KEY_ID", "cluster")
+            .env("USEDCAR_S3_SECRET_ACCESS_KEY", "cluster-secret")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start a node: {e}"))?;
+        let mut server = Server(child);
+        wait_for(addr, &mut server.0)?;
+        Ok(server)
+    };
+    let mut nodes = [node(NODES[0])?, node(NODES[1])?];
+    let conf = dir.join("nginx.conf");
+    std::fs::write(&conf, nginx_conf(&dir)).map_err(|e| e.to_string())?;
+    let mut nginx = Nginx(Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(&dir).spawn().map_err(|e| format!("nginx: {e}"))?);
+    wait_for(NGINX, &mut nginx.0)?;
+    if check_only {
+        return check(&mut nodes, secs);
+    }
+    eprintln!("serving http://{NGINX}/ through nginx: nodes {} and {}, photos in moto at {S3} (Ctrl-C stops them all)", NODES[0], NODES[1]);
+    let _ = nginx.0.wait();
+    Ok(())
+}
