@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Res, Server, cargo, root, run, wait_for};
+use crate::{Res, Server, root, run, wait_for};
 
 const NGINX: &str = "127.0.0.1:8080";
 const NODES: [&str; 2] = ["127.0.0.1:8081", "127.0.0.1:8082"];
@@ -227,14 +227,7 @@ pub fn cluster(args: &[String]) -> Res {
     let secs: u32 = args.iter().position(|a| a == "--secs").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(9);
     crate::bench::ensure_program("/usr/sbin/nginx", "nginx")?;
     crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
-    crate::build_islands()?;
-    let mut build = cargo();
-    build.args(["build", "-p", "web", "--bin", "usedcar"]);
-    if release {
-        build.arg("--release");
-    }
-    run(&mut build)?;
-    let bin = root().join("target").join(if release { "release" } else { "debug" }).join("usedcar");
+    let bin = crate::build_server(release)?;
     let dir = root().join("target/cluster");
     for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"] {
         std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;

@@ -105,7 +105,8 @@ impl Drop for Server {
     }
 }
 
-fn serve(release: bool) -> Res {
+/// Builds the islands and the `usedcar` binary (a debug or a release build); its path.
+fn build_server(release: bool) -> Result<PathBuf, String> {
     build_islands()?;
     let mut build = cargo();
     build.args(["build", "-p", "web", "--bin", "usedcar"]);
@@ -113,7 +114,11 @@ fn serve(release: bool) -> Res {
         build.arg("--release");
     }
     run(&mut build)?;
-    let bin = root().join("target").join(if release { "release" } else { "debug" }).join("usedcar");
+    Ok(root().join("target").join(if release { "release" } else { "debug" }).join("usedcar"))
+}
+
+fn serve(release: bool) -> Res {
+    let bin = build_server(release)?;
     let db = root().join("data/usedcar.db");
     let db = db.to_string_lossy();
     run(Command::new(&bin).current_dir(root()).args(["seed", "--listings", "5000", "--if-empty", "true", "--database-url", &db]))?;
