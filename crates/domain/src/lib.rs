@@ -73,6 +73,7 @@ macro_rules! stored_enum {
 pub mod alert;
 pub mod appeal;
 pub mod appraisal;
+pub mod attribution;
 pub mod audio;
 pub mod auth;
 pub mod battery;

@@ -3,6 +3,7 @@
 //! database so they hold across web nodes.
 
 use crate::{DbError, Store, on_pool};
+use domain::attribution::Attribution;
 use domain::lead::Intent;
 use domain::validate::Mobile;
 
@@ -34,16 +35,9 @@ pub struct NewLead {
     pub note: String,
     /// The page it came from.
     pub source_page: String,
-    /// Campaign `plan`.
-    pub plan: String,
-    /// Campaign `unit`.
-    pub unit: String,
-    /// Campaign `keyword`.
-    pub keyword: String,
-    /// Ad click id.
-    pub wx_aid: String,
-    /// Traffic `type`.
-    pub traffic_type: String,
+    /// How the visit arrived (campaign values, the ad platform's click, the landing); organic
+    /// when it came from no ad.
+    pub attribution: Attribution,
     /// Client IP.
     pub ip: String,
     /// A sell request's brand (slug), as its car text names it; empty when none.
@@ -66,11 +60,7 @@ impl NewLead {
             appointment_date: String::new(),
             note: String::new(),
             source_page: String::new(),
-            plan: String::new(),
-            unit: String::new(),
-            keyword: String::new(),
-            wx_aid: String::new(),
-            traffic_type: String::new(),
+            attribution: Attribution::default(),
             ip: String::new(),
             brand_slug: String::new(),
             expected_yuan: None,
@@ -123,8 +113,10 @@ impl Store {
             }
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
-                 plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16) returning lead_id",
+                 plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
+                 ad_platform, click_id, landing, landed_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23) \
+                 returning lead_id",
             )
             .bind(lead.mobile.as_str())
             .bind(lead.intent.as_str())
@@ -135,16 +127,20 @@ impl Store {
             .bind(&lead.name)
             .bind(&lead.appointment_date)
             .bind(&lead.source_page)
-            .bind(&lead.plan)
-            .bind(&lead.unit)
-            .bind(&lead.keyword)
-            .bind(&lead.wx_aid)
-            .bind(&lead.traffic_type)
+            .bind(&lead.attribution.plan)
+            .bind(&lead.attribution.unit)
+            .bind(&lead.attribution.keyword)
+            .bind(&lead.attribution.wx_aid)
+            .bind(&lead.attribution.kind)
             .bind(&lead.ip)
             .bind(now)
             .bind(&lead.note)
             .bind(&lead.brand_slug)
             .bind(lead.expected_yuan)
+            .bind(lead.attribution.platform.map_or("", domain::attribution::Platform::as_str))
+            .bind(&lead.attribution.click_id)
+            .bind(&lead.attribution.landing)
+            .bind((!lead.attribution.is_organic()).then_some(lead.attribution.at))
             .fetch_one(&mut *tx)
             .await?;
             if let Some(shop) = lead.shop_id {

@@ -8,12 +8,13 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use domain::attribution::Attribution;
 use domain::auth::Role;
 
 use crate::auth::access::{self, Need};
 use crate::auth::session::TOKEN_HEADER;
 use crate::http::cache;
-use crate::http::cookies::{CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
+use crate::http::cookies::{ATTRIBUTION_COOKIE, CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
 use crate::http::error::AppError;
 use crate::http::visitor::{CurrentUser, DeviceId, device_in, peer_ip};
 use crate::state::AppState;
@@ -66,6 +67,16 @@ pub fn route_middleware(
                                 id
                             }
                         };
+                        // How the visit arrived, first touch: the landing that carries campaign
+                        // parameters keeps them in a cookie for the rest of the visit.
+                        if crate::http::cookies::attribution(req.headers()).is_none() {
+                            let pairs: Vec<(String, String)> = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
+                            let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), req.uri().path(), state.clock.now());
+                            if let Some(a) = landed {
+                                cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &a.encode()));
+                                req.extensions_mut().insert(a);
+                            }
+                        }
                         let device = device_in(req.extensions(), req.headers());
                         let ip = peer_ip(req.extensions());
                         let query = req.uri().query().unwrap_or("").to_owned();

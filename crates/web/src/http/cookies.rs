@@ -5,6 +5,7 @@
 use axum::http::{HeaderMap, HeaderValue, header};
 
 use crate::config::Config;
+use domain::attribution::Attribution;
 
 /// Reads one cookie from the `Cookie` headers.
 pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -22,6 +23,8 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 pub const CITY_COOKIE: &str = "hx_city";
 /// The cookie holding an anonymous device id (view history, statistics `devicetoken`).
 pub const DEVICE_COOKIE: &str = "hx_did";
+/// The cookie holding how the visit arrived (`domain::attribution`), first touch, for the visit.
+pub const ATTRIBUTION_COOKIE: &str = "hx_src";
 /// One year.
 pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 
@@ -35,6 +38,27 @@ pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> 
 /// seconds (0 removes it).
 pub fn set_cookie_for(config: &Config, name: &str, value: &str, max_age: u32) -> Vec<HeaderValue> {
     cookie_header(name, value, max_age, &config.site.cookie_domain, config.secure_cookies(), true).into_iter().collect()
+}
+
+/// A cookie for the visit only (no `Max-Age`: the browser forgets it when it closes), `HttpOnly`.
+pub fn set_visit_cookie(config: &Config, name: &str, value: &str) -> Option<HeaderValue> {
+    let mut v = format!("{name}={value}; Path=/; SameSite=Lax; HttpOnly");
+    if !config.site.cookie_domain.is_empty() {
+        v.push_str("; Domain=");
+        v.push_str(&config.site.cookie_domain);
+    }
+    if config.secure_cookies() {
+        v.push_str("; Secure");
+    }
+    HeaderValue::from_str(&v).ok()
+}
+
+/// How the visit arrived, as its cookie keeps it; `None` without one (or with one that says
+/// nothing).
+pub fn attribution(headers: &HeaderMap) -> Option<Attribution> {
+    let text = cookie(headers, ATTRIBUTION_COOKIE)?;
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(text.as_bytes()).into_owned().collect();
+    Attribution::decode(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).

@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use domain::attribution::Attribution;
 use domain::device::Device;
 
 use crate::config::Cidr;
@@ -75,6 +76,9 @@ pub struct Visitor {
     /// The device cookie came with the request: a browser that keeps cookies and has been here
     /// before (not a first visit, crawler, link preview or load generator).
     pub returning: bool,
+    /// How the visit arrived: the ad or campaign of its first landing, kept for the visit; `None`
+    /// for a visit from no campaign.
+    pub attribution: Option<Attribution>,
 }
 
 /// The device id of a request, put in its extensions by the `auth` route middleware.
@@ -98,6 +102,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             prefetch: is_prefetch(&parts.headers),
             compared: crate::http::cookies::compared_ids(&parts.headers).len(),
             returning: presented.is_some(),
+            attribution: parts.extensions.get::<Attribution>().cloned().or_else(|| crate::http::cookies::attribution(&parts.headers)),
         })
     }
 }

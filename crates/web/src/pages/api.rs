@@ -22,6 +22,7 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
+use domain::attribution::Attribution;
 use serde_json::{Value, json};
 
 use crate::auth::session::{self, TOKEN_COOKIE};
@@ -82,31 +83,22 @@ pub async fn user_region(headers: HeaderMap, req: axum::extract::Request) -> Res
 }
 
 /// `GET /hpi/mobile/appdatastatistics.json?devicetoken=…&mobile=…&from=…` (plus `plan`, `unit`,
-/// `keyword`, `wx_aid`, `type`).
+/// `keyword`, `wx_aid`, `type`; without them, the campaign the visit arrived from).
 pub async fn statistics(State(state): State<AppState>, RequestDevice(client): RequestDevice, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
-    let q: HashMap<String, String> =
+    let pairs: Vec<(String, String)> =
         form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.chars().take(128).collect())).collect();
-    let get = |k: &str| q.get(k).map(String::as_str).filter(|v| !v.trim().is_empty());
+    let q: HashMap<&str, &str> = pairs.iter().rev().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let get = |k: &str| q.get(k).copied().filter(|v| !v.trim().is_empty());
     let mobile = get("mobile").and_then(|m| domain::validate::Mobile::parse(m).ok()).map(|m| m.to_string());
     let device = get("devicetoken").map(str::to_owned).or_else(|| cookie(&headers, DEVICE_COOKIE).map(str::to_owned)).unwrap_or_default();
     let base = get("from").unwrap_or(client.class.as_str());
-    let params = domain::stats::StatsParams {
-        mobile: mobile.as_deref(),
-        plan: get("plan"),
-        unit: get("unit"),
-        keyword: get("keyword"),
-        wx_aid: get("wx_aid"),
-        kind: get("type"),
-    };
-    let from_value = domain::stats::build_from(base, &params);
+    let now = state.clock.now();
+    let arrived = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), "", now)
+        .or_else(|| crate::http::cookies::attribution(&headers))
+        .unwrap_or_default();
+    let from_value = arrived.stats_from(base, mobile.as_deref());
     let path = headers.get(header::REFERER).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(300).collect();
-    state.stats.record(store::StatEvent {
-        device_token: device,
-        mobile: mobile.unwrap_or_default(),
-        from_value: from_value.clone(),
-        path,
-        created_at: state.clock.now(),
-    });
+    state.stats.record(store::StatEvent { device_token: device, mobile: mobile.unwrap_or_default(), from_value: from_value.clone(), path, created_at: now });
     ok(json!({"from": from_value}))
 }
 

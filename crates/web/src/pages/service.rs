@@ -2,8 +2,8 @@
 //! `/actives/service/{personalCar, sellcarPlan, sellcarService}` (what we do for a private seller,
 //! the packages with their fee, the steps and timeline) and the campaign pages
 //! `/actives/collect/{sellcar, buycar, selectcar}` (with the site's header and footer, so a
-//! visitor who came from an ad can go on browsing; `plan`, `unit`, `keyword`, `wx_aid` and `type`
-//! ride along into the lead). `selectcar` is a help-me-choose questionnaire:
+//! visitor who came from an ad can go on browsing; how the visit arrived — `plan`, `unit`,
+//! `keyword`, `wx_aid`, `type`, the ad's click — goes into the lead from the visit). `selectcar` is a help-me-choose questionnaire:
 //! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
 
 use crate::router::{Access, Routes};
@@ -58,35 +58,13 @@ pub struct LeadPost {
     /// Set by the questionnaire's button: the answers were sent (even without a budget).
     #[serde(default)]
     ask: String,
-    #[serde(default)]
-    plan: String,
-    #[serde(default)]
-    unit: String,
-    #[serde(default)]
-    keyword: String,
-    #[serde(default)]
-    wx_aid: String,
-    #[serde(default, rename = "type")]
-    traffic_type: String,
 }
 
 impl LeadPost {
-    /// Campaign values are kept short and printable.
+    /// The car text is kept short.
     fn tidy(mut self) -> LeadPost {
-        for v in [&mut self.plan, &mut self.unit, &mut self.keyword, &mut self.wx_aid, &mut self.traffic_type] {
-            *v = v.chars().filter(|c| !c.is_control()).take(64).collect();
-        }
         self.car = self.car.trim().chars().take(50).collect();
         self
-    }
-
-    /// The hidden campaign fields to carry on.
-    fn campaign(&self) -> Vec<(&'static str, &str)> {
-        [("plan", &self.plan), ("unit", &self.unit), ("keyword", &self.keyword), ("wx_aid", &self.wx_aid), ("type", &self.traffic_type)]
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k, v.as_str()))
-            .collect()
     }
 }
 
@@ -108,7 +86,6 @@ struct ServicePage {
     page: PageMeta,
     def: &'static Def,
     form: LeadPost,
-    campaign: Vec<(&'static str, String)>,
     errors: BTreeMap<&'static str, String>,
     form_error: Option<String>,
     provinces: super::shared::ProvinceCities,
@@ -174,12 +151,10 @@ async fn render(
             Err(e) => answers_error = Some(e),
         }
     }
-    let campaign = form.campaign().into_iter().map(|(k, v)| (k, v.to_owned())).collect();
     let tpl = ServicePage {
         page,
         def,
         form,
-        campaign,
         errors,
         form_error,
         provinces: super::shared::province_cities(),
@@ -262,17 +237,7 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
     let (Some(lead), Some(city), true) = (lead, city, errors.is_empty()) else {
         return render(state, visitor, def, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    let lead = NewLead {
-        city_code: Some(city.code as i32),
-        name: form.car.clone(),
-        note: note.join("；"),
-        plan: form.plan.clone(),
-        unit: form.unit.clone(),
-        keyword: form.keyword.clone(),
-        wx_aid: form.wx_aid.clone(),
-        traffic_type: form.traffic_type.clone(),
-        ..lead
-    };
+    let lead = NewLead { city_code: Some(city.code as i32), name: form.car.clone(), note: note.join("；"), ..lead };
     let now = state.clock.now();
     let outcome = if def.intent == Intent::Sell {
         crate::services::leads::submit_sell_request(state, &lead, &form.car, domain::selling::parse_wan(&form.expect), now).await?
@@ -316,13 +281,9 @@ mod tests {
     }
 
     #[test]
-    fn campaign_values_are_kept_short_and_printable() {
-        let post =
-            LeadPost { plan: format!("p\u{7}{}", "x".repeat(100)), unit: String::new(), car: format!("  {}", "车".repeat(80)), ..LeadPost::default() }.tidy();
-        assert_eq!(post.plan.chars().count(), 64);
-        assert!(!post.plan.contains('\u{7}'));
+    fn the_car_text_is_kept_short() {
+        let post = LeadPost { car: format!("  {}", "车".repeat(80)), ..LeadPost::default() }.tidy();
         assert_eq!(post.car.chars().count(), 50);
-        assert_eq!(post.campaign(), vec![("plan", post.plan.as_str())]);
     }
 }
 

@@ -223,7 +223,11 @@ async fn shop_lead(state: &AppState, visitor: &Visitor, s: &Shop, mut form: Shop
         shop_id: Some(s.shop_id),
         city_code: Some(s.city_code),
         name: form.car.trim().chars().take(50).collect(),
-        traffic_type: if tab == "douyin" { "douyin".to_owned() } else { String::new() },
+        // A lead from the shop's 抖音 tab says so when no campaign names its traffic.
+        attribution: match lead.attribution {
+            a if tab == "douyin" && a.kind.is_empty() => domain::attribution::Attribution { kind: "douyin".to_owned(), ..a },
+            a => a,
+        },
         ..lead
     };
     match leads::submit_lead(state, &lead, state.clock.now()).await? {

@@ -18,11 +18,18 @@ use crate::state::AppState;
 pub const RATE_LIMITED: &str = "提交太频繁了，请一小时后再试";
 
 /// The one way a page's form starts a lead: the phone as typed is checked (its message, for the
-/// field, when it is not a mobile number), and the visitor's IP and account are filled in. The
-/// page adds what it knows (listing, shop, city, campaign) and hands it to [`submit_lead`].
+/// field, when it is not a mobile number), and the visitor's IP, account and how the visit
+/// arrived are filled in. The page adds what it knows (listing, shop, city) and hands it to
+/// [`submit_lead`].
 pub fn lead_from(visitor: &Visitor, mobile: &str, intent: Intent, source_page: String) -> Result<NewLead, &'static str> {
     let mobile = Mobile::parse(mobile).map_err(|e| e.message())?;
-    Ok(NewLead { source_page, ip: visitor.ip.clone(), user_id: visitor.user.as_ref().map(|u| u.user_id), ..NewLead::new(mobile, intent) })
+    Ok(NewLead {
+        source_page,
+        ip: visitor.ip.clone(),
+        user_id: visitor.user.as_ref().map(|u| u.user_id),
+        attribution: visitor.attribution.clone().unwrap_or_default(),
+        ..NewLead::new(mobile, intent)
+    })
 }
 
 /// Outbox rows one job tick delivers at most.

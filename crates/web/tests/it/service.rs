@@ -57,15 +57,20 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     assert_eq!(r.location(), "/actives/gratitude?from=sell");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网卖车顾问"));
 
-    // A campaign page carries its ad parameters into the lead and back into the form on errors.
+    // A campaign page's ad parameters are the visit's, kept through a form sent back with its
+    // errors, and go into the lead.
     let landing = app.get("/actives/collect/buycar?plan=p9&unit=u3&keyword=%E4%BA%8C%E6%89%8B%E8%BD%A6&wx_aid=wx1&type=douyin", &[]).await;
-    assert!(landing.body.contains(r#"<input type="hidden" name="plan" value="p9">"#) && landing.body.contains(r#"name="type" value="douyin""#));
-    let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&plan=p9&type=douyin").await;
+    let visit = landing.cookie_header();
+    assert!(visit.contains("hx_src="), "{visit}");
+    let h = [("cookie", visit.as_str())];
+    let r = app.post_form("/actives/collect/buycar", &h, "mobile=13900007777&city=changsha").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(r.body.contains(r#"id="s-budget-error""#) && r.body.contains(r#"name="plan" value="p9""#));
-    let r =
-        app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89&plan=p9&type=douyin").await;
+    assert!(r.body.contains(r#"id="s-budget-error""#));
+    let r = app.post_form("/actives/collect/buycar", &h, "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89").await;
     assert_eq!(r.location(), "/actives/gratitude?from=buy");
+    let stored = "select count(*) from lead where mobile = '13900007777' and intent = 'buy' and plan = 'p9' and unit = 'u3' and keyword = '二手车' \
+                  and wx_aid = 'wx1' and traffic_type = 'douyin' and landing = '/actives/collect/buycar'";
+    assert_eq!(app.state.store.count_admin(stored).await.unwrap(), 1, "the lead names the campaign");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网购车顾问"));
 
     // The visitor finds both requests, and what they told us, under 我的询价.
@@ -407,4 +412,43 @@ async fn sellers_see_what_buyers_look_for(app: &TestApp) {
         domain::catalog::car_name(&first.brand_name, &first.series_name)
     );
     assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1);
+}
+
+/// A visit from an ad: the landing's campaign parameters and click id are kept for the visit
+/// (first touch) and stored on the lead the visitor leaves later on another page, and the
+/// statistics `from` is built from them; a second ad later in the visit takes no credit; an
+/// address of 10 KB is cut, never a 500; a visit from no ad leaves an organic lead.
+#[tokio::test]
+async fn a_lead_carries_the_ad_that_brought_the_visit() {
+    let app = crate::support::spawn_app(5).await;
+    let landing = app.get("/actives/collect/sellcar?plan=p1&unit=u2&keyword=%3Cb%3Esuv&clickid=c9&type=3", &[("user-agent", crate::support::IPHONE)]).await;
+    assert_eq!(landing.status, StatusCode::OK);
+    assert!(!landing.body.contains("<b>suv"), "the keyword is never markup on a page");
+    let visit = landing.cookie_header();
+    assert!(visit.contains("hx_src="), "{visit}");
+    let later = app.get("/?plan=other&bd_vid=b1", &[("cookie", &visit)]).await;
+    assert!(!later.cookie_header().contains("hx_src="), "the first landing keeps the credit");
+
+    let id = crate::support::detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
+    let r = app.post_form(&format!("/details/{id}/lead"), &[("cookie", &visit)], "intent=ask_price&mobile=13911112222").await;
+    assert!(r.status.is_success() || r.status.is_redirection(), "{}", r.body);
+    let stored = format!(
+        "select count(*) from lead where mobile = '13911112222' and plan = 'p1' and unit = 'u2' and keyword = '<b>suv' and traffic_type = '3' \
+         and ad_platform = 'ocean' and click_id = 'c9' and landing = '/actives/collect/sellcar' and landed_at = {}",
+        crate::support::NOW
+    );
+    assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1, "the lead names the ad that brought the visit");
+    let j = app.get("/hpi/mobile/appdatastatistics.json?from=home", &[("cookie", &visit)]).await.json();
+    assert_eq!(j["data"]["from"], "type3_home_plan_p1_unit_u2_keyword_<b>suv");
+
+    let huge = format!("/actives/collect/buycar?keyword={}&gdt_vid={}%07x", "k".repeat(10_240), "9".repeat(400));
+    let r = app.get(&huge, &[]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let kept = r.cookie_header();
+    assert!(kept.len() < 800, "the cookie holds the cut values: {} bytes", kept.len());
+
+    let organic = app.post_form(&format!("/details/{id}/lead"), &[], "intent=ask_price&mobile=13911113333").await;
+    assert!(organic.status.is_success() || organic.status.is_redirection());
+    let none = "select count(*) from lead where mobile = '13911113333' and plan = '' and click_id = '' and landed_at is null";
+    assert_eq!(app.state.store.count_admin(none).await.unwrap(), 1);
 }
