@@ -177,6 +177,24 @@ fn check(nodes: &mut [Server; 2], secs: u32, database: &str) -> Res {
         served == 200 && content_type.contains("image/webp"),
         format!("a photo uploaded through node 1 is served through nginx from the bucket ({served} {url})"),
     );
+    // A lead for a shop with notices set up: its notice goes out once, whichever node sends it.
+    let psql = |sql: &str| -> String {
+        Command::new("psql").args(["-tA", database, "-c", sql]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default()
+    };
+    let car = psql(
+        "select l.listing_id from listing l join lead_push_setting p on p.shop_id = l.shop_id where l.status = 'online' and p.sms_mobile <> '' order by l.listing_id limit 1",
+    );
+    let (posted, _) =
+        status(&["-H", "x-forwarded-for: 198.51.100.250", "-d", "intent=ask_price&mobile=13920000001", &format!("http://{NGINX}/details/{car}/lead")], "")?;
+    std::thread::sleep(Duration::from_secs(3));
+    let notices = psql(
+        "select count(*) || ' ' || sum(case when pl.status = 'sent' and pl.attempts = 1 then 1 else 0 end) from lead_push_log pl join lead ld on ld.lead_id = pl.lead_id where ld.mobile = '13920000001'",
+    );
+    let (all, once) = notices.split_once(' ').unwrap_or(("0", "0"));
+    say(
+        (200..400).contains(&posted) && all != "0" && all == once,
+        format!("a lead for shop car {car} ({posted}): {once} of {all} dealer notices sent, each at the first attempt"),
+    );
     // Throughput: one node alone, then the cluster.
     let (alone, alone_errors) = wrk(&format!("http://{a}"), secs)?;
     eprintln!("     /carlist from node 1 alone: {alone}, {alone_errors}");

@@ -37,6 +37,9 @@ pub struct NewOrder {
     pub provider: Provider,
     /// How: `wap`, `page`, `jsapi`, `h5`, `native` or `sandbox`.
     pub channel: String,
+    /// How the visit that placed it arrived (`domain::attribution::Attribution::encode`); empty
+    /// for a visit from no campaign.
+    pub attribution: String,
 }
 
 /// One order, whole.
@@ -166,7 +169,8 @@ from_row!(DeskOrder {
 
 /// The insert of a new pending order (its id returned), bound by [`bind_order`].
 pub(crate) const INSERT_ORDER: &str = "insert into payment_order (order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, \
-                            status, provider, channel, created_at, purchase_id) values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12) \
+                            status, provider, channel, created_at, purchase_id, attribution) \
+                            values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11, $12, $13) \
                             returning payment_order_id";
 
 /// The table of the product that names a purchase of `kind`, whose `payment_order_id` follows the
@@ -275,6 +279,7 @@ where
         .bind(o.channel.as_str())
         .bind(now)
         .bind(purchase_id)
+        .bind(o.attribution.as_str())
 }
 
 impl Store {

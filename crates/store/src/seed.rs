@@ -640,6 +640,7 @@ async fn demo_package(store: &Store, city_code: u32, now: i64) -> Result<i64, Db
         },
         provider: domain::order::Provider::Sandbox,
         channel: "sandbox".to_owned(),
+        attribution: String::new(),
     };
     let id = store.create_lead_package(&order, 1, &spec, bought).await?;
     let pay = crate::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "demo", amount_fen: tier };

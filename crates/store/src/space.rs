@@ -82,6 +82,9 @@ pub struct NewWanted {
     pub city_code: Option<i32>,
     /// Free text.
     pub note: String,
+    /// How the visit arrived (`domain::attribution::Attribution::encode`); empty when from no
+    /// campaign.
+    pub attribution: String,
 }
 
 /// A saved `/carlist` search.
@@ -352,8 +355,9 @@ impl Store {
     pub async fn add_wanted(&self, user_id: i64, mobile: &str, w: &NewWanted, now: i64) -> Result<i64, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_scalar(
-                "insert into wanted_request (user_id, mobile, brand_id, series_id, budget_min_yuan, budget_max_yuan, city_code, note, created_at) \
-                 values ($1, $2, (select brand_id from brand where slug = $3), (select series_id from series where slug = $4), $5, $6, $7, $8, $9) \
+                "insert into wanted_request (user_id, mobile, brand_id, series_id, budget_min_yuan, budget_max_yuan, city_code, note, created_at, \
+                 attribution) values ($1, $2, (select brand_id from brand where slug = $3), (select series_id from series where slug = $4), $5, $6, $7, $8, \
+                 $9, $10) \
                  returning wanted_request_id",
             )
             .bind(user_id)
@@ -365,6 +369,7 @@ impl Store {
             .bind(w.city_code)
             .bind(&w.note)
             .bind(now)
+            .bind(&w.attribution)
             .fetch_one(p)
             .await?
         }))

@@ -807,6 +807,7 @@ fn vip_order(user_id: i64, order_no: &str, plan: &str, provider: domain::order::
         },
         provider,
         channel: "sandbox".to_owned(),
+        attribution: String::new(),
     }
 }
 
@@ -927,6 +928,7 @@ async fn lead_packages_never_exceed_their_size_and_a_request_goes_to_one_dealer(
         },
         provider: Provider::Sandbox,
         channel: "sandbox".into(),
+        attribution: String::new(),
     };
     let (shop_a, shop_b) = (1_i64, 2_i64);
     store.create_lead_package(&order(1, "20261121103015000101"), shop_a, &spec, NOW).await.unwrap();
@@ -1001,7 +1003,8 @@ async fn a_dealer_claims_a_waiting_request_into_a_package_that_wants_it(store: &
             subject: "线索包10条".into(),
             amount_fen: 30_000,
         };
-        let order = store::NewOrder { order_no: no.to_owned(), user_id, item, provider: Provider::Sandbox, channel: "sandbox".into() };
+        let order =
+            store::NewOrder { order_no: no.to_owned(), user_id, item, provider: Provider::Sandbox, channel: "sandbox".into(), attribution: String::new() };
         let id = store.create_lead_package(&order, shop_id, &spec, at).await.unwrap();
         let pay = store::Payment { order_no: no, provider: Provider::Sandbox, trade_no: no, amount_fen: 30_000 };
         assert_eq!(store.settle_payment(&pay, at).await.unwrap(), store::Settled::Applied);
@@ -1096,6 +1099,7 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
         },
         provider: Provider::Sandbox,
         channel: "sandbox".into(),
+        attribution: String::new(),
     };
     assert_eq!(store.create_programme_order(&order("20261124100000000301"), NOW + 4).await.unwrap(), None, "nothing approved to pay for");
     assert!(store.order_by_no("20261124100000000301").await.unwrap().is_none(), "and no order kept");
@@ -1187,6 +1191,7 @@ async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &
         },
         provider,
         channel: channel.to_owned(),
+        attribution: String::new(),
     };
     let new = NewReport { user_id: user, vin, listing_id: None, product: Kind::Full };
     let Ordered::Order(report, no) = store.create_paid_report(&new, &order("20261121103015000401", Provider::Alipay, "wap"), since, NOW).await.unwrap() else {
@@ -1281,6 +1286,7 @@ async fn a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff(store: &Stor
         },
         provider: Provider::Sandbox,
         channel: "sandbox".into(),
+        attribution: String::new(),
     };
     store.create_programme_order(&order, NOW + 2).await.unwrap().unwrap();
     let pay = store::Payment { order_no: &order.order_no, provider: Provider::Sandbox, trade_no: "T401", amount_fen: domain::programme::FEE_FEN };

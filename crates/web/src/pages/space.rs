@@ -462,6 +462,7 @@ pub async fn add_wanted(
         budget_max_yuan: price.and_then(|p| p.max_yuan),
         city_code: city.map(|c| c.code as i32),
         note: form.note.clone(),
+        attribution: visitor.attribution.as_ref().map(domain::attribution::Attribution::encode).unwrap_or_default(),
     };
     state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
     Ok(see_other("/space/carfindwa", Vec::new()))

@@ -55,7 +55,14 @@ pub fn new_order(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, 
         (Method::Alipay, false) => "page",
         (Method::Wechat, _) => wechat_channel(visitor, None).name(),
     };
-    Ok(NewOrder { order_no: new_order_no(state)?, user_id, item, provider: pay.provider(method), channel: channel.to_owned() })
+    Ok(NewOrder {
+        order_no: new_order_no(state)?,
+        user_id,
+        item,
+        provider: pay.provider(method),
+        channel: channel.to_owned(),
+        attribution: visitor.attribution.as_ref().map(domain::attribution::Attribution::encode).unwrap_or_default(),
+    })
 }
 
 /// Where the buyer of a stored order goes to pay it (see [`checkout`]).

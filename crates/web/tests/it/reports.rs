@@ -142,6 +142,7 @@ async fn a_vip_plan_gives_free_queries_until_they_are_used(app: &TestApp) {
         },
         provider: domain::order::Provider::Alipay,
         channel: "wap".to_owned(),
+        attribution: String::new(),
     };
     app.state.store.create_order(&order, NOW).await.unwrap();
     let pay = store::Payment { order_no: &order.order_no, provider: domain::order::Provider::Alipay, trade_no: "T1", amount_fen: 1_900 };

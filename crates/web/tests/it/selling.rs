@@ -181,6 +181,7 @@ async fn sell_approve_find_lead_and_manage(app: &TestApp) {
         },
         provider: domain::order::Provider::Sandbox,
         channel: "sandbox".to_owned(),
+        attribution: String::new(),
     };
     app.state.store.create_order(&order, NOW).await.unwrap();
     let pay = store::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "SBX77", amount_fen: 2_900 };

@@ -191,6 +191,7 @@ async fn sell_requests_go_to_the_lead_package_that_wants_them(app: &TestApp) {
         },
         provider: domain::order::Provider::Sandbox,
         channel: "sandbox".to_owned(),
+        attribution: String::new(),
     };
     store.create_lead_package(&order, shop.shop_id, &spec, crate::support::NOW).await.unwrap();
     let pay = store::Payment { order_no: "20261121103015000201", provider: domain::order::Provider::Sandbox, trade_no: "SBX201", amount_fen: 30_000 };
@@ -440,6 +441,17 @@ async fn a_lead_carries_the_ad_that_brought_the_visit() {
     assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1, "the lead names the ad that brought the visit");
     let j = app.get("/hpi/mobile/appdatastatistics.json?from=home", &[("cookie", &visit)]).await.json();
     assert_eq!(j["data"]["from"], "type3_home_plan_p1_unit_u2_keyword_<b>suv");
+    // Signed in later in the visit, the order and the wanted-car request it makes name the ad too.
+    let session = login(&app, "13911114444", &visit).await;
+    let both = format!("{visit}; {session}");
+    let bought = app.post_form("/vip/buy", &[("cookie", &both)], "plan=seller-month").await;
+    assert_eq!(bought.status, StatusCode::SEE_OTHER, "{}", bought.body);
+    let wanted = app.post_form("/space/carfindwa", &[("cookie", &both)], "brand=dazhong&price=5-8").await;
+    assert_eq!(wanted.status, StatusCode::SEE_OTHER, "{}", wanted.body);
+    for table in ["payment_order", "wanted_request"] {
+        let named = format!("select count(*) from {table} where attribution like '%plan=p1%' and attribution like '%c=c9%'");
+        assert_eq!(app.state.store.count_admin(&named).await.unwrap(), 1, "{table}");
+    }
 
     let huge = format!("/actives/collect/buycar?keyword={}&gdt_vid={}%07x", "k".repeat(10_240), "9".repeat(400));
     let r = app.get(&huge, &[]).await;
