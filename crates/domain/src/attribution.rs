@@ -65,7 +65,7 @@ impl Attribution {
     /// the address carries no campaign parameter and no click id (a visit not from an ad). A
     /// repeated parameter counts once (its first value).
     pub fn from_query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>, path: &str, now: i64) -> Option<Attribution> {
-        let mut a = Attribution { landing: cut(path, LANDING_MAX), at: now, ..Attribution::default() };
+        let mut a = Attribution::default();
         for (key, value) in pairs {
             let (slot, max) = match key {
                 "plan" => (&mut a.plan, VALUE_MAX),
@@ -92,7 +92,11 @@ impl Attribution {
                 *slot = cut(value, max);
             }
         }
-        (!a.is_organic()).then_some(a)
+        if a.is_organic() {
+            return None;
+        }
+        (a.landing, a.at) = (cut(path, LANDING_MAX), now);
+        Some(a)
     }
 
     /// Whether nothing says where the visit came from.
@@ -103,19 +107,16 @@ impl Attribution {
     /// The statistics `from` of a page whose base is `base` (the device class, or the page's
     /// own), with the visitor's mobile when known.
     pub fn stats_from(&self, base: &str, mobile: Option<&str>) -> String {
-        let some = |v: &str| Some(v.to_owned()).filter(|v| !v.is_empty());
-        let (plan, unit, keyword, wx_aid, kind) = (some(&self.plan), some(&self.unit), some(&self.keyword), some(&self.wx_aid), some(&self.kind));
-        build_from(
-            base,
-            &StatsParams {
-                mobile,
-                plan: plan.as_deref(),
-                unit: unit.as_deref(),
-                keyword: keyword.as_deref(),
-                wx_aid: wx_aid.as_deref(),
-                kind: kind.as_deref(),
-            },
-        )
+        // `build_from` leaves out what is empty.
+        let params = StatsParams {
+            mobile,
+            plan: Some(&self.plan),
+            unit: Some(&self.unit),
+            keyword: Some(&self.keyword),
+            wx_aid: Some(&self.wx_aid),
+            kind: Some(&self.kind),
+        };
+        build_from(base, &params)
     }
 
     /// The attribution as a cookie keeps it: `key=value` pairs, percent-encoded, joined by `&`.

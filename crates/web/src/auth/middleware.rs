@@ -68,14 +68,17 @@ pub fn route_middleware(
                             }
                         };
                         // How the visit arrived, first touch: the landing that carries campaign
-                        // parameters keeps them in a cookie for the rest of the visit.
-                        if crate::http::cookies::attribution(req.headers()).is_none() {
-                            let pairs: Vec<(String, String)> = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
-                            let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), req.uri().path(), state.clock.now());
-                            if let Some(a) = landed {
-                                cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &a.encode()));
-                                req.extensions_mut().insert(a);
-                            }
+                        // parameters keeps them in a cookie for the rest of the visit. Read once
+                        // here; the `Visitor` takes it from the request.
+                        let arrived = crate::http::cookies::attribution(req.headers()).or_else(|| {
+                            let query = req.uri().query().filter(|q| !q.is_empty())?;
+                            let pairs: Vec<_> = form_urlencoded::parse(query.as_bytes()).collect();
+                            let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())), req.uri().path(), state.clock.now())?;
+                            cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &landed.encode()));
+                            Some(landed)
+                        });
+                        if let Some(a) = arrived {
+                            req.extensions_mut().insert(a);
                         }
                         let device = device_in(req.extensions(), req.headers());
                         let ip = peer_ip(req.extensions());

@@ -31,26 +31,18 @@ pub const COOKIE_MAX_AGE: u32 = 31_536_000;
 /// A `Set-Cookie` value: path `/`, one year, `SameSite=Lax`, the configured domain when set,
 /// `Secure` outside development, `HttpOnly` when asked.
 pub fn set_cookie(config: &Config, name: &str, value: &str, http_only: bool) -> Option<HeaderValue> {
-    cookie_header(name, value, COOKIE_MAX_AGE, &config.site.cookie_domain, config.secure_cookies(), http_only)
+    cookie_header(name, value, Some(COOKIE_MAX_AGE), &config.site.cookie_domain, config.secure_cookies(), http_only)
 }
 
 /// A short-lived `HttpOnly` cookie (a one-time notice): like [`set_cookie`], living `max_age`
 /// seconds (0 removes it).
 pub fn set_cookie_for(config: &Config, name: &str, value: &str, max_age: u32) -> Vec<HeaderValue> {
-    cookie_header(name, value, max_age, &config.site.cookie_domain, config.secure_cookies(), true).into_iter().collect()
+    cookie_header(name, value, Some(max_age), &config.site.cookie_domain, config.secure_cookies(), true).into_iter().collect()
 }
 
 /// A cookie for the visit only (no `Max-Age`: the browser forgets it when it closes), `HttpOnly`.
 pub fn set_visit_cookie(config: &Config, name: &str, value: &str) -> Option<HeaderValue> {
-    let mut v = format!("{name}={value}; Path=/; SameSite=Lax; HttpOnly");
-    if !config.site.cookie_domain.is_empty() {
-        v.push_str("; Domain=");
-        v.push_str(&config.site.cookie_domain);
-    }
-    if config.secure_cookies() {
-        v.push_str("; Secure");
-    }
-    HeaderValue::from_str(&v).ok()
+    cookie_header(name, value, None, &config.site.cookie_domain, config.secure_cookies(), true)
 }
 
 /// How the visit arrived, as its cookie keeps it; `None` without one (or with one that says
@@ -63,7 +55,7 @@ pub fn attribution(headers: &HeaderMap) -> Option<Attribution> {
 
 /// The `Set-Cookie` value that removes a cookie set by [`set_cookie`] (same path and domain).
 pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
-    cookie_header(name, "", 0, &config.site.cookie_domain, config.secure_cookies(), false)
+    cookie_header(name, "", Some(0), &config.site.cookie_domain, config.secure_cookies(), false)
 }
 
 /// Removes a cookie under the configured domain and, when that is set, also host-only (the
@@ -71,13 +63,17 @@ pub fn clear_cookie(config: &Config, name: &str) -> Option<HeaderValue> {
 pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> {
     let mut out: Vec<HeaderValue> = clear_cookie(config, name).into_iter().collect();
     if !config.site.cookie_domain.is_empty() {
-        out.extend(cookie_header(name, "", 0, "", config.secure_cookies(), false));
+        out.extend(cookie_header(name, "", Some(0), "", config.secure_cookies(), false));
     }
     out
 }
 
-fn cookie_header(name: &str, value: &str, max_age: u32, domain: &str, secure: bool, http_only: bool) -> Option<HeaderValue> {
-    let mut v = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax");
+/// `max_age` `None` makes a cookie for the visit (the browser forgets it when it closes).
+fn cookie_header(name: &str, value: &str, max_age: Option<u32>, domain: &str, secure: bool, http_only: bool) -> Option<HeaderValue> {
+    let mut v = match max_age {
+        Some(max_age) => format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax"),
+        None => format!("{name}={value}; Path=/; SameSite=Lax"),
+    };
     if !domain.is_empty() {
         v.push_str("; Domain=");
         v.push_str(domain);
