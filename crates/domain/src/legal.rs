@@ -36,6 +36,18 @@ pub const SELL_DOC: &str = "vippersonalsellcar";
 /// The document a battery report's order accepts.
 pub const BATTERY_DOC: &str = "batteryagree";
 
+/// The authorisation every campaign flow's lead form accepts (`/actives/{flow}/agreement`).
+pub const FLOW_DOC: &str = "flowagree";
+
+/// The service agreement the `flow` and `douyinflow` forms accept besides
+/// (`/actives/{flow}/agreementhx`).
+pub const FLOW_SERVICE_DOC: &str = "flowservice";
+
+/// What a form that accepts `slugs` stores: `slug@version` of each, joined by commas.
+pub fn versions(slugs: &[&str]) -> String {
+    slugs.iter().filter_map(|s| doc(s)).map(|d| format!("{}@{}", d.slug, d.version)).collect::<Vec<_>>().join(",")
+}
+
 static DOCS: LazyLock<Vec<Doc>> = LazyLock::new(|| parse(include_str!("data/legal.txt")));
 
 fn parse(text: &'static str) -> Vec<Doc> {
@@ -72,7 +84,7 @@ pub fn doc(slug: &str) -> Option<&'static Doc> {
 
 /// The versions a login accepts, as stored (`useragree@2026.11,privacy@2026.11`).
 pub fn login_versions() -> String {
-    LOGIN_DOCS.iter().filter_map(|s| doc(s)).map(|d| format!("{}@{}", d.slug, d.version)).collect::<Vec<_>>().join(",")
+    versions(&LOGIN_DOCS)
 }
 
 #[cfg(test)]
@@ -82,7 +94,7 @@ mod tests {
     #[test]
     fn every_document_is_whole_with_a_version_and_date() {
         let slugs: Vec<&str> = docs().iter().map(|d| d.slug).collect();
-        assert_eq!(slugs, ["useragree", "privacy", "protect", "personalDetail", "depend", "vippersonalsellcar", "batteryagree"]);
+        assert_eq!(slugs, ["useragree", "privacy", "protect", "personalDetail", "depend", "vippersonalsellcar", "batteryagree", "flowagree", "flowservice"]);
         for d in docs() {
             assert!(!d.summary.is_empty() && d.sections.len() >= 4, "{}", d.slug);
             assert!(d.sections.iter().all(|(h, p)| !h.is_empty() && !p.is_empty()), "{}: an empty section", d.slug);
@@ -96,5 +108,6 @@ mod tests {
         }
         assert_eq!(login_versions(), "useragree@2026.11,privacy@2026.11");
         assert!(doc(SELL_DOC).is_some() && doc(BATTERY_DOC).is_some());
+        assert_eq!(versions(&[FLOW_DOC, FLOW_SERVICE_DOC]), "flowagree@2026.11,flowservice@2026.11");
     }
 }

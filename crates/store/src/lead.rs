@@ -44,6 +44,9 @@ pub struct NewLead {
     pub brand_slug: String,
     /// A sell request's hoped-for price in yuan.
     pub expected_yuan: Option<i64>,
+    /// The agreements the sender accepted on the form, `slug@version` joined by commas (a
+    /// campaign flow's authorisation); empty where the form asks none.
+    pub agreement: String,
 }
 
 impl NewLead {
@@ -64,6 +67,7 @@ impl NewLead {
             ip: String::new(),
             brand_slug: String::new(),
             expected_yuan: None,
+            agreement: String::new(),
         }
     }
 }
@@ -114,8 +118,8 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
-                 ad_platform, click_id, landing, landed_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23) \
+                 ad_platform, click_id, landing, landed_at, agreement) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24) \
                  returning lead_id",
             )
             .bind(lead.mobile.as_str())
@@ -141,6 +145,7 @@ impl Store {
             .bind(&lead.attribution.click_id)
             .bind(&lead.attribution.landing)
             .bind((!lead.attribution.is_organic()).then_some(lead.attribution.at))
+            .bind(&lead.agreement)
             .fetch_one(&mut *tx)
             .await?;
             if let Some(shop) = lead.shop_id {
@@ -150,6 +155,30 @@ impl Store {
             tx.commit().await?;
             Ok(LeadOutcome::Created(id))
         })
+    }
+
+    /// Records an ad click a campaign flow's click monitor saw (`monitoroppo`), from `ip` at the
+    /// attribution's time.
+    pub async fn record_ad_click(&self, a: &Attribution, ip: &str) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query(
+                "insert into ad_click (ad_platform, click_id, plan, unit, keyword, wx_aid, traffic_type, landing, ip, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )
+            .bind(a.platform.map_or("", domain::attribution::Platform::as_str))
+            .bind(&a.click_id)
+            .bind(&a.plan)
+            .bind(&a.unit)
+            .bind(&a.keyword)
+            .bind(&a.wx_aid)
+            .bind(&a.kind)
+            .bind(&a.landing)
+            .bind(ip)
+            .bind(a.at)
+            .execute(p)
+            .await?;
+        });
+        Ok(())
     }
 
     /// How many leads exist for a listing (tests and dealer counters).

@@ -154,6 +154,7 @@ pub fn all() -> Routes {
         pages::appeal::routes,
         pages::shop::routes,
         pages::service::routes,
+        pages::flow::routes,
         pages::space::routes,
         pages::vip::routes,
         pages::packages::routes,

@@ -18,7 +18,7 @@ use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
 
-use super::shared::{CardView, Crumbs, LdItem, LdList, ShopHead, breadcrumb_ld};
+use super::shared::{CardView, Crumbs, Flow, LdItem, LdList, ShopHead, breadcrumb_ld};
 use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
@@ -312,6 +312,20 @@ pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Opti
 /// A list at `path`, inside a shop's pages when `shop` is given (its inventory only, the shop
 /// layout and header; the shop's name in the heading).
 pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
+    list_in(state, visitor, kind, path, shop, None, raw).await
+}
+
+/// A list at `path`, inside a shop's pages or a campaign flow (its cars open in the flow, the
+/// page is `noindex` with `/carlist` of the same query as its canonical).
+async fn list_in(
+    state: &AppState,
+    visitor: &Visitor,
+    kind: ListKind,
+    path: &str,
+    shop: Option<ShopHead>,
+    flow: Option<&'static Flow>,
+    raw: Option<&str>,
+) -> Result<Response, AppError> {
     let q = parse_query(raw);
     let now = state.clock.now();
     let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
@@ -342,14 +356,17 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
         "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
         domain::search::count_label(result.total)
     );
-    let canonical = q.href(path);
+    let canonical = if flow.is_some() { q.href(CARLIST.path) } else { q.href(path) };
     let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
     let title = match &shop {
         Some(s) => format!("{}在售{}", s.name, title),
         None => title,
     };
     let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
-    if !q.is_indexable(result.total) {
+    if let Some(f) = flow {
+        page = page.in_flow(f.chrome(visitor, format!("{}#lead", f.base)));
+    }
+    if flow.is_some() || !q.is_indexable(result.total) {
         page.noindex();
     }
     let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
@@ -359,6 +376,7 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
             card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
         }
     }
+
     if let Some(first) = organic.first() {
         page = page.share_image(state, &first.cover);
     }
@@ -384,11 +402,17 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
     // Promoted places first; a promoted car is not shown twice on its page.
-    let cards: Vec<CardView> = promoted
+    let mut cards: Vec<CardView> = promoted
         .iter()
         .map(|c| CardView { promoted: true, ..CardView::new(state, c, now) })
         .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
         .collect();
+    // Inside a flow, cars open in the flow.
+    if let Some(f) = flow {
+        for card in &mut cards {
+            card.href = f.car_href(card.id);
+        }
+    }
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
     // Saved searches are for the main list; `/space/searches` drops the page and sort.
     let save_query = (path == CARLIST.path).then(|| q.to_query());
@@ -469,6 +493,17 @@ pub async fn buyflow(State(state): State<AppState>, visitor: Visitor, RawQuery(r
     list(&state, &visitor, BUYFLOW, raw.as_deref()).await
 }
 
+/// `GET /actives/{flow}/buycarlist`: the list inside a campaign flow.
+pub async fn flow_list(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::extract::OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, AppError> {
+    let flow = super::shared::flow_of(uri.path()).ok_or(AppError::NotFound)?;
+    list_in(&state, &visitor, BUYFLOW, flow.list, None, Some(flow), raw.as_deref()).await
+}
+
 /// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
 pub async fn shop_buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
     let s = state.store.shop_by_oname(&oname).await?;
@@ -488,6 +523,9 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/carlist", carlist);
     r.get(Access::Public, "/servicehall/qualitycarlist", qualitycarlist);
     r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
+    for f in &super::shared::FLOWS {
+        r.get(Access::Public, f.list, flow_list);
+    }
     r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
     r.get(Access::Public, "/shop/{oname}/search", shop_search);
 }

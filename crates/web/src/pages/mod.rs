@@ -9,6 +9,7 @@ pub mod checkreport;
 pub mod compare;
 pub mod dealer;
 pub mod detail;
+pub mod flow;
 pub mod gather;
 pub mod history_reports;
 pub mod home;

@@ -383,3 +383,215 @@ pub fn nice_step(raw: f64) -> f64 {
     let p = 10f64.powf(raw.max(1.0).log10().floor());
     [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
 }
+
+/// A campaign flow family: ad landings in the flow layout (`/actives/flow`, `/actives/douyinflow`,
+/// `/actives/newFlow`), each with a landing, a valuation, a list and car pages that stay inside
+/// it, and the agreements its lead forms accept.
+#[derive(Debug)]
+pub struct Flow {
+    /// The seed's path segment.
+    pub slug: &'static str,
+    /// `/actives/{slug}`: the landing.
+    pub base: &'static str,
+    /// Its car list (`buycarlist`).
+    pub list: &'static str,
+    /// A car inside it (`details/{id}`).
+    pub details: &'static str,
+    /// The landing's heading.
+    pub title: &'static str,
+    /// The landing's line under the heading.
+    pub pitch: &'static str,
+    /// Short-video traffic (`douyinflow`): the visit is marked as from the short-video app.
+    pub douyin: bool,
+    /// The bar's links inside the flow.
+    pub links: &'static [(&'static str, &'static str)],
+    /// The agreements its forms accept: title and the flow's own page of it.
+    pub agreements: &'static [(&'static str, &'static str)],
+    /// Their slugs in `domain::legal`, as the lead stores them.
+    pub docs: &'static [&'static str],
+}
+
+macro_rules! flow {
+    ($slug:literal, $title:literal, $pitch:literal, $douyin:literal, [$($doc:ident: $dtitle:literal $dpath:literal),+]) => {
+        Flow {
+            slug: $slug,
+            base: concat!("/actives/", $slug),
+            list: concat!("/actives/", $slug, "/buycarlist"),
+            details: concat!("/actives/", $slug, "/details/{id}"),
+            title: $title,
+            pitch: $pitch,
+            douyin: $douyin,
+            links: &[("买车", concat!("/actives/", $slug, "/buycarlist")), ("免费估价", concat!("/actives/", $slug, "/assess"))],
+            agreements: &[$(($dtitle, concat!("/actives/", $slug, $dpath))),+],
+            docs: &[$(domain::legal::$doc),+],
+        }
+    };
+}
+
+/// The three flow families, in the seed's order.
+pub const FLOWS: [Flow; 3] = [
+    flow!("flow", "低价好车 顾问帮你挑", "说出预算和城市，购车顾问30分钟内联系您，按条件挑车、约看车，服务免费。", false,
+        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]),
+    flow!("douyinflow", "抖音用户专享 好车低价看", "刷到心动的车？留下手机号，顾问帮您问底价、约看车，服务免费。", true,
+        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]),
+    flow!("newFlow", "卖车先估价 买车有顾问", "30秒估出您的车值多少钱；想买车，告诉我们预算，顾问帮您找。", false,
+        [FLOW_DOC: "个人信息授权书" "/agreement"]),
+];
+
+/// The flow family a request path belongs to (`/actives/{slug}` or below it).
+pub fn flow_of(path: &str) -> Option<&'static Flow> {
+    let rest = path.strip_prefix("/actives/")?;
+    let slug = rest.split('/').next()?;
+    FLOWS.iter().find(|f| f.slug == slug)
+}
+
+/// The desktop flow (`/actives/pcflow`, `/assess`, `/sell`): the landing with the valuation and
+/// the sell form; its cars open on the site's own pages.
+pub const PC_FLOW: Flow = Flow {
+    slug: "pcflow",
+    base: "/actives/pcflow",
+    list: "/carlist",
+    details: "/details/{id}",
+    title: "卖车先估价 买车有顾问",
+    pitch: "免费估价不留手机号；卖车由顾问上门检测、推荐给认证车商；买车告诉我们预算，顾问帮您挑。",
+    douyin: false,
+    links: &[("免费估价", "/actives/pcflow/assess"), ("我要卖车", "/actives/pcflow/sell")],
+    agreements: &[("个人信息授权书", "/actives/help/flowagree")],
+    docs: &[domain::legal::FLOW_DOC],
+};
+
+impl Flow {
+    /// The page of car `id` inside the flow.
+    pub fn car_href(&self, id: i64) -> String {
+        self.details.replace("{id}", &id.to_string())
+    }
+
+    /// Whether the visit is from the short-video app: this is its flow, its browser is the
+    /// app's, or its landing said so (`type=douyin`, kept for the visit).
+    pub fn douyin_visit(&self, visitor: &crate::http::visitor::Visitor) -> bool {
+        self.douyin || visitor.device.douyin || visitor.attribution.as_ref().is_some_and(|a| a.kind == "douyin")
+    }
+
+    /// The chrome of one of its pages; `lead_href` is where the sticky bar goes.
+    pub fn chrome(&self, visitor: &crate::http::visitor::Visitor, lead_href: String) -> crate::render::meta::FlowChrome {
+        let douyin = self.douyin_visit(visitor);
+        crate::render::meta::FlowChrome {
+            home: self.base,
+            links: self.links,
+            agreements: self.agreements,
+            lead_href,
+            lead_text: if douyin { "免费问底价 · 顾问1对1" } else { "免费咨询 · 留下手机号" },
+            douyin,
+        }
+    }
+
+    /// What a lead from its forms stores as accepted (`slug@version,…`).
+    pub fn accepted(&self) -> String {
+        domain::legal::versions(self.docs)
+    }
+}
+
+/// The free valuation's fields as sent (the form and the result's shareable address).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct PingguQuery {
+    /// Series slug.
+    #[serde(default)]
+    pub series: String,
+    /// First registration, `YYYY-MM`.
+    #[serde(default)]
+    pub month: String,
+    /// Mileage in 万 km, as typed.
+    #[serde(default)]
+    pub mileage: String,
+    /// City slug.
+    #[serde(default)]
+    pub city: String,
+    /// Sent by the form (not by a shared address): the valuation goes into my history.
+    #[serde(default)]
+    pub save: String,
+}
+
+impl PingguQuery {
+    /// Whether the visitor has filled anything in (a result to show, or messages).
+    pub fn is_asked(&self) -> bool {
+        !(self.series.is_empty() && self.month.is_empty() && self.mileage.is_empty())
+    }
+}
+
+/// A valuation price as a card shows it: 万 with its range.
+pub struct BandView {
+    /// Which price.
+    pub label: &'static str,
+    /// Who pays it.
+    pub hint: &'static str,
+    /// The price.
+    pub mid: String,
+    /// Its range.
+    pub low: String,
+    /// Its range.
+    pub high: String,
+}
+
+/// A valued car: the request, the series' cars compared and the quote.
+pub struct Valued {
+    /// The parsed form.
+    pub req: domain::appraisal::Request,
+    /// The series' online cars.
+    pub cars: Vec<store::SeriesCar>,
+    /// The same, as the engine compares them.
+    pub peers: Vec<domain::valuation::Comparable>,
+    /// The three prices.
+    pub quote: domain::appraisal::Quote,
+}
+
+/// Values the car of `q` through the valuation engine; the form's messages when a field is wrong.
+pub async fn valued(
+    state: &AppState,
+    q: &PingguQuery,
+) -> Result<Result<Valued, std::collections::BTreeMap<&'static str, String>>, crate::http::error::AppError> {
+    let now = state.clock.now();
+    let req = match domain::appraisal::parse(&q.series, &q.month, &q.mileage, &q.city, now) {
+        Ok(r) => r,
+        Err(errors) => return Ok(Err(errors)),
+    };
+    let cars = state.store.series_cars(req.series.slug).await?;
+    let peers: Vec<domain::valuation::Comparable> = cars.iter().map(|c| c.comparable(now)).collect();
+    let quote = domain::appraisal::quote(&domain::valuation::value(&req.subject(now), &peers));
+    Ok(Ok(Valued { req, cars, peers, quote }))
+}
+
+impl Valued {
+    /// The three prices as cards.
+    pub fn bands(&self) -> Vec<BandView> {
+        let wan = domain::money::wan;
+        let q = &self.quote;
+        [("车商收购价", "卖给车商，当场成交", q.buy), ("个人交易价", "卖给个人买家", q.private), ("车商零售价", "从车商处购买", q.retail)]
+            .into_iter()
+            .map(|(label, hint, b)| BandView { label, hint, mid: wan(b.mid), low: wan(b.low), high: wan(b.high) })
+            .collect()
+    }
+
+    /// How the prices were reached, said plainly.
+    pub fn method_text(&self) -> String {
+        let q = &self.quote;
+        match q.method {
+            domain::valuation::Method::Market => format!("根据本站在售的{}辆同车系车源的价格、车龄和里程计算（{}）。", q.sample, q.confidence.label()),
+            domain::valuation::Method::Model => {
+                format!("本站同车系在售车源不足{}辆，按新车指导价和该车型的折旧模型估算，仅供参考。", domain::valuation::MIN_COMPARABLES)
+            }
+        }
+    }
+
+    /// The car as a sell request names it: `2021年 大众朗逸 3.5万公里`.
+    pub fn sell_car_text(&self) -> String {
+        let r = &self.req;
+        let brand = domain::catalog::brand(r.series.brand_slug).map_or("", |b| b.name);
+        format!("{}年 {brand}{} {}万公里", r.reg_year, r.series.name, domain::money::wan_km(r.mileage_km))
+    }
+}
+
+/// The car in words: 2021年6月上牌 大众朗逸 · 3.5万公里 · 长沙.
+pub fn appraised_car_text(req: &domain::appraisal::Request) -> String {
+    let brand = domain::catalog::brand(req.series.brand_slug).map_or("", |b| b.name);
+    format!("{}年{}月上牌 {brand}{} · {}万公里 · {}", req.reg_year, req.reg_month, req.series.name, domain::money::wan_km(req.mileage_km), req.city.name)
+}

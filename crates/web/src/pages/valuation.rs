@@ -13,38 +13,15 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use domain::appraisal::{Quote, Request};
+use domain::appraisal::Request;
 use domain::valuation::{Comparable, Method};
-use serde::Deserialize;
 
-use super::shared::{BrandSeries, ProvinceCities};
+use super::shared::{BandView, BrandSeries, PingguQuery, ProvinceCities, appraised_car_text as car_text, valued};
 use crate::http::error::AppError;
 use crate::http::extract::Query;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
-
-/// The form as sent (and as the result's address carries it).
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct PingguQuery {
-    #[serde(default)]
-    series: String,
-    #[serde(default)]
-    month: String,
-    #[serde(default)]
-    mileage: String,
-    #[serde(default)]
-    city: String,
-    /// Sent by the form (not by a shared address): the valuation goes into my history.
-    #[serde(default)]
-    save: String,
-}
-
-impl PingguQuery {
-    fn parse(&self, now: i64) -> Result<Request, BTreeMap<&'static str, String>> {
-        domain::appraisal::parse(&self.series, &self.month, &self.mileage, &self.city, now)
-    }
-}
 
 #[derive(Template)]
 #[template(path = "valuation/form.html")]
@@ -102,57 +79,6 @@ pub async fn toassess(RawQuery(q): RawQuery) -> Response {
     (StatusCode::MOVED_PERMANENTLY, [(axum::http::header::LOCATION, to)]).into_response()
 }
 
-/// A price as a card shows it: 万 with its range.
-struct BandView {
-    label: &'static str,
-    hint: &'static str,
-    mid: String,
-    low: String,
-    high: String,
-}
-
-/// Everything both result pages need: the request, the cars compared, the quote.
-struct Valued {
-    req: Request,
-    cars: Vec<store::SeriesCar>,
-    peers: Vec<Comparable>,
-    quote: Quote,
-}
-
-async fn valued(state: &AppState, q: &PingguQuery) -> Result<Result<Valued, BTreeMap<&'static str, String>>, AppError> {
-    let now = state.clock.now();
-    let req = match q.parse(now) {
-        Ok(r) => r,
-        Err(errors) => return Ok(Err(errors)),
-    };
-    let cars = state.store.series_cars(req.series.slug).await?;
-    let peers: Vec<Comparable> = cars.iter().map(|c| c.comparable(now)).collect();
-    let quote = domain::appraisal::quote(&domain::valuation::value(&req.subject(now), &peers));
-    Ok(Ok(Valued { req, cars, peers, quote }))
-}
-
-fn bands(q: &Quote) -> Vec<BandView> {
-    let wan = domain::money::wan;
-    [("车商收购价", "卖给车商，当场成交", q.buy), ("个人交易价", "卖给个人买家", q.private), ("车商零售价", "从车商处购买", q.retail)]
-        .into_iter()
-        .map(|(label, hint, b)| BandView { label, hint, mid: wan(b.mid), low: wan(b.low), high: wan(b.high) })
-        .collect()
-}
-
-/// How the prices were reached, said plainly.
-fn method_text(q: &Quote) -> String {
-    match q.method {
-        Method::Market => format!("根据本站在售的{}辆同车系车源的价格、车龄和里程计算（{}）。", q.sample, q.confidence.label()),
-        Method::Model => format!("本站同车系在售车源不足{}辆，按新车指导价和该车型的折旧模型估算，仅供参考。", domain::valuation::MIN_COMPARABLES),
-    }
-}
-
-/// The car in words: 2021年6月上牌 大众朗逸 · 3.5万公里 · 长沙.
-fn car_text(req: &Request) -> String {
-    let brand = domain::catalog::brand(req.series.brand_slug).map_or("", |b| b.name);
-    format!("{}年{}月上牌 {brand}{} · {}万公里 · {}", req.reg_year, req.reg_month, req.series.name, domain::money::wan_km(req.mileage_km), req.city.name)
-}
-
 #[derive(Template)]
 #[template(path = "valuation/result.html")]
 struct ResultPage {
@@ -194,10 +120,9 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
     }
     let car = car_text(&v.req);
     let query = v.req.query();
-    let brand = domain::catalog::brand(v.req.series.brand_slug).map_or("", |b| b.name);
     let sell = form_urlencoded::Serializer::new(String::new())
         .append_pair("city", v.req.city.slug)
-        .append_pair("car", &format!("{}年 {brand}{} {}万公里", v.req.reg_year, v.req.series.name, domain::money::wan_km(v.req.mileage_km)))
+        .append_pair("car", &v.sell_car_text())
         .append_pair("expect", &domain::money::wan(v.quote.private.mid))
         .finish();
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "估价结果")
@@ -212,8 +137,8 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
     let tpl = ResultPage {
         page,
         car,
-        bands: bands(&v.quote),
-        method: method_text(&v.quote),
+        bands: v.bands(),
+        method: v.method_text(),
         model: v.quote.method == Method::Model,
         sell_url: format!("/actives/collect/sellcar?{sell}"),
         query,
@@ -321,8 +246,8 @@ pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         chart: chart(&points, age, v.quote.retail.mid),
         age_text: format!("{}年{}个月", age / 12, age % 12),
         value: domain::money::wan(v.quote.retail.mid),
-        bands: bands(&v.quote),
-        method: method_text(&v.quote),
+        bands: v.bands(),
+        method: v.method_text(),
         total: v.cars.len(),
         car,
         query,

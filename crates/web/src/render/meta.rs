@@ -46,6 +46,25 @@ impl Layout {
     }
 }
 
+/// A campaign flow's own chrome in the flow layout: the brand bar with links that stay inside the
+/// flow (no site navigation to leak a paid visit away), the sticky lead bar and the agreement
+/// links of its forms.
+#[derive(Debug, Clone)]
+pub struct FlowChrome {
+    /// The flow's landing, which the brand links to.
+    pub home: &'static str,
+    /// The bar's links inside the flow: text and path.
+    pub links: &'static [(&'static str, &'static str)],
+    /// The agreements its forms accept: title and path.
+    pub agreements: &'static [(&'static str, &'static str)],
+    /// Where the sticky lead bar goes: `#lead` on a page with the form, the landing's otherwise.
+    pub lead_href: String,
+    /// The sticky bar's text.
+    pub lead_text: &'static str,
+    /// The visit came from the short-video app (the seed's root state `isDouyin`).
+    pub douyin: bool,
+}
+
 /// An island on a page: its name, module URL and JSON props (escaped by the template).
 #[derive(Debug, Clone)]
 pub struct IslandMount {
@@ -93,6 +112,8 @@ pub struct PageMeta {
     pub json_ld: Vec<String>,
     /// Where the header's 买车 goes: the list, in the visitor's chosen city when there is one.
     pub buy_href: std::borrow::Cow<'static, str>,
+    /// A campaign flow's chrome (flow layout), when the page belongs to one.
+    pub flow: Option<FlowChrome>,
 }
 
 /// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
@@ -155,6 +176,7 @@ impl PageMeta {
             og_type: "website",
             json_ld: Vec::new(),
             buy_href: std::borrow::Cow::Borrowed("/carlist"),
+            flow: None,
         }
     }
 
@@ -164,6 +186,13 @@ impl PageMeta {
         let mut page = PageMeta::new(state, visitor.device, layout, title);
         page.buy_in(visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
         page
+    }
+
+    /// Puts the page in a campaign flow: the flow layout with the flow's chrome.
+    pub fn in_flow(mut self, chrome: FlowChrome) -> PageMeta {
+        self.layout = Layout::Flow;
+        self.flow = Some(chrome);
+        self
     }
 
     /// Points the header's 买车 at the list in `city` (the whole country without one).

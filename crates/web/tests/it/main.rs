@@ -12,6 +12,7 @@ mod adapters;
 mod buyer;
 mod cache;
 mod crawl;
+mod flows;
 mod fuzz_queries;
 mod http;
 mod islands;
