@@ -24,6 +24,10 @@ crate::stored_enum! {
         Buy = "buy" => "买车",
         /// 分期: a loan enquiry.
         Finance = "finance" => "分期",
+        /// An ETC application (`/actives/hxetc`): the plate and owner in the lead.
+        Etc = "etc" => "ETC办理",
+        /// An application to become a sales agent (`/actives/agent`).
+        Agent = "agent" => "经纪人申请",
     }
 }
 
@@ -71,6 +75,8 @@ impl Intent {
         match self {
             Intent::Buy => "二手车网购车顾问",
             Intent::Finance => "二手车网金融顾问",
+            Intent::Etc => "二手车网车主服务专员",
+            Intent::Agent => "二手车网经纪人招募专员",
             Intent::AskPrice | Intent::BookViewing | Intent::Sell => "二手车网卖车顾问",
         }
     }
@@ -85,6 +91,7 @@ mod tests {
         assert_eq!(Intent::Buy.adviser(), "二手车网购车顾问");
         assert_eq!(Intent::Finance.adviser(), "二手车网金融顾问");
         assert_eq!(Intent::Sell.adviser(), "二手车网卖车顾问");
+        assert_eq!(Intent::Etc.adviser(), "二手车网车主服务专员");
     }
 
     #[test]

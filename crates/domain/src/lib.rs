@@ -89,6 +89,7 @@ pub mod money;
 pub mod odometer;
 pub mod order;
 pub mod package;
+pub mod plate;
 pub mod programme;
 pub mod region;
 pub mod report;

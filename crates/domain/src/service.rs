@@ -62,6 +62,22 @@ pub fn concierge_fee(price_yuan: i64) -> i64 {
     (price_yuan.max(0) * CONCIERGE_RATE_PERCENT / 100).clamp(CONCIERGE_MIN_YUAN, CONCIERGE_MAX_YUAN)
 }
 
+/// What a sales agent (经纪人) earns for a buyer they bring whose purchase completes: by the
+/// car's price, up to and excluding the tier's upper bound in yuan (`None`: no bound), the
+/// reward in yuan.
+pub const AGENT_BUYER_TIERS: [(Option<i64>, i64); 3] = [(Some(100_000), 500), (Some(200_000), 1_000), (None, 1_500)];
+
+/// What an agent earns for a private seller they bring whose car sells through us, in yuan.
+pub const AGENT_SELLER_REWARD: i64 = 300;
+
+/// The reward for a buyer's completed purchase at `price_yuan`.
+pub fn agent_buyer_reward(price_yuan: i64) -> i64 {
+    AGENT_BUYER_TIERS.iter().find(|(upper, _)| upper.is_none_or(|u| price_yuan < u)).map_or(0, |(_, r)| *r)
+}
+
+/// The occupations an agent application offers (those who meet buyers and sellers at work first).
+pub const AGENT_OCCUPATIONS: [&str; 7] = ["汽修店", "4S店", "驾校", "保险", "出租车/网约车", "二手车从业", "其他"];
+
 /// New energy or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Energy {
@@ -165,6 +181,16 @@ impl Answers {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_agent_earns_by_the_price_of_the_car_sold() {
+        assert_eq!(agent_buyer_reward(0), 500);
+        assert_eq!(agent_buyer_reward(99_999), 500);
+        assert_eq!(agent_buyer_reward(100_000), 1_000);
+        assert_eq!(agent_buyer_reward(199_999), 1_000);
+        assert_eq!(agent_buyer_reward(200_000), 1_500);
+        assert_eq!(agent_buyer_reward(5_000_000), 1_500);
+    }
 
     #[test]
     fn the_concierge_fee_is_two_percent_within_its_floor_and_cap() {

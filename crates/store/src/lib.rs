@@ -74,7 +74,7 @@ pub use selling::{
 };
 pub use seo::SITEMAP_URLS;
 pub use settle::{Payment, RefundClaim, Refunded, Settled};
-pub use shop::{LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
+pub use shop::{Consultant, LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use valuation::{Appraisal, SeriesCar};
 pub use vip::Promotion;

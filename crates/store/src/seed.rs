@@ -119,6 +119,11 @@ const SHOP_WORDS: &[(&str, &str)] = &[
     ("东方", "dongfang"),
     ("嘉和", "jiahe"),
 ];
+/// Given names of the demo shops' consultants.
+const GIVEN_NAMES: &[&str] = &[
+    "伟", "强", "磊", "静", "敏", "丽", "军", "洋", "勇", "艳", "杰", "涛", "明", "超", "娜", "婷", "鹏", "浩然", "欣怡", "子豪", "晓东", "建国", "志远",
+    "海燕",
+];
 const SURNAMES: &[&str] = &["王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "罗", "高"];
 /// The series most traded used in China: each is twelve times as common in the demo stock as a
 /// rare series (a popular brand's other series five times), so a first visitor sees a market
@@ -299,6 +304,38 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             &["verified"],
         )
         .await?;
+    // Each shop's sales consultants (one to three), with their own generator so the rest of the
+    // demo data does not move.
+    let mut crng = Rng::new(cfg.seed.wrapping_mul(7_727).wrapping_add(31));
+    let mut consultant_rows = Vec::new();
+    for (i, city) in shop_city.iter().enumerate() {
+        for k in 0..1 + crng.below(3) {
+            let years = 1 + crng.below(12) as i64;
+            let title = match (k, years) {
+                (0, y) if y >= 8 => "销售经理",
+                (_, y) if y >= 5 => "资深销售顾问",
+                _ => "销售顾问",
+            };
+            let name = format!("{}{}", crng.pick(SURNAMES), crng.pick(GIVEN_NAMES));
+            let intro = match crng.below(5) {
+                0 => format!("在{}做了{years}年二手车，看车前先把检测报告和保养记录发给您，不合适不用白跑。", city.name),
+                1 => "擅长日系、德系家用车，预算内帮您挑车况最好的一台，贷款、过户全程陪同。".to_owned(),
+                2 => format!("专注新能源二手车{years}年，电池健康度、质保政策讲清楚再成交。"),
+                3 => "周末和晚上也能约看车，外地客户可视频看车，成交后全国办理过户提档。".to_owned(),
+                _ => format!("{years}年收车卖车经验，置换、收购、分期一站办好，报价实在不绕弯。"),
+            };
+            consultant_rows.push(vec![
+                Val::Int(i as i64 + 1),
+                Val::Text(name),
+                Val::Text(title.to_owned()),
+                Val::Int(years),
+                Val::Text(intro),
+                Val::Int(1),
+                Val::Int(now - 200 * 86_400),
+            ]);
+        }
+    }
+    batch.insert("consultant", &["shop_id", "name", "title", "years", "intro", "active", "created_at"], consultant_rows, &["active"]).await?;
     if n_shops > 0 {
         // The demo dealer's new leads are pushed to their phone (the sandbox SMS outbox).
         batch

@@ -346,3 +346,58 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_scalar("select count(*) from lead_open_log where lead_id = $1").bind(lead_id).fetch_one(p).await?))
     }
 }
+
+/// A shop's sales consultant as buyers of its city see them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consultant {
+    /// Id.
+    pub consultant_id: i64,
+    /// Name.
+    pub name: String,
+    /// Their title at the shop.
+    pub title: String,
+    /// Years selling used cars.
+    pub years: i32,
+    /// What they tell buyers about themselves.
+    pub intro: String,
+    /// Their shop.
+    pub shop_id: i64,
+    /// The shop's slug.
+    pub shop_oname: String,
+    /// The shop's name.
+    pub shop_name: String,
+    /// Whether the shop is verified.
+    pub verified: bool,
+    /// The shop's cars on sale.
+    pub on_sale: i64,
+    /// The shop's city.
+    pub city_code: i32,
+}
+from_row!(Consultant { consultant_id, name, title, years, intro, shop_id, shop_oname, shop_name, verified, on_sale, city_code });
+
+const CONSULTANT_COLUMNS: &str = "c.consultant_id, c.name, c.title, c.years, c.intro, s.shop_id, s.oname as shop_oname, s.name as shop_name, s.verified, \
+     (select count(*) from listing l where l.shop_id = s.shop_id and l.status = 'online') as on_sale, s.city_code";
+
+impl Store {
+    /// The active consultants of open shops in a city (all cities without one): verified shops
+    /// first, then the shops with most cars on sale, then the most experienced.
+    pub async fn consultants(&self, city_code: Option<i32>, limit: i64) -> Result<Vec<Consultant>, DbError> {
+        let sql = format!(
+            "select {CONSULTANT_COLUMNS} from consultant c join shop s on s.shop_id = c.shop_id \
+             where c.active = $1 and s.status = 'open' and ($2 = 0 or s.city_code = $2) \
+             order by s.verified desc, on_sale desc, c.years desc, c.consultant_id limit $3"
+        );
+        let active = true;
+        Ok(
+            on_pool!(self, p => sqlx::query_as::<_, Consultant>(sqlx::AssertSqlSafe(sql)).bind(active).bind(city_code.unwrap_or(0)).bind(limit).fetch_all(p).await?),
+        )
+    }
+
+    /// One active consultant of an open shop.
+    pub async fn consultant(&self, id: i64) -> Result<Consultant, DbError> {
+        let sql = format!(
+            "select {CONSULTANT_COLUMNS} from consultant c join shop s on s.shop_id = c.shop_id where c.consultant_id = $1 and c.active = $2 and s.status = 'open'"
+        );
+        found(on_pool!(self, p => sqlx::query_as::<_, Consultant>(sqlx::AssertSqlSafe(sql)).bind(id).bind(true).fetch_optional(p).await?))
+    }
+}

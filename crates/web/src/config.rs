@@ -302,6 +302,10 @@ pub struct Site {
     pub static_path: String,
     /// Maps key; empty disables the maps script.
     pub maps_key: String,
+    /// The customer-service phone number (`/actives/pcservice`, the flows' agreements).
+    pub service_phone: String,
+    /// When customer service answers it.
+    pub service_hours: String,
 }
 
 /// The mobile app.

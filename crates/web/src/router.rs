@@ -155,6 +155,7 @@ pub fn all() -> Routes {
         pages::shop::routes,
         pages::service::routes,
         pages::flow::routes,
+        pages::activity::routes,
         pages::space::routes,
         pages::vip::routes,
         pages::packages::routes,

@@ -1,6 +1,7 @@
 //! Page handlers, one module per screen, each with its template struct beside it. Pages share
 //! code only through [`shared`]; they never import each other.
 
+pub mod activity;
 pub mod api;
 pub mod appeal;
 pub mod calls;

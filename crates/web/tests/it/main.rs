@@ -8,6 +8,7 @@
 mod support;
 
 mod accounts;
+mod activities;
 mod adapters;
 mod buyer;
 mod cache;
