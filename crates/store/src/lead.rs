@@ -148,6 +148,17 @@ impl Store {
             .bind(&lead.agreement)
             .fetch_one(&mut *tx)
             .await?;
+            if let (Some(platform), false) = (lead.attribution.platform, lead.attribution.click_id.is_empty()) {
+                // The ad platform is told of the conversion once, queued with the lead.
+                sqlx::query(crate::conversion::QUEUE_CONVERSION)
+                    .bind(id)
+                    .bind(platform.as_str())
+                    .bind(&lead.attribution.click_id)
+                    .bind(&lead.attribution.landing)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             if let Some(shop) = lead.shop_id {
                 // The dealer's pushes are queued with the lead: stored together or not at all.
                 sqlx::query(crate::push::QUEUE_PUSHES).bind(id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;

@@ -21,6 +21,7 @@ mod account;
 mod alert;
 mod calls;
 mod catalog;
+mod conversion;
 mod detail;
 mod gather;
 mod inspection;
@@ -57,6 +58,7 @@ pub use account::{CodeCheck, Identity, NewSession, Provider, Refused, Ticket, Us
 pub use alert::Follower;
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
+pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange};
 pub use gather::Demand;
 pub use inspection::InspectionRecord;
@@ -242,6 +244,7 @@ stored_by_parse!(
     domain::lead::Delivery,
     domain::report::Product,
     domain::report::State,
+    domain::attribution::Platform,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

@@ -232,6 +232,54 @@ pub struct Config {
     pub wxpay: Wxpay,
     /// The reverse proxies in front of the nodes.
     pub proxy: Proxy,
+    /// Conversion reports to the ad platforms.
+    pub ads: Ads,
+}
+
+choice!(
+    /// Who receives conversion reports.
+    AdsAdapter, "ads.adapter" {
+        /// Nothing leaves the machine: each report is recorded with what would be sent.
+        Sandbox = "sandbox",
+        /// The platforms' conversion APIs.
+        Real = "real",
+    }
+);
+
+/// Conversion reports to the ad platforms: a lead from an ad click is reported to the platform
+/// of the click (`adapters::ads`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ads {
+    /// `sandbox` or `real`.
+    pub adapter: AdsAdapter,
+    /// The platforms reported to (`ocean`, `tencent`, `baidu`, `kuaishou`); a click of another
+    /// is kept on its lead and its report marked failed with the reason.
+    #[serde(deserialize_with = "platforms")]
+    pub platforms: Vec<domain::attribution::Platform>,
+    /// 巨量引擎's analytics host (`/api/v2/conversion`).
+    pub ocean_host: String,
+    /// Tencent ads' API host (`/v3.0/user_actions/add`).
+    pub tencent_host: String,
+    /// Tencent ads' `access_token`.
+    pub tencent_access_token: Secret,
+    /// Tencent ads' advertiser `account_id`.
+    pub tencent_account_id: String,
+    /// Tencent ads' `user_action_set_id` (the data source of web leads).
+    pub tencent_action_set_id: String,
+    /// Baidu's OCPC host (`/ocpcapi/api/uploadConvertData`).
+    pub baidu_host: String,
+    /// Baidu's OCPC `token`.
+    pub baidu_token: Secret,
+    /// 快手's tracking host (`/track/activate`).
+    pub kuaishou_host: String,
+}
+
+fn platforms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<domain::attribution::Platform>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(|_| serde::de::Error::custom(format!("ads.platforms {s:?}: use ocean, tencent, baidu or kuaishou"))))
+        .collect()
 }
 
 /// The reverse proxies in front of the nodes.
@@ -696,6 +744,25 @@ impl Config {
             need("report.app_id", &self.report.app_id);
             need("report.app_secret", self.report.app_secret.expose());
         }
+        if self.ads.adapter == AdsAdapter::Real {
+            use domain::attribution::Platform;
+            for p in &self.ads.platforms {
+                match p {
+                    Platform::Ocean => need("ads.ocean_host", &self.ads.ocean_host),
+                    Platform::Tencent => {
+                        need("ads.tencent_host", &self.ads.tencent_host);
+                        need("ads.tencent_access_token", self.ads.tencent_access_token.expose());
+                        need("ads.tencent_account_id", &self.ads.tencent_account_id);
+                        need("ads.tencent_action_set_id", &self.ads.tencent_action_set_id);
+                    }
+                    Platform::Baidu => {
+                        need("ads.baidu_host", &self.ads.baidu_host);
+                        need("ads.baidu_token", self.ads.baidu_token.expose());
+                    }
+                    Platform::Kuaishou => need("ads.kuaishou_host", &self.ads.kuaishou_host),
+                }
+            }
+        }
         if self.pay.adapter == PayAdapter::Real {
             need("alipay.app_id", &self.alipay.app_id);
             need("alipay.private_key", self.alipay.private_key.expose());
@@ -712,7 +779,8 @@ impl Config {
             && (self.sms.adapter == SmsAdapter::Sandbox
                 || self.oauth.adapter == OauthAdapter::Sandbox
                 || self.pay.adapter == PayAdapter::Sandbox
-                || self.report.adapter == ReportAdapter::Sandbox)
+                || self.report.adapter == ReportAdapter::Sandbox
+                || self.ads.adapter == AdsAdapter::Sandbox)
         {
             return Err("production cannot use sandbox adapters".to_owned());
         }
@@ -918,7 +986,18 @@ mod tests {
     fn secrets_and_real_adapters_are_required_outside_development() {
         assert_eq!(Config::defaults(Env::Development).check(), Ok(()));
         let err = Config::defaults(Env::Production).check().unwrap_err();
-        for key in ["secret", "app.token_secret", "sms.access_key_secret", "wx.app_secret", "qq.app_key", "report.app_secret", "alipay.private_key"] {
+        for key in [
+            "secret",
+            "app.token_secret",
+            "sms.access_key_secret",
+            "wx.app_secret",
+            "qq.app_key",
+            "report.app_secret",
+            "alipay.private_key",
+            "ads.tencent_access_token",
+            "ads.tencent_account_id",
+            "ads.baidu_token",
+        ] {
             assert!(err.contains(key), "{err}");
         }
         let mut prod = Config::defaults(Env::Production);
@@ -931,8 +1010,8 @@ mod tests {
 
         // A secret a guesser could find is refused outside development.
         let mut staging = Config::defaults(Env::Staging);
-        (staging.sms.adapter, staging.oauth.adapter, staging.pay.adapter, staging.report.adapter) =
-            (SmsAdapter::Sandbox, OauthAdapter::Sandbox, PayAdapter::Sandbox, ReportAdapter::Sandbox);
+        (staging.sms.adapter, staging.oauth.adapter, staging.pay.adapter, staging.report.adapter, staging.ads.adapter) =
+            (SmsAdapter::Sandbox, OauthAdapter::Sandbox, PayAdapter::Sandbox, ReportAdapter::Sandbox, AdsAdapter::Sandbox);
         staging.secret = Secret::new("changeme");
         staging.app.token_secret = Secret::new("k".repeat(MIN_SECRET_BYTES));
         assert_eq!(staging.check().unwrap_err(), "secret must be at least 32 bytes in staging (it is 8)");
@@ -941,6 +1020,15 @@ mod tests {
         staging.app.token_secret = Secret::new("k".repeat(MIN_SECRET_BYTES - 1));
         assert!(staging.check().unwrap_err().starts_with("app.token_secret must be at least 32 bytes"));
         assert!(!Config::defaults(Env::Development).secure_cookies());
+
+        // A platform reported to without its credentials is named; one whose click is its own
+        // credential (巨量引擎, 快手) needs only its host.
+        staging.app.token_secret = Secret::new("k".repeat(MIN_SECRET_BYTES));
+        staging.ads.adapter = AdsAdapter::Real;
+        let e = staging.check().unwrap_err();
+        assert!(e.contains("ads.tencent_access_token") && e.contains("ads.baidu_token") && !e.contains("ocean"), "{e}");
+        staging.ads.platforms = vec![domain::attribution::Platform::Ocean, domain::attribution::Platform::Kuaishou];
+        assert_eq!(staging.check(), Ok(()));
     }
 
     #[test]

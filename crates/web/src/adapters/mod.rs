@@ -3,6 +3,7 @@
 //! peer (`tests/adapters.rs`). Real adapters time out after five seconds, so a hung provider
 //! costs the visitor a message, not a spinning page.
 
+pub mod ads;
 pub mod alipay;
 pub mod aliyun;
 pub mod calls;

@@ -1,5 +1,5 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
-//! retrying dealers' lead notices, deleting uploads no listing uses, refreshing stored valuations,
+//! retrying dealers' lead notices and the ad platforms' conversion reports, deleting uploads no listing uses, refreshing stored valuations,
 //! and (every minute) reconciling pending payment orders, asking about history reports and
 //! sending buyers' alerts. Every node keeps the timers, but each round is claimed in the database
 //! first (`Store::claim_round`), so with several nodes exactly one runs it; a node that dies
@@ -50,6 +50,14 @@ pub async fn tick(state: &AppState, node: &str) {
             Ok(0) => {}
             Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
             Err(e) => tracing::warn!(error = %e, "lead push job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "conversions", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::conversions::deliver_due(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "delivered queued conversion reports"),
+            Err(e) => tracing::warn!(error = %e, "conversion report job failed"),
         }
     })
     .await;

@@ -35,12 +35,18 @@ pub fn lead_from(visitor: &Visitor, mobile: &str, intent: Intent, source_page: S
 /// Outbox rows one job tick delivers at most.
 pub const DUE_PER_TICK: i64 = 200;
 
-/// Stores a lead and, when it is new and belongs to a shop, sends its notices in the background.
+/// Stores a lead and, when it is new, sends in the background its shop's notices and its
+/// conversion report to the ad platform of the visit's click.
 /// A [`LeadOutcome::RateLimited`] is for the form to show as [`RATE_LIMITED`].
 pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<LeadOutcome, AppError> {
     let outcome = state.store.submit_lead(lead, now).await?;
-    if let (LeadOutcome::Created(id), Some(_)) = (outcome, lead.shop_id) {
-        notify_shop(state, id);
+    if let LeadOutcome::Created(id) = outcome {
+        if lead.shop_id.is_some() {
+            notify_shop(state, id);
+        }
+        if lead.attribution.platform.is_some() && !lead.attribution.click_id.is_empty() {
+            crate::services::conversions::report_lead(state, id);
+        }
     }
     Ok(outcome)
 }

@@ -12,6 +12,7 @@ mod activities;
 mod adapters;
 mod buyer;
 mod cache;
+mod conversions;
 mod crawl;
 mod flows;
 mod fuzz_queries;
