@@ -70,9 +70,41 @@ pub fn percent_encode(value: &str) -> String {
     out
 }
 
+/// One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break (quotes
+/// doubled). A cell a spreadsheet would read as a formula — starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return — is quoted with a leading `'`, so it opens as text.
+pub fn csv_cell(value: &str) -> String {
+    let formula = value.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if !formula && !value.contains([',', '"', '\n', '\r']) {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len() + 4);
+    out.push('"');
+    if formula {
+        out.push('\'');
+    }
+    out.push_str(&value.replace('"', "\"\""));
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_cells_are_quoted_when_needed_and_formulas_open_as_text() {
+        assert_eq!(csv_cell("p1"), "p1");
+        assert_eq!(csv_cell("二手车"), "二手车");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("two\nlines"), "\"two\nlines\"");
+        for f in ["=1+1", "+86", "-2", "@SUM(A1)", "\tx", "=HYPERLINK(\"http://x\")"] {
+            let c = csv_cell(f);
+            assert!(c.starts_with("\"'") && c.ends_with('"'), "{f}: {c}");
+        }
+        assert_eq!(csv_cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+    }
 
     #[test]
     fn query_values_are_percent_encoded_byte_by_byte_except_unreserved_runs() {

@@ -127,6 +127,11 @@ pub fn day_start(ts: i64) -> i64 {
     ts - i64::from(china(ts).num_seconds_from_midnight())
 }
 
+/// The first second of a calendar day, China time (UTC+8 all year).
+pub fn china_midnight(date: chrono::NaiveDate) -> i64 {
+    date.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp()) - 8 * 3_600
+}
+
 /// Whole days between two instants, never negative: days on market, days since confirmation.
 pub fn days_between(earlier: i64, later: i64) -> i64 {
     (later.saturating_sub(earlier)).max(0) / 86_400
@@ -134,6 +139,15 @@ pub fn days_between(earlier: i64, later: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_china_day_starts_at_four_in_the_afternoon_utc_the_day_before() {
+        let d = parse_date("2026-11-21").unwrap();
+        // 2026-11-21 10:30:15 China time is 1_795_228_215.
+        assert_eq!(china_midnight(d), 1_795_228_215 - (10 * 3_600 + 30 * 60 + 15));
+        assert_eq!(date(china_midnight(d)), "2026-11-21");
+        assert_eq!(date(china_midnight(d) - 1), "2026-11-20");
+    }
+
     #[test]
     fn a_month_starts_at_midnight_on_the_first_china_time() {
         // 2026-11-21 10:30:15 China time.

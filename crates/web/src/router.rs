@@ -171,6 +171,7 @@ pub fn all() -> Routes {
         pages::dealer::routes,
         pages::calls::routes,
         pages::staff::routes,
+        pages::campaigns::routes,
         pages::api::routes,
         pages::regions::routes,
         pages::seo::routes,

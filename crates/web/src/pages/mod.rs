@@ -5,6 +5,7 @@ pub mod activity;
 pub mod api;
 pub mod appeal;
 pub mod calls;
+pub mod campaigns;
 pub mod carlist;
 pub mod checkreport;
 pub mod compare;

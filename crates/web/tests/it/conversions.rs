@@ -150,4 +150,59 @@ async fn the_sandbox_records_what_it_would_send(app: &TestApp) {
     );
 }
 
-on_both!(600 => each_click_converts_once_at_its_platform, the_sandbox_records_what_it_would_send);
+/// The staff's campaign report: leads by day and campaign with their reports, a failed report
+/// sent again, and the CSV for Excel with campaign values that could run as formulas quoted.
+async fn staff_see_what_each_campaign_brought(app: &TestApp) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/ocpcapi/api/uploadConvertData"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"header": {"status": 3, "desc": "token无效"}})))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/ocpcapi/api/uploadConvertData"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"header": {"status": 0, "desc": "success"}})))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    let state = app.variant(real_ads(&server), NOW);
+    let lead =
+        lead_from(app, &state, "/actives/flow?bd_vid=b1&plan=%3DHYPERLINK(%22x%22)&unit=u%2C1&keyword=%3Cb%3Ekw%3C%2Fb%3E", "13933440021", "10.6.2.1").await;
+    assert_eq!(tried(app, lead).await, ("failed".to_owned(), 1), "a refusal is not tried again by itself");
+
+    let staff = crate::support::login(app, store::seed::STAFF_MOBILE, "").await;
+    let h = [("cookie", staff.as_str())];
+    let page = get_on(&state, "/staff/campaigns", &h).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("<title>推广效果 - 二手车网</title>") && page.body.contains("百度营销"));
+    assert!(page.body.contains("&#60;b&#62;kw&#60;/b&#62;") && !page.body.contains("<b>kw</b>"), "campaign values are escaped");
+    assert!(page.body.contains("失败原因：3: token无效") && page.body.contains("&#34;token&#34;:&#34;***&#34;") && !page.body.contains("bdtok"));
+    // Sent again by staff: the platform takes it this time.
+    let id = app.state.store.count_admin(&format!("select conversion_report_id from conversion_report where lead_id = {lead}")).await.unwrap();
+    let r = post_on(&state, "/staff/campaigns", &h, &format!("id={id}&lead={lead}&from=&to=")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(tried(app, lead).await, ("sent".to_owned(), 1));
+    assert_eq!(
+        post_on(&state, "/staff/campaigns", &h, &format!("id={id}&lead={lead}")).await.status,
+        StatusCode::NOT_FOUND,
+        "only a failed report is sent again"
+    );
+
+    let csv = get_on(&state, "/staff/campaigns.csv", &h).await;
+    assert_eq!(csv.status, StatusCode::OK);
+    assert_eq!(csv.headers.get("content-type").unwrap(), "text/csv; charset=utf-8");
+    assert!(csv.body.starts_with("\u{feff}日期,平台,计划,单元,关键词,线索数,已回传,回传失败\r\n"), "{}", csv.body);
+    let row = csv.body.lines().find(|l| l.contains("百度营销")).unwrap();
+    assert!(row.contains(r#",百度营销,"'=HYPERLINK(""x"")","u,1",<b>kw</b>,1,1,0"#), "{row}");
+    // Bad dates: a message, the last week shown.
+    let bad = get_on(&state, "/staff/campaigns?from=2026-11-20&to=2026-11-01", &h).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("结束日期不能早于开始日期"));
+    // Not for anyone else.
+    let buyer = crate::support::login(app, "13933440021", "").await;
+    assert_eq!(get_on(&state, "/staff/campaigns.csv", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN);
+}
+
+on_both!(600 => each_click_converts_once_at_its_platform, the_sandbox_records_what_it_would_send, staff_see_what_each_campaign_brought);
