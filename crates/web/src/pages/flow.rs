@@ -114,10 +114,11 @@ fn attribution(flow: &Flow, visitor: &Visitor, now: i64) -> Attribution {
     a
 }
 
-/// `douyinflow` keeps the short-video mark for the rest of the visit: a visit that arrived
-/// without campaign parameters gets the attribution cookie of a `douyin` visit.
+/// `douyinflow` keeps the short-video mark for the rest of the visit: the visit's attribution
+/// cookie says `douyin` when its landing gave no type (a visit without campaign parameters gets
+/// one of its own).
 fn keep_douyin(state: &AppState, flow: &Flow, visitor: &Visitor, mut res: Response) -> Response {
-    if flow.douyin && visitor.attribution.is_none() {
+    if flow.douyin && visitor.attribution.as_ref().is_none_or(|a| a.kind.is_empty()) {
         let a = attribution(flow, visitor, state.clock.now());
         if let Some(v) = crate::http::cookies::set_visit_cookie(&state.config, crate::http::cookies::ATTRIBUTION_COOKIE, &a.encode()) {
             res.headers_mut().append(header::SET_COOKIE, v);
