@@ -111,6 +111,11 @@ before(async () => {
     USEDCAR_WXPAY_PLATFORM_SERIAL: PLATFORM_SERIAL,
     USEDCAR_WXPAY_PLATFORM_PUBLIC_KEY: PLATFORM_PUBLIC,
     USEDCAR_WXPAY_API_V3_KEY: "0123456789abcdef0123456789abcdef",
+    // Conversion reports: production refuses to start with a platform that lacks its credentials.
+    USEDCAR_ADS_TENCENT_ACCESS_TOKEN: "test",
+    USEDCAR_ADS_TENCENT_ACCOUNT_ID: "25610",
+    USEDCAR_ADS_TENCENT_ACTION_SET_ID: "1111",
+    USEDCAR_ADS_BAIDU_TOKEN: "test",
   };
   app = spawn(BIN, ["serve", "--env", "production", "--addr", `127.0.0.1:${port}`, "--database-url", join(dir, "prod.db")], { env, stdio: "ignore" });
   for (let i = 0; ; i++) {
