@@ -50,11 +50,18 @@ const MOBILE_TOKENS: &[&str] = &[
     "opera mini",
 ];
 
+/// The first phone or tablet token a User-Agent carries, in lower case: what makes it `mobile`
+/// (`None`: `pc`).
+pub fn mobile_token(ua: &str) -> Option<&'static str> {
+    let ua = ua.to_ascii_lowercase();
+    MOBILE_TOKENS.iter().copied().find(|t| ua.contains(t))
+}
+
 impl Device {
     /// Classifies a User-Agent; an empty or unknown one is `pc`.
     pub fn from_user_agent(ua: &str) -> Device {
+        let class = if mobile_token(ua).is_some() { DeviceClass::Mobile } else { DeviceClass::Pc };
         let ua = ua.to_ascii_lowercase();
-        let class = if MOBILE_TOKENS.iter().any(|t| ua.contains(t)) { DeviceClass::Mobile } else { DeviceClass::Pc };
         let wechat = ua.contains("micromessenger") && !ua.contains("wxwork");
         let douyin = ua.contains("aweme") || ua.contains("bytedancewebview") || ua.contains("douyin");
         Device { class, wechat, douyin }
@@ -103,6 +110,7 @@ mod tests {
         for (ua, class, wechat, douyin) in cases {
             let d = Device::from_user_agent(ua);
             assert_eq!((d.class, d.wechat, d.douyin), (*class, *wechat, *douyin), "{ua}");
+            assert_eq!(mobile_token(ua).is_some(), *class == DeviceClass::Mobile, "{ua}");
         }
         assert_eq!(DeviceClass::Mobile.as_str(), "mobile");
         assert_eq!(DeviceClass::Pc.as_str(), "pc");

@@ -1,9 +1,17 @@
-//! `/sys/kit`: the islands kit on one page, for developers and the browser tests (development
-//! only; 404 elsewhere). Each island sits over its plain fallback inside a GET form, and the page
+//! The developer pages. `/sys/kit`: the islands kit on one page, for developers and the browser
+//! tests (development only; 404 elsewhere). Each island sits over its plain fallback inside a GET form, and the page
 //! shows what the server parsed from the submitted values with the domain's date formats.
 //! `POST /sys/kit/upload` stands in for the selling forms' photo endpoint: it reads the body
 //! (at most 10 MB) and answers with an id, so the uploader's progress, retry and order can be
 //! exercised before the real pipeline exists.
+//!
+//! The seed's developer pages, in development and staging (404 in production):
+//! `/actives/kaifa` (the environment, the device class and the token that decided it, the
+//! session masked, which adapters are sandboxes or real — never a secret, only whether it is
+//! set), `/actives/kaifa/kaifa` (the request as the server saw it, cookie values masked),
+//! `/actives/kaifa/test` (the islands kit: every island over its fallback) and
+//! `/actives/testvue/test` (the built islands: each module, its size, and where the kit mounts
+//! it).
 
 use crate::router::{Access, Routes};
 use askama::Template;
@@ -48,6 +56,8 @@ struct DateField {
 #[template(path = "kit/kit.html")]
 struct KitPage {
     page: PageMeta,
+    /// Where its forms go: `/sys/kit` or `/actives/kaifa/test`.
+    path: &'static str,
     dates: Vec<DateField>,
     region: Option<IslandMount>,
     city: String,
@@ -82,9 +92,24 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
     if state.config.env != Env::Development {
         return Err(AppError::NotFound);
     }
-    let q: Vec<(String, String)> = form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
+    kit(&state, &visitor, query.as_deref(), "/sys/kit")
+}
+
+/// `GET /actives/kaifa/test`: the kit, in staging too.
+pub async fn kaifa_test(State(state): State<AppState>, visitor: Visitor, RawQuery(query): RawQuery) -> Result<Response, AppError> {
+    if state.config.env == Env::Production {
+        return Err(AppError::NotFound);
+    }
+    kit(&state, &visitor, query.as_deref(), "/actives/kaifa/test")
+}
+
+/// The kit page at `path` (its forms come back there).
+fn kit(state: &AppState, visitor: &Visitor, query: Option<&str>, path: &'static str) -> Result<Response, AppError> {
+    let state = state.clone();
+    let visitor = visitor.clone();
+    let q: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect();
     let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.chars().take(1_000).collect::<String>()).unwrap_or_default();
-    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "组件库").canonical_path(&state, "/sys/kit");
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "组件库").canonical_path(&state, path);
     page.private();
     let now = state.clock.now();
     let mut dates = Vec::new();
@@ -135,7 +160,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
             ..TextInputProps::default()
         },
     );
-    let link = crate::render::meta::absolute(&state, "/sys/kit");
+    let link = crate::render::meta::absolute(&state, path);
     let share = page.island(
         &state,
         "Share",
@@ -181,13 +206,14 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
         },
     );
     let confirm = page.island(&state, "ConfirmForms", &ConfirmFormsProps::default());
-    let tpl = KitPage { page, dates, region, city, text, note, share, gallery, login, uploader, confirm, confirmed: !get("confirmed").is_empty() };
+    let tpl = KitPage { page, path, dates, region, city, text, note, share, gallery, login, uploader, confirm, confirmed: !get("confirmed").is_empty() };
     Ok(Html(tpl.render()?).into_response())
 }
 
-/// `POST /sys/kit/upload`: accepts one photo of at most 10 MB and answers with an id.
+/// `POST /sys/kit/upload`: accepts one photo of at most 10 MB and answers with an id (the kit's
+/// uploader, in development and staging).
 pub async fn upload(State(state): State<AppState>, body: Bytes) -> Response {
-    if state.config.env != Env::Development {
+    if state.config.env == Env::Production {
         return AppError::NotFound.into_response();
     }
     if body.is_empty() {
@@ -199,8 +225,236 @@ pub async fn upload(State(state): State<AppState>, body: Bytes) -> Response {
     }
 }
 
+/// A row of a developer page: what, and its value.
+type Rows = Vec<(&'static str, String)>;
+
+/// `ab12…` of a value no one should read whole here.
+fn masked(value: &str) -> String {
+    match value.chars().count() {
+        0 => "（无）".to_owned(),
+        n if n <= 6 => "***".to_owned(),
+        _ => format!("{}…（{}位）", value.chars().take(4).collect::<String>(), value.chars().count()),
+    }
+}
+
+fn set(secret: &crate::config::Secret) -> String {
+    if secret.expose().is_empty() { "未配置".to_owned() } else { "已配置".to_owned() }
+}
+
+#[derive(Template)]
+#[template(path = "kit/kaifa.html")]
+struct KaifaPage {
+    page: PageMeta,
+    /// `overview`, `request` or `islands`.
+    section: &'static str,
+    groups: Vec<(&'static str, Rows)>,
+    islands: Vec<(String, String, usize)>,
+}
+
+fn kaifa_page(
+    state: &AppState,
+    visitor: &Visitor,
+    section: &'static str,
+    title: &str,
+    path: &str,
+    groups: Vec<(&'static str, Rows)>,
+) -> Result<Response, AppError> {
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
+    page.private();
+    let islands = if section == "islands" {
+        state
+            .assets
+            .island_names()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|name| {
+                let url = state.assets.island_url(&name).unwrap_or_default();
+                let size = url.strip_prefix(&format!("{}/", state.config.site.static_path)).and_then(|p| state.assets.get(p)).map_or(0, |a| a.raw.len());
+                (name, url, size)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Html(KaifaPage { page, section, groups, islands }.render()?).into_response())
+}
+
+/// What the overview says: environment, device, session, adapters.
+fn overview(state: &AppState, visitor: &Visitor, headers: &axum::http::HeaderMap) -> Vec<(&'static str, Rows)> {
+    use crate::config::{AdsAdapter, CallsAdapter, OauthAdapter, PayAdapter, ReportAdapter, SmsAdapter, Storage};
+    let c = &state.config;
+    let ua = headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let env = vec![
+        ("环境", c.env.to_string()),
+        ("数据库", format!("{:?}", state.store.backend())),
+        ("站点地址", c.site.url.clone()),
+        ("静态资源前缀", c.site.static_path.clone()),
+        ("版本", env!("CARGO_PKG_VERSION").to_owned()),
+        ("secret", set(&c.secret)),
+        ("app.token_secret", set(&c.app.token_secret)),
+    ];
+    let d = visitor.device;
+    let device = vec![
+        ("设备类型", if d.class == domain::device::DeviceClass::Mobile { "手机版（mobile）" } else { "电脑版（pc）" }.to_owned()),
+        (
+            "判断依据",
+            match domain::device::mobile_token(ua) {
+                Some(t) => format!("User-Agent 含“{t}”"),
+                None => "User-Agent 没有手机或平板的标识".to_owned(),
+            },
+        ),
+        ("微信内置浏览器", if d.wechat { "是（MicroMessenger）" } else { "否" }.to_owned()),
+        ("抖音内置浏览器", if d.douyin { "是" } else { "否" }.to_owned()),
+        ("User-Agent", ua.chars().take(300).collect()),
+    ];
+    let mut session = vec![
+        ("设备编号 hx_did", masked(visitor.device_id.as_deref().unwrap_or(""))),
+        ("老访客", if visitor.returning { "是" } else { "否（首次访问或未带设备Cookie）" }.to_owned()),
+        ("城市", visitor.city_slug.clone().unwrap_or_else(|| "未选择".to_owned())),
+        ("客户端地址", visitor.ip.clone()),
+    ];
+    match &visitor.user {
+        Some(u) => {
+            session.push(("登录", format!("已登录，用户编号 {}", u.user_id)));
+            session.push(("手机号", u.mobile.as_deref().map_or("（未绑定）".to_owned(), domain::validate::mask_mobile)));
+            let role = match u.role {
+                domain::auth::Role::Buyer => "买家/个人卖家",
+                domain::auth::Role::Dealer => "车商",
+                domain::auth::Role::Staff => "工作人员",
+            };
+            session.push(("角色", role.to_owned()));
+        }
+        None => session.push(("登录", "未登录".to_owned())),
+    }
+    session.push((
+        "来源",
+        visitor.attribution.as_ref().map_or("自然流量".to_owned(), |a| {
+            let click = a.platform.map_or(String::new(), |p| format!("，{} 点击 {}", p.label(), masked(&a.click_id)));
+            format!("plan={} unit={} keyword={} type={}{click}", a.plan, a.unit, a.keyword, a.kind)
+        }),
+    ));
+    let sandbox = "演示（sandbox）";
+    let adapters = vec![
+        (
+            "短信",
+            match c.sms.adapter {
+                SmsAdapter::Sandbox => sandbox.to_owned(),
+                SmsAdapter::Aliyun => format!("阿里云短信，AccessKey {}", set(&c.sms.access_key_secret)),
+            },
+        ),
+        (
+            "微信/QQ登录",
+            match c.oauth.adapter {
+                OauthAdapter::Sandbox => sandbox.to_owned(),
+                OauthAdapter::Real => format!("微信与QQ开放平台，微信密钥{}", set(&c.wx.app_secret)),
+            },
+        ),
+        (
+            "通话",
+            match c.calls.adapter {
+                CallsAdapter::Sandbox => sandbox.to_owned(),
+                CallsAdapter::Aliyun => "阿里云号码隐私保护".to_owned(),
+            },
+        ),
+        (
+            "支付",
+            match c.pay.adapter {
+                PayAdapter::Sandbox => sandbox.to_owned(),
+                PayAdapter::Real => format!("支付宝{}，微信支付{}", set(&c.alipay.private_key), if c.wxpay.mch_id.is_empty() { "未开通" } else { "已开通" }),
+            },
+        ),
+        (
+            "车况数据",
+            match c.report.adapter {
+                ReportAdapter::Sandbox => sandbox.to_owned(),
+                ReportAdapter::Jumdata => format!("聚美智数，密钥{}", set(&c.report.app_secret)),
+            },
+        ),
+        (
+            "照片存储",
+            match c.upload.storage {
+                Storage::Local => format!("本地目录 {}", c.upload.dir),
+                Storage::S3 => format!("对象存储 {}", c.s3.bucket),
+            },
+        ),
+        (
+            "广告转化回传",
+            format!(
+                "{}（{}）",
+                match c.ads.adapter {
+                    AdsAdapter::Sandbox => sandbox,
+                    AdsAdapter::Real => "发送到各平台",
+                },
+                c.ads.platforms.iter().map(|p| p.label()).collect::<Vec<_>>().join("、")
+            ),
+        ),
+    ];
+    vec![("环境", env), ("设备", device), ("会话", session), ("外部服务", adapters)]
+}
+
+/// `GET /actives/kaifa`.
+pub async fn kaifa(State(state): State<AppState>, visitor: Visitor, headers: axum::http::HeaderMap) -> Result<Response, AppError> {
+    if state.config.env == Env::Production {
+        return Err(AppError::NotFound);
+    }
+    let groups = overview(&state, &visitor, &headers);
+    kaifa_page(&state, &visitor, "overview", "开发者工具", "/actives/kaifa", groups)
+}
+
+/// `GET /actives/kaifa/kaifa`: the request as the server saw it; cookie values masked.
+pub async fn kaifa_request(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::extract::OriginalUri,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, AppError> {
+    if state.config.env == Env::Production {
+        return Err(AppError::NotFound);
+    }
+    let mut request: Rows = vec![("地址", uri.to_string().chars().take(500).collect()), ("客户端地址", visitor.ip.clone())];
+    let mut names: Vec<&str> = headers.keys().map(axum::http::HeaderName::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        for v in headers.get_all(name) {
+            let text = v.to_str().unwrap_or("（非文本）");
+            let shown = if name == "cookie" {
+                text.split(';')
+                    .map(|c| c.trim().split_once('=').map_or(c.trim().to_owned(), |(k, v)| format!("{k}={}", masked(v))))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            } else if name == "authorization" || name == "token" {
+                masked(text)
+            } else {
+                text.chars().take(300).collect()
+            };
+            request.push(("请求头", format!("{name}: {shown}")));
+        }
+    }
+    let proxies = if state.config.proxy.trusted.is_empty() {
+        "不信任任何代理：连接的对端就是访客".to_owned()
+    } else {
+        format!("信任 {} 个代理网段的 X-Forwarded-For", state.config.proxy.trusted.len())
+    };
+    request.push(("代理", proxies));
+    kaifa_page(&state, &visitor, "request", "请求详情", "/actives/kaifa/kaifa", vec![("这次请求", request)])
+}
+
+/// `GET /actives/testvue/test`: the built islands.
+pub async fn testvue(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    if state.config.env == Env::Production {
+        return Err(AppError::NotFound);
+    }
+    kaifa_page(&state, &visitor, "islands", "组件检查", "/actives/testvue/test", Vec::new())
+}
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/actives/kaifa", kaifa);
+    r.get(Access::Public, "/actives/kaifa/kaifa", kaifa_request);
+    r.get(Access::Public, "/actives/kaifa/test", kaifa_test);
+    r.get(Access::Public, "/actives/testvue/test", testvue);
     r.get(Access::Public, "/sys/kit", page);
     r.post(Access::Public, "/sys/kit/upload", upload);
     r.limit("/sys/kit/upload", 10 * 1024 * 1024);

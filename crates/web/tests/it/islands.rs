@@ -136,7 +136,7 @@ async fn the_wanted_forms_series_follow_the_brand_and_name_it() {
 }
 
 #[tokio::test]
-async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
+async fn the_kit_page_parses_picker_values_and_is_never_in_production() {
     let app = crate::support::spawn_app(0).await;
     let r = app.get("/sys/kit?day=2026-11-25&week=2026-11-16&dates=2026-11-02,2026-11-05&month=2026-11&years=2020,2021&from=2026-11-10&to=2026-11-12&mfrom=2026-01&mto=bad&city=changsha", &[]).await;
     assert_eq!(r.status, StatusCode::OK);
@@ -161,7 +161,52 @@ async fn the_kit_page_parses_picker_values_and_exists_only_in_development() {
     let mut staging = Config::defaults(Env::Staging);
     (staging.secret, staging.app.token_secret) = (Secret::new("s"), Secret::new("a"));
     (staging.sms.adapter, staging.oauth.adapter) = (web::config::SmsAdapter::Sandbox, web::config::OauthAdapter::Sandbox);
-    let other = app.variant(staging, NOW);
+    let other = app.variant(staging.clone(), NOW);
     assert_eq!(crate::support::get_on(&other, "/sys/kit", &[]).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(crate::support::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);
+    // In staging the kit is a developer page, its uploader's endpoint with it.
+    let kit = crate::support::get_on(&other, "/actives/kaifa/test?day=2026-11-25", &[]).await;
+    assert_eq!(kit.status, StatusCode::OK);
+    assert!(kit.body.contains(r#"<form method="get" action="/actives/kaifa/test" class="kit-form">"#) && kit.body.contains("服务器解析：2026年11月25日"));
+    assert_eq!(crate::support::post_on(&other, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::OK);
+    let production = app.variant(Config { env: Env::Production, ..staging }, NOW);
+    assert_eq!(crate::support::post_on(&production, "/sys/kit/upload", &[], "x=1").await.status, StatusCode::NOT_FOUND);
+}
+
+/// The developer pages: the environment, the device class and why, the session masked, the
+/// adapters without a secret, the request with its cookies masked, the built islands; in
+/// development and staging only.
+#[tokio::test]
+async fn developer_pages_tell_how_the_site_sees_a_visit_and_stay_out_of_production() {
+    let app = crate::support::spawn_app(0).await;
+    let me = crate::support::login(&app, "13955660001", "").await;
+    let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 MicroMessenger/8.0.40";
+    let h = [("cookie", me.as_str()), ("user-agent", iphone)];
+    let r = app.get("/actives/kaifa", &h).await;
+    assert_eq!(r.status, StatusCode::OK);
+    for shown in ["development", "手机版（mobile）", "User-Agent 含“iphone”", "是（MicroMessenger）", "139****0001", "已登录", "演示（sandbox）", "本地目录"]
+    {
+        assert!(r.body.contains(shown), "{shown}");
+    }
+    let secret = app.state.config.secret.expose().to_owned();
+    assert!(
+        !r.body.contains("13955660001") && !r.body.contains(&secret) && !r.body.contains(app.state.config.app.token_secret.expose()),
+        "nothing whole that is private"
+    );
+    let desk = app.get("/actives/kaifa", &[("user-agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0")]).await;
+    assert!(desk.body.contains("电脑版（pc）") && desk.body.contains("User-Agent 没有手机或平板的标识") && desk.body.contains("未登录"));
+    let req = app.get("/actives/kaifa/kaifa?x=1", &h).await;
+    assert_eq!(req.status, StatusCode::OK);
+    assert!(req.body.contains("/actives/kaifa/kaifa?x=1") && req.body.contains("user-agent: Mozilla/5.0 (iPhone"));
+    let token = me.split(';').find_map(|c| c.trim().strip_prefix("hx_token=")).unwrap();
+    assert!(req.body.contains("hx_token=") && !req.body.contains(token), "cookie values masked");
+    let built = app.get("/actives/testvue/test", &[]).await;
+    assert_eq!(built.status, StatusCode::OK);
+    assert!(built.body.contains("已构建的组件") || built.body.contains("组件没有构建"));
+
+    let mut production = Config::defaults(Env::Production);
+    production.upload.dir = app.state.config.upload.dir.clone();
+    let prod = app.variant(production, NOW);
+    for path in ["/actives/kaifa", "/actives/kaifa/kaifa", "/actives/kaifa/test", "/actives/testvue/test", "/sys/kit"] {
+        assert_eq!(crate::support::get_on(&prod, path, &[]).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
 }
