@@ -88,6 +88,7 @@ pub mod loan;
 pub mod money;
 pub mod odometer;
 pub mod order;
+pub mod origin;
 pub mod package;
 pub mod plate;
 pub mod programme;

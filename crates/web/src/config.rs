@@ -234,6 +234,8 @@ pub struct Config {
     pub proxy: Proxy,
     /// Conversion reports to the ad platforms.
     pub ads: Ads,
+    /// Where the hand-off pages send visitors.
+    pub handoff: Handoff,
 }
 
 choice!(
@@ -279,6 +281,28 @@ fn platforms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<domain::attri
     Vec::<String>::deserialize(d)?
         .iter()
         .map(|s| s.parse().map_err(|_| serde::de::Error::custom(format!("ads.platforms {s:?}: use ocean, tencent, baidu or kuaishou"))))
+        .collect()
+}
+
+/// Where the hand-off pages send visitors: the short-drama channel (`/actives/toplaylet`) and
+/// the partner pages `/actives/zherongwebview` may frame.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Handoff {
+    /// The short-drama channel's address; empty: the page says it is not offered here.
+    pub playlet_url: String,
+    /// The partner pages that may be framed, as exact origins (`https://m.partner.example`).
+    #[serde(deserialize_with = "origins")]
+    pub webview_origins: Vec<String>,
+}
+
+fn origins<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .into_iter()
+        .map(|o| match domain::origin::origin(&o) {
+            Some(read) if read == o => Ok(o),
+            _ => Err(serde::de::Error::custom(format!("handoff.webview_origins {o:?}: an origin such as https://m.partner.example, without a path"))),
+        })
         .collect()
 }
 

@@ -156,6 +156,7 @@ pub fn all() -> Routes {
         pages::service::routes,
         pages::flow::routes,
         pages::activity::routes,
+        pages::handoff::routes,
         pages::space::routes,
         pages::vip::routes,
         pages::packages::routes,

@@ -13,6 +13,7 @@ pub mod dealer;
 pub mod detail;
 pub mod flow;
 pub mod gather;
+pub mod handoff;
 pub mod history_reports;
 pub mod home;
 pub mod information;

@@ -16,6 +16,7 @@ mod conversions;
 mod crawl;
 mod flows;
 mod fuzz_queries;
+mod handoffs;
 mod http;
 mod islands;
 mod payments;
