@@ -31,6 +31,8 @@ struct AppPage {
     ios: String,
     android: String,
     wechat: bool,
+    /// The app has a link (inside WeChat it cannot be followed).
+    open_configured: bool,
     ios_device: bool,
     qr: String,
 }
@@ -65,6 +67,7 @@ pub async fn toapp(State(state): State<AppState>, visitor: Visitor, headers: axu
         ios: cfg.itunes_link.clone(),
         android: cfg.android_link.clone(),
         wechat: visitor.device.wechat,
+        open_configured: !cfg.link.is_empty(),
         ios_device,
         qr: super::shared::qr_svg(&here),
     };

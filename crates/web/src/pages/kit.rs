@@ -248,6 +248,8 @@ struct KaifaPage {
     /// `overview`, `request` or `islands`.
     section: &'static str,
     groups: Vec<(&'static str, Rows)>,
+    /// The request's headers (`request`): name and shown value.
+    headers: Vec<(String, String)>,
     islands: Vec<(String, String, usize)>,
 }
 
@@ -258,6 +260,7 @@ fn kaifa_page(
     title: &str,
     path: &str,
     groups: Vec<(&'static str, Rows)>,
+    headers: Vec<(String, String)>,
 ) -> Result<Response, AppError> {
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
     page.private();
@@ -277,7 +280,7 @@ fn kaifa_page(
     } else {
         Vec::new()
     };
-    Ok(Html(KaifaPage { page, section, groups, islands }.render()?).into_response())
+    Ok(Html(KaifaPage { page, section, groups, headers, islands }.render()?).into_response())
 }
 
 /// What the overview says: environment, device, session, adapters.
@@ -399,7 +402,7 @@ pub async fn kaifa(State(state): State<AppState>, visitor: Visitor, headers: axu
         return Err(AppError::NotFound);
     }
     let groups = overview(&state, &visitor, &headers);
-    kaifa_page(&state, &visitor, "overview", "开发者工具", "/actives/kaifa", groups)
+    kaifa_page(&state, &visitor, "overview", "开发者工具", "/actives/kaifa", groups, Vec::new())
 }
 
 /// `GET /actives/kaifa/kaifa`: the request as the server saw it; cookie values masked.
@@ -413,6 +416,7 @@ pub async fn kaifa_request(
         return Err(AppError::NotFound);
     }
     let mut request: Rows = vec![("地址", uri.to_string().chars().take(500).collect()), ("客户端地址", visitor.ip.clone())];
+    let mut shown_headers = Vec::new();
     let mut names: Vec<&str> = headers.keys().map(axum::http::HeaderName::as_str).collect();
     names.sort_unstable();
     names.dedup();
@@ -429,7 +433,7 @@ pub async fn kaifa_request(
             } else {
                 text.chars().take(300).collect()
             };
-            request.push(("请求头", format!("{name}: {shown}")));
+            shown_headers.push((name.to_owned(), shown));
         }
     }
     let proxies = if state.config.proxy.trusted.is_empty() {
@@ -438,7 +442,7 @@ pub async fn kaifa_request(
         format!("信任 {} 个代理网段的 X-Forwarded-For", state.config.proxy.trusted.len())
     };
     request.push(("代理", proxies));
-    kaifa_page(&state, &visitor, "request", "请求详情", "/actives/kaifa/kaifa", vec![("这次请求", request)])
+    kaifa_page(&state, &visitor, "request", "请求详情", "/actives/kaifa/kaifa", vec![("这次请求", request)], shown_headers)
 }
 
 /// `GET /actives/testvue/test`: the built islands.
@@ -446,7 +450,7 @@ pub async fn testvue(State(state): State<AppState>, visitor: Visitor) -> Result<
     if state.config.env == Env::Production {
         return Err(AppError::NotFound);
     }
-    kaifa_page(&state, &visitor, "islands", "组件检查", "/actives/testvue/test", Vec::new())
+    kaifa_page(&state, &visitor, "islands", "组件检查", "/actives/testvue/test", Vec::new(), Vec::new())
 }
 
 /// This feature's routes.
