@@ -113,9 +113,11 @@ struct WebviewPage {
 pub async fn webview(State(state): State<AppState>, visitor: Visitor, Query(q): Query<FrameQuery>) -> Result<Response, AppError> {
     let allowed = &state.config.handoff.webview_origins;
     let origin = domain::origin::origin(q.url.trim()).filter(|o| allowed.contains(o));
-    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Flow, "合作伙伴页面").canonical_path(&state, "/actives/zherongwebview");
-    page.private();
     let refused = origin.is_none();
+    // The frame under its own slim bar; a refusal with the site's header and footer.
+    let layout = if refused { Layout::Default } else { Layout::Flow };
+    let mut page = PageMeta::for_visitor(&state, &visitor, layout, "合作伙伴页面").canonical_path(&state, "/actives/zherongwebview");
+    page.private();
     let tpl = WebviewPage { page, url: origin.as_ref().map(|_| q.url.trim().to_owned()), origin: origin.unwrap_or_default() };
     let mut res = Html(tpl.render()?).into_response();
     if refused {

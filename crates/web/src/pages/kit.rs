@@ -269,7 +269,7 @@ fn kaifa_page(
             .assets
             .island_names()
             .map(str::to_owned)
-            .collect::<Vec<_>>()
+            .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .map(|name| {
                 let url = state.assets.island_url(&name).unwrap_or_default();
