@@ -497,6 +497,12 @@ pub async fn details(
     Ok(keep_douyin(&state, flow, &visitor, res))
 }
 
+/// `GET /actives/{flow}/details` without a car: the flow's list (the seed's id is optional).
+pub async fn details_without_id(uri: OriginalUri) -> Result<Response, AppError> {
+    let flow = flow_in(&uri)?;
+    Ok(see_other(flow.list, Vec::new()))
+}
+
 /// `?id=` of `cardetail`.
 #[derive(Debug, Default, Deserialize)]
 pub struct CarId {
@@ -705,6 +711,7 @@ pub fn routes(r: &mut Routes) {
             r.post(Access::Public, concat!("/actives/", $slug, "/asresult"), assess_lead);
             r.get(Access::Public, concat!("/actives/", $slug, "/cardetail"), cardetail);
             r.get(Access::Public, concat!("/actives/", $slug, "/agreement"), agreement);
+            r.get(Access::Public, concat!("/actives/", $slug, "/details"), details_without_id);
         )+};
     }
     each!("flow", "douyinflow", "newFlow");

@@ -52,6 +52,9 @@ async fn every_flow_page_answers_in_the_flow_layout(app: &TestApp) {
             assert!(r.body.contains(r#"class="flow-bar""#) && r.body.contains("《个人信息授权书》"), "{path}: the lead bar and the agreement");
         }
     }
+    // The seed's id is optional: without one, the flow's list.
+    let r = app.get("/actives/newFlow/details", &[]).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, "/actives/newFlow/buycarlist"));
     // The landing mirrors a public page; a car its public page.
     let car = app.get(&format!("/actives/flow/details/{online}"), &[]).await;
     assert!(car.body.contains(&format!(r#"<link rel="canonical" href="http://127.0.0.1:8080/details/{online}">"#)), "{}", car.body);
