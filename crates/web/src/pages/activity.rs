@@ -17,7 +17,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
 use domain::plate::{Plate, PlateColour};
 use serde::Deserialize;
-use store::{LeadOutcome, NewLead};
+use store::NewLead;
 
 use super::shared::ProvinceCities;
 use crate::http::error::AppError;
@@ -25,6 +25,7 @@ use crate::http::extract::{Form, Query};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
 use crate::router::{Access, Routes};
+use crate::services::leads::Request;
 use crate::state::AppState;
 
 /// Consultants a city's page shows.
@@ -266,13 +267,8 @@ fn lead_of(visitor: &Visitor, view: &mut View, intent: Intent, source: &str) -> 
 }
 
 /// Stores the lead; the page's answer, or the rate limit's message.
-async fn take(state: &AppState, lead: &NewLead, sell: Option<(&str, Option<i64>)>, view: &mut View, answer: String) -> Result<StatusCode, AppError> {
-    let now = state.clock.now();
-    let outcome = match sell {
-        Some((car, expected)) => crate::services::leads::submit_sell_request(state, lead, car, expected, now).await?,
-        None => crate::services::leads::submit_lead(state, lead, now).await?,
-    };
-    if outcome == LeadOutcome::RateLimited {
+async fn take(state: &AppState, lead: &NewLead, request: Request<'_>, view: &mut View, answer: String) -> Result<StatusCode, AppError> {
+    if !crate::services::leads::submit(state, lead, request).await? {
         view.form_error = Some(crate::services::leads::RATE_LIMITED.to_owned());
         return Ok(StatusCode::TOO_MANY_REQUESTS);
     }
@@ -318,7 +314,7 @@ pub async fn agent_apply(State(state): State<AppState>, visitor: Visitor, Form(p
     }
     let lead = NewLead { name: name.clone(), note: note.join("；"), ..lead };
     let answer = format!("{name}，您的申请已提交。招募专员会在3个工作日内致电 {} 核实信息并介绍合作方式。", masked(&lead));
-    let code = take(&state, &lead, None, &mut view, answer).await?;
+    let code = take(&state, &lead, Request::Lead, &mut view, answer).await?;
     render(&state, &visitor, Kind::Agent, view, None, code).await
 }
 
@@ -348,7 +344,7 @@ pub async fn consultant_message(State(state): State<AppState>, visitor: Visitor,
     }
     let lead = NewLead { shop_id: Some(consultant.shop_id), note, ..lead };
     let answer = format!("已把您的留言交给{}的{}，TA会尽快致电 {}。", consultant.shop_name, consultant.name, masked(&lead));
-    let code = take(&state, &lead, None, &mut view, answer).await?;
+    let code = take(&state, &lead, Request::Lead, &mut view, answer).await?;
     view.form.city.clone_from(&city);
     render(&state, &visitor, Kind::Consultants, view, Some(&city), code).await
 }
@@ -382,7 +378,7 @@ pub async fn sellserve_request(State(state): State<AppState>, visitor: Visitor, 
     let note = expected.map(|y| format!("期望价{}万", domain::money::wan(y))).unwrap_or_default();
     let lead = NewLead { name: car.clone(), note, ..lead };
     let answer = format!("卖车申请已提交，卖车顾问会尽快致电 {} 约上门检测时间。", masked(&lead));
-    let code = take(&state, &lead, Some((&car, expected)), &mut view, answer).await?;
+    let code = take(&state, &lead, Request::Sell(&car, expected), &mut view, answer).await?;
     render(&state, &visitor, Kind::SellServe, view, None, code).await
 }
 
@@ -418,7 +414,7 @@ pub async fn etc_apply(State(state): State<AppState>, visitor: Visitor, Form(pos
     };
     let lead = NewLead { name, note: format!("车牌：{}；车牌颜色：{}", plate.as_str(), colour.label()), ..lead };
     let answer = format!("{} 的ETC申请已提交。办理专员会在1个工作日内致电 {} 核对行驶证信息，设备审核通过后包邮寄出。", plate.as_str(), masked(&lead));
-    let code = take(&state, &lead, None, &mut view, answer).await?;
+    let code = take(&state, &lead, Request::Lead, &mut view, answer).await?;
     render(&state, &visitor, Kind::Etc, view, None, code).await
 }
 

@@ -22,7 +22,7 @@ use domain::attribution::Attribution;
 use domain::lead::Intent;
 use domain::search::CarQuery;
 use serde::Deserialize;
-use store::{LeadOutcome, NewLead, Scope};
+use store::{NewLead, Scope};
 
 use super::shared::{BandView, BrandSeries, CardView, FLOWS, Flow, PC_FLOW, PingguQuery, ProvinceCities, appraised_car_text, flow_of, valued};
 use crate::auth::signin::see_other;
@@ -31,6 +31,7 @@ use crate::http::extract::{Form, Query};
 use crate::http::visitor::Visitor;
 use crate::render::meta::PageMeta;
 use crate::router::{Access, Routes};
+use crate::services::leads::Request;
 use crate::state::AppState;
 
 /// Cars a landing shows.
@@ -160,15 +161,10 @@ fn lead_of(state: &AppState, flow: &Flow, visitor: &Visitor, view: &mut FormView
     Some(NewLead { attribution: attribution(flow, visitor, state.clock.now()), agreement: flow.accepted(), ..lead })
 }
 
-/// Stores a lead (a sell request when `sell` carries the car and price) and answers with the
-/// page's success address, or the rate limit's message.
-async fn take(state: &AppState, lead: &NewLead, sell: Option<(&str, Option<i64>)>, back: &str, view: &mut FormView) -> Result<Option<Response>, AppError> {
-    let now = state.clock.now();
-    let outcome = match sell {
-        Some((car, expected)) => crate::services::leads::submit_sell_request(state, lead, car, expected, now).await?,
-        None => crate::services::leads::submit_lead(state, lead, now).await?,
-    };
-    if outcome == LeadOutcome::RateLimited {
+/// Stores a lead or a sell request and answers with the page's success address, or the rate
+/// limit's message.
+async fn take(state: &AppState, lead: &NewLead, request: Request<'_>, back: &str, view: &mut FormView) -> Result<Option<Response>, AppError> {
+    if !crate::services::leads::submit(state, lead, request).await? {
         view.form_error = Some(crate::services::leads::RATE_LIMITED.to_owned());
         return Ok(None);
     }
@@ -245,7 +241,7 @@ pub async fn landing_lead(State(state): State<AppState>, visitor: Visitor, uri: 
             note.push(format!("想要{}", view.form.car));
         }
         let lead = NewLead { city_code: Some(city.code as i32), name: view.form.car.clone(), note: note.join("；"), ..lead };
-        if let Some(res) = take(&state, &lead, None, flow.base, &mut view).await? {
+        if let Some(res) = take(&state, &lead, Request::Lead, flow.base, &mut view).await? {
             return Ok(res);
         }
         return landing_page(&state, &visitor, flow, view, StatusCode::TOO_MANY_REQUESTS).await;
@@ -412,7 +408,7 @@ pub async fn assess_lead(
         let car = v.sell_car_text();
         let lead = NewLead { city_code: Some(v.req.city.code as i32), name: car.clone(), note, ..lead };
         let back = format!("{path}?{}", v.req.query());
-        if let Some(res) = take(&state, &lead, Some((&car, Some(v.quote.private.mid))), &back, &mut view).await? {
+        if let Some(res) = take(&state, &lead, Request::Sell(&car, Some(v.quote.private.mid)), &back, &mut view).await? {
             return Ok(res);
         }
         return assess_page(&state, &visitor, &uri, q, view, StatusCode::TOO_MANY_REQUESTS).await;
@@ -532,7 +528,7 @@ pub async fn car_lead(
     let href = flow.car_href(id);
     if let Some(lead) = lead_of(&state, flow, &visitor, &mut view, Intent::AskPrice, &href) {
         let lead = NewLead { listing_id: Some(id), shop_id: d.shop_id, city_code: Some(d.city_code), ..lead };
-        if let Some(res) = take(&state, &lead, None, &href, &mut view).await? {
+        if let Some(res) = take(&state, &lead, Request::Lead, &href, &mut view).await? {
             return Ok(res);
         }
         return car_page(&state, &visitor, flow, d, view, StatusCode::TOO_MANY_REQUESTS).await;
@@ -648,7 +644,7 @@ pub async fn find_car_lead(State(state): State<AppState>, visitor: Visitor, Form
             state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
         }
     }
-    match take(&state, &lead, None, source, &mut view).await? {
+    match take(&state, &lead, Request::Lead, source, &mut view).await? {
         Some(res) => Ok(res),
         None => form_page(&state, &visitor, "find", view, StatusCode::TOO_MANY_REQUESTS),
     }
@@ -689,7 +685,7 @@ pub async fn sell_lead(State(state): State<AppState>, visitor: Visitor, Form(pos
     let note = expected.map(|y| format!("期望价{}万", domain::money::wan(y))).unwrap_or_default();
     let car = view.form.car.clone();
     let lead = NewLead { city_code: Some(city.code as i32), name: car.clone(), note, ..lead };
-    match take(&state, &lead, Some((&car, expected)), source, &mut view).await? {
+    match take(&state, &lead, Request::Sell(&car, expected), source, &mut view).await? {
         Some(res) => Ok(res),
         None => form_page(&state, &visitor, "sell", view, StatusCode::TOO_MANY_REQUESTS),
     }

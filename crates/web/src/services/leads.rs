@@ -75,6 +75,26 @@ pub async fn submit_sell_request(state: &AppState, lead: &NewLead, car: &str, ex
     Ok(outcome)
 }
 
+/// What a form's request is: a lead, or a private seller's car to sell (its text and hoped-for
+/// price in yuan), which goes on to the lead package that wants it.
+#[derive(Debug, Clone, Copy)]
+pub enum Request<'a> {
+    /// A lead.
+    Lead,
+    /// A sell request.
+    Sell(&'a str, Option<i64>),
+}
+
+/// Stores a form's request; `false` when its IP is over the hourly limit ([`RATE_LIMITED`]).
+pub async fn submit(state: &AppState, lead: &NewLead, request: Request<'_>) -> Result<bool, AppError> {
+    let now = state.clock.now();
+    let outcome = match request {
+        Request::Sell(car, expected) => submit_sell_request(state, lead, car, expected, now).await?,
+        Request::Lead => submit_lead(state, lead, now).await?,
+    };
+    Ok(outcome != LeadOutcome::RateLimited)
+}
+
 /// Sends the new lead's queued notices to its shop, off the request.
 fn notify_shop(state: &AppState, lead_id: i64) {
     let state = state.clone();
