@@ -28,8 +28,10 @@ pub struct ConversionJob {
     pub platform: Platform,
     /// The click id the platform gave.
     pub click_id: String,
-    /// `form`.
+    /// `form` (a lead) or `purchase` (a paid order).
     pub event: String,
+    /// A purchase's amount in fen.
+    pub value_fen: Option<i64>,
     /// The landing path of the visit.
     pub landing: String,
     /// This try (1 for the first).
@@ -37,7 +39,7 @@ pub struct ConversionJob {
     /// When the lead came in.
     pub created_at: i64,
 }
-from_row!(ConversionJob { conversion_report_id, source, platform as stored, click_id, event, landing, attempts, created_at });
+from_row!(ConversionJob { conversion_report_id, source, platform as stored, click_id, event, value_fen, landing, attempts, created_at });
 
 /// How a try went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +72,8 @@ pub enum Outcome<'a> {
 pub struct ConversionRow {
     /// Id.
     pub conversion_report_id: i64,
+    /// `lead:{id}` or `order:{no}`.
+    pub source: String,
     /// The lead it reports.
     pub lead_id: Option<i64>,
     /// The platform.
@@ -91,7 +95,7 @@ pub struct ConversionRow {
     /// Sent at.
     pub sent_at: Option<i64>,
 }
-from_row!(ConversionRow { conversion_report_id, lead_id, platform as stored, click_id, status as stored, attempts, error, request, sandbox, created_at, sent_at });
+from_row!(ConversionRow { conversion_report_id, source, lead_id, platform as stored, click_id, status as stored, attempts, error, request, sandbox, created_at, sent_at });
 
 /// Leads of one day and campaign, as the campaign report counts them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,12 +127,50 @@ pub(crate) const QUEUE_CONVERSION: &str = "insert into conversion_report (source
 const DUE: &str = "((status = 'pending' and updated_at <= $1 - attempts * $2) or (status = 'sending' and updated_at < $1 - $3))";
 
 impl Store {
-    /// Reports due now, oldest first (of one lead when given).
-    pub async fn due_conversions(&self, lead_id: Option<i64>, now: i64, limit: i64) -> Result<Vec<i64>, DbError> {
-        let sql = format!("select conversion_report_id from conversion_report where ($4 = 0 or lead_id = $4) and {DUE} order by conversion_report_id limit $5");
+    /// Queues the report of a paid order whose visit came from an ad click (`order:{no}`, its
+    /// amount); an order already queued for that platform is left as it is.
+    pub async fn queue_order_conversion(
+        &self,
+        order_no: &str,
+        platform: Platform,
+        click_id: &str,
+        landing: &str,
+        value_fen: i64,
+        now: i64,
+    ) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query(
+                "insert into conversion_report (source, platform, click_id, event, value_fen, landing, status, created_at, updated_at) \
+                 values ($1, $2, $3, 'purchase', $4, $5, 'pending', $6, 0) on conflict (source, platform) do nothing",
+            )
+            .bind(format!("order:{order_no}"))
+            .bind(platform.as_str())
+            .bind(click_id)
+            .bind(value_fen)
+            .bind(landing)
+            .bind(now)
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// Reports of one source (`order:{no}`) due now.
+    pub async fn due_conversions_of(&self, source: &str, now: i64) -> Result<Vec<i64>, DbError> {
+        let sql = format!("select conversion_report_id from conversion_report where source = $4 and {DUE} order by conversion_report_id");
         Ok(on_pool!(self, p => {
             sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql))
-                .bind(now).bind(CONVERSION_BACKOFF_SECS).bind(CONVERSION_STUCK_SECS).bind(lead_id.unwrap_or(0)).bind(limit)
+                .bind(now).bind(CONVERSION_BACKOFF_SECS).bind(CONVERSION_STUCK_SECS).bind(source)
+                .fetch_all(p).await?
+        }))
+    }
+
+    /// Reports due now, oldest first.
+    pub async fn due_conversions(&self, now: i64, limit: i64) -> Result<Vec<i64>, DbError> {
+        let sql = format!("select conversion_report_id from conversion_report where {DUE} order by conversion_report_id limit $4");
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql))
+                .bind(now).bind(CONVERSION_BACKOFF_SECS).bind(CONVERSION_STUCK_SECS).bind(limit)
                 .fetch_all(p).await?
         }))
     }
@@ -144,7 +186,7 @@ impl Store {
                 return Ok(None);
             }
             Ok(sqlx::query_as::<_, ConversionJob>(
-                "select conversion_report_id, source, platform, click_id, event, landing, cast(attempts as bigint) as attempts, created_at \
+                "select conversion_report_id, source, platform, click_id, event, value_fen, landing, cast(attempts as bigint) as attempts, created_at \
                  from conversion_report where conversion_report_id = $1",
             )
             .bind(id).fetch_optional(p).await?)
@@ -174,20 +216,22 @@ impl Store {
         Ok(())
     }
 
-    /// Staff's retry of a failed report: due again, its tries counted afresh.
-    pub async fn retry_conversion(&self, id: i64, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
-            sqlx::query("update conversion_report set status = 'pending', attempts = 0, updated_at = $1 where conversion_report_id = $2 and status = 'failed'")
-                .bind(now).bind(id).execute(p).await?.rows_affected()
-        });
-        Ok(n == 1)
+    /// Staff's retry of a failed report: due again, its tries counted afresh; its source, or
+    /// `None` when it had not failed.
+    pub async fn retry_conversion(&self, id: i64, now: i64) -> Result<Option<String>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar::<_, String>(
+                "update conversion_report set status = 'pending', attempts = 0, updated_at = $1 where conversion_report_id = $2 and status = 'failed' returning source",
+            )
+            .bind(now).bind(id).fetch_optional(p).await?
+        }))
     }
 
     /// Reports queued in `[from, to)`, newest first.
     pub async fn conversions(&self, from: i64, to: i64, limit: i64) -> Result<Vec<ConversionRow>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, ConversionRow>(
-                "select conversion_report_id, lead_id, platform, click_id, status, cast(attempts as bigint) as attempts, error, request, sandbox, created_at, sent_at \
+                "select conversion_report_id, source, lead_id, platform, click_id, status, cast(attempts as bigint) as attempts, error, request, sandbox, created_at, sent_at \
                  from conversion_report where created_at >= $1 and created_at < $2 order by conversion_report_id desc limit $3",
             )
             .bind(from).bind(to).bind(limit).fetch_all(p).await?

@@ -319,6 +319,13 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(order_no).fetch_optional(p).await?))
     }
 
+    /// How the visit that placed an order arrived (its encoded attribution; empty for none).
+    pub async fn order_attribution(&self, order_no: &str) -> Result<String, DbError> {
+        let a: Option<String> =
+            on_pool!(self, p => sqlx::query_scalar("select attribution from payment_order where order_no = $1").bind(order_no).fetch_optional(p).await?);
+        Ok(a.unwrap_or_default())
+    }
+
     /// An order by its number, only if it is `user_id`'s: nobody else can read it.
     pub async fn order_of(&self, user_id: i64, order_no: &str) -> Result<Option<PayOrder>, DbError> {
         Ok(self.order_by_no(order_no).await?.filter(|o| o.user_id == user_id))

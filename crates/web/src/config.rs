@@ -273,6 +273,9 @@ pub struct Ads {
     pub baidu_host: String,
     /// Baidu's OCPC `token`.
     pub baidu_token: Secret,
+    /// The `newType` a paid order is reported as to Baidu, as the account's conversion tracking
+    /// defines it; 0: paid orders are not reported to Baidu.
+    pub baidu_purchase_type: u32,
     /// 快手's tracking host (`/track/activate`).
     pub kuaishou_host: String,
 }

@@ -1,4 +1,4 @@
--- Conversion reports to the ad platforms: one per lead (or paid order) and platform, queued in the
+-- Conversion reports to the ad platforms: one per lead or paid order (its amount) and platform, queued in the
 -- lead's transaction, claimed by one node, retried, and kept with what was sent so staff can see
 -- each report's state (/staff/campaigns).
 create table conversion_report (
@@ -8,6 +8,7 @@ create table conversion_report (
     platform text not null,
     click_id text not null,
     event text not null,
+    value_fen bigint,
     landing text not null default '',
     status text not null default 'pending',
     attempts integer not null default 0,

@@ -2,17 +2,19 @@
 //! the click's platform, so its bidding learns which clicks convert.
 //!
 //! - 巨量引擎 (Ocean Engine): `POST {host}/api/v2/conversion` with
-//!   `{"event_type":"form","context":{"ad":{"callback":<clickid>}},"timestamp":<ms>}`; `code` 0
-//!   is accepted.
+//!   `{"event_type":"form","context":{"ad":{"callback":<clickid>}},"timestamp":<ms>}`
+//!   (`active_pay` for a paid order); `code` 0 is accepted.
 //! - 腾讯广告 (Marketing API v3.0): `POST {host}/v3.0/user_actions/add?access_token=&timestamp=&nonce=`
-//!   with the account, the data source and one `RESERVATION` action traced by the click id;
+//!   with the account, the data source and one `RESERVATION` action traced by the click id
+//!   (`PURCHASE` with its value in fen for a paid order);
 //!   `outer_action_id` (`lead-{id}`) is the platform's own de-duplication key. `code` 0 is
 //!   accepted.
 //! - 百度营销 (OCPC): `POST {host}/ocpcapi/api/uploadConvertData` with the token and
 //!   `conversionTypes[{logidUrl, newType: 3}]`, the landing address carrying `bd_vid`; `header.status`
-//!   0 is accepted, 4 asks to try again later, anything else is a refusal.
+//!   0 is accepted, 4 asks to try again later, anything else is a refusal. A paid order is
+//!   reported with the `newType` the account defines for it (`ads.baidu_purchase_type`).
 //! - 快手 (磁力引擎): `GET {host}/track/activate?callback=&event_type=9&event_time=<ms>`
-//!   (9: a form submitted); `result` 1 is accepted.
+//!   (9: a form submitted, 3: a payment); `result` 1 is accepted.
 //!
 //! The sandbox builds the same request and records it (secrets masked) without sending it;
 //! staff see it at `/staff/campaigns`. A network failure, a timeout or a 5xx is tried again later.
@@ -34,8 +36,11 @@ pub struct Conversion {
     /// The landing's absolute address with the click parameter (Baidu's `logidUrl`, Tencent's
     /// `url`).
     pub landing_url: String,
-    /// Our id of the conversion (`lead-{id}`), the platform's de-duplication key where it has one.
+    /// Our id of the conversion (`lead-{id}`, `order-{no}`), the platform's de-duplication key
+    /// where it has one.
     pub dedupe: String,
+    /// A paid order's amount in fen; `None` for a lead.
+    pub purchase_fen: Option<i64>,
 }
 
 /// An HTTP request to a platform.
@@ -73,6 +78,7 @@ pub struct Settings {
     tencent_action_set_id: String,
     baidu_host: String,
     baidu_token: Secret,
+    baidu_purchase_type: u32,
     kuaishou_host: String,
 }
 
@@ -114,6 +120,7 @@ impl Settings {
             tencent_action_set_id: a.tencent_action_set_id.clone(),
             baidu_host: a.baidu_host.trim_end_matches('/').to_owned(),
             baidu_token: a.baidu_token.clone(),
+            baidu_purchase_type: a.baidu_purchase_type,
             kuaishou_host: a.kuaishou_host.trim_end_matches('/').to_owned(),
         }
     }
@@ -129,22 +136,28 @@ impl Settings {
         match c.platform {
             Platform::Ocean => {
                 let url = format!("{}/api/v2/conversion", self.ocean_host);
-                let body = serde_json::json!({"event_type": "form", "context": {"ad": {"callback": c.click_id}}, "timestamp": c.at * 1000});
+                let event = if c.purchase_fen.is_some() { "active_pay" } else { "form" };
+                let body = serde_json::json!({"event_type": event, "context": {"ad": {"callback": c.click_id}}, "timestamp": c.at * 1000});
                 post(url.clone(), body.clone(), url, body)
             }
             Platform::Tencent => {
                 let query = |token: &str| query_string(&[("access_token", token), ("timestamp", &c.at.to_string()), ("nonce", nonce)]);
                 let url = format!("{}/v3.0/user_actions/add", self.tencent_host);
+                let mut action = serde_json::json!({
+                    "action_time": c.at,
+                    "action_type": "RESERVATION",
+                    "trace": {"click_id": c.click_id},
+                    "url": c.landing_url,
+                    "outer_action_id": c.dedupe,
+                });
+                if let Some(fen) = c.purchase_fen {
+                    action["action_type"] = "PURCHASE".into();
+                    action["action_param"] = serde_json::json!({"value": fen});
+                }
                 let body = serde_json::json!({
                     "account_id": id_value(&self.tencent_account_id),
                     "user_action_set_id": id_value(&self.tencent_action_set_id),
-                    "actions": [{
-                        "action_time": c.at,
-                        "action_type": "RESERVATION",
-                        "trace": {"click_id": c.click_id},
-                        "url": c.landing_url,
-                        "outer_action_id": c.dedupe,
-                    }],
+                    "actions": [action],
                 });
                 post(
                     format!("{url}?{}", query(self.tencent_access_token.expose())),
@@ -155,14 +168,19 @@ impl Settings {
             }
             Platform::Baidu => {
                 let url = format!("{}/ocpcapi/api/uploadConvertData", self.baidu_host);
-                let body = |token: &str| serde_json::json!({"token": token, "conversionTypes": [{"logidUrl": c.landing_url, "newType": 3}]});
+                let new_type = if c.purchase_fen.is_some() { self.baidu_purchase_type } else { 3 };
+                let body = |token: &str| serde_json::json!({"token": token, "conversionTypes": [{"logidUrl": c.landing_url, "newType": new_type}]});
                 post(url.clone(), body(self.baidu_token.expose()), url, body("***"))
             }
             Platform::Kuaishou => {
                 let url = format!(
                     "{}/track/activate?{}",
                     self.kuaishou_host,
-                    query_string(&[("callback", &c.click_id), ("event_type", "9"), ("event_time", &(c.at * 1000).to_string())])
+                    query_string(&[
+                        ("callback", &c.click_id),
+                        ("event_type", if c.purchase_fen.is_some() { "3" } else { "9" }),
+                        ("event_time", &(c.at * 1000).to_string())
+                    ])
                 );
                 Outgoing { post: false, shown: format!("GET {url}"), url, body: None }
             }
@@ -269,6 +287,7 @@ mod tests {
             at: 1_795_228_215,
             landing_url: format!("https://m.example/actives/flow?x={click}"),
             dedupe: "lead-42".to_owned(),
+            purchase_fen: None,
         }
     }
 
@@ -303,6 +322,14 @@ mod tests {
             assert!(!out.shown.contains("secret"), "{}", out.shown);
         }
         assert!(t.shown.contains("access_token=***") && b.shown.contains(r#""token":"***""#));
+
+        // A paid order: each platform's payment event, with its value where it takes one.
+        let paid = |p: Platform| Conversion { purchase_fen: Some(1_990), dedupe: "order-20261121103015000201".to_owned(), ..conversion(p, "x1") };
+        let o = s.outgoing(&paid(Platform::Ocean), "n");
+        assert!(o.body.as_deref().unwrap().contains(r#""event_type":"active_pay""#));
+        let t: serde_json::Value = serde_json::from_str(s.outgoing(&paid(Platform::Tencent), "n").body.as_deref().unwrap()).unwrap();
+        assert_eq!((&t["actions"][0]["action_type"], &t["actions"][0]["action_param"]["value"]), (&"PURCHASE".into(), &1_990.into()));
+        assert!(s.outgoing(&paid(Platform::Kuaishou), "n").url.contains("&event_type=3&"));
     }
 
     #[test]

@@ -153,8 +153,6 @@ pub async fn csv(State(state): State<AppState>, Query(q): Query<RangeQuery>) -> 
 pub struct RetryPost {
     #[serde(default, deserialize_with = "crate::http::extract::id")]
     id: Option<i64>,
-    #[serde(default, deserialize_with = "crate::http::extract::id")]
-    lead: Option<i64>,
     #[serde(default)]
     from: String,
     #[serde(default)]
@@ -164,12 +162,8 @@ pub struct RetryPost {
 /// `POST /staff/campaigns`: a failed report queued again, its tries counted afresh, and sent.
 pub async fn retry(State(state): State<AppState>, Form(post): Form<RetryPost>) -> Result<Response, AppError> {
     let id = post.id.ok_or(AppError::NotFound)?;
-    if !state.store.retry_conversion(id, state.clock.now()).await? {
-        return Err(AppError::NotFound);
-    }
-    if let Some(lead) = post.lead {
-        crate::services::conversions::report_lead(&state, lead);
-    }
+    let source = state.store.retry_conversion(id, state.clock.now()).await?.ok_or(AppError::NotFound)?;
+    crate::services::conversions::send(&state, source);
     let back = crate::adapters::query_string(&[("from", post.from.trim()), ("to", post.to.trim()), ("retried", "1")]);
     Ok(see_other(&format!("/staff/campaigns?{back}"), Vec::new()))
 }

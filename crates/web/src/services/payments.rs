@@ -164,7 +164,10 @@ pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_
     let pay = Payment { order_no, provider, trade_no, amount_fen };
     let settled = state.store.settle_payment(&pay, state.clock.now()).await?;
     match settled {
-        Settled::Applied => tracing::info!(order_no, trade_no, amount_fen, via, "order paid"),
+        Settled::Applied => {
+            tracing::info!(order_no, trade_no, amount_fen, via, "order paid");
+            crate::services::conversions::report_order(state, order_no, amount_fen).await;
+        }
         Settled::AlreadyPaid => tracing::debug!(order_no, via, "payment reported again"),
         Settled::Duplicate => {
             tracing::warn!(order_no, trade_no, amount_fen, via, "a purchase paid twice: refunding this payment");

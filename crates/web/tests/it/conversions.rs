@@ -181,14 +181,10 @@ async fn staff_see_what_each_campaign_brought(app: &TestApp) {
     assert!(page.body.contains("失败原因：3: token无效") && page.body.contains("&#34;token&#34;:&#34;***&#34;") && !page.body.contains("bdtok"));
     // Sent again by staff: the platform takes it this time.
     let id = app.state.store.count_admin(&format!("select conversion_report_id from conversion_report where lead_id = {lead}")).await.unwrap();
-    let r = post_on(&state, "/staff/campaigns", &h, &format!("id={id}&lead={lead}&from=&to=")).await;
+    let r = post_on(&state, "/staff/campaigns", &h, &format!("id={id}&from=&to=")).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert_eq!(tried(app, lead).await, ("sent".to_owned(), 1));
-    assert_eq!(
-        post_on(&state, "/staff/campaigns", &h, &format!("id={id}&lead={lead}")).await.status,
-        StatusCode::NOT_FOUND,
-        "only a failed report is sent again"
-    );
+    assert_eq!(post_on(&state, "/staff/campaigns", &h, &format!("id={id}")).await.status, StatusCode::NOT_FOUND, "only a failed report is sent again");
 
     let csv = get_on(&state, "/staff/campaigns.csv", &h).await;
     assert_eq!(csv.status, StatusCode::OK);
@@ -205,4 +201,37 @@ async fn staff_see_what_each_campaign_brought(app: &TestApp) {
     assert_eq!(get_on(&state, "/staff/campaigns.csv", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN);
 }
 
-on_both!(600 => each_click_converts_once_at_its_platform, the_sandbox_records_what_it_would_send, staff_see_what_each_campaign_brought);
+/// A plan bought in a visit from an ad click is reported once as a payment, with its amount.
+async fn a_paid_order_from_an_ad_is_reported_once(app: &TestApp) {
+    let landing = app.get("/actives/flow?clickid=pay7&plan=vip", &[]).await;
+    let visit = landing.cookie_header();
+    let me = format!("{}; {visit}", crate::support::login(app, "13933440031", &visit).await);
+    let h = [("cookie", me.as_str())];
+    let r = app.post_form("/vip/buy", &h, "plan=seller-month").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    assert_eq!(paid.status, StatusCode::SEE_OTHER);
+    let order_no = paid.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let source = format!("order:{order_no}");
+    let mut row = None;
+    for _ in 0..100 {
+        row = app.state.store.conversions(0, i64::MAX, 50).await.unwrap().into_iter().find(|r| r.source == source && r.status == domain::lead::Delivery::Sent);
+        if row.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    let row = row.expect("the paid order was reported");
+    assert!(row.sandbox && row.click_id == "pay7" && row.request.contains(r#""event_type":"active_pay""#), "{}", row.request);
+    // The provider's notify again: paid once, reported once.
+    let sandbox = app.state.adapters.pay.sandbox().unwrap();
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let again = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW + 5).unwrap();
+    let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(&again).finish();
+    let r = app.post_form("/api/pay/alipay/notify", &[], &body).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(app.state.store.count_admin(&format!("select count(*) from conversion_report where source = '{source}'")).await.unwrap(), 1);
+}
+
+on_both!(600 => each_click_converts_once_at_its_platform, a_paid_order_from_an_ad_is_reported_once, the_sandbox_records_what_it_would_send, staff_see_what_each_campaign_brought);
