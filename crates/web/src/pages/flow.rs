@@ -102,6 +102,11 @@ fn flow_in(uri: &OriginalUri) -> Result<&'static Flow, AppError> {
     flow_of(uri.path()).ok_or(AppError::NotFound)
 }
 
+/// The flow of a landing: one of the three, or the desktop flow.
+fn landing_flow(uri: &OriginalUri) -> Result<&'static Flow, AppError> {
+    if uri.path() == PC_FLOW.base { Ok(&PC_FLOW) } else { flow_in(uri) }
+}
+
 /// The visit as a flow's lead stores it: a short-video visit is typed `douyin` when its landing
 /// gave no type.
 fn attribution(flow: &Flow, visitor: &Visitor, now: i64) -> Attribution {
@@ -217,14 +222,14 @@ async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, 
 
 /// `GET /actives/{flow}` (and `/actives/pcflow`).
 pub async fn landing(State(state): State<AppState>, visitor: Visitor, uri: OriginalUri, Query(done): Query<Done>) -> Result<Response, AppError> {
-    let flow = if uri.path() == PC_FLOW.base { &PC_FLOW } else { flow_in(&uri)? };
+    let flow = landing_flow(&uri)?;
     let res = landing_page(&state, &visitor, flow, FormView::fresh(&visitor, &done), StatusCode::OK).await?;
     Ok(keep_douyin(&state, flow, &visitor, res))
 }
 
 /// `POST /actives/{flow}`: a buyer's request (city and budget), for the car-buying advisers.
 pub async fn landing_lead(State(state): State<AppState>, visitor: Visitor, uri: OriginalUri, Form(post): Form<FlowPost>) -> Result<Response, AppError> {
-    let flow = if uri.path() == PC_FLOW.base { &PC_FLOW } else { flow_in(&uri)? };
+    let flow = landing_flow(&uri)?;
     let mut view = FormView { form: post.tidy(), ..FormView::default() };
     let city = domain::region::city_by_slug(view.form.city.trim());
     if city.is_none() {
@@ -487,10 +492,15 @@ pub async fn details(
     crate::http::extract::PathId(id): crate::http::extract::PathId,
     Query(done): Query<Done>,
 ) -> Result<Response, AppError> {
-    let flow = flow_in(&uri)?;
-    let d = car_on_sale(&state, id).await?;
-    let res = car_page(&state, &visitor, flow, d, FormView::fresh(&visitor, &done), StatusCode::OK).await?;
-    Ok(keep_douyin(&state, flow, &visitor, res))
+    show_car(&state, &visitor, &uri, id, &done).await
+}
+
+/// A car of the request's flow on a visit (`details` and `cardetail`).
+async fn show_car(state: &AppState, visitor: &Visitor, uri: &OriginalUri, id: i64, done: &Done) -> Result<Response, AppError> {
+    let flow = flow_in(uri)?;
+    let d = car_on_sale(state, id).await?;
+    let res = car_page(state, visitor, flow, d, FormView::fresh(visitor, done), StatusCode::OK).await?;
+    Ok(keep_douyin(state, flow, visitor, res))
 }
 
 /// `GET /actives/{flow}/details` without a car: the flow's list (the seed's id is optional).
@@ -508,10 +518,7 @@ pub struct CarId {
 
 /// `GET /actives/{flow}/cardetail?id=`: the same car page under the seed's other address.
 pub async fn cardetail(State(state): State<AppState>, visitor: Visitor, uri: OriginalUri, Query(q): Query<CarId>) -> Result<Response, AppError> {
-    let flow = flow_in(&uri)?;
-    let d = car_on_sale(&state, q.id.ok_or(AppError::NotFound)?).await?;
-    let res = car_page(&state, &visitor, flow, d, FormView::fresh(&visitor, &Done::default()), StatusCode::OK).await?;
-    Ok(keep_douyin(&state, flow, &visitor, res))
+    show_car(&state, &visitor, &uri, q.id.ok_or(AppError::NotFound)?, &Done::default()).await
 }
 
 /// `POST /actives/{flow}/details/{id}`: 询底价, for the car's seller.

@@ -20,7 +20,7 @@ use domain::lead::Intent;
 use domain::money::wan;
 use domain::service::{Answers, BODIES, PACKAGES, Package};
 use serde::Deserialize;
-use store::{LeadOutcome, NewLead, SeriesOffer};
+use store::{NewLead, SeriesOffer};
 use validator::Validate;
 
 use crate::auth::signin::see_other;
@@ -238,17 +238,15 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
         return render(state, visitor, def, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let lead = NewLead { city_code: Some(city.code as i32), name: form.car.clone(), note: note.join("；"), ..lead };
-    let now = state.clock.now();
-    let outcome = if def.intent == Intent::Sell {
-        crate::services::leads::submit_sell_request(state, &lead, &form.car, domain::selling::parse_wan(&form.expect), now).await?
+    let request = if def.intent == Intent::Sell {
+        crate::services::leads::Request::Sell(&form.car, domain::selling::parse_wan(&form.expect))
     } else {
-        crate::services::leads::submit_lead(state, &lead, now).await?
+        crate::services::leads::Request::Lead
     };
-    match outcome {
-        LeadOutcome::RateLimited => {
-            render(state, visitor, def, form, errors, Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
-        }
-        _ => Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new())),
+    if crate::services::leads::submit(state, &lead, request).await? {
+        Ok(see_other(&format!("/actives/gratitude?from={}", def.intent.as_str()), Vec::new()))
+    } else {
+        render(state, visitor, def, form, errors, Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
     }
 }
 
