@@ -84,6 +84,7 @@ pub mod image;
 pub mod inspection;
 pub mod lead;
 pub mod legal;
+pub mod live;
 pub mod loan;
 pub mod money;
 pub mod odometer;

@@ -47,6 +47,8 @@ pub struct NewLead {
     /// The agreements the sender accepted on the form, `slug@version` joined by commas (a
     /// campaign flow's authorisation); empty where the form asks none.
     pub agreement: String,
+    /// The live session whose page it was left on.
+    pub live_session_id: Option<i64>,
 }
 
 impl NewLead {
@@ -68,6 +70,7 @@ impl NewLead {
             brand_slug: String::new(),
             expected_yuan: None,
             agreement: String::new(),
+            live_session_id: None,
         }
     }
 }
@@ -118,8 +121,8 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
-                 ad_platform, click_id, landing, landed_at, agreement) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24) \
+                 ad_platform, click_id, landing, landed_at, agreement, live_session_id) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25) \
                  returning lead_id",
             )
             .bind(lead.mobile.as_str())
@@ -146,6 +149,7 @@ impl Store {
             .bind(&lead.attribution.landing)
             .bind((!lead.attribution.is_organic()).then_some(lead.attribution.at))
             .bind(&lead.agreement)
+            .bind(lead.live_session_id)
             .fetch_one(&mut *tx)
             .await?;
             if let (Some(platform), false) = (lead.attribution.platform, lead.attribution.click_id.is_empty()) {

@@ -27,6 +27,7 @@ mod gather;
 mod inspection;
 mod lead;
 mod listing;
+mod live;
 mod lite;
 mod migrate;
 mod news;
@@ -64,6 +65,7 @@ pub use gather::Demand;
 pub use inspection::InspectionRecord;
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
+pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder};
@@ -245,6 +247,7 @@ stored_by_parse!(
     domain::report::Product,
     domain::report::State,
     domain::attribution::Platform,
+    domain::live::Status,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

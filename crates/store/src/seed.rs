@@ -628,6 +628,9 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let package = demo_package(store, shop_city[0].code, now).await?;
         demo_leads(&mut batch, demo_car, package, shop_city[0].code, now).await?;
     }
+    if n_shops >= 2 {
+        demo_live(store, &shop_city, now).await?;
+    }
     if n_shops >= 5 {
         let staff = (n_shops + n_private) as i64 + 1;
         demo_programme(&mut batch, &shop_names, &shop_city, n_shops as i64 + 1, staff, now).await?;
@@ -649,6 +652,29 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     report.rated = usize::try_from(rated).unwrap_or(0);
     batch.finish().await?;
     Ok(report)
+}
+
+/// The demo's live sessions: the first shop is live now on the site's own demo stream
+/// (`/live/demo/index.m3u8`), has one tomorrow evening and one that ended yesterday; the second
+/// shop has one the day after tomorrow. Each pins the shop's newest online cars.
+async fn demo_live(store: &Store, cities: &[region::City], now: i64) -> Result<(), DbError> {
+    use domain::live::Action;
+    let evening = |days: i64| domain::time::day_start(now) + days * 86_400 + 20 * 3_600;
+    let sessions: [(i64, String, i64, usize, &[Action]); 4] = [
+        (1, format!("{}周末特价专场 准新车现场看", cities[0].name), now - 20 * 60, 6, &[Action::Start]),
+        (1, "新能源车专场 电池检测报告现场讲".to_owned(), evening(1), 4, &[]),
+        (1, "年终清库 低首付开回家".to_owned(), evening(-1), 5, &[Action::Start, Action::End]),
+        (2, format!("{}好车夜场 主播带你逐台看车况", cities[1].name), evening(2), 5, &[]),
+    ];
+    for (owner, title, starts_at, pins, moves) in sessions {
+        let cars: Vec<i64> = store.shop_latest(owner, pins as i64).await?.iter().map(|c| c.listing_id).collect();
+        let new = crate::NewLiveSession { title, starts_at, pull_url: "/live/demo/index.m3u8".to_owned(), listing_ids: cars };
+        let crate::Pinned::Saved(id) = store.schedule_live(owner, &new, starts_at - 3 * 86_400).await? else { continue };
+        for (i, action) in moves.iter().enumerate() {
+            store.move_live(owner, id, *action, None, starts_at + i as i64 * 3_600).await?;
+        }
+    }
+    Ok(())
 }
 
 /// The demo dealer's lead package, bought and paid ten days ago: 20 private sellers' requests in

@@ -128,8 +128,27 @@ pub struct ShopLead {
     pub created_at: i64,
     /// What the visitor asked for (package, budget, questionnaire answers).
     pub note: String,
+    /// The live session it was left on: its id and title.
+    pub live_session_id: Option<i64>,
+    /// That session's title (empty without one).
+    pub live_title: Option<String>,
 }
-from_row!(ShopLead { lead_id, mobile, intent as stored, listing_id, title, appointment_date, name, status as stored, dealer_note, opened_at, created_at, note });
+from_row!(ShopLead {
+    lead_id,
+    mobile,
+    intent as stored,
+    listing_id,
+    title,
+    appointment_date,
+    name,
+    status as stored,
+    dealer_note,
+    opened_at,
+    created_at,
+    note,
+    live_session_id,
+    live_title,
+});
 
 /// Photos a shop may show on its business page.
 pub const SHOP_PHOTOS_MAX: i64 = 12;
@@ -145,7 +164,8 @@ pub enum ShopImage {
 
 /// A shop lead with its car's title; callers add the `where`.
 const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
-     ld.dealer_note, ld.opened_at, ld.created_at, ld.note from lead ld left join listing l on l.listing_id = ld.listing_id";
+     ld.dealer_note, ld.opened_at, ld.created_at, ld.note, ld.live_session_id, ls.title as live_title from lead ld \
+     left join listing l on l.listing_id = ld.listing_id left join live_session ls on ls.live_session_id = ld.live_session_id";
 /// Whose leads: a dealer's shop's, or the platform's own (sell and buy requests to no shop,
 /// worked by staff consultants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

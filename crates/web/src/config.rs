@@ -236,6 +236,39 @@ pub struct Config {
     pub ads: Ads,
     /// Where the hand-off pages send visitors.
     pub handoff: Handoff,
+    /// Dealers' live sessions.
+    pub live: Live,
+}
+
+choice!(
+    /// A live provider's URL authentication (`domain::live::Signing`).
+    LiveSigning, "live.signed_hosts.provider" {
+        /// Tencent Cloud CSS (`txSecret`, `txTime`).
+        Tencent = "tencent",
+        /// Alibaba Cloud ApsaraVideo Live, type A (`auth_key`).
+        Aliyun = "aliyun",
+    }
+);
+
+/// A play domain whose pull URLs carry its provider's authentication.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignedHost {
+    /// The play domain, exactly (`play.example.com`).
+    pub host: String,
+    /// Whose authentication.
+    pub provider: LiveSigning,
+    /// The domain's playback key.
+    pub key: Secret,
+}
+
+/// Dealers' live sessions: the play domains whose pull URLs are signed when a viewer's page is
+/// rendered (valid `domain::live::SIGNED_URL_TTL_SECS` from then).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Live {
+    /// Signed play domains; a pull URL on any other host is played as the dealer gave it.
+    pub signed_hosts: Vec<SignedHost>,
 }
 
 choice!(
@@ -465,6 +498,9 @@ pub struct Sms {
     /// Template code of a buyer's alert (saved searches, favourites); variables `${title}`
     /// (the search named first), `${searches}`, `${new}`, `${cut}`, `${favourites}`.
     pub alert_template_code: String,
+    /// The template telling a viewer a live session they asked about has started (variables
+    /// `shop`, `title`).
+    pub live_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -739,6 +775,7 @@ impl Config {
                 need("sms.template_code", &self.sms.template_code);
                 need("sms.lead_template_code", &self.sms.lead_template_code);
                 need("sms.alert_template_code", &self.sms.alert_template_code);
+                need("sms.live_template_code", &self.sms.live_template_code);
             }
         }
         match self.oauth.adapter {

@@ -157,6 +157,7 @@ pub fn all() -> Routes {
         pages::flow::routes,
         pages::activity::routes,
         pages::handoff::routes,
+        pages::live::routes,
         pages::space::routes,
         pages::vip::routes,
         pages::packages::routes,
@@ -187,6 +188,7 @@ pub fn all() -> Routes {
 fn site_routes(r: &mut Routes) {
     r.get(Access::Plain, "/dist/{*path}", crate::http::files::serve);
     r.get(Access::Plain, "/upload/demo/{name}", crate::dev::demo_photo::serve);
+    r.get(Access::Plain, "/live/demo/{name}", crate::dev::demo_stream::serve);
     r.get(Access::Plain, "/healthz", healthz);
 }
 

@@ -47,6 +47,7 @@ pub struct Aliyun {
     template_code: String,
     lead_template_code: String,
     alert_template_code: String,
+    live_template_code: String,
 }
 
 impl Sms {
@@ -65,6 +66,7 @@ impl Sms {
                 template_code: config.sms.template_code.clone(),
                 lead_template_code: config.sms.lead_template_code.clone(),
                 alert_template_code: config.sms.alert_template_code.clone(),
+                live_template_code: config.sms.live_template_code.clone(),
             })
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -136,6 +138,30 @@ impl Sms {
                 a.send(mobile, &a.alert_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a viewer that a live session they asked to be reminded of has started (template
+    /// variables `shop` and `title`, each within Aliyun's 35-character limit).
+    pub async fn send_live_started(&self, mobile: &str, shop: &str, title: &str) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!("【二手车网】您预约的「{shop}」直播「{title}」已开播，快来看看吧。");
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: live started");
+                s.keep(mobile, "live", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "shop": super::clip(shop, 35), "title": super::clip(title, 35) }).to_string();
+                a.send(mobile, &a.live_template_code, &param).await
+            }
+        }
+    }
+
+    /// The live-session reminders the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_live_reminders(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "live").map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The alerts the sandbox sent to a phone, oldest first (tests, development).

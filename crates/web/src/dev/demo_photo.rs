@@ -177,10 +177,19 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
     };
     let mut parts = stem.splitn(3, '-');
     let (class, colour, view) = (parts.next()?, parts.next()?, parts.next()?);
+    let view: u32 = view.parse().ok().filter(|v| (1..=6).contains(v))?;
+    let (w, h, buf) = draw_rgb(class, colour, view, width as usize)?;
+    let encoded = webp::Encoder::from_rgb(&buf, w as u32, h as u32).encode(72.0);
+    Some(encoded.to_vec())
+}
+
+/// A demo photo's pixels: `width` × `width·3/4`, RGB rows top to bottom (the photos above, and
+/// the frames of the demo live stream). `None` for an unknown class or colour.
+pub fn draw_rgb(class: &str, colour: &str, view: u32, width: usize) -> Option<(usize, usize, Vec<u8>)> {
     let body = points(body_path(class)?);
     let fill = rgb(colour_hex(colour)?);
-    let view: u32 = view.parse().ok().filter(|v| (1..=6).contains(v))?;
-    let (w, h) = (width as usize * 2, width as usize * 3 / 2);
+    let (w, h) = (width * 2, width * 3 / 2);
+
     let mut c = Canvas::new(w, h);
     let (top, bottom) = (rgb("#e9eef5"), rgb("#c9d3df"));
     for row in 0..h {
@@ -226,9 +235,7 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
         c.circle(170.0, 290.0, 62.0, rgb("#2b2f36"));
         c.rect(90.0, 330.0, 460.0, 110.0, fill, 0.85);
     }
-    let (w, h, buf) = c.downsample();
-    let encoded = webp::Encoder::from_rgb(&buf, w as u32, h as u32).encode(72.0);
-    Some(encoded.to_vec())
+    Some(c.downsample())
 }
 
 fn cache() -> &'static Mutex<HashMap<String, Bytes>> {

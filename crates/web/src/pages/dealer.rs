@@ -138,6 +138,9 @@ async fn render_page(
         .into_iter()
         .map(|l| {
             let mut extra = Vec::new();
+            if let Some(title) = &l.live_title {
+                extra.push(format!("来自直播「{title}」"));
+            }
             if !l.appointment_date.is_empty() {
                 extra.push(format!("看车日期 {}", l.appointment_date));
             }

@@ -19,6 +19,7 @@ pub mod home;
 pub mod information;
 pub mod kit;
 pub mod legal;
+pub mod live;
 pub mod loan;
 pub mod login;
 pub mod mylistings;

@@ -267,3 +267,18 @@ mod tests {
         assert_eq!(hot_cities().len(), 12);
     }
 }
+
+/// `LivePlayer`: over a plain `<video controls>` that already plays where the browser plays HLS
+/// itself (iOS Safari, WeChat on iOS) or the replay is an `.mp4`. Elsewhere it loads `hls.js`
+/// (its light build, only then) and attaches the stream; a stream that fails is said in
+/// Chinese over the video, and the rest of the page stays usable.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LivePlayerProps {
+    /// The HLS (or replay) address.
+    pub src: String,
+    /// A replay rather than the live stream (wording of the messages; no live badge).
+    pub replay: bool,
+    /// The cover shown before playback.
+    pub poster: String,
+}

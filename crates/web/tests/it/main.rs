@@ -19,6 +19,7 @@ mod fuzz_queries;
 mod handoffs;
 mod http;
 mod islands;
+mod live;
 mod payments;
 mod reports;
 mod routes;

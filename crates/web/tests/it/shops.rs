@@ -3,7 +3,7 @@
 //! the sell-to-this-shop lead reaching only that shop, masked numbers until a dealer opens the
 //! lead (logged), and another dealer seeing none of it.
 
-use crate::support::{Part, TestApp, jpeg, login};
+use crate::support::{Part, TestApp, jpeg, login, owner_mobile};
 use axum::http::StatusCode;
 
 async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
@@ -464,16 +464,6 @@ async fn oname(app: &TestApp, shop_id: i64) -> String {
     app.state.store.shop_oname(shop_id).await.unwrap()
 }
 
-async fn owner_mobile(app: &TestApp, shop_id: i64) -> String {
-    let shop = app.state.store.shop_by_oname(&oname(app, shop_id).await).await.unwrap();
-    let owner = shop.owner_user_id.unwrap();
-    for mobile in (0..200).map(|i| format!("1{}{:09}", [3, 5, 7, 8, 9][i % 5], 100_000_000 + i * 7919 % 900_000_000)) {
-        if app.state.store.user_by_mobile(&mobile).await.unwrap().is_some_and(|u| u.user_id == owner) {
-            return mobile;
-        }
-    }
-    panic!("no owner phone for shop {shop_id}");
-}
 
 fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()

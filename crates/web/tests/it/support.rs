@@ -312,3 +312,15 @@ pub async fn login(app: &TestApp, mobile: &str, extra_cookie: &str) -> String {
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     r.cookie_header()
 }
+
+/// The phone of the dealer who owns shop `shop_id` (the seed's numbering of users' phones).
+pub async fn owner_mobile(app: &TestApp, shop_id: i64) -> String {
+    let oname = app.state.store.shop_oname(shop_id).await.unwrap();
+    let owner = app.state.store.shop_by_oname(&oname).await.unwrap().owner_user_id.unwrap();
+    for mobile in (0..200).map(|i| format!("1{}{:09}", [3, 5, 7, 8, 9][i % 5], 100_000_000 + i * 7919 % 900_000_000)) {
+        if app.state.store.user_by_mobile(&mobile).await.unwrap().is_some_and(|u| u.user_id == owner) {
+            return mobile;
+        }
+    }
+    panic!("no owner phone for shop {shop_id}");
+}
