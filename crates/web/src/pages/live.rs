@@ -184,14 +184,17 @@ fn notice_of(done: &str) -> Option<&'static str> {
     })
 }
 
+/// My online cars to pin: the pinned ones first, in their order, then the rest.
 async fn stock(state: &AppState, owner: i64, pinned: &[i64]) -> Result<Vec<StockCar>, AppError> {
-    Ok(state
+    let mut cars: Vec<StockCar> = state
         .store
         .my_listings(owner, Some(domain::selling::ListingStatus::Online), 200)
         .await?
         .into_iter()
         .map(|c| StockCar { id: c.listing_id, pinned: pinned.contains(&c.listing_id), title: c.title, price: domain::money::wan(c.price_yuan) })
-        .collect())
+        .collect();
+    cars.sort_by_key(|c| pinned.iter().position(|p| *p == c.id).unwrap_or(usize::MAX));
+    Ok(cars)
 }
 
 async fn manage(state: &AppState, owner: i64, id: i64, now: i64) -> Result<Manage, AppError> {
@@ -746,7 +749,7 @@ pub async fn pinggu(
     }
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Flow, format!("直播估价 · {}", s.title))
         .canonical_path(&state, &format!("/actives/livePinggu?id={id}"))
-        .in_flow(FLOWS[0].chrome(&visitor, "#pinggu".to_owned()));
+        .in_flow(FLOWS[0].chrome(&visitor, format!("/actives/zhiboflow?id={id}#lead")));
     page.noindex();
     page.private();
     let sv = session_view(&state, &s, "", now);
