@@ -238,6 +238,40 @@ pub struct Config {
     pub handoff: Handoff,
     /// Dealers' live sessions.
     pub live: Live,
+    /// The WeChat mini program the hand-off pages open.
+    pub mini: Mini,
+}
+
+choice!(
+    /// Who makes the mini program's URL schemes.
+    MiniAdapter, "mini.adapter" {
+        /// A fixed scheme, nothing asked of WeChat.
+        Sandbox = "sandbox",
+        /// WeChat's `generatescheme` API.
+        Real = "real",
+    }
+);
+
+/// The WeChat mini program `/actives/openmini` and `/actives/tosmall` open.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mini {
+    /// `sandbox` or `real`.
+    pub adapter: MiniAdapter,
+    /// The mini program's AppID.
+    pub app_id: String,
+    /// Its AppSecret (for the access token of `generatescheme`).
+    pub app_secret: Secret,
+    /// Its original id (`gh_…`), which the `wx-open-launch-weapp` tag names.
+    pub original_id: String,
+    /// Its home page path (`pages/index/index`).
+    pub path: String,
+    /// The page of one car (`pages/car/detail`, given `id=`).
+    pub car_path: String,
+    /// `release`, `trial` or `develop`.
+    pub env_version: String,
+    /// WeChat's API base (`https://api.weixin.qq.com`).
+    pub api_base: String,
 }
 
 choice!(
@@ -428,6 +462,10 @@ pub struct App {
     pub itunes_link: String,
     /// The app's Android download page.
     pub android_link: String,
+    /// The app's AppID on the WeChat Open Platform, linked to the official account: inside
+    /// WeChat `/actives/toapp` then opens the app with the `wx-open-launch-app` tag. Empty: WeChat
+    /// visitors are told how to open the page in the system browser.
+    pub wx_open_app_id: String,
 }
 
 /// How long pages and counts are reused.
@@ -785,6 +823,11 @@ impl Config {
                 need("qq.app_key", self.qq.app_key.expose());
                 need("wx.lead_template_id", &self.wx.lead_template_id);
             }
+        }
+        if self.mini.adapter == MiniAdapter::Real {
+            need("mini.app_id", &self.mini.app_id);
+            need("mini.app_secret", self.mini.app_secret.expose());
+            need("mini.original_id", &self.mini.original_id);
         }
         match self.upload.storage {
             Storage::Local => need("upload.dir", &self.upload.dir),

@@ -64,6 +64,8 @@ pub struct Adapters {
     pub history: adapters::history::ReportData,
     /// Conversion reports to the ad platforms.
     pub ads: adapters::ads::Ads,
+    /// The mini program's URL schemes.
+    pub mini: adapters::mini::Mini,
 }
 
 impl Adapters {
@@ -77,6 +79,7 @@ impl Adapters {
             calls: adapters::calls::Calls::from_config(config, client.clone()),
             history: adapters::history::ReportData::from_config(config, client.clone()),
             ads: adapters::ads::Ads::from_config(config, client.clone()),
+            mini: adapters::mini::Mini::from_config(config, client.clone()),
             pay: adapters::pay::Payments::from_config(config, client),
         }
     }

@@ -5,29 +5,13 @@
 // link is copied with a toast. Props: `ShareProps` in crates/web/src/islands.rs.
 import { useEffect, useState } from "react";
 import { mount } from "../mount.js";
-import { configureWx, parseSign, shareLink, signedUrl } from "../kit/share.js";
+import { configureWx, shareLink } from "../kit/share.js";
+import { wxAndSign } from "../kit/wx.js";
 import { toast } from "../kit/toast.js";
 
-function loadScript(src) {
-  return new Promise((resolve, reject) => {
-    if (window.wx) return resolve(window.wx);
-    const s = document.createElement("script");
-    s.src = src;
-    s.onload = () => (window.wx ? resolve(window.wx) : reject(new Error("wx missing")));
-    s.onerror = () => reject(new Error("JS-SDK failed to load"));
-    document.head.appendChild(s);
-  });
-}
-
 /// Sets up WeChat sharing; resolves true when configured.
-export async function setupWechat({ payload, sharer, jssdkUrl, signUrl }, env = { href: window.location.href, fetch: window.fetch.bind(window), load: loadScript }) {
-  const [wx, res] = await Promise.all([
-    env.load(jssdkUrl),
-    env.fetch(signUrl, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: signedUrl(env.href) }), credentials: "same-origin" }),
-  ]);
-  const body = await res.json();
-  const sign = body.success ? parseSign(body.data) : null;
-  if (!sign) throw new Error(body.msg || "sign refused");
+export async function setupWechat({ payload, sharer, jssdkUrl, signUrl }, env) {
+  const { wx, sign } = await wxAndSign({ jssdkUrl, signUrl }, env);
   configureWx(wx, sign, { ...payload, sLink: shareLink(payload.sLink, sharer) });
   return true;
 }

@@ -8,6 +8,7 @@ pub mod alipay;
 pub mod aliyun;
 pub mod calls;
 pub mod history;
+pub mod mini;
 pub mod oauth;
 pub mod pay;
 pub mod sms;

@@ -4,8 +4,12 @@
 //! JavaScript), `/actives/toplaylet` (the configured short-drama channel, or a page saying it is
 //! not offered here) and `/actives/zherongwebview?url=` (a partner page in a frame, only for an
 //! origin on `handoff.webview_origins`; this page's CSP names exactly those origins in
-//! `frame-src`, and any other address is refused with 400). The visit's attribution goes along
-//! in the app link and to the channel.
+//! `frame-src`, and any other address is refused with 400); `/actives/openmini` and
+//! `/actives/tosmall?car=` (the WeChat mini program, its home or one car: inside WeChat its
+//! `wx-open-launch-weapp` tag, on another phone browser a URL scheme made by WeChat and kept
+//! until it expires, on a desktop a QR code of this page to scan). Inside WeChat `toapp` uses
+//! the `wx-open-launch-app` tag when the app's Open Platform AppID is configured. The visit's
+//! attribution goes along in the app link, to the channel and into the mini program's query.
 
 use askama::Template;
 use axum::extract::State;
@@ -14,7 +18,9 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use crate::http::error::AppError;
-use crate::http::extract::Query;
+use crate::http::extract::{self, Query};
+use crate::render::islands::WxOpenTagProps;
+use crate::render::meta::IslandMount;
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
 use crate::router::{Access, Routes};
@@ -35,6 +41,18 @@ struct AppPage {
     open_configured: bool,
     ios_device: bool,
     qr: String,
+    /// Inside WeChat, its open tag to the app (with the Open Platform AppID configured).
+    tag: Option<IslandMount>,
+}
+
+/// The visit's campaign values as a query (`plan=…&unit=…`), empty for a visit from no campaign.
+fn visit_query(visitor: &Visitor) -> String {
+    visitor.attribution.as_ref().filter(|a| !a.is_organic()).map(domain::attribution::Attribution::encode).unwrap_or_default()
+}
+
+/// The props of an open tag's island.
+fn open_tag(state: &AppState, tag: &'static str, label: &'static str, fallback: &str) -> WxOpenTagProps {
+    WxOpenTagProps { tag, label, fallback: fallback.to_owned(), jssdk_url: state.config.wx.jssdk_url.clone(), ..WxOpenTagProps::default() }
 }
 
 /// `address?{the visit's attribution}` (the address as it is for a visit from no campaign).
@@ -60,6 +78,17 @@ pub async fn toapp(State(state): State<AppState>, visitor: Visitor, headers: axu
         .canonical_path(&state, "/actives/toapp");
     page.noindex();
     let here = crate::render::meta::absolute(&state, "/actives/toapp");
+    let tag = if visitor.device.wechat && !cfg.wx_open_app_id.is_empty() {
+        let query = visit_query(&visitor);
+        let props = WxOpenTagProps {
+            appid: cfg.wx_open_app_id.clone(),
+            extinfo: if query.is_empty() { "home".to_owned() } else { format!("home?{query}") },
+            ..open_tag(&state, "app", "打开App", "微信暂时无法直接打开App，请按下面的步骤在浏览器中打开。")
+        };
+        page.island(&state, "WxOpenTag", &props)
+    } else {
+        None
+    };
     let tpl = AppPage {
         page,
         open,
@@ -70,8 +99,100 @@ pub async fn toapp(State(state): State<AppState>, visitor: Visitor, headers: axu
         open_configured: !cfg.link.is_empty(),
         ios_device,
         qr: super::shared::qr_svg(&here),
+        tag,
     };
     Ok(Html(tpl.render()?).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "handoff/mini.html")]
+struct MiniPage {
+    page: PageMeta,
+    wechat: bool,
+    desktop: bool,
+    /// Inside WeChat: the open tag's island.
+    tag: Option<IslandMount>,
+    /// Another phone browser: the URL scheme.
+    scheme: Option<String>,
+    /// The scheme could not be made just now.
+    scheme_failed: bool,
+    /// A desktop: this page as a QR code.
+    qr: String,
+    /// The car it opens (`tosmall?car=`).
+    car: Option<String>,
+    fallback: &'static str,
+}
+
+/// What the visitor is told when the mini program cannot be opened for them.
+const MINI_BY_HAND: &str = "也可以在微信「发现 → 小程序」中搜索「二手车网」打开。";
+
+/// The hand-off to the mini program page `target` with `query`; `here` is this page's address.
+async fn mini_page(state: &AppState, visitor: &Visitor, here: &str, target: &str, query: String, car: Option<String>) -> Result<Response, AppError> {
+    let desktop = visitor.device.class == domain::device::DeviceClass::Pc && !visitor.device.wechat;
+    let title = if car.is_some() { "在小程序里看这辆车" } else { "打开二手车网小程序" };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title)
+        .describe("在微信小程序里看车、收藏和询底价，与网页版同步。")
+        .canonical_path(state, "/actives/openmini");
+    page.noindex();
+    page.private();
+    let mini = &state.config.mini;
+    let tag = if visitor.device.wechat {
+        let path = if query.is_empty() { format!("{target}.html") } else { format!("{target}.html?{query}") };
+        let props = WxOpenTagProps { username: mini.original_id.clone(), path, ..open_tag(state, "weapp", "打开小程序", MINI_BY_HAND) };
+        page.island(state, "WxOpenTag", &props)
+    } else {
+        None
+    };
+    let (mut scheme, mut scheme_failed) = (None, false);
+    if !visitor.device.wechat && !desktop {
+        match state.adapters.mini.scheme(target, &query, state.clock.now()).await {
+            Ok(s) => scheme = Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "mini program scheme not made");
+                scheme_failed = true;
+            }
+        }
+    }
+    let tpl = MiniPage {
+        page,
+        wechat: visitor.device.wechat,
+        desktop,
+        tag,
+        scheme,
+        scheme_failed,
+        qr: if desktop { super::shared::qr_svg(&crate::render::meta::absolute(state, here)) } else { String::new() },
+        car,
+        fallback: MINI_BY_HAND,
+    };
+    Ok(Html(tpl.render()?).into_response())
+}
+
+/// `GET /actives/openmini`: the mini program's home page.
+pub async fn openmini(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    let query = visit_query(&visitor);
+    mini_page(&state, &visitor, "/actives/openmini", &state.config.mini.path.clone(), query, None).await
+}
+
+/// `?car=` of `/actives/tosmall`.
+#[derive(Debug, Default, Deserialize)]
+pub struct MiniQuery {
+    #[serde(default, deserialize_with = "extract::id")]
+    car: Option<i64>,
+}
+
+/// `GET /actives/tosmall?car=`: one car on sale in the mini program (404 for a car not on sale);
+/// without a car, the mini program's home page.
+pub async fn tosmall(State(state): State<AppState>, visitor: Visitor, Query(q): Query<MiniQuery>) -> Result<Response, AppError> {
+    let visit = visit_query(&visitor);
+    let Some(id) = q.car else {
+        return mini_page(&state, &visitor, "/actives/tosmall", &state.config.mini.path.clone(), visit, None).await;
+    };
+    let car = state.store.public_listing(id).await?;
+    if car.status != domain::selling::ListingStatus::Online {
+        return Err(AppError::NotFound);
+    }
+    let query = if visit.is_empty() { format!("id={id}") } else { format!("id={id}&{visit}") };
+    mini_page(&state, &visitor, &format!("/actives/tosmall?car={id}"), &state.config.mini.car_path.clone(), query, Some(car.title)).await
 }
 
 #[derive(Template)]
@@ -137,4 +258,6 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/actives/toapp", toapp);
     r.get(Access::Public, "/actives/toplaylet", toplaylet);
     r.get(Access::Public, "/actives/zherongwebview", webview);
+    r.get(Access::Public, "/actives/openmini", openmini);
+    r.get(Access::Public, "/actives/tosmall", tosmall);
 }

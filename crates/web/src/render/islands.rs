@@ -282,3 +282,31 @@ pub struct LivePlayerProps {
     /// The cover shown before playback.
     pub poster: String,
 }
+
+/// `WxOpenTag`: inside WeChat, its open tag leaving for the mini program (`weapp`: `username`
+/// and `path`) or the app (`app`: `appid` and `extinfo`), over the server's fallback that says
+/// how to get there by hand; the fallback comes back when WeChat cannot show the tag.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WxOpenTagProps {
+    /// `weapp` or `app`.
+    pub tag: &'static str,
+    /// The mini program's original id (`gh_…`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub username: String,
+    /// The mini program page with `.html` and its query (`pages/index/index.html?plan=a`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// The app's Open Platform AppID.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub appid: String,
+    /// What the app is handed (the page and the visit's campaign values).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub extinfo: String,
+    /// The button's text.
+    pub label: &'static str,
+    /// What the visitor is told when WeChat cannot open it.
+    pub fallback: String,
+    /// The JS-SDK script URL (configuration `wx.jssdk_url`).
+    pub jssdk_url: String,
+}

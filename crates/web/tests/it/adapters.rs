@@ -343,3 +343,52 @@ async fn an_expired_wechat_token_is_fetched_again_once() {
     assert!(err.contains("43004") && err.contains("require subscribe"), "{err}");
     server.verify().await;
 }
+
+#[tokio::test]
+async fn mini_program_schemes_are_made_once_and_kept_until_they_expire() {
+    use web::adapters::mini::Mini;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/cgi-bin/token"))
+        .and(query_param("grant_type", "client_credential"))
+        .and(query_param("appid", "wxmini0001"))
+        .and(query_param("secret", "minisecret"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "TOKEN1", "expires_in": 7200})))
+        .expect(2)
+        .mount(&server)
+        .await;
+    // The first token has expired on WeChat's side: the adapter fetches a new one and asks again.
+    Mock::given(method("POST"))
+        .and(path("/wxa/generatescheme"))
+        .and(query_param("access_token", "TOKEN1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 42001, "errmsg": "access_token expired"})))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/wxa/generatescheme"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 0, "errmsg": "ok", "openlink": "weixin://dl/business/?t=XTWKX6yyHXr"})))
+        .mount(&server)
+        .await;
+    let mut cfg = Config::defaults(Env::Development);
+    cfg.mini.adapter = web::config::MiniAdapter::Real;
+    cfg.mini.app_id = "wxmini0001".to_owned();
+    cfg.mini.app_secret = Secret::new("minisecret");
+    cfg.mini.api_base = server.uri();
+    let mini = Mini::from_config(&cfg, web::adapters::http_client());
+    assert_eq!(mini.scheme("pages/car/detail", "id=7&plan=a", NOW).await.unwrap(), "weixin://dl/business/?t=XTWKX6yyHXr");
+    let posts: Vec<serde_json::Value> =
+        server.received_requests().await.unwrap().iter().filter(|r| r.url.path() == "/wxa/generatescheme").map(|r| serde_json::from_slice(&r.body).unwrap()).collect();
+    assert_eq!(posts.len(), 2);
+    assert_eq!(posts[1]["jump_wxa"], json!({"path": "pages/car/detail", "query": "id=7&plan=a", "env_version": "release"}));
+    assert_eq!(posts[1]["is_expire"], json!(true));
+    assert_eq!(posts[1]["expire_time"], json!(NOW + web::adapters::mini::SCHEME_DAYS * 86_400));
+    // Kept: asked again the next day, WeChat is not called.
+    mini.scheme("pages/car/detail", "id=7&plan=a", NOW + 86_400).await.unwrap();
+    let calls = server.received_requests().await.unwrap().iter().filter(|r| r.url.path() == "/wxa/generatescheme").count();
+    assert_eq!(calls, 2, "the scheme is kept");
+    // Past its life it is made again (the token, still valid, is reused).
+    mini.scheme("pages/car/detail", "id=7&plan=a", NOW + web::adapters::mini::SCHEME_DAYS * 86_400).await.unwrap();
+    let calls = server.received_requests().await.unwrap().iter().filter(|r| r.url.path() == "/wxa/generatescheme").count();
+    assert_eq!(calls, 3);
+}

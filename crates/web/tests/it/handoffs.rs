@@ -81,3 +81,43 @@ async fn the_playlet_channel_and_partner_frames_go_only_where_configured() {
     let err = Config::load(Env::Development, Some("[handoff]\nwebview_origins = [\"https://m.partner.example/x\"]"), std::iter::empty()).unwrap_err();
     assert!(err.contains("handoff.webview_origins"), "{err}");
 }
+
+#[tokio::test]
+async fn the_mini_program_opens_by_its_tag_in_wechat_a_scheme_on_a_phone_and_a_qr_code_on_a_desktop() {
+    let app = crate::support::spawn_app(60).await;
+    let landing = app.get("/actives/openmini?plan=mini1", &[("user-agent", IPHONE)]).await;
+    let visit = landing.cookie_header();
+    // A phone browser: WeChat's URL scheme (the sandbox's), a plain link that needs no script.
+    let phone = app.get("/actives/openmini", &[("user-agent", ANDROID), ("cookie", visit.as_str())]).await;
+    assert_eq!(phone.status, StatusCode::OK);
+    assert!(phone.body.contains(r#"href="weixin://dl/business/?t=SANDBOXMINI01""#), "{}", phone.body);
+    assert!(!phone.body.contains("WxOpenTag"));
+    // Inside WeChat: the open tag with the original id and the page (`.html`, the visit's values).
+    let wechat = app.get("/actives/openmini", &[("user-agent", &format!("{IPHONE} MicroMessenger/8.0.40")), ("cookie", visit.as_str())]).await;
+    assert!(wechat.body.contains(r#"data-island="WxOpenTag""#) && !wechat.body.contains("weixin://"));
+    assert!(wechat.body.contains("gh_6f0a3b7c2e91") && wechat.body.contains("pages/index/index.html?plan=mini1"), "{}", wechat.body);
+    assert!(wechat.body.contains("搜索「二手车网」"), "the way by hand, shown without JavaScript and when the tag fails");
+    // A desktop: this page as a QR code.
+    let desk = app.get("/actives/openmini", &[("user-agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0")]).await;
+    assert!(desk.body.contains("<svg") && desk.body.contains("用微信扫一扫") && !desk.body.contains("weixin://"));
+    // One car: its page in the mini program; a car not on sale is 404.
+    let car = app.state.store.count_admin("select min(listing_id) from listing where status = 'online'").await.unwrap();
+    let r = app.get(&format!("/actives/tosmall?car={car}"), &[("user-agent", &format!("{ANDROID} MicroMessenger/8.0.40"))]).await;
+    assert!(r.body.contains(&format!("pages/car/detail.html?id={car}")) && r.body.contains("在小程序里看这辆车"));
+    let sold = app.state.store.count_admin("select coalesce(min(listing_id), 0) from listing where status <> 'online'").await.unwrap();
+    assert_eq!(app.get(&format!("/actives/tosmall?car={sold}"), &[]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get("/actives/tosmall", &[("user-agent", ANDROID)]).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn inside_wechat_toapp_uses_the_open_tag_when_the_app_is_linked() {
+    let app = crate::support::spawn_app(0).await;
+    let mut cfg = configured();
+    cfg.app.wx_open_app_id = "wxa1b2c3d4e5f60718".to_owned();
+    let state = app.variant(cfg, NOW);
+    let r = get_on(&state, "/actives/toapp?plan=app2", &[("user-agent", &format!("{IPHONE} MicroMessenger/8.0.40"))]).await;
+    assert!(r.body.contains(r#"data-island="WxOpenTag""#) && r.body.contains("wxa1b2c3d4e5f60718") && r.body.contains("home?plan=app2"), "{}", r.body);
+    assert!(r.body.contains("在浏览器打开"), "the way out to the browser stays for when the tag fails");
+    let phone = get_on(&state, "/actives/toapp", &[("user-agent", IPHONE)]).await;
+    assert!(!phone.body.contains("WxOpenTag"), "outside WeChat the app link does it");
+}
