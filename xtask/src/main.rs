@@ -165,6 +165,11 @@ fn test() -> Res {
         .env("USEDCAR_UPLOAD_DIR", &uploads)
         // Links the server writes for other devices (the QR login's confirm URL) use this origin.
         .env("USEDCAR_SITE_URL", format!("http://{addr}"))
+        // The app's links, for the hand-off pages' tests (the stores are answered in the browser,
+        // never reached).
+        .env("USEDCAR_APP_LINK", "usedcar://")
+        .env("USEDCAR_APP_ITUNES_LINK", "https://apps.apple.com/cn/app/id1234567890")
+        .env("USEDCAR_APP_ANDROID_LINK", "https://download.usedcar.example/app/usedcar.apk")
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start server: {e}"))?;

@@ -121,6 +121,22 @@ impl Attribution {
 
     /// The attribution as a cookie keeps it: `key=value` pairs, percent-encoded, joined by `&`.
     pub fn encode(&self) -> String {
+        self.query(true)
+    }
+
+    /// The campaign values and the ad click without where and when the visit landed: what the
+    /// mini program is handed, the same on every page of the visit.
+    ///
+    /// ```
+    /// use domain::attribution::Attribution;
+    /// let a = Attribution { plan: "p1".into(), landing: "/actives/flow".into(), at: 5, ..Attribution::default() };
+    /// assert_eq!(a.campaign_query(), "plan=p1");
+    /// ```
+    pub fn campaign_query(&self) -> String {
+        self.query(false)
+    }
+
+    fn query(&self, landing: bool) -> String {
         let mut out = String::new();
         let platform = self.platform.map_or("", Platform::as_str);
         let at = self.at.to_string();
@@ -132,8 +148,8 @@ impl Attribution {
             ("type", self.kind.as_str()),
             ("p", platform),
             ("c", self.click_id.as_str()),
-            ("l", self.landing.as_str()),
-            ("t", at.as_str()),
+            ("l", if landing { self.landing.as_str() } else { "" }),
+            ("t", if landing { at.as_str() } else { "" }),
         ];
         for (key, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
             if !out.is_empty() {

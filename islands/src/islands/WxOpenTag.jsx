@@ -60,7 +60,7 @@ export function WxOpenTag({ tag, username = "", path = "", appid = "", extinfo =
         </Tag>
       )}
       {state === "loading" && <p className="meta">正在连接微信…</p>}
-      {state === "failed" && <p className="notice" role="status">{fallback}</p>}
+      {state === "failed" ? <p className="notice" role="status">{fallback}</p> : <p className="meta">{fallback}</p>}
     </div>
   );
 }

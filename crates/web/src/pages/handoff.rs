@@ -47,7 +47,7 @@ struct AppPage {
 
 /// The visit's campaign values as a query (`plan=…&unit=…`), empty for a visit from no campaign.
 fn visit_query(visitor: &Visitor) -> String {
-    visitor.attribution.as_ref().filter(|a| !a.is_organic()).map(domain::attribution::Attribution::encode).unwrap_or_default()
+    visitor.attribution.as_ref().filter(|a| !a.is_organic()).map(domain::attribution::Attribution::campaign_query).unwrap_or_default()
 }
 
 /// The props of an open tag's island.
