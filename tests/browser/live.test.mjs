@@ -65,6 +65,11 @@ test("a session goes from upcoming to live to ended as the dealer acts; the view
   assert.ok(state.src.startsWith("https://play.example.com/live/s1.m3u8") || state.src.startsWith("blob:"), state.src);
   assert.ok(["native", "hlsjs"].includes(state.playback), state.playback);
   for (const car of pinned) assert.equal(await viewer.locator(`.live-pinned a[href="/details/${car}"]`).count(), 1);
+  // This stream's host does not answer: the player says so in Chinese; the cars and form stay.
+  await viewer.locator(".live-player video").evaluate((v) => v.play().catch(() => {}));
+  await viewer.locator(".live-error").waitFor({ timeout: 15_000 });
+  assert.match(await viewer.locator(".live-error").innerText(), /直播信号中断/);
+  assert.ok(await viewer.locator("#lead button[type=submit]").isEnabled());
 
   // The dealer unpins one car; the viewer sees it on reload.
   await desk.locator(`.live-pins input[value="${pinned[1]}"]`).uncheck();

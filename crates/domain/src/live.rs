@@ -82,11 +82,7 @@ pub fn parse_start(text: &str, now: i64) -> Result<i64, &'static str> {
         return Err("请选择开播时间");
     }
     let naive = (t.len() <= 19)
-        .then(|| {
-            ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"]
-                .iter()
-                .find_map(|f| chrono::NaiveDateTime::parse_from_str(t, f).ok())
-        })
+        .then(|| ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"].iter().find_map(|f| chrono::NaiveDateTime::parse_from_str(t, f).ok()))
         .flatten()
         .ok_or("开播时间格式不对，请重新选择")?;
     let at = naive.and_utc().timestamp() - 8 * 3_600;

@@ -305,8 +305,7 @@ impl Store {
         let total = self.read_count("select count(*) from live_reminder where live_session_id = $1", vec![Val::Int(session)]).await?;
         let mine = match user_id {
             Some(u) => {
-                self.read_count("select count(*) from live_reminder where live_session_id = $1 and user_id = $2", vec![Val::Int(session), Val::Int(u)])
-                    .await?
+                self.read_count("select count(*) from live_reminder where live_session_id = $1 and user_id = $2", vec![Val::Int(session), Val::Int(u)]).await?
                     > 0
             }
             None => false,

@@ -551,9 +551,8 @@ mod tests {
         assert_eq!(a.len(), b.len(), "every segment fills the same packets");
         assert!(a.chunks(188).all(|p| p[0] == 0x47));
         // The video counter of segment 101's first packet follows segment 100's last.
-        let video = |seg: &[u8]| -> Vec<u8> {
-            seg.chunks(188).filter(|p| (u16::from(p[1] & 0x1F) << 8 | u16::from(p[2])) == VIDEO_PID).map(|p| p[3] & 0x0F).collect()
-        };
+        let video =
+            |seg: &[u8]| -> Vec<u8> { seg.chunks(188).filter(|p| (u16::from(p[1] & 0x1F) << 8 | u16::from(p[2])) == VIDEO_PID).map(|p| p[3] & 0x0F).collect() };
         let (va, vb) = (video(&a), video(&b));
         assert_eq!((va[va.len() - 1] + 1) & 0x0F, vb[0]);
         assert!(va.windows(2).all(|w| (w[0] + 1) & 0x0F == w[1]));

@@ -213,12 +213,7 @@ async fn manage(state: &AppState, owner: i64, id: i64, now: i64) -> Result<Manag
             let city = domain::region::city(u32::try_from(a.city_code).unwrap_or(0)).map_or("", |c| c.name);
             QueueRow {
                 id: a.live_appraisal_id,
-                car: format!(
-                    "{brand}{} · {}上牌 · {}万公里 · {city}",
-                    series.map_or("", |s| s.name),
-                    a.reg_month,
-                    domain::money::wan_km(a.mileage_km)
-                ),
+                car: format!("{brand}{} · {}上牌 · {}万公里 · {city}", series.map_or("", |s| s.name), a.reg_month, domain::money::wan_km(a.mileage_km)),
                 prices: format!(
                     "收购{}万 / 个人{}万 / 零售{}万",
                     domain::money::wan(a.buy_yuan),
@@ -306,7 +301,12 @@ fn cars(pairs: &[(String, String)]) -> Vec<i64> {
 
 /// `POST /actives/liveControl`: `action` = `create` (the schedule form), `start`, `end` (with
 /// `replay`), `pins` (the session's cars), `handle` (a queued valuation done).
-pub async fn control_post(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(pairs): Form<Vec<(String, String)>>) -> Result<Response, AppError> {
+pub async fn control_post(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    Dealer(user): Dealer,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Result<Response, AppError> {
     let owner = user.user_id;
     let now = state.clock.now();
     let id = extract::positive_id(&fields(&pairs, "id")).ok();

@@ -377,8 +377,14 @@ async fn mini_program_schemes_are_made_once_and_kept_until_they_expire() {
     cfg.mini.api_base = server.uri();
     let mini = Mini::from_config(&cfg, web::adapters::http_client());
     assert_eq!(mini.scheme("pages/car/detail", "id=7&plan=a", NOW).await.unwrap(), "weixin://dl/business/?t=XTWKX6yyHXr");
-    let posts: Vec<serde_json::Value> =
-        server.received_requests().await.unwrap().iter().filter(|r| r.url.path() == "/wxa/generatescheme").map(|r| serde_json::from_slice(&r.body).unwrap()).collect();
+    let posts: Vec<serde_json::Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/wxa/generatescheme")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
     assert_eq!(posts.len(), 2);
     assert_eq!(posts[1]["jump_wxa"], json!({"path": "pages/car/detail", "query": "id=7&plan=a", "env_version": "release"}));
     assert_eq!(posts[1]["is_expire"], json!(true));

@@ -57,11 +57,21 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     bad.extend((1..=21).map(|i| ("car", i.to_string())));
     let r = post(dealer.clone(), form(&bad)).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    for message in ["直播标题应为4到30个字", "开播时间不能早于现在", "拉流地址须是以 https:// 开头的完整地址", "最多置顶20辆车"] {
+    for message in ["直播标题应为4到30个字", "开播时间不能早于现在", "拉流地址须是以 https:// 开头的完整地址", "最多置顶20辆车"]
+    {
         assert!(r.body.contains(message), "{message}");
     }
     assert!(r.body.contains(r#"value="http://play.example.com/live/s1.m3u8""#), "the pull URL is kept");
-    let r = post(dealer.clone(), form(&[("action", "create".to_owned()), ("title", "周末专场看车".to_owned()), ("start", "2026-11-25T20:00".to_owned()), ("pull", "https://play.example.com/live/s1.mp4".to_owned())])).await;
+    let r = post(
+        dealer.clone(),
+        form(&[
+            ("action", "create".to_owned()),
+            ("title", "周末专场看车".to_owned()),
+            ("start", "2026-11-25T20:00".to_owned()),
+            ("pull", "https://play.example.com/live/s1.mp4".to_owned()),
+        ]),
+    )
+    .await;
     assert!(r.body.contains("拉流地址须是 .m3u8 或 .flv 直播流"));
     let good = |car: i64| {
         form(&[
@@ -101,7 +111,11 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
 
     // Live: the reminder goes out once; the video plays the stream; the CSP reaches its origin.
     assert_eq!(post(dealer.clone(), format!("action=start&id={id}")).await.location(), format!("/actives/liveControl?id={id}&done=started"));
-    assert_eq!(post(dealer.clone(), format!("action=start&id={id}")).await.location(), format!("/actives/liveControl?id={id}"), "a second click changes nothing");
+    assert_eq!(
+        post(dealer.clone(), format!("action=start&id={id}")).await.location(),
+        format!("/actives/liveControl?id={id}"),
+        "a second click changes nothing"
+    );
     let mut sent = Vec::new();
     for _ in 0..50 {
         sent = app.state.adapters.sms.sandbox_live_reminders("13812347777");
@@ -187,19 +201,31 @@ on_both!(60 => a_session_from_schedule_to_replay, a_live_valuation_joins_the_dea
 async fn pull_urls_on_a_signed_play_domain_are_signed_for_each_viewer() {
     let app = crate::support::spawn_app(60).await;
     let mut cfg = Config::defaults(Env::Development);
-    cfg.live.signed_hosts =
-        vec![SignedHost { host: "play.example.com".to_owned(), provider: LiveSigning::Tencent, key: web::config::Secret::new("e12c46f2612d5106e2034781ab261ca3") }];
+    cfg.live.signed_hosts = vec![SignedHost {
+        host: "play.example.com".to_owned(),
+        provider: LiveSigning::Tencent,
+        key: web::config::Secret::new("e12c46f2612d5106e2034781ab261ca3"),
+    }];
     let state = app.variant(cfg, NOW);
     let store = &app.state.store;
     let cars: Vec<i64> = store.shop_latest(1, 2).await.unwrap().iter().map(|c| c.listing_id).collect();
     let owner = store.shop_by_oname(&store.shop_oname(1).await.unwrap()).await.unwrap().owner_user_id.unwrap();
-    let new = store::NewLiveSession { title: "签名直播测试".to_owned(), starts_at: NOW + 60, pull_url: "https://play.example.com/live/test.flv".to_owned(), listing_ids: cars };
+    let new = store::NewLiveSession {
+        title: "签名直播测试".to_owned(),
+        starts_at: NOW + 60,
+        pull_url: "https://play.example.com/live/test.flv".to_owned(),
+        listing_ids: cars,
+    };
     let store::Pinned::Saved(id) = store.schedule_live(owner, &new, NOW).await.unwrap() else { panic!("scheduled") };
     store.move_live(owner, id, domain::live::Action::Start, None, NOW).await.unwrap();
     let page = get_on(&state, &format!("/actives/zhiboflow?id={id}"), &[]).await;
     // The FLV address is played as its HLS twin, signed until 12 hours after the page.
     let tx_time = format!("{:X}", NOW + domain::live::SIGNED_URL_TTL_SECS);
-    assert!(page.body.contains(&format!("https://play.example.com/live/test.m3u8?txSecret=")) && page.body.contains(&format!("txTime={tx_time}")), "{}", page.body);
+    assert!(
+        page.body.contains(&format!("https://play.example.com/live/test.m3u8?txSecret=")) && page.body.contains(&format!("txTime={tx_time}")),
+        "{}",
+        page.body
+    );
     // Another host plays as given.
     let plain = app.get(&format!("/actives/zhiboflow?id={id}"), &[]).await;
     assert!(plain.body.contains(r#"src="https://play.example.com/live/test.m3u8""#));
@@ -218,4 +244,28 @@ async fn the_demo_stream_is_a_live_hls_playlist_of_whole_ts_segments() {
     let n: i64 = seg.trim_start_matches("seg-").trim_end_matches(".ts").parse().unwrap();
     assert_eq!(app.get(&format!("/live/demo/seg-{}.ts", n + 5), &[]).await.status, StatusCode::NOT_FOUND, "not yet recorded");
     assert_eq!(app.get("/live/demo/other.ts", &[]).await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_session_cover_is_an_upload_of_the_owner() {
+    use crate::support::{Part, jpeg};
+    let app = crate::support::spawn_app(60).await;
+    let dealer = login(&app, &owner_mobile(&app, 1).await, "").await;
+    let live = app.state.store.count_admin("select min(live_session_id) from live_session where shop_id = 1 and status <> 'ended'").await.unwrap();
+    let id = live.to_string();
+    let photo = jpeg(1280, 720, 90);
+    let r = app.post_multipart("/actives/liveControl/cover", &[("cookie", &dealer)], &[Part::Text("id", &id), Part::File("file", "cover.jpg", &photo)]).await;
+    assert_eq!(r.location(), format!("/actives/liveControl?id={live}&done=cover"), "{}", r.body);
+    let cover = app.state.store.live_session(live).await.unwrap().cover;
+    assert!(cover.starts_with("p/") && cover.ends_with(".webp"), "{cover}");
+    let stem = cover.trim_end_matches(".webp");
+    assert!(app.get(&format!("/actives/zhiboflow?id={live}"), &[]).await.body.contains(stem), "the viewer shows the cover");
+    // Not a photo: said beside the field; another dealer cannot touch the session.
+    let r = app.post_multipart("/actives/liveControl/cover", &[("cookie", &dealer)], &[Part::Text("id", &id), Part::File("file", "a.txt", b"hello")]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains(r#"id="lc-cover-error""#));
+    let rival = login(&app, &owner_mobile(&app, 2).await, "").await;
+    let r = app.post_multipart("/actives/liveControl/cover", &[("cookie", &rival)], &[Part::Text("id", &id), Part::File("file", "cover.jpg", &photo)]).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.state.store.live_session(live).await.unwrap().cover, cover);
 }

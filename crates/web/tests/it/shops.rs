@@ -464,7 +464,6 @@ async fn oname(app: &TestApp, shop_id: i64) -> String {
     app.state.store.shop_oname(shop_id).await.unwrap()
 }
 
-
 fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
