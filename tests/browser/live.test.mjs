@@ -103,9 +103,8 @@ test("a session goes from upcoming to live to ended as the dealer acts; the view
   await dealerCtx.close();
 });
 
-test("the seeded live session plays the demo stream on a phone", async () => {
-  const ctx = await phone();
-  const page = await ctx.newPage();
+/// Opens the seeded live session from the list and plays it (muted) until a second has played.
+async function playSeededSession(page) {
   await page.goto(`${BASE}/actives/liveshop`);
   await page.locator(".live-grid li.status-live a").first().click();
   await page.waitForSelector(".live-player video");
@@ -114,6 +113,12 @@ test("the seeded live session plays the demo stream on a phone", async () => {
     return v.play().catch(() => {});
   });
   await page.waitForFunction(() => document.querySelector(".live-player video").currentTime > 1, null, { timeout: 20_000 });
+}
+
+test("the seeded live session plays the demo stream on a phone", async () => {
+  const ctx = await phone();
+  const page = await ctx.newPage();
+  await playSeededSession(page);
   const v = await page.locator(".live-player video").evaluate((el) => ({ w: el.videoWidth, playback: el.dataset.playback, state: el.closest(".live-player").dataset.state }));
   assert.equal(v.w, 256, "frames decoded");
   assert.equal(v.state, "playing");
@@ -132,14 +137,7 @@ test("the same stream plays through hls.js where HLS is not native", async () =>
   const page = await ctx.newPage();
   const csp = [];
   page.on("console", (m) => /Content Security Policy/.test(m.text()) && csp.push(m.text()));
-  await page.goto(`${BASE}/actives/liveshop`);
-  await page.locator(".live-grid li.status-live a").first().click();
-  await page.waitForSelector(".live-player video");
-  await page.locator(".live-player video").evaluate((v) => {
-    v.muted = true;
-    return v.play().catch(() => {});
-  });
-  await page.waitForFunction(() => document.querySelector(".live-player video").currentTime > 1, null, { timeout: 20_000 });
+  await playSeededSession(page);
   assert.equal(await page.locator(".live-player video").evaluate((v) => v.dataset.playback), "hlsjs");
   assert.deepEqual(csp, [], "the production CSP lets hls.js feed the element");
   await ctx.close();

@@ -309,12 +309,6 @@ struct AssessPage {
     this_month: String,
 }
 
-impl AssessPage {
-    fn q_err(&self, field: &str) -> Option<&str> {
-        self.q_errors.get(field).map(String::as_str)
-    }
-}
-
 /// The valuation form, with the result below when the query holds a car (`result` pages and
 /// the one-page `pinggu`), then the sell form.
 async fn assess_page(

@@ -703,12 +703,6 @@ struct PingguPage {
     action: String,
 }
 
-impl PingguPage {
-    fn q_err(&self, field: &str) -> Option<&str> {
-        self.q_errors.get(field).map(String::as_str)
-    }
-}
-
 /// `?id=` and the valuation's fields.
 #[derive(Debug, Default, Deserialize)]
 pub struct PingguSession {

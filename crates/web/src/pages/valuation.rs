@@ -34,12 +34,6 @@ struct FormPage {
     this_month: String,
 }
 
-impl FormPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-}
-
 fn form_page(
     state: &AppState,
     visitor: &Visitor,
