@@ -195,6 +195,164 @@ impl Plan {
     }
 }
 
+/// What a lender charges besides interest, fen: a one-off service fee and GPS fee, taken when the
+/// loan is paid out, and a management fee every month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fees {
+    /// 服务费, once.
+    pub service_fen: i64,
+    /// GPS费, once.
+    pub gps_fen: i64,
+    /// 月管理费, every month.
+    pub monthly_fen: i64,
+}
+
+impl Fees {
+    /// What is taken when the loan is paid out.
+    pub fn upfront(&self) -> i64 {
+        self.service_fen + self.gps_fen
+    }
+
+    /// Every fee over `months`.
+    pub fn total(&self, months: u32) -> i64 {
+        self.upfront() + self.monthly_fen * i64::from(months)
+    }
+}
+
+/// The longest fee amount typed, characters.
+const FEE_MAX_CHARS: usize = 16;
+
+/// A fee typed in yuan (`1000`, `1,000.50`, `１０００元`), in fen; empty is no fee.
+fn parse_fee(text: &str) -> Option<i64> {
+    let t: String = text
+        .trim()
+        .chars()
+        .take(FEE_MAX_CHARS + 1)
+        .map(|c| match c {
+            '０'..='９' => char::from_u32(u32::from(c) - u32::from('０') + u32::from('0')).unwrap_or(c),
+            '．' => '.',
+            c => c,
+        })
+        .filter(|c| *c != ',' && *c != '，')
+        .collect();
+    let t = t.trim_end_matches('元').trim();
+    if t.is_empty() {
+        return Some(0);
+    }
+    if t.chars().count() > FEE_MAX_CHARS {
+        return None;
+    }
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    if whole.is_empty() || whole.len() > 9 || frac.len() > 2 || !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let frac_fen: i64 = format!("{frac:0<2}").parse().ok()?;
+    Some(whole.parse::<i64>().ok()? * 100 + frac_fen)
+}
+
+/// Reads the fee fields of a plan (`fee` 服务费, `gps` GPS费, `mgmt` 月管理费, in yuan; empty is
+/// none); fees that eat the loan are refused, each field with its message.
+pub fn parse_fees(plan: &Plan, service: &str, gps: &str, monthly: &str) -> Result<Fees, BTreeMap<&'static str, &'static str>> {
+    let mut errors = BTreeMap::new();
+    let mut read = |field: &'static str, text: &str, message: &'static str| {
+        parse_fee(text).or_else(|| {
+            errors.insert(field, message);
+            None
+        })
+    };
+    let service_fen = read("fee", service, "服务费请填写金额（元），最多两位小数，如 1000");
+    let gps_fen = read("gps", gps, "GPS费请填写金额（元），最多两位小数，如 500");
+    let monthly_fen = read("mgmt", monthly, "月管理费请填写金额（元），最多两位小数，如 50");
+    let (Some(service_fen), Some(gps_fen), Some(monthly_fen)) = (service_fen, gps_fen, monthly_fen) else {
+        return Err(errors);
+    };
+    let fees = Fees { service_fen, gps_fen, monthly_fen };
+    if fees.upfront() >= plan.loan_fen {
+        errors.insert("fee", "服务费和GPS费合计不能超过贷款额");
+    } else if fees.total(plan.months) >= plan.loan_fen {
+        errors.insert("mgmt", "各项费用合计不能超过贷款额，请核对月管理费");
+    }
+    if errors.is_empty() { Ok(fees) } else { Err(errors) }
+}
+
+/// The annualised rate of a loan from what the borrower actually receives and pays (the rule that
+/// loan offers state it: the People's Bank of China's 2021 announcement No. 3): the monthly
+/// internal rate of return `r` of the cash flows, as 单利 `12·r` and as 复利 `(1+r)^12 − 1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnnualRate {
+    /// The monthly rate.
+    pub monthly: f64,
+    /// `12·r`, hundredths of a percent, rounded.
+    pub simple_bp: i64,
+    /// `(1+r)^12 − 1`, hundredths of a percent, rounded.
+    pub compound_bp: i64,
+}
+
+/// Why no rate can be stated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoRate;
+
+impl NoRate {
+    /// What the page says.
+    pub const MESSAGE: &'static str = "这组还款无法计算年化利率，请核对费用和还款额";
+}
+
+/// The monthly rate `r` at which `received_fen` now equals `payments_fen` (month 1, 2, …)
+/// discounted: found by bisection, which converges wherever the two bracket a root (the present
+/// value falls as `r` rises when every payment is positive); [`NoRate`] otherwise.
+pub fn annual_rate(received_fen: i64, payments_fen: &[i64]) -> Result<AnnualRate, NoRate> {
+    if received_fen <= 0 || payments_fen.is_empty() || payments_fen.iter().any(|p| *p < 0) {
+        return Err(NoRate);
+    }
+    #[expect(clippy::cast_precision_loss, reason = "amounts stay far below 2^52 fen")]
+    let npv = |r: f64| -> f64 {
+        let mut discount = 1.0;
+        let mut sum = -(received_fen as f64);
+        for p in payments_fen {
+            discount /= 1.0 + r;
+            sum += *p as f64 * discount;
+        }
+        sum
+    };
+    // From −99 % to +1,000 % a month: any loan a person could be offered lies inside.
+    let (mut lo, mut hi) = (-0.99_f64, 10.0_f64);
+    if npv(lo) < 0.0 || npv(hi) > 0.0 {
+        return Err(NoRate);
+    }
+    for _ in 0..200 {
+        let mid = (lo + hi) / 2.0;
+        if npv(mid) > 0.0 {
+            lo = mid
+        } else {
+            hi = mid
+        }
+        if hi - lo < 1e-13 {
+            break;
+        }
+    }
+    let r = (lo + hi) / 2.0;
+    if !r.is_finite() {
+        return Err(NoRate);
+    }
+    #[expect(clippy::cast_possible_truncation, reason = "rounded hundredths of a percent of a bounded rate")]
+    let bp = |x: f64| (x * 10_000.0).round() as i64;
+    Ok(AnnualRate { monthly: r, simple_bp: bp(r * 12.0), compound_bp: bp((1.0 + r).powi(12) - 1.0) })
+}
+
+impl Plan {
+    /// The annualised rate of this loan with `fees`: the borrower receives the loan less the
+    /// one-off fees and pays each month's instalment plus the monthly fee.
+    pub fn annual_rate(&self, fees: &Fees) -> Result<AnnualRate, NoRate> {
+        let payments: Vec<i64> = self.schedule().iter().map(|r| r.payment_fen + fees.monthly_fen).collect();
+        annual_rate(self.loan_fen - fees.upfront(), &payments)
+    }
+}
+
+/// Hundredths of a percent as a percentage with two decimals (`12.80%`).
+pub fn percent(bp: i64) -> String {
+    format!("{}{}.{:02}%", if bp < 0 { "-" } else { "" }, bp.abs() / 100, bp.abs() % 100)
+}
+
 /// The usual loan of a car at `price_yuan` (30% down over 36 months at the reference rate, equal
 /// instalments) as a listing shows it: the down payment in yuan and the monthly payment rounded to
 /// the yuan; `None` when the loan would be too small to be worth one.
@@ -299,6 +457,70 @@ mod tests {
         assert_eq!(estimate(125_000).map(|e| e.1 * 100), Some((plan("12.5", "30", "36", "5.8", "annuity").schedule()[0].payment_fen + 50) / 100 * 100));
         assert_eq!(estimate(14_285), None, "a loan under 1万 is not worth one");
         assert_eq!(estimate(14_286).map(|e| e.0), Some(4_285));
+    }
+
+    #[test]
+    fn the_annual_rate_counts_every_fee() {
+        // 100,000 borrowed, 1,000 taken up front, 12 payments of 8,833.30: 12.80 % simple,
+        // 13.58 % compound.
+        let r = annual_rate(10_000_000 - 100_000, &[883_330; 12]).unwrap();
+        assert_eq!((r.simple_bp, r.compound_bp), (1_280, 1_358));
+        assert_eq!((percent(r.simple_bp), percent(r.compound_bp)), ("12.80%".to_owned(), "13.58%".to_owned()));
+        // Without fees the annualised rate of equal instalments is the contract rate.
+        let p = plan("10", "30", "36", "4.8", "annuity");
+        assert_eq!(p.annual_rate(&Fees::default()).unwrap().simple_bp, 480);
+        assert_eq!(p.annual_rate(&Fees::default()).unwrap().compound_bp, 491);
+        // Fees raise it: 2,000 up front and 50 a month on 70,000 over 36 months.
+        let fees = Fees { service_fen: 150_000, gps_fen: 50_000, monthly_fen: 5_000 };
+        let with = p.annual_rate(&fees).unwrap();
+        assert!(with.simple_bp > 480 + 100, "{with:?}");
+        // Equal principal at 4.8 % is 4.8 % too: the rate does not depend on the method.
+        assert_eq!(plan("10", "30", "36", "4.8", "principal").annual_rate(&Fees::default()).unwrap().simple_bp, 480);
+        // A 0 % loan with a fee is not free.
+        let zero = plan("8", "30", "24", "0", "annuity");
+        assert!(zero.annual_rate(&Fees { service_fen: 100_000, ..Fees::default() }).unwrap().simple_bp > 0);
+        assert_eq!(zero.annual_rate(&Fees::default()).unwrap().simple_bp, 0);
+    }
+
+    #[test]
+    fn the_solver_says_when_it_cannot() {
+        assert_eq!(annual_rate(0, &[100]), Err(NoRate));
+        assert_eq!(annual_rate(100, &[]), Err(NoRate));
+        assert_eq!(annual_rate(100, &[-5, 200]), Err(NoRate));
+        // Paying back a thousandth of what was received is beyond −99 % a month.
+        assert_eq!(annual_rate(10_000_000, &[1]), Err(NoRate));
+        assert!(annual_rate(10_000, &[20_000]).is_ok_and(|r| r.simple_bp == 120_000), "100 % a month");
+    }
+
+    #[test]
+    fn sixty_months_pay_back_the_principal_and_the_interest_exactly() {
+        for method in ["annuity", "principal"] {
+            let p = plan("25", "30", "60", "5.8", method);
+            let rows = p.schedule();
+            assert_eq!(rows.len(), 60);
+            let paid: i64 = rows.iter().map(|r| r.payment_fen).sum();
+            assert_eq!(paid, p.loan_fen + Plan::total_interest(&rows), "{method}");
+            assert_eq!(rows.iter().map(|r| r.principal_fen).sum::<i64>(), p.loan_fen, "{method}");
+        }
+    }
+
+    #[test]
+    fn fees_are_read_in_yuan_and_never_eat_the_loan() {
+        let p = plan("10", "30", "36", "4.8", "annuity");
+        assert_eq!(parse_fees(&p, "1,000", "５００元", "50.5"), Ok(Fees { service_fen: 100_000, gps_fen: 50_000, monthly_fen: 5_050 }));
+        assert_eq!(parse_fees(&p, "", " ", ""), Ok(Fees::default()));
+        for (fee, gps, mgmt, field, message) in [
+            ("abc", "", "", "fee", "服务费请填写金额（元），最多两位小数，如 1000"),
+            ("-100", "", "", "fee", "服务费请填写金额（元），最多两位小数，如 1000"),
+            ("", "1.234", "", "gps", "GPS费请填写金额（元），最多两位小数，如 500"),
+            ("", "", "1e3", "mgmt", "月管理费请填写金额（元），最多两位小数，如 50"),
+            ("70000", "", "", "fee", "服务费和GPS费合计不能超过贷款额"),
+            ("60000", "10000", "", "fee", "服务费和GPS费合计不能超过贷款额"),
+            ("", "", "2000", "mgmt", "各项费用合计不能超过贷款额，请核对月管理费"),
+        ] {
+            let errors = parse_fees(&p, fee, gps, mgmt).unwrap_err();
+            assert_eq!(errors.get(field), Some(&message), "{fee} {gps} {mgmt}: {errors:?}");
+        }
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! `/servicehall/fenqi/fenqi`: the loan calculator. A GET form (price in 万, down-payment share,
 //! term, annual rate, repayment method; `listing=` fills in the price of a car on sale) answered
 //! on the same address, so a result can be shared and needs no script: the down payment, the
-//! loan, the monthly payment, the interest and the schedule month by month. Under the figures, a
+//! loan, the monthly payment, the interest and the schedule month by month. The lender's fees
+//! (service, GPS, monthly management) are optional fields; the annualised rate is computed from
+//! what the borrower actually receives and pays, fees included (单利 with the compound beside it),
+//! next to the contract rate, as loan offers must state it. Under the figures, a
 //! form to ask for the loan: a `finance` lead carrying the plan in its note, to the listing's shop
 //! when the car is a dealer's, else to our advisers.
 
@@ -13,7 +16,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
-use domain::loan::{Method, Plan, yuan};
+use domain::loan::{Fees, Method, Plan, percent, yuan};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
@@ -39,6 +42,15 @@ pub struct LoanForm {
     rate: String,
     #[serde(default)]
     method: String,
+    /// 服务费, yuan.
+    #[serde(default)]
+    fee: String,
+    /// GPS费, yuan.
+    #[serde(default)]
+    gps: String,
+    /// 月管理费, yuan a month.
+    #[serde(default)]
+    mgmt: String,
     /// A listing on sale whose price fills the form and whose shop gets the application.
     #[serde(default)]
     listing: String,
@@ -52,8 +64,10 @@ pub struct LoanForm {
 }
 
 impl LoanForm {
-    fn plan(&self) -> Result<Plan, BTreeMap<&'static str, &'static str>> {
-        domain::loan::parse(&self.price, &self.down, &self.months, &self.rate, &self.method)
+    /// The plan and its fees, or each wrong field's message.
+    fn plan(&self) -> Result<(Plan, Fees), BTreeMap<&'static str, &'static str>> {
+        let plan = domain::loan::parse(&self.price, &self.down, &self.months, &self.rate, &self.method)?;
+        Ok((plan, domain::loan::parse_fees(&plan, &self.fee, &self.gps, &self.mgmt)?))
     }
 }
 
@@ -76,14 +90,26 @@ struct Figures {
     /// Equal principal: how much less each month.
     falls_by: Option<String>,
     interest: String,
-    /// Down payment plus every month.
+    /// The contract's annual rate.
+    rate: String,
+    /// Every fee over the term, when there are any, and what they are.
+    fees: Option<(String, String)>,
+    /// What the borrower receives: the loan less the one-off fees.
+    received: String,
+    /// The first month's payment with the monthly fee, when there is one.
+    monthly_paid: Option<String>,
+    /// The annualised rate from the cash flows: 单利 and 复利, or why it cannot be stated.
+    apr: Result<(String, String), &'static str>,
+    /// Interest and fees together.
+    cost: String,
+    /// Down payment plus every month plus every fee.
     total: String,
     /// The other method's interest and first payment, for the comparison line.
     other: String,
     rows: Vec<RowView>,
 }
 
-fn figures(plan: &Plan) -> Figures {
+fn figures(plan: &Plan, fees: &Fees) -> Figures {
     let rows = plan.schedule();
     let interest = Plan::total_interest(&rows);
     let other_method = if plan.method == Method::Annuity { Method::Principal } else { Method::Annuity };
@@ -106,6 +132,13 @@ fn figures(plan: &Plan) -> Figures {
         )
     };
     let falls_by = (plan.method == Method::Principal && rows.len() > 1).then(|| yuan(rows[0].payment_fen - rows[1].payment_fen));
+    let fee_total = fees.total(plan.months);
+    let fee_parts: Vec<String> = [("服务费", fees.service_fen, ""), ("GPS费", fees.gps_fen, ""), ("月管理费", fees.monthly_fen, "/月")]
+        .iter()
+        .filter(|(_, fen, _)| *fen > 0)
+        .map(|(name, fen, per)| format!("{name}{}元{per}", yuan(*fen)))
+        .collect();
+    let apr = plan.annual_rate(fees).map(|r| (percent(r.simple_bp), percent(r.compound_bp))).map_err(|_| domain::loan::NoRate::MESSAGE);
     Figures {
         method: plan.method.label(),
         down: yuan(plan.down_fen),
@@ -113,7 +146,13 @@ fn figures(plan: &Plan) -> Figures {
         monthly: yuan(first),
         falls_by,
         interest: yuan(interest),
-        total: yuan(plan.down_fen + rows.iter().map(|r| r.payment_fen).sum::<i64>()),
+        rate: percent(i64::from(plan.rate_bp)),
+        fees: (fee_total > 0).then(|| (yuan(fee_total), fee_parts.join("、"))),
+        received: yuan(plan.loan_fen - fees.upfront()),
+        monthly_paid: (fees.monthly_fen > 0).then(|| yuan(first + fees.monthly_fen)),
+        apr,
+        cost: yuan(interest + fee_total),
+        total: yuan(plan.down_fen + rows.iter().map(|r| r.payment_fen).sum::<i64>() + fee_total),
         other,
         rows: rows
             .iter()
@@ -194,7 +233,7 @@ async fn render(
     }
     let figures = if asked || listing.is_some() {
         match form.plan() {
-            Ok(plan) => Some(figures(&plan)),
+            Ok((plan, fees)) => Some(figures(&plan, &fees)),
             Err(e) => {
                 for (field, message) in e {
                     errors.entry(field).or_insert_with(|| message.to_owned());
@@ -245,22 +284,27 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut for
         errors.insert("city", "请选择您所在的城市".to_owned());
     }
     let plan = form.plan();
-    let (Some(lead), Some(city), Ok(plan)) = (lead, city, plan) else {
+    let (Some(lead), Some(city), Ok((plan, fees))) = (lead, city, plan) else {
         return render(&state, &visitor, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let listing = listing_of(&state, &form).await?;
     let rows = plan.schedule();
-    let note = format!(
-        "车价{}万，首付{}%（{}元），{}期，年利率{}.{:02}%，{}，首月还款{}元",
+    let mut note = format!(
+        "车价{}万，首付{}%（{}元），{}期，年利率{}，{}，首月还款{}元",
         domain::money::wan(plan.price_fen / 100),
         plan.down_percent,
         yuan(plan.down_fen),
         plan.months,
-        plan.rate_bp / 100,
-        plan.rate_bp % 100,
+        percent(i64::from(plan.rate_bp)),
         plan.method.label(),
         yuan(rows.first().map_or(0, |r| r.payment_fen)),
     );
+    if fees.total(plan.months) > 0 {
+        note.push_str(&format!("，费用合计{}元", yuan(fees.total(plan.months))));
+    }
+    if let Ok(r) = plan.annual_rate(&fees) {
+        note.push_str(&format!("，年化利率（单利）{}", percent(r.simple_bp)));
+    }
     let lead = NewLead {
         city_code: i32::try_from(city.code).ok(),
         listing_id: listing.as_ref().map(|d| d.listing_id),

@@ -319,6 +319,23 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     let principal = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=principal&calc=1", &[]).await;
     assert!(principal.body.contains("首月还款") && principal.body.contains("<b>2,224.44</b>元") && principal.body.contains("之后每月少还约7.78元"));
 
+    // Without fees the annualised rate is the contract rate; fees raise it, counted from what is
+    // received and paid, and are added to the cost.
+    assert!(r.body.contains("年化利率（单利）<b>4.80%</b>") && r.body.contains("复利 4.91%"), "{}", r.body);
+    let fees = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&fee=1500&gps=500&mgmt=50&calc=1", &[]).await;
+    let plan = domain::loan::parse("10", "30", "36", "4.8", "annuity").unwrap();
+    let apr = plan.annual_rate(&domain::loan::Fees { service_fen: 150_000, gps_fen: 50_000, monthly_fen: 5_000 }).unwrap();
+    assert!(apr.simple_bp > 600, "{apr:?}");
+    assert!(fees.body.contains(&format!("年化利率（单利）<b>{}</b>", domain::loan::percent(apr.simple_bp))), "{}", fees.body);
+    assert!(fees.body.contains("<dd>3,800.00元") && fees.body.contains("<dd>68,000.00元"), "fees 1,500 + 500 + 50×36; 70,000 less 2,000 received");
+    let eaten = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&fee=80000&gps=abc&calc=1", &[]).await;
+    assert_eq!(eaten.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(eaten.body.contains(r#"id="fq-gps-error">GPS费请填写金额（元），最多两位小数，如 500</p>"#) && eaten.body.contains(r#"value="80000""#));
+    let over = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&fee=80000&calc=1", &[]).await;
+    assert!(over.body.contains(r#"id="fq-fee-error">服务费和GPS费合计不能超过贷款额</p>"#));
+    let rate = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=61&rate=1000&method=annuity&calc=1", &[]).await;
+    assert!(rate.body.contains("请选择贷款期限（12到60个月）") && rate.body.contains("年利率最高24%"));
+
     // Mistakes: each beside its field, everything typed kept; an empty price once asked is one.
     let bad = app.get("/servicehall/fenqi/fenqi?price=-1&down=30&months=72&rate=abc&method=annuity&calc=1", &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -354,7 +371,7 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(sent.location().starts_with("/actives/gratitude?shop="), "{}", sent.location());
     let to_shop = format!(
         "select count(*) from lead where intent = 'finance' and mobile = '13900008811' and shop_id = {shop} and listing_id = {dealer_car} \
-         and note = '车价10万，首付30%（30,000.00元），36期，年利率4.80%，等额本息，首月还款2,091.68元'"
+         and note = '车价10万，首付30%（30,000.00元），36期，年利率4.80%，等额本息，首月还款2,091.68元，年化利率（单利）4.80%'"
     );
     assert_eq!(app.state.store.count_admin(&to_shop).await.unwrap(), 1);
 
