@@ -354,14 +354,16 @@ pub fn percent(bp: i64) -> String {
 }
 
 /// The usual loan of a car at `price_yuan` (30% down over 36 months at the reference rate, equal
-/// instalments) as a listing shows it: the down payment in yuan and the monthly payment rounded to
-/// the yuan; `None` when the loan would be too small to be worth one.
-pub fn estimate(price_yuan: i64) -> Option<(i64, i64)> {
+/// instalments, no fees) as a listing shows it: the down payment in yuan, the monthly payment
+/// rounded to the yuan and the annualised rate in hundredths of a percent, by the calculator's
+/// own computation; `None` when the loan would be too small to be worth one.
+pub fn estimate(price_yuan: i64) -> Option<(i64, i64, i64)> {
     if price_yuan > MAX_PRICE_YUAN {
         return None;
     }
     let plan = Plan::new(price_yuan, DEFAULT_DOWN, DEFAULT_TERM, DEFAULT_RATE_BP, Method::Annuity)?;
-    Some((plan.down_fen / 100, (plan.annuity_payment() + 50) / 100))
+    let apr = plan.annual_rate(&Fees::default()).ok()?;
+    Some((plan.down_fen / 100, (plan.annuity_payment() + 50) / 100, apr.simple_bp))
 }
 
 /// Fen as yuan with two decimals and thousands separators (`2,091.80`).
@@ -453,7 +455,7 @@ mod tests {
     #[test]
     fn a_listing_shows_the_usual_loan() {
         // 12.5万: 3.75万 down, 87,500 元 over 36 months at 5.8%.
-        assert_eq!(estimate(125_000), Some((37_500, 2_654)));
+        assert_eq!(estimate(125_000), Some((37_500, 2_654, 580)));
         assert_eq!(estimate(125_000).map(|e| e.1 * 100), Some((plan("12.5", "30", "36", "5.8", "annuity").schedule()[0].payment_fen + 50) / 100 * 100));
         assert_eq!(estimate(14_285), None, "a loan under 1万 is not worth one");
         assert_eq!(estimate(14_286).map(|e| e.0), Some(4_285));

@@ -82,8 +82,9 @@ struct DetailPage {
     price_wan: String,
     guide_wan: String,
     saving_wan: Option<String>,
-    /// The usual loan (`domain::loan::estimate`): down payment in 万, monthly payment in yuan.
-    loan: Option<(String, String)>,
+    /// The usual loan (`domain::loan::estimate`): down payment in 万, monthly payment in yuan, its
+    /// annualised rate.
+    loan: Option<(String, String, String)>,
     rating: RatingView,
     specs: Vec<(&'static str, String)>,
     /// The VIN trust panel: the history products summarised, each with its source and date.
@@ -344,8 +345,9 @@ async fn render_with(
         price_wan: domain::money::wan(d.price_yuan),
         guide_wan: domain::money::wan(d.guide_price_yuan),
         saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
-        loan: domain::loan::estimate(d.price_yuan)
-            .map(|(down, monthly)| (domain::money::wan(down), domain::loan::yuan(monthly * 100).trim_end_matches(".00").to_owned())),
+        loan: domain::loan::estimate(d.price_yuan).map(|(down, monthly, apr)| {
+            (domain::money::wan(down), domain::loan::yuan(monthly * 100).trim_end_matches(".00").to_owned(), domain::loan::percent(apr))
+        }),
         rating: rating_view(&d),
         specs: specs(&d),
         history: history_lines.iter().filter(|l| l.kind != domain::report::Kind::Battery).cloned().collect(),
