@@ -237,7 +237,7 @@ fn marker() -> Vec<u8> {
     let mut out = Vec::with_capacity(384);
     for row in 0..16 {
         for col in 0..16 {
-            out.push(if row < 2 || row > 13 || col < 2 || col > 13 { wy } else { ry });
+            out.push(if (2..=13).contains(&row) && (2..=13).contains(&col) { ry } else { wy });
         }
     }
     out.extend(std::iter::repeat_n(rb, 64));
@@ -246,7 +246,7 @@ fn marker() -> Vec<u8> {
 }
 
 /// An access unit: the delimiter, then (for an IDR) the parameter sets, then one slice.
-fn access_unit(slice_kind: u8, ref_idc: u8, idr: bool, slice: Vec<u8>, pad_to: usize) -> Vec<u8> {
+fn access_unit(slice_kind: u8, ref_idc: u8, idr: bool, slice: &[u8], pad_to: usize) -> Vec<u8> {
     let mut au = Vec::with_capacity(pad_to);
     let mut aud = Bits::default();
     aud.u(3, if idr { 0 } else { 1 }); // primary_pic_type: I only, or I and P
@@ -255,7 +255,7 @@ fn access_unit(slice_kind: u8, ref_idc: u8, idr: bool, slice: Vec<u8>, pad_to: u
         nal(&mut au, 3, 7, &sps());
         nal(&mut au, 3, 8, &pps());
     }
-    nal(&mut au, ref_idc, slice_kind, &slice);
+    nal(&mut au, ref_idc, slice_kind, slice);
     if au.len() < pad_to {
         au.resize(pad_to, 0);
     }
@@ -281,7 +281,7 @@ fn idr(p: &Picture, k: i64) -> Vec<u8> {
             b.bytes(&p.macroblock(mx, my));
         }
     }
-    access_unit(5, 3, true, b.finish(), IDR_BYTES)
+    access_unit(5, 3, true, &b.finish(), IDR_BYTES)
 }
 
 /// P picture `f` (1..FRAMES) of a segment: every macroblock skipped but the marker's old place
@@ -313,7 +313,7 @@ fn p_picture(p: &Picture, f: u64) -> Vec<u8> {
     if next < MB_W * MB_H {
         b.ue((MB_W * MB_H - next) as u32);
     }
-    access_unit(1, 2, false, b.finish(), P_BYTES)
+    access_unit(1, 2, false, &b.finish(), P_BYTES)
 }
 
 // ---- MPEG-TS ----------------------------------------------------------------------------------

@@ -221,11 +221,7 @@ async fn pull_urls_on_a_signed_play_domain_are_signed_for_each_viewer() {
     let page = get_on(&state, &format!("/actives/zhiboflow?id={id}"), &[]).await;
     // The FLV address is played as its HLS twin, signed until 12 hours after the page.
     let tx_time = format!("{:X}", NOW + domain::live::SIGNED_URL_TTL_SECS);
-    assert!(
-        page.body.contains(&format!("https://play.example.com/live/test.m3u8?txSecret=")) && page.body.contains(&format!("txTime={tx_time}")),
-        "{}",
-        page.body
-    );
+    assert!(page.body.contains("https://play.example.com/live/test.m3u8?txSecret=") && page.body.contains(&format!("txTime={tx_time}")), "{}", page.body);
     // Another host plays as given.
     let plain = app.get(&format!("/actives/zhiboflow?id={id}"), &[]).await;
     assert!(plain.body.contains(r#"src="https://play.example.com/live/test.m3u8""#));
@@ -237,7 +233,7 @@ async fn the_demo_stream_is_a_live_hls_playlist_of_whole_ts_segments() {
     let list = app.get("/live/demo/index.m3u8", &[]).await;
     assert_eq!(list.status, StatusCode::OK);
     assert_eq!(list.headers.get("content-type").unwrap(), "application/vnd.apple.mpegurl");
-    let seg = list.body.lines().filter(|l| l.ends_with(".ts")).last().unwrap().to_owned();
+    let seg = list.body.lines().rfind(|l| l.ends_with(".ts")).unwrap().to_owned();
     let r = app.get(&format!("/live/demo/{seg}"), &[]).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.headers.get("content-type").unwrap(), "video/mp2t");
