@@ -887,7 +887,8 @@ impl Config {
                 || self.oauth.adapter == OauthAdapter::Sandbox
                 || self.pay.adapter == PayAdapter::Sandbox
                 || self.report.adapter == ReportAdapter::Sandbox
-                || self.ads.adapter == AdsAdapter::Sandbox)
+                || self.ads.adapter == AdsAdapter::Sandbox
+                || self.mini.adapter == MiniAdapter::Sandbox)
         {
             return Err("production cannot use sandbox adapters".to_owned());
         }
@@ -1104,6 +1105,8 @@ mod tests {
             "ads.tencent_access_token",
             "ads.tencent_account_id",
             "ads.baidu_token",
+            "mini.app_secret",
+            "mini.original_id",
         ] {
             assert!(err.contains(key), "{err}");
         }
@@ -1112,6 +1115,7 @@ mod tests {
         (prod.secret, prod.app.token_secret, prod.wx.app_secret, prod.qq.app_key, prod.report.app_secret) =
             (Secret::new("x"), Secret::new("x"), Secret::new("x"), Secret::new("x"), Secret::new("x"));
         prod.report.app_id = "x".to_owned();
+        (prod.mini.app_id, prod.mini.app_secret, prod.mini.original_id) = ("x".to_owned(), Secret::new("x"), "gh_x".to_owned());
         assert_eq!(prod.check().unwrap_err(), "production cannot use sandbox adapters");
         assert!(Config::defaults(Env::Staging).secure_cookies());
 
@@ -1119,6 +1123,7 @@ mod tests {
         let mut staging = Config::defaults(Env::Staging);
         (staging.sms.adapter, staging.oauth.adapter, staging.pay.adapter, staging.report.adapter, staging.ads.adapter) =
             (SmsAdapter::Sandbox, OauthAdapter::Sandbox, PayAdapter::Sandbox, ReportAdapter::Sandbox, AdsAdapter::Sandbox);
+        staging.mini.adapter = MiniAdapter::Sandbox;
         staging.secret = Secret::new("changeme");
         staging.app.token_secret = Secret::new("k".repeat(MIN_SECRET_BYTES));
         assert_eq!(staging.check().unwrap_err(), "secret must be at least 32 bytes in staging (it is 8)");
