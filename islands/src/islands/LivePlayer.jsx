@@ -1,4 +1,6 @@
-// The live session's video. The server renders a plain <video controls src> that already plays
+// The live session's video (inline, not full screen, in WeChat on iOS and in its Android
+// browser: `playsinline`, `webkit-playsinline`, `x5-playsinline`). The server renders a plain
+// <video controls src> that already plays
 // where the browser plays HLS itself (iOS Safari, WeChat on iOS) and for an .mp4 replay; this
 // island replaces it with the same element and, only where HLS is not native but Media Source
 // is, loads hls.js (its light build, a separate chunk fetched only then) to attach the stream.
@@ -68,7 +70,7 @@ export function LivePlayer({ src, replay = false, poster = "" }) {
   const message = state === "unsupported" ? MESSAGES.unsupported : state === "failed" ? (replay ? MESSAGES.replayFailed : MESSAGES.failed) : "";
   return (
     <div className="live-player" data-state={state}>
-      <video ref={ref} className="live-video" controls playsInline preload="none" poster={poster} aria-label={replay ? "直播回放" : "直播画面"} />
+      <video ref={ref} className="live-video" controls playsInline webkit-playsinline="" x5-playsinline="" preload="none" poster={poster} aria-label={replay ? "直播回放" : "直播画面"} />
       {!replay && state === "playing" && <span className="live-on">直播中</span>}
       {message && (
         <div className="live-error" role="alert">
