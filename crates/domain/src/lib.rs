@@ -82,6 +82,7 @@ pub mod device;
 pub mod filter;
 pub mod image;
 pub mod inspection;
+pub mod insurance;
 pub mod lead;
 pub mod legal;
 pub mod live;
