@@ -65,7 +65,7 @@ pub use gather::Demand;
 pub use inspection::InspectionRecord;
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
-pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar};
+pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder};

@@ -1,13 +1,16 @@
 //! Dealers' live-selling sessions: scheduled by a shop's owner with at most
 //! `domain::live::MAX_PINS` of the shop's online cars pinned, moved scheduled → live → ended by
 //! conditional updates (a move from a state the session is no longer in changes nothing), the
-//! viewers to remind when it starts (each reminder claimed once), and the cars viewers of a live
-//! valuation session submitted. Every write names the owner: another dealer's session id
-//! matches nothing.
+//! viewers to remind when it starts (each reminder claimed by one node, retried a few times), and
+//! the cars viewers of a live valuation session submitted. Every write names the owner: another
+//! dealer's session id matches nothing.
 
 use domain::live::{Action, Status};
 
 use crate::{DbError, Store, Val, from_row, on_pool};
+
+/// Times a reminder is tried before it is given up.
+pub const REMINDER_ATTEMPTS: i32 = 3;
 
 /// A session with its shop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,20 +316,25 @@ impl Store {
         Ok((mine, total))
     }
 
-    /// Claims the reminders of a session still to send (each once, whichever node asks first)
-    /// with the viewers' numbers.
+    /// Claims the reminders of a live session still to send (each by one node, whichever asks
+    /// first, at most [`REMINDER_ATTEMPTS`] times) with the viewers' numbers.
     pub async fn claim_live_reminders(&self, session: i64, now: i64) -> Result<Vec<LiveReminder>, DbError> {
         on_pool!(self, p => {
             let mut tx = p.begin().await?;
             let due: Vec<LiveReminder> = sqlx::query_as(
                 "select r.user_id, u.mobile from live_reminder r join app_user u on u.user_id = r.user_id \
-                 where r.live_session_id = $1 and r.sent_at is null and u.mobile is not null and u.mobile <> ''",
+                 join live_session ls on ls.live_session_id = r.live_session_id \
+                 where r.live_session_id = $1 and ls.status = 'live' and r.sent_at is null and r.attempts < $2 \
+                 and u.mobile is not null and u.mobile <> ''",
             )
-            .bind(session).fetch_all(&mut *tx).await?;
+            .bind(session).bind(REMINDER_ATTEMPTS).fetch_all(&mut *tx).await?;
             let mut claimed = Vec::with_capacity(due.len());
             for r in due {
-                let n = sqlx::query("update live_reminder set sent_at = $1 where live_session_id = $2 and user_id = $3 and sent_at is null")
-                    .bind(now).bind(session).bind(r.user_id).execute(&mut *tx).await?.rows_affected();
+                let n = sqlx::query(
+                    "update live_reminder set sent_at = $1, attempts = attempts + 1 \
+                     where live_session_id = $2 and user_id = $3 and sent_at is null and attempts < $4",
+                )
+                .bind(now).bind(session).bind(r.user_id).bind(REMINDER_ATTEMPTS).execute(&mut *tx).await?.rows_affected();
                 if n == 1 {
                     claimed.push(r);
                 }
@@ -334,6 +342,26 @@ impl Store {
             tx.commit().await?;
             Ok(claimed)
         })
+    }
+
+    /// A reminder that could not be sent goes back to be tried again (while attempts remain).
+    pub async fn release_live_reminder(&self, session: i64, user_id: i64) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update live_reminder set sent_at = null where live_session_id = $1 and user_id = $2")
+                .bind(session).bind(user_id).execute(p).await?;
+        });
+        Ok(())
+    }
+
+    /// Live sessions with reminders still to send (a node that stopped mid-way, a failed send).
+    pub async fn live_sessions_to_remind(&self) -> Result<Vec<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar::<_, i64>(
+                "select distinct r.live_session_id from live_reminder r join live_session ls on ls.live_session_id = r.live_session_id \
+                 where ls.status = 'live' and r.sent_at is null and r.attempts < $1 order by r.live_session_id limit 100",
+            )
+            .bind(REMINDER_ATTEMPTS).fetch_all(p).await?
+        }))
     }
 
     /// Keeps a car a viewer submitted to a live valuation session.

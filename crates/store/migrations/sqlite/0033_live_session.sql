@@ -32,8 +32,10 @@ create table live_reminder (
     user_id bigint not null references app_user (user_id),
     created_at bigint not null,
     sent_at bigint,
+    attempts integer not null default 0,
     primary key (live_session_id, user_id)
 );
+create index live_reminder_due on live_reminder (sent_at, attempts);
 create table live_appraisal (
     live_appraisal_id integer primary key,
     live_session_id bigint not null references live_session (live_session_id),

@@ -340,7 +340,7 @@ pub async fn control_post(
             };
             match state.store.move_live(owner, id, action, replay.as_deref(), now).await? {
                 Some(Status::Live) => {
-                    remind(&state, id);
+                    crate::services::live::remind(&state, id);
                     Ok(see_other(&format!("{CONTROL}?id={id}&done=started"), Vec::new()))
                 }
                 Some(_) => Ok(see_other(&format!("{CONTROL}?id={id}&done=ended"), Vec::new())),
@@ -373,26 +373,6 @@ pub async fn control_post(
 async fn manage_error(state: &AppState, visitor: &Visitor, owner: i64, id: i64, field: &'static str, message: &str) -> Result<Response, AppError> {
     let errors = BTreeMap::from([(field, message.to_owned())]);
     control_page(state, visitor, owner, Some(id), ScheduleForm::default(), errors, None, StatusCode::UNPROCESSABLE_ENTITY).await
-}
-
-/// Sends the started session's reminders off the request, each claimed once.
-fn remind(state: &AppState, session: i64) {
-    let state = state.clone();
-    tokio::spawn(async move {
-        let now = state.clock.now();
-        let (s, due) = match (state.store.live_session(session).await, state.store.claim_live_reminders(session, now).await) {
-            (Ok(s), Ok(due)) => (s, due),
-            (Err(e), _) | (_, Err(e)) => {
-                tracing::warn!(error = %e, session, "live reminders not sent");
-                return;
-            }
-        };
-        for r in due {
-            if let Err(e) = state.adapters.sms.send_live_started(&r.mobile, &s.shop_name, &s.title).await {
-                tracing::warn!(error = %e, session, user = r.user_id, "live reminder failed");
-            }
-        }
-    });
 }
 
 /// `POST /actives/liveControl/cover` (multipart: `id`, then `file`): the session's cover.

@@ -84,7 +84,8 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 
 /// The minute's rounds this node can claim: payments (pending orders older than a minute asked
 /// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
-/// provider attempt is due (`reports::run_due`), buyers' alerts (`alerts::run`).
+/// provider attempt is due (`reports::run_due`), live-session reminders left to send
+/// (`live::deliver_due`), buyers' alerts (`alerts::run`).
 pub async fn minute(state: &AppState, node: &str) {
     claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
         match crate::services::payments::reconcile(state).await {
@@ -99,6 +100,14 @@ pub async fn minute(state: &AppState, node: &str) {
             Ok(0) => {}
             Ok(due) => tracing::info!(due, "asked the provider about history reports"),
             Err(e) => tracing::warn!(error = %e, "history report job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "live reminders", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::live::deliver_due(state).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "sent live-session reminders"),
+            Err(e) => tracing::warn!(error = %e, "live reminder job failed"),
         }
     })
     .await;

@@ -265,3 +265,48 @@ async fn a_session_cover_is_an_upload_of_the_owner() {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     assert_eq!(app.state.store.live_session(live).await.unwrap().cover, cover);
 }
+
+#[tokio::test]
+async fn a_reminder_that_fails_is_sent_by_the_next_round_once() {
+    use wiremock::matchers::{method, query_param};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let app = crate::support::spawn_app(60).await;
+    let server = MockServer::start().await;
+    // Aliyun answers the first send with an error, then accepts.
+    Mock::given(method("GET"))
+        .and(query_param("Action", "SendSms"))
+        .and(query_param("TemplateCode", "SMS_LIVE"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "isv.BUSINESS_LIMIT_CONTROL", "Message": "触发流控"})))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(query_param("Action", "SendSms"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "Message": "OK"})))
+        .mount(&server)
+        .await;
+    let mut cfg = Config::defaults(Env::Development);
+    cfg.sms.adapter = web::config::SmsAdapter::Aliyun;
+    cfg.sms.endpoint = format!("{}/", server.uri());
+    cfg.sms.access_key_id = "testId".to_owned();
+    cfg.sms.access_key_secret = web::config::Secret::new("testSecret");
+    cfg.sms.live_template_code = "SMS_LIVE".to_owned();
+    let state = app.variant(cfg, NOW);
+    let store = &app.state.store;
+    let owner = store.shop_by_oname(&store.shop_oname(2).await.unwrap()).await.unwrap().owner_user_id.unwrap();
+    let scheduled = store.count_admin("select min(live_session_id) from live_session where shop_id = 2 and status = 'scheduled'").await.unwrap();
+    let viewer = store.count_admin("select max(user_id) from app_user where role = 'buyer'").await.unwrap();
+    assert!(store.remind_live(scheduled, viewer, NOW).await.unwrap());
+    assert!(!store.remind_live(scheduled, viewer, NOW).await.unwrap(), "asked once");
+    // Nothing goes out before the start.
+    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0);
+    store.move_live(owner, scheduled, domain::live::Action::Start, None, NOW).await.unwrap();
+    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0, "refused by the provider: released");
+    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 1, "the next round sends it");
+    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0, "and only once");
+    let sends = server.received_requests().await.unwrap().len();
+    assert_eq!(sends, 2);
+    let params: Vec<(String, String)> = server.received_requests().await.unwrap()[1].url.query_pairs().into_owned().collect();
+    let param = params.iter().find(|(k, _)| k == "TemplateParam").unwrap().1.clone();
+    assert!(param.contains("\"shop\"") && param.contains("\"title\""), "{param}");
+}
