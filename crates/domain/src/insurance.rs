@@ -1,6 +1,7 @@
 //! The parts of a car's first-year cost that are the same whichever insurer quotes it: the
 //! compulsory traffic insurance (交强险) — its national base premium and the province's
-//! claims-history floating rate — and the vehicle and vessel tax (车船税) bands by displacement.
+//! claims-history floating rate —, the commercial lines' no-claims discount and the range of an
+//! insurer's own coefficient, and the vehicle and vessel tax (车船税) bands by displacement.
 //!
 //! ```
 //! use domain::insurance::{compulsory_premium_fen, History};
@@ -64,8 +65,9 @@ impl History {
 }
 
 /// The five regional floating-rate schemes of 交强险 since the 2020 comprehensive reform of car
-/// insurance (原银保监会《关于实施车险综合改革的指导意见》, 银保监发〔2020〕41号, and its
-/// 交强险费率浮动系数方案): the percent for A1–A6 and the provinces (GB/T 2260 codes) of each.
+/// insurance (the regulator's 2020 announcement adjusting 交强险's liability limits and floating
+/// rates, 关于调整交强险责任限额和费率浮动系数的公告): the percent for A1–A6 and the provinces
+/// (GB/T 2260 codes) of each.
 /// Regions with fewer accidents reward a clean history more.
 const SCHEMES: [([i32; 6], &[u32]); 5] = [
     // 内蒙古、海南、青海、西藏.
@@ -97,6 +99,34 @@ pub fn compulsory_premium_fen(seats: u32, province_code: u32, history: History) 
     }
     let base = if seats < 6 { COMPULSORY_UNDER_6_SEATS_YUAN } else { COMPULSORY_6_SEATS_AND_OVER_YUAN };
     Ok(base * i64::from(100 + floating_percent(province_code, history)))
+}
+
+/// The no-claims discount (无赔款优待系数, NCD) of commercial car insurance: ten levels from 0.5
+/// after four claim-free years to 2.0 after more than five claims, in hundredths; a new or
+/// transferred car, or one with a single claim last year, starts at 1.0 (levels −4 … 5 of the
+/// NCD table of the 2020 comprehensive reform of car insurance).
+pub const NCD_LEVELS: [(i8, u32); 10] = [(-4, 50), (-3, 60), (-2, 70), (-1, 80), (0, 100), (1, 120), (2, 140), (3, 160), (4, 180), (5, 200)];
+
+/// The NCD of a car, in hundredths: by its claim-free years when it had no claim last year, else
+/// by last year's claims.
+pub fn ncd_percent(claim_free_years: u32, claims_last_year: u32) -> u32 {
+    let level: i8 = match (claim_free_years, claims_last_year) {
+        (years, 0) => -(i8::try_from(years.min(4)).unwrap_or(4)),
+        (_, claims) => i8::try_from(claims.min(6)).unwrap_or(6) - 1,
+    };
+    NCD_LEVELS.iter().find(|(l, _)| *l == level.min(5)).map_or(100, |(_, c)| *c)
+}
+
+/// The range an insurer's own pricing coefficient (自主定价系数) may take, in hundredths: 0.5 to
+/// 1.5 everywhere since the regulator widened it in 2023.
+pub const AUTONOMOUS_RANGE: std::ops::RangeInclusive<u32> = 50..=150;
+
+/// A commercial line's premium in fen: its base premium × NCD × the insurer's coefficient, the
+/// coefficient held within [`AUTONOMOUS_RANGE`]; rounded half up to the fen.
+pub fn commercial_premium_fen(base_fen: i64, ncd_percent: u32, autonomous_percent: u32) -> i64 {
+    let coefficient = autonomous_percent.clamp(*AUTONOMOUS_RANGE.start(), *AUTONOMOUS_RANGE.end());
+    let n = i128::from(base_fen) * i128::from(ncd_percent) * i128::from(coefficient);
+    i64::try_from((n + 5_000) / 10_000).unwrap_or(i64::MAX)
 }
 
 /// One displacement band of 车船税 on passenger cars, with the range the law sets; each
@@ -193,6 +223,40 @@ mod tests {
         }
         let listed: usize = SCHEMES[..4].iter().map(|(_, list)| list.len()).sum();
         assert_eq!(listed, 16, "16 provinces in the first four schemes, 15 in the fifth");
+    }
+
+    #[test]
+    fn the_no_claims_discount_has_ten_levels() {
+        // (claim-free years, claims last year, NCD in hundredths)
+        for (years, claims, ncd) in [
+            (0, 0, 100),
+            (1, 0, 80),
+            (2, 0, 70),
+            (3, 0, 60),
+            (4, 0, 50),
+            (9, 0, 50),
+            (0, 1, 100),
+            (0, 2, 120),
+            (0, 3, 140),
+            (0, 4, 160),
+            (0, 5, 180),
+            (0, 6, 200),
+            (0, 12, 200),
+        ] {
+            assert_eq!(ncd_percent(years, claims), ncd, "{years} clean years, {claims} claims");
+        }
+        assert_eq!(NCD_LEVELS.len(), 10);
+        assert!(NCD_LEVELS.windows(2).all(|w| w[0].1 < w[1].1));
+    }
+
+    #[test]
+    fn a_commercial_line_is_its_base_times_the_discount_and_the_insurers_coefficient() {
+        // A 车损险 base of 2,356.80 元, four clean years (0.5), an insurer at 0.85: 1,001.64 元.
+        assert_eq!(commercial_premium_fen(235_680, 50, 85), 100_164);
+        // The coefficient is held within 0.5–1.5.
+        assert_eq!(commercial_premium_fen(100_000, 100, 20), 50_000);
+        assert_eq!(commercial_premium_fen(100_000, 100, 300), 150_000);
+        assert_eq!(commercial_premium_fen(100_000, 200, 150), 300_000);
     }
 
     #[test]
