@@ -121,6 +121,19 @@ for (const select of document.querySelectorAll("select[data-follows]")) {
   if (lead) follow(select, lead);
 }
 
+// A row of tabs wider than the screen (the dealer tools on a phone) starts with the current tab
+// in view: the row scrolls, the page does not.
+// After the load, once the fonts and styles have given the tabs their widths.
+const showCurrentTab = () => {
+  for (const row of document.querySelectorAll(".dealer-nav")) {
+    const on = row.querySelector("[aria-current=page]");
+    if (!on || row.scrollWidth <= row.clientWidth) continue;
+    row.scrollLeft += on.getBoundingClientRect().left - row.getBoundingClientRect().left - (row.clientWidth - on.offsetWidth) / 2;
+  }
+};
+if (document.readyState === "complete") showCurrentTab();
+else window.addEventListener("load", showCurrentTab);
+
 // Back to top: appears after one screen of scrolling, and steps aside while a control (a pager, a
 // submit button, a date field, a card's 收藏) is under it, so it never stands in front of one.
 // A link much larger than the button (a whole card) stays tappable around it and does not count.
