@@ -163,6 +163,14 @@ pub struct LiveReminder {
 
 from_row!(LiveReminder { user_id, mobile });
 
+/// A shop's online cars, the only ones its sessions may pin.
+const ONLINE_CARS: &str = "select listing_id from listing where shop_id = $1 and status = 'online'";
+
+/// The first of `ids` that is not among the shop's `online` cars.
+fn foreign_car(online: &[i64], ids: &[i64]) -> Option<i64> {
+    ids.iter().copied().find(|id| !online.contains(id))
+}
+
 impl Store {
     /// Schedules a session of the shop `owner` owns, its cars pinned in the given order; nothing
     /// is saved when one of them is not an online car of that shop. `NotFound` without a shop.
@@ -171,12 +179,9 @@ impl Store {
             let mut tx = p.begin().await?;
             let shop: i64 = sqlx::query_scalar("select shop_id from shop where owner_user_id = $1 order by shop_id limit 1")
                 .bind(owner).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
-            for &id in &s.listing_ids {
-                let ok: Option<i64> = sqlx::query_scalar("select listing_id from listing where listing_id = $1 and shop_id = $2 and status = 'online'")
-                    .bind(id).bind(shop).fetch_optional(&mut *tx).await?;
-                if ok.is_none() {
-                    return Ok(Pinned::ForeignCar(id));
-                }
+            let online: Vec<i64> = sqlx::query_scalar(ONLINE_CARS).bind(shop).fetch_all(&mut *tx).await?;
+            if let Some(id) = foreign_car(&online, &s.listing_ids) {
+                return Ok(Pinned::ForeignCar(id));
             }
             let id: i64 = sqlx::query_scalar(
                 "insert into live_session (shop_id, title, starts_at, pull_url, status, created_at, updated_at) \
@@ -203,12 +208,9 @@ impl Store {
                  where ls.live_session_id = $1 and s.owner_user_id = $2 and ls.status <> 'ended'",
             )
             .bind(session).bind(owner).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
-            for &id in listing_ids {
-                let ok: Option<i64> = sqlx::query_scalar("select listing_id from listing where listing_id = $1 and shop_id = $2 and status = 'online'")
-                    .bind(id).bind(shop).fetch_optional(&mut *tx).await?;
-                if ok.is_none() {
-                    return Ok(Pinned::ForeignCar(id));
-                }
+            let online: Vec<i64> = sqlx::query_scalar(ONLINE_CARS).bind(shop).fetch_all(&mut *tx).await?;
+            if let Some(id) = foreign_car(&online, listing_ids) {
+                return Ok(Pinned::ForeignCar(id));
             }
             sqlx::query("delete from live_pin where live_session_id = $1").bind(session).execute(&mut *tx).await?;
             for (i, &listing) in listing_ids.iter().enumerate() {

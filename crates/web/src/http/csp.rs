@@ -21,6 +21,13 @@ pub fn script_hash(js: &str) -> String {
 /// post to this site, and the 303 after buying something may lead on to the configured payment
 /// cashiers only (`Config::form_action_origins`).
 pub fn content_security_policy(config: &Config) -> String {
+    page_policy(config, None, "")
+}
+
+/// One page's policy: the site's, with `connect` added to `connect-src` and the `extra`
+/// directives after it (`frame-src` of the partner-frame page, `media-src` of a live stream).
+/// No other page gets them.
+pub fn page_policy(config: &Config, connect: Option<&str>, extra: &str) -> String {
     let mut img = String::from("'self' data: blob:");
     for origin in config.image_origins() {
         img.push(' ');
@@ -31,12 +38,21 @@ pub fn content_security_policy(config: &Config) -> String {
         form.push(' ');
         form.push_str(&origin);
     }
+    let connect = connect.map_or(String::new(), |c| format!(" {c}"));
+    let extra = if extra.is_empty() { String::new() } else { format!("; {extra}") };
     format!(
         "default-src 'self'; script-src 'self' {} 'unsafe-hashes' '{}'; style-src 'self'; img-src {img}; \
-         connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action {form}; frame-ancestors 'none'",
+         connect-src 'self'{connect}; font-src 'self'; object-src 'none'; base-uri 'none'; form-action {form}; frame-ancestors 'none'{extra}",
         config.jssdk_origin(),
         script_hash(IMG_FALLBACK_JS)
     )
+}
+
+/// Replaces a response's policy with `policy` (a page's own, from [`page_policy`]).
+pub fn set(res: &mut axum::response::Response, policy: &str) {
+    if let Ok(v) = axum::http::HeaderValue::from_str(policy) {
+        res.headers_mut().insert(axum::http::header::CONTENT_SECURITY_POLICY, v);
+    }
 }
 
 #[cfg(test)]

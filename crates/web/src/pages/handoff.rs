@@ -13,7 +13,7 @@
 
 use askama::Template;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
@@ -246,10 +246,7 @@ pub async fn webview(State(state): State<AppState>, visitor: Visitor, Query(q): 
         return Ok(res);
     }
     // This page alone may frame, and only the partners on the list.
-    let csp = format!("{}; frame-src {}", state.csp.to_str().unwrap_or("default-src 'self'"), allowed.join(" "));
-    if let Ok(v) = HeaderValue::from_str(&csp) {
-        res.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
-    }
+    crate::http::csp::set(&mut res, &crate::http::csp::page_policy(&state.config, None, &format!("frame-src {}", allowed.join(" "))));
     Ok(res)
 }
 

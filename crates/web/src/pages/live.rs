@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
 use domain::live::{Action, Status};
@@ -538,22 +538,16 @@ async fn viewer_page(state: &AppState, visitor: &Visitor, id: i64, view: LeadVie
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
-    stream_csp(state, &mut res, origin);
+    stream_csp(state, &mut res, origin.as_deref());
     Ok(res)
 }
 
 /// A page with a player may load media from blobs (hls.js feeds the element through Media
 /// Source) and, when the stream is on another host, from that origin alone, which hls.js also
 /// fetches from; no other page may.
-fn stream_csp(state: &AppState, res: &mut Response, origin: Option<String>) {
-    let base = state.csp.to_str().unwrap_or("default-src 'self'");
-    let csp = match origin {
-        Some(o) => format!("{}; media-src 'self' blob: {o}", base.replace("connect-src 'self'", &format!("connect-src 'self' {o}"))),
-        None => format!("{base}; media-src 'self' blob:"),
-    };
-    if let Ok(v) = HeaderValue::from_str(&csp) {
-        res.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
-    }
+fn stream_csp(state: &AppState, res: &mut Response, origin: Option<&str>) {
+    let media = format!("media-src 'self' blob:{}", origin.map_or(String::new(), |o| format!(" {o}")));
+    crate::http::csp::set(res, &crate::http::csp::page_policy(&state.config, origin, &media));
 }
 
 /// `GET /actives/zhiboflow?id=`.
@@ -744,7 +738,7 @@ pub async fn pinggu(
     let origin = tpl.player.as_ref().and_then(|p| domain::origin::origin(&p.src));
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
-    stream_csp(&state, &mut res, origin);
+    stream_csp(&state, &mut res, origin.as_deref());
     Ok(res)
 }
 
