@@ -112,7 +112,8 @@ async function playSeededSession(page) {
     v.muted = true;
     return v.play().catch(() => {});
   });
-  await page.waitForFunction(() => document.querySelector(".live-player video").currentTime > 1, null, { timeout: 20_000 });
+  // Generous: with every browser test running at once on two cores, hls.js transmuxes slowly.
+  await page.waitForFunction(() => document.querySelector(".live-player video").currentTime > 1, null, { timeout: 45_000 });
 }
 
 test("the seeded live session plays the demo stream on a phone", async () => {
