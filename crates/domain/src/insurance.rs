@@ -186,6 +186,234 @@ pub fn parse_displacement(text: &str) -> Result<u32, &'static str> {
     Ok(ml)
 }
 
+/// 车船税 yearly amounts per band (yuan, the seven bands of [`TAX_BANDS`] in order) as a province
+/// fixed them in its implementing measures, for the provinces whose table we carry: 北京
+/// (北京市实施《中华人民共和国车船税法》办法) and 上海 (上海市车船税实施办法). Figures taken from
+/// those published tables; check them against the local tax bureau's current notice when a
+/// province changes its measures.
+const PROVINCE_TAX_YUAN: [(u32, [i64; 7]); 2] = [(110000, [300, 420, 480, 900, 1_920, 3_480, 5_280]), (310000, [180, 360, 450, 720, 1_500, 3_000, 4_500])];
+
+/// The amounts most provinces adopted (the middle of each range the law allows, as the State
+/// Council's implementing regulations suggested), used where we carry no province table.
+pub const COMMON_TAX_YUAN: [i64; 7] = [180, 360, 420, 720, 1_800, 3_000, 4_500];
+
+/// A car's yearly 车船税 in a province: the band, the amount in yuan and whether the amount is
+/// that province's own (else the common amount, which the page says); `None` for a new-energy car.
+pub fn yearly_tax(province_code: u32, displacement_ml: u32, new_energy: bool) -> Option<(&'static TaxBand, i64, bool)> {
+    let band = tax_band(displacement_ml, new_energy)?;
+    let index = TAX_BANDS.iter().position(|b| b == band).unwrap_or(0);
+    let own = PROVINCE_TAX_YUAN.iter().find(|(code, _)| *code == province_code);
+    Some((band, own.map_or(COMMON_TAX_YUAN[index], |(_, amounts)| amounts[index]), own.is_some()))
+}
+
+/// 车损险 insures a car for its actual value: the new-car price less 0.6 % of it for each month
+/// since first registration (a household car under ten seats), the depreciation at most 80 % of
+/// the price. Source: the 2020 commercial car insurance model clauses
+/// (中国保险行业协会机动车商业保险示范条款（2020版）, 折旧率表).
+pub const MONTHLY_DEPRECIATION_PERMILLE: i64 = 6;
+/// The most a car is depreciated, percent of its new price.
+pub const MAX_DEPRECIATION_PERCENT: i64 = 80;
+
+/// The actual value of a car bought new for `new_price_fen`, `months` after first registration
+/// (whole months; a part month does not count), fen.
+pub fn actual_value_fen(new_price_fen: i64, months: u32) -> i64 {
+    let depreciation = (new_price_fen * MONTHLY_DEPRECIATION_PERMILLE * i64::from(months) / 1_000).min(new_price_fen * MAX_DEPRECIATION_PERCENT / 100);
+    new_price_fen - depreciation
+}
+
+/// The limits 三者险 (third-party liability) is sold with, 万元.
+pub const THIRD_PARTY_LIMITS_WAN: [u32; 11] = [10, 20, 30, 50, 100, 150, 200, 300, 400, 500, 1_000];
+/// Driver and passenger seat cover per seat, 万元 (0: not bought).
+pub const SEAT_COVERS_WAN: [u32; 5] = [0, 1, 2, 5, 10];
+
+/// The base premiums our sandbox insurers price from (yuan), shaped like the industry's
+/// benchmark pure-risk premium tables of the 2020 reform (中国精算师协会 商业车险行业基准纯风险
+/// 保费表): 三者险 by limit for household cars under six seats and six to nine. The figures are
+/// our own; a real insurer answers with its own premiums.
+const THIRD_PARTY_BASE_YUAN: [(u32, i64, i64); 11] = [
+    (10, 450, 480),
+    (20, 650, 690),
+    (30, 740, 790),
+    (50, 900, 960),
+    (100, 1_180, 1_250),
+    (150, 1_320, 1_400),
+    (200, 1_440, 1_530),
+    (300, 1_640, 1_740),
+    (400, 1_810, 1_920),
+    (500, 1_960, 2_080),
+    (1_000, 2_600, 2_760),
+];
+
+/// 车损险's base premium in the same shape: a fixed part plus a rate on the actual value, by the
+/// car's age (months from: fixed yuan, rate in hundredths of a percent), for cars under six seats;
+/// six to nine seats pay a tenth more of the fixed part.
+const DAMAGE_BASE: [(u32, i64, i64); 4] = [(0, 430, 112), (12, 410, 110), (24, 400, 108), (72, 390, 112)];
+
+/// Seat cover's base premium per 万元 of cover per seat, yuan: (driver, passenger) under six
+/// seats and six to nine.
+const SEAT_BASE_YUAN: [(i64, i64); 2] = [(28, 18), (26, 17)];
+
+/// What a quote covers beyond the compulsory insurance and the tax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cover {
+    /// 车损险 for the actual value.
+    pub damage: bool,
+    /// 三者险's limit, 万元 (one of [`THIRD_PARTY_LIMITS_WAN`]).
+    pub third_party_wan: u32,
+    /// 司机座位险 per seat, 万元 (0: none).
+    pub driver_wan: u32,
+    /// 乘客座位险 per seat, 万元, for every seat but the driver's (0: none).
+    pub passenger_wan: u32,
+}
+
+impl Cover {
+    /// What most owners buy: 车损险, 三者险 200万, 1万 for each seat.
+    pub const USUAL: Cover = Cover { damage: true, third_party_wan: 200, driver_wan: 1, passenger_wan: 1 };
+}
+
+/// The car a quote is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Car {
+    /// Seats (2–9).
+    pub seats: u32,
+    /// The province it is insured in (GB/T 2260).
+    pub province_code: u32,
+    /// Claim-free years (0 with claims last year, or a new or transferred car).
+    pub claim_free_years: u32,
+    /// Claims last year.
+    pub claims_last_year: u32,
+    /// The new-car price (购置价), fen.
+    pub new_price_fen: i64,
+    /// Whole months since first registration.
+    pub age_months: u32,
+    /// Displacement, millilitres (0 for an electric car).
+    pub displacement_ml: u32,
+    /// 新能源: exempt from 车船税.
+    pub new_energy: bool,
+}
+
+impl Car {
+    /// 交强险's view of the history: claims stand for at-fault accidents.
+    pub fn history(&self) -> History {
+        match self.claims_last_year {
+            0 => History::from_claim_free_years(self.claim_free_years),
+            1 => History::NewOrOneAccident,
+            _ => History::TwoOrMoreAccidents,
+        }
+    }
+}
+
+crate::stored_enum! {
+    /// A line of a quote.
+    pub enum Line {
+        /// 交强险.
+        Compulsory = "compulsory" => "交强险",
+        /// 车船税, collected with 交强险.
+        Tax = "tax" => "车船税",
+        /// 车损险.
+        Damage = "damage" => "车损险",
+        /// 三者险.
+        ThirdParty = "third_party" => "第三者责任险",
+        /// 司机座位险.
+        Driver = "driver" => "司机座位险",
+        /// 乘客座位险.
+        Passenger = "passenger" => "乘客座位险",
+    }
+}
+
+/// One line priced: what it insures (fen: the insured amount or limit, per seat for seat cover;
+/// 0 for the tax) and its premium.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Priced {
+    /// Which line.
+    pub line: Line,
+    /// The insured amount, the limit, or per seat; 0 for the tax.
+    pub cover_fen: i64,
+    /// Seats a seat cover insures (1 for the other lines).
+    pub seats: u32,
+    /// The premium (or tax), fen.
+    pub premium_fen: i64,
+}
+
+/// Every line of `car` with `cover` at an insurer whose own coefficient is `autonomous_percent`:
+/// 交强险 and 车船税 as the rules fix them, the commercial lines as base × NCD × coefficient.
+pub fn price(car: &Car, cover: &Cover, autonomous_percent: u32) -> Result<Vec<Priced>, &'static str> {
+    let compulsory = compulsory_premium_fen(car.seats, car.province_code, car.history())?;
+    let mut lines = vec![Priced { line: Line::Compulsory, cover_fen: 20_000_000, seats: 1, premium_fen: compulsory }];
+    if let Some((_, tax, _)) = yearly_tax(car.province_code, car.displacement_ml, car.new_energy) {
+        lines.push(Priced { line: Line::Tax, cover_fen: 0, seats: 1, premium_fen: tax * 100 });
+    }
+    let ncd = ncd_percent(car.claim_free_years, car.claims_last_year);
+    let large = usize::from(car.seats >= 6);
+    let commercial = |base_fen: i64| commercial_premium_fen(base_fen, ncd, autonomous_percent);
+    if cover.damage {
+        let value = actual_value_fen(car.new_price_fen, car.age_months);
+        let (_, fixed, rate) = DAMAGE_BASE.iter().rev().find(|(from, _, _)| car.age_months >= *from).copied().unwrap_or(DAMAGE_BASE[0]);
+        let fixed_fen = fixed * 100 * if large == 1 { 110 } else { 100 } / 100;
+        let base = fixed_fen + (i128::from(value) * i128::from(rate) / 10_000) as i64;
+        lines.push(Priced { line: Line::Damage, cover_fen: value, seats: 1, premium_fen: commercial(base) });
+    }
+    let (_, small, big) = THIRD_PARTY_BASE_YUAN.iter().find(|(wan, _, _)| *wan == cover.third_party_wan).ok_or("请选择三者险保额（10万到1000万）")?;
+    let base = if large == 1 { *big } else { *small };
+    lines.push(Priced { line: Line::ThirdParty, cover_fen: i64::from(cover.third_party_wan) * 1_000_000, seats: 1, premium_fen: commercial(base * 100) });
+    let (driver, passenger) = SEAT_BASE_YUAN[large];
+    for (line, wan, per_wan, seats) in [(Line::Driver, cover.driver_wan, driver, 1), (Line::Passenger, cover.passenger_wan, passenger, car.seats - 1)] {
+        if wan == 0 {
+            continue;
+        }
+        if !SEAT_COVERS_WAN.contains(&wan) {
+            return Err("座位险保额请选择1万、2万、5万或10万");
+        }
+        let base = per_wan * 100 * i64::from(wan) * i64::from(seats);
+        lines.push(Priced { line, cover_fen: i64::from(wan) * 1_000_000, seats, premium_fen: commercial(base) });
+    }
+    Ok(lines)
+}
+
+/// The claims history a quote form offers: its value, what it says, claim-free years and last
+/// year's claims.
+pub const HISTORIES: [(&str, &str, u32, u32); 10] = [
+    ("new", "新车或刚过户的车（首年投保）", 0, 0),
+    ("clean1", "连续1年没有出险", 1, 0),
+    ("clean2", "连续2年没有出险", 2, 0),
+    ("clean3", "连续3年没有出险", 3, 0),
+    ("clean4", "连续4年及以上没有出险", 4, 0),
+    ("claims1", "上一年出险1次", 0, 1),
+    ("claims2", "上一年出险2次", 0, 2),
+    ("claims3", "上一年出险3次", 0, 3),
+    ("claims4", "上一年出险4次", 0, 4),
+    ("claims5", "上一年出险5次及以上", 0, 5),
+];
+
+/// The most a new-car price can be, yuan (a quote form's field).
+pub const MAX_NEW_PRICE_YUAN: i64 = 10_000_000;
+
+/// Reads a quote form's seats.
+pub fn parse_seats(text: &str) -> Result<u32, &'static str> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("请填写座位数，如 5");
+    }
+    match t.parse::<u32>() {
+        Ok(n) if HOUSEHOLD_SEATS.contains(&n) => Ok(n),
+        Ok(_) => Err("家庭自用汽车的座位数为2到9座，请核对行驶证上的核定载人数"),
+        Err(_) => Err("座位数请填写整数，如 5"),
+    }
+}
+
+/// Reads a new-car price in 万元.
+pub fn parse_new_price(text: &str) -> Result<i64, &'static str> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("请填写新车购置价，单位万元，如 15.98");
+    }
+    match crate::selling::parse_wan(t).ok_or("新车购置价请填写数字，单位万元，如 15.98")? {
+        y if y < 10_000 => Err("新车购置价至少1万元"),
+        y if y > MAX_NEW_PRICE_YUAN => Err("新车购置价最多1000万元，请核对"),
+        y => Ok(y),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +519,117 @@ mod tests {
             ("12000", "排量应在0.5升到8.0升之间"),
         ] {
             assert_eq!(parse_displacement(text), Err(message), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_province_tax_amount_lies_within_the_laws_range() {
+        for (_, amounts) in PROVINCE_TAX_YUAN.iter().chain([(0, COMMON_TAX_YUAN)].iter()) {
+            for (band, amount) in TAX_BANDS.iter().zip(amounts) {
+                assert!((band.min_yuan..=band.max_yuan).contains(amount), "{} {amount}", band.label);
+            }
+        }
+        assert_eq!(yearly_tax(110000, 1_498, false).map(|(_, y, own)| (y, own)), Some((420, true)), "北京 1.5L");
+        assert_eq!(yearly_tax(310000, 1_984, false).map(|(_, y, own)| (y, own)), Some((450, true)), "上海 2.0L");
+        assert_eq!(yearly_tax(430000, 1_498, false).map(|(_, y, own)| (y, own)), Some((360, false)), "湖南: the common amount");
+        assert_eq!(yearly_tax(430000, 0, true), None, "new energy: exempt");
+    }
+
+    #[test]
+    fn a_cars_actual_value_falls_six_permille_a_month_to_a_fifth() {
+        assert_eq!(actual_value_fen(15_000_000, 0), 15_000_000);
+        assert_eq!(actual_value_fen(15_000_000, 36), 11_760_000);
+        assert_eq!(actual_value_fen(15_000_000, 133), 3_030_000);
+        assert_eq!(actual_value_fen(15_000_000, 134), 3_000_000, "80 % is the most");
+        assert_eq!(actual_value_fen(15_000_000, 240), 3_000_000);
+    }
+
+    #[test]
+    fn a_known_case_is_priced_line_by_line() {
+        // A 5-seat 1.5L car in 湖南 bought new for 15万 three years ago, three claim-free years,
+        // at an insurer whose coefficient is 0.85, with the usual cover.
+        let car = Car {
+            seats: 5,
+            province_code: 430000,
+            claim_free_years: 3,
+            claims_last_year: 0,
+            new_price_fen: 15_000_000,
+            age_months: 36,
+            displacement_ml: 1_498,
+            new_energy: false,
+        };
+        let lines = price(&car, &Cover::USUAL, 85).unwrap();
+        let got: Vec<(Line, i64, u32, i64)> = lines.iter().map(|l| (l.line, l.cover_fen, l.seats, l.premium_fen)).collect();
+        assert_eq!(
+            got,
+            [
+                (Line::Compulsory, 20_000_000, 1, 66_500),  // 950 × 70 %
+                (Line::Tax, 0, 1, 36_000),                  // the common 1.0–1.6L amount
+                (Line::Damage, 11_760_000, 1, 85_174),      // (400 + 1.08 % × 117,600) × 0.6 × 0.85 = 851.74
+                (Line::ThirdParty, 200_000_000, 1, 73_440), // 1,440 × 0.51
+                (Line::Driver, 1_000_000, 1, 1_428),        // 28 × 0.51
+                (Line::Passenger, 1_000_000, 4, 3_672),     // 18 × 4 × 0.51
+            ]
+        );
+        // An electric 7-seater pays no tax and the larger car's premiums.
+        let ev = Car { seats: 7, displacement_ml: 0, new_energy: true, claim_free_years: 0, ..car };
+        let lines = price(&ev, &Cover { damage: false, third_party_wan: 100, driver_wan: 0, passenger_wan: 0 }, 100).unwrap();
+        let got: Vec<(Line, i64)> = lines.iter().map(|l| (l.line, l.premium_fen)).collect();
+        assert_eq!(got, [(Line::Compulsory, 110_000), (Line::ThirdParty, 125_000)]);
+        assert!(price(&car, &Cover { third_party_wan: 70, ..Cover::USUAL }, 85).is_err());
+        assert!(price(&car, &Cover { driver_wan: 3, ..Cover::USUAL }, 85).is_err());
+        assert!(price(&Car { seats: 12, ..car }, &Cover::USUAL, 85).is_err());
+    }
+
+    #[test]
+    fn each_claims_history_reads_as_the_rules_do() {
+        for (value, _, years, claims) in HISTORIES {
+            let car = Car {
+                seats: 5,
+                province_code: 430000,
+                claim_free_years: years,
+                claims_last_year: claims,
+                new_price_fen: 1,
+                age_months: 0,
+                displacement_ml: 1_500,
+                new_energy: false,
+            };
+            let (ncd, history) = (ncd_percent(years, claims), car.history());
+            let expected = match value {
+                "new" | "claims1" => (100, History::NewOrOneAccident),
+                "clean1" => (80, History::OneYearClean),
+                "clean2" => (70, History::TwoYearsClean),
+                "clean3" => (60, History::ThreeYearsClean),
+                "clean4" => (50, History::ThreeYearsClean),
+                "claims2" => (120, History::TwoOrMoreAccidents),
+                "claims3" => (140, History::TwoOrMoreAccidents),
+                "claims4" => (160, History::TwoOrMoreAccidents),
+                _ => (180, History::TwoOrMoreAccidents),
+            };
+            assert_eq!((ncd, history), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn seats_and_new_prices_are_read_with_a_message_for_each_mistake() {
+        assert_eq!(parse_seats("5"), Ok(5));
+        assert_eq!(parse_seats(" 7 "), Ok(7));
+        for (text, message) in [
+            ("", "请填写座位数，如 5"),
+            ("0", "家庭自用汽车的座位数为2到9座，请核对行驶证上的核定载人数"),
+            ("60", "家庭自用汽车的座位数为2到9座，请核对行驶证上的核定载人数"),
+            ("五", "座位数请填写整数，如 5"),
+        ] {
+            assert_eq!(parse_seats(text), Err(message), "{text:?}");
+        }
+        assert_eq!(parse_new_price("15.98"), Ok(159_800));
+        for (text, message) in [
+            ("", "请填写新车购置价，单位万元，如 15.98"),
+            ("1e9", "新车购置价请填写数字，单位万元，如 15.98"),
+            ("100000000", "新车购置价最多1000万元，请核对"),
+            ("0.5", "新车购置价至少1万元"),
+        ] {
+            assert_eq!(parse_new_price(text), Err(message), "{text:?}");
         }
     }
 }
