@@ -414,6 +414,80 @@ pub fn parse_new_price(text: &str) -> Result<i64, &'static str> {
     }
 }
 
+crate::stored_enum! {
+    /// The insurers we ask for quotes, by their stored code.
+    pub enum Insurer {
+        /// 中国人民财产保险.
+        Picc = "picc" => "人保财险",
+        /// 中国平安财产保险.
+        Pingan = "pingan" => "平安产险",
+        /// 中国太平洋财产保险.
+        Cpic = "cpic" => "太平洋产险",
+        /// 中国人寿财产保险.
+        ChinaLife = "chinalife" => "国寿财险",
+    }
+}
+
+impl Insurer {
+    /// The company's registered name.
+    pub fn full_name(self) -> &'static str {
+        match self {
+            Insurer::Picc => "中国人民财产保险股份有限公司",
+            Insurer::Pingan => "中国平安财产保险股份有限公司",
+            Insurer::Cpic => "中国太平洋财产保险股份有限公司",
+            Insurer::ChinaLife => "中国人寿财产保险股份有限公司",
+        }
+    }
+
+    /// Its customer and claims line.
+    pub fn hotline(self) -> &'static str {
+        match self {
+            Insurer::Picc => "95518",
+            Insurer::Pingan => "95511",
+            Insurer::Cpic => "95500",
+            Insurer::ChinaLife => "95519",
+        }
+    }
+}
+
+crate::stored_enum! {
+    /// Where an insurer's quote is.
+    pub enum QuoteStatus {
+        /// Priced.
+        Ready = "ready" => "已报价",
+        /// Asked; the insurer answers later (by callback or when asked again).
+        Pending = "pending" => "报价中",
+        /// The insurer declined to quote this car.
+        Declined = "declined" => "无法报价",
+    }
+}
+
+/// How long a quote holds, seconds: three days, as insurers' online quotes commonly do (the
+/// premium is recomputed when the policy is issued after that).
+pub const QUOTE_VALID_SECS: i64 = 3 * 86_400;
+
+/// A priced line as stored: `line:cover:seats:premium`, lines joined by `;`.
+pub fn store_lines(lines: &[Priced]) -> String {
+    lines.iter().map(|l| format!("{}:{}:{}:{}", l.line.as_str(), l.cover_fen, l.seats, l.premium_fen)).collect::<Vec<_>>().join(";")
+}
+
+/// Reads [`store_lines`]' text back; `None` when any part spells nothing.
+pub fn read_lines(text: &str) -> Option<Vec<Priced>> {
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    text.split(';')
+        .map(|part| {
+            let mut it = part.split(':');
+            let line = Line::parse(it.next()?)?;
+            let cover_fen = it.next()?.parse().ok()?;
+            let seats = it.next()?.parse().ok()?;
+            let premium_fen = it.next()?.parse().ok()?;
+            it.next().is_none().then_some(Priced { line, cover_fen, seats, premium_fen })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,6 +704,21 @@ mod tests {
             ("0.5", "新车购置价至少1万元"),
         ] {
             assert_eq!(parse_new_price(text), Err(message), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn priced_lines_read_back_from_their_stored_text() {
+        let car = Car { seats: 5, province_code: 110000, claim_free_years: 1, claims_last_year: 0, new_price_fen: 20_000_000, age_months: 14, displacement_ml: 1_984, new_energy: false };
+        let lines = price(&car, &Cover::USUAL, 92).unwrap();
+        assert_eq!(read_lines(&store_lines(&lines)), Some(lines));
+        assert_eq!(read_lines(""), Some(Vec::new()));
+        for bad in ["damage:1:1", "theft:1:1:1", "damage:x:1:1", "damage:1:1:1:1"] {
+            assert_eq!(read_lines(bad), None, "{bad}");
+        }
+        for i in Insurer::ALL {
+            assert_eq!(Insurer::parse(i.as_str()), Some(i));
+            assert!(i.full_name().ends_with("股份有限公司") && i.hotline().starts_with("955"));
         }
     }
 }

@@ -28,6 +28,8 @@ crate::stored_enum! {
         Etc = "etc" => "ETC办理",
         /// An application to become a sales agent (`/actives/agent`).
         Agent = "agent" => "经纪人申请",
+        /// 投保 on an insurance quote: to that quote's insurer only.
+        Insurance = "insurance" => "车险投保",
     }
 }
 
@@ -77,6 +79,7 @@ impl Intent {
             Intent::Finance => "二手车网金融顾问",
             Intent::Etc => "二手车网车主服务专员",
             Intent::Agent => "二手车网经纪人招募专员",
+            Intent::Insurance => "二手车网车险顾问",
             Intent::AskPrice | Intent::BookViewing | Intent::Sell => "二手车网卖车顾问",
         }
     }

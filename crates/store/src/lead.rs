@@ -49,6 +49,8 @@ pub struct NewLead {
     pub agreement: String,
     /// The live session whose page it was left on.
     pub live_session_id: Option<i64>,
+    /// The insurer that receives an insurance lead (and no one else does).
+    pub insurer: Option<domain::insurance::Insurer>,
 }
 
 impl NewLead {
@@ -71,6 +73,7 @@ impl NewLead {
             expected_yuan: None,
             agreement: String::new(),
             live_session_id: None,
+            insurer: None,
         }
     }
 }
@@ -97,12 +100,13 @@ impl Store {
             let mut tx = crate::begin_write!(self, p);
             let earlier: Option<i64> = sqlx::query_scalar(
                 "select lead_id from lead where mobile = $1 and intent = $2 and coalesce(listing_id, 0) = $3 and created_at > $4 \
-                 order by lead_id limit 1",
+                 and insurer = $5 order by lead_id limit 1",
             )
             .bind(lead.mobile.as_str())
             .bind(lead.intent.as_str())
             .bind(listing)
             .bind(since_day)
+            .bind(lead.insurer.map_or("", domain::insurance::Insurer::as_str))
             .fetch_optional(&mut *tx)
             .await?;
             if let Some(id) = earlier {
@@ -121,8 +125,8 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
-                 ad_platform, click_id, landing, landed_at, agreement, live_session_id) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25) \
+                 ad_platform, click_id, landing, landed_at, agreement, live_session_id, insurer) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25, $26) \
                  returning lead_id",
             )
             .bind(lead.mobile.as_str())
@@ -150,6 +154,7 @@ impl Store {
             .bind((!lead.attribution.is_organic()).then_some(lead.attribution.at))
             .bind(&lead.agreement)
             .bind(lead.live_session_id)
+            .bind(lead.insurer.map_or("", domain::insurance::Insurer::as_str))
             .fetch_one(&mut *tx)
             .await?;
             if let (Some(platform), false) = (lead.attribution.platform, lead.attribution.click_id.is_empty()) {

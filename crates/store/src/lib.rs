@@ -25,6 +25,7 @@ mod conversion;
 mod detail;
 mod gather;
 mod inspection;
+mod insurance;
 mod lead;
 mod listing;
 mod lite;
@@ -63,6 +64,7 @@ pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, Conversion
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange};
 pub use gather::Demand;
 pub use inspection::InspectionRecord;
+pub use insurance::InsuranceQuote;
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
@@ -248,6 +250,8 @@ stored_by_parse!(
     domain::report::State,
     domain::attribution::Platform,
     domain::live::Status,
+    domain::insurance::Insurer,
+    domain::insurance::QuoteStatus,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.
@@ -261,6 +265,13 @@ impl Stored for Option<domain::selling::ListingStatus> {
 impl Stored for Option<domain::valuation::Rating> {
     fn from_stored(text: &str) -> Option<Self> {
         if text.is_empty() { Some(None) } else { domain::valuation::Rating::parse(text).map(Some) }
+    }
+}
+
+/// A lead for no insurer stores an empty insurer.
+impl Stored for Option<domain::insurance::Insurer> {
+    fn from_stored(text: &str) -> Option<Self> {
+        if text.is_empty() { Some(None) } else { domain::insurance::Insurer::parse(text).map(Some) }
     }
 }
 

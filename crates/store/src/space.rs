@@ -30,8 +30,10 @@ pub struct MyLead {
     pub note: String,
     /// When it was sent.
     pub created_at: i64,
+    /// The insurer that received an insurance lead.
+    pub insurer: Option<domain::insurance::Insurer>,
 }
-from_row!(MyLead { lead_id, intent as stored, listing_id, shop_name, shop_oname, status as stored, appointment_date, name, note, created_at });
+from_row!(MyLead { lead_id, intent as stored, listing_id, shop_name, shop_oname, status as stored, appointment_date, name, note, created_at, insurer as stored });
 
 /// A car a friend shared with me.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -302,7 +304,7 @@ impl Store {
     pub async fn my_leads(&self, user_id: i64, mobile: &str, limit: i64) -> Result<Vec<MyLead>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, MyLead>(
-                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.name, l.note, l.created_at \
+                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.name, l.note, l.created_at, l.insurer \
                  from lead l left join shop s on s.shop_id = l.shop_id \
                  where l.user_id = $1 or l.mobile = $2 order by l.created_at desc, l.lead_id desc limit $3",
             )

@@ -135,6 +135,7 @@ on_both!(
     a_paid_programme_application_opens_the_applicants_shop,
     what_an_order_buys_travels_with_it_and_is_never_paid_for_twice,
     a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff,
+    an_insurance_quote_is_kept_once_a_day_and_settled_once,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -486,6 +487,53 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
         }
     }
     assert_eq!(created, store::LEADS_PER_IP_PER_HOUR);
+}
+
+async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
+    use domain::insurance::{Insurer, QuoteStatus};
+    let first = store::InsuranceQuote {
+        quote_key: "k1".into(),
+        insurer: Insurer::Picc,
+        request: "series=lavida&city=changsha".into(),
+        car: "大众 朗逸".into(),
+        lines: "compulsory:20000000:1:66500".into(),
+        total_fen: 66_500,
+        status: QuoteStatus::Ready,
+        provider_ref: String::new(),
+        valid_until: NOW + 3 * 86_400,
+        created_at: NOW,
+    };
+    assert_eq!(store.put_insurance_quote(&first).await.unwrap(), first);
+    // The same key again keeps the first answer.
+    let again = store::InsuranceQuote { total_fen: 1, lines: String::new(), ..first.clone() };
+    assert_eq!(store.put_insurance_quote(&again).await.unwrap(), first);
+    // A pending quote is found by the insurer's reference and settled once.
+    let pending = store::InsuranceQuote {
+        quote_key: "k2".into(),
+        insurer: Insurer::Pingan,
+        lines: String::new(),
+        total_fen: 0,
+        status: QuoteStatus::Pending,
+        provider_ref: "PA-77".into(),
+        ..first.clone()
+    };
+    store.put_insurance_quote(&pending).await.unwrap();
+    assert_eq!(store.insurance_quote_by_ref(Insurer::Pingan, "PA-77").await.unwrap().quote_key, "k2");
+    assert!(matches!(store.insurance_quote_by_ref(Insurer::Picc, "PA-77").await, Err(store::DbError::NotFound)));
+    assert!(matches!(store.insurance_quote_by_ref(Insurer::Picc, "").await, Err(store::DbError::NotFound)), "an empty reference finds nothing");
+    assert!(store.settle_insurance_quote("k2", QuoteStatus::Ready, "tax:0:1:36000", 36_000, NOW + 99, NOW + 5).await.unwrap());
+    assert!(!store.settle_insurance_quote("k2", QuoteStatus::Declined, "", 0, NOW, NOW + 6).await.unwrap(), "settled once");
+    let settled = store.insurance_quote("k2").await.unwrap();
+    assert_eq!((settled.status, settled.total_fen, settled.valid_until), (QuoteStatus::Ready, 36_000, NOW + 99));
+    assert!(matches!(store.insurance_quote("nope").await, Err(store::DbError::NotFound)));
+    // An insurance lead to one insurer does not stop the same phone's lead to another.
+    let lead = NewLead { insurer: Some(Insurer::Picc), ..NewLead::new(domain::validate::Mobile::parse("13812340000").unwrap(), Intent::Insurance) };
+    let LeadOutcome::Created(id) = store.submit_lead(&lead, NOW).await.unwrap() else { panic!("stored") };
+    assert_eq!(store.submit_lead(&lead, NOW + 10).await.unwrap(), LeadOutcome::Duplicate(id));
+    let other = NewLead { insurer: Some(Insurer::Cpic), ..lead.clone() };
+    assert!(matches!(store.submit_lead(&other, NOW + 20).await.unwrap(), LeadOutcome::Created(_)));
+    let mine = store.my_leads(0, "13812340000", 10).await.unwrap();
+    assert_eq!(mine.iter().map(|l| l.insurer).collect::<Vec<_>>(), [Some(Insurer::Cpic), Some(Insurer::Picc)]);
 }
 
 async fn expiry_is_idempotent(store: &Store) {

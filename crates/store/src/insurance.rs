@@ -1,0 +1,107 @@
+//! Insurance quotes: each insurer's answer for one car and cover, kept under a key derived from
+//! the request, the insurer and the day (the web layer derives it), so the list and the detail
+//! page show the same figures and asking again the same day finds the first answer. A quote an
+//! insurer answers later is pending with the insurer's reference until it is settled.
+
+use domain::insurance::{Insurer, QuoteStatus};
+
+use crate::{DbError, Store, from_row, on_pool};
+
+/// One insurer's quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InsuranceQuote {
+    /// `/servicehall/insurance/detail?quote=`.
+    pub quote_key: String,
+    /// Who quoted.
+    pub insurer: Insurer,
+    /// The list page's query it answers (what the car and cover are).
+    pub request: String,
+    /// What the car is called.
+    pub car: String,
+    /// The priced lines (`domain::insurance::store_lines`).
+    pub lines: String,
+    /// Their sum, fen.
+    pub total_fen: i64,
+    /// Where it is.
+    pub status: QuoteStatus,
+    /// The insurer's own quote number (empty for the sandbox).
+    pub provider_ref: String,
+    /// Until when the premium holds.
+    pub valid_until: i64,
+    /// When it was asked for.
+    pub created_at: i64,
+}
+
+from_row!(InsuranceQuote { quote_key, insurer as stored, request, car, lines, total_fen, status as stored, provider_ref, valid_until, created_at });
+
+impl Store {
+    /// Keeps `q` unless a quote of its key exists, and answers the one kept (the first answer of
+    /// the day stands).
+    pub async fn put_insurance_quote(&self, q: &InsuranceQuote) -> Result<InsuranceQuote, DbError> {
+        on_pool!(self, p => {
+            sqlx::query(
+                "insert into insurance_quote (quote_key, insurer, request, car, lines, total_fen, status, provider_ref, valid_until, created_at, updated_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) on conflict (quote_key) do nothing",
+            )
+            .bind(&q.quote_key)
+            .bind(q.insurer.as_str())
+            .bind(&q.request)
+            .bind(&q.car)
+            .bind(&q.lines)
+            .bind(q.total_fen)
+            .bind(q.status.as_str())
+            .bind(&q.provider_ref)
+            .bind(q.valid_until)
+            .bind(q.created_at)
+            .execute(p)
+            .await?;
+        });
+        self.insurance_quote(&q.quote_key).await
+    }
+
+    /// The quote of `key`.
+    pub async fn insurance_quote(&self, key: &str) -> Result<InsuranceQuote, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, InsuranceQuote>("select quote_key, insurer, request, car, lines, total_fen, status, provider_ref, valid_until, created_at from insurance_quote \
+                 where quote_key = $1")
+                .bind(key)
+                .fetch_optional(p)
+                .await?
+                .ok_or(DbError::NotFound)?
+        }))
+    }
+
+    /// The pending quote `insurer` knows as `provider_ref`.
+    pub async fn insurance_quote_by_ref(&self, insurer: Insurer, provider_ref: &str) -> Result<InsuranceQuote, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, InsuranceQuote>("select quote_key, insurer, request, car, lines, total_fen, status, provider_ref, valid_until, created_at from insurance_quote \
+                 where insurer = $1 and provider_ref = $2 and provider_ref <> ''")
+                .bind(insurer.as_str())
+                .bind(provider_ref)
+                .fetch_optional(p)
+                .await?
+                .ok_or(DbError::NotFound)?
+        }))
+    }
+
+    /// Settles a pending quote with the insurer's answer; a quote no longer pending is left as
+    /// it is (a callback and a poll may both answer). Whether this call settled it.
+    pub async fn settle_insurance_quote(&self, key: &str, status: QuoteStatus, lines: &str, total_fen: i64, valid_until: i64, now: i64) -> Result<bool, DbError> {
+        let done = on_pool!(self, p => {
+            sqlx::query(
+                "update insurance_quote set status = $2, lines = $3, total_fen = $4, valid_until = $5, updated_at = $6 \
+                 where quote_key = $1 and status = 'pending'",
+            )
+            .bind(key)
+            .bind(status.as_str())
+            .bind(lines)
+            .bind(total_fen)
+            .bind(valid_until)
+            .bind(now)
+            .execute(p)
+            .await?
+            .rows_affected()
+        });
+        Ok(done == 1)
+    }
+}
