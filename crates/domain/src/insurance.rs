@@ -9,6 +9,8 @@
 //! assert_eq!(compulsory_premium_fen(5, 430000, History::ThreeYearsClean), Ok(66_500));
 //! ```
 
+use std::collections::BTreeMap;
+
 /// 交强险's base premium of a household car (家庭自用汽车) under six seats, yuan. Source: the
 /// regulator's 交强险 base rate table (机动车交通事故责任强制保险基础费率表), unchanged by the 2020
 /// comprehensive reform.
@@ -488,6 +490,173 @@ pub fn read_lines(text: &str) -> Option<Vec<Priced>> {
         .collect()
 }
 
+/// A quote form as typed: the car (series, first registration, city, seats, new-car price,
+/// displacement, plate), its claims history and the cover wanted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fields<'a> {
+    /// Series slug.
+    pub series: &'a str,
+    /// First registration, `YYYY-MM`.
+    pub month: &'a str,
+    /// City slug.
+    pub city: &'a str,
+    /// Seats (empty: the series').
+    pub seats: &'a str,
+    /// New-car price in 万元 (empty: the middle of the series' guide prices).
+    pub price: &'a str,
+    /// Displacement (empty: the series' first engine).
+    pub displacement: &'a str,
+    /// Plate (optional).
+    pub plate: &'a str,
+    /// One of [`HISTORIES`]' values.
+    pub history: &'a str,
+    /// 三者险 limit, 万元.
+    pub third_party: &'a str,
+    /// 司机座位险, 万元.
+    pub driver: &'a str,
+    /// 乘客座位险, 万元.
+    pub passenger: &'a str,
+    /// `1` for 车损险, `0` without.
+    pub damage: &'a str,
+}
+
+/// A quote request read from its form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The series.
+    pub series: &'static crate::catalog::Series,
+    /// Where it is insured.
+    pub city: &'static crate::region::City,
+    /// First registration (year, month).
+    pub registered: (i32, u32),
+    /// The plate, when given.
+    pub plate: Option<crate::plate::Plate>,
+    /// The history's form value.
+    pub history: &'static str,
+    /// The car as the rules price it.
+    pub car: Car,
+    /// The cover asked for.
+    pub cover: Cover,
+}
+
+/// Reads a quote form as of `now`: each wrong field's message, else the request. Empty seats,
+/// price and displacement take the series' own.
+pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'static str, String>> {
+    let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
+    let series = crate::catalog::series_by_slug(f.series.trim());
+    if series.is_none() {
+        errors.insert("series", "请选择品牌车系".to_owned());
+    }
+    let (this_year, this_month) = (crate::time::year(now), crate::time::month_of_year(now));
+    let registered = match crate::time::parse_month(f.month.trim()) {
+        None => Err("请选择首次上牌时间，如 2021-06".to_owned()),
+        Some(ym) if ym > (this_year, this_month) => Err("首次上牌时间不能晚于本月".to_owned()),
+        Some((y, _)) if y < this_year - 30 => Err("首次上牌时间过早，请核对行驶证".to_owned()),
+        Some((y, _)) if series.is_some_and(|s| y < s.from_year - 1) => Err(format!("该车系{}年才上市，请检查上牌时间", series.map_or(0, |s| s.from_year))),
+        Some(ym) => Ok(ym),
+    }
+    .map_err(|m| errors.insert("month", m))
+    .ok();
+    let city = crate::region::city_by_slug(f.city.trim());
+    if city.is_none() {
+        errors.insert("city", "请选择投保城市".to_owned());
+    }
+    let mut keep = |field: &'static str, read: Result<u32, &'static str>| read.map_err(|m| errors.insert(field, m.to_owned())).ok();
+    let seats = if f.seats.trim().is_empty() { series.map(|s| u32::from(s.seats)) } else { keep("seats", parse_seats(f.seats)) };
+    let displacement = match (f.displacement.trim(), series) {
+        (_, Some(s)) if s.fuel == 3 => Some(0),
+        ("", Some(s)) => s.engines.first().and_then(|e| parse_displacement(e).ok()).or_else(|| keep("displacement", parse_displacement(""))),
+        // Without a series there is nothing to take it from; the series' message says what to do.
+        ("", None) => None,
+        (text, _) => keep("displacement", parse_displacement(text)),
+    };
+    let history = HISTORIES.iter().find(|h| h.0 == f.history.trim());
+    if history.is_none() {
+        errors.insert("history", "请选择近年出险情况".to_owned());
+    }
+    let pick = |text: &str, options: &[u32]| text.trim().parse::<u32>().ok().filter(|v| options.contains(v));
+    let third_party = pick(f.third_party, &THIRD_PARTY_LIMITS_WAN);
+    if third_party.is_none() {
+        errors.insert("tp", "请选择三者险保额（10万到1000万）".to_owned());
+    }
+    let (driver, passenger) = (pick(f.driver, &SEAT_COVERS_WAN), pick(f.passenger, &SEAT_COVERS_WAN));
+    if driver.is_none() {
+        errors.insert("driver", "请选择司机座位险保额".to_owned());
+    }
+    if passenger.is_none() {
+        errors.insert("passenger", "请选择乘客座位险保额".to_owned());
+    }
+    let new_price = if f.price.trim().is_empty() {
+        series.map(|s| (s.guide_min_yuan + s.guide_max_yuan) / 2)
+    } else {
+        parse_new_price(f.price).map_err(|m| errors.insert("price", m.to_owned())).ok()
+    };
+    let plate = match f.plate.trim() {
+        "" => None,
+        text => match crate::plate::Plate::parse(text) {
+            Ok(p) => Some(p),
+            Err(m) => {
+                let m = if m.contains("ETC") { "大型新能源车牌属于客车或货车，这里只为家庭自用小客车报价" } else { m };
+                errors.insert("plate", m.to_owned());
+                None
+            }
+        },
+    };
+    match (series, registered, city, seats, displacement, history, third_party, driver, passenger, new_price) {
+        (Some(series), Some(registered), Some(city), Some(seats), Some(displacement), Some(history), Some(tp), Some(driver), Some(passenger), Some(price))
+            if errors.is_empty() =>
+        {
+            let age = (this_year - registered.0) * 12 + i32::try_from(this_month).unwrap_or(1) - i32::try_from(registered.1).unwrap_or(1);
+            Ok(Request {
+                series,
+                city,
+                registered,
+                plate,
+                history: history.0,
+                car: Car {
+                    seats,
+                    province_code: city.province_code,
+                    claim_free_years: history.2,
+                    claims_last_year: history.3,
+                    new_price_fen: price * 100,
+                    age_months: u32::try_from(age).unwrap_or(0),
+                    displacement_ml: displacement,
+                    new_energy: series.new_energy,
+                },
+                cover: Cover { damage: f.damage.trim() != "0", third_party_wan: tp, driver_wan: driver, passenger_wan: passenger },
+            })
+        }
+        _ => Err(errors),
+    }
+}
+
+impl Request {
+    /// The query string that asks for this request again (the list page's address, and what a
+    /// quote's key is derived from).
+    pub fn query(&self) -> String {
+        format!(
+            "series={}&month={}-{:02}&city={}&seats={}&price={}&displacement={}&plate={}&history={}&tp={}&driver={}&passenger={}&damage={}",
+            self.series.slug,
+            self.registered.0,
+            self.registered.1,
+            self.city.slug,
+            self.car.seats,
+            crate::money::wan(self.car.new_price_fen / 100),
+            if self.car.displacement_ml == 0 {
+                String::new()
+            } else {
+                format!("{}.{}", self.car.displacement_ml / 1000, self.car.displacement_ml % 1000 / 100)
+            },
+            crate::text::percent_encode(self.plate.as_ref().map_or("", crate::plate::Plate::as_str)),
+            self.history,
+            self.cover.third_party_wan,
+            self.cover.driver_wan,
+            self.cover.passenger_wan,
+            u8::from(self.cover.damage),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -709,7 +878,16 @@ mod tests {
 
     #[test]
     fn priced_lines_read_back_from_their_stored_text() {
-        let car = Car { seats: 5, province_code: 110000, claim_free_years: 1, claims_last_year: 0, new_price_fen: 20_000_000, age_months: 14, displacement_ml: 1_984, new_energy: false };
+        let car = Car {
+            seats: 5,
+            province_code: 110000,
+            claim_free_years: 1,
+            claims_last_year: 0,
+            new_price_fen: 20_000_000,
+            age_months: 14,
+            displacement_ml: 1_984,
+            new_energy: false,
+        };
         let lines = price(&car, &Cover::USUAL, 92).unwrap();
         assert_eq!(read_lines(&store_lines(&lines)), Some(lines));
         assert_eq!(read_lines(""), Some(Vec::new()));
@@ -720,5 +898,69 @@ mod tests {
             assert_eq!(Insurer::parse(i.as_str()), Some(i));
             assert!(i.full_name().ends_with("股份有限公司") && i.hotline().starts_with("955"));
         }
+    }
+
+    #[test]
+    fn a_quote_form_is_read_with_the_series_filling_what_is_left_empty() {
+        let now = crate::time::china_midnight(crate::time::parse_date("2026-11-26").unwrap());
+        let ok = Fields {
+            series: "langyi",
+            month: "2022-05",
+            city: "changsha",
+            history: "clean2",
+            third_party: "200",
+            driver: "1",
+            passenger: "1",
+            damage: "1",
+            ..Fields::default()
+        };
+        let r = parse_request(&ok, now).unwrap();
+        let langyi = crate::catalog::series_by_slug("langyi").unwrap();
+        assert_eq!(r.car.seats, u32::from(langyi.seats));
+        assert_eq!(r.car.new_price_fen, (langyi.guide_min_yuan + langyi.guide_max_yuan) / 2 * 100);
+        assert_eq!(r.car.age_months, 54);
+        assert_eq!((r.car.province_code, r.car.claim_free_years, r.car.claims_last_year), (430000, 2, 0));
+        assert!(r.car.displacement_ml > 0 && !r.car.new_energy);
+        // The query reads back as the same request.
+        let q: BTreeMap<String, String> = r.query().split('&').map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).unwrap()).collect();
+        let g = |k: &str| q.get(k).map_or("", String::as_str);
+        let again = Fields {
+            series: g("series"),
+            month: g("month"),
+            city: g("city"),
+            seats: g("seats"),
+            price: g("price"),
+            displacement: g("displacement"),
+            plate: g("plate"),
+            history: g("history"),
+            third_party: g("tp"),
+            driver: g("driver"),
+            passenger: g("passenger"),
+            damage: g("damage"),
+        };
+        assert_eq!(parse_request(&again, now).unwrap(), r);
+        // Each mistake has its message; the others stay quiet.
+        for (fields, field, message) in [
+            (Fields { seats: "0", ..ok }, "seats", "家庭自用汽车的座位数为2到9座，请核对行驶证上的核定载人数"),
+            (Fields { seats: "60", ..ok }, "seats", "家庭自用汽车的座位数为2到9座，请核对行驶证上的核定载人数"),
+            (Fields { displacement: "abc", ..ok }, "displacement", "排量请填写数字，如 1.5（升）或 1498（毫升）"),
+            (Fields { price: "1e9", ..ok }, "price", "新车购置价请填写数字，单位万元，如 15.98"),
+            (Fields { price: "100000000", ..ok }, "price", "新车购置价最多1000万元，请核对"),
+            (Fields { plate: "京A1234", ..ok }, "plate", "车牌位数不对：普通车牌7位（如 粤B12345），新能源车牌8位（如 粤BD12345）"),
+            (Fields { plate: "ABC1234", ..ok }, "plate", "车牌需以省份简称开头，如 粤B12345"),
+            (Fields { month: "2027-01", ..ok }, "month", "首次上牌时间不能晚于本月"),
+            (Fields { series: "", ..ok }, "series", "请选择品牌车系"),
+            (Fields { city: "atlantis", ..ok }, "city", "请选择投保城市"),
+            (Fields { history: "never", ..ok }, "history", "请选择近年出险情况"),
+            (Fields { third_party: "70", ..ok }, "tp", "请选择三者险保额（10万到1000万）"),
+            (Fields { driver: "3", ..ok }, "driver", "请选择司机座位险保额"),
+        ] {
+            let errors = parse_request(&fields, now).unwrap_err();
+            assert_eq!(errors.get(field).map(String::as_str), Some(message), "{field}");
+            assert_eq!(errors.len(), 1, "{errors:?}");
+        }
+        let plated = parse_request(&Fields { plate: "湘a·12345", ..ok }, now).unwrap();
+        assert_eq!(plated.plate.map(|p| p.as_str().to_owned()).as_deref(), Some("湘A12345"));
+        assert!(!parse_request(&Fields { damage: "0", ..ok }, now).unwrap().cover.damage);
     }
 }

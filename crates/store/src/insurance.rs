@@ -86,7 +86,15 @@ impl Store {
 
     /// Settles a pending quote with the insurer's answer; a quote no longer pending is left as
     /// it is (a callback and a poll may both answer). Whether this call settled it.
-    pub async fn settle_insurance_quote(&self, key: &str, status: QuoteStatus, lines: &str, total_fen: i64, valid_until: i64, now: i64) -> Result<bool, DbError> {
+    pub async fn settle_insurance_quote(
+        &self,
+        key: &str,
+        status: QuoteStatus,
+        lines: &str,
+        total_fen: i64,
+        valid_until: i64,
+        now: i64,
+    ) -> Result<bool, DbError> {
         let done = on_pool!(self, p => {
             sqlx::query(
                 "update insurance_quote set status = $2, lines = $3, total_fen = $4, valid_until = $5, updated_at = $6 \
