@@ -139,6 +139,16 @@ choice!(
 );
 
 choice!(
+    /// Who quotes car insurance.
+    InsuranceAdapter, "insurance.adapter" {
+        /// Every insurer priced here with the published structure; nothing leaves the machine.
+        Sandbox = "sandbox",
+        /// A quote gateway: signed, encrypted JSON; answers at once or by callback.
+        Gateway = "gateway",
+    }
+);
+
+choice!(
     /// Who takes payments.
     PayAdapter, "pay.adapter" {
         /// A local cashier speaking Alipay's protocol with public sandbox keys; nothing is charged.
@@ -222,6 +232,8 @@ pub struct Config {
     pub calls: Calls,
     /// Vehicle-history data.
     pub report: Report,
+    /// Car-insurance quotes.
+    pub insurance: Insurance,
     /// The PDF reports' font.
     pub pdf: Pdf,
     /// Payments.
@@ -624,6 +636,33 @@ pub struct Report {
     pub app_secret: Secret,
 }
 
+/// Car-insurance quotes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Insurance {
+    /// `sandbox` (every insurer priced here) or `gateway` (a quote gateway; answers come at once
+    /// or to `/api/insurance/notify`).
+    pub adapter: InsuranceAdapter,
+    /// The gateway's base URL (`/v1/quote`, `/v1/quote/query`, `/v1/intent` under it).
+    pub endpoint: String,
+    /// Our `appId` at the gateway.
+    pub app_id: String,
+    /// The HMAC key of every message's `sign`.
+    pub app_secret: Secret,
+    /// The 32-byte AES-256-GCM key of every message's `data`.
+    pub data_key: Secret,
+    /// The insurers asked (`picc`, `pingan`, `cpic`, `chinalife`), in the order shown.
+    #[serde(deserialize_with = "insurers")]
+    pub insurers: Vec<domain::insurance::Insurer>,
+}
+
+fn insurers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<domain::insurance::Insurer>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(|_| serde::de::Error::custom(format!("insurance.insurers {s:?}: use picc, pingan, cpic or chinalife"))))
+        .collect()
+}
+
 /// The CJK font the PDF reports embed (a subset of it).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -870,6 +909,14 @@ impl Config {
                 }
             }
         }
+        if self.insurance.adapter == InsuranceAdapter::Gateway {
+            need("insurance.endpoint", &self.insurance.endpoint);
+            need("insurance.app_id", &self.insurance.app_id);
+            need("insurance.app_secret", self.insurance.app_secret.expose());
+            // AES-256 takes exactly 32 bytes; a key of another length is as good as none.
+            need("insurance.data_key (32 bytes)", if self.insurance.data_key.expose().len() == 32 { "set" } else { "" });
+            need("insurance.insurers", if self.insurance.insurers.is_empty() { "" } else { "set" });
+        }
         if self.pay.adapter == PayAdapter::Real {
             need("alipay.app_id", &self.alipay.app_id);
             need("alipay.private_key", self.alipay.private_key.expose());
@@ -887,6 +934,7 @@ impl Config {
                 || self.oauth.adapter == OauthAdapter::Sandbox
                 || self.pay.adapter == PayAdapter::Sandbox
                 || self.report.adapter == ReportAdapter::Sandbox
+                || self.insurance.adapter == InsuranceAdapter::Sandbox
                 || self.ads.adapter == AdsAdapter::Sandbox
                 || self.mini.adapter == MiniAdapter::Sandbox)
         {
@@ -1107,6 +1155,9 @@ mod tests {
             "ads.baidu_token",
             "mini.app_secret",
             "mini.original_id",
+            "insurance.endpoint",
+            "insurance.app_secret",
+            "insurance.data_key (32 bytes)",
         ] {
             assert!(err.contains(key), "{err}");
         }
@@ -1116,6 +1167,11 @@ mod tests {
             (Secret::new("x"), Secret::new("x"), Secret::new("x"), Secret::new("x"), Secret::new("x"));
         prod.report.app_id = "x".to_owned();
         (prod.mini.app_id, prod.mini.app_secret, prod.mini.original_id) = ("x".to_owned(), Secret::new("x"), "gh_x".to_owned());
+        (prod.insurance.endpoint, prod.insurance.app_id, prod.insurance.app_secret) = ("https://x".to_owned(), "x".to_owned(), Secret::new("x"));
+        let mut short = Config::defaults(Env::Production);
+        short.insurance.data_key = Secret::new("k".repeat(31));
+        assert!(short.check().unwrap_err().contains("insurance.data_key (32 bytes)"), "an AES-256 key is 32 bytes");
+        prod.insurance.data_key = Secret::new("k".repeat(32));
         assert_eq!(prod.check().unwrap_err(), "production cannot use sandbox adapters");
         assert!(Config::defaults(Env::Staging).secure_cookies());
 
@@ -1124,6 +1180,7 @@ mod tests {
         (staging.sms.adapter, staging.oauth.adapter, staging.pay.adapter, staging.report.adapter, staging.ads.adapter) =
             (SmsAdapter::Sandbox, OauthAdapter::Sandbox, PayAdapter::Sandbox, ReportAdapter::Sandbox, AdsAdapter::Sandbox);
         staging.mini.adapter = MiniAdapter::Sandbox;
+        staging.insurance.adapter = InsuranceAdapter::Sandbox;
         staging.secret = Secret::new("changeme");
         staging.app.token_secret = Secret::new("k".repeat(MIN_SECRET_BYTES));
         assert_eq!(staging.check().unwrap_err(), "secret must be at least 32 bytes in staging (it is 8)");

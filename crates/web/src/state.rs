@@ -62,6 +62,8 @@ pub struct Adapters {
     pub pay: adapters::pay::Payments,
     /// Vehicle-history reports.
     pub history: adapters::history::ReportData,
+    /// Car-insurance quotes.
+    pub insurers: adapters::insurer::Insurers,
     /// Conversion reports to the ad platforms.
     pub ads: adapters::ads::Ads,
     /// The mini program's URL schemes.
@@ -78,6 +80,7 @@ impl Adapters {
             wx: adapters::wechat::WxMessages::from_config(config, client.clone()),
             calls: adapters::calls::Calls::from_config(config, client.clone()),
             history: adapters::history::ReportData::from_config(config, client.clone()),
+            insurers: adapters::insurer::Insurers::from_config(config, client.clone()),
             ads: adapters::ads::Ads::from_config(config, client.clone()),
             mini: adapters::mini::Mini::from_config(config, client.clone()),
             pay: adapters::pay::Payments::from_config(config, client),

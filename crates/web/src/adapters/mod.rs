@@ -8,6 +8,7 @@ pub mod alipay;
 pub mod aliyun;
 pub mod calls;
 pub mod history;
+pub mod insurer;
 pub mod mini;
 pub mod oauth;
 pub mod pay;

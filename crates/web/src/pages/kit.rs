@@ -285,7 +285,7 @@ fn kaifa_page(
 
 /// What the overview says: environment, device, session, adapters.
 fn overview(state: &AppState, visitor: &Visitor, headers: &axum::http::HeaderMap) -> Vec<(&'static str, Rows)> {
-    use crate::config::{AdsAdapter, CallsAdapter, OauthAdapter, PayAdapter, ReportAdapter, SmsAdapter, Storage};
+    use crate::config::{AdsAdapter, CallsAdapter, InsuranceAdapter, OauthAdapter, PayAdapter, ReportAdapter, SmsAdapter, Storage};
     let c = &state.config;
     let ua = headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
     let env = vec![
@@ -372,6 +372,13 @@ fn overview(state: &AppState, visitor: &Visitor, headers: &axum::http::HeaderMap
             match c.report.adapter {
                 ReportAdapter::Sandbox => sandbox.to_owned(),
                 ReportAdapter::Jumdata => format!("聚美智数，密钥{}", set(&c.report.app_secret)),
+            },
+        ),
+        (
+            "车险报价",
+            match c.insurance.adapter {
+                InsuranceAdapter::Sandbox => sandbox.to_owned(),
+                InsuranceAdapter::Gateway => format!("报价网关 {}，密钥{}", c.insurance.endpoint, set(&c.insurance.app_secret)),
             },
         ),
         (
