@@ -164,6 +164,7 @@ pub fn all() -> Routes {
         pages::wholesale::routes,
         pages::information::routes,
         pages::gather::routes,
+        pages::insurance::routes,
         pages::loan::routes,
         pages::valuation::routes,
         pages::history_reports::routes,

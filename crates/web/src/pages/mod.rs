@@ -17,6 +17,7 @@ pub mod handoff;
 pub mod history_reports;
 pub mod home;
 pub mod information;
+pub mod insurance;
 pub mod kit;
 pub mod legal;
 pub mod live;

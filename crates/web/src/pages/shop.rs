@@ -544,7 +544,8 @@ struct GratitudePage {
     shop: Option<String>,
 }
 
-/// `GET /actives/gratitude?shop=`: thanks after a lead, naming who received it.
+/// `GET /actives/gratitude?shop=` (or `?from=` an intent, `&insurer=`): thanks after a lead,
+/// naming who received it.
 pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
     let shop = match q.get("shop") {
         Some(o) => state.store.shop_by_oname(o).await.ok(),
@@ -553,7 +554,9 @@ pub async fn gratitude(State(state): State<AppState>, visitor: Visitor, Query(q)
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "提交成功").canonical_path(&state, "/actives/gratitude");
     page.private();
     let adviser = q.get("from").and_then(|f| Intent::parse(f)).map_or(Intent::Sell.adviser(), Intent::adviser);
-    let receiver = shop.as_ref().map_or_else(|| adviser.to_owned(), |s| s.name.clone());
+    // An insurance lead goes to the insurer of its quote, whom the thanks names.
+    let insurer = q.get("insurer").and_then(|i| domain::insurance::Insurer::parse(i)).map(domain::insurance::Insurer::label);
+    let receiver = shop.as_ref().map_or_else(|| insurer.unwrap_or(adviser).to_owned(), |s| s.name.clone());
     let tpl = GratitudePage { page, receiver, shop: shop.map(|s| s.oname) };
     Ok(Html(tpl.render()?).into_response())
 }

@@ -215,7 +215,11 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         .iter()
         .filter(|l| l.listing_id.is_none())
         .map(|l| {
-            let receiver = l.shop_name.as_deref().map_or_else(|| l.intent.adviser().to_owned(), |s| format!("商家「{s}」"));
+            let receiver = match (&l.shop_name, l.insurer) {
+                (Some(s), _) => format!("商家「{s}」"),
+                (None, Some(i)) => format!("{}（{}）", i.label(), i.full_name()),
+                (None, None) => l.intent.adviser().to_owned(),
+            };
             let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
             let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
             format!(

@@ -5,6 +5,7 @@
 
 pub mod alerts;
 pub mod conversions;
+pub mod insurance;
 pub mod jobs;
 pub mod leads;
 pub mod live;
