@@ -78,6 +78,7 @@ pub mod audio;
 pub mod auth;
 pub mod battery;
 pub mod catalog;
+pub mod cost;
 pub mod device;
 pub mod filter;
 pub mod image;

@@ -366,6 +366,16 @@ pub fn estimate(price_yuan: i64) -> Option<(i64, i64, i64)> {
     Some((plan.down_fen / 100, (plan.annuity_payment() + 50) / 100, apr.simple_bp))
 }
 
+/// The interest of [`estimate`]'s usual loan over its whole term, fen (the all-in cost of a car
+/// bought on a loan adds it); `None` where `estimate` has no loan.
+pub fn usual_interest(price_yuan: i64) -> Option<i64> {
+    if price_yuan > MAX_PRICE_YUAN {
+        return None;
+    }
+    let plan = Plan::new(price_yuan, DEFAULT_DOWN, DEFAULT_TERM, DEFAULT_RATE_BP, Method::Annuity)?;
+    Some(Plan::total_interest(&plan.schedule()))
+}
+
 /// Fen as yuan with two decimals and thousands separators (`2,091.80`).
 pub fn yuan(fen: i64) -> String {
     let sign = if fen < 0 { "-" } else { "" };

@@ -55,7 +55,7 @@ fn list_referer(headers: &HeaderMap, site_url: &str) -> Option<String> {
 }
 
 /// The rows before the spec grid's.
-const PRICE_ROWS: [&str; 3] = ["价格", "价格评级", "新车指导价"];
+const PRICE_ROWS: [&str; 4] = ["价格", "落地价（约）", "价格评级", "新车指导价"];
 
 /// `GET /actives/threecar`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: HeaderMap, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
@@ -71,6 +71,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
         };
         let mut values = vec![
             format!("{}万{}", domain::money::wan(d.price_yuan), if d.status == ListingStatus::Online { "" } else { "（已下架）" }),
+            super::shared::all_in(&d, visitor.city_slug.as_deref(), now).map_or("—".to_owned(), |c| format!("{}万：{}", c.total_wan, c.summary)),
             rating_badge(d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
         ];

@@ -85,6 +85,8 @@ struct DetailPage {
     /// The usual loan (`domain::loan::estimate`): down payment in 万, monthly payment in yuan, its
     /// annualised rate.
     loan: Option<(String, String, String)>,
+    /// What the car costs on the road, part by part.
+    allin: Option<super::shared::AllInView>,
     rating: RatingView,
     specs: Vec<(&'static str, String)>,
     /// The VIN trust panel: the history products summarised, each with its source and date.
@@ -348,6 +350,7 @@ async fn render_with(
         loan: domain::loan::estimate(d.price_yuan).map(|(down, monthly, apr)| {
             (domain::money::wan(down), domain::loan::yuan(monthly * 100).trim_end_matches(".00").to_owned(), domain::loan::percent(apr))
         }),
+        allin: super::shared::all_in(&d, visitor.city_slug.as_deref(), now),
         rating: rating_view(&d),
         specs: specs(&d),
         history: history_lines.iter().filter(|l| l.kind != domain::report::Kind::Battery).cloned().collect(),

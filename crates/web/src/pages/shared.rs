@@ -595,3 +595,69 @@ pub fn appraised_car_text(req: &domain::appraisal::Request) -> String {
     let brand = domain::catalog::brand(req.series.brand_slug).map_or("", |b| b.name);
     format!("{}年{}月上牌 {brand}{} · {}万公里 · {}", req.reg_year, req.reg_month, req.series.name, domain::money::wan_km(req.mileage_km), req.city.name)
 }
+
+/// A car's all-in cost (落地价) as the detail and compare pages show it.
+pub struct AllInView {
+    /// The sum bought outright, 万.
+    pub total_wan: String,
+    /// Each part: its name and amount (万 for the price, yuan for the rest).
+    pub parts: Vec<(&'static str, String)>,
+    /// The buyer's city, when the car moves there.
+    pub moving_to: Option<&'static str>,
+    /// The usual loan (30 % down, 36 months): its interest in yuan and the sum with it in 万.
+    pub loan: Option<(String, String)>,
+    /// The parts on one line (`车价9.80万＋过户费300元＋…`).
+    pub summary: String,
+}
+
+/// Yuan without the fen when they are zero (`300`, `3,983.20`).
+fn short_yuan(fen: i64) -> String {
+    domain::loan::yuan(fen).trim_end_matches(".00").to_owned()
+}
+
+/// The all-in cost of the car of `d` for a buyer in `buyer_city` (a city slug; the car's own city
+/// when unknown), as of `now`: insurance and tax by the buyer's province, new plates when the car
+/// moves. `None` for a car the rules cannot price (no household car).
+pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<AllInView> {
+    let series = domain::catalog::series_by_slug(&d.series_slug);
+    let car_city = region::stored_city(d.city_code);
+    let buyer = buyer_city.and_then(region::city_by_slug).or(car_city)?;
+    let new_energy = domain::catalog::is_new_energy(u8::try_from(d.fuel).unwrap_or(0), &d.series_slug);
+    let displacement_ml = if d.fuel == 3 {
+        0
+    } else {
+        domain::insurance::parse_displacement(&d.displacement)
+            .ok()
+            .or_else(|| series.and_then(|s| s.engines.first()).and_then(|e| domain::insurance::parse_displacement(e).ok()))
+            .unwrap_or(1_500)
+    };
+    let guide_yuan = if d.guide_price_yuan > 0 { d.guide_price_yuan } else { series.map_or(d.price_yuan, |s| (s.guide_min_yuan + s.guide_max_yuan) / 2) };
+    let age = (domain::time::year(now) - d.first_reg_year) * 12 + i32::try_from(domain::time::month_of_year(now)).unwrap_or(1) - d.first_reg_month;
+    let moving = car_city.is_some_and(|c| c.code != buyer.code);
+    let cost = domain::cost::all_in(&domain::cost::Car {
+        price_fen: d.price_yuan * 100,
+        new_price_fen: guide_yuan * 100,
+        age_months: u32::try_from(age).unwrap_or(0),
+        displacement_ml,
+        new_energy,
+        seats: series.map_or(5, |s| u32::from(s.seats)),
+        province_code: buyer.province_code,
+        moving,
+    })?;
+    let parts: Vec<(&'static str, String)> = cost
+        .parts
+        .iter()
+        .map(|a| {
+            (
+                a.part.label(),
+                if a.part == domain::cost::Part::Price { format!("{}万", domain::money::wan(a.fen / 100)) } else { format!("{}元", short_yuan(a.fen)) },
+            )
+        })
+        .collect();
+    let summary = parts.iter().map(|(label, amount)| format!("{label}{amount}")).collect::<Vec<_>>().join("＋");
+    let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
+        let with = cost.with_loan(interest);
+        (short_yuan(interest), domain::money::wan(with.total_fen / 100))
+    });
+    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts, moving_to: moving.then_some(buyer.name), loan, summary })
+}

@@ -18,6 +18,7 @@ mod flows;
 mod fuzz_queries;
 mod handoffs;
 mod http;
+mod insurance;
 mod islands;
 mod live;
 mod payments;
