@@ -466,7 +466,7 @@ async fn detail_page(
             TermView { line, covers, excludes }
         })
         .collect();
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, &format!("{}车险报价", quote.insurer.label()))
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, format!("{}车险报价", quote.insurer.label()))
         .describe(format!("{}为{}报价：合计{}元。", quote.insurer.full_name(), quote.car, yuan(quote.total_fen)))
         .canonical_path(state, &format!("{DETAIL_PATH}?quote={}", quote.quote_key));
     page.noindex();
