@@ -372,6 +372,13 @@ pub const HALL: [(&str, &[HallEntry]); 3] = [
                 signed_in: false,
             },
             HallEntry {
+                icon: "险",
+                title: "车险报价",
+                text: "多家保险公司报价，交强险、车船税和商业险逐项列明，无需留手机号。",
+                href: "/servicehall/insurance",
+                signed_in: false,
+            },
+            HallEntry {
                 icon: "求", title: "求购登记", text: "登记想要的车，有新车源上架时通知您。", href: "/space/carfindwa", signed_in: true
             },
         ],
