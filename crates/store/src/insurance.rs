@@ -32,6 +32,30 @@ pub struct InsuranceQuote {
     pub created_at: i64,
 }
 
+/// Times an insurance lead is handed to its insurer before it is given up.
+pub const HANDOVER_ATTEMPTS: i32 = 5;
+/// How long a claimed hand-over is left to the node that claimed it, seconds.
+pub const HANDOVER_LEASE_SECS: i64 = 300;
+
+/// An insurance lead to hand to its insurer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handover {
+    /// The lead.
+    pub lead_id: i64,
+    /// Who receives it.
+    pub insurer: Insurer,
+    /// The visitor's phone.
+    pub mobile: String,
+    /// Their city.
+    pub city_code: Option<i32>,
+    /// The quote's key.
+    pub quote_key: String,
+    /// The insurer's own quote number (empty: the key stands for it).
+    pub provider_ref: String,
+}
+
+from_row!(Handover { lead_id, insurer as stored, mobile, city_code, quote_key, provider_ref });
+
 from_row!(InsuranceQuote { quote_key, insurer as stored, request, car, lines, total_fen, status as stored, provider_ref, valid_until, created_at });
 
 impl Store {
@@ -111,5 +135,50 @@ impl Store {
             .rows_affected()
         });
         Ok(done == 1)
+    }
+
+    /// Claims insurance leads still to hand over (`only`: that lead alone), each by one node under
+    /// a lease, at most [`HANDOVER_ATTEMPTS`] times.
+    pub async fn claim_insurance_handovers(&self, only: Option<i64>, now: i64, limit: i64) -> Result<Vec<Handover>, DbError> {
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            let due: Vec<Handover> = sqlx::query_as(
+                "select l.lead_id, l.insurer, l.mobile, l.city_code, l.insurance_quote as quote_key, coalesce(q.provider_ref, '') as provider_ref \
+                 from lead l left join insurance_quote q on q.quote_key = l.insurance_quote \
+                 where l.insurer <> '' and l.insurer_sent_at is null and l.insurer_attempts < $1 \
+                 and (l.insurer_claimed_at is null or l.insurer_claimed_at < $2) and ($3 = 0 or l.lead_id = $3) \
+                 order by l.lead_id limit $4",
+            )
+            .bind(HANDOVER_ATTEMPTS).bind(now - HANDOVER_LEASE_SECS).bind(only.unwrap_or(0)).bind(limit).fetch_all(&mut *tx).await?;
+            let mut claimed = Vec::with_capacity(due.len());
+            for h in due {
+                let n = sqlx::query(
+                    "update lead set insurer_claimed_at = $1, insurer_attempts = insurer_attempts + 1 \
+                     where lead_id = $2 and insurer_sent_at is null and insurer_attempts < $3 and (insurer_claimed_at is null or insurer_claimed_at < $4)",
+                )
+                .bind(now).bind(h.lead_id).bind(HANDOVER_ATTEMPTS).bind(now - HANDOVER_LEASE_SECS).execute(&mut *tx).await?.rows_affected();
+                if n == 1 {
+                    claimed.push(h);
+                }
+            }
+            tx.commit().await?;
+            Ok(claimed)
+        })
+    }
+
+    /// A claimed hand-over the insurer took.
+    pub async fn insurance_handed_over(&self, lead_id: i64, now: i64) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update lead set insurer_sent_at = $1 where lead_id = $2").bind(now).bind(lead_id).execute(p).await?;
+        });
+        Ok(())
+    }
+
+    /// A claimed hand-over that failed goes back to be tried again (while tries remain).
+    pub async fn release_insurance_handover(&self, lead_id: i64) -> Result<(), DbError> {
+        on_pool!(self, p => {
+            sqlx::query("update lead set insurer_claimed_at = null where lead_id = $1 and insurer_sent_at is null").bind(lead_id).execute(p).await?;
+        });
+        Ok(())
     }
 }

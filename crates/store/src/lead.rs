@@ -51,6 +51,8 @@ pub struct NewLead {
     pub live_session_id: Option<i64>,
     /// The insurer that receives an insurance lead (and no one else does).
     pub insurer: Option<domain::insurance::Insurer>,
+    /// The insurance quote it asks for (its key).
+    pub insurance_quote: String,
 }
 
 impl NewLead {
@@ -74,6 +76,7 @@ impl NewLead {
             agreement: String::new(),
             live_session_id: None,
             insurer: None,
+            insurance_quote: String::new(),
         }
     }
 }
@@ -125,8 +128,8 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
-                 ad_platform, click_id, landing, landed_at, agreement, live_session_id, insurer) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25, $26) \
+                 ad_platform, click_id, landing, landed_at, agreement, live_session_id, insurer, insurance_quote) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25, $26, $27) \
                  returning lead_id",
             )
             .bind(lead.mobile.as_str())
@@ -155,6 +158,7 @@ impl Store {
             .bind(&lead.agreement)
             .bind(lead.live_session_id)
             .bind(lead.insurer.map_or("", domain::insurance::Insurer::as_str))
+            .bind(&lead.insurance_quote)
             .fetch_one(&mut *tx)
             .await?;
             if let (Some(platform), false) = (lead.attribution.platform, lead.attribution.click_id.is_empty()) {

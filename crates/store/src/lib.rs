@@ -64,7 +64,7 @@ pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, Conversion
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange};
 pub use gather::Demand;
 pub use inspection::InspectionRecord;
-pub use insurance::InsuranceQuote;
+pub use insurance::{HANDOVER_ATTEMPTS, Handover, InsuranceQuote};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};

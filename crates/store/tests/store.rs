@@ -532,6 +532,16 @@ async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
     assert_eq!(store.submit_lead(&lead, NOW + 10).await.unwrap(), LeadOutcome::Duplicate(id));
     let other = NewLead { insurer: Some(Insurer::Cpic), ..lead.clone() };
     assert!(matches!(store.submit_lead(&other, NOW + 20).await.unwrap(), LeadOutcome::Created(_)));
+    // Each insurance lead is handed over by one claim at a time: a claim holds it for the lease,
+    // a release or the lease's end lets the next claim have it, a hand-over taken ends it.
+    let first = store.claim_insurance_handovers(Some(id), NOW, 10).await.unwrap();
+    assert_eq!(first.iter().map(|h| (h.lead_id, h.insurer)).collect::<Vec<_>>(), [(id, Insurer::Picc)]);
+    assert!(store.claim_insurance_handovers(Some(id), NOW + 10, 10).await.unwrap().is_empty(), "held by the first claim");
+    assert_eq!(store.claim_insurance_handovers(Some(id), NOW + 400, 10).await.unwrap().len(), 1, "after the lease");
+    store.release_insurance_handover(id).await.unwrap();
+    assert_eq!(store.claim_insurance_handovers(Some(id), NOW + 401, 10).await.unwrap().len(), 1, "released");
+    store.insurance_handed_over(id, NOW + 402).await.unwrap();
+    assert!(store.claim_insurance_handovers(Some(id), NOW + 9_999, 10).await.unwrap().is_empty(), "taken");
     let mine = store.my_leads(0, "13812340000", 10).await.unwrap();
     assert_eq!(mine.iter().map(|l| l.insurer).collect::<Vec<_>>(), [Some(Insurer::Cpic), Some(Insurer::Picc)]);
 }

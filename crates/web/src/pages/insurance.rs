@@ -518,6 +518,7 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
     let city = quote.request.split('&').find_map(|kv| kv.strip_prefix("city=")).and_then(domain::region::city_by_slug);
     let lead = NewLead {
         insurer: Some(quote.insurer),
+        insurance_quote: quote.quote_key.clone(),
         city_code: city.and_then(|c| i32::try_from(c.code).ok()),
         note: format!("{}，{}报价合计{}元，报价单{}", quote.car, quote.insurer.label(), yuan(quote.total_fen), quote.quote_key),
         ..lead
@@ -526,14 +527,15 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
         LeadOutcome::RateLimited => {
             detail_page(&state, &visitor, form, BTreeMap::new(), Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
         }
-        LeadOutcome::Created(_) => {
-            let reference = if quote.provider_ref.is_empty() { quote.quote_key.as_str() } else { quote.provider_ref.as_str() };
-            if let Err(e) = state.adapters.insurers.hand_over(quote.insurer, reference, lead.mobile.as_str(), city.map_or(0, |c| c.code), now).await {
-                tracing::warn!(insurer = quote.insurer.as_str(), error = %e, "insurance lead hand-over failed");
+        outcome => {
+            if let LeadOutcome::Created(id) = outcome {
+                // Handed over now; a failure is retried by the minute round.
+                if let Err(e) = crate::services::insurance::hand_over_due(&state, Some(id)).await {
+                    tracing::warn!(lead = id, error = %e, "insurance lead hand-over");
+                }
             }
             Ok(see_other(&format!("/actives/gratitude?from=insurance&insurer={}", quote.insurer.as_str()), Vec::new()))
         }
-        LeadOutcome::Duplicate(_) => Ok(see_other(&format!("/actives/gratitude?from=insurance&insurer={}", quote.insurer.as_str()), Vec::new())),
     }
 }
 

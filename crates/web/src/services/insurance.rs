@@ -3,7 +3,9 @@
 //! request, the insurer and the day, so the list, the detail page and a reload show the same
 //! figures. A pending quote is asked about again when its page is shown, and settled by the
 //! insurer's callback when that comes first; an insurer that cannot be reached is shown as such
-//! and asked again on the next visit.
+//! and asked again on the next visit. A 投保 lead is handed to its insurer through an outbox
+//! ([`hand_over_due`]): at once after the lead is stored, and by the minute round while the
+//! insurer has not taken it.
 
 use domain::insurance::{Insurer, QuoteStatus, Request};
 use sha2::{Digest as _, Sha256};
@@ -139,4 +141,26 @@ pub async fn apply_callback(state: &AppState, body: &str) -> Result<bool, AppErr
         Ok(_) | Err(store::DbError::NotFound) => Ok(false),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Hands insurance leads to their insurers (`only`: that lead alone); how many were taken. A
+/// failed hand-over is released for the minute round to try again.
+pub async fn hand_over_due(state: &AppState, only: Option<i64>) -> Result<usize, AppError> {
+    let now = state.clock.now();
+    let mut taken = 0;
+    for h in state.store.claim_insurance_handovers(only, now, 50).await? {
+        let reference = if h.provider_ref.is_empty() { h.quote_key.as_str() } else { h.provider_ref.as_str() };
+        let city = h.city_code.and_then(|c| u32::try_from(c).ok()).unwrap_or(0);
+        match state.adapters.insurers.hand_over(h.insurer, reference, &h.mobile, city, now).await {
+            Ok(()) => {
+                state.store.insurance_handed_over(h.lead_id, now).await?;
+                taken += 1;
+            }
+            Err(e) => {
+                tracing::warn!(lead = h.lead_id, insurer = h.insurer.as_str(), error = %e, "insurance lead hand-over failed");
+                state.store.release_insurance_handover(h.lead_id).await?;
+            }
+        }
+    }
+    Ok(taken)
 }

@@ -85,7 +85,8 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 /// The minute's rounds this node can claim: payments (pending orders older than a minute asked
 /// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
 /// provider attempt is due (`reports::run_due`), live-session reminders left to send
-/// (`live::deliver_due`), buyers' alerts (`alerts::run`).
+/// (`live::deliver_due`), insurance leads not yet taken by their insurers
+/// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`).
 pub async fn minute(state: &AppState, node: &str) {
     claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
         match crate::services::payments::reconcile(state).await {
@@ -108,6 +109,14 @@ pub async fn minute(state: &AppState, node: &str) {
             Ok(0) => {}
             Ok(sent) => tracing::info!(sent, "sent live-session reminders"),
             Err(e) => tracing::warn!(error = %e, "live reminder job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "insurance hand-overs", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::insurance::hand_over_due(state, None).await {
+            Ok(0) => {}
+            Ok(taken) => tracing::info!(taken, "handed insurance leads to their insurers"),
+            Err(e) => tracing::warn!(error = %e, "insurance hand-over job failed"),
         }
     })
     .await;

@@ -13,6 +13,13 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const ASK: &str = "/servicehall/insurance/list?series=langyi&month=2022-05&city=changsha&history=clean3&tp=200&driver=1&passenger=1&damage=1";
 
+/// Whether the list card of `insurer` links to quote `key`.
+fn app_key_is(body: &str, key: &str, insurer: &str) -> bool {
+    let card = &body[body.find(&format!("<h2>{insurer}</h2>")).unwrap()..];
+    let card = &card[..card.find("</li>").unwrap()];
+    card.contains(key)
+}
+
 /// The quote keys a list page links to, in its order.
 fn keys(body: &str) -> Vec<String> {
     body.split("/servicehall/insurance/detail?quote=").skip(1).map(|s| s[..s.find('"').unwrap()].to_owned()).collect()
@@ -224,12 +231,27 @@ impl Respond for Gateway {
                 serde_json::json!({"quoteNo": "CPIC-1", "status": "QUOTED", "validUntil": NOW + 86_400, "items": items})
             }
             ("/v1/quote", _) => serde_json::json!({"quoteNo": "PA-1", "status": "DECLINED", "reason": "该车型暂不承保"}),
-            ("/v1/intent", _) => return ResponseTemplate::new(200).set_body_json(serde_json::json!({"code": "0000", "message": "ok"})),
             other => panic!("unexpected {other:?}"),
         };
         let mut reply = envelope(&answer, NOW);
         reply["code"] = "0000".into();
         ResponseTemplate::new(200).set_body_json(reply)
+    }
+}
+
+/// The gateway's 投保 hand-over: refused once (the gateway is busy), then taken; each request
+/// signed and carrying the quote's number and the phone.
+struct Intake(std::sync::atomic::AtomicUsize);
+
+impl Respond for Intake {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let e: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
+        let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+        assert_eq!(sign(APP_SECRET, &s("appId"), &s("data"), &s("nonce"), &s("timestamp")), s("sign"));
+        let body: serde_json::Value = serde_json::from_str(&open(DATA_KEY, &s("data")).unwrap()).unwrap();
+        assert_eq!((body["quoteNo"].as_str(), body["insurer"].as_str(), body["mobile"].as_str()), (Some("PICC-1"), Some("picc"), Some("13900007721")));
+        let code = if self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 { "5000" } else { "0000" };
+        ResponseTemplate::new(200).set_body_json(serde_json::json!({"code": code, "message": "busy or ok"}))
     }
 }
 
@@ -242,7 +264,7 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
     let server = MockServer::start().await;
     Mock::given(method("POST")).and(path("/v1/quote")).respond_with(Gateway).mount(&server).await;
     Mock::given(method("POST")).and(path("/v1/quote/query")).respond_with(Gateway).mount(&server).await;
-    Mock::given(method("POST")).and(path("/v1/intent")).respond_with(Gateway).expect(1).mount(&server).await;
+    Mock::given(method("POST")).and(path("/v1/intent")).respond_with(Intake(0.into())).expect(2).mount(&server).await;
     let mut config = web::config::Config::defaults(web::config::Env::Development);
     config.insurance.adapter = web::config::InsuranceAdapter::Gateway;
     config.insurance.endpoint = server.uri();
@@ -294,8 +316,16 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
     assert_eq!((settled.status, settled.total_fen), (domain::insurance::QuoteStatus::Ready, 95_000));
     assert_eq!(notify(envelope(&answer, NOW)).await.status, StatusCode::OK, "answered again, changed nothing");
 
-    // 投保 hands the request to that insurer through the gateway, once.
-    let k = keys(&again.body);
-    let sent = post_on(&state, "/servicehall/insurance/detail", &[], &format!("quote={}&mobile=13900007721", k[0])).await;
+    // 投保 hands the request to that insurer through the gateway; refused once, it is taken by
+    // the next round, and then by no other.
+    let picc = keys(&again.body).into_iter().find(|k| app_key_is(&again.body, k, "人保财险")).unwrap();
+    let sent = post_on(&state, "/servicehall/insurance/detail", &[], &format!("quote={picc}&mobile=13900007721")).await;
     assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
+    assert_eq!(sent.location(), "/actives/gratitude?from=insurance&insurer=picc");
+    let waiting = "select count(*) from lead where mobile = '13900007721' and insurer = 'picc' and insurer_sent_at is null and insurer_attempts = 1";
+    assert_eq!(app.state.store.count_admin(waiting).await.unwrap(), 1, "refused once: waiting for the next round");
+    assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 1);
+    assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 0, "taken once");
+    let taken = "select count(*) from lead where mobile = '13900007721' and insurer_sent_at is not null and insurance_quote <> ''";
+    assert_eq!(app.state.store.count_admin(taken).await.unwrap(), 1);
 }
