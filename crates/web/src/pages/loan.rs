@@ -104,6 +104,8 @@ struct Figures {
     cost: String,
     /// Down payment plus every month plus every fee.
     total: String,
+    /// Interest and fees, fen (the all-in cost adds them).
+    cost_fen: i64,
     /// The other method's interest and first payment, for the comparison line.
     other: String,
     rows: Vec<RowView>,
@@ -152,6 +154,7 @@ fn figures(plan: &Plan, fees: &Fees) -> Figures {
         monthly_paid: (fees.monthly_fen > 0).then(|| yuan(first + fees.monthly_fen)),
         apr,
         cost: yuan(interest + fee_total),
+        cost_fen: interest + fee_total,
         total: yuan(plan.down_fen + rows.iter().map(|r| r.payment_fen).sum::<i64>() + fee_total),
         other,
         rows: rows
@@ -179,6 +182,8 @@ struct FenqiPage {
     car: Option<(i64, String, bool)>,
     /// A dealer sells the car: the application goes to its shop.
     dealer: bool,
+    /// The car's all-in cost bought on this loan: the total in 万 and its parts on one line.
+    allin: Option<(String, String)>,
     downs: &'static [u32],
     terms: &'static [u32],
     provinces: super::shared::ProvinceCities,
@@ -251,7 +256,17 @@ async fn render(
     if asked || listing.is_some() || !form.mobile.is_empty() {
         page.noindex();
     }
+    // The car of `listing=` at its own price: what it costs on the road bought on this loan.
+    let allin = match (&listing, &figures, form.plan()) {
+        (Some(d), Some(f), Ok((plan, _))) if plan.price_fen == d.price_yuan * 100 => super::shared::all_in(d, visitor.city_slug.as_deref(), state.clock.now())
+            .map(|view| {
+                let with = view.cost.with_loan(f.cost_fen);
+                (domain::money::wan(with.total_fen / 100), super::shared::AllInView::summary_of(&with))
+            }),
+        _ => None,
+    };
     let tpl = FenqiPage {
+        allin,
         page,
         errors,
         form_error,

@@ -608,6 +608,25 @@ pub struct AllInView {
     pub loan: Option<(String, String)>,
     /// The parts on one line (`车价9.80万＋过户费300元＋…`).
     pub summary: String,
+    /// The figures, for a page that adds its own loan.
+    pub cost: domain::cost::AllIn,
+}
+
+impl AllInView {
+    /// The parts of `cost` on one line, as [`AllInView::summary`] reads.
+    pub fn summary_of(cost: &domain::cost::AllIn) -> String {
+        cost.parts
+            .iter()
+            .map(|a| {
+                if a.part == domain::cost::Part::Price {
+                    format!("{}{}万", a.part.label(), domain::money::wan(a.fen / 100))
+                } else {
+                    format!("{}{}元", a.part.label(), short_yuan(a.fen))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("＋")
+    }
 }
 
 /// Yuan without the fen when they are zero (`300`, `3,983.20`).
@@ -654,10 +673,10 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
             )
         })
         .collect();
-    let summary = parts.iter().map(|(label, amount)| format!("{label}{amount}")).collect::<Vec<_>>().join("＋");
+    let summary = AllInView::summary_of(&cost);
     let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
         let with = cost.with_loan(interest);
         (short_yuan(interest), domain::money::wan(with.total_fen / 100))
     });
-    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts, moving_to: moving.then_some(buyer.name), loan, summary })
+    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts, moving_to: moving.then_some(buyer.name), loan, summary, cost })
 }

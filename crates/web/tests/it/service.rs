@@ -361,6 +361,10 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(page.body.contains(&format!(r#"<a href="/details/{dealer_car}">{}</a>"#, car.title)), "{}", page.body);
     assert!(page.body.contains(&format!(r#"value="{}""#, domain::money::wan(car.price_yuan))) && page.body.contains("计算结果"));
     assert!(page.body.contains("卖这辆车的车商会按这个方案"));
+    // Bought on this loan, the car's all-in cost adds the loan's interest to its other parts.
+    assert!(page.body.contains("这辆车按这个方案分期买，落地总价约<b>") && page.body.contains("＋贷款利息和费用"), "{}", page.body);
+    let own_price = app.get(&format!("/servicehall/fenqi/fenqi?listing={dealer_car}&price=99&down=30&months=36&rate=4.8&method=annuity&calc=1"), &[]).await;
+    assert!(!own_price.body.contains("落地总价"), "another price is not this car's cost");
     let form = format!("price=10&down=30&months=36&rate=4.8&method=annuity&listing={dealer_car}");
     let refused = app.post_form("/servicehall/fenqi/fenqi", &[], &format!("{form}&mobile=1390000&city=")).await;
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
