@@ -56,6 +56,15 @@ export const VARIANTS = [
   { name: "desktop, JavaScript off", mobile: false, js: false, n: 4 },
 ];
 
+/// The browser context options of a variant: a phone (the iPhone's User-Agent, 390×844) or a
+/// desktop (1280×900), JavaScript as the variant says.
+export function variantOptions(v) {
+  return {
+    javaScriptEnabled: v.js,
+    ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
+  };
+}
+
 /// Launches Chromium before the file's tests and closes it after; returns a getter.
 export function useBrowser() {
   let browser;

@@ -3,7 +3,7 @@
 // with a bad phone (the message appears beside the field and the input is kept), then a good one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
+import { BASE, useBrowser, variantOptions, VARIANTS } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 
@@ -22,10 +22,7 @@ async function openFilters(page) {
 
 for (const v of variants) {
   test(`buyer journey: ${v.name}`, async () => {
-    const context = await getBrowser().newContext({
-      javaScriptEnabled: v.js,
-      ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
-    });
+    const context = await getBrowser().newContext(variantOptions(v));
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));

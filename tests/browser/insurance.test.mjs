@@ -4,7 +4,7 @@
 // names the one insurer that receives it, which 我的询价 shows after sign-in.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
+import { BASE, signIn, useBrowser, variantOptions, VARIANTS } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 
@@ -16,10 +16,7 @@ function fen(text) {
 
 for (const v of VARIANTS) {
   test(`a listing's all-in cost adds up, its car is quoted and insured with one insurer: ${v.name}`, async () => {
-    const ctx = await getBrowser().newContext({
-      javaScriptEnabled: v.js,
-      ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
-    });
+    const ctx = await getBrowser().newContext(variantOptions(v));
     const page = await ctx.newPage();
     await page.goto(`${BASE}/carlist`);
     await page.goto(new URL(await page.locator("li.card a").first().getAttribute("href"), BASE).href);

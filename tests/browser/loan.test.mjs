@@ -3,16 +3,13 @@
 // car's price and states the same rate, and the lender's fees raise it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, useBrowser } from "./browser.mjs";
+import { BASE, useBrowser, variantOptions, VARIANTS } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 
 for (const v of VARIANTS) {
   test(`a listing's loan line opens the calculator with its annual rate: ${v.name}`, async () => {
-    const ctx = await getBrowser().newContext({
-      javaScriptEnabled: v.js,
-      ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
-    });
+    const ctx = await getBrowser().newContext(variantOptions(v));
     const page = await ctx.newPage();
     await page.goto(`${BASE}/carlist`);
     await page.goto(new URL(await page.locator("li.card a").first().getAttribute("href"), BASE).href);

@@ -5,7 +5,7 @@
 // Phones pay with Alipay; desktops with WeChat Pay: its QR code, then the sandbox's WeChat cashier.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
+import { BASE, signIn, useBrowser, variantOptions, VARIANTS } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -14,10 +14,7 @@ let session = null;
 
 for (const v of VARIANTS) {
   test(`a VIP plan bought through the sandbox cashier: ${v.name}`, async () => {
-    const ctx = await getBrowser().newContext({
-      javaScriptEnabled: v.js,
-      ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
-    });
+    const ctx = await getBrowser().newContext(variantOptions(v));
     const page = await ctx.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));

@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASE, IPHONE, VARIANTS, signIn, useBrowser } from "./browser.mjs";
+import { BASE, signIn, useBrowser, variantOptions, VARIANTS } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 const run = String(Date.now()).slice(-7);
@@ -40,10 +40,7 @@ function darkShare(pdf) {
 }
 
 function context(v) {
-  return getBrowser().newContext({
-    javaScriptEnabled: v.js,
-    ...(v.mobile ? { userAgent: IPHONE, viewport: { width: 390, height: 844 } } : { viewport: { width: 1280, height: 900 } }),
-  });
+  return getBrowser().newContext(variantOptions(v));
 }
 
 const wan = (text) => Number(text.replace(/[^\d.]/g, ""));

@@ -15,7 +15,7 @@
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use super::AdapterError;
+use super::{AdapterError, json_int as int, json_text as text};
 use crate::config::{Config, ReportAdapter, Secret};
 use domain::report::{Battery, Claim, Flags, Kind, OdometerReading, Product, Record, Service};
 use domain::validate::Vin;
@@ -160,24 +160,6 @@ impl Jumdata {
             return Err(AdapterError::Http(format!("history report: {}", res.status())));
         }
         Ok(res.json().await?)
-    }
-}
-
-/// A number or a string of one, as text.
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.trim().to_owned(),
-        Value::Number(n) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
-fn int(v: &Value) -> i64 {
-    match v {
-        Value::Number(n) => n.as_i64().unwrap_or(0),
-        Value::String(s) => s.trim().parse().unwrap_or(0),
-        Value::Bool(b) => i64::from(*b),
-        _ => 0,
     }
 }
 

@@ -31,7 +31,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use super::AdapterError;
+use super::{AdapterError, json_int as int, json_text as text};
 use crate::config::{Config, InsuranceAdapter, Secret};
 
 /// How far a message's timestamp may be from our clock, seconds.
@@ -317,23 +317,6 @@ fn answer_of(quote: &Value) -> Result<Answer, AdapterError> {
         "PENDING" if !quote_no.is_empty() => Ok(Answer::Pending(quote_no)),
         "DECLINED" => Ok(Answer::Declined(text(&quote["reason"]))),
         other => Err(AdapterError::Decode(format!("quote status {other:?}"))),
-    }
-}
-
-/// A number or a string of one, as text.
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.trim().to_owned(),
-        Value::Number(n) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
-fn int(v: &Value) -> i64 {
-    match v {
-        Value::Number(n) => n.as_i64().unwrap_or(0),
-        Value::String(s) => s.trim().parse().unwrap_or(0),
-        _ => 0,
     }
 }
 

@@ -82,6 +82,25 @@ impl From<reqwest::Error> for AdapterError {
     }
 }
 
+/// A JSON number or a string of one, as text (providers send either).
+pub fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.trim().to_owned(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A JSON number, a string of one or a boolean, as an integer (0 for anything else).
+pub fn json_int(v: &serde_json::Value) -> i64 {
+    match v {
+        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0),
+        serde_json::Value::String(s) => s.trim().parse().unwrap_or(0),
+        serde_json::Value::Bool(b) => i64::from(*b),
+        _ => 0,
+    }
+}
+
 /// The one HTTP client of the outside adapters: five-second timeouts, no redirects followed.
 pub fn http_client() -> reqwest::Client {
     reqwest::Client::builder()
