@@ -520,7 +520,7 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
         insurer: Some(quote.insurer),
         insurance_quote: quote.quote_key.clone(),
         city_code: city.and_then(|c| i32::try_from(c.code).ok()),
-        note: format!("{}，{}报价合计{}元，报价单{}", quote.car, quote.insurer.label(), yuan(quote.total_fen), quote.quote_key),
+        note: format!("{}，{}报价合计{}元，有效至{}", quote.car, quote.insurer.label(), yuan(quote.total_fen), until_text(quote.valid_until)),
         ..lead
     };
     match crate::services::leads::submit_lead(&state, &lead, now).await? {
