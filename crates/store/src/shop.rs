@@ -172,7 +172,7 @@ const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_i
 pub enum LeadScope {
     /// The shop this user owns.
     Shop(i64),
-    /// Leads that went to no shop.
+    /// Leads that went to no shop (nor to an insurer).
     Platform,
 }
 
@@ -181,7 +181,8 @@ impl LeadScope {
     fn clause(self) -> String {
         match self {
             LeadScope::Shop(_) => format!("ld.shop_id = {}", owner_shop("$1")),
-            LeadScope::Platform => "ld.shop_id is null".to_owned(),
+            // An insurance lead is its insurer's alone: our advisers do not work it.
+            LeadScope::Platform => "ld.shop_id is null and ld.insurer = ''".to_owned(),
         }
     }
 

@@ -128,6 +128,9 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
         1,
         "no other insurer"
     );
+    // Our own advisers' desk does not get it: it is the insurer's alone.
+    let desk = app.state.store.scoped_leads(store::LeadScope::Platform, None, 500).await.unwrap();
+    assert!(!desk.iter().any(|l| l.mobile == "13900007711"), "an insurance lead is not on the platform desk");
     let cookie = login(app, "13900007711", "").await;
     let mine = app.get("/space/gettycarlist", &[("cookie", cookie.as_str())]).await;
     assert!(
