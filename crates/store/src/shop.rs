@@ -172,7 +172,7 @@ const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_i
 pub enum LeadScope {
     /// The shop this user owns.
     Shop(i64),
-    /// Leads that went to no shop (nor to an insurer).
+    /// Leads that went to no shop, nor to an insurer (unless it could not be handed over).
     Platform,
 }
 
@@ -181,8 +181,12 @@ impl LeadScope {
     fn clause(self) -> String {
         match self {
             LeadScope::Shop(_) => format!("ld.shop_id = {}", owner_shop("$1")),
-            // An insurance lead is its insurer's alone: our advisers do not work it.
-            LeadScope::Platform => "ld.shop_id is null and ld.insurer = ''".to_owned(),
+            // An insurance lead is its insurer's alone: our advisers work it only when every try
+            // to hand it over failed.
+            LeadScope::Platform => format!(
+                "ld.shop_id is null and (ld.insurer = '' or (ld.insurer_sent_at is null and ld.insurer_attempts >= {}))",
+                crate::insurance::HANDOVER_ATTEMPTS
+            ),
         }
     }
 

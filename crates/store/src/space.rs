@@ -30,10 +30,12 @@ pub struct MyLead {
     pub note: String,
     /// When it was sent.
     pub created_at: i64,
-    /// The insurer that received an insurance lead.
+    /// The insurer that receives an insurance lead.
     pub insurer: Option<domain::insurance::Insurer>,
+    /// Where its hand-over to the insurer is: 0 taken, 1 on its way, 2 given up.
+    pub handover: i32,
 }
-from_row!(MyLead { lead_id, intent as stored, listing_id, shop_name, shop_oname, status as stored, appointment_date, name, note, created_at, insurer as stored });
+from_row!(MyLead { lead_id, intent as stored, listing_id, shop_name, shop_oname, status as stored, appointment_date, name, note, created_at, insurer as stored, handover });
 
 /// A car a friend shared with me.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -304,13 +306,15 @@ impl Store {
     pub async fn my_leads(&self, user_id: i64, mobile: &str, limit: i64) -> Result<Vec<MyLead>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, MyLead>(
-                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.name, l.note, l.created_at, l.insurer \
+                "select l.lead_id, l.intent, l.listing_id, s.name as shop_name, s.oname as shop_oname, l.status, l.appointment_date, l.name, l.note, l.created_at, l.insurer, \
+                 case when l.insurer_sent_at is not null or l.insurer = '' then 0 when l.insurer_attempts >= $4 then 2 else 1 end as handover \
                  from lead l left join shop s on s.shop_id = l.shop_id \
                  where l.user_id = $1 or l.mobile = $2 order by l.created_at desc, l.lead_id desc limit $3",
             )
             .bind(user_id)
             .bind(mobile)
             .bind(limit)
+            .bind(crate::insurance::HANDOVER_ATTEMPTS)
             .fetch_all(p)
             .await?
         }))

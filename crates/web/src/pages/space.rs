@@ -215,19 +215,18 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         .iter()
         .filter(|l| l.listing_id.is_none())
         .map(|l| {
-            let receiver = match (&l.shop_name, l.insurer) {
-                (Some(s), _) => format!("商家「{s}」"),
-                (None, Some(i)) => format!("{}（{}）", i.label(), i.full_name()),
-                (None, None) => l.intent.adviser().to_owned(),
+            // An insurance lead names its insurer once the insurer took it; until then it is on
+            // its way, and when every try failed our insurance advisers have it.
+            let receiver = match (&l.shop_name, l.insurer, l.handover) {
+                (Some(s), _, _) => format!("商家「{s}」收到了您的请求"),
+                (None, Some(i), 0) => format!("{}（{}）收到了您的请求", i.label(), i.full_name()),
+                (None, Some(i), 1) => format!("正在转交{}（{}）", i.label(), i.full_name()),
+                (None, Some(i), _) => format!("{}暂时无法接收，已转给{}", i.label(), l.intent.adviser()),
+                (None, None, _) => format!("{}收到了您的请求", l.intent.adviser()),
             };
             let details: Vec<&str> = [l.name.as_str(), l.note.as_str()].into_iter().filter(|t| !t.is_empty()).collect();
             let details = if details.is_empty() { String::new() } else { format!("（{}）", details.join("；")) };
-            format!(
-                "{}{details} · {receiver}收到了您的请求 · {} · {}",
-                l.intent.label(),
-                lead_status_label(l.status),
-                domain::time::relative(l.created_at, now)
-            )
+            format!("{}{details} · {receiver} · {} · {}", l.intent.label(), lead_status_label(l.status), domain::time::relative(l.created_at, now))
         })
         .collect();
     let mut tpl = ListPage::new(meta(&state, &visitor, "我的询价", "/space/gettycarlist"), "我的询价和预约", "还没有询价或预约看车", items);

@@ -139,6 +139,17 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
         mine.body
     );
 
+    // Had every try to hand it over failed, our insurance advisers would have it, and say so.
+    app.state
+        .store
+        .execute_admin("update lead set insurer_sent_at = null, insurer_attempts = 5 where mobile = '13900007711' and intent = 'insurance'")
+        .await
+        .unwrap();
+    let desk = app.state.store.scoped_leads(store::LeadScope::Platform, None, 500).await.unwrap();
+    assert!(desk.iter().any(|l| l.mobile == "13900007711"), "a lead its insurer never took is the platform's");
+    let mine = app.get("/space/gettycarlist", &[("cookie", cookie.as_str())]).await;
+    assert!(mine.body.contains("太平洋产险暂时无法接收，已转给二手车网车险顾问"), "{}", mine.body);
+
     // Four days on the quote has expired: it says so and takes no 投保.
     let later = app.variant(web::config::Config::defaults(web::config::Env::Development), NOW + 4 * 86_400);
     let old = get_on(&later, &format!("/servicehall/insurance/detail?quote={cpic}"), &[]).await;
@@ -327,8 +338,13 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
     assert_eq!(sent.location(), "/actives/gratitude?from=insurance&insurer=picc");
     let waiting = "select count(*) from lead where mobile = '13900007721' and insurer = 'picc' and insurer_sent_at is null and insurer_attempts = 1";
     assert_eq!(app.state.store.count_admin(waiting).await.unwrap(), 1, "refused once: waiting for the next round");
+    let visitor = crate::support::login(&app, "13900007721", "").await;
+    let mine = get_on(&state, "/space/gettycarlist", &[("cookie", visitor.as_str())]).await;
+    assert!(mine.body.contains("正在转交人保财险（中国人民财产保险股份有限公司）"), "{}", mine.body);
     assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 1);
     assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 0, "taken once");
     let taken = "select count(*) from lead where mobile = '13900007721' and insurer_sent_at is not null and insurance_quote <> ''";
     assert_eq!(app.state.store.count_admin(taken).await.unwrap(), 1);
+    let mine = get_on(&state, "/space/gettycarlist", &[("cookie", visitor.as_str())]).await;
+    assert!(mine.body.contains("人保财险（中国人民财产保险股份有限公司）收到了您的请求"), "{}", mine.body);
 }
