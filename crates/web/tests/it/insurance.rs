@@ -338,7 +338,7 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
     assert_eq!(sent.location(), "/actives/gratitude?from=insurance&insurer=picc");
     let waiting = "select count(*) from lead where mobile = '13900007721' and insurer = 'picc' and insurer_sent_at is null and insurer_attempts = 1";
     assert_eq!(app.state.store.count_admin(waiting).await.unwrap(), 1, "refused once: waiting for the next round");
-    let visitor = crate::support::login(&app, "13900007721", "").await;
+    let visitor = login(&app, "13900007721", "").await;
     let mine = get_on(&state, "/space/gettycarlist", &[("cookie", visitor.as_str())]).await;
     assert!(mine.body.contains("正在转交人保财险（中国人民财产保险股份有限公司）"), "{}", mine.body);
     assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 1);
