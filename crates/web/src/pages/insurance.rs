@@ -303,6 +303,8 @@ struct ListPage {
     tax_note: String,
     sandbox: bool,
     pending: bool,
+    /// The listing the form was filled from: id and title.
+    listing: Option<(i64, String)>,
 }
 
 /// `GET /servicehall/insurance/list?…`: every insurer's quote; a wrong field goes back to the
@@ -314,6 +316,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(form): 
         Err(errors) => return form_page(&state, &visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let offers = crate::services::insurance::offers(&state, &req).await?;
+    let listing = listing_of(&state, &visitor, &form).await?.map(|d| (d.listing_id, d.title));
     let mut views: Vec<OfferView> = offers.iter().map(offer_view).collect();
     // Priced quotes first, cheapest first; the rest after, in the insurers' order.
     views.sort_by_key(|v| (v.status != Some(QuoteStatus::Ready), if v.status == Some(QuoteStatus::Ready) { v.total_fen } else { 0 }));
@@ -368,7 +371,11 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(form): 
         cover,
         pending: views.iter().any(|v| v.status == Some(QuoteStatus::Pending) || v.status.is_none()),
         offers: views,
-        edit: format!("{FORM_PATH}?{}", req.query()),
+        edit: match &listing {
+            Some((id, _)) => format!("{FORM_PATH}?listing={id}&{}", req.query()),
+            None => format!("{FORM_PATH}?{}", req.query()),
+        },
+        listing,
         tax_note,
         sandbox: state.adapters.insurers.is_sandbox(),
     };

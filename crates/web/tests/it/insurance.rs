@@ -100,6 +100,8 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
         "{}",
         filled.body
     );
+    let of_car = app.get(&format!("{ASK}&listing={online}"), &[]).await;
+    assert!(of_car.body.contains(&format!(r#"报价车辆：<a href="/details/{online}">{}</a>"#, d.title)), "the list names the car it quotes");
 
     // One quote: its insurer, cover, exclusions, validity; 投保 asks for the phone.
     let cpic = first[0].clone();
