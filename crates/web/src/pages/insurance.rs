@@ -445,6 +445,19 @@ pub struct ApplyForm {
     mobile: String,
 }
 
+/// The quote of a key as sent; 404 for one that names none.
+async fn quote_of(state: &AppState, key: &str) -> Result<InsuranceQuote, AppError> {
+    let key = key.trim();
+    if key.is_empty() || key.len() > 64 {
+        return Err(AppError::NotFound);
+    }
+    match state.store.insurance_quote(key).await {
+        Ok(q) => Ok(q),
+        Err(store::DbError::NotFound) => Err(AppError::NotFound),
+        Err(e) => Err(e.into()),
+    }
+}
+
 async fn detail_page(
     state: &AppState,
     visitor: &Visitor,
@@ -453,15 +466,7 @@ async fn detail_page(
     form_error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    let key = form.quote.trim();
-    if key.is_empty() || key.len() > 64 {
-        return Err(AppError::NotFound);
-    }
-    let quote = match state.store.insurance_quote(key).await {
-        Ok(q) => q,
-        Err(store::DbError::NotFound) => return Err(AppError::NotFound),
-        Err(e) => return Err(e.into()),
-    };
+    let quote = quote_of(state, &form.quote).await?;
     let now = state.clock.now();
     let priced = domain::insurance::read_lines(&quote.lines).unwrap_or_default();
     let premium = priced.iter().filter(|l| l.line != Line::Tax).map(|l| l.premium_fen).sum();
@@ -504,11 +509,7 @@ pub async fn detail(State(state): State<AppState>, visitor: Visitor, Query(form)
 
 /// `POST /servicehall/insurance/detail`: 投保 — an `insurance` lead to the quote's insurer only.
 pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): Form<ApplyForm>) -> Result<Response, AppError> {
-    let quote = match state.store.insurance_quote(form.quote.trim()).await {
-        Ok(q) => q,
-        Err(store::DbError::NotFound) => return Err(AppError::NotFound),
-        Err(e) => return Err(e.into()),
-    };
+    let quote = quote_of(&state, &form.quote).await?;
     let now = state.clock.now();
     if quote.status != QuoteStatus::Ready || quote.valid_until <= now {
         let message = if quote.status == QuoteStatus::Ready {
