@@ -181,4 +181,18 @@ impl Store {
         });
         Ok(())
     }
+
+    /// Forgets quotes asked for before `before` that no lead names; how many.
+    pub async fn prune_insurance_quotes(&self, before: i64) -> Result<u64, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query(
+                "delete from insurance_quote where created_at < $1 \
+                 and not exists (select 1 from lead l where l.insurance_quote = insurance_quote.quote_key)",
+            )
+            .bind(before)
+            .execute(p)
+            .await?
+            .rows_affected()
+        }))
+    }
 }

@@ -542,8 +542,15 @@ async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
     assert_eq!(store.claim_insurance_handovers(Some(id), NOW + 401, 10).await.unwrap().len(), 1, "released");
     store.insurance_handed_over(id, NOW + 402).await.unwrap();
     assert!(store.claim_insurance_handovers(Some(id), NOW + 9_999, 10).await.unwrap().is_empty(), "taken");
+    // Old quotes no lead names are forgotten; one a lead names is kept.
+    let named = NewLead { insurance_quote: "k2".into(), insurer: Some(Insurer::Pingan), ..lead.clone() };
+    assert!(matches!(store.submit_lead(&named, NOW + 30).await.unwrap(), LeadOutcome::Created(_)));
+    assert_eq!(store.prune_insurance_quotes(NOW).await.unwrap(), 0, "none older than that");
+    assert_eq!(store.prune_insurance_quotes(NOW + 1).await.unwrap(), 1, "k1 goes, k2 stays");
+    assert!(matches!(store.insurance_quote("k1").await, Err(store::DbError::NotFound)));
+    assert_eq!(store.insurance_quote("k2").await.unwrap().quote_key, "k2");
     let mine = store.my_leads(0, "13812340000", 10).await.unwrap();
-    assert_eq!(mine.iter().map(|l| l.insurer).collect::<Vec<_>>(), [Some(Insurer::Cpic), Some(Insurer::Picc)]);
+    assert_eq!(mine.iter().map(|l| l.insurer).collect::<Vec<_>>(), [Some(Insurer::Pingan), Some(Insurer::Cpic), Some(Insurer::Picc)]);
 }
 
 async fn expiry_is_idempotent(store: &Store) {

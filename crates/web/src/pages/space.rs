@@ -230,7 +230,7 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         })
         .collect();
     let mut tpl = ListPage::new(meta(&state, &visitor, "我的询价", "/space/gettycarlist"), "我的询价和预约", "还没有询价或预约看车", items);
-    tpl.intro = "每条请求只发给一位卖家，下面写明了是谁收到的。";
+    tpl.intro = "每条请求只发给一位接收方（卖家、保险公司或二手车网顾问），下面写明了是谁收到的。";
     tpl.requests = requests;
     Ok(Html(tpl.render()?).into_response())
 }

@@ -35,7 +35,7 @@ async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, firs
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, and (hourly)
-/// valuations.
+/// old insurance quotes and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "expiry", EXPIRY_EVERY, Duration::ZERO, async {
         match state.store.expire_listings(state.clock.now()).await {
@@ -66,6 +66,15 @@ pub async fn tick(state: &AppState, node: &str) {
             Ok(0) => {}
             Ok(removed) => tracing::info!(removed, "removed unused uploads"),
             Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "insurance quotes", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        // A quote holds three days; a month on, one no lead names is of no use to anyone.
+        match state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await {
+            Ok(0) => {}
+            Ok(pruned) => tracing::info!(pruned, "forgot old insurance quotes"),
+            Err(e) => tracing::warn!(error = %e, "insurance quote pruning failed"),
         }
     })
     .await;
