@@ -53,22 +53,7 @@ pub fn parse(series: &str, month: &str, mileage: &str, city: &str, now: i64) -> 
     if series.is_none() {
         errors.insert("series", "请选择品牌车系".to_owned());
     }
-    let (this_year, this_month) = (crate::time::year(now), crate::time::month_of_year(now));
-    let reg = match crate::time::parse_month(month.trim()) {
-        None => {
-            errors.insert("month", "请选择首次上牌时间，如 2021-06".to_owned());
-            None
-        }
-        Some((y, m)) if (y, m) > (this_year, this_month) => {
-            errors.insert("month", "首次上牌时间不能晚于本月".to_owned());
-            None
-        }
-        Some((y, _)) if series.is_some_and(|s| y < s.from_year - 1) => {
-            errors.insert("month", format!("该车系{}年才上市，请检查上牌时间", series.map_or(0, |s| s.from_year)));
-            None
-        }
-        Some(ym) => Some(ym),
-    };
+    let reg = parse_first_registration(series, month, now).map_err(|m| errors.insert("month", m)).ok();
     let mileage_km = match parse_mileage(mileage) {
         Ok(km) => Some(km),
         Err(m) => {
@@ -85,6 +70,18 @@ pub fn parse(series: &str, month: &str, mileage: &str, city: &str, now: i64) -> 
             Ok(Request { series, reg_year, reg_month, mileage_km, city })
         }
         _ => Err(errors),
+    }
+}
+
+/// A first registration as typed (`2021-06`) as (year, month), as of `now`: not after this month,
+/// nor more than a year before `series` was first sold; the message for the field otherwise.
+pub fn parse_first_registration(series: Option<&Series>, text: &str, now: i64) -> Result<(i32, u32), String> {
+    let this_month = (crate::time::year(now), crate::time::month_of_year(now));
+    match crate::time::parse_month(text.trim()) {
+        None => Err("请选择首次上牌时间，如 2021-06".to_owned()),
+        Some(ym) if ym > this_month => Err("首次上牌时间不能晚于本月".to_owned()),
+        Some((y, _)) if series.is_some_and(|s| y < s.from_year - 1) => Err(format!("该车系{}年才上市，请检查上牌时间", series.map_or(0, |s| s.from_year))),
+        Some(ym) => Ok(ym),
     }
 }
 
@@ -125,7 +122,7 @@ impl Request {
             fuel: self.series.fuel,
             age_months: self.age_months(now),
             mileage_km: self.mileage_km,
-            guide_price_yuan: (self.series.guide_min_yuan + self.series.guide_max_yuan) / 2,
+            guide_price_yuan: self.series.guide_mid_yuan(),
         }
     }
 

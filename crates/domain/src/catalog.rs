@@ -130,6 +130,17 @@ impl Series {
         let last = self.to_year.map_or(current_year, |t| t.min(current_year));
         self.from_year.max(current_year - max_age).min(last)..=last
     }
+
+    /// The middle of the series' guide prices, yuan: the new-car price taken when a version is
+    /// not known.
+    pub fn guide_mid_yuan(&self) -> i64 {
+        (self.guide_min_yuan + self.guide_max_yuan) / 2
+    }
+
+    /// What a car of this series is called ([`car_name`] of its brand and name).
+    pub fn car_name(&self) -> String {
+        car_name(brand(self.brand_slug).map_or("", |b| b.name), self.name)
+    }
 }
 
 /// How a car of a series is named: brand and series (大众 朗逸), or the series alone where its

@@ -390,6 +390,12 @@ pub const HISTORIES: [(&str, &str, u32, u32); 10] = [
 /// The most a new-car price can be, yuan (a quote form's field).
 pub const MAX_NEW_PRICE_YUAN: i64 = 10_000_000;
 
+/// The displacement a car of `series` is taken to have when its own is not known: 0 for an
+/// electric car, else its first engine's (`None` when the catalogue names none).
+pub fn series_displacement(series: &crate::catalog::Series) -> Option<u32> {
+    if series.fuel == 3 { Some(0) } else { series.engines.first().and_then(|e| parse_displacement(e).ok()) }
+}
+
 /// Reads a quote form's seats.
 pub fn parse_seats(text: &str) -> Result<u32, &'static str> {
     let t = text.trim();
@@ -548,12 +554,9 @@ pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'sta
         errors.insert("series", "请选择品牌车系".to_owned());
     }
     let (this_year, this_month) = (crate::time::year(now), crate::time::month_of_year(now));
-    let registered = match crate::time::parse_month(f.month.trim()) {
-        None => Err("请选择首次上牌时间，如 2021-06".to_owned()),
-        Some(ym) if ym > (this_year, this_month) => Err("首次上牌时间不能晚于本月".to_owned()),
-        Some((y, _)) if y < this_year - 30 => Err("首次上牌时间过早，请核对行驶证".to_owned()),
-        Some((y, _)) if series.is_some_and(|s| y < s.from_year - 1) => Err(format!("该车系{}年才上市，请检查上牌时间", series.map_or(0, |s| s.from_year))),
-        Some(ym) => Ok(ym),
+    let registered = match crate::appraisal::parse_first_registration(series, f.month, now) {
+        Ok((y, _)) if y < this_year - 30 => Err("首次上牌时间过早，请核对行驶证".to_owned()),
+        read => read,
     }
     .map_err(|m| errors.insert("month", m))
     .ok();
@@ -565,7 +568,7 @@ pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'sta
     let seats = if f.seats.trim().is_empty() { series.map(|s| u32::from(s.seats)) } else { keep("seats", parse_seats(f.seats)) };
     let displacement = match (f.displacement.trim(), series) {
         (_, Some(s)) if s.fuel == 3 => Some(0),
-        ("", Some(s)) => s.engines.first().and_then(|e| parse_displacement(e).ok()).or_else(|| keep("displacement", parse_displacement(""))),
+        ("", Some(s)) => series_displacement(s).or_else(|| keep("displacement", parse_displacement(""))),
         // Without a series there is nothing to take it from; the series' message says what to do.
         ("", None) => None,
         (text, _) => keep("displacement", parse_displacement(text)),
@@ -587,7 +590,7 @@ pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'sta
         errors.insert("passenger", "请选择乘客座位险保额".to_owned());
     }
     let new_price = if f.price.trim().is_empty() {
-        series.map(|s| (s.guide_min_yuan + s.guide_max_yuan) / 2)
+        series.map(crate::catalog::Series::guide_mid_yuan)
     } else {
         parse_new_price(f.price).map_err(|m| errors.insert("price", m.to_owned())).ok()
     };
@@ -606,7 +609,7 @@ pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'sta
         (Some(series), Some(registered), Some(city), Some(seats), Some(displacement), Some(history), Some(tp), Some(driver), Some(passenger), Some(price))
             if errors.is_empty() =>
         {
-            let age = (this_year - registered.0) * 12 + i32::try_from(this_month).unwrap_or(1) - i32::try_from(registered.1).unwrap_or(1);
+            let age = crate::valuation::age_months(registered.0, i32::try_from(registered.1).unwrap_or(1), this_year, i32::try_from(this_month).unwrap_or(1));
             Ok(Request {
                 series,
                 city,

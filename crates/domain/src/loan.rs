@@ -376,6 +376,16 @@ pub fn usual_interest(price_yuan: i64) -> Option<i64> {
     Some(Plan::total_interest(&plan.schedule()))
 }
 
+/// [`yuan`] without the fen when they are zero (`300`, `3,983.20`).
+///
+/// ```
+/// assert_eq!(domain::loan::short_yuan(30_000), "300");
+/// assert_eq!(domain::loan::short_yuan(398_320), "3,983.20");
+/// ```
+pub fn short_yuan(fen: i64) -> String {
+    yuan(fen).trim_end_matches(".00").to_owned()
+}
+
 /// Fen as yuan with two decimals and thousands separators (`2,091.80`).
 pub fn yuan(fen: i64) -> String {
     let sign = if fen < 0 { "-" } else { "" };

@@ -241,7 +241,7 @@ impl SellListing {
 
     /// The guide price taken for valuation: the middle of the series' range.
     pub fn guide_price_yuan(&self) -> i64 {
-        (self.series.guide_min_yuan + self.series.guide_max_yuan) / 2
+        self.series.guide_mid_yuan()
     }
 }
 

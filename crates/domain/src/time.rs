@@ -61,6 +61,16 @@ pub fn datetime(ts: i64) -> String {
     china(ts).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// `11月27日 20:00`: a day and time this year, as a page says it.
+///
+/// ```
+/// let ts = domain::time::china_midnight(domain::time::parse_date("2026-11-07").unwrap()) + 20 * 3_600 + 5 * 60;
+/// assert_eq!(domain::time::month_day_time(ts), "11月7日 20:05");
+/// ```
+pub fn month_day_time(ts: i64) -> String {
+    china(ts).format("%-m月%-d日 %H:%M").to_string()
+}
+
 /// `HH:mm:ss`.
 pub fn time_of_day(ts: i64) -> String {
     china(ts).format("%H:%M:%S").to_string()

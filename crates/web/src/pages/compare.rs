@@ -71,7 +71,8 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
         };
         let mut values = vec![
             format!("{}万{}", domain::money::wan(d.price_yuan), if d.status == ListingStatus::Online { "" } else { "（已下架）" }),
-            super::shared::all_in(&d, visitor.city_slug.as_deref(), now).map_or("—".to_owned(), |c| format!("{}万：{}", c.total_wan, c.summary)),
+            super::shared::all_in(&d, visitor.city_slug.as_deref(), now)
+                .map_or("—".to_owned(), |c| format!("{}万：{}", c.total_wan, super::shared::AllInView::summary_of(&c.cost))),
             rating_badge(d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
         ];

@@ -347,9 +347,8 @@ async fn render_with(
         price_wan: domain::money::wan(d.price_yuan),
         guide_wan: domain::money::wan(d.guide_price_yuan),
         saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
-        loan: domain::loan::estimate(d.price_yuan).map(|(down, monthly, apr)| {
-            (domain::money::wan(down), domain::loan::yuan(monthly * 100).trim_end_matches(".00").to_owned(), domain::loan::percent(apr))
-        }),
+        loan: domain::loan::estimate(d.price_yuan)
+            .map(|(down, monthly, apr)| (domain::money::wan(down), domain::loan::short_yuan(monthly * 100), domain::loan::percent(apr))),
         allin: super::shared::all_in(&d, visitor.city_slug.as_deref(), now),
         rating: rating_view(&d),
         specs: specs(&d),

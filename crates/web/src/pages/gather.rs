@@ -142,7 +142,7 @@ pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): 
     let (Some(lead), Some(series), Some(city), true) = (lead, series, city, errors.is_empty()) else {
         return render(&state, &visitor, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
-    let car = domain::catalog::car_name(domain::catalog::brand(series.brand_slug).map_or("", |b| b.name), series.name);
+    let car = series.car_name();
     let lead = NewLead { city_code: i32::try_from(city.code).ok(), name: car.clone(), note: "车源征集".to_owned(), ..lead };
     match crate::services::leads::submit_sell_request(&state, &lead, &car, expected, state.clock.now()).await? {
         store::LeadOutcome::RateLimited => {

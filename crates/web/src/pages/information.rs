@@ -112,8 +112,8 @@ fn guides() -> Vec<Guide> {
                 "车险报价按车型、城市、上牌时间和近年出险情况，同时给出多家保险公司的报价，交强险、车船税、车损险、三者险和座位险每一项都写明金额，看报价不用留手机号。".to_owned(),
                 format!(
                     "交强险是国家强制保险：6座以下家庭自用车基础保费{}元，6座及以上{}元，再按所在省份的浮动方案和近年有责事故情况浮动；车船税按排量分档，新能源乘用车免征。",
-                    domain::loan::yuan(domain::insurance::COMPULSORY_UNDER_6_SEATS_YUAN * 100).trim_end_matches(".00"),
-                    domain::loan::yuan(domain::insurance::COMPULSORY_6_SEATS_AND_OVER_YUAN * 100).trim_end_matches(".00")
+                    domain::loan::short_yuan(domain::insurance::COMPULSORY_UNDER_6_SEATS_YUAN * 100),
+                    domain::loan::short_yuan(domain::insurance::COMPULSORY_6_SEATS_AND_OVER_YUAN * 100)
                 ),
                 "二手车过户后商业险的无赔款优待从1.0重新开始；选好一家报价点“投保”，只有这家保险公司会收到您的手机号。".to_owned(),
             ],

@@ -14,7 +14,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use domain::insurance::{HISTORIES, Insurer, Line, QuoteStatus, SEAT_COVERS_WAN, THIRD_PARTY_LIMITS_WAN};
+use domain::insurance::{HISTORIES, Insurer, Line, Priced, QuoteStatus, SEAT_COVERS_WAN, THIRD_PARTY_LIMITS_WAN};
 use domain::lead::Intent;
 use domain::loan::yuan;
 use serde::Deserialize;
@@ -236,8 +236,12 @@ fn wan_text(fen: i64) -> String {
     format!("{}万", domain::money::wan(fen / 100))
 }
 
-fn line_views(q: &InsuranceQuote) -> Vec<LineView> {
-    let lines = domain::insurance::read_lines(&q.lines).unwrap_or_default();
+/// A quote's priced lines (none when its stored text spells none).
+fn priced(q: &InsuranceQuote) -> Vec<Priced> {
+    domain::insurance::read_lines(&q.lines).unwrap_or_default()
+}
+
+fn line_views(lines: &[Priced]) -> Vec<LineView> {
     lines
         .iter()
         .map(|l| LineView {
@@ -255,13 +259,6 @@ fn line_views(q: &InsuranceQuote) -> Vec<LineView> {
         .collect()
 }
 
-/// `11月29日 20:15` (Beijing time).
-fn until_text(ts: i64) -> String {
-    let date = domain::time::date(ts);
-    let (m, d) = (date.get(5..7).unwrap_or("").trim_start_matches('0'), date.get(8..10).unwrap_or("").trim_start_matches('0'));
-    format!("{m}月{d}日 {}", domain::time::time_of_day(ts).get(..5).unwrap_or(""))
-}
-
 fn offer_view(o: &Offer) -> OfferView {
     match o {
         Offer::Quote(q) => OfferView {
@@ -270,8 +267,8 @@ fn offer_view(o: &Offer) -> OfferView {
             key: Some(q.quote_key.clone()),
             status: Some(q.status),
             total: yuan(q.total_fen),
-            lines: line_views(q),
-            valid_until: until_text(q.valid_until),
+            lines: line_views(&priced(q)),
+            valid_until: domain::time::month_day_time(q.valid_until),
             reason: if q.status == QuoteStatus::Declined { q.provider_ref.clone() } else { String::new() },
         },
         Offer::Unreachable(i) => OfferView {
@@ -320,7 +317,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(form): 
     let mut views: Vec<OfferView> = offers.iter().map(offer_view).collect();
     // Priced quotes first, cheapest first; the rest after, in the insurers' order.
     views.sort_by_key(|v| (v.status != Some(QuoteStatus::Ready), if v.status == Some(QuoteStatus::Ready) { v.total_fen } else { 0 }));
-    let car = crate::services::insurance::car_name(&req);
+    let car = req.series.car_name();
     let c = &req.car;
     let engine = if c.displacement_ml == 0 { "纯电动".to_owned() } else { format!("{}.{}升", c.displacement_ml / 1000, c.displacement_ml % 1000 / 100) };
     let facts = format!(
@@ -468,9 +465,9 @@ async fn detail_page(
 ) -> Result<Response, AppError> {
     let quote = quote_of(state, &form.quote).await?;
     let now = state.clock.now();
-    let priced = domain::insurance::read_lines(&quote.lines).unwrap_or_default();
+    let priced = priced(&quote);
     let premium = priced.iter().filter(|l| l.line != Line::Tax).map(|l| l.premium_fen).sum();
-    let lines = line_views(&quote)
+    let lines = line_views(&priced)
         .into_iter()
         .zip(&priced)
         .map(|(line, p)| {
@@ -488,7 +485,7 @@ async fn detail_page(
         lines,
         total: yuan(quote.total_fen),
         premium: yuan(premium),
-        valid_until: until_text(quote.valid_until),
+        valid_until: domain::time::month_day_time(quote.valid_until),
         expired: quote.status == QuoteStatus::Ready && quote.valid_until <= now,
         list: format!("/servicehall/insurance/list?{}", quote.request),
         mobile,
@@ -528,7 +525,7 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
         insurer: Some(quote.insurer),
         insurance_quote: quote.quote_key.clone(),
         city_code: city.and_then(|c| i32::try_from(c.code).ok()),
-        note: format!("{}，{}报价合计{}元，有效至{}", quote.car, quote.insurer.label(), yuan(quote.total_fen), until_text(quote.valid_until)),
+        note: format!("{}，{}报价合计{}元，有效至{}", quote.car, quote.insurer.label(), yuan(quote.total_fen), domain::time::month_day_time(quote.valid_until)),
         ..lead
     };
     match crate::services::leads::submit_lead(&state, &lead, now).await? {

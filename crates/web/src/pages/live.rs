@@ -57,12 +57,6 @@ struct SessionView {
     href: String,
 }
 
-fn when(ts: i64) -> String {
-    let dt = domain::time::datetime(ts);
-    // `2026-11-27 20:00:00` → `11月27日 20:00`.
-    format!("{}月{}日 {}", dt[5..7].trim_start_matches('0'), dt[8..10].trim_start_matches('0'), &dt[11..16])
-}
-
 fn session_view(state: &AppState, s: &LiveSession, fallback_cover: &str, now: i64) -> SessionView {
     let base = &state.config.upload.base;
     let cover = if s.cover.is_empty() { fallback_cover } else { &s.cover };
@@ -70,7 +64,7 @@ fn session_view(state: &AppState, s: &LiveSession, fallback_cover: &str, now: i6
         id: s.live_session_id,
         title: s.title.clone(),
         status: s.status,
-        when: when(s.starts_at),
+        when: domain::time::month_day_time(s.starts_at),
         countdown: domain::live::countdown(s.starts_at, now),
         cover: domain::image::sized(&domain::image::cover(cover, base), base, 640),
         shop: s.shop_name.clone(),

@@ -106,6 +106,8 @@ struct Figures {
     total: String,
     /// Interest and fees, fen (the all-in cost adds them).
     cost_fen: i64,
+    /// The car price the figures are for, fen.
+    price_fen: i64,
     /// The other method's interest and first payment, for the comparison line.
     other: String,
     rows: Vec<RowView>,
@@ -155,6 +157,7 @@ fn figures(plan: &Plan, fees: &Fees) -> Figures {
         apr,
         cost: yuan(interest + fee_total),
         cost_fen: interest + fee_total,
+        price_fen: plan.price_fen,
         total: yuan(plan.down_fen + rows.iter().map(|r| r.payment_fen).sum::<i64>() + fee_total),
         other,
         rows: rows
@@ -257,12 +260,11 @@ async fn render(
         page.noindex();
     }
     // The car of `listing=` at its own price: what it costs on the road bought on this loan.
-    let allin = match (&listing, &figures, form.plan()) {
-        (Some(d), Some(f), Ok((plan, _))) if plan.price_fen == d.price_yuan * 100 => super::shared::all_in(d, visitor.city_slug.as_deref(), state.clock.now())
-            .map(|view| {
-                let with = view.cost.with_loan(f.cost_fen);
-                (domain::money::wan(with.total_fen / 100), super::shared::AllInView::summary_of(&with))
-            }),
+    let allin = match (&listing, &figures) {
+        (Some(d), Some(f)) if f.price_fen == d.price_yuan * 100 => super::shared::all_in(d, visitor.city_slug.as_deref(), state.clock.now()).map(|view| {
+            let with = view.cost.with_loan(f.cost_fen);
+            (domain::money::wan(with.total_fen / 100), super::shared::AllInView::summary_of(&with))
+        }),
         _ => None,
     };
     let tpl = FenqiPage {

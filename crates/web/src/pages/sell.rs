@@ -68,7 +68,7 @@ pub async fn suggest(state: &AppState, series_slug: &str, reg: (i32, i32), milea
         fuel: series.fuel,
         age_months: valuation::age_months(reg.0, reg.1, ny, nm),
         mileage_km,
-        guide_price_yuan: (series.guide_min_yuan + series.guide_max_yuan) / 2,
+        guide_price_yuan: series.guide_mid_yuan(),
     };
     let v = valuation::value(&subject, &peers);
     let wan = domain::money::wan;

@@ -606,32 +606,30 @@ pub struct AllInView {
     pub moving_to: Option<&'static str>,
     /// The usual loan (30 % down, 36 months): its interest in yuan and the sum with it in 万.
     pub loan: Option<(String, String)>,
-    /// The parts on one line (`车价9.80万＋过户费300元＋…`).
-    pub summary: String,
-    /// The figures, for a page that adds its own loan.
+    /// The figures (the parts on one line: [`AllInView::summary_of`]; a page may add its own loan).
     pub cost: domain::cost::AllIn,
 }
 
 impl AllInView {
-    /// The parts of `cost` on one line, as [`AllInView::summary`] reads.
-    pub fn summary_of(cost: &domain::cost::AllIn) -> String {
+    /// Each part of `cost`: its name and amount (万 for the price, yuan for the rest).
+    fn parts_of(cost: &domain::cost::AllIn) -> Vec<(&'static str, String)> {
         cost.parts
             .iter()
             .map(|a| {
-                if a.part == domain::cost::Part::Price {
-                    format!("{}{}万", a.part.label(), domain::money::wan(a.fen / 100))
+                let amount = if a.part == domain::cost::Part::Price {
+                    format!("{}万", domain::money::wan(a.fen / 100))
                 } else {
-                    format!("{}{}元", a.part.label(), short_yuan(a.fen))
-                }
+                    format!("{}元", domain::loan::short_yuan(a.fen))
+                };
+                (a.part.label(), amount)
             })
-            .collect::<Vec<_>>()
-            .join("＋")
+            .collect()
     }
-}
 
-/// Yuan without the fen when they are zero (`300`, `3,983.20`).
-fn short_yuan(fen: i64) -> String {
-    domain::loan::yuan(fen).trim_end_matches(".00").to_owned()
+    /// The parts of `cost` on one line (`车价9.80万＋过户费300元＋…`).
+    pub fn summary_of(cost: &domain::cost::AllIn) -> String {
+        AllInView::parts_of(cost).iter().map(|(label, amount)| format!("{label}{amount}")).collect::<Vec<_>>().join("＋")
+    }
 }
 
 /// The all-in cost of the car of `d` for a buyer in `buyer_city` (a city slug; the car's own city
@@ -645,13 +643,15 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
     let displacement_ml = if d.fuel == 3 {
         0
     } else {
-        domain::insurance::parse_displacement(&d.displacement)
-            .ok()
-            .or_else(|| series.and_then(|s| s.engines.first()).and_then(|e| domain::insurance::parse_displacement(e).ok()))
-            .unwrap_or(1_500)
+        domain::insurance::parse_displacement(&d.displacement).ok().or_else(|| series.and_then(domain::insurance::series_displacement)).unwrap_or(1_500)
     };
-    let guide_yuan = if d.guide_price_yuan > 0 { d.guide_price_yuan } else { series.map_or(d.price_yuan, |s| (s.guide_min_yuan + s.guide_max_yuan) / 2) };
-    let age = (domain::time::year(now) - d.first_reg_year) * 12 + i32::try_from(domain::time::month_of_year(now)).unwrap_or(1) - d.first_reg_month;
+    let guide_yuan = if d.guide_price_yuan > 0 { d.guide_price_yuan } else { series.map_or(d.price_yuan, domain::catalog::Series::guide_mid_yuan) };
+    let age = domain::valuation::age_months(
+        d.first_reg_year,
+        d.first_reg_month,
+        domain::time::year(now),
+        i32::try_from(domain::time::month_of_year(now)).unwrap_or(1),
+    );
     let moving = car_city.is_some_and(|c| c.code != buyer.code);
     let cost = domain::cost::all_in(&domain::cost::Car {
         price_fen: d.price_yuan * 100,
@@ -663,20 +663,15 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
         province_code: buyer.province_code,
         moving,
     })?;
-    let parts: Vec<(&'static str, String)> = cost
-        .parts
-        .iter()
-        .map(|a| {
-            (
-                a.part.label(),
-                if a.part == domain::cost::Part::Price { format!("{}万", domain::money::wan(a.fen / 100)) } else { format!("{}元", short_yuan(a.fen)) },
-            )
-        })
-        .collect();
-    let summary = AllInView::summary_of(&cost);
     let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
         let with = cost.with_loan(interest);
-        (short_yuan(interest), domain::money::wan(with.total_fen / 100))
+        (domain::loan::short_yuan(interest), domain::money::wan(with.total_fen / 100))
     });
-    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts, moving_to: moving.then_some(buyer.name), loan, summary, cost })
+    Some(AllInView {
+        total_wan: domain::money::wan(cost.total_fen / 100),
+        parts: AllInView::parts_of(&cost),
+        moving_to: moving.then_some(buyer.name),
+        loan,
+        cost,
+    })
 }

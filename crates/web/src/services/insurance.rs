@@ -34,12 +34,6 @@ pub fn quote_key(query: &str, insurer: Insurer, now: i64) -> String {
     hex::encode(digest)[..24].to_owned()
 }
 
-/// What a car is called on a quote.
-pub fn car_name(req: &Request) -> String {
-    let brand = domain::catalog::brand(req.series.brand_slug).map_or("", |b| b.name);
-    domain::catalog::car_name(brand, req.series.name)
-}
-
 /// The kept quote of `key`, or asks `insurer` and keeps its answer; a pending one is asked
 /// about again.
 async fn offer(state: AppState, req: Request, insurer: Insurer, now: i64) -> Result<Offer, AppError> {
@@ -63,7 +57,7 @@ async fn offer(state: AppState, req: Request, insurer: Insurer, now: i64) -> Res
         Err(store::DbError::NotFound) => {}
         Err(e) => return Err(e.into()),
     }
-    let name = car_name(&req);
+    let name = req.series.car_name();
     let plate = req.plate.as_ref().map_or("", domain::plate::Plate::as_str);
     let ask = Ask {
         key: &key,
