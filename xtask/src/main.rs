@@ -77,6 +77,18 @@ fn ensure(wanted: &[(&str, &[&str])]) -> Res {
     run(Command::new("apt-get").args(["install", "-y", "-qq", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
+/// Whether the tests' PostgreSQL server takes connections (`USEDCAR_TEST_PG_URL`'s host and
+/// port, else 127.0.0.1:5432).
+fn postgres_answers() -> bool {
+    let url = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_default();
+    let host = url.split_once('@').map_or("127.0.0.1:5432", |(_, rest)| rest.split('/').next().unwrap_or("127.0.0.1:5432"));
+    let addr = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+    std::net::ToSocketAddrs::to_socket_addrs(&addr.as_str())
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok())
+}
+
 fn free_port() -> Result<u16, String> {
     let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
@@ -145,8 +157,19 @@ fn test() -> Res {
     // 1. Islands: build (the server embeds the result) and unit tests.
     build_islands()?;
     run(Command::new("npx").current_dir(root.join("islands")).args(["vitest", "run"]))?;
-    // 2. Rust: domain, store on SQLite and PostgreSQL, HTTP, tidy.
-    run(cargo().args(["test", "--workspace", "--all-targets"]))?;
+    // 2. Rust: domain, store on SQLite and PostgreSQL, HTTP, tidy. A postgres variant fails
+    // when no server answers; outside CI, with none here, they are left out and said to be, so a
+    // green run never hides an untested backend.
+    let mut rust = cargo();
+    rust.args(["test", "--workspace", "--all-targets"]);
+    if !postgres_answers() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            return Err("PostgreSQL does not answer on 127.0.0.1:5432 (or USEDCAR_TEST_PG_URL), and CI requires it".to_owned());
+        }
+        eprintln!("xtask: PostgreSQL does not answer on 127.0.0.1:5432: the postgres variants are NOT RUN (listed as filtered out)");
+        rust.args(["--", "--skip", "::postgres"]);
+    }
+    run(&mut rust)?;
     run(cargo().args(["test", "--workspace", "--doc"]))?;
     // 3. Browser tests against a freshly seeded server.
     ensure_chromium()?;
@@ -184,6 +207,18 @@ fn test() -> Res {
     result
 }
 
+/// The purchase rules over `N` random sequences per backend (100,000 unless given), the same
+/// property test the test command runs with 5,000: a longer proof, on SQLite and PostgreSQL.
+fn purchases(args: &[String]) -> Res {
+    let n: u32 = match args.first() {
+        Some(a) => a.parse().map_err(|_| format!("purchases: {a:?} is not a number of sequences"))?,
+        None => 100_000,
+    };
+    run(cargo()
+        .args(["test", "-p", "store", "--test", "store", "every_sequence_of_payments_keeps_the_money_right", "--", "--nocapture"])
+        .env("USEDCAR_PURCHASE_SEQUENCES", n.to_string()))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -192,7 +227,11 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("bench") => bench::bench(&args[1..]),
         Some("cluster") => cluster::cluster(&args[1..]),
-        _ => Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N]".to_owned()),
+        Some("purchases") => purchases(&args[1..]),
+        _ => {
+            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | purchases [N]"
+                .to_owned())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -95,6 +95,7 @@ pub mod origin;
 pub mod package;
 pub mod plate;
 pub mod programme;
+pub mod purchase;
 pub mod region;
 pub mod report;
 pub mod rng;

@@ -67,29 +67,10 @@ pub fn may_move(from: Status, to: Status) -> bool {
     matches!((from, to), (Status::Pending, Status::Paid | Status::Closed) | (Status::Paid, Status::Refunded) | (Status::Closed, Status::Paid))
 }
 
-/// What a verified payment of an order does. Every order pays for one purchase (a plan, a report,
-/// a package, the programme's fee); a purchase switched to another provider, or ordered again,
-/// keeps its orders together, so a payment of any of them is a payment for that one thing. Only
-/// a payment of an order still pending or closed gets here (`PAYABLE`): one reported again for a
-/// paid or refunded order changes nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    /// The first payment of the purchase: the order is paid and the purchase granted.
-    Grant,
-    /// The purchase was already granted by another of its orders: the customer paid twice for
-    /// one thing, so this payment is refunded at once and the order says so.
-    RefundDuplicate,
-}
-
 /// The states a payment may take an order from: pending, or closed (paid after it closed, or
-/// after the buyer switched to another provider).
+/// after the buyer switched to another provider). What the payment then does is the purchase's
+/// (`crate::purchase::on_payment`).
 pub const PAYABLE: [Status; 2] = [Status::Pending, Status::Closed];
-
-/// What a verified payment of a payable order does, when its purchase is `granted` already or
-/// not. A customer never pays for nothing, and never pays twice for one thing.
-pub fn on_payment(granted: bool) -> Effect {
-    if granted { Effect::RefundDuplicate } else { Effect::Grant }
-}
 
 /// The reason written on an order refunded because its purchase was already paid.
 pub const DUPLICATE_REFUND_REASON: &str = "重复支付：该项目已由另一笔订单支付，本笔已自动原路退款";
@@ -172,15 +153,9 @@ mod tests {
     }
 
     #[test]
-    fn a_purchase_is_granted_once_and_a_second_payment_goes_back() {
-        use Status::*;
-        // Paid when pending, or after it closed (switched provider, timed out): still delivers.
-        assert_eq!(on_payment(false), Effect::Grant);
-        assert_eq!(on_payment(true), Effect::RefundDuplicate);
-        // Every payable state may move to paid; a paid or refunded order is not paid again.
-        assert_eq!(PAYABLE, [Pending, Closed]);
+    fn a_payment_moves_a_pending_or_closed_order_only() {
         for s in Status::ALL {
-            assert_eq!(PAYABLE.contains(&s), may_move(s, Paid), "{s:?}");
+            assert_eq!(PAYABLE.contains(&s), may_move(s, Status::Paid), "{s:?}");
         }
     }
 

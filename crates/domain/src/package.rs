@@ -23,6 +23,8 @@ crate::stored_enum! {
         Paid = "paid" => "生效中",
         /// Refunded: receives nothing more.
         Refunded = "refunded" => "已退款",
+        /// Cancelled by the dealer before it was paid.
+        Cancelled = "cancelled" => "已取消",
     }
 }
 

@@ -6,6 +6,7 @@ use crate::{DbError, Store, on_pool};
 use domain::attribution::Attribution;
 use domain::lead::Intent;
 use domain::validate::Mobile;
+use sha2::Digest as _;
 
 /// The same phone, intent and listing within this many seconds is one lead.
 pub const DEDUPE_WINDOW_SECS: i64 = 86_400;
@@ -182,14 +183,23 @@ impl Store {
     }
 
     /// Records an ad click a campaign flow's click monitor saw (`monitoroppo`), from `ip` at the
-    /// attribution's time.
-    pub async fn record_ad_click(&self, a: &Attribution, ip: &str) -> Result<(), DbError> {
-        on_pool!(self, p => {
+    /// attribution's time, once: a click id once per platform, a landing without one once per
+    /// address, landing and campaign values an hour. Whether it was new.
+    pub async fn record_ad_click(&self, a: &Attribution, ip: &str) -> Result<bool, DbError> {
+        let platform = a.platform.map_or("", domain::attribution::Platform::as_str);
+        let key = if a.click_id.is_empty() {
+            let hour = a.at.div_euclid(3_600);
+            let digest = sha2::Sha256::digest(format!("{ip}|{}|{}|{}|{}|{}|{}|{hour}", a.landing, a.plan, a.unit, a.keyword, a.wx_aid, a.kind));
+            format!("visit:{}", &hex::encode(digest)[..32])
+        } else {
+            format!("{platform}:{}", a.click_id)
+        };
+        let n = on_pool!(self, p => {
             sqlx::query(
-                "insert into ad_click (ad_platform, click_id, plan, unit, keyword, wx_aid, traffic_type, landing, ip, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                "insert into ad_click (ad_platform, click_id, plan, unit, keyword, wx_aid, traffic_type, landing, ip, created_at, click_key) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (click_key) where click_key <> '' do nothing",
             )
-            .bind(a.platform.map_or("", domain::attribution::Platform::as_str))
+            .bind(platform)
             .bind(&a.click_id)
             .bind(&a.plan)
             .bind(&a.unit)
@@ -199,10 +209,12 @@ impl Store {
             .bind(&a.landing)
             .bind(ip)
             .bind(a.at)
+            .bind(key.as_str())
             .execute(p)
-            .await?;
+            .await?
+            .rows_affected()
         });
-        Ok(())
+        Ok(n == 1)
     }
 
     /// How many leads exist for a listing (tests and dealer counters).

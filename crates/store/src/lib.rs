@@ -70,7 +70,7 @@ pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
-pub use pay::{Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder};
+pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, PurchaseAudit};
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
@@ -390,6 +390,25 @@ impl Store {
         let sql = statement.to_owned();
         on_pool!(self, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
         Ok(())
+    }
+
+    /// Every table with its number of rows, by name: what a test compares before and after a
+    /// round of requests. Only for test harnesses and tooling.
+    pub async fn table_counts(&self) -> Result<Vec<(String, i64)>, DbError> {
+        let names: Vec<String> = on_pool!(self, p => {
+            let sql = match self.backend() {
+                Backend::Sqlite => "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name",
+                Backend::Postgres => "select table_name::text from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1",
+            };
+            sqlx::query_scalar(sql).fetch_all(p).await?
+        });
+        let mut counts = Vec::with_capacity(names.len());
+        for name in names {
+            // Names come from the catalogue, each a plain identifier.
+            let n = self.count_admin(&format!("select count(*) from \"{name}\"")).await?;
+            counts.push((name, n));
+        }
+        Ok(counts)
     }
 
     /// Runs one administrative query answering one number (`select count(*) …`). Only for test

@@ -60,30 +60,36 @@ impl LeadPackage {
 }
 
 impl Store {
-    /// Stores the order for a package and the package itself (pending until paid), together: a
-    /// purchase of its own; the package's id.
-    pub async fn create_lead_package(&self, o: &NewOrder, shop_id: i64, spec: &Spec, now: i64) -> Result<i64, DbError> {
+    /// Stores the order for a package and the package itself (pending until paid), together. The
+    /// shop's open purchase of a package of the same terms is the same purchase (the dealer went
+    /// back and chose another way to pay, or pressed 支付 twice): its package is kept and only the
+    /// order is bound again. The order to pay.
+    pub async fn create_lead_package(&self, o: &NewOrder, shop_id: i64, spec: &Spec, now: i64) -> Result<crate::pay::Bound, DbError> {
+        let brands = spec.brands.join(",");
+        let key = format!("leads:{shop_id}:{}:{brands}:{}:{}:{}", spec.city_code, spec.min_yuan, spec.max_yuan.unwrap_or(-1), spec.quantity);
         on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            let bound = crate::pay::bind_purchase!(tx, o, None::<i64>, now);
-            let id: i64 = sqlx::query_scalar(
-                "insert into lead_package (shop_id, user_id, city_code, brands, min_yuan, max_yuan, quantity, status, payment_order_id, created_at, purchase_id) \
-                 values ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) returning lead_package_id",
-            )
-            .bind(shop_id)
-            .bind(o.user_id)
-            .bind(i64::from(spec.city_code))
-            .bind(spec.brands.join(","))
-            .bind(spec.min_yuan)
-            .bind(spec.max_yuan)
-            .bind(i64::from(spec.quantity))
-            .bind(bound.order_id)
-            .bind(now)
-            .bind(bound.purchase_id)
-            .fetch_one(&mut *tx)
-            .await?;
+            let bound = crate::pay::bind_purchase!(tx, o, crate::pay::Purchase::Keyed(&key), now).ok_or_else(crate::pay::not_open)?;
+            if bound.new_purchase {
+                sqlx::query(
+                    "insert into lead_package (shop_id, user_id, city_code, brands, min_yuan, max_yuan, quantity, status, payment_order_id, created_at, purchase_id) \
+                     values ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10)",
+                )
+                .bind(shop_id)
+                .bind(o.user_id)
+                .bind(i64::from(spec.city_code))
+                .bind(brands.as_str())
+                .bind(spec.min_yuan)
+                .bind(spec.max_yuan)
+                .bind(i64::from(spec.quantity))
+                .bind(bound.order_id)
+                .bind(now)
+                .bind(bound.purchase_id)
+                .execute(&mut *tx)
+                .await?;
+            }
             tx.commit().await?;
-            Ok(id)
+            Ok(bound)
         })
     }
 

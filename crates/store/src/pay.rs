@@ -106,6 +106,40 @@ from_row!(PayOrder {
 const ORDER_COLUMNS: &str = "payment_order_id, order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
                              channel, provider_trade_no, created_at, paid_at, queried_at, purchase_id, refund_reason";
 
+/// One purchase as the ledger holds it, with its orders and what its product gives now: what the
+/// purchase rules are checked on (`domain::purchase`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PurchaseAudit {
+    /// Id.
+    pub purchase_id: i64,
+    /// What it buys.
+    pub kind: Product,
+    /// Where it is.
+    pub state: domain::purchase::State,
+    /// What makes it the same thing as another (empty: nothing).
+    pub item_key: String,
+    /// The order whose payment granted it.
+    pub granted_order_id: Option<i64>,
+    /// How many running grants its product holds for it (a membership not ended, a package
+    /// taking requests, a report being asked or ready, the programme's application paid).
+    pub grants_running: i64,
+    /// Its orders, oldest first.
+    pub orders: Vec<AuditOrder>,
+}
+
+/// An order of a [`PurchaseAudit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditOrder {
+    /// Id.
+    pub payment_order_id: i64,
+    /// Where it is.
+    pub status: Status,
+    /// Amount in fen.
+    pub amount_fen: i64,
+    /// Why it was (or is to be) refunded.
+    pub refund_reason: String,
+}
+
 /// What the staff orders desk looks for; an empty part matches every order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OrderSearch<'a> {
@@ -193,65 +227,140 @@ pub struct Bound {
     pub order_no: String,
     /// The purchase.
     pub purchase_id: i64,
+    /// Whether the purchase was made by this call (not an open one of the same thing found).
+    pub new_purchase: bool,
+}
+
+/// Which purchase an order pays for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Purchase<'a> {
+    /// A new purchase of its own.
+    New,
+    /// This purchase (a report's, the programme application's).
+    Of(i64),
+    /// The buyer's open purchase of the thing `key` names, made when there is none: a plan and
+    /// its city, a package's terms. Going back and paying another way, pressing 支付 twice or
+    /// reopening the page all find the same purchase.
+    Keyed(&'a str),
+}
+
+/// The purchase key of an item that is bought again as the same thing while unpaid: a plan
+/// and its city (and the campaign's terms it is offered under); empty for the others, whose
+/// product finds its purchase itself.
+pub(crate) fn item_key(item: &Item) -> String {
+    match item.product {
+        Product::Vip => format!("vip:{}:{}:{}", item.plan_code, item.city_code.unwrap_or(0), item.campaign),
+        _ => String::new(),
+    }
 }
 
 /// Binds an order to what it buys: the one place every product's order is made, inside the
-/// caller's transaction `$tx`. `$purchase` is the purchase it pays for (`None`: a new purchase of
-/// `$o`'s product). A pending order of the purchase with the same provider and channel that can
-/// still be paid (`domain::order::reusable`) is handed back instead of a second order; the
-/// purchase's other pending orders are closed (the buyer chose another way to pay; a payment that
-/// still reaches one pays the purchase, or is refunded if another paid first). The product naming
-/// the purchase is pointed at the order. Evaluates to a [`Bound`].
+/// caller's transaction `$tx`. `$purchase` ([`Purchase`]) is the purchase it pays for, which
+/// must be open (`domain::purchase::may_order`; its row is locked here, so a payment, a refund or
+/// a cancel of it waits). A pending order of the purchase with the same provider and channel that
+/// can still be paid (`domain::order::reusable`) is handed back instead of a second order; any
+/// other pending order of it is closed first (one pending order per purchase: a unique index
+/// holds it), and a payment that still reaches it pays the purchase, or is refunded if another
+/// paid first. The product naming the purchase is pointed at the order. Evaluates to
+/// `Some(`[`Bound`]`)`, or `None` when the purchase is not open (paid, refunded or cancelled
+/// meanwhile).
 macro_rules! bind_purchase {
     ($tx:ident, $o:expr, $purchase:expr, $now:expr) => {{
         let o: &$crate::pay::NewOrder = $o;
         let now: i64 = $now;
-        let purchase_id: i64 = match $purchase {
-            Some(id) => id,
-            None => {
-                sqlx::query_scalar("insert into purchase (user_id, kind, created_at) values ($1, $2, $3) returning purchase_id")
+        let (found, new_purchase): (Option<i64>, bool) = match $purchase {
+            $crate::pay::Purchase::Of(id) => (Some(id), false),
+            $crate::pay::Purchase::New => {
+                let id: i64 = sqlx::query_scalar("insert into purchase (user_id, kind, created_at) values ($1, $2, $3) returning purchase_id")
                     .bind(o.user_id)
                     .bind(o.item.product.as_str())
                     .bind(now)
                     .fetch_one(&mut *$tx)
+                    .await?;
+                (Some(id), true)
+            }
+            $crate::pay::Purchase::Keyed(key) => {
+                let made: Option<i64> = sqlx::query_scalar(
+                    "insert into purchase (user_id, kind, item_key, created_at) values ($1, $2, $3, $4) \
+                     on conflict (user_id, kind, item_key) where state = 'open' and item_key <> '' do nothing returning purchase_id",
+                )
+                .bind(o.user_id)
+                .bind(o.item.product.as_str())
+                .bind(key)
+                .bind(now)
+                .fetch_optional(&mut *$tx)
+                .await?;
+                match made {
+                    Some(id) => (Some(id), true),
+                    None => (
+                        sqlx::query_scalar("select purchase_id from purchase where user_id = $1 and kind = $2 and item_key = $3 and state = 'open'")
+                            .bind(o.user_id)
+                            .bind(o.item.product.as_str())
+                            .bind(key)
+                            .fetch_optional(&mut *$tx)
+                            .await?,
+                        false,
+                    ),
+                }
+            }
+        };
+        // The purchase's row is the lock; only an open purchase takes an order.
+        let open: Option<i64> = match found {
+            Some(id) => {
+                sqlx::query_scalar("update purchase set state = state where purchase_id = $1 and state = $2 returning purchase_id")
+                    .bind(id)
+                    .bind(domain::purchase::State::Open.as_str())
+                    .fetch_optional(&mut *$tx)
                     .await?
             }
+            None => None,
         };
-        let pending: Vec<(i64, String, String, String, i64)> = sqlx::query_as(
-            "select payment_order_id, order_no, provider, channel, created_at from payment_order \
-             where purchase_id = $1 and status = 'pending' order by payment_order_id desc",
-        )
-        .bind(purchase_id)
-        .fetch_all(&mut *$tx)
-        .await?;
-        let again = pending
-            .iter()
-            .find(|(_, _, provider, channel, created)| provider == o.provider.as_str() && *channel == o.channel && domain::order::reusable(*created, now));
-        let (order_id, order_no) = match again {
-            Some((id, no, ..)) => (*id, no.clone()),
-            None => {
-                let id: i64 = $crate::pay::bind_order(sqlx::query_scalar($crate::pay::INSERT_ORDER), o, purchase_id, now).fetch_one(&mut *$tx).await?;
-                (id, o.order_no.clone())
-            }
-        };
-        for (id, ..) in pending.iter().filter(|p| p.0 != order_id) {
-            sqlx::query("update payment_order set status = 'closed', closed_at = $1 where payment_order_id = $2 and status = 'pending'")
-                .bind(now)
-                .bind(*id)
-                .execute(&mut *$tx)
-                .await?;
-        }
-        if let Some(table) = $crate::pay::product_table(o.item.product) {
-            sqlx::query(sqlx::AssertSqlSafe(format!("update {table} set payment_order_id = $1 where purchase_id = $2")))
-                .bind(order_id)
+        match open {
+            None => None,
+            Some(purchase_id) => {
+                let pending: Vec<(i64, String, String, String, i64)> = sqlx::query_as(
+                    "select payment_order_id, order_no, provider, channel, created_at from payment_order \
+                     where purchase_id = $1 and status = 'pending' order by payment_order_id desc",
+                )
                 .bind(purchase_id)
-                .execute(&mut *$tx)
+                .fetch_all(&mut *$tx)
                 .await?;
+                let again = pending.iter().find(|(_, _, provider, channel, created)| {
+                    provider == o.provider.as_str() && *channel == o.channel && domain::order::reusable(*created, now)
+                });
+                for (id, ..) in pending.iter().filter(|p| again.is_none_or(|a| a.0 != p.0)) {
+                    sqlx::query("update payment_order set status = 'closed', closed_at = $1 where payment_order_id = $2 and status = 'pending'")
+                        .bind(now)
+                        .bind(*id)
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+                let (order_id, order_no) = match again {
+                    Some((id, no, ..)) => (*id, no.clone()),
+                    None => {
+                        let id: i64 = $crate::pay::bind_order(sqlx::query_scalar($crate::pay::INSERT_ORDER), o, purchase_id, now).fetch_one(&mut *$tx).await?;
+                        (id, o.order_no.clone())
+                    }
+                };
+                if let Some(table) = $crate::pay::product_table(o.item.product) {
+                    sqlx::query(sqlx::AssertSqlSafe(format!("update {table} set payment_order_id = $1 where purchase_id = $2")))
+                        .bind(order_id)
+                        .bind(purchase_id)
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+                Some($crate::pay::Bound { order_id, order_no, purchase_id, new_purchase })
+            }
         }
-        $crate::pay::Bound { order_id, order_no, purchase_id }
     }};
 }
 pub(crate) use bind_purchase;
+
+/// The error of a purchase made in this very transaction that will not take an order: a broken
+/// invariant, never a buyer's doing.
+pub(crate) fn not_open() -> DbError {
+    DbError::Config("a purchase made in this transaction is not open".to_owned())
+}
 
 /// [`INSERT_ORDER`] bound to an order of `purchase_id`.
 pub(crate) fn bind_order<'q, DB, O>(
@@ -283,12 +392,16 @@ where
 }
 
 impl Store {
-    /// Stores a new pending order, a purchase of its own (a plan: each order of one is a
-    /// purchase, switched with [`Store::switch_order`]).
-    pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<Bound, DbError> {
+    /// Stores a new pending order for its purchase: a plan's open purchase of the same plan, city
+    /// and terms when there is one (going back and paying another way, or pressing 支付 twice,
+    /// never makes a second purchase), else a new one. `None` when that purchase could not take
+    /// an order (it was paid or cancelled in the same instant).
+    pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<Option<Bound>, DbError> {
+        let key = item_key(&o.item);
+        let purchase = if key.is_empty() { Purchase::New } else { Purchase::Keyed(&key) };
         on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            let bound = bind_purchase!(tx, o, None::<i64>, now);
+            let bound = bind_purchase!(tx, o, purchase.clone(), now);
             tx.commit().await?;
             Ok(bound)
         })
@@ -296,7 +409,7 @@ impl Store {
 
     /// Pays the pending order `old_no` of `user_id` another way: `next` becomes the purchase's
     /// order (or a pending one of it with `next`'s provider and channel is handed back) and
-    /// `old_no` is closed. `None` when `old_no` is not the user's pending order.
+    /// `old_no` is closed. `None` when `old_no` is not the user's pending order of an open purchase.
     pub async fn switch_order(&self, user_id: i64, old_no: &str, next: &NewOrder, now: i64) -> Result<Option<Bound>, DbError> {
         on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
@@ -306,10 +419,52 @@ impl Store {
                     .bind(user_id)
                     .fetch_optional(&mut *tx)
                     .await?;
-            let Some(purchase) = purchase else { return Ok(None) };
-            let bound = bind_purchase!(tx, next, purchase, now);
+            let Some(Some(purchase)) = purchase else { return Ok(None) };
+            let bound = bind_purchase!(tx, next, Purchase::Of(purchase), now);
             tx.commit().await?;
-            Ok(Some(bound))
+            Ok(bound)
+        })
+    }
+
+    /// The buyer cancels the purchase their pending order `order_no` pays for (我的订单 → 取消订单):
+    /// the purchase is cancelled (`domain::purchase::on_cancel`) and every pending order of it
+    /// closes, with a report waiting for it; a payment that still reaches one is refunded at once.
+    /// The orders closed, for the caller to close at their provider; `None` when it is not the
+    /// user's pending order of an open purchase.
+    pub async fn cancel_purchase(&self, user_id: i64, order_no: &str, now: i64) -> Result<Option<Vec<PayOrder>>, DbError> {
+        on_pool!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let row: Option<(Option<i64>, String)> =
+                sqlx::query_as("select purchase_id, status from payment_order where order_no = $1 and user_id = $2")
+                    .bind(order_no)
+                    .bind(user_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((Some(pid), status)) = row else { return Ok(None) };
+            let order = Status::parse(&status).ok_or_else(|| crate::BadStored { column: "status", value: status.clone(), kind: "domain::order::Status" })?;
+            let state: Option<String> = sqlx::query_scalar("update purchase set state = state where purchase_id = $1 returning state")
+                .bind(pid)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let state = purchase_state(state)?;
+            let Some(step) = domain::purchase::on_cancel(state, order) else {
+                tx.rollback().await?;
+                return Ok(None);
+            };
+            sqlx::query("update purchase set state = $1, ended_at = $2 where purchase_id = $3")
+                .bind(step.purchase.as_str())
+                .bind(now)
+                .bind(pid)
+                .execute(&mut *tx)
+                .await?;
+            let sql = format!(
+                "update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending' returning {ORDER_COLUMNS}"
+            );
+            let closed: Vec<PayOrder> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(now).bind(pid).fetch_all(&mut *tx).await?;
+            sqlx::query("update report set status = 'closed' where purchase_id = $1 and status = 'pending'").bind(pid).execute(&mut *tx).await?;
+            sqlx::query("update lead_package set status = 'cancelled' where purchase_id = $1 and status = 'pending'").bind(pid).execute(&mut *tx).await?;
+            tx.commit().await?;
+            Ok(Some(closed))
         })
     }
 
@@ -417,14 +572,71 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(before).bind(limit).fetch_all(p).await?))
     }
 
-    /// Paid orders marked for an automatic refund (a purchase paid twice) whose refund has not
-    /// gone through yet: the job tries them again, a batch at a time. Read through the partial index of
-    /// orders with a refund reason (`refund_reason <> ''` names it), not every paid order.
-    pub async fn unrefunded_duplicates(&self, limit: i64) -> Result<Vec<PayOrder>, DbError> {
-        let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'paid' and refund_reason <> '' and refund_reason = $1 limit $2");
-        Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(domain::order::DUPLICATE_REFUND_REASON).bind(limit).fetch_all(p).await?
-        }))
+    /// Paid orders marked for an automatic refund (a payment that reached a purchase already
+    /// paid, refunded or cancelled: `domain::purchase::AutoRefund`) whose refund has not gone
+    /// through yet: the job tries them again, a batch at a time. A paid order carries a reason
+    /// only then; read through the partial index of orders with a refund reason, not every paid
+    /// order.
+    pub async fn refunds_due(&self, limit: i64) -> Result<Vec<PayOrder>, DbError> {
+        let sql = format!("select {ORDER_COLUMNS} from payment_order where status = 'paid' and refund_reason <> '' order by payment_order_id limit $1");
+        Ok(on_pool!(self, p => sqlx::query_as::<_, PayOrder>(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?))
+    }
+
+    /// Every purchase of `user_id` with its orders and the grants its product holds at `now`,
+    /// oldest first.
+    pub async fn purchase_audit(&self, user_id: i64, now: i64) -> Result<Vec<PurchaseAudit>, DbError> {
+        type P = (i64, String, String, String, Option<i64>, i64);
+        type O = (i64, Option<i64>, String, i64, String);
+        let (purchases, orders): (Vec<P>, Vec<O>) = on_pool!(self, p => {
+            let purchases = sqlx::query_as(
+                "select p.purchase_id, p.kind, p.state, p.item_key, p.granted_order_id, case p.kind \
+                 when 'vip' then (select count(*) from vip_membership m join payment_order o on o.payment_order_id = m.payment_order_id \
+                                  where o.purchase_id = p.purchase_id and m.ends_at > $2) \
+                 when 'leads' then (select count(*) from lead_package k where k.purchase_id = p.purchase_id and k.status = 'paid') \
+                 when 'report' then (select count(*) from report r where r.purchase_id = p.purchase_id and r.status in ('querying', 'ready')) \
+                 when 'programme' then (select count(*) from programme_application a where a.purchase_id = p.purchase_id and a.status = 'paid') \
+                 else 0 end as grants_running \
+                 from purchase p where p.user_id = $1 order by p.purchase_id",
+            )
+            .bind(user_id)
+            .bind(now)
+            .fetch_all(p)
+            .await?;
+            let orders = sqlx::query_as(
+                "select payment_order_id, purchase_id, status, amount_fen, refund_reason from payment_order where user_id = $1 order by payment_order_id",
+            )
+            .bind(user_id)
+            .fetch_all(p)
+            .await?;
+            (purchases, orders)
+        });
+        let bad = |column: &'static str, value: &str, kind: &'static str| crate::BadStored { column, value: value.to_owned(), kind };
+        purchases
+            .into_iter()
+            .map(|(purchase_id, kind, state, item_key, granted_order_id, grants_running)| {
+                let orders = orders
+                    .iter()
+                    .filter(|o| o.1 == Some(purchase_id))
+                    .map(|(id, _, status, amount_fen, refund_reason)| {
+                        Ok(AuditOrder {
+                            payment_order_id: *id,
+                            status: Status::parse(status).ok_or_else(|| bad("status", status, "domain::order::Status"))?,
+                            amount_fen: *amount_fen,
+                            refund_reason: refund_reason.clone(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, DbError>>()?;
+                Ok(PurchaseAudit {
+                    purchase_id,
+                    kind: Product::parse(&kind).ok_or_else(|| bad("kind", &kind, "domain::order::Product"))?,
+                    state: domain::purchase::State::parse(&state).ok_or_else(|| bad("purchase.state", &state, "domain::purchase::State"))?,
+                    item_key,
+                    granted_order_id,
+                    grants_running,
+                    orders,
+                })
+            })
+            .collect()
     }
 
     /// Notes that the provider was asked about an order.
@@ -434,4 +646,11 @@ impl Store {
         });
         Ok(())
     }
+}
+
+/// A purchase's stored state, decoded (a purchase that is not there is a broken reference).
+pub(crate) fn purchase_state(stored: Option<String>) -> Result<domain::purchase::State, DbError> {
+    let text = stored.unwrap_or_default();
+    domain::purchase::State::parse(&text)
+        .ok_or_else(|| DbError::from(crate::BadStored { column: "purchase.state", value: text, kind: "domain::purchase::State" }))
 }

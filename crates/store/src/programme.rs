@@ -208,7 +208,12 @@ impl Store {
                 tx.rollback().await?;
                 return Ok(None);
             };
-            let bound = crate::pay::bind_purchase!(tx, o, purchase, now);
+            let of = purchase.map_or(crate::pay::Purchase::New, crate::pay::Purchase::Of);
+            let bound = match crate::pay::bind_purchase!(tx, o, of, now) {
+                Some(bound) => bound,
+                // The buyer cancelled the fee's last purchase: paying now is a new one.
+                None => crate::pay::bind_purchase!(tx, o, crate::pay::Purchase::New, now).ok_or_else(crate::pay::not_open)?,
+            };
             sqlx::query("update programme_application set purchase_id = $1, payment_order_id = $2 where programme_application_id = $3")
                 .bind(bound.purchase_id)
                 .bind(bound.order_id)

@@ -132,11 +132,15 @@ impl Store {
                     tx.rollback().await?;
                     return Ok(Ordered::Existing(id));
                 }
-                let bound = crate::pay::bind_purchase!(tx, order, purchase, now);
-                tx.commit().await?;
-                return Ok(Ordered::Order(id, bound.order_no));
+                let of = purchase.map_or(crate::pay::Purchase::New, crate::pay::Purchase::Of);
+                if let Some(bound) = crate::pay::bind_purchase!(tx, order, of, now) {
+                    tx.commit().await?;
+                    return Ok(Ordered::Order(id, bound.order_no));
+                }
+                // Its purchase was settled meanwhile: that report waits for nothing any more.
+                sqlx::query("update report set status = 'closed' where report_id = $1 and status = 'pending'").bind(id).execute(&mut *tx).await?;
             }
-            let bound = crate::pay::bind_purchase!(tx, order, None::<i64>, now);
+            let bound = crate::pay::bind_purchase!(tx, order, crate::pay::Purchase::New, now).ok_or_else(crate::pay::not_open)?;
             let id = insert_report!(tx, r, State::Pending, Some(bound.order_id), Some(bound.purchase_id), None::<i64>, now);
             tx.commit().await?;
             Ok(Ordered::Order(id, bound.order_no))

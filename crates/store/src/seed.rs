@@ -705,7 +705,8 @@ async fn demo_package(store: &Store, city_code: u32, now: i64) -> Result<i64, Db
         channel: "sandbox".to_owned(),
         attribution: String::new(),
     };
-    let id = store.create_lead_package(&order, 1, &spec, bought).await?;
+    let bound = store.create_lead_package(&order, 1, &spec, bought).await?;
+    let id = store.package_of_order(&bound.order_no).await?.map_or(0, |k| k.lead_package_id);
     let pay = crate::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "demo", amount_fen: tier };
     store.settle_payment(&pay, bought + 60).await?;
     on_pool!(store, p => {

@@ -1,9 +1,11 @@
-//! What a payment does and a refund undoes. A verified payment moves an order to `paid` in one
-//! conditional update and grants its purchase in the same transaction, once: the purchase's row
-//! is claimed by the first payment of any of its orders (`domain::order::on_payment`), so a
-//! repeated or concurrent notify changes nothing the second time, and a second payment of one
-//! purchase is marked for an automatic refund. A refund is claimed by one desk, then ends what
-//! the payment granted in its own transaction. Each product's step lives in its own module
+//! What a payment does and a refund undoes, as the purchase's state machine says
+//! (`domain::purchase`). A verified payment moves an order to `paid` in one conditional update,
+//! then locks its purchase's row and applies `domain::purchase::on_payment` in the same
+//! transaction: the first payment of an open purchase grants it; a payment that reaches a
+//! purchase already granted, refunded or cancelled is marked for an automatic refund with its
+//! reason, which the caller makes at once. A repeated or concurrent notify changes nothing the
+//! second time. A refund is claimed by one desk, then `domain::purchase::on_refund` ends what the
+//! payment granted in its own transaction. Each product's step lives in its own module
 //! (`vip`, `package`, `report`, `programme`); the orders are `pay`'s ledger.
 
 use crate::pay::PayOrder;
@@ -28,10 +30,10 @@ pub struct Payment<'a> {
 pub enum Settled {
     /// The order is now paid and its purchase granted.
     Applied,
-    /// The order is now paid, but its purchase had been granted by another of its orders: the
-    /// customer paid twice for one thing, and this payment must be refunded
-    /// (`domain::order::DUPLICATE_REFUND_REASON`).
-    Duplicate,
+    /// The order is now paid, but its purchase was not open (granted by another of its orders,
+    /// refunded, or cancelled): this payment must be refunded at once, for the reason given,
+    /// which the order carries.
+    RefundDue(domain::purchase::AutoRefund),
     /// It already was paid: nothing changed.
     AlreadyPaid,
     /// No such order.
@@ -116,62 +118,76 @@ impl Store {
     /// it (`domain::order::on_payment`). Only the first of any number of repeated or concurrent
     /// reports changes anything.
     pub async fn settle_payment(&self, pay: &Payment<'_>, now: i64) -> Result<Settled, DbError> {
-        type Row = (i64, i64, String, String, Option<i32>, Option<i64>);
+        type Row = (i64, i64, String, String, String, Option<i32>, Option<i64>);
         let applied: Option<Settled> = on_pool!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            // The write comes first, so two notifies racing take turns on the row's lock and the
-            // second finds it paid. The states are `domain::order::PAYABLE`.
+            // The order's row first, then its purchase's: two notifies racing take turns on the
+            // order's lock and the second finds it paid.
             let row: Option<Row> = sqlx::query_as(
-                "update payment_order set status = 'paid', provider_trade_no = $1, paid_at = $2 \
-                 where order_no = $3 and status in ('pending', 'closed') and amount_fen = $4 and provider = $5 \
-                 returning payment_order_id, user_id, kind, plan_code, city_code, purchase_id",
+                "update payment_order set status = status where order_no = $1 and amount_fen = $2 and provider = $3 \
+                 returning payment_order_id, user_id, status, kind, plan_code, city_code, purchase_id",
             )
-            .bind(pay.trade_no)
-            .bind(now)
             .bind(pay.order_no)
             .bind(pay.amount_fen)
             .bind(pay.provider.as_str())
             .fetch_optional(&mut *tx)
             .await?;
-            match row {
-                None => {
-                    tx.rollback().await?;
-                    None
-                }
-                Some((order_id, user_id, kind, plan_code, city, purchase_id)) => {
-                    // The purchase's row is claimed by its first payment: a second order of the
-                    // same purchase paid at the same time waits here, then finds it granted.
-                    let already = match purchase_id {
-                        Some(pid) => {
-                            sqlx::query("update purchase set granted_order_id = $1 where purchase_id = $2 and granted_order_id is null")
-                                .bind(order_id)
-                                .bind(pid)
-                                .execute(&mut *tx)
-                                .await?
-                                .rows_affected()
-                                == 0
-                        }
-                        None => false,
+            let step = match &row {
+                Some((_, _, status, _, _, _, purchase_id)) => {
+                    let order = Status::parse(status).ok_or_else(|| BadStored { column: "status", value: status.clone(), kind: "domain::order::Status" })?;
+                    let state = match purchase_id {
+                        Some(pid) => crate::pay::purchase_state(lock_purchase!(tx, *pid))?,
+                        // An order from before purchases were kept is a purchase of its own.
+                        None => domain::purchase::State::Open,
                     };
-                    let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
-                    let settled = match domain::order::on_payment(already) {
-                        domain::order::Effect::Grant => {
+                    domain::purchase::on_payment(state, order)
+                }
+                None => None,
+            };
+            match (row, step) {
+                (Some((order_id, user_id, _, kind, plan_code, city, purchase_id)), Some(step)) => {
+                    let refund_reason = match step.money {
+                        domain::purchase::Money::RefundAtOnce(why) => why.reason(),
+                        _ => "",
+                    };
+                    sqlx::query("update payment_order set status = $1, provider_trade_no = $2, paid_at = $3, refund_reason = $4 where payment_order_id = $5")
+                        .bind(step.order.as_str())
+                        .bind(pay.trade_no)
+                        .bind(now)
+                        .bind(refund_reason)
+                        .bind(order_id)
+                        .execute(&mut *tx)
+                        .await?;
+                    let settled = match step.money {
+                        domain::purchase::Money::Grant => {
+                            if let Some(pid) = purchase_id {
+                                sqlx::query("update purchase set state = $1, granted_order_id = $2 where purchase_id = $3")
+                                    .bind(step.purchase.as_str())
+                                    .bind(order_id)
+                                    .bind(pid)
+                                    .execute(&mut *tx)
+                                    .await?;
+                                // Nothing is left to pay: its other pending order closes.
+                                sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+                                    .bind(now)
+                                    .bind(pid)
+                                    .execute(&mut *tx)
+                                    .await?;
+                            }
+                            let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
                             let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
                             grant_purchase!(tx, grant, now);
                             Settled::Applied
                         }
-                        domain::order::Effect::RefundDuplicate => {
-                            // Marked for the refund the caller makes at the provider at once.
-                            sqlx::query("update payment_order set refund_reason = $1 where payment_order_id = $2")
-                                .bind(domain::order::DUPLICATE_REFUND_REASON)
-                                .bind(order_id)
-                                .execute(&mut *tx)
-                                .await?;
-                            Settled::Duplicate
-                        }
+                        domain::purchase::Money::RefundAtOnce(why) => Settled::RefundDue(why),
+                        domain::purchase::Money::Nothing | domain::purchase::Money::GiveBack => Settled::AlreadyPaid,
                     };
                     tx.commit().await?;
                     Some(settled)
+                }
+                _ => {
+                    tx.rollback().await?;
+                    None
                 }
             }
         });
@@ -238,31 +254,36 @@ impl Store {
                 return Ok(Refunded::NotPaid);
             };
             crate::vip::plan_refunded!(tx, id, now);
-            // Only the payment that granted the purchase takes it back (a second payment of it
-            // granted nothing).
-            let granted = match purchase {
-                Some(pid) => {
-                    sqlx::query("update purchase set granted_order_id = null where purchase_id = $1 and granted_order_id = $2")
-                        .bind(pid)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                        == 1
-                }
-                None => false,
-            };
             let mut outcome = Refunded::Done;
-            if let (true, Some(pid)) = (granted, purchase) {
-                sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
-                    .bind(now)
-                    .bind(pid)
-                    .execute(&mut *tx)
-                    .await?;
-                crate::package::package_refunded!(tx, pid);
-                crate::report::report_refunded!(tx, pid);
-                if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
-                    outcome = Refunded::ShopKept { oname, listings };
+            if let Some(pid) = purchase {
+                let row: Option<(String, Option<i64>)> =
+                    sqlx::query_as("update purchase set state = state where purchase_id = $1 returning state, granted_order_id")
+                        .bind(pid)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let (state, granted_by) = row.unzip();
+                let state = crate::pay::purchase_state(state)?;
+                // Only the payment that granted the purchase takes it back (a second payment
+                // of it granted nothing).
+                let step = domain::purchase::on_refund(state, Status::Paid, granted_by.flatten() == Some(id));
+                if let Some(step) = step.filter(|s| s.purchase != state) {
+                    sqlx::query("update purchase set state = $1, ended_at = $2, ended_by = $3 where purchase_id = $4")
+                        .bind(step.purchase.as_str())
+                        .bind(now)
+                        .bind(by)
+                        .bind(pid)
+                        .execute(&mut *tx)
+                        .await?;
+                    sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+                        .bind(now)
+                        .bind(pid)
+                        .execute(&mut *tx)
+                        .await?;
+                    crate::package::package_refunded!(tx, pid);
+                    crate::report::report_refunded!(tx, pid);
+                    if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
+                        outcome = Refunded::ShopKept { oname, listings };
+                    }
                 }
             }
             tx.commit().await?;
@@ -270,3 +291,14 @@ impl Store {
         })
     }
 }
+
+/// Inside transaction `$tx`: locks purchase `$pid`'s row (a payment, a refund, a new order or a
+/// cancel of it waits for this transaction) and reads its state as stored.
+macro_rules! lock_purchase {
+    ($tx:ident, $pid:expr) => {{
+        let state: Option<String> =
+            sqlx::query_scalar("update purchase set state = state where purchase_id = $1 returning state").bind($pid).fetch_optional(&mut *$tx).await?;
+        state
+    }};
+}
+use lock_purchase;

@@ -80,6 +80,23 @@ impl Store {
         Ok(benefits_of(&codes))
     }
 
+    /// Until when `user_id`'s membership of plan `code` for `city` (none: nationwide) runs, when
+    /// one runs at `now`: buying it again is a renewal (续费), made on purpose.
+    pub async fn plan_runs_until(&self, user_id: i64, code: &str, city: Option<i32>, now: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar(
+                "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+                 where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3 and m.ends_at > $4",
+            )
+            .bind(user_id)
+            .bind(code)
+            .bind(city.unwrap_or(0))
+            .bind(now)
+            .fetch_one(p)
+            .await?
+        }))
+    }
+
     /// The open shops whose owners have a dealer plan running at `now`, with where it applies.
     /// Read on every first page of the car list: on SQLite through the store's own readers.
     pub async fn promotions(&self, now: i64) -> Result<Vec<Promotion>, DbError> {

@@ -254,6 +254,10 @@ pub async fn landing_lead(State(state): State<AppState>, visitor: Visitor, uri: 
     landing_page(&state, &visitor, flow, view, StatusCode::UNPROCESSABLE_ENTITY).await
 }
 
+/// Ad clicks kept from one address in an hour (a household or an office behind one address clicks
+/// a few; a loop of requests is not clicks).
+const CLICKS_PER_ADDRESS_PER_HOUR: i64 = 30;
+
 /// `GET /actives/{flow}/monitoroppo?…`: the ad platform's click lands here. The click is
 /// recorded (platform, click id, campaign values) and becomes the visit's attribution — a new
 /// paid click starts a new visit — then the landing is shown.
@@ -266,8 +270,12 @@ pub async fn monitor(State(state): State<AppState>, visitor: Visitor, uri: Origi
     let mut cookie = None;
     if let Some(a) = clicked {
         // A click that is not from a browser (a link checker, a preview) is recorded as well:
-        // the platforms count clicks on their side the same way.
-        state.store.record_ad_click(&a, &visitor.ip).await?;
+        // the platforms count clicks on their side the same way. Kept once per click (the store
+        // keys it), and at most `CLICKS_PER_ADDRESS_PER_HOUR` from one address.
+        let key = format!("ad-click:{}", visitor.ip);
+        if state.store.throttle(&[(key.as_str(), 0, 3_600, CLICKS_PER_ADDRESS_PER_HOUR)], now).await?.is_none() {
+            state.store.record_ad_click(&a, &visitor.ip).await?;
+        }
         cookie = crate::http::cookies::set_visit_cookie(&state.config, crate::http::cookies::ATTRIBUTION_COOKIE, &a.encode());
         visitor.attribution = Some(a);
     }

@@ -571,8 +571,9 @@ struct ResultsPage {
     refresh: bool,
     pay_url: String,
     href: String,
-    /// The order asked about paid this report a second time: it is refunded, and the page says so.
-    paid_twice: bool,
+    /// The order asked about reached a purchase already paid, refunded or cancelled: it is given
+    /// back by itself, and the page says why and whether the refund went through.
+    auto_refund: Option<(domain::purchase::AutoRefund, bool)>,
 }
 
 /// `GET /servicehall/fourquery/fousresults?id=…` (or `?order=…`, back from paying): where the
@@ -583,13 +584,13 @@ pub async fn fousresults(
     SignedIn(user): SignedIn,
     Query(q): Query<ReportQuery>,
 ) -> Result<Response, AppError> {
-    let mut paid_twice = false;
+    let mut auto_refund = None;
     let mut report = if q.order.trim().is_empty() {
         own_report(&state, user.user_id, q.id()).await?
     } else {
         let order = state.store.order_of(user.user_id, q.order.trim()).await?.ok_or(AppError::NotFound)?;
         let order = payments::check(&state, order).await?;
-        paid_twice = order.refund_reason == domain::order::DUPLICATE_REFUND_REASON;
+        auto_refund = domain::purchase::AutoRefund::of_reason(&order.refund_reason).map(|why| (why, order.status == domain::order::Status::Refunded));
         state.store.report_of_order(q.order.trim()).await?.filter(|r| r.user_id == user.user_id).ok_or(AppError::NotFound)?
     };
     if report.status == ReportState::Querying {
@@ -605,7 +606,7 @@ pub async fn fousresults(
     page.private();
     let refresh = matches!(report.status, ReportState::Querying | ReportState::Pending) && state.clock.now() - report.created_at < 1_800;
     let href = report_path(report.product, report.report_id);
-    Ok(Html(ResultsPage { page, report, view, refresh, pay_url, href, paid_twice }.render()?).into_response())
+    Ok(Html(ResultsPage { page, report, view, refresh, pay_url, href, auto_refund }.render()?).into_response())
 }
 
 /// A report as my list shows it.

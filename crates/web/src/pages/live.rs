@@ -665,6 +665,8 @@ struct PingguPage {
     q: PingguQuery,
     q_errors: BTreeMap<&'static str, String>,
     result: Option<(String, Vec<super::shared::BandView>, bool, String)>,
+    /// The car was just sent to the dealer's queue.
+    sent: bool,
     brands: super::shared::BrandSeries,
     provinces: ProvinceCities,
     this_month: String,
@@ -676,10 +678,14 @@ struct PingguPage {
 pub struct PingguSession {
     #[serde(default, deserialize_with = "extract::id")]
     id: Option<i64>,
+    /// Back from sending the car: it joined the dealer's queue.
+    #[serde(default)]
+    sent: String,
 }
 
-/// `GET /actives/livePinggu?id=&series=&month=&mileage=&city=`: a live valuation session. The
-/// car sent (`save=1`, from the form) is valued at once and joins the dealer's queue.
+/// `GET /actives/livePinggu?id=&series=&month=&mileage=&city=`: a live valuation session and the
+/// valuation of the car its address names. Reading writes nothing: the car joins the dealer's
+/// queue only when sent with the form ([`pinggu_post`]).
 pub async fn pinggu(
     State(state): State<AppState>,
     visitor: Visitor,
@@ -693,17 +699,6 @@ pub async fn pinggu(
     if q.is_asked() {
         match valued(&state, &q).await? {
             Ok(v) => {
-                if q.save == "1" && s.status == Status::Live {
-                    let quote = &v.quote;
-                    let a = store::NewLiveAppraisal {
-                        series_slug: v.req.series.slug.to_owned(),
-                        reg_month: format!("{}-{:02}", v.req.reg_year, v.req.reg_month),
-                        mileage_km: v.req.mileage_km,
-                        city_code: i32::try_from(v.req.city.code).unwrap_or(0),
-                        prices: (quote.buy.mid, quote.private.mid, quote.retail.mid),
-                    };
-                    state.store.add_live_appraisal(id, visitor.user.as_ref().map(|u| u.user_id), &a, now).await?;
-                }
                 result = Some((super::shared::appraised_car_text(&v.req), v.bands(), v.quote.method == domain::valuation::Method::Model, v.method_text()));
             }
             Err(e) => q_errors = e,
@@ -721,6 +716,7 @@ pub async fn pinggu(
         s: sv,
         player: stream,
         q,
+        sent: sid.sent == "1" && result.is_some(),
         q_errors,
         result,
         brands: super::shared::brand_series(),
@@ -736,6 +732,56 @@ pub async fn pinggu(
     Ok(res)
 }
 
+/// The live valuation form as sent: the session and the car.
+#[derive(Debug, Default, Deserialize)]
+pub struct PingguPost {
+    #[serde(default, deserialize_with = "extract::id")]
+    id: Option<i64>,
+    #[serde(default)]
+    series: String,
+    #[serde(default)]
+    month: String,
+    #[serde(default)]
+    mileage: String,
+    #[serde(default)]
+    city: String,
+}
+
+/// A viewer's cars sent to one live queue from one address: at most this many an hour (a viewer
+/// sends one or two; the queue is the dealer's to read on air).
+const LIVE_CARS_PER_ADDRESS_PER_HOUR: i64 = 10;
+
+/// `POST /actives/livePinggu`: a viewer sends their car. While the session is live a valid car
+/// joins the dealer's queue (limited per address), then the viewer is sent to the valuation's
+/// own address, which shows its prices (or the form's messages) and writes nothing.
+pub async fn pinggu_post(State(state): State<AppState>, visitor: Visitor, Form(p): Form<PingguPost>) -> Result<Response, AppError> {
+    let id = p.id.ok_or(AppError::NotFound)?;
+    let s = state.store.live_session(id).await?;
+    let now = state.clock.now();
+    let q = PingguQuery { series: p.series, month: p.month, mileage: p.mileage, city: p.city, save: String::new() };
+    let enc = |v: &str| domain::text::percent_encode(v);
+    let mut back = format!("/actives/livePinggu?id={id}&series={}&month={}&mileage={}&city={}", enc(&q.series), enc(&q.month), enc(&q.mileage), enc(&q.city));
+    if let (Ok(v), Status::Live) = (valued(&state, &q).await?, s.status) {
+        let key = format!("live-car:{}", visitor.ip);
+        if state.store.throttle(&[(key.as_str(), 0, 3_600, LIVE_CARS_PER_ADDRESS_PER_HOUR)], now).await?.is_none() {
+            let quote = &v.quote;
+            let a = store::NewLiveAppraisal {
+                series_slug: v.req.series.slug.to_owned(),
+                reg_month: format!("{}-{:02}", v.req.reg_year, v.req.reg_month),
+                mileage_km: v.req.mileage_km,
+                city_code: i32::try_from(v.req.city.code).unwrap_or(0),
+                prices: (quote.buy.mid, quote.private.mid, quote.retail.mid),
+            };
+            state.store.add_live_appraisal(id, visitor.user.as_ref().map(|u| u.user_id), &a, now).await?;
+            back.push_str("&sent=1");
+        } else {
+            tracing::info!(session = id, ip = %visitor.ip, "live valuation queue: address over its hourly limit");
+        }
+    }
+    back.push_str("#pinggu");
+    Ok(see_other(&back, Vec::new()))
+}
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Dealer, CONTROL, control);
@@ -745,4 +791,5 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::Public, "/actives/zhiboflow", viewer_post);
     r.get(Access::Public, "/actives/liveshop", shop);
     r.get(Access::Public, "/actives/livePinggu", pinggu);
+    r.post(Access::Public, "/actives/livePinggu", pinggu_post);
 }

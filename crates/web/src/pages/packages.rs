@@ -249,8 +249,8 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
         amount_fen: tier.price_fen,
     };
     let method = crate::adapters::pay::Method::named(&input.method);
-    let order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
-    state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
+    let mut order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
+    order.order_no = state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?.order_no;
     let next = payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }

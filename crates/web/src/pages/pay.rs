@@ -69,6 +69,9 @@ struct ResultPage {
     again: &'static str,
     /// A lead package's order: the package.
     package: Option<super::shared::PackageView>,
+    /// Why the site gives this payment back by itself (the purchase was paid already, refunded
+    /// or cancelled), when it does.
+    auto_refund: Option<domain::purchase::AutoRefund>,
 }
 
 /// Where what was bought is used.
@@ -140,6 +143,7 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
     // Back from paying (the provider's trade number on the URL): refresh until it is settled.
     let refresh = order.status == Status::Pending && !q.trade_no.is_empty() && state.clock.now() - order.created_at < REFRESH_FOR_SECS;
     let title = match order.status {
+        Status::Paid if !order.refund_reason.is_empty() => "正在自动退款",
         Status::Paid => "支付成功",
         Status::Pending => "正在确认支付结果",
         Status::Closed => "订单已关闭",
@@ -166,6 +170,7 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
             _ => "/vip",
         },
         package,
+        auto_refund: domain::purchase::AutoRefund::of_reason(&order.refund_reason),
         order,
     };
     Ok(Html(tpl.render()?).into_response())

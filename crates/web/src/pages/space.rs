@@ -10,7 +10,7 @@ use crate::router::{Access, Routes};
 use std::borrow::Cow;
 
 use crate::auth::access::SignedIn;
-use crate::http::extract::{Form, PathId};
+use crate::http::extract::{Form, PathId, Query};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -573,7 +573,10 @@ pub async fn delete_search(State(state): State<AppState>, SignedIn(user): Signed
 struct VipPage {
     page: PageMeta,
     memberships: Vec<(String, String, String, String)>,
-    orders: Vec<(String, String, String, &'static str, String)>,
+    /// (number, subject, amount, status, created, pending: may be paid on or cancelled).
+    orders: Vec<(String, String, String, &'static str, String, bool)>,
+    /// What the buyer just did to an order, said at the top of the list.
+    notice: Option<&'static str>,
     /// What the running plans give, and this month's use: (benefit, level, used this month).
     benefits: Vec<(&'static str, String, String)>,
 }
@@ -607,8 +610,15 @@ fn benefit_rows(benefits: &domain::vip::Plan, refreshes: i64, confirms: i64, rep
     rows
 }
 
-/// `GET /space/vip`: status and orders.
-pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+/// `?done=…` of `/space/vip`: what the buyer just did.
+#[derive(Debug, Default, Deserialize)]
+pub struct VipQuery {
+    #[serde(default)]
+    done: String,
+}
+
+/// `GET /space/vip`: status and orders; a pending order can be paid on or cancelled.
+pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<VipQuery>) -> Result<Response, AppError> {
     let now = state.clock.now();
     let (ms, orders, benefits, (refreshes, confirms), reports_used) = tokio::try_join!(
         state.store.memberships(user.user_id, now),
@@ -634,11 +644,32 @@ pub async fn vip(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
                 format!("{}.{:02}", o.amount_fen / 100, o.amount_fen % 100),
                 o.status.label(),
                 domain::time::datetime(o.created_at),
+                o.status == domain::order::Status::Pending,
             )
         })
         .collect();
-    let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders, benefits: rows };
+    let notice = match q.done.as_str() {
+        "cancelled" => Some("订单已取消，不会扣款。若您已在支付页面付款，款项将自动原路退回。"),
+        "gone" => Some("该订单已支付、已关闭或已取消，无需再取消。"),
+        _ => None,
+    };
+    let tpl = VipPage { page: meta(&state, &visitor, "我的VIP", "/space/vip"), memberships, orders, notice, benefits: rows };
     Ok(Html(tpl.render()?).into_response())
+}
+
+/// The order 取消订单 names.
+#[derive(Debug, Default, Deserialize)]
+pub struct CancelPost {
+    #[serde(default)]
+    order: String,
+}
+
+/// `POST /space/orders/cancel`: the buyer cancels the purchase of a pending order (its pending
+/// orders close here and at their provider; a payment that still arrives is refunded at once),
+/// then reads so on the order list.
+pub async fn cancel_order(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<CancelPost>) -> Result<Response, AppError> {
+    let done = crate::services::payments::cancel(&state, user.user_id, post.order.trim()).await?;
+    Ok(see_other(if done { "/space/vip?done=cancelled#orders" } else { "/space/vip?done=gone#orders" }, Vec::new()))
 }
 
 /// This feature's routes.
@@ -658,6 +689,7 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/searches/{id}", open_search);
     r.post(Access::User, "/space/searches/{id}/delete", delete_search);
     r.get(Access::User, "/space/vip", vip);
+    r.post(Access::User, "/space/orders/cancel", cancel_order);
 }
 
 #[cfg(test)]

@@ -85,6 +85,9 @@ struct ResultPage {
     sell_url: String,
 }
 
+/// Valuations kept in visitors' histories from one address in an hour.
+const HISTORY_PER_ADDRESS_PER_HOUR: i64 = 30;
+
 /// `GET /servicehall/pinggu/result?…`: the three prices; a wrong field goes back to the form
 /// with its message beside it.
 pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
@@ -92,8 +95,14 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
         Ok(v) => v,
         Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),
     };
+    // Kept in the history of a device that came back with its cookie (one that did not could
+    // never read it), unless its latest is the same car, and at most
+    // `HISTORY_PER_ADDRESS_PER_HOUR` from one address: a read of a shared link cannot fill a table.
+    let history_key = format!("valuation-history:{}", visitor.ip);
     if !q.save.is_empty()
+        && visitor.returning
         && let Some(device) = &visitor.device_id
+        && state.store.throttle(&[(history_key.as_str(), 0, 3_600, HISTORY_PER_ADDRESS_PER_HOUR)], state.clock.now()).await?.is_none()
     {
         let a = store::Appraisal {
             series_slug: v.req.series.slug.to_owned(),

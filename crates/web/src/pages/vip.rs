@@ -28,6 +28,8 @@ struct PlanView {
     price: String,
     per_day: String,
     lines: Vec<String>,
+    /// The buyer holds this plan until this date: buying it again is 续费.
+    renews_until: Option<String>,
 }
 
 impl PlanView {
@@ -54,7 +56,7 @@ impl PlanView {
             lines.push("店铺页显示VIP商家标识".to_owned());
         }
         let per_day = domain::order::yuan_text(plan.price_fen / plan.days.max(1));
-        PlanView { plan, price: domain::order::yuan_text(plan.price_fen), per_day, lines }
+        PlanView { plan, price: domain::order::yuan_text(plan.price_fen), per_day, lines, renews_until: None }
     }
 }
 
@@ -118,22 +120,25 @@ async fn render(state: &AppState, visitor: &Visitor, error: Option<String>, stat
     if visitor.user.is_some() {
         page.private();
     }
-    let memberships = match &visitor.user {
-        Some(u) => state
-            .store
-            .memberships(u.user_id, state.clock.now())
-            .await?
-            .into_iter()
-            .map(|m| {
-                let city = m.city_code.and_then(|c| domain::region::city(c as u32)).map_or("全国".to_owned(), |c| c.name.to_owned());
-                (m.plan, city, domain::time::date(m.ends_at))
-            })
-            .collect(),
+    let running = match &visitor.user {
+        Some(u) => state.store.memberships(u.user_id, state.clock.now()).await?,
         None => Vec::new(),
+    };
+    let memberships = running
+        .iter()
+        .map(|m| {
+            let city = m.city_code.and_then(|c| domain::region::city(c as u32)).map_or("全国".to_owned(), |c| c.name.to_owned());
+            (m.plan.clone(), city, domain::time::date(m.ends_at))
+        })
+        .collect();
+    // A plan held now is bought again as 续费 (its form says so, and the new term follows on).
+    let view = |p: &'static Plan| PlanView {
+        renews_until: running.iter().filter(|m| m.plan == p.name).map(|m| m.ends_at).max().map(domain::time::date),
+        ..PlanView::new(p)
     };
     let groups = [(Audience::Buyer, "买车会员"), (Audience::Seller, "卖车会员"), (Audience::Dealer, "商家会员")]
         .into_iter()
-        .map(|(a, name)| (name, domain::vip::plans_for(a).filter(|p| p.on_sale).map(PlanView::new).collect::<Vec<_>>()))
+        .map(|(a, name)| (name, domain::vip::plans_for(a).filter(|p| p.on_sale).map(view).collect::<Vec<_>>()))
         .filter(|(_, plans)| !plans.is_empty())
         .collect();
     let (heads, table) = benefits_table();
@@ -169,6 +174,10 @@ pub struct BuyPost {
     city: String,
     #[serde(default)]
     method: Method,
+    /// The buyer chose 续费: another term of a plan they hold (without it, buying a running plan
+    /// again is refused, never a second term by accident).
+    #[serde(default)]
+    renew: String,
 }
 
 /// What a purchase of `plan` orders (at `campaign`'s price and with its terms kept, when bought
@@ -209,6 +218,11 @@ pub async fn buy(State(state): State<AppState>, visitor: Visitor, SignedIn(user)
         Ok(m) => m,
         Err(message) => return render(&state, &visitor, Some(message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
+    let runs_until = state.store.plan_runs_until(user.user_id, plan.code, purchase.city_code, state.clock.now()).await?;
+    if let (Some(until), false) = (runs_until, post.renew == "1") {
+        let message = format!("您的{}有效期至{}，如需延长请点击该套餐下的“续费”", plan.name, domain::time::date(until));
+        return render(&state, &visitor, Some(message), StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
     let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     // The cashier may be another site (Alipay's gateway): a plain 303 to it.
     Ok(Redirect::to(&next).into_response())

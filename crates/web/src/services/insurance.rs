@@ -103,6 +103,17 @@ async fn settle(state: &AppState, key: &str, answer: &Answer, now: i64) -> Resul
     Ok(())
 }
 
+/// Whether `req` has not been asked today (its first insurer's quote is not kept): showing it
+/// asks the insurers and keeps rows.
+pub async fn is_new(state: &AppState, req: &Request) -> Result<bool, AppError> {
+    let Some(first) = state.adapters.insurers.insurers().first().copied() else { return Ok(false) };
+    match state.store.insurance_quote(&quote_key(&req.query(), first, state.clock.now())).await {
+        Ok(_) => Ok(false),
+        Err(store::DbError::NotFound) => Ok(true),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Every insurer's offer for `req`, in the adapter's order.
 pub async fn offers(state: &AppState, req: &Request) -> Result<Vec<Offer>, AppError> {
     let now = state.clock.now();

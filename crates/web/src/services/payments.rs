@@ -37,7 +37,9 @@ fn new_order_no(state: &AppState) -> Result<String, AppError> {
 /// our page that starts it (`/pay/wechat`).
 pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: Item, method: Method) -> Result<String, AppError> {
     let mut order = new_order(state, visitor, user_id, item, method)?;
-    order.order_no = state.store.create_order(&order, state.clock.now()).await?.order_no;
+    let bound = state.store.create_order(&order, state.clock.now()).await?;
+    // Paid or cancelled in the same instant (a second tab): nothing is left to pay.
+    order.order_no = bound.ok_or_else(|| AppError::Invalid("该订单已支付或已取消，请在我的订单中查看".to_owned()))?.order_no;
     cashier(state, visitor, &order, method)
 }
 
@@ -159,7 +161,8 @@ pub fn pay_url(state: &AppState, order_no: &str, subject: &str, amount_fen: i64,
 }
 
 /// Applies a payment `provider` confirmed (by notify or query), logging what did not apply. A
-/// second payment of one purchase is refunded at once (the order then says why).
+/// payment that reached a purchase already paid, refunded or cancelled is refunded at once (the
+/// order then says why; the minute job retries a refund the provider refused).
 pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_no: &str, amount_fen: i64, via: &str) -> Result<Settled, AppError> {
     let pay = Payment { order_no, provider, trade_no, amount_fen };
     let settled = state.store.settle_payment(&pay, state.clock.now()).await?;
@@ -169,11 +172,11 @@ pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_
             crate::services::conversions::report_order(state, order_no, amount_fen).await;
         }
         Settled::AlreadyPaid => tracing::debug!(order_no, via, "payment reported again"),
-        Settled::Duplicate => {
-            tracing::warn!(order_no, trade_no, amount_fen, via, "a purchase paid twice: refunding this payment");
-            match refund(state, order_no, None, domain::order::DUPLICATE_REFUND_REASON).await? {
+        Settled::RefundDue(why) => {
+            tracing::warn!(order_no, trade_no, amount_fen, via, ?why, "a payment for a purchase that is not open: refunding it");
+            match refund(state, order_no, None, why.reason()).await? {
                 Ok(_) => {}
-                Err(why) => tracing::error!(order_no, ?why, "refund of a second payment failed: the job tries again, or refund it by hand"),
+                Err(e) => tracing::error!(order_no, ?e, "automatic refund failed: the job tries again, or refund it by hand"),
             }
         }
         other => tracing::warn!(order_no, trade_no, amount_fen, ?other, via, "payment refused"),
@@ -238,7 +241,7 @@ async fn apply_verified(state: &AppState, provider: Provider, v: &Verified<'_>, 
     } else if let Some(amount) = v.amount_fen {
         matches!(
             settle(state, provider, v.order_no, v.trade_no, amount, "notify").await?,
-            Settled::Applied | Settled::Duplicate | Settled::AlreadyPaid | Settled::NotPending(_)
+            Settled::Applied | Settled::RefundDue(_) | Settled::AlreadyPaid | Settled::NotPending(_)
         )
     } else {
         refuse("no exact amount")
@@ -315,7 +318,7 @@ pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppErr
 
 /// The periodic job: pending orders older than `domain::order::QUERY_AFTER_SECS` are asked
 /// about (a notify may have been lost) and closed once `CLOSE_AFTER_SECS` old and unpaid, and
-/// second payments of a purchase whose refund failed are refunded again. The number of pending
+/// automatic refunds that failed are made again. The number of pending
 /// orders looked at.
 pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
     let now = state.clock.now();
@@ -324,13 +327,33 @@ pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
     for order in pending {
         check(state, order).await?;
     }
-    // A second payment of one purchase whose refund failed at the time.
-    for order in state.store.unrefunded_duplicates(20).await? {
-        if let Err(why) = refund(state, &order.order_no, None, domain::order::DUPLICATE_REFUND_REASON).await? {
-            tracing::error!(order_no = %order.order_no, ?why, "refund of a second payment failed again");
+    // A payment refunded at once whose refund failed at the time; it keeps its reason.
+    for order in state.store.refunds_due(20).await? {
+        if let Err(why) = refund(state, &order.order_no, None, &order.refund_reason).await? {
+            tracing::error!(order_no = %order.order_no, ?why, "automatic refund failed again");
         }
     }
     Ok(n)
+}
+
+/// The buyer cancels the purchase of their pending order `order_no` (`domain::purchase::on_cancel`):
+/// its pending orders close here, then at their provider, so nothing more can be paid there; a
+/// payment that still arrives is refunded at once. False when it was not their pending order of
+/// an open purchase (paid, closed or cancelled meanwhile).
+pub async fn cancel(state: &AppState, user_id: i64, order_no: &str) -> Result<bool, AppError> {
+    if !domain::order::is_order_no(order_no) {
+        return Ok(false);
+    }
+    let now = state.clock.now();
+    let Some(closed) = state.store.cancel_purchase(user_id, order_no, now).await? else { return Ok(false) };
+    for order in closed {
+        if let Err(e) = state.adapters.pay.close(order.provider, &order.order_no, now).await {
+            // Closed here already: a payment the provider still takes is refunded at once.
+            tracing::warn!(order_no = %order.order_no, error = %e, "closing a cancelled order at the provider failed");
+        }
+    }
+    tracing::info!(order_no, user_id, "purchase cancelled by the buyer");
+    Ok(true)
 }
 
 /// Why a refund was not made.

@@ -182,9 +182,25 @@ async fn a_live_valuation_joins_the_dealers_queue(app: &TestApp) {
     let bad = app.get(&format!("/actives/livePinggu?id={live}&series=langyi&month=2021-06&mileage=abc&city=changsha&save=1"), &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(bad.body.contains(r#"id="pg-mileage-error""#));
-    let r = app.get(&format!("/actives/livePinggu?id={live}&series=langyi&month=2021-06&mileage=3.5&city=changsha&save=1"), &[]).await;
-    assert_eq!(r.status, StatusCode::OK);
-    assert!(r.body.contains("车商收购价") && r.body.contains("<video"), "prices at once, beside the stream");
+    // Reading a valuation's address (shared, or replayed with the old `save=1`) joins nothing.
+    let read = app.get(&format!("/actives/livePinggu?id={live}&series=langyi&month=2021-06&mileage=3.5&city=changsha&save=1"), &[]).await;
+    assert_eq!(read.status, StatusCode::OK);
+    assert!(read.body.contains("车商收购价") && read.body.contains("<video"), "prices at once, beside the stream");
+    let sql = format!("select count(*) from live_appraisal where live_session_id = {live}");
+    let queued = async |app: &TestApp| app.state.store.count_admin(&sql).await.unwrap();
+    let before = queued(app).await;
+    // Sent with the form: it joins the queue, and the viewer lands on the prices.
+    let sent = app.post_form("/actives/livePinggu", &[], &format!("id={live}&series=langyi&month=2021-06&mileage=3.5&city=changsha")).await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER);
+    assert!(sent.location().contains("sent=1") && sent.location().ends_with("#pinggu"), "{}", sent.location());
+    let r = app.get(sent.location(), &[]).await;
+    assert!(r.body.contains("已发送给主播") && r.body.contains("车商收购价"), "{}", r.body);
+    assert_eq!(queued(app).await, before + 1);
+    // A wrong field sends nothing and lands on the form with its message.
+    let wrong = app.post_form("/actives/livePinggu", &[], &format!("id={live}&series=langyi&month=2021-06&mileage=abc&city=changsha")).await;
+    assert!(!wrong.location().contains("sent=1"));
+    assert_eq!(app.get(wrong.location(), &[]).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(queued(app).await, before + 1);
     let desk = app.get(&format!("/actives/liveControl?id={live}"), &[("cookie", &dealer)]).await;
     assert!(desk.body.contains(&format!("{} · 2021-06上牌 · 3.5万公里 · 长沙", series.name)), "the dealer sees the queue");
     let queued = app.state.store.count_admin(&format!("select max(live_appraisal_id) from live_appraisal where live_session_id = {live}")).await.unwrap();

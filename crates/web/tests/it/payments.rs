@@ -22,6 +22,7 @@ on_both!(10 =>
     a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
     an_approved_applicant_pays_the_programme_fee_and_gets_a_shop,
     a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refunded,
+    one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goes_back,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -127,7 +128,7 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
 
     // Inside WeChat the cashier is not opened directly: the hand-off page explains what to do.
     let wx = [("cookie", session.as_str()), ("user-agent", "Mozilla/5.0 (iPhone) AppleWebKit/605 MicroMessenger/8.0.50")];
-    let r = app.post_form("/vip/buy", &wx, "plan=seller-month").await;
+    let r = app.post_form("/vip/buy", &wx, "plan=seller-month&renew=1").await;
     assert!(r.location().starts_with("/servicehall/alipay?order="), "{}", r.location());
     let guide = app.get(r.location(), &wx).await;
     assert!(guide.body.contains("在浏览器中打开") && guide.body.contains("前往支付宝付款") && guide.body.contains("29.00"), "{}", guide.body);
@@ -137,7 +138,8 @@ async fn lost_notifies_are_found_and_stale_orders_closed(app: &TestApp) {
     let session = login(app, "13700007777", "").await;
     let h = [("cookie", session.as_str()), ("user-agent", IPHONE)];
     let paid_url = app.post_form("/vip/buy", &h, "plan=seller-month").await.location().to_owned();
-    let stale_url = app.post_form("/vip/buy", &h, "plan=seller-month").await.location().to_owned();
+    // Another plan (the same one again would hand back the same order).
+    let stale_url = app.post_form("/vip/buy", &h, "plan=buyer-month").await.location().to_owned();
     let no_of = |url: &str| {
         let params: Vec<(String, String)> = form_urlencoded::parse(url.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
         app.state.adapters.pay.sandbox().unwrap().checkout(&params).unwrap()
@@ -358,7 +360,7 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
 
     // Forged, for another amount, or malformed: 400 with FAIL, and nothing changes.
     let phone = [("cookie", session.as_str()), ("user-agent", IPHONE)];
-    let h5 = app.post_form("/vip/buy", &phone, "plan=seller-month&method=wechat").await;
+    let h5 = app.post_form("/vip/buy", &phone, "plan=seller-month&method=wechat&renew=1").await;
     let pending = h5.location().split("order=").nth(1).unwrap().to_owned();
     assert_eq!(app.get(h5.location(), &phone).await.location(), format!("/pay/sandbox/wechat?order={pending}"), "H5 goes straight to the cashier");
     let (map, body) = sandbox.pay_wechat(&pending, 2_899, NOW).unwrap();
@@ -387,7 +389,7 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
 
     // Inside WeChat: Alipay's hand-off offers WeChat Pay instead, as a new order for the same plan.
     let wx = [("cookie", session.as_str()), ("user-agent", WECHAT)];
-    let r = app.post_form("/vip/buy", &wx, "plan=seller-month&method=alipay").await;
+    let r = app.post_form("/vip/buy", &wx, "plan=seller-month&method=alipay&renew=1").await;
     let alipay_no = r.location().split("order=").nth(1).unwrap().to_owned();
     assert!(app.get(r.location(), &wx).await.body.contains("改用微信支付"));
     let switched = app.post_form("/servicehall/alipay", &wx, &format!("order={alipay_no}")).await;
@@ -797,7 +799,8 @@ async fn a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refun
     assert_eq!((twice.status, twice.refund_reason.as_str()), (Status::Refunded, domain::order::DUPLICATE_REFUND_REASON), "refunded at once");
     assert_eq!(app.state.store.order_by_no(&wx_no).await.unwrap().unwrap().status, Status::Paid);
     let told = app.get(&format!("/servicehall/fourquery/fousresults?order={alipay_no}"), &wx).await;
-    assert!(told.body.contains("重复支付，已自动原路退回") && told.body.contains("报告已生成"), "{}", told.body);
+    let why = domain::purchase::AutoRefund::Duplicate.explain();
+    assert!(told.body.contains(why) && told.body.contains("款项已原路退回") && told.body.contains("报告已生成"), "{}", told.body);
     let reports = app.state.store.reports_of(user, 10).await.unwrap();
     assert_eq!((reports.len(), reports[0].status), (1, domain::report::State::Ready), "one report, delivered");
 
@@ -845,4 +848,84 @@ async fn wechat_pay_where_it_is_off_is_refused_beside_the_choice() {
     assert!(app.state.store.reports_of(user, 5).await.unwrap().is_empty(), "no report ordered");
     let orders = app.state.store.desk_orders(&store::OrderSearch { mobile: "13700008801", ..store::OrderSearch::default() }, 5).await.unwrap();
     assert!(orders.is_empty(), "no order made");
+}
+
+/// The cashier's order number.
+fn order_of(location: &str) -> String {
+    let params: Vec<(String, String)> = form_urlencoded::parse(location.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
+    if let Some((_, no)) = params.iter().find(|(k, _)| k == "order") {
+        return no.clone();
+    }
+    let content = &params.iter().find(|(k, _)| k == "biz_content").unwrap().1;
+    serde_json::from_str::<serde_json::Value>(content).unwrap()["out_trade_no"].as_str().unwrap().to_owned()
+}
+
+/// Going back and paying another way, pressing 支付 twice, a renewal without asking, a payment
+/// that reaches a refunded or cancelled purchase: one purchase, paid once, and every extra
+/// payment given back at once with the reason on its page.
+async fn one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goes_back(app: &TestApp) {
+    use domain::purchase::AutoRefund;
+    let session = login(app, "13700004444", "").await;
+    let h = [("cookie", session.as_str()), ("user-agent", DESKTOP)];
+    let store = &app.state.store;
+    // 支付宝 first; then back to /vip and 微信支付 (pressed twice): one purchase, one open order.
+    let alipay = app.post_form("/vip/buy", &h, "plan=buyer-year&method=alipay").await.location().to_owned();
+    let o1 = order_of(&alipay);
+    let wechat = app.post_form("/vip/buy", &h, "plan=buyer-year&method=wechat").await.location().to_owned();
+    let o2 = order_of(&wechat);
+    assert_eq!(order_of(app.post_form("/vip/buy", &h, "plan=buyer-year&method=wechat").await.location()), o2, "pressed twice: the same order");
+    let (first, second) = (store.order_by_no(&o1).await.unwrap().unwrap(), store.order_by_no(&o2).await.unwrap().unwrap());
+    assert_ne!(o1, o2);
+    assert_eq!(first.purchase_id, second.purchase_id, "one purchase");
+    assert_eq!((first.status, second.status), (Status::Closed, Status::Pending), "one open order");
+    let user = first.user_id;
+
+    // WeChat Pay is paid: the year is granted once.
+    app.post_form("/pay/sandbox/wechat", &[], &format!("order={o2}&result=paid")).await;
+    assert_eq!(store.order_by_no(&o2).await.unwrap().unwrap().status, Status::Paid);
+    assert_eq!(store.memberships(user, NOW).await.unwrap().len(), 1, "one year");
+
+    // Buying the plan held again is refused unless the buyer chose 续费.
+    let again = app.post_form("/vip/buy", &h, "plan=buyer-year&method=alipay").await;
+    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(again.body.contains("如需延长请点击该套餐下的“续费”"), "{}", again.body);
+    assert!(app.get("/vip", &h).await.body.contains("name=\"renew\" value=\"1\""), "the held plan's form renews");
+    let renewal = app.post_form("/vip/buy", &h, "plan=buyer-year&method=alipay&renew=1").await.location().to_owned();
+    let o3 = order_of(&renewal);
+    assert_ne!(store.order_by_no(&o3).await.unwrap().unwrap().purchase_id, first.purchase_id, "a renewal is a purchase of its own");
+
+    // The buyer thinks better of the renewal and cancels it from 我的订单 (once, and only theirs).
+    let orders = app.get("/space/vip", &h).await;
+    assert!(orders.body.contains("取消订单"), "{}", orders.body);
+    let other = login(app, "13700004445", "").await;
+    let theirs = app.post_form("/space/orders/cancel", &[("cookie", other.as_str())], &format!("order={o3}")).await;
+    assert_eq!(theirs.location(), "/space/vip?done=gone#orders", "nobody cancels another's order");
+    let cancelled = app.post_form("/space/orders/cancel", &h, &format!("order={o3}")).await;
+    assert_eq!(cancelled.location(), "/space/vip?done=cancelled#orders");
+    assert!(app.get(cancelled.location(), &h).await.body.contains("订单已取消"));
+    assert_eq!(app.post_form("/space/orders/cancel", &h, &format!("order={o3}")).await.location(), "/space/vip?done=gone#orders", "once");
+    assert_eq!(store.order_by_no(&o3).await.unwrap().unwrap().status, Status::Closed);
+
+    // Staff refund the year. Then the Alipay cashier still open in another tab is paid: that
+    // payment reaches a refunded purchase and is given back at once; the page says so.
+    let refunded = web::services::payments::refund(&app.state, &o2, None, "用户申请退款").await.unwrap();
+    assert!(refunded.is_ok(), "{refunded:?}");
+    assert!(store.memberships(user, NOW).await.unwrap().is_empty(), "the refund ended the year");
+    let late = app.post_form("/pay/sandbox/gateway", &h, &format!("{}&result=paid", alipay.split_once('?').unwrap().1)).await;
+    assert!(late.location().contains(&o1), "{}", late.location());
+    let back = store.order_by_no(&o1).await.unwrap().unwrap();
+    assert_eq!((back.status, back.refund_reason.as_str()), (Status::Refunded, AutoRefund::Revoked.reason()));
+    let page = app.get(&format!("/common/paysuccess?order={o1}"), &h).await;
+    assert!(page.body.contains("订单已退款") && page.body.contains(AutoRefund::Revoked.explain()) && !page.body.contains("支付成功"), "{}", page.body);
+    // A payment of the cancelled renewal that still arrives (closed at the provider, which here
+    // also refuses the refund of a trade it closed) is owed back with its reason: the page says
+    // the refund is under way, and the minute job keeps trying.
+    let renewal_order = store.order_by_no(&o3).await.unwrap().unwrap();
+    web::services::payments::settle(&app.state, renewal_order.provider, &o3, "T3", renewal_order.amount_fen, "test").await.unwrap();
+    let after = store.order_by_no(&o3).await.unwrap().unwrap();
+    assert_eq!((after.status, after.refund_reason.as_str()), (Status::Paid, AutoRefund::Cancelled.reason()));
+    let page = app.get(&format!("/common/paysuccess?order={o3}"), &h).await;
+    assert!(page.body.contains("正在自动退款") && page.body.contains(AutoRefund::Cancelled.explain()), "{}", page.body);
+    assert!(store.memberships(user, NOW).await.unwrap().is_empty(), "nothing paid since granted anything");
+    assert_eq!(store.refunds_due(100).await.unwrap().iter().filter(|o| o.user_id == user).map(|o| o.order_no.clone()).collect::<Vec<_>>(), [o3]);
 }

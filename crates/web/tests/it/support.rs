@@ -110,19 +110,21 @@ pub async fn spawn_app(listings: usize) -> TestApp {
     finish(store, listings, Cleanup::File(path)).await
 }
 
-/// A fresh PostgreSQL database, or `None` when no server answers (a failure under `CI=true`).
+/// A fresh PostgreSQL database; a failure when no server answers.
 pub async fn spawn_pg_app(listings: usize) -> Option<TestApp> {
     let admin_url = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let admin = match Store::connect(&admin_url).await {
         Ok(s) => s,
         Err(e) => {
-            assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "PostgreSQL is required in CI but unreachable at {admin_url}: {e}");
-            eprintln!("PostgreSQL unreachable at {admin_url}: postgres variant skipped ({e})");
-            return None;
+            // Never a pass that ran nothing: `cargo xtask test` leaves the postgres variants out
+            // (and says so) when no server answers outside CI.
+            panic!("PostgreSQL unreachable at {admin_url}: {e}; start it, or run `cargo xtask test`, which leaves these variants out when there is none");
         }
     };
     let name = unique();
     admin.execute_admin(&format!("create database {name}")).await.unwrap();
+    // A test database need not survive a crash: commits skip the disk flush (the suite's time).
+    admin.execute_admin(&format!("alter database {name} set synchronous_commit = off")).await.unwrap();
     admin.close().await;
     let (base, _) = admin_url.rsplit_once('/').unwrap();
     let store = Store::connect(&format!("{base}/{name}")).await.unwrap();

@@ -1,0 +1,290 @@
+//! The purchase state machine proven over sequences, not paths: random sequences of what buyers,
+//! providers and staff do to a purchase (order, ask again, switch provider, cancel, close by time,
+//! pay any order — first, late, twice, after a refund, after a cancel — refund by staff, the
+//! automatic refunds) run against the real store, for every product, and after every step the
+//! money and the grants are checked. A failing sequence is shrunk to a shortest one.
+//!
+//! `USEDCAR_PURCHASE_SEQUENCES` sets how many sequences each backend runs (5,000 by default, so
+//! 10,000 in the test command); `cargo xtask purchases` runs a longer proof.
+
+use domain::order::{Product, Provider, Status};
+use domain::purchase::AutoRefund;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use store::{NewOrder, Store};
+
+use super::NOW;
+
+/// What happens next to the purchase.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The buyer orders (again) with this provider: the product's own order path.
+    Order(Provider),
+    /// The buyer switches their latest pending order to the other provider.
+    Switch,
+    /// The buyer cancels from 我的订单, through order `n`.
+    Cancel(usize),
+    /// Order `n` is closed by time.
+    Close(usize),
+    /// A verified payment of order `n` arrives (first, late, again, after anything).
+    Pay(usize),
+    /// Staff refund order `n`.
+    StaffRefund(usize),
+    /// The site makes the automatic refunds that are due (at once, or the minute job's retry).
+    AutoRefunds,
+}
+
+fn event() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        3 => prop_oneof![Just(Provider::Alipay), Just(Provider::Wechat)].prop_map(Event::Order),
+        2 => Just(Event::Switch),
+        1 => (0usize..4).prop_map(Event::Cancel),
+        1 => (0usize..4).prop_map(Event::Close),
+        5 => (0usize..4).prop_map(Event::Pay),
+        2 => (0usize..4).prop_map(Event::StaffRefund),
+        2 => Just(Event::AutoRefunds),
+    ]
+}
+
+fn product() -> impl Strategy<Value = Product> {
+    prop_oneof![Just(Product::Vip), Just(Product::Report), Just(Product::Leads), Just(Product::Programme)]
+}
+
+/// One sequence: a product and what happens to it.
+fn sequence() -> impl Strategy<Value = (Product, Vec<Event>)> {
+    (product(), prop::collection::vec(event(), 1..14))
+}
+
+/// How many sequences run at once, each for its own buyer: the database's latency overlaps, and
+/// purchases of different buyers share the store's locks as they do in production.
+const AT_ONCE: usize = 8;
+
+/// Runs `sequences` random sequences against `store` and fails with the shortest failing one.
+pub fn prove(rt: &tokio::runtime::Runtime, store: &Store, sequences: u32) {
+    let staff = rt.block_on(store.sign_in_by_mobile("13999990000", NOW)).unwrap().user_id;
+    let started = std::time::Instant::now();
+    let cases = sequences.div_ceil(AT_ONCE as u32);
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, max_shrink_iters: 2_000, ..Config::default() });
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let result = runner.run(&prop::collection::vec(sequence(), AT_ONCE), |batch| {
+        rt.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            for (product, events) in batch {
+                let (store, counter) = (store.clone(), counter.clone());
+                set.spawn(async move {
+                    let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    run(&store, staff, n, product, &events).await
+                });
+            }
+            let mut failed = None;
+            while let Some(done) = set.join_next().await {
+                if let Err(e) = done.map_err(|e| e.to_string()).and_then(|r| r) {
+                    failed.get_or_insert(e);
+                }
+            }
+            failed.map_or(Ok(()), |e| Err(TestCaseError::fail(e)))
+        })
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let ran = counter.load(std::sync::atomic::Ordering::SeqCst);
+    eprintln!("{ran} purchase sequences on {:?} in {:.1}s", store.backend(), started.elapsed().as_secs_f64());
+    assert!(ran >= u64::from(sequences), "{ran} sequences ran");
+}
+
+/// The price of `product` in this test.
+fn price(product: Product) -> i64 {
+    match product {
+        Product::Vip => domain::vip::plan("buyer-year").map_or(0, |p| p.price_fen),
+        Product::Report => domain::report::Product::Full.price_fen(),
+        Product::Leads => 30_000,
+        Product::Programme => domain::programme::FEE_FEN,
+        Product::Test => 1,
+    }
+}
+
+/// The order `provider` would take for `product` of `user`.
+fn order(user: i64, product: Product, no: String, provider: Provider) -> NewOrder {
+    NewOrder {
+        order_no: no,
+        user_id: user,
+        item: store::Item {
+            product,
+            plan_code: if product == Product::Vip { "buyer-year".to_owned() } else { String::new() },
+            city_code: None,
+            campaign: String::new(),
+            subject: product.label().to_owned(),
+            amount_fen: price(product),
+        },
+        provider,
+        channel: if provider == Provider::Wechat { "native".to_owned() } else { "page".to_owned() },
+        attribution: String::new(),
+    }
+}
+
+/// Plays one sequence for a fresh buyer; `Err` names the step and the broken rule.
+async fn run(store: &Store, staff: i64, n: u64, product: Product, events: &[Event]) -> Result<(), String> {
+    let mobile = format!("137{:08}", n % 100_000_000);
+    let user = store.sign_in_by_mobile(&mobile, NOW).await.map_err(|e| e.to_string())?.user_id;
+    if product == Product::Programme {
+        let form = store::NewApplication {
+            name: "王建国".into(),
+            city_code: domain::region::city_by_slug("changsha").map_or(0, |c| c.code as i32),
+            shop_name: format!("建国二手车{n}"),
+            experience: domain::programme::Experience::OneToThree,
+            lot: domain::programme::Lot::Market,
+            address: "长沙市雨花区二手车交易市场A区12号".into(),
+            intro: "主营10万以内日系车".into(),
+        };
+        let store::Applied::Sent(id) = store.apply_to_programme(user, &form, NOW).await.map_err(|e| e.to_string())? else {
+            return Err("the application was not kept".into());
+        };
+        store.review_application(id, staff, true, "", NOW).await.map_err(|e| e.to_string())?;
+    }
+    let mut orders: Vec<String> = Vec::new();
+    let mut made = 0u32;
+    let mut now = NOW;
+    for (i, e) in events.iter().enumerate() {
+        now += 7;
+        step(store, staff, user, product, &mut orders, &mut made, *e, now).await.map_err(|err| format!("step {i} {e:?}: {err}"))?;
+        check(store, user, product, now, false).await.map_err(|err| format!("after step {i} {e:?} of {events:?}: {err}"))?;
+    }
+    // Every automatic refund made, the money kept is exactly the price of what is granted.
+    step(store, staff, user, product, &mut orders, &mut made, Event::AutoRefunds, now + 7).await?;
+    check(store, user, product, now + 7, true).await.map_err(|err| format!("at the end of {events:?}: {err}"))
+}
+
+#[expect(clippy::too_many_arguments, reason = "the sequence's running state, spelled out")]
+async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &mut Vec<String>, made: &mut u32, e: Event, now: i64) -> Result<(), String> {
+    let err = |e: store::DbError| e.to_string();
+    let nth = |orders: &Vec<String>, k: usize| if orders.is_empty() { None } else { Some(orders[k % orders.len()].clone()) };
+    let mut fresh = || {
+        *made += 1;
+        format!("2026112110{:04}{:06}", *made, user % 1_000_000)
+    };
+    match e {
+        Event::Order(provider) => {
+            let o = order(user, product, fresh(), provider);
+            let no = match product {
+                Product::Vip | Product::Test => store.create_order(&o, now).await.map_err(err)?.map(|b| b.order_no),
+                Product::Leads => {
+                    let spec = domain::package::parse("changsha", &[], "", "10").map_err(|e| format!("{e:?}"))?;
+                    Some(store.create_lead_package(&o, 1, &spec, now).await.map_err(err)?.order_no)
+                }
+                Product::Report => {
+                    let r = store::NewReport { user_id: user, vin: "LSVAM4180C2184821", listing_id: None, product: domain::report::Product::Full };
+                    match store.create_paid_report(&r, &o, now - 30 * 86_400, now).await.map_err(err)? {
+                        store::Ordered::Order(_, no) => Some(no),
+                        store::Ordered::Existing(_) => None,
+                    }
+                }
+                Product::Programme => store.create_programme_order(&o, now).await.map_err(err)?.map(|b| b.order_no),
+            };
+            if let Some(no) = no.filter(|no| !orders.contains(no)) {
+                orders.push(no);
+            }
+        }
+        Event::Switch => {
+            let mut pending = None;
+            for no in orders.iter().rev() {
+                if store.order_by_no(no).await.map_err(err)?.is_some_and(|o| o.status == Status::Pending) {
+                    pending = Some(no.clone());
+                    break;
+                }
+            }
+            if let Some(old) = pending {
+                let was = store.order_by_no(&old).await.map_err(err)?.ok_or("the order is gone")?;
+                let other = if was.provider == Provider::Wechat { Provider::Alipay } else { Provider::Wechat };
+                if let Some(b) = store.switch_order(user, &old, &order(user, product, fresh(), other), now).await.map_err(err)?
+                    && !orders.contains(&b.order_no)
+                {
+                    orders.push(b.order_no);
+                }
+            }
+        }
+        Event::Cancel(k) => {
+            if let Some(no) = nth(orders, k) {
+                store.cancel_purchase(user, &no, now).await.map_err(err)?;
+            }
+        }
+        Event::Close(k) => {
+            if let Some(no) = nth(orders, k) {
+                store.close_order(&no, now).await.map_err(err)?;
+            }
+        }
+        Event::Pay(k) => {
+            if let Some(no) = nth(orders, k) {
+                let o = store.order_by_no(&no).await.map_err(err)?.ok_or("the order is gone")?;
+                let pay = store::Payment { order_no: &no, provider: o.provider, trade_no: &format!("T{no}"), amount_fen: o.amount_fen };
+                let settled = store.settle_payment(&pay, now).await.map_err(err)?;
+                let expected_new = matches!(o.status, Status::Pending | Status::Closed);
+                let applied = matches!(settled, store::Settled::Applied | store::Settled::RefundDue(_));
+                if applied != expected_new {
+                    return Err(format!("an order {:?} paid answered {settled:?}", o.status));
+                }
+            }
+        }
+        Event::StaffRefund(k) => {
+            if let Some(no) = nth(orders, k)
+                && let store::RefundClaim::Claimed(_) = store.claim_refund(&no, now).await.map_err(err)?
+            {
+                store.refund_order(&no, Some(staff), "用户申请退款", now).await.map_err(err)?;
+            }
+        }
+        Event::AutoRefunds => {
+            for o in store.refunds_due(1_000).await.map_err(err)?.into_iter().filter(|o| o.user_id == user) {
+                if AutoRefund::of_reason(&o.refund_reason).is_none() {
+                    return Err(format!("an automatic refund without its reason: {:?}", o.refund_reason));
+                }
+                if let store::RefundClaim::Claimed(_) = store.claim_refund(&o.order_no, now).await.map_err(err)? {
+                    store.refund_order(&o.order_no, None, &o.refund_reason, now).await.map_err(err)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rules, read back from the store for every purchase of `user`.
+async fn check(store: &Store, user: i64, product: Product, now: i64, settled: bool) -> Result<(), String> {
+    let audit = store.purchase_audit(user, now).await.map_err(|e| e.to_string())?;
+    let price = price(product);
+    let mut open_keys = std::collections::HashSet::new();
+    for p in &audit {
+        let granted = p.state == domain::purchase::State::Granted;
+        let taken: i64 = p.orders.iter().filter(|o| matches!(o.status, Status::Paid | Status::Refunded)).map(|o| o.amount_fen).sum();
+        let returned: i64 = p.orders.iter().filter(|o| o.status == Status::Refunded).map(|o| o.amount_fen).sum();
+        let owed: i64 = p.orders.iter().filter(|o| o.status == Status::Paid && !o.refund_reason.is_empty()).map(|o| o.amount_fen).sum();
+        let due = if granted { price } else { 0 };
+        if taken - returned - owed != due {
+            return Err(format!("money: taken {taken} − returned {returned} − owed {owed} ≠ {due} for {p:?}"));
+        }
+        if settled && owed != 0 {
+            return Err(format!("an automatic refund still owed after the refunds: {p:?}"));
+        }
+        if p.orders.iter().filter(|o| o.status == Status::Pending).count() > 1 {
+            return Err(format!("two pending orders of one purchase: {p:?}"));
+        }
+        if p.state == domain::purchase::State::Open && !p.item_key.is_empty() && !open_keys.insert(p.item_key.clone()) {
+            return Err(format!("two open purchases of one thing: {audit:?}"));
+        }
+        if p.state != domain::purchase::State::Open && p.orders.iter().any(|o| o.status == Status::Pending) {
+            return Err(format!("a pending order of a purchase that is not open: {p:?}"));
+        }
+        let by = p.orders.iter().find(|o| Some(o.payment_order_id) == p.granted_order_id);
+        if granted && !by.is_some_and(|o| o.status == Status::Paid && o.refund_reason.is_empty()) {
+            return Err(format!("granted by no paid, unrefunded order: {p:?}"));
+        }
+        for o in &p.orders {
+            if o.status == Status::Refunded && o.refund_reason.is_empty() {
+                return Err(format!("a refund without its reason: {p:?}"));
+            }
+        }
+        // What the purchase gives, given once and only while granted.
+        if p.grants_running > 1 || (p.grants_running == 1) != granted {
+            return Err(format!("its product gives {} while {:?}: {p:?}", p.grants_running, p.state));
+        }
+    }
+    Ok(())
+}
