@@ -232,7 +232,14 @@ impl Record {
             },
             Kind::Claims => match self.claims.len() {
                 0 => "出险0次".to_owned(),
-                n => format!("出险{n}次，合计{}元", self.claims.iter().map(|c| c.amount_yuan).sum::<i64>()),
+                n => {
+                    let total = self.claims.iter().map(|c| c.amount_yuan).sum::<i64>();
+                    // The verdict goes first: 出险 alone does not say a frame was repaired.
+                    match self.findings().as_slice() {
+                        [] => format!("出险{n}次，合计{total}元"),
+                        found => format!("{}：出险{n}次，合计{total}元", found.iter().map(|f| f.label()).collect::<Vec<_>>().join("、")),
+                    }
+                }
             },
             Kind::Status => {
                 let f = self.flags;
@@ -251,6 +258,63 @@ impl Record {
             }
             Kind::Battery => self.battery.as_ref().map_or_else(|| "无电池检测数据".to_owned(), Battery::summary),
         }
+    }
+}
+
+/// What a car's records say it has been through, the worst first: the verdict a report, its PDF
+/// and a listing's VIN panel put at the top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Finding {
+    /// Burnt: a fire or self-ignition.
+    Fire,
+    /// Flooded.
+    Flood,
+    /// A structural part (pillar, longitudinal beam, strut tower, firewall, roof, sill, floor)
+    /// repaired or replaced after a collision: an accident car.
+    Structural,
+}
+
+impl Finding {
+    /// The verdict's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Finding::Fire => "火烧车",
+            Finding::Flood => "泡水车",
+            Finding::Structural => "事故车（结构件损伤）",
+        }
+    }
+}
+
+/// The words in a claim's cause or parts, or a workshop's items, that mean each finding. The
+/// structural parts are those the national used-car inspection standard counts as the body's
+/// frame; a bumper, a light or a panel is not one.
+const FINDING_WORDS: [(Finding, &[&str]); 3] = [
+    (Finding::Fire, &["火烧", "自燃", "起火", "着火", "过火"]),
+    (Finding::Flood, &["泡水", "水淹", "水泡", "浸水", "涉水熄火", "进水"]),
+    (Finding::Structural, &["纵梁", "A柱", "B柱", "C柱", "减震器座", "避震器座", "防火墙", "车顶", "门槛", "底大边", "地板", "吸能盒", "翼子板内衬"]),
+];
+
+impl Record {
+    /// What the records say the car has been through ([`Finding`]), each once, the worst first;
+    /// empty when no claim or workshop visit names a fire, a flood or a structural repair.
+    ///
+    /// ```
+    /// use domain::report::{Claim, Finding, Record};
+    /// let mut r = Record { services: vec![], claims: vec![], flags: Default::default(), readings: vec![], battery: None };
+    /// assert!(r.findings().is_empty());
+    /// r.claims.push(Claim { date: "2022-03-01".into(), amount_yuan: 48_600, cause: "正面碰撞".into(), parts: "前保险杠、左前纵梁修复".into() });
+    /// assert_eq!(r.findings(), [Finding::Structural]);
+    /// ```
+    pub fn findings(&self) -> Vec<Finding> {
+        let texts: Vec<&str> =
+            self.claims.iter().flat_map(|c| [c.cause.as_str(), c.parts.as_str()]).chain(self.services.iter().map(|s| s.items.as_str())).collect();
+        FINDING_WORDS.iter().filter(|(_, words)| texts.iter().any(|t| words.iter().any(|w| t.contains(w)))).map(|(f, _)| *f).collect()
+    }
+
+    /// The verdict line: the findings named, or that none was found.
+    pub fn condition(&self) -> String {
+        let found = self.findings();
+        if found.is_empty() { "未发现事故、泡水、火烧记录".to_owned() } else { found.iter().map(|f| f.label()).collect::<Vec<_>>().join("、") }
     }
 }
 
@@ -533,6 +597,23 @@ mod tests {
     }
 
     #[test]
+    fn the_verdict_names_what_the_records_say_and_nothing_else() {
+        let claim = |cause: &str, parts: &str| Claim { date: "2022-03-01".into(), amount_yuan: 1_000, cause: cause.into(), parts: parts.into() };
+        let mut r =
+            Record { services: vec![], claims: vec![claim("倒车刮擦", "后保险杠喷漆")], flags: Flags::default(), readings: vec![], battery: None };
+        assert!(r.findings().is_empty(), "a scratched bumper is no accident");
+        assert_eq!(r.condition(), "未发现事故、泡水、火烧记录");
+        r.claims.push(claim("正面碰撞", "前保险杠、左前大灯、水箱框架、左前纵梁修复"));
+        assert_eq!(r.findings(), [Finding::Structural]);
+        assert_eq!(r.condition(), "事故车（结构件损伤）");
+        r.claims.push(claim("暴雨水淹", "发动机、线束更换"));
+        r.services.push(Service { date: "2023-01-01".into(), km: 1, shop: "4S店".into(), items: "右B柱钣金".into() });
+        assert_eq!(r.findings(), [Finding::Flood, Finding::Structural], "each once, the worst first");
+        r.claims.push(claim("车辆自燃", "线束"));
+        assert_eq!(r.condition(), "火烧车、泡水车、事故车（结构件损伤）");
+    }
+
+    #[test]
     fn a_vin_names_its_maker_and_is_serviced_by_that_network_in_one_or_two_cities() {
         assert_eq!(vin_car_name(&vin(ACCIDENT_VIN)), "上汽大众 2012年款");
         assert_eq!(vin_car_name(&vin(MORTGAGE_VIN)), "一汽-大众 2015年款");
@@ -574,8 +655,8 @@ mod tests {
         let accident = sandbox_record(&vin(ACCIDENT_VIN), NOW);
         assert_eq!(sample_record(NOW).as_ref(), Some(&accident), "the landing's sample is the accident car");
         assert!(accident.claims.iter().any(|c| c.amount_yuan == 48_600 && c.parts.contains("纵梁")));
-        assert!(accident.summary(Kind::Claims, None).starts_with("出险"));
-        assert_ne!(accident.summary(Kind::Claims, None), "出险0次");
+        assert_eq!(accident.summary(Kind::Claims, None), "事故车（结构件损伤）：出险1次，合计48600元", "the verdict first");
+        assert_eq!(accident.findings(), [Finding::Structural]);
         let mortgage = sandbox_record(&vin(MORTGAGE_VIN), NOW);
         assert_eq!(mortgage.summary(Kind::Status, None), "有抵押");
         let rollback = sandbox_record(&vin(ROLLBACK_VIN), NOW);

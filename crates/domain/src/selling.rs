@@ -171,6 +171,26 @@ pub fn parse_wan(text: &str) -> Option<i64> {
     whole.checked_mul(10_000)?.checked_add(frac_val * 100)
 }
 
+/// The highest price a car is asked or offered at, in yuan: 5,000万. No car on a used-car site
+/// costs more; a larger number is a slip of the keyboard, never stored.
+pub const PRICE_MAX_YUAN: i64 = 50_000_000;
+
+/// What a person reads beside a price outside `(0, PRICE_MAX_YUAN]` or not a number.
+pub const PRICE_WAN_MESSAGE: &str = "请填写5000万以内的数字，单位万元，例如 8.5";
+
+/// A price in 万 typed by a person ([`parse_wan`]), as yuan, when it is above zero and at most
+/// [`PRICE_MAX_YUAN`].
+///
+/// ```
+/// assert_eq!(domain::selling::parse_price_wan("8.5"), Some(85_000));
+/// assert_eq!(domain::selling::parse_price_wan("5000"), Some(50_000_000));
+/// assert_eq!(domain::selling::parse_price_wan("99999999999"), None);
+/// assert_eq!(domain::selling::parse_price_wan("0"), None);
+/// ```
+pub fn parse_price_wan(text: &str) -> Option<i64> {
+    parse_wan(text).filter(|y| (1..=PRICE_MAX_YUAN).contains(y))
+}
+
 /// The self-post form as typed (every field a string, so a refused form shows what was typed).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SellInput {

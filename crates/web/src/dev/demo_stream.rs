@@ -477,8 +477,12 @@ fn latest(now: i64) -> i64 {
 }
 
 /// `GET /live/demo/{name}`: `index.m3u8` (never cached: it moves every two seconds) or
-/// `seg-{k}.ts` of the live window or a little behind it.
+/// `seg-{k}.ts` of the live window or a little behind it. Development and staging only: in
+/// production a live session plays its provider's stream, and this generator does not exist.
 pub async fn serve(State(state): State<crate::state::AppState>, Path(name): Path<String>) -> Result<Response, AppError> {
+    if state.config.env == crate::config::Env::Production {
+        return Err(AppError::NotFound);
+    }
     let now = state.clock.now();
     if name == "index.m3u8" {
         return Ok(([(header::CONTENT_TYPE, "application/vnd.apple.mpegurl"), (header::CACHE_CONTROL, "no-cache")], playlist(now)).into_response());

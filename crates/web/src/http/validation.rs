@@ -85,9 +85,9 @@ pub fn optional_wan(value: &str) -> Result<(), ValidationError> {
     if value.trim().is_empty() {
         return Ok(());
     }
-    match domain::selling::parse_wan(value) {
-        Some(yuan) if yuan > 0 => Ok(()),
-        _ => Err(failure("wan", "请填写数字，单位万元，例如 8.5")),
+    match domain::selling::parse_price_wan(value) {
+        Some(_) => Ok(()),
+        None => Err(failure("wan", domain::selling::PRICE_WAN_MESSAGE)),
     }
 }
 
@@ -161,7 +161,7 @@ mod tests {
         assert_eq!(e.get("mobile").map(String::as_str), Some("请输入正确的手机号"));
         assert_eq!(e.get("name").map(String::as_str), Some("名称应为2到5个字，当前8字"));
         assert_eq!(e.get("licence_no").map(String::as_str), Some("统一社会信用代码应为18位数字或大写字母"));
-        assert_eq!(e.get("expect").map(String::as_str), Some("请填写数字，单位万元，例如 8.5"));
+        assert_eq!(e.get("expect").map(String::as_str), Some("请填写5000万以内的数字，单位万元，例如 8.5"));
         assert_eq!(e.get("phone").map(String::as_str), Some("请填写手机号或座机号，如 0731-88886666"));
         assert_eq!(field_errors(&Sample { mobile: String::new(), ..sample() }).get("mobile").map(String::as_str), Some("请填写手机号"));
         assert_eq!(field_errors(&Sample { expect: "0".into(), ..sample() }).len(), 1);

@@ -273,8 +273,9 @@ async fn take(state: &AppState, lead: &NewLead, request: Request<'_>, view: &mut
         return Ok(StatusCode::TOO_MANY_REQUESTS);
     }
     view.done = Some(answer);
-    // The answer stands in for the form: nothing typed is shown again, the phone least of all.
-    view.form = ActivityPost { city: std::mem::take(&mut view.form.city), ..ActivityPost::default() };
+    // The answer stands in for the form: nothing typed is shown again, the phone least of all
+    // (the consultant written to is kept, so the answer shows beside their card).
+    view.form = ActivityPost { city: std::mem::take(&mut view.form.city), consultant: view.form.consultant, ..ActivityPost::default() };
     Ok(StatusCode::OK)
 }
 
@@ -363,10 +364,10 @@ pub async fn sellserve_request(State(state): State<AppState>, visitor: Visitor, 
     }
     let expected = match view.form.expect.as_str() {
         "" => None,
-        text => match domain::selling::parse_wan(text).filter(|y| *y > 0) {
+        text => match domain::selling::parse_price_wan(text) {
             Some(y) => Some(y),
             None => {
-                view.errors.insert("expect", "期望价请填写数字，单位万元，例如 8.5".to_owned());
+                view.errors.insert("expect", format!("期望价{}", domain::selling::PRICE_WAN_MESSAGE));
                 None
             }
         },

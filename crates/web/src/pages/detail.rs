@@ -490,10 +490,17 @@ pub async fn shop_details(State(state): State<AppState>, visitor: Visitor, Path(
     render_in_shop(&state, &visitor, d, ShopHead::new(&state, &s)).await
 }
 
+/// `GET /details/{id}/lead`: the address a refused 询底价 form shows (opened again, shared or
+/// bookmarked) leads to the car's form.
+pub async fn lead_address(PathId(id): PathId) -> Response {
+    see_other(&format!("/details/{id}#lead"), Vec::new())
+}
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/details/old", old);
     r.get(Access::Public, "/details/{id}", detail);
+    r.get(Access::Public, "/details/{id}/lead", lead_address);
     r.post(Access::Public, "/details/{id}/lead", lead);
     r.get(Access::Public, "/shop/{oname}/details/{id}", shop_details);
 }

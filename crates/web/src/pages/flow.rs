@@ -678,10 +678,10 @@ pub async fn sell_lead(State(state): State<AppState>, visitor: Visitor, Form(pos
     let expected = if view.form.expect.is_empty() {
         None
     } else {
-        match domain::selling::parse_wan(&view.form.expect).filter(|y| *y > 0) {
+        match domain::selling::parse_price_wan(&view.form.expect) {
             Some(y) => Some(y),
             None => {
-                view.errors.insert("expect", "期望价请填写数字，单位万元，例如 8.5".to_owned());
+                view.errors.insert("expect", format!("期望价{}", domain::selling::PRICE_WAN_MESSAGE));
                 None
             }
         }

@@ -130,10 +130,10 @@ pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): 
     }
     let expected = match form.expect.trim() {
         "" => None,
-        t => match domain::selling::parse_wan(t).filter(|y| *y > 0) {
+        t => match domain::selling::parse_price_wan(t) {
             Some(y) => Some(y),
             None => {
-                errors.insert("expect", "期望价请填写数字，单位万元，例如 8.5".to_owned());
+                errors.insert("expect", format!("期望价{}", domain::selling::PRICE_WAN_MESSAGE));
                 None
             }
         },

@@ -453,6 +453,8 @@ struct ReportView {
     source: String,
     date: String,
     sections: Vec<Section>,
+    /// The car's condition as the records say it (`Record::condition`), and whether it warns.
+    condition: (String, bool),
     verdict: Vec<String>,
     points: Vec<(String, i64, bool)>,
     battery: Option<domain::battery::Battery>,
@@ -524,6 +526,7 @@ async fn view(state: &AppState, r: &Report) -> Result<Option<ReportView>, AppErr
         source: r.source.clone(),
         date: r.fetched_at.map(domain::time::date).unwrap_or_default(),
         sections,
+        condition: (record.condition(), !record.findings().is_empty()),
         verdict: if shows_mileage { verdict_of.lines(&readings) } else { Vec::new() },
         points: if shows_mileage {
             record.readings.iter().enumerate().map(|(i, x)| (x.date.clone(), x.km, suspicious.contains(&i))).collect()
@@ -745,6 +748,9 @@ pub async fn viewpdf(State(state): State<AppState>, SignedIn(user): SignedIn, Qu
         crate::render::pdf::Block::Note(format!("报告编号 {} · 车辆 {} · 车架号 {}", view.id, view.title, view.vin)),
         crate::render::pdf::Block::Note(format!("数据来源 {} · 查询日期 {}", view.source, view.date)),
     ];
+    if view.product != Product::Battery {
+        blocks.push(crate::render::pdf::Block::Row("车况结论".to_owned(), view.condition.0.clone(), view.condition.1));
+    }
     for s in &view.sections {
         blocks.push(crate::render::pdf::Block::Heading(format!("{}：{}", s.kind.label(), s.summary)));
         if s.kind == Kind::Mileage {

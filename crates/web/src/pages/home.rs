@@ -137,7 +137,8 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         city_empty,
         total,
         latest: latest.iter().map(|c| CardView::new(&state, c, now)).collect(),
-        quality: quality.iter().map(|c| CardView::new(&state, c, now)).collect(),
+        // A car in both sections is anchored in the first only.
+        quality: quality.iter().map(|c| CardView { anchored: !latest.iter().any(|l| l.listing_id == c.listing_id), ..CardView::new(&state, c, now) }).collect(),
         brands,
         news: news
             .into_iter()

@@ -252,7 +252,10 @@ async fn render(
     } else {
         None
     };
-    let code = if code == StatusCode::OK && !errors.is_empty() { StatusCode::UNPROCESSABLE_ENTITY } else { code };
+    // A car opened from its page that is too cheap to need a loan is not a mistake of the
+    // visitor's: the page explains it beside the price, with 200.
+    let opened_from_car = !asked && listing.is_some();
+    let code = if code == StatusCode::OK && !errors.is_empty() && !opened_from_car { StatusCode::UNPROCESSABLE_ENTITY } else { code };
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "分期计算器")
         .describe("二手车分期月供计算：填写车价、首付比例、期限和年利率，算出月供、总利息和每月还款计划，等额本息和等额本金对比，可直接申请分期。")
         .canonical_path(state, PATH);

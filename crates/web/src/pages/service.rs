@@ -45,7 +45,7 @@ pub struct LeadPost {
     budget: String,
     /// Expected price in 万 (the fee estimate of `sellcarPlan`).
     #[serde(default)]
-    #[validate(custom(function = "crate::http::validation::optional_wan", message = "期望价请填写数字，单位万元，例如 8.5"))]
+    #[validate(custom(function = "crate::http::validation::optional_wan", message = "期望价请填写5000万以内的数字，单位万元，例如 8.5"))]
     expect: String,
     #[serde(default)]
     price: String,
@@ -125,9 +125,8 @@ async fn render(
     }
     // The fee estimate of 省心卖 for the price the visitor typed (a GET form, no script needed).
     let fee = (def.slug == "sellcarPlan")
-        .then(|| domain::selling::parse_wan(&form.expect))
+        .then(|| domain::selling::parse_price_wan(&form.expect))
         .flatten()
-        .filter(|y| *y > 0)
         .map(|y| format!("预计成交价{}万元，省心卖服务费约{}元", wan(y), domain::service::concierge_fee(y)));
     let (mut answered, mut answers_error, mut offers, mut all_href) = (false, None, Vec::new(), String::new());
     if def.slug == "selectcar" && (!form.price.is_empty() || !form.ask.is_empty()) {
@@ -215,7 +214,7 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
         }
     }
     if !errors.contains_key("expect")
-        && let Some(y) = domain::selling::parse_wan(&form.expect)
+        && let Some(y) = domain::selling::parse_price_wan(&form.expect)
     {
         note.push(format!("期望价{}万", wan(y)));
     }
@@ -239,7 +238,7 @@ async fn submit(state: &AppState, visitor: &Visitor, def: &'static Def, form: Le
     };
     let lead = NewLead { city_code: Some(city.code as i32), name: form.car.clone(), note: note.join("；"), ..lead };
     let request = if def.intent == Intent::Sell {
-        crate::services::leads::Request::Sell(&form.car, domain::selling::parse_wan(&form.expect))
+        crate::services::leads::Request::Sell(&form.car, domain::selling::parse_price_wan(&form.expect))
     } else {
         crate::services::leads::Request::Lead
     };

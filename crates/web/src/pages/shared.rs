@@ -37,6 +37,9 @@ pub struct CardView {
     pub rating: Option<(&'static str, &'static str)>,
     /// A paid place (a dealer plan's): labelled 推广.
     pub promoted: bool,
+    /// Whether the card carries its `car-{id}` anchor (a page showing one car in two sections
+    /// anchors only the first: an id is unique on its page).
+    pub anchored: bool,
 }
 
 /// Provinces with their cities, for the grouped city `<select>` of the forms.
@@ -95,6 +98,7 @@ impl CardView {
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
             rating: rating_badge(card.price_rating),
             promoted: false,
+            anchored: true,
         }
     }
 }

@@ -86,6 +86,12 @@ async fn agents_sellers_and_consultants_reach_who_works_them(app: &TestApp) {
     let r = app.post_form("/actives/sellserve", &[("x-test-peer", "10.7.1.2")], "city=changsha&mobile=13922330012&expect=abc&agree=1").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.body.contains(r#"id="a-car-error""#) && r.body.contains(r#"id="a-expect-error""#));
+    // A price no car has (a slip of the keyboard) is refused beside its field, never stored.
+    let huge = "car=2018%E6%AC%BE+%E6%9C%AC%E7%94%B0%E9%9B%85%E9%98%81&city=changsha&mobile=13922330012&expect=99999999999&agree=1";
+    let r = app.post_form("/actives/sellserve", &[("x-test-peer", "10.7.1.2")], huge).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("期望价请填写5000万以内的数字") && r.body.contains(r#"value="9999999999"#), "{}", r.body);
+    assert_eq!(stored(app, "13922330012", "intent = 'sell'").await, 0);
     let r = app
         .post_form(
             "/actives/sellserve",

@@ -298,6 +298,10 @@ async fn lead_forms_validate_deduplicate_and_limit(app: &TestApp) {
     assert!(statuses[..statuses.len() - 1].iter().all(|s| *s == StatusCode::SEE_OTHER));
     assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS));
     assert_eq!(app.post_form("/details/99999999/lead", &[], "mobile=13812345678").await.status, StatusCode::NOT_FOUND);
+    // The form's address opened again (after a wrong phone the address bar shows it) leads to the
+    // car's form, never a 405.
+    let opened = app.get(&url, &[]).await;
+    assert_eq!((opened.status, opened.location()), (StatusCode::SEE_OTHER, format!("/details/{id}#lead").as_str()));
 }
 
 async fn news_tabs_pages_and_articles(app: &TestApp) {

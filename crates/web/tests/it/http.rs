@@ -15,6 +15,10 @@ async fn the_home_page_shows_real_listings_on_a_phone() {
     assert!(r.body.contains(r#"data-device="mobile""#));
     assert!(r.body.contains("<title>") && r.body.contains("二手车网</title>"));
     assert!(r.body.matches(r#"<li class="card" id="car-"#).count() >= 10, "at least ten listing cards");
+    // Every element id once, though a car may be in both the latest and the 精品 section.
+    let ids: Vec<&str> = r.body.split(" id=\"").skip(1).filter_map(|rest| rest.split('"').next()).collect();
+    let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "duplicate element ids: {:?}", ids.iter().filter(|i| ids.iter().filter(|j| j == i).count() > 1).collect::<Vec<_>>());
     assert!(r.body.contains("热门品牌") && r.body.contains("大众"));
     assert!(r.body.contains("/servicehall/pinggu"), "service-hall entries");
     assert!(r.body.contains("/carlist?price=5-8"), "price chips");

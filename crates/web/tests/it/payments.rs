@@ -178,6 +178,11 @@ async fn the_test_purchase_is_a_cent_and_absent_in_production() {
     let production = app.variant(web::config::Config::defaults(web::config::Env::Production), NOW);
     assert_eq!(crate::support::get_on(&production, "/vip/buytest", &h).await.status, StatusCode::NOT_FOUND);
     assert_eq!(crate::support::post_on(&production, "/vip/buytest/order", &h, "").await.status, StatusCode::NOT_FOUND);
+    // Nor does the demo stream generator: production plays the live provider's streams.
+    assert_eq!(app.get("/live/demo/index.m3u8", &[]).await.status, StatusCode::OK);
+    let stream = crate::support::get_on(&production, "/live/demo/index.m3u8", &[]).await;
+    assert_eq!(stream.status, StatusCode::NOT_FOUND);
+    assert!(stream.body.contains("页面不存在") || stream.body.contains("找不到"), "the Chinese 404 page: {}", stream.body);
 }
 
 /// The real adapter's query against a mock gateway: the request is signed with our key, the

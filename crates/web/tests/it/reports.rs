@@ -65,7 +65,14 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     assert_eq!(back.status, StatusCode::SEE_OTHER, "the payment result goes on to the report's");
     assert!(back.location().starts_with("/servicehall/fourquery/fousresults?order="), "{}", back.location());
     let result = app.get(back.location(), &h).await;
-    assert!(result.body.contains("报告已生成") && result.body.contains("出险1次，合计48600元") && result.body.contains("演示数据"), "{}", result.body);
+    assert!(
+        result.body.contains("报告已生成")
+            && result.body.contains("事故车（结构件损伤）：出险1次，合计48600元")
+            && result.body.contains(r#"<p class="report-verdict warn"><b>车况结论</b>事故车（结构件损伤）</p>"#)
+            && result.body.contains("演示数据"),
+        "{}",
+        result.body
+    );
     let report = app.state.store.reports_of(pending[0].user_id, 10).await.unwrap().remove(0);
     assert_eq!(report.status, domain::report::State::Ready);
     let id = report.report_id;
@@ -97,7 +104,14 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
         std::fs::write(&file, &pdf).unwrap();
         if let Ok(out) = std::process::Command::new("pdftotext").arg(&file).arg("-").output() {
             let text = String::from_utf8_lossy(&out.stdout);
-            assert!(text.contains("车况报告") && text.contains("正面碰撞") && text.contains("出险1次"), "{text}");
+            assert!(
+                text.contains("车况报告")
+                    && text.contains("正面碰撞")
+                    && text.contains("出险1次")
+                    && text.contains("车况结论")
+                    && text.contains("事故车（结构件损伤）"),
+                "{text}"
+            );
         }
         let _ = std::fs::remove_file(file);
     } else {

@@ -41,7 +41,7 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
         r#"id="s-mobile-error""#,
         r#"id="s-package-error""#,
         r#"id="s-expect-error""#,
-        "期望价请填写数字，单位万元，例如 8.5",
+        "期望价请填写5000万以内的数字，单位万元，例如 8.5",
         "请输入正确的手机号",
         r#"value="1390000""#,
         r#"value="2019款朗逸""#,
@@ -328,6 +328,13 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(apr.simple_bp > 600, "{apr:?}");
     assert!(fees.body.contains(&format!("年化利率（单利）<b>{}</b>", domain::loan::percent(apr.simple_bp))), "{}", fees.body);
     assert!(fees.body.contains("<dd>3,800.00元") && fees.body.contains("<dd>68,000.00元"), "fees 1,500 + 500 + 50×36; 70,000 less 2,000 received");
+    // The headline is what is paid each month: the instalment and the 50元 monthly fee.
+    let plain = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&calc=1", &[]).await;
+    let instalment = plain.body.split(r#"<p class="fenqi-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
+    let headline = fees.body.split(r#"<p class="fenqi-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
+    let (instalment, headline): (f64, f64) = (instalment.parse().unwrap(), headline.parse().unwrap());
+    assert!((headline - instalment - 50.0).abs() < 0.001, "{headline} = {instalment} + 50");
+    assert!(fees.body.contains("每月实付"), "{}", fees.body);
     let eaten = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&fee=80000&gps=abc&calc=1", &[]).await;
     assert_eq!(eaten.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(eaten.body.contains(r#"id="fq-gps-error">GPS费请填写金额（元），最多两位小数，如 500</p>"#) && eaten.body.contains(r#"value="80000""#));
@@ -352,6 +359,16 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     let empty = app.get("/servicehall/fenqi/fenqi?price=&down=30&months=36&rate=5.8&method=annuity&calc=1", &[]).await;
     assert!(empty.body.contains("请填写车价，单位万元，如 12.5"));
     assert!(app.get("/servicehall/fenqi/fenqi?price=1.2&down=30&months=36&rate=5.8&method=annuity&calc=1", &[]).await.body.contains("首付后贷款不足1万元"));
+    // A car too cheap to need a loan: its page offers no 算分期, and the calculator opened for it
+    // says why beside the price, with 200.
+    let cheap: i64 = app.state.store.count_admin("select max(listing_id) from listing where status = 'online'").await.unwrap();
+    app.state.store.execute_admin(&format!("update listing set price_yuan = 12000 where listing_id = {cheap}")).await.unwrap();
+    let detail = app.get(&format!("/details/{cheap}"), &[]).await;
+    assert_eq!(detail.status, StatusCode::OK);
+    assert!(!detail.body.contains(&format!("/servicehall/fenqi/fenqi?listing={cheap}")), "no 算分期 for a 1.2万 car");
+    let opened = app.get(&format!("/servicehall/fenqi/fenqi?listing={cheap}"), &[]).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    assert!(opened.body.contains("首付后贷款不足1万元"), "{}", opened.body);
 
     // A dealer's car: its price fills the form and the application goes to its shop.
     let dealer_car: i64 = app.state.store.count_admin("select min(listing_id) from listing where status = 'online' and shop_id is not null").await.unwrap();
