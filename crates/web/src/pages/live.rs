@@ -761,7 +761,10 @@ pub async fn pinggu_post(State(state): State<AppState>, visitor: Visitor, Form(p
     let q = PingguQuery { series: p.series, month: p.month, mileage: p.mileage, city: p.city, save: String::new() };
     let enc = |v: &str| domain::text::percent_encode(v);
     let mut back = format!("/actives/livePinggu?id={id}&series={}&month={}&mileage={}&city={}", enc(&q.series), enc(&q.month), enc(&q.mileage), enc(&q.city));
-    if let (Ok(v), Status::Live) = (valued(&state, &q).await?, s.status) {
+    let valuation = valued(&state, &q).await?;
+    // The viewer lands on the prices (or on the form's messages).
+    let anchor = if valuation.is_ok() { "#result" } else { "#pinggu" };
+    if let (Ok(v), Status::Live) = (valuation, s.status) {
         let key = format!("live-car:{}", visitor.ip);
         if state.store.throttle(&[(key.as_str(), 0, 3_600, LIVE_CARS_PER_ADDRESS_PER_HOUR)], now).await?.is_none() {
             let quote = &v.quote;
@@ -778,7 +781,7 @@ pub async fn pinggu_post(State(state): State<AppState>, visitor: Visitor, Form(p
             tracing::info!(session = id, ip = %visitor.ip, "live valuation queue: address over its hourly limit");
         }
     }
-    back.push_str("#pinggu");
+    back.push_str(anchor);
     Ok(see_other(&back, Vec::new()))
 }
 

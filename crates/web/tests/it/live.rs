@@ -192,7 +192,7 @@ async fn a_live_valuation_joins_the_dealers_queue(app: &TestApp) {
     // Sent with the form: it joins the queue, and the viewer lands on the prices.
     let sent = app.post_form("/actives/livePinggu", &[], &format!("id={live}&series=langyi&month=2021-06&mileage=3.5&city=changsha")).await;
     assert_eq!(sent.status, StatusCode::SEE_OTHER);
-    assert!(sent.location().contains("sent=1") && sent.location().ends_with("#pinggu"), "{}", sent.location());
+    assert!(sent.location().contains("sent=1") && sent.location().ends_with("#result"), "{}", sent.location());
     let r = app.get(sent.location(), &[]).await;
     assert!(r.body.contains("已发送给主播") && r.body.contains("车商收购价"), "{}", r.body);
     assert_eq!(queued(app).await, before + 1);
