@@ -356,6 +356,19 @@ macro_rules! bind_purchase {
 }
 pub(crate) use bind_purchase;
 
+/// Inside transaction `$tx`: closes purchase `$pid`'s pending orders at `$now`, when a transition
+/// says nothing is left to pay (`domain::purchase::Step::closes_pending`).
+macro_rules! close_pending {
+    ($tx:ident, $pid:expr, $now:expr) => {{
+        sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+            .bind($now)
+            .bind($pid)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+pub(crate) use close_pending;
+
 /// The error of a purchase made in this very transaction that will not take an order: a broken
 /// invariant, never a buyer's doing.
 pub(crate) fn not_open() -> DbError {

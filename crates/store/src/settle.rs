@@ -168,11 +168,9 @@ impl Store {
                                     .execute(&mut *tx)
                                     .await?;
                                 // Nothing is left to pay: its other pending order closes.
-                                sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
-                                    .bind(now)
-                                    .bind(pid)
-                                    .execute(&mut *tx)
-                                    .await?;
+                                if step.closes_pending {
+                                    crate::pay::close_pending!(tx, pid, now);
+                                }
                             }
                             let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
                             let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
@@ -274,11 +272,9 @@ impl Store {
                         .bind(pid)
                         .execute(&mut *tx)
                         .await?;
-                    sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
-                        .bind(now)
-                        .bind(pid)
-                        .execute(&mut *tx)
-                        .await?;
+                    if step.closes_pending {
+                        crate::pay::close_pending!(tx, pid, now);
+                    }
                     crate::package::package_refunded!(tx, pid);
                     crate::report::report_refunded!(tx, pid);
                     if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
