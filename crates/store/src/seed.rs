@@ -91,6 +91,8 @@ const COLOURS: &[(&str, &str)] = match domain::selling::COLOURS.split_last() {
 
 /// The demo reviewer's phone (staff role). No generated phone has a 0 after `19`.
 pub const STAFF_MOBILE: &str = "19000000001";
+/// The demo orders desk's phone (staff role): refunds at `/staff/orders`.
+pub const ORDERS_DESK_MOBILE: &str = "19000000002";
 /// The phone of the first demo shop's owner (dealer role).
 pub const DEALER_MOBILE: &str = "13100000000";
 
@@ -236,6 +238,15 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         Val::Int((n_shops + n_private) as i64 + 1),
         Val::Text(STAFF_MOBILE.to_owned()),
         Val::Text("审核员".to_owned()),
+        Val::Text("staff".to_owned()),
+        Val::Int(now - 200 * 86_400),
+        Val::Int(now - 200 * 86_400),
+    ]);
+    // And one member of the orders desk, who refunds.
+    user_rows.push(vec![
+        Val::Int((n_shops + n_private) as i64 + 2),
+        Val::Text(ORDERS_DESK_MOBILE.to_owned()),
+        Val::Text("订单客服".to_owned()),
         Val::Text("staff".to_owned()),
         Val::Int(now - 200 * 86_400),
         Val::Int(now - 200 * 86_400),
