@@ -182,6 +182,12 @@ async fn a_live_valuation_joins_the_dealers_queue(app: &TestApp) {
     let bad = app.get(&format!("/actives/livePinggu?id={live}&series=langyi&month=2021-06&mileage=abc&city=changsha&save=1"), &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(bad.body.contains(r#"id="pg-mileage-error""#));
+    // Without a session's id the page does not exist, and says so in Chinese.
+    for path in ["/actives/livePinggu", "/actives/livePinggu?id=abc", "/actives/livePinggu?id=99999999"] {
+        let none = app.get(path, &[]).await;
+        assert_eq!(none.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(none.body.contains("抱歉，您访问的页面不存在或已下线"), "{path}: {}", none.body);
+    }
     // Reading a valuation's address (shared, or replayed with the old `save=1`) joins nothing.
     let read = app.get(&format!("/actives/livePinggu?id={live}&series=langyi&month=2021-06&mileage=3.5&city=changsha&save=1"), &[]).await;
     assert_eq!(read.status, StatusCode::OK);
