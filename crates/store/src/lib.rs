@@ -233,6 +233,7 @@ stored_by_parse!(
     domain::order::Status,
     domain::order::Product,
     domain::order::Provider,
+    domain::purchase::State,
     domain::package::Status,
     domain::programme::Status,
     domain::programme::Experience,

@@ -306,13 +306,7 @@ macro_rules! bind_purchase {
         };
         // The purchase's row is the lock; only an open purchase takes an order.
         let open: Option<i64> = match found {
-            Some(id) => {
-                sqlx::query_scalar("update purchase set state = state where purchase_id = $1 and state = $2 returning purchase_id")
-                    .bind(id)
-                    .bind(domain::purchase::State::Open.as_str())
-                    .fetch_optional(&mut *$tx)
-                    .await?
-            }
+            Some(id) => domain::purchase::may_order($crate::pay::lock_purchase!($tx, id).0).then_some(id),
             None => None,
         };
         match open {
@@ -355,6 +349,21 @@ macro_rules! bind_purchase {
     }};
 }
 pub(crate) use bind_purchase;
+
+/// Inside transaction `$tx`: locks purchase `$pid`'s row (a payment, a refund, a new order or a
+/// cancel of it waits for this transaction) and reads its state and the order that granted it.
+macro_rules! lock_purchase {
+    ($tx:ident, $pid:expr) => {{
+        let row: Option<(String, Option<i64>)> = sqlx::query_as("update purchase set state = state where purchase_id = $1 returning state, granted_order_id")
+            .bind($pid)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        // A purchase that is not there is a broken reference: its empty state spells nothing.
+        let (state, granted_by) = row.unwrap_or_default();
+        (<domain::purchase::State as $crate::Stored>::decode("purchase.state", &state)?, granted_by)
+    }};
+}
+pub(crate) use lock_purchase;
 
 /// Inside transaction `$tx`: closes purchase `$pid`'s pending orders at `$now`, when a transition
 /// says nothing is left to pay (`domain::purchase::Step::closes_pending`).
@@ -454,12 +463,8 @@ impl Store {
                     .fetch_optional(&mut *tx)
                     .await?;
             let Some((Some(pid), status)) = row else { return Ok(None) };
-            let order = Status::parse(&status).ok_or_else(|| crate::BadStored { column: "status", value: status.clone(), kind: "domain::order::Status" })?;
-            let state: Option<String> = sqlx::query_scalar("update purchase set state = state where purchase_id = $1 returning state")
-                .bind(pid)
-                .fetch_optional(&mut *tx)
-                .await?;
-            let state = purchase_state(state)?;
+            let order = <Status as crate::Stored>::decode("status", &status)?;
+            let (state, _) = lock_purchase!(tx, pid);
             let Some(step) = domain::purchase::on_cancel(state, order) else {
                 tx.rollback().await?;
                 return Ok(None);
@@ -623,7 +628,7 @@ impl Store {
             .await?;
             (purchases, orders)
         });
-        let bad = |column: &'static str, value: &str, kind: &'static str| crate::BadStored { column, value: value.to_owned(), kind };
+        use crate::Stored as _;
         purchases
             .into_iter()
             .map(|(purchase_id, kind, state, item_key, granted_order_id, grants_running)| {
@@ -633,7 +638,7 @@ impl Store {
                     .map(|(id, _, status, amount_fen, refund_reason)| {
                         Ok(AuditOrder {
                             payment_order_id: *id,
-                            status: Status::parse(status).ok_or_else(|| bad("status", status, "domain::order::Status"))?,
+                            status: Status::decode("status", status)?,
                             amount_fen: *amount_fen,
                             refund_reason: refund_reason.clone(),
                         })
@@ -641,8 +646,8 @@ impl Store {
                     .collect::<Result<Vec<_>, DbError>>()?;
                 Ok(PurchaseAudit {
                     purchase_id,
-                    kind: Product::parse(&kind).ok_or_else(|| bad("kind", &kind, "domain::order::Product"))?,
-                    state: domain::purchase::State::parse(&state).ok_or_else(|| bad("purchase.state", &state, "domain::purchase::State"))?,
+                    kind: Product::decode("kind", &kind)?,
+                    state: domain::purchase::State::decode("purchase.state", &state)?,
                     item_key,
                     granted_order_id,
                     grants_running,
@@ -659,11 +664,4 @@ impl Store {
         });
         Ok(())
     }
-}
-
-/// A purchase's stored state, decoded (a purchase that is not there is a broken reference).
-pub(crate) fn purchase_state(stored: Option<String>) -> Result<domain::purchase::State, DbError> {
-    let text = stored.unwrap_or_default();
-    domain::purchase::State::parse(&text)
-        .ok_or_else(|| DbError::from(crate::BadStored { column: "purchase.state", value: text, kind: "domain::purchase::State" }))
 }

@@ -233,24 +233,18 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(now - 200 * 86_400),
         ]);
     }
-    // One reviewer, for the moderation queue of the demo (sign in with this phone).
-    user_rows.push(vec![
-        Val::Int((n_shops + n_private) as i64 + 1),
-        Val::Text(STAFF_MOBILE.to_owned()),
-        Val::Text("审核员".to_owned()),
-        Val::Text("staff".to_owned()),
-        Val::Int(now - 200 * 86_400),
-        Val::Int(now - 200 * 86_400),
-    ]);
-    // And one member of the orders desk, who refunds.
-    user_rows.push(vec![
-        Val::Int((n_shops + n_private) as i64 + 2),
-        Val::Text(ORDERS_DESK_MOBILE.to_owned()),
-        Val::Text("订单客服".to_owned()),
-        Val::Text("staff".to_owned()),
-        Val::Int(now - 200 * 86_400),
-        Val::Int(now - 200 * 86_400),
-    ]);
+    // Staff of the demo (sign in with these phones): the reviewer of the moderation queue, and
+    // the orders desk, who refunds.
+    for (i, (mobile, nickname)) in [(STAFF_MOBILE, "审核员"), (ORDERS_DESK_MOBILE, "订单客服")].into_iter().enumerate() {
+        user_rows.push(vec![
+            Val::Int((n_shops + n_private + i) as i64 + 1),
+            Val::Text(mobile.to_owned()),
+            Val::Text(nickname.to_owned()),
+            Val::Text("staff".to_owned()),
+            Val::Int(now - 200 * 86_400),
+            Val::Int(now - 200 * 86_400),
+        ]);
+    }
     report.users = user_rows.len();
     batch.insert("app_user", &["user_id", "mobile", "nickname", "role", "created_at", "updated_at"], user_rows, &[]).await?;
 

@@ -134,9 +134,9 @@ impl Store {
             .await?;
             let step = match &row {
                 Some((_, _, status, _, _, _, purchase_id)) => {
-                    let order = Status::parse(status).ok_or_else(|| BadStored { column: "status", value: status.clone(), kind: "domain::order::Status" })?;
+                    let order = <Status as crate::Stored>::decode("status", status)?;
                     let state = match purchase_id {
-                        Some(pid) => crate::pay::purchase_state(lock_purchase!(tx, *pid))?,
+                        Some(pid) => crate::pay::lock_purchase!(tx, *pid).0,
                         // An order from before purchases were kept is a purchase of its own.
                         None => domain::purchase::State::Open,
                     };
@@ -254,16 +254,10 @@ impl Store {
             crate::vip::plan_refunded!(tx, id, now);
             let mut outcome = Refunded::Done;
             if let Some(pid) = purchase {
-                let row: Option<(String, Option<i64>)> =
-                    sqlx::query_as("update purchase set state = state where purchase_id = $1 returning state, granted_order_id")
-                        .bind(pid)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                let (state, granted_by) = row.unzip();
-                let state = crate::pay::purchase_state(state)?;
+                let (state, granted_by) = crate::pay::lock_purchase!(tx, pid);
                 // Only the payment that granted the purchase takes it back (a second payment
                 // of it granted nothing).
-                let step = domain::purchase::on_refund(state, Status::Paid, granted_by.flatten() == Some(id));
+                let step = domain::purchase::on_refund(state, Status::Paid, granted_by == Some(id));
                 if let Some(step) = step.filter(|s| s.purchase != state) {
                     sqlx::query("update purchase set state = $1, ended_at = $2, ended_by = $3 where purchase_id = $4")
                         .bind(step.purchase.as_str())
@@ -287,14 +281,3 @@ impl Store {
         })
     }
 }
-
-/// Inside transaction `$tx`: locks purchase `$pid`'s row (a payment, a refund, a new order or a
-/// cancel of it waits for this transaction) and reads its state as stored.
-macro_rules! lock_purchase {
-    ($tx:ident, $pid:expr) => {{
-        let state: Option<String> =
-            sqlx::query_scalar("update purchase set state = state where purchase_id = $1 returning state").bind($pid).fetch_optional(&mut *$tx).await?;
-        state
-    }};
-}
-use lock_purchase;

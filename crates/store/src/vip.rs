@@ -24,6 +24,10 @@ pub(crate) fn benefits_of(codes: &[String]) -> domain::vip::Plan {
     domain::vip::combined(codes.iter().filter_map(|c| domain::vip::plan(c)))
 }
 
+/// When a user's latest membership of a plan for a city (0: nationwide) ends, if they had one.
+pub(crate) const LATEST_END: &str = "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
+                                     where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3";
+
 /// Grants plan `$plan_code` to `$user_id` for `$city` (none: nationwide), paid by order
 /// `$order_id`: a membership that follows on from a running one of the same plan. Runs inside
 /// the payment's transaction.
@@ -31,15 +35,8 @@ macro_rules! plan_paid {
     ($tx:ident, $user_id:expr, $plan_code:expr, $city:expr, $order_id:expr, $now:expr) => {{
         let plan =
             domain::vip::plan($plan_code).ok_or_else(|| crate::BadStored { column: "plan_code", value: $plan_code.to_owned(), kind: "domain::vip::Plan" })?;
-        let running: Option<i64> = sqlx::query_scalar(
-            "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
-             where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3",
-        )
-        .bind($user_id)
-        .bind($plan_code)
-        .bind($city.unwrap_or(0))
-        .fetch_one(&mut *$tx)
-        .await?;
+        let running: Option<i64> =
+            sqlx::query_scalar($crate::vip::LATEST_END).bind($user_id).bind($plan_code).bind($city.unwrap_or(0)).fetch_one(&mut *$tx).await?;
         let (starts, ends) = domain::vip::extend($now, running, plan.days);
         sqlx::query(
             "insert into vip_membership (user_id, vip_plan_id, city_code, payment_order_id, starts_at, ends_at) \
@@ -84,17 +81,9 @@ impl Store {
     /// one runs at `now`: buying it again is a renewal (续费), made on purpose.
     pub async fn plan_runs_until(&self, user_id: i64, code: &str, city: Option<i32>, now: i64) -> Result<Option<i64>, DbError> {
         Ok(on_pool!(self, p => {
-            sqlx::query_scalar(
-                "select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
-                 where m.user_id = $1 and v.code = $2 and coalesce(m.city_code, 0) = $3 and m.ends_at > $4",
-            )
-            .bind(user_id)
-            .bind(code)
-            .bind(city.unwrap_or(0))
-            .bind(now)
-            .fetch_one(p)
-            .await?
-        }))
+            sqlx::query_scalar::<_, Option<i64>>(LATEST_END).bind(user_id).bind(code).bind(city.unwrap_or(0)).fetch_one(p).await?
+        })
+        .filter(|ends| *ends > now))
     }
 
     /// The open shops whose owners have a dealer plan running at `now`, with where it applies.

@@ -81,6 +81,16 @@ pub struct Visitor {
     pub attribution: Option<Attribution>,
 }
 
+impl Visitor {
+    /// Counts one `what` (a row that reading a public page may store: an ad click, a new quote
+    /// request, a car for a live queue) against this visitor's address, and says whether it is
+    /// within `per_hour`: an anonymous loop of requests cannot fill a table.
+    pub async fn within_hourly(&self, state: &AppState, what: &str, per_hour: i64) -> Result<bool, store::DbError> {
+        let key = format!("{what}:{}", self.ip);
+        Ok(state.store.throttle(&[(key.as_str(), 0, 3_600, per_hour)], state.clock.now()).await?.is_none())
+    }
+}
+
 /// The device id of a request, put in its extensions by the `auth` route middleware.
 #[derive(Debug, Clone)]
 pub struct DeviceId(pub String);

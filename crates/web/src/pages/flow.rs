@@ -272,8 +272,7 @@ pub async fn monitor(State(state): State<AppState>, visitor: Visitor, uri: Origi
         // A click that is not from a browser (a link checker, a preview) is recorded as well:
         // the platforms count clicks on their side the same way. Kept once per click (the store
         // keys it), and at most `CLICKS_PER_ADDRESS_PER_HOUR` from one address.
-        let key = format!("ad-click:{}", visitor.ip);
-        if state.store.throttle(&[(key.as_str(), 0, 3_600, CLICKS_PER_ADDRESS_PER_HOUR)], now).await?.is_none() {
+        if visitor.within_hourly(&state, "ad-click", CLICKS_PER_ADDRESS_PER_HOUR).await? {
             state.store.record_ad_click(&a, &visitor.ip).await?;
         }
         cookie = crate::http::cookies::set_visit_cookie(&state.config, crate::http::cookies::ATTRIBUTION_COOKIE, &a.encode());

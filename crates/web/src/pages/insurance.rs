@@ -318,12 +318,9 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(form): 
     };
     // A request not asked today asks every insurer and keeps their answers: at most
     // `NEW_REQUESTS_PER_HOUR` such from one address (a repeat reads what is kept).
-    if crate::services::insurance::is_new(&state, &req).await? {
-        let key = format!("insurance-ask:{}", visitor.ip);
-        if state.store.throttle(&[(key.as_str(), 0, 3_600, NEW_REQUESTS_PER_HOUR)], now).await?.is_some() {
-            let errors = BTreeMap::from([("form", "报价请求过于频繁，请一小时后再试；已报过价的车辆可直接查看".to_owned())]);
-            return form_page(&state, &visitor, form, errors, StatusCode::TOO_MANY_REQUESTS).await;
-        }
+    if crate::services::insurance::is_new(&state, &req).await? && !visitor.within_hourly(&state, "insurance-ask", NEW_REQUESTS_PER_HOUR).await? {
+        let errors = BTreeMap::from([("form", "报价请求过于频繁，请一小时后再试；已报过价的车辆可直接查看".to_owned())]);
+        return form_page(&state, &visitor, form, errors, StatusCode::TOO_MANY_REQUESTS).await;
     }
     let offers = crate::services::insurance::offers(&state, &req).await?;
     let listing = listing_of(&state, &visitor, &form).await?.map(|d| (d.listing_id, d.title));

@@ -765,8 +765,7 @@ pub async fn pinggu_post(State(state): State<AppState>, visitor: Visitor, Form(p
     // The viewer lands on the prices (or on the form's messages).
     let anchor = if valuation.is_ok() { "#result" } else { "#pinggu" };
     if let (Ok(v), Status::Live) = (valuation, s.status) {
-        let key = format!("live-car:{}", visitor.ip);
-        if state.store.throttle(&[(key.as_str(), 0, 3_600, LIVE_CARS_PER_ADDRESS_PER_HOUR)], now).await?.is_none() {
+        if visitor.within_hourly(&state, "live-car", LIVE_CARS_PER_ADDRESS_PER_HOUR).await? {
             let quote = &v.quote;
             let a = store::NewLiveAppraisal {
                 series_slug: v.req.series.slug.to_owned(),

@@ -98,11 +98,10 @@ pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Q
     // Kept in the history of a device that came back with its cookie (one that did not could
     // never read it), unless its latest is the same car, and at most
     // `HISTORY_PER_ADDRESS_PER_HOUR` from one address: a read of a shared link cannot fill a table.
-    let history_key = format!("valuation-history:{}", visitor.ip);
     if !q.save.is_empty()
         && visitor.returning
         && let Some(device) = &visitor.device_id
-        && state.store.throttle(&[(history_key.as_str(), 0, 3_600, HISTORY_PER_ADDRESS_PER_HOUR)], state.clock.now()).await?.is_none()
+        && visitor.within_hourly(&state, "valuation-history", HISTORY_PER_ADDRESS_PER_HOUR).await?
     {
         let a = store::Appraisal {
             series_slug: v.req.series.slug.to_owned(),
