@@ -60,6 +60,36 @@ for (const j of JOURNEYS) {
   });
 }
 
+// A refused landing form comes back at the form, its messages on screen above the lead bar — not
+// at the top of the page with them below the fold (phone in WeChat, and without JavaScript).
+for (const js of [true, false]) {
+  test(`a wrong phone on an ad's landing is answered in view (${js ? "JavaScript" : "no JavaScript"})`, async () => {
+    const ctx = await context(true, js);
+    const page = await ctx.newPage();
+    // What WeChat leaves of a 390×844 phone's screen under its own bars.
+    await page.setViewportSize({ width: 390, height: 700 });
+    for (const flow of ["flow", "douyinflow", "newFlow"]) {
+      await page.goto(`${BASE}/actives/${flow}`);
+      await page.selectOption("#lead select[name=city]", "changsha");
+      await page.selectOption("#lead select[name=budget]", { index: 2 });
+      await page.fill("#f-mobile", "1391234");
+      await page.locator("#lead button[type=submit]").click();
+      await page.locator("#f-mobile-error").waitFor();
+      assert.ok(page.url().endsWith("#lead"), page.url());
+      const bar = await page.locator(".flow-bar").boundingBox();
+      for (const message of ["#f-mobile-error", "#f-agree-error"]) {
+        const error = await page.locator(message).boundingBox();
+        assert.ok(error.y >= 0 && error.y + error.height <= bar.y, `${flow}: ${message} (${error.y}) is on screen above the bar (${bar.y})`);
+      }
+      assert.equal(await page.inputValue("#f-mobile"), "1391234", "the phone is kept");
+    }
+    // newFlow's headline promises a valuation: its first form values a car, no phone asked.
+    await page.goto(`${BASE}/actives/newFlow`);
+    assert.equal(await page.locator("form").first().getAttribute("action"), "/actives/newFlow/asresult");
+    await ctx.close();
+  });
+}
+
 test("staff see each lead under its campaign with one conversion report", async () => {
   const ctx = await context(false, true);
   const page = await ctx.newPage();

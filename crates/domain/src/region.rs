@@ -36,6 +36,34 @@ pub struct City {
     pub initial: char,
 }
 
+impl City {
+    /// The name an address writes: a city is `长沙市`; an autonomous prefecture, a league or a
+    /// prefecture is not a city (`湘西州`, `兴安盟`, `喀什地区`). Prefecture-level codes from 21 up
+    /// are those, except Guangdong's, which numbered its later cities there.
+    ///
+    /// ```
+    /// use domain::region::city_by_slug;
+    /// let name = |slug| city_by_slug(slug).unwrap().full_name();
+    /// assert_eq!(name("changsha"), "长沙市");
+    /// assert_eq!(name("xiangxi"), "湘西州");
+    /// assert_eq!(name("xinganmeng"), "兴安盟");
+    /// assert_eq!(name("kashi"), "喀什地区");
+    /// assert_eq!(name("hainanzhou"), "海南州");
+    /// assert_eq!(name("chaozhou"), "潮州市");
+    /// ```
+    pub fn full_name(&self) -> String {
+        /// Prefectures (地区) among the codes from 21 up.
+        const PREFECTURES: [u32; 7] = [232700, 542500, 652900, 653100, 653200, 654200, 654300];
+        let numbered_late = self.code / 100 % 100 >= 21 && self.province_code != 440000;
+        match self.name {
+            n if !numbered_late => format!("{n}市"),
+            n if n.ends_with('盟') || n.ends_with('州') => n.to_owned(),
+            n if PREFECTURES.contains(&self.code) => format!("{n}地区"),
+            n => format!("{n}州"),
+        }
+    }
+}
+
 struct Regions {
     provinces: Vec<Province>,
     cities: Vec<City>,

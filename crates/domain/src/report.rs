@@ -498,7 +498,24 @@ pub fn vin_car_name(vin: &Vin) -> String {
 
 /// The cities a sandbox car is serviced in: its home city, and now and then a second one.
 const SERVICE_CITIES: [&str; 8] = ["长沙", "武汉", "上海", "北京", "广州", "成都", "杭州", "南京"];
-const ITEMS: [&str; 4] = ["更换机油、机油滤清器", "更换机油、空气滤清器、空调滤清器", "更换刹车片、检查底盘", "更换火花塞、清洗节气门"];
+
+/// What a workshop does at a service at `km`, the service before it at `previous` km: oil and
+/// its filter every time, the air and cabin filters every other 20,000 km, brake pads every
+/// 50,000 km and spark plugs every 40,000 km — a maker's schedule, not a dozen brake jobs.
+fn service_items(km: i64, previous: i64) -> String {
+    let passed = |every: i64| km / every > previous / every;
+    let mut items = vec!["更换机油、机油滤清器"];
+    if passed(20_000) {
+        items.push("空气滤清器、空调滤清器");
+    }
+    if passed(40_000) {
+        items.push("火花塞");
+    }
+    if passed(50_000) {
+        items.push("前刹车片");
+    }
+    items.join("、")
+}
 
 /// The sandbox's record of a VIN as of `now`: a first registration in its model year, a
 /// workshop visit about every 10,000 km, sometimes a claim, rarely a mortgage or a rolled-back
@@ -519,6 +536,7 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
         Some(m) => format!("{city}{}4S店", m.name),
         None => format!("{city}汽车综合服务中心"),
     };
+    let mut previous_km = 0;
     for year in start..=this_year {
         let years_in = i64::from(year - start);
         // Twice a year, at about every 10,000 km.
@@ -534,7 +552,11 @@ pub fn sandbox_record(vin: &Vin, now: i64) -> Record {
             }
             let d = date(y, m, rng.next_u64());
             let city = if rng.below(5) < 4 { home } else { away };
-            services.push(Service { date: d.clone(), km, shop: shop_in(city), items: ITEMS[rng.below(4) as usize].to_owned() });
+            // The draw that once picked the items is kept, so every other value a VIN's record
+            // draws (its claims, its fate) stays what it was.
+            let _ = rng.below(4);
+            services.push(Service { date: d.clone(), km, shop: shop_in(city), items: service_items(km, previous_km) });
+            previous_km = km;
             readings.push(OdometerReading { date: d, km, source: "4S店保养".to_owned() });
         }
     }
@@ -701,6 +723,24 @@ mod tests {
         assert_eq!(serde_json::from_str::<Record>(&json).unwrap(), record);
         let old = r#"{"services":[],"claims":[],"flags":{"mortgaged":false,"seized":false,"stolen":false,"scrapped":false},"readings":[]}"#;
         assert_eq!(serde_json::from_str::<Record>(old).unwrap().battery, None, "reports stored before batteries still read");
+    }
+
+    #[test]
+    fn a_sandbox_car_is_serviced_on_a_makers_schedule() {
+        let now = 1_795_228_215; // 2026-11-21
+        for bits in 0..40u64 {
+            let vin = Vin::parse_exact(&sandbox_vin(2014 + (bits % 10) as i32, bits * 7_919)).unwrap();
+            let r = sandbox_record(&vin, now);
+            let Some(last) = r.services.last() else { continue };
+            let brakes = r.services.iter().filter(|s| s.items.contains("刹车片")).count() as i64;
+            // Rolled-back odometers shrink the last readings: count against the highest.
+            let top = r.services.iter().map(|s| s.km).max().unwrap_or(last.km);
+            assert!(brakes <= top / 50_000 + 1, "{vin:?}: {brakes} brake jobs in {top} km");
+            assert!(r.services.iter().all(|s| s.items.starts_with("更换机油、机油滤清器")), "oil at every service");
+        }
+        assert_eq!(service_items(19_500, 9_800), "更换机油、机油滤清器");
+        assert_eq!(service_items(40_300, 30_100), "更换机油、机油滤清器、空气滤清器、空调滤清器、火花塞");
+        assert_eq!(service_items(50_200, 40_300), "更换机油、机油滤清器、前刹车片");
     }
 
     #[test]

@@ -218,7 +218,26 @@ pub struct SellInput {
     pub description: String,
     /// Contact phone.
     pub contact: String,
+    /// 年款, `yyyy` (the model year; blank means the registration year).
+    pub model_year: String,
+    /// 排量 as the catalogue spells it (`1.5T`), blank for an electric car.
+    pub displacement: String,
+    /// 配置 as the maker names the version (`精英版`, `S-CVT 领先版`).
+    pub trim: String,
 }
+
+/// Which form checks the exact model: a dealer's stock is titled by its model (年款, 排量 and
+/// 配置 required); a private owner may leave them out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poster {
+    /// A private owner.
+    Owner,
+    /// A dealer's shop.
+    Dealer,
+}
+
+/// Longest 配置 name.
+pub const TRIM_MAX: usize = 20;
 
 /// A form that passed every rule.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,18 +270,71 @@ pub struct SellListing {
     pub description: String,
     /// Contact phone.
     pub contact: String,
+    /// 年款.
+    pub model_year: i32,
+    /// 排量 (`1.5T`), empty when not given or electric.
+    pub displacement: String,
+    /// 配置, empty when not given.
+    pub trim: String,
 }
 
 impl SellListing {
-    /// `大众 朗逸 2021款 自动`.
+    /// `大众 朗逸 2021款 1.5L 自动 舒适版`: the model as the trade names it (what was not given
+    /// left out).
     pub fn title(&self) -> String {
-        format!("{} {}款 {}", catalog::car_name(self.brand_name, self.series.name), self.reg_year, if self.gearbox == 1 { "手动" } else { "自动" })
+        let mut t = format!("{} {}款", catalog::car_name(self.brand_name, self.series.name), self.model_year);
+        for part in [self.displacement.as_str(), if self.gearbox == 1 { "手动" } else { "自动" }, self.trim.as_str()] {
+            if !part.is_empty() {
+                t.push(' ');
+                t.push_str(part);
+            }
+        }
+        t
     }
 
     /// The guide price taken for valuation: the middle of the series' range.
     pub fn guide_price_yuan(&self) -> i64 {
         self.series.guide_mid_yuan()
     }
+}
+
+/// When a private passenger car's next periodic inspection (年检) falls due, as (year, month):
+/// every two years from registration while the car is under ten years old (the sticker is
+/// renewed without a test until the sixth), every year until fifteen, every six months after.
+///
+/// ```
+/// // Registered 2021-05, seen in 2026-11: due 2027-05 (the third two-year mark).
+/// assert_eq!(domain::selling::inspection_due(2021, 5, 2026, 11), (2027, 5));
+/// // Twelve years old: yearly.
+/// assert_eq!(domain::selling::inspection_due(2014, 3, 2026, 11), (2027, 3));
+/// // Sixteen years old: every six months.
+/// assert_eq!(domain::selling::inspection_due(2010, 3, 2026, 11), (2027, 3));
+/// assert_eq!(domain::selling::inspection_due(2010, 9, 2026, 11), (2027, 3));
+/// ```
+pub fn inspection_due(reg_year: i32, reg_month: i32, now_year: i32, now_month: i32) -> (i32, i32) {
+    let (reg, now) = (reg_year * 12 + reg_month - 1, now_year * 12 + now_month - 1);
+    let mut due = reg;
+    while due <= now {
+        due += match due - reg {
+            age if age < 120 => 24,
+            age if age < 180 => 12,
+            _ => 6,
+        };
+    }
+    (due.div_euclid(12), due.rem_euclid(12) + 1)
+}
+
+/// When the compulsory insurance (交强险) bought at registration and renewed every year runs out
+/// next, as (year, month).
+///
+/// ```
+/// assert_eq!(domain::selling::insurance_due(2021, 5, 2026, 11), (2027, 5));
+/// assert_eq!(domain::selling::insurance_due(2021, 12, 2026, 11), (2026, 12));
+/// ```
+pub fn insurance_due(reg_year: i32, reg_month: i32, now_year: i32, now_month: i32) -> (i32, i32) {
+    let (reg, now) = (reg_year * 12 + reg_month - 1, now_year * 12 + now_month - 1);
+    let due = reg + 12 * ((now - reg).div_euclid(12) + 1);
+    (due.div_euclid(12), due.rem_euclid(12) + 1)
 }
 
 /// Field name → message, for showing beside each field.
@@ -273,8 +345,8 @@ pub type FieldErrors = BTreeMap<&'static str, String>;
 pub const VIN_LISTED: &str = "该车架号已有在售或审核中的车源，同一辆车不能重复发布";
 
 /// Checks a form. `now_year`/`now_month` bound the registration date; `photos` is how many
-/// photos the form carries.
-pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32) -> Result<SellListing, FieldErrors> {
+/// photos the form carries; a dealer must name the exact model.
+pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32, poster: Poster) -> Result<SellListing, FieldErrors> {
     let mut e = FieldErrors::new();
     let series = catalog::series_by_slug(input.series.trim());
     if series.is_none() {
@@ -369,8 +441,19 @@ pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32)
     } else if photos > MAX_PHOTOS {
         e.insert("photos", format!("最多上传{MAX_PHOTOS}张照片，当前{photos}张"));
     }
-    match (series, reg, mileage, price, city, colour, transfers, contact) {
-        (Some(series), Some((y, m)), Some(mileage_km), Some(price_yuan), Some(city), Some(colour), Some(transfers), Some(contact)) if e.is_empty() => {
+    let model = check_model(input, series, reg.map(|(y, _)| y), now_year, poster, &mut e);
+    match (series, reg, mileage, price, city, colour, transfers, contact, model) {
+        (
+            Some(series),
+            Some((y, m)),
+            Some(mileage_km),
+            Some(price_yuan),
+            Some(city),
+            Some(colour),
+            Some(transfers),
+            Some(contact),
+            Some((model_year, displacement, trim)),
+        ) if e.is_empty() => {
             let brand_name = catalog::brand(series.brand_slug).map_or("", |b| b.name);
             Ok(SellListing {
                 series,
@@ -387,10 +470,70 @@ pub fn validate(input: &SellInput, photos: usize, now_year: i32, now_month: u32)
                 vin,
                 description,
                 contact,
+                model_year,
+                displacement,
+                trim,
             })
         }
         _ => Err(e),
     }
+}
+
+/// The model fields: 年款 (blank is the registration year for an owner; within two years before
+/// and one after registration, and not past next year), 排量 (one of the series' engines; none
+/// for an electric series) and 配置 (up to [`TRIM_MAX`] characters). A dealer gives all three.
+fn check_model(
+    input: &SellInput,
+    series: Option<&'static Series>,
+    reg_year: Option<i32>,
+    now_year: i32,
+    poster: Poster,
+    e: &mut FieldErrors,
+) -> Option<(i32, String, String)> {
+    let dealer = poster == Poster::Dealer;
+    let model_year = match (input.model_year.trim(), reg_year) {
+        ("", Some(y)) if !dealer => Some(y),
+        ("", _) if dealer => {
+            e.insert("model_year", "请选择年款".into());
+            None
+        }
+        ("", None) => None,
+        (t, reg) => match t.trim_end_matches('款').parse::<i32>() {
+            Ok(y) if y > now_year + 1 || reg.is_some_and(|r| y > r + 1 || y < r - 2) => {
+                e.insert("model_year", "年款应在上牌年份前两年到后一年之间".into());
+                None
+            }
+            Ok(y) => Some(y),
+            Err(_) => {
+                e.insert("model_year", "请选择年款，如 2021".into());
+                None
+            }
+        },
+    };
+    let displacement = input.displacement.trim().to_uppercase();
+    let engines = series.map_or(&[][..], |s| s.engines);
+    if displacement.is_empty() {
+        if dealer && !engines.is_empty() {
+            e.insert("displacement", format!("请选择排量（{}）", engines.join("、")));
+        }
+    } else if let Some(s) = series
+        && !engines.contains(&displacement.as_str())
+    {
+        let message = if engines.is_empty() {
+            format!("{}是纯电动车，没有排量，请不选", s.name)
+        } else {
+            format!("{}的排量为{}，请从中选择", s.name, engines.join("、"))
+        };
+        e.insert("displacement", message);
+    }
+    let trim: String = input.trim.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars = trim.chars().count();
+    if chars > TRIM_MAX {
+        e.insert("trim", format!("配置名称最多{TRIM_MAX}字，当前{chars}字"));
+    } else if dealer && chars < 2 {
+        e.insert("trim", "请填写配置名称，如 精英版、1.5L CVT 领先版".into());
+    }
+    Some((model_year?, displacement, trim))
 }
 
 /// Why a submission is flagged for a closer review.
@@ -590,18 +733,49 @@ mod tests {
             vin: String::new(),
             description: "一手车，车况精品".into(),
             contact: "13812345678".into(),
+            ..SellInput::default()
         }
     }
 
     #[test]
     fn a_complete_form_passes_and_titles_itself() {
-        let ok = validate(&good(), 3, 2026, 11).unwrap();
+        let ok = validate(&good(), 3, 2026, 11, Poster::Owner).unwrap();
         assert_eq!(ok.price_yuan, 88_000);
         assert_eq!(ok.mileage_km, 35_000);
         assert_eq!((ok.reg_year, ok.reg_month), (2020, 6));
         assert_eq!(ok.colour, "白色");
         assert!(ok.title().ends_with("2020款 自动"), "{}", ok.title());
         assert!(ok.guide_price_yuan() >= ok.series.guide_min_yuan);
+    }
+
+    #[test]
+    fn a_dealer_names_the_exact_model_and_the_title_says_it() {
+        let series = catalog::series().iter().find(|s| s.engines.len() >= 2).unwrap();
+        let engine = series.engines[1];
+        let form = SellInput { series: series.slug.to_owned(), ..good() };
+        // A dealer without the model: each field says what it wants.
+        let e = validate(&form, 3, 2026, 11, Poster::Dealer).unwrap_err();
+        assert_eq!(e["model_year"], "请选择年款");
+        assert_eq!(e["displacement"], format!("请选择排量（{}）", series.engines.join("、")));
+        assert_eq!(e["trim"], "请填写配置名称，如 精英版、1.5L CVT 领先版");
+        let exact = SellInput { model_year: "2021".into(), displacement: engine.to_lowercase(), trim: " 1.5L  CVT 领先版 ".into(), ..form.clone() };
+        let ok = validate(&exact, 3, 2026, 11, Poster::Dealer).unwrap();
+        let name = catalog::car_name(catalog::brand(series.brand_slug).unwrap().name, series.name);
+        assert_eq!(ok.title(), format!("{name} 2021款 {engine} 自动 1.5L CVT 领先版"));
+        // An owner may leave them out: the registration year is the model year.
+        let owner = validate(&form, 3, 2026, 11, Poster::Owner).unwrap();
+        assert_eq!(owner.title(), format!("{name} 2020款 自动"));
+        // Out of the series' engines, a model year far from registration, a long name.
+        let wrong = SellInput { model_year: "2015".into(), displacement: "9.9T".into(), trim: "版".repeat(TRIM_MAX + 1), ..form.clone() };
+        let e = validate(&wrong, 3, 2026, 11, Poster::Owner).unwrap_err();
+        assert_eq!(e["model_year"], "年款应在上牌年份前两年到后一年之间");
+        assert_eq!(e["displacement"], format!("{}的排量为{}，请从中选择", series.name, series.engines.join("、")));
+        assert_eq!(e["trim"], format!("配置名称最多{TRIM_MAX}字，当前{}字", TRIM_MAX + 1));
+        let electric = catalog::series().iter().find(|s| s.engines.is_empty()).unwrap();
+        let ev = SellInput { series: electric.slug.to_owned(), model_year: "2020".into(), trim: "长续航版".into(), ..good() };
+        assert!(validate(&ev, 3, 2026, 11, Poster::Dealer).is_ok(), "an electric car has no displacement to give");
+        let e = validate(&SellInput { displacement: "1.5T".into(), ..ev }, 3, 2026, 11, Poster::Dealer).unwrap_err();
+        assert_eq!(e["displacement"], format!("{}是纯电动车，没有排量，请不选", electric.name));
     }
 
     #[test]
@@ -619,7 +793,7 @@ mod tests {
             contact: "12345".into(),
             ..good()
         };
-        let e = validate(&bad, 2, 2026, 11).unwrap_err();
+        let e = validate(&bad, 2, 2026, 11, Poster::Owner).unwrap_err();
         assert_eq!(e["series"], "请选择品牌车系");
         assert_eq!(e["reg"], "上牌时间不能晚于本月");
         assert_eq!(e["mileage"], "里程请填写数字，单位万公里，如 3.5");
@@ -641,16 +815,16 @@ mod tests {
         assert_eq!(e["description"], format!("车况描述最多2000字，当前{}字", DESCRIPTION_MAX + 1));
         assert_eq!(e["contact"], "请输入正确的手机号");
         assert_eq!(e["photos"], "请至少上传3张照片，当前2张");
-        let empty = validate(&SellInput::default(), 31, 2026, 11).unwrap_err();
+        let empty = validate(&SellInput::default(), 31, 2026, 11, Poster::Owner).unwrap_err();
         assert_eq!(empty["reg"], "请选择首次上牌时间");
         assert_eq!(empty["mileage"], "请填写表显里程");
         assert_eq!(empty["price"], "请填写期望售价");
         assert_eq!(empty["photos"], "最多上传30张照片，当前31张");
         assert!(!empty.contains_key("transfers"), "blank transfers means none");
         assert!(!empty.contains_key("vin"), "the VIN is optional");
-        let old = validate(&SellInput { reg: "1989-12".into(), ..good() }, 3, 2026, 11).unwrap_err();
+        let old = validate(&SellInput { reg: "1989-12".into(), ..good() }, 3, 2026, 11, Poster::Owner).unwrap_err();
         assert_eq!(old["reg"], "上牌时间不能早于1990年");
-        let this_month = validate(&SellInput { reg: "2026-11".into(), vin: "车架号LSVAB12C8E4567890".into(), ..good() }, 3, 2026, 11).unwrap();
+        let this_month = validate(&SellInput { reg: "2026-11".into(), vin: "车架号LSVAB12C8E4567890".into(), ..good() }, 3, 2026, 11, Poster::Owner).unwrap();
         assert_eq!(this_month.vin.as_deref(), Some("LSVAB12C8E4567890"));
     }
 

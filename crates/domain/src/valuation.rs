@@ -32,16 +32,18 @@ const PRIOR_WEIGHT: f64 = 6.0;
 /// Share of a new car's price kept after `age_years` and `mileage_km`, by body class: the
 /// depreciation curve of the model method (and of the demo prices).
 pub fn retained_share(class: BodyClass, age_years: f64, mileage_km: f64, fuel: u8) -> f64 {
+    // China's used-car market keeps about 60–70 % of a petrol car's guide price after three
+    // years and about half after five (SUVs and MPVs hold best, small hatchbacks least).
     let yearly: f64 = match class {
-        BodyClass::Suv | BodyClass::Pickup => 0.115,
-        BodyClass::Mpv => 0.12,
-        BodyClass::Sedan => 0.13,
-        BodyClass::Hatchback => 0.14,
-        BodyClass::Sports => 0.12,
+        BodyClass::Suv | BodyClass::Pickup => 0.08,
+        BodyClass::Mpv => 0.085,
+        BodyClass::Sedan => 0.09,
+        BodyClass::Hatchback => 0.10,
+        BodyClass::Sports => 0.09,
     };
     // Electric cars lose value faster in China's market, mostly in the first years.
-    let yearly = if fuel == 3 { yearly + 0.04 } else { yearly };
-    let first_year_drop = 0.12;
+    let yearly = if fuel == 3 { yearly + 0.05 } else { yearly };
+    let first_year_drop = 0.15;
     let by_age = (1.0 - first_year_drop) * (1.0 - yearly).powf(age_years.max(0.0));
     // Mileage above 1.5万km a year costs extra; below it earns a little back.
     let expected = 15_000.0 * age_years.max(0.5);
@@ -438,15 +440,15 @@ mod tests {
 
     #[test]
     fn the_curve_by_hand() {
-        // Sedan, 3 years, 4.5万km = exactly the expected 1.5万/year: 0.88 × 0.87³ = 0.579 5.
+        // Sedan, 3 years, 4.5万km = exactly the expected 1.5万/year: 0.85 × 0.91³ = 0.640 5.
         let s = retained_share(BodyClass::Sedan, 3.0, 45_000.0, 1);
-        assert!((s - 0.88 * 0.87f64.powi(3)).abs() < 1e-9, "{s}");
+        assert!((s - 0.85 * 0.91f64.powi(3)).abs() < 1e-9, "{s}");
         // 10万km over the expected mileage costs 10%.
         let worn = retained_share(BodyClass::Sedan, 3.0, 145_000.0, 1);
         assert!((worn / s - 0.9).abs() < 1e-9);
-        // Electric cars lose 4 points a year more.
+        // Electric cars lose 5 points a year more.
         let ev = retained_share(BodyClass::Sedan, 3.0, 45_000.0, 3);
-        assert!((ev - 0.88 * 0.83f64.powi(3)).abs() < 1e-9);
+        assert!((ev - 0.85 * 0.86f64.powi(3)).abs() < 1e-9);
         // Floors and ceilings.
         assert_eq!(retained_share(BodyClass::Sports, 40.0, 900_000.0, 1), 0.05);
         assert!(retained_share(BodyClass::Suv, 0.0, 0.0, 1) <= 0.95);
@@ -465,10 +467,10 @@ mod tests {
         assert_eq!(v.method, Method::Model);
         assert_eq!(v.confidence, Confidence::Low);
         assert_eq!(v.sample, 0);
-        // 150 000 × 0.579 5 = 86 926 → 86 900; range ±12%.
-        assert_eq!(v.value_yuan, 86_900);
-        assert_eq!(v.low_yuan, 76_500);
-        assert_eq!(v.high_yuan, 97_400);
+        // 150 000 × 0.640 5 = 96 080 → 96 100; range ±12%.
+        assert_eq!(v.value_yuan, 96_100);
+        assert_eq!(v.low_yuan, 84_600);
+        assert_eq!(v.high_yuan, 107_600);
         // …and a model value never yields a band.
         let input = RatingInput { price_yuan: 60_000, use_kind: 1, age_months: 36 };
         assert_eq!(rate(&input, &v), Rating::Insufficient);

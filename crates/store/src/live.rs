@@ -106,9 +106,11 @@ pub struct PinnedCar {
     pub mileage_km: i64,
     /// Still online (a car sold during the session stays pinned, marked).
     pub online: bool,
+    /// The car on camera now, as the dealer marked it (one per session at most).
+    pub on_air: bool,
 }
 
-from_row!(PinnedCar { listing_id, title, cover, price_yuan, first_reg_year, mileage_km, online });
+from_row!(PinnedCar { listing_id, title, cover, price_yuan, first_reg_year, mileage_km, online, on_air });
 
 /// A car a viewer of a live valuation session submitted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,14 +214,44 @@ impl Store {
             if let Some(id) = foreign_car(&online, listing_ids) {
                 return Ok(Pinned::ForeignCar(id));
             }
+            // The car on camera stays so while it stays pinned.
+            let on_air: Option<i64> = sqlx::query_scalar("select listing_id from live_pin where live_session_id = $1 and on_air = 1")
+                .bind(session).fetch_optional(&mut *tx).await?;
             sqlx::query("delete from live_pin where live_session_id = $1").bind(session).execute(&mut *tx).await?;
             for (i, &listing) in listing_ids.iter().enumerate() {
-                sqlx::query("insert into live_pin (live_session_id, listing_id, position) values ($1, $2, $3)")
-                    .bind(session).bind(listing).bind(i64::try_from(i).unwrap_or(0)).execute(&mut *tx).await?;
+                sqlx::query("insert into live_pin (live_session_id, listing_id, position, on_air) values ($1, $2, $3, $4)")
+                    .bind(session).bind(listing).bind(i64::try_from(i).unwrap_or(0)).bind(i64::from(on_air == Some(listing)))
+                    .execute(&mut *tx).await?;
             }
             sqlx::query("update live_session set updated_at = $1 where live_session_id = $2").bind(now).bind(session).execute(&mut *tx).await?;
             tx.commit().await?;
             Ok(Pinned::Saved(session))
+        })
+    }
+
+    /// Marks `listing`, one of the pinned cars of a session the shop `owner` owns that has not
+    /// ended, as the car on camera (the others no longer are); `None` marks none. `false` when
+    /// the car is not pinned there (nothing changes); `NotFound` for another's or an ended session.
+    pub async fn set_on_air(&self, owner: i64, session: i64, listing: Option<i64>, now: i64) -> Result<bool, DbError> {
+        on_pool!(self, p => {
+            let mut tx = p.begin().await?;
+            sqlx::query_scalar::<_, i64>(
+                "select ls.live_session_id from live_session ls join shop s on s.shop_id = ls.shop_id \
+                 where ls.live_session_id = $1 and s.owner_user_id = $2 and ls.status <> 'ended'",
+            )
+            .bind(session).bind(owner).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
+            if let Some(id) = listing {
+                let pinned: Option<i64> = sqlx::query_scalar("select listing_id from live_pin where live_session_id = $1 and listing_id = $2")
+                    .bind(session).bind(id).fetch_optional(&mut *tx).await?;
+                if pinned.is_none() {
+                    return Ok(false);
+                }
+            }
+            sqlx::query("update live_pin set on_air = case when listing_id = $2 then 1 else 0 end where live_session_id = $1")
+                .bind(session).bind(listing.unwrap_or(0)).execute(&mut *tx).await?;
+            sqlx::query("update live_session set updated_at = $1 where live_session_id = $2").bind(now).bind(session).execute(&mut *tx).await?;
+            tx.commit().await?;
+            Ok(true)
         })
     }
 
@@ -289,7 +321,7 @@ impl Store {
     pub async fn live_pins(&self, session: i64) -> Result<Vec<PinnedCar>, DbError> {
         self.read_all(
             "select l.listing_id, l.title, l.cover, l.price_yuan, l.first_reg_year, l.mileage_km, \
-             (l.status = 'online') as online \
+             (l.status = 'online') as online, (lp.on_air = 1) as on_air \
              from live_pin lp join listing l on l.listing_id = lp.listing_id where lp.live_session_id = $1 order by lp.position",
             vec![Val::Int(session)],
         )

@@ -270,8 +270,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(i64::from(city.province_code)),
             Val::Int(i64::from(city.code)),
             Val::Text(format!(
-                "{}市{}路{}号二手车市场{}区",
-                city.name,
+                "{}{}路{}号二手车市场{}区",
+                city.full_name(),
                 rng.pick(&["人民", "解放", "建设", "中山", "长江", "黄河"]),
                 1 + rng.below(300),
                 1 + rng.below(9)
@@ -574,6 +574,10 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             vin,
             Val::Text(panel),
             wholesale,
+            Val::Int(i64::from(year)),
+            Val::Text((*trim).to_owned()),
+            Val::Text(due(domain::selling::inspection_due(year, month, current_year, current_month as i32))),
+            Val::Text(due(domain::selling::insurance_due(year, month, current_year, current_month as i32))),
         ]);
         if let Some((at, inspector, result)) = &inspection {
             inspection_rows.push(vec![
@@ -914,6 +918,11 @@ async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, package: i64, city_
     batch.insert("call_recording", &["call_recording_id", "lead_id", "shop_id", "path", "content_type", "duration_secs", "created_at"], recordings, &[]).await
 }
 
+/// A due date as the detail page shows it: `2027年05月`.
+fn due((year, month): (i32, i32)) -> String {
+    format!("{year}年{month:02}月")
+}
+
 /// Ages skew to 2–6 years, as on real used-car sites.
 fn age_years(rng: &mut Rng) -> i64 {
     const WEIGHTS: [u64; 13] = [4, 8, 12, 13, 12, 11, 9, 8, 6, 5, 4, 4, 4];
@@ -1069,6 +1078,10 @@ impl<'a> Batch<'a> {
             "vin",
             "history_panel",
             "wholesale_price_yuan",
+            "model_year",
+            "trim_name",
+            "annual_inspection_until",
+            "insurance_until",
         ];
         let ids = |r: Option<&Vec<Val>>| match r.and_then(|r| r.first()) {
             Some(Val::Int(id)) => *id,
@@ -1182,6 +1195,7 @@ mod tests {
         let three_high_km = retained_share(BodyClass::Suv, 3.0, 150_000.0, 1);
         let three_ev = retained_share(BodyClass::Suv, 3.0, 45_000.0, 3);
         assert!(new > three && three > three_high_km && three > three_ev);
-        assert!((0.55..0.65).contains(&three), "{three}");
+        // A three-year-old SUV keeps about two thirds of its guide price in China's market.
+        assert!((0.6..0.7).contains(&three), "{three}");
     }
 }

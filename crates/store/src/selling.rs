@@ -95,6 +95,26 @@ pub struct ListingInput {
     pub review_flags: String,
     /// Anti-bait reasons for the reviewer.
     pub review_note: String,
+    /// 排量 (`1.5T`), empty when not given.
+    pub displacement: String,
+    /// 年款.
+    pub model_year: i32,
+    /// 配置, empty when not given.
+    pub trim_name: String,
+}
+
+/// Writes the model a listing names (年款, 排量, 配置) inside the transaction that writes the
+/// rest of it.
+macro_rules! set_model {
+    ($tx:ident, $id:expr, $l:expr) => {
+        sqlx::query("update listing set displacement = $1, model_year = $2, trim_name = $3 where listing_id = $4")
+            .bind(&$l.displacement)
+            .bind($l.model_year)
+            .bind(&$l.trim_name)
+            .bind($id)
+            .execute(&mut *$tx)
+            .await?;
+    };
 }
 
 /// A listing as its seller manages it in `/space/personcarlist`.
@@ -196,6 +216,12 @@ pub struct EditableListing {
     pub contact_mobile: String,
     /// Shop, for dealer listings.
     pub shop_id: Option<i64>,
+    /// 排量.
+    pub displacement: String,
+    /// 年款 (0 when the seller gave none).
+    pub model_year: i32,
+    /// 配置.
+    pub trim_name: String,
 }
 from_row!(EditableListing {
     listing_id,
@@ -214,6 +240,9 @@ from_row!(EditableListing {
     description,
     contact_mobile,
     shop_id,
+    displacement,
+    model_year,
+    trim_name,
 });
 
 /// One entry of a listing's audit trail.
@@ -435,6 +464,7 @@ impl Store {
             // The form says that posting accepts the private-seller agreement: its version in force.
             .bind(domain::legal::doc(domain::legal::SELL_DOC).map_or("", |d| d.version))
             .fetch_one(&mut *tx).await?;
+            set_model!(tx, id, l);
             for sql in crate::search::index_terms_sql(self.backend()) {
                 sqlx::query(sql).bind(id).bind(id).execute(&mut *tx).await?;
             }
@@ -459,8 +489,8 @@ impl Store {
     pub async fn editable_listing(&self, listing_id: i64, user_id: i64) -> Result<EditableListing, DbError> {
         let sql = format!(
             "select l.listing_id, l.status, s.slug as series_slug, l.first_reg_year, l.first_reg_month, l.mileage_km, l.price_yuan, \
-             l.city_code, l.colour, l.transfers, l.gearbox, l.emission, l.vin, l.description, l.contact_mobile, l.shop_id \
-             from listing l join series s on s.series_id = l.series_id where l.listing_id = $1 and l.status <> 'deleted' and {}",
+             l.city_code, l.colour, l.transfers, l.gearbox, l.emission, l.vin, l.description, l.contact_mobile, l.shop_id, \
+             l.displacement, l.model_year, l.trim_name from listing l join series s on s.series_id = l.series_id where l.listing_id = $1 and l.status <> 'deleted' and {}",
             OWNED.replace("seller_user_id", "l.seller_user_id").replace("or shop_id", "or l.shop_id")
         );
         let row = on_pool!(self, p => {
@@ -504,6 +534,7 @@ impl Store {
             .bind(&l.description).bind(&l.contact_mobile).bind(&cover).bind(&l.review_flags).bind(&l.review_note)
             .bind(to.as_str()).bind(resubmitted).bind(now).bind(from == ListingStatus::Online).bind(old_price).bind(listing_id)
             .execute(&mut *tx).await?;
+            set_model!(tx, listing_id, l);
             for sql in crate::search::index_terms_sql(self.backend()) {
                 sqlx::query(sql).bind(listing_id).bind(listing_id).execute(&mut *tx).await?;
             }

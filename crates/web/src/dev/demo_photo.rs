@@ -30,16 +30,28 @@ fn colour_hex(slug: &str) -> Option<&'static str> {
     })
 }
 
-fn body_path(class: &str) -> Option<&'static str> {
-    Some(match class {
-        "sedan" => "M60 300L110 252L210 236L270 186L420 186L492 236L572 252L590 300Z",
-        "hatchback" => "M70 300L110 252L200 236L262 180L470 180L540 240L572 300Z",
-        "suv" => "M60 310L90 242L190 226L240 160L480 160L540 226L580 246L592 310Z",
-        "mpv" => "M60 310L80 232L150 170L520 166L560 232L586 310Z",
-        "sports" => "M50 300L120 266L250 246L310 206L420 206L520 250L590 270L600 300Z",
-        "pickup" => "M50 306L60 242L170 232L220 170L340 170L360 232L600 236L600 306Z",
+/// A body class's side view: its outline, its windows, and its wheels' radius and centre height
+/// (an SUV stands tall on big wheels under a boxy roof with rails; an MPV is a long box; a sports
+/// car is low), so a car's drawing says what kind of car it is.
+struct Shape {
+    body: &'static str,
+    window: &'static str,
+    wheel_r: f32,
+    wheel_y: f32,
+    rails: bool,
+}
+
+fn shape(class: &str) -> Option<Shape> {
+    let (body, window, wheel_r, wheel_y, rails) = match class {
+        "sedan" => ("M60 300L110 252L210 236L270 186L420 186L492 236L572 252L590 300Z", "M217 246L272 196L413 196L479 246Z", 40.0, 306.0, false),
+        "hatchback" => ("M70 300L110 252L200 236L262 180L470 180L540 240L572 300Z", "M212 244L266 190L462 190L522 244Z", 40.0, 306.0, false),
+        "suv" => ("M62 290L68 226L168 210L222 134L494 134L558 210L586 220L592 290Z", "M190 214L236 146L480 146L538 214Z", 48.0, 300.0, true),
+        "mpv" => ("M60 300L68 224L140 148L532 144L566 224L586 300Z", "M150 222L194 158L514 156L544 222Z", 38.0, 310.0, false),
+        "sports" => ("M50 300L120 266L250 246L310 206L420 206L520 250L590 270L600 300Z", "M262 256L312 216L414 216L500 256Z", 38.0, 308.0, false),
+        "pickup" => ("M50 306L60 242L170 232L220 170L340 170L360 232L600 236L600 306Z", "M215 232L232 180L330 180L346 232Z", 44.0, 304.0, false),
         _ => return None,
-    })
+    };
+    Some(Shape { body, window, wheel_r, wheel_y, rails })
 }
 
 /// Widths in which listing photos exist (`{stem}_w{width}.webp`), 4:3.
@@ -186,7 +198,8 @@ pub fn draw_photo(name: &str) -> Option<Vec<u8>> {
 /// A demo photo's pixels: `width` × `width·3/4`, RGB rows top to bottom (the photos above, and
 /// the frames of the demo live stream). `None` for an unknown class or colour.
 pub fn draw_rgb(class: &str, colour: &str, view: u32, width: usize) -> Option<(usize, usize, Vec<u8>)> {
-    let body = points(body_path(class)?);
+    let shape = shape(class)?;
+    let body = points(shape.body);
     let fill = rgb(colour_hex(colour)?);
     let (w, h) = (width * 2, width * 3 / 2);
 
@@ -209,16 +222,14 @@ pub fn draw_rgb(class: &str, colour: &str, view: u32, width: usize) -> Option<(u
         let outline: Vec<(f32, f32)> = body.iter().map(|&(x, y)| (320.0 + (x - 320.0) * 1.015, 240.0 + (y - 240.0) * 1.02)).collect();
         c.polygon(&outline, rgb("#333333"));
         c.polygon(&body, fill);
-        let (min_y, max_y) = body.iter().fold((f32::MAX, f32::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
-        // Windows: a darker band under the roof line.
-        let window: Vec<(f32, f32)> =
-            body.iter().filter(|p| p.1 < min_y + (max_y - min_y) * 0.45).map(|&(x, y)| (320.0 + (x - 320.0) * 0.92, y + 10.0)).collect();
-        if window.len() >= 3 {
-            c.polygon(&window, mix(fill, rgb("#1d2a3a"), 0.7));
+        c.polygon(&points(shape.window), mix(fill, rgb("#1d2a3a"), 0.7));
+        if shape.rails {
+            let roof = body.iter().fold(f32::MAX, |a, p| a.min(p.1));
+            c.rect(250.0, roof - 9.0, 220.0, 7.0, rgb("#333333"), 1.0);
         }
         for cx in [170.0, 478.0] {
-            c.circle(cx, 306.0, 40.0, rgb("#222222"));
-            c.circle(cx, 306.0, 18.0, rgb("#bbbbbb"));
+            c.circle(cx, shape.wheel_y, shape.wheel_r, rgb("#222222"));
+            c.circle(cx, shape.wheel_y, shape.wheel_r * 0.45, rgb("#bbbbbb"));
         }
     } else if view == 5 {
         // The seats: two front seats, the rear bench behind them, in the car's colour.

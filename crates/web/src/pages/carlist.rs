@@ -171,6 +171,8 @@ struct ListPage {
     keyword: String,
     hidden: Vec<(&'static str, String)>,
     flow: bool,
+    /// The list's own address, which a card's 收藏 and 加入对比 come back to (none in a flow).
+    compare_back: String,
     save_query: Option<String>,
     city_picker: Option<IslandMount>,
 }
@@ -472,6 +474,7 @@ async fn list_in(
         keyword: q.keyword.clone().unwrap_or_default(),
         hidden,
         flow: kind.layout.is_flow(),
+        compare_back: if kind.layout.is_flow() { String::new() } else { q.href(path) },
         crumbs,
         page,
     };

@@ -40,6 +40,15 @@ struct ComparePage {
     more_href: String,
 }
 
+/// The car lists a visitor picks cars to compare from.
+const LISTS: [&str; 4] = ["/carlist", "/servicehall/qualitycarlist", "/actives/buyflow/carlist", "/shop/"];
+
+/// `path` when it is a same-site car list's address (its filters kept).
+fn list_path(path: &str) -> Option<String> {
+    let path = domain::auth::safe_return(path).into_owned();
+    LISTS.iter().any(|l| path.starts_with(l)).then_some(path)
+}
+
 /// The same-site path of a request's `Referer` (this site's origin, or a relative path), when it
 /// is a car list: where a visitor goes back to with their filters.
 fn list_referer(headers: &HeaderMap, site_url: &str) -> Option<String> {
@@ -49,9 +58,7 @@ fn list_referer(headers: &HeaderMap, site_url: &str) -> Option<String> {
     let path = referer
         .strip_prefix(site)
         .or_else(|| ["http://", "https://"].iter().find_map(|s| referer.strip_prefix(s)?.strip_prefix(host)).filter(|_| !host.is_empty()))?;
-    let path = domain::auth::safe_return(path).into_owned();
-    let lists = ["/carlist", "/servicehall/qualitycarlist", "/actives/buyflow/carlist", "/shop/"];
-    lists.iter().any(|l| path.starts_with(l)).then_some(path)
+    list_path(path)
 }
 
 /// The rows before the spec grid's.
@@ -102,18 +109,24 @@ pub struct CompareForm {
     add: Option<i64>,
     #[serde(default, deserialize_with = "crate::http::extract::id")]
     remove: Option<i64>,
-    /// `back=1` (a card of a list): go back to the list the car was added from.
-    #[serde(default, deserialize_with = "crate::http::extract::flag")]
-    back: bool,
+    /// A card of a list sends the list's address (older pages `1`, for the page it came from):
+    /// the visitor goes back there.
+    #[serde(default)]
+    back: String,
 }
 
 /// `POST /actives/threecar`: add or remove one car, then show the comparison; a car added from a
-/// list's card goes back to that list (its filters and place kept, at the card), so a visitor
-/// picks several without leaving it, JavaScript or not.
+/// list's card goes back to that list (its filters and place kept, at the card, the bar above it
+/// saying how many are picked), so a visitor picks several without leaving it, JavaScript or not
+/// and whatever the browser's `Referer`.
 pub async fn change(State(state): State<AppState>, headers: HeaderMap, Form(f): Form<CompareForm>) -> Result<Response, AppError> {
     let mut ids = compared_ids(&headers);
     let mut to = "/actives/threecar".to_owned();
-    let back = if f.back { list_referer(&headers, &state.config.site.url) } else { None };
+    let back = match f.back.as_str() {
+        "" => None,
+        "1" => list_referer(&headers, &state.config.site.url),
+        path => list_path(path).or_else(|| list_referer(&headers, &state.config.site.url)),
+    };
     if let Some(id) = f.remove {
         ids.retain(|i| *i != id);
     }

@@ -17,42 +17,15 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::filter::{self, FUEL_OPTIONS, GEARBOX_OPTIONS};
 use domain::lead::Intent;
 use domain::selling::{ListingStatus, SellerKind};
-use domain::valuation::{Confidence, Method, Rating};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
-use super::shared::{CardView, Crumbs, ShopHead, breadcrumb_ld, month_text, specs};
+use super::shared::{CarRecord, CardView, Crumbs, ShopHead, breadcrumb_ld, month_text};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
-use crate::render::islands::{DatePickerProps, GalleryPhoto, GalleryProps, SharePayload, ShareProps};
+use crate::render::islands::{DatePickerProps, SharePayload, ShareProps};
 use crate::render::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
-
-/// One photo as the gallery shows it.
-#[derive(Debug, Clone)]
-pub struct PhotoView {
-    /// URL at the middle width.
-    pub src: String,
-    /// `srcset`, when stored in several widths.
-    pub srcset: Option<String>,
-}
-
-/// The price rating block.
-#[derive(Debug, Clone)]
-pub struct RatingView {
-    /// Label (很划算 … 偏高, 数据不足, 暂不评级).
-    pub label: &'static str,
-    /// CSS modifier.
-    pub kind: &'static str,
-    /// Why, in one line.
-    pub explanation: &'static str,
-    /// `12.3-13.5万`, when a value exists.
-    pub range: Option<String>,
-    /// How the value was reached.
-    pub basis: String,
-    /// The cars it rests on: the series' list, when the value is the series' market.
-    pub evidence: Option<(String, String)>,
-}
 
 /// What a lead form shows after a failed submission: the kept input and the messages.
 #[derive(Debug, Clone, Default)]
@@ -78,22 +51,11 @@ struct DetailPage {
     shop: Option<ShopHead>,
     crumbs: Crumbs,
     d: ListingDetail,
-    photos: Vec<PhotoView>,
+    /// Photos, loan, on-the-road cost, rating, specs, VIN panel, battery card, description.
+    car: CarRecord,
     price_wan: String,
     guide_wan: String,
     saving_wan: Option<String>,
-    /// The usual loan (`domain::loan::estimate`): down payment in 万, monthly payment in yuan, its
-    /// annualised rate.
-    loan: Option<(String, String, String)>,
-    /// What the car costs on the road, part by part.
-    allin: Option<super::shared::AllInView>,
-    rating: RatingView,
-    specs: Vec<(&'static str, String)>,
-    /// The VIN trust panel: the history products summarised, each with its source and date.
-    history: Vec<domain::report::PanelLine>,
-    /// An electric or plug-in hybrid car's battery card: its line when the seller gave the VIN
-    /// (`Some(None)` when not), `None` for a car without a traction battery.
-    battery: Option<Option<domain::report::PanelLine>>,
     banner: Option<&'static str>,
     days_on_market: Option<i64>,
     confirmed: Option<String>,
@@ -108,7 +70,6 @@ struct DetailPage {
     notice: Option<String>,
     today: String,
     last_day: String,
-    description: Vec<String>,
     signed_in: bool,
     favourite: bool,
     phone: Option<String>,
@@ -119,23 +80,6 @@ struct DetailPage {
     date_picker: Option<IslandMount>,
     app_open: Option<String>,
     app_href: String,
-}
-
-fn rating_view(d: &ListingDetail) -> RatingView {
-    let rating = d.price_rating.unwrap_or(Rating::Insufficient);
-    let range = match (d.market_low_yuan, d.market_high_yuan) {
-        (Some(lo), Some(hi)) => Some(format!("{}-{}万", domain::money::wan(lo), domain::money::wan(hi))),
-        _ => None,
-    };
-    let confidence = Confidence::parse(&d.valuation_confidence).map_or("", Confidence::label);
-    let basis = match Method::parse(&d.valuation_method) {
-        Some(Method::Market) => format!("按同车系{}辆在售车源的车龄、里程与价格拟合估算 · {confidence}", d.valuation_sample),
-        Some(Method::Model) => format!("同车系在售车源不足，按车型折旧模型估算 · {confidence}"),
-        None => "估值计算中".to_owned(),
-    };
-    let evidence = (Method::parse(&d.valuation_method) == Some(Method::Market))
-        .then(|| (format!("/carlist?series={}&sort=age", d.series_slug), format!("查看在售的{}", d.series_name)));
-    RatingView { label: rating.label(), kind: rating.as_str(), explanation: rating.explanation(), range, basis, evidence }
 }
 
 /// A car's page inside its shop's pages (`/shop/{oname}/details/{id}`): the shop layout and
@@ -201,13 +145,7 @@ async fn render_with(
         Some(u) => s.is_favourite(u, id).await?,
         None => false,
     };
-    let base = &state.config.upload.base;
-    let mut urls: Vec<String> = photos.iter().map(|p| domain::image::join(base, &p.path)).collect();
-    if urls.is_empty() {
-        urls.push(domain::image::cover(&d.cover, base));
-    }
-    let photo_views: Vec<PhotoView> =
-        urls.iter().map(|u| PhotoView { src: domain::image::sized(u, base, 640), srcset: domain::image::srcset(u, base) }).collect();
+    let car = CarRecord::of(state, &d, &photos, visitor.city_slug.as_deref(), now);
     let city = domain::region::city(d.city_code as u32);
     let online = d.status == ListingStatus::Online;
     let banner = match d.status {
@@ -230,7 +168,7 @@ async fn render_with(
     let mut page = PageMeta::for_visitor(state, visitor, if shop.is_some() { Layout::Shop } else { Layout::Default }, title)
         .describe(description.clone())
         .canonical_path(state, &canonical)
-        .share_image(state, &photo_views[0].src);
+        .share_image(state, &car.photos[0].src);
     page.og_type = "product";
     if !online {
         page.noindex();
@@ -244,7 +182,7 @@ async fn render_with(
     crumbs.push((d.title.clone(), canonical.clone()));
     // schema.org Car + Offer. Never the VIN.
     let availability = if online { "https://schema.org/InStock" } else { "https://schema.org/SoldOut" };
-    let images: Vec<String> = photo_views.iter().map(|p| absolute(state, &p.src)).collect();
+    let images: Vec<String> = car.photos.iter().map(|p| absolute(state, &p.src)).collect();
     let mut offer = serde_json::json!({
         "@type": "Offer", "price": d.price_yuan, "priceCurrency": "CNY", "availability": availability,
         "itemCondition": "https://schema.org/UsedCondition", "url": absolute(state, &canonical),
@@ -281,22 +219,7 @@ async fn render_with(
         Some(u) => format!("{plain_url}?sharer={u}"),
         None => plain_url.clone(),
     };
-    let gallery_props = GalleryProps {
-        photos: urls
-            .iter()
-            .zip(&photo_views)
-            .enumerate()
-            .map(|(i, (u, p))| GalleryPhoto {
-                src: p.src.clone(),
-                srcset: p.srcset.clone().unwrap_or_default(),
-                large: domain::image::sized(u, base, domain::image::PHOTO_WIDTHS[2]),
-                alt: format!("{} 图{}", d.title, i + 1),
-            })
-            .collect(),
-        title: d.title.clone(),
-        autoplay: true,
-    };
-    let gallery = page.island(state, "Gallery", &gallery_props);
+    let gallery = page.island(state, "Gallery", &car.gallery);
     let share_props = ShareProps {
         payload: SharePayload {
             s_title: format!("{} {}万", d.title, domain::money::wan(d.price_yuan)),
@@ -331,7 +254,6 @@ async fn render_with(
             .to_string()
     });
     let app_href = if cfg.app.android_link.is_empty() { cfg.app.itunes_link.clone() } else { cfg.app.android_link.clone() };
-    let history_lines = domain::report::decode_panel(&d.history_panel);
     let tpl = DetailPage {
         own_mobile: visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default(),
         shop,
@@ -343,18 +265,10 @@ async fn render_with(
         app_href,
         page,
         crumbs,
-        photos: photo_views,
+        car,
         price_wan: domain::money::wan(d.price_yuan),
         guide_wan: domain::money::wan(d.guide_price_yuan),
         saving_wan: (saving > 0).then(|| domain::money::wan(saving)),
-        loan: domain::loan::estimate(d.price_yuan)
-            .map(|(down, monthly, apr)| (domain::money::wan(down), domain::loan::short_yuan(monthly * 100), domain::loan::percent(apr))),
-        allin: super::shared::all_in(&d, visitor.city_slug.as_deref(), now),
-        rating: rating_view(&d),
-        specs: specs(&d),
-        history: history_lines.iter().filter(|l| l.kind != domain::report::Kind::Battery).cloned().collect(),
-        battery: domain::battery::has_battery(u8::try_from(d.fuel).unwrap_or(0), &d.series_slug)
-            .then(|| history_lines.iter().find(|l| l.kind == domain::report::Kind::Battery).cloned()),
         banner,
         days_on_market: d.published_at.map(|t| domain::time::days_between(t, now).max(0)),
         confirmed: d.confirmed_at.filter(|_| online).map(|t| match domain::time::days_between(t, now) {
@@ -370,7 +284,6 @@ async fn render_with(
         notice,
         today,
         last_day,
-        description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
         signed_in: visitor.user.is_some(),
         favourite,
         phone: d.shop_phone.clone().filter(|p| visitor.user.is_some() && !p.is_empty()),

@@ -24,7 +24,7 @@ use domain::search::CarQuery;
 use serde::Deserialize;
 use store::{NewLead, Scope};
 
-use super::shared::{BandView, BrandSeries, CardView, FLOWS, Flow, PC_FLOW, PingguQuery, ProvinceCities, appraised_car_text, flow_of, valued};
+use super::shared::{BandView, BrandSeries, CarRecord, CardView, FLOWS, Flow, PC_FLOW, PingguQuery, ProvinceCities, appraised_car_text, flow_of, valued};
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
@@ -192,6 +192,11 @@ struct LandingPage {
     total: String,
     more_href: String,
     action: String,
+    /// The valuation form a landing that promises one opens on: the visitor's city filled in.
+    q: PingguQuery,
+    q_errors: BTreeMap<&'static str, String>,
+    brands: BrandSeries,
+    this_month: String,
 }
 
 async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, view: FormView, code: StatusCode) -> Result<Response, AppError> {
@@ -216,6 +221,10 @@ async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, 
         total: domain::search::count_label(found.total),
         more_href,
         action: flow.base.to_owned(),
+        q: PingguQuery { city: city.map(|c| c.slug.to_owned()).unwrap_or_default(), ..PingguQuery::default() },
+        q_errors: BTreeMap::new(),
+        brands: if flow.valuation_first { super::shared::brand_series() } else { BrandSeries::default() },
+        this_month: format!("{}-{:02}", domain::time::year(now), domain::time::month_of_year(now)),
     };
     html(&tpl, code)
 }
@@ -375,7 +384,7 @@ fn assess_of(uri: &OriginalUri) -> Result<(&'static Flow, String), AppError> {
         return Ok((&PC_FLOW, path.to_owned()));
     }
     let flow = flow_in(uri)?;
-    let action = if path.ends_with("/pinggu") { path.to_owned() } else { format!("{}/asresult", flow.base) };
+    let action = if path.ends_with("/pinggu") { path.to_owned() } else { flow.assess.to_owned() };
     Ok((flow, action))
 }
 
@@ -430,12 +439,12 @@ struct CarPage {
     page: PageMeta,
     flow: &'static Flow,
     d: store::ListingDetail,
-    photos: Vec<String>,
+    /// What the car's own page shows of it: every photo, the loan and on-the-road cost, the
+    /// rating, specs, VIN panel, battery card and description.
+    car: CarRecord,
+    gallery: Option<crate::render::meta::IslandMount>,
     price_wan: String,
     guide_wan: String,
-    rating: Option<(&'static str, &'static str)>,
-    specs: Vec<(&'static str, String)>,
-    description: Vec<String>,
     similar: Vec<CardView>,
     view: FormView,
     action: String,
@@ -461,22 +470,17 @@ async fn car_page(
     let id = d.listing_id;
     let now = state.clock.now();
     let (photos, similar) = tokio::try_join!(state.store.listing_photos(id), state.store.similar_listings(&d, 4))?;
-    let base = &state.config.upload.base;
-    let mut urls: Vec<String> = photos.iter().take(6).map(|p| domain::image::sized(&domain::image::join(base, &p.path), base, 640)).collect();
-    if urls.is_empty() {
-        urls.push(domain::image::cover(&d.cover, base));
-    }
+    let car = CarRecord::of(state, &d, &photos, visitor.city_slug.as_deref(), now);
     let title = format!("{}_{}万", d.title, domain::money::wan(d.price_yuan));
-    let page = page(state, visitor, flow, &title, &format!("/details/{id}"), "#lead").share_image(state, &urls[0]);
+    let mut page = page(state, visitor, flow, &title, &format!("/details/{id}"), "#lead").share_image(state, &car.photos[0].src);
+    let gallery = page.island(state, "Gallery", &car.gallery);
     let tpl = CarPage {
         page,
         flow,
-        photos: urls,
+        car,
+        gallery,
         price_wan: domain::money::wan(d.price_yuan),
         guide_wan: domain::money::wan(d.guide_price_yuan),
-        rating: super::shared::rating_badge(d.price_rating),
-        specs: super::shared::specs(&d),
-        description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).take(6).map(str::to_owned).collect(),
         similar: similar.iter().map(|c| CardView { href: flow.car_href(c.listing_id), ..CardView::new(state, c, now) }).collect(),
         view,
         action: flow.car_href(id),

@@ -81,6 +81,8 @@ struct PinView {
     meta: String,
     price: String,
     online: bool,
+    /// The car on camera, as the dealer marked it.
+    on_air: bool,
 }
 
 fn pin_views(state: &AppState, pins: &[store::PinnedCar]) -> Vec<PinView> {
@@ -93,6 +95,7 @@ fn pin_views(state: &AppState, pins: &[store::PinnedCar]) -> Vec<PinView> {
             meta: format!("{}年 · {}万公里", p.first_reg_year, domain::money::wan_km(p.mileage_km)),
             price: domain::money::wan(p.price_yuan),
             online: p.online,
+            on_air: p.on_air,
         })
         .collect()
 }
@@ -131,6 +134,8 @@ struct Manage {
     pull: String,
     replay: String,
     stock: Vec<StockCar>,
+    /// The pinned cars, the one on camera marked: what 正在讲解 chooses from.
+    pins: Vec<PinView>,
     reminders: i64,
     queue: Vec<QueueRow>,
     pinggu_href: String,
@@ -147,6 +152,9 @@ struct ControlPage {
     errors: BTreeMap<&'static str, String>,
     manage: Option<Manage>,
     notice: Option<&'static str>,
+    /// Which form the notice belongs beside (`pins`, `onair`; the page's top otherwise): the
+    /// answer to a form lands where the form is.
+    notice_at: &'static str,
     min_start: String,
     max_pins: usize,
 }
@@ -172,6 +180,7 @@ fn notice_of(done: &str) -> Option<&'static str> {
         "started" => "直播已开始，预约的观众正在收到短信提醒。",
         "ended" => "直播已结束。",
         "pins" => "置顶车源已更新，观众刷新页面即可看到。",
+        "onair" => "正在讲解的车已更新，观众刷新页面即可看到。",
         "cover" => "封面已更新。",
         "handled" => "已标记为处理完毕。",
         _ => return None,
@@ -225,6 +234,7 @@ async fn manage(state: &AppState, owner: i64, id: i64, now: i64) -> Result<Manag
         pull: s.pull_url.clone(),
         replay: s.replay_url.clone(),
         stock: stock(state, owner, &pinned).await?,
+        pins: pin_views(state, &pins),
         reminders,
         queue,
         pinggu_href: format!("/actives/livePinggu?id={id}"),
@@ -259,6 +269,11 @@ async fn control_page(
         form,
         errors,
         manage,
+        notice_at: match notice {
+            Some(n) if Some(n) == notice_of("pins") => "pins",
+            Some(n) if Some(n) == notice_of("onair") => "onair",
+            _ => "",
+        },
         notice,
         min_start: domain::live::datetime_local(now + 60),
         max_pins: domain::live::MAX_PINS,
@@ -294,7 +309,8 @@ fn cars(pairs: &[(String, String)]) -> Vec<i64> {
 }
 
 /// `POST /actives/liveControl`: `action` = `create` (the schedule form), `start`, `end` (with
-/// `replay`), `pins` (the session's cars), `handle` (a queued valuation done).
+/// `replay`), `pins` (the session's cars), `onair` (the pinned car on camera, or none), `handle`
+/// (a queued valuation done).
 pub async fn control_post(
     State(state): State<AppState>,
     visitor: Visitor,
@@ -351,6 +367,16 @@ pub async fn control_post(
             match state.store.set_live_pins(owner, id, &chosen, now).await? {
                 Pinned::Saved(_) => Ok(see_other(&format!("{CONTROL}?id={id}&done=pins#pins"), Vec::new())),
                 Pinned::ForeignCar(_) => manage_error(&state, &visitor, owner, id, "pins", "只能置顶本店在售的车源，请重新选择").await,
+            }
+        }
+        "onair" => {
+            let id = id.ok_or(AppError::NotFound)?;
+            let car = fields(&pairs, "car");
+            let car = if car.is_empty() { None } else { Some(extract::positive_id(&car)?) };
+            if state.store.set_on_air(owner, id, car, now).await? {
+                Ok(see_other(&format!("{CONTROL}?id={id}&done=onair#onair"), Vec::new()))
+            } else {
+                manage_error(&state, &visitor, owner, id, "onair", "这辆车不在本场的置顶车源里，请先置顶").await
             }
         }
         "handle" => {

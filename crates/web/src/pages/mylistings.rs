@@ -128,6 +128,8 @@ struct MyListingsPage {
     events: Vec<(String, Vec<String>)>,
     /// A dealer's stock: a table with a search, rather than a private seller's cards.
     dealer: bool,
+    /// The dealer centre's head (a dealer with a shop): the page is one of its tabs.
+    shop: Option<super::shared::ShopHead>,
     /// The search typed (dealers), and the status tab it searches in.
     keyword: String,
     status: String,
@@ -273,11 +275,22 @@ async fn render(
             .collect();
         events.push((format!("车源 {id} 的记录"), lines));
     }
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "我的车源").canonical_path(state, "/space/personcarlist");
+    let shop = if dealer {
+        match state.store.own_shop(user.user_id).await {
+            Ok(s) => Some(super::shared::ShopHead::new(state, &s)),
+            Err(store::DbError::NotFound) => None,
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        None
+    };
+    let (layout, title) = if shop.is_some() { (Layout::Dealer, "库存管理") } else { (Layout::Default, "我的车源") };
+    let mut page = PageMeta::for_visitor(state, visitor, layout, title).canonical_path(state, "/space/personcarlist");
     page.private();
     let confirm = page.island(state, "ConfirmForms", &ConfirmFormsProps::default());
     let keyword: String = q.q.trim().chars().take(40).collect();
-    let tpl = MyListingsPage { page, tabs, rows, notice, error, confirm, events, dealer, keyword, status: filter.map_or("", ListingStatus::as_str).to_owned() };
+    let tpl =
+        MyListingsPage { page, tabs, rows, notice, error, confirm, events, dealer, shop, keyword, status: filter.map_or("", ListingStatus::as_str).to_owned() };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)

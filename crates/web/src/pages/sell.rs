@@ -23,6 +23,7 @@ use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
 use store::{ListingInput, NewLead, UploadRow};
 
+use super::shared::ShopHead;
 use crate::auth::signin::{LoginForm, see_other};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
@@ -136,15 +137,24 @@ pub struct Choices {
     pub colours: &'static [(&'static str, &'static str)],
     /// Emission standards.
     pub emissions: &'static [domain::filter::CodeOption],
+    /// Every engine the catalogue knows (`1.5T`), smallest first: the 排量 choices.
+    pub engines: Vec<&'static str>,
+    /// 年款 choices: next year back to 1990.
+    pub model_years: Vec<i32>,
 }
 
 impl Choices {
-    fn new() -> Choices {
+    fn new(now: i64) -> Choices {
+        let mut engines: Vec<&'static str> = domain::catalog::series().iter().flat_map(|s| s.engines.iter().copied()).collect();
+        engines.sort_by(|a, b| a[..3].cmp(&b[..3]).then(a[3..].cmp(&b[3..])));
+        engines.dedup();
         Choices {
             brands: super::shared::brand_series(),
             provinces: super::shared::province_cities(),
             colours: selling::COLOURS,
             emissions: domain::filter::EMISSION_OPTIONS,
+            engines,
+            model_years: (1990..=domain::time::year(now) + 1).rev().collect(),
         }
     }
 }
@@ -178,16 +188,34 @@ struct SellPage {
     uploader: Option<IslandMount>,
     suggester: Option<IslandMount>,
     crumbs: Vec<(String, String)>,
+    /// A dealer posts and edits stock inside the dealer centre: its head, and the tab.
+    dealer: Option<(ShopHead, &'static str)>,
 }
 
 fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> PageMeta {
-    PageMeta::for_visitor(state, visitor, Layout::Default, title)
+    PageMeta::for_visitor(state, visitor, if is_dealer(visitor) { Layout::Dealer } else { Layout::Default }, title)
         .canonical_path(state, path)
         .describe("免费发布二手车信息，估价参考、快速审核上架；也可留下手机号，由顾问上门评估、帮您卖车。")
 }
 
+fn is_dealer(visitor: &Visitor) -> bool {
+    visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer)
+}
+
+/// A dealer's head in the dealer centre (none for an owner, or a dealer whose shop is gone).
+async fn dealer_head(state: &AppState, visitor: &Visitor, tab: &'static str) -> Result<Option<(ShopHead, &'static str)>, AppError> {
+    let Some(user) = visitor.user.as_ref().filter(|_| is_dealer(visitor)) else { return Ok(None) };
+    match state.store.own_shop(user.user_id).await {
+        Ok(s) => Ok(Some((ShopHead::new(state, &s), tab))),
+        Err(store::DbError::NotFound) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[expect(clippy::too_many_arguments, reason = "one page in two guises: the owner's (quick lead, sign-in) and the dealer centre's")]
 fn render_sell(
     state: &AppState,
+    dealer: Option<(ShopHead, &'static str)>,
     mut page: PageMeta,
     heading: &'static str,
     quick: Option<QuickLead>,
@@ -215,7 +243,7 @@ fn render_sell(
         None => (None, None),
     };
     let crumbs = vec![("首页".to_owned(), "/".to_owned()), (heading.to_owned(), String::new())];
-    let tpl = SellPage { page, heading, quick, login, form, choices: Choices::new(), uploader, suggester, crumbs };
+    let tpl = SellPage { choices: Choices::new(state.clock.now()), page, heading, quick, login, form, uploader, suggester, crumbs, dealer };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
@@ -235,18 +263,19 @@ fn new_form(visitor: &Visitor) -> SellForm {
 /// `GET /personalsell`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
     // A dealer posts stock: no 顾问上门评估 offer, which is for private owners.
-    if visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer) {
+    if is_dealer(&visitor) {
         let page = sell_meta(&state, &visitor, "发布车源", "/personalsell");
-        return render_sell(&state, page, "发布车源", None, None, Some(new_form(&visitor)), StatusCode::OK);
+        let head = dealer_head(&state, &visitor, "post").await?;
+        return render_sell(&state, head, page, "发布车源", None, None, Some(new_form(&visitor)), StatusCode::OK);
     }
     let page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
     let quick = QuickLead { city: visitor.city_slug.clone().unwrap_or_default(), ..QuickLead::default() };
     if visitor.user.is_none() {
         // Signing in is a step of its own (a link): one phone field on this page.
         let login = LoginForm::returning("/personalsell");
-        return render_sell(&state, page, "我要卖车", Some(quick), Some(login), None, StatusCode::OK);
+        return render_sell(&state, None, page, "我要卖车", Some(quick), Some(login), None, StatusCode::OK);
     }
-    render_sell(&state, page, "我要卖车", Some(quick), None, Some(new_form(&visitor)), StatusCode::OK)
+    render_sell(&state, None, page, "我要卖车", Some(quick), None, Some(new_form(&visitor)), StatusCode::OK)
 }
 
 /// `POST /personalsell/lead`: phone + city + car → a sell request (to a lead package that wants
@@ -281,7 +310,7 @@ async fn quick_failed(state: &AppState, visitor: &Visitor, q: QuickLead, status:
         None => (Some(LoginForm::returning("/personalsell").island(state, &mut page)), None),
         Some(_) => (None, Some(new_form(visitor))),
     };
-    render_sell(state, page, "我要卖车", Some(q), login, form, status)
+    render_sell(state, None, page, "我要卖车", Some(q), login, form, status)
 }
 
 /// What a multipart sell form carried.
@@ -357,6 +386,9 @@ fn input_of(fields: &HashMap<String, String>) -> SellInput {
         vin: get("vin"),
         description: get("description"),
         contact: get("contact"),
+        model_year: get("model_year"),
+        displacement: get("displacement"),
+        trim: get("trim"),
     }
 }
 
@@ -387,6 +419,9 @@ pub fn listing_input(ok: &SellListing, user_id: i64, shop_id: Option<i64>, marke
         contact_mobile: ok.contact.clone(),
         review_flags: flags.iter().map(|f| f.code()).collect::<Vec<_>>().join(","),
         review_note: flags.iter().map(|f| f.reason(ok.price_yuan)).collect::<Vec<_>>().join("；"),
+        displacement: ok.displacement.clone(),
+        model_year: ok.model_year,
+        trim_name: ok.trim.clone(),
     }
 }
 
@@ -402,7 +437,8 @@ async fn check_posted(
     let input = input_of(&posted.fields);
     let rows = state.store.uploads_by_token(user.user_id, &posted.tokens).await?;
     let now = state.clock.now();
-    let mut checked = selling::validate(&input, rows.len(), domain::time::year(now), domain::time::month_of_year(now));
+    let poster = if user.role == domain::auth::Role::Dealer { selling::Poster::Dealer } else { selling::Poster::Owner };
+    let mut checked = selling::validate(&input, rows.len(), domain::time::year(now), domain::time::month_of_year(now), poster);
     // One car, one live listing: a VIN already on sale or under review elsewhere is refused.
     if let Ok(vin) = domain::validate::Vin::parse_checked(&input.vin)
         && state.store.vin_listed_elsewhere(vin.as_ref(), editing).await?
@@ -458,9 +494,15 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipa
     };
     match check_posted(&state, &user, mp, "/personalsell", None).await? {
         Err(form) => {
-            let page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
             let status = if form.errors.is_empty() && form.photo_notes.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
-            render_sell(&state, page, "我要卖车", Some(QuickLead::default()), None, Some(form), status)
+            // A dealer's form comes back inside the dealer centre, as it was opened.
+            if is_dealer(&visitor) {
+                let page = sell_meta(&state, &visitor, "发布车源", "/personalsell");
+                let head = dealer_head(&state, &visitor, "post").await?;
+                return render_sell(&state, head, page, "发布车源", None, None, Some(form), status);
+            }
+            let page = sell_meta(&state, &visitor, "卖车 · 免费发布二手车", "/personalsell");
+            render_sell(&state, None, page, "我要卖车", Some(QuickLead::default()), None, Some(form), status)
         }
         Ok((ok, rows, suggestion)) => {
             let shop = state.store.shop_of_owner(user.user_id).await?;
@@ -490,6 +532,9 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
         vin: e.vin.clone().unwrap_or_default(),
         description: e.description.clone(),
         contact: e.contact_mobile.clone(),
+        model_year: if e.model_year > 0 { e.model_year.to_string() } else { String::new() },
+        displacement: e.displacement.clone(),
+        trim: e.trim_name.clone(),
     };
     let suggestion = suggest(&state, &e.series_slug, (e.first_reg_year, e.first_reg_month), e.mileage_km).await?;
     let form = SellForm {
@@ -502,11 +547,13 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
         ..SellForm::default()
     };
     let page = edit_meta(&state, &visitor, id);
-    render_sell(&state, page, "修改车源", None, None, Some(form), StatusCode::OK)
+    let head = dealer_head(&state, &visitor, "stock").await?;
+    render_sell(&state, head, page, "修改车源", None, None, Some(form), StatusCode::OK)
 }
 
 fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
-    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
+    let layout = if is_dealer(visitor) { Layout::Dealer } else { Layout::Default };
+    let mut page = PageMeta::for_visitor(state, visitor, layout, "修改车源").canonical_path(state, &format!("/space/personcarlist/{id}/edit"));
     page.private();
     page
 }
@@ -528,7 +575,8 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             form.submit_label = "保存修改";
             form.notice = Some(edit_notice(before.status));
             let status = if form.errors.is_empty() && form.photo_notes.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
-            render_sell(&state, edit_meta(&state, &visitor, id), "修改车源", None, None, Some(form), status)
+            let head = dealer_head(&state, &visitor, "stock").await?;
+            render_sell(&state, head, edit_meta(&state, &visitor, id), "修改车源", None, None, Some(form), status)
         }
         Ok((ok, rows, suggestion)) => {
             let input = listing_input(&ok, user.user_id, before.shop_id, suggestion.map(|s| s.value_yuan));

@@ -244,6 +244,9 @@ pub struct CampaignPost {
     city: String,
     #[serde(default)]
     method: Method,
+    /// The buyer chose 续费 (see [`BuyPost`]).
+    #[serde(default)]
+    renew: String,
 }
 
 #[derive(Template)]
@@ -265,6 +268,8 @@ struct CampaignPage {
     methods: Vec<(&'static str, &'static str)>,
     sandbox: bool,
     error: Option<String>,
+    /// The signed-in buyer holds the plan: until when. Buying it here is then 续费.
+    renews_until: Option<String>,
 }
 
 async fn campaign_page(
@@ -281,6 +286,11 @@ async fn campaign_page(
         .describe(campaign.pitch)
         .canonical_path(state, &format!("/actives/buyvip?c={}", campaign.code));
     page.noindex();
+    // A plan held now is bought again as 续费 here too (its form says so, and the term follows on).
+    let renews_until = match &visitor.user {
+        Some(u) => state.store.memberships(u.user_id, now).await?.iter().filter(|m| m.plan == plan.name).map(|m| m.ends_at).max().map(domain::time::date),
+        None => None,
+    };
     let days = (campaign.ends_at - now).div_euclid(86_400);
     let left = match days {
         d if d >= 1 => format!("还剩{d}天"),
@@ -302,6 +312,7 @@ async fn campaign_page(
         sandbox: state.adapters.pay.sandbox().is_some(),
         error,
         campaign,
+        renews_until,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -346,6 +357,10 @@ pub async fn campaign_buy(
         Ok(m) => m,
         Err(message) => return again(message.to_owned()).await,
     };
+    let runs_until = state.store.plan_runs_until(user.user_id, plan.code, purchase.city_code, state.clock.now()).await?;
+    if let (Some(until), false) = (runs_until, post.renew == "1") {
+        return again(format!("您的{}有效期至{}，本次将作为续费在到期日后顺延；确认续费请再次选择支付方式", plan.name, domain::time::date(until))).await;
+    }
     let next = payments::checkout(&state, &visitor, user.user_id, purchase, method).await?;
     Ok(Redirect::to(&next).into_response())
 }

@@ -367,6 +367,16 @@ async fn compare_keeps_three_cars_in_a_cookie(app: &TestApp) {
     assert!(compare.body.contains(r#"<a href="/carlist?price=5-20&#38;sort=new">继续添加车辆"#), "{}", compare.body);
     let foreign = app.post_form("/actives/threecar", &[("referer", "https://evil.example/carlist")], &format!("add={}&back=1", ids[1])).await;
     assert_eq!(foreign.location(), "/actives/threecar", "only this site's lists are gone back to");
+    // The card's form names its list, so a browser that sends no `Referer` (an in-app browser, a
+    // privacy setting) comes back to the list too.
+    let body = app.get(list, &[]).await.body;
+    assert!(body.contains(r#"<input type="hidden" name="back" value="/carlist?price=5-20&#38;sort=new">"#), "{body}");
+    let r = app.post_form("/actives/threecar", &[], &format!("add={card}&back=%2Fcarlist%3Fprice%3D5-20%26sort%3Dnew")).await;
+    assert_eq!(r.location(), format!("{list}#car-{card}"));
+    for hostile in ["%2F%2Fevil.example%2Fcarlist", "https%3A%2F%2Fevil.example%2Fcarlist", "%2Fspace%2Fsettings"] {
+        let r = app.post_form("/actives/threecar", &[], &format!("add={card}&back={hostile}")).await;
+        assert_eq!(r.location(), "/actives/threecar", "{hostile}: only this site's lists");
+    }
 }
 
 async fn quality_and_campaign_lists(app: &TestApp) {

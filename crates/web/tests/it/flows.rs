@@ -58,6 +58,21 @@ async fn every_flow_page_answers_in_the_flow_layout(app: &TestApp) {
     // The landing mirrors a public page; a car its public page.
     let car = app.get(&format!("/actives/flow/details/{online}"), &[]).await;
     assert!(car.body.contains(&format!(r#"<link rel="canonical" href="http://127.0.0.1:8080/details/{online}">"#)), "{}", car.body);
+    // A car opened from an ad shows what its own page shows: every photo, the on-the-road cost,
+    // the rating, the record (年检 and 交强险 included) and the inspection report, in the flow.
+    let inspected = store.count_admin("select min(listing_id) from listing where status = 'online' and inspected = 1").await.unwrap();
+    for id in [online, inspected] {
+        let own = app.get(&format!("/details/{id}"), &[]).await.body;
+        let ad = app.get(&format!("/actives/douyinflow/details/{id}"), &[]).await.body;
+        let photos = |body: &str| body.split(r#"<div class="gallery""#).nth(1).unwrap_or("").split("</ul>").next().unwrap().matches("<img ").count();
+        assert_eq!(photos(&ad), photos(&own), "car {id}: every photo");
+        for part in ["落地价约", "车辆档案", "年检到期", "交强险到期", "市场估价", "检测报告摘要", "车况记录", "车主描述"] {
+            assert_eq!(ad.contains(part), own.contains(part), "car {id}: {part}");
+        }
+        assert!(ad.contains("落地价约") && ad.contains("车辆档案") && !ad.contains("年检到期</dt><dd>未知"), "car {id}");
+    }
+    assert!(app.get(&format!("/actives/flow/details/{inspected}"), &[]).await.body.contains("检测报告摘要"));
+
     // Cars in a flow's list and a landing open inside the flow.
     let list = app.get("/actives/douyinflow/buycarlist?city=beijing", &[]).await;
     assert!(list.body.contains(r#"href="/actives/douyinflow/details/"#) && !list.body.contains(r#"href="/details/"#));
@@ -83,7 +98,9 @@ async fn a_flow_lead_carries_the_ad_and_the_agreement(app: &TestApp) {
     let id = detail_links(&list.body.replace("/actives/douyinflow/details/", "/details/"))[0];
     let href = format!("/actives/douyinflow/details/{id}");
     let car = app.get(&href, &h).await;
-    assert!(car.body.contains(&format!(r#"<form method="post" action="{href}""#)));
+    // The form comes back to itself after a refusal (`#lead`), not to the top of the page, where
+    // the message would be below the fold under the lead bar.
+    assert!(car.body.contains(&format!(r#"<form method="post" action="{href}#lead""#)));
     // Without the agreement: its message, the phone kept.
     let r = app.post_form(&href, &h, "mobile=13911110001").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -133,6 +150,19 @@ async fn a_flow_lead_carries_the_ad_and_the_agreement(app: &TestApp) {
 }
 
 async fn a_flow_values_a_car_before_asking_for_a_phone(app: &TestApp) {
+    // A landing whose headline promises 卖车先估价 opens on the valuation (no phone asked); the
+    // others on the buyer's request.
+    for (landing, assess) in [("/actives/newFlow", "/actives/newFlow/asresult"), ("/actives/pcflow", "/actives/pcflow/assess")] {
+        let body = app.get(landing, &[]).await.body;
+        let first = body.find("<form ").unwrap();
+        assert!(body[first..].starts_with(&format!(r#"<form method="get" action="{assess}""#)), "{landing}: {}", &body[first..first + 120]);
+        assert!(body.find(r#"name="series""#).unwrap() < body.find(r#"name="mobile""#).unwrap(), "{landing}");
+    }
+    for landing in ["/actives/flow", "/actives/douyinflow"] {
+        let body = app.get(landing, &[]).await.body;
+        let first = body.find("<form ").unwrap();
+        assert!(body[first..].starts_with(&format!(r#"<form method="post" action="{landing}#lead""#)), "{landing}");
+    }
     let form = app.get("/actives/flow/assess", &[]).await;
     assert!(!form.body.contains(r#"name="mobile""#) && form.body.contains(r#"action="/actives/flow/asresult""#));
     let url = "/actives/flow/asresult?series=langyi&month=2020-05&mileage=4&city=beijing";

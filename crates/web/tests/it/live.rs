@@ -143,6 +143,27 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     assert!(leads.body.contains("来自直播「周末特价专场 准新车现场看」") && leads.body.contains("询底价"), "the desk names the session");
     assert!(!app.get("/actives/zhikeclues", &[("cookie", &rival)]).await.body.contains("来自直播「周末特价专场"));
 
+    // The car on camera: none marked, the session's cars are one list; the dealer marks one and
+    // viewers see it apart, above the others, once. Not another dealer, not a car not pinned.
+    let page = app.get(&viewer, &[]).await;
+    assert!(!page.body.contains("正在讲解的车") && page.body.contains("本场车源"), "no car is said to be on camera before the dealer says so");
+    let shown = *cars.last().unwrap();
+    assert_eq!(post(rival.clone(), format!("action=onair&id={id}&car={shown}")).await.status, StatusCode::NOT_FOUND);
+    let r = post(dealer.clone(), format!("action=onair&id={id}&car={}", other_cars[0])).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("这辆车不在本场的置顶车源里"));
+    let r = post(dealer.clone(), format!("action=onair&id={id}&car={shown}")).await;
+    assert_eq!(r.location(), format!("/actives/liveControl?id={id}&done=onair#onair"));
+    let desk = app.get(r.location(), &[("cookie", &dealer)]).await.body;
+    assert!(desk.contains(&format!(r#"name="car" value="{shown}" aria-pressed="true""#)) && desk.contains("正在讲解的车已更新"));
+    let page = app.get(&viewer, &[]).await.body;
+    let on_air = page.split("正在讲解的车").nth(1).unwrap().split("本场车源").next().unwrap();
+    assert!(on_air.contains(&format!(r#"href="/details/{shown}""#)), "the marked car is on camera");
+    assert_eq!(page.matches(&format!(r#"href="/details/{shown}""#)).count(), 1, "and not listed twice");
+    assert_eq!(post(dealer.clone(), format!("action=onair&id={id}&car=")).await.status, StatusCode::SEE_OTHER);
+    assert!(!app.get(&viewer, &[]).await.body.contains("正在讲解的车"), "marked none again");
+    post(dealer.clone(), format!("action=onair&id={id}&car={shown}")).await;
+
     // Pinned cars change while live; another shop's car is refused and nothing changes.
     let r = post(dealer.clone(), format!("action=pins&id={id}&car={}", other_cars[0])).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -151,6 +172,7 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     assert_eq!(r.location(), format!("/actives/liveControl?id={id}&done=pins#pins"));
     let page = app.get(&viewer, &[]).await;
     assert!(page.body.contains(&format!(r#"href="/details/{}""#, cars.last().unwrap())));
+    assert!(page.body.contains("正在讲解的车"), "the car on camera stays so while it stays pinned");
     if cars.len() > 1 {
         assert!(!page.body.contains(&format!(r#"href="/details/{}""#, cars[0])), "unpinned");
     }

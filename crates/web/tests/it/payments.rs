@@ -542,6 +542,19 @@ async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
     assert_eq!(order.campaign, "c=seller-winter&price=1990&until=1798732799", "the campaign's terms stay on the order");
     assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1, "the plan's own benefits");
 
+    // Held now: the campaign's price is a 续费, said on the page; a form without it (an older
+    // page, another tab) orders nothing and asks again.
+    let page = app.get("/actives/buyvip?c=seller-winter", &h).await.body;
+    assert!(page.contains("活动价续费") && page.contains(r#"<input type="hidden" name="renew" value="1">"#), "{page}");
+    let orders = app.state.store.orders(order.user_id, 10).await.unwrap().len();
+    let r = app.post_form("/actives/buyvip/order", &h, "c=seller-winter&method=alipay").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("本次将作为续费在到期日后顺延") && r.body.contains(r#"name="renew" value="1""#));
+    assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), orders, "no second term by accident");
+    let r = app.post_form("/actives/buyvip/order", &h, "c=seller-winter&method=alipay&renew=1").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "续费 on purpose is an order");
+    app.post_form("/space/orders/cancel", &h, &format!("order={}", app.state.store.orders(order.user_id, 10).await.unwrap()[0].order_no)).await;
+
     // After the deadline: it says so, and nothing is ordered.
     let january = app.variant(app.state.config.clone(), 1_798_732_800);
     let ended = crate::support::get_on(&january, "/actives/buyvip?c=seller-winter", &h).await;
@@ -549,7 +562,7 @@ async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
     let late = crate::support::post_on(&january, "/actives/buyvip/order", &h, "c=seller-winter&method=alipay").await;
     assert_eq!(late.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(late.body.contains("活动已于2026-12-31 23:59结束") && late.body.contains(r#"<a href="/vip">按原价开通 ›</a>"#), "{}", late.body);
-    assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), 1, "no order after the deadline");
+    assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), orders + 1, "no order after the deadline");
 }
 
 async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: &TestApp) {

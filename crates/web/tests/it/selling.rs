@@ -438,7 +438,71 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(30 => sell_approve_find_lead_and_manage, upload_abuse_is_refused_with_a_message_and_leaves_no_file, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
+/// A dealer posts and edits stock inside the dealer centre (its head and tabs, not the private
+/// owner's page) and names the exact model, which titles the car.
+async fn a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre(app: &TestApp) {
+    let dealer = login(app, &crate::support::owner_mobile(app, 1).await, "").await;
+    let h = [("cookie", dealer.as_str())];
+    let stock = app.get("/space/personcarlist", &h).await.body;
+    assert!(stock.contains(r#"data-layout="dealer""#) && stock.contains(r#"<a href="/space/personcarlist" aria-current="page">库存管理</a>"#), "{stock}");
+    let form = app.get("/personalsell", &h).await.body;
+    assert!(form.contains(r#"data-layout="dealer""#) && form.contains(r#"<a href="/personalsell" aria-current="page">发布车源</a>"#));
+    assert!(form.contains(r#"name="model_year""#) && form.contains(r#"name="displacement""#) && form.contains(r#"name="trim""#));
+    let series = domain::catalog::series().iter().find(|s| s.engines.len() >= 2).unwrap();
+    let mut tokens = Vec::new();
+    for shade in 0..3 {
+        tokens.push(upload_ok(app, &dealer, 40 + shade).await);
+    }
+    let parts_of = |extra: Vec<Part<'static>>| {
+        let mut parts: Vec<Part<'_>> = fields("12.8", "4S店保养，车况精品").into_iter().filter(|p| !matches!(p, Part::Text("series", _))).collect();
+        parts.push(Part::Text("series", series.slug));
+        parts.extend(extra);
+        parts.extend(tokens.iter().map(|t| Part::Text("photos", t.as_str())));
+        parts
+    };
+    // Without the model: each field asks for it, in the dealer centre, the rest kept.
+    let r = app.post_multipart("/personalsell", &h, &parts_of(vec![])).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for message in ["请选择年款", "请选择排量（", "请填写配置名称"] {
+        assert!(r.body.contains(message), "{message}");
+    }
+    assert!(
+        r.body.contains(r#"data-layout="dealer""#) && !r.body.contains(r#"action="/personalsell/lead""#),
+        "a dealer's refused form stays in the dealer centre"
+    );
+    assert!(r.body.contains("4S店保养，车况精品"));
+    let engine = series.engines[1];
+    let r = app
+        .post_multipart(
+            "/personalsell",
+            &h,
+            &parts_of(vec![Part::Text("model_year", "2021"), Part::Text("displacement", engine), Part::Text("trim", "豪华版")]),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let id: i64 = r.location().rsplit('=').next().unwrap().parse().unwrap();
+    let brand = domain::catalog::brand(series.brand_slug).unwrap().name;
+    let title = format!("{} 2021款 {engine} 自动 豪华版", domain::catalog::car_name(brand, series.name));
+    assert_eq!(
+        app.state
+            .store
+            .count_admin(&format!("select count(*) from listing where listing_id = {id} and title = '{title}' and displacement = '{engine}'"))
+            .await
+            .unwrap(),
+        1,
+        "{title}"
+    );
+    // The edit form reads the model back, in the dealer centre.
+    let edit = app.get(&format!("/space/personcarlist/{id}/edit"), &h).await.body;
+    assert!(
+        edit.contains(r#"<option value="2021" selected>2021款</option>"#)
+            && edit.contains(&format!(r#"<option value="{engine}" selected>"#))
+            && edit.contains(r#"value="豪华版""#)
+    );
+    assert!(edit.contains(r#"<a href="/space/personcarlist" aria-current="page">库存管理</a>"#));
+}
+
+on_both!(30 => a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, sell_approve_find_lead_and_manage, upload_abuse_is_refused_with_a_message_and_leaves_no_file, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
 
 /// Photos in an S3-compatible bucket (path style, a mock peer on 127.0.0.1): an upload is one
 /// signed PUT per width with the photo's type, and nothing is written locally. A bucket that
