@@ -229,6 +229,9 @@ pub struct Bound {
     pub purchase_id: i64,
     /// Whether the purchase was made by this call (not an open one of the same thing found).
     pub new_purchase: bool,
+    /// The purchase's pending orders this call closed (another method or device chosen): the
+    /// caller closes them at their provider too, so their cashiers stop taking money.
+    pub closed: Vec<(Provider, String)>,
 }
 
 /// Which purchase an order pays for.
@@ -322,12 +325,16 @@ macro_rules! bind_purchase {
                 let again = pending.iter().find(|(_, _, provider, channel, created)| {
                     provider == o.provider.as_str() && *channel == o.channel && domain::order::reusable(*created, now)
                 });
-                for (id, ..) in pending.iter().filter(|p| again.is_none_or(|a| a.0 != p.0)) {
+                let mut closed = Vec::new();
+                for (id, no, provider, ..) in pending.iter().filter(|p| again.is_none_or(|a| a.0 != p.0)) {
                     sqlx::query("update payment_order set status = 'closed', closed_at = $1 where payment_order_id = $2 and status = 'pending'")
                         .bind(now)
                         .bind(*id)
                         .execute(&mut *$tx)
                         .await?;
+                    if let Some(provider) = domain::order::Provider::parse(provider) {
+                        closed.push((provider, no.clone()));
+                    }
                 }
                 let (order_id, order_no) = match again {
                     Some((id, no, ..)) => (*id, no.clone()),
@@ -343,7 +350,7 @@ macro_rules! bind_purchase {
                         .execute(&mut *$tx)
                         .await?;
                 }
-                Some($crate::pay::Bound { order_id, order_no, purchase_id, new_purchase })
+                Some($crate::pay::Bound { order_id, order_no, purchase_id, new_purchase, closed })
             }
         }
     }};

@@ -64,8 +64,9 @@ const REPORT_FROM: &str = "report r left join payment_order o on o.payment_order
 /// What ordering a paid report did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ordered {
-    /// The report (new, or the one waiting for payment) and the order to pay.
-    Order(i64, String),
+    /// The report (new, or the one waiting for payment), the order to pay, and the pending orders
+    /// this closed (another method chosen: the caller closes them at their provider).
+    Order(i64, String, Vec<(domain::order::Provider, String)>),
     /// Nothing charged: this report of the same VIN and product is being asked or is ready.
     Existing(i64),
 }
@@ -135,7 +136,7 @@ impl Store {
                 let of = purchase.map_or(crate::pay::Purchase::New, crate::pay::Purchase::Of);
                 if let Some(bound) = crate::pay::bind_purchase!(tx, order, of, now) {
                     tx.commit().await?;
-                    return Ok(Ordered::Order(id, bound.order_no));
+                    return Ok(Ordered::Order(id, bound.order_no, bound.closed));
                 }
                 // Its purchase was settled meanwhile: that report waits for nothing any more.
                 sqlx::query("update report set status = 'closed' where report_id = $1 and status = 'pending'").bind(id).execute(&mut *tx).await?;
@@ -143,7 +144,7 @@ impl Store {
             let bound = crate::pay::bind_purchase!(tx, order, crate::pay::Purchase::New, now).ok_or_else(crate::pay::not_open)?;
             let id = insert_report!(tx, r, State::Pending, Some(bound.order_id), Some(bound.purchase_id), None::<i64>, now);
             tx.commit().await?;
-            Ok(Ordered::Order(id, bound.order_no))
+            Ok(Ordered::Order(id, bound.order_no, bound.closed))
         })
     }
 

@@ -1291,15 +1291,16 @@ async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &
         attribution: String::new(),
     };
     let new = NewReport { user_id: user, vin, listing_id: None, product: Kind::Full };
-    let Ordered::Order(report, no) = store.create_paid_report(&new, &order("20261121103015000401", Provider::Alipay, "wap"), since, NOW).await.unwrap() else {
+    let Ordered::Order(report, no, _) = store.create_paid_report(&new, &order("20261121103015000401", Provider::Alipay, "wap"), since, NOW).await.unwrap()
+    else {
         panic!("a first order")
     };
     assert_eq!(no, "20261121103015000401");
     // The same VIN again, twice at once: the same report and order, no second charge.
     let (o2, o3) = (order("20261121103015000402", Provider::Alipay, "wap"), order("20261121103015000403", Provider::Alipay, "wap"));
     let (a, b) = tokio::join!(store.create_paid_report(&new, &o2, since, NOW + 1), store.create_paid_report(&new, &o3, since, NOW + 1));
-    assert_eq!(a.unwrap(), Ordered::Order(report, no.clone()));
-    assert_eq!(b.unwrap(), Ordered::Order(report, no.clone()));
+    assert_eq!(a.unwrap(), Ordered::Order(report, no.clone(), vec![]));
+    assert_eq!(b.unwrap(), Ordered::Order(report, no.clone(), vec![]));
     assert!(store.order_by_no("20261121103015000402").await.unwrap().is_none());
     assert!(store.order_by_no("20261121103015000403").await.unwrap().is_none());
 

@@ -175,7 +175,7 @@ async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &m
                 Product::Report => {
                     let r = store::NewReport { user_id: user, vin: "LSVAM4180C2184821", listing_id: None, product: domain::report::Product::Full };
                     match store.create_paid_report(&r, &o, now - 30 * 86_400, now).await.map_err(err)? {
-                        store::Ordered::Order(_, no) => Some(no),
+                        store::Ordered::Order(_, no, _) => Some(no),
                         store::Ordered::Existing(_) => None,
                     }
                 }
@@ -196,10 +196,14 @@ async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &m
             if let Some(old) = pending {
                 let was = store.order_by_no(&old).await.map_err(err)?.ok_or("the order is gone")?;
                 let other = if was.provider == Provider::Wechat { Provider::Alipay } else { Provider::Wechat };
-                if let Some(b) = store.switch_order(user, &old, &order(user, product, fresh(), other), now).await.map_err(err)?
-                    && !orders.contains(&b.order_no)
-                {
-                    orders.push(b.order_no);
+                if let Some(b) = store.switch_order(user, &old, &order(user, product, fresh(), other), now).await.map_err(err)? {
+                    // The order switched away from is handed back, for its provider to close too.
+                    if !b.closed.iter().any(|(_, no)| *no == old) {
+                        return Err(format!("switching {old} did not hand it back to be closed at its provider: {:?}", b.closed));
+                    }
+                    if !orders.contains(&b.order_no) {
+                        orders.push(b.order_no);
+                    }
                 }
             }
         }

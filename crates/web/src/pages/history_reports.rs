@@ -404,7 +404,8 @@ pub async fn fourorder_post(
     match state.store.create_paid_report(&new, &order, since, now).await? {
         // Already asked or ready: shown, never charged again.
         store::Ordered::Existing(id) => Ok(Redirect::to(&format!("/servicehall/fourquery/fousresults?id={id}")).into_response()),
-        store::Ordered::Order(_, order_no) => {
+        store::Ordered::Order(_, order_no, closed) => {
+            payments::close_at_provider(&state, &closed).await;
             order.order_no = order_no;
             let next = payments::cashier(&state, &visitor, &order, method)?;
             Ok(Redirect::to(&next).into_response())

@@ -250,7 +250,9 @@ pub async fn submit_post(State(state): State<AppState>, visitor: Visitor, Dealer
     };
     let method = crate::adapters::pay::Method::named(&input.method);
     let mut order = payments::new_order(&state, &visitor, user.user_id, item, method)?;
-    order.order_no = state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?.order_no;
+    let bound = state.store.create_lead_package(&order, shop.shop_id, &spec, state.clock.now()).await?;
+    payments::close_at_provider(&state, &bound.closed).await;
+    order.order_no = bound.order_no;
     let next = payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())
 }

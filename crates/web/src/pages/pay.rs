@@ -363,6 +363,7 @@ pub async fn switch_to_wechat(
         // Paid or closed meanwhile.
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", old.order_no)).into_response());
     };
+    payments::close_at_provider(&state, &bound.closed).await;
     next.order_no = bound.order_no;
     Ok(Redirect::to(&payments::cashier(&state, &visitor, &next, method)?).into_response())
 }

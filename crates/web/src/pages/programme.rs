@@ -312,6 +312,7 @@ pub async fn fee_post(State(state): State<AppState>, visitor: Visitor, SignedIn(
         return Ok(see_other("/actives/fh2021/user", Vec::new()));
     };
     // One order per fee: a pending one that can be paid this way is handed back.
+    payments::close_at_provider(&state, &bound.closed).await;
     order.order_no = bound.order_no;
     let next = payments::cashier(&state, &visitor, &order, method)?;
     Ok(Redirect::to(&next).into_response())

@@ -39,8 +39,22 @@ pub async fn checkout(state: &AppState, visitor: &Visitor, user_id: i64, item: I
     let mut order = new_order(state, visitor, user_id, item, method)?;
     let bound = state.store.create_order(&order, state.clock.now()).await?;
     // Paid or cancelled in the same instant (a second tab): nothing is left to pay.
-    order.order_no = bound.ok_or_else(|| AppError::Invalid("该订单已支付或已取消，请在我的订单中查看".to_owned()))?.order_no;
+    let bound = bound.ok_or_else(|| AppError::Invalid("该订单已支付或已取消，请在我的订单中查看".to_owned()))?;
+    close_at_provider(state, &bound.closed).await;
+    order.order_no = bound.order_no;
     cashier(state, visitor, &order, method)
+}
+
+/// Closes at their provider the pending orders a purchase no longer pays with (another method
+/// or device chosen, the purchase cancelled), so their cashiers stop taking money. Closed here
+/// already: a payment the provider still takes is refunded at once, so a failure is only logged.
+pub async fn close_at_provider(state: &AppState, closed: &[(Provider, String)]) {
+    let now = state.clock.now();
+    for (provider, order_no) in closed {
+        if let Err(e) = state.adapters.pay.close(*provider, order_no, now).await {
+            tracing::warn!(order_no = %order_no, error = %e, "closing a replaced order at the provider failed");
+        }
+    }
 }
 
 /// The order for `item`, paid with `method` on this device (not yet stored: a product stored
@@ -346,12 +360,7 @@ pub async fn cancel(state: &AppState, user_id: i64, order_no: &str) -> Result<bo
     }
     let now = state.clock.now();
     let Some(closed) = state.store.cancel_purchase(user_id, order_no, now).await? else { return Ok(false) };
-    for order in closed {
-        if let Err(e) = state.adapters.pay.close(order.provider, &order.order_no, now).await {
-            // Closed here already: a payment the provider still takes is refunded at once.
-            tracing::warn!(order_no = %order.order_no, error = %e, "closing a cancelled order at the provider failed");
-        }
-    }
+    close_at_provider(state, &closed.into_iter().map(|o| (o.provider, o.order_no)).collect::<Vec<_>>()).await;
     tracing::info!(order_no, user_id, "purchase cancelled by the buyer");
     Ok(true)
 }
