@@ -62,12 +62,12 @@ for (const j of JOURNEYS) {
 
 // A refused landing form comes back at the form, its messages on screen above the lead bar — not
 // at the top of the page with them below the fold (phone in WeChat, and without JavaScript).
-for (const js of [true, false]) {
-  test(`a wrong phone on an ad's landing is answered in view (${js ? "JavaScript" : "no JavaScript"})`, async () => {
-    const ctx = await context(true, js);
+for (const [mobile, js] of [[true, true], [true, false], [false, false]]) {
+  test(`a wrong phone on an ad's landing is answered in view (${mobile ? "phone in WeChat" : "desktop"}, ${js ? "JavaScript" : "no JavaScript"})`, async () => {
+    const ctx = await context(mobile, js);
     const page = await ctx.newPage();
-    // What WeChat leaves of a 390×844 phone's screen under its own bars.
-    await page.setViewportSize({ width: 390, height: 700 });
+    // What WeChat leaves of a 390×844 phone's screen under its own bars; a laptop's window.
+    await page.setViewportSize(mobile ? { width: 390, height: 700 } : { width: 1280, height: 640 });
     for (const flow of ["flow", "douyinflow", "newFlow"]) {
       await page.goto(`${BASE}/actives/${flow}`);
       await page.selectOption("#lead select[name=city]", "changsha");
@@ -76,10 +76,12 @@ for (const js of [true, false]) {
       await page.locator("#lead button[type=submit]").click();
       await page.locator("#f-mobile-error").waitFor();
       assert.ok(page.url().endsWith("#lead"), page.url());
+      // On a phone the bar spans the screen's foot; on a desktop it floats at the right.
       const bar = await page.locator(".flow-bar").boundingBox();
+      const bottom = mobile ? bar.y : page.viewportSize().height;
       for (const message of ["#f-mobile-error", "#f-agree-error"]) {
         const error = await page.locator(message).boundingBox();
-        assert.ok(error.y >= 0 && error.y + error.height <= bar.y, `${flow}: ${message} (${error.y}) is on screen above the bar (${bar.y})`);
+        assert.ok(error.y >= 0 && error.y + error.height <= bottom, `${flow}: ${message} (${error.y}) is on screen above ${bottom}`);
       }
       assert.equal(await page.inputValue("#f-mobile"), "1391234", "the phone is kept");
     }
