@@ -245,6 +245,12 @@ pub fn cluster(args: &[String]) -> Res {
     let secs: u32 = args.iter().position(|a| a == "--secs").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(9);
     crate::bench::ensure_program("/usr/sbin/nginx", "nginx")?;
     crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
+    // Fixed addresses: what already answers there would be tested instead of the cluster.
+    crate::ensure_free(NGINX, "the cluster's nginx")?;
+    for node in NODES {
+        crate::ensure_free(node, "a cluster node")?;
+    }
+    crate::ensure_free(S3, "the cluster's object store (moto)")?;
     let bin = crate::build_server(release)?;
     let dir = root().join("target/cluster");
     for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"] {

@@ -6,10 +6,12 @@
 //! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, browser
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
+//! cargo xtask stress [--secs N] [--listings N] [--debug]   load runs L1, L2, L5 on SQLite: target/stress/stress.json
 //! ```
 
 mod bench;
 mod cluster;
+mod stress;
 mod tidy;
 
 use std::net::TcpListener;
@@ -92,6 +94,18 @@ fn postgres_answers() -> bool {
 fn free_port() -> Result<u16, String> {
     let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Stops with a clear message when something already listens on a fixed address a harness needs,
+/// instead of testing whatever answers there (a development server left running, say).
+fn ensure_free(addr: &str, for_what: &str) -> Res {
+    match TcpListener::bind(addr) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "{addr} is taken ({e}): {for_what} needs it. Stop what listens there (a development server left running? `ss -ltnp 'sport = :{}'` names it) and run again.",
+            addr.rsplit(':').next().unwrap_or("")
+        )),
+    }
 }
 
 fn wait_for(addr: &str, child: &mut Child) -> Res {
@@ -227,6 +241,7 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("bench") => bench::bench(&args[1..]),
         Some("cluster") => cluster::cluster(&args[1..]),
+        Some("stress") => stress::stress(&args[1..]),
         Some("purchases") => purchases(&args[1..]),
         _ => {
             Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | purchases [N]"
@@ -239,5 +254,18 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_taken_port_stops_a_harness_with_its_name() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = held.local_addr().unwrap().to_string();
+        let e = super::ensure_free(&addr, "the cluster's nginx").unwrap_err();
+        assert!(e.contains(&addr) && e.contains("the cluster's nginx") && e.contains("is taken"), "{e}");
+        drop(held);
+        assert!(super::ensure_free(&addr, "x").is_ok());
     }
 }

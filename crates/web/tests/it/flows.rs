@@ -60,7 +60,7 @@ async fn every_flow_page_answers_in_the_flow_layout(app: &TestApp) {
     assert!(car.body.contains(&format!(r#"<link rel="canonical" href="http://127.0.0.1:8080/details/{online}">"#)), "{}", car.body);
     // A car opened from an ad shows what its own page shows: every photo, the on-the-road cost,
     // the rating, the record (年检 and 交强险 included) and the inspection report, in the flow.
-    let inspected = store.count_admin("select min(listing_id) from listing where status = 'online' and inspected = 1").await.unwrap();
+    let inspected = store.count_admin("select min(listing_id) from listing where status = 'online' and inspected = true").await.unwrap();
     for id in [online, inspected] {
         let own = app.get(&format!("/details/{id}"), &[]).await.body;
         let ad = app.get(&format!("/actives/douyinflow/details/{id}"), &[]).await.body;

@@ -1,0 +1,259 @@
+//! `cargo xtask stress [--secs N] [--listings N] [--debug]`: the load runs of the test plan on one
+//! machine (SQLite in WAL, the sandbox adapters, the response cache off), each driven by wrk with
+//! a Lua script and bounded in time:
+//! - **L1 reads**: 64 connections over a mix of home, `/carlist` filter pages, detail pages and the
+//!   JSON API;
+//! - **L2 writes**: 16 connections posting 询底价 leads and sell requests, each from its own phone
+//!   and its own address (`X-Forwarded-For`, the server trusting loopback as its proxy); every
+//!   write the client saw acknowledged (303) is then looked for in the database: `lost` counts
+//!   the acknowledged ones that are not there;
+//! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
+//!   and sent, every other request is answered 429.
+//! Per run it prints and writes to `target/stress/stress.json`: requests, socket errors, non-2xx
+//! (3xx counts as success for the writes), p50/p99 in ms, and the server's resident memory before
+//! and after. Everything points at 127.0.0.1 and stops by itself.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::{Res, Server, free_port, root, run, wait_for};
+
+/// How each run's client reports: wrk's totals and, from every thread, the statuses it saw.
+const DONE: &str = r#"
+done = function(summary, latency, requests)
+  local counts = {}
+  for _, t in ipairs(threads) do
+    local c = t:get("codes")
+    for k, v in pairs(c) do counts[k] = (counts[k] or 0) + v end
+  end
+  local codes = {}
+  for k, v in pairs(counts) do table.insert(codes, string.format('"%d":%d', k, v)) end
+  io.write(string.format('STRESS {"requests":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"max_us":%d,"codes":{%s}}\n',
+    summary.requests, summary.duration, summary.errors.connect, summary.errors.read, summary.errors.write,
+    summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(99), latency.max,
+    table.concat(codes, ",")))
+end
+"#;
+
+/// Counting every response's status, per thread (wrk's threads each run their own Lua).
+const COUNT: &str = r#"
+threads = {}
+setup = function(thread)
+  thread:set("id", #threads + 1)
+  table.insert(threads, thread)
+end
+codes = {}
+response = function(status, headers, body)
+  codes[status] = (codes[status] or 0) + 1
+  if limit then
+    local n = 0
+    for _, v in pairs(codes) do n = n + v end
+    if n >= limit then wrk.thread:stop() end
+  end
+end
+"#;
+
+fn lua_list(items: &[String]) -> String {
+    items.iter().map(|u| format!("{u:?}")).collect::<Vec<_>>().join(", ")
+}
+
+/// L1: every path in turn.
+fn reads_script(paths: &[String]) -> String {
+    format!(
+        "{COUNT}\nlocal paths = {{ {} }}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(\"GET\", paths[(n % #paths) + 1])\nend\n{DONE}",
+        lua_list(paths)
+    )
+}
+
+/// L2: a 询底价 on one of `cars`, or a sell request, each from a phone and an address of its own:
+/// `prefix` (two digits of this run) + the thread + a counter make the phone.
+fn writes_script(cars: &[String], prefix: u32) -> String {
+    format!(
+        r#"{COUNT}
+local cars = {{ {} }}
+local n = 0
+request = function()
+  n = n + 1
+  local mobile = string.format("13%02d%d%06d", {prefix}, id % 10, n)
+  local headers = {{ ["Content-Type"] = "application/x-www-form-urlencoded", ["X-Forwarded-For"] = string.format("10.%d.%d.%d", id, math.floor(n / 256) % 256, n % 256) }}
+  if n % 4 == 0 then
+    return wrk.format("POST", "/personalsell/lead", headers, "city=changsha&car=2019%E6%AC%BE%E5%A4%A7%E4%BC%97%E6%9C%97%E9%80%B8&mobile=" .. mobile)
+  end
+  return wrk.format("POST", cars[(n % #cars) + 1] .. "/lead", headers, "intent=ask_price&mobile=" .. mobile)
+end
+{DONE}"#,
+        lua_list(cars)
+    )
+}
+
+/// L5: `limit` code requests for one phone, from one address.
+fn codes_script(mobile: &str, limit: u32) -> String {
+    format!(
+        "limit = {limit}\n{COUNT}\nrequest = function()\n  return wrk.format(\"POST\", \"/sys/login/code\", {{ [\"Content-Type\"] = \"application/x-www-form-urlencoded\", [\"Accept\"] = \"application/json\" }}, \"mobile={mobile}\")\nend\n{DONE}"
+    )
+}
+
+/// One wrk run: its `STRESS` line as JSON.
+fn wrk(base: &str, script: &Path, body: &str, threads: u32, connections: u32, secs: u32) -> Result<Value, String> {
+    std::fs::write(script, body).map_err(|e| e.to_string())?;
+    let args = [format!("-t{threads}"), format!("-c{connections}"), format!("-d{secs}s"), "--timeout".to_owned(), "10s".to_owned()];
+    eprintln!("$ wrk {} -s {} {base}", args.join(" "), script.display());
+    let out = Command::new("wrk").args(&args).arg("-s").arg(script).arg(base).stderr(Stdio::inherit()).output().map_err(|e| format!("wrk: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.strip_prefix("STRESS ")).ok_or_else(|| format!("wrk printed no summary:\n{text}"))?;
+    serde_json::from_str(line).map_err(|e| format!("wrk's summary {line}: {e}"))
+}
+
+/// Resident memory of a process, in MB.
+fn rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
+
+/// A count from the database (read with Debian's sqlite3 while the server runs: WAL lets it).
+fn count(db: &str, sql: &str) -> Result<u64, String> {
+    let out = Command::new("sqlite3").arg(db).arg(sql).output().map_err(|e| format!("sqlite3: {e}"))?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().map_err(|_| format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Responses of a run with status `pred`.
+fn answered(run: &Value, pred: impl Fn(u16) -> bool) -> u64 {
+    run["codes"].as_object().map_or(0, |codes| codes.iter().filter(|(k, _)| k.parse().is_ok_and(&pred)).map(|(_, v)| v.as_u64().unwrap_or(0)).sum())
+}
+
+/// A run as the table and the JSON show it.
+fn summary(name: &str, run: &Value, before: Option<f64>, after: Option<f64>, ok: impl Fn(u16) -> bool) -> Value {
+    let requests = run["requests"].as_u64().unwrap_or(0);
+    let secs = run["duration_us"].as_f64().unwrap_or(1.0) / 1e6;
+    let socket = ["connect", "read", "write", "timeout"].iter().map(|k| run[*k].as_u64().unwrap_or(0)).sum::<u64>();
+    let ms = |k: &str| (run[k].as_f64().unwrap_or(0.0) / 100.0).round() / 10.0;
+    json!({
+        "run": name,
+        "requests": requests,
+        "per_sec": (requests as f64 / secs).round(),
+        "socket_errors": socket,
+        "not_ok": requests - answered(run, &ok),
+        "p50_ms": ms("p50_us"),
+        "p99_ms": ms("p99_us"),
+        "rss_mb_before": before,
+        "rss_mb_after": after,
+        "codes": run["codes"],
+    })
+}
+
+/// Online cars' detail paths, from the list.
+fn cars(base: &str) -> Result<Vec<String>, String> {
+    let out = Command::new("curl").args(["-s", &format!("{base}/carlist?sort=new")]).output().map_err(|e| format!("curl: {e}"))?;
+    let html = String::from_utf8_lossy(&out.stdout);
+    let mut found: Vec<String> = html
+        .split("href=\"/details/")
+        .skip(1)
+        .filter_map(|s| s.split('"').next().filter(|id| id.bytes().all(|b| b.is_ascii_digit())).map(|id| format!("/details/{id}")))
+        .collect();
+    found.dedup();
+    if found.is_empty() { Err("no cars on /carlist".to_owned()) } else { Ok(found) }
+}
+
+pub fn stress(args: &[String]) -> Res {
+    let value = |flag: &str, default: u32| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(default);
+    let (secs, listings) = (value("--secs", 30), value("--listings", 20_000));
+    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
+    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
+    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
+    let dir = root().join("target/stress");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    // A fresh database each time: the write runs count what they added.
+    let db = dir.join("stress.db");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let db = db.to_string_lossy().into_owned();
+    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
+
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    let mut server = Server(
+        Command::new(&bin)
+            .args(["serve", "--addr", &addr, "--database-url", &db])
+            .env("USEDCAR_LOG", "warn")
+            .env("USEDCAR_SITE_URL", format!("http://{addr}"))
+            .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
+            // Loopback is the proxy: the write runs give each request its own address.
+            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?,
+    );
+    wait_for(&addr, &mut server.0)?;
+    let pid = server.0.id();
+    let base = format!("http://{addr}");
+    let cars = cars(&base)?;
+    let script = dir.join("run.lua");
+    let mut runs = Vec::new();
+
+    // L1: pages and the API.
+    let mut reads = vec!["/".to_owned(), "/carlist".to_owned(), "/api/regions".to_owned()];
+    for q in ["brand=dazhong", "price=8-12", "body=suv", "age=0-3&sort=price_asc", "city=changsha", "page=3"] {
+        reads.push(format!("/carlist?{q}"));
+    }
+    reads.extend(cars.iter().take(40).cloned());
+    let before = rss_mb(pid);
+    let r = wrk(&base, &script, &reads_script(&reads), 2, 64, secs)?;
+    runs.push(summary("L1 reads", &r, before, rss_mb(pid), |s| (200..300).contains(&s)));
+
+    // L2: leads and sell requests, each acknowledged one looked for afterwards.
+    let prefix = u32::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 90 + 10).unwrap_or(10);
+    let stored = |db: &str| count(db, &format!("select count(*) from lead where mobile like '13{prefix:02}%'"));
+    let was = stored(&db)?;
+    let before = rss_mb(pid);
+    let r = wrk(&base, &script, &writes_script(&cars, prefix), 2, 16, secs)?;
+    let mut w = summary("L2 writes", &r, before, rss_mb(pid), |s| s == 303);
+    let acknowledged = answered(&r, |s| s == 303);
+    let now = stored(&db)?;
+    w["acknowledged"] = json!(acknowledged);
+    w["stored"] = json!(now - was);
+    w["lost"] = json!(acknowledged.saturating_sub(now - was));
+    runs.push(w);
+
+    // L5: one phone asks for 1,000 codes.
+    let mobile = format!("1390{prefix:02}00000");
+    let before = rss_mb(pid);
+    let r = wrk(&base, &script, &codes_script(&mobile, 1_000), 1, 8, 10)?;
+    let mut c = summary("L5 codes", &r, before, rss_mb(pid), |s| s == 200 || s == 429);
+    c["sent"] = json!(answered(&r, |s| s == 200));
+    c["refused_429"] = json!(answered(&r, |s| s == 429));
+    c["codes_stored"] = json!(count(&db, &format!("select count(*) from sms_code where mobile = '{mobile}'"))?);
+    runs.push(c);
+
+    let integrity = Command::new("sqlite3").arg(&db).arg("pragma integrity_check").output().map_err(|e| e.to_string())?;
+    let integrity = String::from_utf8_lossy(&integrity.stdout).trim().to_owned();
+    drop(server);
+
+    println!("\n{:<10} {:>9} {:>7} {:>7} {:>7} {:>8} {:>8} {:>12}", "run", "requests", "r/s", "socket", "not-ok", "p50 ms", "p99 ms", "RSS MB");
+    for r in &runs {
+        println!(
+            "{:<10} {:>9} {:>7} {:>7} {:>7} {:>8} {:>8} {:>5}→{:<6}",
+            r["run"].as_str().unwrap_or(""),
+            r["requests"],
+            r["per_sec"],
+            r["socket_errors"],
+            r["not_ok"],
+            r["p50_ms"],
+            r["p99_ms"],
+            r["rss_mb_before"],
+            r["rss_mb_after"]
+        );
+    }
+    let w = &runs[1];
+    println!("L2: {} writes acknowledged, {} stored, lost {}", w["acknowledged"], w["stored"], w["lost"]);
+    let c = &runs[2];
+    println!("L5: {} codes sent, {} refused with 429, {} stored; integrity_check: {integrity}", c["sent"], c["refused_429"], c["codes_stored"]);
+    let out = json!({ "backend": "sqlite", "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
+    let file = dir.join("stress.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    println!("written to {}", file.display());
+    let failed = w["lost"].as_u64() != Some(0) || c["sent"].as_u64() != Some(1) || integrity != "ok";
+    if failed { Err("stress: a write was lost, more than one code was sent, or the database is damaged".to_owned()) } else { Ok(()) }
+}
