@@ -7,10 +7,12 @@
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
 //! cargo xtask stress [--secs N] [--listings N] [--debug]   load runs L1, L2, L5 on SQLite: target/stress/stress.json
+//! cargo xtask faults [--rounds N] [--debug]   F1: kill -9 during writes, restart, every acknowledged write present
 //! ```
 
 mod bench;
 mod cluster;
+mod faults;
 mod stress;
 mod tidy;
 
@@ -242,6 +244,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(&args[1..]),
         Some("cluster") => cluster::cluster(&args[1..]),
         Some("stress") => stress::stress(&args[1..]),
+        Some("faults") => faults::faults(&args[1..]),
         Some("purchases") => purchases(&args[1..]),
         _ => {
             Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | purchases [N]"

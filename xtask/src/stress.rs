@@ -11,9 +11,10 @@
 //! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
 //!   and sent, every other request is answered 429.
 //!
-//! Per run it prints and writes to `target/stress/stress.json`: requests, socket errors, non-2xx
-//! (3xx counts as success for the writes), p50/p99 in ms, and the server's resident memory before
-//! and after. Everything points at 127.0.0.1 and stops by itself.
+//! Per run it prints and writes to `target/stress/stress.json`: requests, socket errors, answers
+//! that are not what the run expects (reads: 400 and more; writes: anything but 303; codes:
+//! anything but 200 or 429), p50/p99 in ms, and the server's resident memory before and after.
+//! The server runs as in production but for the response cache: list totals memoised 30 s. Everything points at 127.0.0.1 and stops by itself.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -61,10 +62,11 @@ fn lua_list(items: &[String]) -> String {
     items.iter().map(|u| format!("{u:?}")).collect::<Vec<_>>().join(", ")
 }
 
-/// L1: every path in turn.
+/// L1: every path in turn. No per-response Lua (it costs the client the cores the server needs):
+/// wrk counts answers of 400 and more itself.
 fn reads_script(paths: &[String]) -> String {
     format!(
-        "{COUNT}\nlocal paths = {{ {} }}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(\"GET\", paths[(n % #paths) + 1])\nend\n{DONE}",
+        "threads = {{}}\nsetup = function(thread) table.insert(threads, thread) end\ncodes = {{}}\nlocal paths = {{ {} }}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(\"GET\", paths[(n % #paths) + 1])\nend\n{DONE}",
         lua_list(paths)
     )
 }
@@ -182,6 +184,8 @@ pub fn stress(args: &[String]) -> Res {
             .env("USEDCAR_LOG", "warn")
             .env("USEDCAR_SITE_URL", format!("http://{addr}"))
             .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
+            // Production's memo of list totals (development recounts each time).
+            .env("USEDCAR_CACHE_COUNT_SECS", "30")
             // Loopback is the proxy: the write runs give each request its own address.
             .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
             .stdout(Stdio::null())
@@ -203,7 +207,9 @@ pub fn stress(args: &[String]) -> Res {
     reads.extend(cars.iter().take(40).cloned());
     let before = rss_mb(pid);
     let r = wrk(&base, &script, &reads_script(&reads), 2, 64, secs)?;
-    runs.push(summary("L1 reads", &r, before, rss_mb(pid), |s| (200..300).contains(&s)));
+    let mut l1 = summary("L1 reads", &r, before, rss_mb(pid), |_| true);
+    l1["not_ok"] = r["status"].clone();
+    runs.push(l1);
 
     // L2: leads and sell requests, each acknowledged one looked for afterwards.
     let prefix = u32::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 90 + 10).unwrap_or(10);

@@ -1,0 +1,171 @@
+//! `cargo xtask faults [--rounds N] [--debug]`: F1 of the test plan on one machine — the server
+//! killed with `kill -9` while it takes writes, then started again, `N` times (default 20). The
+//! harness is the server's parent. In each round wrk posts 询底价 leads and sell requests, each
+//! from a phone of its own, over one connection per thread (so a thread's answer is its last
+//! request's), and writes down every phone whose write was acknowledged (303). The server is
+//! killed 0.3–1.5 s in; after the restart every acknowledged phone must have its lead, no phone
+//! two, and `PRAGMA integrity_check` must say ok. It prints per round the writes acknowledged,
+//! lost and duplicated and how long the restart took to answer, and writes
+//! `target/stress/faults.json` with `"lost"` per round.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::{Res, Server, free_port, root, run, wait_for};
+
+/// wrk's script: each thread keeps the phone of its one connection's request in flight and, on a
+/// 303, writes it down; at the end every thread's phones go to `ACKED`.
+fn script(cars: &[String], prefix: u32, acked: &Path) -> String {
+    let list: Vec<String> = cars.iter().map(|c| format!("{c:?}")).collect();
+    format!(
+        r#"
+threads = {{}}
+setup = function(thread)
+  thread:set("id", #threads + 1)
+  table.insert(threads, thread)
+end
+local cars = {{ {cars} }}
+local n = 0
+last = nil
+acked = {{}}
+request = function()
+  n = n + 1
+  last = string.format("13%02d%d%06d", {prefix}, id % 10, n)
+  local headers = {{ ["Content-Type"] = "application/x-www-form-urlencoded", ["X-Forwarded-For"] = string.format("10.%d.%d.%d", id, math.floor(n / 256) % 256, n % 256) }}
+  if n % 4 == 0 then
+    return wrk.format("POST", "/personalsell/lead", headers, "city=changsha&car=2020%E6%AC%BE%E4%B8%B0%E7%94%B0%E5%8D%A1%E7%BD%97%E6%8B%89&mobile=" .. last)
+  end
+  return wrk.format("POST", cars[(n % #cars) + 1] .. "/lead", headers, "intent=ask_price&mobile=" .. last)
+end
+response = function(status, headers, body)
+  if status == 303 and last then table.insert(acked, last) end
+end
+done = function(summary, latency, requests)
+  local f = io.open({acked:?}, "w")
+  for _, t in ipairs(threads) do
+    for _, m in ipairs(t:get("acked")) do f:write(m, "\n") end
+  end
+  f:close()
+end
+"#,
+        cars = list.join(", "),
+        acked = acked.display().to_string(),
+    )
+}
+
+fn start(bin: &Path, addr: &str, db: &str) -> Result<(Server, Duration), String> {
+    let began = Instant::now();
+    let mut server = Server(
+        Command::new(bin)
+            .args(["serve", "--addr", addr, "--database-url", db])
+            .env("USEDCAR_LOG", "warn")
+            .env("USEDCAR_SITE_URL", format!("http://{addr}"))
+            .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
+            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?,
+    );
+    wait_for(addr, &mut server.0)?;
+    Ok((server, began.elapsed()))
+}
+
+fn sqlite(db: &str, sql: &str) -> Result<String, String> {
+    let out = Command::new("sqlite3").arg(db).arg(sql).output().map_err(|e| format!("sqlite3: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A pseudo-random delay in 0.3–1.5 s for round `i` (the harness needs no crate for it).
+fn delay(i: u32) -> Duration {
+    let x = u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) % 1_200;
+    Duration::from_millis(300 + x)
+}
+
+pub fn faults(args: &[String]) -> Res {
+    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
+    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
+    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
+    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
+    let dir = root().join("target/stress");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let db = dir.join("faults.db");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let db = db.to_string_lossy().into_owned();
+    run(Command::new(&bin).args(["seed", "--listings", "2000", "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    let base = format!("http://{addr}");
+    let (mut server, _) = start(&bin, &addr, &db)?;
+    let cars: Vec<String> = sqlite(&db, "select listing_id from listing where status = 'online' order by listing_id limit 50")?
+        .lines()
+        .map(|id| format!("/details/{}", id.trim()))
+        .collect();
+    let (script_file, acked_file) = (dir.join("faults.lua"), dir.join("faults-acked.txt"));
+    let mut results = Vec::new();
+    let mut failed = false;
+    for round in 1..=rounds {
+        let prefix = 10 + round;
+        std::fs::write(&script_file, script(&cars, prefix, &acked_file)).map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_file(&acked_file);
+        let mut load = Command::new("wrk")
+            .args(["-t4", "-c4", "-d3s", "--timeout", "2s", "-s"])
+            .arg(&script_file)
+            .arg(&base)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("wrk: {e}"))?;
+        std::thread::sleep(delay(round));
+        // kill -9: the process gets no chance to finish anything.
+        server.0.kill().map_err(|e| format!("kill: {e}"))?;
+        let _ = server.0.wait();
+        let _ = load.wait();
+        let (restarted, took) = start(&bin, &addr, &db)?;
+        server = restarted;
+        let acked: Vec<String> = std::fs::read_to_string(&acked_file).unwrap_or_default().lines().map(str::to_owned).collect();
+        let mut stored: BTreeMap<String, u64> = BTreeMap::new();
+        for line in sqlite(&db, &format!("select mobile, count(*) from lead where mobile like '13{prefix:02}%' group by mobile"))?.lines() {
+            if let Some((m, n)) = line.split_once('|') {
+                stored.insert(m.to_owned(), n.parse().unwrap_or(0));
+            }
+        }
+        let acked_set: BTreeSet<&String> = acked.iter().collect();
+        let lost = acked_set.iter().filter(|m| !stored.contains_key(m.as_str())).count();
+        let duplicated = stored.values().filter(|n| **n > 1).count();
+        let integrity = sqlite(&db, "pragma integrity_check")?.trim().to_owned();
+        failed |= lost > 0 || duplicated > 0 || integrity != "ok" || acked.is_empty();
+        eprintln!(
+            "round {round:>2}: killed after {:>4} ms, {:>4} writes acknowledged, {:>4} stored, lost {lost}, duplicated {duplicated}, integrity {integrity}, answering again in {} ms",
+            delay(round).as_millis(),
+            acked_set.len(),
+            stored.len(),
+            took.as_millis()
+        );
+        results.push(json!({
+            "round": round,
+            "killed_after_ms": delay(round).as_millis() as u64,
+            "acknowledged": acked_set.len(),
+            "stored": stored.len(),
+            "lost": lost,
+            "duplicated": duplicated,
+            "integrity_check": integrity,
+            "restart_ms": took.as_millis() as u64,
+        }));
+    }
+    drop(server);
+    let lost: u64 = results.iter().map(|r| r["lost"].as_u64().unwrap_or(0)).sum();
+    let acknowledged: u64 = results.iter().map(|r| r["acknowledged"].as_u64().unwrap_or(0)).sum();
+    let out = json!({ "fault": "F1 kill -9 during lead and sell-request writes", "backend": "sqlite", "rounds": results, "acknowledged": acknowledged, "lost": lost });
+    let file = dir.join("faults.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    eprintln!("F1: {rounds} rounds, {acknowledged} writes acknowledged, {lost} lost; written to {}", file.display());
+    if failed { Err("faults: an acknowledged write was lost or doubled, the database is damaged, or a round wrote nothing".to_owned()) } else { Ok(()) }
+}
