@@ -11,16 +11,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
-use crate::{Res, Server, free_port, root, run, wait_for};
+use crate::stress::{prepare, sqlite, start};
+use crate::{Res, free_port};
 
-/// wrk's script: each thread keeps the phone of its one connection's request in flight and, on a
-/// 303, writes it down; at the end every thread's phones go to `ACKED`.
+/// wrk's script: the stress run's write requests over one connection per thread (so an answer is
+/// its thread's `last` request's); each 303 writes its phone down, and at the end every thread's
+/// phones go to `acked`.
 fn script(cars: &[String], prefix: u32, acked: &Path) -> String {
-    let list: Vec<String> = cars.iter().map(|c| format!("{c:?}")).collect();
     format!(
         r#"
 threads = {{}}
@@ -28,19 +29,8 @@ setup = function(thread)
   thread:set("id", #threads + 1)
   table.insert(threads, thread)
 end
-local cars = {{ {cars} }}
-local n = 0
-last = nil
 acked = {{}}
-request = function()
-  n = n + 1
-  last = string.format("13%02d%d%06d", {prefix}, id % 10, n)
-  local headers = {{ ["Content-Type"] = "application/x-www-form-urlencoded", ["X-Forwarded-For"] = string.format("10.%d.%d.%d", id, math.floor(n / 256) % 256, n % 256) }}
-  if n % 4 == 0 then
-    return wrk.format("POST", "/personalsell/lead", headers, "city=changsha&car=2020%E6%AC%BE%E4%B8%B0%E7%94%B0%E5%8D%A1%E7%BD%97%E6%8B%89&mobile=" .. last)
-  end
-  return wrk.format("POST", cars[(n % #cars) + 1] .. "/lead", headers, "intent=ask_price&mobile=" .. last)
-end
+{requests}
 response = function(status, headers, body)
   if status == 303 and last then table.insert(acked, last) end
 end
@@ -52,34 +42,9 @@ done = function(summary, latency, requests)
   f:close()
 end
 "#,
-        cars = list.join(", "),
+        requests = crate::stress::write_requests(cars, prefix),
         acked = acked.display().to_string(),
     )
-}
-
-fn start(bin: &Path, addr: &str, db: &str) -> Result<(Server, Duration), String> {
-    let began = Instant::now();
-    let mut server = Server(
-        Command::new(bin)
-            .args(["serve", "--addr", addr, "--database-url", db])
-            .env("USEDCAR_LOG", "warn")
-            .env("USEDCAR_SITE_URL", format!("http://{addr}"))
-            .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
-            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the server: {e}"))?,
-    );
-    wait_for(addr, &mut server.0)?;
-    Ok((server, began.elapsed()))
-}
-
-fn sqlite(db: &str, sql: &str) -> Result<String, String> {
-    let out = Command::new("sqlite3").arg(db).arg(sql).output().map_err(|e| format!("sqlite3: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// A pseudo-random delay in 0.3–1.5 s for round `i` (the harness needs no crate for it).
@@ -90,17 +55,7 @@ fn delay(i: u32) -> Duration {
 
 pub fn faults(args: &[String]) -> Res {
     let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
-    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
-    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
-    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
-    let dir = root().join("target/stress");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let db = dir.join("faults.db");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let db = db.to_string_lossy().into_owned();
-    run(Command::new(&bin).args(["seed", "--listings", "2000", "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
+    let (bin, dir, db) = prepare(args, "faults.db", 2_000)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
     let base = format!("http://{addr}");
     let (mut server, _) = start(&bin, &addr, &db)?;
@@ -140,7 +95,7 @@ pub fn faults(args: &[String]) -> Res {
         let acked_set: BTreeSet<&String> = acked.iter().collect();
         let lost = acked_set.iter().filter(|m| !stored.contains_key(m.as_str())).count();
         let duplicated = stored.values().filter(|n| **n > 1).count();
-        let integrity = sqlite(&db, "pragma integrity_check")?.trim().to_owned();
+        let integrity = sqlite(&db, "pragma integrity_check")?;
         failed |= lost > 0 || duplicated > 0 || integrity != "ok" || acked.is_empty();
         eprintln!(
             "round {round:>2}: killed after {:>4} ms, {:>4} writes acknowledged, {:>4} stored, lost {lost}, duplicated {duplicated}, integrity {integrity}, answering again in {} ms",

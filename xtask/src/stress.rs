@@ -16,8 +16,9 @@
 //! anything but 200 or 429), p50/p99 in ms, and the server's resident memory before and after.
 //! The server runs as in production but for the response cache: list totals memoised 30 s. Everything points at 127.0.0.1 and stops by itself.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -71,25 +72,32 @@ fn reads_script(paths: &[String]) -> String {
     )
 }
 
-/// L2: a 询底价 on one of `cars`, or a sell request, each from a phone and an address of its own:
-/// `prefix` (two digits of this run) + the thread + a counter make the phone.
-fn writes_script(cars: &[String], prefix: u32) -> String {
+/// The write requests of L2 and of the faults' rounds: a 询底价 on one of `cars`, or (one in
+/// four) a sell request, each from a phone and an address of its own — `prefix` (two digits of
+/// the run) + the thread + a counter make the phone, kept in `last` for the answer's callback.
+pub(crate) fn write_requests(cars: &[String], prefix: u32) -> String {
     format!(
-        r#"{COUNT}
+        r#"
 local cars = {{ {} }}
 local n = 0
+last = nil
 request = function()
   n = n + 1
-  local mobile = string.format("13%02d%d%06d", {prefix}, id % 10, n)
+  last = string.format("13%02d%d%06d", {prefix}, id % 10, n)
   local headers = {{ ["Content-Type"] = "application/x-www-form-urlencoded", ["X-Forwarded-For"] = string.format("10.%d.%d.%d", id, math.floor(n / 256) % 256, n % 256) }}
   if n % 4 == 0 then
-    return wrk.format("POST", "/personalsell/lead", headers, "city=changsha&car=2019%E6%AC%BE%E5%A4%A7%E4%BC%97%E6%9C%97%E9%80%B8&mobile=" .. mobile)
+    return wrk.format("POST", "/personalsell/lead", headers, "city=changsha&car=2019%E6%AC%BE%E5%A4%A7%E4%BC%97%E6%9C%97%E9%80%B8&mobile=" .. last)
   end
-  return wrk.format("POST", cars[(n % #cars) + 1] .. "/lead", headers, "intent=ask_price&mobile=" .. mobile)
+  return wrk.format("POST", cars[(n % #cars) + 1] .. "/lead", headers, "intent=ask_price&mobile=" .. last)
 end
-{DONE}"#,
+"#,
         lua_list(cars)
     )
+}
+
+/// L2: the write requests, every answer's status counted.
+fn writes_script(cars: &[String], prefix: u32) -> String {
+    format!("{COUNT}{}{DONE}", write_requests(cars, prefix))
 }
 
 /// L5: `limit` code requests for one phone, from one address.
@@ -117,10 +125,56 @@ fn rss_mb(pid: u32) -> Option<f64> {
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// A count from the database (read with Debian's sqlite3 while the server runs: WAL lets it).
-fn count(db: &str, sql: &str) -> Result<u64, String> {
+/// What Debian's sqlite3 prints for `sql` (it reads while the server runs: WAL lets it).
+pub(crate) fn sqlite(db: &str, sql: &str) -> Result<String, String> {
     let out = Command::new("sqlite3").arg(db).arg(sql).output().map_err(|e| format!("sqlite3: {e}"))?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().map_err(|_| format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)))
+    if !out.status.success() {
+        return Err(format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// A count from the database.
+fn count(db: &str, sql: &str) -> Result<u64, String> {
+    sqlite(db, sql)?.parse().map_err(|_| format!("sqlite3 {sql}: not a count"))
+}
+
+/// The tools, the server built (release unless `--debug`), and a fresh SQLite database of
+/// `listings` cars named `name` under `target/stress/` (the runs count what they add).
+pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(PathBuf, PathBuf, String), String> {
+    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
+    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
+    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
+    let dir = root().join("target/stress");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let db = dir.join(name);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let db = db.to_string_lossy().into_owned();
+    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
+    Ok((bin, dir, db))
+}
+
+/// The server on `addr` as the runs want it: production's memo of list totals (development
+/// recounts each time), the response cache off, loopback trusted as its proxy (so each write
+/// request's `X-Forwarded-For` is its own visitor); and how long it took to answer.
+pub(crate) fn start(bin: &Path, addr: &str, db: &str) -> Result<(Server, Duration), String> {
+    let began = Instant::now();
+    let mut server = Server(
+        Command::new(bin)
+            .args(["serve", "--addr", addr, "--database-url", db])
+            .env("USEDCAR_LOG", "warn")
+            .env("USEDCAR_SITE_URL", format!("http://{addr}"))
+            .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
+            .env("USEDCAR_CACHE_COUNT_SECS", "30")
+            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?,
+    );
+    wait_for(addr, &mut server.0)?;
+    Ok((server, began.elapsed()))
 }
 
 /// Responses of a run with status `pred`.
@@ -164,35 +218,9 @@ fn cars(base: &str) -> Result<Vec<String>, String> {
 pub fn stress(args: &[String]) -> Res {
     let value = |flag: &str, default: u32| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(default);
     let (secs, listings) = (value("--secs", 30), value("--listings", 20_000));
-    crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
-    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
-    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
-    let dir = root().join("target/stress");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    // A fresh database each time: the write runs count what they added.
-    let db = dir.join("stress.db");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let db = db.to_string_lossy().into_owned();
-    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
-
+    let (bin, dir, db) = prepare(args, "stress.db", listings)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
-    let mut server = Server(
-        Command::new(&bin)
-            .args(["serve", "--addr", &addr, "--database-url", &db])
-            .env("USEDCAR_LOG", "warn")
-            .env("USEDCAR_SITE_URL", format!("http://{addr}"))
-            .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
-            // Production's memo of list totals (development recounts each time).
-            .env("USEDCAR_CACHE_COUNT_SECS", "30")
-            // Loopback is the proxy: the write runs give each request its own address.
-            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the server: {e}"))?,
-    );
-    wait_for(&addr, &mut server.0)?;
+    let (server, _) = start(&bin, &addr, &db)?;
     let pid = server.0.id();
     let base = format!("http://{addr}");
     let cars = cars(&base)?;
@@ -235,8 +263,7 @@ pub fn stress(args: &[String]) -> Res {
     c["codes_stored"] = json!(count(&db, &format!("select count(*) from sms_code where mobile = '{mobile}'"))?);
     runs.push(c);
 
-    let integrity = Command::new("sqlite3").arg(&db).arg("pragma integrity_check").output().map_err(|e| e.to_string())?;
-    let integrity = String::from_utf8_lossy(&integrity.stdout).trim().to_owned();
+    let integrity = sqlite(&db, "pragma integrity_check")?;
     drop(server);
 
     let out = json!({ "backend": "sqlite", "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
