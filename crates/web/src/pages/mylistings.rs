@@ -275,15 +275,7 @@ async fn render(
             .collect();
         events.push((format!("车源 {id} 的记录"), lines));
     }
-    let shop = if dealer {
-        match state.store.own_shop(user.user_id).await {
-            Ok(s) => Some(super::shared::ShopHead::new(state, &s)),
-            Err(store::DbError::NotFound) => None,
-            Err(e) => return Err(e.into()),
-        }
-    } else {
-        None
-    };
+    let shop = if dealer { super::shared::ShopHead::of_owner(state, user.user_id).await? } else { None };
     let (layout, title) = if shop.is_some() { (Layout::Dealer, "库存管理") } else { (Layout::Default, "我的车源") };
     let mut page = PageMeta::for_visitor(state, visitor, layout, title).canonical_path(state, "/space/personcarlist");
     page.private();

@@ -205,11 +205,7 @@ fn is_dealer(visitor: &Visitor) -> bool {
 /// A dealer's head in the dealer centre (none for an owner, or a dealer whose shop is gone).
 async fn dealer_head(state: &AppState, visitor: &Visitor, tab: &'static str) -> Result<Option<(ShopHead, &'static str)>, AppError> {
     let Some(user) = visitor.user.as_ref().filter(|_| is_dealer(visitor)) else { return Ok(None) };
-    match state.store.own_shop(user.user_id).await {
-        Ok(s) => Ok(Some((ShopHead::new(state, &s), tab))),
-        Err(store::DbError::NotFound) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+    Ok(ShopHead::of_owner(state, user.user_id).await?.map(|s| (s, tab)))
 }
 
 #[expect(clippy::too_many_arguments, reason = "one page in two guises: the owner's (quick lead, sign-in) and the dealer centre's")]

@@ -184,6 +184,15 @@ pub struct ShopHead {
 }
 
 impl ShopHead {
+    /// The header of the shop `owner` owns, for the dealer centre's pages; `None` without one.
+    pub async fn of_owner(state: &AppState, owner: i64) -> Result<Option<ShopHead>, store::DbError> {
+        match state.store.own_shop(owner).await {
+            Ok(s) => Ok(Some(ShopHead::new(state, &s))),
+            Err(store::DbError::NotFound) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The header of a shop.
     pub fn new(state: &AppState, s: &Shop) -> ShopHead {
         let base = &state.config.upload.base;
