@@ -130,12 +130,13 @@ fn height(b: &Block) -> f32 {
 }
 
 /// How much of the page a heading needs to begin on it: its whole section (up to the next
-/// heading or title) when that fits on a page, so a section is never split across two; else the
-/// heading and the first three lines of a long section.
+/// heading or title) when that takes at most half a page, so a short section is never split
+/// across two; else the heading and the first three lines — a long section moved whole would
+/// leave most of a page blank behind it (a report's first page held only its title).
 fn section_need(rest: &[Block]) -> f32 {
     let body: Vec<f32> = rest.iter().skip(1).take_while(|b| !matches!(b, Block::Heading(_) | Block::Title(_))).map(height).collect();
     let whole = height(&rest[0]) + body.iter().sum::<f32>();
-    if whole <= BOTTOM - MARGIN { whole } else { height(&rest[0]) + body.iter().take(3).sum::<f32>() }
+    if whole <= (BOTTOM - MARGIN) / 2.0 { whole } else { height(&rest[0]) + body.iter().take(3).sum::<f32>() }
 }
 
 /// Lays the blocks out on pages, a footer (`footer`, page n/m) on each.
@@ -314,5 +315,20 @@ mod tests {
         let long: Vec<Block> =
             std::iter::once(Block::Heading("维保记录：共120次".into())).chain((0..120).map(|i| Block::Row(format!("第{i}次"), "保养".into(), false))).collect();
         assert_eq!(headings(&layout(&long, "")).concat(), ["维保记录：共120次"]);
+    }
+
+    #[test]
+    fn a_long_section_begins_under_the_title_instead_of_leaving_the_page_blank() {
+        // Notes under the title, then a section of rows that wrap: nearly a page long. It starts
+        // on the first page and goes on to the next, rather than moving whole and leaving the
+        // first page with its title alone.
+        let mut blocks =
+            vec![Block::Title("车况报告 · 车况四项全查".into()), Block::Note("报告编号 2".into()), Block::Row("车况结论".into(), "事故车".into(), true)];
+        blocks.push(Block::Heading("维保记录：维保29次".into()));
+        let long = "20.67万公里 · 上海上汽大众4S店 · 更换机油、机油滤清器、空气滤清器、空调滤清器、火花塞、前刹车片";
+        let short = "19.95万公里 · 广州上汽大众4S店 · 更换机油、机油滤清器";
+        blocks.extend((0..29).map(|i| Block::Row(format!("20{i:02}-10-09"), (if i % 3 == 0 { long } else { short }).into(), false)));
+        let pages = layout(&blocks, "");
+        assert_eq!(headings(&pages)[0], ["维保记录：维保29次"], "the section begins on the first page");
     }
 }
