@@ -69,7 +69,8 @@ test("openmini inside WeChat: the wx-open-launch-weapp tag, and the way by hand 
   await tag.waitFor({ state: "attached" });
   assert.match(await tag.getAttribute("username"), /^gh_/);
   assert.equal(await tag.getAttribute("path"), "pages/index/index.html?plan=h2");
-  const config = await page.evaluate(() => window.__wxConfig);
+  // wx.config runs once the signed configuration has been fetched, after the tag is in the page.
+  const config = await (await page.waitForFunction(() => window.__wxConfig)).jsonValue();
   assert.deepEqual(config.openTagList, ["wx-open-launch-weapp"]);
   assert.ok(config.signature && config.appId, "signed by the server for this page");
   await page.waitForFunction(() => document.querySelector(".wx-open")?.dataset.state === "ready");
