@@ -13,6 +13,7 @@
 mod bench;
 mod cluster;
 mod faults;
+mod fuzz;
 mod stress;
 mod tidy;
 
@@ -187,6 +188,8 @@ fn test() -> Res {
     }
     run(&mut rust)?;
     run(cargo().args(["test", "--workspace", "--doc"]))?;
+    // 2b. A few seconds of each fuzz target (`cargo xtask fuzz` runs them for a minute each).
+    fuzz::fuzz(&["--secs".to_owned(), "4".to_owned()])?;
     // 3. Browser tests against a freshly seeded server.
     ensure_chromium()?;
     let browser = root.join("tests/browser");
@@ -245,9 +248,10 @@ fn main() -> ExitCode {
         Some("cluster") => cluster::cluster(&args[1..]),
         Some("stress") => stress::stress(&args[1..]),
         Some("faults") => faults::faults(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("purchases") => purchases(&args[1..]),
         _ => {
-            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | purchases [N]"
+            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | stress | faults | fuzz [--secs N] [--only T] | purchases [N]"
                 .to_owned())
         }
     };

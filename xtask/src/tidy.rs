@@ -32,7 +32,7 @@ mod tests {
     fn sources(exts: &[&str]) -> Vec<PathBuf> {
         let r = root();
         let mut out = Vec::new();
-        for d in ["crates", "xtask", "templates", "assets", "islands", "tests"] {
+        for d in ["crates", "xtask", "templates", "assets", "islands", "tests", "fuzz/fuzz_targets"] {
             files(&r.join(d), exts, &mut out);
         }
         out

@@ -219,8 +219,14 @@ impl CarQuery {
             self.city = u.city;
             self.province = u.province;
         }
-        let kept = u.words.join(" ");
-        (!kept.is_empty()).then_some(kept)
+        // What is left is kept only when it names nothing on its own either, so the canonical
+        // address, which carries it, reads back as these same filters: a word that names a filter
+        // alone is dropped (`宝马X` is the 宝马 list: X alone is 极氪's X, read only beside its
+        // brand or on its own; of two brands typed the first is the filter), and words that name
+        // one once joined (`dato` and `ng` either side of a brand) are dropped together.
+        let understand = crate::understand::understand;
+        let kept = u.words.iter().filter(|w| understand(w).names_nothing()).map(String::as_str).collect::<Vec<_>>().join(" ");
+        (!kept.is_empty() && understand(&kept).names_nothing()).then_some(kept)
     }
 
     /// Calls `f` with each canonical (key, value) pair, in the fixed key order; page 1 and the
@@ -507,6 +513,47 @@ mod tests {
         assert_eq!(count_label(0), "0");
         assert_eq!(count_label(10_000), "10000");
         assert_eq!(count_label(10_001), "1万+");
+    }
+
+    #[test]
+    fn a_list_address_reads_back_as_the_same_filters() {
+        // Found by the `carlist_query` and `understand` fuzz targets: the keyword a page kept
+        // named a filter on its own, so its canonical link led to another brand's list.
+        for typed in ["宝马X", "宝马 SUV 陆风", "宝马X3 长沙 7座", "大众朗逸 手动 10万以内", "dato玛莎拉蒂ng", "S启辰UV", "宝马X3 白色 2019款"]
+        {
+            let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed(typed))]);
+            let again = CarQuery::parse(form_urlencoded_pairs(&q.to_query()));
+            assert_eq!(again, q, "{typed} → {}", q.to_query());
+        }
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("宝马X"))]);
+        assert_eq!((q.brand.map(|b| b.slug), q.series, q.keyword.as_deref()), (Some("baoma"), None, None));
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("宝马 SUV 陆风"))]);
+        assert_eq!((q.brand.map(|b| b.slug), q.body, q.keyword.as_deref()), (Some("baoma"), Some(BodyClass::Suv), None));
+        let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed("宝马X3 白色 2019款"))]);
+        assert_eq!((q.series.map(|s| s.slug), q.keyword.as_deref()), (Some("x3"), Some("白色 2019款")));
+    }
+
+    /// The pairs of a query this module wrote (every value percent-encoded).
+    fn form_urlencoded_pairs(q: &str) -> Vec<(Cow<'static, str>, Cow<'static, str>)> {
+        q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Owned(k.to_owned()), Cow::Owned(decode(v)))).collect()
+    }
+
+    fn decode(v: &str) -> String {
+        let b = v.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%'
+                && let Some(Ok(n)) = v.get(i + 1..i + 3).map(|h| u8::from_str_radix(h, 16))
+            {
+                out.push(n);
+                i += 3;
+            } else {
+                out.push(if b[i] == b'+' { b' ' } else { b[i] });
+                i += 1;
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     fn parse(q: &str) -> CarQuery {

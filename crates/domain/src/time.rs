@@ -104,9 +104,13 @@ pub fn rfc3339(ts: i64) -> String {
 /// Longest text the date parsers read (parsing refuses strings over 1000 characters).
 pub const MAX_PARSE_LENGTH: usize = 1000;
 
+/// `text` trimmed when it has the shape of `yyyy`, `yyyy-MM` or `yyyy-MM-dd` (by `len`): digits,
+/// with `-` exactly after the year and the month. A sign or a dash elsewhere (`-5511-5`, which
+/// chrono reads as the year −5511) is not a date.
 fn exact(text: &str, len: usize) -> Option<&str> {
     let t = text.trim();
-    (text.len() <= MAX_PARSE_LENGTH && t.len() == len && t.bytes().all(|b| b.is_ascii_digit() || b == b'-')).then_some(t)
+    let shaped = t.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+    (text.len() <= MAX_PARSE_LENGTH && t.len() == len && shaped).then_some(t)
 }
 
 /// Parses `yyyy-MM-dd` exactly (the date picker's `day`/`week`/`range` values).
@@ -187,6 +191,11 @@ mod tests {
         assert_eq!(parse_month("2026-11"), Some((2026, 11)));
         assert_eq!(parse_month("2026-13"), None);
         assert_eq!(parse_month("2026-1"), None);
+        // A sign or a dash out of place is no month (chrono read `-5511-5` as the year −5511).
+        for bad in ["-5511-5", "+2026-1", "20-26-11", "2026--1"] {
+            assert_eq!(parse_month(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_date("-202-11-22"), None);
         assert_eq!(parse_year("2026"), Some(2026));
         assert_eq!(parse_year("0000"), None);
         assert_eq!(parse_year("26"), None);

@@ -59,6 +59,24 @@ pub struct Understood {
     pub words: Vec<String>,
 }
 
+impl Understood {
+    /// Whether no filter was understood (words alone).
+    pub fn names_nothing(&self) -> bool {
+        let Understood { brand, series, body, fuel, gearbox, seats, price, age, mileage, city, province, words: _ } = self;
+        brand.is_none()
+            && series.is_none()
+            && body.is_none()
+            && fuel.is_none()
+            && gearbox.is_none()
+            && seats.is_none()
+            && price.is_none()
+            && age.is_none()
+            && mileage.is_none()
+            && city.is_none()
+            && province.is_none()
+    }
+}
+
 /// What a vocabulary entry means.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Meaning {
