@@ -358,14 +358,13 @@ impl Store {
         }))
     }
 
-    /// Records a processed upload.
-    pub async fn record_upload(&self, u: &NewUpload<'_>, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
-            sqlx::query("insert into upload (token, user_id, path, width, height, bytes, created_at) values ($1, $2, $3, $4, $5, $6, $7)")
+    /// Records a processed upload; its id.
+    pub async fn record_upload(&self, u: &NewUpload<'_>, now: i64) -> Result<i64, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar("insert into upload (token, user_id, path, width, height, bytes, created_at) values ($1, $2, $3, $4, $5, $6, $7) returning upload_id")
                 .bind(u.token).bind(u.user_id).bind(u.path).bind(u.width).bind(u.height).bind(u.bytes).bind(now)
-                .execute(p).await?;
-        });
-        Ok(())
+                .fetch_one(p).await?
+        }))
     }
 
     /// How many photos a user uploaded since `since`.

@@ -6,12 +6,15 @@
 //! re-encoded to WebP — which writes no EXIF, GPS or other metadata — at a full size and at the
 //! `srcset` widths of `domain::image::PHOTO_WIDTHS`, under a name the server makes.
 //!
-//! Files are written before the database row; if a later file or the row fails, the files
-//! already written are deleted. Uploads no listing uses a day later are removed by
-//! [`cleanup_orphans`] (files first, then the row), so neither an abandoned form nor a failed
-//! submission leaves files behind.
+//! The database row is written before the files, and the files within [`STORE_WAIT`]; if a file
+//! fails or the storage does not answer in time, the visitor is told at once and the files
+//! already written are deleted in the background, then the row. Uploads no listing uses a day
+//! later are removed by [`cleanup_orphans`] (files first, then the row, which stays while its
+//! files cannot be deleted), so neither an abandoned form, a failed submission nor a storage
+//! that hangs leaves a file without a row to find it by.
 
 use std::io::Cursor;
+use std::time::Duration;
 
 use std::collections::HashMap;
 
@@ -216,16 +219,27 @@ fn keys(path: &str) -> Vec<String> {
     std::iter::once(path.to_owned()).chain(PHOTO_WIDTHS.iter().map(|w| format!("{stem}_w{w}.webp"))).collect()
 }
 
-async fn delete_all(storage: &Storage, path: &str) {
+/// Deletes a photo's files; whether all are gone.
+async fn delete_all(storage: &Storage, path: &str) -> bool {
+    let mut all = true;
     for key in keys(path) {
         if let Err(e) = storage.delete(&key).await {
             tracing::warn!(key, error = %e, "could not delete a photo file");
+            all = false;
         }
     }
+    all
 }
 
-/// Processes and stores one photo for `user_id`: files first, then the row; on any failure the
-/// files written so far are removed.
+/// How long a visitor waits for a photo's files to reach the storage: a bucket that hangs is
+/// answered with 照片保存失败，请重试 within this, not after the object store's own timeouts (30 s
+/// a request, and as long again for each file removed after it).
+pub const STORE_WAIT: Duration = Duration::from_secs(4);
+
+/// Processes and stores one photo for `user_id`: the row first, then the files, within
+/// [`STORE_WAIT`]. On a failure the visitor is answered at once and the files written so far are
+/// removed in the background, then the row; if the storage still fails, the row stays and the
+/// orphan cleanup ([`cleanup_orphans`]) removes both later, so no file is left without a row.
 pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<Stored, PhotoError> {
     let now = state.clock.now();
     let today = state.store.uploads_since(user_id, now - 86_400).await.map_err(|_| PhotoError::Failed)?;
@@ -236,29 +250,33 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
     let token = state.random_id().map_err(|_| PhotoError::Failed)?;
     let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
     let total = encoded.bytes();
+    let upload = &store::NewUpload { token: &token, user_id, path: &path, width: encoded.width as i32, height: encoded.height as i32, bytes: total as i64 };
+    let upload_id = state.store.record_upload(upload, now).await.map_err(|e| {
+        tracing::error!(error = %e, "recording an upload failed");
+        PhotoError::Failed
+    })?;
     let mut files = vec![(path.clone(), encoded.full)];
     let stem = path.trim_end_matches(".webp").to_owned();
     files.extend(encoded.sized.into_iter().map(|(w, b)| (format!("{stem}_w{w}.webp"), b)));
-    for (key, body) in files {
-        if let Err(e) = state.storage.put(&key, body, "image/webp").await {
-            tracing::error!(key, error = %e, "photo storage failed");
-            delete_all(&state.storage, &path).await;
-            return Err(PhotoError::Failed);
+    let put_all = async {
+        for (key, body) in files {
+            state.storage.put(&key, body, "image/webp").await.map_err(|e| format!("{key}: {e}"))?;
         }
-    }
-    let saved = state
-        .store
-        .record_upload(
-            &store::NewUpload { token: &token, user_id, path: &path, width: encoded.width as i32, height: encoded.height as i32, bytes: total as i64 },
-            now,
-        )
-        .await;
-    if let Err(e) = saved {
-        tracing::error!(error = %e, "recording an upload failed");
-        delete_all(&state.storage, &path).await;
-        return Err(PhotoError::Failed);
-    }
-    Ok(Stored { token, path })
+        Ok::<(), String>(())
+    };
+    let failure = match tokio::time::timeout(STORE_WAIT, put_all).await {
+        Ok(Ok(())) => return Ok(Stored { token, path }),
+        Ok(Err(e)) => e,
+        Err(_) => format!("no answer from the storage within {} s", STORE_WAIT.as_secs()),
+    };
+    tracing::error!(path, error = %failure, "photo storage failed");
+    let state = state.clone();
+    tokio::spawn(async move {
+        if delete_all(&state.storage, &path).await {
+            let _ = state.store.delete_upload(upload_id).await;
+        }
+    });
+    Err(PhotoError::Failed)
 }
 
 /// Deletes uploads that no listing uses, older than [`ORPHAN_AFTER_SECS`]: files, then rows.
@@ -266,8 +284,10 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
 pub async fn cleanup_orphans(state: &AppState, now: i64) -> Result<usize, store::DbError> {
     let orphans = state.store.orphan_uploads(now - ORPHAN_AFTER_SECS, 500).await?;
     for (id, path) in &orphans {
-        delete_all(&state.storage, path).await;
-        state.store.delete_upload(*id).await?;
+        // The row goes only with its files: a storage that fails now is tried again next round.
+        if delete_all(&state.storage, path).await {
+            state.store.delete_upload(*id).await?;
+        }
     }
     Ok(orphans.len())
 }

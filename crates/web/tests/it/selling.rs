@@ -544,9 +544,43 @@ async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese
     assert!(files_under(&app.upload_dir).is_empty(), "nothing kept on the node's disk");
 
     server.reset().await;
-    Mock::given(method("PUT")).respond_with(ResponseTemplate::new(403).set_body_string("<Error><Code>InvalidAccessKeyId</Code></Error>")).mount(&server).await;
+    Mock::given(wiremock::matchers::any())
+        .respond_with(ResponseTemplate::new(403).set_body_string("<Error><Code>InvalidAccessKeyId</Code></Error>"))
+        .mount(&server)
+        .await;
     let r = send(20).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(r.json()["msg"], "照片保存失败，请重试", "{}", r.body);
     assert_eq!(crate::support::get_on(&node, "/carlist", &[]).await.status, StatusCode::OK, "the site keeps working");
+
+    // A bucket that never answers: the seller is told within the photo's wait, not after the
+    // object store's own timeouts (30 s for the file, then as long for each file removed).
+    server.reset().await;
+    Mock::given(wiremock::matchers::any()).respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(120))).mount(&server).await;
+    let started = std::time::Instant::now();
+    let r = send(30).await;
+    let waited = started.elapsed();
+    assert_eq!((r.status, r.json()["msg"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("照片保存失败，请重试")), "{}", r.body);
+    assert!(waited < web::services::photos::STORE_WAIT + std::time::Duration::from_secs(2), "the seller waited {waited:?}");
+    // Nothing stays in the bucket without a row to find it by: once the bucket answers again,
+    // the orphan cleanup deletes the files of the three uploads no listing uses (the stored one,
+    // the refused one and the one that hung: their rows stayed while their files could not be
+    // deleted), then their rows.
+    server.reset().await;
+    // S3's DeleteObjects: each key asked for is answered as deleted.
+    let keys_of = |body: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(body).split("<Key>").skip(1).filter_map(|k| k.split("</Key>").next().map(str::to_owned)).collect()
+    };
+    let delete_objects = move |req: &wiremock::Request| {
+        let deleted: String = keys_of(&req.body).iter().map(|k| format!("<Deleted><Key>{k}</Key></Deleted>")).collect();
+        ResponseTemplate::new(200).set_body_string(format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">{deleted}</DeleteResult>"#
+        ))
+    };
+    Mock::given(method("POST")).and(wiremock::matchers::query_param("delete", "")).respond_with(delete_objects).mount(&server).await;
+    let later = NOW + web::services::photos::ORPHAN_AFTER_SECS + 1;
+    assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 3);
+    let keys: std::collections::BTreeSet<String> = server.received_requests().await.unwrap().iter().flat_map(|r| keys_of(&r.body)).collect();
+    assert_eq!(keys.len(), 12, "each upload's photo and its three widths: {keys:?}");
+    assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 0, "their rows went with their files");
 }
