@@ -10,5 +10,6 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod shape;
 pub mod validation;
 pub mod visitor;
