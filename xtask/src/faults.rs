@@ -1,12 +1,13 @@
-//! `cargo xtask faults [--rounds N] [--debug]`: F1 of the test plan on one machine — the server
-//! killed with `kill -9` while it takes writes, then started again, `N` times (default 20). The
+//! `cargo xtask faults [--rounds N] [--pg] [--debug]`: F1 of the test plan on one machine — the
+//! server killed with `kill -9` while it takes writes, then started again, `N` times (default 20),
+//! on SQLite or (`--pg`) on a PostgreSQL database of its own. The
 //! harness is the server's parent. In each round wrk posts 询底价 leads and sell requests, each
 //! from a phone of its own, over one connection per thread (so a thread's answer is its last
 //! request's), and writes down every phone whose write was acknowledged (303). The server is
 //! killed 0.3–1.5 s in; after the restart every acknowledged phone must have its lead, no phone
-//! two, and `PRAGMA integrity_check` must say ok. It prints per round the writes acknowledged,
-//! lost and duplicated and how long the restart took to answer, and writes
-//! `target/stress/faults.json` with `"lost"` per round.
+//! two, and on SQLite `PRAGMA integrity_check` must say ok. It prints per round the writes
+//! acknowledged, lost and duplicated and how long the restart took to answer, and writes
+//! `target/stress/faults.json` (`faults-pg.json`) with `"lost"` per round.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::stress::{prepare, sqlite, start};
+use crate::stress::{prepare, start};
 use crate::{Res, free_port};
 
 /// wrk's script: the stress run's write requests over one connection per thread (so an answer is
@@ -59,7 +60,8 @@ pub fn faults(args: &[String]) -> Res {
     let addr = format!("127.0.0.1:{}", free_port()?);
     let base = format!("http://{addr}");
     let (mut server, _) = start(&bin, &addr, &db)?;
-    let cars: Vec<String> = sqlite(&db, "select listing_id from listing where status = 'online' order by listing_id limit 50")?
+    let cars: Vec<String> = db
+        .query("select listing_id from listing where status = 'online' order by listing_id limit 50")?
         .lines()
         .map(|id| format!("/details/{}", id.trim()))
         .collect();
@@ -87,7 +89,7 @@ pub fn faults(args: &[String]) -> Res {
         server = restarted;
         let acked: Vec<String> = std::fs::read_to_string(&acked_file).unwrap_or_default().lines().map(str::to_owned).collect();
         let mut stored: BTreeMap<String, u64> = BTreeMap::new();
-        for line in sqlite(&db, &format!("select mobile, count(*) from lead where mobile like '13{prefix:02}%' group by mobile"))?.lines() {
+        for line in db.query(&format!("select mobile, count(*) from lead where mobile like '13{prefix:02}%' group by mobile"))?.lines() {
             if let Some((m, n)) = line.split_once('|') {
                 stored.insert(m.to_owned(), n.parse().unwrap_or(0));
             }
@@ -95,8 +97,8 @@ pub fn faults(args: &[String]) -> Res {
         let acked_set: BTreeSet<&String> = acked.iter().collect();
         let lost = acked_set.iter().filter(|m| !stored.contains_key(m.as_str())).count();
         let duplicated = stored.values().filter(|n| **n > 1).count();
-        let integrity = sqlite(&db, "pragma integrity_check")?;
-        failed |= lost > 0 || duplicated > 0 || integrity != "ok" || acked.is_empty();
+        let integrity = db.integrity()?;
+        failed |= lost > 0 || duplicated > 0 || !matches!(integrity.as_str(), "ok" | "not applicable") || acked.is_empty();
         eprintln!(
             "round {round:>2}: killed after {:>4} ms, {:>4} writes acknowledged, {:>4} stored, lost {lost}, duplicated {duplicated}, integrity {integrity}, answering again in {} ms",
             delay(round).as_millis(),
@@ -118,8 +120,8 @@ pub fn faults(args: &[String]) -> Res {
     drop(server);
     let lost: u64 = results.iter().map(|r| r["lost"].as_u64().unwrap_or(0)).sum();
     let acknowledged: u64 = results.iter().map(|r| r["acknowledged"].as_u64().unwrap_or(0)).sum();
-    let out = json!({ "fault": "F1 kill -9 during lead and sell-request writes", "backend": "sqlite", "rounds": results, "acknowledged": acknowledged, "lost": lost });
-    let file = dir.join("faults.json");
+    let out = json!({ "fault": "F1 kill -9 during lead and sell-request writes", "backend": if matches!(db, crate::stress::Db::Sqlite(_)) { "sqlite" } else { "postgres" }, "rounds": results, "acknowledged": acknowledged, "lost": lost });
+    let file = dir.join(if matches!(db, crate::stress::Db::Sqlite(_)) { "faults.json" } else { "faults-pg.json" });
     std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     eprintln!("F1: {rounds} rounds, {acknowledged} writes acknowledged, {lost} lost; written to {}", file.display());
     if failed { Err("faults: an acknowledged write was lost or doubled, the database is damaged, or a round wrote nothing".to_owned()) } else { Ok(()) }

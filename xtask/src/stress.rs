@@ -1,20 +1,22 @@
-//! `cargo xtask stress [--secs N] [--listings N] [--debug]`: the load runs of the test plan on one
-//! machine (SQLite in WAL, the sandbox adapters, the response cache off), each driven by wrk with
-//! a Lua script and bounded in time:
+//! `cargo xtask stress [--secs N] [--listings N] [--pg] [--debug]`: the load runs of the test plan
+//! on one machine (SQLite in WAL, or with `--pg` a PostgreSQL database of its own; the sandbox
+//! adapters, the response cache off), each driven by wrk with a Lua script and bounded in time:
 //! - **L1 reads**: 64 connections over a mix of home, `/carlist` filter pages, detail pages and the
 //!   JSON API;
 //! - **L2 writes**: 16 connections posting 询底价 leads and sell requests, each from its own phone
 //!   and its own address (`X-Forwarded-For`, the server trusting loopback as its proxy); every
 //!   write the client saw acknowledged (303) is then looked for in the database: `lost` counts
 //!   the acknowledged ones that are not there (a write still in flight when the run stops may be
-//!   stored without its answer being counted, so `stored` can exceed `acknowledged`);
+//!   stored without its answer being counted, so `stored` can exceed `acknowledged`), and
+//!   `duplicated` the phones with a lead stored twice;
 //! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
 //!   and sent, every other request is answered 429.
 //!
-//! Per run it prints and writes to `target/stress/stress.json`: requests, socket errors, answers
-//! that are not what the run expects (reads: 400 and more; writes: anything but 303; codes:
-//! anything but 200 or 429), p50/p99 in ms, and the server's resident memory before and after.
-//! The server runs as in production but for the response cache: list totals memoised 30 s. Everything points at 127.0.0.1 and stops by itself.
+//! Per run it prints and writes to `target/stress/stress.json` (`stress-pg.json` with `--pg`):
+//! requests, socket errors, answers that are not what the run expects (reads: 400 and more; writes:
+//! anything but 303; codes: anything but 200 or 429), p50/p99 in ms, and the server's resident
+//! memory before and after. The server runs as in production but for the response cache: list
+//! totals memoised 30 s. Everything points at 127.0.0.1 and stops by itself.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -125,45 +127,100 @@ fn rss_mb(pid: u32) -> Option<f64> {
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// What Debian's sqlite3 prints for `sql` (it reads while the server runs: WAL lets it).
-pub(crate) fn sqlite(db: &str, sql: &str) -> Result<String, String> {
-    let out = Command::new("sqlite3").arg(db).arg(sql).output().map_err(|e| format!("sqlite3: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("sqlite3 {sql}: {}", String::from_utf8_lossy(&out.stderr)));
+/// The database a run writes to, and how the harness reads it while the server runs (SQLite:
+/// Debian's sqlite3, which WAL lets read beside the server; PostgreSQL: psql).
+pub(crate) enum Db {
+    /// An SQLite file.
+    Sqlite(String),
+    /// A PostgreSQL database made for the run.
+    Postgres(String),
+}
+
+impl Db {
+    /// The `--database-url` the server takes.
+    pub(crate) fn url(&self) -> &str {
+        match self {
+            Db::Sqlite(path) | Db::Postgres(path) => path,
+        }
     }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+
+    fn backend(&self) -> &'static str {
+        match self {
+            Db::Sqlite(_) => "sqlite",
+            Db::Postgres(_) => "postgres",
+        }
+    }
+
+    /// What `sql` returns, rows on lines, columns split by `|`.
+    pub(crate) fn query(&self, sql: &str) -> Result<String, String> {
+        let (tool, out) = match self {
+            Db::Sqlite(path) => ("sqlite3", Command::new("sqlite3").arg(path).arg(sql).output()),
+            Db::Postgres(url) => ("psql", Command::new("psql").args([url.as_str(), "-tAc", sql]).output()),
+        };
+        let out = out.map_err(|e| format!("{tool}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("{tool} {sql}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    }
+
+    /// A count from the database.
+    fn count(&self, sql: &str) -> Result<u64, String> {
+        self.query(sql)?.parse().map_err(|_| format!("{sql}: not a count"))
+    }
+
+    /// SQLite's `integrity_check` (`ok` when sound); PostgreSQL checks its pages itself and has
+    /// no such statement, so this says which checks ran there: none beyond the counts.
+    pub(crate) fn integrity(&self) -> Result<String, String> {
+        match self {
+            Db::Sqlite(_) => self.query("pragma integrity_check"),
+            Db::Postgres(_) => Ok("not applicable".to_owned()),
+        }
+    }
 }
 
-/// A count from the database.
-fn count(db: &str, sql: &str) -> Result<u64, String> {
-    sqlite(db, sql)?.parse().map_err(|_| format!("sqlite3 {sql}: not a count"))
-}
-
-/// The tools, the server built (release unless `--debug`), and a fresh SQLite database of
-/// `listings` cars named `name` under `target/stress/` (the runs count what they add).
-pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(PathBuf, PathBuf, String), String> {
+/// The tools, the server built (release unless `--debug`), and a fresh database of `listings`
+/// cars named `name`: an SQLite file under `target/stress/`, or with `--pg` a PostgreSQL
+/// database of that name (dropped first) on `USEDCAR_TEST_PG_URL`'s server (127.0.0.1:5432).
+pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(PathBuf, PathBuf, Db), String> {
     crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
-    crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
+    let pg = args.iter().any(|a| a == "--pg");
+    if !pg {
+        crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
+    }
     let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
     let dir = root().join("target/stress");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let db = dir.join(name);
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let db = db.to_string_lossy().into_owned();
-    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", &db]).env("USEDCAR_LOG", "warn"))?;
+    let db = if pg {
+        if !crate::postgres_answers() {
+            return Err("--pg: PostgreSQL does not answer on 127.0.0.1:5432 (or USEDCAR_TEST_PG_URL)".to_owned());
+        }
+        let admin = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+        let name = name.replace('.', "_");
+        for sql in [format!("drop database if exists {name} with (force)"), format!("create database {name}")] {
+            Db::Postgres(admin.clone()).query(&sql)?;
+        }
+        Db::Postgres(format!("{base}/{name}"))
+    } else {
+        let path = dir.join(name);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        Db::Sqlite(path.to_string_lossy().into_owned())
+    };
+    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", db.url()]).env("USEDCAR_LOG", "warn"))?;
     Ok((bin, dir, db))
 }
 
 /// The server on `addr` as the runs want it: production's memo of list totals (development
 /// recounts each time), the response cache off, loopback trusted as its proxy (so each write
 /// request's `X-Forwarded-For` is its own visitor); and how long it took to answer.
-pub(crate) fn start(bin: &Path, addr: &str, db: &str) -> Result<(Server, Duration), String> {
+pub(crate) fn start(bin: &Path, addr: &str, db: &Db) -> Result<(Server, Duration), String> {
     let began = Instant::now();
     let mut server = Server(
         Command::new(bin)
-            .args(["serve", "--addr", addr, "--database-url", db])
+            .args(["serve", "--addr", addr, "--database-url", db.url()])
             .env("USEDCAR_LOG", "warn")
             .env("USEDCAR_SITE_URL", format!("http://{addr}"))
             .env("USEDCAR_CACHE_RESPONSE_SECS", "0")
@@ -241,7 +298,7 @@ pub fn stress(args: &[String]) -> Res {
 
     // L2: leads and sell requests, each acknowledged one looked for afterwards.
     let prefix = u32::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 90 + 10).unwrap_or(10);
-    let stored = |db: &str| count(db, &format!("select count(*) from lead where mobile like '13{prefix:02}%'"));
+    let stored = |db: &Db| db.count(&format!("select count(*) from lead where mobile like '13{prefix:02}%'"));
     let was = stored(&db)?;
     let before = rss_mb(pid);
     let r = wrk(&base, &script, &writes_script(&cars, prefix), 2, 16, secs)?;
@@ -251,6 +308,10 @@ pub fn stress(args: &[String]) -> Res {
     w["acknowledged"] = json!(acknowledged);
     w["stored"] = json!(now - was);
     w["lost"] = json!(acknowledged.saturating_sub(now - was));
+    // A write retried or raced never makes a second lead: one per phone, intent and car.
+    w["duplicated"] = json!(db.count(&format!(
+        "select count(*) from (select mobile from lead where mobile like '13{prefix:02}%' group by mobile, intent, coalesce(listing_id, 0) having count(*) > 1) d"
+    ))?);
     runs.push(w);
 
     // L5: one phone asks for 1,000 codes.
@@ -260,19 +321,22 @@ pub fn stress(args: &[String]) -> Res {
     let mut c = summary("L5 codes", &r, before, rss_mb(pid), |s| s == 200 || s == 429);
     c["sent"] = json!(answered(&r, |s| s == 200));
     c["refused_429"] = json!(answered(&r, |s| s == 429));
-    c["codes_stored"] = json!(count(&db, &format!("select count(*) from sms_code where mobile = '{mobile}'"))?);
+    c["codes_stored"] = json!(db.count(&format!("select count(*) from sms_code where mobile = '{mobile}'"))?);
     runs.push(c);
 
-    let integrity = sqlite(&db, "pragma integrity_check")?;
+    let integrity = db.integrity()?;
     drop(server);
 
-    let out = json!({ "backend": "sqlite", "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
-    let file = dir.join("stress.json");
+    let out = json!({ "backend": db.backend(), "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
+    let file = dir.join(if matches!(db, Db::Sqlite(_)) { "stress.json" } else { "stress-pg.json" });
     std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     print_table(&runs, &integrity, &file);
     let (w, c) = (&runs[1], &runs[2]);
-    let failed = w["lost"].as_u64() != Some(0) || c["sent"].as_u64() != Some(1) || integrity != "ok";
-    if failed { Err("stress: a write was lost, more than one code was sent, or the database is damaged".to_owned()) } else { Ok(()) }
+    let failed = w["lost"].as_u64() != Some(0)
+        || w["duplicated"].as_u64() != Some(0)
+        || c["sent"].as_u64() != Some(1)
+        || !matches!(integrity.as_str(), "ok" | "not applicable");
+    if failed { Err("stress: a write was lost or stored twice, more than one code was sent, or the database is damaged".to_owned()) } else { Ok(()) }
 }
 
 #[expect(clippy::print_stdout, reason = "the table is what the command prints")]
@@ -294,7 +358,7 @@ fn print_table(runs: &[Value], integrity: &str, file: &Path) {
         );
     }
     let w = &runs[1];
-    println!("L2: {} writes acknowledged, {} stored, lost {}", w["acknowledged"], w["stored"], w["lost"]);
+    println!("L2: {} writes acknowledged, {} stored, lost {}, duplicated {}", w["acknowledged"], w["stored"], w["lost"], w["duplicated"]);
     let c = &runs[2];
     println!("L5: {} codes sent, {} refused with 429, {} stored; integrity_check: {integrity}", c["sent"], c["refused_429"], c["codes_stored"]);
     println!("written to {}", file.display());
