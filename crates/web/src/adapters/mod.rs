@@ -1,6 +1,6 @@
 //! Outside services behind adapters: each has a sandbox (the default in development and the demo)
 //! and a real adapter speaking the provider's documented protocol, tested against a local mock
-//! peer (`tests/adapters.rs`). Real adapters time out after five seconds, so a hung provider
+//! peer (`tests/adapters.rs`). Real adapters time out after four seconds, so a hung provider
 //! costs the visitor a message, not a spinning page.
 
 pub mod ads;
@@ -101,11 +101,16 @@ pub fn json_int(v: &serde_json::Value) -> i64 {
     }
 }
 
-/// The one HTTP client of the outside adapters: five-second timeouts, no redirects followed.
+/// How long a request to an outside service may take, answer included. A visitor waiting on one
+/// (a login code, a quote, a payment) is told in Chinese within 5 s when it hangs: this, and the
+/// page's own work.
+pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// The one HTTP client of the outside adapters: [`PROVIDER_TIMEOUT`], no redirects followed.
 pub fn http_client() -> reqwest::Client {
     reqwest::Client::builder()
-        .timeout(Duration::from_secs(5))
-        .connect_timeout(Duration::from_secs(3))
+        .timeout(PROVIDER_TIMEOUT)
+        .connect_timeout(Duration::from_secs(2))
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default()
