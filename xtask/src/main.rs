@@ -168,6 +168,9 @@ fn dist() -> Res {
 
 fn test() -> Res {
     let root = root();
+    // Debian's Chromium, the CJK font and poppler first: the report tests render PDFs with the
+    // font (under CI its absence is a failure), and the browser tests need the rest.
+    ensure_chromium()?;
     // 0. Formatting (rustfmt.toml) and lints (the workspace's [lints], clippy.toml), warnings fail.
     run(cargo().args(["fmt", "--all", "--check"]))?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
@@ -191,7 +194,6 @@ fn test() -> Res {
     // 2b. A few seconds of each fuzz target (`cargo xtask fuzz` runs them for a minute each).
     fuzz::fuzz(&["--secs".to_owned(), "4".to_owned()])?;
     // 3. Browser tests against a freshly seeded server.
-    ensure_chromium()?;
     let browser = root.join("tests/browser");
     npm_install(&browser)?;
     let bin = root.join("target/debug/usedcar");
