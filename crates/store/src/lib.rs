@@ -129,8 +129,6 @@ pub struct Store {
     readers: Option<Arc<lite::Readers>>,
     /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
     common_word: i64,
-    /// On SQLite, the queue write transactions take their turn in (`begin_write!`).
-    write_gate: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// Runs `$body` with `$p` bound to the concrete pool, so one block of sqlx calls serves both
@@ -149,61 +147,12 @@ pub(crate) use on_pool;
 /// SQLite it takes the write lock at once (`begin immediate`), so a write another connection
 /// commits between this transaction's read and its write makes it wait its turn instead of failing
 /// at once with SQLITE_BUSY_SNAPSHOT (a lead form answered 500 so under load).
-///
-/// On SQLite the turn is first taken at the store's write gate ([`Store::write_turn`]), a FIFO
-/// queue, before a connection is checked out. SQLite itself has no queue: a writer that finds the
-/// lock taken sleeps and retries, ever longer (up to 100 ms a try), so under a steady stream of
-/// writes a writer that lost a few times kept losing to newcomers: `cargo xtask stress` measured
-/// leads and sell requests at about 700 writes/s with a median of 16 ms but a p99 of 1,040 ms,
-/// and 36 ms with the gate, at the same rate. Waiting at the gate also leaves the pool's
-/// connections to the readers.
 macro_rules! begin_write {
     ($store:expr, $p:ident) => {
-        if $store.backend() == $crate::Backend::Sqlite {
-            let turn = $store.write_turn().await;
-            $crate::WriteTx::new($p.begin_with("begin immediate").await?, Some(turn))
-        } else {
-            $crate::WriteTx::new($p.begin().await?, None)
-        }
+        if $store.backend() == $crate::Backend::Sqlite { $p.begin_with("begin immediate").await? } else { $p.begin().await? }
     };
 }
 pub(crate) use begin_write;
-
-/// A write transaction holding its turn at the store's write gate until it commits or is dropped
-/// (rolled back). It reads as the transaction's connection, so `&mut *tx` executes on it.
-pub(crate) struct WriteTx<'c, DB: sqlx::Database> {
-    tx: sqlx::Transaction<'c, DB>,
-    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
-
-impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
-    pub(crate) fn new(tx: sqlx::Transaction<'c, DB>, turn: Option<tokio::sync::OwnedMutexGuard<()>>) -> Self {
-        WriteTx { tx, _turn: turn }
-    }
-
-    /// Commits, then gives the turn to the next writer.
-    pub(crate) async fn commit(self) -> Result<(), sqlx::Error> {
-        self.tx.commit().await
-    }
-
-    /// Rolls back, then gives the turn to the next writer.
-    pub(crate) async fn rollback(self) -> Result<(), sqlx::Error> {
-        self.tx.rollback().await
-    }
-}
-
-impl<DB: sqlx::Database> std::ops::Deref for WriteTx<'_, DB> {
-    type Target = DB::Connection;
-    fn deref(&self) -> &DB::Connection {
-        &self.tx
-    }
-}
-
-impl<DB: sqlx::Database> std::ops::DerefMut for WriteTx<'_, DB> {
-    fn deref_mut(&mut self) -> &mut DB::Connection {
-        &mut self.tx
-    }
-}
 
 /// Implements `sqlx::FromRow` for both backends' rows by reading each field by its column name,
 /// and `lite::FromLite` for the SQLite readers. A field written `name as stored` holds a domain
@@ -361,7 +310,7 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store, DbError> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(5)).connect(url).await?;
-            return Ok(Store { pool: Pool::Postgres(pool), readers: None, common_word: search::WORD_PROBE_FROM, write_gate: Arc::default() });
+            return Ok(Store { pool: Pool::Postgres(pool), readers: None, common_word: search::WORD_PROBE_FROM });
         }
         let opts = if url.starts_with("sqlite:") { SqliteConnectOptions::from_str(url)? } else { SqliteConnectOptions::new().filename(url) };
         let opts = opts
@@ -385,14 +334,9 @@ impl Store {
             .acquire_timeout(Duration::from_secs(5))
             .connect_with(opts)
             .await?;
-        let store = Store { pool: Pool::Sqlite(pool), readers, common_word: search::WORD_PROBE_FROM, write_gate: Arc::default() };
+        let store = Store { pool: Pool::Sqlite(pool), readers, common_word: search::WORD_PROBE_FROM };
         store.check_sqlite_settings().await?;
         Ok(store)
-    }
-
-    /// Waits for this process's turn to write (FIFO; see `begin_write!`).
-    pub(crate) async fn write_turn(&self) -> tokio::sync::OwnedMutexGuard<()> {
-        Arc::clone(&self.write_gate).lock_owned().await
     }
 
     /// Which backend this store uses.

@@ -1455,34 +1455,3 @@ async fn a_background_round_runs_on_one_node_and_survives_one_dying(store: &Stor
     assert!(!store.claim_round("valuations", "node-a", NOW, lease, NOW + 3_600).await.unwrap());
     assert!(store.claim_round("valuations", "node-b", NOW + 3_600, lease, NOW).await.unwrap());
 }
-
-/// On SQLite, writers under contention are served in the order they came: SQLite has no queue of
-/// its own (a writer finding the lock taken sleeps, ever longer, and newcomers overtook it — a
-/// lead form's p99 was 1 s under load while its median was 16 ms), so the store queues write
-/// transactions itself. Forty lead forms arrive at once, one after another on this thread; their
-/// leads are numbered in that order.
-#[tokio::test]
-async fn sqlite_writers_under_contention_are_served_first_come_first_served() {
-    let db = TestDb::sqlite().await;
-    let store = &db.store;
-    let mut tasks = Vec::new();
-    for i in 0..40 {
-        let store = store.clone();
-        tasks.push(tokio::spawn(async move {
-            let lead =
-                NewLead { ip: format!("10.1.0.{i}"), ..NewLead::new(domain::validate::Mobile::parse(&format!("139100000{i:02}")).unwrap(), Intent::AskPrice) };
-            match store.submit_lead(&lead, NOW).await.unwrap() {
-                LeadOutcome::Created(id) => id,
-                other => panic!("lead {i}: {other:?}"),
-            }
-        }));
-    }
-    let mut ids = Vec::new();
-    for t in tasks {
-        ids.push(t.await.unwrap());
-    }
-    let mut sorted = ids.clone();
-    sorted.sort_unstable();
-    assert_eq!(ids, sorted, "a writer was overtaken by one that came after it");
-    db.finish().await;
-}
