@@ -83,11 +83,18 @@ fn sqlite_db(bin: &Path, dir: &Path, n: usize) -> Result<String, String> {
     Ok(db.to_string_lossy().into_owned())
 }
 
+/// The PostgreSQL server the harnesses use (`USEDCAR_TEST_PG_URL`, else 127.0.0.1:5432): its
+/// admin database's URL, and that URL without the database, to name another on the same server.
+pub(crate) fn pg_server() -> (String, String) {
+    let admin = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+    (admin, base)
+}
+
 /// The PostgreSQL database of `n` listings, created and seeded once.
 fn pg_db(bin: &Path, n: usize) -> Result<String, String> {
     let name = format!("usedcar_bench_{n}");
-    let admin = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+    let (admin, base) = pg_server();
     let exists = output(Command::new("psql").args([admin.as_str(), "-tAc", &format!("select 1 from pg_database where datname = '{name}'")]))?;
     if exists.trim() != "1" {
         output(Command::new("psql").args([admin.as_str(), "-c", &format!("create database {name}")]))?;

@@ -195,8 +195,7 @@ pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(Pat
         if !crate::postgres_answers() {
             return Err("--pg: PostgreSQL does not answer on 127.0.0.1:5432 (or USEDCAR_TEST_PG_URL)".to_owned());
         }
-        let admin = std::env::var("USEDCAR_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+        let (admin, base) = crate::bench::pg_server();
         let name = name.replace('.', "_");
         for sql in [format!("drop database if exists {name} with (force)"), format!("create database {name}")] {
             Db::Postgres(admin.clone()).query(&sql)?;

@@ -48,7 +48,8 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .build(&state)
         .merge(extra)
         .fallback(|| async { error::AppError::NotFound })
-        // An address out of all proportion is refused before any handler (see `shape`).
+        // A request out of all proportion (address, parameters, headers) is refused before any
+        // handler (see `shape`).
         .layer(from_fn(http::shape::refuse_outsized))
         // Cross-origin state-changing requests → 403 (see `csrf`).
         .layer(from_fn_with_state(state.clone(), resume::show_flash))

@@ -1,8 +1,8 @@
 //! Requests out of all proportion are refused before any handler reads them: an address longer
 //! than [`MAX_URI_BYTES`] (414), a query of more than [`MAX_QUERY_PAIRS`] parameters (400) or
-//! headers of more than [`MAX_HEADER_BYTES`] in all (431), each with the Chinese error page. No page of ours links such an address (a
-//! list's fullest link has 15 parameters, an ad's landing adds 10), and nginx in front refuses
-//! longer request lines than this anyway.
+//! headers of more than [`MAX_HEADER_BYTES`] in all (431), each with the Chinese error page. No
+//! page of ours links such an address (a list's fullest link has 15 parameters, an ad's landing
+//! adds 10), and nginx in front refuses longer request lines than this anyway.
 
 use axum::extract::Request;
 use axum::http::StatusCode;
