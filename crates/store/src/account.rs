@@ -6,7 +6,7 @@
 
 use domain::auth::{TicketKind, TicketStatus};
 
-use crate::{DbError, Store, found, from_row, on_pool};
+use crate::{DbError, Store, found, from_row, on_pool, on_writer};
 
 /// A person who has signed in at least once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,7 +137,7 @@ impl Store {
     /// The user with this phone, creating one on the first sign-in; records the sign-in time.
     pub async fn sign_in_by_mobile(&self, mobile: &str, now: i64) -> Result<User, DbError> {
         let nickname = format!("车友{}", &mobile[mobile.len().saturating_sub(4)..]);
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into app_user (mobile, nickname, created_at, updated_at, last_login_at) values ($1, $2, $3, $3, $3) \
                  on conflict (mobile) do update set last_login_at = excluded.last_login_at",
@@ -173,7 +173,7 @@ impl Store {
              nickname = case when nickname = '' or nickname like '车友%' then $3 else nickname end, \
              avatar = case when avatar = '' then $4 else avatar end, updated_at = $5 where user_id = $6"
         );
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             // An identity belongs to one account: a re-bind moves it.
             let clear = format!("update app_user set {column} = null where {column} = $1 and user_id <> $2");
@@ -194,7 +194,7 @@ impl Store {
 
     /// Sets a user's role (dealer onboarding, staff tooling, tests).
     pub async fn set_role(&self, user_id: i64, role: domain::auth::Role, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update app_user set role = $1, updated_at = $2 where user_id = $3")
                 .bind(role.as_str())
                 .bind(now)
@@ -207,7 +207,7 @@ impl Store {
 
     /// Starts a session.
     pub async fn create_session(&self, s: &NewSession<'_>, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into user_session (token_hash, web_token_hash, user_id, user_agent, ip, created_at, last_seen_at, expires_at) \
                  values ($1, $2, $3, $4, $5, $6, $6, $7)",
@@ -233,7 +233,7 @@ impl Store {
             "select {USER_COLUMNS}, s.user_session_id, s.last_seen_at from user_session s join app_user u on u.user_id = s.user_id \
              where s.token_hash = $1 and s.revoked_at is null and s.expires_at > $2 and s.last_seen_at > $3 and u.status = 'active'"
         );
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(token_hash).bind(now).bind(idle_since).fetch_optional(p).await?;
             let Some(row) = row else { return Ok(None) };
             use sqlx::Row as _;
@@ -254,7 +254,7 @@ impl Store {
     /// Exchanges a web cookie for a new token (`cookietotoken`): the session keeps its
     /// web cookie and gets `new_token_hash`; the old token stops working.
     pub async fn rotate_token(&self, web_hash: &str, new_token_hash: &str, now: i64) -> Result<Option<User>, DbError> {
-        let user_id: Option<i64> = on_pool!(self, p => {
+        let user_id: Option<i64> = on_writer!(self, p => {
             sqlx::query_scalar(
                 "update user_session set token_hash = $1, last_seen_at = $2 \
                  where web_token_hash = $3 and revoked_at is null and expires_at > $2 returning user_id",
@@ -276,7 +276,7 @@ impl Store {
     /// revoking by the web cookie also ends every token exchanged from it, and a stale token
     /// (replaced by an exchange) still ends its session through the web cookie.
     pub async fn revoke_session(&self, token_hash: Option<&str>, web_hash: Option<&str>, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update user_session set revoked_at = $1 where (token_hash = $2 or web_token_hash = $3) and revoked_at is null")
                 .bind(now)
                 .bind(token_hash)
@@ -309,7 +309,7 @@ impl Store {
 
     /// [`Store::throttle`]'s one transaction: the index of the limit that refused, if any.
     async fn throttle_once(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<Option<usize>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             for (i, (key, interval, window, max)) in limits.iter().enumerate() {
                 let hits: Option<i64> = sqlx::query_scalar(
@@ -340,7 +340,7 @@ impl Store {
 
     /// Stores a freshly sent SMS code (as its digest); it supersedes earlier codes for the phone.
     pub async fn store_code(&self, mobile: &str, purpose: &str, digest: &str, ip: &str, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into sms_code (mobile, purpose, code_hmac, ip, attempts, created_at, expires_at) values ($1, $2, $3, $4, 0, $5, $6)",
             )
@@ -360,7 +360,7 @@ impl Store {
     /// concurrent requests; a wrong one costs a try, and the fifth wrong try kills it.
     pub async fn check_code(&self, mobile: &str, purpose: &str, digest: &str, now: i64) -> Result<CodeCheck, DbError> {
         let max = domain::auth::CODE_MAX_ATTEMPTS;
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let row: Option<(i64, String, i64, i64, Option<i64>)> = sqlx::query_as(
                 "select sms_code_id, code_hmac, cast(attempts as bigint), expires_at, used_at from sms_code \
                  where mobile = $1 and purpose = $2 order by sms_code_id desc limit 1",
@@ -422,7 +422,7 @@ impl Store {
         now: i64,
         ttl: i64,
     ) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into login_ticket (ticket, kind, return_to, claim_hash, payload, user_id, status, created_at, expires_at) \
                  values ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)",
@@ -470,7 +470,7 @@ impl Store {
         user_id: Option<i64>,
         now: i64,
     ) -> Result<Option<Ticket>, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_as::<_, Ticket>(
                 "update login_ticket set status = $1, user_id = coalesce($2, user_id) \
                  where ticket = $3 and kind = $4 and status = $5 and expires_at >= $6 \
@@ -490,7 +490,7 @@ impl Store {
     /// Claims a confirmed QR ticket for the browser that holds its secret: `confirmed → used`,
     /// once. Returns the confirming user and the return path.
     pub async fn claim_ticket(&self, ticket: &str, claim_hash: &str, now: i64) -> Result<Option<Ticket>, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_as::<_, Ticket>(
                 "update login_ticket set status = 'used' \
                  where ticket = $1 and kind = 'qr' and status = 'confirmed' and claim_hash = $2 and expires_at >= $3 \

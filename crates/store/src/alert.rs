@@ -2,7 +2,7 @@
 //! who has an instant-alert plan running, one round per user claimed by a conditional update of
 //! `alerted_at` (so two nodes never send the same alert), and favourites' price cuts.
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// A user who follows something.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl Store {
     /// Claims a user's alert round: `alerted_at` moves from `was` to `now` only if nobody moved it
     /// meanwhile; false when another round has it.
     pub async fn claim_alert(&self, user_id: i64, was: i64, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query("update app_user set alerted_at = $1 where user_id = $2 and alerted_at = $3").bind(now).bind(user_id).bind(was).execute(p).await?.rows_affected()
         });
         Ok(n == 1)

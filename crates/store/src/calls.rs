@@ -2,7 +2,7 @@
 //! provider call id, read only by the dealer who owns the lead's shop.
 
 use crate::shop::owner_shop;
-use crate::{DbError, Store, found, from_row, on_pool};
+use crate::{DbError, Store, found, from_row, on_pool, on_writer};
 
 /// A recording as its shop sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +68,7 @@ impl Store {
     /// Keeps a recording for the shop of its lead. `None` when the lead has no shop or the call
     /// was stored already (the caller then removes the file it wrote).
     pub async fn add_call_recording(&self, r: &NewCallRecording) -> Result<Option<i64>, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar(
                 "insert into call_recording (lead_id, shop_id, call_id, path, content_type, duration_secs, created_at) \
                  select lead_id, shop_id, $2, $3, $4, $5, $6 from lead where lead_id = $1 and shop_id is not null \

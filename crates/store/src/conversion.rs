@@ -8,7 +8,7 @@
 use domain::attribution::Platform;
 use domain::lead::Delivery;
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// Tries of one report before it is given up.
 pub const CONVERSION_ATTEMPTS: i64 = 5;
@@ -138,7 +138,7 @@ impl Store {
         value_fen: i64,
         now: i64,
     ) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into conversion_report (source, platform, click_id, event, value_fen, landing, status, created_at, updated_at) \
                  values ($1, $2, $3, 'purchase', $4, $5, 'pending', $6, 0) on conflict (source, platform) do nothing",
@@ -180,7 +180,7 @@ impl Store {
     pub async fn claim_conversion(&self, id: i64, now: i64) -> Result<Option<ConversionJob>, DbError> {
         let sql =
             format!("update conversion_report set status = 'sending', attempts = attempts + 1, updated_at = $1 where conversion_report_id = $4 and {DUE}");
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let claimed = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now).bind(CONVERSION_BACKOFF_SECS).bind(CONVERSION_STUCK_SECS).bind(id).execute(p).await?.rows_affected();
             if claimed == 0 {
                 return Ok(None);
@@ -195,7 +195,7 @@ impl Store {
 
     /// Records how a claimed report went.
     pub async fn finish_conversion(&self, id: i64, outcome: &Outcome<'_>, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             match *outcome {
                 Outcome::Sent { request, sandbox } => sqlx::query(
                     "update conversion_report set status = 'sent', error = '', request = $1, sandbox = $2, sent_at = $3, updated_at = $3 \
@@ -219,7 +219,7 @@ impl Store {
     /// Staff's retry of a failed report: due again, its tries counted afresh; its source, or
     /// `None` when it had not failed.
     pub async fn retry_conversion(&self, id: i64, now: i64) -> Result<Option<String>, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar::<_, String>(
                 "update conversion_report set status = 'pending', attempts = 0, updated_at = $1 where conversion_report_id = $2 and status = 'failed' returning source",
             )

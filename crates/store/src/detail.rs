@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use serde::Serialize;
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
-use crate::{DbError, Store, Val, found, from_row, on_pool};
+use crate::{DbError, Store, Val, found, from_row, on_pool, on_writer};
 
 /// Everything the detail page shows about a listing. The VIN is never read: only whether one
 /// was given (`has_vin`), so the page can offer the history report without exposing it.
@@ -272,7 +272,7 @@ impl Store {
 
     /// Writes a listing's VIN trust panel (`domain::report::encode_panel`).
     pub async fn set_history_panel(&self, listing_id: i64, panel: &str) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update listing set history_panel = $1 where listing_id = $2").bind(panel).bind(listing_id).execute(p).await?;
         });
         Ok(())
@@ -377,7 +377,7 @@ impl Store {
     /// Records that a device (and the signed-in user, when known) viewed a listing: one row per
     /// device and listing, its time moved forward on each view.
     pub async fn record_view(&self, device_id: &str, user_id: Option<i64>, listing_id: i64, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let updated = sqlx::query(
                 "update view_history set viewed_at = $1, user_id = coalesce($2, user_id) where device_id = $3 and listing_id = $4",
             )
@@ -418,7 +418,7 @@ impl Store {
     /// Takes offline every online listing whose seller did not re-confirm it in time. Safe to run
     /// any number of times, from any number of nodes: a listing expires once.
     pub async fn expire_listings(&self, now: i64) -> Result<u64, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update listing set status = 'expired', updated_at = $1 where status = 'online' and expires_at is not null and expires_at < $1",
             )

@@ -3,7 +3,7 @@
 
 use domain::inspection::Inspection;
 
-use crate::{BadStored, DbError, Store, on_pool};
+use crate::{BadStored, DbError, Store, on_pool, on_writer};
 
 /// One inspection as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl Store {
     pub async fn add_inspection(&self, listing_id: i64, inspector: &str, inspected_at: i64, inspection: &Inspection) -> Result<String, DbError> {
         let no = domain::inspection::report_no(listing_id, inspected_at);
         let json = serde_json::to_string(inspection).unwrap_or_else(|_| "{\"findings\":[]}".to_owned());
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("insert into inspection (listing_id, report_no, inspector, inspected_at, result_json) values ($1, $2, $3, $4, $5)")
                 .bind(listing_id).bind(&no).bind(inspector).bind(inspected_at).bind(&json).execute(p).await?;
         });

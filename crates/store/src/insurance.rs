@@ -5,7 +5,7 @@
 
 use domain::insurance::{Insurer, QuoteStatus};
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// One insurer's quote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl Store {
     /// Keeps `q` unless a quote of its key exists, and answers the one kept (the first answer of
     /// the day stands).
     pub async fn put_insurance_quote(&self, q: &InsuranceQuote) -> Result<InsuranceQuote, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into insurance_quote (quote_key, insurer, request, car, lines, total_fen, status, provider_ref, valid_until, created_at, updated_at) \
                  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) on conflict (quote_key) do nothing",
@@ -119,7 +119,7 @@ impl Store {
         valid_until: i64,
         now: i64,
     ) -> Result<bool, DbError> {
-        let done = on_pool!(self, p => {
+        let done = on_writer!(self, p => {
             sqlx::query(
                 "update insurance_quote set status = $2, lines = $3, total_fen = $4, valid_until = $5, updated_at = $6 \
                  where quote_key = $1 and status = 'pending'",
@@ -140,7 +140,7 @@ impl Store {
     /// Claims insurance leads still to hand over (`only`: that lead alone), each by one node under
     /// a lease, at most [`HANDOVER_ATTEMPTS`] times.
     pub async fn claim_insurance_handovers(&self, only: Option<i64>, now: i64, limit: i64) -> Result<Vec<Handover>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let due: Vec<Handover> = sqlx::query_as(
                 "select l.lead_id, l.insurer, l.mobile, l.city_code, l.insurance_quote as quote_key, coalesce(q.provider_ref, '') as provider_ref \
@@ -168,7 +168,7 @@ impl Store {
 
     /// A claimed hand-over the insurer took.
     pub async fn insurance_handed_over(&self, lead_id: i64, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update lead set insurer_sent_at = $1 where lead_id = $2").bind(now).bind(lead_id).execute(p).await?;
         });
         Ok(())
@@ -176,7 +176,7 @@ impl Store {
 
     /// A claimed hand-over that failed goes back to be tried again (while tries remain).
     pub async fn release_insurance_handover(&self, lead_id: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update lead set insurer_claimed_at = null where lead_id = $1 and insurer_sent_at is null").bind(lead_id).execute(p).await?;
         });
         Ok(())
@@ -184,7 +184,7 @@ impl Store {
 
     /// Forgets quotes asked for before `before` that no lead names; how many.
     pub async fn prune_insurance_quotes(&self, before: i64) -> Result<u64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query(
                 "delete from insurance_quote where created_at < $1 \
                  and not exists (select 1 from lead l where l.insurance_quote = insurance_quote.quote_key)",

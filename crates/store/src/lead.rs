@@ -2,7 +2,7 @@
 //! per phone, intent and listing within a day and limited per IP. The limits are counted in the
 //! database so they hold across web nodes.
 
-use crate::{DbError, Store, on_pool};
+use crate::{DbError, Store, on_pool, on_writer};
 use domain::attribution::Attribution;
 use domain::lead::Intent;
 use domain::validate::Mobile;
@@ -99,7 +99,7 @@ impl Store {
         let since_day = now - DEDUPE_WINDOW_SECS;
         let since_hour = now - 3_600;
         let listing = lead.listing_id.unwrap_or(0);
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             // The checks read before the insert writes.
             let mut tx = crate::begin_write!(self, p);
             let earlier: Option<i64> = sqlx::query_scalar(
@@ -194,7 +194,7 @@ impl Store {
         } else {
             format!("{platform}:{}", a.click_id)
         };
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "insert into ad_click (ad_platform, click_id, plan, unit, keyword, wx_aid, traffic_type, landing, ip, created_at, click_key) \
                  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (click_key) where click_key <> '' do nothing",

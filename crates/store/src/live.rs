@@ -7,7 +7,7 @@
 
 use domain::live::{Action, Status};
 
-use crate::{DbError, Store, Val, from_row, on_pool};
+use crate::{DbError, Store, Val, from_row, on_pool, on_writer};
 
 /// Times a reminder is tried before it is given up.
 pub const REMINDER_ATTEMPTS: i32 = 3;
@@ -177,7 +177,7 @@ impl Store {
     /// Schedules a session of the shop `owner` owns, its cars pinned in the given order; nothing
     /// is saved when one of them is not an online car of that shop. `NotFound` without a shop.
     pub async fn schedule_live(&self, owner: i64, s: &NewLiveSession, now: i64) -> Result<Pinned, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let shop: i64 = sqlx::query_scalar("select shop_id from shop where owner_user_id = $1 order by shop_id limit 1")
                 .bind(owner).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
@@ -203,7 +203,7 @@ impl Store {
     /// changes when one of them is not an online car of the shop. `NotFound` for another's
     /// session or an ended one.
     pub async fn set_live_pins(&self, owner: i64, session: i64, listing_ids: &[i64], now: i64) -> Result<Pinned, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let shop: i64 = sqlx::query_scalar(
                 "select ls.shop_id from live_session ls join shop s on s.shop_id = ls.shop_id \
@@ -233,7 +233,7 @@ impl Store {
     /// ended, as the car on camera (the others no longer are); `None` marks none. `false` when
     /// the car is not pinned there (nothing changes); `NotFound` for another's or an ended session.
     pub async fn set_on_air(&self, owner: i64, session: i64, listing: Option<i64>, now: i64) -> Result<bool, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             sqlx::query_scalar::<_, i64>(
                 "select ls.live_session_id from live_session ls join shop s on s.shop_id = ls.shop_id \
@@ -261,7 +261,7 @@ impl Store {
     pub async fn move_live(&self, owner: i64, session: i64, action: Action, replay: Option<&str>, now: i64) -> Result<Option<Status>, DbError> {
         let current = self.own_live_session(owner, session).await?;
         let Some(to) = domain::live::transition(current.status, action) else { return Ok(None) };
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update live_session set status = $1, \
                  started_at = case when $1 = 'live' then $2 else started_at end, \
@@ -277,7 +277,7 @@ impl Store {
 
     /// Sets the cover of a session the shop `owner` owns to an upload of theirs.
     pub async fn set_live_cover(&self, owner: i64, session: i64, path: &str, now: i64) -> Result<(), DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update live_session set cover = $1, updated_at = $2 where live_session_id = $3 \
                  and shop_id in (select shop_id from shop where owner_user_id = $4)",
@@ -330,7 +330,7 @@ impl Store {
 
     /// A viewer asks to be told when a session starts; `false` when they already asked.
     pub async fn remind_live(&self, session: i64, user_id: i64, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query("insert into live_reminder (live_session_id, user_id, created_at) values ($1, $2, $3) on conflict do nothing")
                 .bind(session).bind(user_id).bind(now).execute(p).await?.rows_affected()
         });
@@ -353,7 +353,7 @@ impl Store {
     /// Claims the reminders of a live session still to send (each by one node, whichever asks
     /// first, at most [`REMINDER_ATTEMPTS`] times) with the viewers' numbers.
     pub async fn claim_live_reminders(&self, session: i64, now: i64) -> Result<Vec<LiveReminder>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let due: Vec<LiveReminder> = sqlx::query_as(
                 "select r.user_id, u.mobile from live_reminder r join app_user u on u.user_id = r.user_id \
@@ -380,7 +380,7 @@ impl Store {
 
     /// A reminder that could not be sent goes back to be tried again (while attempts remain).
     pub async fn release_live_reminder(&self, session: i64, user_id: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update live_reminder set sent_at = null where live_session_id = $1 and user_id = $2")
                 .bind(session).bind(user_id).execute(p).await?;
         });
@@ -400,7 +400,7 @@ impl Store {
 
     /// Keeps a car a viewer submitted to a live valuation session.
     pub async fn add_live_appraisal(&self, session: i64, user_id: Option<i64>, a: &NewLiveAppraisal, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar::<_, i64>(
                 "insert into live_appraisal (live_session_id, user_id, series_slug, reg_month, mileage_km, city_code, buy_yuan, private_yuan, \
                  retail_yuan, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning live_appraisal_id",
@@ -422,7 +422,7 @@ impl Store {
 
     /// Marks a queued car done (once); `NotFound` when it is not in a session of `owner`'s shop.
     pub async fn handle_live_appraisal(&self, owner: i64, appraisal: i64, now: i64) -> Result<(), DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update live_appraisal set handled_at = coalesce(handled_at, $1) where live_appraisal_id = $2 and live_session_id in \
                  (select ls.live_session_id from live_session ls join shop s on s.shop_id = ls.shop_id where s.owner_user_id = $3)",

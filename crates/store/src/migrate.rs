@@ -7,7 +7,7 @@
 //! keeps working beside it during a rollout. Tidy checks that the two files of a version differ only
 //! in each backend's column types and in blocks marked backend-specific.
 
-use crate::{DbError, Store, on_pool};
+use crate::{DbError, Store, on_writer};
 
 include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
@@ -47,7 +47,7 @@ impl Store {
     /// changed since, or the database was migrated by a newer build.
     pub async fn migrate(&self) -> Result<(), DbError> {
         let sqlite = matches!(self.backend(), crate::Backend::Sqlite);
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut conn = p.acquire().await?;
             if !sqlite {
                 sqlx::query("select pg_advisory_lock($1)").bind(MIGRATION_LOCK).execute(&mut *conn).await?;

@@ -6,7 +6,7 @@
 
 use domain::package::{Open, Request, Spec, Status};
 
-use crate::{DbError, NewOrder, Store, from_row, on_pool};
+use crate::{DbError, NewOrder, Store, from_row, on_pool, on_writer};
 
 /// A package as its shop sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl Store {
     pub async fn create_lead_package(&self, o: &NewOrder, shop_id: i64, spec: &Spec, now: i64) -> Result<crate::pay::Bound, DbError> {
         let brands = spec.brands.join(",");
         let key = format!("leads:{shop_id}:{}:{brands}:{}:{}:{}", spec.city_code, spec.min_yuan, spec.max_yuan.unwrap_or(-1), spec.quantity);
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let bound = crate::pay::bind_purchase!(tx, o, crate::pay::Purchase::Keyed(&key), now).ok_or_else(crate::pay::not_open)?;
             if bound.new_purchase {
@@ -163,7 +163,7 @@ impl Store {
     /// claim, only if it is `only_shop`'s), and the request takes the shop only while it has
     /// none; the shop's notices are queued in the same transaction.
     async fn deliver_to(&self, lead_id: i64, package_id: i64, only_shop: Option<i64>, now: i64) -> Result<Delivery, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let shop: Option<i64> = sqlx::query_scalar(
                 "update lead_package set delivered = delivered + 1 \

@@ -4,7 +4,7 @@
 //! purchase, and the product names the purchase, not the order. Closing is a conditional update.
 //! What a payment grants and a refund undoes is `settle`'s, through each product's own module.
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 use domain::order::{Product, Provider, Status};
 
 /// What an order buys.
@@ -428,7 +428,7 @@ impl Store {
     pub async fn create_order(&self, o: &NewOrder, now: i64) -> Result<Option<Bound>, DbError> {
         let key = item_key(&o.item);
         let purchase = if key.is_empty() { Purchase::New } else { Purchase::Keyed(&key) };
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let bound = bind_purchase!(tx, o, purchase.clone(), now);
             tx.commit().await?;
@@ -440,7 +440,7 @@ impl Store {
     /// order (or a pending one of it with `next`'s provider and channel is handed back) and
     /// `old_no` is closed. `None` when `old_no` is not the user's pending order of an open purchase.
     pub async fn switch_order(&self, user_id: i64, old_no: &str, next: &NewOrder, now: i64) -> Result<Option<Bound>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let purchase: Option<Option<i64>> =
                 sqlx::query_scalar("select purchase_id from payment_order where order_no = $1 and user_id = $2 and status = 'pending'")
@@ -461,7 +461,7 @@ impl Store {
     /// The orders closed, for the caller to close at their provider; `None` when it is not the
     /// user's pending order of an open purchase.
     pub async fn cancel_purchase(&self, user_id: i64, order_no: &str, now: i64) -> Result<Option<Vec<PayOrder>>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let row: Option<(Option<i64>, String)> =
                 sqlx::query_as("select purchase_id, status from payment_order where order_no = $1 and user_id = $2")
@@ -524,7 +524,7 @@ impl Store {
         payload: &str,
         now: i64,
     ) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into payment_notification (provider, order_no, provider_trade_no, amount_fen, signature_ok, applied, payload, received_at) \
                  values ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -545,7 +545,7 @@ impl Store {
 
     /// Closes an order still pending; false when it was not (paid meanwhile, or already closed).
     pub async fn close_order(&self, order_no: &str, now: i64) -> Result<bool, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let purchase: Option<Option<i64>> = sqlx::query_scalar(
                 "update payment_order set status = 'closed', closed_at = $1 where order_no = $2 and status = 'pending' returning purchase_id",
@@ -666,7 +666,7 @@ impl Store {
 
     /// Notes that the provider was asked about an order.
     pub async fn mark_queried(&self, order_no: &str, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update payment_order set queried_at = $1 where order_no = $2").bind(now).bind(order_no).execute(p).await?;
         });
         Ok(())

@@ -5,7 +5,7 @@
 
 use domain::programme::{Experience, Lot, Status};
 
-use crate::{DbError, NewOrder, Store, from_row, on_pool};
+use crate::{DbError, NewOrder, Store, from_row, on_pool, on_writer};
 
 /// An application as sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +116,7 @@ pub enum Applied {
 impl Store {
     /// Keeps an application unless the user's latest one stands (`domain::programme::can_apply`).
     pub async fn apply_to_programme(&self, user_id: i64, a: &NewApplication, now: i64) -> Result<Applied, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             // The check reads before the insert writes.
             let mut tx = crate::begin_write!(self, p);
             let latest: Option<String> =
@@ -171,7 +171,7 @@ impl Store {
     /// (decided meanwhile, or unknown).
     pub async fn review_application(&self, id: i64, staff_id: i64, approve: bool, note: &str, now: i64) -> Result<bool, DbError> {
         let to = if approve { Status::Approved } else { Status::Rejected };
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update programme_application set status = $1, review_note = $2, reviewed_by = $3, reviewed_at = $4, updated_at = $4 \
                  where programme_application_id = $5 and status = 'submitted'",
@@ -193,7 +193,7 @@ impl Store {
     /// back rather than a second one made, and one paid another way is closed. `None` (and
     /// nothing stored) when the user has no approved application.
     pub async fn create_programme_order(&self, o: &NewOrder, now: i64) -> Result<Option<crate::pay::Bound>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The write comes first: a second request for the same fee waits for this one.
             let row: Option<(i64, Option<i64>)> = sqlx::query_as(
@@ -236,7 +236,7 @@ impl Store {
 
     /// Keeps a post.
     pub async fn add_programme_post(&self, user_id: i64, body: &str, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar("insert into programme_post (user_id, body, created_at) values ($1, $2, $3) returning programme_post_id")
                 .bind(user_id)
                 .bind(body)

@@ -4,7 +4,7 @@
 //! conditional update, and end `sent` or — after [`PUSH_ATTEMPTS`] tries — `failed`.
 
 use crate::shop::owner_shop;
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// Tries per push before it is given up as `failed`.
 pub const PUSH_ATTEMPTS: i64 = 3;
@@ -105,7 +105,7 @@ impl Store {
 
     /// Saves the push setting of the owner's shop. `NotFound` when they own none.
     pub async fn save_push_setting(&self, owner_user_id: i64, s: &PushSetting, now: i64) -> Result<(), DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "insert into lead_push_setting (shop_id, sms_mobile, wechat_openid, enabled, updated_at) \
                  select shop_id, $2, $3, $4, $5 from shop where shop_id = {} \
@@ -134,7 +134,7 @@ impl Store {
     /// Claims one due push for this node (a conditional update, so one node wins) and returns
     /// what to send; `None` when another node has it or it is no longer due.
     pub async fn claim_push(&self, id: i64, now: i64) -> Result<Option<PushJob>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let claimed = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "update lead_push_log set status = 'sending', attempts = attempts + 1, updated_at = $1 where lead_push_log_id = $2 and {}",
                 due("$1", "$3", "$4")
@@ -156,7 +156,7 @@ impl Store {
     /// Records how a claimed push went: `sent`, or back to `pending` (or `failed` after the
     /// last attempt) with the error.
     pub async fn finish_push(&self, id: i64, error: Option<&str>, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             match error {
                 None => sqlx::query("update lead_push_log set status = 'sent', error = '', sent_at = $1, updated_at = $1 where lead_push_log_id = $2")
                     .bind(now).bind(id).execute(p).await?,

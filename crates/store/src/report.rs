@@ -4,7 +4,7 @@
 //! the last one). The provider's answer is applied by a conditional `querying → ready`, so a
 //! repeated or late answer changes nothing; a query the provider cannot answer ends `failed`.
 
-use crate::{DbError, NewOrder, Store, from_row, on_pool};
+use crate::{DbError, NewOrder, Store, from_row, on_pool, on_writer};
 use domain::report::{Product, State};
 
 /// One report with the order that paid for it.
@@ -125,7 +125,7 @@ impl Store {
     /// through its own purchase (its pending order handed back when it can be paid the same way).
     /// The user's row is the lock, so two orders sent at once make one purchase.
     pub async fn create_paid_report(&self, r: &NewReport<'_>, order: &NewOrder, since: i64, now: i64) -> Result<Ordered, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let existing = lock_and_find_existing!(tx, r, since);
             if let Some((id, status, purchase)) = existing {
@@ -152,7 +152,7 @@ impl Store {
     /// `month_start`) is used up. A report of the same VIN and product being asked or ready since
     /// `since` is handed back without using a query. The report starts `querying`, due at once.
     pub async fn create_free_report(&self, r: &NewReport<'_>, allowance: u32, month_start: i64, since: i64, now: i64) -> Result<Option<i64>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The user's row is the lock: a second free order of theirs waits for this one.
             let existing = lock_and_find_existing!(tx, r, since);
@@ -244,7 +244,7 @@ impl Store {
     /// `next_try_at`): false when it is not due, another node took it first, or it is no longer
     /// querying.
     pub async fn claim_report_attempt(&self, report_id: i64, attempts: i64, now: i64, next_try_at: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update report set attempts = attempts + 1, next_try_at = $1 \
                  where report_id = $2 and status = 'querying' and attempts = $3 and next_try_at <= $4",
@@ -263,7 +263,7 @@ impl Store {
     /// The provider took the query as task `task`; its answer comes by callback or by asking at
     /// `next_try_at`.
     pub async fn set_report_task(&self, report_id: i64, task: &str, next_try_at: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update report set provider_task = $1, next_try_at = $2 where report_id = $3 and status = 'querying'")
                 .bind(task)
                 .bind(next_try_at)
@@ -277,7 +277,7 @@ impl Store {
     /// The provider's answer: applied only to a report still querying, so a second answer (a
     /// repeated callback, a poll crossing it) changes nothing. True when this call applied it.
     pub async fn set_report_ready(&self, report_id: i64, result_json: &str, source: &str, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query("update report set status = 'ready', result_json = $1, source = $2, fetched_at = $3, next_try_at = null where report_id = $4 and status = 'querying'")
                 .bind(result_json)
                 .bind(source)
@@ -292,7 +292,7 @@ impl Store {
 
     /// Gives a query up: true when this call moved it (the caller then refunds its order).
     pub async fn set_report_failed(&self, report_id: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query("update report set status = 'failed', next_try_at = null where report_id = $1 and status = 'querying'")
                 .bind(report_id)
                 .execute(p)

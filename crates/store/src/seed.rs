@@ -9,7 +9,7 @@ use domain::catalog;
 use domain::region;
 use domain::valuation::retained_share;
 
-use crate::{DbError, Store, Val, bind_all, on_pool};
+use crate::{DbError, Store, Val, bind_all, on_writer};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy)]
@@ -360,7 +360,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         let Some(plan) = domain::vip::plan(code) else { continue };
         let city = domain::vip::needs_city(plan).then(|| shop_city[shop - 1].code as i32);
         let starts = now - 10 * 86_400;
-        on_pool!(store, p => {
+        on_writer!(store, p => {
             sqlx::query(
                 "insert into vip_membership (user_id, vip_plan_id, city_code, starts_at, ends_at) \
                  select $1, vip_plan_id, $2, $3, $4 from vip_plan where code = $5",
@@ -718,7 +718,7 @@ async fn demo_package(store: &Store, city_code: u32, now: i64) -> Result<i64, Db
     let id = store.package_of_order(&bound.order_no).await?.map_or(0, |k| k.lead_package_id);
     let pay = crate::Payment { order_no: &order.order_no, provider: domain::order::Provider::Sandbox, trade_no: "demo", amount_fen: tier };
     store.settle_payment(&pay, bought + 60).await?;
-    on_pool!(store, p => {
+    on_writer!(store, p => {
         sqlx::query("update lead_package set delivered = 2 where lead_package_id = $1").bind(id).execute(p).await?;
     });
     Ok(id)
@@ -1089,7 +1089,7 @@ impl<'a> Batch<'a> {
         };
         let (first, last) = (ids(listings.first()), ids(listings.last()));
         self.insert("listing", COLUMNS, listings, &["inspected"]).await?;
-        on_pool!(self.store, p => {
+        on_writer!(self.store, p => {
             for sql in crate::search::index_terms_sql(self.store.backend()) {
                 sqlx::query(sql).bind(first).bind(last).execute(p).await?;
             }
@@ -1106,7 +1106,7 @@ impl<'a> Batch<'a> {
         }
         let pg = matches!(self.store.backend(), crate::Backend::Postgres);
         let per_stmt = (MAX_PARAMS / columns.len()).max(1);
-        on_pool!(self.store, p => {
+        on_writer!(self.store, p => {
             let mut tx = p.begin().await?;
             let mut rows = rows.into_iter().peekable();
             while rows.peek().is_some() {
@@ -1144,14 +1144,14 @@ impl<'a> Batch<'a> {
         if pg {
             let sql = format!("select setval(pg_get_serial_sequence('{table}', '{col}'), coalesce((select max({col}) from {table}), 1))", col = columns[0]);
             if columns[0].ends_with("_id") {
-                on_pool!(self.store, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
+                on_writer!(self.store, p => { sqlx::query(sqlx::AssertSqlSafe(sql)).execute(p).await?; });
             }
         }
         Ok(())
     }
 
     async fn finish(self) -> Result<(), DbError> {
-        match &self.store.pool {
+        match &self.store.writer {
             crate::Pool::Sqlite(p) => {
                 sqlx::query("analyze").execute(p).await?;
             }

@@ -13,7 +13,7 @@ use domain::selling::{Action, Actor, ListingStatus, SellerKind};
 pub const APPEALS_PER_IP_PER_HOUR: i64 = 5;
 
 use crate::listing::CARD_COLUMNS;
-use crate::{DbError, ListingCard, Store, Stored as _, Val, bind_all, from_row, on_pool};
+use crate::{DbError, ListingCard, Store, Stored as _, Val, bind_all, from_row, on_pool, on_writer};
 
 /// An upload as the forms need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -360,7 +360,7 @@ impl Store {
 
     /// Records a processed upload; its id.
     pub async fn record_upload(&self, u: &NewUpload<'_>, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar("insert into upload (token, user_id, path, width, height, bytes, created_at) values ($1, $2, $3, $4, $5, $6, $7) returning upload_id")
                 .bind(u.token).bind(u.user_id).bind(u.path).bind(u.width).bind(u.height).bind(u.bytes).bind(now)
                 .fetch_one(p).await?
@@ -424,7 +424,7 @@ impl Store {
 
     /// Removes one upload row (its files are deleted first by the caller).
     pub async fn delete_upload(&self, upload_id: i64) -> Result<(), DbError> {
-        on_pool!(self, p => { sqlx::query("delete from upload where upload_id = $1").bind(upload_id).execute(p).await?; });
+        on_writer!(self, p => { sqlx::query("delete from upload where upload_id = $1").bind(upload_id).execute(p).await?; });
         Ok(())
     }
 
@@ -444,7 +444,7 @@ impl Store {
     pub async fn create_listing(&self, l: &ListingInput, photos: &[UploadRow], now: i64) -> Result<i64, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
         let seller_kind = if l.shop_id.is_some() { SellerKind::Dealer } else { SellerKind::Private }.as_str();
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let (series_id, brand_id): (i64, i64) = sqlx::query_as("select series_id, brand_id from series where slug = $1")
                 .bind(&l.series_slug).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
@@ -502,7 +502,7 @@ impl Store {
     /// change of an online listing is kept in its price history. Returns the new status.
     pub async fn update_listing(&self, listing_id: i64, l: &ListingInput, photos: &[UploadRow], to_review: bool, now: i64) -> Result<ListingStatus, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let current: Option<(String, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "select status, price_yuan from listing where listing_id = $1 and status <> 'deleted' and {OWNED}"
@@ -587,7 +587,7 @@ impl Store {
     /// ownership), atomically with its audit entry. `reason` is kept for rejections.
     pub async fn listing_action(&self, listing_id: i64, user_id: i64, actor: Actor, action: Action, reason: &str, now: i64) -> Result<ActionOutcome, DbError> {
         let owned = if actor == Actor::Staff { "($2 = $2)".to_owned() } else { OWNED.to_owned() };
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let row: Option<(String, Option<i64>, Option<i64>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "select status, refreshed_at, seller_user_id from listing where listing_id = $1 and status <> 'deleted' and {owned}"
@@ -712,7 +712,7 @@ impl Store {
         ip: &str,
         now: i64,
     ) -> Result<Option<i64>, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             if !ip.is_empty() {
                 let recent: i64 = sqlx::query_scalar("select count(*) from appeal where ip = $1 and created_at > $2")
@@ -753,7 +753,7 @@ impl Store {
 
     /// Staff decide an open appeal (`upheld` or `dismissed`), logged. False when it was not open.
     pub async fn decide_appeal(&self, appeal_id: i64, staff_user_id: i64, status: AppealStatus, decision: &str, now: i64) -> Result<bool, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let n = sqlx::query("update appeal set status = $1, decision = $2, decided_by = $3, decided_at = $4 where appeal_id = $5 and status = 'open'")
                 .bind(status.as_str()).bind(decision).bind(staff_user_id).bind(now).bind(appeal_id)

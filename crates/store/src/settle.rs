@@ -9,7 +9,7 @@
 //! (`vip`, `package`, `report`, `programme`); the orders are `pay`'s ledger.
 
 use crate::pay::PayOrder;
-use crate::{BadStored, DbError, Store, on_pool};
+use crate::{BadStored, DbError, Store, on_writer};
 use domain::order::{Product, Provider, Status};
 
 /// A payment as the provider reported it, after its signature was checked.
@@ -119,7 +119,7 @@ impl Store {
     /// reports changes anything.
     pub async fn settle_payment(&self, pay: &Payment<'_>, now: i64) -> Result<Settled, DbError> {
         type Row = (i64, i64, String, String, String, Option<i32>, Option<i64>);
-        let applied: Option<Settled> = on_pool!(self, p => {
+        let applied: Option<Settled> = on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The order's row first, then its purchase's: two notifies racing take turns on the
             // order's lock and the second finds it paid.
@@ -205,7 +205,7 @@ impl Store {
     /// others asking meanwhile hear [`RefundClaim::Busy`], so the provider is asked once. A claim
     /// older than [`REFUND_CLAIM_SECS`] (its node died) may be taken again.
     pub async fn claim_refund(&self, order_no: &str, now: i64) -> Result<RefundClaim, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query("update payment_order set refunding_at = $1 where order_no = $2 and status = 'paid' and (refunding_at is null or refunding_at < $3)")
                 .bind(now)
                 .bind(order_no)
@@ -223,7 +223,7 @@ impl Store {
 
     /// Gives up a refund claim (the provider refused): the order is as it was.
     pub async fn release_refund(&self, order_no: &str) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update payment_order set refunding_at = null where order_no = $1 and status = 'paid'").bind(order_no).execute(p).await?;
         });
         Ok(())
@@ -235,7 +235,7 @@ impl Store {
     /// the report not yet answered, the programme's shop and dealer role (kept, for staff to
     /// decide, when the shop has listed cars since); the purchase's other pending orders close.
     pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<Refunded, DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let row: Option<(i64, Option<i64>)> = sqlx::query_as(
                 "update payment_order set status = 'refunded', refunded_at = $1, refunded_by = $2, refund_reason = $3, refunding_at = null \

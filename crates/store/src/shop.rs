@@ -3,7 +3,7 @@
 
 use domain::lead::Status as LeadStatus;
 
-use crate::{DbError, Store, found, from_row, on_pool};
+use crate::{DbError, Store, found, from_row, on_pool, on_writer};
 
 /// A shop in full.
 #[derive(Debug, Clone, PartialEq)]
@@ -247,7 +247,7 @@ impl Store {
 
     /// Saves the owner's edits of their shop.
     pub async fn update_shop(&self, user_id: i64, s: &ShopProfile, now: i64) -> Result<(), DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(
                 "update shop set name = $1, address = $2, phone = $3, hours = $4, licence_no = $5, intro = $6, \
                  logo = case when $7 = '' then logo else $7 end, banner = case when $8 = '' then banner else $8 end, updated_at = $9 \
@@ -294,7 +294,7 @@ impl Store {
     ) -> Result<ShopLead, DbError> {
         let n = scope.next();
         let owned_sql = format!("select ld.lead_id from lead ld where {} and ld.lead_id = ${n}", scope.clause());
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(owned_sql));
             if let LeadScope::Shop(owner) = scope {
@@ -319,7 +319,7 @@ impl Store {
             ShopImage::Logo => "logo",
             ShopImage::Banner => "banner",
         };
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "update shop set {column} = $1, updated_at = $2 where shop_id = {} \
                  and exists (select 1 from upload where path = $1 and user_id = $3)",
@@ -333,7 +333,7 @@ impl Store {
     /// Adds an uploaded photo of the owner's to their shop's photos, unless it already has
     /// [`SHOP_PHOTOS_MAX`]; `Ok(false)` when full.
     pub async fn add_shop_photo(&self, owner_user_id: i64, path: &str, now: i64) -> Result<bool, DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "insert into shop_photo (shop_id, path, position, created_at) \
                  select s.shop_id, $1, coalesce((select max(position) + 1 from shop_photo where shop_id = s.shop_id), 0), $2 \
@@ -348,7 +348,7 @@ impl Store {
 
     /// Removes one photo of the owner's shop (its files go with the unused-upload cleanup).
     pub async fn delete_shop_photo(&self, owner_user_id: i64, shop_photo_id: i64) -> Result<(), DbError> {
-        let n = on_pool!(self, p => {
+        let n = on_writer!(self, p => {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "delete from shop_photo where shop_photo_id = $1 and shop_id = {}",
                 owner_shop("$2")

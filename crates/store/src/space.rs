@@ -5,7 +5,7 @@
 //! another's rows: a foreign id simply matches nothing.
 
 use crate::listing::{CARD_COLUMNS, ListingCard};
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// A lead as its sender sees it in `/space/gettycarlist`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,7 +173,7 @@ impl Store {
 
     /// Adds a favourite (idempotent). Unknown listings are ignored.
     pub async fn add_favourite(&self, user_id: i64, listing_id: i64, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into favourite (user_id, listing_id, created_at) select $1, listing_id, $3 from listing where listing_id = $2 \
                  on conflict (user_id, listing_id) do nothing",
@@ -189,7 +189,7 @@ impl Store {
 
     /// Removes a favourite (idempotent).
     pub async fn remove_favourite(&self, user_id: i64, listing_id: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("delete from favourite where user_id = $1 and listing_id = $2").bind(user_id).bind(listing_id).execute(p).await?;
         });
         Ok(())
@@ -234,7 +234,7 @@ impl Store {
 
     /// Records the agreement versions a user accepted by signing in (`domain::legal::login_versions`).
     pub async fn accept_terms(&self, user_id: i64, versions: &str, now: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("update app_user set terms_accepted = $1, terms_accepted_at = $2 where user_id = $3 and terms_accepted <> $1")
                 .bind(versions).bind(now).bind(user_id).execute(p).await?;
         });
@@ -252,7 +252,7 @@ impl Store {
     /// Gives a device's anonymous history (cars viewed, valuations) to the user who just signed in
     /// on it; returns how many views moved.
     pub async fn merge_device_history(&self, device_id: &str, user_id: i64) -> Result<u64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             let mut tx = p.begin().await?;
             sqlx::query("update valuation set user_id = $1 where device_id = $2 and user_id is null").bind(user_id).bind(device_id).execute(&mut *tx).await?;
             let views = sqlx::query("update view_history set user_id = $1 where device_id = $2 and user_id is null")
@@ -296,7 +296,7 @@ impl Store {
 
     /// Clears a user's history.
     pub async fn clear_history(&self, user_id: i64) -> Result<(), DbError> {
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query("delete from view_history where user_id = $1").bind(user_id).execute(p).await?;
         });
         Ok(())
@@ -326,7 +326,7 @@ impl Store {
         if sharer == viewer {
             return Ok(());
         }
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into share_visit (sharer_user_id, listing_id, viewer_user_id, viewer_device, created_at) \
                  select u.user_id, $2, $3, $4, $5 from app_user u where u.user_id = $1 \
@@ -359,7 +359,7 @@ impl Store {
 
     /// Stores a wanted-car request.
     pub async fn add_wanted(&self, user_id: i64, mobile: &str, w: &NewWanted, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_scalar(
                 "insert into wanted_request (user_id, mobile, brand_id, series_id, budget_min_yuan, budget_max_yuan, city_code, note, created_at, \
                  attribution) values ($1, $2, (select brand_id from brand where slug = $3), (select series_id from series where slug = $4), $5, $6, $7, $8, \
@@ -403,12 +403,12 @@ impl Store {
 
     /// Runs a statement on one row (`$1` = its id) of one owner (`$2`); whether it matched.
     async fn change_owned(&self, sql: &'static str, id: i64, user_id: i64) -> Result<bool, DbError> {
-        Ok(on_pool!(self, p => sqlx::query(sql).bind(id).bind(user_id).execute(p).await?.rows_affected() == 1))
+        Ok(on_writer!(self, p => sqlx::query(sql).bind(id).bind(user_id).execute(p).await?.rows_affected() == 1))
     }
 
     /// Saves a search (saving the same query again keeps the first and returns its id).
     pub async fn save_search(&self, user_id: i64, query: &str, title: &str, now: i64) -> Result<i64, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query(
                 "insert into saved_search (user_id, query, title, created_at, last_checked_at) values ($1, $2, $3, $4, $4) \
                  on conflict (user_id, query) do nothing",
@@ -442,7 +442,7 @@ impl Store {
 
     /// One of a user's saved searches, marked as looked at now; `None` when it is not theirs.
     pub async fn open_saved_search(&self, user_id: i64, id: i64, now: i64) -> Result<Option<SavedSearch>, DbError> {
-        Ok(on_pool!(self, p => {
+        Ok(on_writer!(self, p => {
             sqlx::query_as::<_, SavedSearch>(
                 "update saved_search set last_checked_at = $1 where saved_search_id = $2 and user_id = $3 \
                  returning saved_search_id, query, title, created_at, last_checked_at",
@@ -513,7 +513,7 @@ impl Store {
                 })
                 .collect();
             let sql = format!("insert into stat_event (device_token, mobile, from_value, path, created_at) values {}", marks.join(", "));
-            on_pool!(self, p => {
+            on_writer!(self, p => {
                 let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
                 for e in chunk {
                     q = q.bind(&e.device_token).bind(&e.mobile).bind(&e.from_value).bind(&e.path).bind(e.created_at);

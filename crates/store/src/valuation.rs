@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use domain::catalog::BodyClass;
 use domain::valuation::{self, Comparable, RatingInput, Subject, Valuation};
 
-use crate::{DbError, Store, Val, bind_all, from_row, on_pool};
+use crate::{DbError, Store, Val, bind_all, from_row, on_pool, on_writer};
 
 #[derive(Debug, Clone)]
 struct Row {
@@ -225,7 +225,7 @@ impl Store {
         if latest.first().is_some_and(same) {
             return Ok(());
         }
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             sqlx::query(
                 "insert into valuation (device_id, user_id, series_id, first_reg_year, first_reg_month, mileage_km, city_code, dealer_buy_yuan, private_yuan, \
                  dealer_retail_yuan, low_yuan, high_yuan, method, confidence, created_at) \
@@ -287,7 +287,7 @@ impl Store {
     async fn write_valuations(&self, results: &[Result1], now: i64) -> Result<(), DbError> {
         const PER_STMT: usize = 400;
         let sqlite = matches!(self.backend(), crate::Backend::Sqlite);
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             for chunk in results.chunks(PER_STMT) {
                 let mut sql = String::from("update listing set market_value_yuan = v.column2, market_low_yuan = v.column3, \

@@ -3,7 +3,7 @@
 //! steps when its order is paid (the membership, following on from a running one) or refunded
 //! (the membership ended).
 
-use crate::{DbError, Store, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool, on_writer};
 
 /// A shop whose owner's running dealer plan promotes its cars: in one city, or everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl Store {
     /// and marks the others inactive (memberships of an old plan keep pointing at it).
     pub async fn sync_plans(&self) -> Result<(), DbError> {
         let plans = &domain::vip::PLANS;
-        on_pool!(self, p => {
+        on_writer!(self, p => {
             let mut tx = p.begin().await?;
             for (i, plan) in plans.iter().enumerate() {
                 sqlx::query(

@@ -2,7 +2,7 @@
 //! dealers at a trade price (`listing.wholesale_price_yuan`), set and withdrawn by the shop's
 //! owner, listed newest first, in one city when asked.
 
-use crate::{DbError, Store, Val, from_row, on_pool};
+use crate::{DbError, Store, Val, from_row, on_writer};
 
 /// One car offered to the trade.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl Store {
     pub async fn set_wholesale(&self, listing_id: i64, user_id: i64, price_yuan: Option<i64>) -> Result<bool, DbError> {
         let sql = "update listing set wholesale_price_yuan = $1 where listing_id = $2 and status = 'online' \
              and shop_id in (select shop_id from shop where owner_user_id = $3)";
-        let done = on_pool!(self, p => {
+        let done = on_writer!(self, p => {
             sqlx::query(sql).bind(price_yuan).bind(listing_id).bind(user_id).execute(p).await?.rows_affected()
         });
         Ok(done == 1)

@@ -83,7 +83,10 @@ pub fn route_middleware(
                         let device = device_in(req.extensions(), req.headers());
                         let ip = peer_ip(req.extensions());
                         let query = req.uri().query().unwrap_or("").to_owned();
-                        let boot = crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await;
+                        let boot = match crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await {
+                            Ok(boot) => boot,
+                            Err(e) => return e.into_response(),
+                        };
                         cookies.extend(boot.cookies);
                         req.extensions_mut().insert(DeviceId(id));
                         req.extensions_mut().insert(CurrentUser(boot.user));

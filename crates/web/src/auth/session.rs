@@ -148,13 +148,16 @@ pub struct Boot {
     pub cookies: Vec<HeaderValue>,
 }
 
-/// The session bootstrap; see the module docs. Never fails: errors are logged.
-pub async fn bootstrap(state: &AppState, headers: &HeaderMap, query: &str, device: &Device, device_id: Option<&str>, ip: &str) -> Boot {
+/// The session bootstrap; see the module docs. Its errors are logged and the visit continues
+/// anonymous, except when the database cannot be reached: then the page would fail after it
+/// too, so the visitor is told at once (503) instead of after a second wait.
+pub async fn bootstrap(state: &AppState, headers: &HeaderMap, query: &str, device: &Device, device_id: Option<&str>, ip: &str) -> Result<Boot, AppError> {
     match try_bootstrap(state, headers, query, device, device_id, ip).await {
-        Ok(boot) => boot,
+        Ok(boot) => Ok(boot),
+        Err(AppError::Store(e)) if e.is_unavailable() => Err(AppError::Store(e)),
         Err(e) => {
             tracing::warn!(target: "auth", error = %e, "session bootstrap failed; continuing anonymous");
-            Boot::default()
+            Ok(Boot::default())
         }
     }
 }

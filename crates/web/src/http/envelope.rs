@@ -5,7 +5,7 @@
 //! | `0000` | `Ok` | success | 200 |
 //! | `CM001` | `BadInput` | the request cannot be understood or a field is wrong (`msg` says which) | 400, 413, 415, 422 |
 //! | `CM002` | `Session` | the session is invalid: both session cookies are cleared (seed) | 401 |
-//! | `CM003` | `Upstream` | an outside service failed; try again later | 503 |
+//! | `CM003` | `Upstream` | an outside service or the database is unavailable; try again later | 503 |
 //! | `CM004` | `NotFound` | no such object or route, or not yours (another's looks like none) | 404 |
 //! | `CM005` | `Forbidden` | signed in, but the role may not use this, or a cross-site request | 403 |
 //! | `CM006` | `TooMany` | a rate limit was reached | 429 |

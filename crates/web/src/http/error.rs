@@ -89,6 +89,9 @@ pub fn resolve_status(status_code: Option<u16>, status: Option<u16>, response_st
 /// What someone without a shop reads on a dealer's page.
 pub const DEALER_ONLY_MESSAGE: &str = "这是车商功能：开通店铺的车商才能使用";
 
+/// What a visitor reads while the database cannot be reached.
+pub const BUSY_MESSAGE: &str = "系统繁忙，请稍后再试";
+
 /// The 404 message.
 pub const NOT_FOUND_MESSAGE: &str = "This page could not be found";
 
@@ -106,12 +109,18 @@ impl IntoResponse for AppError {
             AppError::Upstream(m) => (StatusCode::SERVICE_UNAVAILABLE, m.clone(), None),
             AppError::UnknownMiddleware(name) => (StatusCode::INTERNAL_SERVER_ERROR, format!("Unknown middleware {name}"), None),
             AppError::Store(store::DbError::NotFound) => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
+            // The database stopped or is restarting, or every connection stayed busy: a short
+            // wait helps, so 503 (the cause is logged all the same).
+            AppError::Store(e) if e.is_unavailable() => (StatusCode::SERVICE_UNAVAILABLE, BUSY_MESSAGE.to_owned(), Some(e.to_string())),
             AppError::Store(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Random(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Render(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
         };
         let next = matches!(self, AppError::DealerOnly).then_some(("了解车商孵化计划，开通店铺", "/actives/fh2021"));
         let mut res = status.into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE && matches!(self, AppError::Store(_)) {
+            res.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("5"));
+        }
         let rejection = match self {
             AppError::Rejected { reason, .. } => Some(reason),
             _ => None,

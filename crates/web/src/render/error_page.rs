@@ -56,6 +56,9 @@ pub async fn render_errors(State(state): State<crate::state::AppState>, req: Req
     for c in cookies {
         out.headers_mut().append(header::SET_COOKIE, c);
     }
+    if let Some(wait) = res.headers().get(header::RETRY_AFTER) {
+        out.headers_mut().insert(header::RETRY_AFTER, wait.clone());
+    }
     out.extensions_mut().insert(report);
     out
 }

@@ -623,11 +623,12 @@ async fn api_failures_answer_in_the_envelope_even_when_the_database_fails(app: &
     let session = login(app, "13500000080", "").await;
     app.state.store.close().await;
     let r = app.post_form("/api/buycar-api/user/baseinf", &[("cookie", &session)], "").await;
-    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR);
+    // A database that cannot be reached is a 503 (try again shortly), not a 500.
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(r.headers.get("content-type").unwrap().to_str().unwrap().starts_with("application/json"));
     let j = r.json();
-    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(false), Some("CM009")), "{j}");
-    assert_eq!(j["msg"], "服务器开小差了，请稍后再试");
+    assert_eq!((j["success"].as_bool(), j["code"].as_str()), (Some(false), Some("CM003")), "{j}");
+    assert_eq!(j["msg"], "系统繁忙，请稍后再试");
     assert!(!r.body.contains("pool") && !r.body.contains("closed"), "no cause is sent: {}", r.body);
     let page = app.get("/space/favourites", &[("cookie", &session)]).await;
     assert!(page.body.contains("<html") || page.body.contains("<!doctype"), "{}", page.body);

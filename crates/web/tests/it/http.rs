@@ -5,7 +5,7 @@ use axum::Router;
 use axum::http::{Method, StatusCode, header};
 use axum::routing::get;
 
-use crate::support::{DESKTOP, IPHONE, send, spawn_app};
+use crate::support::{DESKTOP, IPHONE, login, send, spawn_app};
 
 #[tokio::test]
 async fn the_home_page_shows_real_listings_on_a_phone() {
@@ -203,6 +203,22 @@ async fn health_check_reports_the_database() {
     let app = spawn_app(0).await;
     let r = app.get("/healthz", &[]).await;
     assert_eq!((r.status, r.body.as_str()), (StatusCode::OK, "ok"));
+}
+
+/// A database that cannot be reached (here: its connections closed) is answered 503 with the
+/// site's Chinese page and a Retry-After, never a 500 or the driver's text; a signed-in visitor
+/// is told at once, not after a second wait in the session lookup.
+#[tokio::test]
+async fn a_database_that_cannot_be_reached_is_a_chinese_503() {
+    let app = spawn_app(0).await;
+    let cookie = login(&app, "13912345678", "").await;
+    app.state.store.close().await;
+    for (uri, cookie) in [("/healthz", ""), ("/space/vip", cookie.as_str()), ("/space/personcarlist", cookie.as_str())] {
+        let r = app.get(uri, &[("cookie", cookie)]).await;
+        assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {}", r.body);
+        assert_eq!(r.headers.get("retry-after").map(|v| v.to_str().unwrap()), Some("5"), "{uri}");
+        assert!(r.body.contains("系统繁忙，请稍后再试") && !r.body.contains("pool") && !r.body.contains("sqlx"), "{uri}: {}", r.body);
+    }
 }
 
 #[tokio::test]
