@@ -16,6 +16,14 @@
 //! within 7 s: the pool waits 5 s for a connection); after PostgreSQL is back the site must
 //! answer again within 5 s with no restart, and every acknowledged write must be stored once.
 //! A guard starts PostgreSQL again whatever happens. Output: `target/stress/faults-db-stop.json`.
+//!
+//! `cargo xtask faults --full-disk [--rounds N] [--debug]` is F3, on SQLite: the database and the
+//! upload directory on a tmpfs of their own (mounted under `target/stress/disk`, so it needs
+//! root), filled up to its last byte by a filler file, then freed, `N` times. While it is full a
+//! car's page must still be answered 200; a lead form and a photo upload must either succeed (and
+//! then be stored) or fail with a Chinese answer (503), never a 500; no photo file may be left
+//! without its row; once the filler is gone both must succeed again. Output:
+//! `target/stress/faults-full-disk.json`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -103,6 +111,9 @@ fn write_load(base: &str, cars: &[String], prefix: u32, script_file: &Path, acke
 pub fn faults(args: &[String]) -> Res {
     if args.iter().any(|a| a == "--stop-db") {
         return stop_db(args);
+    }
+    if args.iter().any(|a| a == "--full-disk") {
+        return full_disk(args);
     }
     let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
     let (bin, dir, db) = prepare(args, "faults.db", 2_000)?;
@@ -204,11 +215,13 @@ impl Drop for Cluster {
 
 /// One request with curl: its status, how long it took, and its body.
 fn probe(url: &str, form: Option<&str>) -> Result<(u16, Duration, String), String> {
+    probe_with(url, form.map(|f| vec!["-H".to_owned(), "X-Forwarded-For: 10.9.9.9".to_owned(), "--data".to_owned(), f.to_owned()]).unwrap_or_default())
+}
+
+/// [`probe`] with curl's own arguments (a cookie jar, a file to upload).
+fn probe_with(url: &str, extra: Vec<String>) -> Result<(u16, Duration, String), String> {
     let mut cmd = Command::new("curl");
-    cmd.args(["-s", "--max-time", "20", "-w", "\n%{http_code} %{time_total}"]);
-    if let Some(form) = form {
-        cmd.args(["-H", "X-Forwarded-For: 10.9.9.9", "--data", form]);
-    }
+    cmd.args(["-s", "--max-time", "20", "-w", "\n%{http_code} %{time_total}"]).args(extra);
     let out = cmd.arg(url).output().map_err(|e| format!("curl: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, tail) = text.rsplit_once('\n').unwrap_or(("", &text));
@@ -303,4 +316,181 @@ fn stop_db(args: &[String]) -> Res {
     eprintln!("F2: {rounds} rounds, {acknowledged} writes acknowledged, slowest recovery {slowest:?} ms; written to {}", file.display());
     drop(cluster);
     if failed.is_empty() { Ok(()) } else { Err(format!("faults --stop-db:\n{}", failed.join("\n"))) }
+}
+
+/// A tmpfs mounted for the run, unmounted when dropped.
+struct Tmpfs {
+    dir: std::path::PathBuf,
+}
+
+impl Tmpfs {
+    fn mount(dir: &Path, bytes: u64) -> Result<Tmpfs, String> {
+        let _ = Command::new("umount").arg(dir).stderr(Stdio::null()).status();
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        crate::run(Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={bytes}")]).arg("tmpfs").arg(dir))
+            .map_err(|e| format!("--full-disk mounts a tmpfs (as root): {e}"))?;
+        Ok(Tmpfs { dir: dir.to_owned() })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+    }
+}
+
+/// Writes zeros to `file` until the disk is full; how many bytes it took.
+fn fill(file: &Path) -> Result<u64, String> {
+    use std::io::Write as _;
+    let mut f = std::fs::File::create(file).map_err(|e| e.to_string())?;
+    let chunk = vec![0u8; 4096];
+    let mut written = 0u64;
+    loop {
+        match f.write(&chunk) {
+            Ok(0) => break,
+            Ok(n) => written += n as u64,
+            Err(e) if e.raw_os_error() == Some(28) => break, // ENOSPC
+            Err(e) => return Err(format!("filling the disk: {e}")),
+        }
+    }
+    let _ = f.sync_all();
+    Ok(written)
+}
+
+/// Photo files on the disk with no upload row.
+fn orphan_files(db: &Db, upload: &Path) -> Result<usize, String> {
+    let rows = db.query("select path from upload")?;
+    let stems: BTreeSet<String> = rows.lines().map(|p| p.trim().trim_end_matches(".webp").to_owned()).collect();
+    let mut orphans = 0;
+    let mut dirs = vec![upload.join("p")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let key = path.strip_prefix(upload).map_err(|e| e.to_string())?.to_string_lossy().into_owned();
+            let stem = key.split("_w").next().unwrap_or(&key).trim_end_matches(".webp").to_owned();
+            if !stems.contains(&stem) {
+                orphans += 1;
+            }
+        }
+    }
+    Ok(orphans)
+}
+
+/// F3: the disk of the database and the uploads filled, then freed, the server left running.
+fn full_disk(args: &[String]) -> Res {
+    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let (bin, dir, seeded) = prepare(args, "faults-disk.db", 2_000)?;
+    let Db::Sqlite(seeded) = seeded else { return Err("--full-disk runs on SQLite".to_owned()) };
+    let size = std::fs::metadata(&seeded).map_err(|e| e.to_string())?.len();
+    // Room for the database, its WAL and a few photos; the filler takes the rest each round.
+    let disk = Tmpfs::mount(&dir.join("disk"), size + 24 * 1024 * 1024)?;
+    let path = disk.dir.join("usedcar.db");
+    std::fs::copy(&seeded, &path).map_err(|e| e.to_string())?;
+    let db = Db::Sqlite(path.to_string_lossy().into_owned());
+    let upload = disk.dir.join("upload");
+    std::fs::create_dir_all(&upload).map_err(|e| e.to_string())?;
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    let base = format!("http://{addr}");
+    let (server, _) = crate::stress::start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
+    let car = format!("/details/{}", db.query("select listing_id from listing where status = 'online' order by listing_id limit 1")?.trim());
+    // A photo to upload: one of the demo photos, as the server serves it.
+    let photo = dir.join("faults-photo.webp");
+    let demo = db.query("select path from listing_photo order by listing_photo_id limit 1")?;
+    crate::run(Command::new("curl").args(["-sf", "-o"]).arg(&photo).arg(format!("{base}/upload/{}", demo.trim())))?;
+    // A signed-in seller (the sandbox shows the code on the page).
+    let jar = dir.join("faults-cookies.txt");
+    let _ = std::fs::remove_file(&jar);
+    let jar_args = || vec!["-b".to_owned(), jar.to_string_lossy().into_owned(), "-c".to_owned(), jar.to_string_lossy().into_owned()];
+    let mobile = "13700000077";
+    let mut sent = jar_args();
+    sent.extend(["--data".to_owned(), format!("mobile={mobile}&return=%2Fspace")]);
+    let (_, _, page) = probe_with(&format!("{base}/sys/login/code"), sent)?;
+    let code: String = page.split(r#"<b class="sandbox-code">"#).nth(1).map(|s| s.chars().take(6).collect()).ok_or("no sandbox code on the login page")?;
+    let mut login = jar_args();
+    login.extend(["--data".to_owned(), format!("mobile={mobile}&code={code}&return=%2Fspace")]);
+    let (status, _, _) = probe_with(&format!("{base}/sys/login"), login)?;
+    if status != 303 {
+        return Err(format!("signing in answered {status}"));
+    }
+    let upload_photo = || {
+        let mut a = jar_args();
+        a.extend(["-H".to_owned(), "X-Forwarded-For: 10.8.8.8".to_owned(), "-F".to_owned(), format!("photo=@{};type=image/webp", photo.display())]);
+        probe_with(&format!("{base}/upload/photo"), a)
+    };
+    let filler = disk.dir.join("filler");
+    let mut results = Vec::new();
+    let mut failed = Vec::new();
+    let mut n = 0u32;
+    for round in 1..=rounds {
+        let filled = fill(&filler)?;
+        let mut seen = Vec::new();
+        let (status, _, body) = probe(&format!("{base}{car}"), None)?;
+        if status != 200 {
+            failed.push(format!("round {round}: a car's page answered {status} on a full disk"));
+        }
+        seen.push(json!({ "what": "page", "status": status }));
+        // Writes while full: stored when acknowledged, refused in Chinese otherwise.
+        for _ in 0..3 {
+            n += 1;
+            let phone = format!("1360{n:07}");
+            let (status, _, body) = probe(&format!("{base}{car}/lead"), Some(&format!("intent=ask_price&mobile={phone}")))?;
+            let stored = db.query(&format!("select count(*) from lead where mobile = '{phone}'"))?;
+            let ok = match status {
+                303 => stored == "1",
+                503 => stored == "0" && body.contains("系统繁忙"),
+                _ => false,
+            };
+            if !ok {
+                failed.push(format!("round {round}: a lead on a full disk answered {status} and {stored} were stored"));
+            }
+            seen.push(json!({ "what": "lead", "status": status, "stored": stored }));
+            let (status, _, body) = upload_photo()?;
+            if !(status == 200 || (status == 503 && body.contains("照片保存失败"))) {
+                failed.push(format!("round {round}: a photo on a full disk answered {status}: {}", body.chars().take(200).collect::<String>()));
+            }
+            seen.push(json!({ "what": "photo", "status": status }));
+        }
+        let _ = body;
+        std::fs::remove_file(&filler).map_err(|e| e.to_string())?;
+        // The background removal of a failed photo's files runs right after its answer.
+        std::thread::sleep(Duration::from_millis(300));
+        let orphans = orphan_files(&db, &upload)?;
+        if orphans > 0 {
+            failed.push(format!("round {round}: {orphans} photo files without a row"));
+        }
+        n += 1;
+        let phone = format!("1360{n:07}");
+        let (lead_after, _, _) = probe(&format!("{base}{car}/lead"), Some(&format!("intent=ask_price&mobile={phone}")))?;
+        let (photo_after, _, _) = upload_photo()?;
+        if lead_after != 303 || photo_after != 200 {
+            failed.push(format!("round {round}: with space again a lead answered {lead_after} and a photo {photo_after}"));
+        }
+        let integrity = db.integrity()?;
+        if integrity != "ok" {
+            failed.push(format!("round {round}: integrity_check says {integrity}"));
+        }
+        let codes = |what: &str| seen.iter().filter(|s| s["what"] == what).map(|s| s["status"].to_string()).collect::<Vec<_>>().join(",");
+        eprintln!(
+            "round {round:>2}: filled {:>5} KB; page {}, leads {}, photos {}; orphan files {orphans}; freed: lead {lead_after}, photo {photo_after}; integrity {integrity}",
+            filled / 1024,
+            codes("page"),
+            codes("lead"),
+            codes("photo")
+        );
+        results.push(json!({ "round": round, "filled_bytes": filled, "while_full": seen, "orphan_files": orphans, "lead_after": lead_after, "photo_after": photo_after, "integrity_check": integrity }));
+        // The photos of this round are uploads no listing uses: keep the disk for the next round.
+        db.query("select 1")?;
+    }
+    drop(server);
+    let out = json!({ "fault": "F3 the disk of the database and uploads full", "rounds": results, "failures": failed });
+    let file = dir.join("faults-full-disk.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    eprintln!("F3: {rounds} rounds; written to {}", file.display());
+    drop(disk);
+    if failed.is_empty() { Ok(()) } else { Err(format!("faults --full-disk:\n{}", failed.join("\n"))) }
 }

@@ -216,10 +216,16 @@ pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(Pat
 /// recounts each time), the response cache off, loopback trusted as its proxy (so each write
 /// request's `X-Forwarded-For` is its own visitor); and how long it took to answer.
 pub(crate) fn start(bin: &Path, addr: &str, db: &Db) -> Result<(Server, Duration), String> {
+    start_with(bin, addr, db, &[])
+}
+
+/// [`start`] with more environment variables (`USEDCAR_*` settings).
+pub(crate) fn start_with(bin: &Path, addr: &str, db: &Db, env: &[(&str, &str)]) -> Result<(Server, Duration), String> {
     let began = Instant::now();
     let mut server = Server(
         Command::new(bin)
             .args(["serve", "--addr", addr, "--database-url", db.url()])
+            .envs(env.iter().copied())
             .env("USEDCAR_LOG", "warn")
             .env("USEDCAR_SITE_URL", format!("http://{addr}"))
             .env("USEDCAR_CACHE_RESPONSE_SECS", "0")

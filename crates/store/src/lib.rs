@@ -109,24 +109,24 @@ pub enum DbError {
 impl DbError {
     /// Whether the database could not be reached or refused to work for a while — the server
     /// stopped or restarting, no connection free within the pool's wait, SQLite's lock held past
-    /// its busy wait — rather than a fault in what was asked. The web layer answers these 503
+    /// its busy wait, a full disk — rather than a fault in what was asked. The web layer answers these 503
     /// (try again shortly); the pool reconnects by itself when the database is back.
     pub fn is_unavailable(&self) -> bool {
         let e = match self {
             DbError::Other(e) => e,
             DbError::Lite(rusqlite::Error::SqliteFailure(f, _)) => {
-                return matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked);
+                return matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked | rusqlite::ErrorCode::DiskFull);
             }
             _ => return false,
         };
         match e {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::WorkerCrashed => true,
             sqlx::Error::Database(db) => db.code().is_some_and(|code| match db.try_downcast_ref::<sqlx::sqlite::SqliteError>() {
-                // SQLite's BUSY and LOCKED, with their extended codes (BUSY_SNAPSHOT is 517).
-                Some(_) => code.parse::<i64>().is_ok_and(|n| matches!(n & 0xff, 5 | 6)),
-                // PostgreSQL: a connection exception (class 08), too many connections, a shutdown
-                // or a start in progress.
-                None => code.starts_with("08") || matches!(&*code, "53300" | "57P01" | "57P02" | "57P03"),
+                // SQLite's BUSY, LOCKED and FULL, with their extended codes (BUSY_SNAPSHOT is 517).
+                Some(_) => code.parse::<i64>().is_ok_and(|n| matches!(n & 0xff, 5 | 6 | 13)),
+                // PostgreSQL: a connection exception (class 08), a full disk, too many
+                // connections, a shutdown or a start in progress.
+                None => code.starts_with("08") || matches!(&*code, "53100" | "53300" | "57P01" | "57P02" | "57P03"),
             }),
             _ => false,
         }
@@ -478,5 +478,25 @@ impl Store {
     pub async fn count_admin(&self, query: &str) -> Result<i64, DbError> {
         let sql = query.to_owned();
         Ok(on_pool!(self, p => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).fetch_one(p).await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_out_of_reach_is_unavailable_and_a_bad_question_is_not() {
+        let unavailable = |e: DbError| e.is_unavailable();
+        assert!(unavailable(DbError::Other(sqlx::Error::PoolTimedOut)));
+        assert!(unavailable(DbError::Other(sqlx::Error::PoolClosed)));
+        assert!(unavailable(DbError::Other(sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionRefused)))));
+        let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), None);
+        assert!(unavailable(DbError::Lite(full)));
+        let constraint = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(19), None);
+        assert!(!unavailable(DbError::Lite(constraint)));
+        assert!(!unavailable(DbError::Other(sqlx::Error::RowNotFound)));
+        assert!(!unavailable(DbError::NotFound));
+        assert!(!unavailable(DbError::Config("journal_mode".to_owned())));
     }
 }

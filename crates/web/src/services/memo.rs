@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Counts kept before expired ones are swept (and all dropped if none had expired).
@@ -20,7 +20,15 @@ const MAX_ENTRIES: usize = 50_000;
 #[derive(Debug, Default)]
 pub struct Counts {
     ttl: Option<Duration>,
-    entries: Mutex<HashMap<String, (Instant, i64)>>,
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+/// One key's count (when taken) and the turn to take it again.
+#[derive(Debug, Default)]
+struct Entry {
+    taken: Option<(Instant, i64)>,
+    /// Held while the count is taken: one count per key at a time.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The key of the number of cars on sale (in one city, or everywhere).
@@ -35,26 +43,55 @@ impl Counts {
     }
 
     /// The count under `key`, taken by `count` when none younger than the TTL is kept.
+    ///
+    /// One count per key at a time: when the kept count has expired, the first request takes it
+    /// again and the others meanwhile get the expired one; when none is kept, the others wait for
+    /// the first's. (Every waiting request recounting the same query at once stalled the list
+    /// under load at each expiry.)
     pub async fn get_or<E, F>(&self, key: impl FnOnce() -> String, count: F) -> Result<i64, E>
     where
         F: Future<Output = Result<i64, E>>,
     {
         let Some(ttl) = self.ttl else { return count.await };
         let key = key();
-        if let Some(n) = self.entries.lock().ok().and_then(|m| m.get(&key).filter(|(at, _)| at.elapsed() < ttl).map(|(_, n)| *n)) {
-            return Ok(n);
-        }
+        let slot = self.entries.lock().ok().map(|mut map| {
+            let entry = map.entry(key.clone()).or_default();
+            (entry.taken, Arc::clone(&entry.turn))
+        });
+        let Some((kept, turn)) = slot else { return count.await };
+        let _turn = match kept {
+            Some((at, n)) if at.elapsed() < ttl => return Ok(n),
+            // Someone is counting again: the expired count will do until they are done.
+            Some((_, n)) => match turn.try_lock_owned() {
+                Ok(turn) => turn,
+                Err(_) => return Ok(n),
+            },
+            None => {
+                let turn = turn.lock_owned().await;
+                // Counted while this request waited for its turn.
+                if let Some(n) = self.fresh(&key, ttl) {
+                    return Ok(n);
+                }
+                turn
+            }
+        };
         let n = count.await?;
         if let Ok(mut map) = self.entries.lock() {
             if map.len() >= MAX_ENTRIES {
-                map.retain(|_, (at, _)| at.elapsed() < ttl);
+                map.retain(|_, e| e.taken.is_some_and(|(at, _)| at.elapsed() < ttl));
                 if map.len() >= MAX_ENTRIES {
                     map.clear();
                 }
             }
-            map.insert(key, (Instant::now(), n));
+            map.entry(key).or_default().taken = Some((Instant::now(), n));
         }
         Ok(n)
+    }
+
+    /// The count under `key` when one younger than `ttl` is kept.
+    fn fresh(&self, key: &str, ttl: Duration) -> Option<i64> {
+        let map = self.entries.lock().ok()?;
+        map.get(key)?.taken.filter(|(at, _)| at.elapsed() < ttl).map(|(_, n)| n)
     }
 
     /// Forgets every count (after a write).
@@ -68,6 +105,42 @@ impl Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sixty-four requests for a count nobody has taken yet run one count; once it has expired,
+    /// one request counts again and the others meanwhile get the expired count at once.
+    #[tokio::test]
+    async fn a_key_is_counted_once_at_a_time() {
+        let counts = Arc::new(Counts::new(Duration::from_millis(200)));
+        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let slow_count = |runs: Arc<std::sync::atomic::AtomicUsize>, n: i64| async move {
+            runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok::<i64, ()>(n)
+        };
+        let many = |n: i64| {
+            (0..64)
+                .map(|_| {
+                    let (counts, runs) = (Arc::clone(&counts), Arc::clone(&runs));
+                    tokio::spawn(async move { counts.get_or(|| "suv".to_owned(), slow_count(runs, n)).await })
+                })
+                .collect::<Vec<_>>()
+        };
+        for t in many(7) {
+            assert_eq!(t.await.unwrap(), Ok(7));
+        }
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1, "one count for sixty-four requests");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let began = Instant::now();
+        let answers: Vec<_> = many(8).into_iter().collect();
+        let mut got = Vec::new();
+        for t in answers {
+            got.push(t.await.unwrap().unwrap());
+        }
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2, "one recount at the expiry");
+        assert!(got.iter().filter(|n| **n == 7).count() >= 60, "the others got the expired count: {got:?}");
+        assert!(began.elapsed() < Duration::from_millis(400));
+        assert_eq!(counts.get_or(|| "suv".to_owned(), async { Ok::<_, ()>(9) }).await, Ok(8), "the recount is kept");
+    }
 
     #[tokio::test]
     async fn a_count_is_reused_until_cleared_and_never_when_off() {
