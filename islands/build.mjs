@@ -9,7 +9,11 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, "dist");
-fs.rmSync(dist, { recursive: true, force: true });
+// Built apart, then copied into dist/ file by file where the bytes differ: the server embeds
+// dist/ and Cargo rebuilds it whenever a file there is touched, so an unchanged build touches
+// nothing.
+const staging = path.join(here, ".dist-build");
+fs.rmSync(staging, { recursive: true, force: true });
 
 const islandDir = path.join(here, "src", "islands");
 const names = fs.readdirSync(islandDir).filter((f) => f.endsWith(".jsx")).map((f) => f.slice(0, -4));
@@ -20,7 +24,7 @@ const entryPoints = Object.fromEntries([
 
 const result = await esbuild.build({
   entryPoints,
-  outdir: dist,
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -40,9 +44,9 @@ const manifest = {};
 for (const [file, out] of Object.entries(result.metafile.outputs)) {
   if (!out.entryPoint) continue;
   const entry = Object.entries(entryPoints).find(([, p]) => path.relative(here, p) === out.entryPoint);
-  if (entry) manifest[entry[0]] = "islands/" + path.relative(dist, path.join(here, file)).split(path.sep).join("/");
+  if (entry) manifest[entry[0]] = "islands/" + path.relative(staging, path.join(here, file)).split(path.sep).join("/");
 }
-fs.writeFileSync(path.join(dist, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+fs.writeFileSync(path.join(staging, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
 
 // Budgets: the gzip size of what each island pulls in (its entry and every chunk it imports
 // statically), and for each page listed in pages.json its island code (its islands and their
@@ -84,3 +88,16 @@ if (over) {
   console.error("islands: a page is over its 15 KB gzip island-code budget");
   process.exit(1);
 }
+
+// dist/ becomes what was built, touching only the files that changed.
+const listed = (dir, base = dir) =>
+  fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listed(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))])) : [];
+const built = new Set(listed(staging));
+for (const file of listed(dist)) if (!built.has(file)) fs.rmSync(path.join(dist, file));
+for (const file of built) {
+  const [from, to] = [path.join(staging, file), path.join(dist, file)];
+  if (fs.existsSync(to) && fs.readFileSync(from).equals(fs.readFileSync(to))) continue;
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(from, to);
+}
+fs.rmSync(staging, { recursive: true, force: true });

@@ -358,10 +358,10 @@ fn fill(file: &Path) -> Result<u64, String> {
 }
 
 /// Photo files on the disk with no upload row.
-fn orphan_files(db: &Db, upload: &Path) -> Result<usize, String> {
+fn orphan_files(db: &Db, upload: &Path) -> Result<Vec<String>, String> {
     let rows = db.query("select path from upload")?;
     let stems: BTreeSet<String> = rows.lines().map(|p| p.trim().trim_end_matches(".webp").to_owned()).collect();
-    let mut orphans = 0;
+    let mut orphans = Vec::new();
     let mut dirs = vec![upload.join("p")];
     while let Some(dir) = dirs.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
@@ -374,7 +374,7 @@ fn orphan_files(db: &Db, upload: &Path) -> Result<usize, String> {
             let key = path.strip_prefix(upload).map_err(|e| e.to_string())?.to_string_lossy().into_owned();
             let stem = key.split("_w").next().unwrap_or(&key).trim_end_matches(".webp").to_owned();
             if !stems.contains(&stem) {
-                orphans += 1;
+                orphans.push(key);
             }
         }
     }
@@ -460,9 +460,10 @@ fn full_disk(args: &[String]) -> Res {
         // The background removal of a failed photo's files runs right after its answer.
         std::thread::sleep(Duration::from_millis(300));
         let orphans = orphan_files(&db, &upload)?;
-        if orphans > 0 {
-            failed.push(format!("round {round}: {orphans} photo files without a row"));
+        if !orphans.is_empty() {
+            failed.push(format!("round {round}: photo files without a row: {}", orphans.join(", ")));
         }
+        let orphans = orphans.len();
         n += 1;
         let phone = format!("1360{n:07}");
         let (lead_after, _, _) = probe(&format!("{base}{car}/lead"), Some(&format!("intent=ask_price&mobile={phone}")))?;

@@ -355,6 +355,19 @@ macro_rules! bind_all {
 }
 pub(crate) use bind_all;
 
+/// Whether a connection handed back to the pool is out of any transaction, after the rollback a
+/// dropped transaction queued has run; one that is not is closed and replaced.
+///
+/// SQLite rolls a transaction back by itself when a statement fails with SQLITE_FULL (a full
+/// disk), and sqlx then fails to roll it back again and keeps counting it open: every later
+/// `begin` on that connection failed ("non-zero transaction depth"), and with one writer no
+/// write succeeded again once the disk had room (found by `cargo xtask faults --full-disk`).
+async fn out_of_transaction(conn: &mut sqlx::SqliteConnection) -> Result<bool, sqlx::Error> {
+    use sqlx::Connection as _;
+    conn.ping().await?;
+    Ok(!conn.is_in_transaction())
+}
+
 /// Connections of an SQLite file's read pool (the writer has one of its own).
 const READ_CONNECTIONS: u32 = 8;
 
@@ -382,8 +395,14 @@ impl Store {
         let readers = (!name.is_empty() && name != ":memory:" && !name.starts_with("file:")).then(|| Arc::new(lite::Readers::new(file)));
         // An in-process connection cannot drop out from under us, so a checkout skips the
         // ping (a round trip to the connection's worker thread) that a network database needs.
-        let pool_of =
-            |size: u32| SqlitePoolOptions::new().max_connections(size).min_connections(1).test_before_acquire(false).acquire_timeout(Duration::from_secs(5));
+        let pool_of = |size: u32| {
+            SqlitePoolOptions::new()
+                .max_connections(size)
+                .min_connections(1)
+                .test_before_acquire(false)
+                .acquire_timeout(Duration::from_secs(5))
+                .after_release(|conn, _| Box::pin(async move { out_of_transaction(conn).await }))
+        };
         let (pool, writer) = if readers.is_some() {
             // The writer first: it creates the file and puts it in WAL mode.
             let writer = pool_of(1).connect_with(opts.clone()).await?;
@@ -484,6 +503,39 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A transaction SQLite ended by itself (as it does when a commit fails on a full disk) does
+    /// not leave the one writer counted inside it: the next write transaction begins.
+    /// A write transaction that SQLite ends itself half-way (`end`) or that commits.
+    async fn write(store: &Store, x: i64, end: bool) -> Result<(), DbError> {
+        on_writer!(store, p => {
+            let mut tx = begin_write!(store, p);
+            sqlx::query("insert into t values ($1)").bind(x).execute(&mut *tx).await?;
+            if end {
+                sqlx::query("rollback").execute(&mut *tx).await?;
+            } else {
+                tx.commit().await?;
+            }
+        });
+        Ok(())
+    }
+
+    /// A transaction SQLite ended by itself (as it does when a commit fails on a full disk) does
+    /// not leave the one writer counted inside it: the next write transaction begins.
+    #[tokio::test]
+    async fn a_transaction_sqlite_ended_itself_leaves_the_writer_usable() {
+        let path = std::env::temp_dir().join(format!("usedcar-ended-{}.db", std::process::id()));
+        let store = Store::connect(&path.to_string_lossy()).await.unwrap();
+        store.execute_admin("create table t (x integer)").await.unwrap();
+        write(&store, 1, true).await.unwrap();
+        let next = write(&store, 2, false).await;
+        assert!(next.is_ok(), "{next:?}");
+        assert_eq!(store.count_admin("select count(*) from t").await.unwrap(), 1);
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
 
     #[test]
     fn a_database_out_of_reach_is_unavailable_and_a_bad_question_is_not() {

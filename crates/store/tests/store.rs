@@ -1505,3 +1505,33 @@ async fn sqlite_read_connections_refuse_to_write() {
     assert!(err.is_err_and(|e| e.to_string().contains("readonly")), "the read pool wrote");
     db.finish().await;
 }
+
+/// On an SQLite file, a write that fails for want of space (SQLITE_FULL: here the file may not
+/// grow past its size) is an unavailable database (the web answers 503, not 500), and writes
+/// succeed again once there is room.
+#[tokio::test]
+async fn sqlite_writes_resume_after_the_disk_was_full() {
+    let db = TestDb::sqlite().await;
+    let store = &db.store;
+    let pages = store.count_admin("select page_count from pragma_page_count()").await.unwrap();
+    store.execute_admin(&format!("pragma max_page_count = {pages}")).await.unwrap();
+    let lead = |i: usize| NewLead {
+        ip: format!("10.2.{}.{}", i / 200, i % 200),
+        ..NewLead::new(domain::validate::Mobile::parse(&format!("1391234{i:04}")).unwrap(), Intent::AskPrice)
+    };
+    let full = 'fill: {
+        for i in 0..2_000 {
+            if let Err(e) = store.submit_lead(&lead(i), NOW).await {
+                break 'fill Some(e);
+            }
+        }
+        None
+    };
+    let full = full.expect("the file never filled up");
+    assert!(full.is_unavailable(), "{full}");
+    store.execute_admin("pragma max_page_count = 1073741823").await.unwrap();
+    for i in 5_000..5_003 {
+        assert!(matches!(store.submit_lead(&lead(i), NOW).await, Ok(LeadOutcome::Created(_))), "a write after the disk had room again");
+    }
+    db.finish().await;
+}

@@ -117,9 +117,15 @@ impl Storage {
                 }
                 // Written beside and renamed, so a reader never sees half a file.
                 let tmp = path.with_extension("part");
-                tokio::fs::write(&tmp, &bytes).await?;
-                tokio::fs::rename(&tmp, &path).await?;
-                Ok(())
+                let written = match tokio::fs::write(&tmp, &bytes).await {
+                    Ok(()) => tokio::fs::rename(&tmp, &path).await,
+                    Err(e) => Err(e),
+                };
+                if written.is_err() {
+                    // A full disk leaves part of the file: no name would ever delete it.
+                    let _ = tokio::fs::remove_file(&tmp).await;
+                }
+                Ok(written?)
             }
             Storage::S3(store) => {
                 let path = ObjectPath::from(key);
