@@ -108,6 +108,33 @@ fn write_load(base: &str, cars: &[String], prefix: u32, script_file: &Path, acke
         .map_err(|e| format!("wrk: {e}"))
 }
 
+/// What a write run begins with: its rounds, the server (built, on a fresh database of 2,000
+/// cars, started as the harness's child), its address, and the online cars' pages.
+struct Rig {
+    rounds: u32,
+    bin: std::path::PathBuf,
+    dir: std::path::PathBuf,
+    db: Db,
+    addr: String,
+    base: String,
+    server: crate::Server,
+    cars: Vec<String>,
+}
+
+fn rig(args: &[String]) -> Result<Rig, String> {
+    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let (bin, dir, db) = prepare(args, "faults.db", 2_000)?;
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    let base = format!("http://{addr}");
+    let (server, _) = start(&bin, &addr, &db)?;
+    let cars: Vec<String> = db
+        .query("select listing_id from listing where status = 'online' order by listing_id limit 50")?
+        .lines()
+        .map(|id| format!("/details/{}", id.trim()))
+        .collect();
+    Ok(Rig { rounds, bin, dir, db, addr, base, server, cars })
+}
+
 pub fn faults(args: &[String]) -> Res {
     if args.iter().any(|a| a == "--stop-db") {
         return stop_db(args);
@@ -115,16 +142,7 @@ pub fn faults(args: &[String]) -> Res {
     if args.iter().any(|a| a == "--full-disk") {
         return full_disk(args);
     }
-    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
-    let (bin, dir, db) = prepare(args, "faults.db", 2_000)?;
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    let base = format!("http://{addr}");
-    let (mut server, _) = start(&bin, &addr, &db)?;
-    let cars: Vec<String> = db
-        .query("select listing_id from listing where status = 'online' order by listing_id limit 50")?
-        .lines()
-        .map(|id| format!("/details/{}", id.trim()))
-        .collect();
+    let Rig { rounds, bin, dir, db, addr, base, mut server, cars } = rig(args)?;
     let (script_file, acked_file) = (dir.join("faults.lua"), dir.join("faults-acked.txt"));
     let mut results = Vec::new();
     let mut failed = false;
@@ -231,19 +249,10 @@ fn probe_with(url: &str, extra: Vec<String>) -> Result<(u16, Duration, String), 
 
 /// F2: PostgreSQL stopped under writes and started again, the server left running.
 fn stop_db(args: &[String]) -> Res {
-    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
     let cluster = Cluster::local()?;
     let mut args = args.to_vec();
     args.push("--pg".to_owned());
-    let (bin, dir, db) = prepare(&args, "faults.db", 2_000)?;
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    let base = format!("http://{addr}");
-    let (mut server, _) = start(&bin, &addr, &db)?;
-    let cars: Vec<String> = db
-        .query("select listing_id from listing where status = 'online' order by listing_id limit 50")?
-        .lines()
-        .map(|id| format!("/details/{}", id.trim()))
-        .collect();
+    let Rig { rounds, dir, db, base, mut server, cars, .. } = rig(&args)?;
     let car = cars.first().ok_or("no online car")?.clone();
     let lead = format!("{}/lead", car);
     let (script_file, acked_file) = (dir.join("faults.lua"), dir.join("faults-acked.txt"));
