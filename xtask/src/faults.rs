@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::stress::{Db, prepare, start};
+use crate::stress::{Db, flag_value, prepare, start, write_json};
 use crate::{Res, free_port};
 
 /// wrk's script: the stress run's write requests over one connection per thread (so an answer is
@@ -122,7 +122,7 @@ struct Rig {
 }
 
 fn rig(args: &[String]) -> Result<Rig, String> {
-    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let rounds = flag_value(args, "--rounds", 20);
     let (bin, dir, db) = prepare(args, "faults.db", 2_000)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
     let base = format!("http://{addr}");
@@ -182,7 +182,7 @@ pub fn faults(args: &[String]) -> Res {
     let acknowledged: u64 = results.iter().map(|r| r["acknowledged"].as_u64().unwrap_or(0)).sum();
     let out = json!({ "fault": "F1 kill -9 during lead and sell-request writes", "backend": if matches!(db, Db::Sqlite(_)) { "sqlite" } else { "postgres" }, "rounds": results, "acknowledged": acknowledged, "lost": lost });
     let file = dir.join(if matches!(db, Db::Sqlite(_)) { "faults.json" } else { "faults-pg.json" });
-    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    write_json(&file, &out)?;
     eprintln!("F1: {rounds} rounds, {acknowledged} writes acknowledged, {lost} lost; written to {}", file.display());
     if failed { Err("faults: an acknowledged write was lost or doubled, the database is damaged, or a round wrote nothing".to_owned()) } else { Ok(()) }
 }
@@ -321,7 +321,7 @@ fn stop_db(args: &[String]) -> Res {
     let slowest = results.iter().filter_map(|r| r["recovered_ms"].as_u64()).max();
     let out = json!({ "fault": "F2 PostgreSQL stopped (immediate) during writes", "rounds": results, "acknowledged": acknowledged, "failures": failed });
     let file = dir.join("faults-db-stop.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    write_json(&file, &out)?;
     eprintln!("F2: {rounds} rounds, {acknowledged} writes acknowledged, slowest recovery {slowest:?} ms; written to {}", file.display());
     drop(cluster);
     if failed.is_empty() { Ok(()) } else { Err(format!("faults --stop-db:\n{}", failed.join("\n"))) }
@@ -392,7 +392,7 @@ fn orphan_files(db: &Db, upload: &Path) -> Result<Vec<String>, String> {
 
 /// F3: the disk of the database and the uploads filled, then freed, the server left running.
 fn full_disk(args: &[String]) -> Res {
-    let rounds: u32 = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let rounds = flag_value(args, "--rounds", 20);
     let (bin, dir, seeded) = prepare(args, "faults-disk.db", 2_000)?;
     let Db::Sqlite(seeded) = seeded else { return Err("--full-disk runs on SQLite".to_owned()) };
     let size = std::fs::metadata(&seeded).map_err(|e| e.to_string())?.len();
@@ -438,7 +438,7 @@ fn full_disk(args: &[String]) -> Res {
     for round in 1..=rounds {
         let filled = fill(&filler)?;
         let mut seen = Vec::new();
-        let (status, _, body) = probe(&format!("{base}{car}"), None)?;
+        let (status, _, _) = probe(&format!("{base}{car}"), None)?;
         if status != 200 {
             failed.push(format!("round {round}: a car's page answered {status} on a full disk"));
         }
@@ -464,7 +464,6 @@ fn full_disk(args: &[String]) -> Res {
             }
             seen.push(json!({ "what": "photo", "status": status }));
         }
-        let _ = body;
         std::fs::remove_file(&filler).map_err(|e| e.to_string())?;
         // The background removal of a failed photo's files runs right after its answer.
         std::thread::sleep(Duration::from_millis(300));
@@ -493,13 +492,11 @@ fn full_disk(args: &[String]) -> Res {
             codes("photo")
         );
         results.push(json!({ "round": round, "filled_bytes": filled, "while_full": seen, "orphan_files": orphans, "lead_after": lead_after, "photo_after": photo_after, "integrity_check": integrity }));
-        // The photos of this round are uploads no listing uses: keep the disk for the next round.
-        db.query("select 1")?;
     }
     drop(server);
     let out = json!({ "fault": "F3 the disk of the database and uploads full", "rounds": results, "failures": failed });
     let file = dir.join("faults-full-disk.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    write_json(&file, &out)?;
     eprintln!("F3: {rounds} rounds; written to {}", file.display());
     drop(disk);
     if failed.is_empty() { Ok(()) } else { Err(format!("faults --full-disk:\n{}", failed.join("\n"))) }

@@ -277,9 +277,18 @@ fn cars(base: &str) -> Result<Vec<String>, String> {
     if found.is_empty() { Err("no cars on /carlist".to_owned()) } else { Ok(found) }
 }
 
+/// The number after `flag` in `args`, or `default`.
+pub(crate) fn flag_value(args: &[String], flag: &str, default: u32) -> u32 {
+    args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+/// Writes a run's report as pretty JSON.
+pub(crate) fn write_json(file: &Path, report: &Value) -> Res {
+    std::fs::write(file, serde_json::to_string_pretty(report).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+}
+
 pub fn stress(args: &[String]) -> Res {
-    let value = |flag: &str, default: u32| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(default);
-    let (secs, listings) = (value("--secs", 30), value("--listings", 20_000));
+    let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
     let (bin, dir, db) = prepare(args, "stress.db", listings)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
     let (server, _) = start(&bin, &addr, &db)?;
@@ -334,7 +343,7 @@ pub fn stress(args: &[String]) -> Res {
 
     let out = json!({ "backend": db.backend(), "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
     let file = dir.join(if matches!(db, Db::Sqlite(_)) { "stress.json" } else { "stress-pg.json" });
-    std::fs::write(&file, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    write_json(&file, &out)?;
     print_table(&runs, &integrity, &file);
     let (w, c) = (&runs[1], &runs[2]);
     let failed = w["lost"].as_u64() != Some(0)

@@ -109,8 +109,8 @@ pub enum DbError {
 impl DbError {
     /// Whether the database could not be reached or refused to work for a while — the server
     /// stopped or restarting, no connection free within the pool's wait, SQLite's lock held past
-    /// its busy wait, a full disk — rather than a fault in what was asked. The web layer answers these 503
-    /// (try again shortly); the pool reconnects by itself when the database is back.
+    /// its busy wait, a full disk — rather than a fault in what was asked. The web layer answers
+    /// these 503 (try again shortly); the pool reconnects by itself when the database is back.
     pub fn is_unavailable(&self) -> bool {
         let e = match self {
             DbError::Other(e) => e,
@@ -395,22 +395,18 @@ impl Store {
         let readers = (!name.is_empty() && name != ":memory:" && !name.starts_with("file:")).then(|| Arc::new(lite::Readers::new(file)));
         // An in-process connection cannot drop out from under us, so a checkout skips the
         // ping (a round trip to the connection's worker thread) that a network database needs.
-        let pool_of = |size: u32| {
-            SqlitePoolOptions::new()
-                .max_connections(size)
-                .min_connections(1)
-                .test_before_acquire(false)
-                .acquire_timeout(Duration::from_secs(5))
-                .after_release(|conn, _| Box::pin(async move { out_of_transaction(conn).await }))
-        };
+        let pool_of =
+            |size: u32| SqlitePoolOptions::new().max_connections(size).min_connections(1).test_before_acquire(false).acquire_timeout(Duration::from_secs(5));
+        // Only pools that write hold transactions: the check costs a round trip per release.
+        let writing = |size: u32| pool_of(size).after_release(|conn, _| Box::pin(async move { out_of_transaction(conn).await }));
         let (pool, writer) = if readers.is_some() {
             // The writer first: it creates the file and puts it in WAL mode.
-            let writer = pool_of(1).connect_with(opts.clone()).await?;
+            let writer = writing(1).connect_with(opts.clone()).await?;
             let pool = pool_of(READ_CONNECTIONS).connect_with(opts.create_if_missing(false).pragma("query_only", "true")).await?;
             (pool, writer)
         } else {
             // An in-memory database is its connections' own: one pool reads and writes.
-            let pool = pool_of(READ_CONNECTIONS).connect_with(opts).await?;
+            let pool = writing(READ_CONNECTIONS).connect_with(opts).await?;
             (pool.clone(), pool)
         };
         let store = Store { pool: Pool::Sqlite(pool), writer: Pool::Sqlite(writer), readers, common_word: search::WORD_PROBE_FROM };
@@ -504,8 +500,6 @@ impl Store {
 mod tests {
     use super::*;
 
-    /// A transaction SQLite ended by itself (as it does when a commit fails on a full disk) does
-    /// not leave the one writer counted inside it: the next write transaction begins.
     /// A write transaction that SQLite ends itself half-way (`end`) or that commits.
     async fn write(store: &Store, x: i64, end: bool) -> Result<(), DbError> {
         on_writer!(store, p => {

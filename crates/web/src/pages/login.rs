@@ -90,14 +90,14 @@ pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Op
     }
     let internal = |e: store::DbError| {
         tracing::error!(error = %e, "sms code store failed");
-        (StatusCode::SERVICE_UNAVAILABLE, "系统繁忙，请稍后再试".to_owned())
+        (StatusCode::SERVICE_UNAVAILABLE, crate::http::error::BUSY_MESSAGE.to_owned())
     };
     if let Some(refused) = state.store.throttle(&limits, now).await.map_err(internal)? {
         return Err((StatusCode::TOO_MANY_REQUESTS, throttle_message(refused)));
     }
     let code = loop {
         let mut bytes = [0u8; 4];
-        getrandom::fill(&mut bytes).map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, "系统繁忙，请稍后再试".to_owned()))?;
+        getrandom::fill(&mut bytes).map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, crate::http::error::BUSY_MESSAGE.to_owned()))?;
         if let Some(code) = auth::code_from_random(bytes) {
             break code;
         }

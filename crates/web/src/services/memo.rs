@@ -54,13 +54,18 @@ impl Counts {
     {
         let Some(ttl) = self.ttl else { return count.await };
         let key = key();
-        let slot = self.entries.lock().ok().map(|mut map| {
-            let entry = map.entry(key.clone()).or_default();
-            (entry.taken, Arc::clone(&entry.turn))
+        let slot = self.entries.lock().ok().map(|mut map| match map.get(&key) {
+            // The common case, a kept count: no allocation.
+            Some(Entry { taken: Some((at, n)), .. }) if at.elapsed() < ttl => Err(*n),
+            Some(entry) => Ok((entry.taken, Arc::clone(&entry.turn))),
+            None => Ok((None, Arc::clone(&map.entry(key.clone()).or_default().turn))),
         });
-        let Some((kept, turn)) = slot else { return count.await };
+        let (kept, turn) = match slot {
+            Some(Ok(slot)) => slot,
+            Some(Err(n)) => return Ok(n),
+            None => return count.await,
+        };
         let _turn = match kept {
-            Some((at, n)) if at.elapsed() < ttl => return Ok(n),
             // Someone is counting again: the expired count will do until they are done.
             Some((_, n)) => match turn.try_lock_owned() {
                 Ok(turn) => turn,
