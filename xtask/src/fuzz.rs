@@ -13,7 +13,20 @@ use serde_json::{Value, json};
 use crate::{Res, cargo, root};
 
 /// The targets, as `fuzz/Cargo.toml` names them.
-pub(crate) const TARGETS: [&str; 9] = ["carlist_query", "understand", "vin", "mobile", "numbers", "plate", "media", "attribution", "signed_token"];
+pub(crate) const TARGETS: [&str; 12] = [
+    "carlist_query",
+    "understand",
+    "vin",
+    "mobile",
+    "numbers",
+    "plate",
+    "media",
+    "attribution",
+    "signed_token",
+    "alipay_notify",
+    "wechatpay_notify",
+    "insurer_envelope",
+];
 
 /// Installs cargo-fuzz from crates.io when this machine lacks it.
 fn ensure_cargo_fuzz() -> Res {

@@ -370,7 +370,7 @@ mod tests {
             &map[start..end]
         };
         let mut missing = Vec::new();
-        for krate in ["domain", "store", "web"] {
+        for krate in ["domain", "protocols", "store", "web"] {
             let dir = root().join("crates").join(krate);
             let mut rust = Vec::new();
             files(&dir.join("src"), &[".rs"], &mut rust);

@@ -22,38 +22,13 @@
 //!     `{"code":"0000"}` once it is verified.
 //!   - `POST {endpoint}/v1/intent`: `{quoteNo, insurer, mobile, city}` → `code` only.
 
-use aes_gcm::aead::{Aead as _, KeyInit as _};
-use aes_gcm::{Aes256Gcm, Nonce};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
-use domain::insurance::{Car, Cover, Insurer, Line, Priced, QUOTE_VALID_SECS};
-use hmac::{Hmac, Mac};
+use domain::insurance::{Car, Cover, Insurer, QUOTE_VALID_SECS};
+pub use protocols::insurer::{Answer, CLOCK_SKEW_SECS, Callback, open, seal, sign};
+use protocols::insurer::{Keys, open_envelope};
 use serde_json::{Value, json};
-use sha2::Sha256;
 
-use super::{AdapterError, json_int as int, json_text as text};
+use super::{AdapterError, json_text as text};
 use crate::config::{Config, InsuranceAdapter, Secret};
-
-/// How far a message's timestamp may be from our clock, seconds.
-pub const CLOCK_SKEW_SECS: i64 = 300;
-
-/// What an insurer says about a quote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
-    /// Priced, holding until `valid_until`.
-    Ready {
-        /// Every line.
-        lines: Vec<Priced>,
-        /// Until when.
-        valid_until: i64,
-        /// The insurer's quote number (empty for the sandbox).
-        quote_no: String,
-    },
-    /// Being priced: the insurer's quote number.
-    Pending(String),
-    /// The insurer will not quote this car; why.
-    Declined(String),
-}
 
 /// One quote asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,17 +47,6 @@ pub struct Ask<'a> {
     pub city_code: u32,
     /// The plate, or empty.
     pub plate: &'a str,
-}
-
-/// A verified callback: our key, the insurer and its answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Callback {
-    /// Our key (`orderNo`).
-    pub key: String,
-    /// Who answered.
-    pub insurer: Insurer,
-    /// What it says.
-    pub answer: Answer,
 }
 
 /// The insurer adapter chosen by `insurance.adapter`.
@@ -113,35 +77,6 @@ fn sandbox_coefficient(insurer: Insurer) -> u32 {
         Insurer::Cpic => 82,
         Insurer::ChinaLife => 86,
     }
-}
-
-/// `sign` of an envelope: hex HMAC-SHA256 under `secret` of its fields in name order.
-pub fn sign(secret: &str, app_id: &str, data: &str, nonce: &str, timestamp: &str) -> String {
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else { return String::new() };
-    mac.update(format!("appId={app_id}&data={data}&nonce={nonce}&timestamp={timestamp}").as_bytes());
-    hex::encode(mac.finalize().into_bytes())
-}
-
-/// `data` of an envelope: base64 of `iv ‖ AES-256-GCM(body)`.
-pub fn seal(key: &str, iv: &[u8; 12], body: &str) -> Result<String, AdapterError> {
-    let cipher = Aes256Gcm::new_from_slice(key.as_bytes()).map_err(|_| AdapterError::Invalid("insurance.data_key is not 32 bytes"))?;
-    let sealed = cipher.encrypt(&Nonce::from(*iv), body.as_bytes()).map_err(|_| AdapterError::Invalid("the body does not encrypt"))?;
-    let mut out = iv.to_vec();
-    out.extend_from_slice(&sealed);
-    Ok(B64.encode(out))
-}
-
-/// The body of an envelope's `data`.
-pub fn open(key: &str, data: &str) -> Result<String, &'static str> {
-    let cipher = Aes256Gcm::new_from_slice(key.as_bytes()).map_err(|_| "the data key is not 32 bytes")?;
-    let bytes = B64.decode(data.trim()).map_err(|_| "data is not base64")?;
-    if bytes.len() < 12 + 16 {
-        return Err("data is too short");
-    }
-    let (iv, sealed) = bytes.split_at(12);
-    let iv: [u8; 12] = iv.try_into().map_err(|_| "data is too short")?;
-    let plain = cipher.decrypt(&Nonce::from(iv), sealed).map_err(|_| "data does not decrypt")?;
-    String::from_utf8(plain).map_err(|_| "data is not text")
 }
 
 impl Insurers {
@@ -229,15 +164,7 @@ impl Insurers {
     /// signature, a stale timestamp, an unknown insurer, data that does not decrypt).
     pub fn verify_callback(&self, body: &str, now: i64) -> Option<Callback> {
         let Insurers::Gateway(g) = self else { return None };
-        let envelope: Value = serde_json::from_str(body).ok()?;
-        let inner = g.open_envelope(&envelope, now).ok()?;
-        let quote: Value = serde_json::from_str(&inner).ok()?;
-        let key = text(&quote["orderNo"]);
-        let insurer = Insurer::parse(&text(&quote["insurer"]))?;
-        if key.is_empty() || !g.insurers.contains(&insurer) {
-            return None;
-        }
-        Some(Callback { key, insurer, answer: answer_of(&quote).ok()? })
+        protocols::insurer::read_callback(&g.keys(), &g.insurers, body, now)
     }
 }
 
@@ -253,18 +180,9 @@ impl Gateway {
         Ok(json!({"appId": self.app_id, "timestamp": timestamp, "nonce": nonce, "data": data, "sign": sign}))
     }
 
-    /// The body an envelope carries, once its signature and time check out.
-    fn open_envelope(&self, envelope: &Value, now: i64) -> Result<String, &'static str> {
-        let (data, nonce, timestamp) = (text(&envelope["data"]), text(&envelope["nonce"]), text(&envelope["timestamp"]));
-        let expected = sign(self.app_secret.expose(), &self.app_id, &data, &nonce, &timestamp);
-        if self.app_secret.is_empty() || !domain::auth::same_secret(&text(&envelope["sign"]).to_ascii_lowercase(), &expected) {
-            return Err("the signature does not match");
-        }
-        let at: i64 = timestamp.parse().map_err(|_| "no timestamp")?;
-        if (at / 1_000 - now).abs() > CLOCK_SKEW_SECS {
-            return Err("the timestamp is stale");
-        }
-        open(self.data_key.expose(), &data)
+    /// The keys its messages are signed and sealed with.
+    fn keys(&self) -> Keys<'_> {
+        Keys { app_id: &self.app_id, app_secret: self.app_secret.expose(), data_key: self.data_key.expose() }
     }
 
     /// Posts `body` to `path` and opens the reply's data (`Null` when a reply carries none).
@@ -282,7 +200,7 @@ impl Gateway {
         if reply["data"].is_null() {
             return Ok(Value::Null);
         }
-        let inner = self.open_envelope(&reply, now).map_err(|e| AdapterError::Decode(e.to_owned()))?;
+        let inner = open_envelope(&self.keys(), &reply, now).map_err(|e| AdapterError::Decode(e.to_owned()))?;
         serde_json::from_str(&inner).map_err(|e| AdapterError::Decode(e.to_string()))
     }
 }
@@ -295,88 +213,7 @@ fn quote_of(reply: &Value) -> Result<Answer, AdapterError> {
     answer_of(reply)
 }
 
-/// A quote body as our answer: every item must be a line we know, with its figures.
+/// A quote body as our answer (`protocols::insurer::answer_of`).
 fn answer_of(quote: &Value) -> Result<Answer, AdapterError> {
-    let quote_no = text(&quote["quoteNo"]);
-    match text(&quote["status"]).as_str() {
-        "QUOTED" => {
-            let items = quote["items"].as_array().ok_or_else(|| AdapterError::Decode("a quote without items".to_owned()))?;
-            let lines = items
-                .iter()
-                .map(|i| {
-                    let line = Line::parse(&text(&i["code"])).ok_or_else(|| AdapterError::Decode(format!("unknown line {}", i["code"])))?;
-                    let seats = u32::try_from(int(&i["seats"]).max(1)).unwrap_or(1);
-                    Ok(Priced { line, cover_fen: int(&i["amount"]), seats, premium_fen: int(&i["premium"]) })
-                })
-                .collect::<Result<Vec<_>, AdapterError>>()?;
-            if lines.is_empty() || lines.iter().any(|l| l.premium_fen < 0) {
-                return Err(AdapterError::Decode("a quote with no lines or a negative premium".to_owned()));
-            }
-            Ok(Answer::Ready { lines, valid_until: int(&quote["validUntil"]), quote_no })
-        }
-        "PENDING" if !quote_no.is_empty() => Ok(Answer::Pending(quote_no)),
-        "DECLINED" => Ok(Answer::Declined(text(&quote["reason"]))),
-        other => Err(AdapterError::Decode(format!("quote status {other:?}"))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const KEY: &str = "0123456789abcdef0123456789abcdef";
-
-    #[test]
-    fn data_opens_only_with_its_key_and_unchanged() {
-        let data = seal(KEY, &[7; 12], r#"{"quoteNo":"Q1"}"#).unwrap();
-        assert_eq!(open(KEY, &data).unwrap(), r#"{"quoteNo":"Q1"}"#);
-        assert_eq!(open("0123456789abcdef0123456789abcdeX", &data), Err("data does not decrypt"));
-        let mut bytes = B64.decode(&data).unwrap();
-        let last = bytes.len() - 1;
-        bytes[last] ^= 1;
-        assert_eq!(open(KEY, &B64.encode(bytes)), Err("data does not decrypt"), "the tag covers the body");
-        assert_eq!(open(KEY, "short"), Err("data is not base64"));
-    }
-
-    #[test]
-    fn the_signature_covers_every_field() {
-        // The string signed is the fields in name order; each field changes the signature.
-        let s = sign("secret", "app1", "ZGF0YQ==", "n1", "1764000000000");
-        assert_eq!(s.len(), 64);
-        for (app, data, nonce, ts) in [
-            ("app2", "ZGF0YQ==", "n1", "1764000000000"),
-            ("app1", "ZGF0YR==", "n1", "1764000000000"),
-            ("app1", "ZGF0YQ==", "n2", "1764000000000"),
-            ("app1", "ZGF0YQ==", "n1", "1764000000001"),
-        ] {
-            assert_ne!(sign("secret", app, data, nonce, ts), s);
-        }
-        let mut mac = Hmac::<Sha256>::new_from_slice(b"secret").unwrap();
-        mac.update(b"appId=app1&data=ZGF0YQ==&nonce=n1&timestamp=1764000000000");
-        assert_eq!(hex::encode(mac.finalize().into_bytes()), s);
-    }
-
-    #[test]
-    fn a_quote_is_read_strictly() {
-        let ready = json!({"quoteNo": "Q1", "status": "QUOTED", "validUntil": 1_764_300_000, "items": [{"code": "compulsory", "amount": 20_000_000, "seats": 1, "premium": 66_500}]});
-        assert_eq!(
-            answer_of(&ready).unwrap(),
-            Answer::Ready {
-                lines: vec![Priced { line: Line::Compulsory, cover_fen: 20_000_000, seats: 1, premium_fen: 66_500 }],
-                valid_until: 1_764_300_000,
-                quote_no: "Q1".into()
-            }
-        );
-        assert_eq!(answer_of(&json!({"quoteNo": "Q2", "status": "PENDING"})).unwrap(), Answer::Pending("Q2".into()));
-        assert_eq!(answer_of(&json!({"status": "DECLINED", "reason": "车龄超过15年"})).unwrap(), Answer::Declined("车龄超过15年".into()));
-        for bad in [
-            json!({"status": "PENDING"}),
-            json!({"status": "QUOTED", "items": []}),
-            json!({"status": "QUOTED", "items": [{"code": "theft", "premium": 1}]}),
-            json!({"status": "QUOTED", "items": [{"code": "tax", "premium": -1}]}),
-            json!({"status": "DONE"}),
-        ] {
-            assert!(answer_of(&bad).is_err(), "{bad}");
-        }
-    }
+    protocols::insurer::answer_of(quote).map_err(AdapterError::Decode)
 }

@@ -76,30 +76,19 @@ pub enum AdapterError {
     Invalid(&'static str),
 }
 
+impl From<protocols::Invalid> for AdapterError {
+    fn from(e: protocols::Invalid) -> AdapterError {
+        AdapterError::Invalid(e.0)
+    }
+}
+
 impl From<reqwest::Error> for AdapterError {
     fn from(e: reqwest::Error) -> AdapterError {
         if e.is_decode() { AdapterError::Decode(e.to_string()) } else { AdapterError::Http(e.to_string()) }
     }
 }
 
-/// A JSON number or a string of one, as text (providers send either).
-pub fn json_text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.trim().to_owned(),
-        serde_json::Value::Number(n) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
-/// A JSON number, a string of one or a boolean, as an integer (0 for anything else).
-pub fn json_int(v: &serde_json::Value) -> i64 {
-    match v {
-        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0),
-        serde_json::Value::String(s) => s.trim().parse().unwrap_or(0),
-        serde_json::Value::Bool(b) => i64::from(*b),
-        _ => 0,
-    }
-}
+pub use protocols::{json_int, json_text};
 
 /// How long a request to an outside service may take, answer included. A visitor waiting on one
 /// (a login code, a quote, a payment) is told in Chinese within 5 s when it hangs: this, and the
