@@ -24,6 +24,16 @@
 //! then be stored) or fail with a Chinese answer (503), never a 500; no photo file may be left
 //! without its row; once the filler is gone both must succeed again. Output:
 //! `target/stress/faults-full-disk.json`.
+//!
+//! `cargo xtask faults --notify [--rounds N] [--pg] [--debug]` is F4: each round a signed-in
+//! buyer orders a month of 买车VIP (by Alipay in odd rounds, WeChat Pay in even ones), the
+//! sandbox cashier's signed notify for it (`usedcar sandbox-notify`) is posted 20 times at once
+//! to the notify endpoint, and the server is killed with `kill -9` 0–60 ms into them; after the
+//! restart the same notify is posted 20 times at once again, as a provider retries. Every answer
+//! that came must be the protocol's success; the order must be paid once, with one VIP term, no
+//! refund; and over the run the buyer's paid orders must add up to the notified amounts and the
+//! VIP terms to one month per round. Output: `target/stress/faults-notify.json`
+//! (`faults-notify-pg.json`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -141,6 +151,9 @@ pub fn faults(args: &[String]) -> Res {
     }
     if args.iter().any(|a| a == "--full-disk") {
         return full_disk(args);
+    }
+    if args.iter().any(|a| a == "--notify") {
+        return notify(args);
     }
     let Rig { rounds, bin, dir, db, addr, base, mut server, cars } = rig(args)?;
     let (script_file, acked_file) = (dir.join("faults.lua"), dir.join("faults-acked.txt"));
@@ -391,6 +404,24 @@ fn orphan_files(db: &Db, upload: &Path) -> Result<Vec<String>, String> {
 }
 
 /// F3: the disk of the database and the uploads filled, then freed, the server left running.
+/// Signs `mobile` in with the sandbox's code (shown on the page), keeping the session in the
+/// cookie jar `jar` (made anew); curl's arguments for using that jar.
+pub(crate) fn sign_in(base: &str, jar: &Path, mobile: &str) -> Result<Vec<String>, String> {
+    let _ = std::fs::remove_file(jar);
+    let jar_args = vec!["-b".to_owned(), jar.to_string_lossy().into_owned(), "-c".to_owned(), jar.to_string_lossy().into_owned()];
+    let mut sent = jar_args.clone();
+    sent.extend(["--data".to_owned(), format!("mobile={mobile}&return=%2Fspace")]);
+    let (_, _, page) = probe_with(&format!("{base}/sys/login/code"), sent)?;
+    let code: String = page.split(r#"<b class="sandbox-code">"#).nth(1).map(|s| s.chars().take(6).collect()).ok_or("no sandbox code on the login page")?;
+    let mut login = jar_args.clone();
+    login.extend(["--data".to_owned(), format!("mobile={mobile}&code={code}&return=%2Fspace")]);
+    let (status, _, _) = probe_with(&format!("{base}/sys/login"), login)?;
+    if status != 303 {
+        return Err(format!("signing in answered {status}"));
+    }
+    Ok(jar_args)
+}
+
 fn full_disk(args: &[String]) -> Res {
     let rounds = flag_value(args, "--rounds", 20);
     let (bin, dir, seeded) = prepare(args, "faults-disk.db", 2_000)?;
@@ -413,21 +444,9 @@ fn full_disk(args: &[String]) -> Res {
     crate::run(Command::new("curl").args(["-sf", "-o"]).arg(&photo).arg(format!("{base}/upload/{}", demo.trim())))?;
     // A signed-in seller (the sandbox shows the code on the page).
     let jar = dir.join("faults-cookies.txt");
-    let _ = std::fs::remove_file(&jar);
-    let jar_args = || vec!["-b".to_owned(), jar.to_string_lossy().into_owned(), "-c".to_owned(), jar.to_string_lossy().into_owned()];
-    let mobile = "13700000077";
-    let mut sent = jar_args();
-    sent.extend(["--data".to_owned(), format!("mobile={mobile}&return=%2Fspace")]);
-    let (_, _, page) = probe_with(&format!("{base}/sys/login/code"), sent)?;
-    let code: String = page.split(r#"<b class="sandbox-code">"#).nth(1).map(|s| s.chars().take(6).collect()).ok_or("no sandbox code on the login page")?;
-    let mut login = jar_args();
-    login.extend(["--data".to_owned(), format!("mobile={mobile}&code={code}&return=%2Fspace")]);
-    let (status, _, _) = probe_with(&format!("{base}/sys/login"), login)?;
-    if status != 303 {
-        return Err(format!("signing in answered {status}"));
-    }
+    let jar_args = sign_in(&base, &jar, "13700000077")?;
     let upload_photo = || {
-        let mut a = jar_args();
+        let mut a = jar_args.clone();
         a.extend(["-H".to_owned(), "X-Forwarded-For: 10.8.8.8".to_owned(), "-F".to_owned(), format!("photo=@{};type=image/webp", photo.display())]);
         probe_with(&format!("{base}/upload/photo"), a)
     };
@@ -500,4 +519,151 @@ fn full_disk(args: &[String]) -> Res {
     eprintln!("F3: {rounds} rounds; written to {}", file.display());
     drop(disk);
     if failed.is_empty() { Ok(()) } else { Err(format!("faults --full-disk:\n{}", failed.join("\n"))) }
+}
+
+/// One notify as `usedcar sandbox-notify` prints it: where it goes, its headers and its body.
+struct Notify {
+    url: String,
+    headers: Vec<String>,
+    body: std::path::PathBuf,
+}
+
+impl Notify {
+    /// The sandbox cashier's signed notify for `order_no`, its body written to `body`.
+    fn signed(bin: &Path, db: &Db, order_no: &str, body: &Path) -> Result<Notify, String> {
+        let out = Command::new(bin)
+            .args(["sandbox-notify", "--order", order_no, "--database-url", db.url()])
+            .env("USEDCAR_LOG", "warn")
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("sandbox-notify: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("sandbox-notify printed no JSON: {e}"))?;
+        std::fs::write(body, v["body"].as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+        let headers = v["headers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| format!("{}: {}", h[0].as_str().unwrap_or_default(), h[1].as_str().unwrap_or_default()))
+            .collect();
+        Ok(Notify { url: v["url"].as_str().unwrap_or_default().to_owned(), headers, body: body.to_owned() })
+    }
+
+    /// `n` posts of it at once, as curl processes (each prints its body, then its status).
+    fn burst(&self, base: &str, n: usize) -> Result<Vec<std::process::Child>, String> {
+        (0..n)
+            .map(|_| {
+                let mut c = Command::new("curl");
+                c.args(["-s", "--max-time", "10", "-w", "\n%{http_code}", "--data-binary"]).arg(format!("@{}", self.body.display()));
+                for h in &self.headers {
+                    c.arg("-H").arg(h);
+                }
+                c.arg(format!("{base}{}", self.url)).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(|e| format!("curl: {e}"))
+            })
+            .collect()
+    }
+}
+
+/// What a burst's posts were answered: per answer whether it was the protocol's success (Alipay:
+/// 200 `success`; WeChat Pay: 204), and how many got no answer (the server was killed).
+fn answers(posts: Vec<std::process::Child>) -> (Vec<bool>, usize) {
+    let mut got = Vec::new();
+    let mut none = 0;
+    for post in posts {
+        let text = post.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+        let (body, status) = text.rsplit_once('\n').unwrap_or(("", text.as_str()));
+        match status.trim() {
+            "000" | "" => none += 1,
+            "204" => got.push(true),
+            code => got.push(code == "200" && body == "success"),
+        }
+    }
+    (got, none)
+}
+
+/// A pseudo-random kill delay in 0–60 ms for round `i`.
+fn notify_delay(i: u32) -> Duration {
+    Duration::from_millis(u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23) % 61)
+}
+
+fn notify(args: &[String]) -> Res {
+    let Rig { rounds, bin, dir, db, addr, base, mut server, cars: _ } = rig(args)?;
+    let pg = matches!(db, Db::Postgres(_));
+    let mobile = "13700000044";
+    let jar_args = sign_in(&base, &dir.join("faults-notify-cookies.txt"), mobile)?;
+    let user = db.query(&format!("select user_id from app_user where mobile = '{mobile}'"))?;
+    let body = dir.join("faults-notify-body.txt");
+    let mut results = Vec::new();
+    let mut failed = Vec::new();
+    for round in 1..=rounds {
+        let method = if round % 2 == 1 { "alipay" } else { "wechat" };
+        let mut buy = jar_args.clone();
+        buy.extend(["--data".to_owned(), format!("plan=buyer-month&method={method}&renew=1")]);
+        let (status, _, _) = probe_with(&format!("{base}/vip/buy"), buy)?;
+        if status != 303 {
+            return Err(format!("round {round}: ordering VIP answered {status}"));
+        }
+        let order =
+            db.query(&format!("select order_no || '|' || payment_order_id from payment_order where user_id = {user} order by payment_order_id desc limit 1"))?;
+        let (order_no, order_id) = order.split_once('|').ok_or("no order was made")?;
+        let notify = Notify::signed(&bin, &db, order_no, &body)?;
+        let posts = notify.burst(&base, 20)?;
+        std::thread::sleep(notify_delay(round));
+        // kill -9 while the notifies are being handled.
+        server.0.kill().map_err(|e| format!("kill: {e}"))?;
+        let _ = server.0.wait();
+        let (before, unanswered) = answers(posts);
+        let (restarted, took) = start(&bin, &addr, &db)?;
+        server = restarted;
+        // The provider sends it again until it hears success: 20 at once once more.
+        let (after, lost_after) = answers(notify.burst(&base, 20)?);
+        let state = db.query(&format!(
+            "select o.status || '|' || o.refund_reason || '|' || p.state || '|' || (select count(*) from vip_membership m where m.payment_order_id = o.payment_order_id) from payment_order o join purchase p on p.purchase_id = o.purchase_id where o.payment_order_id = {order_id}"
+        ))?;
+        let integrity = db.integrity()?;
+        let refused = before.iter().chain(&after).filter(|ok| !**ok).count();
+        if state != "paid||granted|1" {
+            failed.push(format!("round {round}: order {order_no} is status|refund|purchase|terms = {state}"));
+        }
+        if refused > 0 || lost_after > 0 {
+            failed.push(format!("round {round}: {refused} notifies were not answered success, {lost_after} unanswered after the restart"));
+        }
+        if !matches!(integrity.as_str(), "ok" | "not applicable") {
+            failed.push(format!("round {round}: integrity_check says {integrity}"));
+        }
+        eprintln!(
+            "round {round:>2}: {method:<6} killed after {:>2} ms: {:>2} answered before ({unanswered} cut off), {:>2} after the restart ({} ms), {refused} not success; order {state}",
+            notify_delay(round).as_millis(),
+            before.len(),
+            after.len(),
+            took.as_millis()
+        );
+        results.push(json!({
+            "round": round, "method": method, "order_no": order_no, "killed_after_ms": notify_delay(round).as_millis() as u64,
+            "answered_before_kill": before.len(), "cut_off": unanswered, "answered_after_restart": after.len(), "not_success": refused,
+            "order_status|refund_reason|purchase|vip_terms": state, "integrity_check": integrity, "restart_ms": took.as_millis() as u64,
+        }));
+    }
+    drop(server);
+    // Money: what the buyer paid is what the providers notified, and bought one term a round.
+    let paid = db.query(&format!("select count(*) || '|' || coalesce(sum(amount_fen), 0) from payment_order where user_id = {user} and status = 'paid'"))?;
+    let notified = db.query(&format!(
+        "select count(*) || '|' || coalesce(sum(amount_fen), 0) from (select distinct order_no, amount_fen from payment_notification where applied and order_no in (select order_no from payment_order where user_id = {user})) n"
+    ))?;
+    let days = db.query(&format!("select cast(coalesce(sum(ends_at - starts_at), 0) / 86400 as bigint) from vip_membership where user_id = {user}"))?;
+    if paid != notified {
+        failed.push(format!("paid orders (count|fen) {paid} but applied notifies {notified}"));
+    }
+    if days != (rounds * 30).to_string() {
+        failed.push(format!("{rounds} months of VIP paid for, {days} days granted"));
+    }
+    let out = json!({
+        "fault": "F4 a payment notify 20 times at once, kill -9 while they are handled, 20 more after the restart",
+        "backend": if pg { "postgres" } else { "sqlite" }, "rounds": results, "paid_orders|fen": paid, "applied_notifies|fen": notified, "vip_days": days, "failures": failed,
+    });
+    let file = dir.join(if pg { "faults-notify-pg.json" } else { "faults-notify.json" });
+    write_json(&file, &out)?;
+    eprintln!("F4: {rounds} rounds; paid orders|fen {paid}, applied notifies|fen {notified}, VIP days {days}; written to {}", file.display());
+    if failed.is_empty() { Ok(()) } else { Err(format!("faults --notify:\n{}", failed.join("\n"))) }
 }

@@ -1,4 +1,4 @@
-//! The `usedcar` binary: `serve`, `seed` and `migrate`.
+//! The `usedcar` binary: `serve`, `seed`, `migrate`, and two aids for measuring and fault runs.
 //!
 //! ```text
 //! usedcar serve [--addr 127.0.0.1:8080] [--database-url URL] [--env development|staging|production] [--config FILE]
@@ -21,7 +21,8 @@ const USAGE: &str = "usage:
   usedcar serve [--addr 127.0.0.1:8080] [--database-url URL] [--env development|staging|production] [--config FILE]
   usedcar seed --listings N [--seed S] [--database-url URL] [--env ENV] [--config FILE]
   usedcar migrate [--database-url URL] [--env ENV] [--config FILE]
-  usedcar bench-search [--combos N] [--slowest N] [--database-url URL]   (latency of the /carlist queries, one JSON line)";
+  usedcar bench-search [--combos N] [--slowest N] [--database-url URL]   (latency of the /carlist queries, one JSON line)
+  usedcar sandbox-notify --order NO [--database-url URL]   (the sandbox cashier's signed notify for an order, one JSON line)";
 
 struct Args {
     command: String,
@@ -142,6 +143,20 @@ async fn run(args: Args) -> Result<(), String> {
                 println!("{line}");
             }
             store.close().await;
+            Ok(())
+        }
+        "sandbox-notify" => {
+            args.check_known(&["database-url", "env", "config", "order"])?;
+            let cfg = args.config()?;
+            let order_no = args.get("order").ok_or("sandbox-notify needs --order NO")?;
+            let payments = web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client())?;
+            let store = open_store(&cfg).await?;
+            let notify = web::dev::sandbox_notify::notify(&store, &payments, order_no, web::state::SystemClock.now()).await;
+            store.close().await;
+            #[expect(clippy::print_stdout, reason = "the notify is the command's output")]
+            {
+                println!("{}", notify?);
+            }
             Ok(())
         }
         "migrate" => {
