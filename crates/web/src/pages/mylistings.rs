@@ -373,9 +373,12 @@ fn wait_text(secs: i64) -> String {
     if secs >= 3_600 { format!("{}小时", (secs + 3_599) / 3_600) } else { format!("{}分钟", ((secs + 59) / 60).max(1)) }
 }
 
-/// `GET /space/personcarlist/{id}`: the listing's history.
+/// `GET /space/personcarlist/{id}`: the listing's history; 404 when it is not the user's (as
+/// for no listing at all), never their own list in its place.
 pub async fn history(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Path(id): Path<String>) -> Result<Response, AppError> {
-    let q = ListQuery { history: extract::positive_id(&id).ok(), ..ListQuery::default() };
+    let id = extract::positive_id(&id).map_err(|_| AppError::NotFound)?;
+    state.store.editable_listing(id, user.user_id).await?;
+    let q = ListQuery { history: Some(id), ..ListQuery::default() };
     render(&state, &visitor, &user, &q, None, StatusCode::OK).await
 }
 

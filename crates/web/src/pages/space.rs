@@ -666,9 +666,14 @@ pub struct CancelPost {
 
 /// `POST /space/orders/cancel`: the buyer cancels the purchase of a pending order (its pending
 /// orders close here and at their provider; a payment that still arrives is refunded at once),
-/// then reads so on the order list.
+/// then reads so on the order list. Another's order number answers 404, as an unknown one.
 pub async fn cancel_order(State(state): State<AppState>, SignedIn(user): SignedIn, Form(post): Form<CancelPost>) -> Result<Response, AppError> {
-    let done = crate::services::payments::cancel(&state, user.user_id, post.order.trim()).await?;
+    let order_no = post.order.trim();
+    // Another's order, like none, does not exist for this user.
+    if !domain::order::is_order_no(order_no) || state.store.order_by_no(order_no).await?.is_none_or(|o| o.user_id != user.user_id) {
+        return Err(AppError::NotFound);
+    }
+    let done = crate::services::payments::cancel(&state, user.user_id, order_no).await?;
     Ok(see_other(if done { "/space/vip?done=cancelled#orders" } else { "/space/vip?done=gone#orders" }, Vec::new()))
 }
 

@@ -21,6 +21,7 @@ mod http;
 mod insurance;
 mod islands;
 mod live;
+mod ownership;
 mod payments;
 mod reports;
 mod routes;
