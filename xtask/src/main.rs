@@ -7,9 +7,12 @@
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
 //! cargo xtask stress [--secs N] [--listings N] [--debug]   load runs L1, L2, L5 on SQLite: target/stress/stress.json
-//! cargo xtask faults [--rounds N] [--debug]   F1: kill -9 during writes, restart, every acknowledged write present
+//! cargo xtask faults [--rounds N] [--pg] [--debug]   F1: kill -9 during writes, restart, every acknowledged write present
+//! cargo xtask faults --stop-db | --full-disk | --notify   F2 PostgreSQL stopped, F3 a full disk, F4 notifies at once and kill -9
+//! cargo xtask abuse [--debug]     B3: SQL, XSS, traversal and naughty strings into every field of the top pages
 //! ```
 
+mod abuse;
 mod bench;
 mod cluster;
 mod faults;
@@ -251,9 +254,10 @@ fn main() -> ExitCode {
         Some("stress") => stress::stress(&args[1..]),
         Some("faults") => faults::faults(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("abuse") => abuse::abuse(&args[1..]),
         Some("purchases") => purchases(&args[1..]),
         _ => {
-            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | stress | faults | fuzz [--secs N] [--only T] | purchases [N]"
+            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | stress | faults | fuzz [--secs N] [--only T] | abuse | purchases [N]"
                 .to_owned())
         }
     };
