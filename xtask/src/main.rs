@@ -3,13 +3,14 @@
 //! ```text
 //! cargo xtask serve [--release]   build islands, migrate, seed demo data when empty, serve on 127.0.0.1:8080
 //! cargo xtask dist                islands + release build: target/release/usedcar is self-contained
-//! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, browser
+//! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, fuzz and schema briefly, browser
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
 //! cargo xtask stress [--secs N] [--listings N] [--debug]   load runs L1, L2, L5 on SQLite: target/stress/stress.json
 //! cargo xtask faults [--rounds N] [--pg] [--debug]   F1: kill -9 during writes, restart, every acknowledged write present
 //! cargo xtask faults --stop-db | --full-disk | --notify   F2 PostgreSQL stopped, F3 a full disk, F4 notifies at once and kill -9
 //! cargo xtask abuse [--debug]     B3: SQL, XSS, traversal and naughty strings into every field of the top pages
+//! cargo xtask schema [--examples N] [--secs N]   B1: schemathesis over /api/openapi.json with two users
 //! ```
 
 mod abuse;
@@ -17,6 +18,7 @@ mod bench;
 mod cluster;
 mod faults;
 mod fuzz;
+mod schema;
 mod stress;
 mod tidy;
 
@@ -196,6 +198,8 @@ fn test() -> Res {
     run(cargo().args(["test", "--workspace", "--doc"]))?;
     // 2b. A few seconds of each fuzz target (`cargo xtask fuzz` runs them for a minute each).
     fuzz::fuzz(&["--secs".to_owned(), "4".to_owned()])?;
+    // 2c. A minute of schemathesis over the API's document (`cargo xtask schema` runs ten).
+    schema::schema(&["--debug", "--examples", "20", "--secs", "60"].map(str::to_owned))?;
     // 3. Browser tests against a freshly seeded server.
     let browser = root.join("tests/browser");
     npm_install(&browser)?;
@@ -255,9 +259,10 @@ fn main() -> ExitCode {
         Some("faults") => faults::faults(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("abuse") => abuse::abuse(&args[1..]),
+        Some("schema") => schema::schema(&args[1..]),
         Some("purchases") => purchases(&args[1..]),
         _ => {
-            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | stress | faults | fuzz [--secs N] [--only T] | abuse | purchases [N]"
+            Err("usage: cargo xtask serve [--release] | dist | test | bench [--million] [--secs N] | cluster [--check] [--release] [--secs N] | stress | faults | fuzz [--secs N] [--only T] | abuse | schema [--examples N] [--secs N] | purchases [N]"
                 .to_owned())
         }
     };

@@ -176,6 +176,7 @@ pub fn all() -> Routes {
         pages::staff::routes,
         pages::campaigns::routes,
         pages::api::routes,
+        pages::openapi::routes,
         pages::regions::routes,
         pages::seo::routes,
         site_routes,

@@ -53,7 +53,7 @@ pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
 pub async fn wechat_sign(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let f = fields(&headers, &body);
     let url = f.get("token").map(String::as_str).unwrap_or("").split('#').next().unwrap_or("").trim().to_owned();
-    if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() > 2_000 {
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.chars().count() > 2_000 {
         return fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "页面地址无效");
     }
     let ticket = match state.adapters.oauth.jsapi_ticket().await {

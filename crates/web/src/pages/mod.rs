@@ -25,6 +25,7 @@ pub mod loan;
 pub mod login;
 pub mod mylistings;
 pub mod news;
+pub mod openapi;
 pub mod packages;
 pub mod pay;
 pub mod programme;

@@ -50,7 +50,8 @@ static BODY: LazyLock<String> = LazyLock::new(|| {
                 .collect(),
         })
         .collect();
-    serde_json::to_string(&serde_json::json!({ "success": true, "code": "0", "msg": "", "data": groups })).unwrap_or_default()
+    serde_json::to_string(&serde_json::json!({ "success": true, "code": crate::http::envelope::ApiCode::Ok.as_str(), "msg": "成功", "data": groups }))
+        .unwrap_or_default()
 });
 
 /// The handler.

@@ -170,7 +170,7 @@ async fn the_region_api_lists_every_province_and_city() {
     let r = app.get("/api/regions", &[]).await;
     assert_eq!(r.headers[header::CONTENT_TYPE], "application/json");
     let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
-    assert_eq!(v["success"], true);
+    assert_eq!((&v["success"], &v["code"]), (&serde_json::json!(true), &serde_json::json!("0000")), "the envelope's success code, as every API answer");
     let groups = v["data"].as_array().unwrap();
     let provinces: Vec<&serde_json::Value> = groups.iter().flat_map(|g| g["provinces"].as_array().unwrap()).collect();
     // The mainland's 31: Taiwan, Hong Kong and Macau are not offered where we do not trade.
