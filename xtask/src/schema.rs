@@ -1,14 +1,15 @@
-//! `cargo xtask schema [--examples N] [--secs N] [--debug]`: B1 of the test plan — schemathesis
-//! over the OpenAPI document the server serves at `/api/openapi.json`, every check on
-//! (`--checks all`: server errors, statuses, content types, headers and bodies against the
+//! `cargo xtask schema [--examples N] [--secs N] [--debug | --built]`: B1 of the test plan —
+//! schemathesis over the OpenAPI document the server serves at `/api/openapi.json`, every check
+//! on (`--checks all`: server errors, statuses, content types, headers and bodies against the
 //! document, wrong input refused, right input accepted, methods, authentication, one user
 //! reading another's objects) and every phase (examples, coverage, fuzzing, stateful), with two
 //! users' tokens: a buyer and the dealer of the demo's first shop. The server (release unless
-//! `--debug`) runs on a fresh SQLite database of 2,000 cars. The providers' callbacks are
-//! described but left out of the run: their bodies are signed, so made-up ones are only ever
-//! refused, and their readers are fuzzed by `cargo xtask fuzz`. schemathesis is installed from
-//! PyPI into `target/schemathesis` (a virtual environment) the first time. Writes schemathesis's
-//! JUnit report to `target/stress/schema/`.
+//! `--debug`; `--built` takes the debug build as it is, as the test command does) runs on a
+//! fresh SQLite database of 2,000 cars. The providers' callbacks are described but left out of
+//! the run: their bodies are signed, so made-up ones are only ever refused, and their readers
+//! are fuzzed by `cargo xtask fuzz`. schemathesis is installed from PyPI into
+//! `target/schemathesis` (a virtual environment) the first time. Writes schemathesis's JUnit
+//! report to `target/stress/schema/`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -65,6 +66,8 @@ pub fn schema(args: &[String]) -> Res {
             .arg(&auth_file)
             .args(["--report", "junit", "--report-dir"])
             .arg(&reports)
+            // Its cache of examples (`.schemathesis/`) under target/, not in the checkout.
+            .current_dir(&dir)
             .env("NO_COLOR", "1"),
     );
     drop(server);

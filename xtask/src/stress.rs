@@ -188,7 +188,10 @@ pub(crate) fn prepare(args: &[String], name: &str, listings: u32) -> Result<(Pat
     if !pg {
         crate::bench::ensure_program("/usr/bin/sqlite3", "sqlite3")?;
     }
-    let bin = crate::build_server(!args.iter().any(|a| a == "--debug"))?;
+    // `--built`: the debug server the test command has just built, as it is (building the bin
+    // alone would unify features anew and rebuild half the tree).
+    let bin =
+        if args.iter().any(|a| a == "--built") { root().join("target/debug/usedcar") } else { crate::build_server(!args.iter().any(|a| a == "--debug"))? };
     let dir = root().join("target/stress");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let db = if pg {

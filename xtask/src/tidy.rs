@@ -47,7 +47,9 @@ mod tests {
     #[test]
     fn no_trailing_whitespace() {
         let mut bad = Vec::new();
-        for p in sources(&[".rs", ".html", ".css", ".js", ".jsx", ".mjs", ".sql", ".toml", ".md", ".txt"]) {
+        // Hostile-input lists (`xtask/data/`) keep their payloads byte for byte, spaces included.
+        let payloads = root().join("xtask/data");
+        for p in sources(&[".rs", ".html", ".css", ".js", ".jsx", ".mjs", ".sql", ".toml", ".md", ".txt"]).into_iter().filter(|p| !p.starts_with(&payloads)) {
             for (i, line) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
                 if line.ends_with(' ') || line.ends_with('\t') {
                     bad.push(format!("{}:{}", p.display(), i + 1));
