@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::stress::{Db, prepare, start, write_json};
+use crate::stress::{Db, cookie_header, prepare, start, write_json};
 use crate::{Res, free_port};
 
 /// Debian wfuzz's injection lists.
@@ -105,20 +105,6 @@ fn payloads() -> Result<Vec<String>, String> {
     all.extend(blns.lines().filter(|l| !l.starts_with('#')).map(str::to_owned));
     let mut seen = BTreeSet::new();
     Ok(all.into_iter().filter(|p| !p.trim().is_empty() && seen.insert(p.clone())).collect())
-}
-
-/// The `Cookie` header of a curl cookie jar (Netscape format; `#HttpOnly_` lines are cookies).
-fn cookie_header(jar: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(jar).map_err(|e| e.to_string())?;
-    let pairs: Vec<String> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && (!l.starts_with('#') || l.starts_with("#HttpOnly_")))
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            (f.len() >= 7).then(|| format!("{}={}", f[5], f[6]))
-        })
-        .collect();
-    if pairs.is_empty() { Err("signing in left no cookie".to_owned()) } else { Ok(pairs.join("; ")) }
 }
 
 /// wrk's script: each thread sends its share of `requests` (method, target, body and payload

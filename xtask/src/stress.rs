@@ -9,12 +9,14 @@
 //!   the acknowledged ones that are not there (a write still in flight when the run stops may be
 //!   stored without its answer being counted, so `stored` can exceed `acknowledged`), and
 //!   `duplicated` the phones with a lead stored twice;
+//! - **L3 uploads**: eight signed-in sellers, a connection each, posting a 3 MB JPEG to the photo
+//!   uploader over and over (each must be stored: 200), photos under `target/stress/`;
 //! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
 //!   and sent, every other request is answered 429.
 //!
 //! Per run it prints and writes to `target/stress/stress.json` (`stress-pg.json` with `--pg`):
 //! requests, socket errors, answers that are not what the run expects (reads: 400 and more; writes:
-//! anything but 303; codes: anything but 200 or 429), p50/p99 in ms, and the server's resident
+//! anything but 303; uploads: anything but 200; codes: anything but 200 or 429), p50/p99 in ms, and the server's resident
 //! memory before and after. The server runs as in production but for the response cache: list
 //! totals memoised 30 s. Everything points at 127.0.0.1 and stops by itself.
 
@@ -107,6 +109,58 @@ fn codes_script(mobile: &str, limit: u32) -> String {
     format!(
         "limit = {limit}\n{COUNT}\nrequest = function()\n  return wrk.format(\"POST\", \"/sys/login/code\", {{ [\"Content-Type\"] = \"application/x-www-form-urlencoded\", [\"Accept\"] = \"application/json\" }}, \"mobile={mobile}\")\nend\n{DONE}"
     )
+}
+
+/// L3's sellers, each on a connection (and a wrk thread) of their own.
+const UPLOADERS: u32 = 8;
+
+/// A 3 MB photo for L3: a 3000×2250 JPEG of ImageMagick's plasma with grain (what a phone's
+/// camera gives, more or less), made once under `dir`.
+fn big_photo(dir: &Path) -> Result<PathBuf, String> {
+    let photo = dir.join("stress-photo.jpg");
+    if std::fs::metadata(&photo).is_ok_and(|m| m.len() >= 2_500_000) {
+        return Ok(photo);
+    }
+    // Debian's, by its path: /usr/local/bin may hold a stand-in of the same name.
+    crate::bench::ensure_program("/usr/bin/convert", "imagemagick")?;
+    run(Command::new("/usr/bin/convert")
+        .args(["-seed", "7", "-size", "3000x2250", "plasma:fractal", "-attenuate", "0.4", "+noise", "Gaussian", "-quality", "90"])
+        .arg(&photo))?;
+    Ok(photo)
+}
+
+/// L3: each thread's seller posts `photo` to the photo uploader as the island does.
+fn uploads_script(photo: &Path, cookies: &[String]) -> String {
+    format!(
+        r#"{COUNT}
+local f = io.open({photo:?}, "rb")
+local bytes = f:read("*a")
+f:close()
+local boundary = "stressL3boundary7MA4YWxkTrZu0gW"
+local body = "--" .. boundary .. "\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"car.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n" .. bytes .. "\r\n--" .. boundary .. "--\r\n"
+local cookies = {{ {cookies} }}
+request = function()
+  local headers = {{ ["Cookie"] = cookies[id], ["Accept"] = "application/json", ["Content-Type"] = "multipart/form-data; boundary=" .. boundary, ["X-Forwarded-For"] = "10.77." .. id .. ".1" }}
+  return wrk.format("POST", "/upload/photo", headers, body)
+end
+{DONE}"#,
+        photo = photo.display().to_string(),
+        cookies = lua_list(cookies),
+    )
+}
+
+/// The `Cookie` header of a curl cookie jar (Netscape format; `#HttpOnly_` lines are cookies).
+pub(crate) fn cookie_header(jar: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(jar).map_err(|e| e.to_string())?;
+    let pairs: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && (!l.starts_with('#') || l.starts_with("#HttpOnly_")))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() >= 7).then(|| format!("{}={}", f[5], f[6]))
+        })
+        .collect();
+    if pairs.is_empty() { Err("signing in left no cookie".to_owned()) } else { Ok(pairs.join("; ")) }
 }
 
 /// One wrk run: its `STRESS` line as JSON.
@@ -294,7 +348,10 @@ pub fn stress(args: &[String]) -> Res {
     let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
     let (bin, dir, db) = prepare(args, "stress.db", listings)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
-    let (server, _) = start(&bin, &addr, &db)?;
+    // Photos go under target/stress, never into the checkout's data/.
+    let upload = dir.join("stress-upload");
+    let _ = std::fs::remove_dir_all(&upload);
+    let (server, _) = start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
     let pid = server.0.id();
     let base = format!("http://{addr}");
     let cars = cars(&base)?;
@@ -331,6 +388,20 @@ pub fn stress(args: &[String]) -> Res {
     ))?);
     runs.push(w);
 
+    // L3: eight signed-in sellers upload a 3 MB photo each, over and over.
+    let photo = big_photo(&dir)?;
+    let mut cookies = Vec::new();
+    for n in 0..UPLOADERS {
+        let jar = dir.join(format!("stress-uploader-{n}.txt"));
+        crate::faults::sign_in(&base, &jar, &format!("1370{prefix:02}000{n:02}"))?;
+        cookies.push(cookie_header(&jar)?);
+    }
+    let before = rss_mb(pid);
+    let r = wrk(&base, &script, &uploads_script(&photo, &cookies), UPLOADERS, UPLOADERS, secs)?;
+    let mut u = summary("L3 uploads", &r, before, rss_mb(pid), |s| s == 200);
+    u["photo_bytes"] = json!(std::fs::metadata(&photo).map(|m| m.len()).unwrap_or(0));
+    runs.push(u);
+
     // L5: one phone asks for 1,000 codes.
     let mobile = format!("1390{prefix:02}00000");
     let before = rss_mb(pid);
@@ -348,12 +419,18 @@ pub fn stress(args: &[String]) -> Res {
     let file = dir.join(if matches!(db, Db::Sqlite(_)) { "stress.json" } else { "stress-pg.json" });
     write_json(&file, &out)?;
     print_table(&runs, &integrity, &file);
-    let (w, c) = (&runs[1], &runs[2]);
+    let (w, u, c) = (&runs[1], &runs[2], &runs[3]);
     let failed = w["lost"].as_u64() != Some(0)
+        || u["not_ok"].as_u64() != Some(0)
+        || u["socket_errors"].as_u64() != Some(0)
         || w["duplicated"].as_u64() != Some(0)
         || c["sent"].as_u64() != Some(1)
         || !matches!(integrity.as_str(), "ok" | "not applicable");
-    if failed { Err("stress: a write was lost or stored twice, more than one code was sent, or the database is damaged".to_owned()) } else { Ok(()) }
+    if failed {
+        Err("stress: a write was lost or stored twice, an upload failed, more than one code was sent, or the database is damaged".to_owned())
+    } else {
+        Ok(())
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "the table is what the command prints")]
@@ -376,7 +453,12 @@ fn print_table(runs: &[Value], integrity: &str, file: &Path) {
     }
     let w = &runs[1];
     println!("L2: {} writes acknowledged, {} stored, lost {}, duplicated {}", w["acknowledged"], w["stored"], w["lost"], w["duplicated"]);
-    let c = &runs[2];
+    let u = &runs[2];
+    println!(
+        "L3: {} photos of {} bytes stored, p99 {} ms, RSS {} → {} MB",
+        u["requests"], u["photo_bytes"], u["p99_ms"], u["rss_mb_before"], u["rss_mb_after"]
+    );
+    let c = &runs[3];
     println!("L5: {} codes sent, {} refused with 429, {} stored; integrity_check: {integrity}", c["sent"], c["refused_429"], c["codes_stored"]);
     println!("written to {}", file.display());
 }

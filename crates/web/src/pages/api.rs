@@ -52,8 +52,11 @@ pub fn fields(headers: &HeaderMap, body: &[u8]) -> HashMap<String, String> {
 /// `POST /api/buycar-api/tool/wechat/sign`.
 pub async fn wechat_sign(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let f = fields(&headers, &body);
-    let url = f.get("token").map(String::as_str).unwrap_or("").split('#').next().unwrap_or("").trim().to_owned();
-    if !(url.starts_with("http://") || url.starts_with("https://")) || url.chars().count() > 2_000 {
+    // The address as the page sent it (at most 2,000 characters, fragment included), signed
+    // without its fragment.
+    let token = f.get("token").map(String::as_str).unwrap_or("");
+    let url = token.split('#').next().unwrap_or("").trim_end().to_owned();
+    if !(url.starts_with("http://") || url.starts_with("https://")) || token.chars().count() > 2_000 {
         return fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "页面地址无效");
     }
     let ticket = match state.adapters.oauth.jsapi_ticket().await {

@@ -110,7 +110,7 @@ static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
             },
         },
         "paths": {
-            "/api/buycar-api/tool/wechat/sign": { "post": with(operation("wechatSign", "WeChat JS-SDK signature of a page: \"{timestamp},{nonceStr},{signature},{appId}\"", &json!({ "type": "string" }), &[], false), "requestBody", body(&json!({ "token": { "type": "string", "pattern": "^https?://", "maxLength": 2000, "description": "the page's address (http or https), signed without its #fragment" } }), &["token"])) },
+            "/api/buycar-api/tool/wechat/sign": { "post": with(operation("wechatSign", "WeChat JS-SDK signature of a page: \"{timestamp},{nonceStr},{signature},{appId}\"", &json!({ "type": "string" }), &[], false), "requestBody", body(&json!({ "token": { "type": "string", "pattern": "^https?://", "maxLength": 2000, "description": "the page's address (http or https, at most 2,000 characters), signed without its #fragment" } }), &["token"])) },
             "/api/buycar-api/user/userregion": { "post": operation("userRegion", "The caller's address and chosen city", &json!({ "type": "object", "required": ["ip"], "properties": { "ip": { "type": "string" }, "city": city } }), &[], false) },
             "/api/buycar-api/user/cookietotoken": { "post": with(operation("cookieToToken", "A token for the web session; sets hx_token", &json!({ "type": "string" }), &["401"], false), "requestBody", body(&json!({ "cookie": string("the web session cookie's value (else the hx_web cookie is used)") }), &[])) },
             "/api/buycar-api/user/appscantotoken": { "post": with(operation("appScanToToken", "A web session for an app sign-in; sets the cookies", &json!({ "type": "object", "required": ["record", "cookie"], "properties": {

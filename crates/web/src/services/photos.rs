@@ -122,6 +122,19 @@ fn limits() -> Limits {
     l
 }
 
+// The srcset widths are made from the full size, so each must be below it.
+const _: () = {
+    let mut i = 0;
+    while i < PHOTO_WIDTHS.len() {
+        assert!(PHOTO_WIDTHS[i] < FULL_WIDTH, "a srcset width is not below the full width");
+        i += 1;
+    }
+};
+
+/// The photos being decoded and encoded at once: one per core.
+static PROCESSING: std::sync::LazyLock<tokio::sync::Semaphore> =
+    std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)));
+
 /// Checks and re-encodes one photo. CPU-bound: call from `spawn_blocking`.
 pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
     let kind = domain::image::sniff(&bytes[..bytes.len().min(domain::image::SNIFF_LEN)]).map_err(PhotoError::Type)?;
@@ -140,12 +153,13 @@ pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
     let mut img = DynamicImage::from_decoder(decoder).map_err(|_| PhotoError::Broken)?;
     img.apply_orientation(orientation);
-    let img = DynamicImage::ImageRgb8(img.to_rgb8());
+    // The decoded pixels themselves, not a copy (a 12-megapixel photo is 36 MB of them).
+    let img = DynamicImage::ImageRgb8(img.into_rgb8());
     let encode = |img: &DynamicImage| -> Result<Vec<u8>, PhotoError> {
         let rgb = img.as_rgb8().ok_or(PhotoError::Broken)?;
         Ok(webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height()).encode(QUALITY).to_vec())
     };
-    let fit = |width: u32| -> DynamicImage {
+    let fit = |img: &DynamicImage, width: u32| -> DynamicImage {
         if img.width() <= width {
             img.clone()
         } else {
@@ -153,11 +167,14 @@ pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
             DynamicImage::ImageRgb8(img.thumbnail_exact(width, height).to_rgb8())
         }
     };
-    let full_img = fit(FULL_WIDTH);
+    let full_img = fit(&img, FULL_WIDTH);
+    // The srcset widths (all below the full width) are made from the full size, which is
+    // faster, and the camera's pixels are let go first.
+    drop(img);
     let full = encode(&full_img)?;
     let mut sized = Vec::with_capacity(PHOTO_WIDTHS.len());
     for width in PHOTO_WIDTHS {
-        sized.push((width, encode(&fit(width))?));
+        sized.push((width, encode(&fit(&full_img, width))?));
     }
     Ok(Encoded { width: full_img.width(), height: full_img.height(), full, sized })
 }
@@ -246,7 +263,11 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
     if today >= UPLOADS_PER_DAY {
         return Err(PhotoError::Quota);
     }
+    // As many photos decode at once as there are cores (more would not finish sooner, and each
+    // holds its pixels meanwhile: eight phone photos at once took 700 MB); the rest wait here.
+    let permit = PROCESSING.acquire().await.map_err(|_| PhotoError::Failed)?;
     let encoded = tokio::task::spawn_blocking(move || process(&bytes)).await.map_err(|_| PhotoError::Failed)??;
+    drop(permit);
     let token = state.random_id().map_err(|_| PhotoError::Failed)?;
     let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
     let total = encoded.bytes();
