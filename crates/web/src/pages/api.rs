@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | POST | `/api/buycar-api/tool/wechat/sign` | JS-SDK signature for `token` (the page URL): `data` = `"{timestamp},{nonceStr},{signature},{appId}"` |
 //! | POST | `/api/buycar-api/user/userregion` | `data` = `{ip, city}` (city when the visitor chose one) |
-//! | GET | `/hpi/mobile/appdatastatistics.json` | records `devicetoken`, `mobile` and `from` (built by `domain::stats`), batched |
+//! | GET | `/hpi/mobile/appdatastatistics.json` | records `devicetoken`, `mobile` and `from` (built by `domain::stats`), batched; at most [`STATS_PER_ADDRESS_PER_HOUR`] an hour from one address (then 429) |
 //! | POST | `/api/buycar-api/user/cookietotoken` | web cookie (`cookie` field, else the `hx_web` cookie) → `data` = token; sets `hx_token` |
 //! | POST | `/api/buycar-api/user/appscantotoken` | `mobile` + `appToken` → `data` = `{record: token, cookie: {name, value, path, maxAge}}`; sets the cookies |
 //! | POST | `/api/buycar-api/user/baseinf` | `data` = the user's base information |
@@ -29,7 +29,7 @@ use crate::auth::session::{self, TOKEN_COOKIE};
 use crate::http::cookies::{CITY_COOKIE, COOKIE_MAX_AGE, DEVICE_COOKIE, cookie, set_cookie};
 use crate::http::envelope::{ApiCode, fail, ok};
 use crate::http::error::AppError;
-use crate::http::visitor::{RequestDevice, peer_ip};
+use crate::http::visitor::{RequestDevice, Visitor, peer_ip};
 use crate::state::AppState;
 
 /// The fields of a form or JSON-object body (other JSON values give no fields).
@@ -85,9 +85,23 @@ pub async fn user_region(headers: HeaderMap, req: axum::extract::Request) -> Res
     ok(json!({"ip": ip, "city": city}))
 }
 
+/// The statistics one address may record in an hour. A page view sends one, and many phones
+/// share a carrier's address, so it is generous; past it the call answers 429 and stores nothing,
+/// so a loop of this GET cannot fill the table.
+pub const STATS_PER_ADDRESS_PER_HOUR: i64 = 1_000;
+
 /// `GET /hpi/mobile/appdatastatistics.json?devicetoken=…&mobile=…&from=…` (plus `plan`, `unit`,
 /// `keyword`, `wx_aid`, `type`; without them, the campaign the visit arrived from).
-pub async fn statistics(State(state): State<AppState>, RequestDevice(client): RequestDevice, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+pub async fn statistics(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    RequestDevice(client): RequestDevice,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Result<Response, AppError> {
+    if !visitor.within_hourly(&state, "statistics", STATS_PER_ADDRESS_PER_HOUR).await? {
+        return Ok(fail(StatusCode::TOO_MANY_REQUESTS, ApiCode::TooMany, "请求过于频繁，请稍后再试"));
+    }
     let pairs: Vec<(String, String)> =
         form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.chars().take(128).collect())).collect();
     let q: HashMap<&str, &str> = pairs.iter().rev().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -102,7 +116,7 @@ pub async fn statistics(State(state): State<AppState>, RequestDevice(client): Re
     let from_value = arrived.stats_from(base, mobile.as_deref());
     let path = headers.get(header::REFERER).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(300).collect();
     state.stats.record(store::StatEvent { device_token: device, mobile: mobile.unwrap_or_default(), from_value: from_value.clone(), path, created_at: now });
-    ok(json!({"from": from_value}))
+    Ok(ok(json!({"from": from_value})))
 }
 
 /// `POST /api/buycar-api/user/cookietotoken`.

@@ -467,6 +467,15 @@ async fn seed_api_calls_answer_in_the_envelope(app: &TestApp) {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(n, 1);
+    // A loop of this GET from one address stores at most the hour's allowance, then is refused.
+    let uri = "/hpi/mobile/appdatastatistics.json?devicetoken=loop&from=home";
+    let from = [("x-test-peer", "203.0.113.9")];
+    for _ in 0..web::pages::api::STATS_PER_ADDRESS_PER_HOUR {
+        assert_eq!(app.get(uri, &from).await.status, StatusCode::OK);
+    }
+    let over = app.get(uri, &from).await;
+    assert_eq!((over.status, over.json()["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("CM006")));
+    assert_eq!(app.get(uri, &[("x-test-peer", "203.0.113.10")]).await.status, StatusCode::OK, "another address still records");
     let unknown = app.post_form("/api/buycar-api/user/nothing", &[], "").await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(unknown.json()["success"], false);
