@@ -101,6 +101,15 @@ fn envelope(status: StatusCode, code: ApiCode, msg: &str, data: Value) -> Respon
     res
 }
 
+/// A JSON body made once (compiled-in data), answered as it is with `cache_control`.
+pub fn static_json(body: &'static str, cache_control: &'static str) -> Response {
+    let mut res = body.into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    res
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,7 @@
 
 use std::sync::LazyLock;
 
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::router::{Access, Routes};
@@ -169,11 +168,7 @@ fn with(mut op: Value, key: &str, value: Value) -> Value {
 
 /// `GET /api/openapi.json`.
 pub async fn document() -> Response {
-    let mut res = DOCUMENT.as_str().into_response();
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
-    res
+    crate::http::envelope::static_json(DOCUMENT.as_str(), "public, max-age=3600")
 }
 
 /// This feature's routes.
@@ -181,23 +176,23 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Plain, "/api/openapi.json", document);
 }
 
-/// The document's paths and methods, as `METHOD path` (for the test that compares them with the
-/// router's).
-pub fn described() -> Vec<String> {
-    let doc: Value = serde_json::from_str(&DOCUMENT).unwrap_or_default();
-    let mut out = Vec::new();
-    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
-        for method in item.as_object().into_iter().flatten().map(|(m, _)| m.to_ascii_uppercase()) {
-            out.push(format!("{method} {path}"));
-        }
-    }
-    out.sort();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The document's paths and methods, as `METHOD path` (for the test that compares them with the
+    /// router's).
+    fn described() -> Vec<String> {
+        let doc: Value = serde_json::from_str(&DOCUMENT).unwrap_or_default();
+        let mut out = Vec::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            for method in item.as_object().into_iter().flatten().map(|(m, _)| m.to_ascii_uppercase()) {
+                out.push(format!("{method} {path}"));
+            }
+        }
+        out.sort();
+        out
+    }
 
     /// Every JSON route the router serves is described, and nothing else: a new endpoint fails
     /// here until the document says what it takes and answers.

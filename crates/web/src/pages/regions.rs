@@ -5,8 +5,7 @@
 use crate::router::{Access, Routes};
 use std::sync::LazyLock;
 
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use domain::region;
 use serde::Serialize;
 
@@ -56,11 +55,7 @@ static BODY: LazyLock<String> = LazyLock::new(|| {
 
 /// The handler.
 pub async fn regions() -> Response {
-    let mut res = BODY.as_str().into_response();
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
-    res
+    crate::http::envelope::static_json(BODY.as_str(), "public, max-age=86400")
 }
 
 /// This feature's routes.
