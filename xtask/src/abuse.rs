@@ -10,6 +10,10 @@
 //! address of its own so the per-address limits do not hide a field); its script checks every
 //! answer: no 5xx, and no payload with markup or quotes in it shown back unescaped. Prints the
 //! counts and the findings and writes `target/stress/abuse.json`.
+//!
+//! Then sqlmap (Debian's) at level 2 on five GET routes — the list's filters, its keyword search,
+//! a car's page (the id in the path), the valuation and the insurance quotes — each bounded to
+//! [`SQLMAP_SECS`]: it must find no injection point and meet no 5xx (`target/stress/sqlmap/`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -298,6 +302,7 @@ pub fn abuse(args: &[String]) -> Res {
         }
     }
     let took = began.elapsed().as_secs();
+    let injections = sqlmap(&base, &db, &dir.join("sqlmap"))?;
     drop(server);
     let text = std::fs::read_to_string(&findings_file).map_err(|e| format!("wrk wrote no findings file: {e}"))?;
     let answered: u64 = text.lines().filter_map(|l| l.strip_prefix("#answered\t")).filter_map(|l| l.split('\t').next()?.parse::<u64>().ok()).sum();
@@ -321,8 +326,15 @@ pub fn abuse(args: &[String]) -> Res {
         eprintln!("  {} {} {} {}: {}", f["status"], f["kind"], f["method"], f["target"], f["payload"]);
     }
     eprintln!("B3: {answered} of {} requests answered in {took} s; {} findings", lines.len(), findings.len());
-    let out = json!({ "run": "B3 hostile text in every field of the top pages", "forms": forms_seen, "payloads": payloads.len() - 1, "requests": lines.len(), "answered": answered, "seconds": took, "findings": findings });
+    let out = json!({ "run": "B3 hostile text in every field of the top pages", "forms": forms_seen, "payloads": payloads.len() - 1, "requests": lines.len(), "answered": answered, "seconds": took, "findings": findings, "sqlmap": injections });
     write_json(&dir.join("abuse.json"), &out)?;
+    let sqlmap_found: Vec<&serde_json::Value> = injections.iter().filter(|r| r["clean"] != true).collect();
+    if !sqlmap_found.is_empty() {
+        return Err(format!(
+            "abuse: sqlmap found an injection point, met a 5xx or did not finish on {} route(s) (target/stress/abuse.json)",
+            sqlmap_found.len()
+        ));
+    }
     if !seen_control {
         Err("abuse: the control (a text every page shows) was not reported: the check is broken".to_owned())
     } else if findings.is_empty() && answered == lines.len() as u64 {
@@ -332,6 +344,72 @@ pub fn abuse(args: &[String]) -> Res {
     } else {
         Err(format!("abuse: {} answers were 5xx or showed a payload unescaped (target/stress/abuse.json)", findings.len()))
     }
+}
+
+/// How long sqlmap may take on one route.
+const SQLMAP_SECS: u64 = 300;
+
+/// sqlmap at level 2 (parameters and cookies) on five GET routes; per route what it said.
+fn sqlmap(base: &str, db: &Db, out: &Path) -> Result<Vec<serde_json::Value>, String> {
+    crate::bench::ensure_program("/usr/bin/sqlmap", "sqlmap")?;
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    let car = db.query("select min(listing_id) from listing where status = 'online'")?;
+    let routes = [
+        "/carlist?brand=dazhong&price=8-12&sort=new&page=2".to_owned(),
+        "/carlist?q=%E5%AE%9D%E9%A9%ACX3&city=changsha".to_owned(),
+        // `*`: sqlmap's mark for a point in the path.
+        format!("/details/{car}*"),
+        "/servicehall/pinggu/result?series=langyi&month=2021-06&mileage=3.5&city=changsha".to_owned(),
+        "/servicehall/insurance/list?series=langyi&month=2022-05&city=changsha&history=clean3&tp=200&driver=1&passenger=1&damage=1".to_owned(),
+    ];
+    let mut results = Vec::new();
+    for route in routes {
+        let began = std::time::Instant::now();
+        eprintln!("$ sqlmap --level 2 -u {base}{route}");
+        let mut child = Command::new("/usr/bin/sqlmap")
+            .args(["--batch", "--level", "2", "--risk", "1", "--threads", "4", "--flush-session", "--disable-coloring", "--timeout", "10", "--retries", "1"])
+            .arg("--output-dir")
+            .arg(out)
+            .arg("-u")
+            .arg(format!("{base}{route}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("sqlmap: {e}"))?;
+        // Its output is read on a thread of its own, so a long run cannot fill the pipe.
+        let mut stdout = child.stdout.take().ok_or("sqlmap: no output")?;
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+            text
+        });
+        let mut finished = true;
+        while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+            if began.elapsed().as_secs() > SQLMAP_SECS {
+                let _ = child.kill();
+                let _ = child.wait();
+                finished = false;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        let text = reader.join().unwrap_or_default();
+        let injectable = text.contains("identified the following injection point");
+        // Its closing tally of error answers: "500 (Internal Server Error) - 3 times".
+        let errors: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start().as_bytes();
+                l.len() > 5 && l[0] == b'5' && l[1].is_ascii_digit() && l[2].is_ascii_digit() && l[3..5] == *b" ("
+            })
+            .collect();
+        let clean = finished && !injectable && errors.is_empty() && text.contains("do not appear to be injectable");
+        eprintln!("  {route}: {} in {} s", if clean { "nothing found" } else { "FOUND or unfinished" }, began.elapsed().as_secs());
+        std::fs::write(out.join(format!("route-{}.txt", results.len() + 1)), &text).map_err(|e| e.to_string())?;
+        results.push(json!({ "route": route, "clean": clean, "finished": finished, "injectable": injectable, "server_errors": errors, "seconds": began.elapsed().as_secs() }));
+    }
+    Ok(results)
 }
 
 #[cfg(test)]

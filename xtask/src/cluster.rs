@@ -1,4 +1,4 @@
-//! `cargo xtask cluster [--check] [--release] [--secs N]`: the site as it is deployed on several
+//! `cargo xtask cluster [--check [--rounds N]] [--release] [--secs N]`: the site as it is deployed on several
 //! machines, on this one: Debian's nginx on 127.0.0.1:8080 in front of two `usedcar` nodes
 //! (127.0.0.1:8081 and :8082) on one PostgreSQL database (`usedcar_cluster`, migrated once with
 //! `usedcar migrate` before the nodes start), with photos in an S3-compatible object store run
@@ -12,8 +12,9 @@
 //! stops: a session made on one node works on the other and a sign-out on one is honoured on the
 //! other; the SMS limit counts both nodes together; a photo uploaded through one node is served
 //! through nginx; `kill -9` of one node under load (wrk through nginx, which retries idempotent
-//! requests on the other node) and the error count; `/carlist` r/s through the cluster and from
-//! one node alone.
+//! requests on the other node) and the error count, each lead acknowledged meanwhile stored once,
+//! the node started again (`--rounds N`: N times, the two nodes in turn, 3 s of load each, with
+//! `target/stress/cluster-faults.json`); `/carlist` r/s through the cluster and from one node alone.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -118,11 +119,11 @@ fn wrk(base: &str, secs: u32) -> Result<(String, String), String> {
 
 /// Leads posted through nginx from `n` visitors (each its own phone and forwarded address) while
 /// a node dies: the phones whose lead was acknowledged (2xx or 3xx).
-fn post_leads(listing: &str, n: u32) -> Vec<String> {
+fn post_leads(listing: &str, round: u32, n: u32) -> Vec<String> {
     let mut acknowledged = Vec::new();
     for i in 0..n {
-        let mobile = format!("1391{i:07}");
-        let ip = format!("198.51.{}.{}", i / 250, i % 250 + 1);
+        let mobile = format!("1391{round:02}{i:05}");
+        let ip = format!("198.{}.{}.{}", 18 + round % 2, (round * 2 + i / 250) % 250, i % 250 + 1);
         let form = format!("intent=ask_price&mobile={mobile}");
         let Ok((code, _)) = status(&["-H", &format!("x-forwarded-for: {ip}"), "-d", &form, &format!("http://{NGINX}/details/{listing}/lead")], "") else {
             continue;
@@ -134,7 +135,7 @@ fn post_leads(listing: &str, n: u32) -> Vec<String> {
     acknowledged
 }
 
-fn check(nodes: &mut [Server; 2], secs: u32, database: &str) -> Res {
+fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restart: &dyn Fn(&str) -> Result<Server, String>) -> Res {
     eprintln!("checks across the two nodes:");
     let [a, b] = NODES;
     let mut failed = Vec::new();
@@ -200,49 +201,76 @@ fn check(nodes: &mut [Server; 2], secs: u32, database: &str) -> Res {
     eprintln!("     /carlist from node 1 alone: {alone}, {alone_errors}");
     let (both, both_errors) = wrk(&format!("http://{NGINX}"), secs)?;
     eprintln!("     /carlist through nginx, two nodes: {both}, {both_errors}");
-    // kill -9 of node 2 a third of the way through a run through nginx, while visitors leave
-    // leads (which nginx does not retry: a lead is acknowledged by the node that stored it).
+    // kill -9 of a node a third of the way through a run through nginx, while visitors leave
+    // leads (which nginx does not retry: a lead is acknowledged by the node that stored it), then
+    // the node started again; node 2 and node 1 in turn, `rounds` times.
     let list = curl(&[&format!("http://{NGINX}/carlist?sort=new")])?;
     let listing = list.split("/details/").nth(1).and_then(|r| r.split(['"', '?', '#']).next()).unwrap_or("1").to_owned();
-    let writer = std::thread::spawn(move || post_leads(&listing, 300));
-    let killer = {
-        let pid = nodes[1].0.id();
-        let after = Duration::from_secs(u64::from(secs) / 3);
-        std::thread::spawn(move || {
-            std::thread::sleep(after);
-            let killed = Instant::now();
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            killed
-        })
-    };
-    let (during, errors) = wrk(&format!("http://{NGINX}"), secs)?;
-    let _ = killer.join();
-    let _ = nodes[1].0.wait();
-    say(errors == "non-2xx 0, socket errors none", format!("node 2 killed with -9 under load through nginx: {during}, {errors}"));
-    let (alive, _) = status(&[&format!("http://{NGINX}/carlist")], "")?;
-    say(alive == 200, format!("node 1 carries the site alone ({alive})"));
-    let acknowledged = writer.join().unwrap_or_default();
-    let phones = acknowledged.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(",");
-    let stored = if phones.is_empty() {
-        0
-    } else {
-        let out = Command::new("psql")
-            .args(["-tA", database, "-c", &format!("select count(distinct mobile) from lead where mobile in ({phones})")])
-            .output()
-            .map_err(|e| e.to_string())?;
-        String::from_utf8_lossy(&out.stdout).trim().parse::<usize>().unwrap_or(0)
-    };
-    say(
-        !acknowledged.is_empty() && stored == acknowledged.len(),
-        format!("leads posted during the kill: {} of 300 acknowledged, {stored} of those stored", acknowledged.len()),
-    );
+    let round_secs = if rounds > 1 { 3 } else { secs };
+    let mut report = Vec::new();
+    for round in 0..rounds {
+        let victim = usize::from(round % 2 == 1) ^ 1;
+        let writer = {
+            let listing = listing.clone();
+            std::thread::spawn(move || post_leads(&listing, round, 300))
+        };
+        let killer = {
+            let pid = nodes[victim].0.id();
+            let after = Duration::from_millis(u64::from(round_secs) * 1000 / 3 + u64::from(round * 37 % 500));
+            std::thread::spawn(move || {
+                std::thread::sleep(after);
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            })
+        };
+        let (during, errors) = wrk(&format!("http://{NGINX}"), round_secs)?;
+        let _ = killer.join();
+        let _ = nodes[victim].0.wait();
+        let (alive, _) = status(&[&format!("http://{NGINX}/carlist")], "")?;
+        let acknowledged = writer.join().unwrap_or_default();
+        let phones = acknowledged.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(",");
+        let (stored, doubled) = if phones.is_empty() {
+            (0, 0)
+        } else {
+            let counted = psql(&format!(
+                "select count(distinct mobile) || ' ' || (count(*) - count(distinct mobile)) from lead where mobile in ({phones}) and intent = 'ask_price'"
+            ));
+            let (s, d) = counted.split_once(' ').unwrap_or(("0", "0"));
+            (s.parse::<usize>().unwrap_or(0), d.parse::<usize>().unwrap_or(0))
+        };
+        let began = Instant::now();
+        nodes[victim] = restart(NODES[victim])?;
+        let restarted = began.elapsed();
+        let lost = acknowledged.len() - stored.min(acknowledged.len());
+        say(
+            errors == "non-2xx 0, socket errors none" && alive == 200 && lost == 0 && doubled == 0 && !acknowledged.is_empty(),
+            format!(
+                "round {}: node {} killed with -9 under load through nginx: {during}, {errors}; the other carried the site ({alive}); leads {} acknowledged, {lost} lost, {doubled} doubled; restarted in {:.1} s",
+                round + 1,
+                victim + 1,
+                acknowledged.len(),
+                restarted.as_secs_f64()
+            ),
+        );
+        report.push(format!(
+            r#"{{"round":{},"node":{},"reads":"{during}","read_errors":"{errors}","acknowledged":{},"lost":{lost},"duplicated":{doubled},"restart_ms":{}}}"#,
+            round + 1,
+            victim + 1,
+            acknowledged.len(),
+            restarted.as_millis()
+        ));
+    }
+    let file = root().join("target/stress/cluster-faults.json");
+    let _ = std::fs::create_dir_all(root().join("target/stress"));
+    std::fs::write(&file, format!("{{\"rounds\":[{}]}}\n", report.join(","))).map_err(|e| e.to_string())?;
+    eprintln!("     written to {}", file.display());
     if failed.is_empty() { Ok(()) } else { Err(format!("{} check(s) failed", failed.len())) }
 }
 
 pub fn cluster(args: &[String]) -> Res {
     let check_only = args.iter().any(|a| a == "--check");
     let release = args.iter().any(|a| a == "--release");
-    let secs: u32 = args.iter().position(|a| a == "--secs").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(9);
+    let secs = crate::stress::flag_value(args, "--secs", 9);
+    let rounds = crate::stress::flag_value(args, "--rounds", 1).max(1);
     crate::bench::ensure_program("/usr/sbin/nginx", "nginx")?;
     crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
     // Fixed addresses: what already answers there would be tested instead of the cluster.
@@ -329,7 +357,7 @@ pub fn cluster(args: &[String]) -> Res {
     let mut nginx = Nginx(Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(&dir).spawn().map_err(|e| format!("nginx: {e}"))?);
     wait_for(NGINX, &mut nginx.0)?;
     if check_only {
-        return check(&mut nodes, secs, &url);
+        return check(&mut nodes, secs, rounds, &url, &node);
     }
     eprintln!("serving http://{NGINX}/ through nginx: nodes {} and {}, photos in moto at {S3} (Ctrl-C stops them all)", NODES[0], NODES[1]);
     let _ = nginx.0.wait();

@@ -1,4 +1,4 @@
-//! `cargo xtask stress [--secs N] [--listings N] [--pg] [--debug]`: the load runs of the test plan
+//! `cargo xtask stress [--secs N] [--listings N] [--pg] [--debug] [--soak MIN]`: the load runs of the test plan
 //! on one machine (SQLite in WAL, or with `--pg` a PostgreSQL database of its own; the sandbox
 //! adapters, the response cache off), each driven by wrk with a Lua script and bounded in time:
 //! - **L1 reads**: 64 connections over a mix of home, `/carlist` filter pages, detail pages and the
@@ -13,6 +13,10 @@
 //!   uploader over and over (each must be stored: 200), photos under `target/stress/`;
 //! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
 //!   and sent, every other request is answered 429.
+//! - **L4 soak** (`--soak MIN`, alone): L1's mix for `--secs` to learn its rate, then the same mix
+//!   at half that rate for MIN minutes, the server's resident memory read every 15 s; the run
+//!   fails when it ends more than 10 % above where it was after the first minute (the warm-up),
+//!   or on any error.
 //!
 //! Per run it prints and writes to `target/stress/stress.json` (`stress-pg.json` with `--pg`):
 //! requests, socket errors, answers that are not what the run expects (reads: 400 and more; writes:
@@ -74,6 +78,11 @@ fn reads_script(paths: &[String]) -> String {
         "threads = {{}}\nsetup = function(thread) table.insert(threads, thread) end\ncodes = {{}}\nlocal paths = {{ {} }}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(\"GET\", paths[(n % #paths) + 1])\nend\n{DONE}",
         lua_list(paths)
     )
+}
+
+/// L4: L1's mix, each connection waiting `delay_ms` before each request (wrk's `delay` hook).
+fn paced_reads_script(paths: &[String], delay_ms: u32) -> String {
+    format!("{}\ndelay = function() return {delay_ms} end\n", reads_script(paths))
 }
 
 /// The write requests of L2 and of the faults' rounds: a 询底价 on one of `cars`, or (one in
@@ -165,13 +174,46 @@ pub(crate) fn cookie_header(jar: &Path) -> Result<String, String> {
 
 /// One wrk run: its `STRESS` line as JSON.
 fn wrk(base: &str, script: &Path, body: &str, threads: u32, connections: u32, secs: u32) -> Result<Value, String> {
+    wrk_watching(base, script, body, (threads, connections, secs), None).map(|(run, _)| run)
+}
+
+/// One wrk run of `(threads, connections, seconds)`, and with `watch` (a pid) that process's
+/// resident memory every 15 s as `[seconds since the start, MB]`.
+fn wrk_watching(base: &str, script: &Path, body: &str, shape: (u32, u32, u32), watch: Option<u32>) -> Result<(Value, Vec<(u64, f64)>), String> {
+    let (threads, connections, secs) = shape;
     std::fs::write(script, body).map_err(|e| e.to_string())?;
     let args = [format!("-t{threads}"), format!("-c{connections}"), format!("-d{secs}s"), "--timeout".to_owned(), "10s".to_owned()];
     eprintln!("$ wrk {} -s {} {base}", args.join(" "), script.display());
-    let out = Command::new("wrk").args(&args).arg("-s").arg(script).arg(base).stderr(Stdio::inherit()).output().map_err(|e| format!("wrk: {e}"))?;
+    let mut child = Command::new("wrk")
+        .args(&args)
+        .arg("-s")
+        .arg(script)
+        .arg(base)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("wrk: {e}"))?;
+    let began = Instant::now();
+    let mut samples = Vec::new();
+    if let Some(pid) = watch {
+        let mut next = Duration::ZERO;
+        while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+            if began.elapsed() >= next {
+                if let Some(mb) = rss_mb(pid) {
+                    samples.push((began.elapsed().as_secs(), mb));
+                }
+                next += Duration::from_secs(15);
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        if let Some(mb) = rss_mb(pid) {
+            samples.push((began.elapsed().as_secs(), mb));
+        }
+    }
+    let out = child.wait_with_output().map_err(|e| format!("wrk: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().find_map(|l| l.strip_prefix("STRESS ")).ok_or_else(|| format!("wrk printed no summary:\n{text}"))?;
-    serde_json::from_str(line).map_err(|e| format!("wrk's summary {line}: {e}"))
+    Ok((serde_json::from_str(line).map_err(|e| format!("wrk's summary {line}: {e}"))?, samples))
 }
 
 /// Resident memory of a process, in MB.
@@ -344,7 +386,95 @@ pub(crate) fn write_json(file: &Path, report: &Value) -> Res {
     std::fs::write(file, serde_json::to_string_pretty(report).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
 }
 
+/// L1's mix: home, list pages with filters, the API's regions and 40 cars' pages.
+fn read_paths(cars: &[String]) -> Vec<String> {
+    let mut reads = vec!["/".to_owned(), "/carlist".to_owned(), "/api/regions".to_owned()];
+    for q in ["brand=dazhong", "price=8-12", "body=suv", "age=0-3&sort=price_asc", "city=changsha", "page=3"] {
+        reads.push(format!("/carlist?{q}"));
+    }
+    reads.extend(cars.iter().take(40).cloned());
+    reads
+}
+
+/// L1's connections, and L4's.
+const READERS: u32 = 64;
+
+/// How far the soak's resident memory may end above where it was after its warm-up.
+const SOAK_DRIFT: f64 = 0.10;
+
+/// The soak's warm-up, before its memory is the baseline.
+const WARM_UP_SECS: u64 = 60;
+
+/// L4: the rate of L1's mix, then half of it for `minutes`, memory watched.
+fn soak(args: &[String], minutes: u32) -> Res {
+    let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
+    let (bin, dir, db) = prepare(args, "soak.db", listings)?;
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    let (server, _) = start(&bin, &addr, &db)?;
+    let pid = server.0.id();
+    let base = format!("http://{addr}");
+    let reads = read_paths(&cars(&base)?);
+    let script = dir.join("soak.lua");
+    let full = wrk(&base, &script, &reads_script(&reads), 2, READERS, secs)?;
+    let rate = full["requests"].as_f64().unwrap_or(0.0) / (full["duration_us"].as_f64().unwrap_or(1.0) / 1e6);
+    let target = rate / 2.0;
+    // Each connection waits, then waits for its answer: a short paced run measures the answer's
+    // share of the cycle, and the wait is what is left of the cycle half the rate allows.
+    let cycle_ms = f64::from(READERS) * 1000.0 / target;
+    let first = wrk(&base, &script, &paced_reads_script(&reads, cycle_ms as u32), 2, READERS, 10)?;
+    let got = first["requests"].as_f64().unwrap_or(0.0) / (first["duration_us"].as_f64().unwrap_or(1.0) / 1e6);
+    let answer_ms = (f64::from(READERS) * 1000.0 / got.max(1.0) - cycle_ms).max(0.0);
+    let delay = (cycle_ms - answer_ms).max(0.0) as u32;
+    let (run, samples) = wrk_watching(&base, &script, &paced_reads_script(&reads, delay), (2, READERS, minutes * 60), Some(pid))?;
+    let ended = rss_mb(pid);
+    // The drift is counted from the end of the first minute at the soak's rate: the minute in
+    // which caches, pools and the allocator's heaps grow to what that rate needs.
+    let began = samples.iter().find(|(t, _)| *t >= WARM_UP_SECS).map(|(_, mb)| *mb);
+    let mut s = summary("L4 soak", &run, began, ended, |_| true);
+    s["not_ok"] = run["status"].clone();
+    let drift = match (began, ended) {
+        (Some(b), Some(e)) if b > 0.0 => (e - b) / b,
+        _ => f64::NAN,
+    };
+    let peak = samples.iter().map(|(_, mb)| *mb).fold(0.0, f64::max);
+    let out = json!({
+        "backend": db.backend(), "listings": listings, "minutes": minutes,
+        "full_rate": rate.round(), "target_rate": target.round(), "delay_ms": delay,
+        "run": s, "rss_drift": (drift * 1000.0).round() / 1000.0, "rss_peak_mb": peak, "rss_mb_at_start": samples.first().map(|(_, mb)| *mb),
+        "rss_mb": samples.iter().map(|(t, mb)| json!([t, mb])).collect::<Vec<_>>(),
+    });
+    drop(server);
+    let file = dir.join(if matches!(db, Db::Sqlite(_)) { "soak.json" } else { "soak-pg.json" });
+    write_json(&file, &out)?;
+    print_rows(std::slice::from_ref(&out["run"]));
+    report_soak(&out, &file);
+    let errors = out["run"]["socket_errors"].as_u64() != Some(0) || out["run"]["not_ok"].as_u64() != Some(0);
+    if errors || drift.is_nan() || drift > SOAK_DRIFT {
+        return Err(format!("soak: resident memory drifted {:.1} % (at most {:.0} %), or a request failed", drift * 100.0, SOAK_DRIFT * 100.0));
+    }
+    Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the line is what the command prints")]
+fn report_soak(out: &Value, file: &Path) {
+    println!(
+        "L4: {} min at {} r/s (half of L1's {} r/s), RSS {} MB at the start, {} → {} MB from the end of the first minute, peak {} MB, drift {:.1} %",
+        out["minutes"],
+        out["run"]["per_sec"],
+        out["full_rate"],
+        out["rss_mb_at_start"],
+        out["run"]["rss_mb_before"],
+        out["run"]["rss_mb_after"],
+        out["rss_peak_mb"],
+        out["rss_drift"].as_f64().unwrap_or(f64::NAN) * 100.0
+    );
+    println!("written to {}", file.display());
+}
+
 pub fn stress(args: &[String]) -> Res {
+    if args.iter().any(|a| a == "--soak") {
+        return soak(args, flag_value(args, "--soak", 30));
+    }
     let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
     let (bin, dir, db) = prepare(args, "stress.db", listings)?;
     let addr = format!("127.0.0.1:{}", free_port()?);
@@ -359,13 +489,9 @@ pub fn stress(args: &[String]) -> Res {
     let mut runs = Vec::new();
 
     // L1: pages and the API.
-    let mut reads = vec!["/".to_owned(), "/carlist".to_owned(), "/api/regions".to_owned()];
-    for q in ["brand=dazhong", "price=8-12", "body=suv", "age=0-3&sort=price_asc", "city=changsha", "page=3"] {
-        reads.push(format!("/carlist?{q}"));
-    }
-    reads.extend(cars.iter().take(40).cloned());
+    let reads = read_paths(&cars);
     let before = rss_mb(pid);
-    let r = wrk(&base, &script, &reads_script(&reads), 2, 64, secs)?;
+    let r = wrk(&base, &script, &reads_script(&reads), 2, READERS, secs)?;
     let mut l1 = summary("L1 reads", &r, before, rss_mb(pid), |_| true);
     l1["not_ok"] = r["status"].clone();
     runs.push(l1);
@@ -434,7 +560,7 @@ pub fn stress(args: &[String]) -> Res {
 }
 
 #[expect(clippy::print_stdout, reason = "the table is what the command prints")]
-fn print_table(runs: &[Value], integrity: &str, file: &Path) {
+fn print_rows(runs: &[Value]) {
     println!("\n{:<10} {:>9} {:>7} {:>7} {:>7} {:>8} {:>8} {:>12}", "run", "requests", "r/s", "socket", "not-ok", "p50 ms", "p99 ms", "RSS MB");
     for r in runs {
         let f = |k: &str| r[k].to_string();
@@ -451,6 +577,11 @@ fn print_table(runs: &[Value], integrity: &str, file: &Path) {
             f("rss_mb_after")
         );
     }
+}
+
+#[expect(clippy::print_stdout, reason = "the table is what the command prints")]
+fn print_table(runs: &[Value], integrity: &str, file: &Path) {
+    print_rows(runs);
     let w = &runs[1];
     println!("L2: {} writes acknowledged, {} stored, lost {}, duplicated {}", w["acknowledged"], w["stored"], w["lost"], w["duplicated"]);
     let u = &runs[2];

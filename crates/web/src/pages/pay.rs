@@ -310,9 +310,13 @@ pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(us
     if !payments::is_wechat(&order) {
         return Err(AppError::NotFound);
     }
-    let order = payments::check(&state, order).await?;
+    let (order, reached) = payments::check_reached(&state, order).await?;
     if order.status != Status::Pending {
         return Ok(Redirect::to(&format!("/common/paysuccess?order={}", order.order_no)).into_response());
+    }
+    if !reached {
+        // WeChat Pay did not answer the query: the prepay would wait for it as long again.
+        return Err(AppError::Upstream(payments::PAY_UNAVAILABLE.to_owned()));
     }
     let channel = payments::wechat_channel(&visitor, user.wx_openid.as_deref());
     let sandbox = state.adapters.pay.sandbox().is_some();

@@ -22,8 +22,11 @@ pub const WECHAT_NOTIFY_PATH: &str = "/api/pay/wechat/notify";
 /// A provider failure as the buyer sees it; the cause goes to the log.
 fn upstream(e: &crate::adapters::AdapterError) -> AppError {
     tracing::error!(error = %e, "payment adapter failed");
-    AppError::Upstream("支付服务暂时不可用，请稍后再试".to_owned())
+    AppError::Upstream(PAY_UNAVAILABLE.to_owned())
 }
+
+/// What a buyer reads when the payment provider does not answer, or answers what cannot be read.
+pub const PAY_UNAVAILABLE: &str = "支付服务暂时不可用，请稍后再试";
 
 /// A fresh order number from the clock and the OS generator.
 fn new_order_no(state: &AppState) -> Result<String, AppError> {
@@ -304,11 +307,19 @@ pub fn jsapi_params(state: &AppState, prepay_id: &str) -> Result<Option<serde_js
 
 /// Asks the provider about one pending order and applies what it learns; the order as it is now.
 pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppError> {
+    Ok(check_reached(state, order).await?.0)
+}
+
+/// [`check`], and whether the provider could be asked (true when it was not asked): a page that
+/// would call the same provider again next does not, when it just failed to answer, so the
+/// visitor is told within one provider's wait, not two.
+pub async fn check_reached(state: &AppState, order: PayOrder) -> Result<(PayOrder, bool), AppError> {
     let now = state.clock.now();
     if order.status != Status::Pending || order.queried_at.is_some_and(|at| now - at < domain::order::QUERY_EVERY_SECS) {
-        return Ok(order);
+        return Ok((order, true));
     }
     let answer = state.adapters.pay.query(order.provider, &order.order_no, now).await;
+    let reached = answer.is_ok();
     state.store.mark_queried(&order.order_no, now).await?;
     match answer {
         Ok(TradeState::Paid { trade_no, amount_fen }) => {
@@ -317,7 +328,7 @@ pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppErr
         Ok(TradeState::Waiting | TradeState::Unknown) if now - order.created_at >= domain::order::CLOSE_AFTER_SECS => {
             if let Err(e) = state.adapters.pay.close(order.provider, &order.order_no, now).await {
                 tracing::warn!(order_no = %order.order_no, error = %e, "closing at the provider failed; will try again");
-                return Ok(order);
+                return Ok((order, reached));
             }
             state.store.close_order(&order.order_no, now).await?;
         }
@@ -327,7 +338,7 @@ pub async fn check(state: &AppState, order: PayOrder) -> Result<PayOrder, AppErr
         Ok(_) => {}
         Err(e) => tracing::warn!(order_no = %order.order_no, error = %e, "payment query failed"),
     }
-    Ok(state.store.order_by_no(&order.order_no).await?.unwrap_or(order))
+    Ok((state.store.order_by_no(&order.order_no).await?.unwrap_or(order), reached))
 }
 
 /// The periodic job: pending orders older than `domain::order::QUERY_AFTER_SECS` are asked

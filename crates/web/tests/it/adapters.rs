@@ -13,7 +13,7 @@ use web::config::{Config, Env, Secret};
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-fn aliyun_config(server: &MockServer) -> Config {
+pub(crate) fn aliyun_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
     cfg.sms.adapter = web::config::SmsAdapter::Aliyun;
     cfg.sms.endpoint = format!("{}/", server.uri());
@@ -23,7 +23,7 @@ fn aliyun_config(server: &MockServer) -> Config {
     cfg
 }
 
-fn real_oauth_config(server: &MockServer) -> Config {
+pub(crate) fn real_oauth_config(server: &MockServer) -> Config {
     let mut cfg = Config::defaults(Env::Development);
     cfg.oauth.adapter = web::config::OauthAdapter::Real;
     cfg.wx.app_secret = Secret::new("wxsecret");
@@ -80,22 +80,6 @@ async fn aliyun_errors_and_hangs_become_adapter_errors_quickly() {
     let start = Instant::now();
     assert!(sms.send_code("13800000002", "111111").await.is_err());
     assert!(start.elapsed() < web::adapters::PROVIDER_TIMEOUT + Duration::from_secs(1), "a hung gateway costs at most the timeout: {:?}", start.elapsed());
-}
-
-/// A hanging SMS gateway as the visitor meets it: asking for a login code is answered
-/// 短信发送失败 within 5 s, not after the gateway's silence.
-#[tokio::test]
-async fn a_hanging_sms_gateway_is_answered_in_chinese_within_five_seconds() {
-    let app = crate::support::spawn_app(0).await;
-    let server = MockServer::start().await;
-    Mock::given(method("GET")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(60))).mount(&server).await;
-    let node = app.variant(aliyun_config(&server), NOW);
-    let start = Instant::now();
-    let r = post_on(&node, "/sys/login/code", &[("accept", "application/json")], "mobile=13812340000").await;
-    let waited = start.elapsed();
-    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.body);
-    assert!(r.body.contains("短信发送失败，请稍后再试"), "{}", r.body);
-    assert!(waited < Duration::from_secs(5), "the visitor waited {waited:?}");
 }
 
 /// 1,000 sends to one phone at once: exactly one reaches the gateway, the rest are told to wait.

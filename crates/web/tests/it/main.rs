@@ -23,6 +23,7 @@ mod islands;
 mod live;
 mod ownership;
 mod payments;
+mod provider_faults;
 mod reports;
 mod routes;
 mod selling;

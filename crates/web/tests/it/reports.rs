@@ -301,7 +301,7 @@ async fn an_inspected_car_shows_its_168_item_report_by_listing_or_number(app: &T
     assert_eq!(app.get("/servicehall/checkreport", &[]).await.status, StatusCode::OK);
 }
 
-fn jumdata_config(server: &MockServer) -> web::config::Config {
+pub(crate) fn jumdata_config(server: &MockServer) -> web::config::Config {
     let mut config = web::config::Config::defaults(web::config::Env::Development);
     config.report.adapter = web::config::ReportAdapter::Jumdata;
     config.report.endpoint = format!("{}/vehicle/history", server.uri());
