@@ -5,7 +5,8 @@
 //!   `keys/`; paying there sends an Alipay-format notify, signed with the sandbox platform key, to
 //!   the very notify handler a real payment reaches, so the same verification path runs. Queries,
 //!   closes and refunds are answered from the sandbox's own ledger (in memory: a restart forgets
-//!   it, and an order it forgot is closed after 30 minutes like any unpaid one).
+//!   it, and an order it forgot is closed after 30 minutes like any unpaid one); a refund asked
+//!   again is answered done, as the providers answer it.
 //!   WeChat Pay is sandboxed the same way: its cashier is `/pay/sandbox/wechat`, and paying there
 //!   posts a WeChat Pay v3 notify (signed headers over the raw body, an AES-256-GCM resource with
 //!   the sandbox's API v3 key) through the real notify handler.
@@ -94,6 +95,8 @@ pub struct Sandbox {
     app_public: PublicKey,
     /// Where each trade the cashier has seen is, by order number.
     ledger: Mutex<HashMap<String, TradeState>>,
+    /// The amount refunded of each trade refunded, by order number.
+    refunded: Mutex<HashMap<String, i64>>,
 }
 
 /// What the sandbox cashier shows: a request it verified.
@@ -149,6 +152,7 @@ impl Payments {
                     platform_key,
                     app_public,
                     ledger: Mutex::new(HashMap::new()),
+                    refunded: Mutex::new(HashMap::new()),
                 }));
                 Ok(Payments { rail, wechat: None })
             }
@@ -248,13 +252,7 @@ impl Payments {
     /// Gives a paid trade's money back.
     pub async fn refund(&self, provider: Provider, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
         match (self.sandbox(), provider) {
-            (Some(s), _) => {
-                if s.set_state(order_no, TradeState::Closed, |t| matches!(t, TradeState::Paid { amount_fen: paid, .. } if *paid == amount_fen)) {
-                    Ok(())
-                } else {
-                    Err(AdapterError::Invalid("the sandbox has no such paid trade"))
-                }
-            }
+            (Some(s), _) => s.refund(order_no, amount_fen),
             (None, Provider::Wechat) => self.wechat_of()?.refund(order_no, amount_fen, now).await,
             (None, _) => self.alipay()?.refund(order_no, amount_fen, now).await,
         }
@@ -262,6 +260,22 @@ impl Payments {
 }
 
 impl Sandbox {
+    /// Refunds a paid trade in full. Asked again for a trade it refunded, by the same amount, it
+    /// answers done, as Alipay and WeChat Pay answer a repeated refund request: the site asks
+    /// again when it could not record the first answer (a crash, a failed write).
+    fn refund(&self, order_no: &str, amount_fen: i64) -> Result<(), AdapterError> {
+        let Ok(mut refunded) = self.refunded.lock() else { return Err(AdapterError::Invalid("the sandbox's ledger is unusable")) };
+        if refunded.get(order_no) == Some(&amount_fen) {
+            return Ok(());
+        }
+        if self.set_state(order_no, TradeState::Closed, |t| matches!(t, TradeState::Paid { amount_fen: paid, .. } if *paid == amount_fen)) {
+            refunded.insert(order_no.to_owned(), amount_fen);
+            Ok(())
+        } else {
+            Err(AdapterError::Invalid("the sandbox has no such paid trade"))
+        }
+    }
+
     fn trade(&self, order_no: &str) -> Option<TradeState> {
         self.ledger.lock().ok()?.get(order_no).cloned()
     }
@@ -405,5 +419,28 @@ mod tests {
         let sandbox = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
         assert_eq!((sandbox.provider(Method::Wechat), sandbox.alipay().unwrap().app_id.as_str()), (Provider::Sandbox, SANDBOX_APP_ID));
         assert!(sandbox.wechat().is_some(), "the sandbox has a WeChat cashier too");
+    }
+
+    #[tokio::test]
+    async fn the_sandbox_refunds_a_paid_trade_once_and_answers_a_repeated_refund_as_done() {
+        let pay = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
+        let sandbox = pay.sandbox().unwrap();
+        let no = "20261128010203123456";
+        let refund = |amount: i64| pay.refund(Provider::Sandbox, no, amount, 0);
+        assert!(refund(3_800).await.is_err(), "nothing paid yet");
+        let paid = Checkout {
+            order_no: no.to_owned(),
+            subject: "VIP".to_owned(),
+            amount_fen: 3_800,
+            notify_url: "/n".to_owned(),
+            return_url: "/r".to_owned(),
+            phone: true,
+        };
+        sandbox.pay(&paid, 0).unwrap();
+        assert!(refund(100).await.is_err(), "only the amount paid");
+        refund(3_800).await.unwrap();
+        assert_eq!(sandbox.trade(no), Some(TradeState::Closed));
+        refund(3_800).await.expect("asked again: done, as the providers answer a repeated request");
+        assert!(refund(100).await.is_err(), "not another amount");
     }
 }

@@ -164,7 +164,7 @@ pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
             img.clone()
         } else {
             let height = ((u64::from(img.height()) * u64::from(width)) / u64::from(img.width())).max(1) as u32;
-            DynamicImage::ImageRgb8(img.thumbnail_exact(width, height).to_rgb8())
+            DynamicImage::ImageRgb8(img.thumbnail_exact(width, height).into_rgb8())
         }
     };
     let full_img = fit(&img, FULL_WIDTH);
