@@ -141,7 +141,8 @@ fn post_leads(listing: &str, round: u32, n: u32) -> Vec<String> {
     acknowledged
 }
 
-fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restart: &dyn Fn(&str) -> Result<Server, String>) -> Res {
+fn check(up: &mut Up, secs: u32, rounds: u32) -> Res {
+    let database = up.url.clone();
     eprintln!("checks across the two nodes:");
     let [a, b] = NODES;
     let mut failed = Vec::new();
@@ -186,7 +187,7 @@ fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restar
     );
     // A lead for a shop with notices set up: its notice goes out once, whichever node sends it.
     let psql = |sql: &str| -> String {
-        Command::new("psql").args(["-tA", database, "-c", sql]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default()
+        Command::new("psql").args(["-tA", database.as_str(), "-c", sql]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default()
     };
     let car = psql(
         "select l.listing_id from listing l join lead_push_setting p on p.shop_id = l.shop_id where l.status = 'online' and p.sms_mobile <> '' order by l.listing_id limit 1",
@@ -221,7 +222,7 @@ fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restar
             std::thread::spawn(move || post_leads(&listing, round, 300))
         };
         let killer = {
-            let pid = nodes[victim].0.id();
+            let pid = up.nodes[victim].0.id();
             let after = Duration::from_millis(u64::from(round_secs) * 1000 / 3 + u64::from(round * 37 % 500));
             std::thread::spawn(move || {
                 std::thread::sleep(after);
@@ -230,7 +231,7 @@ fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restar
         };
         let (during, errors) = wrk(&format!("http://{NGINX}"), round_secs)?;
         let _ = killer.join();
-        let _ = nodes[victim].0.wait();
+        let _ = up.nodes[victim].0.wait();
         let (alive, _) = status(&[&format!("http://{NGINX}/carlist")], "")?;
         let acknowledged = writer.join().unwrap_or_default();
         let phones = acknowledged.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(",");
@@ -244,7 +245,7 @@ fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restar
             (s.parse::<usize>().unwrap_or(0), d.parse::<usize>().unwrap_or(0))
         };
         let began = Instant::now();
-        nodes[victim] = restart(NODES[victim])?;
+        up.nodes[victim] = up.node(NODES[victim])?;
         let restarted = began.elapsed();
         // nginx takes the node back once its fail_timeout has passed since the kill.
         std::thread::sleep(Duration::from_secs(FAIL_TIMEOUT_SECS));
@@ -274,11 +275,58 @@ fn check(nodes: &mut [Server; 2], secs: u32, rounds: u32, database: &str, restar
     if failed.is_empty() { Ok(()) } else { Err(format!("{} check(s) failed", failed.len())) }
 }
 
-pub fn cluster(args: &[String]) -> Res {
-    let check_only = args.iter().any(|a| a == "--check");
-    let release = args.iter().any(|a| a == "--release");
-    let secs = crate::stress::flag_value(args, "--secs", 9);
-    let rounds = crate::stress::flag_value(args, "--rounds", 1).max(1);
+/// The cluster running: the object store, the two nodes, nginx in front, and the database's URL.
+/// Dropping it stops them all.
+pub(crate) struct Up {
+    /// The nodes, as [`NODES`] lists them.
+    pub(crate) nodes: [Server; 2],
+    /// The database the nodes share.
+    pub(crate) url: String,
+    bin: PathBuf,
+    cache_secs: u32,
+    // Declared last: dropped after the nodes.
+    nginx: Nginx,
+    _s3: Server,
+}
+
+impl Up {
+    /// Starts a node on `addr` as the others run.
+    pub(crate) fn node(&self, addr: &str) -> Result<Server, String> {
+        start_node(&self.bin, addr, &self.url, self.cache_secs)
+    }
+}
+
+fn start_node(bin: &Path, addr: &str, url: &str, cache_secs: u32) -> Result<Server, String> {
+    let child = Command::new(bin)
+        .args(["serve", "--addr", addr, "--database-url", url])
+        .env("USEDCAR_LOG", "warn")
+        .env("USEDCAR_SITE_URL", format!("http://{NGINX}"))
+        .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
+        .env("USEDCAR_CACHE_RESPONSE_SECS", cache_secs.to_string())
+        .env("USEDCAR_CACHE_COUNT_SECS", "30")
+        .env("USEDCAR_UPLOAD_STORAGE", "s3")
+        .env("USEDCAR_UPLOAD_BASE", "/upload/")
+        .env("USEDCAR_S3_ENDPOINT", format!("http://{S3}"))
+        .env("USEDCAR_S3_BUCKET", BUCKET)
+        .env("USEDCAR_S3_STYLE", "path")
+        .env("USEDCAR_S3_ACCESS_KEY_ID", "cluster")
+        .env("USEDCAR_S3_SECRET_ACCESS_KEY", "cluster-secret")
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start a node: {e}"))?;
+    let mut server = Server(child);
+    wait_for(addr, &mut server.0)?;
+    Ok(server)
+}
+
+/// The address visitors reach the cluster at.
+pub(crate) fn base() -> String {
+    format!("http://{NGINX}")
+}
+
+/// Builds the server (release or debug) and starts the cluster with `listings` cars, each node's
+/// response cache kept `cache_secs` (0: off).
+pub(crate) fn up(release: bool, listings: u32, cache_secs: u32) -> Result<Up, String> {
     crate::bench::ensure_program("/usr/sbin/nginx", "nginx")?;
     crate::bench::ensure_program("/usr/bin/wrk", "wrk")?;
     // Fixed addresses: what already answers there would be tested instead of the cluster.
@@ -335,39 +383,26 @@ pub fn cluster(args: &[String]) -> Res {
     ]))?;
     let url = format!("{base}/{DATABASE}");
     run(Command::new(&bin).args(["migrate", "--database-url", &url]).env("USEDCAR_LOG", "warn"))?;
-    run(Command::new(&bin).args(["seed", "--listings", "3000", "--database-url", &url]).env("USEDCAR_LOG", "warn"))?;
+    run(Command::new(&bin).args(["seed", "--listings", &listings.to_string(), "--database-url", &url]).env("USEDCAR_LOG", "warn"))?;
 
-    let node = |addr: &str| -> Result<Server, String> {
-        let child = Command::new(&bin)
-            .args(["serve", "--addr", addr, "--database-url", &url])
-            .env("USEDCAR_LOG", "warn")
-            .env("USEDCAR_SITE_URL", format!("http://{NGINX}"))
-            .env("USEDCAR_PROXY_TRUSTED", "127.0.0.1")
-            .env("USEDCAR_CACHE_RESPONSE_SECS", "2")
-            .env("USEDCAR_CACHE_COUNT_SECS", "30")
-            .env("USEDCAR_UPLOAD_STORAGE", "s3")
-            .env("USEDCAR_UPLOAD_BASE", "/upload/")
-            .env("USEDCAR_S3_ENDPOINT", format!("http://{S3}"))
-            .env("USEDCAR_S3_BUCKET", BUCKET)
-            .env("USEDCAR_S3_STYLE", "path")
-            .env("USEDCAR_S3_ACCESS_KEY_ID", "cluster")
-            .env("USEDCAR_S3_SECRET_ACCESS_KEY", "cluster-secret")
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start a node: {e}"))?;
-        let mut server = Server(child);
-        wait_for(addr, &mut server.0)?;
-        Ok(server)
-    };
-    let mut nodes = [node(NODES[0])?, node(NODES[1])?];
+    let nodes = [start_node(&bin, NODES[0], &url, cache_secs)?, start_node(&bin, NODES[1], &url, cache_secs)?];
     let conf = dir.join("nginx.conf");
     std::fs::write(&conf, nginx_conf(&dir)).map_err(|e| e.to_string())?;
     let mut nginx = Nginx(Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(&dir).spawn().map_err(|e| format!("nginx: {e}"))?);
     wait_for(NGINX, &mut nginx.0)?;
+    Ok(Up { nodes, url, bin, cache_secs, nginx, _s3: s3 })
+}
+
+pub fn cluster(args: &[String]) -> Res {
+    let check_only = args.iter().any(|a| a == "--check");
+    let release = args.iter().any(|a| a == "--release");
+    let secs = crate::stress::flag_value(args, "--secs", 9);
+    let rounds = crate::stress::flag_value(args, "--rounds", 1).max(1);
+    let mut up = up(release, 3_000, 2)?;
     if check_only {
-        return check(&mut nodes, secs, rounds, &url, &node);
+        return check(&mut up, secs, rounds);
     }
     eprintln!("serving http://{NGINX}/ through nginx: nodes {} and {}, photos in moto at {S3} (Ctrl-C stops them all)", NODES[0], NODES[1]);
-    let _ = nginx.0.wait();
+    let _ = up.nginx.0.wait();
     Ok(())
 }

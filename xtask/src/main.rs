@@ -6,7 +6,7 @@
 //! cargo xtask test                every test: format, lints, island units, both databases, HTTP, tidy, fuzz and schema briefly, browser
 //! cargo xtask bench [--million] [--secs N]   load the release server against nginx, page weights, filters at the database
 //! cargo xtask cluster [--check] [--release]   nginx in front of two nodes on one PostgreSQL, photos in a local S3 store
-//! cargo xtask stress [--secs N] [--listings N] [--debug] [--soak MIN]   load runs L1, L2, L3, L5 (or the L4 soak) on SQLite: target/stress/stress.json
+//! cargo xtask stress [--secs N] [--listings N] [--pg | --cluster] [--debug] [--soak MIN]   load runs L1, L2, L3, L5 (or the L4 soak): target/stress/
 //! cargo xtask faults [--rounds N] [--pg] [--debug]   F1: kill -9 during writes, restart, every acknowledged write present
 //! cargo xtask faults --stop-db | --full-disk | --notify   F2 PostgreSQL stopped, F3 a full disk, F4 notifies at once and kill -9
 //! cargo xtask abuse [--debug]     B3: SQL, XSS, traversal and naughty strings into every field of the top pages

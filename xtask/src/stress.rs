@@ -1,6 +1,7 @@
-//! `cargo xtask stress [--secs N] [--listings N] [--pg] [--debug] [--soak MIN]`: the load runs of the test plan
-//! on one machine (SQLite in WAL, or with `--pg` a PostgreSQL database of its own; the sandbox
-//! adapters, the response cache off), each driven by wrk with a Lua script and bounded in time:
+//! `cargo xtask stress [--secs N] [--listings N] [--pg | --cluster] [--debug] [--soak MIN]`: the load runs of the test plan
+//! on one machine (SQLite in WAL, or with `--pg` a PostgreSQL database of its own, or with
+//! `--cluster` through nginx to two nodes on PostgreSQL with photos in the S3 store, RSS the two
+//! nodes' together; the sandbox adapters, the response cache off), each driven by wrk with a Lua script and bounded in time:
 //! - **L1 reads**: 64 connections over a mix of home, `/carlist` filter pages, detail pages and the
 //!   JSON API;
 //! - **L2 writes**: 16 connections posting 询底价 leads and sell requests, each from its own phone
@@ -214,6 +215,17 @@ fn wrk_watching(base: &str, script: &Path, body: &str, shape: (u32, u32, u32), w
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().find_map(|l| l.strip_prefix("STRESS ")).ok_or_else(|| format!("wrk printed no summary:\n{text}"))?;
     Ok((serde_json::from_str(line).map_err(|e| format!("wrk's summary {line}: {e}"))?, samples))
+}
+
+/// What serves a run; dropping it stops it.
+enum Serving {
+    One(#[expect(dead_code, reason = "held to be dropped")] Server),
+    Cluster(#[expect(dead_code, reason = "held to be dropped")] Box<crate::cluster::Up>),
+}
+
+/// Resident memory of the processes together, in MB.
+fn rss_total(pids: &[u32]) -> Option<f64> {
+    pids.iter().map(|p| rss_mb(*p)).sum()
 }
 
 /// Resident memory of a process, in MB.
@@ -476,23 +488,35 @@ pub fn stress(args: &[String]) -> Res {
         return soak(args, flag_value(args, "--soak", 30));
     }
     let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
-    let (bin, dir, db) = prepare(args, "stress.db", listings)?;
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    // Photos go under target/stress, never into the checkout's data/.
-    let upload = dir.join("stress-upload");
-    let _ = std::fs::remove_dir_all(&upload);
-    let (server, _) = start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
-    let pid = server.0.id();
-    let base = format!("http://{addr}");
+    let on_cluster = args.iter().any(|a| a == "--cluster");
+    let dir = root().join("target/stress");
+    // What serves the runs: one server, or the cluster (nginx, two nodes, PostgreSQL, the S3
+    // store), each node's response cache off as the one server's is.
+    let (server, db, base, pids) = if on_cluster {
+        let up = crate::cluster::up(!args.iter().any(|a| a == "--debug"), listings, 0)?;
+        let pids = up.nodes.iter().map(|n| n.0.id()).collect::<Vec<_>>();
+        let db = Db::Postgres(up.url.clone());
+        (Serving::Cluster(Box::new(up)), db, crate::cluster::base(), pids)
+    } else {
+        let (bin, dir, db) = prepare(args, "stress.db", listings)?;
+        let addr = format!("127.0.0.1:{}", free_port()?);
+        // Photos go under target/stress, never into the checkout's data/.
+        let upload = dir.join("stress-upload");
+        let _ = std::fs::remove_dir_all(&upload);
+        let (server, _) = start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
+        let pid = server.0.id();
+        (Serving::One(server), db, format!("http://{addr}"), vec![pid])
+    };
+    let rss = || rss_total(&pids);
     let cars = cars(&base)?;
     let script = dir.join("run.lua");
     let mut runs = Vec::new();
 
     // L1: pages and the API.
     let reads = read_paths(&cars);
-    let before = rss_mb(pid);
+    let before = rss();
     let r = wrk(&base, &script, &reads_script(&reads), 2, READERS, secs)?;
-    let mut l1 = summary("L1 reads", &r, before, rss_mb(pid), |_| true);
+    let mut l1 = summary("L1 reads", &r, before, rss(), |_| true);
     l1["not_ok"] = r["status"].clone();
     runs.push(l1);
 
@@ -500,9 +524,9 @@ pub fn stress(args: &[String]) -> Res {
     let prefix = u32::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 90 + 10).unwrap_or(10);
     let stored = |db: &Db| db.count(&format!("select count(*) from lead where mobile like '13{prefix:02}%'"));
     let was = stored(&db)?;
-    let before = rss_mb(pid);
+    let before = rss();
     let r = wrk(&base, &script, &writes_script(&cars, prefix), 2, 16, secs)?;
-    let mut w = summary("L2 writes", &r, before, rss_mb(pid), |s| s == 303);
+    let mut w = summary("L2 writes", &r, before, rss(), |s| s == 303);
     let acknowledged = answered(&r, |s| s == 303);
     let now = stored(&db)?;
     w["acknowledged"] = json!(acknowledged);
@@ -522,17 +546,17 @@ pub fn stress(args: &[String]) -> Res {
         crate::faults::sign_in(&base, &jar, &format!("1370{prefix:02}000{n:02}"))?;
         cookies.push(cookie_header(&jar)?);
     }
-    let before = rss_mb(pid);
+    let before = rss();
     let r = wrk(&base, &script, &uploads_script(&photo, &cookies), UPLOADERS, UPLOADERS, secs)?;
-    let mut u = summary("L3 uploads", &r, before, rss_mb(pid), |s| s == 200);
+    let mut u = summary("L3 uploads", &r, before, rss(), |s| s == 200);
     u["photo_bytes"] = json!(std::fs::metadata(&photo).map(|m| m.len()).unwrap_or(0));
     runs.push(u);
 
     // L5: one phone asks for 1,000 codes.
     let mobile = format!("1390{prefix:02}00000");
-    let before = rss_mb(pid);
+    let before = rss();
     let r = wrk(&base, &script, &codes_script(&mobile, 1_000), 1, 8, 10)?;
-    let mut c = summary("L5 codes", &r, before, rss_mb(pid), |s| s == 200 || s == 429);
+    let mut c = summary("L5 codes", &r, before, rss(), |s| s == 200 || s == 429);
     c["sent"] = json!(answered(&r, |s| s == 200));
     c["refused_429"] = json!(answered(&r, |s| s == 429));
     c["codes_stored"] = json!(db.count(&format!("select count(*) from sms_code where mobile = '{mobile}'"))?);
@@ -541,8 +565,13 @@ pub fn stress(args: &[String]) -> Res {
     let integrity = db.integrity()?;
     drop(server);
 
-    let out = json!({ "backend": db.backend(), "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
-    let file = dir.join(if matches!(db, Db::Sqlite(_)) { "stress.json" } else { "stress-pg.json" });
+    let backend = if on_cluster { "cluster: nginx, two nodes, postgres, s3" } else { db.backend() };
+    let out = json!({ "backend": backend, "listings": listings, "secs": secs, "runs": runs, "integrity_check": integrity });
+    let file = dir.join(match (&db, on_cluster) {
+        (_, true) => "stress-cluster.json",
+        (Db::Sqlite(_), _) => "stress.json",
+        (Db::Postgres(_), _) => "stress-pg.json",
+    });
     write_json(&file, &out)?;
     print_table(&runs, &integrity, &file);
     let (w, u, c) = (&runs[1], &runs[2], &runs[3]);
