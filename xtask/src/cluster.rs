@@ -187,7 +187,11 @@ fn check(up: &mut Up, secs: u32, rounds: u32) -> Res {
     );
     // A lead for a shop with notices set up: its notice goes out once, whichever node sends it.
     let psql = |sql: &str| -> String {
-        Command::new("psql").args(["-tA", database.as_str(), "-c", sql]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default()
+        Command::new("psql")
+            .args(["-tA", database.as_str(), "-c", sql])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
     };
     let car = psql(
         "select l.listing_id from listing l join lead_push_setting p on p.shop_id = l.shop_id where l.status = 'online' and p.sms_mobile <> '' order by l.listing_id limit 1",
