@@ -82,7 +82,8 @@ fn error_page(state: &crate::state::AppState, device: domain::device::Device, re
         status: report.status.as_u16(),
         message: &report.message,
         not_found: report.status == StatusCode::NOT_FOUND,
-        retry: report.status.is_server_error() || report.status == StatusCode::TOO_MANY_REQUESTS,
+        // "Try again later" once: not under a message that already says it.
+        retry: (report.status.is_server_error() || report.status == StatusCode::TOO_MANY_REQUESTS) && !report.message.contains("稍后"),
         next: report.next,
     }
     .render()

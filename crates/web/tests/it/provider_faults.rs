@@ -93,6 +93,7 @@ async fn a_failing_sign_in_provider_is_answered_in_chinese_within_five_seconds()
             let r = within_wait(callback, fault, get_on(&node, &back, &[("user-agent", ua)])).await;
             assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.body);
             assert!(r.body.contains(name) && r.body.contains("使用手机号登录"), "{}", r.body);
+            assert_eq!(r.body.matches("请稍后再试").count(), 1, "said once: {}", r.body);
             let signed_in = |c: &axum::http::HeaderValue| {
                 [web::auth::session::TOKEN_COOKIE, web::auth::session::WEB_COOKIE].iter().any(|n| c.to_str().unwrap_or_default().starts_with(&format!("{n}=")))
             };
@@ -150,6 +151,7 @@ async fn a_failing_payment_provider_is_answered_in_chinese_within_five_seconds_a
         let page = within_wait("WeChat Pay", fault, get_on(&node, r.location(), &h)).await;
         assert_eq!(page.status, StatusCode::SERVICE_UNAVAILABLE, "{}", page.body);
         assert!(page.body.contains(web::services::payments::PAY_UNAVAILABLE), "{}", page.body);
+        assert_eq!(page.body.matches("请稍后再试").count(), 1, "said once: {}", page.body);
         only_order_waits(&app, &mobile).await;
         if matches!(fault, Fault::Hang) {
             assert_eq!(server.received_requests().await.unwrap().len(), 1, "asked once (the query), not the prepay too");
