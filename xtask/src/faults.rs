@@ -34,6 +34,16 @@
 //! refund; and over the run the buyer's paid orders must add up to the notified amounts and the
 //! VIP terms to one month per round. Output: `target/stress/faults-notify.json`
 //! (`faults-notify-pg.json`).
+//!
+//! `cargo xtask faults --refund [--rounds N] [--pg] [--debug]` is F1 for a refund: each round a
+//! buyer's paid month of 买车VIP is refunded by the demo orders desk (`POST /staff/orders`) and
+//! the server is killed with `kill -9` 0–40 ms into it, then started again. A refund answered
+//! (303) must be stored refunded at once; one cut off is asked again by the desk, which must
+//! either refund it or hear it is under way (its claim survived the kill). After the last round
+//! the minute job must finish every claim left within four minutes: each order refunded once at
+//! the sandbox cashier (whose ledger is a table, as a provider's survives our crash), recorded
+//! with the desk and its reason, its VIP term ended. Output: `target/stress/faults-refund.json`
+//! (`faults-refund-pg.json`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -154,6 +164,9 @@ pub fn faults(args: &[String]) -> Res {
     }
     if args.iter().any(|a| a == "--notify") {
         return notify(args);
+    }
+    if args.iter().any(|a| a == "--refund") {
+        return refund(args);
     }
     let Rig { rounds, bin, dir, db, addr, base, mut server, cars } = rig(args)?;
     let (script_file, acked_file) = (dir.join("faults.lua"), dir.join("faults-acked.txt"));
@@ -666,4 +679,128 @@ fn notify(args: &[String]) -> Res {
     write_json(&file, &out)?;
     eprintln!("F4: {rounds} rounds; paid orders|fen {paid}, applied notifies|fen {notified}, VIP days {days}; written to {}", file.display());
     if failed.is_empty() { Ok(()) } else { Err(format!("faults --notify:\n{}", failed.join("\n"))) }
+}
+
+/// A pseudo-random kill delay in 0–40 ms for round `i` (a refund takes a few milliseconds).
+fn refund_delay(i: u32) -> Duration {
+    Duration::from_millis(u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29) % 41)
+}
+
+/// F1 for a refund: the desk's refund killed mid-way, 20 times, and the minute job finishing it.
+fn refund(args: &[String]) -> Res {
+    let Rig { rounds, bin, dir, db, addr, base, mut server, cars: _ } = rig(args)?;
+    let pg = matches!(db, Db::Postgres(_));
+    let buyer = sign_in(&base, &dir.join("faults-refund-buyer.txt"), "13700000046")?;
+    let desk = sign_in(&base, &dir.join("faults-refund-desk.txt"), "19000000002")?;
+    let user = db.query("select user_id from app_user where mobile = '13700000046'")?;
+    let staff = db.query("select user_id from app_user where mobile = '19000000002'")?;
+    let body = dir.join("faults-refund-body.txt");
+    // 用户申请退款, as the desk's form sends it.
+    let reason = "用户申请退款";
+    let form = |order_no: &str| format!("order_no={order_no}&reason=%E7%94%A8%E6%88%B7%E7%94%B3%E8%AF%B7%E9%80%80%E6%AC%BE");
+    let status_of = |order_id: &str| db.query(&format!("select status || '|' || case when refunding_at is null then '' else 'claimed' end from payment_order where payment_order_id = {order_id}"));
+    let mut results = Vec::new();
+    let mut failed = Vec::new();
+    let mut orders = Vec::new();
+    for round in 1..=rounds {
+        let method = if round % 2 == 1 { "alipay" } else { "wechat" };
+        let mut buy = buyer.clone();
+        buy.extend(["--data".to_owned(), format!("plan=buyer-month&method={method}&renew=1")]);
+        let (status, _, _) = probe_with(&format!("{base}/vip/buy"), buy)?;
+        if status != 303 {
+            return Err(format!("round {round}: ordering VIP answered {status}"));
+        }
+        let order =
+            db.query(&format!("select order_no || '|' || payment_order_id from payment_order where user_id = {user} order by payment_order_id desc limit 1"))?;
+        let (order_no, order_id) = order.split_once('|').ok_or("no order was made")?;
+        let (order_no, order_id) = (order_no.to_owned(), order_id.to_owned());
+        let (paid, _) = answers(Notify::signed(&bin, &db, &order_no, &body)?.burst(&base, 1)?);
+        if paid != [true] || status_of(&order_id)? != "paid|" {
+            return Err(format!("round {round}: paying order {order_no} did not go through: {paid:?}, {}", status_of(&order_id)?));
+        }
+        // The desk refunds it, and the server is killed while it does.
+        let mut post = Command::new("curl");
+        post.args(["-s", "-o", "/dev/null", "--max-time", "10", "-w", "%{http_code}"]).args(&desk).args(["--data", &form(&order_no)]);
+        let post = post.arg(format!("{base}/staff/orders")).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(|e| format!("curl: {e}"))?;
+        std::thread::sleep(refund_delay(round));
+        server.0.kill().map_err(|e| format!("kill: {e}"))?;
+        let _ = server.0.wait();
+        let answered = post.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+        let (restarted, took) = start(&bin, &addr, &db)?;
+        server = restarted;
+        let after_restart = status_of(&order_id)?;
+        // A refund answered done is stored; one cut off is asked again, as the desk would.
+        let again = if answered == "303" {
+            if !after_restart.starts_with("refunded") {
+                failed.push(format!("round {round}: the refund of {order_no} was answered done but the order is {after_restart} after the restart"));
+            }
+            None
+        } else {
+            let mut post = desk.clone();
+            post.extend(["--data".to_owned(), form(&order_no)]);
+            let (code, _, page) = probe_with(&format!("{base}/staff/orders"), post)?;
+            let fine = match after_restart.as_str() {
+                "paid|" => code == 303,
+                "paid|claimed" => code == 409 && page.contains("正在退款中"),
+                _ => code == 409 && page.contains("不是已支付状态"),
+            };
+            if !fine {
+                failed.push(format!("round {round}: {order_no} was {after_restart} after the restart and asking again answered {code}"));
+            }
+            Some(code)
+        };
+        let integrity = db.integrity()?;
+        if !matches!(integrity.as_str(), "ok" | "not applicable") {
+            failed.push(format!("round {round}: integrity_check says {integrity}"));
+        }
+        eprintln!(
+            "round {round:>2}: {method:<6} killed after {:>2} ms: the refund answered {:<3} order {after_restart:<13} after the restart ({} ms), asked again: {}",
+            refund_delay(round).as_millis(),
+            if answered.is_empty() { "-" } else { answered.as_str() },
+            took.as_millis(),
+            again.map_or("no".to_owned(), |c| c.to_string())
+        );
+        results.push(json!({
+            "round": round, "method": method, "order_no": order_no, "killed_after_ms": refund_delay(round).as_millis() as u64,
+            "answered": answered, "after_restart": after_restart, "asked_again": again, "integrity_check": integrity, "restart_ms": took.as_millis() as u64,
+        }));
+        orders.push((order_no, order_id));
+    }
+    // The claims the kills left are finished by the minute job once two minutes old.
+    let waited = std::time::Instant::now();
+    let unfinished = |orders: &[(String, String)]| -> Result<Vec<String>, String> {
+        let ids: Vec<&str> = orders.iter().map(|(_, id)| id.as_str()).collect();
+        let left = db.query(&format!("select order_no from payment_order where payment_order_id in ({}) and status <> 'refunded'", ids.join(",")))?;
+        Ok(left.lines().map(str::to_owned).collect())
+    };
+    let mut left = unfinished(&orders)?;
+    while !left.is_empty() && waited.elapsed() < Duration::from_secs(240) {
+        eprintln!("{} refunds left for the minute job ({} s)", left.len(), waited.elapsed().as_secs());
+        std::thread::sleep(Duration::from_secs(10));
+        left = unfinished(&orders)?;
+    }
+    let job_secs = waited.elapsed().as_secs();
+    drop(server);
+    let mut lost = 0;
+    for (order_no, order_id) in &orders {
+        let row = db.query(&format!(
+            "select o.status || '|' || o.refund_reason || '|' || coalesce(o.refunded_by, 0) || '|' || p.state || '|' || coalesce(t.refunded_fen, -1) || '|' || o.amount_fen || '|' || \
+             (select count(*) from vip_membership m where m.payment_order_id = o.payment_order_id and m.ends_at > o.refunded_at) \
+             from payment_order o join purchase p on p.purchase_id = o.purchase_id left join sandbox_trade t on t.order_no = o.order_no where o.payment_order_id = {order_id}"
+        ))?;
+        let fields: Vec<&str> = row.split('|').collect();
+        let expected = ["refunded", reason, staff.as_str(), "refunded"];
+        if fields.len() != 7 || fields[..4] != expected || fields[4] != fields[5] || fields[6] != "0" {
+            lost += 1;
+            failed.push(format!("{order_no}: status|reason|by|purchase|refunded at the cashier|amount|terms running = {row}"));
+        }
+    }
+    let out = json!({
+        "fault": "F1 a staff refund killed with kill -9 mid-way, asked again after the restart, the rest finished by the minute job",
+        "backend": if pg { "postgres" } else { "sqlite" }, "rounds": results, "job_finished_in_s": job_secs, "lost": lost, "failures": failed,
+    });
+    let file = dir.join(if pg { "faults-refund-pg.json" } else { "faults-refund.json" });
+    write_json(&file, &out)?;
+    eprintln!("F1 refunds: {rounds} rounds, {} orders not refunded as asked; the job finished the rest in {job_secs} s; written to {}", lost, file.display());
+    if failed.is_empty() { Ok(()) } else { Err(format!("faults --refund:\n{}", failed.join("\n"))) }
 }

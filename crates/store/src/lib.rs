@@ -39,6 +39,7 @@ mod push;
 mod report;
 mod rounds;
 mod search;
+mod sandbox;
 pub mod seed;
 mod selling;
 mod seo;
@@ -74,12 +75,13 @@ pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrde
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
+pub use sandbox::{SandboxRefund, SandboxTrade};
 pub use search::{Scope, SearchPage};
 pub use selling::{
     APPEALS_PER_IP_PER_HOUR, ActionOutcome, AppealRow, EditableListing, ListingEvent, ListingInput, MyListing, NewUpload, OwnShop, ReviewItem, UploadRow,
 };
 pub use seo::SITEMAP_URLS;
-pub use settle::{Payment, RefundClaim, Refunded, Settled};
+pub use settle::{Payment, REFUND_CLAIM_SECS, RefundClaim, Refunded, Settled, StaleRefund};
 pub use shop::{Consultant, LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use valuation::{Appraisal, SeriesCar};

@@ -9,7 +9,7 @@
 //! (`vip`, `package`, `report`, `programme`); the orders are `pay`'s ledger.
 
 use crate::pay::PayOrder;
-use crate::{BadStored, DbError, Store, on_writer};
+use crate::{BadStored, DbError, Store, from_row, on_pool, on_writer};
 use domain::order::{Product, Provider, Status};
 
 /// A payment as the provider reported it, after its signature was checked.
@@ -73,6 +73,18 @@ pub enum RefundClaim {
     /// It is not paid (pending, closed, refunded already, or unknown).
     NotPaid,
 }
+
+/// A refund claimed and never finished ([`Store::stale_refunds`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRefund {
+    /// The order.
+    pub order_no: String,
+    /// The staff member who asked (none: the site itself).
+    pub refund_asked_by: Option<i64>,
+    /// Why.
+    pub refund_asked_reason: String,
+}
+from_row!(StaleRefund { order_no, refund_asked_by, refund_asked_reason });
 
 /// A refund claimed this long ago and never finished (its node died) may be claimed again.
 pub const REFUND_CLAIM_SECS: i64 = 120;
@@ -201,18 +213,25 @@ impl Store {
         })
     }
 
-    /// Claims the refund of a paid order for one desk (or the site's automatic refund): the
-    /// others asking meanwhile hear [`RefundClaim::Busy`], so the provider is asked once. A claim
-    /// older than [`REFUND_CLAIM_SECS`] (its node died) may be taken again.
-    pub async fn claim_refund(&self, order_no: &str, now: i64) -> Result<RefundClaim, DbError> {
+    /// Claims the refund of a paid order for one desk (or the site's automatic refund), for
+    /// staff member `by` (none: the site itself) and `reason`: the others asking meanwhile hear
+    /// [`RefundClaim::Busy`], so the provider is asked once. A claim older than
+    /// [`REFUND_CLAIM_SECS`] (its node died, perhaps after the provider gave the money back) may
+    /// be taken again, and the minute job finishes it as it was asked ([`Store::stale_refunds`]).
+    pub async fn claim_refund(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<RefundClaim, DbError> {
         let n = on_writer!(self, p => {
-            sqlx::query("update payment_order set refunding_at = $1 where order_no = $2 and status = 'paid' and (refunding_at is null or refunding_at < $3)")
-                .bind(now)
-                .bind(order_no)
-                .bind(now - REFUND_CLAIM_SECS)
-                .execute(p)
-                .await?
-                .rows_affected()
+            sqlx::query(
+                "update payment_order set refunding_at = $1, refund_asked_by = $2, refund_asked_reason = $3 \
+                 where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5)",
+            )
+            .bind(now)
+            .bind(by)
+            .bind(reason)
+            .bind(order_no)
+            .bind(now - REFUND_CLAIM_SECS)
+            .execute(p)
+            .await?
+            .rows_affected()
         });
         Ok(match self.order_by_no(order_no).await? {
             Some(o) if n == 1 => RefundClaim::Claimed(Box::new(o)),
@@ -224,9 +243,27 @@ impl Store {
     /// Gives up a refund claim (the provider refused): the order is as it was.
     pub async fn release_refund(&self, order_no: &str) -> Result<(), DbError> {
         on_writer!(self, p => {
-            sqlx::query("update payment_order set refunding_at = null where order_no = $1 and status = 'paid'").bind(order_no).execute(p).await?;
+            sqlx::query("update payment_order set refunding_at = null, refund_asked_by = null, refund_asked_reason = '' where order_no = $1 and status = 'paid'")
+                .bind(order_no)
+                .execute(p)
+                .await?;
         });
         Ok(())
+    }
+
+    /// Refunds claimed more than [`REFUND_CLAIM_SECS`] before `now` and never finished: their
+    /// node died between the claim and the order's update, perhaps after the provider gave the
+    /// money back. The minute job claims each again and finishes it as it was asked, a batch at a
+    /// time (the provider answers a repeated refund as done).
+    pub async fn stale_refunds(&self, now: i64, limit: i64) -> Result<Vec<StaleRefund>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_as(
+            "select order_no, refund_asked_by, refund_asked_reason from payment_order \
+             where refunding_at is not null and refunding_at < $1 and status = 'paid' order by refunding_at limit $2",
+        )
+        .bind(now - REFUND_CLAIM_SECS)
+        .bind(limit)
+        .fetch_all(p)
+        .await?))
     }
 
     /// Marks a paid order refunded by staff member `by` (none: the site itself, for a service it

@@ -103,10 +103,10 @@ async fn run(args: Args) -> Result<(), String> {
             args.check_known(&["addr", "database-url", "env", "config"])?;
             let cfg = args.config()?;
             cfg.check()?;
-            // Payment keys that do not read stop the start, not a buyer's payment later.
-            web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client())?;
             web::services::storage::Storage::try_from_config(&cfg)?;
             let store = open_store(&cfg).await?;
+            // Payment keys that do not read stop the start, not a buyer's payment later.
+            web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client(), &store)?;
             web::serve(web::state::AppState::new(cfg, store)).await.map_err(|e| format!("server failed: {e}"))
         }
         "seed" => {
@@ -149,8 +149,8 @@ async fn run(args: Args) -> Result<(), String> {
             args.check_known(&["database-url", "env", "config", "order"])?;
             let cfg = args.config()?;
             let order_no = args.get("order").ok_or("sandbox-notify needs --order NO")?;
-            let payments = web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client())?;
             let store = open_store(&cfg).await?;
+            let payments = web::adapters::pay::Payments::try_from_config(&cfg, web::adapters::http_client(), &store)?;
             let notify = web::dev::sandbox_notify::notify(&store, &payments, order_no, web::state::SystemClock.now()).await;
             store.close().await;
             #[expect(clippy::print_stdout, reason = "the notify is the command's output")]

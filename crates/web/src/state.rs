@@ -72,7 +72,7 @@ pub struct Adapters {
 
 impl Adapters {
     /// The adapters of a configuration, sharing one HTTP client.
-    pub fn from_config(config: &Config) -> Adapters {
+    pub fn from_config(config: &Config, store: &store::Store) -> Adapters {
         let client = adapters::http_client();
         Adapters {
             sms: adapters::sms::Sms::from_config(config, client.clone()),
@@ -83,7 +83,7 @@ impl Adapters {
             insurers: adapters::insurer::Insurers::from_config(config, client.clone()),
             ads: adapters::ads::Ads::from_config(config, client.clone()),
             mini: adapters::mini::Mini::from_config(config, client.clone()),
-            pay: adapters::pay::Payments::from_config(config, client),
+            pay: adapters::pay::Payments::from_config(config, client, store),
         }
     }
 }
@@ -131,7 +131,7 @@ impl AppState {
     /// State with a given clock and random source (tests check that secrets fail closed).
     pub fn with_parts(config: Config, store: store::Store, clock: Box<dyn Clock>, random: Box<dyn random::Source>) -> AppState {
         let assets = Assets::load(&config.site.static_path);
-        let adapters = Adapters::from_config(&config);
+        let adapters = Adapters::from_config(&config, &store);
         let storage = storage::Storage::from_config(&config);
         let stats = stats::StatsSink::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));

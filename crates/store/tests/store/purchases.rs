@@ -1,8 +1,10 @@
 //! The purchase state machine proven over sequences, not paths: random sequences of what buyers,
 //! providers and staff do to a purchase (order, ask again, switch provider, cancel, close by time,
-//! pay any order — first, late, twice, after a refund, after a cancel — refund by staff, the
-//! automatic refunds) run against the real store, for every product, and after every step the
-//! money and the grants are checked. A failing sequence is shrunk to a shortest one.
+//! pay any order — first, late, twice, after a refund, after a cancel — refund by staff, a refund
+//! whose node dies after its claim, before or after the provider gave the money back, the
+//! automatic refunds, the minute job two minutes later) run against the real store, for every
+//! product, and after every step the money and the grants are checked, and the site's refunds
+//! against the provider's (a model of its ledger). A failing sequence is shrunk to a shortest one.
 //!
 //! `USEDCAR_PURCHASE_SEQUENCES` sets how many sequences each backend runs (5,000 by default, so
 //! 10,000 in the test command); `cargo xtask purchases` runs a longer proof.
@@ -30,6 +32,11 @@ enum Event {
     Pay(usize),
     /// Staff refund order `n`.
     StaffRefund(usize),
+    /// Staff refund order `n` and the node dies after the claim: after the provider gave the
+    /// money back (`true`) or before it was asked.
+    StaffRefundCut(usize, bool),
+    /// More than a claim's two minutes pass and the minute job finishes the refunds left claimed.
+    Later,
     /// The site makes the automatic refunds that are due (at once, or the minute job's retry).
     AutoRefunds,
 }
@@ -42,6 +49,8 @@ fn event() -> impl Strategy<Value = Event> {
         1 => (0usize..4).prop_map(Event::Close),
         5 => (0usize..4).prop_map(Event::Pay),
         2 => (0usize..4).prop_map(Event::StaffRefund),
+        1 => (0usize..4, any::<bool>()).prop_map(|(k, paid_back)| Event::StaffRefundCut(k, paid_back)),
+        1 => Just(Event::Later),
         2 => Just(Event::AutoRefunds),
     ]
 }
@@ -142,27 +151,52 @@ async fn run(store: &Store, staff: i64, n: u64, product: Product, events: &[Even
         };
         store.review_application(id, staff, true, "", NOW).await.map_err(|e| e.to_string())?;
     }
-    let mut orders: Vec<String> = Vec::new();
-    let mut made = 0u32;
-    let mut now = NOW;
+    let mut seq = Seq { user, orders: Vec::new(), made: 0, paid_back: std::collections::HashSet::new(), now: NOW };
     for (i, e) in events.iter().enumerate() {
-        now += 7;
-        step(store, staff, user, product, &mut orders, &mut made, *e, now).await.map_err(|err| format!("step {i} {e:?}: {err}"))?;
-        check(store, user, product, now, false).await.map_err(|err| format!("after step {i} {e:?} of {events:?}: {err}"))?;
+        seq.now += 7;
+        step(store, staff, product, &mut seq, *e).await.map_err(|err| format!("step {i} {e:?}: {err}"))?;
+        check(store, &seq, product, false).await.map_err(|err| format!("after step {i} {e:?} of {events:?}: {err}"))?;
     }
-    // Every automatic refund made, the money kept is exactly the price of what is granted.
-    step(store, staff, user, product, &mut orders, &mut made, Event::AutoRefunds, now + 7).await?;
-    check(store, user, product, now + 7, true).await.map_err(|err| format!("at the end of {events:?}: {err}"))
+    // The claims left finished and every automatic refund made: the money kept is exactly the
+    // price of what is granted, and the provider gave back exactly what the site says it refunded.
+    seq.now += 7;
+    step(store, staff, product, &mut seq, Event::Later).await?;
+    step(store, staff, product, &mut seq, Event::AutoRefunds).await?;
+    check(store, &seq, product, true).await.map_err(|err| format!("at the end of {events:?}: {err}"))
 }
 
-#[expect(clippy::too_many_arguments, reason = "the sequence's running state, spelled out")]
-async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &mut Vec<String>, made: &mut u32, e: Event, now: i64) -> Result<(), String> {
+/// A sequence's running state.
+struct Seq {
+    /// The buyer.
+    user: i64,
+    /// Their orders, by number, as made.
+    orders: Vec<String>,
+    /// How many order numbers were made.
+    made: u32,
+    /// The provider's side: the orders it gave the money back for (it refunds an order once).
+    paid_back: std::collections::HashSet<String>,
+    /// The clock.
+    now: i64,
+}
+
+/// The refund of a claimed order as a desk (or the job) makes it: the provider first, then the
+/// order here.
+async fn refund(store: &Store, seq: &mut Seq, no: &str, by: Option<i64>, reason: &str) -> Result<(), String> {
+    seq.paid_back.insert(no.to_owned());
+    store.refund_order(no, by, reason, seq.now).await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+async fn step(store: &Store, staff: i64, product: Product, seq: &mut Seq, e: Event) -> Result<(), String> {
     let err = |e: store::DbError| e.to_string();
     let nth = |orders: &Vec<String>, k: usize| if orders.is_empty() { None } else { Some(orders[k % orders.len()].clone()) };
+    let (user, now) = (seq.user, seq.now);
+    let made = &mut seq.made;
     let mut fresh = || {
         *made += 1;
         format!("2026112110{:04}{:06}", *made, user % 1_000_000)
     };
+    let orders = &mut seq.orders;
     match e {
         Event::Order(provider) => {
             let o = order(user, product, fresh(), provider);
@@ -231,9 +265,30 @@ async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &m
         }
         Event::StaffRefund(k) => {
             if let Some(no) = nth(orders, k)
-                && let store::RefundClaim::Claimed(_) = store.claim_refund(&no, now).await.map_err(err)?
+                && let store::RefundClaim::Claimed(_) = store.claim_refund(&no, Some(staff), "用户申请退款", now).await.map_err(err)?
             {
-                store.refund_order(&no, Some(staff), "用户申请退款", now).await.map_err(err)?;
+                refund(store, seq, &no, Some(staff), "用户申请退款").await?;
+            }
+        }
+        Event::StaffRefundCut(k, paid_back) => {
+            if let Some(no) = nth(orders, k)
+                && let store::RefundClaim::Claimed(_) = store.claim_refund(&no, Some(staff), "用户申请退款", now).await.map_err(err)?
+                && paid_back
+            {
+                seq.paid_back.insert(no);
+            }
+        }
+        Event::Later => {
+            seq.now += store::REFUND_CLAIM_SECS + 1;
+            let mut stale = store.stale_refunds(seq.now, 1_000).await.map_err(err)?;
+            stale.retain(|c| seq.orders.contains(&c.order_no));
+            for claim in stale {
+                if claim.refund_asked_reason.is_empty() {
+                    return Err(format!("a refund claimed without its reason: {claim:?}"));
+                }
+                if let store::RefundClaim::Claimed(_) = store.claim_refund(&claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason, seq.now).await.map_err(err)? {
+                    refund(store, seq, &claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason).await?;
+                }
             }
         }
         Event::AutoRefunds => {
@@ -241,8 +296,8 @@ async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &m
                 if AutoRefund::of_reason(&o.refund_reason).is_none() {
                     return Err(format!("an automatic refund without its reason: {:?}", o.refund_reason));
                 }
-                if let store::RefundClaim::Claimed(_) = store.claim_refund(&o.order_no, now).await.map_err(err)? {
-                    store.refund_order(&o.order_no, None, &o.refund_reason, now).await.map_err(err)?;
+                if let store::RefundClaim::Claimed(_) = store.claim_refund(&o.order_no, None, &o.refund_reason, now).await.map_err(err)? {
+                    refund(store, seq, &o.order_no, None, &o.refund_reason).await?;
                 }
             }
         }
@@ -250,8 +305,22 @@ async fn step(store: &Store, staff: i64, user: i64, product: Product, orders: &m
     Ok(())
 }
 
-/// The rules, read back from the store for every purchase of `user`.
-async fn check(store: &Store, user: i64, product: Product, now: i64, settled: bool) -> Result<(), String> {
+/// The rules, read back from the store for every purchase of the sequence's buyer, and the
+/// site's refunds against the provider's.
+async fn check(store: &Store, seq: &Seq, product: Product, settled: bool) -> Result<(), String> {
+    for no in &seq.orders {
+        let status = store.order_by_no(no).await.map_err(|e| e.to_string())?.ok_or("an order is gone")?.status;
+        let paid_back = seq.paid_back.contains(no);
+        // Never shown refunded while the buyer's money is still with us.
+        if status == Status::Refunded && !paid_back {
+            return Err(format!("order {no} is refunded here but the provider never gave the money back"));
+        }
+        // Once the job has run, no order stays paid that the provider gave back.
+        if settled && paid_back && status != Status::Refunded {
+            return Err(format!("the provider gave order {no} back but it is {status:?} here"));
+        }
+    }
+    let (user, now) = (seq.user, seq.now);
     let audit = store.purchase_audit(user, now).await.map_err(|e| e.to_string())?;
     let price = price(product);
     let mut open_keys = std::collections::HashSet::new();

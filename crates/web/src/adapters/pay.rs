@@ -4,9 +4,10 @@
 //!   `/pay/sandbox/gateway`, clearly marked 沙箱. Its keys are the public sandbox pair in
 //!   `keys/`; paying there sends an Alipay-format notify, signed with the sandbox platform key, to
 //!   the very notify handler a real payment reaches, so the same verification path runs. Queries,
-//!   closes and refunds are answered from the sandbox's own ledger (in memory: a restart forgets
-//!   it, and an order it forgot is closed after 30 minutes like any unpaid one); a refund asked
-//!   again is answered done, as the providers answer it.
+//!   closes and refunds are answered from the sandbox's own ledger, a table of the database
+//!   (`sandbox_trade`) kept as a provider keeps its own, so a restarted node and the other node
+//!   of a cluster answer alike; a refund asked again is answered done, as the providers answer
+//!   it. A trade never paid there is unknown to it, and its order closes after 30 minutes.
 //!   WeChat Pay is sandboxed the same way: its cashier is `/pay/sandbox/wechat`, and paying there
 //!   posts a WeChat Pay v3 notify (signed headers over the raw body, an AES-256-GCM resource with
 //!   the sandbox's API v3 key) through the real notify handler.
@@ -14,9 +15,6 @@
 //!   configured.
 //!
 //! An order's provider decides where it is queried, closed and refunded.
-
-use std::collections::HashMap;
-use std::sync::Mutex;
 
 use domain::order::Provider;
 use rsa::{PrivateKey, PublicKey};
@@ -93,10 +91,8 @@ pub struct Sandbox {
     platform_key: PrivateKey,
     /// And checks the application's requests with this.
     app_public: PublicKey,
-    /// Where each trade the cashier has seen is, by order number.
-    ledger: Mutex<HashMap<String, TradeState>>,
-    /// The amount refunded of each trade refunded, by order number.
-    refunded: Mutex<HashMap<String, i64>>,
+    /// The trades paid at the cashier, and refunded: the provider's ledger.
+    ledger: store::Store,
 }
 
 /// What the sandbox cashier shows: a request it verified.
@@ -117,13 +113,14 @@ pub struct Checkout {
 }
 
 impl Payments {
-    /// The adapter the configuration names (Alipay `Rail::Broken` when its keys do not read).
-    pub fn from_config(config: &Config, client: reqwest::Client) -> Payments {
-        Payments::try_from_config(config, client).unwrap_or_else(|why| Payments { rail: Rail::Broken(why), wechat: None })
+    /// The adapter the configuration names (Alipay `Rail::Broken` when its keys do not read);
+    /// the sandbox keeps its ledger in `store`.
+    pub fn from_config(config: &Config, client: reqwest::Client, store: &store::Store) -> Payments {
+        Payments::try_from_config(config, client, store).unwrap_or_else(|why| Payments { rail: Rail::Broken(why), wechat: None })
     }
 
     /// [`Payments::from_config`], or why the keys do not read.
-    pub fn try_from_config(config: &Config, client: reqwest::Client) -> Result<Payments, String> {
+    pub fn try_from_config(config: &Config, client: reqwest::Client, store: &store::Store) -> Result<Payments, String> {
         match config.pay.adapter {
             PayAdapter::Sandbox => {
                 let app_key = alipay::private_key(include_str!("keys/sandbox_app.pem")).map_err(|e| e.to_string())?;
@@ -151,8 +148,7 @@ impl Payments {
                     wechat,
                     platform_key,
                     app_public,
-                    ledger: Mutex::new(HashMap::new()),
-                    refunded: Mutex::new(HashMap::new()),
+                    ledger: store.clone(),
                 }));
                 Ok(Payments { rail, wechat: None })
             }
@@ -231,7 +227,7 @@ impl Payments {
     /// Where the trade of `order_no` is at its provider.
     pub async fn query(&self, provider: Provider, order_no: &str, now: i64) -> Result<TradeState, AdapterError> {
         match (self.sandbox(), provider) {
-            (Some(s), _) => Ok(s.trade(order_no).unwrap_or(TradeState::Unknown)),
+            (Some(s), _) => s.trade(order_no).await,
             (None, Provider::Wechat) => self.wechat_of()?.query(order_no, now).await,
             (None, _) => self.alipay()?.query(order_no, now).await,
         }
@@ -240,10 +236,8 @@ impl Payments {
     /// Closes an unpaid trade at its provider.
     pub async fn close(&self, provider: Provider, order_no: &str, now: i64) -> Result<(), AdapterError> {
         match (self.sandbox(), provider) {
-            (Some(s), _) => {
-                s.set_state(order_no, TradeState::Closed, |t| !matches!(t, TradeState::Paid { .. }));
-                Ok(())
-            }
+            // A trade paid there stays paid; one never paid there was never opened.
+            (Some(_), _) => Ok(()),
             (None, Provider::Wechat) => self.wechat_of()?.close(order_no, now).await,
             (None, _) => self.alipay()?.close(order_no, now).await,
         }
@@ -252,7 +246,7 @@ impl Payments {
     /// Gives a paid trade's money back.
     pub async fn refund(&self, provider: Provider, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
         match (self.sandbox(), provider) {
-            (Some(s), _) => s.refund(order_no, amount_fen),
+            (Some(s), _) => s.refund(order_no, amount_fen, now).await,
             (None, Provider::Wechat) => self.wechat_of()?.refund(order_no, amount_fen, now).await,
             (None, _) => self.alipay()?.refund(order_no, amount_fen, now).await,
         }
@@ -263,32 +257,26 @@ impl Sandbox {
     /// Refunds a paid trade in full. Asked again for a trade it refunded, by the same amount, it
     /// answers done, as Alipay and WeChat Pay answer a repeated refund request: the site asks
     /// again when it could not record the first answer (a crash, a failed write).
-    fn refund(&self, order_no: &str, amount_fen: i64) -> Result<(), AdapterError> {
-        let Ok(mut refunded) = self.refunded.lock() else { return Err(AdapterError::Invalid("the sandbox's ledger is unusable")) };
-        if refunded.get(order_no) == Some(&amount_fen) {
-            return Ok(());
-        }
-        if self.set_state(order_no, TradeState::Closed, |t| matches!(t, TradeState::Paid { amount_fen: paid, .. } if *paid == amount_fen)) {
-            refunded.insert(order_no.to_owned(), amount_fen);
-            Ok(())
-        } else {
-            Err(AdapterError::Invalid("the sandbox has no such paid trade"))
+    async fn refund(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
+        match self.ledger.sandbox_refund(order_no, amount_fen, now).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))? {
+            store::SandboxRefund::Refunded | store::SandboxRefund::Already => Ok(()),
+            store::SandboxRefund::Refused => Err(AdapterError::Invalid("the sandbox has no such paid trade")),
         }
     }
 
-    fn trade(&self, order_no: &str) -> Option<TradeState> {
-        self.ledger.lock().ok()?.get(order_no).cloned()
+    /// Where the trade of `order_no` is, as a provider's query answers.
+    async fn trade(&self, order_no: &str) -> Result<TradeState, AdapterError> {
+        let trade = self.ledger.sandbox_trade(order_no).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))?;
+        Ok(match trade {
+            None => TradeState::Unknown,
+            Some(t) if t.refunded_fen.is_some() => TradeState::Closed,
+            Some(t) => TradeState::Paid { trade_no: t.trade_no, amount_fen: t.amount_fen },
+        })
     }
 
-    fn set_state(&self, order_no: &str, state: TradeState, allowed: impl Fn(&TradeState) -> bool) -> bool {
-        let Ok(mut ledger) = self.ledger.lock() else { return false };
-        match ledger.get_mut(order_no) {
-            Some(t) if allowed(t) => {
-                *t = state;
-                true
-            }
-            _ => false,
-        }
+    /// The cashier was paid: the trade goes into the ledger.
+    async fn paid(&self, order_no: &str, trade_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
+        self.ledger.sandbox_paid(order_no, trade_no, amount_fen, now).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))
     }
 
     /// Reads a pay request the way Alipay's cashier does: the application's signature first.
@@ -324,11 +312,9 @@ impl Sandbox {
 
     /// The buyer paid at the sandbox's WeChat cashier: the trade is recorded and the notify WeChat
     /// Pay would post is returned as its signature headers and raw body.
-    pub fn pay_wechat(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(reqwest::header::HeaderMap, String), AdapterError> {
+    pub async fn pay_wechat(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(reqwest::header::HeaderMap, String), AdapterError> {
         let transaction_id = format!("42{}{}", domain::time::compact(now), &order_no[order_no.len() - 6..]);
-        if let Ok(mut ledger) = self.ledger.lock() {
-            ledger.insert(order_no.to_owned(), TradeState::Paid { trade_no: transaction_id.clone(), amount_fen });
-        }
+        self.paid(order_no, &transaction_id, amount_fen, now).await?;
         let transaction = serde_json::json!({
             "appid": self.wechat.app_id,
             "mchid": self.wechat.mch_id,
@@ -366,11 +352,9 @@ impl Sandbox {
 
     /// The buyer paid at the sandbox cashier: the trade is recorded and the notify Alipay would
     /// send is returned, signed with the sandbox platform key.
-    pub fn pay(&self, c: &Checkout, now: i64) -> Result<Vec<(String, String)>, AdapterError> {
+    pub async fn pay(&self, c: &Checkout, now: i64) -> Result<Vec<(String, String)>, AdapterError> {
         let trade_no = format!("{}{}", domain::time::compact(now), &c.order_no[c.order_no.len() - 6..]);
-        if let Ok(mut ledger) = self.ledger.lock() {
-            ledger.insert(c.order_no.clone(), TradeState::Paid { trade_no: trade_no.clone(), amount_fen: c.amount_fen });
-        }
+        self.paid(&c.order_no, &trade_no, c.amount_fen, now).await?;
         let at = domain::time::datetime(now);
         let mut form: Vec<(String, String)> = [
             ("notify_time", at.as_str()),
@@ -396,51 +380,5 @@ impl Sandbox {
         let signature = alipay::sign(&self.platform_key, &alipay::canonical(&form, false))?;
         form.push(("sign".to_owned(), signature));
         Ok(form)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::Env;
-
-    #[test]
-    fn real_keys_that_do_not_read_are_named_and_never_take_a_payment() {
-        let mut config = Config::defaults(Env::Development);
-        config.pay.adapter = PayAdapter::Real;
-        config.alipay.app_id = "2021004100000001".to_owned();
-        config.alipay.private_key = crate::config::Secret::new("MIIEvQ-not-a-key");
-        config.alipay.public_key = "MIIBIj-not-a-key".to_owned();
-        let err = Payments::try_from_config(&config, reqwest::Client::new()).unwrap_err();
-        assert!(err.starts_with("alipay.private_key:"), "{err}");
-        let broken = Payments::from_config(&config, reqwest::Client::new());
-        assert!(broken.alipay().is_err() && broken.sandbox().is_none() && broken.wechat().is_none());
-        assert_eq!(broken.provider(Method::Alipay), Provider::Alipay, "never recorded as sandbox money");
-        let sandbox = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
-        assert_eq!((sandbox.provider(Method::Wechat), sandbox.alipay().unwrap().app_id.as_str()), (Provider::Sandbox, SANDBOX_APP_ID));
-        assert!(sandbox.wechat().is_some(), "the sandbox has a WeChat cashier too");
-    }
-
-    #[tokio::test]
-    async fn the_sandbox_refunds_a_paid_trade_once_and_answers_a_repeated_refund_as_done() {
-        let pay = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new());
-        let sandbox = pay.sandbox().unwrap();
-        let no = "20261128010203123456";
-        let refund = |amount: i64| pay.refund(Provider::Sandbox, no, amount, 0);
-        assert!(refund(3_800).await.is_err(), "nothing paid yet");
-        let paid = Checkout {
-            order_no: no.to_owned(),
-            subject: "VIP".to_owned(),
-            amount_fen: 3_800,
-            notify_url: "/n".to_owned(),
-            return_url: "/r".to_owned(),
-            phone: true,
-        };
-        sandbox.pay(&paid, 0).unwrap();
-        assert!(refund(100).await.is_err(), "only the amount paid");
-        refund(3_800).await.unwrap();
-        assert_eq!(sandbox.trade(no), Some(TradeState::Closed));
-        refund(3_800).await.expect("asked again: done, as the providers answer a repeated request");
-        assert!(refund(100).await.is_err(), "not another amount");
     }
 }

@@ -14,7 +14,7 @@ pub async fn notify(store: &store::Store, payments: &Payments, order_no: &str, n
     let sandbox = payments.sandbox().ok_or("sandbox-notify needs the sandbox payment adapter (the development environment)")?;
     let order = store.order_by_no(order_no).await.map_err(|e| e.to_string())?.ok_or_else(|| format!("no order {order_no}"))?;
     if order.provider == Provider::Wechat {
-        let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, now).map_err(|e| e.to_string())?;
+        let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, now).await.map_err(|e| e.to_string())?;
         let headers: Vec<(String, String)> = headers
             .iter()
             .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or_default().to_owned()))
@@ -30,7 +30,7 @@ pub async fn notify(store: &store::Store, payments: &Payments, order_no: &str, n
         return_url: String::new(),
         phone: false,
     };
-    let form = sandbox.pay(&checkout, now).map_err(|e| e.to_string())?;
+    let form = sandbox.pay(&checkout, now).await.map_err(|e| e.to_string())?;
     let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
     Ok(json!({ "url": "/api/pay/alipay/notify", "headers": [["content-type", "application/x-www-form-urlencoded; charset=utf-8"]], "body": body }))
 }

@@ -251,7 +251,7 @@ pub async fn sandbox_pay(State(state): State<AppState>, visitor: Visitor, body: 
     let Ok(checkout) = sandbox.checkout(&params) else { return sandbox_page(&state, &visitor, params, false) };
     match choice.as_str() {
         "paid" => {
-            let notify = sandbox.pay(&checkout, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
+            let notify = sandbox.pay(&checkout, state.clock.now()).await.map_err(|e| AppError::Upstream(e.to_string()))?;
             // The notify a real cashier would post, through the very same handler.
             if !payments::apply_alipay_notify(&state, &notify).await? {
                 tracing::warn!(order_no = %checkout.order_no, "the sandbox's notify was refused");
@@ -414,7 +414,7 @@ pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor,
     let result = format!("/common/paysuccess?order={}", order.order_no);
     match get("result").as_str() {
         "paid" if order.status == Status::Pending => {
-            let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).map_err(|e| AppError::Upstream(e.to_string()))?;
+            let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).await.map_err(|e| AppError::Upstream(e.to_string()))?;
             let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
             if !payments::apply_wechat_notify(&state, &signed, &body).await? {
                 tracing::warn!(order_no = %order.order_no, "the sandbox's wechat notify was refused");

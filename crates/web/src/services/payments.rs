@@ -358,6 +358,15 @@ pub async fn reconcile(state: &AppState) -> Result<usize, AppError> {
             tracing::error!(order_no = %order.order_no, ?why, "automatic refund failed again");
         }
     }
+    // A refund whose node died between its claim and the order's update, perhaps after the
+    // provider gave the money back: finished as it was asked (the provider answers a repeated
+    // refund as done), so the order never stays paid with the buyer's money returned.
+    for claim in state.store.stale_refunds(now, 20).await? {
+        match refund(state, &claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason).await? {
+            Ok(_) => tracing::warn!(order_no = %claim.order_no, by = ?claim.refund_asked_by, "an unfinished refund was finished"),
+            Err(why) => tracing::error!(order_no = %claim.order_no, ?why, "an unfinished refund failed again"),
+        }
+    }
     Ok(n)
 }
 
@@ -394,7 +403,7 @@ pub enum RefundRefused {
 /// buyer's money is still with us. What the refund left for staff to decide comes back.
 pub async fn refund(state: &AppState, order_no: &str, by: Option<i64>, reason: &str) -> Result<Result<store::Refunded, RefundRefused>, AppError> {
     let now = state.clock.now();
-    let order = match state.store.claim_refund(order_no, now).await? {
+    let order = match state.store.claim_refund(order_no, by, reason, now).await? {
         store::RefundClaim::Claimed(order) => order,
         store::RefundClaim::Busy => return Ok(Err(RefundRefused::Busy)),
         store::RefundClaim::NotPaid => return Ok(Err(RefundRefused::NotPaid)),

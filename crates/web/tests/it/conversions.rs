@@ -227,7 +227,7 @@ async fn a_paid_order_from_an_ad_is_reported_once(app: &TestApp) {
     // The provider's notify again: paid once, reported once.
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
-    let again = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW + 5).unwrap();
+    let again = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW + 5).await.unwrap();
     let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(&again).finish();
     let r = app.post_form("/api/pay/alipay/notify", &[], &body).await;
     assert_eq!(r.status, StatusCode::OK);

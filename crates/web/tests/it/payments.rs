@@ -23,6 +23,9 @@ on_both!(10 =>
     an_approved_applicant_pays_the_programme_fee_and_gets_a_shop,
     a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refunded,
     one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goes_back,
+    real_keys_that_do_not_read_are_named_and_never_take_a_payment,
+    the_sandbox_refunds_a_paid_trade_once_and_another_node_answers_alike,
+    a_refund_its_node_never_finished_is_finished_by_the_minute_job_as_asked,
 );
 
 fn encode(form: &[(String, String)]) -> String {
@@ -91,7 +94,7 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
     let checkout = sandbox.checkout(&params).unwrap();
-    let again = sandbox.pay(&checkout, NOW + 5).unwrap();
+    let again = sandbox.pay(&checkout, NOW + 5).await.unwrap();
     assert_eq!(notify(app, &again).await, "success");
     assert_eq!(app.state.store.memberships(user, NOW).await.unwrap().len(), 1, "granted once");
     let altered: Vec<(String, String)> = again.iter().map(|(k, v)| (k.clone(), if k == "total_amount" { "0.01".to_owned() } else { v.clone() })).collect();
@@ -146,7 +149,7 @@ async fn lost_notifies_are_found_and_stale_orders_closed(app: &TestApp) {
     };
     let (paid, stale) = (no_of(&paid_url), no_of(&stale_url));
     // The buyer paid, but the notify never arrived.
-    app.state.adapters.pay.sandbox().unwrap().pay(&paid, NOW).unwrap();
+    app.state.adapters.pay.sandbox().unwrap().pay(&paid, NOW).await.unwrap();
     // The job asks only about orders more than a minute old; asked, the cashier says it was paid.
     assert_eq!(web::services::payments::reconcile(&app.state).await.unwrap(), 0, "nothing is asked about within its first minute");
     let order = app.state.store.order_by_no(&paid.order_no).await.unwrap().unwrap();
@@ -346,7 +349,7 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
 
     // The same notify again, or twenty at once: 204 each time, granted once.
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
-    let (map, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).unwrap();
+    let (map, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).await.unwrap();
     let headers = header_list(&map);
     assert_eq!(wechat_notify(app, &headers, &body).await.status, StatusCode::NO_CONTENT);
     let mut set = tokio::task::JoinSet::new();
@@ -368,12 +371,12 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
     let h5 = app.post_form("/vip/buy", &phone, "plan=seller-month&method=wechat&renew=1").await;
     let pending = h5.location().split("order=").nth(1).unwrap().to_owned();
     assert_eq!(app.get(h5.location(), &phone).await.location(), format!("/pay/sandbox/wechat?order={pending}"), "H5 goes straight to the cashier");
-    let (map, body) = sandbox.pay_wechat(&pending, 2_899, NOW).unwrap();
+    let (map, body) = sandbox.pay_wechat(&pending, 2_899, NOW).await.unwrap();
     let headers = header_list(&map);
     let wrong = wechat_notify(app, &headers, &body).await;
     assert_eq!(wrong.status, StatusCode::BAD_REQUEST, "one fen short");
     assert!(wrong.body.contains("\"code\":\"FAIL\""));
-    let (map, body) = sandbox.pay_wechat(&pending, 2_900, NOW).unwrap();
+    let (map, body) = sandbox.pay_wechat(&pending, 2_900, NOW).await.unwrap();
     let mut headers = header_list(&map);
     assert_eq!(wechat_notify(app, &headers, &body.replace("支付成功", "支付失败")).await.status, StatusCode::BAD_REQUEST, "a changed body fails");
     let stale: Vec<(&str, String)> =
@@ -811,7 +814,7 @@ async fn a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refun
     let url = web::services::payments::pay_url(&app.state, &alipay_no, &order.subject, order.amount_fen, true).unwrap();
     let params: Vec<(String, String)> = form_urlencoded::parse(url.split_once('?').unwrap().1.as_bytes()).into_owned().collect();
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
-    let form = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW).unwrap();
+    let form = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW).await.unwrap();
     assert_eq!(notify(app, &form).await, "success");
     let twice = app.state.store.order_by_no(&alipay_no).await.unwrap().unwrap();
     assert_eq!((twice.status, twice.refund_reason.as_str()), (Status::Refunded, domain::order::DUPLICATE_REFUND_REASON), "refunded at once");
@@ -946,4 +949,95 @@ async fn one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goe
     assert!(page.body.contains("正在自动退款") && page.body.contains(AutoRefund::Cancelled.explain()), "{}", page.body);
     assert!(store.memberships(user, NOW).await.unwrap().is_empty(), "nothing paid since granted anything");
     assert_eq!(store.refunds_due(100).await.unwrap().iter().filter(|o| o.user_id == user).map(|o| o.order_no.clone()).collect::<Vec<_>>(), [o3]);
+}
+
+async fn real_keys_that_do_not_read_are_named_and_never_take_a_payment(app: &TestApp) {
+    use web::adapters::pay::{Method, Payments, SANDBOX_APP_ID};
+    use web::config::{Config, Env, PayAdapter, Secret};
+    let mut config = Config::defaults(Env::Development);
+    config.pay.adapter = PayAdapter::Real;
+    config.alipay.app_id = "2021004100000001".to_owned();
+    config.alipay.private_key = Secret::new("MIIEvQ-not-a-key");
+    config.alipay.public_key = "MIIBIj-not-a-key".to_owned();
+    let err = Payments::try_from_config(&config, reqwest::Client::new(), &app.state.store).unwrap_err();
+    assert!(err.starts_with("alipay.private_key:"), "{err}");
+    let broken = Payments::from_config(&config, reqwest::Client::new(), &app.state.store);
+    assert!(broken.alipay().is_err() && broken.sandbox().is_none() && broken.wechat().is_none());
+    assert_eq!(broken.provider(Method::Alipay), domain::order::Provider::Alipay, "never recorded as sandbox money");
+    let sandbox = Payments::from_config(&Config::defaults(Env::Development), reqwest::Client::new(), &app.state.store);
+    assert_eq!((sandbox.provider(Method::Wechat), sandbox.alipay().unwrap().app_id.as_str()), (domain::order::Provider::Sandbox, SANDBOX_APP_ID));
+    assert!(sandbox.wechat().is_some(), "the sandbox has a WeChat cashier too");
+}
+
+async fn the_sandbox_refunds_a_paid_trade_once_and_another_node_answers_alike(app: &TestApp) {
+    use domain::order::Provider;
+    use web::adapters::pay::{Checkout, Payments};
+    let config = web::config::Config::defaults(web::config::Env::Development);
+    let pay = Payments::from_config(&config, reqwest::Client::new(), &app.state.store);
+    let no = "20261128010203123456";
+    let refund = |amount: i64| pay.refund(Provider::Sandbox, no, amount, NOW);
+    assert!(refund(3_800).await.is_err(), "nothing paid yet");
+    assert_eq!(pay.query(Provider::Sandbox, no, NOW).await.unwrap(), TradeState::Unknown);
+    let paid = Checkout { order_no: no.to_owned(), subject: "VIP".to_owned(), amount_fen: 3_800, notify_url: "/n".to_owned(), return_url: "/r".to_owned(), phone: true };
+    pay.sandbox().unwrap().pay(&paid, NOW).await.unwrap();
+    assert!(matches!(pay.query(Provider::Sandbox, no, NOW).await.unwrap(), TradeState::Paid { amount_fen: 3_800, .. }));
+    assert!(refund(100).await.is_err(), "only the amount paid");
+    refund(3_800).await.unwrap();
+    // A restarted node, or the other node of a cluster: a new adapter over the same database
+    // knows the trade was refunded, and answers the refund asked again as done.
+    let other = Payments::from_config(&config, reqwest::Client::new(), &app.state.store);
+    assert_eq!(other.query(Provider::Sandbox, no, NOW).await.unwrap(), TradeState::Closed);
+    other.refund(Provider::Sandbox, no, 3_800, NOW).await.expect("asked again: done, as the providers answer a repeated request");
+    assert!(other.refund(Provider::Sandbox, no, 100, NOW).await.is_err(), "not another amount");
+    let trade = app.state.store.sandbox_trade(no).await.unwrap().unwrap();
+    assert_eq!((trade.amount_fen, trade.refunded_fen), (3_800, Some(3_800)), "refunded once, in full");
+}
+
+/// A node dies during a staff refund: after its claim, once before the provider was asked and
+/// once after the provider gave the money back. Meanwhile the desk hears the refund is under way;
+/// within the claim's two minutes the job leaves it; after them it finishes each as it was asked —
+/// the staff member and the reason recorded, the plan ended, the money given back once.
+async fn a_refund_its_node_never_finished_is_finished_by_the_minute_job_as_asked(app: &TestApp) {
+    use domain::order::Provider;
+    let staff = login(app, "19000000009", "").await;
+    let staff_id = app.state.store.user_by_mobile("19000000009").await.unwrap().unwrap().user_id;
+    app.state.store.set_role(staff_id, domain::auth::Role::Staff, NOW).await.unwrap();
+    let mut orders = Vec::new();
+    for (mobile, provider_paid_back) in [("13700008801", false), ("13700008802", true)] {
+        let buyer = login(app, mobile, "").await;
+        let h = [("cookie", buyer.as_str()), ("user-agent", IPHONE)];
+        let cashier = app.post_form("/vip/buy", &h, "plan=seller-month").await.location().to_owned();
+        let query = cashier.split_once('?').unwrap().1.to_owned();
+        let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+        let order_no = paid.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+        let order = app.state.store.order_by_no(&order_no).await.unwrap().unwrap();
+        assert_eq!(order.status, Status::Paid);
+        // The desk's node claims the refund, perhaps gets the money back at the cashier, and dies.
+        assert!(matches!(app.state.store.claim_refund(&order_no, Some(staff_id), "用户误购", NOW).await.unwrap(), store::RefundClaim::Claimed(_)));
+        if provider_paid_back {
+            app.state.adapters.pay.refund(Provider::Sandbox, &order_no, order.amount_fen, NOW).await.unwrap();
+        }
+        let again = app.post_form("/staff/orders", &[("cookie", staff.as_str())], &format!("order_no={order_no}&reason=again")).await;
+        assert_eq!(again.status, StatusCode::CONFLICT);
+        assert!(again.body.contains("正在退款中，请勿重复提交"), "{}", again.body);
+        orders.push((order_no, order.user_id, order.amount_fen));
+    }
+    let soon = app.variant(app.state.config.clone(), NOW + 60);
+    web::services::payments::reconcile(&soon).await.unwrap();
+    for (order_no, _, _) in &orders {
+        assert_eq!(app.state.store.order_by_no(order_no).await.unwrap().unwrap().status, Status::Paid, "a claim two minutes young may still be finishing");
+    }
+    let later = app.variant(app.state.config.clone(), NOW + store::REFUND_CLAIM_SECS + 61);
+    web::services::payments::reconcile(&later).await.unwrap();
+    for (order_no, user, amount) in &orders {
+        let order = app.state.store.order_by_no(order_no).await.unwrap().unwrap();
+        assert_eq!((order.status, order.refund_reason.as_str()), (Status::Refunded, "用户误购"), "finished as it was asked");
+        assert!(app.state.store.memberships(*user, NOW + 200).await.unwrap().is_empty(), "the refund ended the plan");
+        let trade = app.state.store.sandbox_trade(order_no).await.unwrap().unwrap();
+        assert_eq!(trade.refunded_fen, Some(*amount), "the money went back at the cashier, once");
+    }
+    let shown = app.get(&format!("/staff/orders?q={}", orders[1].0), &[("cookie", staff.as_str())]).await;
+    assert!(shown.body.contains("退款人 19000000009") && shown.body.contains("原因：用户误购"), "{}", shown.body);
+    // Nothing is left to finish: the job asks nothing more.
+    assert!(app.state.store.stale_refunds(NOW + 10_000, 10).await.unwrap().is_empty());
 }
