@@ -1341,7 +1341,10 @@ async fn what_an_order_buys_travels_with_it_and_is_never_paid_for_twice(store: &
     let busy = claims.iter().filter(|c| matches!(c, RefundClaim::Busy)).count();
     assert_eq!((claimed, busy), (1, 9), "{claims:?}");
     store.release_refund(&no).await.unwrap();
-    assert!(matches!(store.claim_refund(&no, None, domain::order::DUPLICATE_REFUND_REASON, NOW + 7).await.unwrap(), RefundClaim::Claimed(_)), "a released claim can be taken again");
+    assert!(
+        matches!(store.claim_refund(&no, None, domain::order::DUPLICATE_REFUND_REASON, NOW + 7).await.unwrap(), RefundClaim::Claimed(_)),
+        "a released claim can be taken again"
+    );
     assert_eq!(store.refund_order(&no, None, domain::order::DUPLICATE_REFUND_REASON, NOW + 8).await.unwrap(), store::Refunded::Done);
     assert_eq!(store.claim_refund(&no, None, domain::order::DUPLICATE_REFUND_REASON, NOW + 9).await.unwrap(), RefundClaim::NotPaid);
     assert_eq!(store.report_of(user, report).await.unwrap().unwrap().status, State::Querying, "refunding the second payment left the report");

@@ -286,7 +286,9 @@ async fn step(store: &Store, staff: i64, product: Product, seq: &mut Seq, e: Eve
                 if claim.refund_asked_reason.is_empty() {
                     return Err(format!("a refund claimed without its reason: {claim:?}"));
                 }
-                if let store::RefundClaim::Claimed(_) = store.claim_refund(&claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason, seq.now).await.map_err(err)? {
+                if let store::RefundClaim::Claimed(_) =
+                    store.claim_refund(&claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason, seq.now).await.map_err(err)?
+                {
                     refund(store, seq, &claim.order_no, claim.refund_asked_by, &claim.refund_asked_reason).await?;
                 }
             }

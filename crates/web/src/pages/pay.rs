@@ -414,7 +414,8 @@ pub async fn sandbox_wechat_pay(State(state): State<AppState>, visitor: Visitor,
     let result = format!("/common/paysuccess?order={}", order.order_no);
     match get("result").as_str() {
         "paid" if order.status == Status::Pending => {
-            let (headers, body) = sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).await.map_err(|e| AppError::Upstream(e.to_string()))?;
+            let (headers, body) =
+                sandbox.pay_wechat(&order.order_no, order.amount_fen, state.clock.now()).await.map_err(|e| AppError::Upstream(e.to_string()))?;
             let signed = crate::adapters::wechatpay::Signed::from_headers(&headers);
             if !payments::apply_wechat_notify(&state, &signed, &body).await? {
                 tracing::warn!(order_no = %order.order_no, "the sandbox's wechat notify was refused");

@@ -76,7 +76,9 @@ fn api_error(report: &ErrorReport) -> Response {
 }
 
 fn error_page(state: &crate::state::AppState, device: domain::device::Device, report: &ErrorReport) -> Response {
-    let page = crate::render::meta::PageMeta::new(state, device, crate::render::meta::Layout::Default, error_title(report.status));
+    let mut page = crate::render::meta::PageMeta::new(state, device, crate::render::meta::Layout::Default, error_title(report.status));
+    // An error is never a page to index; its links (home, the next step) may be followed.
+    page.noindex();
     let html = ErrorPage {
         page,
         status: report.status.as_u16(),

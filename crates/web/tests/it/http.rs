@@ -53,6 +53,8 @@ async fn unknown_paths_get_the_seed_404_page() {
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
         assert!(r.body.contains("This page could not be found"), "{path}");
         assert!(r.body.contains("页面不存在"));
+        assert_eq!(r.body.matches(r#"<meta name="robots""#).count(), 1, "{path}: one robots line");
+        assert!(r.body.contains(r#"<meta name="robots" content="noindex,follow">"#), "{path}: an error page stays out of the index");
         assert!(r.body.contains(r#"href="/""#), "a link home");
         assert!(r.body.contains(r#"data-device="mobile""#), "the error page knows the device");
         assert!(!r.body.contains("data-island"), "no island on the error page");

@@ -978,7 +978,14 @@ async fn the_sandbox_refunds_a_paid_trade_once_and_another_node_answers_alike(ap
     let refund = |amount: i64| pay.refund(Provider::Sandbox, no, amount, NOW);
     assert!(refund(3_800).await.is_err(), "nothing paid yet");
     assert_eq!(pay.query(Provider::Sandbox, no, NOW).await.unwrap(), TradeState::Unknown);
-    let paid = Checkout { order_no: no.to_owned(), subject: "VIP".to_owned(), amount_fen: 3_800, notify_url: "/n".to_owned(), return_url: "/r".to_owned(), phone: true };
+    let paid = Checkout {
+        order_no: no.to_owned(),
+        subject: "VIP".to_owned(),
+        amount_fen: 3_800,
+        notify_url: "/n".to_owned(),
+        return_url: "/r".to_owned(),
+        phone: true,
+    };
     pay.sandbox().unwrap().pay(&paid, NOW).await.unwrap();
     assert!(matches!(pay.query(Provider::Sandbox, no, NOW).await.unwrap(), TradeState::Paid { amount_fen: 3_800, .. }));
     assert!(refund(100).await.is_err(), "only the amount paid");
