@@ -131,11 +131,51 @@ const _: () = {
     }
 };
 
-/// The photos being decoded and encoded at once: one per core.
-static PROCESSING: std::sync::LazyLock<tokio::sync::Semaphore> =
-    std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)));
+/// A photo to process, and where its result goes.
+type Job = (Vec<u8>, tokio::sync::oneshot::Sender<Result<Encoded, PhotoError>>);
 
-/// Checks and re-encodes one photo. CPU-bound: call from `spawn_blocking`.
+/// The photo workers: one thread per core, started on the first upload, each taking the next
+/// photo from one queue, so as many photos are decoded at once as there are cores (more would not
+/// finish sooner, and each holds its pixels meanwhile: eight phone photos at once took 700 MB).
+/// Photos are processed on these threads only: libwebp allocates with the C allocator, whose
+/// per-thread arenas each kept the memory of the largest photo they had seen, and photos spread
+/// over the runtime's blocking threads (an arena each) held 400 MB after `cargo xtask stress`'s
+/// eight sellers; on the workers' arenas it is half that.
+static WORKERS: std::sync::LazyLock<std::sync::mpsc::Sender<Job>> = std::sync::LazyLock::new(|| {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+    for i in 0..std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get) {
+        let rx = rx.clone();
+        let spawned = std::thread::Builder::new().name(format!("photo-{i}")).spawn(move || {
+            loop {
+                // The lock is held while waiting for a job only: the others wait for it.
+                let job = match rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok((bytes, reply)) = job else { return };
+                // A photo that panics the decoder fails alone; the worker stays.
+                let done = std::panic::catch_unwind(|| process(&bytes)).unwrap_or(Err(PhotoError::Failed));
+                let _ = reply.send(done);
+            }
+        });
+        if let Err(e) = spawned {
+            // Without any worker the queue has no reader, and every photo fails at once.
+            tracing::error!(error = %e, "could not start a photo worker");
+        }
+    }
+    tx
+});
+
+/// Processes `bytes` on a photo worker ([`WORKERS`]), waiting in line for one.
+async fn process_queued(bytes: Vec<u8>) -> Result<Encoded, PhotoError> {
+    let (reply, done) = tokio::sync::oneshot::channel();
+    WORKERS.send((bytes, reply)).map_err(|_| PhotoError::Failed)?;
+    done.await.map_err(|_| PhotoError::Failed)?
+}
+
+/// Checks and re-encodes one photo. CPU-bound: uploads call it on a photo worker
+/// ([`process_queued`]).
 pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
     let kind = domain::image::sniff(&bytes[..bytes.len().min(domain::image::SNIFF_LEN)]).map_err(PhotoError::Type)?;
     let format = format_of(kind);
@@ -263,11 +303,7 @@ pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<St
     if today >= UPLOADS_PER_DAY {
         return Err(PhotoError::Quota);
     }
-    // As many photos decode at once as there are cores (more would not finish sooner, and each
-    // holds its pixels meanwhile: eight phone photos at once took 700 MB); the rest wait here.
-    let permit = PROCESSING.acquire().await.map_err(|_| PhotoError::Failed)?;
-    let encoded = tokio::task::spawn_blocking(move || process(&bytes)).await.map_err(|_| PhotoError::Failed)??;
-    drop(permit);
+    let encoded = process_queued(bytes).await?;
     let token = state.random_id().map_err(|_| PhotoError::Failed)?;
     let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
     let total = encoded.bytes();
