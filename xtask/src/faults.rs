@@ -595,6 +595,22 @@ fn answers(posts: Vec<std::process::Child>) -> (Vec<bool>, usize) {
     (got, none)
 }
 
+/// The signed-in buyer `user` (curl's cookie arguments `jar`) orders a month of 买车VIP, by Alipay
+/// in odd rounds and WeChat Pay in even ones: the method, the order's number and its row id.
+fn order_vip(base: &str, db: &Db, jar: &[String], user: &str, round: u32) -> Result<(&'static str, String, String), String> {
+    let method = if round % 2 == 1 { "alipay" } else { "wechat" };
+    let mut buy = jar.to_vec();
+    buy.extend(["--data".to_owned(), format!("plan=buyer-month&method={method}&renew=1")]);
+    let (status, _, _) = probe_with(&format!("{base}/vip/buy"), buy)?;
+    if status != 303 {
+        return Err(format!("round {round}: ordering VIP answered {status}"));
+    }
+    let order =
+        db.query(&format!("select order_no || '|' || payment_order_id from payment_order where user_id = {user} order by payment_order_id desc limit 1"))?;
+    let (order_no, order_id) = order.split_once('|').ok_or("no order was made")?;
+    Ok((method, order_no.to_owned(), order_id.to_owned()))
+}
+
 /// A pseudo-random kill delay in 0–60 ms for round `i`.
 fn notify_delay(i: u32) -> Duration {
     Duration::from_millis(u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23) % 61)
@@ -610,16 +626,8 @@ fn notify(args: &[String]) -> Res {
     let mut results = Vec::new();
     let mut failed = Vec::new();
     for round in 1..=rounds {
-        let method = if round % 2 == 1 { "alipay" } else { "wechat" };
-        let mut buy = jar_args.clone();
-        buy.extend(["--data".to_owned(), format!("plan=buyer-month&method={method}&renew=1")]);
-        let (status, _, _) = probe_with(&format!("{base}/vip/buy"), buy)?;
-        if status != 303 {
-            return Err(format!("round {round}: ordering VIP answered {status}"));
-        }
-        let order =
-            db.query(&format!("select order_no || '|' || payment_order_id from payment_order where user_id = {user} order by payment_order_id desc limit 1"))?;
-        let (order_no, order_id) = order.split_once('|').ok_or("no order was made")?;
+        let (method, order_no, order_id) = order_vip(&base, &db, &jar_args, &user, round)?;
+        let (order_no, order_id) = (order_no.as_str(), order_id.as_str());
         let notify = Notify::signed(&bin, &db, order_no, &body)?;
         let posts = notify.burst(&base, 20)?;
         std::thread::sleep(notify_delay(round));
@@ -709,17 +717,7 @@ fn refund(args: &[String]) -> Res {
     let mut failed = Vec::new();
     let mut orders = Vec::new();
     for round in 1..=rounds {
-        let method = if round % 2 == 1 { "alipay" } else { "wechat" };
-        let mut buy = buyer.clone();
-        buy.extend(["--data".to_owned(), format!("plan=buyer-month&method={method}&renew=1")]);
-        let (status, _, _) = probe_with(&format!("{base}/vip/buy"), buy)?;
-        if status != 303 {
-            return Err(format!("round {round}: ordering VIP answered {status}"));
-        }
-        let order =
-            db.query(&format!("select order_no || '|' || payment_order_id from payment_order where user_id = {user} order by payment_order_id desc limit 1"))?;
-        let (order_no, order_id) = order.split_once('|').ok_or("no order was made")?;
-        let (order_no, order_id) = (order_no.to_owned(), order_id.to_owned());
+        let (method, order_no, order_id) = order_vip(&base, &db, &buyer, &user, round)?;
         let (paid, _) = answers(Notify::signed(&bin, &db, &order_no, &body)?.burst(&base, 1)?);
         if paid != [true] || status_of(&order_id)? != "paid|" {
             return Err(format!("round {round}: paying order {order_no} did not go through: {paid:?}, {}", status_of(&order_id)?));
