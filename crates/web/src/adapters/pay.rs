@@ -253,12 +253,18 @@ impl Payments {
     }
 }
 
+/// The sandbox's ledger could not be read or written: as a provider that did not answer.
+#[expect(clippy::needless_pass_by_value, reason = "the shape `map_err` takes")]
+fn unreachable_ledger(e: store::DbError) -> AdapterError {
+    AdapterError::Http(format!("the sandbox ledger: {e}"))
+}
+
 impl Sandbox {
     /// Refunds a paid trade in full. Asked again for a trade it refunded, by the same amount, it
     /// answers done, as Alipay and WeChat Pay answer a repeated refund request: the site asks
     /// again when it could not record the first answer (a crash, a failed write).
     async fn refund(&self, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
-        match self.ledger.sandbox_refund(order_no, amount_fen, now).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))? {
+        match self.ledger.sandbox_refund(order_no, amount_fen, now).await.map_err(unreachable_ledger)? {
             store::SandboxRefund::Refunded | store::SandboxRefund::Already => Ok(()),
             store::SandboxRefund::Refused => Err(AdapterError::Invalid("the sandbox has no such paid trade")),
         }
@@ -266,7 +272,7 @@ impl Sandbox {
 
     /// Where the trade of `order_no` is, as a provider's query answers.
     async fn trade(&self, order_no: &str) -> Result<TradeState, AdapterError> {
-        let trade = self.ledger.sandbox_trade(order_no).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))?;
+        let trade = self.ledger.sandbox_trade(order_no).await.map_err(unreachable_ledger)?;
         Ok(match trade {
             None => TradeState::Unknown,
             Some(t) if t.refunded_fen.is_some() => TradeState::Closed,
@@ -276,7 +282,7 @@ impl Sandbox {
 
     /// The cashier was paid: the trade goes into the ledger.
     async fn paid(&self, order_no: &str, trade_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
-        self.ledger.sandbox_paid(order_no, trade_no, amount_fen, now).await.map_err(|e| AdapterError::Http(format!("the sandbox ledger: {e}")))
+        self.ledger.sandbox_paid(order_no, trade_no, amount_fen, now).await.map_err(unreachable_ledger)
     }
 
     /// Reads a pay request the way Alipay's cashier does: the application's signature first.
