@@ -69,6 +69,11 @@ pub async fn tick(state: &AppState, node: &str) {
         }
     })
     .await;
+    // Photos being received are files on each node's own disk: every node sweeps its own.
+    let swept = tokio::task::spawn_blocking(crate::services::photos::sweep_received).await.unwrap_or(0);
+    if swept > 0 {
+        tracing::info!(swept, "removed photo files a stopped server left");
+    }
     claimed(state, node, "insurance quotes", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // A quote holds three days; a month on, one no lead names is of no use to anyone.
         match state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await {

@@ -1,6 +1,6 @@
-//! The photo pipeline: a listing photo arrives as one multipart file, is read in chunks up to
-//! [`MAX_BYTES`] (a larger one is refused as soon as the limit is crossed, or before reading when
-//! `Content-Length` already says so), its type is told from its bytes (`domain::image::sniff`),
+//! The photo pipeline: a listing photo arrives as one multipart file, is written in chunks to a
+//! temporary file ([`Received`]) up to [`MAX_BYTES`] (a larger one is refused as soon as the limit
+//! is crossed, or before reading when `Content-Length` already says so), then on a photo worker its type is told from its bytes (`domain::image::sniff`),
 //! its dimensions are read from the header and capped before anything is decoded (decompression
 //! bombs never allocate), then it is decoded, turned upright by its EXIF orientation, and
 //! re-encoded to WebP — which writes no EXIF, GPS or other metadata — at a full size and at the
@@ -14,6 +14,7 @@
 //! that hangs leaves a file without a row to find it by.
 
 use std::io::Cursor;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use std::collections::HashMap;
@@ -21,7 +22,9 @@ use std::collections::HashMap;
 use axum::extract::Multipart;
 use axum::extract::multipart::{Field, MultipartRejection};
 use domain::image::{ImageKind, PHOTO_WIDTHS, SniffError};
-use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
+use tokio::io::AsyncWriteExt;
 
 use crate::services::storage::Storage;
 use crate::state::AppState;
@@ -132,7 +135,7 @@ const _: () = {
 };
 
 /// A photo to process, and where its result goes.
-type Job = (Vec<u8>, tokio::sync::oneshot::Sender<Result<Encoded, PhotoError>>);
+type Job = (Received, tokio::sync::oneshot::Sender<Result<Encoded, PhotoError>>);
 
 /// The photo workers: one thread per core, started on the first upload, each taking the next
 /// photo from one queue, so as many photos are decoded at once as there are cores (more would not
@@ -153,9 +156,10 @@ static WORKERS: std::sync::LazyLock<std::sync::mpsc::Sender<Job>> = std::sync::L
                     Ok(rx) => rx.recv(),
                     Err(_) => return,
                 };
-                let Ok((bytes, reply)) = job else { return };
+                let Ok((received, reply)) = job else { return };
                 // A photo that panics the decoder fails alone; the worker stays.
-                let done = std::panic::catch_unwind(|| process(&bytes)).unwrap_or(Err(PhotoError::Failed));
+                let done = std::panic::catch_unwind(|| process_received(&received)).unwrap_or(Err(PhotoError::Failed));
+                drop(received);
                 let _ = reply.send(done);
             }
         });
@@ -167,11 +171,50 @@ static WORKERS: std::sync::LazyLock<std::sync::mpsc::Sender<Job>> = std::sync::L
     tx
 });
 
-/// Processes `bytes` on a photo worker ([`WORKERS`]), waiting in line for one.
-async fn process_queued(bytes: Vec<u8>) -> Result<Encoded, PhotoError> {
+/// Processes `received` on a photo worker ([`WORKERS`]), waiting in line for one.
+async fn process_queued(received: Received) -> Result<Encoded, PhotoError> {
     let (reply, done) = tokio::sync::oneshot::channel();
-    WORKERS.send((bytes, reply)).map_err(|_| PhotoError::Failed)?;
+    WORKERS.send((received, reply)).map_err(|_| PhotoError::Failed)?;
     done.await.map_err(|_| PhotoError::Failed)?
+}
+
+/// Reads `received` and processes it.
+fn process_received(received: &Received) -> Result<Encoded, PhotoError> {
+    let bytes = std::fs::read(&received.path).map_err(|e| {
+        tracing::error!(error = %e, "reading a received photo failed");
+        PhotoError::Failed
+    })?;
+    process(&bytes)
+}
+
+/// `img` scaled down to `width` (kept as it is when not wider), sides in proportion.
+fn fit(img: &RgbImage, width: u32) -> RgbImage {
+    if img.width() <= width {
+        return img.clone();
+    }
+    let height = ((u64::from(img.height()) * u64::from(width)) / u64::from(img.width())).max(1) as u32;
+    image::imageops::thumbnail(img, width, height)
+}
+
+/// The full-size photo of the camera's `pixels`: at most [`FULL_WIDTH`] wide once turned upright
+/// by its EXIF `orientation`. It is scaled before it is turned, so only the small image is
+/// copied (turning a portrait phone photo first copied all its pixels once more).
+fn upright_fit(pixels: RgbImage, orientation: Orientation) -> RgbImage {
+    let turned = matches!(orientation, Orientation::Rotate90 | Orientation::Rotate270 | Orientation::Rotate90FlipH | Orientation::Rotate270FlipH);
+    let (upright_w, upright_h) = if turned { (pixels.height(), pixels.width()) } else { (pixels.width(), pixels.height()) };
+    let width = upright_w.min(FULL_WIDTH);
+    let height = ((u64::from(upright_h) * u64::from(width)) / u64::from(upright_w)).max(1) as u32;
+    let scaled = if (width, height) == (upright_w, upright_h) {
+        pixels
+    } else {
+        // The camera's pixels end with this block.
+        let camera = pixels;
+        let (w, h) = if turned { (height, width) } else { (width, height) };
+        image::imageops::thumbnail(&camera, w, h)
+    };
+    let mut img = DynamicImage::ImageRgb8(scaled);
+    img.apply_orientation(orientation);
+    img.into_rgb8()
 }
 
 /// Checks and re-encodes one photo. CPU-bound: uploads call it on a photo worker
@@ -190,38 +233,21 @@ pub fn process(bytes: &[u8]) -> Result<Encoded, PhotoError> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     reader.limits(limits());
     let mut decoder = reader.into_decoder().map_err(|_| PhotoError::Broken)?;
-    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|_| PhotoError::Broken)?;
-    img.apply_orientation(orientation);
-    // The decoded pixels themselves, not a copy (a 12-megapixel photo is 36 MB of them).
-    let img = DynamicImage::ImageRgb8(img.into_rgb8());
-    let encode = |img: &DynamicImage| -> Result<Vec<u8>, PhotoError> {
-        let rgb = img.as_rgb8().ok_or(PhotoError::Broken)?;
-        Ok(webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height()).encode(QUALITY).to_vec())
-    };
-    let fit = |img: &DynamicImage, width: u32| -> DynamicImage {
-        if img.width() <= width {
-            img.clone()
-        } else {
-            let height = ((u64::from(img.height()) * u64::from(width)) / u64::from(img.width())).max(1) as u32;
-            DynamicImage::ImageRgb8(img.thumbnail_exact(width, height).into_rgb8())
-        }
-    };
-    let full_img = fit(&img, FULL_WIDTH);
-    // The srcset widths (all below the full width) are made from the full size, which is
-    // faster, and the camera's pixels are let go first.
-    drop(img);
-    let full = encode(&full_img)?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let full_img = upright_fit(DynamicImage::from_decoder(decoder).map_err(|_| PhotoError::Broken)?.into_rgb8(), orientation);
+    let encode = |img: &RgbImage| -> Vec<u8> { webp::Encoder::from_rgb(img.as_raw(), img.width(), img.height()).encode(QUALITY).to_vec() };
+    let full = encode(&full_img);
+    // The srcset widths (all below the full width) are made from the full size, which is faster.
     let mut sized = Vec::with_capacity(PHOTO_WIDTHS.len());
     for width in PHOTO_WIDTHS {
-        sized.push((width, encode(&fit(&full_img, width))?));
+        sized.push((width, encode(&fit(&full_img, width))));
     }
     Ok(Encoded { width: full_img.width(), height: full_img.height(), full, sized })
 }
 
 /// Reads a one-photo form: the text fields sent before the file field `file_field`, and that
 /// file (read with [`read_field`]). A file input left empty counts as no file.
-pub async fn receive_one(mp: Result<Multipart, MultipartRejection>, file_field: &str) -> (HashMap<String, String>, Result<Vec<u8>, PhotoError>) {
+pub async fn receive_one(mp: Result<Multipart, MultipartRejection>, file_field: &str) -> (HashMap<String, String>, Result<Received, PhotoError>) {
     let mut texts = HashMap::new();
     let Ok(mut mp) = mp else { return (texts, Err(PhotoError::Missing)) };
     loop {
@@ -243,18 +269,90 @@ pub async fn receive_one(mp: Result<Multipart, MultipartRejection>, file_field: 
     }
 }
 
-/// Reads one multipart file field in chunks, refusing it as soon as it passes [`MAX_BYTES`].
-pub async fn read_field(mut field: Field<'_>) -> Result<Vec<u8>, PhotoError> {
-    let mut buf = Vec::new();
+/// A photo file as it was received, written to a file of the temporary directory while it
+/// arrived, and deleted with this value. A request body is never held in memory whole: eight
+/// sellers sending 3 MB photos at once held each body in growing buffers of the runtime's threads,
+/// freed later on a photo worker, and the allocator kept most of them.
+#[derive(Debug)]
+pub struct Received {
+    path: PathBuf,
+    len: usize,
+}
+
+/// Names of received files: this prefix, then the process and a count.
+const SPOOL_PREFIX: &str = "usedcar-photo-";
+
+/// Received files older than this are left from a server that stopped mid-upload, seconds.
+const SPOOL_STALE_SECS: u64 = 3_600;
+
+impl Received {
+    /// Whether the file was empty (a file input left empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    async fn create() -> Result<(Received, tokio::fs::File), PhotoError> {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("{SPOOL_PREFIX}{}-{n}.part", std::process::id()));
+        match tokio::fs::OpenOptions::new().write(true).create_new(true).open(&path).await {
+            Ok(file) => Ok((Received { path, len: 0 }, file)),
+            Err(e) => {
+                tracing::error!(error = %e, path = %path.display(), "could not create a file for a received photo");
+                Err(PhotoError::Failed)
+            }
+        }
+    }
+}
+
+impl Drop for Received {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+async fn write(file: &mut tokio::fs::File, bytes: &[u8]) -> Result<(), PhotoError> {
+    file.write_all(bytes).await.map_err(|e| {
+        // A full disk among others: the visitor is asked to try again.
+        tracing::error!(error = %e, "writing a received photo failed");
+        PhotoError::Failed
+    })
+}
+
+async fn finish(mut file: tokio::fs::File) -> Result<(), PhotoError> {
+    file.flush().await.map_err(|e| {
+        tracing::error!(error = %e, "writing a received photo failed");
+        PhotoError::Failed
+    })
+}
+
+/// Removes received files a stopped server left behind (older than an hour). Returns how many.
+pub fn sweep_received() -> usize {
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return 0 };
+    let stale = |e: &std::fs::DirEntry| {
+        e.file_name().to_str().is_some_and(|n| n.starts_with(SPOOL_PREFIX) && n.ends_with(".part"))
+            && e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age.as_secs() > SPOOL_STALE_SECS)
+    };
+    dir.flatten().filter(stale).filter(|e| std::fs::remove_file(e.path()).is_ok()).count()
+}
+
+/// Reads one multipart file field in chunks into a [`Received`] file, refusing it as soon as it
+/// passes [`MAX_BYTES`].
+pub async fn read_field(mut field: Field<'_>) -> Result<Received, PhotoError> {
+    let (mut received, mut file) = Received::create().await?;
     loop {
         match field.chunk().await {
             Ok(Some(chunk)) => {
-                if buf.len() + chunk.len() > MAX_BYTES {
+                if received.len + chunk.len() > MAX_BYTES {
                     return Err(PhotoError::TooLarge);
                 }
-                buf.extend_from_slice(&chunk);
+                write(&mut file, &chunk).await?;
+                received.len += chunk.len();
             }
-            Ok(None) => return Ok(buf),
+            Ok(None) => {
+                finish(file).await?;
+                return Ok(received);
+            }
             // The body limit of the route ends the stream with an error once crossed.
             Err(e) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => return Err(PhotoError::TooLarge),
             Err(_) => return Err(PhotoError::Broken),
@@ -297,13 +395,13 @@ pub const STORE_WAIT: Duration = Duration::from_secs(4);
 /// [`STORE_WAIT`]. On a failure the visitor is answered at once and the files written so far are
 /// removed in the background, then the row; if the storage still fails, the row stays and the
 /// orphan cleanup ([`cleanup_orphans`]) removes both later, so no file is left without a row.
-pub async fn ingest(state: &AppState, user_id: i64, bytes: Vec<u8>) -> Result<Stored, PhotoError> {
+pub async fn ingest(state: &AppState, user_id: i64, photo: Received) -> Result<Stored, PhotoError> {
     let now = state.clock.now();
     let today = state.store.uploads_since(user_id, now - 86_400).await.map_err(|_| PhotoError::Failed)?;
     if today >= UPLOADS_PER_DAY {
         return Err(PhotoError::Quota);
     }
-    let encoded = process_queued(bytes).await?;
+    let encoded = process_queued(photo).await?;
     let token = state.random_id().map_err(|_| PhotoError::Failed)?;
     let path = format!("p/{}/{}.webp", chrono::DateTime::from_timestamp(now, 0).map_or_else(|| "000000".to_owned(), |d| d.format("%Y%m").to_string()), token);
     let total = encoded.bytes();
@@ -361,7 +459,7 @@ mod tests {
     use super::*;
 
     fn jpeg(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+        let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
         let mut out = Cursor::new(Vec::new());
         img.write_to(&mut out, ImageFormat::Jpeg).unwrap();
         out.into_inner()
@@ -400,6 +498,27 @@ mod tests {
         }
         let widths: Vec<u32> = out.sized.iter().map(|(w, _)| *w).collect();
         assert_eq!(widths, PHOTO_WIDTHS);
+        // A large portrait photo is scaled to the full width of its upright side.
+        let big = process(&jpeg_with_exif(2400, 1800)).unwrap();
+        assert_eq!((big.width, big.height), (FULL_WIDTH, 2133));
+    }
+
+    #[tokio::test]
+    async fn a_received_file_lasts_as_long_as_its_photo_and_leftovers_are_swept() {
+        let (received, file) = Received::create().await.unwrap();
+        finish(file).await.unwrap();
+        let path = received.path.clone();
+        assert!(path.exists() && received.is_empty());
+        drop(received);
+        assert!(!path.exists(), "the file goes with the photo, whatever became of it");
+        // A file a killed server left an hour ago is swept; one being received is not.
+        let (left, file) = Received::create().await.unwrap();
+        file.into_std().await.set_modified(std::time::SystemTime::now() - Duration::from_secs(SPOOL_STALE_SECS + 60)).unwrap();
+        let (fresh, _) = Received::create().await.unwrap();
+        let (left_path, fresh_path) = (left.path.clone(), fresh.path.clone());
+        std::mem::forget(left);
+        assert!(sweep_received() >= 1);
+        assert!(!left_path.exists() && fresh_path.exists());
     }
 
     #[test]
