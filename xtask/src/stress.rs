@@ -15,7 +15,8 @@
 //! - **L5 codes**: 1,000 login-code requests for one phone from one address: one code is stored
 //!   and sent, every other request is answered 429.
 //! - **L4 soak** (`--soak MIN`, alone): L1's mix for `--secs` to learn its rate, then the same mix
-//!   at half that rate for MIN minutes, the server's resident memory read every 15 s; the run
+//!   at half that rate for MIN minutes, the server's resident memory read every 15 s (with
+//!   `--cluster`, through nginx, the two nodes' together; `soak-cluster.json`); the run
 //!   fails when it ends more than 10 % above where it was after the first minute (the warm-up),
 //!   or on any error.
 //!
@@ -175,12 +176,12 @@ pub(crate) fn cookie_header(jar: &Path) -> Result<String, String> {
 
 /// One wrk run: its `STRESS` line as JSON.
 fn wrk(base: &str, script: &Path, body: &str, threads: u32, connections: u32, secs: u32) -> Result<Value, String> {
-    wrk_watching(base, script, body, (threads, connections, secs), None).map(|(run, _)| run)
+    wrk_watching(base, script, body, (threads, connections, secs), &[]).map(|(run, _)| run)
 }
 
-/// One wrk run of `(threads, connections, seconds)`, and with `watch` (a pid) that process's
-/// resident memory every 15 s as `[seconds since the start, MB]`.
-fn wrk_watching(base: &str, script: &Path, body: &str, shape: (u32, u32, u32), watch: Option<u32>) -> Result<(Value, Vec<(u64, f64)>), String> {
+/// One wrk run of `(threads, connections, seconds)`, and the resident memory of the processes
+/// `watch` together every 15 s as `[seconds since the start, MB]`.
+fn wrk_watching(base: &str, script: &Path, body: &str, shape: (u32, u32, u32), watch: &[u32]) -> Result<(Value, Vec<(u64, f64)>), String> {
     let (threads, connections, secs) = shape;
     std::fs::write(script, body).map_err(|e| e.to_string())?;
     let args = [format!("-t{threads}"), format!("-c{connections}"), format!("-d{secs}s"), "--timeout".to_owned(), "10s".to_owned()];
@@ -196,18 +197,18 @@ fn wrk_watching(base: &str, script: &Path, body: &str, shape: (u32, u32, u32), w
         .map_err(|e| format!("wrk: {e}"))?;
     let began = Instant::now();
     let mut samples = Vec::new();
-    if let Some(pid) = watch {
+    if !watch.is_empty() {
         let mut next = Duration::ZERO;
         while child.try_wait().map_err(|e| e.to_string())?.is_none() {
             if began.elapsed() >= next {
-                if let Some(mb) = rss_mb(pid) {
+                if let Some(mb) = rss_total(watch) {
                     samples.push((began.elapsed().as_secs(), mb));
                 }
                 next += Duration::from_secs(15);
             }
             std::thread::sleep(Duration::from_millis(250));
         }
-        if let Some(mb) = rss_mb(pid) {
+        if let Some(mb) = rss_total(watch) {
             samples.push((began.elapsed().as_secs(), mb));
         }
     }
@@ -420,11 +421,8 @@ const WARM_UP_SECS: u64 = 60;
 /// L4: the rate of L1's mix, then half of it for `minutes`, memory watched.
 fn soak(args: &[String], minutes: u32) -> Res {
     let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
-    let (bin, dir, db) = prepare(args, "soak.db", listings)?;
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    let (server, _) = start(&bin, &addr, &db)?;
-    let pid = server.0.id();
-    let base = format!("http://{addr}");
+    let (server, db, base, pids) = serving(args, "soak.db", listings)?;
+    let dir = root().join("target/stress");
     let reads = read_paths(&cars(&base)?);
     let script = dir.join("soak.lua");
     let full = wrk(&base, &script, &reads_script(&reads), 2, READERS, secs)?;
@@ -437,8 +435,8 @@ fn soak(args: &[String], minutes: u32) -> Res {
     let got = first["requests"].as_f64().unwrap_or(0.0) / (first["duration_us"].as_f64().unwrap_or(1.0) / 1e6);
     let answer_ms = (f64::from(READERS) * 1000.0 / got.max(1.0) - cycle_ms).max(0.0);
     let delay = (cycle_ms - answer_ms).max(0.0) as u32;
-    let (run, samples) = wrk_watching(&base, &script, &paced_reads_script(&reads, delay), (2, READERS, minutes * 60), Some(pid))?;
-    let ended = rss_mb(pid);
+    let (run, samples) = wrk_watching(&base, &script, &paced_reads_script(&reads, delay), (2, READERS, minutes * 60), &pids)?;
+    let ended = rss_total(&pids);
     // The drift is counted from the end of the first minute at the soak's rate: the minute in
     // which caches, pools and the allocator's heaps grow to what that rate needs.
     let began = samples.iter().find(|(t, _)| *t >= WARM_UP_SECS).map(|(_, mb)| *mb);
@@ -450,13 +448,17 @@ fn soak(args: &[String], minutes: u32) -> Res {
     };
     let peak = samples.iter().map(|(_, mb)| *mb).fold(0.0, f64::max);
     let out = json!({
-        "backend": db.backend(), "listings": listings, "minutes": minutes,
+        "backend": if matches!(server, Serving::Cluster(_)) { "cluster: nginx, two nodes, postgres, s3" } else { db.backend() }, "listings": listings, "minutes": minutes,
         "full_rate": rate.round(), "target_rate": target.round(), "delay_ms": delay,
         "run": s, "rss_drift": (drift * 1000.0).round() / 1000.0, "rss_peak_mb": peak, "rss_mb_at_start": samples.first().map(|(_, mb)| *mb),
         "rss_mb": samples.iter().map(|(t, mb)| json!([t, mb])).collect::<Vec<_>>(),
     });
+    let file = dir.join(match (&server, &db) {
+        (Serving::Cluster(_), _) => "soak-cluster.json",
+        (_, Db::Sqlite(_)) => "soak.json",
+        (_, Db::Postgres(_)) => "soak-pg.json",
+    });
     drop(server);
-    let file = dir.join(if matches!(db, Db::Sqlite(_)) { "soak.json" } else { "soak-pg.json" });
     write_json(&file, &out)?;
     print_rows(std::slice::from_ref(&out["run"]));
     report_soak(&out, &file);
@@ -483,6 +485,27 @@ fn report_soak(out: &Value, file: &Path) {
     println!("written to {}", file.display());
 }
 
+/// What serves a run, with its database, base URL and the processes whose memory is watched:
+/// one server on the SQLite file `name` under `target/stress/` (or with `--pg` the PostgreSQL
+/// database of that name), or with `--cluster` the cluster (nginx, two nodes, PostgreSQL, the S3
+/// store), each node's response cache off as the one server's is.
+fn serving(args: &[String], name: &str, listings: u32) -> Result<(Serving, Db, String, Vec<u32>), String> {
+    if args.iter().any(|a| a == "--cluster") {
+        let up = crate::cluster::up(!args.iter().any(|a| a == "--debug"), listings, 0)?;
+        let pids = up.nodes.iter().map(|n| n.0.id()).collect::<Vec<_>>();
+        let db = Db::Postgres(up.url.clone());
+        return Ok((Serving::Cluster(Box::new(up)), db, crate::cluster::base(), pids));
+    }
+    let (bin, dir, db) = prepare(args, name, listings)?;
+    let addr = format!("127.0.0.1:{}", free_port()?);
+    // Photos go under target/stress, never into the checkout's data/.
+    let upload = dir.join("stress-upload");
+    let _ = std::fs::remove_dir_all(&upload);
+    let (server, _) = start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
+    let pid = server.0.id();
+    Ok((Serving::One(server), db, format!("http://{addr}"), vec![pid]))
+}
+
 pub fn stress(args: &[String]) -> Res {
     if args.iter().any(|a| a == "--soak") {
         return soak(args, flag_value(args, "--soak", 30));
@@ -490,23 +513,7 @@ pub fn stress(args: &[String]) -> Res {
     let (secs, listings) = (flag_value(args, "--secs", 30), flag_value(args, "--listings", 20_000));
     let on_cluster = args.iter().any(|a| a == "--cluster");
     let dir = root().join("target/stress");
-    // What serves the runs: one server, or the cluster (nginx, two nodes, PostgreSQL, the S3
-    // store), each node's response cache off as the one server's is.
-    let (server, db, base, pids) = if on_cluster {
-        let up = crate::cluster::up(!args.iter().any(|a| a == "--debug"), listings, 0)?;
-        let pids = up.nodes.iter().map(|n| n.0.id()).collect::<Vec<_>>();
-        let db = Db::Postgres(up.url.clone());
-        (Serving::Cluster(Box::new(up)), db, crate::cluster::base(), pids)
-    } else {
-        let (bin, dir, db) = prepare(args, "stress.db", listings)?;
-        let addr = format!("127.0.0.1:{}", free_port()?);
-        // Photos go under target/stress, never into the checkout's data/.
-        let upload = dir.join("stress-upload");
-        let _ = std::fs::remove_dir_all(&upload);
-        let (server, _) = start_with(&bin, &addr, &db, &[("USEDCAR_UPLOAD_DIR", upload.to_string_lossy().as_ref())])?;
-        let pid = server.0.id();
-        (Serving::One(server), db, format!("http://{addr}"), vec![pid])
-    };
+    let (server, db, base, pids) = serving(args, "stress.db", listings)?;
     let rss = || rss_total(&pids);
     let cars = cars(&base)?;
     let script = dir.join("run.lua");

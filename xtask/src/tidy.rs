@@ -264,36 +264,61 @@ mod tests {
             rel.strip_suffix("/mod").map_or(rel.clone(), str::to_owned)
         };
         let ids: std::collections::BTreeSet<String> = all.iter().map(|p| id(p)).collect();
-        let resolve = |base: &[&str], segs: &[String]| -> Option<String> {
-            (1..=segs.len())
-                .rev()
-                .map(|k| base.iter().map(|s| (*s).to_owned()).chain(segs[..k].iter().cloned()).collect::<Vec<_>>().join("/"))
-                .find(|c| ids.contains(c))
-        };
         let mut graph = Graph::new();
         for p in &all {
             let me = id(p);
             if me == "lib" || me == "main" {
                 continue;
             }
-            let code = code_of(p);
-            let mut refs = std::collections::BTreeSet::new();
-            for (i, _) in code.match_indices("crate::") {
-                refs.extend(path_tree(&code[i + "crate::".len()..]).iter().filter_map(|segs| resolve(&[], segs)));
-            }
-            // `super::x` beside this file; `super::super::` (inside a file's test module) is left out.
-            // (A folder's `mod.rs` is the folder, so its `super` is the folder's parent too.)
-            let parent: Vec<&str> = me.rsplit_once('/').map_or(Vec::new(), |(dir, _)| dir.split('/').collect());
-            for (i, _) in code.match_indices("super::") {
-                if code[..i].ends_with("::") || code[i + 7..].starts_with("super::") || code[i + 7..].starts_with('*') {
-                    continue;
-                }
-                refs.extend(path_tree(&code[i + "super::".len()..]).iter().filter_map(|segs| resolve(&parent, segs)));
-            }
-            refs.retain(|r| *r != me && r != "lib" && r != "main");
-            graph.entry(me).or_default().extend(refs);
+            graph.entry(me.clone()).or_default().extend(refs_of(&code_of(p), &me, &ids));
         }
         graph
+    }
+
+    /// The files `code` (the file `me`, among the crate's files `ids`) imports through `crate::`
+    /// and `super::` paths, and through a module it imported by name (`use crate::pages;` then
+    /// `pages::home::routes`).
+    fn refs_of(code: &str, me: &str, ids: &std::collections::BTreeSet<String>) -> std::collections::BTreeSet<String> {
+        let resolve = |base: &[&str], segs: &[String]| -> Option<String> {
+            (1..=segs.len())
+                .rev()
+                .map(|k| base.iter().map(|s| (*s).to_owned()).chain(segs[..k].iter().cloned()).collect::<Vec<_>>().join("/"))
+                .find(|c| ids.contains(c))
+        };
+        let mut refs = std::collections::BTreeSet::new();
+        // Folders imported by name, by the name they are used under.
+        let mut folders: Vec<(String, String)> = Vec::new();
+        for (i, _) in code.match_indices("crate::") {
+            for segs in path_tree(&code[i + "crate::".len()..]) {
+                if let Some(found) = resolve(&[], &segs) {
+                    let folder = format!("{found}/");
+                    if found == segs.join("/") && ids.iter().any(|other| other.starts_with(&folder)) {
+                        folders.push((segs.last().cloned().unwrap_or_default(), found.clone()));
+                    }
+                    refs.insert(found);
+                }
+            }
+        }
+        for (name, folder) in &folders {
+            let base: Vec<&str> = folder.split('/').collect();
+            for (i, _) in code.match_indices(&format!("{name}::")) {
+                if code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                refs.extend(path_tree(&code[i + name.len() + 2..]).iter().filter_map(|segs| resolve(&base, segs)));
+            }
+        }
+        // `super::x` beside this file; `super::super::` (inside a file's test module) is left out.
+        // (A folder's `mod.rs` is the folder, so its `super` is the folder's parent too.)
+        let parent: Vec<&str> = me.rsplit_once('/').map_or(Vec::new(), |(dir, _)| dir.split('/').collect());
+        for (i, _) in code.match_indices("super::") {
+            if code[..i].ends_with("::") || code[i + 7..].starts_with("super::") || code[i + 7..].starts_with('*') {
+                continue;
+            }
+            refs.extend(path_tree(&code[i + "super::".len()..]).iter().filter_map(|segs| resolve(&parent, segs)));
+        }
+        refs.retain(|r| r != me && r != "lib" && r != "main");
+        refs
     }
 
     #[test]
@@ -441,6 +466,13 @@ mod tests {
             let circles = on_circles(&graph);
             assert!(circles.is_empty(), "{krate}: files on an import circle: {circles:?}\n{graph:#?}");
         }
+        // A folder imported by name and used through it counts as the file it reaches.
+        let ids = ["pages", "pages/home", "router", "http/routes"].map(str::to_owned).into();
+        let router = refs_of("use crate::pages;\nfn all() { for add in [pages::home::routes] {} }", "router", &ids);
+        assert!(router.contains("pages/home"), "{router:?}");
+        let home = refs_of("use crate::router::{Access, Routes};", "pages/home", &ids);
+        let planted: Graph = [("router".to_owned(), router), ("pages/home".to_owned(), home)].into();
+        assert_eq!(on_circles(&planted), ["pages/home", "router"], "a circle through a folder imported by name is missed");
         let looped: Graph = [("a", "b"), ("b", "a")].into_iter().map(|(x, y)| (x.to_owned(), std::collections::BTreeSet::from([y.to_owned()]))).collect();
         assert_eq!(on_circles(&looped), ["a", "b"], "the circle search is broken");
         assert_eq!(

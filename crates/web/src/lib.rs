@@ -44,8 +44,7 @@ pub fn app(state: AppState) -> Router {
 /// The application with extra routes merged in (tests use this to mount pages that name other
 /// middleware).
 pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
-    router::all()
-        .build(&state)
+    router::build(&state)
         .merge(extra)
         .fallback(|| async { error::AppError::NotFound })
         // A request out of all proportion (address, parameters, headers) is refused before any

@@ -10,6 +10,7 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod routes;
 pub mod shape;
 pub mod validation;
 pub mod visitor;

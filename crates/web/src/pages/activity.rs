@@ -22,9 +22,9 @@ use store::NewLead;
 use super::shared::ProvinceCities;
 use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
+use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
-use crate::router::{Access, Routes};
 use crate::services::leads::Request;
 use crate::state::AppState;
 

@@ -15,7 +15,7 @@
 //! and the default domain). Bodies may be form fields or a JSON object; the token comes from the
 //! `token` header or the `hx_token` cookie.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::HashMap;
 
 use axum::body::Bytes;

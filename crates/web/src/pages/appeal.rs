@@ -2,7 +2,7 @@
 //! a seller appeals a decision on their listing, anyone complains about a listing or a dealer;
 //! staff answer them at `/staff/appeals` (`pages::staff`).
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -5,7 +5,7 @@
 
 use crate::auth::access::Dealer;
 use crate::http::extract::{PathId, Query};
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;

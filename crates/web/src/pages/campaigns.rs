@@ -14,9 +14,9 @@ use serde::Deserialize;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
+use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
-use crate::router::{Access, Routes};
 use crate::state::AppState;
 
 /// Days a report covers at most.

@@ -6,7 +6,7 @@
 //! such pages are `noindex`, so the crawlable space is finite while every listing stays reachable
 //! through its brand → series pages. Sort links are always `nofollow`. A page beyond the last is 404.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::borrow::Cow;
 
 use askama::Template;

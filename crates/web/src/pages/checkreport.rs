@@ -4,7 +4,7 @@
 //! lookup that cannot be read is answered beside the field (422); one that finds nothing says so
 //! (404), the form kept.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

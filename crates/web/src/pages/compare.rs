@@ -4,7 +4,7 @@
 
 use crate::auth::signin::see_other;
 use crate::http::extract::Form;
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;

@@ -9,7 +9,7 @@
 use crate::auth::signin::see_other;
 use crate::http::extract::{Form, PathId, positive_id};
 use crate::http::extract::{Path, Query};
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};

@@ -28,9 +28,9 @@ use super::shared::{BandView, BrandSeries, CarRecord, CardView, FLOWS, Flow, PC_
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
+use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::PageMeta;
-use crate::router::{Access, Routes};
 use crate::services::leads::Request;
 use crate::state::AppState;
 

@@ -2,7 +2,7 @@
 //! city, most wanted first, so a seller sees whether their car is in demand; and a form for a
 //! seller with such a car, a sell request (`leads::submit_sell_request`) naming the series.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;

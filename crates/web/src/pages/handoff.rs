@@ -19,11 +19,11 @@ use serde::Deserialize;
 
 use crate::http::error::AppError;
 use crate::http::extract::{self, Query};
+use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::islands::WxOpenTagProps;
 use crate::render::meta::IslandMount;
 use crate::render::meta::{Layout, PageMeta};
-use crate::router::{Access, Routes};
 use crate::state::AppState;
 
 #[derive(Template)]

@@ -8,7 +8,7 @@
 //! report, prices, questions). Every report, PDF and record is its orderer's only: anyone else
 //! gets 404. A report ordered from a listing (查这辆车) never shows the VIN.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;

@@ -1,7 +1,7 @@
 //! `GET /`: the home page, city-aware (`?city=` or the `hx_city` cookie, else 全国).
 
 use crate::http::extract::Query;
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::header;

@@ -3,7 +3,7 @@
 //! and rules are read from the domain, so the guide cannot drift from what the pages charge.
 //! `/servicehall/list` is the hall's index by its other name: a 301 to `/servicehall`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{StatusCode, header};

@@ -6,7 +6,7 @@
 //! how long it holds; 投保 asks for the phone there and sends an `insurance` lead to that insurer
 //! only). `POST /api/insurance/notify` takes a quote gateway's signed callback.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;

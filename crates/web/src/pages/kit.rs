@@ -13,7 +13,7 @@
 //! `/actives/testvue/test` (the built islands: each module, its size, and where the kit mounts
 //! it).
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};

@@ -2,7 +2,7 @@
 //! 个人信息收集清单, 第三方信息共享清单, 个人卖车协议), each with its version and effective date,
 //! from `domain::legal`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Response};

@@ -32,10 +32,10 @@ use crate::auth::access::Dealer;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::extract::{self, Form, Query};
+use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::islands::LivePlayerProps;
 use crate::render::meta::{IslandMount, Layout, PageMeta};
-use crate::router::{Access, Routes};
 use crate::state::AppState;
 
 const CONTROL: &str = "/actives/liveControl";

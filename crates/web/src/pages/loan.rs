@@ -8,7 +8,7 @@
 //! form to ask for the loan: a `finance` lead carrying the plan in its note, to the listing's shop
 //! when the car is a dealer's, else to our advisers.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;

@@ -13,7 +13,7 @@
 use crate::auth::access::SignedIn;
 use crate::http::extract::Form;
 use crate::http::extract::Query;
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};

@@ -9,7 +9,7 @@
 
 use crate::auth::access::SignedIn;
 use crate::http::extract::{self, Form, Path, Query, lenient};
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -1,7 +1,7 @@
 //! `GET /news` (category tabs, 10 per page, crawlable `?page=N`) and `GET /news/{id}`.
 
 use crate::http::extract::PathId;
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};

@@ -2,7 +2,7 @@
 //! (`/api/buycar-api/…`, the statistics call under `/hpi/`), the region list, and the callbacks
 //! the payment, report, insurance and call-tracking providers post to. It is built here, beside
 //! the routes; a test checks that it describes exactly the routes under `/api/` and `/hpi/` the
-//! router serves, so an endpoint cannot be added without its description. `cargo xtask schema`
+//! router serves (`tests/it/routes.rs`), so an endpoint cannot be added without its description. `cargo xtask schema`
 //! runs schemathesis over it with two users' tokens.
 
 use std::sync::LazyLock;
@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 
 /// `{"$ref": "#/components/…"}`.
 fn reference(to: &str) -> Value {
@@ -174,46 +174,4 @@ pub async fn document() -> Response {
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Plain, "/api/openapi.json", document);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The document's paths and methods, as `METHOD path` (for the test that compares them with the
-    /// router's).
-    fn described() -> Vec<String> {
-        let doc: Value = serde_json::from_str(&DOCUMENT).unwrap_or_default();
-        let mut out = Vec::new();
-        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
-            for method in item.as_object().into_iter().flatten().map(|(m, _)| m.to_ascii_uppercase()) {
-                out.push(format!("{method} {path}"));
-            }
-        }
-        out.sort();
-        out
-    }
-
-    /// Every JSON route the router serves is described, and nothing else: a new endpoint fails
-    /// here until the document says what it takes and answers.
-    #[test]
-    fn the_document_describes_exactly_the_json_routes() {
-        let mut served: Vec<String> = crate::router::all()
-            .inventory()
-            .iter()
-            .filter_map(|line| {
-                let mut parts = line.split_whitespace();
-                let (methods, _, path) = (parts.next()?, parts.next()?, parts.next()?);
-                let json = (path.starts_with("/api/") || path.starts_with("/hpi/")) && path != "/api/openapi.json" && !path.contains("{*");
-                json.then(|| methods.split(',').map(|m| format!("{m} {path}")).collect::<Vec<_>>())
-            })
-            .flatten()
-            .collect();
-        served.sort();
-        assert!(served.len() >= 14, "the routes were not read: {served:?}");
-        assert_eq!(described(), served);
-        let doc: Value = serde_json::from_str(&DOCUMENT).unwrap();
-        assert_eq!(doc["openapi"], "3.1.0");
-        assert!(doc["paths"]["/api/buycar-api/dealer/clues"]["get"]["security"][0]["token"].is_array(), "the dealer's calls need a token");
-    }
 }

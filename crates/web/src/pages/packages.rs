@@ -5,7 +5,7 @@
 //! `/actives/superclue/recommandSells` (private sellers' requests no dealer has yet that match a
 //! package of mine, claimed into it). The result after paying is `pages::pay`'s.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};

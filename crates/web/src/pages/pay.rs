@@ -5,7 +5,7 @@
 //! notify `POST /api/pay/wechat/notify`) and, with the sandbox adapter, its local cashiers
 //! (`/pay/sandbox/gateway` for Alipay, `/pay/sandbox/wechat` for WeChat Pay).
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;

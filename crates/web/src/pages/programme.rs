@@ -4,7 +4,7 @@
 //! approved), `/socail` (the members' community: posts, and a QR code to open it on a phone),
 //! and the staff's review desk `/staff/programme`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 //!
 //! The data is compiled in, so the answer is built once and cached by browsers for a day.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::sync::LazyLock;
 
 use axum::response::Response;

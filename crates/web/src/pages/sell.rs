@@ -7,7 +7,7 @@
 //! by one first and the form carries their ids (`photos`). A refused form comes back with every
 //! field as typed and every accepted photo kept.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::HashMap;
 
 use crate::auth::access::SignedIn;

@@ -2,7 +2,7 @@
 //! `/sitemap/pages.xml` (home, lists, brands, series, cities), `/sitemap/listings-{n}.xml`
 //! (every online listing, 50,000 per file) and `/sitemap/news.xml`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::fmt::Write as _;
 
 use crate::http::extract::Path;

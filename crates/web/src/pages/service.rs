@@ -6,7 +6,7 @@
 //! `keyword`, `wx_aid`, `type`, the ad's click — goes into the lead from the visit). `selectcar` is a help-me-choose questionnaire:
 //! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use super::shared::{Def, def};

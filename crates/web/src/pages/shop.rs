@@ -4,7 +4,7 @@
 //! when the car is not the shop's), `/shop/profile/{id}` (301 to the slug), the dealer's own
 //! editor `/shop/profile`, `/actives/douyinshop` for short-video traffic, and `/actives/gratitude`.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::HashMap;
 
 use crate::auth::access::Dealer;

@@ -6,7 +6,7 @@
 //! Every query is filtered by the signed-in user's id, so another user's id in a form or URL
 //! matches nothing (404).
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::borrow::Cow;
 
 use crate::auth::access::SignedIn;

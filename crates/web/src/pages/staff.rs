@@ -6,7 +6,7 @@
 
 use crate::auth::access::Staff;
 use crate::http::extract::{self, Form, Query, flag, lenient};
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

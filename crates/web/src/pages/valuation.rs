@@ -6,7 +6,7 @@
 //! the spread of asking prices), and `/servicehall/pinggu/history` (my valuations: kept against
 //! the device, and the user once they sign in). `/actives/toassess` is the old address of the form.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use std::collections::BTreeMap;
 
 use askama::Template;

@@ -3,7 +3,7 @@
 //! pages of their own: `/vip/china` (nationwide) and `/vip/idxbar` (a city plan, its city chosen
 //! from an A–Z index or the region picker).
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 //! which cars are offered and at what retail price; the trade price is shown to dealers only
 //! (anyone else is told how to become one). A dealer offers a car from 我的车源.
 
-use crate::router::{Access, Routes};
+use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Response};

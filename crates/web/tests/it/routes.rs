@@ -141,3 +141,40 @@ async fn anonymous_reads_write_nothing_a_visitor_can_multiply() {
     assert!(added("valuation") <= 30, "valuations from one address: {}", added("valuation"));
     assert_eq!(store.count_admin("select count(*) from live_appraisal").await.unwrap(), 0, "a read never joins a live queue");
 }
+
+/// The OpenAPI document's paths and methods, as `METHOD path`.
+async fn described() -> (serde_json::Value, Vec<String>) {
+    let res = web::pages::openapi::document().await;
+    let doc: serde_json::Value = serde_json::from_slice(&axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap()).unwrap();
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for method in item.as_object().into_iter().flatten().map(|(m, _)| m.to_ascii_uppercase()) {
+            out.push(format!("{method} {path}"));
+        }
+    }
+    out.sort();
+    (doc, out)
+}
+
+/// Every JSON route the router serves is described, and nothing else: a new endpoint fails
+/// here until the document says what it takes and answers.
+#[tokio::test]
+async fn the_openapi_document_describes_exactly_the_json_routes() {
+    let mut served: Vec<String> = web::router::all()
+        .inventory()
+        .iter()
+        .filter_map(|line| {
+            let mut parts = line.split_whitespace();
+            let (methods, _, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let json = (path.starts_with("/api/") || path.starts_with("/hpi/")) && path != "/api/openapi.json" && !path.contains("{*");
+            json.then(|| methods.split(',').map(|m| format!("{m} {path}")).collect::<Vec<_>>())
+        })
+        .flatten()
+        .collect();
+    served.sort();
+    assert!(served.len() >= 14, "the routes were not read: {served:?}");
+    let (doc, described) = described().await;
+    assert_eq!(described, served);
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert!(doc["paths"]["/api/buycar-api/dealer/clues"]["get"]["security"][0]["token"].is_array(), "the dealer's calls need a token");
+}
