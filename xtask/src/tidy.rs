@@ -386,6 +386,92 @@ mod tests {
         missing
     }
 
+    /// The words of the seed's URLs (pinyin and its spellings) that name routes only: a Rust item
+    /// says what it is (`report_query`, `LoanPage`), the URL stays in its route string.
+    const URL_WORDS: &[&str] = &[
+        "fourquery",
+        "fousresults",
+        "recodetail",
+        "fourorder",
+        "fourlist",
+        "pinggu",
+        "fenqi",
+        "kaifa",
+        "idxbar",
+        "sellserve",
+        "qualitycarlist",
+        "toplaylet",
+        "zhibo",
+        "zhike",
+        "carfindwa",
+        "gettycarlist",
+        "personcarlist",
+        "baseinf",
+        "superclue",
+        "zherong",
+    ];
+
+    /// The identifiers of Rust `code` outside its string and character literals and comments.
+    fn identifiers(code: &str) -> std::collections::BTreeSet<String> {
+        let b = code.as_bytes();
+        let mut out = std::collections::BTreeSet::new();
+        let mut i = 0;
+        while i < b.len() {
+            let rest = &code[i..];
+            if rest.starts_with("//") {
+                i += rest.find('\n').unwrap_or(rest.len());
+            } else if rest.starts_with("/*") {
+                i += rest.find("*/").map_or(rest.len(), |e| e + 2);
+            } else if let Some(hashes) = rest.strip_prefix("br").or_else(|| rest.strip_prefix('r')).filter(|r| r.trim_start_matches('#').starts_with('"')) {
+                let n = hashes.len() - hashes.trim_start_matches('#').len();
+                let close = format!("\"{}", "#".repeat(n));
+                let open = rest.len() - hashes.len() + n + 1;
+                i += open + rest[open..].find(&close).map_or(rest.len() - open, |e| e + close.len());
+            } else if b[i] == b'"' {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            } else if b[i] == b'\'' {
+                // A character literal ('x', '\n', '\u{…}'), else a lifetime's quote.
+                let end = if b.get(i + 1) == Some(&b'\\') {
+                    rest[2..].find('\'').map(|e| e + 2)
+                } else {
+                    rest.char_indices().nth(2).filter(|(_, c)| *c == '\'').map(|(e, _)| e)
+                };
+                i += end.map_or(1, |e| e + 1);
+            } else if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+                let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+                out.insert(rest[..len].to_owned());
+                i += len;
+            } else {
+                i += rest.chars().next().map_or(1, char::len_utf8);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rust_names_say_what_a_thing_is_not_its_url() {
+        let mut bad = Vec::new();
+        for krate in ["domain", "store", "web"] {
+            let mut all = Vec::new();
+            files(&root().join("crates").join(krate), &[".rs"], &mut all);
+            for p in all {
+                for name in identifiers(&std::fs::read_to_string(&p).unwrap()) {
+                    if let Some(word) = URL_WORDS.iter().find(|w| name.to_ascii_lowercase().contains(**w)) {
+                        bad.push(format!("{}: {name} (the URL word {word})", p.strip_prefix(root()).unwrap().display()));
+                    }
+                }
+            }
+        }
+        let planted = identifiers("let fourquery = r#\"/fourquery\"#; let c = '\"'; // pinggu\nfn f<'a>(x: &'a str) -> &'a str { \"kaifa\\\"\" }");
+        assert!(planted.contains("fourquery") && planted.contains("f") && planted.contains("str"), "{planted:?}");
+        assert!(!planted.iter().any(|n| n == "pinggu" || n == "kaifa"), "a string or comment counted as a name: {planted:?}");
+        assert!(bad.is_empty(), "Rust names made of URL words (name what the thing is; the URL stays in its route string):\n{}", bad.join("\n"));
+    }
+
     /// ARCHITECTURE.md's code map names every module, in its crate's section and its folder's
     /// block: a new file without a line there fails.
     #[test]

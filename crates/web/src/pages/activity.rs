@@ -76,7 +76,7 @@ impl ActivityPost {
 enum Kind {
     Agent,
     Consultants,
-    SellServe,
+    SellService,
     Etc,
     Service,
 }
@@ -86,7 +86,7 @@ impl Kind {
         match self {
             Kind::Agent => "/actives/agent",
             Kind::Consultants => "/actives/recommandSales",
-            Kind::SellServe => "/actives/sellserve",
+            Kind::SellService => "/actives/sellserve",
             Kind::Etc => "/actives/hxetc",
             Kind::Service => "/actives/pcservice",
         }
@@ -96,7 +96,7 @@ impl Kind {
         match self {
             Kind::Agent => "招募二手车经纪人",
             Kind::Consultants => "推荐销售顾问",
-            Kind::SellServe => "卖车服务",
+            Kind::SellService => "卖车服务",
             Kind::Etc => "ETC免费办理",
             Kind::Service => "客服中心",
         }
@@ -106,7 +106,7 @@ impl Kind {
         match self {
             Kind::Agent => "成为二手车网经纪人：推荐买家成交每台奖励500至1500元，推荐卖家成交每台300元，不用全职、不用垫资。",
             Kind::Consultants => "本地认证车商的销售顾问：从业年限、擅长车型和在售车源，留言后顾问联系您。",
-            Kind::SellServe => "二手车网卖车服务：免费上门检测、估价定价、推荐给认证车商、代办过户，成交后再收费。",
+            Kind::SellService => "二手车网卖车服务：免费上门检测、估价定价、推荐给认证车商、代办过户，成交后再收费。",
             Kind::Etc => "小型客车ETC在线申请：填写车牌、车牌颜色和车主信息，设备免费包邮，高速通行费享受优惠。",
             Kind::Service => "二手车网客服中心：客服电话与服务时间、常见问题解答、投诉建议与申诉入口。",
         }
@@ -227,7 +227,7 @@ async fn render(state: &AppState, visitor: &Visitor, kind: Kind, mut view: View,
         kind: match kind {
             Kind::Agent => "agent",
             Kind::Consultants => "consultants",
-            Kind::SellServe => "sellserve",
+            Kind::SellService => "sellserve",
             Kind::Etc => "etc",
             Kind::Service => "service",
         },
@@ -351,13 +351,13 @@ pub async fn consultant_message(State(state): State<AppState>, visitor: Visitor,
 }
 
 /// `GET /actives/sellserve`.
-pub async fn sellserve(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
-    show(&state, &visitor, Kind::SellServe, None).await
+pub async fn sell_service(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+    show(&state, &visitor, Kind::SellService, None).await
 }
 
 /// `POST /actives/sellserve`: a private seller's request, offered to the lead package that wants
 /// it, else the selling advisers.
-pub async fn sellserve_request(State(state): State<AppState>, visitor: Visitor, Form(post): Form<ActivityPost>) -> Result<Response, AppError> {
+pub async fn sell_service_request(State(state): State<AppState>, visitor: Visitor, Form(post): Form<ActivityPost>) -> Result<Response, AppError> {
     let mut view = View { form: post.tidy(), ..View::default() };
     if view.form.car.is_empty() {
         view.errors.insert("car", "请填写您的车，例如：2019款 大众朗逸".to_owned());
@@ -372,15 +372,15 @@ pub async fn sellserve_request(State(state): State<AppState>, visitor: Visitor, 
             }
         },
     };
-    let Some(lead) = lead_of(&visitor, &mut view, Intent::Sell, Kind::SellServe.path()) else {
-        return render(&state, &visitor, Kind::SellServe, view, None, StatusCode::UNPROCESSABLE_ENTITY).await;
+    let Some(lead) = lead_of(&visitor, &mut view, Intent::Sell, Kind::SellService.path()) else {
+        return render(&state, &visitor, Kind::SellService, view, None, StatusCode::UNPROCESSABLE_ENTITY).await;
     };
     let car = view.form.car.clone();
     let note = expected.map(|y| format!("期望价{}万", domain::money::wan(y))).unwrap_or_default();
     let lead = NewLead { name: car.clone(), note, ..lead };
     let answer = format!("卖车申请已提交，卖车顾问会尽快致电 {} 约上门检测时间。", masked(&lead));
     let code = take(&state, &lead, Request::Sell(&car, expected), &mut view, answer).await?;
-    render(&state, &visitor, Kind::SellServe, view, None, code).await
+    render(&state, &visitor, Kind::SellService, view, None, code).await
 }
 
 /// `GET /actives/hxetc`.
@@ -430,8 +430,8 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::Public, "/actives/agent", agent_apply);
     r.get(Access::Public, "/actives/recommandSales", consultants);
     r.post(Access::Public, "/actives/recommandSales", consultant_message);
-    r.get(Access::Public, "/actives/sellserve", sellserve);
-    r.post(Access::Public, "/actives/sellserve", sellserve_request);
+    r.get(Access::Public, "/actives/sellserve", sell_service);
+    r.post(Access::Public, "/actives/sellserve", sell_service_request);
     r.get(Access::Public, "/actives/hxetc", etc);
     r.post(Access::Public, "/actives/hxetc", etc_apply);
     r.get(Access::Public, "/actives/pcservice", service);

@@ -487,7 +487,7 @@ pub async fn carlist(State(state): State<AppState>, visitor: Visitor, RawQuery(r
 }
 
 /// `GET /servicehall/qualitycarlist`.
-pub async fn qualitycarlist(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+pub async fn inspected_list(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
     list(&state, &visitor, QUALITY, raw.as_deref()).await
 }
 
@@ -524,7 +524,7 @@ pub async fn shop_search(State(state): State<AppState>, visitor: Visitor, Path(o
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/carlist", carlist);
-    r.get(Access::Public, "/servicehall/qualitycarlist", qualitycarlist);
+    r.get(Access::Public, "/servicehall/qualitycarlist", inspected_list);
     r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
     for f in &super::shared::FLOWS {
         r.get(Access::Public, f.list, flow_list);

@@ -24,7 +24,7 @@ use domain::search::CarQuery;
 use serde::Deserialize;
 use store::{NewLead, Scope};
 
-use super::shared::{BandView, BrandSeries, CarRecord, CardView, FLOWS, Flow, PC_FLOW, PingguQuery, ProvinceCities, appraised_car_text, flow_of, valued};
+use super::shared::{AppraisalQuery, BandView, BrandSeries, CarRecord, CardView, FLOWS, Flow, PC_FLOW, ProvinceCities, appraised_car_text, flow_of, valued};
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
@@ -193,7 +193,7 @@ struct LandingPage {
     more_href: String,
     action: String,
     /// The valuation form a landing that promises one opens on: the visitor's city filled in.
-    q: PingguQuery,
+    q: AppraisalQuery,
     q_errors: BTreeMap<&'static str, String>,
     brands: BrandSeries,
     this_month: String,
@@ -221,7 +221,7 @@ async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, 
         total: domain::search::count_label(found.total),
         more_href,
         action: flow.base.to_owned(),
-        q: PingguQuery { city: city.map(|c| c.slug.to_owned()).unwrap_or_default(), ..PingguQuery::default() },
+        q: AppraisalQuery { city: city.map(|c| c.slug.to_owned()).unwrap_or_default(), ..AppraisalQuery::default() },
         q_errors: BTreeMap::new(),
         brands: if flow.valuation_first { super::shared::brand_series() } else { BrandSeries::default() },
         this_month: format!("{}-{:02}", domain::time::year(now), domain::time::month_of_year(now)),
@@ -315,7 +315,7 @@ struct AssessPage {
     action: String,
     /// Where the sell form goes (POST), with the valuation's query.
     sell_action: String,
-    q: PingguQuery,
+    q: AppraisalQuery,
     q_errors: BTreeMap<&'static str, String>,
     result: Option<Result_>,
     view: FormView,
@@ -331,7 +331,7 @@ async fn assess_page(
     state: &AppState,
     visitor: &Visitor,
     uri: &OriginalUri,
-    mut q: PingguQuery,
+    mut q: AppraisalQuery,
     view: FormView,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -393,7 +393,7 @@ pub async fn assess(
     State(state): State<AppState>,
     visitor: Visitor,
     uri: OriginalUri,
-    Query(q): Query<PingguQuery>,
+    Query(q): Query<AppraisalQuery>,
     Query(done): Query<Done>,
 ) -> Result<Response, AppError> {
     let (flow, _) = assess_of(&uri)?;
@@ -407,7 +407,7 @@ pub async fn assess_lead(
     State(state): State<AppState>,
     visitor: Visitor,
     uri: OriginalUri,
-    Query(q): Query<PingguQuery>,
+    Query(q): Query<AppraisalQuery>,
     Form(post): Form<FlowPost>,
 ) -> Result<Response, AppError> {
     let (flow, _) = assess_of(&uri)?;

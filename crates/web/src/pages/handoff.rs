@@ -203,7 +203,7 @@ struct PlayletPage {
 
 /// `GET /actives/toplaylet`: to the configured channel (the visit's attribution along), or a page
 /// of its own saying the channel is not offered here.
-pub async fn toplaylet(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
+pub async fn short_drama(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
     let url = state.config.handoff.playlet_url.trim();
     if !url.is_empty() {
         return Ok(Redirect::to(&with_visit(url, &visitor)).into_response());
@@ -253,7 +253,7 @@ pub async fn webview(State(state): State<AppState>, visitor: Visitor, Query(q): 
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/actives/toapp", toapp);
-    r.get(Access::Public, "/actives/toplaylet", toplaylet);
+    r.get(Access::Public, "/actives/toplaylet", short_drama);
     r.get(Access::Public, "/actives/zherongwebview", webview);
     r.get(Access::Public, "/actives/openmini", openmini);
     r.get(Access::Public, "/actives/tosmall", tosmall);

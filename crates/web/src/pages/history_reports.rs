@@ -79,7 +79,7 @@ impl QueryForm {
         match self.product() {
             Some(Product::FourS) => (&[Product::FourS], INSURANCE4S),
             Some(Product::Battery) => (&[Product::Battery], BATTERY),
-            _ => (&ALL_PRODUCTS, FOURQUERY),
+            _ => (&ALL_PRODUCTS, REPORT_QUERY),
         }
     }
 }
@@ -245,7 +245,7 @@ async fn form_page(
     Ok(res)
 }
 
-const FOURQUERY: (&str, &str, &str) =
+const REPORT_QUERY: (&str, &str, &str) =
     ("车况查询", "输入17位车架号(VIN)，查询车辆的4S店维保记录、出险理赔、抵押查封和里程记录，识别事故车、调表车。", "/servicehall/fourquery");
 const INSURANCE4S: (&str, &str, &str) = ("4S店维保+出险查询", "一次查询车辆在4S店的保养维修明细和保险理赔记录，看清车况和事故史。", "/servicehall/insurance4s");
 const BATTERY: (&str, &str, &str) = (
@@ -255,8 +255,8 @@ const BATTERY: (&str, &str, &str) = (
 );
 
 /// `GET /servicehall/fourquery`: the query form (a VIN, or one of my cars, or a listing's).
-pub async fn fourquery(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QueryForm>) -> Result<Response, AppError> {
-    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &ALL_PRODUCTS, FOURQUERY).await
+pub async fn report_query(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QueryForm>) -> Result<Response, AppError> {
+    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &ALL_PRODUCTS, REPORT_QUERY).await
 }
 
 /// `GET /servicehall/insurance4s`: the 4S-shop maintenance-and-claims product's form.
@@ -333,7 +333,7 @@ async fn order_page(state: &AppState, visitor: &Visitor, user: &store::User, for
 /// `GET /servicehall/fourquery/fourorder?vin=…&product=…`: confirm (or the form again, its
 /// errors beside the fields).
 /// A form with mistakes is answered before sign-in is asked for.
-pub async fn fourorder(
+pub async fn report_order(
     State(state): State<AppState>,
     visitor: Visitor,
     method: Method,
@@ -358,7 +358,7 @@ async fn form_again(state: &AppState, visitor: &Visitor, form: QueryForm, errors
 
 /// `POST /servicehall/fourquery/fourorder`: a free query (asked at once) or the order and its
 /// report stored together, then the cashier.
-pub async fn fourorder_post(
+pub async fn report_order_post(
     State(state): State<AppState>,
     visitor: Visitor,
     method: Method,
@@ -582,7 +582,7 @@ struct ResultsPage {
 
 /// `GET /servicehall/fourquery/fousresults?id=…` (or `?order=…`, back from paying): where the
 /// query stands, "查询中" refreshing itself while the provider works, then the summaries.
-pub async fn fousresults(
+pub async fn report_results(
     State(state): State<AppState>,
     visitor: Visitor,
     SignedIn(user): SignedIn,
@@ -647,7 +647,7 @@ struct ListPage {
 }
 
 /// `GET /servicehall/fourquery/fourlist`: my queries, newest first.
-pub async fn fourlist(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+pub async fn report_list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
     let rows = state.store.reports_of(user.user_id, 100).await?.iter().map(row).collect();
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "我的查询");
     page.private();
@@ -791,7 +791,12 @@ struct RecordPage {
 }
 
 /// `GET /actives/recodetail?id=…`: one query record: what, when, how paid, where it stands.
-pub async fn recodetail(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<ReportQuery>) -> Result<Response, AppError> {
+pub async fn report_record(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    Query(q): Query<ReportQuery>,
+) -> Result<Response, AppError> {
     let report = own_report(&state, user.user_id, q.id()).await?;
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "查询记录");
     page.private();
@@ -832,19 +837,19 @@ pub async fn report_push(State(state): State<AppState>, headers: HeaderMap, body
 
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
-    r.get(Access::Public, "/servicehall/fourquery", fourquery);
-    r.get(Access::Public, "/servicehall/fourquery/fourorder", fourorder);
-    r.post(Access::Public, "/servicehall/fourquery/fourorder", fourorder_post);
+    r.get(Access::Public, "/servicehall/fourquery", report_query);
+    r.get(Access::Public, "/servicehall/fourquery/fourorder", report_order);
+    r.post(Access::Public, "/servicehall/fourquery/fourorder", report_order_post);
     r.get(Access::Public, "/servicehall/insurance4s", insurance4s);
     r.get(Access::Public, "/servicehall/batteryreport", battery_form);
     r.get(Access::Public, "/servicehall/journeyReport", journey);
     r.get(Access::Public, "/actives/report", landing);
-    r.get(Access::User, "/servicehall/fourquery/fousresults", fousresults);
-    r.get(Access::User, "/servicehall/fourquery/fourlist", fourlist);
+    r.get(Access::User, "/servicehall/fourquery/fousresults", report_results);
+    r.get(Access::User, "/servicehall/fourquery/fourlist", report_list);
     r.get(Access::User, "/servicehall/report/{id}", report);
     r.get(Access::User, "/servicehall/batteryreport/{id}", battery_report);
     r.get(Access::User, "/servicehall/viewpdf", viewpdf);
-    r.get(Access::User, "/actives/recodetail", recodetail);
+    r.get(Access::User, "/actives/recodetail", report_record);
     r.post(Access::Plain, "/api/report/jumdata/notify", report_push);
     r.limit("/api/report/jumdata/notify", 1024 * 1024);
 }

@@ -96,7 +96,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, RawQuery(quer
 }
 
 /// `GET /actives/kaifa/test`: the kit, in staging too.
-pub async fn kaifa_test(State(state): State<AppState>, visitor: Visitor, RawQuery(query): RawQuery) -> Result<Response, AppError> {
+pub async fn dev_kit(State(state): State<AppState>, visitor: Visitor, RawQuery(query): RawQuery) -> Result<Response, AppError> {
     if state.config.env == Env::Production {
         return Err(AppError::NotFound);
     }
@@ -243,7 +243,7 @@ fn set(secret: &crate::config::Secret) -> String {
 
 #[derive(Template)]
 #[template(path = "kit/kaifa.html")]
-struct KaifaPage {
+struct DevPage {
     page: PageMeta,
     /// `overview`, `request` or `islands`.
     section: &'static str,
@@ -253,7 +253,7 @@ struct KaifaPage {
     islands: Vec<(String, String, usize)>,
 }
 
-fn kaifa_page(
+fn dev_page(
     state: &AppState,
     visitor: &Visitor,
     section: &'static str,
@@ -280,7 +280,7 @@ fn kaifa_page(
     } else {
         Vec::new()
     };
-    Ok(Html(KaifaPage { page, section, groups, headers, islands }.render()?).into_response())
+    Ok(Html(DevPage { page, section, groups, headers, islands }.render()?).into_response())
 }
 
 /// What the overview says: environment, device, session, adapters.
@@ -404,16 +404,16 @@ fn overview(state: &AppState, visitor: &Visitor, headers: &axum::http::HeaderMap
 }
 
 /// `GET /actives/kaifa`.
-pub async fn kaifa(State(state): State<AppState>, visitor: Visitor, headers: axum::http::HeaderMap) -> Result<Response, AppError> {
+pub async fn dev_pages(State(state): State<AppState>, visitor: Visitor, headers: axum::http::HeaderMap) -> Result<Response, AppError> {
     if state.config.env == Env::Production {
         return Err(AppError::NotFound);
     }
     let groups = overview(&state, &visitor, &headers);
-    kaifa_page(&state, &visitor, "overview", "开发者工具", "/actives/kaifa", groups, Vec::new())
+    dev_page(&state, &visitor, "overview", "开发者工具", "/actives/kaifa", groups, Vec::new())
 }
 
 /// `GET /actives/kaifa/kaifa`: the request as the server saw it; cookie values masked.
-pub async fn kaifa_request(
+pub async fn dev_request(
     State(state): State<AppState>,
     visitor: Visitor,
     uri: axum::extract::OriginalUri,
@@ -449,7 +449,7 @@ pub async fn kaifa_request(
         format!("信任 {} 个代理网段的 X-Forwarded-For", state.config.proxy.trusted.len())
     };
     request.push(("代理", proxies));
-    kaifa_page(&state, &visitor, "request", "请求详情", "/actives/kaifa/kaifa", vec![("这次请求", request)], shown_headers)
+    dev_page(&state, &visitor, "request", "请求详情", "/actives/kaifa/kaifa", vec![("这次请求", request)], shown_headers)
 }
 
 /// `GET /actives/testvue/test`: the built islands.
@@ -457,14 +457,14 @@ pub async fn testvue(State(state): State<AppState>, visitor: Visitor) -> Result<
     if state.config.env == Env::Production {
         return Err(AppError::NotFound);
     }
-    kaifa_page(&state, &visitor, "islands", "组件检查", "/actives/testvue/test", Vec::new(), Vec::new())
+    dev_page(&state, &visitor, "islands", "组件检查", "/actives/testvue/test", Vec::new(), Vec::new())
 }
 
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
-    r.get(Access::Public, "/actives/kaifa", kaifa);
-    r.get(Access::Public, "/actives/kaifa/kaifa", kaifa_request);
-    r.get(Access::Public, "/actives/kaifa/test", kaifa_test);
+    r.get(Access::Public, "/actives/kaifa", dev_pages);
+    r.get(Access::Public, "/actives/kaifa/kaifa", dev_request);
+    r.get(Access::Public, "/actives/kaifa/test", dev_kit);
     r.get(Access::Public, "/actives/testvue/test", testvue);
     r.get(Access::Public, "/sys/kit", page);
     r.post(Access::Public, "/sys/kit/upload", upload);

@@ -27,7 +27,7 @@ use domain::live::{Action, Status};
 use serde::Deserialize;
 use store::{LiveSession, NewLead, Pinned};
 
-use super::shared::{FLOWS, PingguQuery, ProvinceCities, ShopHead, valued};
+use super::shared::{AppraisalQuery, FLOWS, ProvinceCities, ShopHead, valued};
 use crate::auth::access::Dealer;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
@@ -138,7 +138,7 @@ struct Manage {
     pins: Vec<PinView>,
     reminders: i64,
     queue: Vec<QueueRow>,
-    pinggu_href: String,
+    live_appraisal_href: String,
 }
 
 #[derive(Template)]
@@ -237,7 +237,7 @@ async fn manage(state: &AppState, owner: i64, id: i64, now: i64) -> Result<Manag
         pins: pin_views(state, &pins),
         reminders,
         queue,
-        pinggu_href: format!("/actives/livePinggu?id={id}"),
+        live_appraisal_href: format!("/actives/livePinggu?id={id}"),
     })
 }
 
@@ -684,11 +684,11 @@ pub async fn shop(State(state): State<AppState>, visitor: Visitor, Query(q): Que
 
 #[derive(Template)]
 #[template(path = "live/pinggu.html")]
-struct PingguPage {
+struct LiveAppraisalPage {
     page: PageMeta,
     s: SessionView,
     player: Option<Player>,
-    q: PingguQuery,
+    q: AppraisalQuery,
     q_errors: BTreeMap<&'static str, String>,
     result: Option<(String, Vec<super::shared::BandView>, bool, String)>,
     /// The car was just sent to the dealer's queue.
@@ -701,7 +701,7 @@ struct PingguPage {
 
 /// `?id=` and the valuation's fields.
 #[derive(Debug, Default, Deserialize)]
-pub struct PingguSession {
+pub struct LiveAppraisalSession {
     #[serde(default, deserialize_with = "extract::id")]
     id: Option<i64>,
     /// Back from sending the car: it joined the dealer's queue.
@@ -712,11 +712,11 @@ pub struct PingguSession {
 /// `GET /actives/livePinggu?id=&series=&month=&mileage=&city=`: a live valuation session and the
 /// valuation of the car its address names. Reading writes nothing: the car joins the dealer's
 /// queue only when sent with the form ([`pinggu_post`]).
-pub async fn pinggu(
+pub async fn live_appraisal(
     State(state): State<AppState>,
     visitor: Visitor,
-    Query(sid): Query<PingguSession>,
-    Query(q): Query<PingguQuery>,
+    Query(sid): Query<LiveAppraisalSession>,
+    Query(q): Query<AppraisalQuery>,
 ) -> Result<Response, AppError> {
     let id = sid.id.ok_or(AppError::NotFound)?;
     let now = state.clock.now();
@@ -737,7 +737,7 @@ pub async fn pinggu(
     page.private();
     let sv = session_view(&state, &s, "", now);
     let stream = if s.status == Status::Live { stream_of(&state, &mut page, &s, &sv.cover, now) } else { None };
-    let tpl = PingguPage {
+    let tpl = LiveAppraisalPage {
         page,
         s: sv,
         player: stream,
@@ -760,7 +760,7 @@ pub async fn pinggu(
 
 /// The live valuation form as sent: the session and the car.
 #[derive(Debug, Default, Deserialize)]
-pub struct PingguPost {
+pub struct LiveAppraisalPost {
     #[serde(default, deserialize_with = "extract::id")]
     id: Option<i64>,
     #[serde(default)]
@@ -780,11 +780,11 @@ const LIVE_CARS_PER_ADDRESS_PER_HOUR: i64 = 10;
 /// `POST /actives/livePinggu`: a viewer sends their car. While the session is live a valid car
 /// joins the dealer's queue (limited per address), then the viewer is sent to the valuation's
 /// own address, which shows its prices (or the form's messages) and writes nothing.
-pub async fn pinggu_post(State(state): State<AppState>, visitor: Visitor, Form(p): Form<PingguPost>) -> Result<Response, AppError> {
+pub async fn live_appraisal_post(State(state): State<AppState>, visitor: Visitor, Form(p): Form<LiveAppraisalPost>) -> Result<Response, AppError> {
     let id = p.id.ok_or(AppError::NotFound)?;
     let s = state.store.live_session(id).await?;
     let now = state.clock.now();
-    let q = PingguQuery { series: p.series, month: p.month, mileage: p.mileage, city: p.city, save: String::new() };
+    let q = AppraisalQuery { series: p.series, month: p.month, mileage: p.mileage, city: p.city, save: String::new() };
     let enc = |v: &str| domain::text::percent_encode(v);
     let mut back = format!("/actives/livePinggu?id={id}&series={}&month={}&mileage={}&city={}", enc(&q.series), enc(&q.month), enc(&q.mileage), enc(&q.city));
     let valuation = valued(&state, &q).await?;
@@ -818,6 +818,6 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/actives/zhiboflow", viewer);
     r.post(Access::Public, "/actives/zhiboflow", viewer_post);
     r.get(Access::Public, "/actives/liveshop", shop);
-    r.get(Access::Public, "/actives/livePinggu", pinggu);
-    r.post(Access::Public, "/actives/livePinggu", pinggu_post);
+    r.get(Access::Public, "/actives/livePinggu", live_appraisal);
+    r.post(Access::Public, "/actives/livePinggu", live_appraisal_post);
 }

@@ -175,7 +175,7 @@ fn figures(plan: &Plan, fees: &Fees) -> Figures {
 
 #[derive(Template)]
 #[template(path = "loan/calculator.html")]
-struct FenqiPage {
+struct LoanPage {
     page: PageMeta,
     form: LoanForm,
     errors: BTreeMap<&'static str, String>,
@@ -192,7 +192,7 @@ struct FenqiPage {
     provinces: super::shared::ProvinceCities,
 }
 
-impl FenqiPage {
+impl LoanPage {
     fn err(&self, field: &str) -> Option<&str> {
         self.errors.get(field).map(String::as_str)
     }
@@ -270,7 +270,7 @@ async fn render(
         }),
         _ => None,
     };
-    let tpl = FenqiPage {
+    let tpl = LoanPage {
         allin,
         page,
         errors,

@@ -515,7 +515,7 @@ impl Flow {
 
 /// The free valuation's fields as sent (the form and the result's shareable address).
 #[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct PingguQuery {
+pub struct AppraisalQuery {
     /// Series slug.
     #[serde(default)]
     pub series: String,
@@ -533,7 +533,7 @@ pub struct PingguQuery {
     pub save: String,
 }
 
-impl PingguQuery {
+impl AppraisalQuery {
     /// Whether the visitor has filled anything in (a result to show, or messages).
     pub fn is_asked(&self) -> bool {
         !(self.series.is_empty() && self.month.is_empty() && self.mileage.is_empty())
@@ -569,7 +569,7 @@ pub struct Valued {
 /// Values the car of `q` through the valuation engine; the form's messages when a field is wrong.
 pub async fn valued(
     state: &AppState,
-    q: &PingguQuery,
+    q: &AppraisalQuery,
 ) -> Result<Result<Valued, std::collections::BTreeMap<&'static str, String>>, crate::http::error::AppError> {
     let now = state.clock.now();
     let req = match domain::appraisal::parse(&q.series, &q.month, &q.mileage, &q.city, now) {

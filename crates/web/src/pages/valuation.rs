@@ -16,7 +16,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::appraisal::Request;
 use domain::valuation::{Comparable, Method};
 
-use super::shared::{BandView, BrandSeries, PingguQuery, ProvinceCities, appraised_car_text as car_text, valued};
+use super::shared::{AppraisalQuery, BandView, BrandSeries, ProvinceCities, appraised_car_text as car_text, valued};
 use crate::http::error::AppError;
 use crate::http::extract::Query;
 use crate::http::visitor::Visitor;
@@ -27,7 +27,7 @@ use crate::state::AppState;
 #[template(path = "valuation/form.html")]
 struct FormPage {
     page: PageMeta,
-    form: PingguQuery,
+    form: AppraisalQuery,
     errors: BTreeMap<&'static str, String>,
     brands: BrandSeries,
     provinces: ProvinceCities,
@@ -37,7 +37,7 @@ struct FormPage {
 fn form_page(
     state: &AppState,
     visitor: &Visitor,
-    mut form: PingguQuery,
+    mut form: AppraisalQuery,
     errors: BTreeMap<&'static str, String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -60,7 +60,7 @@ fn form_page(
 
 /// `GET /servicehall/pinggu`: the form (filled from its query, e.g. from a listing or a shared
 /// address).
-pub async fn form(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+pub async fn form(State(state): State<AppState>, visitor: Visitor, Query(q): Query<AppraisalQuery>) -> Result<Response, AppError> {
     form_page(&state, &visitor, q, BTreeMap::new(), StatusCode::OK)
 }
 
@@ -90,7 +90,7 @@ const HISTORY_PER_ADDRESS_PER_HOUR: i64 = 30;
 
 /// `GET /servicehall/pinggu/result?…`: the three prices; a wrong field goes back to the form
 /// with its message beside it.
-pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+pub async fn result(State(state): State<AppState>, visitor: Visitor, Query(q): Query<AppraisalQuery>) -> Result<Response, AppError> {
     let v = match valued(&state, &q).await? {
         Ok(v) => v,
         Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),
@@ -206,7 +206,7 @@ struct ReportPage {
 }
 
 /// `GET /servicehall/pinggu/report?…`: the valuation's evidence.
-pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Query<PingguQuery>) -> Result<Response, AppError> {
+pub async fn report(State(state): State<AppState>, visitor: Visitor, Query(q): Query<AppraisalQuery>) -> Result<Response, AppError> {
     let v = match valued(&state, &q).await? {
         Ok(v) => v,
         Err(errors) => return form_page(&state, &visitor, q, errors, StatusCode::UNPROCESSABLE_ENTITY),

@@ -563,7 +563,7 @@ pub async fn china(State(state): State<AppState>, visitor: Visitor) -> Result<Re
 
 /// `GET /vip/idxbar?city=…`: the dealers' city plan: the city chosen from an A–Z index (or the
 /// region picker), then bought for it. An unknown city is the index again.
-pub async fn idxbar(
+pub async fn city_plan(
     State(state): State<AppState>,
     visitor: Visitor,
     crate::http::extract::Query(q): crate::http::extract::Query<CityQuery>,
@@ -579,7 +579,7 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/vip/china", china);
     r.get(Access::Public, "/actives/buyvip", campaign);
     r.get(Access::Public, "/servicehall/buyvip", hall);
-    r.get(Access::Public, "/vip/idxbar", idxbar);
+    r.get(Access::Public, "/vip/idxbar", city_plan);
     r.post(Access::User, "/vip/buy", buy);
     r.post(Access::User, "/actives/buyvip/order", campaign_buy);
     r.post(Access::User, "/vip/buytest/order", buytest_post);
