@@ -18,11 +18,12 @@ use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
 
-use super::shared::{CardView, Crumbs, Flow, LdItem, LdList, ShopHead, breadcrumb_ld};
+use super::shared::{CardView, Flow, ShopHead};
 use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
 use crate::render::islands::RegionPickerProps;
+use crate::render::jsonld::{Crumbs, LdItem, LdList, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, json_ld};
 use crate::state::AppState;
 

@@ -20,10 +20,11 @@ use domain::selling::{ListingStatus, SellerKind};
 use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
-use super::shared::{CarRecord, CardView, Crumbs, ShopHead, breadcrumb_ld, month_text};
+use super::shared::{CarRecord, CardView, ShopHead, month_text};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
 use crate::render::islands::{DatePickerProps, SharePayload, ShareProps};
+use crate::render::jsonld::{Crumbs, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
 

@@ -98,7 +98,7 @@ pub async fn toapp(State(state): State<AppState>, visitor: Visitor, headers: axu
         wechat: visitor.device.wechat,
         open_configured: !cfg.link.is_empty(),
         ios_device,
-        qr: super::shared::qr_svg(&here),
+        qr: crate::render::bits::qr_svg(&here),
         tag,
     };
     Ok(Html(tpl.render()?).into_response())
@@ -160,7 +160,7 @@ async fn mini_page(state: &AppState, visitor: &Visitor, here: &str, target: &str
         tag,
         scheme,
         scheme_failed,
-        qr: if desktop { super::shared::qr_svg(&crate::render::meta::absolute(state, here)) } else { String::new() },
+        qr: if desktop { crate::render::bits::qr_svg(&crate::render::meta::absolute(state, here)) } else { String::new() },
         car,
         fallback: MINI_BY_HAND,
     };

@@ -556,7 +556,7 @@ fn timeline(points: &[(String, i64, bool)]) -> Option<Timeline> {
     let top_km = points.iter().map(|p| p.1).max().unwrap_or(1).max(1) as f64 * 1.1;
     let n = (points.len() - 1) as f64;
     let at = |i: usize, km: i64| (left + (right - left) * i as f64 / n, bottom - (bottom - top) * km as f64 / top_km);
-    let step = super::shared::nice_step(top_km / 4.0);
+    let step = crate::render::bits::nice_step(top_km / 4.0);
     Some(Timeline {
         line: points.iter().enumerate().map(|(i, p)| at(i, p.1)).map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" "),
         dots: points.iter().enumerate().map(|(i, p)| (at(i, p.1).0, at(i, p.1).1, p.2)).collect(),

@@ -416,7 +416,7 @@ async fn qr_page(state: &AppState, device: Device, return_to: &str, message: Opt
 
 fn render_qr(state: &AppState, device: Device, ticket: String, return_to: &str, message: Option<&'static str>) -> Result<Response, AppError> {
     let confirm_url = format!("{}/actives/loginAuth?t={ticket}", state.config.site.url.trim_end_matches('/'));
-    let svg = super::shared::qr_svg(&confirm_url);
+    let svg = crate::render::bits::qr_svg(&confirm_url);
     let mut page = PageMeta::new(state, device, Layout::Default, "微信扫码登录").canonical_path(state, "/sys/WQlogin");
     page.noindex();
     let tpl = QrPage { page, ticket, confirm_url, svg, script: state.assets.url("js/qrlogin.js"), message, return_to: return_to.to_owned() };

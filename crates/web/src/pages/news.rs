@@ -7,9 +7,9 @@ use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use domain::text::percent_encode;
 
-use super::shared::{Crumbs, breadcrumb_ld};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::jsonld::{Crumbs, breadcrumb_ld};
 use crate::render::meta::{Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
 

@@ -329,7 +329,7 @@ pub async fn wechat(State(state): State<AppState>, visitor: Visitor, SignedIn(us
                 return Ok(Redirect::to(&url).into_response());
             }
             crate::adapters::wechatpay::Prepay::Jsapi(prepay_id) => WechatStep::Jsapi(payments::jsapi_params(&state, &prepay_id)?.map(|p| p.to_string())),
-            crate::adapters::wechatpay::Prepay::Native(code_url) => WechatStep::Native(super::shared::qr_svg(&code_url), code_url),
+            crate::adapters::wechatpay::Prepay::Native(code_url) => WechatStep::Native(crate::render::bits::qr_svg(&code_url), code_url),
         },
     };
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "微信支付");

@@ -368,7 +368,7 @@ async fn social_page(state: &AppState, visitor: &Visitor, body: String, error: O
     };
     // On a desktop, a QR code opens the community on the phone; a phone is there already.
     let url = format!("{}/actives/fh2021/socail", state.config.site.url.trim_end_matches('/'));
-    let qr = if visitor.device.class == domain::device::DeviceClass::Mobile { String::new() } else { super::shared::qr_svg(&url) };
+    let qr = if visitor.device.class == domain::device::DeviceClass::Mobile { String::new() } else { crate::render::bits::qr_svg(&url) };
     let page = PageMeta::for_visitor(state, visitor, Layout::Default, "车商社群")
         .describe("车商孵化计划会员的交流社群：进货、定价、整备、过户的经验与活动通知。")
         .canonical_path(state, "/actives/fh2021/socail");

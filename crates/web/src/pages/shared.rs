@@ -1,6 +1,5 @@
-//! What the pages share: listing cards, the province/city list, rating badges, breadcrumbs and
-//! their JSON-LD, the shop header, the spec grid, the service pages' table, and QR codes. Pages import
-//! each other's code only from here.
+//! What the pages share: listing cards, the province/city list, rating badges, the shop header,
+//! the spec grid and the service pages' table. Pages import each other's code only from here.
 
 use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
 use domain::lead::Intent;
@@ -101,61 +100,6 @@ impl CardView {
             anchored: true,
         }
     }
-}
-
-/// Breadcrumb trail items: (name, site-relative URL).
-pub type Crumbs = Vec<(String, String)>;
-
-/// A schema.org `ItemList` or `BreadcrumbList` (JSON-LD) of `T` items.
-#[derive(Debug, serde::Serialize)]
-pub struct LdList<'a, T> {
-    #[serde(rename = "@context")]
-    context: &'static str,
-    #[serde(rename = "@type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(rename = "numberOfItems", skip_serializing_if = "Option::is_none")]
-    number_of_items: Option<i64>,
-    #[serde(rename = "itemListElement")]
-    items: Vec<T>,
-}
-
-impl<'a, T> LdList<'a, T> {
-    /// An `ItemList` named `name` of `total` items, of which `items` are on this page.
-    pub fn items(name: &'a str, total: i64, items: Vec<T>) -> LdList<'a, T> {
-        LdList { context: "https://schema.org", kind: "ItemList", name: Some(name), number_of_items: Some(total), items }
-    }
-}
-
-/// One `ListItem` of a [`LdList`]: a trail step (`item`) or a listed page (`url`).
-#[derive(Debug, serde::Serialize)]
-pub struct LdItem<'a> {
-    #[serde(rename = "@type")]
-    kind: &'static str,
-    position: usize,
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    item: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<String>,
-}
-
-impl<'a> LdItem<'a> {
-    /// The page at `url` (absolute), `position` counted from 1 across pages.
-    pub fn page(position: usize, name: &'a str, url: String) -> LdItem<'a> {
-        LdItem { kind: "ListItem", position, name, item: None, url: Some(url) }
-    }
-}
-
-/// `BreadcrumbList` JSON-LD for a trail.
-pub fn breadcrumb_ld<'a>(state: &AppState, crumbs: &'a Crumbs) -> LdList<'a, LdItem<'a>> {
-    let items = crumbs
-        .iter()
-        .enumerate()
-        .map(|(i, (name, url))| LdItem { kind: "ListItem", position: i + 1, name, item: Some(crate::render::meta::absolute(state, url)), url: None })
-        .collect();
-    LdList { context: "https://schema.org", kind: "BreadcrumbList", name: None, number_of_items: None, items }
 }
 
 /// The shop header every shop page shows.
@@ -327,15 +271,6 @@ pub fn def(section: &str, slug: &str) -> Option<&'static Def> {
     PAGES.iter().find(|d| d.section == section && d.slug == slug)
 }
 
-/// `text` as a QR code: an inline SVG of at least 200×200 (the XML declaration, not allowed
-/// inside HTML, left off); empty when the text is too long for a QR code.
-pub fn qr_svg(text: &str) -> String {
-    qrcode::QrCode::new(text.as_bytes())
-        .map(|c| c.render::<qrcode::render::svg::Color<'_>>().min_dimensions(200, 200).quiet_zone(true).build())
-        .map(|svg| svg.find("<svg").map_or(svg.clone(), |i| svg[i..].to_owned()))
-        .unwrap_or_default()
-}
-
 /// A dealer's lead package as its pages show it (my packages, the history, the payment result).
 #[derive(Debug, Clone)]
 pub struct PackageView {
@@ -389,12 +324,6 @@ impl PackageView {
             again,
         }
     }
-}
-
-/// A chart axis's round step near `raw`: 1, 2 or 5 times a power of ten.
-pub fn nice_step(raw: f64) -> f64 {
-    let p = 10f64.powf(raw.max(1.0).log10().floor());
-    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
 }
 
 /// A campaign flow family: ad landings in the flow layout (`/actives/flow`, `/actives/douyinflow`,

@@ -21,11 +21,12 @@ use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
 use validator::Validate;
 
-use super::shared::{CardView, Crumbs, ShopHead};
+use super::shared::{CardView, ShopHead};
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::validation;
 use crate::http::visitor::Visitor;
+use crate::render::jsonld::Crumbs;
 use crate::render::meta::{Layout, PageMeta, json_ld};
 use crate::state::AppState;
 

@@ -169,7 +169,7 @@ fn chart(points: &[(i32, i64)], age_months: i32, value: i64) -> Chart {
     let x = |years: f64| left + (right - left) * (years.clamp(0.0, max_years) / max_years);
     let y = |yuan: f64| bottom - (bottom - top) * (yuan / top_value);
     let line = points.iter().map(|(yr, v)| format!("{:.1},{:.1}", x(f64::from(*yr)), y(*v as f64))).collect::<Vec<_>>().join(" ");
-    let step = super::shared::nice_step(top_value / 4.0);
+    let step = crate::render::bits::nice_step(top_value / 4.0);
     let y_ticks = (0..).map(|i| f64::from(i) * step).take_while(|v| *v <= top_value).map(|v| (y(v), domain::money::wan(v as i64))).collect();
     let x_ticks = (0..=domain::appraisal::CURVE_YEARS).step_by(2).map(|yr| (x(f64::from(yr)), yr)).collect();
     Chart {
@@ -330,7 +330,5 @@ mod tests {
         assert!(c.dot.0 > 56.0 && c.dot.0 < 584.0);
         assert_eq!(c.y_ticks.iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>(), ["0", "5", "10", "15"]);
         assert_eq!(c.rows[0], (0, "15".to_owned()));
-        assert_eq!(super::super::shared::nice_step(41_250.0), 50_000.0);
-        assert_eq!(super::super::shared::nice_step(9_000.0), 10_000.0);
     }
 }

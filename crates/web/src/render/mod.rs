@@ -1,8 +1,10 @@
 //! What turns a handler's data into bytes: page metadata and layouts, island props, the embedded
-//! assets and their route, and PDF documents.
+//! assets and their route, PDF documents, structured data (JSON-LD) and small drawings (QR codes).
 
 pub mod assets;
+pub mod bits;
 pub mod error_page;
 pub mod islands;
+pub mod jsonld;
 pub mod meta;
 pub mod pdf;
