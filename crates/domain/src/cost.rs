@@ -11,6 +11,7 @@
 //! ```
 
 use crate::insurance::{self, Cover, History};
+use crate::{catalog, region, time, valuation};
 
 /// The transfer service (交易过户服务费) a used-car market charges, by displacement band, yuan:
 /// what markets commonly publish for small passenger cars (each city's market sets its own, so
@@ -141,6 +142,65 @@ pub fn all_in(car: &Car) -> Option<AllIn> {
     Some(AllIn { parts, total_fen })
 }
 
+/// A listed car as a listing states it, for its all-in cost.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    /// Asking price, yuan.
+    pub price_yuan: i64,
+    /// The new-car price the seller gave, yuan (0 when not given).
+    pub guide_price_yuan: i64,
+    /// The catalog series.
+    pub series_slug: &'a str,
+    /// The listing's fuel code (3 = electric).
+    pub fuel: i32,
+    /// The displacement as typed (`2.0T`, `1498ml`; may be empty).
+    pub displacement: &'a str,
+    /// First registration.
+    pub first_reg_year: i32,
+    /// First registration month, 1–12.
+    pub first_reg_month: i32,
+    /// The city the car is in.
+    pub city_code: i32,
+}
+
+/// The displacement a listing that states none is priced with, ml.
+pub const USUAL_DISPLACEMENT_ML: u32 = 1_500;
+
+/// The seats of a car whose series is unknown.
+pub const USUAL_SEATS: u32 = 5;
+
+impl Listed<'_> {
+    /// The car to price for a buyer in `buyer` (the car's own city when `None`), as of `now`,
+    /// and whether it moves to the buyer's city. What the listing leaves out comes from its
+    /// series: the displacement of its first engine (else [`USUAL_DISPLACEMENT_ML`]), the middle
+    /// of its guide prices (else the asking price), its seats (else [`USUAL_SEATS`]). `None`
+    /// when neither the buyer's nor the car's city is known.
+    pub fn car(&self, buyer: Option<&'static region::City>, now: i64) -> Option<(Car, Option<&'static region::City>)> {
+        let series = catalog::series_by_slug(self.series_slug);
+        let car_city = region::stored_city(self.city_code);
+        let buyer = buyer.or(car_city)?;
+        let displacement_ml = if self.fuel == 3 {
+            0
+        } else {
+            insurance::parse_displacement(self.displacement).ok().or_else(|| series.and_then(insurance::series_displacement)).unwrap_or(USUAL_DISPLACEMENT_ML)
+        };
+        let guide_yuan = if self.guide_price_yuan > 0 { self.guide_price_yuan } else { series.map_or(self.price_yuan, catalog::Series::guide_mid_yuan) };
+        let age = valuation::age_months(self.first_reg_year, self.first_reg_month, time::year(now), i32::try_from(time::month_of_year(now)).unwrap_or(1));
+        let moving = car_city.is_some_and(|c| c.code != buyer.code);
+        let car = Car {
+            price_fen: self.price_yuan * 100,
+            new_price_fen: guide_yuan * 100,
+            age_months: u32::try_from(age).unwrap_or(0),
+            displacement_ml,
+            new_energy: catalog::is_new_energy(u8::try_from(self.fuel).unwrap_or(0), self.series_slug),
+            seats: series.map_or(USUAL_SEATS, |s| u32::from(s.seats)),
+            province_code: buyer.province_code,
+            moving,
+        };
+        Some((car, moving.then_some(buyer)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +257,40 @@ mod tests {
         assert_eq!(all_in(&Car { seats: 12, ..CAR }), None);
         let loan = all_in(&CAR).unwrap().with_loan(654_321);
         assert_eq!((loan.of(Part::Loan), loan.total_fen), (654_321, all_in(&CAR).unwrap().total_fen + 654_321));
+    }
+
+    #[test]
+    fn what_a_listing_leaves_out_comes_from_its_series_or_the_usual_car() {
+        // June 2026, a car first registered in March 2023: 39 months.
+        let now = 1_781_481_600;
+        let gl8 = Listed {
+            price_yuan: 180_000,
+            guide_price_yuan: 0,
+            series_slug: "gl8",
+            fuel: 1,
+            displacement: "",
+            first_reg_year: 2023,
+            first_reg_month: 3,
+            city_code: 430100,
+        };
+        let (car, moving_to) = gl8.car(None, now).unwrap();
+        let series = catalog::series_by_slug("gl8").unwrap();
+        assert_eq!((car.age_months, car.seats, car.moving, moving_to), (39, 7, false, None));
+        assert_eq!(car.new_price_fen, series.guide_mid_yuan() * 100, "the series' middle guide price");
+        assert_eq!(car.displacement_ml, insurance::series_displacement(series).unwrap());
+        assert_eq!(car.province_code, 430000);
+        // A series we do not know, bought by someone in Shanghai: the usual car, and new plates.
+        let shanghai = region::city(310100);
+        let unknown = Listed { series_slug: "no-such-series", displacement: "", ..gl8 };
+        let (car, moving_to) = unknown.car(shanghai, now).unwrap();
+        assert_eq!((car.displacement_ml, car.seats, car.new_price_fen), (USUAL_DISPLACEMENT_ML, USUAL_SEATS, 18_000_000));
+        assert_eq!((car.moving, moving_to.map(|c| c.name), car.province_code), (true, Some("上海"), 310000));
+        // What the seller typed wins over the series; an electric car has no displacement.
+        let typed = Listed { displacement: "2.0T", guide_price_yuan: 300_000, ..gl8 };
+        assert_eq!(typed.car(None, now).map(|(c, _)| (c.displacement_ml, c.new_price_fen)), Some((2_000, 30_000_000)));
+        assert_eq!(Listed { fuel: 3, ..gl8 }.car(None, now).map(|(c, _)| c.displacement_ml), Some(0));
+        // Nowhere to price it for.
+        assert!(Listed { city_code: 0, ..gl8 }.car(None, now).is_none());
     }
 
     #[test]

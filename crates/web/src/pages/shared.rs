@@ -585,46 +585,26 @@ impl AllInView {
 
 /// The all-in cost of the car of `d` for a buyer in `buyer_city` (a city slug; the car's own city
 /// when unknown), as of `now`: insurance and tax by the buyer's province, new plates when the car
-/// moves. `None` for a car the rules cannot price (no household car).
+/// moves (what the listing leaves out: `domain::cost::Listed::car`). `None` for a car the rules
+/// cannot price (no household car).
 pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<AllInView> {
-    let series = domain::catalog::series_by_slug(&d.series_slug);
-    let car_city = region::stored_city(d.city_code);
-    let buyer = buyer_city.and_then(region::city_by_slug).or(car_city)?;
-    let new_energy = domain::catalog::is_new_energy(u8::try_from(d.fuel).unwrap_or(0), &d.series_slug);
-    let displacement_ml = if d.fuel == 3 {
-        0
-    } else {
-        domain::insurance::parse_displacement(&d.displacement).ok().or_else(|| series.and_then(domain::insurance::series_displacement)).unwrap_or(1_500)
+    let listed = domain::cost::Listed {
+        price_yuan: d.price_yuan,
+        guide_price_yuan: d.guide_price_yuan,
+        series_slug: &d.series_slug,
+        fuel: d.fuel,
+        displacement: &d.displacement,
+        first_reg_year: d.first_reg_year,
+        first_reg_month: d.first_reg_month,
+        city_code: d.city_code,
     };
-    let guide_yuan = if d.guide_price_yuan > 0 { d.guide_price_yuan } else { series.map_or(d.price_yuan, domain::catalog::Series::guide_mid_yuan) };
-    let age = domain::valuation::age_months(
-        d.first_reg_year,
-        d.first_reg_month,
-        domain::time::year(now),
-        i32::try_from(domain::time::month_of_year(now)).unwrap_or(1),
-    );
-    let moving = car_city.is_some_and(|c| c.code != buyer.code);
-    let cost = domain::cost::all_in(&domain::cost::Car {
-        price_fen: d.price_yuan * 100,
-        new_price_fen: guide_yuan * 100,
-        age_months: u32::try_from(age).unwrap_or(0),
-        displacement_ml,
-        new_energy,
-        seats: series.map_or(5, |s| u32::from(s.seats)),
-        province_code: buyer.province_code,
-        moving,
-    })?;
+    let (car, moving_to) = listed.car(buyer_city.and_then(region::city_by_slug), now)?;
+    let cost = domain::cost::all_in(&car)?;
     let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
         let with = cost.with_loan(interest);
         (domain::loan::short_yuan(interest), domain::money::wan(with.total_fen / 100))
     });
-    Some(AllInView {
-        total_wan: domain::money::wan(cost.total_fen / 100),
-        parts: AllInView::parts_of(&cost),
-        moving_to: moving.then_some(buyer.name),
-        loan,
-        cost,
-    })
+    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts: AllInView::parts_of(&cost), moving_to: moving_to.map(|c| c.name), loan, cost })
 }
 
 // ---- A car's record, as every page of one car shows it (the detail page, a car in a flow) ----
