@@ -9,8 +9,6 @@
 //! assert_eq!(compulsory_premium_fen(5, 430000, History::ThreeYearsClean), Ok(66_500));
 //! ```
 
-use std::collections::BTreeMap;
-
 /// 交强险's base premium of a household car (家庭自用汽车) under six seats, yuan. Source: the
 /// regulator's 交强险 base rate table (机动车交通事故责任强制保险基础费率表), unchanged by the 2020
 /// comprehensive reform.
@@ -547,8 +545,8 @@ pub struct Request {
 
 /// Reads a quote form as of `now`: each wrong field's message, else the request. Empty seats,
 /// price and displacement take the series' own.
-pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, BTreeMap<&'static str, String>> {
-    let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
+pub fn parse_request(f: &Fields<'_>, now: i64) -> Result<Request, crate::selling::FieldErrors> {
+    let mut errors = crate::selling::FieldErrors::new();
     let series = crate::catalog::series_by_slug(f.series.trim());
     if series.is_none() {
         errors.insert("series", "请选择品牌车系".to_owned());
@@ -925,7 +923,8 @@ mod tests {
         assert_eq!((r.car.province_code, r.car.claim_free_years, r.car.claims_last_year), (430000, 2, 0));
         assert!(r.car.displacement_ml > 0 && !r.car.new_energy);
         // The query reads back as the same request.
-        let q: BTreeMap<String, String> = r.query().split('&').map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).unwrap()).collect();
+        let q: std::collections::BTreeMap<String, String> =
+            r.query().split('&').map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).unwrap()).collect();
         let g = |k: &str| q.get(k).map_or("", String::as_str);
         let again = Fields {
             series: g("series"),

@@ -88,7 +88,7 @@ pub struct Request<'a> {
 
 /// Reads the step form: city slug, brand slugs, a price band of the list's price filter
 /// (`5-8`, empty for any) and a size. The messages are per field, in Chinese.
-pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Result<Spec, BTreeMap<&'static str, String>> {
+pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Result<Spec, crate::selling::FieldErrors> {
     let mut errors = BTreeMap::new();
     let city = region::city_by_slug(city.trim());
     if city.is_none() {
@@ -121,7 +121,7 @@ pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Resul
     }
     match (city, tier) {
         (Some(city), Some(tier)) if errors.is_empty() => Ok(Spec { city_code: city.code, brands: slugs, min_yuan, max_yuan, quantity: tier.quantity }),
-        _ => Err(errors),
+        _ => Err(errors.into()),
     }
 }
 

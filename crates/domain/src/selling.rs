@@ -337,8 +337,47 @@ pub fn insurance_due(reg_year: i32, reg_month: i32, now_year: i32, now_month: i3
     (due.div_euclid(12), due.rem_euclid(12) + 1)
 }
 
-/// Field name → message, for showing beside each field.
-pub type FieldErrors = BTreeMap<&'static str, String>;
+/// Field name → message, for showing beside each field. A page reads one field's with
+/// [`FieldErrors::of`]; everything a map does (insert, is_empty, iterate) it does too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldErrors(BTreeMap<&'static str, String>);
+
+impl FieldErrors {
+    /// No messages.
+    pub fn new() -> FieldErrors {
+        FieldErrors::default()
+    }
+
+    /// The message beside `field`, if it has one.
+    pub fn of(&self, field: &str) -> Option<&str> {
+        self.0.get(field).map(String::as_str)
+    }
+}
+
+impl std::ops::Deref for FieldErrors {
+    type Target = BTreeMap<&'static str, String>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for FieldErrors {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl From<BTreeMap<&'static str, String>> for FieldErrors {
+    fn from(map: BTreeMap<&'static str, String>) -> FieldErrors {
+        FieldErrors(map)
+    }
+}
+
+impl FromIterator<(&'static str, String)> for FieldErrors {
+    fn from_iter<I: IntoIterator<Item = (&'static str, String)>>(iter: I) -> FieldErrors {
+        FieldErrors(iter.into_iter().collect())
+    }
+}
 
 /// The message beside the VIN of a car that is already on sale, or under review, in another
 /// listing: one car, one live listing.
@@ -766,7 +805,7 @@ mod tests {
         let owner = validate(&form, 3, 2026, 11, Poster::Owner).unwrap();
         assert_eq!(owner.title(), format!("{name} 2020款 自动"));
         // Out of the series' engines, a model year far from registration, a long name.
-        let wrong = SellInput { model_year: "2015".into(), displacement: "9.9T".into(), trim: "版".repeat(TRIM_MAX + 1), ..form.clone() };
+        let wrong = SellInput { model_year: "2015".into(), displacement: "9.9T".into(), trim: "版".repeat(TRIM_MAX + 1), ..form };
         let e = validate(&wrong, 3, 2026, 11, Poster::Owner).unwrap_err();
         assert_eq!(e["model_year"], "年款应在上牌年份前两年到后一年之间");
         assert_eq!(e["displacement"], format!("{}的排量为{}，请从中选择", series.name, series.engines.join("、")));

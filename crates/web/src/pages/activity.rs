@@ -8,7 +8,7 @@
 //! and how the visit arrived; a sent form answers on the same page (the phone masked), so a
 //! reload sends nothing new (the day's de-duplication answers it).
 
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::extract::State;
@@ -117,17 +117,13 @@ impl Kind {
 #[derive(Debug, Default)]
 struct View {
     form: ActivityPost,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     /// What the sent form answers (the phone masked).
     done: Option<String>,
 }
 
 impl View {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-
     /// Whether the form sent was consultant `id`'s.
     fn sent_to(&self, id: &i64) -> bool {
         self.form.consultant == Some(*id)
@@ -135,7 +131,7 @@ impl View {
 
     /// An error beside the field of consultant `id`'s form, when that form was sent.
     fn err_of(&self, id: &i64, field: &str) -> Option<&str> {
-        (self.form.consultant == Some(*id)).then(|| self.err(field)).flatten()
+        (self.form.consultant == Some(*id)).then(|| self.errors.of(field)).flatten()
     }
 }
 
@@ -164,12 +160,6 @@ struct ActivityPage {
     phone: String,
     hours: String,
     agreement: &'static str,
-}
-
-impl ActivityPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.view.err(field)
-    }
 }
 
 /// `?city=` of the consultants' page.

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::appeal::Kind as AppealKind;
+use domain::selling::FieldErrors;
 use serde::Deserialize;
 use validator::Validate;
 
@@ -30,16 +31,9 @@ pub struct AppealForm {
     #[validate(length(min = 10, max = 1000, message = "请至少写10个字、最多1000字，说明发生了什么（当前{count}字）"))]
     content: String,
     #[serde(skip)]
-    errors: std::collections::BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     #[serde(skip)]
     form_error: Option<String>,
-}
-
-impl AppealForm {
-    /// The message of one field.
-    pub fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 #[derive(Template)]

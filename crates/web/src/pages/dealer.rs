@@ -11,6 +11,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use domain::selling::FieldErrors;
 use serde::Deserialize;
 use validator::Validate;
 
@@ -282,19 +283,13 @@ struct PushPage {
     page: PageMeta,
     shop: ShopHead,
     form: PushForm,
-    errors: domain::selling::FieldErrors,
+    errors: FieldErrors,
     /// The dealer's bound WeChat, when any (masked).
     wechat_bound: Option<String>,
     /// Inside WeChat, where binding is one sign-in away.
     in_wechat: bool,
     saved: bool,
     log: Vec<PushRow>,
-}
-
-impl PushPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// The push settings form. The WeChat channel needs the dealer's bound openid and an enabled push
@@ -324,7 +319,7 @@ async fn push_page(
     visitor: &Visitor,
     user: &store::User,
     form: Option<PushForm>,
-    errors: domain::selling::FieldErrors,
+    errors: FieldErrors,
     saved: bool,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -385,7 +380,7 @@ pub async fn push_settings(
     Dealer(user): Dealer,
     Query(q): Query<std::collections::HashMap<String, String>>,
 ) -> Result<Response, AppError> {
-    push_page(&state, &visitor, &user, None, domain::selling::FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
+    push_page(&state, &visitor, &user, None, FieldErrors::default(), q.contains_key("saved"), StatusCode::OK).await
 }
 
 /// `POST /actives/pushLeads`: saves the settings; the WeChat channel uses the dealer's bound openid.

@@ -12,7 +12,7 @@
 //! Every lead stores how the visit arrived and the agreement versions its sender accepted. The
 //! pages are ad landings: `noindex`, canonical to the public page each mirrors.
 
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::extract::{OriginalUri, State};
@@ -80,16 +80,12 @@ pub struct Done {
 #[derive(Debug, Default)]
 pub struct FormView {
     form: FlowPost,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     done: bool,
 }
 
 impl FormView {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-
     fn fresh(visitor: &Visitor, done: &Done) -> FormView {
         let mobile = visitor.user.as_ref().and_then(|u| u.mobile.clone()).unwrap_or_default();
         let city = visitor.city_slug.clone().unwrap_or_default();
@@ -194,7 +190,7 @@ struct LandingPage {
     action: String,
     /// The valuation form a landing that promises one opens on: the visitor's city filled in.
     q: AppraisalQuery,
-    q_errors: BTreeMap<&'static str, String>,
+    q_errors: FieldErrors,
     brands: BrandSeries,
     this_month: String,
 }
@@ -222,7 +218,7 @@ async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, 
         more_href,
         action: flow.base.to_owned(),
         q: AppraisalQuery { city: city.map(|c| c.slug.to_owned()).unwrap_or_default(), ..AppraisalQuery::default() },
-        q_errors: BTreeMap::new(),
+        q_errors: FieldErrors::new(),
         brands: if flow.valuation_first { super::shared::brand_series() } else { BrandSeries::default() },
         this_month: format!("{}-{:02}", domain::time::year(now), domain::time::month_of_year(now)),
     };
@@ -316,7 +312,7 @@ struct AssessPage {
     /// Where the sell form goes (POST), with the valuation's query.
     sell_action: String,
     q: AppraisalQuery,
-    q_errors: BTreeMap<&'static str, String>,
+    q_errors: FieldErrors,
     result: Option<Result_>,
     view: FormView,
     flow: &'static Flow,
@@ -340,7 +336,7 @@ async fn assess_page(
     if q.city.is_empty() {
         q.city = visitor.city_slug.clone().unwrap_or_default();
     }
-    let (mut result, mut q_errors, mut query) = (None, BTreeMap::new(), String::new());
+    let (mut result, mut q_errors, mut query) = (None, FieldErrors::new(), String::new());
     if q.is_asked() {
         match valued(state, &q).await? {
             Ok(v) => {

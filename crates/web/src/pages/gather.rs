@@ -3,7 +3,7 @@
 //! seller with such a car, a sell request (`leads::submit_sell_request`) naming the series.
 
 use crate::http::routes::{Access, Routes};
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::extract::State;
@@ -58,14 +58,8 @@ struct GatherPage {
     total: i64,
     demand: Vec<DemandView>,
     provinces: super::shared::ProvinceCities,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
-}
-
-impl GatherPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 fn budget(d: &Demand) -> String {
@@ -81,7 +75,7 @@ async fn render(
     state: &AppState,
     visitor: &Visitor,
     form: GatherForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -114,12 +108,12 @@ async fn render(
 
 /// `GET /servicehall/gather`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(form): Query<GatherForm>) -> Result<Response, AppError> {
-    render(&state, &visitor, form, BTreeMap::new(), None, StatusCode::OK).await
+    render(&state, &visitor, form, FieldErrors::new(), None, StatusCode::OK).await
 }
 
 /// `POST /servicehall/gather`: a seller has a car buyers look for.
 pub async fn offer(State(state): State<AppState>, visitor: Visitor, Form(form): Form<GatherForm>) -> Result<Response, AppError> {
-    let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
+    let mut errors: FieldErrors = FieldErrors::new();
     let series = domain::catalog::series_by_slug(form.series.trim());
     if series.is_none() {
         errors.insert("series", "请选择您的车的车系".to_owned());

@@ -9,7 +9,7 @@
 //! gets 404. A report ordered from a listing (查这辆车) never shows the VIN.
 
 use crate::http::routes::{Access, Routes};
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::body::Bytes;
@@ -86,8 +86,8 @@ impl QueryForm {
 
 /// Checks a form: the VIN as typed (or the listing's), a product, and for the battery report its
 /// agreement accepted and, from a listing, a car that has a traction battery.
-async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, BTreeMap<&'static str, String>>, AppError> {
-    let mut errors = BTreeMap::new();
+async fn asked(state: &AppState, f: &QueryForm) -> Result<Result<Asked, FieldErrors>, AppError> {
+    let mut errors = FieldErrors::new();
     let product = f.product();
     if product.is_none() {
         errors.insert("product", "请选择要查询的报告".to_owned());
@@ -182,7 +182,7 @@ struct FormPage {
     heading: &'static str,
     intro: &'static str,
     form: QueryForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     products: Vec<ProductView>,
     cars: Vec<(i64, String, String)>,
     listing_title: String,
@@ -195,17 +195,11 @@ struct FormPage {
     agreement: bool,
 }
 
-impl FormPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-}
-
 async fn form_page(
     state: &AppState,
     visitor: &Visitor,
     form: QueryForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     code: StatusCode,
     only: &[Product],
     (heading, intro, path): (&'static str, &'static str, &'static str),
@@ -256,20 +250,20 @@ const BATTERY: (&str, &str, &str) = (
 
 /// `GET /servicehall/fourquery`: the query form (a VIN, or one of my cars, or a listing's).
 pub async fn report_query(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QueryForm>) -> Result<Response, AppError> {
-    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &ALL_PRODUCTS, REPORT_QUERY).await
+    form_page(&state, &visitor, form, FieldErrors::new(), StatusCode::OK, &ALL_PRODUCTS, REPORT_QUERY).await
 }
 
 /// `GET /servicehall/insurance4s`: the 4S-shop maintenance-and-claims product's form.
 pub async fn insurance4s(State(state): State<AppState>, visitor: Visitor, Query(mut form): Query<QueryForm>) -> Result<Response, AppError> {
     form.product = Product::FourS.as_str().to_owned();
-    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::FourS], INSURANCE4S).await
+    form_page(&state, &visitor, form, FieldErrors::new(), StatusCode::OK, &[Product::FourS], INSURANCE4S).await
 }
 
 /// `GET /servicehall/batteryreport`: the battery report's form (a VIN, one of my cars or a
 /// listing's), its agreement to accept.
 pub async fn battery_form(State(state): State<AppState>, visitor: Visitor, Query(mut form): Query<QueryForm>) -> Result<Response, AppError> {
     form.product = Product::Battery.as_str().to_owned();
-    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::Battery], BATTERY).await
+    form_page(&state, &visitor, form, FieldErrors::new(), StatusCode::OK, &[Product::Battery], BATTERY).await
 }
 
 #[derive(Template)]
@@ -351,7 +345,7 @@ pub async fn report_order(
 }
 
 /// The form a query came from, again, with its errors (422).
-async fn form_again(state: &AppState, visitor: &Visitor, form: QueryForm, errors: BTreeMap<&'static str, String>) -> Result<Response, AppError> {
+async fn form_again(state: &AppState, visitor: &Visitor, form: QueryForm, errors: FieldErrors) -> Result<Response, AppError> {
     let (only, text) = form.home();
     form_page(state, visitor, form, errors, StatusCode::UNPROCESSABLE_ENTITY, only, text).await
 }
@@ -714,7 +708,7 @@ pub async fn journey(
     let Some(id) = q.id() else {
         let form = QueryForm { product: Product::Mileage.as_str().to_owned(), ..QueryForm::default() };
         let text = ("里程记录查询", "查询车辆历次保养、年检和定损时记录的里程，画出里程时间线，识别调表车。", "/servicehall/journeyReport");
-        return form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK, &[Product::Mileage, Product::Full], text).await;
+        return form_page(&state, &visitor, form, FieldErrors::new(), StatusCode::OK, &[Product::Mileage, Product::Full], text).await;
     };
     // A report's timeline is its owner's: anyone else signs in first (and then finds it only if
     // it is theirs).

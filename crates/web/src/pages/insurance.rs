@@ -7,7 +7,7 @@
 //! only). `POST /api/insurance/notify` takes a quote gateway's signed callback.
 
 use crate::http::routes::{Access, Routes};
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::body::Bytes;
@@ -126,7 +126,7 @@ impl QuoteForm {
 struct FormPage {
     page: PageMeta,
     form: QuoteForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     brands: BrandSeries,
     provinces: ProvinceCities,
     this_month: String,
@@ -137,12 +137,6 @@ struct FormPage {
     histories: &'static [(&'static str, &'static str, u32, u32)],
     limits: &'static [u32],
     seat_covers: &'static [u32],
-}
-
-impl FormPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// The listing of `listing=`: on sale, or the visitor's own.
@@ -156,13 +150,7 @@ async fn listing_of(state: &AppState, visitor: &Visitor, form: &QuoteForm) -> Re
     }
 }
 
-async fn form_page(
-    state: &AppState,
-    visitor: &Visitor,
-    mut form: QuoteForm,
-    errors: BTreeMap<&'static str, String>,
-    code: StatusCode,
-) -> Result<Response, AppError> {
+async fn form_page(state: &AppState, visitor: &Visitor, mut form: QuoteForm, errors: FieldErrors, code: StatusCode) -> Result<Response, AppError> {
     let listing = listing_of(state, visitor, &form).await?;
     if let Some(d) = &listing {
         form.fill_from(d);
@@ -204,7 +192,7 @@ async fn form_page(
 
 /// `GET /servicehall/insurance`: the form (filled from `listing=` or a shared list address).
 pub async fn form(State(state): State<AppState>, visitor: Visitor, Query(form): Query<QuoteForm>) -> Result<Response, AppError> {
-    form_page(&state, &visitor, form, BTreeMap::new(), StatusCode::OK).await
+    form_page(&state, &visitor, form, FieldErrors::new(), StatusCode::OK).await
 }
 
 /// One line of a quote as shown.
@@ -319,7 +307,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Query(form): 
     // A request not asked today asks every insurer and keeps their answers: at most
     // `NEW_REQUESTS_PER_HOUR` such from one address (a repeat reads what is kept).
     if crate::services::insurance::is_new(&state, &req).await? && !visitor.within_hourly(&state, "insurance-ask", NEW_REQUESTS_PER_HOUR).await? {
-        let errors = BTreeMap::from([("form", "报价请求过于频繁，请一小时后再试；已报过价的车辆可直接查看".to_owned())]);
+        let errors = FieldErrors::from_iter([("form", "报价请求过于频繁，请一小时后再试；已报过价的车辆可直接查看".to_owned())]);
         return form_page(&state, &visitor, form, errors, StatusCode::TOO_MANY_REQUESTS).await;
     }
     let offers = crate::services::insurance::offers(&state, &req).await?;
@@ -432,15 +420,9 @@ struct DetailPage {
     expired: bool,
     list: String,
     mobile: String,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     sandbox: bool,
-}
-
-impl DetailPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// The quote form's `quote` and the visitor's phone.
@@ -469,7 +451,7 @@ async fn detail_page(
     state: &AppState,
     visitor: &Visitor,
     form: ApplyForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -511,7 +493,7 @@ async fn detail_page(
 
 /// `GET /servicehall/insurance/detail?quote=`.
 pub async fn detail(State(state): State<AppState>, visitor: Visitor, Query(form): Query<ApplyForm>) -> Result<Response, AppError> {
-    detail_page(&state, &visitor, form, BTreeMap::new(), None, StatusCode::OK).await
+    detail_page(&state, &visitor, form, FieldErrors::new(), None, StatusCode::OK).await
 }
 
 /// `POST /servicehall/insurance/detail`: 投保 — an `insurance` lead to the quote's insurer only.
@@ -524,11 +506,11 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
         } else {
             "这份报价还不能投保，请返回报价列表查看"
         };
-        return detail_page(&state, &visitor, form, BTreeMap::new(), Some(message.to_owned()), StatusCode::CONFLICT).await;
+        return detail_page(&state, &visitor, form, FieldErrors::new(), Some(message.to_owned()), StatusCode::CONFLICT).await;
     }
     let lead = match crate::services::leads::lead_from(&visitor, &form.mobile, Intent::Insurance, DETAIL_PATH.to_owned()) {
         Ok(l) => l,
-        Err(m) => return detail_page(&state, &visitor, form, BTreeMap::from([("mobile", m.to_owned())]), None, StatusCode::UNPROCESSABLE_ENTITY).await,
+        Err(m) => return detail_page(&state, &visitor, form, FieldErrors::from_iter([("mobile", m.to_owned())]), None, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let city = quote.request.split('&').find_map(|kv| kv.strip_prefix("city=")).and_then(domain::region::city_by_slug);
     let lead = NewLead {
@@ -540,7 +522,7 @@ pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(form): 
     };
     match crate::services::leads::submit_lead(&state, &lead, now).await? {
         LeadOutcome::RateLimited => {
-            detail_page(&state, &visitor, form, BTreeMap::new(), Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
+            detail_page(&state, &visitor, form, FieldErrors::new(), Some(crate::services::leads::RATE_LIMITED.to_owned()), StatusCode::TOO_MANY_REQUESTS).await
         }
         outcome => {
             if let LeadOutcome::Created(id) = outcome {

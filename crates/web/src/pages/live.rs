@@ -16,7 +16,7 @@
 //! as the viewer's page is rendered. The page's CSP lets media and its requests reach that
 //! stream's origin only.
 
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::extract::State;
@@ -149,7 +149,7 @@ struct ControlPage {
     sessions: Vec<SessionView>,
     stock: Vec<StockCar>,
     form: ScheduleForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     manage: Option<Manage>,
     notice: Option<&'static str>,
     /// Which form the notice belongs beside (`pins`, `onair`; the page's top otherwise): the
@@ -157,12 +157,6 @@ struct ControlPage {
     notice_at: &'static str,
     min_start: String,
     max_pins: usize,
-}
-
-impl ControlPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// `?id=` (the session worked on) and `?done=` (what was just done).
@@ -248,7 +242,7 @@ async fn control_page(
     owner: i64,
     id: Option<i64>,
     form: ScheduleForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     notice: Option<&'static str>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -285,7 +279,7 @@ async fn control_page(
 
 /// `GET /actives/liveControl`.
 pub async fn control(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<ControlQuery>) -> Result<Response, AppError> {
-    control_page(&state, &visitor, user.user_id, q.id, ScheduleForm::default(), BTreeMap::new(), notice_of(&q.done), StatusCode::OK).await
+    control_page(&state, &visitor, user.user_id, q.id, ScheduleForm::default(), FieldErrors::new(), notice_of(&q.done), StatusCode::OK).await
 }
 
 /// The form's fields, in order, repeated `car` included.
@@ -323,7 +317,7 @@ pub async fn control_post(
     match fields(&pairs, "action").as_str() {
         "create" => {
             let form = ScheduleForm { title: fields(&pairs, "title"), start: fields(&pairs, "start"), pull: fields(&pairs, "pull"), cars: cars(&pairs) };
-            let mut errors = BTreeMap::new();
+            let mut errors = FieldErrors::new();
             let title = domain::live::parse_title(&form.title).map_err(|e| errors.insert("title", e.to_owned())).ok();
             let start = domain::live::parse_start(&form.start, now).map_err(|e| errors.insert("start", e.to_owned())).ok();
             let pull = domain::live::parse_stream(&form.pull).map_err(|e| errors.insert("pull", e.to_owned())).ok();
@@ -391,7 +385,7 @@ pub async fn control_post(
 
 /// The desk with the session open and a message beside one of its forms; nothing was saved.
 async fn manage_error(state: &AppState, visitor: &Visitor, owner: i64, id: i64, field: &'static str, message: &str) -> Result<Response, AppError> {
-    let errors = BTreeMap::from([(field, message.to_owned())]);
+    let errors = FieldErrors::from_iter([(field, message.to_owned())]);
     control_page(state, visitor, owner, Some(id), ScheduleForm::default(), errors, None, StatusCode::UNPROCESSABLE_ENTITY).await
 }
 
@@ -446,15 +440,9 @@ pub struct LiveLeadForm {
 #[derive(Debug, Default)]
 pub struct LeadView {
     form: LiveLeadForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     done: bool,
-}
-
-impl LeadView {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// What the video element plays.
@@ -689,7 +677,7 @@ struct LiveAppraisalPage {
     s: SessionView,
     player: Option<Player>,
     q: AppraisalQuery,
-    q_errors: BTreeMap<&'static str, String>,
+    q_errors: FieldErrors,
     result: Option<(String, Vec<super::shared::BandView>, bool, String)>,
     /// The car was just sent to the dealer's queue.
     sent: bool,
@@ -721,7 +709,7 @@ pub async fn live_appraisal(
     let id = sid.id.ok_or(AppError::NotFound)?;
     let now = state.clock.now();
     let s = state.store.live_session(id).await?;
-    let (mut q_errors, mut result) = (BTreeMap::new(), None);
+    let (mut q_errors, mut result) = (FieldErrors::new(), None);
     if q.is_asked() {
         match valued(&state, &q).await? {
             Ok(v) => {

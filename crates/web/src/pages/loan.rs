@@ -9,6 +9,7 @@
 //! when the car is a dealer's, else to our advisers.
 
 use crate::http::routes::{Access, Routes};
+use domain::selling::FieldErrors;
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -178,7 +179,7 @@ fn figures(plan: &Plan, fees: &Fees) -> Figures {
 struct LoanPage {
     page: PageMeta,
     form: LoanForm,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     figures: Option<Figures>,
     /// The car of `listing=`: id, title, whether a dealer sells it.
@@ -190,12 +191,6 @@ struct LoanPage {
     downs: &'static [u32],
     terms: &'static [u32],
     provinces: super::shared::ProvinceCities,
-}
-
-impl LoanPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 /// The car of `listing=`, when it is on sale.
@@ -212,7 +207,7 @@ async fn render(
     state: &AppState,
     visitor: &Visitor,
     mut form: LoanForm,
-    mut errors: BTreeMap<&'static str, String>,
+    mut errors: FieldErrors,
     form_error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -290,13 +285,13 @@ async fn render(
 
 /// `GET /servicehall/fenqi/fenqi`.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(form): Query<LoanForm>) -> Result<Response, AppError> {
-    render(&state, &visitor, form, BTreeMap::new(), None, StatusCode::OK).await
+    render(&state, &visitor, form, FieldErrors::new(), None, StatusCode::OK).await
 }
 
 /// `POST /servicehall/fenqi/fenqi`: ask for the loan of the figures shown.
 pub async fn apply(State(state): State<AppState>, visitor: Visitor, Form(mut form): Form<LoanForm>) -> Result<Response, AppError> {
     form.calc = "1".to_owned();
-    let mut errors: BTreeMap<&'static str, String> = BTreeMap::new();
+    let mut errors: FieldErrors = FieldErrors::new();
     let lead =
         crate::services::leads::lead_from(&visitor, &form.mobile, Intent::Finance, PATH.to_owned()).map_err(|m| errors.insert("mobile", m.to_owned())).ok();
     let city = domain::region::city_by_slug(form.city.trim());

@@ -13,6 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use domain::auth::Role;
 use domain::package::{Spec, Status, TIERS, Tier};
+use domain::selling::FieldErrors;
 use std::collections::BTreeMap;
 
 use super::shared::{PackageView, ProvinceCities, ShopHead};
@@ -89,7 +90,7 @@ impl StepInput {
         input
     }
 
-    fn parse(&self) -> Result<Spec, BTreeMap<&'static str, String>> {
+    fn parse(&self) -> Result<Spec, FieldErrors> {
         domain::package::parse(&self.city, &self.brands, &self.band, &self.quantity)
     }
 
@@ -114,17 +115,11 @@ struct StepPage {
     page: PageMeta,
     shop: ShopHead,
     input: StepInput,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     provinces: ProvinceCities,
     brands: &'static [domain::catalog::Brand],
     bands: &'static [domain::filter::FilterOption],
     tiers: Vec<TierView>,
-}
-
-impl StepPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 async fn step_page(
@@ -132,7 +127,7 @@ async fn step_page(
     visitor: &Visitor,
     user: &store::User,
     mut input: StepInput,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     code: StatusCode,
 ) -> Result<Response, AppError> {
     let shop = state.store.own_shop(user.user_id).await?;
@@ -161,7 +156,7 @@ async fn step_page(
 /// change it (or buys the same again).
 pub async fn step(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, RawQuery(q): RawQuery) -> Result<Response, AppError> {
     let input = StepInput::from_pairs(q.unwrap_or_default().as_bytes());
-    step_page(&state, &visitor, &user, input, BTreeMap::new(), StatusCode::OK).await
+    step_page(&state, &visitor, &user, input, FieldErrors::new(), StatusCode::OK).await
 }
 
 /// `POST /actives/superclue/step`: the choices checked; wrong ones are said beside their fields

@@ -112,12 +112,6 @@ struct ApplyPage {
     dealer: bool,
 }
 
-impl ApplyPage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-}
-
 fn apply_page(state: &AppState, visitor: &Visitor, user: &store::User, form: ApplyForm, errors: FieldErrors, code: StatusCode) -> Result<Response, AppError> {
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "申请入驻").canonical_path(state, "/actives/fh2021/apply");
     page.private();

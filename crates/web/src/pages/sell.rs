@@ -116,11 +116,6 @@ pub struct SellForm {
 }
 
 impl SellForm {
-    /// The message of one field.
-    pub fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-
     /// `has-error` when the field has a message.
     pub fn cls(&self, field: &str) -> &'static str {
         if self.errors.contains_key(field) { " has-error" } else { "" }

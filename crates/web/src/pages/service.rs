@@ -7,7 +7,7 @@
 //! its answers pick the series with cars on sale in the budget, linked into `/carlist`.
 
 use crate::http::routes::{Access, Routes};
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use super::shared::{Def, def};
 use crate::http::extract::Form;
@@ -86,7 +86,7 @@ struct ServicePage {
     page: PageMeta,
     def: &'static Def,
     form: LeadPost,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     provinces: super::shared::ProvinceCities,
     packages: &'static [Package],
@@ -99,18 +99,12 @@ struct ServicePage {
     all_href: String,
 }
 
-impl ServicePage {
-    fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
-}
-
 async fn render(
     state: &AppState,
     visitor: &Visitor,
     def: &'static Def,
     mut form: LeadPost,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     form_error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
@@ -177,12 +171,12 @@ fn lookup(section: &str, slug: &str) -> Result<&'static Def, AppError> {
 
 /// `GET /actives/service/{slug}`.
 pub async fn service_page(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Query(q): Query<LeadPost>) -> Result<Response, AppError> {
-    render(&state, &visitor, lookup("service", &slug)?, q.tidy(), BTreeMap::new(), None, StatusCode::OK).await
+    render(&state, &visitor, lookup("service", &slug)?, q.tidy(), FieldErrors::new(), None, StatusCode::OK).await
 }
 
 /// `GET /actives/collect/{slug}`.
 pub async fn collect_page(State(state): State<AppState>, visitor: Visitor, Path(slug): Path<String>, Query(q): Query<LeadPost>) -> Result<Response, AppError> {
-    render(&state, &visitor, lookup("collect", &slug)?, q.tidy(), BTreeMap::new(), None, StatusCode::OK).await
+    render(&state, &visitor, lookup("collect", &slug)?, q.tidy(), FieldErrors::new(), None, StatusCode::OK).await
 }
 
 /// `POST /actives/service/{slug}`.

@@ -4,6 +4,7 @@
 use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
 use domain::lead::Intent;
 use domain::region;
+use domain::selling::FieldErrors;
 use domain::valuation::Rating;
 use serde::Serialize;
 use store::{ListingCard, ListingDetail, Shop};
@@ -496,10 +497,7 @@ pub struct Valued {
 }
 
 /// Values the car of `q` through the valuation engine; the form's messages when a field is wrong.
-pub async fn valued(
-    state: &AppState,
-    q: &AppraisalQuery,
-) -> Result<Result<Valued, std::collections::BTreeMap<&'static str, String>>, crate::http::error::AppError> {
+pub async fn valued(state: &AppState, q: &AppraisalQuery) -> Result<Result<Valued, FieldErrors>, crate::http::error::AppError> {
     let now = state.clock.now();
     let req = match domain::appraisal::parse(&q.series, &q.month, &q.mileage, &q.city, now) {
         Ok(r) => r,

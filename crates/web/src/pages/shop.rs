@@ -5,6 +5,7 @@
 //! editor `/shop/profile`, `/actives/douyinshop` for short-video traffic, and `/actives/gratitude`.
 
 use crate::http::routes::{Access, Routes};
+use domain::selling::FieldErrors;
 use std::collections::HashMap;
 
 use crate::auth::access::Dealer;
@@ -16,7 +17,6 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
-use domain::selling::FieldErrors;
 use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
 use validator::Validate;
@@ -325,7 +325,7 @@ struct ProfilePage {
     shop: ShopHead,
     form: ShopProfile,
     fields: Vec<(&'static str, &'static str, String, usize)>,
-    errors: std::collections::BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     saved: bool,
     /// Logo and banner: `(slot, label, current thumbnail or empty, hint)`.
     slots: [(&'static str, &'static str, String, &'static str); 2],
@@ -344,13 +344,6 @@ fn profile_fields(f: &ShopProfile) -> Vec<(&'static str, &'static str, String, u
         ("hours", "营业时间", f.hours.clone(), 30),
         ("licence_no", "统一社会信用代码", f.licence_no.clone(), 18),
     ]
-}
-
-impl ProfilePage {
-    /// The message of one field.
-    pub fn err(&self, field: &str) -> Option<&str> {
-        self.errors.get(field).map(String::as_str)
-    }
 }
 
 fn profile_meta(state: &AppState, visitor: &Visitor) -> PageMeta {
@@ -389,7 +382,7 @@ async fn render_profile(
     visitor: &Visitor,
     s: &Shop,
     form: ShopProfile,
-    errors: std::collections::BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     saved: bool,
     image_error: Option<(&'static str, String)>,
     code: StatusCode,

@@ -7,7 +7,7 @@
 //! the device, and the user once they sign in). `/actives/toassess` is the old address of the form.
 
 use crate::http::routes::{Access, Routes};
-use std::collections::BTreeMap;
+use domain::selling::FieldErrors;
 
 use askama::Template;
 use axum::extract::{RawQuery, State};
@@ -28,19 +28,13 @@ use crate::state::AppState;
 struct FormPage {
     page: PageMeta,
     form: AppraisalQuery,
-    errors: BTreeMap<&'static str, String>,
+    errors: FieldErrors,
     brands: BrandSeries,
     provinces: ProvinceCities,
     this_month: String,
 }
 
-fn form_page(
-    state: &AppState,
-    visitor: &Visitor,
-    mut form: AppraisalQuery,
-    errors: BTreeMap<&'static str, String>,
-    code: StatusCode,
-) -> Result<Response, AppError> {
+fn form_page(state: &AppState, visitor: &Visitor, mut form: AppraisalQuery, errors: FieldErrors, code: StatusCode) -> Result<Response, AppError> {
     if form.city.is_empty() {
         form.city = visitor.city_slug.clone().unwrap_or_default();
     }
@@ -61,7 +55,7 @@ fn form_page(
 /// `GET /servicehall/pinggu`: the form (filled from its query, e.g. from a listing or a shared
 /// address).
 pub async fn form(State(state): State<AppState>, visitor: Visitor, Query(q): Query<AppraisalQuery>) -> Result<Response, AppError> {
-    form_page(&state, &visitor, q, BTreeMap::new(), StatusCode::OK)
+    form_page(&state, &visitor, q, FieldErrors::new(), StatusCode::OK)
 }
 
 /// `GET /actives/toassess?…`: the old address, moved for good with its query.
