@@ -387,7 +387,8 @@ mod tests {
     }
 
     /// The words of the seed's URLs (pinyin and its spellings) that name routes only: a Rust item
-    /// says what it is (`report_query`, `LoanPage`), the URL stays in its route string.
+    /// says what it is (`report_query`, `LoanPage`), and so does a template (its file and its
+    /// macros); the URL stays in its route string.
     const URL_WORDS: &[&str] = &[
         "fourquery",
         "fousresults",
@@ -463,6 +464,20 @@ mod tests {
                     if let Some(word) = URL_WORDS.iter().find(|w| name.to_ascii_lowercase().contains(**w)) {
                         bad.push(format!("{}: {name} (the URL word {word})", p.strip_prefix(root()).unwrap().display()));
                     }
+                }
+            }
+        }
+        // Templates' file and macro names too.
+        let mut templates = Vec::new();
+        files(&root().join("templates"), &[".html"], &mut templates);
+        for p in templates {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let macros =
+                text.match_indices("{% macro ").map(|(i, _)| text[i + 9..].split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or(""));
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            for name in std::iter::once(stem.as_str()).chain(macros) {
+                if let Some(word) = URL_WORDS.iter().find(|w| name.to_ascii_lowercase().contains(**w)) {
+                    bad.push(format!("{}: {name} (the URL word {word})", p.strip_prefix(root()).unwrap().display()));
                 }
             }
         }

@@ -777,7 +777,7 @@ const DISCLAIMER: &str =
 const BATTERY_DISCLAIMER: &str = "本报告依据数据服务商在检测日的电池数据生成。车载BMS数据为车辆自报，不同品牌算法不同，可能与实际容量有偏差；报告不含电池外观、密封和碰撞损伤检查，购车前请到授权服务站实车检测。";
 
 #[derive(Template)]
-#[template(path = "history_reports/recodetail.html")]
+#[template(path = "history_reports/record.html")]
 struct RecordPage {
     page: PageMeta,
     row: Row,

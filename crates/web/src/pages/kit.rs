@@ -242,7 +242,7 @@ fn set(secret: &crate::config::Secret) -> String {
 }
 
 #[derive(Template)]
-#[template(path = "kit/kaifa.html")]
+#[template(path = "kit/dev.html")]
 struct DevPage {
     page: PageMeta,
     /// `overview`, `request` or `islands`.

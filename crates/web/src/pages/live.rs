@@ -671,7 +671,7 @@ pub async fn shop(State(state): State<AppState>, visitor: Visitor, Query(q): Que
 // ---- The live valuation ----------------------------------------------------------------------
 
 #[derive(Template)]
-#[template(path = "live/pinggu.html")]
+#[template(path = "live/appraisal.html")]
 struct LiveAppraisalPage {
     page: PageMeta,
     s: SessionView,

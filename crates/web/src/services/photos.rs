@@ -1,10 +1,11 @@
 //! The photo pipeline: a listing photo arrives as one multipart file, is written in chunks to a
 //! temporary file ([`Received`]) up to [`MAX_BYTES`] (a larger one is refused as soon as the limit
-//! is crossed, or before reading when `Content-Length` already says so), then on a photo worker its type is told from its bytes (`domain::image::sniff`),
-//! its dimensions are read from the header and capped before anything is decoded (decompression
-//! bombs never allocate), then it is decoded, turned upright by its EXIF orientation, and
-//! re-encoded to WebP — which writes no EXIF, GPS or other metadata — at a full size and at the
-//! `srcset` widths of `domain::image::PHOTO_WIDTHS`, under a name the server makes.
+//! is crossed, or before reading when `Content-Length` already says so); then, on a photo worker,
+//! its type is told from its bytes (`domain::image::sniff`), its dimensions are read from the
+//! header and capped before anything is decoded (decompression bombs never allocate), then it is
+//! decoded, scaled, turned upright by its EXIF orientation, and re-encoded to WebP — which writes
+//! no EXIF, GPS or other metadata — at a full size and at the `srcset` widths of
+//! `domain::image::PHOTO_WIDTHS`, under a name the server makes.
 //!
 //! The database row is written before the files, and the files within [`STORE_WAIT`]; if a file
 //! fails or the storage does not answer in time, the visitor is told at once and the files
