@@ -13,8 +13,6 @@
 //! assert!(BUY_SHARE < PRIVATE_SHARE && PRIVATE_SHARE < 1.0);
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::catalog::Series;
 use crate::region::City;
 use crate::valuation::{self, Comparable, Confidence, Method, Subject, Valuation};
@@ -48,7 +46,7 @@ pub struct Request {
 /// Reads the form: a series slug, the first registration month (`2021-06`), the mileage in
 /// 万公里 and a city slug, as of `now`. The messages are per field, in Chinese.
 pub fn parse(series: &str, month: &str, mileage: &str, city: &str, now: i64) -> Result<Request, crate::selling::FieldErrors> {
-    let mut errors = BTreeMap::new();
+    let mut errors = crate::selling::FieldErrors::new();
     let series = crate::catalog::series_by_slug(series.trim());
     if series.is_none() {
         errors.insert("series", "请选择品牌车系".to_owned());
@@ -69,7 +67,7 @@ pub fn parse(series: &str, month: &str, mileage: &str, city: &str, now: i64) -> 
         (Some(series), Some((reg_year, reg_month)), Some(mileage_km), Some(city)) if errors.is_empty() => {
             Ok(Request { series, reg_year, reg_month, mileage_km, city })
         }
-        _ => Err(errors.into()),
+        _ => Err(errors),
     }
 }
 

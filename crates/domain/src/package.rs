@@ -8,8 +8,6 @@
 //! assert!(domain::package::tier(15).is_none());
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::filter;
 use crate::money::wan;
 use crate::region;
@@ -89,7 +87,7 @@ pub struct Request<'a> {
 /// Reads the step form: city slug, brand slugs, a price band of the list's price filter
 /// (`5-8`, empty for any) and a size. The messages are per field, in Chinese.
 pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Result<Spec, crate::selling::FieldErrors> {
-    let mut errors = BTreeMap::new();
+    let mut errors = crate::selling::FieldErrors::new();
     let city = region::city_by_slug(city.trim());
     if city.is_none() {
         errors.insert("city", "请选择线索所在城市".to_owned());
@@ -121,7 +119,7 @@ pub fn parse(city: &str, brands: &[String], band: &str, quantity: &str) -> Resul
     }
     match (city, tier) {
         (Some(city), Some(tier)) if errors.is_empty() => Ok(Spec { city_code: city.code, brands: slugs, min_yuan, max_yuan, quantity: tier.quantity }),
-        _ => Err(errors.into()),
+        _ => Err(errors),
     }
 }
 

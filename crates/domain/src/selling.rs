@@ -367,12 +367,6 @@ impl std::ops::DerefMut for FieldErrors {
     }
 }
 
-impl From<BTreeMap<&'static str, String>> for FieldErrors {
-    fn from(map: BTreeMap<&'static str, String>) -> FieldErrors {
-        FieldErrors(map)
-    }
-}
-
 impl FromIterator<(&'static str, String)> for FieldErrors {
     fn from_iter<I: IntoIterator<Item = (&'static str, String)>>(iter: I) -> FieldErrors {
         FieldErrors(iter.into_iter().collect())

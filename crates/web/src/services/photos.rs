@@ -188,13 +188,17 @@ fn process_received(received: &Received) -> Result<Encoded, PhotoError> {
     process(&bytes)
 }
 
-/// `img` scaled down to `width` (kept as it is when not wider), sides in proportion.
+/// The height of a `w`×`h` image scaled to `width`, sides in proportion.
+fn height_at(w: u32, h: u32, width: u32) -> u32 {
+    ((u64::from(h) * u64::from(width)) / u64::from(w)).max(1) as u32
+}
+
+/// `img` scaled down to `width` (kept as it is when not wider).
 fn fit(img: &RgbImage, width: u32) -> RgbImage {
     if img.width() <= width {
         return img.clone();
     }
-    let height = ((u64::from(img.height()) * u64::from(width)) / u64::from(img.width())).max(1) as u32;
-    image::imageops::thumbnail(img, width, height)
+    image::imageops::thumbnail(img, width, height_at(img.width(), img.height(), width))
 }
 
 /// The full-size photo of the camera's `pixels`: at most [`FULL_WIDTH`] wide once turned upright
@@ -204,7 +208,7 @@ fn upright_fit(pixels: RgbImage, orientation: Orientation) -> RgbImage {
     let turned = matches!(orientation, Orientation::Rotate90 | Orientation::Rotate270 | Orientation::Rotate90FlipH | Orientation::Rotate270FlipH);
     let (upright_w, upright_h) = if turned { (pixels.height(), pixels.width()) } else { (pixels.width(), pixels.height()) };
     let width = upright_w.min(FULL_WIDTH);
-    let height = ((u64::from(upright_h) * u64::from(width)) / u64::from(upright_w)).max(1) as u32;
+    let height = height_at(upright_w, upright_h, width);
     let scaled = if (width, height) == (upright_w, upright_h) {
         pixels
     } else {
