@@ -19,8 +19,9 @@ pub mod adapters;
 pub mod auth;
 pub mod config;
 pub mod dev;
+pub mod features;
 pub mod http;
-pub mod pages;
+pub mod jobs;
 pub mod random;
 pub mod render;
 pub mod router;
@@ -33,7 +34,6 @@ use tower_http::compression::CompressionLayer;
 
 use crate::auth::{middleware, resume};
 use crate::http::{csrf, error};
-use crate::services::jobs;
 use crate::state::AppState;
 
 /// The whole application.

@@ -3,6 +3,7 @@
 
 pub mod assets;
 pub mod bits;
+pub mod choices;
 pub mod error_page;
 pub mod islands;
 pub mod jsonld;

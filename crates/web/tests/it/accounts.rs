@@ -470,7 +470,7 @@ async fn seed_api_calls_answer_in_the_envelope(app: &TestApp) {
     // A loop of this GET from one address stores at most the hour's allowance, then is refused.
     let uri = "/hpi/mobile/appdatastatistics.json?devicetoken=loop&from=home";
     let from = [("x-test-peer", "203.0.113.9")];
-    for _ in 0..web::pages::api::STATS_PER_ADDRESS_PER_HOUR {
+    for _ in 0..web::features::site::api::STATS_PER_ADDRESS_PER_HOUR {
         assert_eq!(app.get(uri, &from).await.status, StatusCode::OK);
     }
     let over = app.get(uri, &from).await;
@@ -684,7 +684,7 @@ async fn wechat_sign_in_on_a_phone_outside_wechat_offers_sms_first() {
     let phone = [("user-agent", IPHONE)];
     let r = app.get("/sys/WQlogin?return=%2Fvip", &phone).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert!(r.body.contains(web::pages::login::WECHAT_ON_PHONE) && r.body.contains(r#"id="login-mobile""#), "{}", r.body);
+    assert!(r.body.contains(web::features::accounts::login::WECHAT_ON_PHONE) && r.body.contains(r#"id="login-mobile""#), "{}", r.body);
     assert!(!r.body.contains(r#"<div class="qr">"#), "no QR code to scan with the same phone");
     let qr = app.get("/sys/WQlogin?return=%2Fvip&qr=1", &phone).await;
     assert!(qr.body.contains(r#"<div class="qr">"#), "{}", qr.body);

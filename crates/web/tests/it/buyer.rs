@@ -421,8 +421,8 @@ async fn the_expiry_job_takes_unconfirmed_cars_offline(app: &TestApp) {
     let id = detail_links(&app.get("/carlist?sort=new", &[]).await.body)[0];
     let before = online(app).await;
     app.state.store.execute_admin(&format!("update listing set expires_at = {} where listing_id = {id}", NOW - 1)).await.unwrap();
-    web::services::jobs::tick(&app.state, "node-a").await;
-    web::services::jobs::tick(&app.state, "node-b").await;
+    web::jobs::tick(&app.state, "node-a").await;
+    web::jobs::tick(&app.state, "node-b").await;
     assert_eq!(online(app).await, before - 1, "exactly one expired, however often the job runs");
     let r = app.get(&format!("/details/{id}"), &[]).await;
     assert_eq!(r.status, StatusCode::OK);
@@ -458,7 +458,7 @@ async fn followers_are_alerted_once_a_day_or_at_once_with_a_vip_plan(app: &TestA
             store.execute_admin(&grant).await.unwrap();
         }
     }
-    assert_eq!(web::services::alerts::run(&app.state, NOW + 60).await.unwrap(), 0, "nothing new yet");
+    assert_eq!(web::features::accounts::alerts::run(&app.state, NOW + 60).await.unwrap(), 0, "nothing new yet");
 
     // A 大众 is published and the favourite's price is cut.
     store.execute_admin(&format!("update listing set published_at = {} where listing_id = {vw}", NOW + 100)).await.unwrap();
@@ -469,13 +469,13 @@ async fn followers_are_alerted_once_a_day_or_at_once_with_a_vip_plan(app: &TestA
         ))
         .await
         .unwrap();
-    assert_eq!(web::services::alerts::run(&app.state, NOW + 120).await.unwrap(), 1, "the VIP at once");
+    assert_eq!(web::features::accounts::alerts::run(&app.state, NOW + 120).await.unwrap(), 1, "the VIP at once");
     assert_eq!(sms.sandbox_alerts(vip), ["您订阅的「大众二手车」有1辆新车。"]);
     assert!(sms.sandbox_alerts(plain).is_empty(), "the others wait for the digest");
-    assert_eq!(web::services::alerts::run(&app.state, digest - 60).await.unwrap(), 0);
-    assert_eq!(web::services::alerts::run(&app.state, digest + 30).await.unwrap(), 1);
+    assert_eq!(web::features::accounts::alerts::run(&app.state, digest - 60).await.unwrap(), 0);
+    assert_eq!(web::features::accounts::alerts::run(&app.state, digest + 30).await.unwrap(), 1);
     assert_eq!(sms.sandbox_alerts(plain), ["您订阅的「大众二手车」有1辆新车；您收藏的车有1辆降价。"]);
-    assert_eq!(web::services::alerts::run(&app.state, digest + 90).await.unwrap(), 0, "once a day, and the VIP heard it already");
+    assert_eq!(web::features::accounts::alerts::run(&app.state, digest + 90).await.unwrap(), 0, "once a day, and the VIP heard it already");
     assert_eq!(sms.sandbox_alerts(vip).len(), 1);
 }
 

@@ -238,7 +238,7 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
 #[tokio::test]
 async fn shutdown_stops_every_timer() {
     let app = spawn_app(0).await;
-    let jobs = web::services::jobs::spawn(app.state.clone());
+    let jobs = web::jobs::spawn(app.state.clone());
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert_eq!(jobs.stop().await, 2, "both timers were running and ended");
 }
@@ -249,8 +249,8 @@ async fn shutdown_stops_every_timer() {
 async fn two_nodes_share_the_background_rounds() {
     let app = spawn_app(0).await;
     let (a, b) = (app.variant(app.state.config.clone(), crate::support::NOW), app.variant(app.state.config.clone(), crate::support::NOW));
-    tokio::join!(web::services::jobs::tick(&a, "node-a"), web::services::jobs::tick(&b, "node-b"));
-    tokio::join!(web::services::jobs::minute(&a, "node-a"), web::services::jobs::minute(&b, "node-b"));
+    tokio::join!(web::jobs::tick(&a, "node-a"), web::jobs::tick(&b, "node-b"));
+    tokio::join!(web::jobs::minute(&a, "node-a"), web::jobs::minute(&b, "node-b"));
     let store = &app.state.store;
     let claimed =
         |name: &str| format!("select count(*) from job_round where name = '{name}' and node in ('node-a', 'node-b') and claimed_at = {}", crate::support::NOW);

@@ -343,8 +343,8 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
     let visitor = login(&app, "13900007721", "").await;
     let mine = get_on(&state, "/space/gettycarlist", &[("cookie", visitor.as_str())]).await;
     assert!(mine.body.contains("正在转交人保财险（中国人民财产保险股份有限公司）"), "{}", mine.body);
-    assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 1);
-    assert_eq!(web::services::insurance::hand_over_due(&state, None).await.unwrap(), 0, "taken once");
+    assert_eq!(web::features::service_hall::insurance_quotes::hand_over_due(&state, None).await.unwrap(), 1);
+    assert_eq!(web::features::service_hall::insurance_quotes::hand_over_due(&state, None).await.unwrap(), 0, "taken once");
     let taken = "select count(*) from lead where mobile = '13900007721' and insurer_sent_at is not null and insurance_quote <> ''";
     assert_eq!(app.state.store.count_admin(taken).await.unwrap(), 1);
     let mine = get_on(&state, "/space/gettycarlist", &[("cookie", visitor.as_str())]).await;

@@ -343,11 +343,11 @@ async fn a_reminder_that_fails_is_sent_by_the_next_round_once() {
     assert!(store.remind_live(scheduled, viewer, NOW).await.unwrap());
     assert!(!store.remind_live(scheduled, viewer, NOW).await.unwrap(), "asked once");
     // Nothing goes out before the start.
-    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0);
+    assert_eq!(web::features::live::reminders::deliver_due(&state).await.unwrap(), 0);
     store.move_live(owner, scheduled, domain::live::Action::Start, None, NOW).await.unwrap();
-    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0, "refused by the provider: released");
-    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 1, "the next round sends it");
-    assert_eq!(web::services::live::deliver_due(&state).await.unwrap(), 0, "and only once");
+    assert_eq!(web::features::live::reminders::deliver_due(&state).await.unwrap(), 0, "refused by the provider: released");
+    assert_eq!(web::features::live::reminders::deliver_due(&state).await.unwrap(), 1, "the next round sends it");
+    assert_eq!(web::features::live::reminders::deliver_due(&state).await.unwrap(), 0, "and only once");
     let sends = server.received_requests().await.unwrap().len();
     assert_eq!(sends, 2);
     let params: Vec<(String, String)> = server.received_requests().await.unwrap()[1].url.query_pairs().into_owned().collect();

@@ -144,7 +144,7 @@ async fn anonymous_reads_write_nothing_a_visitor_can_multiply() {
 
 /// The OpenAPI document's paths and methods, as `METHOD path`.
 async fn described() -> (serde_json::Value, Vec<String>) {
-    let res = web::pages::openapi::document().await;
+    let res = web::features::site::openapi::document().await;
     let doc: serde_json::Value = serde_json::from_slice(&axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap()).unwrap();
     let mut out = Vec::new();
     for (path, item) in doc["paths"].as_object().into_iter().flatten() {

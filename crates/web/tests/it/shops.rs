@@ -294,7 +294,7 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     // Two days on, the cleanup removes the deleted photo's files only.
     let before = crate::support::files_under(&app.upload_dir).len();
     let later = app.variant(app.state.config.clone(), crate::support::NOW + 2 * 86_400);
-    web::services::jobs::tick(&later, "node-a").await;
+    web::jobs::tick(&later, "node-a").await;
     let after = crate::support::files_under(&app.upload_dir).len();
     assert_eq!(before - after, before / 4, "one upload of four (each with its sized copies) removed");
     let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;

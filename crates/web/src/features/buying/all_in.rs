@@ -1,0 +1,64 @@
+//! A car's all-in cost (落地价) as the detail, compare and loan pages show it.
+
+use domain::region;
+use store::ListingDetail;
+
+/// A car's all-in cost (落地价) as the detail and compare pages show it.
+pub struct AllInView {
+    /// The sum bought outright, 万.
+    pub total_wan: String,
+    /// Each part: its name and amount (万 for the price, yuan for the rest).
+    pub parts: Vec<(&'static str, String)>,
+    /// The buyer's city, when the car moves there.
+    pub moving_to: Option<&'static str>,
+    /// The usual loan (30 % down, 36 months): its interest in yuan and the sum with it in 万.
+    pub loan: Option<(String, String)>,
+    /// The figures (the parts on one line: [`AllInView::summary_of`]; a page may add its own loan).
+    pub cost: domain::cost::AllIn,
+}
+
+impl AllInView {
+    /// Each part of `cost`: its name and amount (万 for the price, yuan for the rest).
+    fn parts_of(cost: &domain::cost::AllIn) -> Vec<(&'static str, String)> {
+        cost.parts
+            .iter()
+            .map(|a| {
+                let amount = if a.part == domain::cost::Part::Price {
+                    format!("{}万", domain::money::wan(a.fen / 100))
+                } else {
+                    format!("{}元", domain::loan::short_yuan(a.fen))
+                };
+                (a.part.label(), amount)
+            })
+            .collect()
+    }
+
+    /// The parts of `cost` on one line (`车价9.80万＋过户费300元＋…`).
+    pub fn summary_of(cost: &domain::cost::AllIn) -> String {
+        AllInView::parts_of(cost).iter().map(|(label, amount)| format!("{label}{amount}")).collect::<Vec<_>>().join("＋")
+    }
+}
+
+/// The all-in cost of the car of `d` for a buyer in `buyer_city` (a city slug; the car's own city
+/// when unknown), as of `now`: insurance and tax by the buyer's province, new plates when the car
+/// moves (what the listing leaves out: `domain::cost::Listed::car`). `None` for a car the rules
+/// cannot price (no household car).
+pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<AllInView> {
+    let listed = domain::cost::Listed {
+        price_yuan: d.price_yuan,
+        guide_price_yuan: d.guide_price_yuan,
+        series_slug: &d.series_slug,
+        fuel: d.fuel,
+        displacement: &d.displacement,
+        first_reg_year: d.first_reg_year,
+        first_reg_month: d.first_reg_month,
+        city_code: d.city_code,
+    };
+    let (car, moving_to) = listed.car(buyer_city.and_then(region::city_by_slug), now)?;
+    let cost = domain::cost::all_in(&car)?;
+    let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
+        let with = cost.with_loan(interest);
+        (domain::loan::short_yuan(interest), domain::money::wan(with.total_fen / 100))
+    });
+    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts: AllInView::parts_of(&cost), moving_to: moving_to.map(|c| c.name), loan, cost })
+}

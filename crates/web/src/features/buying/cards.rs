@@ -1,0 +1,110 @@
+//! A listing as a card shows it (the `card` macro), the rating badge on it, and the spec grid the
+//! detail page and the compare table share.
+
+use domain::filter::{self, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, USE_OPTIONS};
+use domain::region;
+use domain::valuation::Rating;
+use serde::Serialize;
+use store::{ListingCard, ListingDetail};
+
+use crate::state::AppState;
+
+/// A listing card as the templates show it (`card` macro).
+#[derive(Debug, Clone, Serialize)]
+pub struct CardView {
+    /// Listing id (compare forms).
+    pub id: i64,
+    /// Detail page link.
+    pub href: String,
+    /// Title.
+    pub title: String,
+    /// Cover image URL at the middle width.
+    pub cover: String,
+    /// `srcset` of the cover, when it exists in several widths.
+    pub srcset: Option<String>,
+    /// `2021年 · 3.5万公里 · 长沙`.
+    pub meta: String,
+    /// Price in 万, e.g. `12.58`.
+    pub price_wan: String,
+    /// Tags: 商家/个人, 精品, 降价, 准新车.
+    pub tags: Vec<&'static str>,
+    /// Relative publication time.
+    pub when: String,
+    /// Price rating badge: label and CSS modifier.
+    pub rating: Option<(&'static str, &'static str)>,
+    /// A paid place (a dealer plan's): labelled 推广.
+    pub promoted: bool,
+    /// Whether the card carries its `car-{id}` anchor (a page showing one car in two sections
+    /// anchors only the first: an id is unique on its page).
+    pub anchored: bool,
+}
+
+/// The badge of a rating: a band's label, or 数据不足; exclusions and cars not yet valued show
+/// nothing on cards.
+pub fn rating_badge(rating: Option<Rating>) -> Option<(&'static str, &'static str)> {
+    let r = rating?;
+    (r.is_band() || r == Rating::Insufficient).then(|| (r.label(), r.as_str()))
+}
+
+impl CardView {
+    /// Builds the view of one card.
+    pub fn new(state: &AppState, card: &ListingCard, now: i64) -> CardView {
+        let city = region::city(card.city_code as u32).map_or("", |c| c.name);
+        let mut tags = vec![card.seller_kind.label()];
+        if card.inspected {
+            tags.push("精品");
+        }
+        if card.price_cut_count > 0 {
+            tags.push("降价");
+        }
+        let year_now = domain::time::year(now);
+        if year_now - card.first_reg_year <= 1 && card.mileage_km < 20_000 {
+            tags.push("准新车");
+        }
+        let base = &state.config.upload.base;
+        let original = domain::image::cover(&card.cover, base);
+        let mut meta = domain::text::with_int("", card.first_reg_year.into(), "年 · ");
+        meta.push_str(&domain::money::wan_km(card.mileage_km));
+        meta.push_str("万公里 · ");
+        meta.push_str(city);
+        CardView {
+            id: card.listing_id,
+            href: domain::text::with_int("/details/", card.listing_id, ""),
+            title: card.title.clone(),
+            cover: domain::image::sized(&original, base, 640),
+            srcset: domain::image::srcset(&original, base),
+            meta,
+            price_wan: domain::money::wan(card.price_yuan),
+            tags,
+            when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
+            rating: rating_badge(card.price_rating),
+            promoted: false,
+            anchored: true,
+        }
+    }
+}
+
+/// `2020年03月`.
+pub fn month_text(year: i32, month: i32) -> String {
+    format!("{year}年{month:02}月")
+}
+
+/// The spec grid: (label, value) rows, shared with the compare table.
+pub fn specs(d: &ListingDetail) -> Vec<(&'static str, String)> {
+    let city = region::city(d.city_code as u32).map_or(String::new(), |c| c.name.to_owned());
+    let or_unknown = |s: &str| if s.trim().is_empty() { "未知".to_owned() } else { s.to_owned() };
+    vec![
+        ("上牌时间", month_text(d.first_reg_year, d.first_reg_month)),
+        ("表显里程", format!("{}万公里", domain::money::wan_km(d.mileage_km))),
+        ("排放标准", filter::label_of(EMISSION_OPTIONS, &d.emission.to_string()).to_owned()),
+        ("燃料", filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()).to_owned()),
+        ("变速箱", filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()).to_owned()),
+        ("排量", if d.displacement.is_empty() { "—".to_owned() } else { d.displacement.clone() }),
+        ("使用性质", filter::label_of(USE_OPTIONS, &d.use_kind.to_string()).to_owned()),
+        ("过户次数", format!("{}次", d.transfers)),
+        ("所在地", city),
+        ("车身颜色", or_unknown(&d.colour)),
+        ("年检到期", or_unknown(&d.annual_inspection_until)),
+        ("交强险到期", or_unknown(&d.insurance_until)),
+    ]
+}

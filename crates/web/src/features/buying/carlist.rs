@@ -1,0 +1,568 @@
+//! `GET /carlist`, `/servicehall/qualitycarlist` (inspected cars only) and
+//! `/actives/buyflow/carlist` (the campaign flow's list): one search page over [`CarQuery`], fully
+//! usable as plain links and a GET form.
+//!
+//! Crawling: filter links that would lead past one filter dimension carry `rel="nofollow"` and
+//! such pages are `noindex`, so the crawlable space is finite while every listing stays reachable
+//! through its brand → series pages. Sort links are always `nofollow`. A page beyond the last is 404.
+
+use crate::http::routes::{Access, Routes};
+use std::borrow::Cow;
+
+use askama::Template;
+use axum::extract::{RawQuery, State};
+use axum::response::{Html, IntoResponse, Response};
+use domain::catalog;
+use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, SEAT_OPTIONS};
+use domain::region;
+use domain::search::{CarQuery, Sort};
+use store::Scope;
+
+use crate::features::buying::cards::CardView;
+use crate::features::campaigns::families::Flow;
+use crate::features::dealers::shop_head::ShopHead;
+use crate::http::error::AppError;
+use crate::http::extract::Path;
+use crate::http::visitor::Visitor;
+use crate::render::islands::RegionPickerProps;
+use crate::render::jsonld::{Crumbs, LdItem, LdList, breadcrumb_ld};
+use crate::render::meta::{IslandMount, Layout, PageMeta, json_ld};
+use crate::state::AppState;
+
+/// Which list a request is for.
+#[derive(Debug, Clone, Copy)]
+pub struct ListKind {
+    /// Route path.
+    pub path: &'static str,
+    /// Stock it searches.
+    pub scope: Scope,
+    /// Layout name.
+    pub layout: Layout,
+    /// Heading word after the place and car words.
+    pub noun: &'static str,
+}
+
+/// `/carlist`.
+pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, layout: Layout::Default, noun: "二手车" };
+/// `/servicehall/qualitycarlist`.
+pub const QUALITY: ListKind = ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: Layout::Default, noun: "精品二手车" };
+/// `/actives/buyflow/carlist`.
+pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: Layout::Flow, noun: "二手车" };
+
+/// Text escaped for HTML when it is made, so the template writes it as it is: a list page has
+/// about 250 option links, and askama's escaping, one byte at a time, of each link and label was
+/// about a tenth of the page's instructions (callgrind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlText(Cow<'static, str>);
+
+impl HtmlText {
+    /// The link to `target` on the list at `path` (`&amp;` between the parameters).
+    pub fn href(target: &CarQuery, path: &str) -> HtmlText {
+        let mut out = String::with_capacity(path.len() + 64);
+        if path.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
+            push_escaped(&mut out, path);
+        } else {
+            out.push_str(path);
+        }
+        target.push_html_query(&mut out);
+        HtmlText(Cow::Owned(out))
+    }
+
+    /// `text` escaped (borrowed as it is when it needs nothing).
+    pub fn text(text: impl Into<Cow<'static, str>>) -> HtmlText {
+        let text = text.into();
+        if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
+            return HtmlText(text);
+        }
+        let mut out = String::with_capacity(text.len() + 16);
+        push_escaped(&mut out, &text);
+        HtmlText(Cow::Owned(out))
+    }
+
+    /// The text as written in the page.
+    pub fn as_html(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Appends `text` escaped for HTML text or an attribute value (`& < > " '`).
+fn push_escaped(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let escaped = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(escaped);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
+
+impl std::fmt::Display for HtmlText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+// Escaped when made: the template must not escape it again, and writes it in one piece.
+impl askama::filters::HtmlSafe for HtmlText {}
+
+impl askama::FastWritable for HtmlText {
+    fn write_into(&self, dest: &mut dyn std::fmt::Write, _: &dyn askama::Values) -> askama::Result<()> {
+        Ok(dest.write_str(&self.0)?)
+    }
+}
+
+/// One option link in a filter row.
+#[derive(Debug, Clone)]
+pub struct OptionLink {
+    /// Label.
+    pub label: HtmlText,
+    /// Target URL.
+    pub href: HtmlText,
+    /// Currently selected.
+    pub active: bool,
+    /// `rel="nofollow"`.
+    pub nofollow: bool,
+}
+
+/// A row of filter options.
+#[derive(Debug, Clone)]
+pub struct FilterRow {
+    /// Row name, e.g. 价格.
+    pub name: &'static str,
+    /// Options, 不限 first.
+    pub options: Vec<OptionLink>,
+    /// More options folded in a `<details>` (all brands, all provinces).
+    pub more: Vec<OptionLink>,
+}
+
+/// Page-number link.
+#[derive(Debug, Clone)]
+pub struct PageLink {
+    /// Label.
+    pub label: String,
+    /// Target, `None` for the current page or a gap.
+    pub href: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "carlist/list.html")]
+struct ListPage {
+    page: PageMeta,
+    /// How many cars the visitor has picked to compare (a link to the comparison when any).
+    compared: usize,
+    heading: String,
+    /// The match count as shown (“1万+” past the cap).
+    total: String,
+    kind_path: String,
+    shop: Option<ShopHead>,
+    crumbs: Crumbs,
+    rows: Vec<FilterRow>,
+    chips: Vec<(String, String)>,
+    sorts: Vec<OptionLink>,
+    cards: Vec<CardView>,
+    pages: Vec<PageLink>,
+    prev: Option<String>,
+    next: Option<String>,
+    keyword: String,
+    hidden: Vec<(&'static str, String)>,
+    flow: bool,
+    /// The list's own address, which a card's 收藏 and 加入对比 come back to (none in a flow).
+    compare_back: String,
+    save_query: Option<String>,
+    city_picker: Option<IslandMount>,
+}
+
+fn option(path: &str, label: impl Into<Cow<'static, str>>, active: bool, target: &CarQuery) -> OptionLink {
+    OptionLink { label: HtmlText::text(label), href: HtmlText::href(target, path), active, nofollow: !target.crawlable() }
+}
+
+fn range_row(
+    q: &CarQuery,
+    path: &str,
+    name: &'static str,
+    table: &[filter::FilterOption],
+    current: Option<filter::Band>,
+    set: fn(&mut CarQuery, Option<filter::Band>),
+) -> FilterRow {
+    let current = current.map(|b| b.to_string()).unwrap_or_default();
+    let options = table
+        .iter()
+        .map(|o| {
+            let value = filter::Band::parse(o.value);
+            let active = current == o.value;
+            option(path, o.label, active, &q.with(|t| set(t, value)))
+        })
+        .collect();
+    FilterRow { name, options, more: Vec::new() }
+}
+
+fn code_row(q: &CarQuery, path: &str, name: &'static str, table: &[filter::CodeOption], current: Option<u8>, set: fn(&mut CarQuery, Option<u8>)) -> FilterRow {
+    let mut options = vec![option(path, "不限", current.is_none(), &q.with(|t| set(t, None)))];
+    options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), &q.with(|t| set(t, Some(o.code))))));
+    FilterRow { name, options, more: Vec::new() }
+}
+
+fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<FilterRow> {
+    let mut rows = Vec::new();
+    // Brand: popular brands up front, the whole A–Z catalogue folded.
+    let brand_link = |b: &'static catalog::Brand| {
+        option(
+            path,
+            b.name,
+            q.brand.is_some_and(|x| x.slug == b.slug),
+            &q.with(|t| {
+                t.brand = Some(b);
+                t.series = None;
+            }),
+        )
+    };
+    let mut options = vec![option(
+        path,
+        "不限",
+        q.brand.is_none(),
+        &q.with(|t| {
+            t.brand = None;
+            t.series = None;
+        }),
+    )];
+    options.extend(popular.iter().filter_map(|b| catalog::brand(&b.slug)).map(brand_link));
+    let more = catalog::brands().iter().map(brand_link).collect();
+    rows.push(FilterRow { name: "品牌", options, more });
+    if let Some(b) = q.brand {
+        let mut options = vec![option(path, "全部车系", q.series.is_none(), &q.with(|t| t.series = None))];
+        options.extend(catalog::series_of(b.slug).map(|s| option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))));
+        rows.push(FilterRow { name: "车系", options, more: Vec::new() });
+    }
+    rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price, |t, v| t.price = v));
+    let mut bodies = vec![option(path, "不限", q.body.is_none(), &q.with(|t| t.body = None))];
+    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| option(path, b.label(), q.body == Some(b), &q.with(|t| t.body = Some(b)))));
+    rows.push(FilterRow { name: "车型", options: bodies, more: Vec::new() });
+    rows.push(code_row(q, path, "座位", SEAT_OPTIONS, q.seats, |t, v| t.seats = v));
+    rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age, |t, v| t.age = v));
+    rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage, |t, v| t.mileage = v));
+    rows.push(code_row(q, path, "排放", &EMISSION_OPTIONS[1..], q.emission, |t, v| t.emission = v));
+    rows.push(code_row(q, path, "燃料", FUEL_FILTER_OPTIONS, q.fuel, |t, v| t.fuel = v));
+    rows.push(code_row(q, path, "变速箱", GEARBOX_OPTIONS, q.gearbox, |t, v| t.gearbox = v));
+    // Region: provinces folded A–Z; the chosen province's cities up front.
+    let mut options = vec![option(
+        path,
+        "全国",
+        q.province.is_none(),
+        &q.with(|t| {
+            t.province = None;
+            t.city = None;
+        }),
+    )];
+    if let Some(p) = q.province {
+        options.push(option(path, format!("{}全省", p.name), q.city.is_none(), &q.with(|t| t.city = None)));
+        options.extend(region::cities_of(p.code).map(|c| option(path, c.name, q.city.is_some_and(|x| x.code == c.code), &q.with(|t| t.city = Some(c)))));
+    }
+    let more = region::provinces_by_initial()
+        .into_iter()
+        .flat_map(|(_, list)| list)
+        .map(|p| {
+            option(
+                path,
+                p.name,
+                q.province.is_some_and(|x| x.code == p.code),
+                &q.with(|t| {
+                    t.province = Some(p);
+                    t.city = None;
+                }),
+            )
+        })
+        .collect();
+    rows.push(FilterRow { name: "地区", options, more });
+    rows
+}
+
+fn page_links(q: &CarQuery, path: &str, pages: u32) -> Vec<PageLink> {
+    let current = q.page;
+    let mut shown: Vec<u32> = [1, 2, current.saturating_sub(2), current.saturating_sub(1), current, current + 1, current + 2, pages - 1, pages]
+        .into_iter()
+        .filter(|p| (1..=pages).contains(p))
+        .collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let mut out = Vec::new();
+    let mut last = 0;
+    for p in shown {
+        if p > last + 1 {
+            out.push(PageLink { label: "…".to_owned(), href: None });
+        }
+        out.push(PageLink { label: p.to_string(), href: (p != current).then(|| q.at_page(p).href(path)) });
+        last = p;
+    }
+    out
+}
+
+/// Parses a raw query string leniently (invalid percent-encoding is decoded lossily).
+pub fn parse_query(raw: Option<&str>) -> CarQuery {
+    CarQuery::parse(form_urlencoded::parse(raw.unwrap_or("").as_bytes()))
+}
+
+/// The handler for all three list routes.
+pub async fn list(state: &AppState, visitor: &Visitor, kind: ListKind, raw: Option<&str>) -> Result<Response, AppError> {
+    list_at(state, visitor, kind, kind.path, None, raw).await
+}
+
+/// A list at `path`, inside a shop's pages when `shop` is given (its inventory only, the shop
+/// layout and header; the shop's name in the heading).
+pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: &str, shop: Option<ShopHead>, raw: Option<&str>) -> Result<Response, AppError> {
+    list_in(state, visitor, kind, path, shop, None, raw).await
+}
+
+/// A list at `path`, inside a shop's pages or a campaign flow (its cars open in the flow, the
+/// page is `noindex` with `/carlist` of the same query as its canonical).
+async fn list_in(
+    state: &AppState,
+    visitor: &Visitor,
+    kind: ListKind,
+    path: &str,
+    shop: Option<ShopHead>,
+    flow: Option<&'static Flow>,
+    raw: Option<&str>,
+) -> Result<Response, AppError> {
+    let q = parse_query(raw);
+    let now = state.clock.now();
+    let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
+    let year = domain::time::year(now);
+    // The total does not depend on the page or the order.
+    let count_key = || format!("list|{scope:?}|{year}|{}", q.sorted(Sort::Default).at_page(1).to_query());
+    let (total, popular) = tokio::try_join!(state.counts.get_or(count_key, state.store.count_matching(&q, scope, year)), state.store.popular_brands(12))?;
+    let pages = store::SearchPage::pages_of(total);
+    if q.page > pages {
+        return Err(AppError::NotFound);
+    }
+    // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
+    let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
+    let (organic, promoted) = if promotable {
+        let promotions = state.store.promotions(now).await?;
+        state.store.search_cards_promoted(&q, year, total, &promotions, domain::vip::PROMOTED_SLOTS).await?
+    } else {
+        (state.store.search_cards(&q, scope, year, total).await?, Vec::new())
+    };
+    let result = store::SearchPage { total, cards: organic };
+    let subject = q.subject();
+    let heading = match &shop {
+        Some(s) => format!("{} · {subject}在售车源", s.name),
+        None => format!("{subject}{}", kind.noun),
+    };
+    let title = q.title(kind.noun);
+    let description = format!(
+        "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
+        domain::search::count_label(result.total)
+    );
+    let canonical = if flow.is_some() { q.href(CARLIST.path) } else { q.href(path) };
+    let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
+    let title = match &shop {
+        Some(s) => format!("{}在售{}", s.name, title),
+        None => title,
+    };
+    let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
+    if let Some(f) = flow {
+        page = page.in_flow(f.chrome(visitor, format!("{}#lead", f.base)));
+    }
+    if flow.is_some() || !q.is_indexable(result.total) {
+        page.noindex();
+    }
+    let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+    // Inside a shop's pages, its cars open in the shop's layout.
+    if let Some(s) = &shop {
+        for (card, c) in organic.iter_mut().zip(&result.cards) {
+            card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
+        }
+    }
+
+    if let Some(first) = organic.first() {
+        page = page.share_image(state, &first.cover);
+    }
+    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
+    if let Some(p) = q.province {
+        crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(path)));
+    }
+    // A municipality is its own one city: 上海, not 上海 › 上海.
+    if let Some(c) = q.city.filter(|c| q.province.is_none_or(|p| p.name != c.name)) {
+        crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(path)));
+    }
+    if let Some(b) = q.brand {
+        crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(path)));
+    }
+    if let Some(s) = q.series {
+        crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
+    }
+    let offset = (q.page - 1) * domain::search::PAGE_SIZE;
+    // The list's structured data is its own results; paid places are not results.
+    let items =
+        organic.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &c.href))).collect();
+    page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
+    page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
+
+    // Promoted places first; a promoted car is not shown twice on its page.
+    let mut cards: Vec<CardView> = promoted
+        .iter()
+        .map(|c| CardView { promoted: true, ..CardView::new(state, c, now) })
+        .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
+        .collect();
+    // Inside a flow, cars open in the flow.
+    if let Some(f) = flow {
+        for card in &mut cards {
+            card.href = f.car_href(card.id);
+        }
+    }
+    let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
+    // Saved searches are for the main list; `/space/searches` drops the page and sort.
+    let save_query = (path == CARLIST.path).then(|| q.to_query());
+    let kind_path = path.to_owned();
+    // The region picker over the 地区 row: a city chosen there replaces the region filter and
+    // keeps the others (the URL the row's own links would give).
+    let probe = region::city_by_slug("beijing");
+    let picker = RegionPickerProps {
+        current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
+        regions_url: "/api/regions",
+        hot: crate::render::islands::hot_cities(),
+        href_template: Some(
+            q.with(|t| {
+                t.city = probe;
+                t.province = None;
+            })
+            .href(path)
+            .replace("city=beijing", "city={py}"),
+        ),
+        any_href: Some(
+            q.with(|t| {
+                t.city = None;
+                t.province = None;
+            })
+            .href(path),
+        ),
+        any_label: "全国",
+        ..RegionPickerProps::default()
+    };
+    let city_picker = page.island(state, "RegionPicker", &picker);
+    let mut rows = filter_rows(&q, path, &popular);
+    if shop.is_some() {
+        // A shop's inventory is crawled page by page; its filter combinations would multiply the
+        // site's crawlable space by the number of shops and add nothing the main lists lack.
+        for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
+            o.nofollow = true;
+        }
+    }
+    let tpl = ListPage {
+        compared: visitor.compared,
+        city_picker,
+        save_query,
+        heading,
+        total: domain::search::count_label(result.total),
+        kind_path,
+        shop,
+        rows,
+        chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
+        sorts: Sort::ALL
+            .into_iter()
+            .map(|s| OptionLink { label: HtmlText::text(s.label()), href: HtmlText::href(&q.sorted(s), path), active: q.sort == s, nofollow: true })
+            .collect(),
+        cards,
+        pages: if pages > 1 { page_links(&q, path, pages) } else { Vec::new() },
+        prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(path)),
+        next: (q.page < pages).then(|| q.at_page(q.page + 1).href(path)),
+        keyword: q.keyword.clone().unwrap_or_default(),
+        hidden,
+        flow: kind.layout.is_flow(),
+        compare_back: if kind.layout.is_flow() { String::new() } else { q.href(path) },
+        crumbs,
+        page,
+    };
+    Ok(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response())
+}
+
+/// `GET /carlist`.
+pub async fn carlist(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, CARLIST, raw.as_deref()).await
+}
+
+/// `GET /servicehall/qualitycarlist`.
+pub async fn inspected_list(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, QUALITY, raw.as_deref()).await
+}
+
+/// `GET /actives/buyflow/carlist`.
+pub async fn buyflow(State(state): State<AppState>, visitor: Visitor, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    list(&state, &visitor, BUYFLOW, raw.as_deref()).await
+}
+
+/// `GET /actives/{flow}/buycarlist`: the list inside a campaign flow.
+pub async fn flow_list(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    uri: axum::extract::OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, AppError> {
+    let flow = crate::features::campaigns::families::flow_of(uri.path()).ok_or(AppError::NotFound)?;
+    list_in(&state, &visitor, BUYFLOW, flow.list, None, Some(flow), raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
+pub async fn shop_buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = state.store.shop_by_oname(&oname).await?;
+    let path = format!("/shop/{}/buyCar", s.oname);
+    list_at(&state, &visitor, CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// `GET /shop/{oname}/search`: keyword search inside the shop (the inventory list, searched).
+pub async fn shop_search(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let s = state.store.shop_by_oname(&oname).await?;
+    let path = format!("/shop/{}/search", s.oname);
+    list_at(&state, &visitor, CARLIST, &path, Some(ShopHead::new(&state, &s)), raw.as_deref()).await
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Public, "/carlist", carlist);
+    r.get(Access::Public, "/servicehall/qualitycarlist", inspected_list);
+    r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
+    for f in &crate::features::campaigns::families::FLOWS {
+        r.get(Access::Public, f.list, flow_list);
+    }
+    r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
+    r.get(Access::Public, "/shop/{oname}/search", shop_search);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use askama::Template;
+    use domain::search::CarQuery;
+
+    use super::HtmlText;
+
+    #[derive(Template)]
+    #[template(source = r#"<a href="{{ href }}">{{ label }}</a>"#, ext = "html")]
+    struct Link {
+        href: HtmlText,
+        label: HtmlText,
+    }
+
+    #[test]
+    fn list_links_and_labels_are_escaped_once() {
+        let q = CarQuery::parse([("brand", "dazhong"), ("keyword", "白色 <b>\"x\"")].map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
+        let href = HtmlText::href(&q, "/shop/a&b\"/buyCar");
+        assert_eq!(href.as_html(), "/shop/a&amp;b&quot;/buyCar?brand=dazhong&amp;keyword=%E7%99%BD%E8%89%B2%20%3Cb%3E%22x%22");
+        assert_eq!(HtmlText::text("大众").as_html(), "大众");
+        let label = HtmlText::text(String::from("<i>'A&B'</i>"));
+        assert_eq!(label.as_html(), "&lt;i&gt;&#39;A&amp;B&#39;&lt;/i&gt;");
+        assert_eq!(
+            Link { href, label }.render().unwrap(),
+            r#"<a href="/shop/a&amp;b&quot;/buyCar?brand=dazhong&amp;keyword=%E7%99%BD%E8%89%B2%20%3Cb%3E%22x%22">&lt;i&gt;&#39;A&amp;B&#39;&lt;/i&gt;</a>"#
+        );
+    }
+}

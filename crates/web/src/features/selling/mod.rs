@@ -1,0 +1,13 @@
+//! Putting a car on sale and keeping it there: the sell form with its photos and price suggestion,
+//! and the seller's listings with their actions and history.
+
+pub mod mylistings;
+pub mod sell;
+
+use crate::http::routes::Routes;
+
+/// The routes of this feature.
+pub fn routes(r: &mut Routes) {
+    sell::routes(r);
+    mylistings::routes(r);
+}

@@ -1,0 +1,197 @@
+//! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
+//! retrying dealers' lead notices and the ad platforms' conversion reports, deleting uploads no listing uses, refreshing stored valuations,
+//! and (every minute) reconciling pending payment orders, asking about history reports and
+//! sending buyers' alerts. Every node keeps the timers, but each round is claimed in the database
+//! first (`Store::claim_round`), so with several nodes exactly one runs it; a node that dies
+//! mid-round leaves it to another once its lease ends. The rounds are idempotent besides.
+
+use std::time::Duration;
+
+use crate::state::AppState;
+
+/// How often listings are checked for expiry (and lead notices retried, unused uploads removed).
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(600);
+/// How often stored valuations are refreshed; the first an hour after the round is first seen,
+/// since listings are valued when written and a start should not re-read the whole stock.
+pub const VALUATIONS_EVERY: Duration = Duration::from_secs(3_600);
+/// How long a node holds a round it claimed before another node may take it over.
+pub const LEASE_SECS: i64 = 300;
+
+/// Runs `work` as round `name` when this node claims it (it is due); then it is next due `every`
+/// after it began. A round first seen is due after `first`.
+async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, first: Duration, work: impl Future<Output = ()>) {
+    let now = state.clock.now();
+    let secs = |d: Duration| i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2);
+    match state.store.claim_round(name, node, now, LEASE_SECS, now + secs(first)).await {
+        Ok(true) => {
+            work.await;
+            if let Err(e) = state.store.finish_round(name, node, now, now + secs(every)).await {
+                tracing::warn!(round = name, error = %e, "could not finish a round");
+            }
+        }
+        Ok(false) => {}
+        Err(e) => tracing::warn!(round = name, error = %e, "could not claim a round"),
+    }
+}
+
+/// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, and (hourly)
+/// old insurance quotes and valuations.
+pub async fn tick(state: &AppState, node: &str) {
+    claimed(state, node, "expiry", EXPIRY_EVERY, Duration::ZERO, async {
+        match state.store.expire_listings(state.clock.now()).await {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "expired listings not re-confirmed"),
+            Err(e) => tracing::warn!(error = %e, "expiry job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "lead_pushes", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::leads::deliver_due(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "delivered queued lead notices"),
+            Err(e) => tracing::warn!(error = %e, "lead push job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "conversions", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::conversions::deliver_due(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "delivered queued conversion reports"),
+            Err(e) => tracing::warn!(error = %e, "conversion report job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "uploads", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::services::photos::cleanup_orphans(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "removed unused uploads"),
+            Err(e) => tracing::warn!(error = %e, "upload cleanup failed"),
+        }
+    })
+    .await;
+    // Photos being received are files on each node's own disk: every node sweeps its own.
+    let swept = tokio::task::spawn_blocking(crate::services::photos::sweep_received).await.unwrap_or(0);
+    if swept > 0 {
+        tracing::info!(swept, "removed photo files a stopped server left");
+    }
+    claimed(state, node, "insurance quotes", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        // A quote holds three days; a month on, one no lead names is of no use to anyone.
+        match state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await {
+            Ok(0) => {}
+            Ok(pruned) => tracing::info!(pruned, "forgot old insurance quotes"),
+            Err(e) => tracing::warn!(error = %e, "insurance quote pruning failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        match state.store.refresh_valuations(state.clock.now()).await {
+            Ok(changed) => tracing::info!(changed, "refreshed valuations"),
+            Err(e) => tracing::warn!(error = %e, "valuation job failed"),
+        }
+    })
+    .await;
+}
+
+/// How often pending payment orders are reconciled with the provider (and history reports and
+/// alerts run).
+pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
+
+/// The minute's rounds this node can claim: payments (pending orders older than a minute asked
+/// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
+/// provider attempt is due (`reports::run_due`), live-session reminders left to send
+/// (`live::deliver_due`), insurance leads not yet taken by their insurers
+/// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`).
+pub async fn minute(state: &AppState, node: &str) {
+    claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::payments::reconcile(state).await {
+            Ok(0) => {}
+            Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
+            Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "reports", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::reports::run_due(state).await {
+            Ok(0) => {}
+            Ok(due) => tracing::info!(due, "asked the provider about history reports"),
+            Err(e) => tracing::warn!(error = %e, "history report job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "live reminders", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::features::live::reminders::deliver_due(state).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "sent live-session reminders"),
+            Err(e) => tracing::warn!(error = %e, "live reminder job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "insurance hand-overs", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::features::service_hall::insurance_quotes::hand_over_due(state, None).await {
+            Ok(0) => {}
+            Ok(taken) => tracing::info!(taken, "handed insurance leads to their insurers"),
+            Err(e) => tracing::warn!(error = %e, "insurance hand-over job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "alerts", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::features::accounts::alerts::run(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "sent buyers' alerts"),
+            Err(e) => tracing::warn!(error = %e, "alert job failed"),
+        }
+    })
+    .await;
+}
+
+/// Runs `round(n)` for n = 0, 1, 2… on a `period` timer (the first at once); a late round delays
+/// the next rather than bunching them.
+fn every<F, Fut>(period: Duration, mut round: F) -> tokio::task::JoinHandle<()>
+where
+    F: FnMut(u64) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    tokio::spawn(async move {
+        let mut timer = tokio::time::interval(period);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        for n in 0u64.. {
+            timer.tick().await;
+            round(n).await;
+        }
+    })
+}
+
+/// The node's timers, all of them: [`Jobs::stop`] ends every one at shutdown (a timer whose handle
+/// were dropped would go on running rounds against a closing database).
+#[derive(Debug)]
+pub struct Jobs(Vec<tokio::task::JoinHandle<()>>);
+
+impl Jobs {
+    /// Stops every timer and waits until each has ended; how many there were.
+    pub async fn stop(self) -> usize {
+        let mut stopped = 0;
+        for handle in self.0 {
+            handle.abort();
+            if handle.await.is_err_and(|e| e.is_cancelled()) {
+                stopped += 1;
+            }
+        }
+        stopped
+    }
+}
+
+/// Runs [`tick`] on the [`EXPIRY_EVERY`] timer and [`minute`] on the [`PAYMENTS_EVERY`] timer
+/// (the first of each at once) as one node, named for the rounds it claims, until [`Jobs::stop`].
+pub fn spawn(state: AppState) -> Jobs {
+    let node: std::sync::Arc<str> = format!("{}-{}", std::process::id(), crate::random::hex_id().unwrap_or_default()).into();
+    let (payments, minute_node) = (state.clone(), node.clone());
+    let minutely = every(PAYMENTS_EVERY, move |_| {
+        let (state, node) = (payments.clone(), minute_node.clone());
+        async move { minute(&state, &node).await }
+    });
+    let expiry = every(EXPIRY_EVERY, move |_| {
+        let (state, node) = (state.clone(), node.clone());
+        async move { tick(&state, &node).await }
+    });
+    Jobs(vec![minutely, expiry])
+}
