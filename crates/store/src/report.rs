@@ -312,7 +312,7 @@ const EXISTING: &str = "select report_id, status, purchase_id from report where 
 
 const FREE_USED: &str = "select count(*) from report where user_id = $1 and payment_order_id is null and status in ('querying', 'ready') and created_at >= $2";
 
-/// A paid report is asked of the provider at once, also when its order had closed (paid by order
+/// A paid report becomes due for the provider now, also when its order had closed (paid by order
 /// `$order_id`). Runs inside the payment's transaction.
 macro_rules! report_paid {
     ($tx:ident, $order_id:expr, $purchase:expr, $now:expr) => {{

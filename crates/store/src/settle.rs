@@ -106,8 +106,9 @@ pub(crate) struct Grant<'a> {
 }
 
 /// Grants a paid purchase inside the payment's transaction, through its product's own step: a
-/// plan's membership, a lead package taking requests, a report asked of the provider at once, the
-/// programme's shop opened. The product follows the order that paid.
+/// plan's membership, a lead package taking requests, a report made due for the provider (the web
+/// crate's `payments::deliver` asks it as soon as the payment is applied), the programme's shop
+/// opened. The product follows the order that paid.
 macro_rules! grant_purchase {
     ($tx:ident, $g:expr, $now:expr) => {{
         let g: &Grant<'_> = &$g;

@@ -4,7 +4,7 @@
 //! The periodic job ([`reconcile`]) asks about orders whose notify may have been lost and closes
 //! the unpaid ones after `domain::order::CLOSE_AFTER_SECS`.
 
-use domain::order::{Provider, Status};
+use domain::order::{Product, Provider, Status};
 use store::{Item, NewOrder, PayOrder, Payment, Settled};
 
 use crate::adapters::alipay::{TradeState, Urls};
@@ -187,6 +187,7 @@ pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_
         Settled::Applied => {
             tracing::info!(order_no, trade_no, amount_fen, via, "order paid");
             crate::services::conversions::report_order(state, order_no, amount_fen).await;
+            deliver(state, order_no).await;
         }
         Settled::AlreadyPaid => tracing::debug!(order_no, via, "payment reported again"),
         Settled::RefundDue(why) => {
@@ -199,6 +200,29 @@ pub async fn settle(state: &AppState, provider: Provider, order_no: &str, trade_
         other => tracing::warn!(order_no, trade_no, amount_fen, ?other, via, "payment refused"),
     }
     Ok(settled)
+}
+
+/// What a paid order delivers, one step per product. The payment's own transaction granted the
+/// purchase (`Store::settle_payment`): a plan's membership, a lead package taking requests, the
+/// programme's shop opened, a report made due. What needs an outside service starts here: a
+/// report is asked of its provider now (the adapter's timeout bounds the wait), and a call that fails is retried by the minute round
+/// (`reports::run_due`). A failure here never undoes the payment.
+async fn deliver(state: &AppState, order_no: &str) {
+    let delivered = async {
+        let Some(order) = state.store.order_by_no(order_no).await? else { return Ok(()) };
+        match order.kind {
+            Product::Report => {
+                if let Some(report) = state.store.report_of_order(order_no).await? {
+                    crate::services::reports::attempt(state, &report).await?;
+                }
+            }
+            Product::Vip | Product::Leads | Product::Programme | Product::Test => {}
+        }
+        Ok::<(), AppError>(())
+    };
+    if let Err(e) = delivered.await {
+        tracing::warn!(order_no, error = %e, "delivery after payment failed: the minute round tries again");
+    }
 }
 
 /// Handles an Alipay notify (a real one, or the sandbox cashier's): signature, then application

@@ -64,6 +64,8 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     let back = app.get(paid.location(), &h).await;
     assert_eq!(back.status, StatusCode::SEE_OTHER, "the payment result goes on to the report's");
     assert!(back.location().starts_with("/servicehall/fourquery/fousresults?order="), "{}", back.location());
+    let asked = app.state.store.reports_of(pending[0].user_id, 10).await.unwrap().remove(0);
+    assert_eq!(asked.status, domain::report::State::Ready, "a paid report is asked of the provider once the payment applies, not when its page is next read");
     let result = app.get(back.location(), &h).await;
     assert!(
         result.body.contains("报告已生成")
@@ -370,11 +372,9 @@ async fn a_query_the_provider_cannot_answer_is_refunded() {
     let query = r.location().split_once('?').unwrap().1.to_owned();
     post_on(&state, "/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
     let user = app.state.store.user_by_mobile("13700007004").await.unwrap().unwrap().user_id;
+    // The provider is asked as the payment applies, and its refusal ends the query there.
     let report = app.state.store.reports_of(user, 1).await.unwrap().remove(0);
-    assert_eq!(report.status, domain::report::State::Querying);
-    web::services::reports::attempt(&state, &report).await.unwrap();
-    let after = app.state.store.report_of(user, report.report_id).await.unwrap().unwrap();
-    assert_eq!(after.status, domain::report::State::Failed);
+    assert_eq!(report.status, domain::report::State::Failed);
     let order = app.state.store.order_by_no(report.order_no.as_deref().unwrap()).await.unwrap().unwrap();
     assert_eq!(order.status, domain::order::Status::Refunded, "the buyer's money goes back");
     let page = app.get(&format!("/servicehall/fourquery/fousresults?id={}", report.report_id), &h).await;

@@ -3,10 +3,10 @@
 //! alerts, VIP) and the public appeal and complaint form.
 
 pub mod alerts;
-pub mod appeal;
+mod appeal;
 pub mod login;
-pub mod saved_searches;
-pub mod space;
+mod saved_searches;
+mod space;
 
 use crate::http::routes::Routes;
 

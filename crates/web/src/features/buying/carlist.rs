@@ -80,6 +80,7 @@ impl HtmlText {
     }
 
     /// The text as written in the page.
+    #[cfg(test)]
     pub fn as_html(&self) -> &str {
         &self.0
     }

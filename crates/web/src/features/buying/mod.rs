@@ -5,10 +5,10 @@
 pub mod all_in;
 pub mod car_record;
 pub mod cards;
-pub mod carlist;
-pub mod compare;
-pub mod detail;
-pub mod news;
+mod carlist;
+mod compare;
+mod detail;
+mod news;
 
 use crate::http::routes::Routes;
 

@@ -2,11 +2,11 @@
 //! lists and car pages, the activity pages that end in one form, the hand-offs to the app and mini
 //! program, and the staff's campaign report.
 
-pub mod activity;
+mod activity;
 pub mod families;
-pub mod flow;
-pub mod handoff;
-pub mod report;
+mod flow;
+mod handoff;
+mod report;
 
 use crate::http::routes::Routes;
 

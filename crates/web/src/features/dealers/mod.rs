@@ -1,13 +1,13 @@
 //! What a dealer runs: the shop pages buyers see, the dealer's leads desk and call recordings, lead
 //! packages and the trade between dealers.
 
-pub mod calls;
-pub mod dealer;
-pub mod packages;
+mod calls;
+mod dealer;
+mod packages;
 pub mod recordings;
-pub mod shop;
+mod shop;
 pub mod shop_head;
-pub mod wholesale;
+mod wholesale;
 
 use crate::http::routes::Routes;
 

@@ -2,11 +2,11 @@
 //! shop's sessions, the live valuation whose cars queue on the desk, and the reminders sent when a
 //! session starts.
 
-pub mod appraisal;
-pub mod desk;
+mod appraisal;
+mod desk;
 pub mod reminders;
-pub mod sessions;
-pub mod viewer;
+mod sessions;
+mod viewer;
 
 use crate::http::routes::Routes;
 

@@ -1,9 +1,9 @@
 //! What is bought and how it is paid: the VIP plans, the dealer incubation programme, the cashier
 //! hand-off, the payment result and the providers' notifications.
 
-pub mod pay;
-pub mod programme;
-pub mod vip;
+mod pay;
+mod programme;
+mod vip;
 
 use crate::http::routes::Routes;
 

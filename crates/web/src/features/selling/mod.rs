@@ -1,8 +1,8 @@
 //! Putting a car on sale and keeping it there: the sell form with its photos and price suggestion,
 //! and the seller's listings with their actions and history.
 
-pub mod mylistings;
-pub mod sell;
+mod mylistings;
+mod sell;
 
 use crate::http::routes::Routes;
 

@@ -3,15 +3,15 @@
 //! selling-service pages.
 
 pub mod appraisal;
-pub mod checkreport;
-pub mod gather;
-pub mod history_reports;
-pub mod information;
-pub mod insurance;
+mod checkreport;
+mod gather;
+mod history_reports;
+mod information;
+mod insurance;
 pub mod insurance_quotes;
-pub mod loan;
+mod loan;
 pub mod service;
-pub mod valuation;
+mod valuation;
 
 use crate::http::routes::Routes;
 

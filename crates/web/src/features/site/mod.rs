@@ -2,12 +2,12 @@
 //! list, the JSON API with its OpenAPI document and the developer kit.
 
 pub mod api;
-pub mod home;
-pub mod kit;
-pub mod legal;
+mod home;
+mod kit;
+mod legal;
 pub mod openapi;
-pub mod regions;
-pub mod seo;
+mod regions;
+mod seo;
 
 use crate::http::routes::Routes;
 

@@ -1,8 +1,8 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
 //! orders desk with its refunds. Every page is private to staff.
 
-pub mod orders;
-pub mod review;
+mod orders;
+mod review;
 
 use crate::http::routes::Routes;
 use crate::http::visitor::Visitor;
