@@ -1,8 +1,8 @@
 //! Style checks that run as tests (`cargo test -p xtask`): file docs, whitespace, stubs, island
 //! names on both sides, migrations that match across backends, every module in its folder's block
 //! of ARCHITECTURE.md's code map, the sandbox's made-up records only behind the adapters, the web
-//! crate's layers (no module outside `pages/` imports a page, pages share code
-//! only through `pages/shared.rs`), no import circles among the modules of any crate, and no rule
+//! crate's layers (the platform never imports a feature, features use each other without a
+//! circle), no import circles among the modules of any crate, and no rule
 //! of `more.css` that could match the three pages that load only `site.css`.
 
 #[cfg(test)]
@@ -321,37 +321,46 @@ mod tests {
         refs
     }
 
+    /// The feature each file of the web crate's graph belongs to (`features/buying/cards` →
+    /// `buying`), and the features each feature's files import.
+    fn features_of(graph: &Graph) -> Graph {
+        let feature = |f: &str| f.strip_prefix("features/").map(|rest| rest.split('/').next().unwrap_or(rest).to_owned());
+        let mut out = Graph::new();
+        for (file, refs) in graph {
+            let Some(me) = feature(file) else { continue };
+            let used = out.entry(me.clone()).or_default();
+            used.extend(refs.iter().filter_map(|r| feature(r)).filter(|f| *f != me));
+        }
+        out
+    }
+
+    /// The platform (everything outside `features/` but the crate's root files that assemble the
+    /// site: `lib`, `router`, `jobs`) never imports a feature, and the features import each other
+    /// without a circle, counted by feature: a feature's public modules are what another may use
+    /// (the compiler holds the rest private).
     #[test]
-    fn no_module_outside_pages_imports_a_page_and_pages_share_only_through_shared() {
+    fn the_platform_never_imports_a_feature_and_features_use_each_other_without_circles() {
         let src = root().join("crates/web/src");
         let mut all = Vec::new();
         files(&src, &[".rs"], &mut all);
-        let pages: Vec<String> = all
-            .iter()
-            .filter(|p| p.parent() == Some(&src.join("pages")))
-            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|n| n != "mod")
-            .collect();
-        assert!(pages.len() > 10 && pages.iter().any(|p| p == "shared"), "pages not found: the check itself is broken");
         let mut bad = Vec::new();
         for p in &all {
             let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-            let code = code_of(p);
-            let in_pages = rel.starts_with("pages/");
-            if !in_pages && rel != "lib.rs" && rel != "router.rs" && code.contains("crate::pages") {
-                bad.push(format!("{rel} imports from pages/ (move what it needs into a shared module)"));
-            }
-            if in_pages && rel != "pages/mod.rs" {
-                let me = p.file_stem().unwrap().to_string_lossy().into_owned();
-                for other in pages.iter().filter(|o| **o != "shared" && **o != me) {
-                    let uses = [format!("super::{other}::"), format!("super::{other};"), format!("crate::pages::{other}")];
-                    if uses.iter().any(|u| code.contains(u.as_str())) {
-                        bad.push(format!("{rel} imports pages/{other}.rs (share it through pages/shared.rs)"));
-                    }
-                }
+            if !rel.starts_with("features/") && !matches!(rel.as_str(), "lib.rs" | "router.rs" | "jobs.rs") && code_of(p).contains("crate::features") {
+                bad.push(format!("{rel} imports a feature (move what it needs below the features)"));
             }
         }
         assert!(bad.is_empty(), "layer violations:\n{}", bad.join("\n"));
+        let features = features_of(&files_of("web"));
+        assert!(features.len() >= 8 && features.get("site").is_some_and(|f| f.contains("buying")), "features not found: the check is broken: {features:?}");
+        let circles = on_circles(&features);
+        assert!(circles.is_empty(), "features on an import circle: {circles:?}\n{features:#?}");
+        // A circle through two files of two features is a circle of the features.
+        let planted: Graph = [("features/a/x", "features/b/y"), ("features/b/z", "features/a/w"), ("features/a/w", "http/error")]
+            .into_iter()
+            .map(|(x, y)| (x.to_owned(), std::collections::BTreeSet::from([y.to_owned()])))
+            .collect();
+        assert_eq!(on_circles(&features_of(&planted)), ["a", "b"], "a circle between features is missed");
     }
 
     /// The modules a crate's section of the code map leaves unnamed. `files` are paths under the
@@ -584,8 +593,8 @@ mod tests {
 
     /// The web crate's folders, lowest first: a file may import from its own folder, an earlier
     /// one, and the crate root (`state`, `config`, `random`), never from a later folder. The root
-    /// (the router, the state) may import from any.
-    const WEB_FOLDERS: &[&str] = &["adapters", "http", "render", "auth", "services", "pages", "dev"];
+    /// (the router, the job runner, the state) may import from any.
+    const WEB_FOLDERS: &[&str] = &["adapters", "http", "render", "auth", "services", "features", "dev"];
 
     #[test]
     fn web_folders_import_only_downwards() {
@@ -608,23 +617,29 @@ mod tests {
         assert!(bad.is_empty(), "imports against the folder order {WEB_FOLDERS:?}:\n{}", bad.join("\n"));
     }
 
-    /// A page module's templates are in the folder of its name (`pages/valuation.rs` renders
-    /// `templates/valuation/…`); the root keeps the layout, the macros and what modules outside
-    /// `pages/` render (the error page, the login form), a module's folder its partials (`_…`);
-    /// no template is left unused.
+    /// A feature module's templates are in the folder of its name or of its feature
+    /// (`features/service_hall/valuation.rs` renders `templates/valuation/…`,
+    /// `features/live/desk.rs` `templates/live/…`; a module in a feature's subfolder counts as the
+    /// subfolder: `history_reports/order.rs` renders `templates/history_reports/…`); the root
+    /// keeps the layout, the macros and what modules outside `features/` render (the error page,
+    /// the login form), a module's folder its partials (`_…`); no template is left unused.
     #[test]
-    fn templates_live_in_the_folder_of_their_page_module() {
+    fn templates_live_in_the_folder_of_their_feature_module() {
         let r = root();
         let mut used = std::collections::BTreeSet::new();
         let mut bad = Vec::new();
         let mut rust = Vec::new();
         files(&r.join("crates/web/src"), &[".rs"], &mut rust);
         for p in &rust {
-            let module = p.strip_prefix(r.join("crates/web/src/pages")).ok().map(|m| m.to_string_lossy().trim_end_matches(".rs").to_owned());
+            // The folders a feature module may render from: its feature's and its own name's.
+            let allowed: Vec<String> = p.strip_prefix(r.join("crates/web/src/features")).ok().map_or(Vec::new(), |m| {
+                let parts: Vec<String> = m.to_string_lossy().trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+                parts.iter().take(2).cloned().collect()
+            });
             for part in std::fs::read_to_string(p).unwrap().split("template(path = \"").skip(1) {
                 let path = part.split('"').next().unwrap().to_owned();
                 let folder = path.rsplit_once('/').map(|(d, _)| d.to_owned());
-                if folder != module {
+                if folder.as_ref().map_or(!allowed.is_empty(), |f| !allowed.contains(f)) {
                     bad.push(format!("{} renders {path}", p.strip_prefix(&r).unwrap().display()));
                 }
                 used.insert(path);

@@ -3,6 +3,7 @@
 
 pub mod assets;
 pub mod bits;
+pub mod card;
 pub mod choices;
 pub mod error_page;
 pub mod islands;

@@ -8,6 +8,7 @@ pub mod leads;
 pub mod memo;
 pub mod payments;
 pub mod photos;
+pub mod refunds;
 pub mod reports;
 pub mod stats;
 pub mod storage;

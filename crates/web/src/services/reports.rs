@@ -87,7 +87,7 @@ async fn give_up(state: &AppState, report: &Report, why: &str) -> Result<(), App
     }
     tracing::warn!(report_id = report.report_id, why, "history report failed");
     if let Some(order_no) = &report.order_no {
-        match crate::services::payments::refund(state, order_no, None, "车况报告查询失败，自动退款").await? {
+        match crate::services::refunds::refund(state, order_no, None, "车况报告查询失败，自动退款").await? {
             Ok(_) => {}
             Err(refused) => tracing::error!(order_no, ?refused, "refund of a failed report did not go through: refund it by hand"),
         }

@@ -929,7 +929,7 @@ async fn one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goe
 
     // Staff refund the year. Then the Alipay cashier still open in another tab is paid: that
     // payment reaches a refunded purchase and is given back at once; the page says so.
-    let refunded = web::services::payments::refund(&app.state, &o2, None, "用户申请退款").await.unwrap();
+    let refunded = web::services::refunds::refund(&app.state, &o2, None, "用户申请退款").await.unwrap();
     assert!(refunded.is_ok(), "{refunded:?}");
     assert!(store.memberships(user, NOW).await.unwrap().is_empty(), "the refund ended the year");
     let late = app.post_form("/pay/sandbox/gateway", &h, &format!("{}&result=paid", alipay.split_once('?').unwrap().1)).await;

@@ -23,9 +23,9 @@ use store::{NewWanted, Scope};
 use validator::Validate;
 
 use crate::auth::signin::{LoginForm, see_other};
-use crate::features::buying::cards::CardView;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::islands::{ConfirmFormsProps, RegionPickerProps, TextInputProps};
 use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;

@@ -5,7 +5,7 @@ use domain::valuation::Rating;
 use store::ListingDetail;
 
 use crate::features::buying::all_in::{AllInView, all_in};
-use crate::features::buying::cards::specs;
+use crate::features::buying::specs::specs;
 use crate::state::AppState;
 
 /// One photo as the gallery shows it.

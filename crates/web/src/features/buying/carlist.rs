@@ -18,12 +18,11 @@ use domain::region;
 use domain::search::{CarQuery, Sort};
 use store::Scope;
 
-use crate::features::buying::cards::CardView;
-use crate::features::campaigns::families::Flow;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::islands::RegionPickerProps;
 use crate::render::jsonld::{Crumbs, LdItem, LdList, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, json_ld};
@@ -321,17 +320,27 @@ pub async fn list_at(state: &AppState, visitor: &Visitor, kind: ListKind, path: 
     list_in(state, visitor, kind, path, shop, None, raw).await
 }
 
+/// A list shown inside a campaign flow: the flow's chrome, and its car page with `{id}` in it,
+/// where the list's cars open.
+pub struct InFlow {
+    /// The flow's bars and links.
+    pub chrome: crate::render::meta::FlowChrome,
+    /// The flow's car page, `{id}` standing for the car.
+    pub car_page: &'static str,
+}
+
 /// A list at `path`, inside a shop's pages or a campaign flow (its cars open in the flow, the
 /// page is `noindex` with `/carlist` of the same query as its canonical).
-async fn list_in(
+pub async fn list_in(
     state: &AppState,
     visitor: &Visitor,
     kind: ListKind,
     path: &str,
     shop: Option<ShopHead>,
-    flow: Option<&'static Flow>,
+    flow: Option<InFlow>,
     raw: Option<&str>,
 ) -> Result<Response, AppError> {
+    let in_flow = flow.is_some();
     let q = parse_query(raw);
     let now = state.clock.now();
     let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
@@ -362,17 +371,18 @@ async fn list_in(
         "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
         domain::search::count_label(result.total)
     );
-    let canonical = if flow.is_some() { q.href(CARLIST.path) } else { q.href(path) };
+    let canonical = if in_flow { q.href(CARLIST.path) } else { q.href(path) };
     let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
     let title = match &shop {
         Some(s) => format!("{}在售{}", s.name, title),
         None => title,
     };
     let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
+    let car_page = flow.as_ref().map(|f| f.car_page);
     if let Some(f) = flow {
-        page = page.in_flow(f.chrome(visitor, format!("{}#lead", f.base)));
+        page = page.in_flow(f.chrome);
     }
-    if flow.is_some() || !q.is_indexable(result.total) {
+    if in_flow || !q.is_indexable(result.total) {
         page.noindex();
     }
     let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
@@ -414,9 +424,9 @@ async fn list_in(
         .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
         .collect();
     // Inside a flow, cars open in the flow.
-    if let Some(f) = flow {
+    if let Some(car_page) = car_page {
         for card in &mut cards {
-            card.href = f.car_href(card.id);
+            card.href = car_page.replace("{id}", &card.id.to_string());
         }
     }
     let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
@@ -500,17 +510,6 @@ pub async fn buyflow(State(state): State<AppState>, visitor: Visitor, RawQuery(r
     list(&state, &visitor, BUYFLOW, raw.as_deref()).await
 }
 
-/// `GET /actives/{flow}/buycarlist`: the list inside a campaign flow.
-pub async fn flow_list(
-    State(state): State<AppState>,
-    visitor: Visitor,
-    uri: axum::extract::OriginalUri,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, AppError> {
-    let flow = crate::features::campaigns::families::flow_of(uri.path()).ok_or(AppError::NotFound)?;
-    list_in(&state, &visitor, BUYFLOW, flow.list, None, Some(flow), raw.as_deref()).await
-}
-
 /// `GET /shop/{oname}/buyCar`: the shop's inventory with the list filters.
 pub async fn shop_buy_car(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
     let s = state.store.shop_by_oname(&oname).await?;
@@ -530,9 +529,6 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/carlist", carlist);
     r.get(Access::Public, "/servicehall/qualitycarlist", inspected_list);
     r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
-    for f in &crate::features::campaigns::families::FLOWS {
-        r.get(Access::Public, f.list, flow_list);
-    }
     r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
     r.get(Access::Public, "/shop/{oname}/search", shop_search);
 }

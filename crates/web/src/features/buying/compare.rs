@@ -12,11 +12,11 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::selling::ListingStatus;
 use serde::Deserialize;
 
-use crate::features::buying::cards::CardView;
-use crate::features::buying::cards::rating_badge;
 use crate::http::cookies::{COMPARE_COOKIE, MAX_COMPARED, compared_ids, set_cookie};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
+use crate::render::card::rating_badge;
 use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
 
@@ -84,7 +84,7 @@ pub async fn page(State(state): State<AppState>, visitor: Visitor, headers: Head
             rating_badge(d.price_rating).map_or("—".to_owned(), |(l, _)| l.to_owned()),
             format!("{}万", domain::money::wan(d.guide_price_yuan)),
         ];
-        let specs = crate::features::buying::cards::specs(&d);
+        let specs = crate::features::buying::specs::specs(&d);
         if rows.len() == PRICE_ROWS.len() {
             rows.extend(specs.iter().map(|(label, _)| *label));
         }

@@ -21,11 +21,11 @@ use serde::Deserialize;
 use store::{LeadOutcome, ListingDetail, NewLead};
 
 use crate::features::buying::car_record::CarRecord;
-use crate::features::buying::cards::CardView;
-use crate::features::buying::cards::month_text;
+use crate::features::buying::specs::month_text;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::islands::{DatePickerProps, SharePayload, ShareProps};
 use crate::render::jsonld::{Crumbs, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};

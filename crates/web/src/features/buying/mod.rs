@@ -4,11 +4,11 @@
 
 pub mod all_in;
 pub mod car_record;
-pub mod cards;
-mod carlist;
+pub mod carlist;
 mod compare;
 mod detail;
 mod news;
+mod specs;
 
 use crate::http::routes::Routes;
 

@@ -15,7 +15,7 @@
 use domain::selling::FieldErrors;
 
 use askama::Template;
-use axum::extract::{OriginalUri, State};
+use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::attribution::Attribution;
@@ -26,7 +26,7 @@ use store::{NewLead, Scope};
 
 use crate::auth::signin::see_other;
 use crate::features::buying::car_record::CarRecord;
-use crate::features::buying::cards::CardView;
+use crate::features::buying::carlist::{self, InFlow};
 use crate::features::campaigns::families::FLOWS;
 use crate::features::campaigns::families::Flow;
 use crate::features::campaigns::families::PC_FLOW;
@@ -39,6 +39,7 @@ use crate::http::error::AppError;
 use crate::http::extract::{Form, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::choices::BrandSeries;
 use crate::render::choices::ProvinceCities;
 use crate::render::meta::PageMeta;
@@ -710,9 +711,18 @@ pub async fn sell_lead(State(state): State<AppState>, visitor: Visitor, Form(pos
     }
 }
 
-/// This feature's routes (the flows' `buycarlist` are the list page's).
+/// `GET /actives/{flow}/buycarlist`: the list inside a campaign flow (the site's list, in the
+/// flow's chrome, its cars opening in the flow).
+pub async fn flow_list(State(state): State<AppState>, visitor: Visitor, uri: OriginalUri, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+    let flow = flow_of(uri.path()).ok_or(AppError::NotFound)?;
+    let in_flow = InFlow { chrome: flow.chrome(&visitor, format!("{}#lead", flow.base)), car_page: flow.details };
+    carlist::list_in(&state, &visitor, carlist::BUYFLOW, flow.list, None, Some(in_flow), raw.as_deref()).await
+}
+
+/// The flows' routes: each flow's landing, list, car pages and valuation.
 pub fn routes(r: &mut Routes) {
     for f in &FLOWS {
+        r.get(Access::Public, f.list, flow_list);
         r.get(Access::Public, f.base, landing);
         r.post(Access::Public, f.base, landing_lead);
         r.get(Access::Public, f.details, details);

@@ -22,11 +22,11 @@ use store::{NewLead, Shop, ShopProfile};
 use validator::Validate;
 
 use crate::auth::signin::see_other;
-use crate::features::buying::cards::CardView;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
 use crate::http::validation;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::jsonld::Crumbs;
 use crate::render::meta::{Layout, PageMeta, json_ld};
 use crate::state::AppState;

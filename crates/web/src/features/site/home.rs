@@ -12,10 +12,10 @@ use domain::search::CarQuery;
 use serde::Deserialize;
 use store::ListingFilter;
 
-use crate::features::buying::cards::CardView;
 use crate::http::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::card::CardView;
 use crate::render::islands::RegionPickerProps;
 use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;

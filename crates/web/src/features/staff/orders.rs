@@ -15,7 +15,7 @@ use crate::auth::signin::see_other;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
 use crate::render::meta::PageMeta;
-use crate::services::payments;
+use crate::services::refunds;
 use crate::state::AppState;
 
 use super::staff_meta;
@@ -171,14 +171,14 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
     if !domain::order::is_order_no(order_no) {
         return Err(AppError::NotFound);
     }
-    match payments::refund(&state, order_no, Some(staff.user_id), reason).await? {
+    match refunds::refund(&state, order_no, Some(staff.user_id), reason).await? {
         Ok(store::Refunded::ShopKept { oname, listings }) => {
             Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund&kept={oname}&listings={listings}"), Vec::new()))
         }
         Ok(_) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
-        Err(payments::RefundRefused::NotPaid) => answer("该订单不是已支付状态（未支付、已关闭或已退款），不能退款".to_owned(), StatusCode::CONFLICT).await,
-        Err(payments::RefundRefused::Busy) => answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await,
-        Err(payments::RefundRefused::Provider) => answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await,
+        Err(refunds::RefundRefused::NotPaid) => answer("该订单不是已支付状态（未支付、已关闭或已退款），不能退款".to_owned(), StatusCode::CONFLICT).await,
+        Err(refunds::RefundRefused::Busy) => answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await,
+        Err(refunds::RefundRefused::Provider) => answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await,
     }
 }
 
