@@ -9,9 +9,9 @@ use crate::state::AppState;
 
 /// The router of every route, each access level under its route middleware.
 pub fn build(state: &AppState) -> Router<AppState> {
-    all().build(|access, group| match access.middleware() {
-        Some(names) => group.layer(from_fn(crate::auth::middleware::route_middleware(state.clone(), names))),
-        None => group,
+    all().build(|access, group| match access {
+        Access::Plain => group,
+        _ => group.layer(from_fn(crate::auth::middleware::route_middleware(state.clone(), access))),
     })
 }
 

@@ -1,5 +1,5 @@
-//! The middleware of every request: the route middleware each page names (seed: `auth` by default,
-//! an unknown name is a 500 'Unknown middleware {name}'), the security headers and the request log.
+//! The middleware of every request: the route middleware of each access level (the session for
+//! every page, then the sign-in or role it needs), the security headers and the request log.
 
 use std::time::Instant;
 
@@ -16,87 +16,63 @@ use crate::auth::session::TOKEN_HEADER;
 use crate::http::cache;
 use crate::http::cookies::{ATTRIBUTION_COOKIE, CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
 use crate::http::error::AppError;
+use crate::http::routes::Access;
 use crate::http::visitor::{CurrentUser, DeviceId, device_in, peer_ip};
 use crate::state::AppState;
 
-/// The route middleware a page can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RouteMiddleware {
-    /// The default: gives the visitor a device id and runs the session bootstrap.
-    Auth,
-    /// The page needs a signed-in user: anonymous visitors get the login form (401).
-    User,
-    /// The page needs a dealer (a user who owns a shop): others get 403.
-    Dealer,
-    /// The page needs staff: others get 403.
-    Staff,
-}
-
-/// Resolves a middleware name; an unknown one is the seed's 500 'Unknown middleware {name}'.
-pub fn resolve_middleware(name: &str) -> Result<RouteMiddleware, AppError> {
-    match name {
-        "auth" => Ok(RouteMiddleware::Auth),
-        "user" => Ok(RouteMiddleware::User),
-        "dealer" => Ok(RouteMiddleware::Dealer),
-        "staff" => Ok(RouteMiddleware::Staff),
-        other => Err(AppError::UnknownMiddleware(other.to_owned())),
-    }
-}
-
-/// Builds the layer function for a list of middleware names. Names are resolved per request so
-/// that a misconfigured route fails visibly (500) instead of silently skipping a check.
+/// The route middleware of an access level (every level but [`Access::Plain`], which has
+/// none): the visitor's device id, how the visit arrived and the session bootstrap, then the
+/// sign-in or role the level needs, refused before the handler runs. The level is a type, so a
+/// route cannot name a middleware that does not exist.
 pub fn route_middleware(
     state: AppState,
-    names: &'static [&'static str],
+    access: Access,
 ) -> impl Fn(Request, Next) -> std::pin::Pin<Box<dyn Future<Output = Response> + Send>> + Clone + Send + Sync + 'static {
+    let required = match access {
+        Access::Public | Access::Plain => None,
+        Access::User => Some(Need::User),
+        Access::Dealer => Some(Need::Role(Role::Dealer)),
+        Access::Staff => Some(Need::Role(Role::Staff)),
+    };
     move |mut req: Request, next: Next| {
         let state = state.clone();
         Box::pin(async move {
             let mut cookies: Vec<HeaderValue> = Vec::new();
-            for name in names {
-                let required = match resolve_middleware(name) {
-                    Ok(RouteMiddleware::Auth) => {
-                        let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
-                            Some(v) => v.to_owned(),
-                            None => {
-                                let id = match state.random_id() {
-                                    Ok(id) => id,
-                                    Err(e) => return AppError::from(e).into_response(),
-                                };
-                                cookies.extend(set_cookie(&state.config, DEVICE_COOKIE, &id, true));
-                                id
-                            }
-                        };
-                        // How the visit arrived, first touch: the landing that carries campaign
-                        // parameters keeps them in a cookie for the rest of the visit. Read once
-                        // here; the `Visitor` takes it from the request.
-                        let arrived = crate::http::cookies::attribution(req.headers()).or_else(|| {
-                            let query = req.uri().query().filter(|q| !q.is_empty())?;
-                            let pairs: Vec<_> = form_urlencoded::parse(query.as_bytes()).collect();
-                            let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())), req.uri().path(), state.clock.now())?;
-                            cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &landed.encode()));
-                            Some(landed)
-                        });
-                        if let Some(a) = arrived {
-                            req.extensions_mut().insert(a);
-                        }
-                        let device = device_in(req.extensions(), req.headers());
-                        let ip = peer_ip(req.extensions());
-                        let query = req.uri().query().unwrap_or("").to_owned();
-                        let boot = match crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await {
-                            Ok(boot) => boot,
-                            Err(e) => return e.into_response(),
-                        };
-                        cookies.extend(boot.cookies);
-                        req.extensions_mut().insert(DeviceId(id));
-                        req.extensions_mut().insert(CurrentUser(boot.user));
-                        continue;
-                    }
-                    Ok(RouteMiddleware::User) => Need::User,
-                    Ok(RouteMiddleware::Dealer) => Need::Role(Role::Dealer),
-                    Ok(RouteMiddleware::Staff) => Need::Role(Role::Staff),
-                    Err(e) => return e.into_response(),
-                };
+            let id = match cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v)) {
+                Some(v) => v.to_owned(),
+                None => {
+                    let id = match state.random_id() {
+                        Ok(id) => id,
+                        Err(e) => return AppError::from(e).into_response(),
+                    };
+                    cookies.extend(set_cookie(&state.config, DEVICE_COOKIE, &id, true));
+                    id
+                }
+            };
+            // How the visit arrived, first touch: the landing that carries campaign
+            // parameters keeps them in a cookie for the rest of the visit. Read once
+            // here; the `Visitor` takes it from the request.
+            let arrived = crate::http::cookies::attribution(req.headers()).or_else(|| {
+                let query = req.uri().query().filter(|q| !q.is_empty())?;
+                let pairs: Vec<_> = form_urlencoded::parse(query.as_bytes()).collect();
+                let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())), req.uri().path(), state.clock.now())?;
+                cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &landed.encode()));
+                Some(landed)
+            });
+            if let Some(a) = arrived {
+                req.extensions_mut().insert(a);
+            }
+            let device = device_in(req.extensions(), req.headers());
+            let ip = peer_ip(req.extensions());
+            let query = req.uri().query().unwrap_or("").to_owned();
+            let boot = match crate::auth::session::bootstrap(&state, req.headers(), &query, &device, Some(&id), &ip).await {
+                Ok(boot) => boot,
+                Err(e) => return e.into_response(),
+            };
+            cookies.extend(boot.cookies);
+            req.extensions_mut().insert(DeviceId(id));
+            req.extensions_mut().insert(CurrentUser(boot.user));
+            if let Some(required) = required {
                 let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref());
                 if let Err(signed_in) = access::check(user, required) {
                     let mut res = if !signed_in && req.method() == Method::POST && !crate::http::envelope::is_api(req.uri().path()) {
@@ -288,17 +264,4 @@ fn respond(state: &AppState, e: cache::Entry) -> Response {
     }
     res.headers_mut().insert("x-cache", HeaderValue::from_static("hit"));
     res
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn middleware_names_resolve_or_fail_with_the_seed_message() {
-        assert_eq!(resolve_middleware("auth").unwrap(), RouteMiddleware::Auth);
-        assert_eq!(resolve_middleware("dealer").unwrap(), RouteMiddleware::Dealer);
-        let err = resolve_middleware("admin").unwrap_err();
-        assert_eq!(err.to_string(), "Unknown middleware admin");
-    }
 }

@@ -47,9 +47,6 @@ pub enum AppError {
     /// 503: an outside service failed; the message says what to do.
     #[error("outside service: {0}")]
     Upstream(String),
-    /// 500 'Unknown middleware {name}': a route names a middleware that does not exist.
-    #[error("Unknown middleware {0}")]
-    UnknownMiddleware(String),
     /// 500: a store failure; the cause is logged, never shown.
     #[error("store: {0}")]
     Store(#[from] store::DbError),
@@ -107,7 +104,6 @@ impl IntoResponse for AppError {
             AppError::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, m.clone(), None),
             AppError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, m.clone(), None),
             AppError::Upstream(m) => (StatusCode::SERVICE_UNAVAILABLE, m.clone(), None),
-            AppError::UnknownMiddleware(name) => (StatusCode::INTERNAL_SERVER_ERROR, format!("Unknown middleware {name}"), None),
             AppError::Store(store::DbError::NotFound) => (StatusCode::NOT_FOUND, NOT_FOUND_MESSAGE.to_owned(), None),
             // The database stopped or is restarting, or every connection stayed busy: a short
             // wait helps, so 503 (the cause is logged all the same).

@@ -32,17 +32,6 @@ pub enum Access {
 }
 
 impl Access {
-    /// The route middleware names it runs (none for [`Access::Plain`]).
-    pub fn middleware(self) -> Option<&'static [&'static str]> {
-        match self {
-            Access::Public => Some(&["auth"]),
-            Access::User => Some(&["auth", "user"]),
-            Access::Dealer => Some(&["auth", "user", "dealer"]),
-            Access::Staff => Some(&["auth", "user", "staff"]),
-            Access::Plain => None,
-        }
-    }
-
     /// Its name in the inventory.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -565,7 +565,7 @@ async fn routes_can_require_a_role() {
     let app = crate::support::spawn_app(0).await;
     let extra = axum::Router::new()
         .route("/staff-only", get(|| async { "review queue" }))
-        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), &["auth", "staff"])));
+        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), web::http::routes::Access::Staff)));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |cookie: String| {
         let router = router.clone();
@@ -601,7 +601,7 @@ async fn extractors_decide_who_may_call_a_handler() {
             "/only-users/{id}",
             get(|SignedIn(u): SignedIn, web::http::extract::PathId(id): web::http::extract::PathId| async move { format!("{} {id}", u.user_id) }),
         )
-        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), &["auth"])));
+        .layer(axum::middleware::from_fn(web::auth::middleware::route_middleware(app.state.clone(), web::http::routes::Access::Public)));
     let router = web::app_with(app.state.clone(), extra);
     let get_as = |path: &'static str, cookie: String| {
         let router = router.clone();
