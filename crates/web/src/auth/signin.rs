@@ -1,7 +1,7 @@
 //! The sign-in form every page can answer with: the plain login form (the login island's
 //! fallback) that a page behind sign-in shows an anonymous visitor (401), the same-site return
 //! path it carries, and the one 303 redirect (`see_other`) every form post ends with, its target
-//! checked by `domain::auth::safe_return`. `pages::login` handles what the form posts.
+//! checked by `domain::auth::safe_return`. `features::accounts::login` handles what the form posts.
 
 use askama::Template;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};

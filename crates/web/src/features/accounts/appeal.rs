@@ -1,6 +1,6 @@
 //! The public appeal and complaint form (`/actives/help/appeal`, `/actives/help/customerappeal`):
 //! a seller appeals a decision on their listing, anyone complains about a listing or a dealer;
-//! staff answer them at `/staff/appeals` (`pages::staff`).
+//! staff answer them at `/staff/appeals` (`staff::review`).
 
 use crate::http::routes::{Access, Routes};
 use askama::Template;

@@ -3,7 +3,7 @@
 //! size), `/actives/superclue/submit` (confirm, then the order with its package, then the
 //! cashier), `/actives/superclue/history` (each package with the requests it received) and
 //! `/actives/superclue/recommandSells` (private sellers' requests no dealer has yet that match a
-//! package of mine, claimed into it). The result after paying is `pages::pay`'s.
+//! package of mine, claimed into it). The result after paying is `money::pay`'s.
 
 use crate::http::routes::{Access, Routes};
 use askama::Template;
