@@ -52,15 +52,20 @@ macro_rules! flow {
     };
 }
 
+/// The flow the business buys most traffic for (`/actives/flow`); live sessions open in its layout.
+pub const FLOW: Flow = flow!("flow", "低价好车 顾问帮你挑", "说出预算和城市，购车顾问30分钟内联系您，按条件挑车、约看车，服务免费。", false, false,
+        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]);
+
+/// The short-video app's flow (`/actives/douyinflow`).
+pub const DOUYIN_FLOW: Flow = flow!("douyinflow", "抖音用户专享 好车低价看", "刷到心动的车？留下手机号，顾问帮您问底价、约看车，服务免费。", true, false,
+        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]);
+
+/// The flow that values first and finds cars on request (`/actives/newFlow`).
+pub const NEW_FLOW: Flow = flow!("newFlow", "卖车先估价 买车有顾问", "30秒估出您的车值多少钱；想买车，告诉我们预算，顾问帮您找。", false, true,
+        [FLOW_DOC: "个人信息授权书" "/agreement"]);
+
 /// The three flow families, in the seed's order.
-pub const FLOWS: [Flow; 3] = [
-    flow!("flow", "低价好车 顾问帮你挑", "说出预算和城市，购车顾问30分钟内联系您，按条件挑车、约看车，服务免费。", false, false,
-        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]),
-    flow!("douyinflow", "抖音用户专享 好车低价看", "刷到心动的车？留下手机号，顾问帮您问底价、约看车，服务免费。", true, false,
-        [FLOW_DOC: "个人信息授权书" "/agreement", FLOW_SERVICE_DOC: "车源推荐服务协议" "/agreementhx"]),
-    flow!("newFlow", "卖车先估价 买车有顾问", "30秒估出您的车值多少钱；想买车，告诉我们预算，顾问帮您找。", false, true,
-        [FLOW_DOC: "个人信息授权书" "/agreement"]),
-];
+pub const FLOWS: [Flow; 3] = [FLOW, DOUYIN_FLOW, NEW_FLOW];
 
 /// The flow family a request path belongs to (`/actives/{slug}` or below it).
 pub fn flow_of(path: &str) -> Option<&'static Flow> {

@@ -27,10 +27,10 @@ use store::{NewLead, Scope};
 use crate::auth::signin::see_other;
 use crate::features::buying::car_record::CarRecord;
 use crate::features::buying::carlist::{self, InFlow};
-use crate::features::campaigns::families::FLOWS;
 use crate::features::campaigns::families::Flow;
 use crate::features::campaigns::families::PC_FLOW;
 use crate::features::campaigns::families::flow_of;
+use crate::features::campaigns::families::{FLOWS, NEW_FLOW};
 use crate::features::service_hall::appraisal::AppraisalQuery;
 use crate::features::service_hall::appraisal::BandView;
 use crate::features::service_hall::appraisal::appraised_car_text;
@@ -596,7 +596,7 @@ struct FormPage {
 
 fn form_page(state: &AppState, visitor: &Visitor, kind: &'static str, view: FormView, code: StatusCode) -> Result<Response, AppError> {
     let (flow, action, title, mirrors): (&'static Flow, _, _, _) = if kind == "find" {
-        (&FLOWS[2], "/actives/newFlow/toFindCar", "帮我找车", "/actives/collect/buycar")
+        (&NEW_FLOW, "/actives/newFlow/toFindCar", "帮我找车", "/actives/collect/buycar")
     } else {
         (&PC_FLOW, "/actives/pcflow/sell", "我要卖车", "/actives/collect/sellcar")
     };
@@ -622,7 +622,7 @@ pub async fn find_car(State(state): State<AppState>, visitor: Visitor, Query(don
 /// `POST /actives/newFlow/toFindCar`: a wanted car for the buying advisers; a signed-in buyer's
 /// also goes into 我的求购, where new cars that match are announced.
 pub async fn find_car_lead(State(state): State<AppState>, visitor: Visitor, Form(post): Form<FlowPost>) -> Result<Response, AppError> {
-    let flow = &FLOWS[2];
+    let flow = &NEW_FLOW;
     let mut view = FormView { form: post.tidy(), ..FormView::default() };
     let series = domain::catalog::series_by_slug(view.form.series.trim());
     let city = domain::region::city_by_slug(view.form.city.trim());
@@ -766,7 +766,7 @@ mod tests {
             assert_eq!(f.car_href(12), format!("{}/details/12", f.base));
         }
         assert!(flow_of("/actives/flowx").is_none() && flow_of("/actives/pcflow").is_none() && flow_of("/carlist").is_none());
-        assert_eq!(FLOWS[0].accepted(), "flowagree@2026.11,flowservice@2026.11");
-        assert_eq!(FLOWS[2].accepted(), "flowagree@2026.11");
+        assert_eq!(super::super::families::FLOW.accepted(), "flowagree@2026.11,flowservice@2026.11");
+        assert_eq!(NEW_FLOW.accepted(), "flowagree@2026.11");
     }
 }

@@ -11,7 +11,7 @@ use domain::live::Status;
 use serde::Deserialize;
 
 use crate::auth::signin::see_other;
-use crate::features::campaigns::families::FLOWS;
+use crate::features::campaigns::families::FLOW;
 use crate::features::service_hall::appraisal::AppraisalQuery;
 use crate::features::service_hall::appraisal::valued;
 use crate::http::error::AppError;
@@ -81,7 +81,7 @@ pub async fn live_appraisal(
     }
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Flow, format!("直播估价 · {}", s.title))
         .canonical_path(&state, &format!("/actives/livePinggu?id={id}"))
-        .in_flow(FLOWS[0].chrome(&visitor, format!("/actives/zhiboflow?id={id}#lead")));
+        .in_flow(FLOW.chrome(&visitor, format!("/actives/zhiboflow?id={id}#lead")));
     page.noindex();
     page.private();
     let sv = session_view(&state, &s, "", now);

@@ -228,6 +228,42 @@ fn cars(pairs: &[(String, String)]) -> Vec<i64> {
     out
 }
 
+/// What one of the desk's forms asks (its `action` field), read from the posted fields.
+enum DeskAction {
+    /// `create`: the schedule form.
+    Create(ScheduleForm),
+    /// `start`, or `end` with the replay's address.
+    Move { id: i64, action: Action, replay: String },
+    /// `pins`: the session's cars, in order.
+    Pins { id: i64, cars: Vec<i64> },
+    /// `onair`: the pinned car on camera (empty: none).
+    OnAir { id: i64, car: String },
+    /// `handle`: a queued valuation done.
+    Handle { id: i64, appraisal: String },
+}
+
+impl DeskAction {
+    /// The action of a posted desk form; a session id that is no id is 404, an action the desk
+    /// does not have 400.
+    fn read(pairs: &[(String, String)]) -> Result<DeskAction, AppError> {
+        let id = || extract::positive_id(&fields(pairs, "id")).map_err(|_| AppError::NotFound);
+        Ok(match fields(pairs, "action").as_str() {
+            "create" => DeskAction::Create(ScheduleForm {
+                title: fields(pairs, "title"),
+                start: fields(pairs, "start"),
+                pull: fields(pairs, "pull"),
+                cars: cars(pairs),
+            }),
+            "start" => DeskAction::Move { id: id()?, action: Action::Start, replay: fields(pairs, "replay") },
+            "end" => DeskAction::Move { id: id()?, action: Action::End, replay: fields(pairs, "replay") },
+            "pins" => DeskAction::Pins { id: id()?, cars: cars(pairs) },
+            "onair" => DeskAction::OnAir { id: id()?, car: fields(pairs, "car") },
+            "handle" => DeskAction::Handle { id: id()?, appraisal: fields(pairs, "appraisal") },
+            _ => return Err(AppError::BadRequest("unknown action".to_owned())),
+        })
+    }
+}
+
 /// `POST /actives/liveControl`: `action` = `create` (the schedule form), `start`, `end` (with
 /// `replay`), `pins` (the session's cars), `onair` (the pinned car on camera, or none), `handle`
 /// (a queued valuation done).
@@ -239,10 +275,8 @@ pub async fn control_post(
 ) -> Result<Response, AppError> {
     let owner = user.user_id;
     let now = state.clock.now();
-    let id = extract::positive_id(&fields(&pairs, "id")).ok();
-    match fields(&pairs, "action").as_str() {
-        "create" => {
-            let form = ScheduleForm { title: fields(&pairs, "title"), start: fields(&pairs, "start"), pull: fields(&pairs, "pull"), cars: cars(&pairs) };
+    match DeskAction::read(&pairs)? {
+        DeskAction::Create(form) => {
             let mut errors = FieldErrors::new();
             let title = domain::live::parse_title(&form.title).map_err(|e| errors.insert("title", e.to_owned())).ok();
             let start = domain::live::parse_start(&form.start, now).map_err(|e| errors.insert("start", e.to_owned())).ok();
@@ -261,10 +295,8 @@ pub async fn control_post(
             }
             control_page(&state, &visitor, owner, None, form, errors, None, StatusCode::UNPROCESSABLE_ENTITY).await
         }
-        "start" | "end" => {
-            let id = id.ok_or(AppError::NotFound)?;
-            let action = if fields(&pairs, "action") == "start" { Action::Start } else { Action::End };
-            let replay = match domain::live::parse_replay(&fields(&pairs, "replay")) {
+        DeskAction::Move { id, action, replay } => {
+            let replay = match domain::live::parse_replay(&replay) {
                 Ok(r) => r,
                 Err(e) => return manage_error(&state, &visitor, owner, id, "replay", e).await,
             };
@@ -278,9 +310,7 @@ pub async fn control_post(
                 None => Ok(see_other(&format!("{CONTROL}?id={id}"), Vec::new())),
             }
         }
-        "pins" => {
-            let id = id.ok_or(AppError::NotFound)?;
-            let chosen = cars(&pairs);
+        DeskAction::Pins { id, cars: chosen } => {
             if chosen.len() > domain::live::MAX_PINS {
                 return manage_error(&state, &visitor, owner, id, "pins", domain::live::TOO_MANY_PINS).await;
             }
@@ -289,9 +319,7 @@ pub async fn control_post(
                 Pinned::ForeignCar(_) => manage_error(&state, &visitor, owner, id, "pins", "只能置顶本店在售的车源，请重新选择").await,
             }
         }
-        "onair" => {
-            let id = id.ok_or(AppError::NotFound)?;
-            let car = fields(&pairs, "car");
+        DeskAction::OnAir { id, car } => {
             let car = if car.is_empty() { None } else { Some(extract::positive_id(&car)?) };
             if state.store.set_on_air(owner, id, car, now).await? {
                 Ok(see_other(&format!("{CONTROL}?id={id}&done=onair#onair"), Vec::new()))
@@ -299,13 +327,11 @@ pub async fn control_post(
                 manage_error(&state, &visitor, owner, id, "onair", "这辆车不在本场的置顶车源里，请先置顶").await
             }
         }
-        "handle" => {
-            let id = id.ok_or(AppError::NotFound)?;
-            let appraisal = extract::positive_id(&fields(&pairs, "appraisal"))?;
+        DeskAction::Handle { id, appraisal } => {
+            let appraisal = extract::positive_id(&appraisal)?;
             state.store.handle_live_appraisal(owner, appraisal, now).await?;
             Ok(see_other(&format!("{CONTROL}?id={id}&done=handled#queue"), Vec::new()))
         }
-        _ => Err(AppError::BadRequest("unknown action".to_owned())),
     }
 }
 

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use store::NewLead;
 
 use crate::auth::signin::see_other;
-use crate::features::campaigns::families::FLOWS;
+use crate::features::campaigns::families::FLOW;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
 use crate::http::extract::{self, Form, Query};
@@ -94,7 +94,7 @@ async fn viewer_page(state: &AppState, visitor: &Visitor, id: i64, view: LeadVie
         .filter(|o| o.live_session_id != id && o.status != Status::Ended)
         .map(|o| session_view(state, o, "", now))
         .collect();
-    let flow = &FLOWS[0];
+    let flow = &FLOW;
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Flow, format!("{} · {}直播", s.title, s.shop_name))
         .describe(format!("{}的直播：{}。边看直播边问底价，顾问一对一服务。", s.shop_name, s.title))
         .canonical_path(state, &format!("/actives/liveshop?oname={}", s.shop_oname))
@@ -162,7 +162,7 @@ pub async fn viewer_post(State(state): State<AppState>, visitor: Visitor, Form(p
         }
         return Ok(see_other(&format!("{here}&remind=ok#remind"), Vec::new()));
     }
-    let flow = &FLOWS[0];
+    let flow = &FLOW;
     let mut view = LeadView { form: LiveLeadForm { mobile: p.mobile.trim().chars().take(20).collect(), agree: p.agree, car: p.car }, ..LeadView::default() };
     let pins = state.store.live_pins(id).await?;
     let car = view.form.car.filter(|c| pins.iter().any(|p| p.listing_id == *c));
