@@ -30,6 +30,12 @@ pub const SENDS_PER_IP_PER_HOUR: i64 = 20;
 /// At most sixty sign-in tickets (a QR code, a WeChat or QQ sign-in started) per IP address per
 /// hour: each is a stored row, and nobody signs in sixty times an hour.
 pub const TICKETS_PER_IP_PER_HOUR: i64 = 60;
+/// Login codes to one phone: one a minute, ten a day.
+pub const CODES_PER_PHONE: crate::limit::Limit = crate::limit::Limit { gap_secs: SEND_INTERVAL_SECS, window_secs: 86_400, max: SENDS_PER_PHONE_PER_DAY };
+/// Login codes asked from one address: twenty an hour.
+pub const CODES_PER_ADDRESS: crate::limit::Limit = crate::limit::Limit::per_hour(SENDS_PER_IP_PER_HOUR);
+/// Sign-in tickets started from one address: sixty an hour.
+pub const TICKETS_PER_ADDRESS: crate::limit::Limit = crate::limit::Limit::per_hour(TICKETS_PER_IP_PER_HOUR);
 /// A desktop QR login waits two minutes for the phone.
 pub const QR_TTL_SECS: i64 = 120;
 /// An OAuth `state` is good for ten minutes.

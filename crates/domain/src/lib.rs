@@ -86,6 +86,7 @@ pub mod inspection;
 pub mod insurance;
 pub mod lead;
 pub mod legal;
+pub mod limit;
 pub mod live;
 pub mod loan;
 pub mod money;

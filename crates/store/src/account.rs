@@ -5,6 +5,7 @@
 //! conditional statement, so it holds when several web nodes share the database.
 
 use domain::auth::{TicketKind, TicketStatus};
+use domain::limit::Limit;
 
 use crate::{DbError, Store, found, from_row, on_pool, on_writer};
 
@@ -287,15 +288,14 @@ impl Store {
         Ok(())
     }
 
-    /// Counts one event against every limit in `limits` — `(key, min seconds since the last
-    /// event, window seconds, max events per window)` — and returns `None` when all allowed it,
+    /// Counts one event against every limit in `limits` — a key and its [`Limit`] — and returns `None` when all allowed it,
     /// else which limit refused and when it will allow one again. Either every counter moves or
     /// none does, and concurrent callers are serialised on each key's row, so of a burst of
     /// requests exactly the allowed number pass, on one node or many.
-    pub async fn throttle(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<Option<Refused>, DbError> {
+    pub async fn throttle(&self, limits: &[(&str, Limit)], now: i64) -> Result<Option<Refused>, DbError> {
         let refused = self.throttle_once(limits, now).await?;
         let Some(limit) = refused else { return Ok(None) };
-        let (key, interval, window, max) = limits[limit];
+        let (key, Limit { gap_secs: interval, window_secs: window, max }) = limits[limit];
         let row: Option<(i64, i64, i64)> = on_pool!(self, p => {
             sqlx::query_as("select window_start, hits, last_at from throttle where throttle_key = $1").bind(key).fetch_optional(p).await?
         });
@@ -308,10 +308,10 @@ impl Store {
     }
 
     /// [`Store::throttle`]'s one transaction: the index of the limit that refused, if any.
-    async fn throttle_once(&self, limits: &[(&str, i64, i64, i64)], now: i64) -> Result<Option<usize>, DbError> {
+    async fn throttle_once(&self, limits: &[(&str, Limit)], now: i64) -> Result<Option<usize>, DbError> {
         on_writer!(self, p => {
             let mut tx = p.begin().await?;
-            for (i, (key, interval, window, max)) in limits.iter().enumerate() {
+            for (i, (key, Limit { gap_secs: interval, window_secs: window, max })) in limits.iter().enumerate() {
                 let hits: Option<i64> = sqlx::query_scalar(
                     "insert into throttle (throttle_key, window_start, hits, last_at) values ($1, $2, 1, $2) \
                      on conflict (throttle_key) do update set \

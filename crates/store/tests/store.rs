@@ -761,26 +761,33 @@ async fn seeding_is_deterministic(store: &Store) {
 }
 
 async fn throttles_allow_exactly_their_limits(store: &Store) {
+    use domain::limit::Limit;
     // 1 per 60 s, 3 per 100 s window.
-    let limit = [("k", 60, 100, 3)];
+    let limit = [("k", Limit { gap_secs: 60, window_secs: 100, max: 3 })];
     assert!(store.throttle(&limit, 1_000).await.unwrap().is_none());
     assert_eq!(store.throttle(&limit, 1_059).await.unwrap(), Some(store::Refused { limit: 0, retry_after: 1 }), "within the interval");
     assert!(store.throttle(&limit, 1_060).await.unwrap().is_none());
     assert!(store.throttle(&limit, 1_090).await.unwrap().is_some());
     // The window is full at three even though the interval has passed…
-    assert!(store.throttle(&[("k", 0, 100, 2)], 1_095).await.unwrap().is_some());
+    assert!(store.throttle(&[("k", Limit { gap_secs: 0, window_secs: 100, max: 2 })], 1_095).await.unwrap().is_some());
     // …and a new window starts once the old one is over.
     assert!(store.throttle(&limit, 1_200).await.unwrap().is_none());
     // All or nothing: a refused second limit leaves the first untouched.
-    assert!(store.throttle(&[("ip", 0, 3_600, 1)], 5_000).await.unwrap().is_none());
-    let refused = store.throttle(&[("phone", 60, 86_400, 10), ("ip", 0, 3_600, 1)], 5_001).await.unwrap();
+    assert!(store.throttle(&[("ip", Limit { gap_secs: 0, window_secs: 3_600, max: 1 })], 5_000).await.unwrap().is_none());
+    let refused = store
+        .throttle(&[("phone", Limit { gap_secs: 60, window_secs: 86_400, max: 10 }), ("ip", Limit { gap_secs: 0, window_secs: 3_600, max: 1 })], 5_001)
+        .await
+        .unwrap();
     assert_eq!(refused, Some(store::Refused { limit: 1, retry_after: 3_599 }), "the IP's hour refused, not the phone");
-    assert!(store.throttle(&[("phone", 60, 86_400, 10)], 5_002).await.unwrap().is_none(), "the phone counter did not move");
+    assert!(
+        store.throttle(&[("phone", Limit { gap_secs: 60, window_secs: 86_400, max: 10 })], 5_002).await.unwrap().is_none(),
+        "the phone counter did not move"
+    );
     // Concurrent callers: exactly one of 50 passes a one-per-minute limit.
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..50 {
         let s = store.clone();
-        set.spawn(async move { s.throttle(&[("burst", 60, 86_400, 10)], 9_000).await.unwrap().is_none() });
+        set.spawn(async move { s.throttle(&[("burst", Limit { gap_secs: 60, window_secs: 86_400, max: 10 })], 9_000).await.unwrap().is_none() });
     }
     let mut passed = 0;
     while let Some(ok) = set.join_next().await {

@@ -87,7 +87,7 @@ impl Visitor {
     /// within `per_hour`: an anonymous loop of requests cannot fill a table.
     pub async fn within_hourly(&self, state: &AppState, what: &str, per_hour: i64) -> Result<bool, store::DbError> {
         let key = format!("{what}:{}", self.ip);
-        Ok(state.store.throttle(&[(key.as_str(), 0, 3_600, per_hour)], state.clock.now()).await?.is_none())
+        Ok(state.store.throttle(&[(key.as_str(), domain::limit::Limit::per_hour(per_hour))], state.clock.now()).await?.is_none())
     }
 }
 

@@ -79,49 +79,6 @@ impl LoginPost {
     }
 }
 
-/// Sends a login code to a valid phone, within the limits. The message for the form on failure.
-pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Option<String>, (StatusCode, String)> {
-    let now = state.clock.now();
-    let phone_key = format!("sms:m:{}", mobile.as_str());
-    let ip_key = format!("sms:ip:{ip}");
-    let mut limits = vec![(phone_key.as_str(), auth::SEND_INTERVAL_SECS, 86_400, auth::SENDS_PER_PHONE_PER_DAY)];
-    if !ip.is_empty() {
-        limits.push((ip_key.as_str(), 0, 3_600, auth::SENDS_PER_IP_PER_HOUR));
-    }
-    let internal = |e: store::DbError| {
-        tracing::error!(error = %e, "sms code store failed");
-        (StatusCode::SERVICE_UNAVAILABLE, crate::http::error::BUSY_MESSAGE.to_owned())
-    };
-    if let Some(refused) = state.store.throttle(&limits, now).await.map_err(internal)? {
-        return Err((StatusCode::TOO_MANY_REQUESTS, throttle_message(refused)));
-    }
-    let code = loop {
-        let mut bytes = [0u8; 4];
-        getrandom::fill(&mut bytes).map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, crate::http::error::BUSY_MESSAGE.to_owned()))?;
-        if let Some(code) = auth::code_from_random(bytes) {
-            break code;
-        }
-    };
-    let digest = auth::code_digest(state.config.secret.expose().as_bytes(), mobile.as_str(), &code);
-    state.store.store_code(mobile.as_str(), "login", &digest, ip, now).await.map_err(internal)?;
-    if let Err(e) = state.adapters.sms.send_code(mobile.as_str(), &code).await {
-        tracing::error!(target: "sms", error = %e, "sending the login code failed");
-        return Err((StatusCode::SERVICE_UNAVAILABLE, "短信发送失败，请稍后再试".to_owned()));
-    }
-    Ok(state.adapters.sms.is_sandbox().then_some(code))
-}
-
-/// Which limit refused a code, and when to try again: the phone's minute, the phone's day, or the
-/// network's hour (a number that never asked for a code is not told about its own limits).
-fn throttle_message(refused: store::Refused) -> String {
-    let wait = refused.retry_after;
-    match refused.limit {
-        0 if wait <= auth::SEND_INTERVAL_SECS => format!("验证码已发送，同一手机号每60秒可获取1次，请{wait}秒后再试"),
-        0 => format!("该手机号今天已获取{}次验证码，达到上限，请明天再试", auth::SENDS_PER_PHONE_PER_DAY),
-        _ => format!("当前网络获取验证码太频繁了，请{}分钟后再试", (wait + 59) / 60),
-    }
-}
-
 /// `POST /sys/login/code`: sends a code and shows the form again — or, asked with
 /// `Accept: application/json` (the login island), answers in the API envelope:
 /// `data: {notice, sandboxCode}` or `msg` with the message for the phone field.
@@ -140,7 +97,7 @@ pub async fn code(State(state): State<AppState>, visitor: Visitor, headers: Head
             return login_page(&state, visitor.device, form, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
-    let sent = send_code(&state, &mobile, &visitor.ip).await;
+    let sent = super::codes::send_code(&state, &mobile, &visitor.ip).await;
     let notice = format!("验证码已发送至{}，5分钟内有效", mobile.masked());
     if json {
         return Ok(match sent {
@@ -287,14 +244,14 @@ fn callback(state: &AppState, provider: Provider) -> String {
 }
 
 /// Starts an OAuth sign-in: a single-use `state` remembering where to return, then the provider.
-/// Counts a sign-in ticket against the visitor's address (`auth::TICKETS_PER_IP_PER_HOUR`): each
+/// Counts a sign-in ticket against the visitor's address (`auth::TICKETS_PER_ADDRESS`): each
 /// one is a stored row, so an anonymous loop cannot fill the table.
 async fn ticket_allowed(state: &AppState, ip: &str) -> Result<(), AppError> {
     if ip.is_empty() {
         return Ok(());
     }
     let key = format!("ticket:ip:{ip}");
-    match state.store.throttle(&[(key.as_str(), 0, 3_600, auth::TICKETS_PER_IP_PER_HOUR)], state.clock.now()).await? {
+    match state.store.throttle(&[(key.as_str(), auth::TICKETS_PER_ADDRESS)], state.clock.now()).await? {
         None => Ok(()),
         Some(refused) => Err(AppError::TooMany(format!("登录请求太频繁了，请{}分钟后再试", (refused.retry_after + 59) / 60))),
     }

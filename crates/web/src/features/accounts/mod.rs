@@ -4,6 +4,7 @@
 
 pub mod alerts;
 mod appeal;
+mod codes;
 pub mod login;
 mod saved_searches;
 mod space;

@@ -342,7 +342,7 @@ async fn refresh_records(state: &AppState, visitor: &Visitor, user: &store::User
         return refuse("这辆车没有填写车架号（VIN），请先编辑车源补充".to_owned(), StatusCode::CONFLICT).await;
     }
     let key = format!("records:{id}");
-    if let Some(refused) = state.store.throttle(&[(&key, RECORDS_EVERY_SECS, RECORDS_EVERY_SECS, 1)], state.clock.now()).await? {
+    if let Some(refused) = state.store.throttle(&[(&key, domain::limit::Limit::once_every(RECORDS_EVERY_SECS))], state.clock.now()).await? {
         let msg = format!("车况记录每天可更新1次，请{}后再试", wait_text(refused.retry_after));
         return refuse(msg, StatusCode::TOO_MANY_REQUESTS).await;
     }
