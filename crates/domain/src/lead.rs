@@ -85,6 +85,11 @@ impl Intent {
     }
 }
 
+/// A buyer keeps at most this many open 帮我找车 requests (我的求购): enough for the cars one
+/// family looks at, and a bound on the rows one account can add. The store enforces it in the
+/// transaction that adds one.
+pub const MAX_OPEN_WANTED: i64 = 10;
+
 #[cfg(test)]
 mod tests {
     use super::*;

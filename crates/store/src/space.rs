@@ -357,10 +357,21 @@ impl Store {
         }))
     }
 
-    /// Stores a wanted-car request.
-    pub async fn add_wanted(&self, user_id: i64, mobile: &str, w: &NewWanted, now: i64) -> Result<i64, DbError> {
-        Ok(on_writer!(self, p => {
-            sqlx::query_scalar(
+    /// Stores a wanted-car request, unless the user already keeps
+    /// [`domain::lead::MAX_OPEN_WANTED`] open ones (`None` then). The user's row is the lock, so
+    /// requests sent at once never pass the limit together.
+    pub async fn add_wanted(&self, user_id: i64, mobile: &str, w: &NewWanted, now: i64) -> Result<Option<i64>, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(user_id).execute(&mut *tx).await?;
+            let open: i64 = sqlx::query_scalar("select count(*) from wanted_request where user_id = $1 and status = 'open'")
+                .bind(user_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            if open >= domain::lead::MAX_OPEN_WANTED {
+                return Ok(None);
+            }
+            let id: i64 = sqlx::query_scalar(
                 "insert into wanted_request (user_id, mobile, brand_id, series_id, budget_min_yuan, budget_max_yuan, city_code, note, created_at, \
                  attribution) values ($1, $2, (select brand_id from brand where slug = $3), (select series_id from series where slug = $4), $5, $6, $7, $8, \
                  $9, $10) \
@@ -376,9 +387,11 @@ impl Store {
             .bind(&w.note)
             .bind(now)
             .bind(&w.attribution)
-            .fetch_one(p)
-            .await?
-        }))
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Some(id))
+        })
     }
 
     /// A user's open wanted-car requests, newest first.

@@ -157,6 +157,7 @@ on_both!(
     expiry_is_idempotent,
     news_pages_and_sitemap,
     throttles_allow_exactly_their_limits,
+    wanted_requests_stop_at_their_limit_even_when_sent_at_once,
     codes_sessions_and_tickets_are_single_use,
     space_rows_belong_to_their_owner,
     stored_states_that_spell_nothing_are_errors_not_defaults,
@@ -760,6 +761,28 @@ async fn seeding_is_deterministic(store: &Store) {
     assert_eq!(first, second);
 }
 
+/// 我的求购 keeps at most `MAX_OPEN_WANTED` open requests: twenty sent at once store exactly that
+/// many, and closing one makes room for one more.
+async fn wanted_requests_stop_at_their_limit_even_when_sent_at_once(store: &Store) {
+    let user = store.sign_in_by_mobile("13800000077", NOW).await.unwrap().user_id;
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let s = store.clone();
+        set.spawn(async move { s.add_wanted(user, "13800000077", &store::NewWanted { note: format!("第{i}条"), ..Default::default() }, NOW).await.unwrap() });
+    }
+    let mut stored = 0;
+    while let Some(added) = set.join_next().await {
+        stored += i64::from(added.unwrap().is_some());
+    }
+    assert_eq!(stored, domain::lead::MAX_OPEN_WANTED);
+    let open = store.wanted_requests(user).await.unwrap();
+    assert_eq!(open.len() as i64, domain::lead::MAX_OPEN_WANTED);
+    let more = store::NewWanted { note: "再来一条".into(), ..Default::default() };
+    assert!(store.add_wanted(user, "13800000077", &more, NOW).await.unwrap().is_none(), "the limit holds");
+    assert!(store.close_wanted(user, open[0].wanted_request_id).await.unwrap());
+    assert!(store.add_wanted(user, "13800000077", &more, NOW).await.unwrap().is_some(), "a closed one makes room");
+}
+
 async fn throttles_allow_exactly_their_limits(store: &Store) {
     use domain::limit::Limit;
     // 1 per 60 s, 3 per 100 s window.
@@ -866,7 +889,11 @@ async fn space_rows_belong_to_their_owner(store: &Store) {
     assert_eq!(store.save_search(a, "brand=dazhong", "大众二手车", NOW).await.unwrap(), s);
     assert!(store.open_saved_search(b, s, NOW).await.unwrap().is_none());
     assert!(!store.delete_saved_search(b, s).await.unwrap());
-    let w = store.add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW).await.unwrap();
+    let w = store
+        .add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW)
+        .await
+        .unwrap()
+        .expect("under the limit");
     assert!(!store.close_wanted(b, w).await.unwrap());
     assert_eq!(store.wanted_requests(a).await.unwrap()[0].brand_slug.as_deref(), Some("dazhong"));
     assert_eq!(store.space_counts(a).await.unwrap(), (1, 1, 1));

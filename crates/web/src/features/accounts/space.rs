@@ -454,10 +454,6 @@ pub async fn add_wanted(
         form.error = Some("请至少选择品牌或预算，或写下您的需求".to_owned());
         return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
     }
-    if state.store.wanted_requests(user.user_id).await?.len() >= 10 {
-        form.error = Some("最多同时保留10条找车需求，请先关闭不需要的".to_owned());
-        return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
-    }
     let w = NewWanted {
         brand_slug: brand.map(|b| b.slug.to_owned()),
         series_slug: series.map(|s| s.slug.to_owned()),
@@ -467,7 +463,10 @@ pub async fn add_wanted(
         note: form.note.clone(),
         attribution: visitor.attribution.as_ref().map(domain::attribution::Attribution::encode).unwrap_or_default(),
     };
-    state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
+    if state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?.is_none() {
+        form.error = Some(format!("最多同时保留{}条找车需求，请先关闭不需要的", domain::lead::MAX_OPEN_WANTED));
+        return wanted_page(&state, &visitor, &user, form, StatusCode::UNPROCESSABLE_ENTITY).await;
+    }
     Ok(see_other("/space/carfindwa", Vec::new()))
 }
 

@@ -659,10 +659,9 @@ pub async fn find_car_lead(State(state): State<AppState>, visitor: Visitor, Form
             note: String::new(),
             attribution: lead.attribution.encode(),
         };
-        // 我的求购 keeps at most ten: the lead is what the advisers work from either way.
-        if state.store.wanted_requests(user.user_id).await?.len() < 10 {
-            state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
-        }
+        // 我的求购 keeps at most `MAX_OPEN_WANTED` (the store refuses more): the lead is what the
+        // advisers work from either way.
+        state.store.add_wanted(user.user_id, user.mobile.as_deref().unwrap_or(""), &w, state.clock.now()).await?;
     }
     match take(&state, &lead, Request::Lead, source, &mut view).await? {
         Some(res) => Ok(res),
