@@ -889,11 +889,7 @@ async fn space_rows_belong_to_their_owner(store: &Store) {
     assert_eq!(store.save_search(a, "brand=dazhong", "大众二手车", NOW).await.unwrap(), s);
     assert!(store.open_saved_search(b, s, NOW).await.unwrap().is_none());
     assert!(!store.delete_saved_search(b, s).await.unwrap());
-    let w = store
-        .add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW)
-        .await
-        .unwrap()
-        .expect("under the limit");
+    let w = store.add_wanted(a, "13800000001", &store::NewWanted { brand_slug: Some("dazhong".into()), ..Default::default() }, NOW).await.unwrap().unwrap();
     assert!(!store.close_wanted(b, w).await.unwrap());
     assert_eq!(store.wanted_requests(a).await.unwrap()[0].brand_slug.as_deref(), Some("dazhong"));
     assert_eq!(store.space_counts(a).await.unwrap(), (1, 1, 1));

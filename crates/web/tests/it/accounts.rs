@@ -372,6 +372,23 @@ async fn refused_requests_answer_in_chinese_with_their_status(app: &TestApp) {
     assert_eq!(r.json()["code"], "CM001");
 }
 
+/// 帮我找车 keeps at most `MAX_OPEN_WANTED` open requests: one more is refused beside the form,
+/// what was typed kept, and closing one makes room.
+async fn a_buyer_keeps_a_bounded_number_of_wanted_requests_and_is_told_why(app: &TestApp) {
+    let a = login(app, "13200000031", "").await;
+    let h = [("cookie", a.as_str())];
+    for i in 0..domain::lead::MAX_OPEN_WANTED {
+        assert_eq!(app.post_form("/space/carfindwa", &h, &format!("brand=dazhong&note=第{i}条")).await.status, StatusCode::SEE_OTHER);
+    }
+    let refused = app.post_form("/space/carfindwa", &h, "brand=dazhong&note=多出的一条").await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains("最多同时保留10条找车需求") && refused.body.contains("多出的一条"), "{}", refused.body);
+    let page = app.get("/space/carfindwa", &h).await;
+    let id: String = page.body.split(r#"name="id" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    app.post_form("/space/carfindwa/close", &h, &format!("id={id}")).await;
+    assert_eq!(app.post_form("/space/carfindwa", &h, "brand=dazhong&note=多出的一条").await.status, StatusCode::SEE_OTHER);
+}
+
 async fn one_user_cannot_reach_anothers_space(app: &TestApp) {
     let a = login(app, "13200000001", "").await;
     let b = login(app, "13200000002", "").await;
@@ -552,6 +569,7 @@ on_both!(30 =>
     cross_site_posts_are_refused,
     refused_requests_answer_in_chinese_with_their_status,
     one_user_cannot_reach_anothers_space,
+    a_buyer_keeps_a_bounded_number_of_wanted_requests_and_is_told_why,
     space_tracks_history_leads_and_shares,
     seed_api_calls_answer_in_the_envelope,
     api_failures_answer_in_the_envelope_even_when_the_database_fails,
