@@ -3,7 +3,7 @@
 //! page show the same figures and asking again the same day finds the first answer. A quote an
 //! insurer answers later is pending with the insurer's reference until it is settled.
 
-use domain::insurance::{Insurer, QuoteStatus};
+use domain::insurance::{Insurer, Line, Priced, QuoteStatus};
 
 use crate::{DbError, Store, from_row, on_pool, on_writer};
 
@@ -18,8 +18,8 @@ pub struct InsuranceQuote {
     pub request: String,
     /// What the car is called.
     pub car: String,
-    /// The priced lines (`domain::insurance::store_lines`).
-    pub lines: String,
+    /// The priced lines (stored as [`store_lines`] writes them).
+    pub lines: Vec<Priced>,
     /// Their sum, fen.
     pub total_fen: i64,
     /// Where it is.
@@ -56,7 +56,7 @@ pub struct Handover {
 
 from_row!(Handover { lead_id, insurer as stored, mobile, city_code, quote_key, provider_ref });
 
-from_row!(InsuranceQuote { quote_key, insurer as stored, request, car, lines, total_fen, status as stored, provider_ref, valid_until, created_at });
+from_row!(InsuranceQuote { quote_key, insurer as stored, request, car, lines as stored, total_fen, status as stored, provider_ref, valid_until, created_at });
 
 impl Store {
     /// Keeps `q` unless a quote of its key exists, and answers the one kept (the first answer of
@@ -71,7 +71,7 @@ impl Store {
             .bind(q.insurer.as_str())
             .bind(&q.request)
             .bind(&q.car)
-            .bind(&q.lines)
+            .bind(store_lines(&q.lines))
             .bind(q.total_fen)
             .bind(q.status.as_str())
             .bind(&q.provider_ref)
@@ -114,7 +114,7 @@ impl Store {
         &self,
         key: &str,
         status: QuoteStatus,
-        lines: &str,
+        lines: &[Priced],
         total_fen: i64,
         valid_until: i64,
         now: i64,
@@ -126,7 +126,7 @@ impl Store {
             )
             .bind(key)
             .bind(status.as_str())
-            .bind(lines)
+            .bind(store_lines(lines))
             .bind(total_fen)
             .bind(valid_until)
             .bind(now)
@@ -194,5 +194,57 @@ impl Store {
             .await?
             .rows_affected()
         }))
+    }
+}
+
+/// A quote's priced lines as stored: `line:cover:seats:premium`, lines joined by `;`.
+pub fn store_lines(lines: &[Priced]) -> String {
+    lines.iter().map(|l| format!("{}:{}:{}:{}", l.line.as_str(), l.cover_fen, l.seats, l.premium_fen)).collect::<Vec<_>>().join(";")
+}
+
+/// Reads [`store_lines`]' text back, strictly: a part that spells no line is bad data.
+impl crate::Stored for Vec<Priced> {
+    fn from_stored(text: &str) -> Option<Self> {
+        if text.is_empty() {
+            return Some(Vec::new());
+        }
+        text.split(';')
+            .map(|part| {
+                let mut it = part.split(':');
+                let line = Line::parse(it.next()?)?;
+                let cover_fen = it.next()?.parse().ok()?;
+                let seats = it.next()?.parse().ok()?;
+                let premium_fen = it.next()?.parse().ok()?;
+                it.next().is_none().then_some(Priced { line, cover_fen, seats, premium_fen })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::insurance::{Car, Cover, price};
+
+    use super::*;
+    use crate::Stored;
+
+    #[test]
+    fn priced_lines_read_back_from_their_stored_text() {
+        let car = Car {
+            seats: 5,
+            province_code: 110000,
+            claim_free_years: 1,
+            claims_last_year: 0,
+            new_price_fen: 20_000_000,
+            age_months: 14,
+            displacement_ml: 1_984,
+            new_energy: false,
+        };
+        let lines = price(&car, &Cover::USUAL, 92).unwrap();
+        assert_eq!(Vec::<Priced>::from_stored(&store_lines(&lines)), Some(lines));
+        assert_eq!(Vec::<Priced>::from_stored(""), Some(Vec::new()));
+        for bad in ["damage:1:1", "theft:1:1:1", "damage:x:1:1", "damage:1:1:1:1"] {
+            assert_eq!(Vec::<Priced>::from_stored(bad), None, "{bad}");
+        }
     }
 }

@@ -523,13 +523,13 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
 }
 
 async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
-    use domain::insurance::{Insurer, QuoteStatus};
+    use domain::insurance::{Insurer, Line, Priced, QuoteStatus};
     let first = store::InsuranceQuote {
         quote_key: "k1".into(),
         insurer: Insurer::Picc,
         request: "series=lavida&city=changsha".into(),
         car: "大众 朗逸".into(),
-        lines: "compulsory:20000000:1:66500".into(),
+        lines: vec![Priced { line: Line::Compulsory, cover_fen: 20_000_000, seats: 1, premium_fen: 66_500 }],
         total_fen: 66_500,
         status: QuoteStatus::Ready,
         provider_ref: String::new(),
@@ -538,13 +538,13 @@ async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
     };
     assert_eq!(store.put_insurance_quote(&first).await.unwrap(), first);
     // The same key again keeps the first answer.
-    let again = store::InsuranceQuote { total_fen: 1, lines: String::new(), ..first.clone() };
+    let again = store::InsuranceQuote { total_fen: 1, lines: Vec::new(), ..first.clone() };
     assert_eq!(store.put_insurance_quote(&again).await.unwrap(), first);
     // A pending quote is found by the insurer's reference and settled once.
     let pending = store::InsuranceQuote {
         quote_key: "k2".into(),
         insurer: Insurer::Pingan,
-        lines: String::new(),
+        lines: Vec::new(),
         total_fen: 0,
         status: QuoteStatus::Pending,
         provider_ref: "PA-77".into(),
@@ -554,8 +554,20 @@ async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
     assert_eq!(store.insurance_quote_by_ref(Insurer::Pingan, "PA-77").await.unwrap().quote_key, "k2");
     assert!(matches!(store.insurance_quote_by_ref(Insurer::Picc, "PA-77").await, Err(store::DbError::NotFound)));
     assert!(matches!(store.insurance_quote_by_ref(Insurer::Picc, "").await, Err(store::DbError::NotFound)), "an empty reference finds nothing");
-    assert!(store.settle_insurance_quote("k2", QuoteStatus::Ready, "tax:0:1:36000", 36_000, NOW + 99, NOW + 5).await.unwrap());
-    assert!(!store.settle_insurance_quote("k2", QuoteStatus::Declined, "", 0, NOW, NOW + 6).await.unwrap(), "settled once");
+    assert!(
+        store
+            .settle_insurance_quote(
+                "k2",
+                QuoteStatus::Ready,
+                &[Priced { line: Line::Tax, cover_fen: 0, seats: 1, premium_fen: 36_000 }],
+                36_000,
+                NOW + 99,
+                NOW + 5
+            )
+            .await
+            .unwrap()
+    );
+    assert!(!store.settle_insurance_quote("k2", QuoteStatus::Declined, &[], 0, NOW, NOW + 6).await.unwrap(), "settled once");
     let settled = store.insurance_quote("k2").await.unwrap();
     assert_eq!((settled.status, settled.total_fen, settled.valid_until), (QuoteStatus::Ready, 36_000, NOW + 99));
     assert!(matches!(store.insurance_quote("nope").await, Err(store::DbError::NotFound)));

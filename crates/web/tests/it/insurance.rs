@@ -306,7 +306,7 @@ async fn the_quote_gateway_signs_seals_and_believes_only_signed_fresh_callbacks(
         insurer: Insurer::Cpic,
         request: "series=langyi".into(),
         car: "大众 朗逸".into(),
-        lines: String::new(),
+        lines: Vec::new(),
         total_fen: 0,
         status: domain::insurance::QuoteStatus::Pending,
         provider_ref: "CPIC-9".into(),

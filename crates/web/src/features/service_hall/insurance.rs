@@ -225,11 +225,6 @@ fn wan_text(fen: i64) -> String {
     format!("{}万", domain::money::wan(fen / 100))
 }
 
-/// A quote's priced lines (none when its stored text spells none).
-fn priced(q: &InsuranceQuote) -> Vec<Priced> {
-    domain::insurance::read_lines(&q.lines).unwrap_or_default()
-}
-
 fn line_views(lines: &[Priced]) -> Vec<LineView> {
     lines
         .iter()
@@ -256,7 +251,7 @@ fn offer_view(o: &Offer) -> OfferView {
             key: Some(q.quote_key.clone()),
             status: Some(q.status),
             total: yuan(q.total_fen),
-            lines: line_views(&priced(q)),
+            lines: line_views(&q.lines),
             valid_until: domain::time::month_day_time(q.valid_until),
             reason: if q.status == QuoteStatus::Declined { q.provider_ref.clone() } else { String::new() },
         },
@@ -460,11 +455,11 @@ async fn detail_page(
 ) -> Result<Response, AppError> {
     let quote = quote_of(state, &form.quote).await?;
     let now = state.clock.now();
-    let priced = priced(&quote);
+    let priced = quote.lines.as_slice();
     let premium = priced.iter().filter(|l| l.line != Line::Tax).map(|l| l.premium_fen).sum();
-    let lines = line_views(&priced)
+    let lines = line_views(priced)
         .into_iter()
-        .zip(&priced)
+        .zip(priced)
         .map(|(line, p)| {
             let (covers, excludes) = terms(p.line);
             TermView { line, covers, excludes }

@@ -82,14 +82,14 @@ async fn offer(state: AppState, req: Request, insurer: Insurer, now: i64) -> Res
 }
 
 /// An answer as it is kept: status, lines, total, valid until, the insurer's reference.
-fn figures(answer: &Answer, now: i64) -> (QuoteStatus, String, i64, i64, String) {
+fn figures(answer: &Answer, now: i64) -> (QuoteStatus, Vec<domain::insurance::Priced>, i64, i64, String) {
     match answer {
         Answer::Ready { lines, valid_until, quote_no } => {
-            (QuoteStatus::Ready, domain::insurance::store_lines(lines), lines.iter().map(|l| l.premium_fen).sum(), *valid_until, quote_no.clone())
+            (QuoteStatus::Ready, lines.clone(), lines.iter().map(|l| l.premium_fen).sum(), *valid_until, quote_no.clone())
         }
-        Answer::Pending(no) => (QuoteStatus::Pending, String::new(), 0, now + domain::insurance::QUOTE_VALID_SECS, no.clone()),
+        Answer::Pending(no) => (QuoteStatus::Pending, Vec::new(), 0, now + domain::insurance::QUOTE_VALID_SECS, no.clone()),
         // A declined quote keeps the insurer's reason where the lines would be.
-        Answer::Declined(reason) => (QuoteStatus::Declined, String::new(), 0, now, reason.clone()),
+        Answer::Declined(reason) => (QuoteStatus::Declined, Vec::new(), 0, now, reason.clone()),
     }
 }
 
