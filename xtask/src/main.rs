@@ -171,17 +171,53 @@ fn dist() -> Res {
     Ok(())
 }
 
+/// Each phase of the test command with how long it took, printed at the end, passed or not.
+#[derive(Default)]
+struct Phases(Vec<(&'static str, Duration, bool)>);
+
+impl Phases {
+    /// Runs `step` as the phase `name`, timing it.
+    fn time(&mut self, name: &'static str, step: impl FnOnce() -> Res) -> Res {
+        let start = Instant::now();
+        let result = step();
+        self.0.push((name, start.elapsed(), result.is_ok()));
+        result
+    }
+
+    /// The table: one line per phase and the total.
+    fn report(&self) -> String {
+        let mut out = String::from("xtask test phases:\n");
+        for (name, took, ok) in &self.0 {
+            out.push_str(&format!("  {name:<28} {:>7.1} s{}\n", took.as_secs_f64(), if *ok { "" } else { "  FAILED" }));
+        }
+        let total: f64 = self.0.iter().map(|p| p.1.as_secs_f64()).sum();
+        out.push_str(&format!("  {:<28} {total:>7.1} s\n", "total"));
+        out
+    }
+}
+
 fn test() -> Res {
+    let mut phases = Phases::default();
+    let result = test_phases(&mut phases);
+    eprint!("{}", phases.report());
+    result
+}
+
+fn test_phases(phases: &mut Phases) -> Res {
     let root = root();
     // Debian's Chromium, the CJK font and poppler first: the report tests render PDFs with the
     // font (under CI its absence is a failure), and the browser tests need the rest.
-    ensure_chromium()?;
+    phases.time("system packages", ensure_chromium)?;
     // 0. Formatting (rustfmt.toml) and lints (the workspace's [lints], clippy.toml), warnings fail.
-    run(cargo().args(["fmt", "--all", "--check"]))?;
-    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    phases.time("format and lints", || {
+        run(cargo().args(["fmt", "--all", "--check"]))?;
+        run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    })?;
     // 1. Islands: build (the server embeds the result) and unit tests.
-    build_islands()?;
-    run(Command::new("npx").current_dir(root.join("islands")).args(["vitest", "run"]))?;
+    phases.time("islands: build and units", || {
+        build_islands()?;
+        run(Command::new("npx").current_dir(root.join("islands")).args(["vitest", "run"]))
+    })?;
     // 2. Rust: domain, store on SQLite and PostgreSQL, HTTP, tidy. A postgres variant fails
     // when no server answers; outside CI, with none here, they are left out and said to be, so a
     // green run never hides an untested backend.
@@ -194,15 +230,20 @@ fn test() -> Res {
         eprintln!("xtask: PostgreSQL does not answer on 127.0.0.1:5432: the postgres variants are NOT RUN (listed as filtered out)");
         rust.args(["--", "--skip", "::postgres"]);
     }
-    run(&mut rust)?;
-    run(cargo().args(["test", "--workspace", "--doc"]))?;
+    phases.time("rust: build and tests", || run(&mut rust))?;
+    phases.time("rust: doc tests", || run(cargo().args(["test", "--workspace", "--doc"])))?;
     // 2b. A few seconds of each fuzz target (`cargo xtask fuzz` runs them for a minute each).
-    fuzz::fuzz(&["--secs".to_owned(), "4".to_owned()])?;
+    phases.time("fuzz", || fuzz::fuzz(&["--secs".to_owned(), "4".to_owned()]))?;
     // 2c. A minute of schemathesis over the API's document (`cargo xtask schema` runs ten).
-    schema::schema(&["--built", "--examples", "20", "--secs", "60", "--seed", "1"].map(str::to_owned))?;
+    phases.time("schema", || schema::schema(&["--built", "--examples", "20", "--secs", "60", "--seed", "1"].map(str::to_owned)))?;
     // 3. Browser tests against a freshly seeded server.
     let browser = root.join("tests/browser");
-    npm_install(&browser)?;
+    phases.time("browser: install", || npm_install(&browser))?;
+    phases.time("browser: tests", || browser_tests(&root, &browser))
+}
+
+/// The browser tests against a freshly seeded server.
+fn browser_tests(root: &Path, browser: &Path) -> Res {
     let bin = root.join("target/debug/usedcar");
     let db = std::env::temp_dir().join(format!("usedcar_browser_{}.db", std::process::id()));
     let db_s = db.to_string_lossy().into_owned();
@@ -226,7 +267,7 @@ fn test() -> Res {
         .map_err(|e| format!("cannot start server: {e}"))?;
     let mut server = Server(child);
     wait_for(&addr, &mut server.0)?;
-    let result = run(Command::new("node").current_dir(&browser).args(["--test", "--test-reporter=spec"]).env("BASE_URL", format!("http://{addr}")));
+    let result = run(Command::new("node").current_dir(browser).args(["--test", "--test-reporter=spec"]).env("BASE_URL", format!("http://{addr}")));
     drop(server);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{db_s}{suffix}"));

@@ -471,6 +471,18 @@ impl Store {
         Ok(())
     }
 
+    /// The PostgreSQL databases whose names start with `prefix` (none on SQLite): test harnesses
+    /// find the templates a run that died left. Only for test harnesses and tooling.
+    pub async fn database_names(&self, prefix: &str) -> Result<Vec<String>, DbError> {
+        if self.backend() == Backend::Sqlite {
+            return Ok(Vec::new());
+        }
+        let pattern = format!("{}%", prefix.replace('_', "\\_"));
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar("select datname::text from pg_database where datname like $1").bind(pattern).fetch_all(p).await?
+        }))
+    }
+
     /// Every table with its number of rows, by name: what a test compares before and after a
     /// round of requests. Only for test harnesses and tooling.
     pub async fn table_counts(&self) -> Result<Vec<(String, i64)>, DbError> {

@@ -1,5 +1,6 @@
 //! The harness of the black-box HTTP tests: the whole router over a seeded database (a fresh
-//! SQLite file, or a fresh PostgreSQL database when one answers), driven through
+//! SQLite file, or a fresh PostgreSQL database when one answers, each a copy of a template seeded
+//! once per run), driven through
 //! `tower::ServiceExt::oneshot` (no sockets), with a fixed clock.
 
 use axum::Router;
@@ -92,22 +93,97 @@ fn unique() -> String {
     format!("usedcar_http_{}_{n}_{nanos}", std::process::id())
 }
 
-async fn finish(store: Store, listings: usize, cleanup: Cleanup) -> TestApp {
-    store.migrate().await.unwrap();
-    if listings > 0 {
-        store::seed::seed(&store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
-    }
+fn app_of(store: Store, cleanup: Cleanup) -> TestApp {
     let mut config = Config::defaults(Env::Development);
     let upload_dir = std::env::temp_dir().join(format!("{}-upload", unique()));
     config.upload.dir = upload_dir.to_string_lossy().into_owned();
     TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup, upload_dir }
 }
 
+/// Migrates a fresh database and seeds `listings` demo listings into it.
+async fn migrate_and_seed(store: &Store, listings: usize) {
+    store.migrate().await.unwrap();
+    if listings > 0 {
+        store::seed::seed(store, store::seed::SeedConfig { listings, seed: 3, now: NOW }).await.unwrap();
+    }
+}
+
+/// The seeded databases of this run, one per backend and listing count: each is migrated and
+/// seeded once, then copied for every test that asks for it (a file copy on SQLite, `create
+/// database … template` on PostgreSQL), which is what the suite spent most of its time on.
+static TEMPLATES: tokio::sync::Mutex<Vec<(bool, usize, String)>> = tokio::sync::Mutex::const_new(Vec::new());
+
+/// The name templates of this run share; a run that died leaves ones another run removes.
+fn template_prefix() -> String {
+    format!("usedcar_tmpl_{}_", std::process::id())
+}
+
+/// Whether a template name belongs to a run that is gone.
+fn orphaned(name: &str) -> bool {
+    let pid = name.strip_prefix("usedcar_tmpl_").and_then(|rest| rest.split('_').next()).and_then(|p| p.parse::<u32>().ok());
+    pid.is_some_and(|pid| pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists())
+}
+
+/// The SQLite template file with `listings`, made on first use.
+async fn sqlite_template(listings: usize) -> String {
+    let mut made = TEMPLATES.lock().await;
+    if let Some((_, _, path)) = made.iter().find(|(pg, n, _)| !pg && *n == listings) {
+        return path.clone();
+    }
+    let dir = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if orphaned(&name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    let path = dir.join(format!("{}{listings}.db", template_prefix())).to_string_lossy().into_owned();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+    let store = Store::connect(&path).await.unwrap();
+    migrate_and_seed(&store, listings).await;
+    store.close().await;
+    made.push((false, listings, path.clone()));
+    path
+}
+
 /// A fresh SQLite database with `listings` demo listings.
 pub async fn spawn_app(listings: usize) -> TestApp {
+    let template = sqlite_template(listings).await;
     let path = std::env::temp_dir().join(format!("{}.db", unique()));
+    for suffix in ["", "-wal"] {
+        if std::path::Path::new(&format!("{template}{suffix}")).exists() {
+            std::fs::copy(format!("{template}{suffix}"), format!("{}{suffix}", path.display())).unwrap();
+        }
+    }
     let store = Store::connect(path.to_str().unwrap()).await.unwrap();
-    finish(store, listings, Cleanup::File(path)).await
+    store.migrate().await.unwrap();
+    app_of(store, Cleanup::File(path))
+}
+
+/// The PostgreSQL template database with `listings`, made on first use (templates of runs that
+/// are gone are dropped then).
+async fn pg_template(admin: &Store, base: &str, listings: usize) -> String {
+    let mut made = TEMPLATES.lock().await;
+    if let Some((_, _, name)) = made.iter().find(|(pg, n, _)| *pg && *n == listings) {
+        return name.clone();
+    }
+    for old in admin.database_names("usedcar_tmpl_").await.unwrap() {
+        if orphaned(&old) {
+            let _ = admin.execute_admin(&format!("drop database if exists {old} with (force)")).await;
+        }
+    }
+    let name = format!("{}{listings}", template_prefix());
+    admin.execute_admin(&format!("drop database if exists {name} with (force)")).await.unwrap();
+    admin.execute_admin(&format!("create database {name}")).await.unwrap();
+    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    migrate_and_seed(&store, listings).await;
+    store.close().await;
+    made.push((true, listings, name.clone()));
+    name
 }
 
 /// A fresh PostgreSQL database; a failure when no server answers.
@@ -121,14 +197,16 @@ pub async fn spawn_pg_app(listings: usize) -> Option<TestApp> {
             panic!("PostgreSQL unreachable at {admin_url}: {e}; start it, or run `cargo xtask test`, which leaves these variants out when there is none");
         }
     };
+    let (base, _) = admin_url.rsplit_once('/').unwrap();
+    let template = pg_template(&admin, base, listings).await;
     let name = unique();
-    admin.execute_admin(&format!("create database {name}")).await.unwrap();
+    admin.execute_admin(&format!("create database {name} template {template}")).await.unwrap();
     // A test database need not survive a crash: commits skip the disk flush (the suite's time).
     admin.execute_admin(&format!("alter database {name} set synchronous_commit = off")).await.unwrap();
     admin.close().await;
-    let (base, _) = admin_url.rsplit_once('/').unwrap();
     let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
-    Some(finish(store, listings, Cleanup::Database { admin_url, name }).await)
+    store.migrate().await.unwrap();
+    Some(app_of(store, Cleanup::Database { admin_url: admin_url.clone(), name }))
 }
 
 impl TestApp {
