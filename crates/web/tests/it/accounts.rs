@@ -658,7 +658,9 @@ async fn api_failures_answer_in_the_envelope_even_when_the_database_fails(app: &
     assert_eq!(j["msg"], "系统繁忙，请稍后再试");
     assert!(!r.body.contains("pool") && !r.body.contains("closed"), "no cause is sent: {}", r.body);
     let page = app.get("/space/favourites", &[("cookie", &session)]).await;
-    assert!(page.body.contains("<html") || page.body.contains("<!doctype"), "{}", page.body);
+    assert_eq!(page.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(page.headers.get("content-type").unwrap().to_str().unwrap().starts_with("text/html"), "a page keeps the error page");
+    assert!(page.body.contains("系统繁忙，请稍后再试") && page.body.contains("</html>"), "{}", page.body);
 }
 
 /// A token issued by one server process is accepted by another on the same PostgreSQL database.
