@@ -21,7 +21,7 @@ for (const v of VARIANTS) {
     // A 2,000 service fee and 30 a month: the same loan costs more, and the rate says so.
     await page.fill("#fq-fee", "2000");
     await page.fill("#fq-mgmt", "30");
-    await page.locator(".fenqi-form button[type=submit]").click();
+    await page.locator(".loan-form button[type=submit]").click();
     await page.waitForURL(/fee=2000/);
     const apr = await page.locator("#apr b").innerText();
     assert.ok(parseFloat(apr) > 5.8, apr);

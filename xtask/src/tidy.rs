@@ -440,6 +440,47 @@ mod tests {
         out
     }
 
+    /// The class names a stylesheet's selectors use (in `@media` blocks too), outside attribute
+    /// selectors and declarations.
+    fn css_classes(css: &str) -> Vec<String> {
+        // A selector (or an at-rule's prelude) is the text since the last brace or semicolon
+        // before an opening brace; declarations are never followed by one.
+        let mut selectors = String::new();
+        let mut since = String::new();
+        for c in css.chars() {
+            match c {
+                '{' => {
+                    selectors.push_str(&since);
+                    selectors.push('\n');
+                    since.clear();
+                }
+                '}' | ';' => since.clear(),
+                _ => since.push(c),
+            }
+        }
+        let mut out = Vec::new();
+        let mut bracket = 0;
+        let b = selectors.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'[' => bracket += 1,
+                b']' => bracket -= 1,
+                b'.' if bracket == 0 => {
+                    let end = selectors[i + 1..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).map_or(selectors.len(), |e| i + 1 + e);
+                    if end > i + 1 && !b[i + 1].is_ascii_digit() {
+                        out.push(selectors[i + 1..end].to_owned());
+                    }
+                    i = end;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
     #[test]
     fn rust_names_say_what_a_thing_is_not_its_url() {
         let mut bad = Vec::new();
@@ -468,6 +509,15 @@ mod tests {
                 }
             }
         }
+        // And the stylesheets' class names (`.loan-form`, not the URL's word).
+        for sheet in ["assets/css/site.css", "assets/css/more.css"] {
+            for class in css_classes(&std::fs::read_to_string(root().join(sheet)).unwrap()) {
+                if let Some(word) = URL_WORDS.iter().find(|w| class.to_ascii_lowercase().contains(**w)) {
+                    bad.push(format!("{sheet}: .{class} (the URL word {word})"));
+                }
+            }
+        }
+        assert_eq!(css_classes(".a-b:hover,x[href*=\"/c.d\"] .e{color:#fff;width:1.5em}@media (max-width:40.5em){.f{margin:0}}"), ["a-b", "e", "f"]);
         let planted = identifiers("let fourquery = r#\"/fourquery\"#; let c = '\"'; // pinggu\nfn f<'a>(x: &'a str) -> &'a str { \"kaifa\\\"\" }");
         assert!(planted.contains("fourquery") && planted.contains("f") && planted.contains("str"), "{planted:?}");
         assert!(!planted.iter().any(|n| n == "pinggu" || n == "kaifa"), "a string or comment counted as a name: {planted:?}");

@@ -330,8 +330,8 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(fees.body.contains("<dd>3,800.00元") && fees.body.contains("<dd>68,000.00元"), "fees 1,500 + 500 + 50×36; 70,000 less 2,000 received");
     // The headline is what is paid each month: the instalment and the 50元 monthly fee.
     let plain = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&calc=1", &[]).await;
-    let instalment = plain.body.split(r#"<p class="fenqi-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
-    let headline = fees.body.split(r#"<p class="fenqi-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
+    let instalment = plain.body.split(r#"<p class="loan-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
+    let headline = fees.body.split(r#"<p class="loan-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
     let (instalment, headline): (f64, f64) = (instalment.parse().unwrap(), headline.parse().unwrap());
     assert!((headline - instalment - 50.0).abs() < 0.001, "{headline} = {instalment} + 50");
     assert!(fees.body.contains("每月实付"), "{}", fees.body);

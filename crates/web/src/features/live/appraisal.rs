@@ -55,7 +55,7 @@ pub struct LiveAppraisalSession {
 
 /// `GET /actives/livePinggu?id=&series=&month=&mileage=&city=`: a live valuation session and the
 /// valuation of the car its address names. Reading writes nothing: the car joins the dealer's
-/// queue only when sent with the form ([`pinggu_post`]).
+/// queue only when sent with the form ([`live_appraisal_post`]).
 pub async fn live_appraisal(
     State(state): State<AppState>,
     visitor: Visitor,
