@@ -165,8 +165,8 @@ for (const { name, options } of viewports) {
     assert.equal(await viewer.getByRole("button", { name: "放大" }).isDisabled(), true);
     await page.keyboard.press("Escape");
     assert.equal(await viewer.count(), 0);
-    await page.waitForTimeout(250);
-    assert.notEqual(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), "hidden", "scrolling is back after 200 ms");
+    // Scrolling comes back once the viewer's closing animation ends (200 ms).
+    await page.waitForFunction(() => getComputedStyle(document.documentElement).overflow !== "hidden", null, { timeout: 2000 });
 
     // Login: the mobile-kit messages, then the 60 s countdown after a code is sent.
     const login = page.locator(".login-form").last();
@@ -320,9 +320,14 @@ test("runtime: progress bar, same-URL clicks ignored, back-to-top, offline banne
     a.id = "same";
     a.textContent = "本页";
     document.querySelector("main").prepend(a);
+    // Registered after the runtime's own listener, so it sees what the runtime decided.
+    document.addEventListener("click", (e) => {
+      if (e.target.id === "same") window.__sameClick = e.defaultPrevented;
+    });
   });
   await page.click("#same");
-  await page.waitForTimeout(300);
+  await page.waitForFunction(() => window.__sameClick !== undefined);
+  assert.equal(await page.evaluate(() => window.__sameClick), true, "the runtime cancels a click to the page itself");
   assert.equal(navigations, 0);
   // Prefetch after 2000 ms idle: visible public links get <link rel=prefetch>.
   await page.waitForFunction(() => document.querySelectorAll("link[rel=prefetch]").length > 0, null, { timeout: 6000 });
