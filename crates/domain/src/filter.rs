@@ -70,7 +70,7 @@ pub const MILEAGE_OPTIONS: &[FilterOption] = &[
     opt("10-100", "10万公里以上", FilterType::Mileage),
 ];
 
-/// Mileage values from the seed's list that old links may still carry, with their labels.
+/// Mileage values from the specification's list that old links may still carry, with their labels.
 pub const MILEAGE_LEGACY_VALUES: &[FilterOption] = &[opt("2-3", "2-3万公里", FilterType::Mileage)];
 
 /// A coded option (emission, fuel, use, gearbox, boolean, can/cannot).

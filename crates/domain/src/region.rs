@@ -11,11 +11,11 @@ use serde::Serialize;
 /// A provincial-level division.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Province {
-    /// GB/T 2260 code (`procode` in the seed), e.g. 430000.
+    /// GB/T 2260 code (`procode` in the specification), e.g. 430000.
     pub code: u32,
     /// Chinese short name, e.g. 湖南.
     pub name: &'static str,
-    /// Pinyin slug (`py` in the seed), e.g. `hunan`.
+    /// Pinyin slug (`py` in the specification), e.g. `hunan`.
     pub slug: &'static str,
     /// Upper-case initial of the slug, for the A–Z index.
     pub initial: char,

@@ -583,7 +583,7 @@ mod tests {
         assert_eq!((q.page, q.price.map(|b| b.to_string()).as_deref()), (1, Some("5-8")));
         assert_eq!(parse("page=501").page, 1);
         assert_eq!(parse("page=500").page, 500);
-        assert_eq!(parse("mileage=2-3").mileage.map(|b| b.to_string()).as_deref(), Some("2-3"), "the seed's old mileage value still works");
+        assert_eq!(parse("mileage=2-3").mileage.map(|b| b.to_string()).as_deref(), Some("2-3"), "the specification's old mileage value still works");
     }
 
     #[test]

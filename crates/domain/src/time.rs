@@ -1,4 +1,4 @@
-//! Relative time and the seed's date formats, always in China time (UTC+8).
+//! Relative time and the specification's date formats, always in China time (UTC+8).
 //!
 //! Times are Unix seconds. The current time is always passed in: callers hold a [`Clock`], tests
 //! pass fixed numbers.

@@ -109,7 +109,7 @@ impl VinError {
     }
 }
 
-/// What people paste, made a VIN's canonical form before the seed's rule reads it: full-width
+/// What people paste, made a VIN's canonical form before the specification's rule reads it: full-width
 /// characters (typed with a Chinese input method) made half-width, spaces and hyphens dropped,
 /// letters upper-cased.
 ///
@@ -172,7 +172,7 @@ fn is_vin_char(c: u8) -> bool {
 
 impl Vin {
     /// Seed rule: the text passes if it *contains* 17 consecutive valid characters; the VIN is the
-    /// first such run. Lowercase is not upper-cased: the seed's rule is case-sensitive.
+    /// first such run. Lowercase is not upper-cased: the specification's rule is case-sensitive.
     pub fn parse(text: &str) -> Result<Self, VinError> {
         let text = text.trim();
         if text.is_empty() {
@@ -194,7 +194,7 @@ impl Vin {
         Err(VinError::Invalid)
     }
 
-    /// A VIN as a form takes it: what was pasted tidied ([`tidy_vin`]), then the seed's rule, then
+    /// A VIN as a form takes it: what was pasted tidied ([`tidy_vin`]), then the specification's rule, then
     /// the check digit ([`vin_check_digit`]).
     pub fn parse_checked(text: &str) -> Result<Self, VinError> {
         let vin = Vin::parse(&tidy_vin(text))?;
@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(vin_check_digit("LGBH52E0XLY123456"), Some('X'));
         assert_eq!(vin_check_digit("LSVAM4180C218482"), None, "16 characters");
         assert_eq!(vin_check_digit("LSVAM4180C218482I"), None, "no I in a VIN");
-        // A form's VIN inside other text still follows the seed's rule, then the check.
+        // A form's VIN inside other text still follows the specification's rule, then the check.
         assert_eq!(Vin::parse_checked("车架号:lsvam4180c2184821,请核对").map(|v| v.0), Ok("LSVAM4180C2184821".to_owned()));
         assert_eq!(Vin::parse_checked("车架号:LSVAM4187C2184821"), Err(VinError::CheckDigit));
     }

@@ -1,4 +1,4 @@
-//! The valuation engine and the price rating ("Beyond the seed" point 1).
+//! The valuation engine and the price rating.
 //!
 //! A car's market value comes from one of two methods, and the result always says which:
 //! - **market**: a depreciation curve fitted to every online car of the series (price as a share

@@ -240,7 +240,7 @@ from_row!(PriceChange { old_price_yuan, new_price_yuan, changed_at });
 /// A listing's VIN as its seller gave it, with what the panel judges by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingVin {
-    /// As stored (checked by the seed rule when saved).
+    /// As stored (checked by the specification's rule when saved).
     pub vin: String,
     /// The stated mileage, km.
     pub mileage_km: i64,

@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 
-/// The `onerror` handler of every listing image (the seed's 加载失败 label). Templates write it
+/// The `onerror` handler of every listing image (the specification's 加载失败 label). Templates write it
 /// verbatim; the CSP allows exactly this text by its hash.
 pub const IMG_FALLBACK_JS: &str = "this.onerror=null;this.removeAttribute('srcset');this.classList.add('broken');this.alt='加载失败'";
 

@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | `0000` | `Ok` | success | 200 |
 //! | `CM001` | `BadInput` | the request cannot be understood or a field is wrong (`msg` says which) | 400, 413, 415, 422 |
-//! | `CM002` | `Session` | the session is invalid: both session cookies are cleared (seed) | 401 |
+//! | `CM002` | `Session` | the session is invalid: both session cookies are cleared (specification) | 401 |
 //! | `CM003` | `Upstream` | an outside service or the database is unavailable; try again later | 503 |
 //! | `CM004` | `NotFound` | no such object or route, or not yours (another's looks like none) | 404 |
 //! | `CM005` | `Forbidden` | signed in, but the role may not use this, or a cross-site request | 403 |
@@ -71,7 +71,7 @@ impl ApiCode {
     }
 }
 
-/// Whether a path answers in the envelope (the seed's API hosts' prefixes).
+/// Whether a path answers in the envelope (the specification's API hosts' prefixes).
 pub fn is_api(path: &str) -> bool {
     path.starts_with("/api/") || path.starts_with("/hpi/")
 }

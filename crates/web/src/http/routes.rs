@@ -17,7 +17,7 @@ use crate::state::AppState;
 /// Who may use a route: the route middleware it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
-    /// Anyone: `auth`, the seed's default route middleware (the session, no sign-in needed).
+    /// Anyone: `auth`, the specification's default route middleware (the session, no sign-in needed).
     Public,
     /// A signed-in user: `auth`, `user`; anonymous visitors get the login form (401).
     User,

@@ -61,7 +61,7 @@ pub struct FlowChrome {
     pub lead_href: String,
     /// The sticky bar's text.
     pub lead_text: &'static str,
-    /// The visit came from the short-video app (the seed's root state `isDouyin`).
+    /// The visit came from the short-video app (the specification's root state `isDouyin`).
     pub douyin: bool,
 }
 

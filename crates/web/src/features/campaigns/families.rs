@@ -6,7 +6,7 @@
 /// it, and the agreements its lead forms accept.
 #[derive(Debug)]
 pub struct Flow {
-    /// The seed's path segment.
+    /// The specification's path segment.
     pub slug: &'static str,
     /// `/actives/{slug}`: the landing.
     pub base: &'static str,
@@ -64,7 +64,7 @@ pub const DOUYIN_FLOW: Flow = flow!("douyinflow", "抖音用户专享 好车低�
 pub const NEW_FLOW: Flow = flow!("newFlow", "卖车先估价 买车有顾问", "30秒估出您的车值多少钱；想买车，告诉我们预算，顾问帮您找。", false, true,
         [FLOW_DOC: "个人信息授权书" "/agreement"]);
 
-/// The three flow families, in the seed's order.
+/// The three flow families, in the specification's order.
 pub const FLOWS: [Flow; 3] = [FLOW, DOUYIN_FLOW, NEW_FLOW];
 
 /// The flow family a request path belongs to (`/actives/{slug}` or below it).

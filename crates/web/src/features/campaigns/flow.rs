@@ -516,7 +516,7 @@ async fn show_car(state: &AppState, visitor: &Visitor, uri: &OriginalUri, id: i6
     Ok(keep_douyin(state, flow, visitor, res))
 }
 
-/// `GET /actives/{flow}/details` without a car: the flow's list (the seed's id is optional).
+/// `GET /actives/{flow}/details` without a car: the flow's list (the specification's id is optional).
 pub async fn details_without_id(uri: OriginalUri) -> Result<Response, AppError> {
     let flow = flow_in(&uri)?;
     Ok(see_other(flow.list, Vec::new()))
@@ -529,7 +529,7 @@ pub struct CarId {
     id: Option<i64>,
 }
 
-/// `GET /actives/{flow}/cardetail?id=`: the same car page under the seed's other address.
+/// `GET /actives/{flow}/cardetail?id=`: the same car page under the specification's other address.
 pub async fn cardetail(State(state): State<AppState>, visitor: Visitor, uri: OriginalUri, Query(q): Query<CarId>) -> Result<Response, AppError> {
     show_car(&state, &visitor, &uri, q.id.ok_or(AppError::NotFound)?, &Done::default()).await
 }

@@ -468,7 +468,7 @@ pub async fn hall(State(state): State<AppState>, visitor: Visitor) -> Result<Res
 pub struct Def {
     /// `service` or `collect`.
     pub section: &'static str,
-    /// The last path segment, as the seed spells it.
+    /// The last path segment, as the specification spells it.
     pub slug: &'static str,
     /// Title and heading.
     pub title: &'static str,
@@ -490,7 +490,7 @@ impl Def {
     }
 }
 
-/// Every page, in the seed's order.
+/// Every page, in the specification's order.
 pub const PAGES: [Def; 6] = [
     Def {
         section: "service",

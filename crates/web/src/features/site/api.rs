@@ -241,7 +241,7 @@ pub async fn not_found() -> Response {
     fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "接口不存在")
 }
 
-/// This feature's routes: the seed's JSON API (no session middleware; it answers in its envelope).
+/// This feature's routes: the specification's JSON API (no session middleware; it answers in its envelope).
 pub fn routes(r: &mut Routes) {
     r.post(Access::Plain, "/api/buycar-api/tool/wechat/sign", wechat_sign);
     r.post(Access::Plain, "/api/buycar-api/user/userregion", user_region);

@@ -5,7 +5,7 @@
 //! (at most 10 MB) and answers with an id, so the uploader's progress, retry and order can be
 //! exercised before the real pipeline exists.
 //!
-//! The seed's developer pages, in development and staging (404 in production):
+//! The specification's developer pages, in development and staging (404 in production):
 //! `/actives/kaifa` (the environment, the device class and the token that decided it, the
 //! session masked, which adapters are sandboxes or real — never a secret, only whether it is
 //! set), `/actives/kaifa/kaifa` (the request as the server saw it, cookie values masked),

@@ -1,4 +1,4 @@
-//! `GET /api/openapi.json`: the OpenAPI 3.1 document of every JSON endpoint — the seed's API
+//! `GET /api/openapi.json`: the OpenAPI 3.1 document of every JSON endpoint — the specification's API
 //! (`/api/buycar-api/…`, the statistics call under `/hpi/`), the region list, and the callbacks
 //! the payment, report, insurance and call-tracking providers post to. It is built here, beside
 //! the routes; a test checks that it describes exactly the routes under `/api/` and `/hpi/` the
@@ -27,7 +27,7 @@ fn answer(description: &str, data: &Value) -> Value {
     json!({ "description": description, "content": { "application/json": { "schema": envelope(data) } } })
 }
 
-/// The failures every endpoint of the seed's API may answer, and `extra` of its own.
+/// The failures every endpoint of the specification's API may answer, and `extra` of its own.
 fn failures(extra: &[&str]) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
     for code in ["400", "413", "415", "429", "503"].iter().chain(extra) {
@@ -36,7 +36,7 @@ fn failures(extra: &[&str]) -> serde_json::Map<String, Value> {
     out
 }
 
-/// An operation of the seed's API: `ok` is its 200 answer's `data`.
+/// An operation of the specification's API: `ok` is its 200 answer's `data`.
 fn operation(id: &str, summary: &str, ok: &Value, extra_failures: &[&str], secured: bool) -> Value {
     let mut responses = failures(extra_failures);
     responses.insert("200".to_owned(), answer(summary, ok));
