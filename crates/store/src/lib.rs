@@ -196,6 +196,11 @@ macro_rules! on_writer {
 }
 pub(crate) use on_writer;
 
+/// Locks a user's row for the rest of a write transaction (a no-op update: PostgreSQL holds the
+/// row lock, SQLite's `begin immediate` already holds the database): a second request of the same
+/// user that counts what they have waits for this one, so a per-user limit holds under bursts.
+pub(crate) const LOCK_USER: &str = "update app_user set user_id = user_id where user_id = $1";
+
 /// Begins a transaction that reads before it writes (inside `on_pool!`, on its pool `$p`): on
 /// SQLite it takes the write lock at once (`begin immediate`), so a write another connection
 /// commits between this transaction's read and its write makes it wait its turn instead of failing

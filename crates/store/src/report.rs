@@ -111,7 +111,7 @@ macro_rules! insert_report {
 /// needless ([`EXISTING`]): (id, status, purchase).
 macro_rules! lock_and_find_existing {
     ($tx:ident, $r:expr, $since:expr) => {{
-        sqlx::query("update app_user set user_id = user_id where user_id = $1").bind($r.user_id).execute(&mut *$tx).await?;
+        sqlx::query(crate::LOCK_USER).bind($r.user_id).execute(&mut *$tx).await?;
         let found: Option<(i64, String, Option<i64>)> =
             sqlx::query_as(EXISTING).bind($r.user_id).bind($r.vin).bind($r.product.as_str()).bind($since).fetch_optional(&mut *$tx).await?;
         found

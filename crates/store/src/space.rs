@@ -363,7 +363,7 @@ impl Store {
     pub async fn add_wanted(&self, user_id: i64, mobile: &str, w: &NewWanted, now: i64) -> Result<Option<i64>, DbError> {
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            sqlx::query("update app_user set user_id = user_id where user_id = $1").bind(user_id).execute(&mut *tx).await?;
+            sqlx::query(crate::LOCK_USER).bind(user_id).execute(&mut *tx).await?;
             let open: i64 = sqlx::query_scalar("select count(*) from wanted_request where user_id = $1 and status = 'open'")
                 .bind(user_id)
                 .fetch_one(&mut *tx)
