@@ -183,13 +183,18 @@ impl Jobs {
 /// Runs [`tick`] on the [`EXPIRY_EVERY`] timer and [`minute`] on the [`PAYMENTS_EVERY`] timer
 /// (the first of each at once) as one node, named for the rounds it claims, until [`Jobs::stop`].
 pub fn spawn(state: AppState) -> Jobs {
+    spawn_every(state, PAYMENTS_EVERY, EXPIRY_EVERY)
+}
+
+/// [`spawn`] with the two timers' periods given (a test cannot wait ten minutes for a round).
+pub fn spawn_every(state: AppState, minutely: Duration, ten_minutes: Duration) -> Jobs {
     let node: std::sync::Arc<str> = format!("{}-{}", std::process::id(), crate::random::hex_id().unwrap_or_default()).into();
     let (payments, minute_node) = (state.clone(), node.clone());
-    let minutely = every(PAYMENTS_EVERY, move |_| {
+    let minutely = every(minutely, move |_| {
         let (state, node) = (payments.clone(), minute_node.clone());
         async move { minute(&state, &node).await }
     });
-    let expiry = every(EXPIRY_EVERY, move |_| {
+    let expiry = every(ten_minutes, move |_| {
         let (state, node) = (state.clone(), node.clone());
         async move { tick(&state, &node).await }
     });

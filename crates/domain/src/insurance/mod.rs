@@ -14,13 +14,20 @@ mod compulsory;
 mod quote;
 mod tax;
 
-pub use commercial::*;
-pub use compulsory::*;
-pub use quote::*;
-pub use tax::*;
+pub use commercial::{
+    AUTONOMOUS_RANGE, Car, Cover, Line, MAX_DEPRECIATION_PERCENT, MONTHLY_DEPRECIATION_PERMILLE, NCD_LEVELS, Priced, SEAT_COVERS_WAN, THIRD_PARTY_LIMITS_WAN,
+    actual_value_fen, commercial_premium_fen, ncd_percent, price,
+};
+pub use compulsory::{COMPULSORY_6_SEATS_AND_OVER_YUAN, COMPULSORY_UNDER_6_SEATS_YUAN, HOUSEHOLD_SEATS, History, compulsory_premium_fen, floating_percent};
+pub use quote::{
+    Fields, HISTORIES, Insurer, MAX_NEW_PRICE_YUAN, QUOTE_VALID_SECS, QuoteStatus, Request, parse_new_price, parse_request, parse_seats, series_displacement,
+};
+pub use tax::{COMMON_TAX_YUAN, TAX_BANDS, TaxBand, parse_displacement, tax_band, yearly_tax};
 
 #[cfg(test)]
 mod tests {
+    use super::compulsory::SCHEMES;
+    use super::tax::PROVINCE_TAX_YUAN;
     use super::*;
 
     #[test]

@@ -77,13 +77,21 @@ fn brotli(raw: &[u8]) -> Option<Bytes> {
     Some(out).filter(|z| z.len() < raw.len()).map(Bytes::from)
 }
 
+/// The gzip and brotli bodies of the embedded files, in their order, made once per process (a
+/// test process builds hundreds of app states, and quality 11 is slow).
+fn compressed() -> &'static [(Option<Bytes>, Option<Bytes>)] {
+    static BODIES: std::sync::LazyLock<Vec<(Option<Bytes>, Option<Bytes>)>> = std::sync::LazyLock::new(|| {
+        generated::FILES.iter().map(|(logical, _, raw)| if compresses(mime(logical)) { (gzip(raw), brotli(raw)) } else { (None, None) }).collect()
+    });
+    &BODIES
+}
+
 impl Assets {
-    /// Loads the embedded files, compressing text types once.
+    /// Loads the embedded files, compressing text types once per process.
     pub fn load(prefix: &str) -> Assets {
         let mut assets = Assets { prefix: prefix.trim_end_matches('/').to_owned(), ..Default::default() };
-        for (logical, served, raw) in generated::FILES {
-            let mime = mime(logical);
-            let (gz, br) = if compresses(mime) { (gzip(raw), brotli(raw)) } else { (None, None) };
+        for ((logical, served, raw), (gz, br)) in generated::FILES.iter().zip(compressed()) {
+            let (mime, gz, br) = (mime(logical), gz.clone(), br.clone());
             assets.hashed.insert(logical, served);
             if logical == served {
                 assets.by_path.insert(served, Asset { raw, gzip: gz, br, mime, immutable: logical.starts_with("islands/") });

@@ -220,13 +220,43 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
 }
 
 /// Shutdown stops every timer of the node: the minute's (payments, history reports, alerts) as
-/// well as expiry's, so no round runs against a database being closed.
+/// well as expiry's, so no round runs against a database being closed. The node's clock runs a
+/// thousand times faster than the wall (a round's minute is 60 ms) and its timers fire every 20
+/// ms, so both rounds recur while the timers run and stay where they were once stopped.
 #[tokio::test]
 async fn shutdown_stops_every_timer() {
+    struct Fast(std::time::Instant);
+    impl domain::time::Clock for Fast {
+        fn now(&self) -> i64 {
+            crate::support::NOW + i64::try_from(self.0.elapsed().as_millis()).unwrap()
+        }
+    }
     let app = spawn_app(0).await;
-    let jobs = web::jobs::spawn(app.state.clone());
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert_eq!(jobs.stop().await, 2, "both timers were running and ended");
+    let state = web::state::AppState::with_clock(app.state.config.clone(), app.state.store.clone(), Box::new(Fast(std::time::Instant::now())));
+    let last = |round: &'static str| {
+        let store = app.state.store.clone();
+        async move { store.count_admin(&format!("select coalesce(max(claimed_at), 0) from job_round where name = '{round}'")).await.unwrap() }
+    };
+    let tick = std::time::Duration::from_millis(20);
+    let jobs = web::jobs::spawn_every(state, tick, tick);
+    let started = std::time::Instant::now();
+    // Both rounds ran again after their first run: the timers are live.
+    let (mut minute, mut expiry) = (Vec::new(), Vec::new());
+    while (minute.len() < 3 || expiry.len() < 2) && started.elapsed() < std::time::Duration::from_secs(20) {
+        for (round, seen) in [("payments", &mut minute), ("expiry", &mut expiry)] {
+            let at = last(round).await;
+            if at > 0 && seen.last() != Some(&at) {
+                seen.push(at);
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert!(minute.len() >= 3 && expiry.len() >= 2, "the rounds recur while the timers run: payments at {minute:?}, expiry at {expiry:?}");
+    jobs.stop().await;
+    let (minute, expiry) = (last("payments").await, last("expiry").await);
+    // Ten of the node's minutes later, neither round has run again.
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    assert_eq!((last("payments").await, last("expiry").await), (minute, expiry), "no round ran after the timers were stopped");
 }
 
 /// Two nodes whose timers fire together: each background round runs on one of them only (the

@@ -22,6 +22,8 @@ pub struct TestApp {
     cleanup: Cleanup,
     /// The app's own upload directory (removed on drop).
     pub upload_dir: std::path::PathBuf,
+    /// The router over `state`, built on first use (building it is most of a small request).
+    router: std::sync::OnceLock<Router>,
 }
 
 enum Cleanup {
@@ -97,7 +99,7 @@ fn app_of(store: Store, cleanup: Cleanup) -> TestApp {
     let mut config = Config::defaults(Env::Development);
     let upload_dir = std::env::temp_dir().join(format!("{}-upload", unique()));
     config.upload.dir = upload_dir.to_string_lossy().into_owned();
-    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup, upload_dir }
+    TestApp { state: AppState::with_clock(config, store, Box::new(FixedClock(NOW))), cleanup, upload_dir, router: std::sync::OnceLock::new() }
 }
 
 /// Migrates a fresh database and seeds `listings` demo listings into it.
@@ -211,7 +213,7 @@ pub async fn spawn_pg_app(listings: usize) -> Option<TestApp> {
 
 impl TestApp {
     pub fn router(&self) -> Router {
-        web::app(self.state.clone())
+        self.router.get_or_init(|| web::app(self.state.clone())).clone()
     }
 
     /// The same database seen by another app instance with its own configuration and clock (a
