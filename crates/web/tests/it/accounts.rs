@@ -234,7 +234,7 @@ async fn oauth_sandbox_binds_a_phone_once_and_checks_state(app: &TestApp) {
     let bind_page = app.get(&callback, &[]).await;
     assert_eq!(bind_page.status, StatusCode::OK);
     assert!(bind_page.body.contains("首次登录，请绑定手机号"));
-    let bind = bind_page.body.split(r#"name="bind" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let bind = bind_page.page().attrs(r#"input[name="bind"]"#, "value").remove(0);
     // The state was single use.
     assert_eq!(app.get(&callback, &[]).await.status, StatusCode::BAD_REQUEST);
     let sent = app.post_form("/sys/login/code", &[], &format!("mobile=13400000001&bind={bind}&return=%2Fcarlist%3Fbrand%3Ddazhong")).await;
@@ -384,7 +384,7 @@ async fn a_buyer_keeps_a_bounded_number_of_wanted_requests_and_is_told_why(app: 
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(refused.body.contains("最多同时保留10条找车需求") && refused.body.contains("多出的一条"), "{}", refused.body);
     let page = app.get("/space/carfindwa", &h).await;
-    let id: String = page.body.split(r#"name="id" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let id: String = page.page().attrs(r#"input[name="id"]"#, "value").remove(0);
     app.post_form("/space/carfindwa/close", &h, &format!("id={id}")).await;
     assert_eq!(app.post_form("/space/carfindwa", &h, "brand=dazhong&note=多出的一条").await.status, StatusCode::SEE_OTHER);
 }
@@ -400,10 +400,10 @@ async fn one_user_cannot_reach_anothers_space(app: &TestApp) {
     app.get(&format!("/details/{listing}"), &[("cookie", &a)]).await;
     let a_searches = app.get("/space/searches", &[("cookie", &a)]).await;
     assert!(a_searches.body.contains("大众二手车"), "saved without page and sort: {}", a_searches.body);
-    let id: i64 = a_searches.body.split("/space/searches/").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    let id: i64 = a_searches.page().attrs(r#"a[href^="/space/searches/"]"#, "href")[0]["/space/searches/".len()..].parse().unwrap();
     let a_wanted = app.get("/space/carfindwa", &[("cookie", &a)]).await;
     assert!(a_wanted.body.contains("A的需求") && a_wanted.body.contains("在售匹配"));
-    let wanted_id: String = a_wanted.body.split(r#"name="id" value=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let wanted_id: String = a_wanted.page().attrs(r#"input[name="id"]"#, "value").remove(0);
     // B sees none of it and can change none of it.
     let title = &app.state.store.cards_by_ids(&[listing]).await.unwrap()[0].title;
     for path in ["/space/favourites", "/space/history", "/space/searches", "/space/carfindwa"] {

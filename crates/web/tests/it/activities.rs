@@ -104,7 +104,7 @@ async fn agents_sellers_and_consultants_reach_who_works_them(app: &TestApp) {
 
     // A consultant of the city, written to: a lead for their shop naming them.
     let page = app.get("/actives/recommandSales?city=beijing", &[]).await;
-    let id: i64 = page.body.split(r#"name="consultant" value=""#).nth(1).expect("a Beijing consultant").split('"').next().unwrap().parse().unwrap();
+    let id: i64 = page.page().attrs(r#"input[name="consultant"]"#, "value").first().expect("a Beijing consultant").parse().unwrap();
     let c = app.state.store.consultant(id).await.unwrap();
     assert_eq!(domain::region::stored_city(c.city_code).map(|c| c.slug), Some("beijing"));
     let r = app.post_form("/actives/recommandSales", &[("x-test-peer", "10.7.1.3")], &format!("consultant={id}&city=beijing&mobile=1392233&agree=1")).await;

@@ -22,10 +22,13 @@ on_both!(300 =>
 
 /// The listing ids of a list page's promoted cards.
 fn promoted_ids(body: &str) -> Vec<i64> {
-    body.split(r#"<li class="card promoted">"#)
-        .skip(1)
-        .map(|part| {
-            part.split("/details/")
+    crate::support::Page::parse(body)
+        .select("li.card.promoted")
+        .iter()
+        .map(|card| {
+            let page = crate::support::Page::parse(&card.html);
+            let href = page.attrs(r#"a[href*="/details/"]"#, "href").remove(0);
+            href.split("/details/")
                 .nth(1)
                 .unwrap()
                 .split(['"', '?', '/', '.'])
@@ -101,8 +104,8 @@ async fn legal_pages_show_their_version_and_every_footer_link_resolves(app: &Tes
     let seller = crate::support::login(app, "13900007777", "").await;
     let sell = app.get("/personalsell", &[("cookie", &seller)]).await;
     for page in [&home.body, &sell.body] {
-        for href in page.split(r#"href="/actives/help/"#).skip(1).filter_map(|s| s.split('"').next()) {
-            assert_eq!(app.get(&format!("/actives/help/{href}"), &[]).await.status, StatusCode::OK, "{href}");
+        for href in crate::support::Page::parse(page).attrs(r#"a[href^="/actives/help/"]"#, "href") {
+            assert_eq!(app.get(&href, &[]).await.status, StatusCode::OK, "{href}");
         }
     }
     assert!(sell.body.contains(r#"href="/actives/help/vippersonalsellcar""#));
@@ -141,7 +144,7 @@ async fn the_car_list_filters_sorts_and_pages(app: &TestApp) {
     assert!(a.body.contains(r#"<a class="chip" href="/carlist?price=5-8&#38;sort=price_asc""#), "remove the brand");
     assert!(a.body.contains(r#"<a class="chip" href="/carlist?brand=dazhong&#38;sort=price_asc""#), "remove the price");
     // Prices on the sorted page rise and stay in the band.
-    let prices: Vec<f64> = a.body.split(r#"<p class="price"><b>"#).skip(1).map(|s| s[..s.find('<').unwrap()].parse::<f64>().unwrap()).collect();
+    let prices: Vec<f64> = a.page().texts("p.price > b").iter().map(|p| p.parse::<f64>().unwrap()).collect();
     assert!(!prices.is_empty(), "the band has cars: {}", a.body);
     assert!(prices.iter().all(|p| (5.0..8.0).contains(p)), "{prices:?}");
     assert!(prices.windows(2).all(|w| w[0] <= w[1]), "rising: {prices:?}");
@@ -316,7 +319,7 @@ async fn news_tabs_pages_and_articles(app: &TestApp) {
     let in_cat = app.get(&tab, &[]).await;
     assert_eq!(in_cat.body.matches("<li><a href=\"/news/").count() as i64, (*n).min(10));
     assert_eq!(app.get("/news?page=999", &[]).await.status, StatusCode::NOT_FOUND);
-    let id: i64 = r.body.split("<li><a href=\"/news/").nth(1).and_then(|s| s[..s.find('"').unwrap()].parse().ok()).unwrap();
+    let id: i64 = r.page().attrs(r#"li > a[href^="/news/"]"#, "href").iter().find_map(|h| h["/news/".len()..].parse().ok()).unwrap();
     let a = app.get(&format!("/news/{id}"), &[]).await;
     assert_eq!(a.status, StatusCode::OK);
     let ld = a.json_ld();
@@ -382,7 +385,7 @@ async fn quality_and_campaign_lists(app: &TestApp) {
     let q = app.get("/servicehall/qualitycarlist", &[]).await;
     assert_eq!(q.status, StatusCode::OK);
     assert!(q.body.contains("精品二手车"));
-    let cards = q.body.split(r#"<li class="card" id="car-"#).skip(1).count();
+    let cards = q.page().count(r#"li.card[id^="car-"]"#);
     assert!(cards > 0);
     assert_eq!(q.body.matches(r#"<span class="tag">精品</span>"#).count(), cards, "only inspected cars");
     assert!(q.body.contains(r#"href="/servicehall/qualitycarlist?price=5-8""#), "the same filters");

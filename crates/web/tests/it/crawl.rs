@@ -8,21 +8,13 @@ use axum::http::StatusCode;
 
 /// The followed links of a page: (href, decoded).
 fn links(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for tag in body.split("<a ").skip(1) {
-        let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
-        if tag.contains(r#"rel="nofollow""#) {
-            continue;
-        }
-        let Some(start) = tag.find("href=\"") else { continue };
-        let rest = &tag[start + 6..];
-        let href = rest[..rest.find('"').unwrap()].replace("&#38;", "&").replace("&amp;", "&");
-        let href = href.split('#').next().unwrap().to_owned();
-        if href.starts_with('/') && !href.starts_with("//") && !href.is_empty() {
-            out.push(href);
-        }
-    }
-    out
+    crate::support::Page::parse(body)
+        .select("a[href]")
+        .iter()
+        .filter(|a| !a.attr("rel").is_some_and(|rel| rel.split_whitespace().any(|r| r == "nofollow")))
+        .map(|a| a.attr("href").unwrap().split('#').next().unwrap().to_owned())
+        .filter(|href| href.starts_with('/') && !href.starts_with("//"))
+        .collect()
 }
 
 #[tokio::test]

@@ -46,7 +46,7 @@ async fn every_flow_page_answers_in_the_flow_layout(app: &TestApp) {
             assert_eq!(r.status, StatusCode::OK, "{path}");
             assert!(r.body.contains(r#"data-layout="flow""#) && r.body.contains("flow-header"), "{path}: the flow's own bar");
             assert!(!r.body.contains("主导航") && !r.body.contains(r#"href="/space""#), "{path}: no site navigation to leave by");
-            let head = r.body.split("</title>").next().unwrap();
+            let head = r.page().one("title").text;
             assert!(head.contains(title) && head.ends_with(" - 二手车网"), "{path}: {head}");
             assert!(r.body.contains(r#"<meta name="robots" content="noindex"#), "{path}: an ad landing stays out of search results");
             assert!(r.body.contains(r#"class="flow-bar""#) && r.body.contains("《个人信息授权书》"), "{path}: the lead bar and the agreement");
@@ -64,7 +64,8 @@ async fn every_flow_page_answers_in_the_flow_layout(app: &TestApp) {
     for id in [online, inspected] {
         let own = app.get(&format!("/details/{id}"), &[]).await.body;
         let ad = app.get(&format!("/actives/douyinflow/details/{id}"), &[]).await.body;
-        let photos = |body: &str| body.split(r#"<div class="gallery""#).nth(1).unwrap_or("").split("</ul>").next().unwrap().matches("<img ").count();
+        let photos = |body: &str| crate::support::Page::parse(body).count("div.gallery ul img");
+        assert!(photos(&own) > 0, "car {id}: the gallery shows its photos");
         assert_eq!(photos(&ad), photos(&own), "car {id}: every photo");
         for part in ["落地价约", "车辆档案", "年检到期", "交强险到期", "市场估价", "检测报告摘要", "车况记录", "车主描述"] {
             assert_eq!(ad.contains(part), own.contains(part), "car {id}: {part}");
@@ -169,7 +170,7 @@ async fn a_flow_values_a_car_before_asking_for_a_phone(app: &TestApp) {
     let r = app.get(url, &[]).await;
     let prices = r.body.find(r#"class="pg-mid""#).unwrap();
     assert!(prices < r.body.find(r#"name="mobile""#).unwrap(), "the prices come before the phone is asked");
-    let private: String = r.body.split(r#"<p class="pg-mid"><b>"#).nth(2).unwrap().split('<').next().unwrap().to_owned();
+    let private: String = r.page().texts("p.pg-mid > b").swap_remove(1);
     // A wrong field: its message, the rest kept, no result.
     let bad = app.get("/actives/flow/asresult?series=langyi&month=2099-01&mileage=abc&city=beijing", &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);

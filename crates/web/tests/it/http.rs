@@ -94,7 +94,12 @@ async fn assets_are_hashed_immutable_and_compressed() {
 async fn the_car_pages_load_only_the_site_sheet_and_other_pages_both() {
     let app = spawn_app(20).await;
     let sheets = |body: &str| -> Vec<String> {
-        body.split("<link rel=\"stylesheet\" href=\"/dist/css/").skip(1).map(|s| s.split('.').next().unwrap().to_owned()).collect()
+        crate::support::Page::parse(body)
+            .attrs(r#"link[rel="stylesheet"]"#, "href")
+            .iter()
+            .filter_map(|h| h.strip_prefix("/dist/css/"))
+            .map(|s| s.split('.').next().unwrap().to_owned())
+            .collect()
     };
     let list = app.get("/carlist", &[]).await.body;
     let id = crate::support::detail_links(&list)[0];

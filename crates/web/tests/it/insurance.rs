@@ -15,9 +15,8 @@ const ASK: &str = "/servicehall/insurance/list?series=langyi&month=2022-05&city=
 
 /// Whether the list card of `insurer` links to quote `key`.
 fn app_key_is(body: &str, key: &str, insurer: &str) -> bool {
-    let card = &body[body.find(&format!("<h2>{insurer}</h2>")).unwrap()..];
-    let card = &card[..card.find("</li>").unwrap()];
-    card.contains(key)
+    let cards = crate::support::Page::parse(body).select("li");
+    cards.iter().find(|li| li.html.contains(&format!("<h2>{insurer}</h2>"))).unwrap().html.contains(key)
 }
 
 /// The quote keys a list page links to, in its order.
@@ -176,16 +175,11 @@ async fn every_car_shows_what_it_costs_on_the_road(app: &TestApp) {
     let online: i64 = app.state.store.count_admin("select min(listing_id) from listing where status = 'online' and fuel = 1").await.unwrap();
     let d = app.state.store.listing_detail(online).await.unwrap();
     let page = app.get(&format!("/details/{online}"), &[]).await;
-    let i = page.body.find(r#"<details class="cuts allin" id="allin">"#).expect("the all-in cost");
-    let block = &page.body[i..i + page.body[i..].find("</details>").unwrap()];
-    let total = &block[block.find("落地价约<b>").unwrap() + "落地价约<b>".len()..];
-    let total = fen_of(&format!("{}万", &total[..total.find("</b>").unwrap()]));
-    let parts: Vec<(&str, i64)> = block
-        .split("<li><span>")
-        .skip(1)
-        .map(|li| (&li[..li.find("</span>").unwrap()], fen_of(&li[li.find("<b>").unwrap() + 3..li.find("</b>").unwrap()])))
-        .collect();
-    let names: Vec<&str> = parts.iter().map(|p| p.0).collect();
+    let html = page.page();
+    let block = html.one("details#allin").html;
+    let total = fen_of(&format!("{}万", shared_all_in(&page.body)));
+    let names = html.texts("details#allin li > span");
+    let parts: Vec<(&str, i64)> = names.iter().map(String::as_str).zip(html.texts("details#allin li > b").iter().map(|b| fen_of(b))).collect();
     assert_eq!(names, ["车价", "过户费", "交强险", "车船税", "商业险"], "{block}");
     assert_eq!(parts[0].1, d.price_yuan * 100);
     let sum: i64 = parts.iter().map(|p| p.1).sum();
@@ -210,7 +204,8 @@ async fn every_car_shows_what_it_costs_on_the_road(app: &TestApp) {
 
 /// The all-in total a detail page shows.
 fn shared_all_in(body: &str) -> String {
-    let rest = &body[body.find("落地价约<b>").unwrap() + "落地价约<b>".len()..];
+    let summary = crate::support::Page::parse(body).one("details#allin summary").html;
+    let rest = &summary[summary.find("落地价约<b>").unwrap() + "落地价约<b>".len()..];
     rest[..rest.find("</b>").unwrap()].to_owned()
 }
 

@@ -125,7 +125,7 @@ async fn the_wanted_forms_series_follow_the_brand_and_name_it() {
     let page = app.get("/space/carfindwa", &[("cookie", &session)]).await;
     // Without JavaScript every brand's series is there, grouped; the script narrows the groups.
     assert!(page.body.contains(r#"<select id="w-series" name="series" data-follows="w-brand">"#), "{}", page.body);
-    let group = page.body.split(r#"data-value="baoma">"#).nth(1).and_then(|g| g.split("</optgroup>").next()).unwrap_or("");
+    let group = page.page().select(r#"optgroup[data-value="baoma"]"#).pop().map(|g| g.html).unwrap_or_default();
     assert!(group.contains(r#"<option value="x3">宝马 X3</option>"#), "{group}");
     // A series chosen under another brand (or with none) names its own brand.
     let r = app.post_form("/space/carfindwa", &[("cookie", &session)], "brand=aodi&series=x3").await;

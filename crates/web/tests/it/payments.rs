@@ -858,7 +858,7 @@ async fn wechat_pay_where_it_is_off_is_refused_beside_the_choice() {
     let vin = domain::report::ACCIDENT_VIN;
     let report = crate::support::post_on(&alipay_only, "/servicehall/fourquery/fourorder", &h, &format!("vin={vin}&product=full&method=wechat")).await;
     assert_eq!(report.status, StatusCode::UNPROCESSABLE_ENTITY);
-    let beside = report.body.split("<form method=\"post\" action=\"/servicehall/fourquery/fourorder\"").nth(1).unwrap_or_default();
+    let beside = report.page().select(r#"form[action="/servicehall/fourquery/fourorder"]"#).pop().map(|f| f.html).unwrap_or_default();
     assert!(
         beside.contains(web::services::payments::NO_WECHAT_PAY) && beside.contains(r#"value="alipay""#),
         "inside the form, by the buttons: {}",

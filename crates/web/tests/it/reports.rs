@@ -211,7 +211,7 @@ async fn an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_a
     // The battery card: free, its health and how it was measured, flagged when worn; the VIN
     // never shown. A car without the VIN says there is no data; a petrol car has no card.
     let detail = app.get(&format!("/details/{ev}"), &[("user-agent", IPHONE)]).await;
-    let card = detail.body.split(r#"<section class="wrap block battery-card">"#).nth(1).expect("a battery card").split("</section>").next().unwrap();
+    let card = &detail.page().select("section.battery-card").pop().expect("a battery card").html;
     assert!(card.contains("健康度") && card.contains("车载BMS数据读取") && card.contains("演示数据 · 检测于"), "{card}");
     assert!(card.contains(r#"class="vin-battery warn""#), "a worn battery is flagged: {card}");
     assert!(card.contains(&format!("/servicehall/batteryreport?listing={ev}")) && !detail.body.contains(vin));

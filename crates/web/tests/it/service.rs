@@ -109,12 +109,12 @@ async fn the_questionnaire_recommends_what_the_list_has(app: &TestApp) {
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.body.contains(r#"id="offers""#));
     let offers: Vec<(String, i64)> = r
-        .body
-        .split(r#"<li><a href="/carlist?"#)
-        .skip(1)
-        .map(|chunk| {
-            let query = chunk[..chunk.find('"').unwrap()].replace("&#38;", "&");
-            let n = chunk.split("在售").nth(1).and_then(|t| t.split('辆').next()).unwrap().parse().unwrap();
+        .page()
+        .select(r#"li > a[href^="/carlist?"]"#)
+        .iter()
+        .map(|a| {
+            let query = a.attr("href").unwrap()["/carlist?".len()..].to_owned();
+            let n = a.text.split("在售").nth(1).and_then(|t| t.split('辆').next()).unwrap().trim().parse().unwrap();
             (query, n)
         })
         .collect();
@@ -145,9 +145,9 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     let hall = app.get("/servicehall", &[]).await;
     assert_eq!(hall.status, StatusCode::OK);
     assert!(hall.body.contains(r#"<h1 class="page-title">服务大厅</h1>"#));
-    let links: Vec<&str> = hall.body.split(r#"<li><a href=""#).skip(1).filter_map(|s| s.split('"').next()).collect();
+    let links: Vec<String> = hall.page().attrs("li > a", "href");
     assert!(links.len() >= 12, "buyers', sellers' and dealers' services: {links:?}");
-    for href in links {
+    for href in &links {
         let r = app.get(href, &[]).await;
         // Personal and dealer pages ask a visitor who is not signed in to sign in: the sign-in
         // form in place (401) or a redirect to it.
@@ -251,7 +251,7 @@ async fn a_car_is_valued_without_a_phone_number(app: &TestApp) {
     let page = app.get(&url, &[]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains(&format!("根据本站在售的{n}辆同车系车源")), "{}", page.body);
-    let mids: Vec<f64> = page.body.split(r#"<p class="pg-mid"><b>"#).skip(1).map(|s| s.split('<').next().unwrap().parse().unwrap()).collect();
+    let mids: Vec<f64> = page.page().texts("p.pg-mid > b").iter().map(|b| b.parse().unwrap()).collect();
     assert_eq!(mids.len(), 3);
     assert!(mids[0] < mids[1] && mids[1] < mids[2], "收购 < 个人 < 零售: {mids:?}");
     assert!(page.body.contains("/actives/collect/sellcar?city=changsha"), "the offer to sell comes after the prices");
@@ -330,8 +330,8 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(fees.body.contains("<dd>3,800.00元") && fees.body.contains("<dd>68,000.00元"), "fees 1,500 + 500 + 50×36; 70,000 less 2,000 received");
     // The headline is what is paid each month: the instalment and the 50元 monthly fee.
     let plain = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=36&rate=4.8&method=annuity&calc=1", &[]).await;
-    let instalment = plain.body.split(r#"<p class="loan-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
-    let headline = fees.body.split(r#"<p class="loan-monthly"><b>"#).nth(1).unwrap().split('<').next().unwrap().replace(',', "");
+    let instalment = plain.page().texts("p.loan-monthly > b").remove(0).replace(',', "");
+    let headline = fees.page().texts("p.loan-monthly > b").remove(0).replace(',', "");
     let (instalment, headline): (f64, f64) = (instalment.parse().unwrap(), headline.parse().unwrap());
     assert!((headline - instalment - 50.0).abs() < 0.001, "{headline} = {instalment} + 50");
     assert!(fees.body.contains("每月实付"), "{}", fees.body);
@@ -415,7 +415,7 @@ async fn sellers_see_what_buyers_look_for(app: &TestApp) {
     let page = app.get("/servicehall/gather", &[]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains(&format!("近7天共{total}条求购登记")), "{}", page.body);
-    let counts: Vec<i64> = page.body.split(r#"<span class="ga-count">"#).skip(1).map(|s| s[..s.find("位买家在找").unwrap()].parse().unwrap()).collect();
+    let counts: Vec<i64> = page.page().texts("span.ga-count").iter().map(|s| s[..s.find("位买家在找").unwrap()].parse().unwrap()).collect();
     assert!(!counts.is_empty() && counts.windows(2).all(|w| w[0] >= w[1]), "most wanted first: {counts:?}");
     let (top, mut most) = app.state.store.demand(week, 0, 1).await.unwrap();
     assert_eq!(top, total);

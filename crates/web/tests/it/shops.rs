@@ -78,7 +78,7 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     );
     let rows = stock.body.matches(r#"<tr id="listing-"#).count();
     assert!(rows >= 1, "{rows}");
-    let id: i64 = stock.body.split(r#"<tr id="listing-"#).nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    let id: i64 = stock.page().attrs(r#"tr[id^="listing-"]"#, "id")[0]["listing-".len()..].parse().unwrap();
     let found = app.get(&format!("/space/personcarlist?q={id}"), &[("cookie", &owner)]).await;
     assert_eq!(found.body.matches(r#"<tr id="listing-"#).count(), 1);
     let none = app.get("/space/personcarlist?q=%E4%B8%8D%E5%AD%98%E5%9C%A8%E7%9A%84%E8%BD%A6", &[("cookie", &owner)]).await;
@@ -267,7 +267,7 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     let r = send("logo", "logo.jpg", jpeg(400, 400, 90)).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let home = app.get(&format!("/shop/{}", shop.oname), &[]).await;
-    let logo = home.body.split(r#"class="shop-logo" src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
+    let logo = home.page().attrs("img.shop-logo", "src").remove(0);
     assert!(logo.contains("/upload/p/") && logo.ends_with(".webp"), "{logo}");
     assert_eq!(send("banner", "b.jpg", jpeg(1200, 300, 90)).await.status, StatusCode::SEE_OTHER);
     assert!(app.get(&format!("/shop/{}", shop.oname), &[]).await.body.contains(r#"class="shop-banner" src="/upload/p/"#));
@@ -298,7 +298,7 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
     let after = crate::support::files_under(&app.upload_dir).len();
     assert_eq!(before - after, before / 4, "one upload of four (each with its sized copies) removed");
     let business = app.get(&format!("/shop/{}/business", shop.oname), &[]).await;
-    let src = business.body.split(r#"<ul class="shop-photos"><li><img src=""#).nth(1).map(|t| t[..t.find('"').unwrap()].to_owned()).unwrap();
+    let src = business.page().attrs("ul.shop-photos li img", "src").remove(0);
     assert_eq!(app.get(&src, &[]).await.status, StatusCode::OK, "the kept photo is still served");
 }
 

@@ -78,14 +78,81 @@ impl Reply {
 
     /// The JSON-LD documents of a page, parsed.
     pub fn json_ld(&self) -> Vec<serde_json::Value> {
-        let open = r#"<script type="application/ld+json">"#;
-        self.body.split(open).skip(1).map(|rest| serde_json::from_str(&rest[..rest.find("</script>").unwrap()]).unwrap()).collect()
+        self.page().select(r#"script[type="application/ld+json"]"#).iter().map(|doc| serde_json::from_str(&doc.raw).unwrap()).collect()
+    }
+
+    /// The body parsed as an HTML document, to read with CSS selectors.
+    pub fn page(&self) -> Page {
+        Page::parse(&self.body)
+    }
+}
+
+/// A page parsed the way a browser parses it, read with CSS selectors.
+pub struct Page(scraper::Html);
+
+/// One element a selector matched, copied out of its page.
+pub struct Node {
+    /// Its text, runs of whitespace collapsed to one space and the ends trimmed.
+    pub text: String,
+    /// Its text as written.
+    pub raw: String,
+    /// Its outer HTML.
+    pub html: String,
+    attrs: Vec<(String, String)>,
+}
+
+impl Node {
+    /// The value of its attribute `name`.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+impl Page {
+    pub fn parse(html: &str) -> Page {
+        Page(scraper::Html::parse_document(html))
+    }
+
+    /// The elements `css` selects, in document order.
+    pub fn select(&self, css: &str) -> Vec<Node> {
+        let selector = scraper::Selector::parse(css).unwrap_or_else(|e| panic!("selector {css:?}: {e}"));
+        self.0
+            .select(&selector)
+            .map(|e| Node {
+                raw: e.text().collect(),
+                text: e.text().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" "),
+                html: e.html(),
+                attrs: e.value().attrs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+            })
+            .collect()
+    }
+
+    /// The one element `css` selects; a failure when there is none or several.
+    pub fn one(&self, css: &str) -> Node {
+        let mut found = self.select(css);
+        assert_eq!(found.len(), 1, "{css} selects one element");
+        found.remove(0)
+    }
+
+    /// The text of each element `css` selects.
+    pub fn texts(&self, css: &str) -> Vec<String> {
+        self.select(css).into_iter().map(|n| n.text).collect()
+    }
+
+    /// Attribute `name` of each element `css` selects that has it.
+    pub fn attrs(&self, css: &str, name: &str) -> Vec<String> {
+        self.select(css).iter().filter_map(|n| n.attr(name).map(str::to_owned)).collect()
+    }
+
+    /// How many elements `css` selects.
+    pub fn count(&self, css: &str) -> usize {
+        self.select(css).len()
     }
 }
 
 /// Listing ids linked from a page, in order.
 pub fn detail_links(body: &str) -> Vec<i64> {
-    body.split("href=\"/details/").skip(1).filter_map(|rest| rest[..rest.find('"').unwrap()].parse().ok()).collect()
+    Page::parse(body).attrs(r#"a[href^="/details/"]"#, "href").iter().filter_map(|h| h["/details/".len()..].parse().ok()).collect()
 }
 
 fn unique() -> String {
