@@ -3,6 +3,7 @@
 // 127.0.0.1 is contacted), the China time zone, and the phone User-Agent.
 import { after, before } from "node:test";
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { basename, dirname } from "node:path";
@@ -45,6 +46,17 @@ export const SITE = SERVER.origin;
 const FROM = sourceAddress();
 /// Where the tests open pages: the server, through this file's own source address.
 export const BASE = FROM ? await relay(FROM) : SERVER.origin;
+/// The development server's secret for the app's sign-in links.
+export const DEV_APP_TOKEN_SECRET = "development-only-app-token-secret";
+
+/// The address that signs the app's user in (`?mobile=&appToken=`), as the app's server makes
+/// it: five minutes, signed with the server's secret.
+export function appSignIn(path, mobile, { base = BASE, secret = DEV_APP_TOKEN_SECRET } = {}) {
+  const expiry = Math.floor(Date.now() / 1000) + 300;
+  const sig = createHmac("sha256", secret).update(`app\x1f${mobile}\x1f${expiry}`).digest("hex");
+  return `${base}${path}?mobile=${mobile}&appToken=${expiry}.${sig}`;
+}
+
 export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
 
 /// The four ways a visitor comes: phone or desktop, JavaScript on or off (`n` numbers them, for

@@ -6,12 +6,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createHmac, createPrivateKey, createPublicKey, createSign, randomBytes } from "node:crypto";
+import { createPrivateKey, createPublicKey, createSign, randomBytes } from "node:crypto";
 import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { IPHONE, useBrowser } from "./browser.mjs";
+import { IPHONE, appSignIn, useBrowser } from "./browser.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = join(ROOT, "target/debug/usedcar");
@@ -146,12 +146,6 @@ after(async () => {
 
 const browser = useBrowser();
 
-/// The address that signs the app's user in (`?mobile=&appToken=`), as the app's server makes it.
-function appSignIn(path, mobile) {
-  const expiry = Math.floor(Date.now() / 1000) + 300;
-  const sig = createHmac("sha256", APP_TOKEN_SECRET).update(`app\x1f${mobile}\x1f${expiry}`).digest("hex");
-  return `${base}${path}?mobile=${mobile}&appToken=${expiry}.${sig}`;
-}
 
 for (const v of [
   { name: "desktop, Alipay", mobile: false, method: "支付宝付款", lands: () => `${gateway.origin}/gateway.do?`, phone: "13900004001" },
@@ -167,7 +161,7 @@ for (const v of [
     page.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
     });
-    const res = await page.goto(appSignIn("/vip", v.phone));
+    const res = await page.goto(appSignIn("/vip", v.phone, { base, secret: APP_TOKEN_SECRET }));
     assert.equal(res.status(), 200);
     const csp = res.headers()["content-security-policy"];
     assert.match(csp, new RegExp(`form-action 'self' ${gateway.origin} ${h5.origin};`), csp);

@@ -4,22 +4,12 @@
 // and the applicant sign in through the app's token, so no SMS code is spent.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHmac } from "node:crypto";
-import { BASE, useBrowser } from "./browser.mjs";
+import { BASE, appSignIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
-/// The development server's app-token secret (`config.rs`, development only).
-const APP_TOKEN_SECRET = "development-only-app-token-secret";
 const STAFF = "19000000001";
 const APPLICANT = "13700005103";
 const SHOP = "湘江好车二手车行";
-
-/// A page opened by the app with a signed-in user (`?mobile=&appToken=`).
-function appSignIn(path, mobile) {
-  const expiry = Math.floor(Date.now() / 1000) + 300;
-  const sig = createHmac("sha256", APP_TOKEN_SECRET).update(`app\x1f${mobile}\x1f${expiry}`).digest("hex");
-  return `${BASE}${path}?mobile=${mobile}&appToken=${expiry}.${sig}`;
-}
 
 /// The order number the sandbox cashier shows.
 async function cashierOrder(page) {

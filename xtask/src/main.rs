@@ -267,7 +267,12 @@ fn browser_tests(root: &Path, browser: &Path) -> Res {
         .map_err(|e| format!("cannot start server: {e}"))?;
     let mut server = Server(child);
     wait_for(&addr, &mut server.0)?;
-    let result = run(Command::new("node").current_dir(browser).args(["--test", "--test-reporter=spec"]).env("BASE_URL", format!("http://{addr}")));
+    // Three files at a time: each has its own source address (per-address limits) and its own
+    // phones; on two cores this took the phase from 259 s to 184 s.
+    let result = run(Command::new("node")
+        .current_dir(browser)
+        .args(["--test", "--test-concurrency=3", "--test-reporter=spec"])
+        .env("BASE_URL", format!("http://{addr}")));
     drop(server);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{db_s}{suffix}"));
