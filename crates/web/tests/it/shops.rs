@@ -305,7 +305,23 @@ async fn dealers_upload_their_shop_images(app: &TestApp) {
 /// Calls through privacy numbers: binding, the provider's recording push (token-checked, once
 /// per call, failures leaving no file), and playback for the lead's shop alone — pages, audio
 /// and API. Another dealer, a buyer and a stranger get nothing.
-async fn call_recordings_stay_with_their_shop(app: &TestApp) {
+/// A visitor's lead to shop 5 that its dealer called through a privacy number, and the call's
+/// recording fetched from the provider (through a mock of it): what the owner's tests need.
+struct RecordedCall {
+    /// The shop owner's session cookie.
+    owner: String,
+    lead_id: i64,
+    recording_id: i64,
+    /// Where the recording is stored (under the upload directory, never served from it).
+    key: String,
+    wav: Vec<u8>,
+}
+
+async fn a_call_goes_through_a_privacy_number_and_its_recording_is_fetched_once(app: &TestApp) {
+    recorded_call(app).await;
+}
+
+async fn recorded_call(app: &TestApp) -> RecordedCall {
     use wiremock::matchers::{method, path, query_param};
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let server = MockServer::start().await;
@@ -401,11 +417,14 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     assert_eq!(push("push-token", "call-3", lead_id.to_string()).await.status, StatusCode::BAD_GATEWAY);
     assert_eq!(crate::support::files_under(&app.upload_dir.join("rec")).len(), 1, "only the one recording is kept");
     server.verify().await;
-
-    // The owner sees it on the lead, in the list, plays it (with ranges) and reads it by API.
     let rec = app.state.store.shop_recordings(shop.owner_user_id.unwrap(), 10).await.unwrap();
     assert_eq!(rec.len(), 1);
-    let (rid, key) = (rec[0].call_recording_id, rec[0].path.clone());
+    RecordedCall { owner, lead_id, recording_id: rec[0].call_recording_id, key: rec[0].path.clone(), wav }
+}
+
+async fn the_owner_plays_a_recording_with_ranges_and_reads_it_by_api(app: &TestApp) {
+    // The owner sees it on the lead, in the list, plays it (with ranges) and reads it by API.
+    let RecordedCall { owner, lead_id, recording_id: rid, key, wav } = recorded_call(app).await;
     let h = [("cookie", owner.as_str())];
     assert!(app.get("/actives/zhikeclues", &h).await.body.contains(&format!(r#"<a href="/servicehall/amrplay/{rid}">7秒</a>"#)));
     assert!(app.get("/servicehall/amrplay", &h).await.body.contains(&format!("/servicehall/amrplay/{rid}\"")));
@@ -432,7 +451,10 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     assert_eq!(lead["recordings"][0]["durationSecs"], 7);
     assert_eq!(lead["recordings"][0]["audioUrl"], format!("/servicehall/amrplay/{rid}/audio"));
     assert_eq!(app.get(&format!("/api/buycar-api/dealer/recordings/{rid}"), &h).await.json()["data"]["leadId"], lead_id);
+}
 
+async fn no_other_dealer_buyer_or_stranger_reaches_a_recording(app: &TestApp) {
+    let RecordedCall { lead_id, recording_id: rid, .. } = recorded_call(app).await;
     // Dealer B: neither the pages, the audio nor the API show it, and nothing says it exists.
     let rival = login(app, &owner_mobile(app, 6).await, "").await;
     let hb = [("cookie", rival.as_str())];
@@ -450,7 +472,9 @@ async fn call_recordings_stay_with_their_shop(app: &TestApp) {
     assert_eq!(app.get("/api/buycar-api/dealer/clues", &[("cookie", &buyer)]).await.json()["code"], "CM005");
     assert_eq!(app.get(&format!("/servicehall/amrplay/{rid}"), &[]).await.status, StatusCode::UNAUTHORIZED);
     assert_eq!(app.get("/api/buycar-api/dealer/clues", &[]).await.json()["code"], "CM002");
+}
 
+async fn the_demo_dealers_seeded_calls_play_at_their_stated_length(app: &TestApp) {
     // The demo dealer's seeded calls play as generated audio of their stated length.
     let demo = login(app, &owner_mobile(app, 1).await, "").await;
     let list = app.get("/servicehall/amrplay", &[("cookie", &demo)]).await;
@@ -468,7 +492,9 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images, call_recordings_stay_with_their_shop);
+on_both!(60 => shop_pages_and_leads_for_one_dealer_only, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images,
+    a_call_goes_through_a_privacy_number_and_its_recording_is_fetched_once, the_owner_plays_a_recording_with_ranges_and_reads_it_by_api,
+    no_other_dealer_buyer_or_stranger_reaches_a_recording, the_demo_dealers_seeded_calls_play_at_their_stated_length);
 
 /// 车商批发: a dealer offers a car of their shop at a trade price from 我的车源 (a price that is not
 /// one answered beside the field); other dealers see it with the price on
