@@ -21,10 +21,14 @@ fn app_key_is(body: &str, key: &str, insurer: &str) -> bool {
 
 /// The quote keys a list page links to, in its order.
 fn keys(body: &str) -> Vec<String> {
-    body.split("/servicehall/insurance/detail?quote=").skip(1).map(|s| s[..s.find('"').unwrap()].to_owned()).collect()
+    crate::support::Page::parse(body)
+        .attrs(r#"a[href^="/servicehall/insurance/detail?quote="]"#, "href")
+        .iter()
+        .map(|h| h["/servicehall/insurance/detail?quote=".len()..].to_owned())
+        .collect()
 }
 
-async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
+async fn every_insurer_quotes_a_car_at_the_rules_figures_cheapest_first(app: &TestApp) {
     let form = app.get("/servicehall/insurance", &[]).await;
     assert_eq!(form.status, StatusCode::OK);
     assert!(
@@ -68,7 +72,14 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
     let first = keys(&list.body);
     assert_eq!(first.len(), 4);
     assert_eq!(keys(&app.get(ASK, &[]).await.body), first, "a reload shows the same quotes");
+}
 
+/// The cheapest quote for the test's car (太平洋产险's, at the sandbox's coefficients).
+async fn cheapest_quote(app: &TestApp) -> String {
+    keys(&app.get(ASK, &[]).await.body).remove(0)
+}
+
+async fn a_bad_quote_request_is_answered_beside_each_field(app: &TestApp) {
     // Bad input: each beside its field, the rest kept, never a 500.
     let bad = app.get("/servicehall/insurance/list?series=langyi&month=2022-05&city=changsha&seats=0&displacement=abc&price=1e9&plate=%E4%BA%ACA1234&history=new&tp=200&driver=1&passenger=1&damage=1", &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -88,7 +99,9 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
         .await;
     assert_eq!(more.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(more.body.contains("车牌需以省份简称开头") && more.body.contains("请选择三者险保额") && more.body.contains(r#"value="60""#));
+}
 
+async fn a_listing_fills_the_insurance_form_with_its_car(app: &TestApp) {
     // A listing fills the form with its car.
     let online: i64 = app.state.store.count_admin("select min(listing_id) from listing where status = 'online'").await.unwrap();
     let d = app.state.store.listing_detail(online).await.unwrap();
@@ -101,9 +114,11 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
     );
     let of_car = app.get(&format!("{ASK}&listing={online}"), &[]).await;
     assert!(of_car.body.contains(&format!(r#"报价车辆：<a href="/details/{online}">{}</a>"#, d.title)), "the list names the car it quotes");
+}
 
+async fn a_quote_is_sent_to_its_insurer_alone_and_to_our_advisers_only_when_it_cannot_take_it(app: &TestApp) {
     // One quote: its insurer, cover, exclusions, validity; 投保 asks for the phone.
-    let cpic = first[0].clone();
+    let cpic = cheapest_quote(app).await;
     let detail = app.get(&format!("/servicehall/insurance/detail?quote={cpic}"), &[]).await;
     assert_eq!(detail.status, StatusCode::OK);
     assert!(
@@ -150,7 +165,10 @@ async fn a_car_is_quoted_by_every_insurer_then_insured_with_one(app: &TestApp) {
     assert!(desk.iter().any(|l| l.mobile == "13900007711"), "a lead its insurer never took is the platform's");
     let mine = app.get("/space/gettycarlist", &[("cookie", cookie.as_str())]).await;
     assert!(mine.body.contains("太平洋产险暂时无法接收，已转给二手车网车险顾问"), "{}", mine.body);
+}
 
+async fn an_expired_quote_takes_no_application(app: &TestApp) {
+    let cpic = cheapest_quote(app).await;
     // Four days on the quote has expired: it says so and takes no 投保.
     let later = app.variant(web::config::Config::defaults(web::config::Env::Development), NOW + 4 * 86_400);
     let old = get_on(&later, &format!("/servicehall/insurance/detail?quote={cpic}"), &[]).await;
@@ -209,7 +227,9 @@ fn shared_all_in(body: &str) -> String {
     rest[..rest.find("</b>").unwrap()].to_owned()
 }
 
-on_both!(30 => a_car_is_quoted_by_every_insurer_then_insured_with_one, every_car_shows_what_it_costs_on_the_road);
+on_both!(30 => every_insurer_quotes_a_car_at_the_rules_figures_cheapest_first, a_bad_quote_request_is_answered_beside_each_field,
+    a_listing_fills_the_insurance_form_with_its_car, a_quote_is_sent_to_its_insurer_alone_and_to_our_advisers_only_when_it_cannot_take_it,
+    an_expired_quote_takes_no_application, every_car_shows_what_it_costs_on_the_road);
 
 const APP_SECRET: &str = "gateway-secret";
 const DATA_KEY: &str = "0123456789abcdef0123456789abcdef";

@@ -34,7 +34,54 @@ async fn sessions(app: &TestApp) -> i64 {
     app.state.store.count_admin("select count(*) from live_session").await.unwrap()
 }
 
-async fn a_session_from_schedule_to_replay(app: &TestApp) {
+/// A session scheduled by the dealer of the shop with the most cars, pinning its first and last
+/// car; the rival is the next shop's dealer, the buyer asked to be reminded.
+struct Scheduled {
+    dealer: String,
+    rival: String,
+    buyer: String,
+    shop: i64,
+    cars: Vec<i64>,
+    other_cars: Vec<i64>,
+    id: i64,
+    viewer: String,
+}
+
+/// The form of a good session pinning `cars[0]` and `car`.
+fn good_session(cars: &[i64], car: i64) -> String {
+    form(&[
+        ("action", "create".to_owned()),
+        ("title", "周末特价专场 准新车现场看".to_owned()),
+        ("start", "2026-11-25T20:00".to_owned()),
+        ("pull", "https://play.example.com/live/s1.m3u8".to_owned()),
+        ("car", cars[0].to_string()),
+        ("car", car.to_string()),
+    ])
+}
+
+async fn scheduled(app: &TestApp) -> Scheduled {
+    let [(shop, cars), (other_shop, other_cars)] = two_shops(app).await;
+    let dealer = login(app, &owner_mobile(app, shop).await, "").await;
+    let rival = login(app, &owner_mobile(app, other_shop).await, "").await;
+    let r = app.post_form("/actives/liveControl", &[("cookie", &dealer)], &good_session(&cars, *cars.last().unwrap())).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let id = app.state.store.count_admin("select max(live_session_id) from live_session").await.unwrap();
+    let buyer = login(app, "13812347777", "").await;
+    let viewer = format!("/actives/zhiboflow?id={id}");
+    let r = app.post_form("/actives/zhiboflow", &[("cookie", &buyer)], &format!("id={id}&action=remind")).await;
+    assert_eq!(r.location(), format!("{viewer}&remind=ok#remind"));
+    Scheduled { dealer, rival, buyer, shop, cars, other_cars, id, viewer }
+}
+
+/// [`scheduled`], started by its dealer.
+async fn live(app: &TestApp) -> Scheduled {
+    let s = scheduled(app).await;
+    let r = app.post_form("/actives/liveControl", &[("cookie", &s.dealer)], &format!("action=start&id={}", s.id)).await;
+    assert_eq!(r.location(), format!("/actives/liveControl?id={}&done=started", s.id));
+    s
+}
+
+async fn a_dealer_schedules_a_session_with_each_mistake_said_beside_its_field(app: &TestApp) {
     let [(shop, cars), (other_shop, other_cars)] = two_shops(app).await;
     assert!(!cars.is_empty() && !other_cars.is_empty(), "the seed gives both shops cars");
     let dealer = login(app, &owner_mobile(app, shop).await, "").await;
@@ -73,16 +120,7 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     )
     .await;
     assert!(r.body.contains("拉流地址须是 .m3u8 或 .flv 直播流"));
-    let good = |car: i64| {
-        form(&[
-            ("action", "create".to_owned()),
-            ("title", "周末特价专场 准新车现场看".to_owned()),
-            ("start", "2026-11-25T20:00".to_owned()),
-            ("pull", "https://play.example.com/live/s1.m3u8".to_owned()),
-            ("car", cars[0].to_string()),
-            ("car", car.to_string()),
-        ])
-    };
+    let good = |car: i64| good_session(&cars, car);
     let r = post(dealer.clone(), good(other_cars[0])).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.body.contains("只能置顶本店在售的车源"));
@@ -96,17 +134,18 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     assert_eq!(post(rival.clone(), format!("action=start&id={id}")).await.status, StatusCode::NOT_FOUND);
     let buyer = login(app, "13812347777", "").await;
     assert_eq!(app.get("/actives/liveControl", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+}
 
+async fn viewers_are_reminded_once_when_an_upcoming_session_starts(app: &TestApp) {
+    let Scheduled { dealer, buyer, id, viewer, .. } = scheduled(app).await;
+    let post = |cookie: String, body: String| async move { app.post_form("/actives/liveControl", &[("cookie", &cookie)], &body).await };
     // Upcoming: a countdown and 提醒我; no player is shipped.
-    let viewer = format!("/actives/zhiboflow?id={id}");
     let page = app.get(&viewer, &[]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains("后开播") && page.body.contains("提醒我") && page.body.contains("登录后预约"));
     assert!(!page.body.contains("<video") && !page.body.contains("LivePlayer"), "a page without a stream ships no player");
     let r = app.post_form("/actives/zhiboflow", &[], &format!("id={id}&action=remind")).await;
     assert!(r.location().starts_with("/sys/login?to="), "a stranger signs in first");
-    let r = app.post_form("/actives/zhiboflow", &[("cookie", &buyer)], &format!("id={id}&action=remind")).await;
-    assert_eq!(r.location(), format!("{viewer}&remind=ok#remind"));
     assert!(app.get(&viewer, &[("cookie", &buyer)]).await.body.contains("已预约，开播时会短信提醒您"));
 
     // Live: the reminder goes out once; the video plays the stream; the CSP reaches its origin.
@@ -132,7 +171,10 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     assert!(csp.contains("media-src 'self' blob: https://play.example.com") && csp.contains("connect-src 'self' https://play.example.com"), "{csp}");
     let home_csp = app.get("/", &[]).await.headers.get("content-security-policy").unwrap().to_str().unwrap().to_owned();
     assert!(!home_csp.contains("play.example.com") && !home_csp.contains("media-src"), "no other page reaches the stream");
+}
 
+async fn a_lead_from_a_live_session_reaches_its_dealers_desk(app: &TestApp) {
+    let Scheduled { dealer, rival, cars, viewer, id, .. } = live(app).await;
     // A lead from the session: the agreement first, then it reaches the desk naming the session.
     let r = app.post_form("/actives/zhiboflow", &[], &format!("id={id}&action=lead&mobile=13912345678&car={}", cars[0])).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -142,7 +184,11 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     let leads = app.get("/actives/zhikeclues", &[("cookie", &dealer)]).await;
     assert!(leads.body.contains("来自直播「周末特价专场 准新车现场看」") && leads.body.contains("询底价"), "the desk names the session");
     assert!(!app.get("/actives/zhikeclues", &[("cookie", &rival)]).await.body.contains("来自直播「周末特价专场"));
+}
 
+async fn the_dealer_marks_the_car_on_camera_and_changes_the_pinned_cars(app: &TestApp) {
+    let Scheduled { dealer, rival, cars, other_cars, viewer, id, .. } = live(app).await;
+    let post = |cookie: String, body: String| async move { app.post_form("/actives/liveControl", &[("cookie", &cookie)], &body).await };
     // The car on camera: none marked, the session's cars are one list; the dealer marks one and
     // viewers see it apart, above the others, once. Not another dealer, not a car not pinned.
     let page = app.get(&viewer, &[]).await;
@@ -176,7 +222,11 @@ async fn a_session_from_schedule_to_replay(app: &TestApp) {
     if cars.len() > 1 {
         assert!(!page.body.contains(&format!(r#"href="/details/{}""#, cars[0])), "unpinned");
     }
+}
 
+async fn an_ended_session_plays_its_replay_and_stays_ended(app: &TestApp) {
+    let Scheduled { dealer, shop, viewer, id, .. } = live(app).await;
+    let post = |cookie: String, body: String| async move { app.post_form("/actives/liveControl", &[("cookie", &cookie)], &body).await };
     // Ended with a replay: a bad address is refused beside its field; the replay then plays.
     let r = post(dealer.clone(), format!("action=end&id={id}&replay=ftp%3A%2F%2Fvod.example.com%2Fr.mp4")).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -239,7 +289,8 @@ async fn a_live_valuation_joins_the_dealers_queue(app: &TestApp) {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
 
-on_both!(60 => a_session_from_schedule_to_replay, a_live_valuation_joins_the_dealers_queue);
+on_both!(60 => a_dealer_schedules_a_session_with_each_mistake_said_beside_its_field, viewers_are_reminded_once_when_an_upcoming_session_starts,
+    a_lead_from_a_live_session_reaches_its_dealers_desk, the_dealer_marks_the_car_on_camera_and_changes_the_pinned_cars, an_ended_session_plays_its_replay_and_stays_ended, a_live_valuation_joins_the_dealers_queue);
 
 #[tokio::test]
 async fn pull_urls_on_a_signed_play_domain_are_signed_for_each_viewer() {
