@@ -20,7 +20,8 @@ on_both!(10 =>
     dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
     a_campaign_sells_its_plan_cheaper_until_its_deadline,
     a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
-    an_approved_applicant_pays_the_programme_fee_and_gets_a_shop,
+    the_programme_is_applied_for_with_each_mistake_said_beside_its_field, staff_decide_an_application_once_and_a_refusal_needs_a_reason,
+    an_approved_applicant_pays_the_fee_once_and_gets_a_shop, members_post_in_the_community_and_others_are_told_how_to_join, a_refunded_fee_closes_the_shop_once,
     a_report_switched_to_wechat_pay_is_delivered_and_a_second_payment_refunded,
     one_plan_is_one_purchase_whatever_the_buyer_does_and_a_late_payment_goes_back,
     real_keys_that_do_not_read_are_named_and_never_take_a_payment,
@@ -661,7 +662,44 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     assert!(app.get("/actives/zhikeclues", &h).await.body.contains("2019款 大众朗逸 1.5L"), "on the leads desk");
 }
 
-async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &TestApp) {
+/// The programme application of 建国精品二手车 in Changsha, as its form sends it.
+const APPLICATION: &str = "name=%E7%8E%8B%E5%BB%BA%E5%9B%BD&city=changsha&shop_name=%E5%BB%BA%E5%9B%BD%E7%B2%BE%E5%93%81%E4%BA%8C%E6%89%8B%E8%BD%A6&experience=1to3&lot=market&address=%E9%9B%A8%E8%8A%B1%E5%8C%BA%E4%BA%8C%E6%89%8B%E8%BD%A6%E5%B8%82%E5%9C%BA&intro=";
+
+/// The applicant's session cookie once their application is sent.
+async fn applied(app: &TestApp) -> String {
+    let me = login(app, "13700009999", "").await;
+    let sent = app.post_form("/actives/fh2021/apply", &[("cookie", me.as_str()), ("user-agent", IPHONE)], APPLICATION).await;
+    assert_eq!((sent.status, sent.location()), (StatusCode::SEE_OTHER, "/actives/fh2021/user"));
+    me
+}
+
+/// [`applied`], approved by staff: (the applicant's cookie, staff's cookie).
+async fn approved(app: &TestApp) -> (String, String) {
+    let me = applied(app).await;
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let waiting = app.state.store.applications(Some(domain::programme::Status::Submitted), 10).await.unwrap();
+    let id = waiting.iter().find(|a| a.shop_name == "建国精品二手车").unwrap().programme_application_id;
+    assert_eq!(
+        app.post_form("/staff/programme", &[("cookie", staff.as_str())], &format!("id={id}&decision=approve&note=")).await.status,
+        StatusCode::SEE_OTHER
+    );
+    (me, staff)
+}
+
+/// [`approved`], the fee paid at the sandbox cashier: (the member's cookie, staff's cookie, the fee's order).
+async fn joined(app: &TestApp) -> (String, String, String) {
+    let (me, staff) = approved(app).await;
+    let h = [("cookie", me.as_str()), ("user-agent", IPHONE)];
+    let r = app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let order_no = app.state.adapters.pay.sandbox().unwrap().checkout(&params).unwrap().order_no;
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    assert_eq!(paid.status, StatusCode::SEE_OTHER);
+    (me, staff, order_no)
+}
+
+async fn the_programme_is_applied_for_with_each_mistake_said_beside_its_field(app: &TestApp) {
     for (path, text) in [
         ("/actives/fh2021", "四步开店"),
         ("/actives/fh2021/business", "30天商家同城VIP"),
@@ -691,15 +729,18 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     ] {
         assert!(bad.body.contains(text), "{text}: {}", bad.body);
     }
-    let form = "name=%E7%8E%8B%E5%BB%BA%E5%9B%BD&city=changsha&shop_name=%E5%BB%BA%E5%9B%BD%E7%B2%BE%E5%93%81%E4%BA%8C%E6%89%8B%E8%BD%A6&experience=1to3&lot=market&address=%E9%9B%A8%E8%8A%B1%E5%8C%BA%E4%BA%8C%E6%89%8B%E8%BD%A6%E5%B8%82%E5%9C%BA&intro=";
-    let sent = app.post_form("/actives/fh2021/apply", &h, form).await;
+    let sent = app.post_form("/actives/fh2021/apply", &h, APPLICATION).await;
     assert_eq!((sent.status, sent.location()), (StatusCode::SEE_OTHER, "/actives/fh2021/user"));
     let mine = app.get("/actives/fh2021/user", &h).await;
     assert!(mine.body.contains("<h2>审核中</h2>") && mine.body.contains("建国精品二手车") && mine.body.contains("13700009999"), "{}", mine.body);
     assert_eq!(app.get("/actives/fh2021/apply", &h).await.location(), "/actives/fh2021/user", "one standing application");
     assert_eq!(app.get("/actives/fh2021/fhpay", &h).await.location(), "/actives/fh2021/user", "nothing to pay before approval");
     assert_eq!(app.post_form("/actives/fh2021/fhpay", &h, "method=alipay").await.location(), "/actives/fh2021/user");
+}
 
+async fn staff_decide_an_application_once_and_a_refusal_needs_a_reason(app: &TestApp) {
+    let me = applied(app).await;
+    let h = [("cookie", me.as_str()), ("user-agent", IPHONE)];
     // Staff review it.
     assert_eq!(app.get("/staff/programme", &h).await.status, StatusCode::FORBIDDEN);
     let staff = login(app, store::seed::STAFF_MOBILE, "").await;
@@ -713,7 +754,11 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert!(no_reason.body.contains("驳回时请填写原因"));
     assert_eq!(app.post_form("/staff/programme", &s, &format!("id={id}&decision=approve&note=")).await.status, StatusCode::SEE_OTHER);
     assert_eq!(app.post_form("/staff/programme", &s, &format!("id={id}&decision=reject&note=x")).await.status, StatusCode::CONFLICT, "decided once");
+}
 
+async fn an_approved_applicant_pays_the_fee_once_and_gets_a_shop(app: &TestApp) {
+    let (me, _) = approved(app).await;
+    let h = [("cookie", me.as_str()), ("user-agent", IPHONE)];
     // Paid through the sandbox cashier: the shop opens.
     assert!(app.get("/actives/fh2021/user", &h).await.body.contains(r#"<a class="btn" href="/actives/fh2021/fhpay">缴纳入驻费</a>"#));
     let fee = app.get("/actives/fh2021/fhpay", &h).await;
@@ -749,7 +794,11 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert_eq!(centre.status, StatusCode::OK);
     assert!(centre.body.contains("建国精品二手车") && centre.body.contains("VIP商家"), "the shop, with the month of VIP");
     assert!(centre.body.contains(r#"暂无线索。<a href="/personalsell">发布车源</a>后"#), "an empty desk says how leads come: {}", centre.body);
+}
 
+async fn members_post_in_the_community_and_others_are_told_how_to_join(app: &TestApp) {
+    let (me, _, _) = joined(app).await;
+    let h = [("cookie", me.as_str()), ("user-agent", IPHONE)];
     // The community: members post, others are told how to join.
     let other = login(app, "13700009998", "").await;
     let refused = app.post_form("/actives/fh2021/socail/post", &[("cookie", other.as_str())], "body=%E4%BD%A0%E5%A5%BD").await;
@@ -770,9 +819,12 @@ async fn an_approved_applicant_pays_the_programme_fee_and_gets_a_shop(app: &Test
     assert!(social.body.contains("大家好，我在长沙做日系车") && social.body.contains("<b>建国精品二手车</b>"), "{}", social.body);
     assert!(app.get("/actives/fh2021/socail", &[("user-agent", DESKTOP)]).await.body.contains("微信扫码，在手机上打开社群"), "a desktop gets the QR code");
     assert!(!app.get("/actives/fh2021/socail", &[("user-agent", IPHONE)]).await.body.contains("微信扫码"), "a phone is there already");
+}
 
+async fn a_refunded_fee_closes_the_shop_once(app: &TestApp) {
+    let (me, staff, no) = joined(app).await;
+    let (h, s) = ([("cookie", me.as_str()), ("user-agent", IPHONE)], [("cookie", staff.as_str())]);
     // Staff refund the fee: the shop (no cars yet) closes, the dealer centre with it.
-    let no = order_of(r.location());
     let refunded = app.post_form("/staff/orders", &s, &format!("order_no={no}&reason=%E7%94%B3%E8%AF%B7%E9%80%80%E6%AC%BE")).await;
     assert_eq!(refunded.status, StatusCode::SEE_OTHER);
     assert!(app.get(refunded.location(), &s).await.body.contains("订单所开通的权益已结束"));

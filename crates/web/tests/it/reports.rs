@@ -14,7 +14,10 @@ use crate::support::{IPHONE, NOW, TestApp, detail_links, login, post_on};
 use web::adapters::history::{Answer, ReportData, push_sign, request_sign};
 
 on_both!(10 =>
-    a_history_report_is_paid_once_read_by_its_owner_and_downloaded,
+    a_vin_is_tidied_and_checked_before_anyone_signs_in,
+    a_history_report_is_asked_of_its_provider_once_paid,
+    a_report_is_read_many_times_charged_once_and_downloaded,
+    nobody_else_reads_a_report,
     a_vip_plan_gives_free_queries_until_they_are_used,
     an_electric_car_shows_its_battery_and_its_report_is_ordered_after_the_agreement,
     an_inspected_car_shows_its_168_item_report_by_listing_or_number,
@@ -28,7 +31,7 @@ async fn get_bytes(app: &TestApp, uri: &str, cookie: &str) -> (StatusCode, Strin
     (status, kind, axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap().to_vec())
 }
 
-async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &TestApp) {
+async fn a_vin_is_tidied_and_checked_before_anyone_signs_in(app: &TestApp) {
     // Mistakes are named beside the field, before anyone is asked to sign in, the input kept.
     for (vin, message) in [
         ("LSVAM4180C218482O", "车架号不含字母I、O、Q"),
@@ -49,7 +52,15 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     }
     let anonymous = app.get(&format!("/servicehall/fourquery/fourorder?vin={}&product=full", domain::report::ACCIDENT_VIN), &[]).await;
     assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "a good form asks for sign-in");
+}
 
+async fn a_history_report_is_asked_of_its_provider_once_paid(app: &TestApp) {
+    paid_report(app).await;
+}
+
+/// A full report on the accident VIN, ordered and paid at the sandbox cashier by 13700007001:
+/// their session cookie and the report, delivered.
+async fn paid_report(app: &TestApp) -> (String, store::Report) {
     let a = login(app, "13700007001", "").await;
     let h = [("cookie", a.as_str()), ("user-agent", IPHONE)];
     let confirm = app.get(&format!("/servicehall/fourquery/fourorder?vin={}&product=full", domain::report::ACCIDENT_VIN), &h).await;
@@ -77,8 +88,12 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
     );
     let report = app.state.store.reports_of(pending[0].user_id, 10).await.unwrap().remove(0);
     assert_eq!(report.status, domain::report::State::Ready);
-    let id = report.report_id;
+    (a, report)
+}
 
+async fn a_report_is_read_many_times_charged_once_and_downloaded(app: &TestApp) {
+    let (a, report) = paid_report(app).await;
+    let (h, id) = ([("cookie", a.as_str()), ("user-agent", IPHONE)], report.report_id);
     // Read many times, charged once: a second answer from the provider changes nothing.
     let record = domain::report::sandbox_record(&domain::validate::Vin::parse(domain::report::MORTGAGE_VIN).unwrap(), NOW);
     assert!(!web::services::reports::apply(&app.state, id, &record).await.unwrap(), "a repeated answer is not applied");
@@ -122,7 +137,11 @@ async fn a_history_report_is_paid_once_read_by_its_owner_and_downloaded(app: &Te
         assert!(std::fs::metadata(&app.state.config.pdf.font).is_err(), "the font is there, yet no PDF");
         assert!(std::env::var("CI").is_err(), "CI installs the font (fonts-noto-cjk)");
     }
+}
 
+async fn nobody_else_reads_a_report(app: &TestApp) {
+    let (_, report) = paid_report(app).await;
+    let id = report.report_id;
     // Nobody else can read it: not the report, the PDF, the timeline or the record.
     let b = login(app, "13700007002", "").await;
     let hb = [("cookie", b.as_str()), ("user-agent", IPHONE)];

@@ -6,9 +6,13 @@
 use crate::support::{Part, TestApp, jpeg, login, owner_mobile};
 use axum::http::StatusCode;
 
-async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
-    let (shop, other) =
-        (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap());
+/// The demo's first two shops.
+async fn first_two_shops(app: &TestApp) -> (store::Shop, store::Shop) {
+    (app.state.store.shop_by_oname(&oname(app, 1).await).await.unwrap(), app.state.store.shop_by_oname(&oname(app, 2).await).await.unwrap())
+}
+
+async fn the_shop_directory_and_a_shops_pages_show_it(app: &TestApp) {
+    let (shop, _) = first_two_shops(app).await;
     let dir = app.get("/shop", &[]).await;
     assert_eq!(dir.status, StatusCode::OK);
     assert_eq!(dir.body.matches(r#"<span class="shop-name">"#).count(), 20, "a page of shops");
@@ -32,12 +36,15 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     assert!(business.body.contains("https://uri.amap.com/"), "a map link without a maps key");
     assert!(!business.body.contains("restapi.amap.com"), "no map image without a key");
     assert_eq!(app.get("/shop/no-such-shop", &[]).await.status, StatusCode::NOT_FOUND);
+}
 
+async fn a_shops_inventory_holds_only_its_cars_in_its_own_layout(app: &TestApp) {
+    let (shop, other) = first_two_shops(app).await;
     // The shop's inventory holds only its cars; its car opens in the shop layout, another's is 404.
     let list = app.get(&format!("/shop/{}/buyCar", shop.oname), &[]).await;
     // Its cards link the shop's own detail pages, not the site's.
-    let prefix = format!("href=\"/shop/{}/details/", shop.oname);
-    let first = list.body.split(prefix.as_str()).nth(1).map(|s| s[..s.find('"').unwrap()].to_owned());
+    let prefix = format!("/shop/{}/details/", shop.oname);
+    let first = list.page().attrs(&format!(r#"a[href^="{prefix}"]"#), "href").first().map(|h| h[prefix.len()..].to_owned());
     assert!(!list.body.contains("href=\"/details/"), "{}", list.body);
     {
         let id = first.expect("the shop's list links its cars in the shop's layout");
@@ -55,7 +62,10 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let dy = app.get(&format!("/actives/douyinshop?oname={}", shop.oname), &[]).await;
     assert_eq!(dy.status, StatusCode::OK);
     assert!(dy.body.contains(r#"data-layout="flow""#));
+}
 
+async fn a_lead_sold_to_a_shop_reaches_its_owner_masked_until_opened_and_no_rival(app: &TestApp) {
+    let (shop, other) = first_two_shops(app).await;
     // A visitor sells to this shop: the lead goes to it alone, the thank-you page names it.
     let bad = app.post_form(&format!("/shop/{}/sellCar", shop.oname), &[], "mobile=1234&car=x").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -69,23 +79,6 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let page = app.get("/actives/zhikeclues", &[("cookie", &owner)]).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains("139****6666") && !page.body.contains("13955556666"));
-    // The owner's stock is a table with a search; a car found by its id alone.
-    let stock = app.get("/space/personcarlist", &[("cookie", &owner)]).await;
-    assert!(
-        stock.body.contains("<h1>库存管理</h1>") && stock.body.contains(r#"<table class="table stock">"#) && stock.body.contains(r#"id="stock-q""#),
-        "{}",
-        stock.body
-    );
-    let rows = stock.body.matches(r#"<tr id="listing-"#).count();
-    assert!(rows >= 1, "{rows}");
-    let id: i64 = stock.page().attrs(r#"tr[id^="listing-"]"#, "id")[0]["listing-".len()..].parse().unwrap();
-    let found = app.get(&format!("/space/personcarlist?q={id}"), &[("cookie", &owner)]).await;
-    assert_eq!(found.body.matches(r#"<tr id="listing-"#).count(), 1);
-    let none = app.get("/space/personcarlist?q=%E4%B8%8D%E5%AD%98%E5%9C%A8%E7%9A%84%E8%BD%A6", &[("cookie", &owner)]).await;
-    assert!(none.body.contains("没有找到“不存在的车”的车源"), "{}", none.body);
-    // A dealer posts stock without the private owner's 顾问上门评估 offer.
-    let post = app.get("/personalsell", &[("cookie", &owner)]).await;
-    assert!(post.body.contains(r#"id="sell-form""#) && !post.body.contains(r#"action="/personalsell/lead""#), "{}", post.body);
     let lead_id = app.state.store.shop_leads(shop.owner_user_id.unwrap(), None, 10).await.unwrap()[0].lead_id;
     let rival = login(app, &owner_mobile(app, other.shop_id).await, "").await;
     for action in ["open", "call"] {
@@ -112,13 +105,41 @@ async fn shop_pages_and_leads_for_one_dealer_only(app: &TestApp) {
     let contacted = app.get("/actives/zhikeclues?status=contacted", &[("cookie", &owner)]).await;
     assert!(contacted.body.contains("明天看车"));
     assert_eq!(app.state.store.lead_openings(lead_id).await.unwrap(), 3);
+}
 
+async fn a_dealers_stock_is_a_table_with_a_search(app: &TestApp) {
+    let (shop, _) = first_two_shops(app).await;
+    let owner = login(app, &owner_mobile(app, shop.shop_id).await, "").await;
+    // The owner's stock is a table with a search; a car found by its id alone.
+    let stock = app.get("/space/personcarlist", &[("cookie", &owner)]).await;
+    assert!(
+        stock.body.contains("<h1>库存管理</h1>") && stock.body.contains(r#"<table class="table stock">"#) && stock.body.contains(r#"id="stock-q""#),
+        "{}",
+        stock.body
+    );
+    let rows = stock.body.matches(r#"<tr id="listing-"#).count();
+    assert!(rows >= 1, "{rows}");
+    let id: i64 = stock.page().attrs(r#"tr[id^="listing-"]"#, "id")[0]["listing-".len()..].parse().unwrap();
+    let found = app.get(&format!("/space/personcarlist?q={id}"), &[("cookie", &owner)]).await;
+    assert_eq!(found.body.matches(r#"<tr id="listing-"#).count(), 1);
+    let none = app.get("/space/personcarlist?q=%E4%B8%8D%E5%AD%98%E5%9C%A8%E7%9A%84%E8%BD%A6", &[("cookie", &owner)]).await;
+    assert!(none.body.contains("没有找到“不存在的车”的车源"), "{}", none.body);
+    // A dealer posts stock without the private owner's 顾问上门评估 offer.
+    let post = app.get("/personalsell", &[("cookie", &owner)]).await;
+    assert!(post.body.contains(r#"id="sell-form""#) && !post.body.contains(r#"action="/personalsell/lead""#), "{}", post.body);
+}
+
+async fn buyers_and_strangers_cannot_reach_the_dealer_tools(app: &TestApp) {
     // Buyers and private sellers cannot reach the dealer tools.
     let buyer = login(app, "13812349999", "").await;
     assert_eq!(app.get("/actives/zhikeclues", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
     assert_eq!(app.get("/shop/profile", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
     assert_eq!(app.get("/actives/zhikeclues", &[]).await.status, StatusCode::UNAUTHORIZED);
+}
 
+async fn the_owner_edits_the_shop_with_each_mistake_said(app: &TestApp) {
+    let (shop, _) = first_two_shops(app).await;
+    let owner = login(app, &owner_mobile(app, shop.shop_id).await, "").await;
     // The owner edits the shop: bad fields come back with messages, good ones are saved.
     let r = app.post_form("/shop/profile", &[("cookie", &owner)], "name=x&address=abc&phone=abc&hours=&licence_no=&intro=").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -492,7 +513,9 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => shop_pages_and_leads_for_one_dealer_only, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images,
+on_both!(60 => the_shop_directory_and_a_shops_pages_show_it, a_shops_inventory_holds_only_its_cars_in_its_own_layout,
+    a_lead_sold_to_a_shop_reaches_its_owner_masked_until_opened_and_no_rival, a_dealers_stock_is_a_table_with_a_search,
+    buyers_and_strangers_cannot_reach_the_dealer_tools, the_owner_edits_the_shop_with_each_mistake_said, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images,
     a_call_goes_through_a_privacy_number_and_its_recording_is_fetched_once, the_owner_plays_a_recording_with_ranges_and_reads_it_by_api,
     no_other_dealer_buyer_or_stranger_reaches_a_recording, the_demo_dealers_seeded_calls_play_at_their_stated_length);
 
