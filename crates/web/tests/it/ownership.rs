@@ -69,7 +69,19 @@ async fn reaches(app: &TestApp, cookie: &str, uris: &[String]) {
     }
 }
 
-async fn a_second_user_walking_ids_reaches_nothing_of_the_first(app: &TestApp) {
+/// What user A keeps: a car for sale (awaiting review), a saved search, a wanted request and an
+/// unpaid history report.
+struct Things {
+    a: String,
+    a_id: i64,
+    listing: i64,
+    search: i64,
+    wanted: i64,
+    report: store::Report,
+    order_no: String,
+}
+
+async fn first_users_things(app: &TestApp) -> Things {
     let store = &app.state.store;
     // A sells a car, saves a search, asks for a car and orders a history report.
     let a = login(app, "13900005001", "").await;
@@ -112,6 +124,12 @@ async fn a_second_user_walking_ids_reaches_nothing_of_the_first(app: &TestApp) {
     let a_id = store.user_by_mobile("13900005001").await.unwrap().unwrap().user_id;
     let report = store.reports_of(a_id, 1).await.unwrap().remove(0);
     let order_no = report.order_no.clone().unwrap();
+    Things { a, a_id, listing, search, wanted, report, order_no }
+}
+
+async fn a_second_user_walking_ids_reaches_nothing_of_the_first(app: &TestApp) {
+    let store = &app.state.store;
+    let Things { a, a_id, listing, search, wanted, report, order_no } = first_users_things(app).await;
     reaches(
         app,
         &a,

@@ -167,7 +167,8 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_then_applied_for, sellers_see_what_buyers_look_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
+on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_to_the_last_month_with_its_true_rate, a_loan_form_says_each_mistake_beside_its_field_and_a_car_too_cheap_for_a_loan,
+    a_loan_application_goes_to_the_cars_shop_or_else_to_our_advisers, sellers_see_what_buyers_look_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
 
 /// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
 /// goes to that shop, which sees it, and the seller sees which dealer received it; one it does not
@@ -302,7 +303,7 @@ async fn a_car_is_valued_without_a_phone_number(app: &TestApp) {
 /// The loan calculator: a GET form answered on the same address (figures and schedule without
 /// script), mistakes beside their fields with the rest kept, a dealer's car filling in its price,
 /// and the application a lead to that dealer, or to our finance advisers, with the plan in it.
-async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
+async fn a_loan_is_worked_out_to_the_last_month_with_its_true_rate(app: &TestApp) {
     let blank = app.get("/servicehall/fenqi/fenqi", &[]).await;
     assert_eq!(blank.status, StatusCode::OK);
     assert!(
@@ -342,7 +343,9 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     assert!(over.body.contains(r#"id="fq-fee-error">服务费和GPS费合计不能超过贷款额</p>"#));
     let rate = app.get("/servicehall/fenqi/fenqi?price=10&down=30&months=61&rate=1000&method=annuity&calc=1", &[]).await;
     assert!(rate.body.contains("请选择贷款期限（12到60个月）") && rate.body.contains("年利率最高24%"));
+}
 
+async fn a_loan_form_says_each_mistake_beside_its_field_and_a_car_too_cheap_for_a_loan(app: &TestApp) {
     // Mistakes: each beside its field, everything typed kept; an empty price once asked is one.
     let bad = app.get("/servicehall/fenqi/fenqi?price=-1&down=30&months=72&rate=abc&method=annuity&calc=1", &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -369,7 +372,9 @@ async fn a_loan_is_worked_out_then_applied_for(app: &TestApp) {
     let opened = app.get(&format!("/servicehall/fenqi/fenqi?listing={cheap}"), &[]).await;
     assert_eq!(opened.status, StatusCode::OK);
     assert!(opened.body.contains("首付后贷款不足1万元"), "{}", opened.body);
+}
 
+async fn a_loan_application_goes_to_the_cars_shop_or_else_to_our_advisers(app: &TestApp) {
     // A dealer's car: its price fills the form and the application goes to its shop.
     let dealer_car: i64 = app.state.store.count_admin("select min(listing_id) from listing where status = 'online' and shop_id is not null").await.unwrap();
     let car = app.state.store.listing_detail(dealer_car).await.unwrap();

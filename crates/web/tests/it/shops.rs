@@ -342,11 +342,12 @@ async fn a_call_goes_through_a_privacy_number_and_its_recording_is_fetched_once(
     recorded_call(app).await;
 }
 
-async fn recorded_call(app: &TestApp) -> RecordedCall {
+/// A mock of the call provider: a privacy number bound once, call-1's recording given once,
+/// call-2's missing, call-3's link not audio.
+async fn call_provider(wav: &[u8]) -> wiremock::MockServer {
     use wiremock::matchers::{method, path, query_param};
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let server = MockServer::start().await;
-    let wav = domain::audio::tone_wav(7, 1);
     Mock::given(method("GET"))
         .and(path("/"))
         .and(query_param("Action", "BindAxb"))
@@ -380,12 +381,23 @@ async fn recorded_call(app: &TestApp) -> RecordedCall {
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"Code": "OK", "DownloadUrl": format!("{}/rec/call-3.wav", server.uri())})))
         .mount(&server)
         .await;
-    Mock::given(method("GET")).and(path("/rec/call-1.wav")).respond_with(ResponseTemplate::new(200).set_body_bytes(wav.clone())).expect(1).mount(&server).await;
+    Mock::given(method("GET"))
+        .and(path("/rec/call-1.wav"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(wav.to_vec()))
+        .expect(1)
+        .mount(&server)
+        .await;
     Mock::given(method("GET"))
         .and(path("/rec/call-3.wav"))
         .respond_with(ResponseTemplate::new(200).set_body_string("<html>expired</html>"))
         .mount(&server)
         .await;
+    server
+}
+
+async fn recorded_call(app: &TestApp) -> RecordedCall {
+    let wav = domain::audio::tone_wav(7, 1);
+    let server = call_provider(&wav).await;
     let mut cfg = app.state.config.clone();
     cfg.calls.adapter = web::config::CallsAdapter::Aliyun;
     cfg.calls.endpoint = format!("{}/", server.uri());
