@@ -14,6 +14,8 @@ use web::adapters::wechatpay::{self, Channel, Prepay, WechatPay};
 
 on_both!(10 =>
     a_vip_plan_is_bought_through_the_sandbox_cashier,
+    alipays_notify_grants_once_and_forged_altered_or_malformed_ones_fail,
+    inside_wechat_the_alipay_cashier_is_handed_off_to_a_browser,
     lost_notifies_are_found_and_stale_orders_closed,
     staff_find_orders_and_refund_them_which_ends_the_benefit,
     a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
@@ -90,7 +92,31 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
     for path in [format!("/common/paysuccess?order={order_no}"), format!("/servicehall/alipay?order={order_no}")] {
         assert_eq!(app.get(&path, &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND, "{path}");
     }
+}
 
+/// 卖车VIP月卡 bought by 13700005555 and paid at the sandbox cashier.
+struct PaidVip {
+    session: String,
+    /// The cashier's request (its query string).
+    query: String,
+    order_no: String,
+    user: i64,
+}
+
+async fn paid_vip(app: &TestApp) -> PaidVip {
+    let session = login(app, "13700005555", "").await;
+    let h = [("cookie", session.as_str()), ("user-agent", IPHONE)];
+    let r = app.post_form("/vip/buy", &h, "plan=seller-month").await;
+    let query = r.location().split_once('?').unwrap().1.to_owned();
+    let paid = app.post_form("/pay/sandbox/gateway", &h, &format!("{query}&result=paid")).await;
+    let order_no = paid.location().split("order=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let user = app.state.store.order_by_no(&order_no).await.unwrap().unwrap().user_id;
+    assert_eq!(app.state.store.memberships(user, NOW).await.unwrap().len(), 1);
+    PaidVip { session, query, order_no, user }
+}
+
+async fn alipays_notify_grants_once_and_forged_altered_or_malformed_ones_fail(app: &TestApp) {
+    let PaidVip { query, order_no, user, .. } = paid_vip(app).await;
     // A repeated notify answers success and changes nothing; a forged or altered one fails.
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
@@ -129,7 +155,10 @@ async fn a_vip_plan_is_bought_through_the_sandbox_cashier(app: &TestApp) {
     }
     let huge = send_body(app.router(), "/api/pay/alipay/notify", &[], "application/x-www-form-urlencoded", vec![b'a'; 1 << 20]).await;
     assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE);
+}
 
+async fn inside_wechat_the_alipay_cashier_is_handed_off_to_a_browser(app: &TestApp) {
+    let PaidVip { session, .. } = paid_vip(app).await;
     // Inside WeChat the cashier is not opened directly: the hand-off page explains what to do.
     let wx = [("cookie", session.as_str()), ("user-agent", "Mozilla/5.0 (iPhone) AppleWebKit/605 MicroMessenger/8.0.50")];
     let r = app.post_form("/vip/buy", &wx, "plan=seller-month&renew=1").await;

@@ -56,7 +56,9 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert_eq!(r.location(), "/actives/gratitude?from=sell");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网卖车顾问"));
+}
 
+async fn a_campaign_pages_ad_parameters_go_into_its_lead(app: &TestApp) {
     // A campaign page's ad parameters are the visit's, kept through a form sent back with its
     // errors, and go into the lead.
     let landing = app.get("/actives/collect/buycar?plan=p9&unit=u3&keyword=%E4%BA%8C%E6%89%8B%E8%BD%A6&wx_aid=wx1&type=douyin", &[]).await;
@@ -72,7 +74,20 @@ async fn service_pages_end_in_a_lead(app: &TestApp) {
                   and wx_aid = 'wx1' and traffic_type = 'douyin' and landing = '/actives/collect/buycar'";
     assert_eq!(app.state.store.count_admin(stored).await.unwrap(), 1, "the lead names the campaign");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网购车顾问"));
+}
 
+/// 13900007777's two requests: to sell a 2019 朗逸 with 省心卖 at 12.5万, and to buy a 卡罗拉 at 8–12万.
+async fn a_sell_and_a_buy_request(app: &TestApp) {
+    let r = app
+        .post_form("/actives/service/sellcarPlan", &[], "mobile=13900007777&city=changsha&car=2019%E6%AC%BE%E6%9C%97%E9%80%B8&expect=12.5&package=concierge")
+        .await;
+    assert_eq!(r.location(), "/actives/gratitude?from=sell");
+    let r = app.post_form("/actives/collect/buycar", &[], "mobile=13900007777&city=changsha&budget=8-12&car=%E5%8D%A1%E7%BD%97%E6%8B%89").await;
+    assert_eq!(r.location(), "/actives/gratitude?from=buy");
+}
+
+async fn a_visitor_and_the_staff_desk_see_both_requests_and_staff_work_them(app: &TestApp) {
+    a_sell_and_a_buy_request(app).await;
     // The visitor finds both requests, and what they told us, under 我的询价.
     let me = login(app, "13900007777", "").await;
     let mine = app.get("/space/gettycarlist", &[("cookie", &me)]).await;
@@ -167,7 +182,7 @@ async fn the_service_hall_links_only_to_pages_that_exist(app: &TestApp) {
     assert!(app.get("/", &[]).await.body.contains(r#"<a href="/servicehall">服务</a>"#));
 }
 
-on_both!(600 => service_pages_end_in_a_lead, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_to_the_last_month_with_its_true_rate, a_loan_form_says_each_mistake_beside_its_field_and_a_car_too_cheap_for_a_loan,
+on_both!(600 => service_pages_end_in_a_lead, a_campaign_pages_ad_parameters_go_into_its_lead, a_visitor_and_the_staff_desk_see_both_requests_and_staff_work_them, a_car_is_valued_without_a_phone_number, a_loan_is_worked_out_to_the_last_month_with_its_true_rate, a_loan_form_says_each_mistake_beside_its_field_and_a_car_too_cheap_for_a_loan,
     a_loan_application_goes_to_the_cars_shop_or_else_to_our_advisers, sellers_see_what_buyers_look_for, the_questionnaire_recommends_what_the_list_has, the_service_hall_links_only_to_pages_that_exist, sell_requests_go_to_the_lead_package_that_wants_them);
 
 /// A paid lead package of the demo dealer's shop (its city, 大众, 5–8万): a sell request it wants
