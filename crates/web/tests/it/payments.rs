@@ -19,8 +19,11 @@ on_both!(10 =>
     lost_notifies_are_found_and_stale_orders_closed,
     staff_find_orders_and_refund_them_which_ends_the_benefit,
     a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox,
+    wechat_pays_notify_grants_once_and_forged_or_malformed_ones_fail,
+    inside_wechat_alipays_hand_off_offers_wechat_pay_as_a_new_order,
     dealers_buy_a_city_plan_from_the_index_and_it_promotes_them_there,
     a_campaign_sells_its_plan_cheaper_until_its_deadline,
+    the_lead_packages_are_for_dealers_and_offer_only_what_a_package_wants,
     a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it,
     the_programme_is_applied_for_with_each_mistake_said_beside_its_field, staff_decide_an_application_once_and_a_refusal_needs_a_reason,
     an_approved_applicant_pays_the_fee_once_and_gets_a_shop, members_post_in_the_community_and_others_are_told_how_to_join, a_refunded_fee_closes_the_shop_once,
@@ -376,7 +379,22 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
     assert_eq!((order.status, order.channel.as_str()), (Status::Paid, "native"));
     assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1);
     assert_eq!(app.get(&format!("/pay/wechat?order={order_no}"), &desk).await.location(), format!("/common/paysuccess?order={order_no}"));
+}
 
+/// 卖车VIP月卡 bought by 13700009999 with WeChat Pay's QR code and paid at its sandbox cashier:
+/// their session cookie, the order and its buyer.
+async fn paid_by_wechat(app: &TestApp) -> (String, String, i64) {
+    let session = login(app, "13700009999", "").await;
+    let r = app.post_form("/vip/buy", &[("cookie", session.as_str()), ("user-agent", DESKTOP)], "plan=seller-month&method=wechat").await;
+    let order_no = r.location().split("order=").nth(1).unwrap().to_owned();
+    app.post_form("/pay/sandbox/wechat", &[], &format!("order={order_no}&result=paid")).await;
+    let order = app.state.store.order_by_no(&order_no).await.unwrap().unwrap();
+    assert_eq!(order.status, Status::Paid);
+    (session, order_no, order.user_id)
+}
+
+async fn wechat_pays_notify_grants_once_and_forged_or_malformed_ones_fail(app: &TestApp) {
+    let (session, order_no, user_id) = paid_by_wechat(app).await;
     // The same notify again, or twenty at once: 204 each time, granted once.
     let sandbox = app.state.adapters.pay.sandbox().unwrap();
     let (map, body) = sandbox.pay_wechat(&order_no, 2_900, NOW).await.unwrap();
@@ -394,7 +412,7 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
     while let Some(status) = set.join_next().await {
         assert_eq!(status.unwrap(), StatusCode::NO_CONTENT);
     }
-    assert_eq!(app.state.store.memberships(order.user_id, NOW).await.unwrap().len(), 1, "granted once");
+    assert_eq!(app.state.store.memberships(user_id, NOW).await.unwrap().len(), 1, "granted once");
 
     // Forged, for another amount, or malformed: 400 with FAIL, and nothing changes.
     let phone = [("cookie", session.as_str()), ("user-agent", IPHONE)];
@@ -424,7 +442,10 @@ async fn a_vip_plan_is_bought_with_wechat_pay_in_the_sandbox(app: &TestApp) {
     let huge = send_body(app.router(), "/api/pay/wechat/notify", &[], "application/json", vec![b'a'; 1 << 20]).await;
     assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(app.state.store.order_by_no(&pending).await.unwrap().unwrap().status, Status::Pending, "nothing changed");
+}
 
+async fn inside_wechat_alipays_hand_off_offers_wechat_pay_as_a_new_order(app: &TestApp) {
+    let (session, _, _) = paid_by_wechat(app).await;
     // Inside WeChat: Alipay's hand-off offers WeChat Pay instead, as a new order for the same plan.
     let wx = [("cookie", session.as_str()), ("user-agent", WECHAT)];
     let r = app.post_form("/vip/buy", &wx, "plan=seller-month&method=alipay&renew=1").await;
@@ -598,15 +619,9 @@ async fn a_campaign_sells_its_plan_cheaper_until_its_deadline(app: &TestApp) {
     assert_eq!(app.state.store.orders(order.user_id, 10).await.unwrap().len(), orders + 1, "no order after the deadline");
 }
 
-async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: &TestApp) {
-    let landing = app.get("/actives/superclue", &[]).await;
-    assert_eq!(landing.status, StatusCode::OK);
-    assert!(landing.body.contains("<td>300.00元</td><td>30.00元</td>") && landing.body.contains("<td>2200.00元</td><td>22.00元</td>"), "{}", landing.body);
-    assert!(landing.body.contains("每条卖车需求只分配给一家商家") && landing.body.contains("商家登录"));
-    let buyer = login(app, "13700008888", "").await;
-    assert_eq!(app.get("/actives/superclue/step", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN, "dealers only");
-
-    // A private seller's request from before any package: it waits for a dealer.
+/// A private seller's request (a 2019 朗逸 at 6.2万) in the demo dealer's city, from before any
+/// package wants it: its id and the city.
+async fn a_waiting_sell_request(app: &TestApp) -> (i64, &'static domain::region::City) {
     let dealer_id = app.state.store.user_by_mobile(store::seed::DEALER_MOBILE).await.unwrap().unwrap().user_id;
     let city = domain::region::city(app.state.store.own_shop(dealer_id).await.unwrap().city_code as u32).unwrap();
     let waiting = store::NewLead {
@@ -618,6 +633,19 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     };
     let store::LeadOutcome::Created(waiting) = app.state.store.submit_lead(&waiting, NOW).await.unwrap() else { panic!() };
 
+    (waiting, city)
+}
+
+async fn the_lead_packages_are_for_dealers_and_offer_only_what_a_package_wants(app: &TestApp) {
+    let landing = app.get("/actives/superclue", &[]).await;
+    assert_eq!(landing.status, StatusCode::OK);
+    assert!(landing.body.contains("<td>300.00元</td><td>30.00元</td>") && landing.body.contains("<td>2200.00元</td><td>22.00元</td>"), "{}", landing.body);
+    assert!(landing.body.contains("每条卖车需求只分配给一家商家") && landing.body.contains("商家登录"));
+    let buyer = login(app, "13700008888", "").await;
+    assert_eq!(app.get("/actives/superclue/step", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN, "dealers only");
+
+    // A private seller's request from before any package: it waits for a dealer.
+    let (_, city) = a_waiting_sell_request(app).await;
     let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
     let h = [("cookie", dealer.as_str()), ("user-agent", DESKTOP)];
     let mine = app.get("/actives/superClues", &h).await;
@@ -634,7 +662,13 @@ async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: 
     assert!(none.body.contains("2020款 本田思域") && none.body.contains("领取到线索包</button>"), "the demo package's brand is offered");
     let step = app.get("/actives/superclue/step", &h).await;
     assert!(step.body.contains(&format!(r#"<option value="{}" selected>{}</option>"#, city.slug, city.name)), "the shop's city first");
+}
 
+async fn a_dealer_buys_a_lead_package_and_claims_a_waiting_request_into_it(app: &TestApp) {
+    let (waiting, city) = a_waiting_sell_request(app).await;
+    let buyer = login(app, "13700008888", "").await;
+    let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
+    let h = [("cookie", dealer.as_str()), ("user-agent", DESKTOP)];
     // Wrong choices: each said beside its field, the rest kept.
     let bad = app.post_form("/actives/superclue/step", &h, "city=atlantis&brands=dazhong&brands=nosuch&band=5-8&quantity=15").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);

@@ -319,7 +319,10 @@ async fn upload_abuse_is_refused_with_a_message_and_leaves_no_file(app: &TestApp
     let (s, b) = upload(app, &seller, "bomb.jpg", &bomb).await;
     assert_eq!((s, b["msg"].as_str().unwrap()), (StatusCode::UNPROCESSABLE_ENTITY, "照片尺寸过大，请上传边长不超过12000像素的照片"));
     assert!(files_under(&app.upload_dir).is_empty(), "no refused upload left a file");
+}
 
+async fn photos_are_judged_by_their_bytes_kept_to_thirty_and_unused_ones_deleted(app: &TestApp) {
+    let seller = login(app, SELLER, "").await;
     // A PNG named .jpg is judged by its bytes and stored as WebP; a hostile name is never used.
     let (s, b) = upload(app, &seller, "photo.jpg", &png(640, 480)).await;
     assert_eq!(s, StatusCode::OK, "{b}");
@@ -539,7 +542,8 @@ async fn a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre(app:
 on_both!(30 => a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
     a_published_car_shows_its_records_and_its_seller_refreshes_them_once_a_day, buyers_find_a_published_car_by_city_price_and_words_and_ask_its_price,
     a_car_is_refreshed_once_a_day_and_every_8_hours_with_the_seller_plan, another_user_can_neither_see_nor_change_a_sellers_car,
-    an_edit_keeps_a_car_online_unless_its_price_changes_and_deleting_removes_its_photos, upload_abuse_is_refused_with_a_message_and_leaves_no_file, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
+    an_edit_keeps_a_car_online_unless_its_price_changes_and_deleting_removes_its_photos, upload_abuse_is_refused_with_a_message_and_leaves_no_file,
+    photos_are_judged_by_their_bytes_kept_to_thirty_and_unused_ones_deleted, a_refused_form_keeps_everything_and_photos_work_without_javascript, bait_is_flagged_for_review_with_its_reason);
 
 /// Photos in an S3-compatible bucket (path style, a mock peer on 127.0.0.1): an upload is one
 /// signed PUT per width with the photo's type, and nothing is written locally. A bucket that
