@@ -1580,3 +1580,20 @@ async fn sqlite_writes_resume_after_the_disk_was_full() {
     }
     db.finish().await;
 }
+
+/// A body type is searched through its own index: a rare one (皮卡) sorted by price reads the
+/// body index, not the whole price order looking for the few (each count of it read every online
+/// listing before the index).
+#[tokio::test]
+async fn a_body_type_is_searched_through_its_index() {
+    let db = TestDb::sqlite().await;
+    seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    for text in ["body=pickup&sort=price_desc", "body=sports", "body=mpv&sort=mileage"] {
+        let q = query(text);
+        let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
+        let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap().join(" / ");
+        assert!(plan.contains("listing_status_body") && !plan.contains("SCAN listing"), "{text}: {plan}");
+    }
+    db.finish().await;
+}

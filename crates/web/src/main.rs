@@ -21,7 +21,7 @@ const USAGE: &str = "usage:
   usedcar serve [--addr 127.0.0.1:8080] [--database-url URL] [--env development|staging|production] [--config FILE]
   usedcar seed --listings N [--seed S] [--database-url URL] [--env ENV] [--config FILE]
   usedcar migrate [--database-url URL] [--env ENV] [--config FILE]
-  usedcar bench-search [--combos N] [--slowest N] [--database-url URL]   (latency of the /carlist queries, one JSON line)
+  usedcar bench-search [--combos N] [--slowest N] [--budget-ms MS] [--database-url URL]   (latency of the /carlist queries per facet, one JSON line; fails when a facet's p99 is over the budget)
   usedcar sandbox-notify --order NO [--database-url URL]   (the sandbox cashier's signed notify for an order, one JSON line)";
 
 struct Args {
@@ -132,18 +132,19 @@ async fn run(args: Args) -> Result<(), String> {
             Ok(())
         }
         "bench-search" => {
-            args.check_known(&["database-url", "env", "config", "combos", "slowest"])?;
+            args.check_known(&["database-url", "env", "config", "combos", "slowest", "budget-ms"])?;
             let cfg = args.config()?;
             let combos: usize = args.get("combos").unwrap_or("2000").parse().map_err(|_| "--combos must be a number")?;
             let slowest: usize = args.get("slowest").unwrap_or("12").parse().map_err(|_| "--slowest must be a number")?;
+            let budget: Option<f64> = args.get("budget-ms").map(|b| b.parse().map_err(|_| "--budget-ms must be a number of milliseconds")).transpose()?;
             let store = open_store(&cfg).await?;
-            let line = web::dev::search_bench::run(&store, web::state::SystemClock.now(), combos, slowest).await.map_err(|e| e.to_string())?;
+            let report = web::dev::search_bench::run(&store, web::state::SystemClock.now(), combos, slowest, budget).await.map_err(|e| e.to_string())?;
             #[expect(clippy::print_stdout, reason = "the benchmark's result is the command's output")]
             {
-                println!("{line}");
+                println!("{}", report.line);
             }
             store.close().await;
-            Ok(())
+            if report.over_budget.is_empty() { Ok(()) } else { Err(format!("facets over the p99 budget: {}", report.over_budget.join("; "))) }
         }
         "sandbox-notify" => {
             args.check_known(&["database-url", "env", "config", "order"])?;
