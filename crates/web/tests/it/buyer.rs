@@ -23,11 +23,9 @@ on_both!(300 =>
 /// The listing ids of a list page's promoted cards.
 fn promoted_ids(body: &str) -> Vec<i64> {
     crate::support::Page::parse(body)
-        .select("li.card.promoted")
+        .attrs("li.card.promoted > a", "href")
         .iter()
-        .map(|card| {
-            let page = crate::support::Page::parse(&card.html);
-            let href = page.attrs(r#"a[href*="/details/"]"#, "href").remove(0);
+        .map(|href| {
             href.split("/details/")
                 .nth(1)
                 .unwrap()
