@@ -5,11 +5,15 @@
 //!    PostgreSQL, each kept under `target/bench/` (or in the `usedcar_bench_{n}` database) and
 //!    reused by later runs;
 //! 2. times every `/carlist` filter combination at the database on both (`usedcar bench-search`);
-//! 3. starts the release server on the SQLite file, loads `/`, a mix of `/carlist` filter URLs
-//!    and a mix of `/details/{id}` with wrk (64 connections, 2 threads), with the response cache
-//!    off and then on, and reads the server's peak RSS;
+//! 3. starts the release server on the SQLite file, loads `/`, a mix of `/carlist` URLs from
+//!    every facet the list page links (brand, series, price, age, mileage, body, seats,
+//!    emission, fuel, gearbox, region, keyword searches, each sort, deep pages, two and three
+//!    filters) and a mix of `/details/{id}` with wrk (64 connections, 2 threads), with the
+//!    response cache off and then on, each facet alone (cache off), the list's mix once more on
+//!    a node whose list totals expire every 2 s (timeouts counted), and reads the server's peak
+//!    RSS and private memory;
 //! 4. saves the very same response bodies as files and serves them from nginx in the same run
-//!    under the same load, for the ratio;
+//!    under the same load, for the ratio (per page and per facet);
 //! 5. measures the compressed bytes of each page's HTML, CSS and island JavaScript and how much
 //!    gzipped HTML it takes to reach the end of the first screen;
 //! 6. runs Lighthouse 12 (npm, `tests/perf`) in its default mobile mode on Debian's Chromium
@@ -31,6 +35,8 @@ use crate::{Res, Server, build_islands, cargo, ensure_chromium, free_port, npm_i
 const CONNECTIONS: u32 = 64;
 /// `cache.count_secs` of the server under test: staging's and production's default.
 const COUNT_CACHE_SECS: &str = "30";
+/// List totals' lifetime in the phase that runs across their expiry.
+const EXPIRY_COUNT_SECS: &str = "2";
 
 struct Opts {
     listings: usize,
@@ -153,17 +159,131 @@ fn attr_values(html: &str, attr: &str, prefix: &str) -> Vec<String> {
     out
 }
 
-/// The page groups and their URLs, read off the running site.
-fn pick_urls(base: &str) -> Result<Vec<(&'static str, Vec<String>)>, String> {
-    let list = fetch(&format!("{base}/carlist"))?;
-    let mut lists: BTreeSet<String> = BTreeSet::new();
-    lists.insert("/carlist".to_owned());
-    lists.insert("/carlist?page=2".to_owned());
-    for href in attr_values(&list, "href", "/carlist?") {
-        if lists.len() >= 24 {
-            break;
+/// The facets of the list page, in the report's order: what a visitor narrows the list by.
+/// `first` is the unfiltered list, `deep` a page 20 or further on, `sort` any order but 综合.
+const FACETS: [&str; 17] = [
+    "first",
+    "brand",
+    "series",
+    "price",
+    "age",
+    "mileage",
+    "body",
+    "seats",
+    "emission",
+    "fuel",
+    "gearbox",
+    "region",
+    "keyword",
+    "sort",
+    "deep",
+    "two filters",
+    "three filters",
+];
+
+/// A page group or a facet, and its URLs.
+type Group = (&'static str, Vec<String>);
+
+/// Most URLs one facet brings to the bench.
+const PER_FACET: usize = 12;
+
+/// What visitors type into the search box: a series, a body type, seats, an energy, a colour, a
+/// model name, a gearbox, a city with a body type, a price, and words that name no filter.
+const KEYWORDS: [&str; 12] = ["宝马X3", "SUV", "7座", "新能源", "白色", "凯美瑞", "自动挡", "北京 SUV", "5万以内", "个人一手", "天窗", "低油耗"];
+
+/// The facet a list URL belongs to (see [`FACETS`]), by the filters its query sets.
+fn facet_of(url: &str) -> &'static str {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let page = pairs.iter().find(|(k, _)| k == "page").and_then(|(_, v)| v.parse::<u32>().ok()).unwrap_or(1);
+    let filters: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).filter(|k| !matches!(*k, "sort" | "page")).collect();
+    if page >= 20 {
+        return "deep";
+    }
+    if pairs.iter().any(|(k, _)| k == "sort") {
+        return "sort";
+    }
+    match filters.as_slice() {
+        [] => "first",
+        ["brand", "series"] => "series",
+        ["province" | "city"] | ["province", "city"] => "region",
+        [one] => FACETS.iter().copied().find(|f| f == one).unwrap_or("two filters"),
+        [_, _] => "two filters",
+        _ => "three filters",
+    }
+}
+
+/// `/carlist` links in `html` and the highest page number any of them names.
+fn list_links(html: &str) -> (Vec<String>, u32) {
+    let links = attr_values(html, "href", "/carlist");
+    let last = links
+        .iter()
+        .filter_map(|u| {
+            u.split_once('?').map(|(_, q)| form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "page").and_then(|(_, v)| v.parse::<u32>().ok()))
+        })
+        .flatten()
+        .max()
+        .unwrap_or(1);
+    (links.into_iter().filter(|u| u == "/carlist" || u.starts_with("/carlist?")).collect(), last)
+}
+
+/// `url` with `page=n` appended.
+fn at_page(url: &str, n: u32) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}page={n}")
+}
+
+/// The list URLs of every facet, read off the running site as a visitor would follow them:
+/// the links of `/carlist`, of a brand's list (its series), of a body type's and a province's
+/// lists, of a two-filter list (its three-filter links), the keyword searches of [`KEYWORDS`],
+/// and page 40 and the last page of each list read.
+fn facet_urls(base: &str) -> Result<Vec<Group>, String> {
+    let mut found: Vec<Group> = FACETS.iter().map(|f| (*f, Vec::new())).collect();
+    let mut add = |url: String| {
+        let facet = facet_of(&url);
+        if let Some((_, urls)) = found.iter_mut().find(|(f, _)| *f == facet)
+            && urls.len() < PER_FACET
+            && !urls.contains(&url)
+        {
+            urls.push(url);
         }
-        lists.insert(href);
+    };
+    let mut read = vec!["/carlist".to_owned()];
+    let mut next = 0;
+    while next < read.len() {
+        let url = read[next].clone();
+        next += 1;
+        let (links, last) = list_links(&fetch(&format!("{base}{url}"))?);
+        add(url.clone());
+        for n in [40, last] {
+            if n >= 20 && n <= last && !url.contains("page=") {
+                add(at_page(&url, n));
+            }
+        }
+        for link in links {
+            // Follow the first link of each kind once: a brand (its series), a body type, a
+            // province (its cities), a sort, and the first two-filter list (its third filters).
+            let kind = facet_of(&link);
+            if read.len() < 8 && matches!(kind, "brand" | "body" | "region" | "two filters" | "sort") && !read.iter().any(|r| facet_of(r) == kind) {
+                read.push(link.clone());
+            }
+            add(link);
+        }
+    }
+    for word in KEYWORDS {
+        add(format!("/carlist?{}", form_urlencoded::Serializer::new(String::new()).append_pair("keyword", word).finish()));
+    }
+    found.retain(|(_, urls)| !urls.is_empty());
+    Ok(found)
+}
+
+/// The page groups and their URLs, read off the running site: the home page, the list (every
+/// facet's URLs, taken in turn) and up to 64 cars; and the facets apart.
+fn pick_urls(base: &str) -> Result<(Vec<Group>, Vec<Group>), String> {
+    let facets = facet_urls(base)?;
+    let mut lists: Vec<String> = Vec::new();
+    for i in 0..PER_FACET {
+        lists.extend(facets.iter().filter_map(|(_, urls)| urls.get(i).cloned()));
     }
     let mut details: Vec<String> = Vec::new();
     for page in 1..=4 {
@@ -178,7 +298,7 @@ fn pick_urls(base: &str) -> Result<Vec<(&'static str, Vec<String>)>, String> {
     if details.is_empty() {
         return Err("no cars on /carlist".to_owned());
     }
-    Ok(vec![("home", vec!["/".to_owned()]), ("carlist", lists.into_iter().collect()), ("details", details)])
+    Ok((vec![("home", vec!["/".to_owned()]), ("carlist", lists), ("details", details)], facets))
 }
 
 fn lua_script(path: &Path, urls: &[String]) -> Res {
@@ -213,23 +333,40 @@ fn wrk(base: &str, urls: &[String], script: &Path, secs: u32) -> Result<Value, S
     let field = |prefix: &str| out.lines().find_map(|l| l.trim().strip_prefix(prefix).map(|r| r.trim().to_owned()));
     let rps: f64 = field("Requests/sec:").and_then(|v| v.parse().ok()).ok_or_else(|| format!("wrk printed no rate:\n{out}"))?;
     let non_2xx: u64 = field("Non-2xx or 3xx responses:").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let socket_errors = field("Socket errors:");
+    // `connect 0, read 0, write 0, timeout 12`: requests still unanswered after wrk's 2 s.
+    let timeouts: u64 = socket_errors.as_deref().and_then(|e| e.rsplit_once("timeout ")).and_then(|(_, n)| n.trim().parse().ok()).unwrap_or(0);
     Ok(json!({
         "rps": rps.round(),
         "p50_ms": field("50%").as_deref().and_then(millis),
         "p99_ms": field("99%").as_deref().and_then(millis),
         "non_2xx": non_2xx,
-        "socket_errors": field("Socket errors:"),
+        "timeouts": timeouts,
+        "socket_errors": socket_errors,
     }))
 }
 
-/// Peak resident memory of a process, in MB.
-fn peak_rss_mb(pid: u32) -> Option<f64> {
+/// A memory figure of a process's `/proc/{pid}/status` (`VmHWM:`, `RssAnon:`), in MB.
+fn status_mb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix(field))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
+/// A server's memory after its runs: the peak resident set (`VmHWM`), and its private memory
+/// (`RssAnon`: heap, stacks, SQLite's page caches). The peak also counts the database file's
+/// pages as often as connections map them (each SQLite reader maps the file, `lite.rs`): those
+/// are the kernel's page cache, shared and reclaimable, not memory the server holds.
+fn memory_mb(pid: u32) -> Value {
+    json!({ "peak": status_mb(pid, "VmHWM:"), "private": status_mb(pid, "RssAnon:") })
+}
+
 fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String), String> {
+    start_server_counting(bin, db, cache_secs, COUNT_CACHE_SECS)
+}
+
+/// [`start_server`] with list totals kept for `count_secs`.
+fn start_server_counting(bin: &Path, db: &str, cache_secs: u32, count_secs: &str) -> Result<(Server, String), String> {
     let addr = format!("127.0.0.1:{}", free_port()?);
     let child = Command::new(bin)
         .args(["serve", "--addr", &addr, "--database-url", db])
@@ -238,7 +375,7 @@ fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String
         .env("USEDCAR_CACHE_RESPONSE_SECS", cache_secs.to_string())
         // The production default: list totals are recounted at most every 30 s (both runs; the
         // response cache is what the two runs compare).
-        .env("USEDCAR_CACHE_COUNT_SECS", COUNT_CACHE_SECS)
+        .env("USEDCAR_CACHE_COUNT_SECS", count_secs)
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start server: {e}"))?;
@@ -342,27 +479,56 @@ fn nginx_conf(dir: &Path, port: u16) -> String {
     )
 }
 
+/// Saves the body of each of `urls` at `base` as `static/{group}/{i}.html` under `dir`, for
+/// nginx to serve; returns the files' paths as nginx serves them.
+fn save_statics(base: &str, urls: &[String], group: &str, dir: &Path) -> Result<Vec<String>, String> {
+    let to = dir.join("static").join(group);
+    std::fs::create_dir_all(&to).map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    for (i, url) in urls.iter().enumerate() {
+        curl(&format!("{base}{url}"), false, &to.join(format!("{i}.html")))?;
+        files.push(format!("/{group}/{i}.html"));
+    }
+    Ok(files)
+}
+
+/// Our rate over nginx's, to three places.
+fn ratio(ours: &Value, nginx: &Value) -> Value {
+    let (ours, theirs) = (ours["rps"].as_f64().unwrap_or(0.0), nginx["rps"].as_f64().unwrap_or(0.0));
+    json!(if theirs > 0.0 { (ours / theirs * 1000.0).round() / 1000.0 } else { 0.0 })
+}
+
 fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     let script = dir.join("urls.lua");
     let (server, base) = start_server(bin, db, 0)?;
-    let groups = pick_urls(&base)?;
-    let static_dir = dir.join("static");
-    let _ = std::fs::remove_dir_all(&static_dir);
+    let (groups, facets) = pick_urls(&base)?;
+    let _ = std::fs::remove_dir_all(dir.join("static"));
     let mut pages = serde_json::Map::new();
     let mut statics: Vec<(&str, Vec<String>)> = Vec::new();
     for (group, urls) in &groups {
-        std::fs::create_dir_all(static_dir.join(group)).map_err(|e| e.to_string())?;
-        let mut files = Vec::new();
-        for (i, url) in urls.iter().enumerate() {
-            curl(&format!("{base}{url}"), false, &static_dir.join(group).join(format!("{i}.html")))?;
-            files.push(format!("/{group}/{i}.html"));
-        }
-        statics.push((group, files));
+        statics.push((group, save_statics(&base, urls, group, dir)?));
         let weight = weights(&base, &urls[0], group, dir)?;
         let off = wrk(&base, urls, &script, secs)?;
         pages.insert((*group).to_owned(), json!({ "urls": urls.len(), "weight": weight, "cache_off": off }));
     }
-    let rss_off = peak_rss_mb(server.0.id());
+    // Each facet of the list alone, uncached, for half the time (at least 3 s).
+    let facet_secs = (secs / 2).max(3);
+    let mut facet_rows = Vec::new();
+    let mut facet_statics = Vec::new();
+    for (i, (facet, urls)) in facets.iter().enumerate() {
+        facet_statics.push(save_statics(&base, urls, &format!("facet-{i}"), dir)?);
+        let off = wrk(&base, urls, &script, facet_secs)?;
+        facet_rows.push(json!({ "facet": facet, "urls": urls, "cache_off": off }));
+    }
+    let rss_off = memory_mb(server.0.id());
+    drop(server);
+
+    // The list's mix again on a node that keeps its totals for 2 s only: the run crosses an
+    // expiry of every total about every 2 s, and each must cost one recount, not a stall.
+    let (server, base) = start_server_counting(bin, db, 0, EXPIRY_COUNT_SECS)?;
+    let mix = groups.iter().find(|(g, _)| *g == "carlist").map(|(_, u)| u.clone()).unwrap_or_default();
+    let mut expiry = wrk(&base, &mix, &script, secs)?;
+    expiry["count_secs"] = json!(EXPIRY_COUNT_SECS.parse::<u32>().unwrap_or(0));
     drop(server);
 
     let (server, base) = start_server(bin, db, 2)?;
@@ -372,7 +538,7 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
             p["cache_on"] = on;
         }
     }
-    let rss_on = peak_rss_mb(server.0.id());
+    let rss_on = memory_mb(server.0.id());
     drop(server);
 
     let port = free_port()?;
@@ -386,12 +552,15 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
         let ng = wrk(&format!("http://{addr}"), files, &script, secs)?;
         if let Some(p) = pages.get_mut(*group) {
             for mode in ["cache_off", "cache_on"] {
-                let ours = p[mode]["rps"].as_f64().unwrap_or(0.0);
-                let theirs = ng["rps"].as_f64().unwrap_or(0.0);
-                p[mode]["vs_nginx"] = json!(if theirs > 0.0 { (ours / theirs * 1000.0).round() / 1000.0 } else { 0.0 });
+                p[mode]["vs_nginx"] = ratio(&p[mode], &ng);
             }
             p["nginx"] = ng;
         }
+    }
+    for (row, files) in facet_rows.iter_mut().zip(&facet_statics) {
+        let ng = wrk(&format!("http://{addr}"), files, &script, facet_secs)?;
+        row["cache_off"]["vs_nginx"] = ratio(&row["cache_off"], &ng);
+        row["nginx"] = ng;
     }
     // `stop` through the master, which takes its workers with it (killing the master alone
     // would leave them running and listening).
@@ -399,7 +568,14 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     let _ = nginx.0.wait();
     drop(nginx);
     let first_urls: serde_json::Map<String, Value> = groups.iter().map(|(g, urls)| ((*g).to_owned(), json!(urls[0]))).collect();
-    Ok(json!({ "pages": pages, "first_urls": first_urls, "peak_rss_mb": { "cache_off": rss_off, "cache_on": rss_on } }))
+    Ok(json!({
+        "pages": pages,
+        "facets": facet_rows,
+        "facet_seconds": facet_secs,
+        "count_expiry": expiry,
+        "first_urls": first_urls,
+        "memory_mb": { "cache_off": rss_off, "cache_on": rss_on },
+    }))
 }
 
 /// Lighthouse on the first URL of each group, against a fresh server (cache off).
@@ -486,10 +662,42 @@ fn table(report: &Value) {
             );
         }
     }
+    println!("\n{:<14} {:>4} {:>9} {:>7} {:>7} {:>6} {:>9} {:>8}", "list facet", "urls", "off r/s", "p50", "p99", "×ngx", "nginx r/s", "timeouts");
+    for f in report["http"]["facets"].as_array().into_iter().flatten() {
+        let off = &f["cache_off"];
+        println!(
+            "{:<14} {:>4} {:>9} {:>7} {:>7} {:>6} {:>9} {:>8}",
+            f["facet"].as_str().unwrap_or(""),
+            f["urls"].as_array().map_or(0, Vec::len),
+            num(&off["rps"]),
+            num(&off["p50_ms"]),
+            num(&off["p99_ms"]),
+            num(&off["vs_nginx"]),
+            num(&f["nginx"]["rps"]),
+            num(&off["timeouts"])
+        );
+    }
+    let e = &report["http"]["count_expiry"];
+    println!(
+        "list mix across count expiries (totals kept {} s): {} r/s, p50 {} ms, p99 {} ms, {} timeouts, {} non-2xx",
+        num(&e["count_secs"]),
+        num(&e["rps"]),
+        num(&e["p50_ms"]),
+        num(&e["p99_ms"]),
+        num(&e["timeouts"]),
+        num(&e["non_2xx"])
+    );
     println!(
         "latency in ms at {CONNECTIONS} connections; bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
     );
-    println!("peak RSS (MB): cache off {}, cache on {}", num(&report["http"]["peak_rss_mb"]["cache_off"]), num(&report["http"]["peak_rss_mb"]["cache_on"]));
+    let mem = &report["http"]["memory_mb"];
+    println!(
+        "memory (MB), peak RSS / private (RssAnon) after the runs: cache off {} / {}, cache on {} / {} (the peak counts the mapped database file once per reader connection)",
+        num(&mem["cache_off"]["peak"]),
+        num(&mem["cache_off"]["private"]),
+        num(&mem["cache_on"]["peak"]),
+        num(&mem["cache_on"]["private"])
+    );
     if let Some(lh) = report["lighthouse"].as_object() {
         for (name, l) in lh {
             let s = &l["scores"];

@@ -97,6 +97,9 @@ struct Vocabulary {
     entries: HashMap<String, Meaning>,
     /// Longest entry, in characters.
     longest: usize,
+    /// Each brand's folded name and English aliases, in the catalogue's order: folded once here,
+    /// not for every brand on every query (that folding was most of a keyword search's time).
+    brand_spellings: Vec<(String, &'static Brand)>,
 }
 
 /// Common English names of brands, as people type them.
@@ -268,7 +271,14 @@ static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         add(format!("{}省", fold(p.name)), Meaning::Province(p));
     }
     let longest = entries.keys().map(|k| k.chars().count()).max().unwrap_or(1);
-    Vocabulary { entries, longest }
+    let brand_spellings = catalog::brands()
+        .iter()
+        .flat_map(|b| {
+            let aliases = BRAND_ALIASES.iter().filter(|(_, slug)| *slug == b.slug).map(|(a, _)| fold(a));
+            std::iter::once(fold(b.name)).chain(aliases).map(move |spelling| (spelling, b))
+        })
+        .collect();
+    Vocabulary { entries, longest, brand_spellings }
 });
 
 /// A character that joins a Latin or digit token to its neighbour.
@@ -398,10 +408,12 @@ pub fn understand(text: &str) -> Understood {
     // Spaces are kept as word edges; everything else is folded as the vocabulary is.
     let chars: Vec<char> = text.chars().map(|c| if c.is_whitespace() || c.is_control() { ' ' } else { narrow(c) }).collect();
     let folded: String = chars.iter().copied().filter_map(fold_char).collect();
-    let brands_named: Vec<&'static Brand> = catalog::brands()
-        .iter()
-        .filter(|b| folded.contains(&fold(b.name)) || BRAND_ALIASES.iter().any(|(a, slug)| *slug == b.slug && folded.contains(&fold(a))))
-        .collect();
+    let mut brands_named: Vec<&'static Brand> = Vec::new();
+    for (spelling, b) in &vocabulary.brand_spellings {
+        if folded.contains(spelling.as_str()) && brands_named.last().is_none_or(|last| last.slug != b.slug) {
+            brands_named.push(b);
+        }
+    }
     let mut u = Understood::default();
     let mut series_found: Vec<&'static [&'static Series]> = Vec::new();
     let mut word = String::new();

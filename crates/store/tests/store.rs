@@ -148,6 +148,7 @@ on_both!(
     seeding_is_deterministic,
     search_applies_every_filter_sort_and_page,
     keywords_match_the_words_of_the_text,
+    a_body_type_with_a_brand_or_series_finds_what_the_column_finds,
     details_history_and_similar_cars,
     a_page_snapshot_sees_writes_made_before_and_after_it,
     valuations_use_the_series_market_and_are_stable,
@@ -287,6 +288,42 @@ async fn search_applies_every_filter_sort_and_page(store: &Store) {
     assert!(quality.cards.iter().all(|c| c.inspected));
     // Default sort puts inspected cars first.
     assert!(all.cards[0].inspected);
+}
+
+/// A body type with a brand or a series is read as that brand's series of the type: it finds
+/// the cars whose body column says so, on every sort, on a page past the first, and nothing
+/// where the brand has no series of the type (a page that reads only the ids of its cars first).
+async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &Store) {
+    seed(store, SeedConfig { listings: 900, seed: 5, now: NOW }).await.unwrap();
+    let online = "select count(*) from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id where l.status = 'online'";
+    let mut checked = 0;
+    for brand in ["dazhong", "fengtian", "biyadi"] {
+        for body in domain::catalog::BodyClass::ALL {
+            let expected = store.count_admin(&format!("{online} and b.slug = '{brand}' and l.body_class = '{}'", body.as_str())).await.unwrap();
+            let has_series = domain::catalog::series_of(brand).any(|s| s.class == body);
+            assert!(has_series || expected == 0, "{brand} {body:?}: cars of a type none of its series has");
+            for (sort, page) in [("", 1), ("&sort=price_asc", 1), ("&sort=new", 2), ("&sort=mileage", 1)] {
+                let text = format!("brand={brand}&body={}{sort}&page={page}", body.as_str());
+                let found = store.search(&query(&text), Scope::default(), 2026).await.unwrap();
+                assert_eq!(found.total, expected, "{text}");
+                let shown = i64::try_from(found.cards.len()).unwrap();
+                assert_eq!(shown, (expected - 20 * (i64::from(page) - 1)).clamp(0, 20), "{text}");
+                if shown > 0 {
+                    let ids: Vec<String> = found.cards.iter().map(|c| c.listing_id.to_string()).collect();
+                    let sql = format!("{online} and b.slug = '{brand}' and l.body_class = '{}' and l.listing_id in ({})", body.as_str(), ids.join(", "));
+                    assert_eq!(store.count_admin(&sql).await.unwrap(), shown, "{text}: a card of another brand or type");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 6, "the seed gave too few brand and type pairs to check ({checked})");
+    // A series of another type finds nothing; of its own type, its cars.
+    let langyi = domain::catalog::series_by_slug("langyi").unwrap();
+    let own = store.count_admin(&format!("{online} and s.slug = 'langyi'")).await.unwrap();
+    assert!(own > 0);
+    assert_eq!(store.search(&query(&format!("series=langyi&body={}", langyi.class.as_str())), Scope::default(), 2026).await.unwrap().total, own);
+    assert_eq!(store.search(&query("series=langyi&body=pickup"), Scope::default(), 2026).await.unwrap().total, 0);
 }
 
 /// The keyword index answers what `like '%word%'` over the listing text answered, for whole
@@ -1589,11 +1626,18 @@ async fn a_body_type_is_searched_through_its_index() {
     let db = TestDb::sqlite().await;
     seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
     let year = domain::time::year(NOW);
-    for text in ["body=pickup&sort=price_desc", "body=sports", "body=mpv&sort=mileage"] {
+    // A rare type in any order, and any type in 综合's order (the index's own, page 1 and deep).
+    for text in ["body=pickup&sort=price_desc", "body=sports", "body=mpv", "body=suv&page=40"] {
         let q = query(text);
         let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
         let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap().join(" / ");
         assert!(plan.contains("listing_status_body") && !plan.contains("SCAN listing"), "{text}: {plan}");
     }
+    // In 综合's order the page's ids come off the index in order: nothing is sorted but the
+    // page's own twenty rows.
+    let q = query("body=suv&page=40");
+    let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
+    let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
+    assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{plan:?}");
     db.finish().await;
 }
