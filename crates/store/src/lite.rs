@@ -99,8 +99,9 @@ const STATEMENTS: usize = 256;
 /// How much of the database file a reader maps into memory (`pragma mmap_size`): reads of the
 /// mapped part take pages straight from the kernel's page cache instead of copying each through
 /// `pread` into the connection's own cache (a fifth of the server's time under load on the list
-/// page went to those copies, perf). The map is shared by every connection and counts towards
-/// the process's resident memory only for the pages touched.
+/// page went to those copies, perf). Each connection maps the file apart: the pages are the
+/// kernel's page cache, shared, but the process's peak RSS counts them once per connection that
+/// touched them (`cargo xtask bench` prints the private memory beside it).
 const MAP_BYTES: i64 = 1 << 30;
 
 /// Each reader's own page cache, in KiB (`pragma cache_size` takes a negative number as KiB):

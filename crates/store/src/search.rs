@@ -203,18 +203,15 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // series the body type only says whether anything matches; with a brand it names the brand's
     // series of that type, read through the series index: through the brand's index every row of
     // the brand was visited for its body (大众's MPVs, of which there are none: 30 ms).
-    let body_series: Option<Vec<String>> = match (q.body, q.series, q.brand) {
-        (Some(b), Some(s), _) => (s.class != b).then(Vec::new),
-        (Some(b), None, Some(brand)) => Some(domain::catalog::series_of(brand.slug).filter(|s| s.class == b).map(|s| format!("'{}'", s.slug)).collect()),
-        _ => None,
-    };
-    if body_series.as_ref().is_some_and(Vec::is_empty) {
+    if let (Some(b), Some(s)) = (q.body, q.series)
+        && s.class != b
+    {
         sql.push_str(" and 1 = 0");
     }
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
-    } else if let Some(slugs) = body_series.as_ref().filter(|s| !s.is_empty()) {
-        sql.push_str(&format!(" and {series_plus}series_id in (select series_id from series where slug in ({}))", slugs.join(", ")));
+    } else if let (Some(b), Some(brand)) = (q.body, q.brand) {
+        sql.push_str(&in_series(series_plus, domain::catalog::series_of(brand.slug).filter(|s| s.class == b)));
     } else if let Some(b) = q.brand {
         cond(&mut sql, &mut vals, &format!("{brand_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
@@ -266,20 +263,11 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
         sql.push_str(&format!(" and {body_plus}body_class = '{}'", b.as_str()));
     }
     // Seats belong to the series: the catalogue's series with that many seats (seven or more
-    // for 7), by slug (catalogue words: lower-case letters, digits and hyphens).
+    // for 7). Most series seat five: a dense seat count is read along the sort order like the
+    // other filters, not through the series index (which then sorts every match).
     if let Some(n) = q.seats {
-        let slugs: Vec<String> = domain::catalog::series()
-            .iter()
-            .filter(|s| if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n })
-            .map(|s| format!("'{}'", s.slug))
-            .collect();
-        if slugs.is_empty() {
-            sql.push_str(" and 1 = 0");
-        } else {
-            // Most series seat five: a dense seat count is read along the sort order like the
-            // other filters, not through the series index (which then sorts every match).
-            sql.push_str(&format!(" and {plus}series_id in (select series_id from series where slug in ({}))", slugs.join(", ")));
-        }
+        let seating = |s: &&domain::catalog::Series| if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n };
+        sql.push_str(&in_series(plus, domain::catalog::series().iter().filter(seating)));
     }
     if let Some(c) = q.city {
         sql.push_str(&format!(" and {place_plus}city_code = {}", c.code));
@@ -303,6 +291,17 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
         });
     }
     (sql, vals)
+}
+
+/// ` and series_id in (…)` over `series` by slug (catalogue words: lower-case letters, digits and
+/// hyphens, written into the SQL), the column prefixed with `plus`; ` and 1 = 0` when there are
+/// none.
+fn in_series<'a>(plus: &str, series: impl Iterator<Item = &'a domain::catalog::Series>) -> String {
+    let slugs: Vec<String> = series.map(|s| format!("'{}'", s.slug)).collect();
+    if slugs.is_empty() {
+        return " and 1 = 0".to_owned();
+    }
+    format!(" and {plus}series_id in (select series_id from series where slug in ({}))", slugs.join(", "))
 }
 
 /// The page query of [`Store::search_cards`] and its values.
