@@ -298,39 +298,63 @@ impl NoRate {
 }
 
 /// The monthly rate `r` at which `received_fen` now equals `payments_fen` (month 1, 2, …)
-/// discounted: found by bisection, which converges wherever the two bracket a root (the present
-/// value falls as `r` rises when every payment is positive); [`NoRate`] otherwise.
+/// discounted, or [`NoRate`] when none lies between −99 % and +1,000 % a month. The present value
+/// falls as `r` rises when every payment is positive, so one root lies in that bracket: Newton's
+/// steps from the level-payment estimate find it in a handful of rounds, each step that would
+/// leave the bracket or creep is a bisection instead, and the bracket shrinks every round, so it
+/// converges wherever bisection alone would (a listing's page asks this for every car it shows).
 pub fn annual_rate(received_fen: i64, payments_fen: &[i64]) -> Result<AnnualRate, NoRate> {
     if received_fen <= 0 || payments_fen.is_empty() || payments_fen.iter().any(|p| *p < 0) {
         return Err(NoRate);
     }
     #[expect(clippy::cast_precision_loss, reason = "amounts stay far below 2^52 fen")]
-    let npv = |r: f64| -> f64 {
-        let mut discount = 1.0;
-        let mut sum = -(received_fen as f64);
-        for p in payments_fen {
+    let received = received_fen as f64;
+    // The present value at `r` less what was received, and its slope.
+    #[expect(clippy::cast_precision_loss, reason = "amounts stay far below 2^52 fen, terms below 2^52 months")]
+    let npv = |r: f64| -> (f64, f64) {
+        let (mut discount, mut sum, mut slope) = (1.0, -received, 0.0);
+        for (k, p) in payments_fen.iter().enumerate() {
             discount /= 1.0 + r;
-            sum += *p as f64 * discount;
+            let pv = *p as f64 * discount;
+            sum += pv;
+            slope -= (k + 1) as f64 * pv / (1.0 + r);
         }
-        sum
+        (sum, slope)
     };
     // From −99 % to +1,000 % a month: any loan a person could be offered lies inside.
     let (mut lo, mut hi) = (-0.99_f64, 10.0_f64);
-    if npv(lo) < 0.0 || npv(hi) > 0.0 {
+    if npv(lo).0 < 0.0 || npv(hi).0 > 0.0 {
         return Err(NoRate);
     }
+    // Level payments of `a` over `n` months for `received`: r ≈ 2·(n·a/received − 1)/(n + 1).
+    #[expect(clippy::cast_precision_loss, reason = "amounts stay far below 2^52 fen")]
+    let total: f64 = payments_fen.iter().map(|p| *p as f64).sum();
+    #[expect(clippy::cast_precision_loss, reason = "terms stay far below 2^52 months")]
+    let n = payments_fen.len() as f64;
+    let mut r = (2.0 * (total / received - 1.0) / (n + 1.0)).clamp(lo, hi);
+    let (mut step, mut last_step) = (hi - lo, hi - lo);
     for _ in 0..200 {
-        let mid = (lo + hi) / 2.0;
-        if npv(mid) > 0.0 {
-            lo = mid
-        } else {
-            hi = mid
+        let (value, slope) = npv(r);
+        if value == 0.0 {
+            break;
         }
-        if hi - lo < 1e-13 {
+        if value > 0.0 {
+            lo = r;
+        } else {
+            hi = r;
+        }
+        // Newton's step, unless it leaves the bracket or would not halve the distance two steps
+        // ago (far on the steep side of the curve Newton creeps): then the bracket's middle.
+        let newton = r - value / slope;
+        let creeping = (2.0 * value).abs() > (last_step * slope).abs();
+        let next = if newton.is_finite() && newton > lo && newton < hi && !creeping { newton } else { lo + (hi - lo) / 2.0 };
+        last_step = step;
+        step = (next - r).abs();
+        r = next;
+        if step < 1e-15 || hi - lo < 1e-13 {
             break;
         }
     }
-    let r = (lo + hi) / 2.0;
     if !r.is_finite() {
         return Err(NoRate);
     }
@@ -502,6 +526,49 @@ mod tests {
         let zero = plan("8", "30", "24", "0", "annuity");
         assert!(zero.annual_rate(&Fees { service_fen: 100_000, ..Fees::default() }).unwrap().simple_bp > 0);
         assert_eq!(zero.annual_rate(&Fees::default()).unwrap().simple_bp, 0);
+    }
+
+    /// The rate by plain bisection, as the solver found it before Newton's steps.
+    fn bisected(received_fen: i64, payments_fen: &[i64]) -> f64 {
+        #[expect(clippy::cast_precision_loss, reason = "test amounts")]
+        let npv = |r: f64| payments_fen.iter().fold((1.0_f64, -(received_fen as f64)), |(d, s), p| (d / (1.0 + r), s + *p as f64 * d / (1.0 + r))).1;
+        let (mut lo, mut hi) = (-0.99_f64, 10.0_f64);
+        for _ in 0..200 {
+            let mid = (lo + hi) / 2.0;
+            if npv(mid) > 0.0 { lo = mid } else { hi = mid }
+        }
+        (lo + hi) / 2.0
+    }
+
+    #[test]
+    fn newtons_steps_find_the_rate_bisection_finds() {
+        // Every price, down payment, term, rate and method the calculator offers a grid of, with
+        // and without fees, and cash flows far from any loan (one payment, huge fees, 0 %).
+        let mut flows: Vec<(i64, Vec<i64>)> = vec![(10_000, vec![20_000]), (9_999_999, vec![1; 360]), (100, vec![0, 0, 0, 101]), (5_000, vec![5_000; 12])];
+        for price in ["1.5", "4.8", "10", "23.7", "88", "300"] {
+            for down in ["0", "20", "30", "50", "90"] {
+                for months in ["6", "12", "24", "36", "60"] {
+                    for rate in ["0", "2.9", "4.8", "9.99", "24"] {
+                        for method in ["annuity", "principal"] {
+                            let Ok(p) = parse(price, down, months, rate, method) else { continue };
+                            for fees in [Fees::default(), Fees { service_fen: 150_000, gps_fen: 50_000, monthly_fen: 5_000 }] {
+                                let payments: Vec<i64> = p.schedule().iter().map(|r| r.payment_fen + fees.monthly_fen).collect();
+                                flows.push((p.loan_fen - fees.upfront(), payments));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(flows.len() > 1_000, "{}", flows.len());
+        for (received, payments) in &flows {
+            let Ok(r) = annual_rate(*received, payments) else {
+                assert!(*received <= 0, "{received} {payments:?}");
+                continue;
+            };
+            let want = bisected(*received, payments);
+            assert!((r.monthly - want).abs() < 1e-12, "{received} {payments:?}: {} against {want}", r.monthly);
+        }
     }
 
     #[test]

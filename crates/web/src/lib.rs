@@ -44,25 +44,28 @@ pub fn app(state: AppState) -> Router {
 /// The application with extra routes merged in (tests use this to mount pages that name other
 /// middleware).
 pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
-    router::build(&state)
-        .merge(extra)
-        .fallback(|| async { error::AppError::NotFound })
-        // A request out of all proportion (address, parameters, headers) is refused before any
-        // handler (see `shape`).
-        .layer(from_fn(http::shape::refuse_outsized))
-        // Cross-origin state-changing requests → 403 (see `csrf`).
-        .layer(from_fn_with_state(state.clone(), resume::show_flash))
-        .layer(from_fn_with_state(state.clone(), csrf::layer))
-        .layer(from_fn_with_state(state.clone(), render::error_page::render_errors))
-        .layer(CompressionLayer::new())
-        .layer(from_fn_with_state(state.clone(), middleware::response_cache))
-        .layer(from_fn_with_state(state.clone(), middleware::security_headers))
-        .layer(from_fn(middleware::log_request))
-        // The User-Agent classified once, for everything after.
-        .layer(from_fn(http::visitor::classify_device))
+    // Every request's middleware as one layer, outermost first: `Router::layer` wraps each route
+    // in what it is given and clones that per request, so ten layers given one by one cost ten
+    // boxed clones and drops per request (a tenth of a cached page's time, perf), one stack one.
+    let stack = tower::ServiceBuilder::new()
         // The visitor's address found once (behind a trusted proxy, the one it forwarded).
         .layer(from_fn_with_state(state.clone(), http::visitor::client_address))
-        .with_state(state)
+        // The User-Agent classified once, for everything after.
+        .layer(from_fn(http::visitor::classify_device))
+        .layer(from_fn(middleware::log_request))
+        .layer(from_fn_with_state(state.clone(), middleware::security_headers))
+        .layer(from_fn_with_state(state.clone(), middleware::response_cache))
+        .layer(CompressionLayer::new())
+        .layer(from_fn_with_state(state.clone(), render::error_page::render_errors))
+        // Cross-origin state-changing requests → 403 (see `csrf`).
+        .layer(from_fn_with_state(state.clone(), csrf::layer))
+        .layer(from_fn_with_state(state.clone(), resume::show_flash))
+        // A request out of all proportion (address, parameters, headers) is refused before any
+        // handler (see `shape`).
+        .layer(from_fn(http::shape::refuse_outsized));
+    let routed = router::build(&state).merge(extra).fallback(|| async { error::AppError::NotFound }).layer(stack).with_state(state.clone());
+    // Pages the response cache holds are answered before all of it.
+    Router::new().fallback_service(middleware::CachedPages::new(state, routed))
 }
 
 /// Serves until SIGTERM or Ctrl-C, then lets in-flight requests finish and closes the database.

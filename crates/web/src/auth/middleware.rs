@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::attribution::Attribution;
@@ -144,25 +144,35 @@ pub async fn log_request(req: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
-    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    let route = req.extensions().get::<MatchedPath>().cloned();
     let device = device_in(req.extensions(), req.headers()).class.as_str();
     let res = next.run(req).await;
+    log_line(&method, &path, route.as_ref(), res.status(), start, device);
+    res
+}
+
+/// The request log's line.
+fn log_line(method: &Method, path: &str, route: Option<&MatchedPath>, status: StatusCode, start: Instant, device: &str) {
     tracing::info!(
         target: "http",
         method = %method,
         path = %path,
-        route = route.as_deref().unwrap_or(""),
-        status = res.status().as_u16(),
+        route = route.map_or("", MatchedPath::as_str),
+        status = status.as_u16(),
         duration_ms = start.elapsed().as_secs_f64() * 1000.0,
         device,
         "request"
     );
-    res
 }
 
 pub async fn security_headers(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let mut res = next.run(req).await;
-    let h = res.headers_mut();
+    secure(&state, res.headers_mut());
+    res
+}
+
+/// The headers every response carries, where the handler set none of its own.
+fn secure(state: &AppState, h: &mut HeaderMap) {
     if state.config.secure_cookies() {
         // Served over HTTPS outside development: browsers keep to HTTPS for a year.
         h.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(HeaderValue::from_static("max-age=31536000; includeSubDomains"));
@@ -175,7 +185,6 @@ pub async fn security_headers(State(state): State<AppState>, req: Request, next:
     if h.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html")) {
         h.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-cache"));
     }
-    res
 }
 
 /// The cache key of a request, or `None` when it must not be served from the cache.
@@ -189,6 +198,10 @@ fn key_of(req: &Request) -> Option<String> {
     }
     let query = req.uri().query().unwrap_or("");
     if query.contains("appToken") {
+        return None;
+    }
+    // A request out of proportion is refused (`shape`), never answered from the cache.
+    if crate::http::shape::outsized(req).is_some() {
         return None;
     }
     let headers = req.headers();
@@ -221,12 +234,15 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
         }
         return res;
     };
-    if let Some(hit) = cache.get(&key, ttl) {
-        return respond(&state, hit);
-    }
+    let refresh = match cache.lookup(&key, ttl) {
+        cache::Lookup::Fresh(hit) => return respond(&state, hit, "hit"),
+        cache::Lookup::Stale(old) => return respond(&state, old, "stale"),
+        cache::Lookup::Render(refresh) => refresh,
+    };
     let enc = cache::encoding(req.headers());
     req.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static(enc));
     let (began, generation) = (Instant::now(), cache.generation());
+    let route = req.extensions().get::<MatchedPath>().cloned();
     let res = next.run(req).await;
     let keep = res.status() == StatusCode::OK
         && res.headers().get_all(header::SET_COOKIE).iter().all(|c| c.as_bytes().starts_with(format!("{DEVICE_COOKIE}=").as_bytes()))
@@ -244,14 +260,16 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     };
     let mut headers = parts.headers.clone();
     headers.remove(header::SET_COOKIE);
-    let entry = cache::Entry { at: began, status: parts.status, headers, body: body.clone() };
+    let entry = cache::Entry { at: began, status: parts.status, headers, body: body.clone(), route };
     cache.put(key, entry, ttl, generation);
+    drop(refresh);
     let mut res = Response::from_parts(parts, Body::from(body));
     res.headers_mut().insert("x-cache", HeaderValue::from_static("miss"));
     res
 }
 
-fn respond(state: &AppState, e: cache::Entry) -> Response {
+/// A kept page (`x-cache`: `hit`, or `stale` while another request renews it).
+fn respond(state: &AppState, e: cache::Entry, how: &'static str) -> Response {
     let mut res = Response::new(Body::from(e.body));
     *res.status_mut() = e.status;
     *res.headers_mut() = e.headers;
@@ -262,6 +280,73 @@ fn respond(state: &AppState, e: cache::Entry) -> Response {
     {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
-    res.headers_mut().insert("x-cache", HeaderValue::from_static("hit"));
+    res.headers_mut().insert("x-cache", HeaderValue::from_static(how));
     res
+}
+
+/// The response cache's front door, before routing: a page the cache holds (fresh, or expired
+/// while another request renews it) is answered here with the headers and log line the stack
+/// would have given it, without routing the request or running a layer; anything else goes on
+/// to the router, whose [`response_cache`] layer renders, renews and keeps pages. Every layer
+/// the request skips is one a kept page does not need: its key already names the device class,
+/// the encoding and the city, and a request out of proportion has no key.
+#[derive(Clone)]
+pub struct CachedPages {
+    state: AppState,
+    inner: axum::Router,
+}
+
+impl CachedPages {
+    pub fn new(state: AppState, inner: axum::Router) -> CachedPages {
+        CachedPages { state, inner }
+    }
+
+    /// The kept page for `req`, if any.
+    fn kept(&self, req: &Request) -> Option<Response> {
+        let cache = &self.state.cache;
+        let ttl = cache.ttl()?;
+        let start = Instant::now();
+        let (entry, how) = cache.peek(&key_of(req)?, ttl)?;
+        let route = entry.route.clone();
+        let mut res = respond(&self.state, entry, how);
+        secure(&self.state, res.headers_mut());
+        if tracing::enabled!(target: "http", tracing::Level::INFO) {
+            log_line(req.method(), req.uri().path(), route.as_ref(), res.status(), start, device_in(req.extensions(), req.headers()).class.as_str());
+        }
+        Some(res)
+    }
+}
+
+impl tower::Service<Request> for CachedPages {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = Served;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request) -> Served {
+        match self.kept(&req) {
+            Some(res) => Served::Kept(Some(res)),
+            None => Served::Routed(Box::pin(tower::Service::call(&mut self.inner, req))),
+        }
+    }
+}
+
+/// The answer of [`CachedPages`]: a kept page at once, or the router's.
+pub enum Served {
+    Kept(Option<Response>),
+    Routed(std::pin::Pin<Box<axum::routing::future::RouteFuture<std::convert::Infallible>>>),
+}
+
+impl Future for Served {
+    type Output = Result<Response, std::convert::Infallible>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        match self.get_mut() {
+            Served::Kept(res) => std::task::Poll::Ready(Ok(res.take().unwrap_or_default())),
+            Served::Routed(routed) => routed.as_mut().poll(cx),
+        }
+    }
 }

@@ -8,6 +8,8 @@
 //! layer produced is what a later request with the same key accepts). Only `200` responses
 //! whose only cookie is the new device id are kept; that cookie is issued afresh on each hit.
 //!
+//! An expired page is renewed by one request while the others are served the expired page (at
+//! most a second TTL old), so an expiry under load costs one render, not one per waiting request.
 //! Freshness across several nodes comes from the short TTL (`cache.response_secs`); a write
 //! (any successful non-GET request) on this node also empties this node's cache at once, and
 //! forgets its list totals ([`crate::services::memo`]), so the visitor who changed something sees it on
@@ -19,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
+use axum::extract::MatchedPath;
 use axum::http::{HeaderMap, StatusCode, header};
 
 /// Largest body read (a list page is about 60 KB uncompressed).
@@ -56,15 +59,52 @@ pub struct Entry {
     pub headers: HeaderMap,
     /// Its body, encoded as the key's encoding says.
     pub body: Bytes,
+    /// The route that made it (for the request log of the pages served from it).
+    pub route: Option<MatchedPath>,
 }
 
 /// The cache of one node.
 #[derive(Default)]
 pub struct ResponseCache {
     ttl: Option<Duration>,
-    entries: Mutex<HashMap<String, Entry>>,
+    entries: Mutex<HashMap<String, Slot>>,
     /// How many times it was emptied: a page rendered while a write emptied it is not kept.
     generation: AtomicU64,
+}
+
+/// A kept page and whether a request is rendering its successor.
+struct Slot {
+    entry: Entry,
+    refreshing: bool,
+}
+
+/// What the cache has for a request.
+pub enum Lookup<'a> {
+    /// A page younger than the TTL.
+    Fresh(Entry),
+    /// An expired page while another request renders its successor: one render per expiry, not
+    /// one per request that arrives meanwhile. Never older than twice the TTL.
+    Stale(Entry),
+    /// Nothing to serve: the request renders. When it holds the [`Refresh`], it is the one
+    /// request renewing an expired page, and gives it back to [`ResponseCache::put`].
+    Render(Option<Refresh<'a>>),
+}
+
+/// The claim of the one request renewing an expired page; dropped without a new page (an
+/// error, a page not kept), it lets the next request try.
+pub struct Refresh<'a> {
+    cache: &'a ResponseCache,
+    key: String,
+}
+
+impl Drop for Refresh<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.cache.entries.lock()
+            && let Some(slot) = map.get_mut(&self.key)
+        {
+            slot.refreshing = false;
+        }
+    }
 }
 
 impl std::fmt::Debug for ResponseCache {
@@ -97,26 +137,55 @@ impl ResponseCache {
         self.ttl
     }
 
-    /// A fresh entry for `key`.
-    pub fn get(&self, key: &str, ttl: Duration) -> Option<Entry> {
+    /// What to serve for `key`: a fresh page; else the first request after its expiry renews it
+    /// while the others get the expired page (up to a second TTL, in case the renewal hangs).
+    pub fn lookup(&self, key: &str, ttl: Duration) -> Lookup<'_> {
+        let Ok(mut map) = self.entries.lock() else { return Lookup::Render(None) };
+        let Some(slot) = map.get_mut(key) else { return Lookup::Render(None) };
+        let age = slot.entry.at.elapsed();
+        if age < ttl {
+            Lookup::Fresh(slot.entry.clone())
+        } else if !slot.refreshing {
+            slot.refreshing = true;
+            Lookup::Render(Some(Refresh { cache: self, key: key.to_owned() }))
+        } else if age < ttl * 2 {
+            Lookup::Stale(slot.entry.clone())
+        } else {
+            Lookup::Render(None)
+        }
+    }
+
+    /// What [`ResponseCache::lookup`] would serve without rendering (a fresh page, or an expired
+    /// one while another request renews it) and which of the two, claiming nothing: the check
+    /// made before routing, so a page kept is served without the rest of the stack.
+    pub fn peek(&self, key: &str, ttl: Duration) -> Option<(Entry, &'static str)> {
         let map = self.entries.lock().ok()?;
-        map.get(key).filter(|e| e.at.elapsed() < ttl).cloned()
+        let slot = map.get(key)?;
+        let age = slot.entry.at.elapsed();
+        if age < ttl {
+            Some((slot.entry.clone(), "hit"))
+        } else if slot.refreshing && age < ttl * 2 {
+            Some((slot.entry.clone(), "stale"))
+        } else {
+            None
+        }
     }
 
     /// Keeps an entry rendered since `generation` (dropping stale ones, or all, when full); not
     /// when a write emptied the cache meanwhile, since the page may show what was before it.
+    /// The renewal's claim, if the request held it, ends here either way.
     pub fn put(&self, key: String, entry: Entry, ttl: Duration, generation: u64) {
         let Ok(mut map) = self.entries.lock() else { return };
         if self.generation() != generation {
             return;
         }
         if map.len() >= MAX_ENTRIES {
-            map.retain(|_, e| e.at.elapsed() < ttl);
+            map.retain(|_, s| s.entry.at.elapsed() < ttl);
             if map.len() >= MAX_ENTRIES {
                 map.clear();
             }
         }
-        map.insert(key, entry);
+        map.insert(key, Slot { entry, refreshing: false });
     }
 }
 
@@ -145,7 +214,16 @@ mod tests {
     use super::*;
 
     fn entry(at: Instant) -> Entry {
-        Entry { at, status: StatusCode::OK, headers: HeaderMap::new(), body: Bytes::from_static(b"page") }
+        Entry { at, status: StatusCode::OK, headers: HeaderMap::new(), body: Bytes::from_static(b"page"), route: None }
+    }
+
+    fn kind(l: &Lookup<'_>) -> &'static str {
+        match l {
+            Lookup::Fresh(_) => "fresh",
+            Lookup::Stale(_) => "stale",
+            Lookup::Render(Some(_)) => "renew",
+            Lookup::Render(None) => "render",
+        }
     }
 
     #[test]
@@ -155,12 +233,45 @@ mod tests {
         let seen = cache.generation();
         cache.clear(); // a write on this node while the page was being rendered
         cache.put("/carlist".to_owned(), entry(Instant::now()), ttl, seen);
-        assert!(cache.get("/carlist", ttl).is_none(), "the page may show what was there before the write");
+        assert_eq!(kind(&cache.lookup("/carlist", ttl)), "render", "the page may show what was there before the write");
         cache.put("/carlist".to_owned(), entry(Instant::now()), ttl, cache.generation());
-        assert!(cache.get("/carlist", ttl).is_some());
-        // A page whose request began a TTL ago is not served, however late it was kept.
+        assert_eq!(kind(&cache.lookup("/carlist", ttl)), "fresh");
+        // A page whose request began a TTL ago is not served fresh, however late it was kept.
         let began = Instant::now().checked_sub(ttl).unwrap();
         cache.put("/".to_owned(), entry(began), ttl, cache.generation());
-        assert!(cache.get("/", ttl).is_none());
+        assert_eq!(kind(&cache.lookup("/", ttl)), "renew");
+    }
+
+    #[test]
+    fn an_expired_page_is_renewed_by_one_request_while_the_others_get_it_stale() {
+        let ttl = Duration::from_secs(2);
+        let cache = ResponseCache::new(ttl);
+        let expired = Instant::now().checked_sub(ttl + Duration::from_millis(10)).unwrap();
+        cache.put("/carlist".to_owned(), entry(expired), ttl, cache.generation());
+        assert!(cache.peek("/carlist", ttl).is_none(), "expired and nobody renewing it: the request renders");
+        let renewal = cache.lookup("/carlist", ttl);
+        assert_eq!(kind(&renewal), "renew");
+        assert_eq!(cache.peek("/carlist", ttl).map(|(_, how)| how), Some("stale"));
+        assert_eq!((kind(&cache.lookup("/carlist", ttl)), kind(&cache.lookup("/carlist", ttl))), ("stale", "stale"));
+        // The renewal failed (no page kept): the next request tries, the others wait on it.
+        drop(renewal);
+        let second = cache.lookup("/carlist", ttl);
+        assert_eq!((kind(&second), kind(&cache.lookup("/carlist", ttl))), ("renew", "stale"));
+        // Its page kept: everyone is served the new page.
+        cache.put("/carlist".to_owned(), entry(Instant::now()), ttl, cache.generation());
+        drop(second);
+        assert_eq!(kind(&cache.lookup("/carlist", ttl)), "fresh");
+        assert_eq!(cache.peek("/carlist", ttl).map(|(_, how)| how), Some("hit"));
+        // A renewal that hangs past a second TTL no longer holds the others to the old page.
+        let ancient = Instant::now().checked_sub(ttl * 2).unwrap();
+        cache.put("/".to_owned(), entry(ancient), ttl, cache.generation());
+        let hung = cache.lookup("/", ttl);
+        assert_eq!((kind(&hung), kind(&cache.lookup("/", ttl))), ("renew", "render"));
+        assert!(cache.peek("/", ttl).is_none());
+        // A write forgets expired pages too: nothing stale is served after it.
+        cache.put("/x".to_owned(), entry(expired), ttl, cache.generation());
+        let _renewal = cache.lookup("/x", ttl);
+        cache.clear();
+        assert_eq!(kind(&cache.lookup("/x", ttl)), "render");
     }
 }

@@ -23,18 +23,26 @@ pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// The layer: refuses a request over any of the limits.
 pub async fn refuse_outsized(req: Request, next: Next) -> Response {
+    match outsized(&req) {
+        Some(refusal) => refusal.into_response(),
+        None => next.run(req).await,
+    }
+}
+
+/// The refusal of a request over any of the limits, or `None`.
+pub fn outsized(req: &Request) -> Option<AppError> {
     let header_bytes: usize = req.headers().iter().map(|(k, v)| k.as_str().len() + v.len()).sum();
     if header_bytes > MAX_HEADER_BYTES {
-        return AppError::Rejected { status: StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, reason: format!("headers of {header_bytes} bytes") }.into_response();
+        return Some(AppError::Rejected { status: StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, reason: format!("headers of {header_bytes} bytes") });
     }
     let uri = req.uri();
     let len = uri.path().len() + uri.query().map_or(0, |q| q.len() + 1);
     if len > MAX_URI_BYTES {
-        return AppError::Rejected { status: StatusCode::URI_TOO_LONG, reason: format!("address of {len} bytes") }.into_response();
+        return Some(AppError::Rejected { status: StatusCode::URI_TOO_LONG, reason: format!("address of {len} bytes") });
     }
     let pairs = uri.query().map_or(0, |q| q.split('&').filter(|p| !p.is_empty()).count());
     if pairs > MAX_QUERY_PAIRS {
-        return AppError::Rejected { status: StatusCode::BAD_REQUEST, reason: format!("query of {pairs} parameters") }.into_response();
+        return Some(AppError::Rejected { status: StatusCode::BAD_REQUEST, reason: format!("query of {pairs} parameters") });
     }
-    next.run(req).await
+    None
 }

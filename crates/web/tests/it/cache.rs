@@ -25,6 +25,14 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     assert_eq!((first.status, x_cache(&first), x_cache(&second)), (StatusCode::OK, "miss", "hit"));
     assert_eq!(first.body, second.body);
     assert!(!device_cookie(&second).is_empty() && device_cookie(&first) != device_cookie(&second), "each first visit gets its own device id");
+    // A kept page is answered before routing, with every header the page had.
+    for name in ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "cache-control", "content-type"] {
+        assert_eq!(second.headers.get(name), first.headers.get(name), "{name}");
+        assert!(second.headers.get(name).is_some(), "{name}");
+    }
+    // A request out of proportion is refused as ever, however its page is kept.
+    let outsized = get_on(&node, "/carlist", &[("x-padding", &"a".repeat(40 * 1024))]).await;
+    assert_eq!(outsized.status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
 
     // Encodings and device classes are kept apart.
     let gz = get_on(&node, "/carlist", &[("accept-encoding", "gzip, deflate")]).await;
