@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::attribution::Attribution;
@@ -52,11 +52,12 @@ pub fn route_middleware(
             // How the visit arrived, first touch: the landing that carries campaign
             // parameters keeps them in a cookie for the rest of the visit. Read once
             // here; the `Visitor` takes it from the request.
+            let mut landing_cookie = false;
             let arrived = crate::http::cookies::attribution(req.headers()).or_else(|| {
-                let query = req.uri().query().filter(|q| !q.is_empty())?;
-                let pairs: Vec<_> = form_urlencoded::parse(query.as_bytes()).collect();
-                let landed = Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())), req.uri().path(), state.clock.now())?;
-                cookies.extend(crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &landed.encode()));
+                let landed = landing(&state, req.uri())?;
+                let set = crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &landed.encode());
+                landing_cookie = set.is_some();
+                cookies.extend(set);
                 Some(landed)
             });
             if let Some(a) = arrived {
@@ -86,6 +87,12 @@ pub fn route_middleware(
             }
             let signed_in = req.extensions().get::<CurrentUser>().is_some_and(|c| c.0.is_some());
             let mut res = next.run(req).await;
+            // The landing's cookie is this layer's, made from the address alone, unless the
+            // handler set its own (an ad landing recording its click): only then may the
+            // response cache keep the page and make the cookie again for the next visitor.
+            if landing_cookie && !sets_cookie(&res, ATTRIBUTION_COOKIE) {
+                res.extensions_mut().insert(LandingCookie);
+            }
             append_cookies(&mut res, cookies);
             if signed_in {
                 // A page for one person is never kept by a shared cache.
@@ -128,6 +135,22 @@ fn append_cookies(res: &mut Response, cookies: Vec<HeaderValue>) {
         }
         res.headers_mut().append(header::SET_COOKIE, v);
     }
+}
+
+/// The attribution of a landing at `uri` now, from its campaign parameters (first touch).
+fn landing(state: &AppState, uri: &Uri) -> Option<Attribution> {
+    let query = uri.query().filter(|q| !q.is_empty())?;
+    let pairs: Vec<_> = form_urlencoded::parse(query.as_bytes()).collect();
+    Attribution::from_query(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())), uri.path(), state.clock.now())
+}
+
+/// Marks a response whose attribution cookie the route middleware made from the address alone.
+#[derive(Debug, Clone, Copy)]
+struct LandingCookie;
+
+/// Whether a response sets the cookie `name`.
+fn sets_cookie(res: &Response, name: &str) -> bool {
+    res.headers().get_all(header::SET_COOKIE).iter().any(|v| cookie_name(v.as_bytes()) == Some(name.as_bytes()))
 }
 
 /// The name of a `Set-Cookie` value (before its `=`).
@@ -235,8 +258,8 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
         return res;
     };
     let refresh = match cache.lookup(&key, ttl) {
-        cache::Lookup::Fresh(hit) => return respond(&state, hit, "hit"),
-        cache::Lookup::Stale(old) => return respond(&state, old, "stale"),
+        cache::Lookup::Fresh(hit) => return respond(&state, req.uri(), hit, "hit"),
+        cache::Lookup::Stale(old) => return respond(&state, req.uri(), old, "stale"),
         cache::Lookup::Render(refresh) => refresh,
     };
     let enc = cache::encoding(req.headers());
@@ -244,8 +267,15 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     let (began, generation) = (Instant::now(), cache.generation());
     let route = req.extensions().get::<MatchedPath>().cloned();
     let res = next.run(req).await;
+    // Its only cookies are the device id and the landing's attribution as the route middleware
+    // made them, both made again for each visitor it is served to.
+    let landing_made = res.extensions().get::<LandingCookie>().is_some();
     let keep = res.status() == StatusCode::OK
-        && res.headers().get_all(header::SET_COOKIE).iter().all(|c| c.as_bytes().starts_with(format!("{DEVICE_COOKIE}=").as_bytes()))
+        && res.headers().get_all(header::SET_COOKIE).iter().all(|c| match cookie_name(c.as_bytes()) {
+            Some(name) if name == DEVICE_COOKIE.as_bytes() => true,
+            Some(name) => landing_made && name == ATTRIBUTION_COOKIE.as_bytes(),
+            None => false,
+        })
         && !res.headers().get(header::CACHE_CONTROL).is_some_and(|v| v.to_str().unwrap_or("").contains("no-store"));
     if !keep {
         return res;
@@ -269,7 +299,7 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
 }
 
 /// A kept page (`x-cache`: `hit`, or `stale` while another request renews it).
-fn respond(state: &AppState, e: cache::Entry, how: &'static str) -> Response {
+fn respond(state: &AppState, uri: &Uri, e: cache::Entry, how: &'static str) -> Response {
     let mut res = Response::new(Body::from(e.body));
     *res.status_mut() = e.status;
     *res.headers_mut() = e.headers;
@@ -277,6 +307,13 @@ fn respond(state: &AppState, e: cache::Entry, how: &'static str) -> Response {
     // Without randomness the visit goes on without a device id (it gets one on a later page).
     if let Ok(id) = state.random_id()
         && let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &id, true)
+    {
+        res.headers_mut().append(header::SET_COOKIE, c);
+    }
+    // A landing with campaign parameters keeps them for the visit, as the route middleware does
+    // (a kept request carries no attribution cookie yet: it has no cookie but the city).
+    if let Some(a) = landing(state, uri)
+        && let Some(c) = crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &a.encode())
     {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
@@ -308,7 +345,7 @@ impl CachedPages {
         let start = Instant::now();
         let (entry, how) = cache.peek(&key_of(req)?, ttl)?;
         let route = entry.route.clone();
-        let mut res = respond(&self.state, entry, how);
+        let mut res = respond(&self.state, req.uri(), entry, how);
         secure(&self.state, res.headers_mut());
         if tracing::enabled!(target: "http", tracing::Level::INFO) {
             log_line(req.method(), req.uri().path(), route.as_ref(), res.status(), start, device_in(req.extensions(), req.headers()).class.as_str());

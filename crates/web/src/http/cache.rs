@@ -6,7 +6,9 @@
 //! (layouts differ), the chosen city cookie and the response encoding (the request's
 //! `Accept-Encoding` is normalised to one of `br`, `gzip`, identity, so what the compression
 //! layer produced is what a later request with the same key accepts). Only `200` responses
-//! whose only cookie is the new device id are kept; that cookie is issued afresh on each hit.
+//! whose only cookies are the new device id and the landing's attribution as the route
+//! middleware made it from the address are kept; both are made afresh on each hit (a handler
+//! that sets its own attribution, as an ad landing recording its click does, is never kept).
 //!
 //! An expired page is renewed by one request while the others are served the expired page (at
 //! most a second TTL old), so an expiry under load costs one render, not one per waiting request.

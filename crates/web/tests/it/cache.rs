@@ -65,6 +65,20 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     assert_eq!(x_cache(&get_on(&node, &format!("/details/{id}"), &[]).await), "miss");
     assert_eq!(x_cache(&get_on(&node, "/carlist", &[]).await), "miss");
 
+    // A search or a landing with campaign parameters is kept, and each visitor served from it
+    // gets the visit's attribution as the route middleware would have made it…
+    let search = get_on(&node, "/carlist?keyword=SUV", &[]).await;
+    let again = get_on(&node, "/carlist?keyword=SUV", &[]).await;
+    assert_eq!((x_cache(&search), x_cache(&again)), ("miss", "hit"));
+    let landed = |r: &crate::support::Reply| r.cookies().into_iter().find(|c| c.starts_with("hx_src=")).unwrap_or_default();
+    assert!(landed(&search).contains("keyword=SUV") && landed(&again).contains("keyword=SUV"), "{} / {}", landed(&search), landed(&again));
+    // …but an ad landing that records its click sets its own cookie and is never kept.
+    for _ in 0..2 {
+        let ad = get_on(&node, "/actives/douyinflow?plan=p1&unit=u2&keyword=k&clickid=c9", &[]).await;
+        assert_eq!((ad.status, x_cache(&ad)), (StatusCode::OK, ""), "rendered every time, never kept");
+        assert!(landed(&ad).contains("c9"), "{}", landed(&ad));
+    }
+
     // Off by default in development: the plain app never caches.
     assert_eq!(x_cache(&app.get("/carlist", &[]).await), "");
 }
