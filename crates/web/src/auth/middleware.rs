@@ -258,8 +258,7 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
         return res;
     };
     let refresh = match cache.lookup(&key, ttl) {
-        cache::Lookup::Fresh(hit) => return respond(&state, req.uri(), hit, "hit"),
-        cache::Lookup::Stale(old) => return respond(&state, req.uri(), old, "stale"),
+        cache::Lookup::Kept(entry, how) => return respond(&state, req.uri(), entry, how),
         cache::Lookup::Render(refresh) => refresh,
     };
     let enc = cache::encoding(req.headers());
@@ -366,7 +365,7 @@ impl tower::Service<Request> for CachedPages {
     fn call(&mut self, req: Request) -> Served {
         match self.kept(&req) {
             Some(res) => Served::Kept(Some(res)),
-            None => Served::Routed(Box::pin(tower::Service::call(&mut self.inner, req))),
+            None => Served::Routed(tower::Service::call(&mut self.inner, req)),
         }
     }
 }
@@ -374,7 +373,7 @@ impl tower::Service<Request> for CachedPages {
 /// The answer of [`CachedPages`]: a kept page at once, or the router's.
 pub enum Served {
     Kept(Option<Response>),
-    Routed(std::pin::Pin<Box<axum::routing::future::RouteFuture<std::convert::Infallible>>>),
+    Routed(axum::routing::future::RouteFuture<std::convert::Infallible>),
 }
 
 impl Future for Served {
@@ -383,7 +382,7 @@ impl Future for Served {
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         match self.get_mut() {
             Served::Kept(res) => std::task::Poll::Ready(Ok(res.take().unwrap_or_default())),
-            Served::Routed(routed) => routed.as_mut().poll(cx),
+            Served::Routed(routed) => std::pin::Pin::new(routed).poll(cx),
         }
     }
 }

@@ -82,14 +82,27 @@ struct Slot {
 
 /// What the cache has for a request.
 pub enum Lookup<'a> {
-    /// A page younger than the TTL.
-    Fresh(Entry),
-    /// An expired page while another request renders its successor: one render per expiry, not
-    /// one per request that arrives meanwhile. Never older than twice the TTL.
-    Stale(Entry),
+    /// A page to serve and how it is served: `hit` (younger than the TTL) or `stale` (expired
+    /// while another request renders its successor: one render per expiry, not one per request
+    /// that arrives meanwhile; never older than twice the TTL).
+    Kept(Entry, &'static str),
     /// Nothing to serve: the request renders. When it holds the [`Refresh`], it is the one
     /// request renewing an expired page, and gives it back to [`ResponseCache::put`].
     Render(Option<Refresh<'a>>),
+}
+
+impl Slot {
+    /// How its page is served now, if it is: fresh, or stale while a renewal is under way.
+    fn served(&self, ttl: Duration) -> Option<&'static str> {
+        let age = self.entry.at.elapsed();
+        if age < ttl {
+            Some("hit")
+        } else if self.refreshing && age < ttl * 2 {
+            Some("stale")
+        } else {
+            None
+        }
+    }
 }
 
 /// The claim of the one request renewing an expired page; dropped without a new page (an
@@ -144,33 +157,22 @@ impl ResponseCache {
     pub fn lookup(&self, key: &str, ttl: Duration) -> Lookup<'_> {
         let Ok(mut map) = self.entries.lock() else { return Lookup::Render(None) };
         let Some(slot) = map.get_mut(key) else { return Lookup::Render(None) };
-        let age = slot.entry.at.elapsed();
-        if age < ttl {
-            Lookup::Fresh(slot.entry.clone())
+        if let Some(how) = slot.served(ttl) {
+            Lookup::Kept(slot.entry.clone(), how)
         } else if !slot.refreshing {
             slot.refreshing = true;
             Lookup::Render(Some(Refresh { cache: self, key: key.to_owned() }))
-        } else if age < ttl * 2 {
-            Lookup::Stale(slot.entry.clone())
         } else {
             Lookup::Render(None)
         }
     }
 
-    /// What [`ResponseCache::lookup`] would serve without rendering (a fresh page, or an expired
-    /// one while another request renews it) and which of the two, claiming nothing: the check
+    /// What [`ResponseCache::lookup`] would serve without rendering, claiming nothing: the check
     /// made before routing, so a page kept is served without the rest of the stack.
     pub fn peek(&self, key: &str, ttl: Duration) -> Option<(Entry, &'static str)> {
         let map = self.entries.lock().ok()?;
         let slot = map.get(key)?;
-        let age = slot.entry.at.elapsed();
-        if age < ttl {
-            Some((slot.entry.clone(), "hit"))
-        } else if slot.refreshing && age < ttl * 2 {
-            Some((slot.entry.clone(), "stale"))
-        } else {
-            None
-        }
+        slot.served(ttl).map(|how| (slot.entry.clone(), how))
     }
 
     /// Keeps an entry rendered since `generation` (dropping stale ones, or all, when full); not
@@ -221,8 +223,8 @@ mod tests {
 
     fn kind(l: &Lookup<'_>) -> &'static str {
         match l {
-            Lookup::Fresh(_) => "fresh",
-            Lookup::Stale(_) => "stale",
+            Lookup::Kept(_, "hit") => "fresh",
+            Lookup::Kept(_, how) => how,
             Lookup::Render(Some(_)) => "renew",
             Lookup::Render(None) => "render",
         }
