@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{DbError, Store, Val, from_row, on_pool};
+use crate::{DbError, Store, from_row, on_pool};
 
 /// A brand row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -33,13 +33,19 @@ pub struct CityCount {
 from_row!(CityCount { city_code, n });
 
 impl Store {
-    /// Popular brands in display order.
+    /// Popular brands in display order (kept [`crate::kept::KEPT_FOR`]: the catalogue changes only when seeded).
     pub async fn popular_brands(&self, limit: i64) -> Result<Vec<BrandRow>, DbError> {
-        self.read_all(
-            "select brand_id, slug, name, initial, popular from brand where popular = true order by sort_order, brand_id limit $1",
-            vec![Val::Int(limit)],
-        )
-        .await
+        let all = match self.kept.popular() {
+            Some(rows) => rows,
+            None => {
+                let rows: Vec<BrandRow> = self
+                    .read_all("select brand_id, slug, name, initial, popular from brand where popular = true order by sort_order, brand_id", Vec::new())
+                    .await?;
+                self.kept.keep_popular(rows.clone());
+                rows
+            }
+        };
+        Ok(all.into_iter().take(usize::try_from(limit).unwrap_or(0)).collect())
     }
 
     /// Every brand, A–Z.

@@ -224,6 +224,19 @@ pub struct Photo {
 
 from_row!(Photo { path, width, height });
 
+/// A device (and the signed-in user, when known) viewed a listing ([`Store::record_views`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewEvent {
+    /// The device's id (its cookie).
+    pub device_id: String,
+    /// The signed-in user.
+    pub user_id: Option<i64>,
+    /// The car.
+    pub listing_id: i64,
+    /// When.
+    pub viewed_at: i64,
+}
+
 /// One price change, newest first in lists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PriceChange {
@@ -374,29 +387,33 @@ impl Store {
         Ok(cards)
     }
 
-    /// Records that a device (and the signed-in user, when known) viewed a listing: one row per
-    /// device and listing, its time moved forward on each view.
-    pub async fn record_view(&self, device_id: &str, user_id: Option<i64>, listing_id: i64, now: i64) -> Result<(), DbError> {
+    /// Records views, in one transaction: a device (and the signed-in user, when known) viewed
+    /// a listing. One row per device and listing, its time moved forward on each view.
+    pub async fn record_views(&self, views: &[ViewEvent]) -> Result<(), DbError> {
         on_writer!(self, p => {
-            let updated = sqlx::query(
-                "update view_history set viewed_at = $1, user_id = coalesce($2, user_id) where device_id = $3 and listing_id = $4",
-            )
-            .bind(now)
-            .bind(user_id)
-            .bind(device_id)
-            .bind(listing_id)
-            .execute(p)
-            .await?
-            .rows_affected();
-            if updated == 0 {
-                sqlx::query("insert into view_history (device_id, user_id, listing_id, viewed_at) values ($1, $2, $3, $4)")
-                    .bind(device_id)
-                    .bind(user_id)
-                    .bind(listing_id)
-                    .bind(now)
-                    .execute(p)
-                    .await?;
+            let mut tx = p.begin().await?;
+            for v in views {
+                let updated = sqlx::query(
+                    "update view_history set viewed_at = $1, user_id = coalesce($2, user_id) where device_id = $3 and listing_id = $4",
+                )
+                .bind(v.viewed_at)
+                .bind(v.user_id)
+                .bind(&v.device_id)
+                .bind(v.listing_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if updated == 0 {
+                    sqlx::query("insert into view_history (device_id, user_id, listing_id, viewed_at) values ($1, $2, $3, $4)")
+                        .bind(&v.device_id)
+                        .bind(v.user_id)
+                        .bind(v.listing_id)
+                        .bind(v.viewed_at)
+                        .execute(&mut *tx)
+                        .await?;
+                }
             }
+            tx.commit().await?;
         });
         Ok(())
     }

@@ -26,6 +26,7 @@ mod detail;
 mod gather;
 mod inspection;
 mod insurance;
+mod kept;
 mod lead;
 mod listing;
 mod lite;
@@ -62,7 +63,7 @@ pub use alert::Follower;
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
-pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange};
+pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange, ViewEvent};
 pub use gather::Demand;
 pub use inspection::InspectionRecord;
 pub use insurance::{HANDOVER_ATTEMPTS, Handover, InsuranceQuote};
@@ -162,6 +163,8 @@ pub struct Store {
     readers: Option<Arc<lite::Readers>>,
     /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
     common_word: i64,
+    /// Values every list page reads and that change rarely, kept a few seconds (`kept`).
+    kept: Arc<kept::Kept>,
 }
 
 /// Runs `$body` with `$p` bound to the concrete pool, so one block of sqlx calls serves both
@@ -385,7 +388,7 @@ impl Store {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(5)).connect(url).await?;
             let pool = Pool::Postgres(pool);
-            return Ok(Store { writer: pool.clone(), pool, readers: None, common_word: search::WORD_PROBE_FROM });
+            return Ok(Store { writer: pool.clone(), pool, readers: None, common_word: search::WORD_PROBE_FROM, kept: Arc::default() });
         }
         let opts = if url.starts_with("sqlite:") { SqliteConnectOptions::from_str(url)? } else { SqliteConnectOptions::new().filename(url) };
         let opts = opts
@@ -416,7 +419,7 @@ impl Store {
             let pool = writing(READ_CONNECTIONS).connect_with(opts).await?;
             (pool.clone(), pool)
         };
-        let store = Store { pool: Pool::Sqlite(pool), writer: Pool::Sqlite(writer), readers, common_word: search::WORD_PROBE_FROM };
+        let store = Store { pool: Pool::Sqlite(pool), writer: Pool::Sqlite(writer), readers, common_word: search::WORD_PROBE_FROM, kept: Arc::default() };
         store.check_sqlite_settings().await?;
         Ok(store)
     }

@@ -6,11 +6,12 @@
 //! themselves: under load about a third of the server's time went to waking threads (perf on
 //! `/details`). The store therefore keeps, beside the sqlx pool that does every write, a few
 //! read-only connections of its own ([`Readers`]): a read takes one from the stack, runs its
-//! cached statement and puts it back. Point reads (a car, its photos, the home page's lists) run
-//! right on the calling thread; searches, which may read many index entries, run on tokio's
-//! blocking pool, at most [`OFF_THREAD`] at once, so a slow one never holds up the runtime's
-//! workers (on `/carlist` at 100,000 listings this cost about a sixth of the pages per second
-//! that the calling thread gave). The SQL text is the same the sqlx path runs (`$1…` placeholders),
+//! cached statement and puts it back. Point reads (a car, its photos, the home page's lists) and
+//! a list page expected to visit few index entries (`search::INLINE_ENTRIES`) run right on the
+//! calling thread; other searches, which may read many index entries, run on tokio's blocking
+//! pool, at most [`OFF_THREAD`] at once, so a slow one never holds up the runtime's workers (on
+//! `/carlist` at 100,000 listings this cost about a sixth of the pages per second that the
+//! calling thread gave). The SQL text is the same the sqlx path runs (`$1…` placeholders),
 //! and rows are decoded by column name as `from_row!` does for sqlx (by position when the
 //! statement's columns are in field order).
 //!

@@ -480,6 +480,8 @@ impl Store {
             .bind(&l.review_note).bind(now)
             .execute(&mut *tx).await?;
             tx.commit().await?;
+            // Its words may be new to the vocabulary.
+            self.kept.forget_words();
             Ok(id)
         })
     }
@@ -554,6 +556,7 @@ impl Store {
             .bind(listing_id).bind(l.seller_user_id).bind(Actor::Seller.as_str()).bind(Action::Edit.as_str()).bind(from.as_str()).bind(to.as_str()).bind(&l.review_note).bind(now)
             .execute(&mut *tx).await?;
             tx.commit().await?;
+            self.kept.forget_words();
             Ok(to)
         })
     }

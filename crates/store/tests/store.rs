@@ -449,9 +449,15 @@ async fn details_history_and_similar_cars(store: &Store) {
     }
     assert!(matches!(store.public_listing(999_999).await, Err(store::DbError::NotFound)));
 
-    store.record_view("dev1", None, d.listing_id, NOW).await.unwrap();
-    store.record_view("dev1", None, similar.first().map_or(1, |c| c.listing_id), NOW + 5).await.unwrap();
-    store.record_view("dev1", None, d.listing_id, NOW + 10).await.unwrap();
+    // One batch: the second view of a car moves its time forward.
+    store
+        .record_views(&[
+            view("dev1", None, d.listing_id, NOW),
+            view("dev1", None, similar.first().map_or(1, |c| c.listing_id), NOW + 5),
+            view("dev1", None, d.listing_id, NOW + 10),
+        ])
+        .await
+        .unwrap();
     let viewed = store.viewed_by_device("dev1", 10).await.unwrap();
     assert_eq!(viewed.len(), 2, "one row per car");
     assert_eq!(viewed[0], (d.listing_id, NOW + 10));
@@ -946,10 +952,10 @@ async fn space_rows_belong_to_their_owner(store: &Store) {
     let q = query("brand=dazhong");
     assert_eq!(store.count_matching(&q, Scope::default(), 2026).await.unwrap(), store.search(&q, Scope::default(), 2026).await.unwrap().total);
     // Device history moves to the account at sign-in; a user's history lists each car once.
-    store.record_view("dev-a", None, cars[1], NOW).await.unwrap();
-    store.record_view("dev-a", None, cars[2], NOW + 5).await.unwrap();
+    store.record_views(&[view("dev-a", None, cars[1], NOW)]).await.unwrap();
+    store.record_views(&[view("dev-a", None, cars[2], NOW + 5)]).await.unwrap();
     assert_eq!(store.merge_device_history("dev-a", a).await.unwrap(), 2);
-    store.record_view("dev-a2", Some(a), cars[1], NOW + 10).await.unwrap();
+    store.record_views(&[view("dev-a2", Some(a), cars[1], NOW + 10)]).await.unwrap();
     let h: Vec<i64> = store.user_history(a, 10).await.unwrap().iter().map(|(c, _)| c.listing_id).collect();
     assert_eq!(h, vec![cars[1], cars[2]]);
     assert!(store.user_history(b, 10).await.unwrap().is_empty());
@@ -1640,4 +1646,8 @@ async fn a_body_type_is_searched_through_its_index() {
     let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
     assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{plan:?}");
     db.finish().await;
+}
+
+fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> store::ViewEvent {
+    store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
 }

@@ -9,7 +9,7 @@ use domain::time::Clock;
 
 use crate::config::Config;
 use crate::render::assets::Assets;
-use crate::{adapters, http::cache, random, services::memo, services::stats, services::storage};
+use crate::{adapters, http::cache, random, services::batch, services::memo, services::storage};
 
 /// The system clock.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +34,9 @@ pub struct App {
     /// Outside services.
     pub adapters: Adapters,
     /// Batched visit statistics.
-    pub stats: stats::StatsSink,
+    pub stats: batch::Batcher<store::StatEvent>,
+    /// Cars viewed, written in batches off the page (read back after [`batch::Batcher::flush`]).
+    pub views: batch::Batcher<store::ViewEvent>,
     /// The Content-Security-Policy header value, made once from the configuration.
     pub csp: HeaderValue,
     /// Where uploaded photos are kept.
@@ -133,10 +135,11 @@ impl AppState {
         let assets = Assets::load(&config.site.static_path);
         let adapters = Adapters::from_config(&config, &store);
         let storage = storage::Storage::from_config(&config);
-        let stats = stats::StatsSink::spawn(store.clone());
+        let stats = batch::Batcher::spawn(store.clone());
+        let views = batch::Batcher::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.cache.response);
         let counts = memo::Counts::new(config.cache.count);
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, csp, storage, cache, counts, random }))
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, views, csp, storage, cache, counts, random }))
     }
 }

@@ -77,6 +77,10 @@ pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>,
         .await?;
     // The login page says that signing in accepts the user agreement and the privacy policy.
     state.store.accept_terms(user.user_id, &domain::legal::login_versions(), now).await?;
+    // The device's views still in the batch are merged too.
+    if device_id.is_some() {
+        state.views.flush().await;
+    }
     if let Some(device) = device_id
         && let Err(e) = state.store.merge_device_history(device, user.user_id).await
     {

@@ -1,8 +1,9 @@
 //! The site's services between pages and the store: leads and their delivery to dealers, conversion
 //! reports to the ad platforms, payments,
-//! history reports, live-session reminders, alerts, photos and their storage, call recordings, statistics, the counts memo
+//! history reports, live-session reminders, alerts, photos and their storage, call recordings, the writes batched off pages (statistics, viewed cars), the counts memo
 //! and the periodic jobs.
 
+pub mod batch;
 pub mod conversions;
 pub mod leads;
 pub mod memo;
@@ -10,5 +11,4 @@ pub mod payments;
 pub mod photos;
 pub mod refunds;
 pub mod reports;
-pub mod stats;
 pub mod storage;

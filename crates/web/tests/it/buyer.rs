@@ -207,7 +207,8 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
     // The rating block says what it rests on.
     assert!(r.body.contains("rating-box"));
     assert!(r.body.contains("基于") || r.body.contains("估算"));
-    // The view was recorded against the device cookie.
+    // The view was recorded against the device cookie (in a batch off the page).
+    app.state.views.flush().await;
     let viewed = app.state.store.viewed_by_device(did, 10).await.unwrap();
     assert_eq!(viewed.first().map(|v| v.0), Some(id));
     // Price cuts are listed when there are some.
@@ -227,6 +228,7 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
     // A request without the device cookie (a first visit, a crawler) is handed an id but keeps
     // no history under it: it would never be sent back.
     let issued = r.cookies().iter().find_map(|c| c.strip_prefix("hx_did=").map(|v| v[..32].to_owned())).expect("a device id is issued");
+    app.state.views.flush().await;
     assert!(app.state.store.viewed_by_device(&issued, 10).await.unwrap().is_empty());
 }
 

@@ -110,6 +110,8 @@ impl ListPage {
 /// `GET /space/history`: the account's history, or the device's for anonymous visitors.
 pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<Response, AppError> {
     let now = state.clock.now();
+    // The car just viewed may still be in this node's batch.
+    state.views.flush().await;
     let rows = match (&visitor.user, &visitor.device_id) {
         (Some(u), _) => state.store.user_history(u.user_id, 100).await?,
         (None, Some(device)) => state.store.device_history(device, 100).await?,
@@ -130,6 +132,8 @@ pub async fn history(State(state): State<AppState>, visitor: Visitor) -> Result<
 
 /// `POST /space/history/clear`.
 pub async fn clear_history(State(state): State<AppState>, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    // A view still in the batch would come back after the clearing.
+    state.views.flush().await;
     state.store.clear_history(user.user_id).await?;
     Ok(see_other("/space/history", Vec::new()))
 }

@@ -132,12 +132,9 @@ async fn render_with(
     // History is kept for browsers that came back with their device cookie (or a signed-in
     // user): a request without it is a first visit, a crawler or a link preview, whose history
     // would be this one car under an id it never sends again — a database write per crawled page
-    // for nothing.
-    if let Some(device) = visitor.device_id.as_ref().filter(|_| visit && !visitor.prefetch && (visitor.returning || user_id.is_some()))
-        && let Err(e) = s.record_view(device, user_id, id, now).await
-    {
-        // History is a convenience: a failed write must not cost the visitor the page.
-        tracing::warn!(error = %e, listing = id, "could not record view");
+    // for nothing. The page does not wait for the write (a batch off the request).
+    if let Some(device) = visitor.device_id.as_ref().filter(|_| visit && !visitor.prefetch && (visitor.returning || user_id.is_some())) {
+        state.views.record(store::ViewEvent { device_id: device.clone(), user_id, listing_id: id, viewed_at: now });
     }
     // A shared link carries `sharer={user id}`; a signed-in visitor opening it feeds /space/friendcar.
     if let (Some(viewer), Some(sharer), true, false) = (user_id, sharer, visit, visitor.prefetch)

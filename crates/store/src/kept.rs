@@ -1,0 +1,91 @@
+//! What a store keeps in memory between reads, for [`KEPT_FOR`] at most: values every list page
+//! asks for that change rarely. The popular brands (the catalogue, written by the seed alone)
+//! cost a scan and a sort of the brand table on every list page — about 7% of the server's time
+//! on `/carlist` under load (perf) for twelve rows that never change. A keyword's words, as
+//! vocabulary term ids and whether each is common ([`crate::search`]), cost a `like` over the
+//! vocabulary and a count of up to [`crate::search::WORD_PROBE_FROM`] postings per word on every
+//! search (白色: 4 ms of its 5). The store forgets the words when it indexes a listing's text, so
+//! a listing's new words are found at once on the node that wrote them, and within
+//! [`KEPT_FOR`] on the others; a word's commonness only chooses a plan, never the result.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::catalog::BrandRow;
+use crate::search::Word;
+
+/// How long a kept value is used.
+pub(crate) const KEPT_FOR: Duration = Duration::from_secs(30);
+
+/// Keywords kept at most; past it, the expired ones are dropped (all of them if none had).
+const WORDS_MAX: usize = 10_000;
+
+/// The kept values of one store and its clones.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    popular: Mutex<Option<(Instant, Vec<BrandRow>)>>,
+    words: Mutex<HashMap<String, (Instant, Vec<Word>)>>,
+}
+
+impl Kept {
+    /// Every popular brand in order, when read less than [`KEPT_FOR`] ago.
+    pub(crate) fn popular(&self) -> Option<Vec<BrandRow>> {
+        let kept = self.popular.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.as_ref().filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, rows)| rows.clone())
+    }
+
+    pub(crate) fn keep_popular(&self, rows: Vec<BrandRow>) {
+        *self.popular.lock().unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), rows));
+    }
+
+    /// The words of `keyword`, when looked up less than [`KEPT_FOR`] ago.
+    pub(crate) fn words(&self, keyword: &str) -> Option<Vec<Word>> {
+        let kept = self.words.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.get(keyword).filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, words)| words.clone())
+    }
+
+    pub(crate) fn keep_words(&self, keyword: &str, words: &[Word]) {
+        let mut kept = self.words.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= WORDS_MAX {
+            kept.retain(|_, (at, _)| at.elapsed() < KEPT_FOR);
+            if kept.len() >= WORDS_MAX {
+                kept.clear();
+            }
+        }
+        kept.insert(keyword.to_owned(), (Instant::now(), words.to_vec()));
+    }
+
+    /// Forgets every keyword's words (a listing's text was indexed).
+    pub(crate) fn forget_words(&self) {
+        self.words.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_kept_until_forgotten() {
+        let kept = Kept::default();
+        assert_eq!(kept.words("白色"), None);
+        let words = vec![Word { ids: vec![3, 9], common: true }];
+        kept.keep_words("白色", &words);
+        assert_eq!(kept.words("白色"), Some(words));
+        assert_eq!(kept.words("黑色"), None);
+        kept.forget_words();
+        assert_eq!(kept.words("白色"), None);
+    }
+
+    #[test]
+    fn a_full_memory_makes_room() {
+        let kept = Kept::default();
+        for i in 0..WORDS_MAX {
+            kept.keep_words(&i.to_string(), &[]);
+        }
+        kept.keep_words("天窗", &[]);
+        assert_eq!(kept.words("天窗"), Some(Vec::new()));
+        assert!(kept.words.lock().unwrap().len() <= WORDS_MAX);
+    }
+}
