@@ -424,7 +424,7 @@ impl Store {
         }
         let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms);
         vals.push(Val::Int(limit));
-        // A few shops' cars, read in 综合's order through their own index (migration 0017) until
+        // A few shops' cars, read in 综合's order through their own index (migration 0017; since 0042 it carries the filter columns) until
         // three match: at 100,000 listings the page then costs what it did without promoted places
         // (wrk on a /carlist filter mix, with and without running plans), where reading the shops'
         // cars and sorting them took a third of its throughput. SQLite is told the index: its
