@@ -435,6 +435,9 @@ async fn space_tracks_history_leads_and_shares(app: &TestApp) {
     app.get(&format!("/details/{first}"), &[("cookie", device)]).await;
     let anon = app.get("/space/history", &[("cookie", device)]).await;
     assert!(anon.body.contains(&cards[0].title) && anon.body.contains("登录后会合并到您的账号"));
+    // Each car's note sits in its own card, not in a grid cell of its own.
+    assert_eq!(anon.page().texts("li.card > p.card-note"), ["浏览于刚刚"]);
+    assert_eq!(anon.page().count("ul.cards > li"), 1);
     let sharer = login(app, "13100000001", "").await;
     let viewer = login(app, "13100000002", device).await;
     let viewer_cookie = format!("{viewer}; {device}");
