@@ -306,8 +306,8 @@ fn in_series<'a>(plus: &str, series: impl Iterator<Item = &'a domain::catalog::S
 
 /// Index entries a page's read may be expected to visit and still run on the calling thread
 /// (a few hundred microseconds): handing a read to the blocking pool and back costs two thread
-/// wake-ups, about a sixth of the list's pages per second at 100,000 listings, while a longer
-/// read there keeps the runtime's workers free for other requests.
+/// wake-ups (5–10 % of the list's pages per second at 100,000 listings, wrk A/B), while a
+/// longer read there keeps the runtime's workers free for other requests.
 pub const INLINE_ENTRIES: i64 = 2_000;
 
 /// About how many index entries the page read of [`cards_sql`] visits: a sparse plan reads every
@@ -424,11 +424,12 @@ impl Store {
         }
         let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms);
         vals.push(Val::Int(limit));
-        // A few shops' cars, read in 综合's order through their own index (migration 0017; since 0042 it carries the filter columns) until
-        // three match: at 100,000 listings the page then costs what it did without promoted places
-        // (wrk on a /carlist filter mix, with and without running plans), where reading the shops'
-        // cars and sorting them took a third of its throughput. SQLite is told the index: its
-        // readers plan without the limit's value (QPSG).
+        // A few shops' cars, read in 综合's order through their own index (migration 0017, with
+        // the filter columns since 0042) until three match: at 100,000 listings the page then
+        // costs what it did without promoted places (wrk on a /carlist filter mix, with and
+        // without running plans), where reading the shops' cars and sorting them took a third of
+        // its throughput. SQLite is told the index: its readers plan without the limit's value
+        // (QPSG).
         let from = if self.backend() == Backend::Sqlite { "listing indexed by listing_shop_order" } else { "listing" };
         let sql = format!(
             "select {CARD_COLUMNS} from {from} where {clause} and shop_id in ({}) order by {} limit ${}",
