@@ -606,7 +606,9 @@ async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese
     // Nothing stays in the bucket without a row to find it by: once the bucket answers again,
     // the orphan cleanup deletes the files of the three uploads no listing uses (the stored one,
     // the refused one and the one that hung: their rows stayed while their files could not be
-    // deleted), then their rows.
+    // deleted), then their rows. The background deletes of the refused and the hung upload may
+    // reach the bucket first once it answers (on a busy machine they run late) and take their
+    // own rows: every file is deleted either way, and no row is left.
     server.reset().await;
     // S3's DeleteObjects: each key asked for is answered as deleted.
     let keys_of = |body: &[u8]| -> Vec<String> {
@@ -620,7 +622,8 @@ async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese
     };
     Mock::given(method("POST")).and(wiremock::matchers::query_param("delete", "")).respond_with(delete_objects).mount(&server).await;
     let later = NOW + web::services::photos::ORPHAN_AFTER_SECS + 1;
-    assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 3);
+    let cleaned = web::services::photos::cleanup_orphans(&node, later).await.unwrap();
+    assert!((1..=3).contains(&cleaned), "the stored upload at least, the three at most: {cleaned}");
     let keys: std::collections::BTreeSet<String> = server.received_requests().await.unwrap().iter().flat_map(|r| keys_of(&r.body)).collect();
     assert_eq!(keys.len(), 12, "each upload's photo and its three widths: {keys:?}");
     assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 0, "their rows went with their files");
