@@ -77,14 +77,12 @@ pub async fn start(state: &AppState, user: store::User, device_id: Option<&str>,
         .await?;
     // The login page says that signing in accepts the user agreement and the privacy policy.
     state.store.accept_terms(user.user_id, &domain::legal::login_versions(), now).await?;
-    // The device's views still in the batch are merged too.
-    if device_id.is_some() {
+    if let Some(device) = device_id {
+        // The device's views still in the batch are merged too.
         state.views.flush().await;
-    }
-    if let Some(device) = device_id
-        && let Err(e) = state.store.merge_device_history(device, user.user_id).await
-    {
-        tracing::warn!(error = %e, "could not merge device history");
+        if let Err(e) = state.store.merge_device_history(device, user.user_id).await {
+            tracing::warn!(error = %e, "could not merge device history");
+        }
     }
     let cookies = [set_cookie(&state.config, TOKEN_COOKIE, &token, true), set_cookie(&state.config, WEB_COOKIE, &web, true)].into_iter().flatten().collect();
     tracing::info!(target: "auth", user = user.user_id, "session started");
