@@ -158,8 +158,8 @@ pub(crate) enum Plan {
 /// dense, those columns are written `+column` (the same value, but no index applies; a range
 /// on the sort's own column excepted), so the page is read along the index of its sort order,
 /// which carries every filter column, and stops after its twenty. Where the column's own index
-/// continues in the page's order (a series by price or age; a brand, city or province newest
-/// first) it stays open: that index reads the page's twenty directly.
+/// continues in the page's order (a series by price or age; a brand, city or province in 综合's
+/// order) it stays open: that index reads the page's twenty directly.
 ///
 /// `terms` holds, for each word of the keyword, the ids of the vocabulary terms containing it
 /// ([`Store::keyword_terms`]); they are written into the query as numbers, so PostgreSQL plans
@@ -190,11 +190,10 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     if let Some(t) = scope.price_cut_after {
         cond(&mut sql, &mut vals, "listing_id in (select listing_id from price_change where changed_at > {} and new_price_yuan < old_price_yuan)", Val::Int(t));
     }
-    // A series index continues with the price and the age, a brand index in the default order, a
-    // city or province index with the publication time: read in the page's order, they stay open
-    // to a dense search.
+    // A series index continues with the price and the age, a brand, city or province index in
+    // the default order (0043): read in the page's order, they stay open to a dense search.
     let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
-    let place_plus = if q.sort == Sort::Newest { "" } else { plus };
+    let place_plus = if q.sort == Sort::Default { "" } else { plus };
     // A brand by price reads its own price index (0014): a brand's prices sit in one part of
     // the price order (a cheap brand at the far end of "dearest first"), so reading along it for
     // a dense brand passed most of the stock first (五菱 dearest first: 100 ms at a million).
@@ -643,7 +642,8 @@ mod tests {
         assert_eq!(vals, [Val::Text("langyi".into()), Val::Int(50_000), Val::Int(80_000), Val::Int(2023), Val::Int(2025),]);
         let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
-        assert!(dense.contains(" +series_id = (select") && dense.contains(" +city_code = 430100"), "{dense}");
+        // A city in 综合's order reads its own index (0043), the series along it.
+        assert!(dense.contains(" +series_id = (select") && dense.contains(" and city_code = 430100"), "{dense}");
         assert!(
             dense.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id)"),
             "{dense}"
@@ -665,11 +665,12 @@ mod tests {
             "{mixed}"
         );
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
-        // A series by price and a city newest first read their own index in the page's order.
+        // A series by price reads its own index in the page's order; a dense city newest first
+        // reads along the order of publication.
         let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms);
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
         let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms);
-        assert!(newest.contains("+series_id") && newest.contains(" city_code = 430100") && !newest.contains("+city_code"), "{newest}");
+        assert!(newest.contains("+series_id") && newest.contains("+city_code = 430100"), "{newest}");
         // A brand reads its own index in the default order (and by price), not newest first.
         let brand = CarQuery::parse([(Cow::Borrowed("brand"), Cow::Borrowed("dazhong"))]);
         for (sort, open) in [(Sort::Default, true), (Sort::PriceDesc, true), (Sort::Newest, false), (Sort::MileageAsc, false)] {

@@ -1648,6 +1648,31 @@ async fn a_body_type_is_searched_through_its_index() {
     db.finish().await;
 }
 
+/// A city's or a province's page in 综合's order reads its ids off the place's own index in that
+/// order: nothing sorted but the page's own twenty rows, and no scan, on page 1 and deeper.
+#[tokio::test]
+async fn a_place_is_read_off_its_index_in_the_default_order() {
+    let db = TestDb::sqlite().await;
+    seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    for (text, index) in [
+        ("province=guangdong", "listing_status_province"),
+        ("province=guangdong&page=5", "listing_status_province"),
+        ("province=anhui&page=2", "listing_status_province"),
+        ("city=shenzhen", "listing_status_city"),
+        ("city=shenzhen&page=3", "listing_status_city"),
+    ] {
+        let q = query(text);
+        let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
+        assert!(total > 20 * i64::from(q.page.saturating_sub(1)), "{text}: only {total} cars");
+        let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
+        let joined = plan.join(" / ");
+        assert!(joined.contains(index) && !joined.contains("SCAN listing"), "{text}: {joined}");
+        assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{text}: {plan:?}");
+    }
+    db.finish().await;
+}
+
 fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> store::ViewEvent {
     store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
 }
