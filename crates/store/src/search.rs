@@ -323,7 +323,7 @@ fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
 /// The page query of [`Store::search_cards`], its values, and about how many index entries it
 /// visits ([`entries_read`]).
 fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, hints: bool, terms: &[Word]) -> (String, Vec<Val>, i64) {
-    let offset = i64::from(q.page.saturating_sub(1)) * i64::from(PAGE_SIZE);
+    let (offset, limit, reversed) = window(q.page, total);
     let plan = match (dense(total, offset, stock), hints) {
         (false, _) => Plan::Sparse,
         (true, false) => Plan::Dense,
@@ -331,7 +331,7 @@ fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i
     };
     let entries = entries_read(plan, total, offset, stock);
     let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms);
-    vals.push(Val::Int(i64::from(PAGE_SIZE)));
+    vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
     // The page's ids first, then its rows: the ids are found and ordered in the indexes alone
@@ -339,15 +339,41 @@ fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i
     // whole, every match that is sorted or skipped by the offset was a row read — a body type of
     // 6,000 cars sorted, or page 500 of 轿车, read 6,000 and 12,000 rows for a page.
     let order = order_by(q.sort);
+    let ids_order = if reversed { reverse_order(q.sort) } else { order };
     (
         format!(
-            "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from listing where {clause} order by {order} limit ${} offset ${}) order by {order}",
+            "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from listing where {clause} order by {ids_order} limit ${} offset ${}) order by {order}",
             n - 1,
             n
         ),
         vals,
         entries,
     )
+}
+
+/// Where page `page` of `total` matches sits: how many matches to skip, how many to take, and
+/// whether they are counted from the far end of the order (`reverse_order`). A page in the far
+/// half of a list counted exactly (at most [`COUNT_CAP`]) is read from that end: skipping is a
+/// walk over index entries, and the last page of 大众's 8,900 cars walked 8,900 of them (wrk:
+/// 4,200 pages a second against 8,900 for its page 40); from the far end it walks none.
+fn window(page: u32, total: i64) -> (i64, i64, bool) {
+    let size = i64::from(PAGE_SIZE);
+    let offset = i64::from(page.saturating_sub(1)) * size;
+    let end = (offset + size).min(total);
+    if total <= COUNT_CAP && offset < total && total - end < offset { (total - end, end - offset, true) } else { (offset, size, false) }
+}
+
+/// [`order_by`] read from its other end (every key of each order goes the same way, the id
+/// last, so the reverse is each key turned).
+fn reverse_order(sort: Sort) -> &'static str {
+    match sort {
+        Sort::Default => "inspected asc, published_at asc, listing_id asc",
+        Sort::Newest => "published_at asc, listing_id asc",
+        Sort::PriceAsc => "price_yuan desc, listing_id desc",
+        Sort::PriceDesc => "price_yuan asc, listing_id asc",
+        Sort::AgeAsc => "first_reg_year asc, first_reg_month asc, listing_id asc",
+        Sort::MileageAsc => "mileage_km desc, listing_id desc",
+    }
 }
 
 fn order_by(sort: Sort) -> &'static str {
@@ -615,6 +641,26 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+
+    #[test]
+    fn a_page_in_the_far_half_is_read_from_the_other_end() {
+        // 95 matches: pages 1 and 2 from the front, 3 to the last (5, of 15) from the end.
+        assert_eq!(window(1, 95), (0, 20, false));
+        assert_eq!(window(2, 95), (20, 20, false));
+        assert_eq!(window(3, 95), (35, 20, true));
+        assert_eq!(window(4, 95), (15, 20, true));
+        assert_eq!(window(5, 95), (0, 15, true));
+        assert_eq!(window(5, 100), (0, 20, true));
+        // Past the last page nothing is read; a count past the cap is not exact: from the front.
+        assert_eq!(window(6, 95), (100, 20, false));
+        assert_eq!(window(500, COUNT_CAP + 1), (9_980, 20, false));
+        assert_eq!(window(500, COUNT_CAP), (0, 20, true));
+        for sort in [Sort::Default, Sort::Newest, Sort::PriceAsc, Sort::PriceDesc, Sort::AgeAsc, Sort::MileageAsc] {
+            let turned: Vec<String> =
+                order_by(sort).split(", ").map(|k| k.replace(" desc", " DESC").replace(" asc", " desc").replace(" DESC", " asc")).collect();
+            assert_eq!(turned.join(", "), reverse_order(sort), "{sort:?}");
+        }
+    }
 
     #[test]
     fn pages_stop_at_the_deepest_page_served() {

@@ -139,6 +139,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    every_page_read_from_either_end_makes_the_whole_order,
     a_background_round_runs_on_one_node_and_survives_one_dying,
     migrations_are_idempotent,
     a_changed_migration_or_a_newer_database_stops_the_start,
@@ -1646,6 +1647,50 @@ async fn a_body_type_is_searched_through_its_index() {
     let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
     assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{plan:?}");
     db.finish().await;
+}
+
+/// A list's pages, its far half read from the other end of the order, are the whole list in
+/// its order: every match once, each page's cars in place, the last page short, for every sort.
+async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
+    seed(store, SeedConfig { listings: 500, seed: 5, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    for list in ["", "province=guangdong&", "price=5-8&"] {
+        for sort in ["", "sort=new", "sort=price_asc", "sort=price_desc", "sort=age", "sort=mileage"] {
+            let text = format!("{list}{sort}");
+            let total = store.count_matching(&query(&text), Scope::default(), year).await.unwrap();
+            assert!(total > 20, "{text}: only {total}");
+            let pages = (total + 19) / 20;
+            let mut all: Vec<store::ListingCard> = Vec::new();
+            for page in 1..=pages {
+                let cards = store.search_cards(&query(&format!("{text}&page={page}")), Scope::default(), year, total).await.unwrap();
+                let expected = if page == pages { total - 20 * (pages - 1) } else { 20 };
+                assert_eq!(cards.len() as i64, expected, "{text} page {page} of {pages}");
+                all.extend(cards);
+            }
+            let mut ids: Vec<i64> = all.iter().map(|c| c.listing_id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len() as i64, total, "{text}: a car twice or missing");
+            for pair in all.windows(2) {
+                let (a, b) = (&pair[0], &pair[1]);
+                let ordered = match sort {
+                    "" => {
+                        (!a.inspected, std::cmp::Reverse(a.published_at), std::cmp::Reverse(a.listing_id))
+                            < (!b.inspected, std::cmp::Reverse(b.published_at), std::cmp::Reverse(b.listing_id))
+                    }
+                    "sort=new" => {
+                        (std::cmp::Reverse(a.published_at), std::cmp::Reverse(a.listing_id))
+                            < (std::cmp::Reverse(b.published_at), std::cmp::Reverse(b.listing_id))
+                    }
+                    "sort=price_asc" => (a.price_yuan, a.listing_id) < (b.price_yuan, b.listing_id),
+                    "sort=price_desc" => (b.price_yuan, b.listing_id) < (a.price_yuan, a.listing_id),
+                    "sort=age" => (b.first_reg_year, b.first_reg_month, b.listing_id) < (a.first_reg_year, a.first_reg_month, a.listing_id),
+                    _ => (a.mileage_km, a.listing_id) < (b.mileage_km, b.listing_id),
+                };
+                assert!(ordered, "{text}: {} before {}", a.listing_id, b.listing_id);
+            }
+        }
+    }
 }
 
 /// A city's or a province's page in 综合's order reads its ids off the place's own index in that
