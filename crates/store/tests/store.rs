@@ -1634,7 +1634,15 @@ async fn a_body_type_is_searched_through_its_index() {
     seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
     let year = domain::time::year(NOW);
     // A rare type in any order, and any type in 综合's order (the index's own, page 1 and deep).
-    for text in ["body=pickup&sort=price_desc", "body=sports", "body=mpv", "body=suv&page=40"] {
+    for text in [
+        "body=pickup&sort=price_desc",
+        "body=hatchback&sort=price_asc",
+        "body=mpv&sort=mileage",
+        "body=sports&sort=new",
+        "body=sports",
+        "body=mpv",
+        "body=suv&page=40",
+    ] {
         let q = query(text);
         let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
         let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap().join(" / ");
