@@ -6,14 +6,16 @@
 //! vocabulary and a count of up to [`crate::search::WORD_PROBE_FROM`] postings per word on every
 //! search (白色: 4 ms of its 5). The store forgets the words when it indexes a listing's text, so
 //! a listing's new words are found at once on the node that wrote them, and within
-//! [`KEPT_FOR`] on the others; a word's commonness only chooses a plan, never the result.
+//! [`KEPT_FOR`] on the others; a word's commonness only chooses a plan, never the result. Each
+//! series' id by its slug (the catalogue again): a seat count names most series, and looking
+//! up 280 slugs in the series table on every page cost 100 of the 130 µs of its ids query.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::catalog::BrandRow;
-use crate::search::Word;
+use crate::search::{SeriesIds, Word};
 
 /// How long a kept value is used.
 pub(crate) const KEPT_FOR: Duration = Duration::from_secs(30);
@@ -26,6 +28,7 @@ const WORDS_MAX: usize = 10_000;
 pub(crate) struct Kept {
     popular: Mutex<Option<(Instant, Vec<BrandRow>)>>,
     words: Mutex<HashMap<String, (Instant, Vec<Word>)>>,
+    series: Mutex<Option<(Instant, Arc<SeriesIds>)>>,
 }
 
 impl Kept {
@@ -60,6 +63,24 @@ impl Kept {
     pub(crate) fn forget_words(&self) {
         self.words.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
+
+    /// Each series' id by its slug, when read less than [`KEPT_FOR`] ago.
+    pub(crate) fn series_ids(&self) -> Option<Arc<SeriesIds>> {
+        let kept = self.series.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.as_ref().filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, ids)| Arc::clone(ids))
+    }
+
+    /// Keeps `ids` (not an empty catalogue: the seed may be about to write it).
+    pub(crate) fn keep_series_ids(&self, ids: Arc<SeriesIds>) {
+        if !ids.is_empty() {
+            *self.series.lock().unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), ids));
+        }
+    }
+
+    /// Forgets the series' ids (the seed wrote the catalogue).
+    pub(crate) fn forget_series_ids(&self) {
+        *self.series.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +97,18 @@ mod tests {
         assert_eq!(kept.words("黑色"), None);
         kept.forget_words();
         assert_eq!(kept.words("白色"), None);
+    }
+
+    #[test]
+    fn series_ids_are_kept_until_forgotten_and_an_empty_catalogue_never() {
+        let kept = Kept::default();
+        kept.keep_series_ids(Arc::default());
+        assert_eq!(kept.series_ids(), None);
+        let ids: Arc<SeriesIds> = Arc::new([("langyi".to_owned(), 7)].into_iter().collect());
+        kept.keep_series_ids(Arc::clone(&ids));
+        assert_eq!(kept.series_ids(), Some(ids));
+        kept.forget_series_ids();
+        assert_eq!(kept.series_ids(), None);
     }
 
     #[test]

@@ -132,6 +132,9 @@ impl Word {
     }
 }
 
+/// Each series' id by its slug ([`Store::series_ids`]).
+pub(crate) type SeriesIds = std::collections::HashMap<String, i64>;
+
 /// How a search's page is read (see [`where_clause`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Plan {
@@ -167,7 +170,7 @@ pub(crate) enum Plan {
 /// rare term to it, and "2020 自动" took a second at 100,000 listings). A word is read as the
 /// list of its listings only when the search is sparse and the word is not common
 /// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: Plan, terms: &[Word]) -> (String, Vec<Val>) {
+pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: Plan, terms: &[Word], series: &SeriesIds) -> (String, Vec<Val>) {
     let dense = plan != Plan::Sparse;
     let hints = plan == Plan::AlongOrder;
     let plus = if hints { "+" } else { "" };
@@ -210,7 +213,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     if let Some(s) = q.series {
         cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let (Some(b), Some(brand)) = (q.body, q.brand) {
-        sql.push_str(&in_series(series_plus, domain::catalog::series_of(brand.slug).filter(|s| s.class == b)));
+        sql.push_str(&in_series(series_plus, domain::catalog::series_of(brand.slug).filter(|s| s.class == b), series));
     } else if let Some(b) = q.brand {
         cond(&mut sql, &mut vals, &format!("{brand_plus}brand_id = (select brand_id from brand where slug = {{}})"), Val::Text(b.slug.to_owned()));
     }
@@ -266,7 +269,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // other filters, not through the series index (which then sorts every match).
     if let Some(n) = q.seats {
         let seating = |s: &&domain::catalog::Series| if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n };
-        sql.push_str(&in_series(plus, domain::catalog::series().iter().filter(seating)));
+        sql.push_str(&in_series(plus, domain::catalog::series().iter().filter(seating), series));
     }
     if let Some(c) = q.city {
         sql.push_str(&format!(" and {place_plus}city_code = {}", c.code));
@@ -292,15 +295,20 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     (sql, vals)
 }
 
-/// ` and series_id in (…)` over `series` by slug (catalogue words: lower-case letters, digits and
-/// hyphens, written into the SQL), the column prefixed with `plus`; ` and 1 = 0` when there are
-/// none.
-fn in_series<'a>(plus: &str, series: impl Iterator<Item = &'a domain::catalog::Series>) -> String {
-    let slugs: Vec<String> = series.map(|s| format!("'{}'", s.slug)).collect();
-    if slugs.is_empty() {
+/// ` and series_id in (…)` of `wanted`, by their ids in `ids` (a series the table lacks has no
+/// listing), the column prefixed with `plus`; ` and 1 = 0` when none is there.
+fn in_series<'a>(plus: &str, wanted: impl Iterator<Item = &'a domain::catalog::Series>, ids: &SeriesIds) -> String {
+    let mut list = String::new();
+    for id in wanted.filter_map(|s| ids.get(s.slug)) {
+        if !list.is_empty() {
+            list.push_str(", ");
+        }
+        domain::text::push_int(&mut list, *id);
+    }
+    if list.is_empty() {
         return " and 1 = 0".to_owned();
     }
-    format!(" and {plus}series_id in (select series_id from series where slug in ({}))", slugs.join(", "))
+    format!(" and {plus}series_id in ({list})")
 }
 
 /// Index entries a page's read may be expected to visit and still run on the calling thread
@@ -322,7 +330,16 @@ fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
 
 /// The page query of [`Store::search_cards`], its values, and about how many index entries it
 /// visits ([`entries_read`]).
-fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, hints: bool, terms: &[Word]) -> (String, Vec<Val>, i64) {
+fn cards_sql(
+    q: &CarQuery,
+    scope: Scope,
+    current_year: i32,
+    total: i64,
+    stock: i64,
+    hints: bool,
+    terms: &[Word],
+    series: &SeriesIds,
+) -> (String, Vec<Val>, i64) {
     let (offset, limit, reversed) = window(q.page, total);
     let plan = match (dense(total, offset, stock) && !sorted_off_body(q, total, stock), hints) {
         (false, _) => Plan::Sparse,
@@ -330,7 +347,7 @@ fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i
         (true, true) => Plan::AlongOrder,
     };
     let entries = entries_read(plan, total, offset, stock);
-    let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms);
+    let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms, series);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -458,7 +475,8 @@ impl Store {
         if shops.is_empty() {
             return Ok(Vec::new());
         }
-        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms);
+        let series = self.series_ids().await?;
+        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms, &series);
         vals.push(Val::Int(limit));
         // A few shops' cars, read in 综合's order through their own index (migration 0017, with
         // the filter columns since 0042) until three match: at 100,000 listings the page then
@@ -482,7 +500,8 @@ impl Store {
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
-        let (sql, vals, entries) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, terms);
+        let series = self.series_ids().await?;
+        let (sql, vals, entries) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, terms, &series);
         if let Some(r) = &self.readers {
             if terms.is_empty() && entries <= INLINE_ENTRIES {
                 return r.all(&sql, &lite::params(&vals));
@@ -490,6 +509,18 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
+    /// Each series' id by its slug (kept [`crate::kept::KEPT_FOR`]: the catalogue changes only
+    /// when seeded, and the seed forgets them).
+    pub(crate) async fn series_ids(&self) -> Result<std::sync::Arc<SeriesIds>, DbError> {
+        if let Some(ids) = self.kept.series_ids() {
+            return Ok(ids);
+        }
+        let rows: Vec<(String, i64)> = self.read_all("select slug, series_id from series", Vec::new()).await?;
+        let ids = std::sync::Arc::new(rows.into_iter().collect::<SeriesIds>());
+        self.kept.keep_series_ids(std::sync::Arc::clone(&ids));
+        Ok(ids)
     }
 
     /// About how many listings a search chooses its plan against: the highest listing id (one
@@ -507,7 +538,8 @@ impl Store {
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let (sql, vals, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, &terms);
+        let series = self.series_ids().await?;
+        let (sql, vals, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, &terms, &series);
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
@@ -576,7 +608,8 @@ impl Store {
         let (sql, vals) = match self.count_driver(q, scope, current_year, terms).await? {
             Some(d) => (words_count_sql(terms, d, cap), Vec::new()),
             None => {
-                let (clause, vals) = where_clause(q, scope, current_year, Plan::Sparse, terms);
+                let series = self.series_ids().await?;
+                let (clause, vals) = where_clause(q, scope, current_year, Plan::Sparse, terms, &series);
                 (format!("select count(*) from (select 1 from listing where {clause} limit {cap}) m"), vals)
             }
         };
@@ -593,7 +626,7 @@ impl Store {
     /// rarest word it stops after about 10,001 postings. The rarest is the word with the fewest
     /// postings among the newest [`RANK_WINDOW`] listing ids. `None` for any other search.
     async fn count_driver(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<Option<usize>, DbError> {
-        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[]).1.is_empty();
+        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[], &SeriesIds::new()).1.is_empty();
         if terms.is_empty() || !only_words || !terms.iter().all(|w| !w.ids.is_empty() && w.common) {
             return Ok(None);
         }
@@ -689,7 +722,7 @@ mod tests {
         );
         assert_eq!(like_pattern("100%_白色"), "%100\\%\\_白色%");
         let terms = [Word { ids: vec![7, 12], common: false }];
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, Plan::Sparse, &terms);
+        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, Plan::Sparse, &terms, &SeriesIds::new());
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
@@ -697,7 +730,7 @@ mod tests {
              and city_code = 430100 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
         );
         assert_eq!(vals, [Val::Text("langyi".into()), Val::Int(50_000), Val::Int(80_000), Val::Int(2023), Val::Int(2025),]);
-        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms);
+        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
         // A city in 综合's order reads its own index (0043), the series along it.
         assert!(dense.contains(" +series_id = (select") && dense.contains(" and city_code = 430100"), "{dense}");
@@ -706,17 +739,24 @@ mod tests {
             "{dense}"
         );
         // PostgreSQL's dense plan probes the words but leaves every index open to its planner.
-        let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::Dense, &terms);
+        let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::Dense, &terms, &SeriesIds::new());
         assert!(
             !pg.contains('+') && pg.contains(" and fuel = 3") && pg.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12)"),
             "{pg}"
         );
         // A word no term contains matches nothing.
-        let (none, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }]);
+        let (none, _) = where_clause(
+            &q,
+            Scope::default(),
+            2026,
+            Plan::Sparse,
+            &[Word { ids: vec![], common: false }, Word { ids: vec![3], common: false }],
+            &SeriesIds::new(),
+        );
         assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
         // A common word is probed on each listing read even when the search is sparse.
         let common = [Word { ids: vec![5], common: true }, Word { ids: vec![8], common: false }];
-        let (mixed, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &common);
+        let (mixed, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &common, &SeriesIds::new());
         assert!(
             mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id)"),
             "{mixed}"
@@ -724,14 +764,14 @@ mod tests {
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
         // A series by price reads its own index in the page's order; a dense city newest first
         // reads along the order of publication.
-        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms);
+        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
-        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms);
+        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
         assert!(newest.contains("+series_id") && newest.contains("+city_code = 430100"), "{newest}");
         // A brand reads its own index in the default order (and by price), not newest first.
         let brand = CarQuery::parse([(Cow::Borrowed("brand"), Cow::Borrowed("dazhong"))]);
         for (sort, open) in [(Sort::Default, true), (Sort::PriceDesc, true), (Sort::Newest, false), (Sort::MileageAsc, false)] {
-            let (sql, _) = where_clause(&brand.sorted(sort), Scope::default(), 2026, Plan::AlongOrder, &terms);
+            let (sql, _) = where_clause(&brand.sorted(sort), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
             assert_eq!(!sql.contains("+brand_id"), open, "{sort:?}: {sql}");
         }
     }

@@ -215,6 +215,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut batch = Batch::new(store);
     batch.insert("brand", &["brand_id", "slug", "name", "initial", "popular", "sort_order"], rows, &["popular"]).await?;
     batch.insert("series", &["series_id", "brand_id", "slug", "name", "body_class", "fuel", "guide_min_yuan", "guide_max_yuan"], series_rows, &[]).await?;
+    store.kept.forget_series_ids();
 
     // Users: one dealer per shop, then private sellers.
     let n_shops = (cfg.listings / 200).clamp(100, 2000);
