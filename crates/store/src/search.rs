@@ -329,7 +329,8 @@ fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
 }
 
 /// The page query of [`Store::search_cards`], its values, and about how many index entries it
-/// visits ([`entries_read`]).
+/// visits ([`entries_read`]); `(terms, series)` are the keyword's words and the series' ids
+/// ([`where_clause`]).
 fn cards_sql(
     q: &CarQuery,
     scope: Scope,
@@ -337,8 +338,7 @@ fn cards_sql(
     total: i64,
     stock: i64,
     hints: bool,
-    terms: &[Word],
-    series: &SeriesIds,
+    (terms, series): (&[Word], &SeriesIds),
 ) -> (String, Vec<Val>, i64) {
     let (offset, limit, reversed) = window(q.page, total);
     let plan = match (dense(total, offset, stock) && !sorted_off_body(q, total, stock), hints) {
@@ -501,7 +501,7 @@ impl Store {
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let series = self.series_ids().await?;
-        let (sql, vals, entries) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, terms, &series);
+        let (sql, vals, entries) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (terms, &series));
         if let Some(r) = &self.readers {
             if terms.is_empty() && entries <= INLINE_ENTRIES {
                 return r.all(&sql, &lite::params(&vals));
@@ -539,7 +539,7 @@ impl Store {
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
         let series = self.series_ids().await?;
-        let (sql, vals, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, &terms, &series);
+        let (sql, vals, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series));
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
