@@ -132,6 +132,9 @@ impl Word {
     }
 }
 
+/// The condition every search starts with, alone when it has no filter.
+const ONLINE: &str = "status = 'online'";
+
 /// Each series' id by its slug ([`Store::series_ids`]).
 pub(crate) type SeriesIds = std::collections::HashMap<String, i64>;
 
@@ -174,7 +177,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     let dense = plan != Plan::Sparse;
     let hints = plan == Plan::AlongOrder;
     let plus = if hints { "+" } else { "" };
-    let mut sql = String::from("status = 'online'");
+    let mut sql = String::from(ONLINE);
     let mut vals: Vec<Val> = Vec::new();
     let cond = |sql: &mut String, vals: &mut Vec<Val>, template: &str, v: Val| {
         vals.push(v);
@@ -626,7 +629,9 @@ impl Store {
     /// rarest word it stops after about 10,001 postings. The rarest is the word with the fewest
     /// postings among the newest [`RANK_WINDOW`] listing ids. `None` for any other search.
     async fn count_driver(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<Option<usize>, DbError> {
-        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[], &SeriesIds::new()).1.is_empty();
+        // Nothing but the words: a filter written into the SQL as a number (a city, an emission
+        // code, a seat count's series) binds no value but is a condition all the same.
+        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[], &SeriesIds::new()).0 == ONLINE;
         if terms.is_empty() || !only_words || !terms.iter().all(|w| !w.ids.is_empty() && w.common) {
             return Ok(None);
         }

@@ -356,6 +356,18 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
             assert_eq!(sparse, dense, "{words}");
         }
     }
+    // Common words with a filter that is written into the SQL rather than bound (a city, a body
+    // type, a seat count) are counted with that filter, not along the words' postings alone.
+    let beijing = query("city=beijing").city.unwrap().code;
+    for (filter, cond) in [("city=beijing", format!("city_code = {beijing}")), ("body=suv", "body_class = 'suv'".to_owned())] {
+        for words in ["白色", "豪华 白色"] {
+            let expected = probing.count_admin(&format!("{} and {cond}", like_count(words))).await.unwrap();
+            let all = probing.count_admin(&like_count(words)).await.unwrap();
+            assert!(expected < all, "{filter} {words}: {expected} of {all}");
+            let found = probing.search(&query(&format!("keyword={words}&{filter}")), Scope::default(), 2026).await.unwrap();
+            assert_eq!(found.total, expected, "{filter} {words}");
+        }
+    }
     // Typed the way people type, a query is read as filters, and finds what the filters find.
     let online = "select count(*) from listing l join series s on s.series_id = l.series_id where l.status = 'online'";
     for (typed, sql) in [
