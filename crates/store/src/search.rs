@@ -298,6 +298,12 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     (sql, vals)
 }
 
+/// Whether [`where_clause`] writes `q`'s series from the catalogue ([`in_series`]): a seat
+/// count, or a brand's body type without a series.
+fn names_series(q: &CarQuery) -> bool {
+    q.seats.is_some() || (q.series.is_none() && q.brand.is_some() && q.body.is_some())
+}
+
 /// ` and series_id in (…)` of `wanted`, by their ids in `ids` (a series the table lacks has no
 /// listing), the column prefixed with `plus`; ` and 1 = 0` when none is there.
 fn in_series<'a>(plus: &str, wanted: impl Iterator<Item = &'a domain::catalog::Series>, ids: &SeriesIds) -> String {
@@ -478,7 +484,7 @@ impl Store {
         if shops.is_empty() {
             return Ok(Vec::new());
         }
-        let series = self.series_ids().await?;
+        let series = self.series_ids(q).await?;
         let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms, &series);
         vals.push(Val::Int(limit));
         // A few shops' cars, read in 综合's order through their own index (migration 0017, with
@@ -503,7 +509,7 @@ impl Store {
 
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
-        let series = self.series_ids().await?;
+        let series = self.series_ids(q).await?;
         let (sql, vals, entries) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (terms, &series));
         if let Some(r) = &self.readers {
             if terms.is_empty() && entries <= INLINE_ENTRIES {
@@ -514,9 +520,13 @@ impl Store {
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
-    /// Each series' id by its slug (kept [`crate::kept::KEPT_FOR`]: the catalogue changes only
-    /// when seeded, and the seed forgets them).
-    pub(crate) async fn series_ids(&self) -> Result<std::sync::Arc<SeriesIds>, DbError> {
+    /// Each series' id by its slug, for a query that names series from the catalogue (kept
+    /// [`crate::kept::KEPT_FOR`]: the catalogue changes only when seeded, and the seed forgets
+    /// them); none for any other query, which never asks.
+    pub(crate) async fn series_ids(&self, q: &CarQuery) -> Result<std::sync::Arc<SeriesIds>, DbError> {
+        if !names_series(q) {
+            return Ok(std::sync::Arc::default());
+        }
         if let Some(ids) = self.kept.series_ids() {
             return Ok(ids);
         }
@@ -541,7 +551,7 @@ impl Store {
     /// shows it for the slowest queries), one line per step.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
-        let series = self.series_ids().await?;
+        let series = self.series_ids(q).await?;
         let (sql, vals, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series));
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
@@ -611,7 +621,7 @@ impl Store {
         let (sql, vals) = match self.count_driver(q, scope, current_year, terms).await? {
             Some(d) => (words_count_sql(terms, d, cap), Vec::new()),
             None => {
-                let series = self.series_ids().await?;
+                let series = self.series_ids(q).await?;
                 let (clause, vals) = where_clause(q, scope, current_year, Plan::Sparse, terms, &series);
                 (format!("select count(*) from (select 1 from listing where {clause} limit {cap}) m"), vals)
             }
