@@ -129,8 +129,9 @@ impl Store {
             let id: i64 = sqlx::query_scalar(
                 "insert into lead (mobile, intent, listing_id, shop_id, user_id, city_code, name, appointment_date, source_page, \
                  plan, unit, keyword, wx_aid, traffic_type, ip, note, brand_slug, expected_yuan, status, created_at, updated_at, \
-                 ad_platform, click_id, landing, landed_at, agreement, live_session_id, insurer, insurance_quote) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25, $26, $27) \
+                 ad_platform, click_id, landing, landed_at, agreement, live_session_id, insurer, insurance_quote, disclosure_version) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18, $19, 'new', $16, $16, $20, $21, $22, $23, $24, $25, $26, $27, \
+                 (select max(version) from disclosure where listing_id = $3)) \
                  returning lead_id",
             )
             .bind(lead.mobile.as_str())

@@ -139,6 +139,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against,
     every_page_read_from_either_end_makes_the_whole_order,
     a_background_round_runs_on_one_node_and_survives_one_dying,
     migrations_are_idempotent,
@@ -576,6 +577,50 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
         }
     }
     assert_eq!(created, store::LEADS_PER_IP_PER_HOUR);
+}
+
+async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against(store: &Store) {
+    use domain::disclosure::{Answer, Item, Statement};
+    seed(store, SeedConfig { listings: 20, seed: 9, now: NOW }).await.unwrap();
+    let cars = store.latest_listings(None, 2).await.unwrap();
+    let (car, other) = (cars[0].listing_id, cars[1].listing_id);
+    let ask =
+        |mobile: &str, listing: i64| NewLead { listing_id: Some(listing), ..NewLead::new(domain::validate::Mobile::parse(mobile).unwrap(), Intent::AskPrice) };
+    // A lead before any statement names none.
+    let LeadOutcome::Created(before) = store.submit_lead(&ask("13812340001", car), NOW).await.unwrap() else { panic!("stored") };
+    assert_eq!(store.lead_disclosure_version(before).await.unwrap(), None);
+    assert_eq!(store.disclosure_of(car).await.unwrap(), None);
+    let first: Vec<Statement> = Item::ALL
+        .into_iter()
+        .map(|item| {
+            let answer = match item {
+                Item::Use => Answer::Use(domain::disclosure::UseKind::Private),
+                Item::AnnualInspection | Item::CompulsoryInsurance => Answer::Month(2027, 5),
+                Item::Scrap => Answer::NoScrapLimit,
+                _ => Answer::No,
+            };
+            Statement { item, answer, note: String::new() }
+        })
+        .collect();
+    assert_eq!(store.add_disclosure(car, &first, 7, NOW).await.unwrap(), 1);
+    // The same statement sent again adds nothing.
+    assert_eq!(store.add_disclosure(car, &first, 7, NOW + 5).await.unwrap(), 1);
+    let LeadOutcome::Created(on_first) = store.submit_lead(&ask("13812340002", car), NOW + 10).await.unwrap() else { panic!("stored") };
+    assert_eq!(store.lead_disclosure_version(on_first).await.unwrap(), Some(1));
+    let mut second = first.clone();
+    second[4] = Statement { item: Item::Repairs, answer: Answer::Yes, note: "右后门钣金喷漆".to_owned() };
+    assert_eq!(store.add_disclosure(car, &second, 7, NOW + 20).await.unwrap(), 2);
+    let LeadOutcome::Created(on_second) = store.submit_lead(&ask("13812340003", car), NOW + 30).await.unwrap() else { panic!("stored") };
+    assert_eq!(store.lead_disclosure_version(on_second).await.unwrap(), Some(2));
+    // The current statement is the newest; the one a lead relied on stays as it was.
+    let now = store.disclosure_of(car).await.unwrap().unwrap();
+    assert_eq!((now.version, now.statements.clone(), now.made_by, now.made_at), (2, second, 7, NOW + 20));
+    assert_eq!(store.disclosure_version(car, 1).await.unwrap().unwrap().statements, first);
+    assert_eq!(store.disclosure_version(car, 3).await.unwrap(), None);
+    // Another car's statement is its own.
+    assert_eq!(store.disclosure_of(other).await.unwrap(), None);
+    let LeadOutcome::Created(elsewhere) = store.submit_lead(&ask("13812340004", other), NOW + 40).await.unwrap() else { panic!("stored") };
+    assert_eq!(store.lead_disclosure_version(elsewhere).await.unwrap(), None);
 }
 
 async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {

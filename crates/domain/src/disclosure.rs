@@ -1,0 +1,549 @@
+//! A seller's statement of a car's condition (车况声明): what the used-car trade rules
+//! (《二手车流通管理办法》) require a seller to tell a buyer truthfully — the car's use, repairs
+//! and accidents, inspections, whether it is mortgaged, its unpaid taxes and fees, its scrap
+//! deadline — item by item, each answer checked against the sources we hold for the car (our
+//! vehicle-history report of its VIN and our own inspection).
+//!
+//! An item is 已核查 when a source we hold says the same, 与记录不符 when one says otherwise
+//! (the seller is told before saving and buyers see it), and 未核查 when we hold nothing that
+//! speaks to it (the seller's word). A disclosure is kept in versions: each save is a new
+//! version, and what a buyer relied on stays readable.
+//!
+//! ```
+//! use domain::disclosure::{Answer, Check, Evidence, Item, Source, Statement};
+//! use domain::report::{Claim, Record};
+//! let mut record = Record { services: vec![], claims: vec![], flags: Default::default(), readings: vec![], battery: None };
+//! let said = Statement { item: Item::Structural, answer: Answer::No, note: String::new() };
+//! let evidence = Evidence { report: Some(&record), inspection: None, stated_km: 60_000 };
+//! assert_eq!(said.check(&evidence), Check::Verified(Source::HistoryReport));
+//! record.claims.push(Claim { date: "2022-03-01".into(), amount_yuan: 48_600, cause: "正面碰撞".into(), parts: "左前纵梁修复".into() });
+//! let evidence = Evidence { report: Some(&record), inspection: None, stated_km: 60_000 };
+//! assert!(matches!(said.check(&evidence), Check::Contradicted(Source::HistoryReport, _)));
+//! ```
+
+use crate::inspection::{GROUPS, Inspection};
+use crate::report::{Finding, Record};
+
+crate::stored_enum! {
+    /// One thing the seller states, in the order the statement shows them.
+    pub enum Item {
+        /// 营运, 非营运, or once a rental or ride-hailing car.
+        Use = "use" => "使用性质",
+        /// A structural part repaired or replaced after a collision.
+        Structural = "structural" => "结构件事故",
+        /// Flooded.
+        Flood = "flood" => "泡水",
+        /// Burnt.
+        Fire = "fire" => "火烧",
+        /// Any other accident or repair (panels, paint, parts replaced).
+        Repairs = "repairs" => "其他事故与维修",
+        /// The odometer changed, reset or replaced.
+        Mileage = "mileage" => "表显里程",
+        /// Pledged against a loan.
+        Mortgage = "mortgage" => "抵押登记",
+        /// Seized or restricted by a court or an authority.
+        Seizure = "seizure" => "查封扣押",
+        /// Unpaid vehicle and vessel tax, fees or traffic fines.
+        Dues = "dues" => "欠缴税费与违章",
+        /// The month the annual inspection runs to (年检).
+        AnnualInspection = "inspection" => "年检有效期至",
+        /// The month the compulsory insurance runs to (交强险).
+        CompulsoryInsurance = "insurance" => "交强险有效期至",
+        /// When the car must be scrapped, if ever.
+        Scrap = "scrap" => "报废期限",
+    }
+}
+
+/// What the answer to an item looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// 无 / 有: a "有" needs a note.
+    YesNo,
+    /// One of [`UseKind`].
+    Use,
+    /// `yyyy-MM`.
+    Month,
+    /// 无强制报废年限, or a month.
+    Scrap,
+}
+
+impl Item {
+    /// The shape of its answer.
+    pub fn shape(self) -> Shape {
+        match self {
+            Item::Use => Shape::Use,
+            Item::AnnualInspection | Item::CompulsoryInsurance => Shape::Month,
+            Item::Scrap => Shape::Scrap,
+            _ => Shape::YesNo,
+        }
+    }
+
+    /// The question as the seller's form asks it.
+    pub fn question(self) -> &'static str {
+        match self {
+            Item::Use => "车辆登记的使用性质，是否曾作租赁或网约车",
+            Item::Structural => "是否发生过伤及纵梁、A/B/C柱、减震器座、防火墙等结构件的事故",
+            Item::Flood => "是否泡过水（水深超过车轮一半或进入车内）",
+            Item::Fire => "是否发生过火烧或自燃",
+            Item::Repairs => "结构件以外的事故、钣金喷漆或更换部件",
+            Item::Mileage => "表显里程是否被调整过，或更换过仪表",
+            Item::Mortgage => "车辆是否办理了抵押登记（如贷款购车未还清）",
+            Item::Seizure => "车辆是否被法院或有关部门查封、扣押",
+            Item::Dues => "是否有未缴的车船税、规费或未处理的违章",
+            Item::AnnualInspection => "检验合格标志（年检）有效期至哪个月",
+            Item::CompulsoryInsurance => "交强险有效期至哪个月",
+            Item::Scrap => "强制报废期限：非营运小型、微型载客汽车无使用年限限制",
+        }
+    }
+
+    /// The words of "有" and "无" for a yes/no item.
+    pub fn yes_no_words(self) -> (&'static str, &'static str) {
+        match self {
+            Item::Mileage => ("曾调整或更换", "未调整"),
+            Item::Dues => ("有未缴或未处理", "无"),
+            Item::Mortgage => ("已抵押", "未抵押"),
+            Item::Seizure => ("被查封或扣押", "无"),
+            _ => ("有", "无"),
+        }
+    }
+}
+
+crate::stored_enum! {
+    /// A car's use as registered and driven.
+    pub enum UseKind {
+        /// 非营运.
+        Private = "private" => "非营运",
+        /// 营运 (taxi, coach, freight).
+        Commercial = "commercial" => "营运",
+        /// Registered 非营运 but once let out: a rental or ride-hailing car (营转非, 租赁).
+        Rental = "rental" => "曾作租赁或网约车",
+    }
+}
+
+/// The answer to one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// 无 (nothing of the kind).
+    No,
+    /// 有 (with a note saying what).
+    Yes,
+    /// The car's use.
+    Use(UseKind),
+    /// A month, `(year, month)`.
+    Month(i32, u32),
+    /// 无强制报废年限.
+    NoScrapLimit,
+}
+
+impl Answer {
+    /// The stored form: `no`, `yes`, the use's code, `yyyy-MM`, `none`.
+    pub fn code(self) -> String {
+        match self {
+            Answer::No => "no".to_owned(),
+            Answer::Yes => "yes".to_owned(),
+            Answer::Use(u) => u.as_str().to_owned(),
+            Answer::Month(y, m) => format!("{y:04}-{m:02}"),
+            Answer::NoScrapLimit => "none".to_owned(),
+        }
+    }
+
+    /// Reads the answer to `item` from its stored or posted form; `None` when it is not an
+    /// answer to that item.
+    pub fn parse(item: Item, code: &str) -> Option<Answer> {
+        let code = code.trim();
+        match (item.shape(), code) {
+            (Shape::YesNo, "no") => Some(Answer::No),
+            (Shape::YesNo, "yes") => Some(Answer::Yes),
+            (Shape::Use, c) => UseKind::parse(c).map(Answer::Use),
+            (Shape::Scrap, "none") => Some(Answer::NoScrapLimit),
+            (Shape::Month | Shape::Scrap, c) => crate::time::parse_month(c).map(|(y, m)| Answer::Month(y, m)),
+            _ => None,
+        }
+    }
+
+    /// As a buyer reads it.
+    pub fn text(self, item: Item) -> String {
+        match self {
+            Answer::No => item.yes_no_words().1.to_owned(),
+            Answer::Yes => item.yes_no_words().0.to_owned(),
+            Answer::Use(u) => u.label().to_owned(),
+            Answer::Month(y, m) => format!("{y}年{m}月"),
+            Answer::NoScrapLimit => "无强制报废年限".to_owned(),
+        }
+    }
+}
+
+/// The longest note an item takes, in characters.
+pub const NOTE_MAX: usize = 200;
+
+/// One item as the seller states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    /// The item.
+    pub item: Item,
+    /// The answer.
+    pub answer: Answer,
+    /// What happened, where it says 有 (the part repaired, the amount owed); may be empty otherwise.
+    pub note: String,
+}
+
+/// Where a checked answer's confirmation (or contradiction) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Our vehicle-history report of the car's VIN (claims, workshop visits, registration
+    /// standing, odometer readings).
+    HistoryReport,
+    /// Our own 168-item inspection.
+    Inspection,
+}
+
+impl Source {
+    /// Its name on the statement.
+    pub fn label(self) -> &'static str {
+        match self {
+            Source::HistoryReport => "车辆历史报告",
+            Source::Inspection => "平台检测报告",
+        }
+    }
+}
+
+/// What the sources we hold say of a statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// A source we hold says the same (已核查).
+    Verified(Source),
+    /// A source we hold says otherwise, and what it says (与记录不符).
+    Contradicted(Source, String),
+    /// Nothing we hold speaks to it: the seller's word (未核查).
+    Unverified,
+}
+
+impl Check {
+    /// The badge buyers read.
+    pub fn badge(&self) -> &'static str {
+        match self {
+            Check::Verified(_) => "已核查",
+            Check::Contradicted(..) => "与记录不符",
+            Check::Unverified => "未核查",
+        }
+    }
+}
+
+/// What we hold for a car.
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence<'a> {
+    /// Its vehicle-history record, when its VIN was given and the data could be had.
+    pub report: Option<&'a Record>,
+    /// Our inspection, for an inspected car.
+    pub inspection: Option<&'a Inspection>,
+    /// The mileage the listing states, km.
+    pub stated_km: i64,
+}
+
+/// The words in an inspection note under 泡水火烧排查 that name a fire (any other note there
+/// counts as water).
+const FIRE_WORDS: [&str; 5] = ["火烧", "自燃", "起火", "着火", "过火"];
+
+impl Evidence<'_> {
+    /// What the inspection says of an item that is a yes or no: `Some(true)` when it found it.
+    fn inspected(&self, item: Item) -> Option<bool> {
+        let i = self.inspection?;
+        let in_group = |group: &'static str| i.findings.iter().filter(move |f| f.group == group);
+        let burnt = |note: &str| FIRE_WORDS.iter().any(|w| note.contains(w));
+        match item {
+            Item::Structural => Some(in_group(GROUPS[0].0).next().is_some()),
+            Item::Flood => Some(in_group(GROUPS[1].0).any(|f| !burnt(&f.note))),
+            Item::Fire => Some(in_group(GROUPS[1].0).any(|f| burnt(&f.note))),
+            _ => None,
+        }
+    }
+
+    /// What the history report says of a yes/no item: `Some((found, what))`.
+    fn reported(&self, item: Item) -> Option<(bool, String)> {
+        let r = self.report?;
+        let finding = |f: Finding| r.findings().contains(&f);
+        let flags = r.flags;
+        Some(match item {
+            Item::Structural => (finding(Finding::Structural), "出险或维保记录显示结构件损伤".to_owned()),
+            Item::Flood => (finding(Finding::Flood), "出险或维保记录显示泡水".to_owned()),
+            Item::Fire => (finding(Finding::Fire), "出险或维保记录显示火烧".to_owned()),
+            Item::Repairs => (!r.claims.is_empty(), format!("出险记录{}次", r.claims.len())),
+            // Without readings the report says nothing of the odometer.
+            Item::Mileage if r.readings.is_empty() => return None,
+            Item::Mileage => (r.verdict(Some(self.stated_km)).suspected(), "里程记录疑似调表".to_owned()),
+            Item::Mortgage => (flags.mortgaged, "车辆状态显示有抵押登记".to_owned()),
+            Item::Seizure => (flags.seized || flags.stolen, "车辆状态显示被查封或盗抢登记".to_owned()),
+            _ => return None,
+        })
+    }
+}
+
+impl Statement {
+    /// What the sources we hold say of this statement. Our inspection is asked first (we saw
+    /// the car); a finding in either source contradicts a "无". A "有" that no source shows is
+    /// the seller's word: a record's silence does not disprove an honest seller.
+    pub fn check(&self, evidence: &Evidence<'_>) -> Check {
+        if self.item == Item::Scrap
+            && let Some(r) = evidence.report
+            && r.flags.scrapped
+        {
+            return Check::Contradicted(Source::HistoryReport, "车辆状态显示已报废".to_owned());
+        }
+        let said_yes = match self.answer {
+            Answer::No => false,
+            Answer::Yes => true,
+            _ => return Check::Unverified,
+        };
+        let inspected = evidence.inspected(self.item).map(|found| (Source::Inspection, found, "平台检测发现相关痕迹".to_owned()));
+        let reported = evidence.reported(self.item).map(|(found, what)| (Source::HistoryReport, found, what));
+        let sources: Vec<(Source, bool, String)> = inspected.into_iter().chain(reported).collect();
+        if !said_yes && let Some((source, _, what)) = sources.iter().find(|(_, found, _)| *found) {
+            return Check::Contradicted(*source, what.clone());
+        }
+        match sources.into_iter().find(|(_, found, _)| *found == said_yes) {
+            Some((source, ..)) => Check::Verified(source),
+            None => Check::Unverified,
+        }
+    }
+}
+
+/// A form's answers to every item, checked: the statements, or each item's message beside it.
+pub type Checked = Result<Vec<Statement>, Vec<(Item, &'static str)>>;
+
+/// Reads a seller's answers (`answer` and `note` per item, as posted) into statements, with a
+/// message per item that is missing or wrong. `listing_commercial` is the use the listing
+/// states (营运): the statement may not contradict the listing itself.
+pub fn read(posted: &dyn Fn(Item) -> (String, String), listing_commercial: bool) -> Checked {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for item in Item::ALL {
+        let (code, note) = posted(item);
+        let note = note.trim().to_owned();
+        if code.trim().is_empty() {
+            errors.push((item, missing(item)));
+            continue;
+        }
+        let Some(answer) = Answer::parse(item, &code) else {
+            errors.push((item, if item.shape() == Shape::YesNo || item.shape() == Shape::Use { "请从选项中选择" } else { "请按 2027-05 的格式填写年月" }));
+            continue;
+        };
+        if note.chars().count() > NOTE_MAX {
+            errors.push((item, "说明不能超过200字"));
+            continue;
+        }
+        if answer == Answer::Yes && note.is_empty() {
+            errors.push((item, "选择“有”时请说明具体情况（部位、程度、处理结果）"));
+            continue;
+        }
+        if let Answer::Use(u) = answer
+            && (u == UseKind::Commercial) != listing_commercial
+        {
+            errors.push((
+                item,
+                if listing_commercial {
+                    "车源登记为营运车辆，请与车源信息保持一致"
+                } else {
+                    "车源登记为非营运车辆，如为营运请先修改车源信息"
+                },
+            ));
+            continue;
+        }
+        if answer == Answer::NoScrapLimit && listing_commercial {
+            errors.push((item, "营运车辆有强制报废年限，请填写报废年月"));
+            continue;
+        }
+        out.push(Statement { item, answer, note });
+    }
+    if errors.is_empty() { Ok(out) } else { Err(errors) }
+}
+
+fn missing(item: Item) -> &'static str {
+    match item.shape() {
+        Shape::Month => "请填写年月，如 2027-05",
+        Shape::Scrap => "请选择无强制报废年限或填写报废年月",
+        _ => "请选择一项",
+    }
+}
+
+/// A month item that has run out by `today` (`(year, month)`): shown to buyers as 已过期.
+pub fn lapsed(answer: Answer, today: (i32, u32)) -> bool {
+    matches!(answer, Answer::Month(y, m) if (y, m) < today)
+}
+
+/// Statements as stored: one line per item, `code\tanswer\tnote` (tabs and line breaks in a
+/// note become spaces).
+pub fn encode(statements: &[Statement]) -> String {
+    statements.iter().map(|s| format!("{}\t{}\t{}", s.item.as_str(), s.answer.code(), s.note.replace(['\t', '\n', '\r'], " "))).collect::<Vec<_>>().join("\n")
+}
+
+/// Statements read back; a line that does not read is left out.
+pub fn decode(text: &str) -> Vec<Statement> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, '\t');
+            let item = Item::parse(parts.next()?)?;
+            let answer = Answer::parse(item, parts.next()?)?;
+            Some(Statement { item, answer, note: parts.next().unwrap_or("").to_owned() })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspection::Finding as Noted;
+    use crate::report::{Claim, Flags, OdometerReading};
+
+    /// What a case expects, without the contradiction's words.
+    #[derive(Debug, Clone, Copy)]
+    enum Expect {
+        Verified(Source),
+        Contradicted(Source),
+        Unverified,
+    }
+
+    fn record() -> Record {
+        Record { services: vec![], claims: vec![], flags: Flags::default(), readings: vec![], battery: None }
+    }
+
+    fn said(item: Item, answer: Answer) -> Statement {
+        Statement { item, answer, note: if answer == Answer::Yes { "左前纵梁修复".to_owned() } else { String::new() } }
+    }
+
+    fn noted(group: &str, note: &str) -> Noted {
+        Noted { group: group.to_owned(), part: "车身".to_owned(), note: note.to_owned(), attention: true }
+    }
+
+    #[test]
+    fn each_yes_no_item_is_checked_against_what_we_hold() {
+        let clean = record();
+        let mut crashed = record();
+        crashed.claims.push(Claim { date: "2023-05-01".into(), amount_yuan: 52_000, cause: "侧面碰撞".into(), parts: "右侧B柱、门槛修复".into() });
+        let mut pledged = record();
+        pledged.flags.mortgaged = true;
+        let mut seized = record();
+        seized.flags.seized = true;
+        let mut rolled = record();
+        rolled.readings = vec![
+            OdometerReading { date: "2022-01-01".into(), km: 80_000, source: "4S店保养".into() },
+            OdometerReading { date: "2023-01-01".into(), km: 95_000, source: "年检".into() },
+        ];
+        let flooded_inspection = Inspection { findings: vec![noted(GROUPS[1].0, "座椅滑轨锈蚀，地毯下有泥沙")] };
+        let burnt_inspection = Inspection { findings: vec![noted(GROUPS[1].0, "发动机舱线束有过火痕迹")] };
+        let crashed_inspection = Inspection { findings: vec![noted(GROUPS[0].0, "左前纵梁有焊接痕迹")] };
+        let clean_inspection = Inspection { findings: vec![noted(GROUPS[2].0, "后保险杠轻微划痕")] };
+        fn ev<'a>(report: Option<&'a Record>, inspection: Option<&'a Inspection>) -> Evidence<'a> {
+            Evidence { report, inspection, stated_km: 60_000 }
+        }
+        // (item, answer, evidence, expected) — the table the rules are read from.
+        let cases: Vec<(Item, Answer, Evidence<'_>, Expect)> = vec![
+            (Item::Structural, Answer::No, ev(Some(&clean), None), Expect::Verified(Source::HistoryReport)),
+            (Item::Structural, Answer::No, ev(Some(&crashed), None), Expect::Contradicted(Source::HistoryReport)),
+            (Item::Structural, Answer::Yes, ev(Some(&crashed), None), Expect::Verified(Source::HistoryReport)),
+            (Item::Structural, Answer::Yes, ev(Some(&clean), None), Expect::Unverified),
+            (Item::Structural, Answer::No, ev(Some(&clean), Some(&crashed_inspection)), Expect::Contradicted(Source::Inspection)),
+            (Item::Structural, Answer::No, ev(None, Some(&clean_inspection)), Expect::Verified(Source::Inspection)),
+            (Item::Structural, Answer::No, ev(None, None), Expect::Unverified),
+            (Item::Flood, Answer::No, ev(None, Some(&flooded_inspection)), Expect::Contradicted(Source::Inspection)),
+            (Item::Fire, Answer::No, ev(None, Some(&flooded_inspection)), Expect::Verified(Source::Inspection)),
+            (Item::Fire, Answer::No, ev(None, Some(&burnt_inspection)), Expect::Contradicted(Source::Inspection)),
+            (Item::Flood, Answer::No, ev(None, Some(&burnt_inspection)), Expect::Verified(Source::Inspection)),
+            (Item::Repairs, Answer::No, ev(Some(&crashed), None), Expect::Contradicted(Source::HistoryReport)),
+            (Item::Repairs, Answer::No, ev(Some(&clean), None), Expect::Verified(Source::HistoryReport)),
+            (Item::Mortgage, Answer::No, ev(Some(&pledged), None), Expect::Contradicted(Source::HistoryReport)),
+            (Item::Mortgage, Answer::Yes, ev(Some(&pledged), None), Expect::Verified(Source::HistoryReport)),
+            (Item::Seizure, Answer::No, ev(Some(&seized), None), Expect::Contradicted(Source::HistoryReport)),
+            (Item::Seizure, Answer::No, ev(Some(&pledged), None), Expect::Verified(Source::HistoryReport)),
+            (Item::Mileage, Answer::No, ev(Some(&rolled), None), Expect::Contradicted(Source::HistoryReport)),
+            (Item::Mileage, Answer::No, ev(Some(&clean), None), Expect::Unverified),
+            (Item::Dues, Answer::No, ev(Some(&clean), Some(&clean_inspection)), Expect::Unverified),
+        ];
+        for (i, (item, answer, evidence, expect)) in cases.into_iter().enumerate() {
+            let got = said(item, answer).check(&evidence);
+            let matched = match (&got, expect) {
+                (Check::Verified(s), Expect::Verified(e)) | (Check::Contradicted(s, _), Expect::Contradicted(e)) => *s == e,
+                (Check::Unverified, Expect::Unverified) => true,
+                _ => false,
+            };
+            assert!(matched, "case {i}: {item:?} {answer:?} gave {got:?}, expected {expect:?}");
+        }
+    }
+
+    #[test]
+    fn a_scrapped_car_contradicts_any_scrap_answer_and_dates_are_the_sellers_word() {
+        let mut scrapped = record();
+        scrapped.flags.scrapped = true;
+        let evidence = Evidence { report: Some(&scrapped), inspection: None, stated_km: 1 };
+        assert!(matches!(said(Item::Scrap, Answer::NoScrapLimit).check(&evidence), Check::Contradicted(Source::HistoryReport, _)));
+        let clean = record();
+        let evidence = Evidence { report: Some(&clean), inspection: None, stated_km: 1 };
+        assert_eq!(said(Item::Scrap, Answer::NoScrapLimit).check(&evidence), Check::Unverified);
+        assert_eq!(said(Item::AnnualInspection, Answer::Month(2027, 5)).check(&evidence), Check::Unverified);
+        assert_eq!(said(Item::Use, Answer::Use(UseKind::Private)).check(&evidence), Check::Unverified);
+        assert!(lapsed(Answer::Month(2026, 10), (2026, 11)));
+        assert!(!lapsed(Answer::Month(2026, 11), (2026, 11)));
+        assert!(!lapsed(Answer::NoScrapLimit, (2026, 11)));
+    }
+
+    fn full_form(item: Item) -> (String, String) {
+        let code = match item.shape() {
+            Shape::YesNo => "no",
+            Shape::Use => "private",
+            Shape::Month => "2027-05",
+            Shape::Scrap => "none",
+        };
+        (code.to_owned(), String::new())
+    }
+
+    #[test]
+    fn a_form_reads_only_when_every_item_is_answered_and_says_which_is_not() {
+        let read_ok = read(&full_form, false).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(read_ok.len(), Item::ALL.len());
+        assert_eq!(decode(&encode(&read_ok)), read_ok, "stored and read back");
+        let errors = |f: &dyn Fn(Item) -> (String, String), commercial: bool| read(f, commercial).err().unwrap_or_default();
+        // An unanswered item, a 有 without its note, a month in the wrong form, a note too long.
+        let blank = |i: Item| if i == Item::Flood { (String::new(), String::new()) } else { full_form(i) };
+        assert_eq!(errors(&blank, false), [(Item::Flood, "请选择一项")]);
+        let bare_yes = |i: Item| if i == Item::Repairs { ("yes".to_owned(), "  ".to_owned()) } else { full_form(i) };
+        assert_eq!(errors(&bare_yes, false)[0].0, Item::Repairs);
+        let bad_month = |i: Item| if i == Item::CompulsoryInsurance { ("2027年5月".to_owned(), String::new()) } else { full_form(i) };
+        assert_eq!(errors(&bad_month, false), [(Item::CompulsoryInsurance, "请按 2027-05 的格式填写年月")]);
+        let long = |i: Item| if i == Item::Dues { ("yes".to_owned(), "欠".repeat(NOTE_MAX + 1)) } else { full_form(i) };
+        assert_eq!(errors(&long, false), [(Item::Dues, "说明不能超过200字")]);
+        let forged = |i: Item| if i == Item::Mortgage { ("maybe".to_owned(), String::new()) } else { full_form(i) };
+        assert_eq!(errors(&forged, false), [(Item::Mortgage, "请从选项中选择")]);
+        // The statement may not contradict the listing's own use.
+        assert_eq!(errors(&full_form, true).iter().map(|e| e.0).collect::<Vec<_>>(), [Item::Use, Item::Scrap]);
+        let commercial = |i: Item| match i {
+            Item::Use => ("commercial".to_owned(), String::new()),
+            Item::Scrap => ("2031-06".to_owned(), String::new()),
+            _ => full_form(i),
+        };
+        assert!(read(&commercial, true).is_ok());
+        assert!(read(&commercial, false).is_err());
+    }
+
+    #[test]
+    fn every_answer_reads_back_from_its_code_and_reads_to_a_buyer() {
+        for item in Item::ALL {
+            assert_eq!(Item::parse(item.as_str()), Some(item));
+            assert!(!item.question().is_empty());
+            let answers: Vec<Answer> = match item.shape() {
+                Shape::YesNo => vec![Answer::No, Answer::Yes],
+                Shape::Use => UseKind::ALL.into_iter().map(Answer::Use).collect(),
+                Shape::Month => vec![Answer::Month(2027, 5)],
+                Shape::Scrap => vec![Answer::NoScrapLimit, Answer::Month(2031, 12)],
+            };
+            for a in answers {
+                assert_eq!(Answer::parse(item, &a.code()), Some(a), "{item:?}");
+                assert!(!a.text(item).is_empty());
+            }
+            assert_eq!(Answer::parse(item, "nonsense"), None);
+        }
+        assert_eq!(Answer::Month(2027, 5).text(Item::AnnualInspection), "2027年5月");
+        assert_eq!(Answer::No.text(Item::Mortgage), "未抵押");
+        let noted = Statement { item: Item::Repairs, answer: Answer::Yes, note: "后保险杠\t喷漆\n一次".to_owned() };
+        assert_eq!(decode(&encode(std::slice::from_ref(&noted)))[0].note, "后保险杠 喷漆 一次");
+        assert!(decode("unknown\tno\t\nstructural\tperhaps\t").is_empty(), "lines that do not read are left out");
+    }
+}
