@@ -370,20 +370,67 @@ pub fn lapsed(answer: Answer, today: (i32, u32)) -> bool {
     matches!(answer, Answer::Month(y, m) if (y, m) < today)
 }
 
-/// Statements as stored: one line per item, `code\tanswer\tnote` (tabs and line breaks in a
-/// note become spaces).
-pub fn encode(statements: &[Statement]) -> String {
-    statements.iter().map(|s| format!("{}\t{}\t{}", s.item.as_str(), s.answer.code(), s.note.replace(['\t', '\n', '\r'], " "))).collect::<Vec<_>>().join("\n")
+/// Statements with what the sources said of them when saved, as stored: one line per item,
+/// `item\tanswer\tcheck\tnote` (tabs and line breaks in a note become spaces).
+pub fn encode(statements: &[(Statement, Check)]) -> String {
+    statements
+        .iter()
+        .map(|(s, c)| format!("{}\t{}\t{}\t{}", s.item.as_str(), s.answer.code(), c.code(), s.note.replace(['\t', '\n', '\r'], " ")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-/// Statements read back; a line that does not read is left out.
-pub fn decode(text: &str) -> Vec<Statement> {
+/// Statements and their checks read back; a line that does not read is left out.
+pub fn decode(text: &str) -> Vec<(Statement, Check)> {
     text.lines()
         .filter_map(|line| {
-            let mut parts = line.splitn(3, '\t');
+            let mut parts = line.splitn(4, '\t');
             let item = Item::parse(parts.next()?)?;
             let answer = Answer::parse(item, parts.next()?)?;
-            Some(Statement { item, answer, note: parts.next().unwrap_or("").to_owned() })
+            let check = Check::parse(parts.next()?)?;
+            Some((Statement { item, answer, note: parts.next().unwrap_or("").to_owned() }, check))
+        })
+        .collect()
+}
+
+impl Check {
+    /// The stored form: `verified:report`, `contradicted:inspection:what it says`, `unverified`.
+    pub fn code(&self) -> String {
+        let source = |s: Source| match s {
+            Source::HistoryReport => "report",
+            Source::Inspection => "inspection",
+        };
+        match self {
+            Check::Verified(s) => format!("verified:{}", source(*s)),
+            Check::Contradicted(s, what) => format!("contradicted:{}:{}", source(*s), what.replace(['\t', '\n', '\r'], " ")),
+            Check::Unverified => "unverified".to_owned(),
+        }
+    }
+
+    /// Reads [`Check::code`] back.
+    pub fn parse(code: &str) -> Option<Check> {
+        let source = |s: &str| match s {
+            "report" => Some(Source::HistoryReport),
+            "inspection" => Some(Source::Inspection),
+            _ => None,
+        };
+        let mut parts = code.splitn(3, ':');
+        match (parts.next()?, parts.next(), parts.next()) {
+            ("unverified", None, None) => Some(Check::Unverified),
+            ("verified", Some(s), None) => source(s).map(Check::Verified),
+            ("contradicted", Some(s), Some(what)) => source(s).map(|s| Check::Contradicted(s, what.to_owned())),
+            _ => None,
+        }
+    }
+}
+
+/// Every statement with what `evidence` says of it.
+pub fn check_all(statements: Vec<Statement>, evidence: &Evidence<'_>) -> Vec<(Statement, Check)> {
+    statements
+        .into_iter()
+        .map(|s| {
+            let c = s.check(evidence);
+            (s, c)
         })
         .collect()
 }
@@ -499,7 +546,8 @@ mod tests {
     fn a_form_reads_only_when_every_item_is_answered_and_says_which_is_not() {
         let read_ok = read(&full_form, false).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(read_ok.len(), Item::ALL.len());
-        assert_eq!(decode(&encode(&read_ok)), read_ok, "stored and read back");
+        let checked = check_all(read_ok, &Evidence { report: None, inspection: None, stated_km: 1 });
+        assert_eq!(decode(&encode(&checked)), checked, "stored and read back");
         let errors = |f: &dyn Fn(Item) -> (String, String), commercial: bool| read(f, commercial).err().unwrap_or_default();
         // An unanswered item, a 有 without its note, a month in the wrong form, a note too long.
         let blank = |i: Item| if i == Item::Flood { (String::new(), String::new()) } else { full_form(i) };
@@ -543,7 +591,16 @@ mod tests {
         assert_eq!(Answer::Month(2027, 5).text(Item::AnnualInspection), "2027年5月");
         assert_eq!(Answer::No.text(Item::Mortgage), "未抵押");
         let noted = Statement { item: Item::Repairs, answer: Answer::Yes, note: "后保险杠\t喷漆\n一次".to_owned() };
-        assert_eq!(decode(&encode(std::slice::from_ref(&noted)))[0].note, "后保险杠 喷漆 一次");
-        assert!(decode("unknown\tno\t\nstructural\tperhaps\t").is_empty(), "lines that do not read are left out");
+        assert_eq!(decode(&encode(&[(noted, Check::Unverified)]))[0].0.note, "后保险杠 喷漆 一次");
+        assert!(decode("unknown\tno\tunverified\t\nstructural\tperhaps\tunverified\t\nflood\tno\tmaybe\t").is_empty(), "lines that do not read are left out");
+        for c in [
+            Check::Verified(Source::HistoryReport),
+            Check::Verified(Source::Inspection),
+            Check::Contradicted(Source::Inspection, "平台检测发现相关痕迹: 左前".to_owned()),
+            Check::Unverified,
+        ] {
+            assert_eq!(Check::parse(&c.code()), Some(c.clone()));
+            assert!(!c.badge().is_empty());
+        }
     }
 }

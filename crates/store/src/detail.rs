@@ -118,6 +118,12 @@ pub struct ListingDetail {
     pub shop_phone: Option<String>,
     /// Private seller's nickname.
     pub seller_nickname: Option<String>,
+    /// The version of the seller's statement of the car's condition (0: none made).
+    pub disclosure_version: i32,
+    /// When that version was saved.
+    pub disclosure_at: i64,
+    /// Its statements as stored (`domain::disclosure::encode`); read with [`ListingDetail::disclosure`].
+    pub disclosure_text: String,
 }
 
 from_row!(ListingDetail {
@@ -174,9 +180,18 @@ from_row!(ListingDetail {
     shop_verified,
     shop_phone,
     seller_nickname,
+    disclosure_version,
+    disclosure_at,
+    disclosure_text,
 });
 
 impl ListingDetail {
+    /// The seller's current statement of the car's condition, each item with what our sources
+    /// said of it when it was saved (empty when none was made).
+    pub fn disclosure(&self) -> Vec<(domain::disclosure::Statement, domain::disclosure::Check)> {
+        domain::disclosure::decode(&self.disclosure_text)
+    }
+
     /// The card of this listing (compare tables, anywhere a detail is shown as a card).
     pub fn card(&self) -> ListingCard {
         ListingCard {
@@ -206,7 +221,10 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.insurance_until, l.cover, l.price_cut_count, l.status, l.updated_at, coalesce(l.first_published_at, l.published_at) as published_at, l.confirmed_at, l.expires_at, \
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, l.history_panel, sh.name as shop_name, \
-     sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname \
+     sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname, \
+     coalesce((select d.version from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), 0) as disclosure_version, \
+     coalesce((select d.made_at from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), 0) as disclosure_at, \
+     coalesce((select d.statements from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), '') as disclosure_text \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
      where l.listing_id = $1";

@@ -1,7 +1,7 @@
 //! Sellers' statements of their cars' condition (车况声明), in versions: a save that changes
 //! anything adds a version, none is ever changed, and the statements are decoded once here.
 
-use domain::disclosure::{Statement, decode, encode};
+use domain::disclosure::{Check, Statement, decode, encode};
 
 use crate::{Backend, DbError, Store, on_pool, on_writer};
 
@@ -12,8 +12,8 @@ pub struct Disclosure {
     pub listing_id: i64,
     /// 1 for the first statement, counting up.
     pub version: i32,
-    /// The items as stated.
-    pub statements: Vec<Statement>,
+    /// The items as stated, each with what our sources said of it when it was saved.
+    pub statements: Vec<(Statement, Check)>,
     /// The user who saved it (the private seller, or the dealer's staff).
     pub made_by: i64,
     /// When.
@@ -45,7 +45,7 @@ impl Store {
 
     /// Saves a car's statement as its next version and answers that version; the same
     /// statements saved again (a form sent twice) add nothing and answer the current version.
-    pub async fn add_disclosure(&self, listing_id: i64, statements: &[Statement], made_by: i64, now: i64) -> Result<i32, DbError> {
+    pub async fn add_disclosure(&self, listing_id: i64, statements: &[(Statement, Check)], made_by: i64, now: i64) -> Result<i32, DbError> {
         let text = encode(statements);
         let backend = self.backend();
         on_writer!(self, p => {

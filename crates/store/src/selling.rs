@@ -222,6 +222,12 @@ pub struct EditableListing {
     pub model_year: i32,
     /// 配置.
     pub trim_name: String,
+    /// Title.
+    pub title: String,
+    /// 使用性质 (`domain::filter::USE_OPTIONS`: 1 非营运, 2 营运).
+    pub use_kind: i32,
+    /// Fuel code.
+    pub fuel: i32,
 }
 from_row!(EditableListing {
     listing_id,
@@ -243,6 +249,9 @@ from_row!(EditableListing {
     displacement,
     model_year,
     trim_name,
+    title,
+    use_kind,
+    fuel,
 });
 
 /// One entry of a listing's audit trail.
@@ -491,7 +500,8 @@ impl Store {
         let sql = format!(
             "select l.listing_id, l.status, s.slug as series_slug, l.first_reg_year, l.first_reg_month, l.mileage_km, l.price_yuan, \
              l.city_code, l.colour, l.transfers, l.gearbox, l.emission, l.vin, l.description, l.contact_mobile, l.shop_id, \
-             l.displacement, l.model_year, l.trim_name from listing l join series s on s.series_id = l.series_id where l.listing_id = $1 and l.status <> 'deleted' and {}",
+             l.displacement, l.model_year, l.trim_name, l.title, l.use_kind, l.fuel from listing l join series s on s.series_id = l.series_id \
+             where l.listing_id = $1 and l.status <> 'deleted' and {}",
             OWNED.replace("seller_user_id", "l.seller_user_id").replace("or shop_id", "or l.shop_id")
         );
         let row = on_pool!(self, p => {

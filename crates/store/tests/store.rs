@@ -580,7 +580,7 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
 }
 
 async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against(store: &Store) {
-    use domain::disclosure::{Answer, Item, Statement};
+    use domain::disclosure::{Answer, Check, Item, Statement};
     seed(store, SeedConfig { listings: 20, seed: 9, now: NOW }).await.unwrap();
     let cars = store.latest_listings(None, 2).await.unwrap();
     let (car, other) = (cars[0].listing_id, cars[1].listing_id);
@@ -590,7 +590,7 @@ async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_a
     let LeadOutcome::Created(before) = store.submit_lead(&ask("13812340001", car), NOW).await.unwrap() else { panic!("stored") };
     assert_eq!(store.lead_disclosure_version(before).await.unwrap(), None);
     assert_eq!(store.disclosure_of(car).await.unwrap(), None);
-    let first: Vec<Statement> = Item::ALL
+    let first: Vec<(Statement, Check)> = Item::ALL
         .into_iter()
         .map(|item| {
             let answer = match item {
@@ -599,7 +599,7 @@ async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_a
                 Item::Scrap => Answer::NoScrapLimit,
                 _ => Answer::No,
             };
-            Statement { item, answer, note: String::new() }
+            (Statement { item, answer, note: String::new() }, Check::Unverified)
         })
         .collect();
     assert_eq!(store.add_disclosure(car, &first, 7, NOW).await.unwrap(), 1);
@@ -608,7 +608,10 @@ async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_a
     let LeadOutcome::Created(on_first) = store.submit_lead(&ask("13812340002", car), NOW + 10).await.unwrap() else { panic!("stored") };
     assert_eq!(store.lead_disclosure_version(on_first).await.unwrap(), Some(1));
     let mut second = first.clone();
-    second[4] = Statement { item: Item::Repairs, answer: Answer::Yes, note: "右后门钣金喷漆".to_owned() };
+    second[4] = (
+        Statement { item: Item::Repairs, answer: Answer::Yes, note: "右后门钣金喷漆".to_owned() },
+        Check::Contradicted(domain::disclosure::Source::HistoryReport, "出险记录2次".to_owned()),
+    );
     assert_eq!(store.add_disclosure(car, &second, 7, NOW + 20).await.unwrap(), 2);
     let LeadOutcome::Created(on_second) = store.submit_lead(&ask("13812340003", car), NOW + 30).await.unwrap() else { panic!("stored") };
     assert_eq!(store.lead_disclosure_version(on_second).await.unwrap(), Some(2));

@@ -1,5 +1,6 @@
 //! What every page of one car shows of it (the detail page, a car inside a campaign flow): the
-//! photos, the price rating block, the spec grid, the VIN panel and the owner's description.
+//! photos, the price rating block, the spec grid, the VIN panel, the seller's statement of the
+//! car's condition and the owner's description.
 
 use domain::valuation::Rating;
 use store::ListingDetail;
@@ -79,6 +80,8 @@ pub struct CarRecord {
     pub battery: Option<Option<domain::report::PanelLine>>,
     /// The owner's description, line by line.
     pub description: Vec<String>,
+    /// The seller's statement of the car's condition, when one was made.
+    pub disclosure: Option<crate::render::disclosure::DisclosureView>,
 }
 
 impl CarRecord {
@@ -120,6 +123,7 @@ impl CarRecord {
             battery: domain::battery::has_battery(u8::try_from(d.fuel).unwrap_or(0), &d.series_slug)
                 .then(|| lines.iter().find(|l| l.kind == domain::report::Kind::Battery).cloned()),
             description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+            disclosure: crate::render::disclosure::DisclosureView::of(d.disclosure(), d.disclosure_version, d.disclosure_at, now),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Putting a car on sale and keeping it there: the sell form with its photos and price suggestion,
-//! and the seller's listings with their actions and history.
+//! the seller's listings with their actions and history, and each car's statement of its condition.
 
+mod disclosure;
 mod mylistings;
 mod sell;
 
@@ -9,5 +10,6 @@ use crate::http::routes::Routes;
 /// The routes of this feature.
 pub fn routes(r: &mut Routes) {
     sell::routes(r);
+    disclosure::routes(r);
     mylistings::routes(r);
 }

@@ -193,12 +193,12 @@ fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> Pa
         .describe("免费发布二手车信息，估价参考、快速审核上架；也可留下手机号，由顾问上门评估、帮您卖车。")
 }
 
-fn is_dealer(visitor: &Visitor) -> bool {
+pub(super) fn is_dealer(visitor: &Visitor) -> bool {
     visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer)
 }
 
 /// A dealer's head in the dealer centre (none for an owner, or a dealer whose shop is gone).
-async fn dealer_head(state: &AppState, visitor: &Visitor, tab: &'static str) -> Result<Option<(ShopHead, &'static str)>, AppError> {
+pub(super) async fn dealer_head(state: &AppState, visitor: &Visitor, tab: &'static str) -> Result<Option<(ShopHead, &'static str)>, AppError> {
     let Some(user) = visitor.user.as_ref().filter(|_| is_dealer(visitor)) else { return Ok(None) };
     Ok(ShopHead::of_owner(state, user.user_id).await?.map(|s| (s, tab)))
 }

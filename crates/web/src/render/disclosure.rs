@@ -1,0 +1,73 @@
+//! A seller's statement of a car's condition (车况声明) as buyers read it on the car's pages:
+//! each item's answer, the seller's note, and whether a source we hold confirms it (已核查),
+//! says otherwise (与记录不符) or says nothing (未核查).
+
+use domain::disclosure::{Answer, Check, Statement, lapsed};
+
+/// One item as a buyer reads it.
+#[derive(Debug, Clone)]
+pub struct ItemView {
+    /// 结构件事故.
+    pub label: &'static str,
+    /// 无, 2027年5月, 曾作租赁或网约车.
+    pub answer: String,
+    /// The seller's note, when given.
+    pub note: String,
+    /// 已核查, 与记录不符, 未核查.
+    pub badge: &'static str,
+    /// `verified`, `contradicted`, `unverified` (the badge's style).
+    pub kind: &'static str,
+    /// Where the check comes from, or what the record says instead.
+    pub source: String,
+    /// A month that has run out (年检, 交强险).
+    pub lapsed: bool,
+    /// The seller says "有": shown with weight.
+    pub flagged: bool,
+}
+
+/// The statement as a buyer reads it.
+#[derive(Debug, Clone)]
+pub struct DisclosureView {
+    /// 第N版.
+    pub version: i32,
+    /// `YYYY-MM-DD` it was saved.
+    pub date: String,
+    /// Every item, in the statement's order.
+    pub items: Vec<ItemView>,
+    /// How many items are 已核查, 与记录不符, 未核查.
+    pub counts: (usize, usize, usize),
+}
+
+impl DisclosureView {
+    /// The view of `statements` (saved at `made_at`, version `version`) on `now`'s day; `None`
+    /// when the seller made no statement.
+    pub fn of(statements: Vec<(Statement, Check)>, version: i32, made_at: i64, now: i64) -> Option<DisclosureView> {
+        if version == 0 || statements.is_empty() {
+            return None;
+        }
+        let today = (domain::time::year(now), domain::time::month_of_year(now));
+        let items: Vec<ItemView> = statements
+            .into_iter()
+            .map(|(s, c)| {
+                let (kind, source) = match &c {
+                    Check::Verified(src) => ("verified", format!("与{}一致", src.label())),
+                    Check::Contradicted(src, what) => ("contradicted", format!("{}：{what}", src.label())),
+                    Check::Unverified => ("unverified", "卖家自述".to_owned()),
+                };
+                ItemView {
+                    label: s.item.label(),
+                    answer: s.answer.text(s.item),
+                    note: s.note,
+                    badge: c.badge(),
+                    kind,
+                    source,
+                    lapsed: lapsed(s.answer, today),
+                    flagged: s.answer == Answer::Yes,
+                }
+            })
+            .collect();
+        let count = |k: &str| items.iter().filter(|i| i.kind == k).count();
+        let counts = (count("verified"), count("contradicted"), count("unverified"));
+        Some(DisclosureView { version, date: domain::time::date(made_at), items, counts })
+    }
+}
