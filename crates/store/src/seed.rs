@@ -43,6 +43,8 @@ pub struct SeedReport {
     pub valued: usize,
     /// Online listings whose rating is one of the five bands (the rest: 数据不足 or excluded).
     pub rated: usize,
+    /// Sellers' statements of their cars' condition.
+    pub disclosures: usize,
 }
 
 pub use domain::rng::Rng;
@@ -400,6 +402,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut photo_rows = Vec::new();
     let mut price_rows = Vec::new();
     let mut inspection_rows = Vec::new();
+    let mut disclosure_rows = Vec::new();
     let mut photo_id = 0i64;
     let mut price_id = 0i64;
     let mut demo_car: Option<i64> = None;
@@ -436,7 +439,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         // sandbox's records), the stated mileage a little above the last recorded reading. A
         // generator of their own keeps the rest of the demo as it was.
         let mut vin_rng = Rng::new(cfg.seed.wrapping_mul(1_000_003).wrapping_add(id as u64));
-        let (vin, mileage, panel) = match vin_rng.chance(0.4).then(|| domain::report::sandbox_vin(year, vin_rng.next_u64())) {
+        let (vin, mileage, panel, record) = match vin_rng.chance(0.4).then(|| domain::report::sandbox_vin(year, vin_rng.next_u64())) {
             Some(vin) => {
                 // Electric and plug-in hybrid cars carry their battery's test too.
                 let record = domain::validate::Vin::parse(&vin)
@@ -447,11 +450,12 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
                     .ok();
                 let last = record.as_ref().and_then(|r| r.readings.last()).map(|r| r.km);
                 let mileage = last.map_or(mileage, |km| (km + vin_rng.below(3_000) as i64) / 100 * 100 + 100);
-                let panel =
-                    record.map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(&r, mileage, domain::report::SANDBOX_SOURCE, &today)));
-                (Val::Text(vin), mileage, panel)
+                let panel = record
+                    .as_ref()
+                    .map_or(String::new(), |r| domain::report::encode_panel(&domain::report::panel(r, mileage, domain::report::SANDBOX_SOURCE, &today)));
+                (Val::Text(vin), mileage, panel, record)
             }
-            None => (Val::NullText, mileage, String::new()),
+            None => (Val::NullText, mileage, String::new(), None),
         };
         let guide = s.guide_min_yuan + rng.below((s.guide_max_yuan - s.guide_min_yuan + 1) as u64) as i64;
         let guide = guide / 100 * 100;
@@ -534,6 +538,24 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             let inspector = INSPECTORS[irng.below(INSPECTORS.len() as u64) as usize];
             (at, inspector, domain::inspection::sample(irng.next_u64()))
         });
+        let use_kind = if rng.chance(0.95) { 1 } else { 2 };
+        let inspection_until = domain::selling::inspection_due(year, month, current_year, current_month as i32);
+        let insurance_until = domain::selling::insurance_due(year, month, current_year, current_month as i32);
+        // Most dealers whose car has its VIN on file state its condition when they publish it,
+        // from what they know (which is what its records say).
+        if let (true, Some(r), "online" | "sold") = (dealer, record.as_ref(), status) {
+            let mut drng = Rng::new(cfg.seed.wrapping_mul(104_729).wrapping_add(id as u64));
+            if drng.chance(0.8) {
+                let said = seeded_statements(r, inspection.as_ref().map(|(_, _, i)| i), mileage, use_kind == 2, (inspection_until, insurance_until), year);
+                disclosure_rows.push(vec![
+                    Val::Int(id),
+                    Val::Int(1),
+                    Val::Text(domain::disclosure::encode(&said)),
+                    seller_id.clone(),
+                    Val::Int(published - drng.below(3_600) as i64),
+                ]);
+            }
+        }
         listing_rows.push(vec![
             Val::Int(id),
             seller_id,
@@ -552,7 +574,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             Val::Int(i64::from(s.fuel)),
             Val::Int(gearbox),
             Val::Text(displacement),
-            Val::Int(if rng.chance(0.95) { 1 } else { 2 }),
+            Val::Int(use_kind),
             Val::Int(transfers),
             Val::Text(colour.to_owned()),
             Val::Text(s.class.as_str().to_owned()),
@@ -577,8 +599,8 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             wholesale,
             Val::Int(i64::from(year)),
             Val::Text((*trim).to_owned()),
-            Val::Text(due(domain::selling::inspection_due(year, month, current_year, current_month as i32))),
-            Val::Text(due(domain::selling::insurance_due(year, month, current_year, current_month as i32))),
+            Val::Text(due(inspection_until)),
+            Val::Text(due(insurance_until)),
         ]);
         if let Some((at, inspector, result)) = &inspection {
             inspection_rows.push(vec![
@@ -593,12 +615,16 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             report.listings += listing_rows.len();
             report.photos += photo_rows.len();
             batch.listings(std::mem::take(&mut listing_rows), std::mem::take(&mut photo_rows), std::mem::take(&mut price_rows)).await?;
+            report.disclosures += disclosure_rows.len();
+            batch.insert("disclosure", DISCLOSURE_COLUMNS, std::mem::take(&mut disclosure_rows), &[]).await?;
         }
     }
     report.listings += listing_rows.len();
     report.photos += photo_rows.len();
     batch.listings(listing_rows, photo_rows, price_rows).await?;
     batch.insert("inspection", &["listing_id", "report_no", "inspector", "inspected_at", "result_json"], inspection_rows, &[]).await?;
+    report.disclosures += disclosure_rows.len();
+    batch.insert("disclosure", DISCLOSURE_COLUMNS, disclosure_rows, &[]).await?;
 
     // 帮我找车 / 车源征集: buyers' wanted-car requests of the last two weeks, for the series people
     // buy, in the cities where the site trades, with a budget a used car of the series fits.
@@ -920,6 +946,47 @@ async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, package: i64, city_
 }
 
 /// A due date as the detail page shows it: `2027年05月`.
+const DISCLOSURE_COLUMNS: &[&str] = &["listing_id", "version", "statements", "made_by", "made_at"];
+
+/// A dealer's statement of a seeded car, as its records tell it: an accident, a claim, a pledge
+/// stated with a note, the months its inspection and insurance run to, checked against the
+/// record and the inspection as a real save is.
+fn seeded_statements(
+    record: &domain::report::Record,
+    inspection: Option<&domain::inspection::Inspection>,
+    mileage: i64,
+    commercial: bool,
+    (inspection_until, insurance_until): ((i32, i32), (i32, i32)),
+    reg_year: i32,
+) -> Vec<(domain::disclosure::Statement, domain::disclosure::Check)> {
+    use domain::disclosure::{Answer, Evidence, Item, Statement, UseKind, check_all};
+    use domain::report::Finding;
+    let found = record.findings();
+    let month = |(y, m): (i32, i32)| Answer::Month(y, u32::try_from(m).unwrap_or(1));
+    let last_claim = record.claims.last().map(|c| format!("{}出险，{}，已在4S店修复", &c.date[..7], c.parts));
+    let statements = Item::ALL
+        .into_iter()
+        .map(|item| {
+            let (answer, note) = match item {
+                Item::Use => (Answer::Use(if commercial { UseKind::Commercial } else { UseKind::Private }), String::new()),
+                Item::Structural if found.contains(&Finding::Structural) => {
+                    (Answer::Yes, last_claim.clone().unwrap_or_else(|| "结构件维修，详见检测报告".to_owned()))
+                }
+                Item::Repairs if !record.claims.is_empty() => (Answer::Yes, last_claim.clone().unwrap_or_default()),
+                Item::Mortgage if record.flags.mortgaged => (Answer::Yes, "贷款购车未还清，成交时由车行结清贷款并办理解押".to_owned()),
+                Item::AnnualInspection => (month(inspection_until), String::new()),
+                Item::CompulsoryInsurance => (month(insurance_until), String::new()),
+                // Commercial small cars: 8 years from registration as the scrap rule's shortest.
+                Item::Scrap if commercial => (Answer::Month(reg_year + 8, 12), String::new()),
+                Item::Scrap => (Answer::NoScrapLimit, String::new()),
+                _ => (Answer::No, String::new()),
+            };
+            Statement { item, answer, note }
+        })
+        .collect();
+    check_all(statements, &Evidence { report: Some(record), inspection, stated_km: mileage })
+}
+
 fn due((year, month): (i32, i32)) -> String {
     format!("{year}年{month:02}月")
 }

@@ -582,8 +582,10 @@ async fn leads_are_deduplicated_and_limited_per_ip(store: &Store) {
 async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against(store: &Store) {
     use domain::disclosure::{Answer, Check, Item, Statement};
     seed(store, SeedConfig { listings: 20, seed: 9, now: NOW }).await.unwrap();
-    let cars = store.latest_listings(None, 2).await.unwrap();
-    let (car, other) = (cars[0].listing_id, cars[1].listing_id);
+    // Private sellers' cars: the seed states dealers' cars only.
+    let cars: Vec<i64> =
+        store.latest_listings(None, 20).await.unwrap().iter().filter(|c| c.seller_kind == domain::selling::SellerKind::Private).map(|c| c.listing_id).collect();
+    let (car, other) = (cars[0], cars[1]);
     let ask =
         |mobile: &str, listing: i64| NewLead { listing_id: Some(listing), ..NewLead::new(domain::validate::Mobile::parse(mobile).unwrap(), Intent::AskPrice) };
     // A lead before any statement names none.
@@ -624,6 +626,20 @@ async fn a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_a
     assert_eq!(store.disclosure_of(other).await.unwrap(), None);
     let LeadOutcome::Created(elsewhere) = store.submit_lead(&ask("13812340004", other), NOW + 40).await.unwrap() else { panic!("stored") };
     assert_eq!(store.lead_disclosure_version(elsewhere).await.unwrap(), None);
+    // The demo's dealers state their cars with a VIN: every item, checked against the record.
+    let mut stated = Vec::new();
+    for c in store.latest_listings(None, 60).await.unwrap().iter().filter(|c| c.listing_id != car) {
+        let d = store.public_listing(c.listing_id).await.unwrap();
+        if d.disclosure_version > 0 {
+            assert_eq!(d.seller_kind, domain::selling::SellerKind::Dealer);
+            stated.push(d.disclosure());
+        }
+    }
+    assert!(stated.len() >= 3, "{} stated", stated.len());
+    for s in &stated {
+        assert_eq!(s.iter().map(|(st, _)| st.item).collect::<Vec<_>>(), Item::ALL);
+        assert!(s.iter().any(|(_, c)| matches!(c, Check::Verified(_))), "{s:?}");
+    }
 }
 
 async fn an_insurance_quote_is_kept_once_a_day_and_settled_once(store: &Store) {
