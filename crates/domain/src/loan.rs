@@ -18,8 +18,15 @@ use std::collections::BTreeMap;
 
 /// The terms offered, in months.
 pub const TERMS: [u32; 5] = [12, 24, 36, 48, 60];
-/// The down-payment shares offered, in percent of the price.
-pub const DOWN_PERCENTS: [u32; 6] = [20, 30, 40, 50, 60, 70];
+/// The least down payment on a used car, in percent of its price: a used-car loan may lend at
+/// most 70% of the price (the People's Bank of China and the financial regulator's rule on car
+/// loans, 《汽车贷款管理办法》 and the 2024 notice 《关于调整汽车贷款有关政策的通知》, which left
+/// the used-car ceiling at 70% while freeing new cars for private use).
+pub const MIN_DOWN_PERCENT: u32 = 30;
+/// The down-payment shares offered, in percent of the price (from [`MIN_DOWN_PERCENT`]).
+pub const DOWN_PERCENTS: [u32; 5] = [30, 40, 50, 60, 70];
+/// Said beside the down payment when less than [`MIN_DOWN_PERCENT`] is asked for.
+pub const DOWN_TOO_LOW: &str = "二手车贷款首付不能低于车价的30%（贷款最高为车价的70%）";
 /// The form's starting values: 30% down over 36 months.
 pub const DEFAULT_DOWN: u32 = 30;
 /// Default term.
@@ -136,7 +143,15 @@ pub fn parse(price: &str, down: &str, months: &str, rate: &str, method: &str) ->
     }
     let mut errors = BTreeMap::new();
     let price_yuan = keep(&mut errors, "price", parse_price(price));
-    let down = keep(&mut errors, "down", down.trim().parse::<u32>().ok().filter(|d| DOWN_PERCENTS.contains(d)).ok_or("请选择首付比例"));
+    let down = keep(
+        &mut errors,
+        "down",
+        match down.trim().parse::<u32>() {
+            Ok(d) if DOWN_PERCENTS.contains(&d) => Ok(d),
+            Ok(d) if d < MIN_DOWN_PERCENT => Err(DOWN_TOO_LOW),
+            _ => Err("请选择首付比例"),
+        },
+    );
     let months = keep(&mut errors, "months", months.trim().parse::<u32>().ok().filter(|m| TERMS.contains(m)).ok_or("请选择贷款期限（12到60个月）"));
     let rate_bp = keep(&mut errors, "rate", parse_rate(rate));
     let method = keep(&mut errors, "method", Method::parse(method.trim()).ok_or("请选择还款方式"));
@@ -438,7 +453,7 @@ mod tests {
         // (price 万, down %, months, rate %, monthly payment fen, total interest fen)
         let cases = [
             ("10", "30", "36", "4.8", 209_168, 530_059),
-            ("12.5", "20", "60", "5.8", 192_399, 1_543_969),
+            ("20", "50", "60", "5.8", 192_399, 1_543_969),
             ("20", "50", "12", "3.6", 849_673, 196_071),
             ("8", "30", "24", "0", 233_334, 0),
         ];
@@ -471,7 +486,7 @@ mod tests {
 
     #[test]
     fn the_form_names_each_mistake() {
-        let cases: [(&str, &str, &str, &str, &str, &str, &str); 13] = [
+        let cases: [(&str, &str, &str, &str, &str, &str, &str); 14] = [
             ("", "30", "36", "5.8", "annuity", "price", "请填写车价，单位万元，如 12.5"),
             ("-1", "30", "36", "5.8", "annuity", "price", "车价不能为负数"),
             ("1e9", "30", "36", "5.8", "annuity", "price", "车价请填写数字，单位万元，最多两位小数，如 12.5"),
@@ -479,7 +494,8 @@ mod tests {
             ("0.3", "30", "36", "5.8", "annuity", "price", "车价至少0.5万元"),
             ("1001", "30", "36", "5.8", "annuity", "price", "车价最多1000万元"),
             ("1.2", "30", "36", "5.8", "annuity", "price", "首付后贷款不足1万元，一般无需分期，可全款购买"),
-            ("10", "25", "36", "5.8", "annuity", "down", "请选择首付比例"),
+            ("10", "35", "36", "5.8", "annuity", "down", "请选择首付比例"),
+            ("10", "25", "36", "5.8", "annuity", "down", DOWN_TOO_LOW),
             ("10", "30", "72", "5.8", "annuity", "months", "请选择贷款期限（12到60个月）"),
             ("10", "30", "36", "", "annuity", "rate", "请填写年利率，如 5.8"),
             ("10", "30", "36", "abc", "annuity", "rate", "年利率请填写数字，最多两位小数，如 5.8"),
@@ -546,7 +562,7 @@ mod tests {
         // and without fees, and cash flows far from any loan (one payment, huge fees, 0 %).
         let mut flows: Vec<(i64, Vec<i64>)> = vec![(10_000, vec![20_000]), (9_999_999, vec![1; 360]), (100, vec![0, 0, 0, 101]), (5_000, vec![5_000; 12])];
         for price in ["1.5", "4.8", "10", "23.7", "88", "300"] {
-            for down in ["0", "20", "30", "50", "90"] {
+            for down in ["0", "30", "40", "50", "90"] {
                 for months in ["6", "12", "24", "36", "60"] {
                     for rate in ["0", "2.9", "4.8", "9.99", "24"] {
                         for method in ["annuity", "principal"] {
@@ -569,6 +585,20 @@ mod tests {
             let want = bisected(*received, payments);
             assert!((r.monthly - want).abs() < 1e-12, "{received} {payments:?}: {} against {want}", r.monthly);
         }
+    }
+
+    #[test]
+    fn a_used_car_loan_lends_at_most_seventy_percent() {
+        for down in ["0", "10", "20", "29"] {
+            assert_eq!(parse("10", down, "36", "4.8", "annuity").err().and_then(|e| e.get("down").copied()), Some(DOWN_TOO_LOW), "{down}");
+        }
+        assert_eq!(parse("10", "35", "36", "4.8", "annuity").err().and_then(|e| e.get("down").copied()), Some("请选择首付比例"));
+        for down in DOWN_PERCENTS {
+            let plan = parse("10", &down.to_string(), "36", "4.8", "annuity").unwrap_or_else(|e| panic!("{e:?}"));
+            assert!(plan.loan_fen * 100 <= plan.price_fen * 70, "{down}% down lends at most 70%");
+        }
+        assert_eq!(DOWN_PERCENTS[0], MIN_DOWN_PERCENT);
+        assert!(DEFAULT_DOWN >= MIN_DOWN_PERCENT);
     }
 
     #[test]

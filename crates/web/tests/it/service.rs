@@ -417,7 +417,11 @@ async fn a_loan_application_goes_to_the_cars_shop_or_else_to_our_advisers(app: &
     assert_eq!(app.state.store.count_admin(&to_shop).await.unwrap(), 1);
 
     // Without a car the finance advisers receive it, and the visitor is told so.
-    let r = app.post_form("/servicehall/fenqi/fenqi", &[], "price=12.5&down=20&months=60&rate=5.8&method=principal&mobile=13900008812&city=changsha").await;
+    // A used-car loan lends at most 70%: a 20% down payment is refused beside its field.
+    let low = app.post_form("/servicehall/fenqi/fenqi", &[], "price=12.5&down=20&months=60&rate=5.8&method=principal&mobile=13900008812&city=changsha").await;
+    assert_eq!(low.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", low.body);
+    assert!(low.page().one("#fq-down-error").text.contains(domain::loan::DOWN_TOO_LOW), "{}", low.body);
+    let r = app.post_form("/servicehall/fenqi/fenqi", &[], "price=12.5&down=30&months=60&rate=5.8&method=principal&mobile=13900008812&city=changsha").await;
     assert_eq!(r.location(), "/actives/gratitude?from=finance");
     assert!(app.get(r.location(), &[]).await.body.contains("二手车网金融顾问"));
     let platform = "select count(*) from lead where intent = 'finance' and mobile = '13900008812' and shop_id is null and note like '%60期%等额本金%'";
