@@ -25,6 +25,8 @@ pub const TERMS: [u32; 5] = [12, 24, 36, 48, 60];
 pub const MIN_DOWN_PERCENT: u32 = 30;
 /// The down-payment shares offered, in percent of the price (from [`MIN_DOWN_PERCENT`]).
 pub const DOWN_PERCENTS: [u32; 5] = [30, 40, 50, 60, 70];
+// The shares offered and the form's default keep to the rule.
+const _: () = assert!(DOWN_PERCENTS[0] == MIN_DOWN_PERCENT && DEFAULT_DOWN >= MIN_DOWN_PERCENT);
 /// Said beside the down payment when less than [`MIN_DOWN_PERCENT`] is asked for.
 pub const DOWN_TOO_LOW: &str = "二手车贷款首付不能低于车价的30%（贷款最高为车价的70%）";
 /// The form's starting values: 30% down over 36 months.
@@ -597,8 +599,6 @@ mod tests {
             let plan = parse("10", &down.to_string(), "36", "4.8", "annuity").unwrap_or_else(|e| panic!("{e:?}"));
             assert!(plan.loan_fen * 100 <= plan.price_fen * 70, "{down}% down lends at most 70%");
         }
-        assert_eq!(DOWN_PERCENTS[0], MIN_DOWN_PERCENT);
-        assert!(DEFAULT_DOWN >= MIN_DOWN_PERCENT);
     }
 
     #[test]
