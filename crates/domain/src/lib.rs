@@ -91,6 +91,7 @@ pub mod limit;
 pub mod live;
 pub mod loan;
 pub mod money;
+pub mod moving;
 pub mod odometer;
 pub mod order;
 pub mod origin;

@@ -211,6 +211,23 @@ async fn every_car_shows_what_it_costs_on_the_road(app: &TestApp) {
     let other = if city.slug == "beijing" { "shanghai" } else { "beijing" };
     let away = app.get(&format!("/details/{online}"), &[("cookie", &format!("hx_city={other}"))]).await;
     assert!(away.body.contains("<li><span>外迁上牌</span> <b>115元</b></li>") && away.body.contains("上牌）</small>"), "{other}");
+    // And is told whether the car can be registered there (the national rule for 国五 and
+    // better; a key region refuses 国四 and older); a buyer in the car's own city is not.
+    let to = domain::region::city_by_slug(other).unwrap();
+    let expected = domain::moving::verdict(u8::try_from(d.emission).unwrap(), d.use_kind == 2, city, to);
+    let line = away.page().one("p.move-row").text;
+    assert_eq!(line, expected.text(to.name), "{other}");
+    assert!(!page.body.contains("move-row"), "no line for a buyer whose city is unknown");
+    let home = app.get(&format!("/details/{online}"), &[("cookie", &format!("hx_city={}", city.slug))]).await;
+    assert!(!home.body.contains("move-row"), "no move within the car's city");
+    for (emission, key, verdict) in [(6u8, "beijing", domain::moving::Verdict::Allowed), (5, "beijing", domain::moving::Verdict::Refused)] {
+        app.state.store.execute_admin(&format!("update listing set emission = {emission}, use_kind = 1 where listing_id = {online}")).await.unwrap();
+        let buyer = if city.slug == key { "shanghai" } else { key };
+        let r = app.get(&format!("/details/{online}"), &[("cookie", &format!("hx_city={buyer}"))]).await;
+        let to = domain::region::city_by_slug(buyer).unwrap();
+        assert_eq!(r.page().one("p.move-row").text, verdict.text(to.name), "{emission} to {buyer}");
+        assert_eq!(r.body.contains(r#"class="move-row warn""#), !verdict.ok());
+    }
 
     // The compare page has the same figure as a row.
     let added = app.post_form("/actives/threecar", &[], &format!("add={online}")).await;

@@ -11,6 +11,9 @@ pub struct AllInView {
     pub parts: Vec<(&'static str, String)>,
     /// The buyer's city, when the car moves there.
     pub moving_to: Option<&'static str>,
+    /// Whether the car can be registered in the buyer's city when it moves there: the words, and
+    /// whether it is good news (`domain::moving`).
+    pub registration: Option<(String, bool)>,
     /// The usual loan (30 % down, 36 months): its interest in yuan and the sum with it in 万.
     pub loan: Option<(String, String)>,
     /// The figures (the parts on one line: [`AllInView::summary_of`]; a page may add its own loan).
@@ -54,11 +57,23 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
         first_reg_month: d.first_reg_month,
         city_code: d.city_code,
     };
-    let (car, moving_to) = listed.car(buyer_city.and_then(region::city_by_slug), now)?;
+    let buyer = buyer_city.and_then(region::city_by_slug);
+    let (car, moving_to) = listed.car(buyer, now)?;
+    let registration = moving_to.zip(region::city(u32::try_from(d.city_code).unwrap_or(0))).map(|(to, from)| {
+        let v = domain::moving::verdict(u8::try_from(d.emission).unwrap_or(0), d.use_kind == 2, from, to);
+        (v.text(to.name), v.ok())
+    });
     let cost = domain::cost::all_in(&car)?;
     let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
         let with = cost.with_loan(interest);
         (domain::loan::short_yuan(interest), domain::money::wan(with.total_fen / 100))
     });
-    Some(AllInView { total_wan: domain::money::wan(cost.total_fen / 100), parts: AllInView::parts_of(&cost), moving_to: moving_to.map(|c| c.name), loan, cost })
+    Some(AllInView {
+        total_wan: domain::money::wan(cost.total_fen / 100),
+        parts: AllInView::parts_of(&cost),
+        moving_to: moving_to.map(|c| c.name),
+        registration,
+        loan,
+        cost,
+    })
 }
