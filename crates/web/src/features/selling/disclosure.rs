@@ -58,7 +58,7 @@ pub struct ItemField {
 }
 
 #[derive(Template)]
-#[template(path = "sell/disclosure.html")]
+#[template(path = "disclosure/form.html")]
 struct DisclosurePage {
     page: PageMeta,
     dealer: Option<(ShopHead, &'static str)>,
