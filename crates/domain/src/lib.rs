@@ -101,6 +101,7 @@ pub mod programme;
 pub mod purchase;
 pub mod region;
 pub mod report;
+pub mod reservation;
 pub mod rng;
 pub mod search;
 pub mod selling;
