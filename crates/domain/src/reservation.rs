@@ -197,6 +197,38 @@ pub enum Event {
     StaffForBuyer,
 }
 
+impl Event {
+    /// Its name in the reservation's log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::Pay { .. } => "pay",
+            Event::Cancel => "cancel",
+            Event::PayClosed => "pay_closed",
+            Event::BuyerConfirms => "buyer_confirms",
+            Event::SellerConfirms => "seller_confirms",
+            Event::Mismatch => "mismatch",
+            Event::BuyerWithdraws => "buyer_withdraws",
+            Event::Deadline => "deadline",
+            Event::SellerWithdraws => "seller_withdraws",
+            Event::StaffForSale => "staff_for_sale",
+            Event::StaffForBuyer => "staff_for_buyer",
+        }
+    }
+}
+
+impl Money {
+    /// Its name in the reservation's log: `hold`, `pay_out`, `refund`, `bounce`, or empty.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Money::Nothing => "",
+            Money::Hold => "hold",
+            Money::PayOut => "pay_out",
+            Money::Refund(..) => "refund",
+            Money::Bounce(_) => "bounce",
+        }
+    }
+}
+
 /// Where a transition leaves the reservation, and the money.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {

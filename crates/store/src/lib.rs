@@ -39,6 +39,7 @@ mod pay;
 mod programme;
 mod push;
 mod report;
+mod reservation;
 mod rounds;
 mod sandbox;
 mod search;
@@ -78,6 +79,7 @@ pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrde
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
+pub use reservation::{ReservationEvent, ReservationRow};
 pub use sandbox::{SandboxRefund, SandboxTrade};
 pub use search::{Scope, SearchPage};
 pub use selling::{

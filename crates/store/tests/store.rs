@@ -88,6 +88,36 @@ impl TestDb {
 #[path = "store/purchases.rs"]
 mod purchases;
 
+#[path = "store/reservations.rs"]
+mod reservations;
+
+/// The reservation rules over random sequences of events, on both backends (see `reservations`).
+mod every_sequence_of_reservation_events_keeps_the_deposits_right {
+    const SEQUENCES: u32 = 300;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn sqlite() {
+        let rt = runtime();
+        let db = rt.block_on(super::TestDb::sqlite());
+        rt.block_on(store::seed::seed(&db.store, store::seed::SeedConfig { listings: 10, seed: 3, now: super::NOW })).unwrap();
+        super::reservations::prove(&rt, &db.store, SEQUENCES);
+        rt.block_on(db.finish());
+    }
+
+    #[test]
+    fn postgres() {
+        let rt = runtime();
+        let Some(db) = rt.block_on(super::TestDb::postgres()) else { return };
+        rt.block_on(store::seed::seed(&db.store, store::seed::SeedConfig { listings: 10, seed: 3, now: super::NOW })).unwrap();
+        super::reservations::prove(&rt, &db.store, SEQUENCES);
+        rt.block_on(db.finish());
+    }
+}
+
 /// The purchase rules over random sequences of events, on both backends (see `purchases`).
 mod every_sequence_of_payments_keeps_the_money_right {
     fn sequences() -> u32 {
