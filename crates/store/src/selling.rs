@@ -158,6 +158,8 @@ pub struct MyListing {
     pub shop_id: Option<i64>,
     /// Its trade price for other dealers (`/servicehall/wholesale`), yuan.
     pub wholesale_price_yuan: Option<i64>,
+    /// The current version of its statement of condition (0: none made).
+    pub disclosure_version: i32,
 }
 from_row!(MyListing {
     listing_id,
@@ -179,6 +181,7 @@ from_row!(MyListing {
     history_panel,
     shop_id,
     wholesale_price_yuan,
+    disclosure_version,
 });
 
 /// The editable fields of a listing, to fill the edit form.
@@ -576,7 +579,8 @@ impl Store {
     pub async fn my_listings(&self, user_id: i64, status: Option<ListingStatus>, limit: i64) -> Result<Vec<MyListing>, DbError> {
         let sql = "select l.listing_id, l.title, l.status, l.price_yuan, l.cover, l.first_reg_year, l.mileage_km, l.city_code, \
              l.reject_reason, l.review_note, l.refreshed_at, l.confirmed_at, l.expires_at, l.updated_at, \
-             (select count(*) from lead where lead.listing_id = l.listing_id) as leads, coalesce(l.vin, '') as vin, l.history_panel, l.shop_id, l.wholesale_price_yuan from listing l \
+             (select count(*) from lead where lead.listing_id = l.listing_id) as leads, coalesce(l.vin, '') as vin, l.history_panel, l.shop_id, l.wholesale_price_yuan, \
+             coalesce((select max(d.version) from disclosure d where d.listing_id = l.listing_id), 0) as disclosure_version from listing l \
              where l.status <> 'deleted' and (l.seller_user_id = $1 or l.shop_id in (select shop_id from shop where owner_user_id = $1)) \
              and ($2 = '' or l.status = $2) order by l.updated_at desc, l.listing_id desc limit $3";
         let st = status.map_or("", ListingStatus::as_str);

@@ -132,6 +132,8 @@ pub struct ShopLead {
     pub live_session_id: Option<i64>,
     /// That session's title (empty without one).
     pub live_title: Option<String>,
+    /// The version of the car's statement of condition the buyer saw when leaving it.
+    pub disclosure_version: Option<i32>,
 }
 from_row!(ShopLead {
     lead_id,
@@ -148,6 +150,7 @@ from_row!(ShopLead {
     note,
     live_session_id,
     live_title,
+    disclosure_version,
 });
 
 /// Photos a shop may show on its business page.
@@ -164,7 +167,7 @@ pub enum ShopImage {
 
 /// A shop lead with its car's title; callers add the `where`.
 const LEAD_SELECT: &str = "select ld.lead_id, ld.mobile, ld.intent, ld.listing_id, l.title, ld.appointment_date, ld.name, ld.status, \
-     ld.dealer_note, ld.opened_at, ld.created_at, ld.note, ld.live_session_id, ls.title as live_title from lead ld \
+     ld.dealer_note, ld.opened_at, ld.created_at, ld.note, ld.live_session_id, ls.title as live_title, ld.disclosure_version from lead ld \
      left join listing l on l.listing_id = ld.listing_id left join live_session ls on ls.live_session_id = ld.live_session_id";
 /// Whose leads: a dealer's shop's, or the platform's own (sell and buy requests to no shop,
 /// worked by staff consultants).

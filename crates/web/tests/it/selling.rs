@@ -568,7 +568,7 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     let detail = app.get(&format!("/details/{id}"), &[]).await;
     assert!(!detail.body.contains("车况声明"), "no statement yet");
     let row = row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body, id);
-    assert!(row.contains(&format!(r#"href="{path}""#)), "my listings link to the statement: {row}");
+    assert!(row.contains(&format!(r#"href="{path}""#)) && row.contains("未填写车况声明"), "my listings link to the statement: {row}");
     let form = app.get(&path, &[("cookie", &seller)]).await;
     assert_eq!(form.status, StatusCode::OK);
     assert!(form.body.contains("车辆历史报告") && form.body.contains(r#"name="answer_structural""#), "{}", form.body);
@@ -600,6 +600,7 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert_eq!(r.location(), format!("{path}?saved=1"));
     assert!(app.get(r.location(), &[("cookie", &seller)]).await.body.contains("已保存第1版车况声明"));
+    assert!(row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body, id).contains("车况声明第1版"));
     let detail = app.get(&format!("/details/{id}"), &[]).await;
     let section = crate::support::Page::parse(&detail.body).one("#disclosure").html;
     assert!(section.contains("第1版") && section.contains("与记录不符 2 项"), "{section}");
@@ -612,6 +613,8 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     // statement is version 2 and version 1 stays as it was.
     let lead = app.post_form(&format!("/details/{id}/lead"), &[], &format!("intent=ask_price&mobile={BUYER}")).await;
     assert_eq!(lead.status, StatusCode::SEE_OTHER);
+    let on_first = format!("select count(*) from lead where listing_id = {id} and disclosure_version = 1");
+    assert_eq!(app.state.store.count_admin(&on_first).await.unwrap(), 1, "the lead names the statement it was left against");
     let honest = statement_form(&[
         ("answer_structural", "yes"),
         ("note_structural", "左前纵梁修复"),
@@ -634,7 +637,22 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     assert_eq!(app.state.store.disclosure_of(id).await.unwrap().map(|d| d.version), Some(2));
 }
 
-on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
+/// A dealer's leads desk says which version of the car's statement each buyer asked against.
+async fn a_dealers_lead_names_the_statement_the_buyer_read(app: &TestApp) {
+    let dealer = login(app, store::seed::DEALER_MOBILE, "").await;
+    let shop = app.state.store.own_shop(app.state.store.user_by_mobile(store::seed::DEALER_MOBILE).await.unwrap().unwrap().user_id).await.unwrap();
+    let car =
+        app.state.store.count_admin(&format!("select min(listing_id) from listing where shop_id = {} and status = 'online'", shop.shop_id)).await.unwrap();
+    let r = app.post_form(&format!("/space/personcarlist/{car}/disclosure"), &[("cookie", &dealer)], &format!("{}&confirm=yes", statement_form(&[]))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let version = app.state.store.disclosure_of(car).await.unwrap().unwrap().version;
+    let lead = app.post_form(&format!("/details/{car}/lead"), &[], &format!("intent=ask_price&mobile={BUYER}")).await;
+    assert_eq!(lead.status, StatusCode::SEE_OTHER);
+    let desk = app.get("/actives/zhikeclues", &[("cookie", &dealer)]).await;
+    assert!(desk.body.contains(&format!("询价时车况声明为第{version}版")), "{}", desk.body);
+}
+
+on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_dealers_lead_names_the_statement_the_buyer_read, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
     a_published_car_shows_its_records_and_its_seller_refreshes_them_once_a_day, buyers_find_a_published_car_by_city_price_and_words_and_ask_its_price,
     a_car_is_refreshed_once_a_day_and_every_8_hours_with_the_seller_plan, another_user_can_neither_see_nor_change_a_sellers_car,
     an_edit_keeps_a_car_online_unless_its_price_changes_and_deleting_removes_its_photos, upload_abuse_is_refused_with_a_message_and_leaves_no_file,

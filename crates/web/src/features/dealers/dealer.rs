@@ -145,6 +145,10 @@ async fn render_page(
             if !l.appointment_date.is_empty() {
                 extra.push(format!("看车日期 {}", l.appointment_date));
             }
+            // What the buyer had read of the car when asking: the seller's statement binds.
+            if let Some(v) = l.disclosure_version {
+                extra.push(format!("询价时车况声明为第{v}版"));
+            }
             for text in [&l.name, &l.note] {
                 if !text.is_empty() {
                     extra.push(text.clone());

@@ -206,6 +206,11 @@ async fn render(
             if let Some(line) = domain::report::decode_panel(&l.history_panel).first() {
                 notes.push(format!("车况记录（维保、出险、车辆状态、里程）{}更新", line.date));
             }
+            // The statement of condition: buyers read it on the car's page, leads record its version.
+            notes.push(match l.disclosure_version {
+                0 => "未填写车况声明：填写后买家可在详情页逐项查看".to_owned(),
+                v => format!("车况声明第{v}版"),
+            });
             notes.push(format!("收到询价 {} 条", l.leads));
             // 擦亮 as often as the seller's plan allows: while it waits, the button gives way to
             // when it comes back.
