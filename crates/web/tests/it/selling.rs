@@ -568,7 +568,7 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     let detail = app.get(&format!("/details/{id}"), &[]).await;
     assert!(!detail.body.contains("车况声明"), "no statement yet");
     let row = row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body, id);
-    assert!(row.contains(&format!(r#"href="{path}""#)) && row.contains("未填写车况声明"), "my listings link to the statement: {row}");
+    assert!(row.contains(&format!(r#"href="{path}""#)) && row.contains(">填写车况声明</a>"), "my listings link to the statement: {row}");
     let form = app.get(&path, &[("cookie", &seller)]).await;
     assert_eq!(form.status, StatusCode::OK);
     assert!(form.body.contains("车辆历史报告") && form.body.contains(r#"name="answer_structural""#), "{}", form.body);
@@ -600,7 +600,7 @@ async fn a_seller_states_the_cars_condition_checked_against_its_records_and_buye
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert_eq!(r.location(), format!("{path}?saved=1"));
     assert!(app.get(r.location(), &[("cookie", &seller)]).await.body.contains("已保存第1版车况声明"));
-    assert!(row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body, id).contains("车况声明第1版"));
+    assert!(row_of(&app.get("/space/personcarlist", &[("cookie", &seller)]).await.body, id).contains(">车况声明 第1版</a>"));
     let detail = app.get(&format!("/details/{id}"), &[]).await;
     let section = crate::support::Page::parse(&detail.body).one("#disclosure").html;
     assert!(section.contains("第1版") && section.contains("与记录不符 2 项"), "{section}");

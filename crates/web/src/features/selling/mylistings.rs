@@ -54,6 +54,8 @@ pub struct Row {
     pub wholesale_error: Option<(String, String)>,
     /// Leads received.
     pub leads: i64,
+    /// The current version of its statement of condition (0: none written).
+    pub statement: i32,
 }
 
 /// Whether a listing matches a dealer's stock search: its id, or every word in its title
@@ -206,11 +208,6 @@ async fn render(
             if let Some(line) = domain::report::decode_panel(&l.history_panel).first() {
                 notes.push(format!("车况记录（维保、出险、车辆状态、里程）{}更新", line.date));
             }
-            // The statement of condition: buyers read it on the car's page, leads record its version.
-            notes.push(match l.disclosure_version {
-                0 => "未填写车况声明：填写后买家可在详情页逐项查看".to_owned(),
-                v => format!("车况声明第{v}版"),
-            });
             notes.push(format!("收到询价 {} 条", l.leads));
             // 擦亮 as often as the seller's plan allows: while it waits, the button gives way to
             // when it comes back.
@@ -233,6 +230,7 @@ async fn render(
                 wholesale: (st == ListingStatus::Online && l.shop_id.is_some()).then(|| l.wholesale_price_yuan.map(domain::money::wan)),
                 wholesale_error: q.wholesale_error.as_ref().filter(|(id, _, _)| *id == l.listing_id).map(|(_, typed, why)| (typed.clone(), why.clone())),
                 leads: l.leads,
+                statement: l.disclosure_version,
             }
         })
         .collect();
