@@ -187,23 +187,15 @@ pub struct Statement {
     pub note: String,
 }
 
-/// Where a checked answer's confirmation (or contradiction) comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// Our vehicle-history report of the car's VIN (claims, workshop visits, registration
-    /// standing, odometer readings).
-    HistoryReport,
-    /// Our own 168-item inspection.
-    Inspection,
-}
-
-impl Source {
-    /// Its name on the statement.
-    pub fn label(self) -> &'static str {
-        match self {
-            Source::HistoryReport => "车辆历史报告",
-            Source::Inspection => "平台检测报告",
-        }
+crate::stored_enum! {
+    /// Where a checked answer's confirmation (or contradiction) comes from; its label names it
+    /// on the statement.
+    pub enum Source {
+        /// Our vehicle-history report of the car's VIN (claims, workshop visits, registration
+        /// standing, odometer readings).
+        HistoryReport = "report" => "车辆历史报告",
+        /// Our own 168-item inspection.
+        Inspection = "inspection" => "平台检测报告",
     }
 }
 
@@ -396,29 +388,20 @@ pub fn decode(text: &str) -> Vec<(Statement, Check)> {
 impl Check {
     /// The stored form: `verified:report`, `contradicted:inspection:what it says`, `unverified`.
     pub fn code(&self) -> String {
-        let source = |s: Source| match s {
-            Source::HistoryReport => "report",
-            Source::Inspection => "inspection",
-        };
         match self {
-            Check::Verified(s) => format!("verified:{}", source(*s)),
-            Check::Contradicted(s, what) => format!("contradicted:{}:{}", source(*s), what.replace(['\t', '\n', '\r'], " ")),
+            Check::Verified(s) => format!("verified:{}", s.as_str()),
+            Check::Contradicted(s, what) => format!("contradicted:{}:{}", s.as_str(), what.replace(['\t', '\n', '\r'], " ")),
             Check::Unverified => "unverified".to_owned(),
         }
     }
 
     /// Reads [`Check::code`] back.
     pub fn parse(code: &str) -> Option<Check> {
-        let source = |s: &str| match s {
-            "report" => Some(Source::HistoryReport),
-            "inspection" => Some(Source::Inspection),
-            _ => None,
-        };
         let mut parts = code.splitn(3, ':');
         match (parts.next()?, parts.next(), parts.next()) {
             ("unverified", None, None) => Some(Check::Unverified),
-            ("verified", Some(s), None) => source(s).map(Check::Verified),
-            ("contradicted", Some(s), Some(what)) => source(s).map(|s| Check::Contradicted(s, what.to_owned())),
+            ("verified", Some(s), None) => Source::parse(s).map(Check::Verified),
+            ("contradicted", Some(s), Some(what)) => Source::parse(s).map(|s| Check::Contradicted(s, what.to_owned())),
             _ => None,
         }
     }

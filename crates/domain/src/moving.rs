@@ -18,8 +18,6 @@ use crate::region::City;
 
 /// The emission code of 国五 (`filter::EMISSION_OPTIONS`).
 pub const CHINA_5: u8 = 6;
-/// The emission code of 国四.
-pub const CHINA_4: u8 = 5;
 
 /// Provinces that lie whole in a key region (the Yangtze River Delta): 上海, 江苏, 浙江, 安徽.
 const KEY_PROVINCES: [u32; 4] = [310_000, 320_000, 330_000, 340_000];

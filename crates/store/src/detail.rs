@@ -222,11 +222,10 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, l.history_panel, sh.name as shop_name, \
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname, \
-     coalesce((select d.version from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), 0) as disclosure_version, \
-     coalesce((select d.made_at from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), 0) as disclosure_at, \
-     coalesce((select d.statements from disclosure d where d.listing_id = l.listing_id order by d.version desc limit 1), '') as disclosure_text \
+     coalesce(d.version, 0) as disclosure_version, coalesce(d.made_at, 0) as disclosure_at, coalesce(d.statements, '') as disclosure_text \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
+     left join disclosure d on d.listing_id = l.listing_id and d.version = (select max(version) from disclosure where listing_id = l.listing_id) \
      where l.listing_id = $1";
 
 /// One photo of a listing.

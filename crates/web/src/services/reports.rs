@@ -27,17 +27,23 @@ pub const POLL_SECS: i64 = 60;
 /// panel was written.
 pub async fn refresh_panel(state: &AppState, listing_id: i64) -> Result<bool, store::DbError> {
     let now = state.clock.now();
-    let listed = state.store.listing_vin(listing_id).await?;
-    let history = &state.adapters.history;
-    let found =
-        listed.and_then(|l| Vin::parse(&l.vin).ok().map(|vin| (history.panel_record(&vin, domain::battery::has_battery(l.fuel, &l.series_slug), now), l)));
-    let Some((Some(record), listed)) = found else {
+    let Some((record, listed)) = listing_record(state, listing_id, now).await? else {
         state.store.set_history_panel(listing_id, "").await?;
         return Ok(false);
     };
-    let lines = domain::report::panel(&record, listed.mileage_km, history.source(), &domain::time::date(now));
+    let lines = domain::report::panel(&record, listed.mileage_km, state.adapters.history.source(), &domain::time::date(now));
     state.store.set_history_panel(listing_id, &domain::report::encode_panel(&lines)).await?;
     Ok(true)
+}
+
+/// The history record of a listing whose seller gave a valid VIN, as the history adapter gives
+/// it for the listing's panel (with the battery's test for an electric or plug-in hybrid car),
+/// and the listing's VIN row; `None` without a VIN or records.
+pub async fn listing_record(state: &AppState, listing_id: i64, now: i64) -> Result<Option<(Record, store::ListingVin)>, store::DbError> {
+    let Some(listed) = state.store.listing_vin(listing_id).await? else { return Ok(None) };
+    let Ok(vin) = Vin::parse(&listed.vin) else { return Ok(None) };
+    let record = state.adapters.history.panel_record(&vin, domain::battery::has_battery(listed.fuel, &listed.series_slug), now);
+    Ok(record.map(|r| (r, listed)))
 }
 
 /// One attempt at a querying report, if one is due: submit it, or ask about its task. A report

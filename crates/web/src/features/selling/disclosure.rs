@@ -14,7 +14,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::disclosure::{Answer, Check, Evidence, Item, Shape, Statement, UseKind};
-use domain::validate::Vin;
 
 use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
@@ -157,19 +156,24 @@ async fn evidence_of(
     listing_id: i64,
     now: i64,
 ) -> Result<(Option<domain::report::Record>, Option<domain::inspection::Inspection>), AppError> {
-    let (vin, inspection) = tokio::try_join!(state.store.listing_vin(listing_id), state.store.inspection_of_listing(listing_id))?;
-    let record = vin.and_then(|l| {
-        Vin::parse(&l.vin).ok().and_then(|vin| state.adapters.history.panel_record(&vin, domain::battery::has_battery(l.fuel, &l.series_slug), now))
-    });
-    Ok((record, inspection.map(|i| i.inspection)))
+    let (record, inspection) =
+        tokio::try_join!(crate::services::reports::listing_record(state, listing_id, now), state.store.inspection_of_listing(listing_id))?;
+    Ok((record.map(|(r, _)| r), inspection.map(|i| i.inspection)))
 }
 
 fn sources_named(record: bool, inspection: bool) -> Vec<&'static str> {
     [(record, "车辆历史报告（按卖家提供的车架号）"), (inspection, "平台168项检测报告")].into_iter().filter_map(|(on, name)| on.then_some(name)).collect()
 }
 
+/// The current version of the car's statement and the day it was saved, for a form sent back.
+async fn current_of(state: &AppState, id: i64) -> Result<Option<(i32, String)>, AppError> {
+    Ok(state.store.disclosure_of(id).await?.map(|d| (d.version, domain::time::date(d.made_at))))
+}
+
 struct Shown {
     saved: Option<i32>,
+    /// The current version and the day it was saved.
+    current: Option<(i32, String)>,
     fields: Vec<ItemField>,
     errors: usize,
     confirm: bool,
@@ -181,7 +185,6 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
     let layout = if is_dealer(visitor) { Layout::Dealer } else { Layout::Default };
     let mut page = PageMeta::for_visitor(state, visitor, layout, "车况声明").canonical_path(state, &format!("/space/personcarlist/{id}/disclosure"));
     page.private();
-    let current = state.store.disclosure_of(id).await?.map(|d| (d.version, domain::time::date(d.made_at)));
     let tpl = DisclosurePage {
         page,
         dealer: dealer_head(state, visitor, "stock").await?,
@@ -189,7 +192,7 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         listing_id: id,
         title: e.title.clone(),
         saved: shown.saved,
-        current,
+        current: shown.current,
         fields: shown.fields,
         errors: shown.errors,
         confirm: shown.confirm,
@@ -218,7 +221,9 @@ pub async fn page(
 ) -> Result<Response, AppError> {
     let e = state.store.editable_listing(id, user.user_id).await?;
     let now = state.clock.now();
-    let posted = match state.store.disclosure_of(id).await? {
+    let stored = state.store.disclosure_of(id).await?;
+    let current = stored.as_ref().map(|d| (d.version, domain::time::date(d.made_at)));
+    let posted = match stored {
         Some(d) => posted_of(&d.statements),
         None => {
             let mut p = Posted::new();
@@ -233,6 +238,7 @@ pub async fn page(
     let (record, inspection) = evidence_of(&state, id, now).await?;
     let shown = Shown {
         saved: q.saved.filter(|v| *v > 0),
+        current,
         fields: fields(&posted, &[], &[]),
         errors: 0,
         confirm: false,
@@ -257,7 +263,8 @@ pub async fn save(
     let statements = match domain::disclosure::read(&|item| posted_answer(&posted, item), e.use_kind == 2) {
         Ok(s) => s,
         Err(errors) => {
-            let shown = Shown { saved: None, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources };
+            let current = current_of(&state, id).await?;
+            let shown = Shown { saved: None, current, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources };
             return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
@@ -271,7 +278,8 @@ pub async fn save(
         })
         .collect();
     if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
-        let shown = Shown { saved: None, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources };
+        let current = current_of(&state, id).await?;
+        let shown = Shown { saved: None, current, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources };
         return render(&state, &visitor, &e, shown, StatusCode::OK).await;
     }
     let version = state.store.add_disclosure(id, &checked, user.user_id, now).await?;
