@@ -155,7 +155,7 @@ impl CarQuery {
             brand: get("brand").and_then(catalog::brand),
             series: get("series").and_then(catalog::series_by_slug),
             price: get("price").and_then(Band::parse),
-            age: get("age").and_then(Band::parse).filter(|b| b.age_years(2000).is_some()),
+            age: get("age").and_then(age_band),
             mileage: get("mileage").and_then(Band::parse),
             emission: get("emission").and_then(|v| filter::parse_code(EMISSION_OPTIONS, v)),
             fuel: get("fuel").and_then(|v| filter::parse_code(FUEL_FILTER_OPTIONS, v)),
@@ -214,7 +214,7 @@ impl CarQuery {
             }
         }
         set(&mut self.price, u.price.and_then(|v| Band::parse(&v)));
-        set(&mut self.age, u.age.and_then(|v| Band::parse(&v)));
+        set(&mut self.age, u.age.as_deref().and_then(age_band));
         set(&mut self.mileage, u.mileage.and_then(|v| Band::parse(&v)));
         set(&mut self.fuel, u.fuel);
         set(&mut self.gearbox, u.gearbox);
@@ -483,6 +483,12 @@ impl CarQuery {
     }
 }
 
+/// An age filter's value: whole years only, from the address and from typed text alike
+/// (`0.7-3年` typed is no filter, as `?age=0.7-3` is none).
+fn age_band(value: &str) -> Option<Band> {
+    Band::parse(value).filter(|b| b.age_years(2000).is_some())
+}
+
 fn clean_keyword(raw: &str) -> String {
     let cleaned: String = raw.chars().filter(|c| !c.is_control()).take(MAX_KEYWORD_CHARS).collect();
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -572,8 +578,17 @@ mod tests {
     fn a_list_address_reads_back_as_the_same_filters() {
         // Found by the `carlist_query` and `understand` fuzz targets: the keyword a page kept
         // named a filter on its own, so its canonical link led to another brand's list.
-        for typed in ["宝马X", "宝马 SUV 陆风", "宝马X3 长沙 7座", "大众朗逸 手动 10万以内", "dato玛莎拉蒂ng", "S启辰UV", "宝马X3 白色 2019款"]
-        {
+        for typed in [
+            "宝马X",
+            "宝马 SUV 陆风",
+            "宝马X3 长沙 7座",
+            "大众朗逸 手动 10万以内",
+            "dato玛莎拉蒂ng",
+            "S启辰UV",
+            "宝马X3 白色 2019款",
+            "3Ｔ内 公郌/长沙",
+            "0.7-3年",
+        ] {
             let q = CarQuery::parse([(Cow::Borrowed("keyword"), Cow::Borrowed(typed))]);
             let again = CarQuery::parse(form_urlencoded_pairs(&q.to_query()));
             assert_eq!(again, q, "{typed} → {}", q.to_query());

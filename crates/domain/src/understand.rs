@@ -203,10 +203,11 @@ fn fold_char(c: char) -> Option<char> {
     (!c.is_whitespace() && !joiner(c)).then_some(c)
 }
 
-/// Full-width forms as half-width, ASCII in lower case.
+/// Full-width forms as half-width, ASCII in lower case (a full-width Ｔ too, or a kept word
+/// would read differently the second time).
 fn narrow(c: char) -> char {
     match c {
-        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).map_or(c, |c| c.to_ascii_lowercase()),
         '\u{3000}' => ' ',
         c => c.to_ascii_lowercase(),
     }
