@@ -35,6 +35,8 @@ crate::stored_enum! {
         Leads = "leads" => "线索包",
         /// The dealer incubation programme's fee.
         Programme = "programme" => "孵化计划",
+        /// A car's reservation deposit (定金), held by the platform (`crate::reservation`).
+        Deposit = "deposit" => "预订定金",
         /// The 0.01 test purchase (development and staging only).
         Test = "test" => "测试订单",
     }

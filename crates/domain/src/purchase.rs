@@ -60,11 +60,14 @@ pub enum AutoRefund {
     Cancelled,
     /// The service could not be delivered (the report provider gave up).
     Undeliverable,
+    /// A reservation's deposit that holds nothing: another buyer's deposit held the car first,
+    /// or the reservation had ended (`crate::reservation::Stray`).
+    NotHeld,
 }
 
 impl AutoRefund {
     /// Every reason.
-    pub const ALL: [AutoRefund; 4] = [AutoRefund::Duplicate, AutoRefund::Revoked, AutoRefund::Cancelled, AutoRefund::Undeliverable];
+    pub const ALL: [AutoRefund; 5] = [AutoRefund::Duplicate, AutoRefund::Revoked, AutoRefund::Cancelled, AutoRefund::Undeliverable, AutoRefund::NotHeld];
 
     /// The reason written on the order and shown to the buyer.
     pub fn reason(self) -> &'static str {
@@ -73,6 +76,7 @@ impl AutoRefund {
             AutoRefund::Revoked => "该项目已退款，本笔付款已自动原路退回",
             AutoRefund::Cancelled => "订单已取消，本笔付款已自动原路退回",
             AutoRefund::Undeliverable => "服务未能完成，款项已自动原路退回",
+            AutoRefund::NotHeld => "预订未生效，定金已自动原路退回",
         }
     }
 
@@ -83,6 +87,7 @@ impl AutoRefund {
             AutoRefund::Revoked => "该项目此前已退款，这笔付款不再开通任何权益",
             AutoRefund::Cancelled => "您已取消该订单，这笔付款不开通任何权益",
             AutoRefund::Undeliverable => "服务未能完成",
+            AutoRefund::NotHeld => "这辆车已被其他买家预订，或您的预订已结束，这笔定金不预订任何车辆",
         }
     }
 

@@ -124,6 +124,11 @@ pub struct ListingDetail {
     pub disclosure_at: i64,
     /// Its statements as stored (`domain::disclosure::encode`); read with [`ListingDetail::disclosure`].
     pub disclosure_text: String,
+    /// The deposit its seller asks to reserve it online, fen (0: not reserved online).
+    pub reserve_deposit_fen: i64,
+    /// While a buyer's deposit holds it, when the hold ends; -1 when sold through a reservation;
+    /// 0 when no reservation holds it.
+    pub reserved_until: i64,
 }
 
 from_row!(ListingDetail {
@@ -183,6 +188,8 @@ from_row!(ListingDetail {
     disclosure_version,
     disclosure_at,
     disclosure_text,
+    reserve_deposit_fen,
+    reserved_until,
 });
 
 impl ListingDetail {
@@ -222,7 +229,9 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.sold_at, l.market_value_yuan, l.market_low_yuan, l.market_high_yuan, l.valuation_method, l.valuation_sample, \
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, l.history_panel, sh.name as shop_name, \
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname, \
-     coalesce(d.version, 0) as disclosure_version, coalesce(d.made_at, 0) as disclosure_at, coalesce(d.statements, '') as disclosure_text \
+     coalesce(d.version, 0) as disclosure_version, coalesce(d.made_at, 0) as disclosure_at, coalesce(d.statements, '') as disclosure_text, \
+     coalesce(l.reserve_deposit_fen, 0) as reserve_deposit_fen, \
+     coalesce((select case when r.state = 'held' then r.deadline_at else -1 end from reservation r where r.listing_id = l.listing_id and r.state in ('held', 'sold')), 0) as reserved_until \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
      left join disclosure d on d.listing_id = l.listing_id and d.version = (select max(version) from disclosure where listing_id = l.listing_id) \

@@ -79,7 +79,7 @@ pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrde
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
-pub use reservation::{ReservationEvent, ReservationRow};
+pub use reservation::{ReservationEvent, ReservationLine, ReservationRow, Reserved};
 pub use sandbox::{SandboxRefund, SandboxTrade};
 pub use search::{Scope, SearchPage};
 pub use selling::{

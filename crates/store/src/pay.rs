@@ -214,7 +214,8 @@ pub(crate) fn product_table(kind: Product) -> Option<&'static str> {
         Product::Report => Some("report"),
         Product::Leads => Some("lead_package"),
         Product::Programme => Some("programme_application"),
-        Product::Vip | Product::Test => None,
+        // A reservation names its purchase itself.
+        Product::Vip | Product::Test | Product::Deposit => None,
     }
 }
 
@@ -620,6 +621,7 @@ impl Store {
                  when 'leads' then (select count(*) from lead_package k where k.purchase_id = p.purchase_id and k.status = 'paid') \
                  when 'report' then (select count(*) from report r where r.purchase_id = p.purchase_id and r.status in ('querying', 'ready')) \
                  when 'programme' then (select count(*) from programme_application a where a.purchase_id = p.purchase_id and a.status = 'paid') \
+                 when 'deposit' then (select count(*) from reservation r where r.purchase_id = p.purchase_id and r.state in ('held', 'sold')) \
                  else 0 end as grants_running \
                  from purchase p where p.user_id = $1 order by p.purchase_id",
             )

@@ -3,7 +3,7 @@
 //! the new state and one log row with the money's effect — or nothing, when the rules say the
 //! event changes nothing. A partial unique index lets one reservation hold a car at a time.
 
-use domain::reservation::{Ending, Event, Money, Reservation, State, Step, When};
+use domain::reservation::{Ending, Event, Reservation, State, Step};
 
 use crate::{Backend, BadStored, DbError, Store, on_pool, on_writer};
 
@@ -30,6 +30,12 @@ pub struct ReservationRow {
     pub ending: Option<Ending>,
     /// When a refund by rule must have started at the latest.
     pub refund_due_at: Option<i64>,
+    /// The purchase its deposit order pays for.
+    pub purchase_id: Option<i64>,
+    /// What the buyer reported differs from the statement.
+    pub mismatch: String,
+    /// When it was made.
+    pub created_at: i64,
 }
 
 /// One line of a reservation's log.
@@ -51,12 +57,12 @@ pub struct ReservationEvent {
     pub at: i64,
 }
 
-type Row = (i64, i64, i64, i64, Option<i32>, String, bool, bool, bool, Option<i64>, Option<i64>, String, Option<i64>);
+pub(crate) type Row = (i64, i64, i64, i64, Option<i32>, String, bool, bool, bool, Option<i64>, Option<i64>, String, Option<i64>, Option<i64>, String, i64);
 
-const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
-     seller_confirmed, paid_at, deadline_at, ending, refund_due_at from reservation";
+pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
+     seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at from reservation";
 
-fn row(r: Row) -> Result<ReservationRow, DbError> {
+pub(crate) fn row(r: Row) -> Result<ReservationRow, DbError> {
     let (
         reservation_id,
         listing_id,
@@ -71,6 +77,9 @@ fn row(r: Row) -> Result<ReservationRow, DbError> {
         deadline_at,
         ending,
         refund_due_at,
+        purchase_id,
+        mismatch,
+        created_at,
     ) = r;
     let state = State::parse(&state).ok_or_else(|| BadStored { column: "reservation.state", value: state.clone(), kind: "reservation::State" })?;
     let ending = match ending.as_str() {
@@ -88,8 +97,170 @@ fn row(r: Row) -> Result<ReservationRow, DbError> {
         deadline_at,
         ending,
         refund_due_at,
+        purchase_id,
+        mismatch,
+        created_at,
     })
 }
+
+/// Inside transaction `$tx`: applies `$event` to reservation `$id` with its car locked (events of
+/// one car take turns; a payment asks whether another reservation holds the car in the same
+/// transaction) and writes the new state and one log row. Evaluates to the step taken, or `None`
+/// when the rules say the event changes nothing (nothing written). A refund marks the deposit's
+/// paid order with its reason, so the minute round retries a refund the provider refused; a
+/// reservation cancelled before payment cancels its purchase and closes its pending order.
+macro_rules! apply_event {
+    ($tx:ident, $backend:expr, $id:expr, $event:expr, $by_user:expr, $why:expr, $now:expr) => {{
+        let (reservation_id, event, by_user, why, now): (i64, domain::reservation::Event, Option<i64>, &str, i64) = ($id, $event, $by_user, $why, $now);
+        let tx = &mut $tx;
+        let sql = format!("{} where reservation_id = $1", $crate::reservation::COLUMNS);
+        async {
+            let listing: Option<i64> =
+                sqlx::query_scalar("select listing_id from reservation where reservation_id = $1").bind(reservation_id).fetch_optional(&mut **tx).await?;
+            let listing = $crate::found(listing)?;
+            if $backend == $crate::Backend::Postgres {
+                // Events of one car take turns (SQLite's write lock does the same).
+                sqlx::query("select listing_id from listing where listing_id = $1 for update").bind(listing).execute(&mut **tx).await?;
+            }
+            let r: $crate::reservation::Row = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_one(&mut **tx).await?;
+            let r = $crate::reservation::row(r)?;
+            let event = match event {
+                domain::reservation::Event::Pay { .. } => {
+                    let held: i64 =
+                        sqlx::query_scalar("select count(*) from reservation where listing_id = $1 and reservation_id <> $2 and state in ('held', 'sold')")
+                            .bind(listing)
+                            .bind(reservation_id)
+                            .fetch_one(&mut **tx)
+                            .await?;
+                    domain::reservation::Event::Pay { car_taken: held > 0 }
+                }
+                e => e,
+            };
+            let Some(step) = domain::reservation::on(r.reservation, event) else { return Ok::<_, $crate::DbError>(None) };
+            let a = step.after;
+            let (paid_at, deadline_at) =
+                if step.money == domain::reservation::Money::Hold { (Some(now), Some(domain::reservation::deadline(now))) } else { (r.paid_at, r.deadline_at) };
+            let (ending, refund_due_at) = match step.money {
+                domain::reservation::Money::Refund(why, when) => (
+                    why.as_str(),
+                    Some(match when {
+                        domain::reservation::When::AtOnce => now,
+                        domain::reservation::When::Within(hours) => now + i64::from(hours) * 3_600,
+                    }),
+                ),
+                _ => (r.ending.map_or("", domain::reservation::Ending::as_str), r.refund_due_at),
+            };
+            let ended_at = a.state.is_final().then_some(now);
+            sqlx::query(
+                "update reservation set state = $2, paid = $3, buyer_confirmed = $4, seller_confirmed = $5, paid_at = $6, deadline_at = $7, \
+                 ending = $8, refund_due_at = $9, ended_at = coalesce(ended_at, $10) where reservation_id = $1",
+            )
+            .bind(reservation_id)
+            .bind(a.state.as_str())
+            .bind(a.paid)
+            .bind(a.buyer_confirmed)
+            .bind(a.seller_confirmed)
+            .bind(paid_at)
+            .bind(deadline_at)
+            .bind(ending)
+            .bind(refund_due_at)
+            .bind(ended_at)
+            .execute(&mut **tx)
+            .await?;
+            let reason = match step.money {
+                domain::reservation::Money::Refund(why, _) => why.label(),
+                domain::reservation::Money::Bounce(stray) => stray.reason(),
+                _ => "",
+            };
+            let fen = if step.money == domain::reservation::Money::Nothing { 0 } else { r.deposit_fen };
+            sqlx::query(
+                "insert into reservation_event (reservation_id, seq, event, state, money, fen, reason, by_user, why, at) \
+                 values ($1, (select coalesce(max(seq), 0) + 1 from reservation_event where reservation_id = $1), $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(reservation_id)
+            .bind(event.name())
+            .bind(a.state.as_str())
+            .bind(step.money.kind())
+            .bind(fen)
+            .bind(reason)
+            .bind(by_user)
+            .bind(why)
+            .bind(now)
+            .execute(&mut **tx)
+            .await?;
+            if let Some(pid) = r.purchase_id {
+                match step.money {
+                    // The deposit no longer holds anything: its purchase ends, and its paid order
+                    // carries the reason until the provider gives the money back.
+                    domain::reservation::Money::Refund(..) => {
+                        sqlx::query("update payment_order set refund_reason = $1 where purchase_id = $2 and status = 'paid'")
+                            .bind(reason)
+                            .bind(pid)
+                            .execute(&mut **tx)
+                            .await?;
+                        sqlx::query("update purchase set state = 'revoked', ended_at = $1, ended_by = $2 where purchase_id = $3 and state = 'granted'")
+                            .bind(now)
+                            .bind(by_user)
+                            .bind(pid)
+                            .execute(&mut **tx)
+                            .await?;
+                    }
+                    domain::reservation::Money::Nothing if a.state == domain::reservation::State::Cancelled => {
+                        sqlx::query("update purchase set state = 'cancelled', ended_at = $1, ended_by = $2 where purchase_id = $3 and state = 'open'")
+                            .bind(now)
+                            .bind(by_user)
+                            .bind(pid)
+                            .execute(&mut **tx)
+                            .await?;
+                        sqlx::query("update payment_order set status = 'closed', closed_at = $1 where purchase_id = $2 and status = 'pending'")
+                            .bind(now)
+                            .bind(pid)
+                            .execute(&mut **tx)
+                            .await?;
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Some(step))
+        }
+        .await?
+    }};
+}
+pub(crate) use apply_event;
+
+/// Inside the payment's transaction: the deposit of purchase `$purchase` was paid, so its
+/// reservation holds the car — unless another buyer's deposit holds it already or the
+/// reservation ended meanwhile. Evaluates to the reason the payment goes back at once, if it does.
+macro_rules! deposit_paid {
+    ($tx:ident, $backend:expr, $purchase:expr, $now:expr) => {{
+        let id: Option<i64> =
+            sqlx::query_scalar("select reservation_id from reservation where purchase_id = $1").bind($purchase).fetch_optional(&mut *$tx).await?;
+        match id {
+            Some(id) => match $crate::reservation::apply_event!($tx, $backend, id, domain::reservation::Event::Pay { car_taken: false }, None, "", $now) {
+                Some(domain::reservation::Step { money: domain::reservation::Money::Hold, .. }) => None,
+                _ => Some(domain::purchase::AutoRefund::NotHeld),
+            },
+            None => Some(domain::purchase::AutoRefund::NotHeld),
+        }
+    }};
+}
+pub(crate) use deposit_paid;
+
+/// Inside a refund's transaction: the deposit of purchase `$purchase` was given back. A
+/// reservation still holding the car (the refund was made at the orders desk, not by a
+/// reservation's own ending) ends as staff decided for the buyer, with who and why.
+macro_rules! deposit_refunded {
+    ($tx:ident, $backend:expr, $purchase:expr, $by:expr, $reason:expr, $now:expr) => {{
+        let id: Option<i64> = sqlx::query_scalar("select reservation_id from reservation where purchase_id = $1 and state = 'held'")
+            .bind($purchase)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if let Some(id) = id {
+            $crate::reservation::apply_event!($tx, $backend, id, domain::reservation::Event::StaffForBuyer, $by, $reason, $now);
+        }
+    }};
+}
+pub(crate) use deposit_refunded;
 
 impl Store {
     /// Makes a reservation of a car by a buyer, for `deposit_fen`, against the statement's
@@ -146,80 +317,15 @@ impl Store {
     /// taken, or `None` when the rules say the event changes nothing (nothing is written).
     pub async fn reservation_event(&self, reservation_id: i64, event: Event, by_user: Option<i64>, why: &str, now: i64) -> Result<Option<Step>, DbError> {
         let backend = self.backend();
-        let sql = format!("{COLUMNS} where reservation_id = $1");
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            let listing: Option<i64> = sqlx::query_scalar("select listing_id from reservation where reservation_id = $1").bind(reservation_id).fetch_optional(&mut *tx).await?;
-            let listing = crate::found(listing)?;
-            if backend == Backend::Postgres {
-                // Events of one car take turns (SQLite's write lock does the same).
-                sqlx::query("select listing_id from listing where listing_id = $1 for update").bind(listing).execute(&mut *tx).await?;
+            let step = apply_event!(tx, backend, reservation_id, event, by_user, why, now);
+            if step.is_some() {
+                tx.commit().await?;
+            } else {
+                tx.rollback().await?;
             }
-            let r: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_one(&mut *tx).await?;
-            let r = row(r)?;
-            let event = match event {
-                Event::Pay { .. } => {
-                    let held: i64 = sqlx::query_scalar(
-                        "select count(*) from reservation where listing_id = $1 and reservation_id <> $2 and state in ('held', 'sold')",
-                    )
-                    .bind(listing)
-                    .bind(reservation_id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    Event::Pay { car_taken: held > 0 }
-                }
-                e => e,
-            };
-            let Some(step) = domain::reservation::on(r.reservation, event) else { return Ok(None) };
-            let a = step.after;
-            let (paid_at, deadline_at) = if step.money == Money::Hold { (Some(now), Some(domain::reservation::deadline(now))) } else { (r.paid_at, r.deadline_at) };
-            let (ending, refund_due_at) = match step.money {
-                Money::Refund(why, when) => (why.as_str(), Some(match when {
-                    When::AtOnce => now,
-                    When::Within(hours) => now + i64::from(hours) * 3_600,
-                })),
-                _ => (r.ending.map_or("", Ending::as_str), r.refund_due_at),
-            };
-            let ended_at = a.state.is_final().then_some(now);
-            sqlx::query(
-                "update reservation set state = $2, paid = $3, buyer_confirmed = $4, seller_confirmed = $5, paid_at = $6, deadline_at = $7, \
-                 ending = $8, refund_due_at = $9, ended_at = coalesce(ended_at, $10) where reservation_id = $1",
-            )
-            .bind(reservation_id)
-            .bind(a.state.as_str())
-            .bind(a.paid)
-            .bind(a.buyer_confirmed)
-            .bind(a.seller_confirmed)
-            .bind(paid_at)
-            .bind(deadline_at)
-            .bind(ending)
-            .bind(refund_due_at)
-            .bind(ended_at)
-            .execute(&mut *tx)
-            .await?;
-            let reason = match step.money {
-                Money::Refund(why, _) => why.label(),
-                Money::Bounce(stray) => stray.reason(),
-                _ => "",
-            };
-            let fen = if step.money == Money::Nothing { 0 } else { r.deposit_fen };
-            sqlx::query(
-                "insert into reservation_event (reservation_id, seq, event, state, money, fen, reason, by_user, why, at) \
-                 values ($1, (select coalesce(max(seq), 0) + 1 from reservation_event where reservation_id = $1), $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(reservation_id)
-            .bind(event.name())
-            .bind(a.state.as_str())
-            .bind(step.money.kind())
-            .bind(fen)
-            .bind(reason)
-            .bind(by_user)
-            .bind(why)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            Ok(Some(step))
+            Ok(step)
         })
     }
 
@@ -228,6 +334,198 @@ impl Store {
         Ok(on_pool!(self, p => {
             sqlx::query_scalar("select reservation_id from reservation where state = 'held' and deadline_at <= $1 order by deadline_at")
                 .bind(now)
+                .fetch_all(p)
+                .await?
+        }))
+    }
+}
+
+/// How asking to reserve a car went ([`Store::reserve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reserved {
+    /// The reservation waits for its deposit: pay this order (a new one, or the pending one of
+    /// the buyer's reservation of the car made a moment ago).
+    Order {
+        /// The reservation.
+        reservation_id: i64,
+        /// The order to pay.
+        order_no: String,
+        /// Pending orders this closed (another method chosen): closed at their provider too.
+        closed: Vec<(domain::order::Provider, String)>,
+    },
+    /// This buyer's deposit already holds the car.
+    Mine(i64),
+    /// Another buyer's deposit holds it (or it was sold through a reservation).
+    Taken,
+}
+
+/// A reservation as listed for its buyer or its seller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReservationLine {
+    /// The reservation.
+    pub row: ReservationRow,
+    /// The car's title.
+    pub title: String,
+    /// Its cover photo.
+    pub cover: String,
+    /// Its asking price, yuan.
+    pub price_yuan: i64,
+    /// Whether the reader is its buyer (else its seller).
+    pub mine: bool,
+}
+
+impl Store {
+    /// Sets the deposit a car's seller asks to reserve it online (`None`: not reserved online).
+    /// False when `user_id` may not edit the car.
+    pub async fn set_reserve_deposit(&self, listing_id: i64, user_id: i64, fen: Option<i64>) -> Result<bool, DbError> {
+        let sql = format!("update listing set reserve_deposit_fen = $3 where listing_id = $1 and status <> 'deleted' and {}", crate::selling::OWNED);
+        let n = on_writer!(self, p => sqlx::query(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(user_id).bind(fen).execute(p).await?.rows_affected());
+        Ok(n == 1)
+    }
+
+    /// Reserves a car for a buyer against the statement's `disclosure_version` they accepted,
+    /// with the deposit `order` (its amount the deposit) to pay, in one transaction with the car
+    /// locked: a car held by another buyer's deposit is refused; the buyer's own pending
+    /// reservation of it for the same deposit and statement is paid again rather than doubled.
+    pub async fn reserve(&self, listing_id: i64, buyer: i64, disclosure_version: Option<i32>, order: &crate::NewOrder, now: i64) -> Result<Reserved, DbError> {
+        let backend = self.backend();
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            if backend == Backend::Postgres {
+                sqlx::query("select listing_id from listing where listing_id = $1 for update").bind(listing_id).execute(&mut *tx).await?;
+            }
+            let holder: Option<(i64, i64)> = sqlx::query_as("select reservation_id, buyer_user_id from reservation where listing_id = $1 and state in ('held', 'sold')")
+                .bind(listing_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if let Some((id, who)) = holder {
+                tx.rollback().await?;
+                return Ok(if who == buyer { Reserved::Mine(id) } else { Reserved::Taken });
+            }
+            let pending: Vec<(i64, i64, Option<i32>, Option<i64>)> = sqlx::query_as(
+                "select reservation_id, deposit_fen, disclosure_version, purchase_id from reservation \
+                 where listing_id = $1 and buyer_user_id = $2 and state = 'pending' order by reservation_id desc",
+            )
+            .bind(listing_id)
+            .bind(buyer)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (id, fen, version, purchase) in pending {
+                if fen == order.item.amount_fen && version == disclosure_version
+                    && let Some(pid) = purchase
+                    && let Some(bound) = crate::pay::bind_purchase!(tx, order, crate::pay::Purchase::Of(pid), now)
+                {
+                    tx.commit().await?;
+                    return Ok(Reserved::Order { reservation_id: id, order_no: bound.order_no, closed: bound.closed });
+                }
+                // Made for another deposit or statement: it gives way to this one.
+                apply_event!(tx, backend, id, Event::Cancel, Some(buyer), "", now);
+            }
+            let bound = crate::pay::bind_purchase!(tx, order, crate::pay::Purchase::New, now).ok_or_else(crate::pay::not_open)?;
+            let id: i64 = sqlx::query_scalar(
+                "insert into reservation (listing_id, buyer_user_id, deposit_fen, disclosure_version, state, created_at, purchase_id) \
+                 values ($1, $2, $3, $4, 'pending', $5, $6) returning reservation_id",
+            )
+            .bind(listing_id)
+            .bind(buyer)
+            .bind(order.item.amount_fen)
+            .bind(disclosure_version)
+            .bind(now)
+            .bind(bound.purchase_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Reserved::Order { reservation_id: id, order_no: bound.order_no, closed: bound.closed })
+        })
+    }
+
+    /// The buyer reports the car differs from the statement: what differs is kept and the
+    /// deposit goes back at once, in one transaction. `None` when the reservation does not hold
+    /// the car (nothing is written).
+    pub async fn report_mismatch(&self, reservation_id: i64, buyer: i64, what: &str, now: i64) -> Result<Option<Step>, DbError> {
+        let backend = self.backend();
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let step = apply_event!(tx, backend, reservation_id, Event::Mismatch, Some(buyer), what, now);
+            if step.is_some() {
+                sqlx::query("update reservation set mismatch = $1 where reservation_id = $2").bind(what).bind(reservation_id).execute(&mut *tx).await?;
+                tx.commit().await?;
+            } else {
+                tx.rollback().await?;
+            }
+            Ok(step)
+        })
+    }
+
+    /// The paid order of a reservation's deposit, if any.
+    pub async fn reservation_order(&self, reservation_id: i64) -> Result<Option<crate::PayOrder>, DbError> {
+        let no: Option<String> = on_pool!(self, p => {
+            sqlx::query_scalar(
+                "select o.order_no from payment_order o join reservation r on r.purchase_id = o.purchase_id \
+                 where r.reservation_id = $1 order by case o.status when 'paid' then 0 when 'refunded' then 1 when 'pending' then 2 else 3 end, o.payment_order_id desc limit 1",
+            )
+            .bind(reservation_id)
+            .fetch_optional(p)
+            .await?
+        });
+        match no {
+            Some(no) => self.order_by_no(&no).await,
+            None => Ok(None),
+        }
+    }
+
+    /// Whether order `order_no` paid a reservation's deposit that was paid on to the seller.
+    pub async fn deposit_paid_out(&self, order_no: &str) -> Result<bool, DbError> {
+        let n: i64 = on_pool!(self, p => {
+            sqlx::query_scalar(
+                "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id where o.order_no = $1 and r.state = 'sold'",
+            )
+            .bind(order_no)
+            .fetch_one(p)
+            .await?
+        });
+        Ok(n > 0)
+    }
+
+    /// Who sells a reserved car: the private seller, or the owner of the shop listing it.
+    pub async fn reservation_seller(&self, reservation_id: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar(
+                "select coalesce(sh.owner_user_id, l.seller_user_id) from reservation r join listing l on l.listing_id = r.listing_id \
+                 left join shop sh on sh.shop_id = l.shop_id where r.reservation_id = $1",
+            )
+            .bind(reservation_id)
+            .fetch_optional(p)
+            .await?
+        }))
+    }
+
+    /// Reservations a user made as a buyer or received as a seller, newest first.
+    pub async fn reservations_of(&self, user_id: i64, limit: i64) -> Result<Vec<ReservationLine>, DbError> {
+        const WHOSE: &str = "from reservation r join listing l on l.listing_id = r.listing_id left join shop sh on sh.shop_id = l.shop_id \
+             where r.buyer_user_id = $1 or l.seller_user_id = $1 or sh.owner_user_id = $1";
+        let sql = format!("{COLUMNS} where reservation_id in (select r.reservation_id {WHOSE}) order by reservation_id desc limit $2");
+        let cars = format!("select listing_id, title, cover, price_yuan from listing where listing_id in (select r.listing_id {WHOSE})");
+        let (rows, cars): (Vec<Row>, Vec<(i64, String, String, i64)>) = on_pool!(self, p => (
+            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?,
+            sqlx::query_as(sqlx::AssertSqlSafe(cars)).bind(user_id).fetch_all(p).await?,
+        ));
+        rows.into_iter()
+            .map(|r| {
+                let row = row(r)?;
+                let (_, title, cover, price_yuan) = cars.iter().find(|c| c.0 == row.listing_id).cloned().unwrap_or_default();
+                let mine = row.buyer_user_id == user_id;
+                Ok(ReservationLine { row, title, cover, price_yuan, mine })
+            })
+            .collect()
+    }
+
+    /// Reservations still waiting for a deposit made before `before` (their order closes by
+    /// then: the round cancels them; a payment that still arrives goes back at once).
+    pub async fn reservations_unpaid(&self, before: i64) -> Result<Vec<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar("select reservation_id from reservation where state = 'pending' and created_at < $1 order by created_at limit 100")
+                .bind(before)
                 .fetch_all(p)
                 .await?
         }))

@@ -359,7 +359,7 @@ pub enum ActionOutcome {
     Deleted(Vec<String>),
 }
 
-const OWNED: &str = "(seller_user_id = $2 or shop_id in (select shop_id from shop where owner_user_id = $2))";
+pub(crate) const OWNED: &str = "(seller_user_id = $2 or shop_id in (select shop_id from shop where owner_user_id = $2))";
 
 impl Store {
     /// The shop `user_id` owns, if any (listings they post belong to it).

@@ -72,6 +72,9 @@ pub enum RefundClaim {
     Busy,
     /// It is not paid (pending, closed, refunded already, or unknown).
     NotPaid,
+    /// A reservation's deposit already paid on to the seller in a sale: not refunded here (a
+    /// dispute after the sale is the dispute desk's).
+    PaidOut,
 }
 
 /// A refund claimed and never finished ([`Store::stale_refunds`]).
@@ -108,18 +111,33 @@ pub(crate) struct Grant<'a> {
 /// Grants a paid purchase inside the payment's transaction, through its product's own step: a
 /// plan's membership, a lead package taking requests, a report made due for the provider (the web
 /// crate's `payments::deliver` asks it as soon as the payment is applied), the programme's shop
-/// opened. The product follows the order that paid.
+/// opened, a reservation holding its car. The product follows the order that paid. Evaluates to
+/// the reason the payment goes back at once when it could grant nothing after all (a deposit for
+/// a car another buyer's deposit holds).
 macro_rules! grant_purchase {
-    ($tx:ident, $g:expr, $now:expr) => {{
+    ($tx:ident, $backend:expr, $g:expr, $now:expr) => {{
         let g: &Grant<'_> = &$g;
         let now: i64 = $now;
         let purchase = g.purchase_id.unwrap_or(0);
         match g.kind {
-            Product::Vip => crate::vip::plan_paid!($tx, g.user_id, g.plan_code, g.city, g.order_id, now),
-            Product::Leads => crate::package::package_paid!($tx, g.order_id, purchase, now),
-            Product::Report => crate::report::report_paid!($tx, g.order_id, purchase, now),
-            Product::Programme => crate::programme::open_programme_shop!($tx, g.order_id, purchase, now),
-            Product::Test => {}
+            Product::Vip => {
+                crate::vip::plan_paid!($tx, g.user_id, g.plan_code, g.city, g.order_id, now);
+                None
+            }
+            Product::Leads => {
+                crate::package::package_paid!($tx, g.order_id, purchase, now);
+                None
+            }
+            Product::Report => {
+                crate::report::report_paid!($tx, g.order_id, purchase, now);
+                None
+            }
+            Product::Programme => {
+                crate::programme::open_programme_shop!($tx, g.order_id, purchase, now);
+                None
+            }
+            Product::Deposit => crate::reservation::deposit_paid!($tx, $backend, purchase, now),
+            Product::Test => None,
         }
     }};
 }
@@ -132,6 +150,7 @@ impl Store {
     /// reports changes anything.
     pub async fn settle_payment(&self, pay: &Payment<'_>, now: i64) -> Result<Settled, DbError> {
         type Row = (i64, i64, String, String, String, Option<i32>, Option<i64>);
+        let backend = self.backend();
         let applied: Option<Settled> = on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             // The order's row first, then its purchase's: two notifies racing take turns on the
@@ -187,8 +206,23 @@ impl Store {
                             }
                             let kind = Product::parse(&kind).ok_or_else(|| BadStored { column: "kind", value: kind.clone(), kind: "domain::order::Product" })?;
                             let grant = Grant { order_id, user_id, kind, plan_code: &plan_code, city, purchase_id };
-                            grant_purchase!(tx, grant, now);
-                            Settled::Applied
+                            match grant_purchase!(tx, backend, grant, now) {
+                                None => Settled::Applied,
+                                Some(why) => {
+                                    // Granted nothing after all: the purchase ends and the payment goes back.
+                                    sqlx::query("update payment_order set refund_reason = $1 where payment_order_id = $2")
+                                        .bind(why.reason())
+                                        .bind(order_id)
+                                        .execute(&mut *tx)
+                                        .await?;
+                                    sqlx::query("update purchase set state = 'revoked', ended_at = $1 where purchase_id = $2")
+                                        .bind(now)
+                                        .bind(purchase_id)
+                                        .execute(&mut *tx)
+                                        .await?;
+                                    Settled::RefundDue(why)
+                                }
+                            }
                         }
                         domain::purchase::Money::RefundAtOnce(why) => Settled::RefundDue(why),
                         domain::purchase::Money::Nothing | domain::purchase::Money::GiveBack => Settled::AlreadyPaid,
@@ -223,7 +257,8 @@ impl Store {
         let n = on_writer!(self, p => {
             sqlx::query(
                 "update payment_order set refunding_at = $1, refund_asked_by = $2, refund_asked_reason = $3 \
-                 where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5)",
+                 where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5) \
+                 and not exists (select 1 from reservation r where r.purchase_id = payment_order.purchase_id and r.state = 'sold')",
             )
             .bind(now)
             .bind(by)
@@ -234,8 +269,10 @@ impl Store {
             .await?
             .rows_affected()
         });
+        let paid_out = n == 0 && self.deposit_paid_out(order_no).await?;
         Ok(match self.order_by_no(order_no).await? {
             Some(o) if n == 1 => RefundClaim::Claimed(Box::new(o)),
+            Some(_) if paid_out => RefundClaim::PaidOut,
             Some(o) if o.status == Status::Paid => RefundClaim::Busy,
             _ => RefundClaim::NotPaid,
         })
@@ -273,6 +310,7 @@ impl Store {
     /// the report not yet answered, the programme's shop and dealer role (kept, for staff to
     /// decide, when the shop has listed cars since); the purchase's other pending orders close.
     pub async fn refund_order(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<Refunded, DbError> {
+        let backend = self.backend();
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
             let row: Option<(i64, Option<i64>)> = sqlx::query_as(
@@ -309,6 +347,7 @@ impl Store {
                     }
                     crate::package::package_refunded!(tx, pid);
                     crate::report::report_refunded!(tx, pid);
+                    crate::reservation::deposit_refunded!(tx, backend, pid, by, reason, now);
                     if let Some((oname, listings)) = crate::programme::close_programme_shop!(tx, pid, now) {
                         outcome = Refunded::ShopKept { oname, listings };
                     }

@@ -39,6 +39,11 @@ enum Event {
     Later,
     /// The site makes the automatic refunds that are due (at once, or the minute job's retry).
     AutoRefunds,
+    /// Something happens to a deposit's reservation (nothing, for the other products): the
+    /// buyer or the seller confirms, withdraws, the buyer reports a difference, the deadline.
+    Reservation(domain::reservation::Event),
+    /// Another buyer reserves the same car and pays first.
+    Rival,
 }
 
 fn event() -> impl Strategy<Value = Event> {
@@ -52,11 +57,22 @@ fn event() -> impl Strategy<Value = Event> {
         1 => (0usize..4, any::<bool>()).prop_map(|(k, paid_back)| Event::StaffRefundCut(k, paid_back)),
         1 => Just(Event::Later),
         2 => Just(Event::AutoRefunds),
+        3 => prop_oneof![
+            Just(domain::reservation::Event::BuyerConfirms),
+            Just(domain::reservation::Event::SellerConfirms),
+            Just(domain::reservation::Event::Mismatch),
+            Just(domain::reservation::Event::BuyerWithdraws),
+            Just(domain::reservation::Event::SellerWithdraws),
+            Just(domain::reservation::Event::Deadline),
+            Just(domain::reservation::Event::PayClosed),
+        ]
+        .prop_map(Event::Reservation),
+        1 => Just(Event::Rival),
     ]
 }
 
 fn product() -> impl Strategy<Value = Product> {
-    prop_oneof![Just(Product::Vip), Just(Product::Report), Just(Product::Leads), Just(Product::Programme)]
+    prop_oneof![Just(Product::Vip), Just(Product::Report), Just(Product::Leads), Just(Product::Programme), Just(Product::Deposit)]
 }
 
 /// One sequence: a product and what happens to it.
@@ -71,6 +87,10 @@ const AT_ONCE: usize = 8;
 /// Runs `sequences` random sequences against `store` and fails with the shortest failing one.
 pub fn prove(rt: &tokio::runtime::Runtime, store: &Store, sequences: u32) {
     let staff = rt.block_on(store.sign_in_by_mobile("13999990000", NOW)).unwrap().user_id;
+    // The cars deposits reserve: sequences take turns over them, so a car may still be held by
+    // an earlier sequence's buyer (that buyer's payment then goes back, as it must).
+    let cars: Vec<i64> = rt.block_on(store.latest_listings(None, 64)).unwrap().into_iter().map(|c| c.listing_id).collect();
+    let cars = std::sync::Arc::new(cars);
     let started = std::time::Instant::now();
     let cases = sequences.div_ceil(AT_ONCE as u32);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, max_shrink_iters: 2_000, ..Config::default() });
@@ -79,10 +99,11 @@ pub fn prove(rt: &tokio::runtime::Runtime, store: &Store, sequences: u32) {
         rt.block_on(async {
             let mut set = tokio::task::JoinSet::new();
             for (product, events) in batch {
-                let (store, counter) = (store.clone(), counter.clone());
+                let (store, counter, cars) = (store.clone(), counter.clone(), cars.clone());
                 set.spawn(async move {
                     let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    run(&store, staff, n, product, &events).await
+                    let car = cars[n as usize % cars.len()];
+                    run(&store, staff, n, product, car, &events).await
                 });
             }
             let mut failed = None;
@@ -109,6 +130,7 @@ fn price(product: Product) -> i64 {
         Product::Report => domain::report::Product::Full.price_fen(),
         Product::Leads => 30_000,
         Product::Programme => domain::programme::FEE_FEN,
+        Product::Deposit => 100_000,
         Product::Test => 1,
     }
 }
@@ -133,7 +155,7 @@ fn order(user: i64, product: Product, no: String, provider: Provider) -> NewOrde
 }
 
 /// Plays one sequence for a fresh buyer; `Err` names the step and the broken rule.
-async fn run(store: &Store, staff: i64, n: u64, product: Product, events: &[Event]) -> Result<(), String> {
+async fn run(store: &Store, staff: i64, n: u64, product: Product, car: i64, events: &[Event]) -> Result<(), String> {
     let mobile = format!("137{:08}", n % 100_000_000);
     let user = store.sign_in_by_mobile(&mobile, NOW).await.map_err(|e| e.to_string())?.user_id;
     if product == Product::Programme {
@@ -151,7 +173,7 @@ async fn run(store: &Store, staff: i64, n: u64, product: Product, events: &[Even
         };
         store.review_application(id, staff, true, "", NOW).await.map_err(|e| e.to_string())?;
     }
-    let mut seq = Seq { user, orders: Vec::new(), made: 0, paid_back: std::collections::HashSet::new(), now: NOW };
+    let mut seq = Seq { user, car, orders: Vec::new(), made: 0, paid_back: std::collections::HashSet::new(), now: NOW };
     for (i, e) in events.iter().enumerate() {
         seq.now += 7;
         step(store, staff, product, &mut seq, *e).await.map_err(|err| format!("step {i} {e:?}: {err}"))?;
@@ -169,6 +191,8 @@ async fn run(store: &Store, staff: i64, n: u64, product: Product, events: &[Even
 struct Seq {
     /// The buyer.
     user: i64,
+    /// The car a deposit reserves.
+    car: i64,
     /// Their orders, by number, as made.
     orders: Vec<String>,
     /// How many order numbers were made.
@@ -214,6 +238,10 @@ async fn step(store: &Store, staff: i64, product: Product, seq: &mut Seq, e: Eve
                     }
                 }
                 Product::Programme => store.create_programme_order(&o, now).await.map_err(err)?.map(|b| b.order_no),
+                Product::Deposit => match store.reserve(seq.car, user, Some(1), &o, now).await.map_err(err)? {
+                    store::Reserved::Order { order_no, .. } => Some(order_no),
+                    store::Reserved::Mine(_) | store::Reserved::Taken => None,
+                },
             };
             if let Some(no) = no.filter(|no| !orders.contains(no)) {
                 orders.push(no);
@@ -293,9 +321,38 @@ async fn step(store: &Store, staff: i64, product: Product, seq: &mut Seq, e: Eve
                 }
             }
         }
+        Event::Reservation(event) => {
+            if product == Product::Deposit {
+                for r in store.reservations_of(user, 100).await.map_err(err)?.into_iter().filter(|r| r.mine) {
+                    let by = if matches!(event, domain::reservation::Event::SellerWithdraws | domain::reservation::Event::SellerConfirms) {
+                        None
+                    } else {
+                        Some(user)
+                    };
+                    if event == domain::reservation::Event::Mismatch {
+                        store.report_mismatch(r.row.reservation_id, user, "左后门有明显钣金修复，声明为无事故", now).await.map_err(err)?;
+                    } else {
+                        store.reservation_event(r.row.reservation_id, event, by, "", now).await.map_err(err)?;
+                    }
+                }
+            }
+        }
+        Event::Rival => {
+            if product == Product::Deposit {
+                let rival = store.sign_in_by_mobile(&format!("136{:08}", user % 100_000_000), now).await.map_err(err)?.user_id;
+                let mut o = order(rival, product, fresh(), Provider::Alipay);
+                o.order_no.replace_range(0..4, "2027");
+                if let store::Reserved::Order { order_no, .. } = store.reserve(seq.car, rival, Some(1), &o, now).await.map_err(err)? {
+                    let pay =
+                        store::Payment { order_no: &order_no, provider: Provider::Alipay, trade_no: &format!("T{order_no}"), amount_fen: o.item.amount_fen };
+                    store.settle_payment(&pay, now).await.map_err(err)?;
+                }
+            }
+        }
         Event::AutoRefunds => {
             for o in store.refunds_due(1_000).await.map_err(err)?.into_iter().filter(|o| o.user_id == user) {
-                if AutoRefund::of_reason(&o.refund_reason).is_none() {
+                let by_rule = domain::reservation::Ending::ALL.iter().any(|e| e.label() == o.refund_reason);
+                if AutoRefund::of_reason(&o.refund_reason).is_none() && !by_rule {
                     return Err(format!("an automatic refund without its reason: {:?}", o.refund_reason));
                 }
                 if let store::RefundClaim::Claimed(_) = store.claim_refund(&o.order_no, None, &o.refund_reason, now).await.map_err(err)? {

@@ -217,7 +217,7 @@ async fn deliver(state: &AppState, order_no: &str) {
                     crate::services::reports::attempt(state, &report).await?;
                 }
             }
-            Product::Vip | Product::Leads | Product::Programme | Product::Test => {}
+            Product::Vip | Product::Leads | Product::Programme | Product::Deposit | Product::Test => {}
         }
         Ok::<(), AppError>(())
     };

@@ -15,6 +15,8 @@ pub enum RefundRefused {
     Busy,
     /// The provider did not give the money back; nothing changed here. The cause is logged.
     Provider,
+    /// A reservation's deposit already paid on to the seller in a sale.
+    PaidOut,
 }
 
 /// Refunds a paid order in full at the provider, then marks it refunded (ending what it bought),
@@ -28,6 +30,7 @@ pub async fn refund(state: &AppState, order_no: &str, by: Option<i64>, reason: &
         store::RefundClaim::Claimed(order) => order,
         store::RefundClaim::Busy => return Ok(Err(RefundRefused::Busy)),
         store::RefundClaim::NotPaid => return Ok(Err(RefundRefused::NotPaid)),
+        store::RefundClaim::PaidOut => return Ok(Err(RefundRefused::PaidOut)),
     };
     if let Err(e) = state.adapters.pay.refund(order.provider, order_no, order.amount_fen, now).await {
         tracing::error!(order_no, ?by, error = %e, "refund refused by the provider");

@@ -178,6 +178,7 @@ pub async fn refund(State(state): State<AppState>, visitor: Visitor, Staff(staff
         Ok(_) => Ok(see_other(&format!("/staff/orders?q={order_no}&done=refund"), Vec::new())),
         Err(refunds::RefundRefused::NotPaid) => answer("该订单不是已支付状态（未支付、已关闭或已退款），不能退款".to_owned(), StatusCode::CONFLICT).await,
         Err(refunds::RefundRefused::Busy) => answer("该订单正在退款中，请勿重复提交，稍后刷新查看结果".to_owned(), StatusCode::CONFLICT).await,
+        Err(refunds::RefundRefused::PaidOut) => answer("该定金已随成交转付卖家，不能在此退款".to_owned(), StatusCode::CONFLICT).await,
         Err(refunds::RefundRefused::Provider) => answer("支付渠道暂时未能退款，订单没有改变，请稍后再试".to_owned(), StatusCode::SERVICE_UNAVAILABLE).await,
     }
 }
