@@ -100,13 +100,22 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 /// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
 /// provider attempt is due (`reports::run_due`), live-session reminders left to send
 /// (`live::deliver_due`), insurance leads not yet taken by their insurers
-/// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`).
+/// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`), reservations past their
+/// deadline or left unpaid (`reservations::round`).
 pub async fn minute(state: &AppState, node: &str) {
     claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
         match crate::services::payments::reconcile(state).await {
             Ok(0) => {}
             Ok(checked) => tracing::info!(checked, "reconciled pending orders"),
             Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "reservations", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::reservations::round(state).await {
+            Ok(0) => {}
+            Ok(moved) => tracing::info!(moved, "ended reservations past their deadline or unpaid"),
+            Err(e) => tracing::warn!(error = %e, "reservation round failed"),
         }
     })
     .await;

@@ -24,6 +24,7 @@ pub fn all() -> Routes {
         features::buying::routes,
         features::accounts::routes,
         features::selling::routes,
+        features::reserving::routes,
         features::dealers::routes,
         features::service_hall::routes,
         features::campaigns::routes,

@@ -8,6 +8,7 @@ pub mod campaigns;
 pub mod dealers;
 pub mod live;
 pub mod money;
+pub mod reserving;
 pub mod selling;
 pub mod service_hall;
 pub mod site;

@@ -11,3 +11,4 @@ pub mod islands;
 pub mod jsonld;
 pub mod meta;
 pub mod pdf;
+pub mod reservation;

@@ -11,4 +11,5 @@ pub mod payments;
 pub mod photos;
 pub mod refunds;
 pub mod reports;
+pub mod reservations;
 pub mod storage;

@@ -25,6 +25,7 @@ mod ownership;
 mod payments;
 mod provider_faults;
 mod reports;
+mod reservations;
 mod routes;
 mod selling;
 mod service;

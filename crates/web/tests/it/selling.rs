@@ -541,7 +541,7 @@ async fn a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre(app:
 
 /// A complete statement form: every item answered 无 (or the listing's own use, no scrap
 /// limit, months ahead), with `changes` put over it.
-fn statement_form(changes: &[(&str, &str)]) -> String {
+pub(crate) fn statement_form(changes: &[(&str, &str)]) -> String {
     let mut fields: Vec<(String, String)> = domain::disclosure::Item::ALL
         .into_iter()
         .map(|i| {

@@ -82,6 +82,8 @@ pub struct CarRecord {
     pub description: Vec<String>,
     /// The seller's statement of the car's condition, when one was made.
     pub disclosure: Option<crate::render::disclosure::DisclosureView>,
+    /// Reserving it online: offered with its deposit, or held by a buyer until a time.
+    pub reserve: Option<crate::render::reservation::ReserveLine>,
 }
 
 impl CarRecord {
@@ -124,6 +126,7 @@ impl CarRecord {
                 .then(|| lines.iter().find(|l| l.kind == domain::report::Kind::Battery).cloned()),
             description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
             disclosure: crate::render::disclosure::DisclosureView::of(d.disclosure(), d.disclosure_version, d.disclosure_at, now),
+            reserve: crate::render::reservation::ReserveLine::of(d, now),
         }
     }
 }

@@ -75,6 +75,37 @@ struct DisclosurePage {
     confirm: bool,
     /// What the sources we hold are (shown above the form).
     sources: Vec<&'static str>,
+    /// Reserving the car online with a deposit.
+    offer: Offer,
+}
+
+/// The seller's offer to take reservations of the car, as its form shows it.
+pub struct Offer {
+    /// Reservations are taken.
+    accepting: bool,
+    /// The deposit in yuan, as typed or stored.
+    deposit: String,
+    /// The message beside the deposit.
+    error: Option<&'static str>,
+    /// The page follows a save of the offer: the deposit saved, `2,000`.
+    saved: Option<String>,
+    /// The bounds, for the field's hint.
+    min: i64,
+    max: i64,
+}
+
+impl Offer {
+    fn new(accepting: bool, deposit: String, error: Option<&'static str>, saved: Option<String>) -> Offer {
+        let (min, max) = (domain::reservation::MIN_DEPOSIT_YUAN, domain::reservation::MAX_DEPOSIT_YUAN);
+        Offer { accepting, deposit, error, saved, min, max }
+    }
+
+    /// The offer stored for car `id`.
+    async fn stored(state: &AppState, id: i64, saved: bool) -> Result<Offer, AppError> {
+        let fen = state.store.listing_detail(id).await?.reserve_deposit_fen;
+        let deposit = if fen > 0 { (fen / 100).to_string() } else { "1000".to_owned() };
+        Ok(Offer::new(fen > 0, deposit, None, saved.then(|| crate::render::reservation::yuan(fen))))
+    }
 }
 
 /// The answers as posted (or stored), by item: the answer's code, the note, the month typed.
@@ -178,6 +209,7 @@ struct Shown {
     errors: usize,
     confirm: bool,
     sources: Vec<&'static str>,
+    offer: Offer,
 }
 
 async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing, shown: Shown, status: StatusCode) -> Result<Response, AppError> {
@@ -197,6 +229,7 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         errors: shown.errors,
         confirm: shown.confirm,
         sources: shown.sources,
+        offer: shown.offer,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -208,6 +241,9 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
 pub struct SavedQuery {
     #[serde(default, deserialize_with = "crate::http::extract::lenient")]
     saved: Option<i32>,
+    /// `?deposit=saved` after the reservation offer was saved.
+    #[serde(default)]
+    deposit: String,
 }
 
 /// `GET /space/personcarlist/{id}/disclosure`: the form, filled with the current statement (or,
@@ -243,6 +279,7 @@ pub async fn page(
         errors: 0,
         confirm: false,
         sources: sources_named(record.is_some(), inspection.is_some()),
+        offer: Offer::stored(&state, id, q.deposit == "saved").await?,
     };
     render(&state, &visitor, &e, shown, StatusCode::OK).await
 }
@@ -264,7 +301,8 @@ pub async fn save(
         Ok(s) => s,
         Err(errors) => {
             let current = current_of(&state, id).await?;
-            let shown = Shown { saved: None, current, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources };
+            let offer = Offer::stored(&state, id, false).await?;
+            let shown = Shown { saved: None, current, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources, offer };
             return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
@@ -279,15 +317,73 @@ pub async fn save(
         .collect();
     if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
         let current = current_of(&state, id).await?;
-        let shown = Shown { saved: None, current, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources };
+        let offer = Offer::stored(&state, id, false).await?;
+        let shown = Shown { saved: None, current, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources, offer };
         return render(&state, &visitor, &e, shown, StatusCode::OK).await;
     }
     let version = state.store.add_disclosure(id, &checked, user.user_id, now).await?;
     Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?saved={version}"), Vec::new()))
 }
 
+/// The reservation offer's form.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct OfferForm {
+    /// `yes` to take reservations.
+    #[serde(default)]
+    accept: String,
+    /// The deposit in yuan.
+    #[serde(default)]
+    deposit: String,
+}
+
+/// `POST /space/personcarlist/{id}/deposit`: the seller takes reservations of the car with a
+/// deposit within the platform's bounds, or stops taking them (a reservation already made runs
+/// its course). A car is reserved against its statement, so one must be written first.
+pub async fn save_offer(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(form): Form<OfferForm>,
+) -> Result<Response, AppError> {
+    let e = state.store.editable_listing(id, user.user_id).await?;
+    let accepting = form.accept == "yes";
+    let fen = if accepting {
+        let error = match (state.store.disclosure_of(id).await?, domain::reservation::parse_deposit(&form.deposit)) {
+            (None, _) => Err("请先填写并保存车况声明：买家预订前要阅读并确认它"),
+            (Some(_), Err(message)) => Err(message),
+            (Some(_), Ok(yuan)) => Ok(yuan * 100),
+        };
+        match error {
+            Ok(fen) => Some(fen),
+            Err(message) => {
+                let now = state.clock.now();
+                let (record, inspection) = evidence_of(&state, id, now).await?;
+                let stored = state.store.disclosure_of(id).await?;
+                let current = stored.as_ref().map(|d| (d.version, domain::time::date(d.made_at)));
+                let posted = stored.map(|d| posted_of(&d.statements)).unwrap_or_default();
+                let shown = Shown {
+                    saved: None,
+                    current,
+                    fields: fields(&posted, &[], &[]),
+                    errors: 0,
+                    confirm: false,
+                    sources: sources_named(record.is_some(), inspection.is_some()),
+                    offer: Offer::new(true, form.deposit.trim().to_owned(), Some(message), None),
+                };
+                return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
+            }
+        }
+    } else {
+        None
+    };
+    state.store.set_reserve_deposit(id, user.user_id, fen).await?;
+    Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?deposit=saved#reserve"), Vec::new()))
+}
+
 /// This page's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/personcarlist/{id}/disclosure", page);
     r.post(Access::User, "/space/personcarlist/{id}/disclosure", save);
+    r.post(Access::User, "/space/personcarlist/{id}/deposit", save_offer);
 }

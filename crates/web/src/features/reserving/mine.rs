@@ -1,0 +1,291 @@
+//! `/space/reservations`: a user's reservations, as a buyer and as a seller, and one
+//! reservation's page: where it is, the time left, what each side can do (confirm the sale,
+//! withdraw, report that the car differs from the statement), its log, and the receipt once it
+//! ended. Another user's reservation is a 404. Every action is a POST of one form, so it works
+//! without JavaScript.
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::order::Status;
+use domain::reservation::{Event, State as RState};
+use store::{ReservationRow, User};
+
+use crate::auth::access::SignedIn;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, PathId};
+use crate::http::routes::{Access, Routes};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
+use crate::state::AppState;
+
+/// The longest difference report kept, in characters.
+const MISMATCH_MAX: usize = 500;
+/// The shortest difference report taken: what differs must be said.
+const MISMATCH_MIN: usize = 5;
+
+/// One reservation in the list.
+pub struct Line {
+    id: i64,
+    title: String,
+    cover: String,
+    role: &'static str,
+    state: &'static str,
+    state_key: &'static str,
+    deposit: String,
+    when: String,
+}
+
+#[derive(Template)]
+#[template(path = "reserve/list.html")]
+struct ListPage {
+    page: PageMeta,
+    lines: Vec<Line>,
+}
+
+/// `GET /space/reservations`: every reservation the user made or received.
+pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let base = &state.config.upload.base;
+    let lines = state
+        .store
+        .reservations_of(user.user_id, 100)
+        .await?
+        .into_iter()
+        .map(|l| Line {
+            id: l.row.reservation_id,
+            title: l.title,
+            cover: crate::render::reservation::thumb(base, &l.cover),
+            role: if l.mine { "我预订的" } else { "买家预订我的车" },
+            state: l.row.reservation.state.label(),
+            state_key: l.row.reservation.state.as_str(),
+            deposit: super::yuan(l.row.deposit_fen),
+            when: match (l.row.reservation.state, l.row.deadline_at) {
+                (RState::Held, Some(d)) => format!("剩余{}", super::left(d, now)),
+                _ => domain::time::datetime(l.row.created_at),
+            },
+        })
+        .collect();
+    let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, "我的预订");
+    page.private();
+    Ok(Html(ListPage { page, lines }.render()?).into_response())
+}
+
+/// One line of the log as shown.
+pub struct LogLine {
+    at: String,
+    what: String,
+}
+
+#[derive(Template)]
+#[template(path = "reserve/one.html")]
+struct OnePage {
+    page: PageMeta,
+    id: i64,
+    listing_id: i64,
+    title: String,
+    price_wan: String,
+    deposit: String,
+    state: &'static str,
+    state_key: &'static str,
+    /// The reader is the buyer (else the seller).
+    buyer: bool,
+    version: Option<i32>,
+    /// `2026-12-01 14:00` and the time left, while held.
+    deadline: Option<(String, String)>,
+    /// Who has confirmed the sale: (buyer, seller).
+    confirmed: (bool, bool),
+    /// The order still to pay, while pending.
+    pay_url: Option<String>,
+    /// The receipt's lines once it ended.
+    receipt: Vec<String>,
+    mismatch: String,
+    log: Vec<LogLine>,
+    /// The difference report as typed, and the message beside it.
+    report: (String, Option<&'static str>),
+    notice: Option<String>,
+    refund_hours: u32,
+}
+
+/// The reservation `id` if `user` is its buyer or its seller: (row, is buyer).
+async fn visible(state: &AppState, user: &User, id: i64) -> Result<(ReservationRow, bool), AppError> {
+    let r = state.store.reservation(id).await?;
+    if r.buyer_user_id == user.user_id {
+        return Ok((r, true));
+    }
+    match state.store.reservation_seller(id).await? {
+        Some(seller) if seller == user.user_id => Ok((r, false)),
+        _ => Err(AppError::NotFound),
+    }
+}
+
+fn what(e: &store::ReservationEvent, deposit: &str) -> String {
+    let who = match e.event.as_str() {
+        "pay" => "定金支付到账",
+        "cancel" => "买家取消（未支付）",
+        "pay_closed" => "未在时限内支付，预订取消",
+        "buyer_confirms" => "买家确认成交",
+        "seller_confirms" => "卖家确认成交",
+        "mismatch" => "买家提交车况不符",
+        "buyer_withdraws" => "买家取消预订",
+        "deadline" => "保留期届满未成交",
+        "seller_withdraws" => "卖家取消预订或车辆已另售",
+        "staff_for_sale" => "平台裁定成交",
+        "staff_for_buyer" => "平台裁定退还定金",
+        _ => "状态变更",
+    };
+    let money = match e.money.as_str() {
+        "hold" => format!("，定金{deposit}元由平台托管"),
+        "pay_out" => format!("，定金{deposit}元计入车款转付卖家"),
+        "refund" => format!("，定金{deposit}元全额退还"),
+        "bounce" => format!("，这笔{deposit}元未预订成功，原路退回"),
+        _ => String::new(),
+    };
+    format!("{who}{money}")
+}
+
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    r: ReservationRow,
+    buyer: bool,
+    report: (String, Option<&'static str>),
+    notice: Option<String>,
+    status: StatusCode,
+) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let (d, log, order) = tokio::try_join!(
+        state.store.listing_detail(r.listing_id),
+        state.store.reservation_log(r.reservation_id),
+        state.store.reservation_order(r.reservation_id)
+    )?;
+    let deposit = super::yuan(r.deposit_fen);
+    let st = r.reservation.state;
+    let mut receipt = Vec::new();
+    match st {
+        RState::Sold => {
+            receipt.push(format!("成交车辆：{}", d.title));
+            receipt.push(format!("定金{deposit}元已计入车款，由平台转付卖家，平台不收取费用"));
+        }
+        RState::Refunded => {
+            receipt.push(format!("退还原因：{}", r.ending.map_or("", |e| e.label())));
+            let done = order.as_ref().is_some_and(|o| o.status == Status::Refunded);
+            receipt.push(if done {
+                format!("定金{deposit}元已原路退回，到账时间以支付渠道为准")
+            } else {
+                format!("定金{deposit}元正在原路退回，最迟{}前到账", r.refund_due_at.map(domain::time::datetime).unwrap_or_default())
+            });
+        }
+        RState::Cancelled if r.reservation.paid => receipt.push(format!("预订未生效，这笔{deposit}元已原路退回")),
+        _ => {}
+    }
+    if let Some(o) = order.as_ref().filter(|_| st.is_final() || st == RState::Held) {
+        receipt.push(format!("支付订单号：{}", o.order_no));
+    }
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "预订详情");
+    page.private();
+    let tpl = OnePage {
+        page,
+        id: r.reservation_id,
+        listing_id: r.listing_id,
+        title: d.title.clone(),
+        price_wan: domain::money::wan(d.price_yuan),
+        state: st.label(),
+        state_key: st.as_str(),
+        buyer,
+        version: r.disclosure_version,
+        deadline: match (st, r.deadline_at) {
+            (RState::Held, Some(at)) => Some((domain::time::datetime(at), super::left(at, now))),
+            _ => None,
+        },
+        confirmed: (r.reservation.buyer_confirmed, r.reservation.seller_confirmed),
+        pay_url: order.as_ref().filter(|o| st == RState::Pending && o.status == Status::Pending && buyer).map(crate::services::payments::continue_url),
+        receipt,
+        mismatch: r.mismatch.clone(),
+        log: log.iter().map(|e| LogLine { at: domain::time::datetime(e.at), what: what(e, &deposit) }).collect(),
+        deposit,
+        report,
+        notice,
+        refund_hours: domain::reservation::REFUND_HOURS,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `GET /space/reservations/{id}`.
+pub async fn one(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    let (r, buyer) = visible(&state, &user, id).await?;
+    render(&state, &visitor, r, buyer, (String::new(), None), None, StatusCode::OK).await
+}
+
+/// An action on a reservation.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ActionForm {
+    /// `confirm`, `withdraw`, `cancel` or `mismatch`.
+    #[serde(default)]
+    action: String,
+    /// What differs from the statement (`mismatch`).
+    #[serde(default)]
+    what: String,
+}
+
+/// `POST /space/reservations/{id}`: the reader's action, as the rules allow it for their side.
+pub async fn act(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(form): Form<ActionForm>,
+) -> Result<Response, AppError> {
+    let (r, buyer) = visible(&state, &user, id).await?;
+    let now = state.clock.now();
+    let event = match (form.action.as_str(), buyer) {
+        ("confirm", true) => Event::BuyerConfirms,
+        ("confirm", false) => Event::SellerConfirms,
+        ("withdraw", true) => Event::BuyerWithdraws,
+        ("withdraw", false) => Event::SellerWithdraws,
+        ("cancel", true) => Event::Cancel,
+        ("mismatch", true) => Event::Mismatch,
+        _ => {
+            return render(&state, &visitor, r, buyer, (String::new(), None), Some("这个操作不适用于您的预订".to_owned()), StatusCode::UNPROCESSABLE_ENTITY)
+                .await;
+        }
+    };
+    if event == Event::Mismatch {
+        let what = form.what.trim();
+        let n = what.chars().count();
+        let error = if r.reservation.state != RState::Held || r.deadline_at.is_some_and(|d| now >= d) {
+            Some("预订已不在保留期内，不能再提交车况不符；未成交的定金会按规则全额退还")
+        } else if n < MISMATCH_MIN {
+            Some("请写明与车况声明不符的地方，至少5个字")
+        } else if n > MISMATCH_MAX {
+            Some("说明请控制在500字以内")
+        } else {
+            None
+        };
+        if let Some(e) = error {
+            return render(&state, &visitor, r, buyer, (what.to_owned(), Some(e)), None, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+        let step = state.store.report_mismatch(id, user.user_id, what, now).await?;
+        crate::services::reservations::refund_if_due(&state, id, step).await?;
+        return Ok(see_other(&format!("/space/reservations/{id}"), Vec::new()));
+    }
+    match crate::services::reservations::apply(&state, id, event, Some(user.user_id), "").await? {
+        Some(_) => Ok(see_other(&format!("/space/reservations/{id}"), Vec::new())),
+        None => {
+            let r = state.store.reservation(id).await?;
+            render(&state, &visitor, r, buyer, (String::new(), None), Some("预订状态已变化，这个操作不再适用，请查看最新状态".to_owned()), StatusCode::CONFLICT)
+                .await
+        }
+    }
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::User, "/space/reservations", list);
+    r.get(Access::User, "/space/reservations/{id}", one);
+    r.post(Access::User, "/space/reservations/{id}", act);
+}

@@ -1,0 +1,257 @@
+//! Reserving a car online with a deposit, on both databases: the seller takes reservations
+//! against a written statement; a buyer accepts the statement's version and pays through the
+//! sandbox cashier; the car is held for the buyer alone; every ending moves the money as the
+//! rules say — a sale pays it on, a difference, a withdrawal, a deadline or the seller's change
+//! of mind gives it back — and a second buyer, two buyers at once or a replayed notify never
+//! take a second deposit.
+
+use axum::http::StatusCode;
+use domain::order::Status;
+use domain::reservation::State;
+
+use crate::support::{IPHONE, NOW, Page, TestApp, login, owner_mobile, post_on};
+
+on_both!(10 =>
+    a_reserved_car_is_held_for_its_buyer_and_sold_when_both_confirm,
+    a_car_unlike_its_statement_gives_the_deposit_back_at_once,
+    the_deadline_gives_the_deposit_back_and_an_unpaid_reservation_lapses,
+    a_seller_who_withdraws_gives_the_deposit_back_at_once,
+    two_buyers_paying_at_once_hold_the_car_once,
+    bad_input_is_said_beside_its_field_and_takes_no_money,
+);
+
+const BUYER: &str = "13712340001";
+const SECOND: &str = "13712340002";
+
+/// A dealer's online car whose seller wrote a statement and takes reservations for 1,000 元:
+/// (car, the seller's cookie).
+async fn offered_car(app: &TestApp) -> (i64, String) {
+    for card in app.state.store.latest_listings(None, 20).await.unwrap() {
+        let d = app.state.store.listing_detail(card.listing_id).await.unwrap();
+        let Some(shop) = d.shop_id else { continue };
+        let seller = login(app, &owner_mobile(app, shop).await, "").await;
+        let h = [("cookie", seller.as_str())];
+        let statement = format!("{}&confirm=yes", crate::selling::statement_form(&[]));
+        let r = app.post_form(&format!("/space/personcarlist/{}/disclosure", d.listing_id), &h, &statement).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+        let r = app.post_form(&format!("/space/personcarlist/{}/deposit", d.listing_id), &h, "accept=yes&deposit=1000").await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+        return (d.listing_id, seller);
+    }
+    panic!("no dealer's car in the demo");
+}
+
+/// The buyer `mobile` reserves car `id` and is sent to the cashier: (cookie, the cashier's query).
+async fn reserve(app: &TestApp, id: i64, mobile: &str) -> (String, String) {
+    let buyer = login(app, mobile, "").await;
+    let h = [("cookie", buyer.as_str()), ("user-agent", IPHONE)];
+    let page = app.get(&format!("/reserve/{id}"), &h).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let version = Page::parse(&page.body).one("input[name=version]").attr("value").unwrap().to_owned();
+    let r = app.post_form(&format!("/reserve/{id}"), &h, &format!("accept=yes&version={version}&method=alipay")).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().starts_with("/pay/sandbox/gateway?"), "{}", r.location());
+    (buyer, r.location().split_once('?').unwrap().1.to_owned())
+}
+
+/// Pays at the sandbox cashier (its notify is the signed one a real payment sends).
+async fn pay(app: &TestApp, cookie: &str, query: &str) {
+    let paid = app.post_form("/pay/sandbox/gateway", &[("cookie", cookie), ("user-agent", IPHONE)], &format!("{query}&result=paid")).await;
+    assert_eq!(paid.status, StatusCode::SEE_OTHER, "{}", paid.body);
+}
+
+/// The buyer's newest reservation of car `id`.
+async fn reservation_of(app: &TestApp, id: i64, cookie: &str) -> store::ReservationRow {
+    let list = app.get("/space/reservations", &[("cookie", cookie)]).await;
+    let href = Page::parse(&list.body).attrs(".rs-list a", "href").into_iter().next().expect("a reservation listed");
+    let rid: i64 = href.rsplit('/').next().unwrap().parse().unwrap();
+    let r = app.state.store.reservation(rid).await.unwrap();
+    assert_eq!(r.listing_id, id);
+    r
+}
+
+/// The deposit's order of reservation `rid`.
+async fn order(app: &TestApp, rid: i64) -> store::PayOrder {
+    app.state.store.reservation_order(rid).await.unwrap().expect("the deposit's order")
+}
+
+async fn a_reserved_car_is_held_for_its_buyer_and_sold_when_both_confirm(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let detail = app.get(&format!("/details/{id}"), &[]).await;
+    assert!(detail.body.contains(&format!(r#"href="/reserve/{id}""#)) && detail.body.contains("支付定金1,000元预订"), "the car offers a reservation");
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    let cashier = app.get(&format!("/pay/sandbox/gateway?{query}"), &[("cookie", buyer.as_str())]).await;
+    assert!(cashier.body.contains("1000.00") && cashier.body.contains("预订定金"), "{}", cashier.body);
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    assert_eq!((r.reservation.state, r.disclosure_version), (State::Held, Some(1)), "held against the statement's version 1");
+    assert_eq!(order(app, r.reservation_id).await.status, Status::Paid);
+    // Everyone else sees it reserved until its deadline; a second buyer cannot reserve it.
+    let other = app.get(&format!("/details/{id}"), &[]).await;
+    assert!(other.body.contains("已预订") && other.body.contains("保留至") && !other.body.contains(&format!(r#"href="/reserve/{id}""#)), "{}", other.body);
+    let second = login(app, SECOND, "").await;
+    let page = app.get(&format!("/reserve/{id}"), &[("cookie", second.as_str())]).await;
+    assert!(page.body.contains("已被其他买家预订") && !page.body.contains("name=\"accept\""), "{}", page.body);
+    let refused = app.post_form(&format!("/reserve/{id}"), &[("cookie", second.as_str())], "accept=yes&version=1&method=alipay").await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert_eq!(
+        app.state.store.count_admin(&format!("select count(*) from reservation where listing_id = {id}")).await.unwrap(),
+        1,
+        "nothing made for the second buyer"
+    );
+    // A notify replayed (the cashier sends it again) changes nothing.
+    pay(app, &buyer, &query).await;
+    assert_eq!(app.state.store.reservation_log(r.reservation_id).await.unwrap().len(), 1, "one payment in the log");
+    // The buyer's page: the deadline and the time left; the seller's page: the same reservation.
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    let mine = app.get(&path, &[("cookie", buyer.as_str())]).await;
+    assert!(mine.body.contains("剩余3天0小时") && mine.body.contains("买家已确认第1版"), "{}", mine.body);
+    assert_eq!(app.get(&path, &[("cookie", second.as_str())]).await.status, StatusCode::NOT_FOUND, "another user's reservation");
+    // Both confirm: sold, the deposit paid on, a receipt that names it.
+    let r1 = app.post_form(&path, &[("cookie", buyer.as_str())], "action=confirm").await;
+    assert_eq!(r1.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Held, "one side alone sells nothing");
+    let r2 = app.post_form(&path, &[("cookie", seller.as_str())], "action=confirm").await;
+    assert_eq!(r2.status, StatusCode::SEE_OTHER);
+    let sold = app.state.store.reservation(r.reservation_id).await.unwrap();
+    assert_eq!(sold.reservation.state, State::Sold);
+    let receipt = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
+    assert!(receipt.contains("成交凭证") && receipt.contains("定金1,000元已计入车款，由平台转付卖家"), "{receipt}");
+    let log = app.state.store.reservation_log(r.reservation_id).await.unwrap();
+    assert_eq!(log.iter().map(|e| e.money.as_str()).collect::<Vec<_>>(), ["hold", "", "pay_out"]);
+    // A deposit paid on in a sale is not refunded at the orders desk.
+    let o = order(app, r.reservation_id).await;
+    assert_eq!(app.state.store.claim_refund(&o.order_no, None, "用户申请退款", NOW).await.unwrap(), store::RefundClaim::PaidOut);
+}
+
+async fn a_car_unlike_its_statement_gives_the_deposit_back_at_once(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    // Too short to say what differs: said beside the field, the text kept, nothing moved.
+    let short = app.post_form(&path, &[("cookie", buyer.as_str())], "action=mismatch&what=%E4%B8%8D%E5%AF%B9").await;
+    assert_eq!(short.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(short.body.contains("至少5个字") && short.body.contains(">不对</textarea>"), "{}", short.body);
+    assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Held);
+    // The seller cannot file it for the buyer.
+    let what = "声明无结构件事故，看车发现右前纵梁有焊接痕迹";
+    let form = format!("action=mismatch&what={}", form_urlencoded::byte_serialize(what.as_bytes()).collect::<String>());
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &form).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let r2 = app.post_form(&path, &[("cookie", buyer.as_str())], &form).await;
+    assert_eq!(r2.status, StatusCode::SEE_OTHER);
+    let after = app.state.store.reservation(r.reservation_id).await.unwrap();
+    assert_eq!((after.reservation.state, after.ending, after.mismatch.as_str()), (State::Refunded, Some(domain::reservation::Ending::Mismatch), what));
+    assert_eq!(order(app, r.reservation_id).await.status, Status::Refunded, "refunded at once, at the provider");
+    let seen = app.get(&path, &[("cookie", seller.as_str())]).await.body;
+    assert!(seen.contains("车况与声明不符") && seen.contains(what), "the seller reads what differs: {seen}");
+    // The car is open to reservations again.
+    assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains(&format!(r#"href="/reserve/{id}""#)));
+}
+
+async fn the_deadline_gives_the_deposit_back_and_an_unpaid_reservation_lapses(app: &TestApp) {
+    let (id, _) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    // A minute before the deadline nothing moves; after it the round gives the deposit back.
+    let before = app.variant(app.state.config.clone(), r.deadline_at.unwrap() - 60);
+    assert_eq!(web::services::reservations::round(&before).await.unwrap(), 0);
+    let late = app.variant(app.state.config.clone(), r.deadline_at.unwrap() + 1);
+    // A difference reported after the deadline is refused with its reason.
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    let form = format!("action=mismatch&what={}", form_urlencoded::byte_serialize("右后门有钣金修复痕迹".as_bytes()).collect::<String>());
+    let refused = post_on(&late, &path, &[("cookie", buyer.as_str())], &form).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains("预订已不在保留期内"), "{}", refused.body);
+    assert_eq!(web::services::reservations::round(&late).await.unwrap(), 1);
+    let after = app.state.store.reservation(r.reservation_id).await.unwrap();
+    assert_eq!((after.reservation.state, after.ending), (State::Refunded, Some(domain::reservation::Ending::Expired)));
+    assert_eq!(order(app, r.reservation_id).await.status, Status::Refunded);
+    assert_eq!(web::services::reservations::round(&late).await.unwrap(), 0, "the round moves it once");
+    // A reservation left unpaid lapses after its minutes, and a payment that still arrives goes back.
+    let (second, query) = reserve(app, id, SECOND).await;
+    let pending = reservation_of(app, id, &second).await;
+    let lapsed = app.variant(app.state.config.clone(), NOW + domain::reservation::PAY_MINUTES * 60 + 120);
+    assert!(web::services::reservations::round(&lapsed).await.unwrap() >= 1);
+    assert_eq!(app.state.store.reservation(pending.reservation_id).await.unwrap().reservation.state, State::Cancelled);
+    pay(app, &second, &query).await;
+    let bounced = app.state.store.reservation(pending.reservation_id).await.unwrap();
+    assert_eq!(bounced.reservation.state, State::Cancelled, "a late payment holds nothing");
+    assert_eq!(order(app, pending.reservation_id).await.status, Status::Refunded, "and goes back at once");
+}
+
+async fn a_seller_who_withdraws_gives_the_deposit_back_at_once(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    let seller_page = app.get(&path, &[("cookie", seller.as_str())]).await.body;
+    assert!(seller_page.contains("取消预订或车辆已另售（定金立即退还买家）") && !seller_page.contains("车况与声明不符？"), "{seller_page}");
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], "action=withdraw").await.status, StatusCode::SEE_OTHER);
+    let after = app.state.store.reservation(r.reservation_id).await.unwrap();
+    assert_eq!((after.reservation.state, after.ending), (State::Refunded, Some(domain::reservation::Ending::SellerWithdrew)));
+    assert_eq!(order(app, r.reservation_id).await.status, Status::Refunded);
+    let receipt = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
+    assert!(receipt.contains("退还原因：卖家取消或车辆已另售") && receipt.contains("定金1,000元已原路退回"), "{receipt}");
+    // Withdrawing again changes nothing.
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], "action=withdraw").await.status, StatusCode::CONFLICT);
+    assert_eq!(app.state.store.reservation_log(r.reservation_id).await.unwrap().len(), 2);
+}
+
+async fn two_buyers_paying_at_once_hold_the_car_once(app: &TestApp) {
+    let (id, _) = offered_car(app).await;
+    let (a, qa) = reserve(app, id, BUYER).await;
+    let (b, qb) = reserve(app, id, SECOND).await;
+    tokio::join!(pay(app, &a, &qa), pay(app, &b, &qb));
+    let ra = reservation_of(app, id, &a).await;
+    let rb = reservation_of(app, id, &b).await;
+    let states = [ra.reservation.state, rb.reservation.state];
+    assert!(states.contains(&State::Held) && states.contains(&State::Cancelled), "{states:?}");
+    for r in [&ra, &rb] {
+        let o = order(app, r.reservation_id).await;
+        let expected = if r.reservation.state == State::Held { Status::Paid } else { Status::Refunded };
+        assert_eq!(o.status, expected, "the payment that holds nothing goes back: {r:?}");
+    }
+    let held = app.state.store.count_admin(&format!("select count(*) from reservation where listing_id = {id} and state = 'held'")).await.unwrap();
+    assert_eq!(held, 1);
+}
+
+async fn bad_input_is_said_beside_its_field_and_takes_no_money(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let h = [("cookie", seller.as_str())];
+    // A deposit outside the bounds: beside the field, the value kept, the offer as it was.
+    let r = app.post_form(&format!("/space/personcarlist/{id}/deposit"), &h, "accept=yes&deposit=8000").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let field = Page::parse(&r.body).one(".reserve-offer").html;
+    assert!(field.contains("定金须在500到5,000元之间") && field.contains(r#"value="8000""#), "{field}");
+    assert_eq!(app.state.store.listing_detail(id).await.unwrap().reserve_deposit_fen, 100_000);
+    // One's own car.
+    let own = app.post_form(&format!("/reserve/{id}"), &h, "accept=yes&version=1&method=alipay").await;
+    assert_eq!(own.status, StatusCode::CONFLICT);
+    assert!(own.body.contains("这是您自己发布的车，不能预订"));
+    // The statement not accepted: said beside the box, no order made.
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let r = app.post_form(&format!("/reserve/{id}"), &b, "version=1&method=alipay").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(Page::parse(&r.body).one(".rs-form .field.check").html.contains("请阅读车况声明并勾选确认后再支付定金"));
+    // A statement changed while it was read: read again first.
+    let stale = app.post_form(&format!("/reserve/{id}"), &b, "accept=yes&version=0&method=alipay").await;
+    assert_eq!(stale.status, StatusCode::CONFLICT);
+    assert!(stale.body.contains("卖家刚刚更新了车况声明"));
+    // A car no longer on sale.
+    app.state.store.execute_admin(&format!("update listing set status = 'sold' where listing_id = {id}")).await.unwrap();
+    let sold = app.post_form(&format!("/reserve/{id}"), &b, "accept=yes&version=1&method=alipay").await;
+    assert_eq!(sold.status, StatusCode::CONFLICT);
+    assert!(sold.body.contains("这辆车已售，不能预订"), "{}", sold.body);
+    assert_eq!(app.state.store.count_admin(&format!("select count(*) from reservation where listing_id = {id}")).await.unwrap(), 0);
+    assert_eq!(app.state.store.count_admin("select count(*) from payment_order where kind = 'deposit'").await.unwrap(), 0, "no money asked");
+    // The seller turns reservations off: the car offers none.
+    app.state.store.execute_admin(&format!("update listing set status = 'online' where listing_id = {id}")).await.unwrap();
+    assert_eq!(app.post_form(&format!("/space/personcarlist/{id}/deposit"), &h, "deposit=1000").await.status, StatusCode::SEE_OTHER);
+    let page = app.get(&format!("/reserve/{id}"), &b).await;
+    assert!(page.body.contains("卖家未开通这辆车的线上预订"), "{}", page.body);
+}
