@@ -36,6 +36,13 @@ pub struct ReservationRow {
     pub mismatch: String,
     /// When it was made.
     pub created_at: i64,
+    /// The seller's reply to a difference reported.
+    pub seller_reply: String,
+    /// Staff's finding on the statement after a difference was reported (`upheld`, `false`;
+    /// empty while none).
+    pub review_outcome: String,
+    /// Staff's words with it.
+    pub review_note: String,
 }
 
 /// One line of a reservation's log.
@@ -58,6 +65,9 @@ pub struct ReservationEvent {
 }
 
 pub(crate) type Row = (i64, i64, i64, i64, Option<i32>, String, bool, bool, bool, Option<i64>, Option<i64>, String, Option<i64>, Option<i64>, String, i64);
+
+/// What staff and the seller added after a difference was reported.
+type Review = (i64, String, String, String);
 
 pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
      seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at from reservation";
@@ -100,6 +110,9 @@ pub(crate) fn row(r: Row) -> Result<ReservationRow, DbError> {
         purchase_id,
         mismatch,
         created_at,
+        seller_reply: String::new(),
+        review_outcome: String::new(),
+        review_note: String::new(),
     })
 }
 
@@ -262,6 +275,14 @@ macro_rules! deposit_refunded {
 }
 pub(crate) use deposit_refunded;
 
+const REVIEW: &str = "select reservation_id, seller_reply, review_outcome, review_note from reservation where reservation_id = $1";
+
+fn with_review(r: &mut ReservationRow, (_, seller_reply, review_outcome, review_note): Review) {
+    r.seller_reply = seller_reply;
+    r.review_outcome = review_outcome;
+    r.review_note = review_note;
+}
+
 impl Store {
     /// Makes a reservation of a car by a buyer, for `deposit_fen`, against the statement's
     /// `disclosure_version` the buyer accepted: pending until its deposit is paid.
@@ -291,8 +312,72 @@ impl Store {
     /// A reservation.
     pub async fn reservation(&self, reservation_id: i64) -> Result<ReservationRow, DbError> {
         let sql = format!("{COLUMNS} where reservation_id = $1");
-        let r: Option<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_optional(p).await?);
-        row(crate::found(r)?)
+        let (r, review): (Option<Row>, Option<Review>) = on_pool!(self, p => (
+            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_optional(p).await?,
+            sqlx::query_as(REVIEW).bind(reservation_id).fetch_optional(p).await?,
+        ));
+        let mut r = row(crate::found(r)?)?;
+        if let Some(review) = review {
+            with_review(&mut r, review);
+        }
+        Ok(r)
+    }
+
+    /// The seller answers the difference a buyer reported, once. False when there is nothing to
+    /// answer (no difference reported, or answered already).
+    pub async fn reply_to_mismatch(&self, reservation_id: i64, reply: &str) -> Result<bool, DbError> {
+        let n = on_writer!(self, p => {
+            sqlx::query("update reservation set seller_reply = $1 where reservation_id = $2 and mismatch <> '' and seller_reply = ''")
+                .bind(reply)
+                .bind(reservation_id)
+                .execute(p)
+                .await?
+                .rows_affected()
+        });
+        Ok(n == 1)
+    }
+
+    /// Staff's finding on a statement a buyer said the car differs from: `upheld` (the car is as
+    /// stated) or `false`, with their words, once. False when there is nothing to review.
+    pub async fn review_mismatch(&self, reservation_id: i64, staff: i64, upheld: bool, note: &str, now: i64) -> Result<bool, DbError> {
+        let outcome = if upheld { "upheld" } else { "false" };
+        let n = on_writer!(self, p => {
+            sqlx::query(
+                "update reservation set review_outcome = $1, review_note = $2, reviewed_by = $3, reviewed_at = $4 \
+                 where reservation_id = $5 and mismatch <> '' and review_outcome = ''",
+            )
+            .bind(outcome)
+            .bind(note)
+            .bind(staff)
+            .bind(now)
+            .bind(reservation_id)
+            .execute(p)
+            .await?
+            .rows_affected()
+        });
+        Ok(n == 1)
+    }
+
+    /// The dispute desk's queue: reservations holding a car (staff may decide a dispute between
+    /// the two sides) and differences reported that no one has reviewed, oldest first.
+    pub async fn reservations_to_decide(&self, limit: i64) -> Result<Vec<ReservationLine>, DbError> {
+        let sql = format!("{COLUMNS} where state = 'held' or (mismatch <> '' and review_outcome = '') order by reservation_id limit $1");
+        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?);
+        let mut lines = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id = r.0;
+            let mut row = row(r)?;
+            let (review, car): (Option<Review>, Option<(String, String, i64)>) = on_pool!(self, p => (
+                sqlx::query_as(REVIEW).bind(id).fetch_optional(p).await?,
+                sqlx::query_as("select title, cover, price_yuan from listing where listing_id = $1").bind(row.listing_id).fetch_optional(p).await?,
+            ));
+            if let Some(review) = review {
+                with_review(&mut row, review);
+            }
+            let (title, cover, price_yuan) = car.unwrap_or_default();
+            lines.push(ReservationLine { row, title, cover, price_yuan, mine: false });
+        }
+        Ok(lines)
     }
 
     /// A reservation's log, oldest first.

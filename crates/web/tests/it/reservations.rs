@@ -16,6 +16,7 @@ on_both!(10 =>
     a_car_unlike_its_statement_gives_the_deposit_back_at_once,
     the_deadline_gives_the_deposit_back_and_an_unpaid_reservation_lapses,
     a_seller_who_withdraws_gives_the_deposit_back_at_once,
+    staff_decide_a_dispute_and_review_a_statement_with_their_reason,
     two_buyers_paying_at_once_hold_the_car_once,
     bad_input_is_said_beside_its_field_and_takes_no_money,
 );
@@ -148,6 +149,64 @@ async fn a_car_unlike_its_statement_gives_the_deposit_back_at_once(app: &TestApp
     assert!(seen.contains("车况与声明不符") && seen.contains(what), "the seller reads what differs: {seen}");
     // The car is open to reservations again.
     assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains(&format!(r#"href="/reserve/{id}""#)));
+    // The seller replies once, beside the buyer's words; an empty reply is said beside its field.
+    let empty = app.post_form(&path, &[("cookie", seller.as_str())], "action=reply&reply=").await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(Page::parse(&empty.body).one(".rs-dispute").html.contains("请填写回复内容"));
+    let reply = "纵梁为出厂焊点，非事故维修，可到4S店检测";
+    let form = format!("action=reply&reply={}", form_urlencoded::byte_serialize(reply.as_bytes()).collect::<String>());
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &form).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &form).await.status, StatusCode::UNPROCESSABLE_ENTITY, "once");
+    assert!(app.get(&path, &[("cookie", buyer.as_str())]).await.body.contains(&format!("卖家回复：{reply}")));
+}
+
+async fn staff_decide_a_dispute_and_review_a_statement_with_their_reason(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    // The seller says it was sold, the buyer does not confirm: staff decide.
+    assert_eq!(
+        app.post_form(&format!("/space/reservations/{}", r.reservation_id), &[("cookie", seller.as_str())], "action=confirm").await.status,
+        StatusCode::SEE_OTHER
+    );
+    assert_eq!(app.get("/staff/reservations", &[("cookie", buyer.as_str())]).await.status, StatusCode::FORBIDDEN, "buyers have no desk");
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let s = [("cookie", staff.as_str())];
+    let desk = app.get("/staff/reservations", &s).await;
+    let case = Page::parse(&desk.body).one(&format!("#reservation-{}", r.reservation_id)).html;
+    assert!(case.contains("卖家已确认成交") && case.contains("买家未确认"), "{case}");
+    // A decision without its reason is said beside it and changes nothing.
+    let bare = app.post_form("/staff/reservations", &s, &format!("id={}&decision=for_buyer&reason=", r.reservation_id)).await;
+    assert_eq!(bare.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(Page::parse(&bare.body).one(&format!("#reservation-{}", r.reservation_id)).html.contains("请填写裁定理由"));
+    assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Held);
+    let why = "买家看车后未成交，卖家无法提供成交凭证";
+    let form = format!("id={}&decision=for_buyer&reason={}", r.reservation_id, form_urlencoded::byte_serialize(why.as_bytes()).collect::<String>());
+    assert_eq!(app.post_form("/staff/reservations", &s, &form).await.status, StatusCode::SEE_OTHER);
+    let after = app.state.store.reservation(r.reservation_id).await.unwrap();
+    assert_eq!((after.reservation.state, after.ending), (State::Refunded, Some(domain::reservation::Ending::Staff)));
+    assert_eq!(order(app, r.reservation_id).await.status, Status::Refunded, "given back at once");
+    let staff_id = app.state.store.user_by_mobile(store::seed::STAFF_MOBILE).await.unwrap().unwrap().user_id;
+    let last = app.state.store.reservation_log(r.reservation_id).await.unwrap().pop().unwrap();
+    assert_eq!((last.event.as_str(), last.by_user, last.why.as_str()), ("staff_for_buyer", Some(staff_id), why), "who and why are kept");
+    assert_eq!(app.post_form("/staff/reservations", &s, &form).await.status, StatusCode::UNPROCESSABLE_ENTITY, "an ended reservation is decided once");
+    // A difference reported is reviewed once, with its finding shown to both sides.
+    let (second, query) = reserve(app, id, SECOND).await;
+    pay(app, &second, &query).await;
+    let m = reservation_of(app, id, &second).await;
+    let what = "声明未调表，仪表显示里程与保养记录相差3万公里";
+    let path = format!("/space/reservations/{}", m.reservation_id);
+    let form = format!("action=mismatch&what={}", form_urlencoded::byte_serialize(what.as_bytes()).collect::<String>());
+    assert_eq!(app.post_form(&path, &[("cookie", second.as_str())], &form).await.status, StatusCode::SEE_OTHER);
+    let desk = app.get("/staff/reservations", &s).await;
+    assert!(Page::parse(&desk.body).one(&format!("#reservation-{}", m.reservation_id)).html.contains(what));
+    let note = "调取保养记录，2023年里程高于当前表显";
+    let review = format!("id={}&decision=false&reason={}", m.reservation_id, form_urlencoded::byte_serialize(note.as_bytes()).collect::<String>());
+    assert_eq!(app.post_form("/staff/reservations", &s, &review).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.post_form("/staff/reservations", &s, &review).await.status, StatusCode::UNPROCESSABLE_ENTITY, "reviewed once");
+    assert!(app.get(&path, &[("cookie", seller.as_str())]).await.body.contains(&format!("平台复核：车况声明不实</b>：{note}")));
+    assert!(!app.get("/staff/reservations", &s).await.body.contains(&format!("reservation-{}", m.reservation_id)), "off the desk");
 }
 
 async fn the_deadline_gives_the_deposit_back_and_an_unpaid_reservation_lapses(app: &TestApp) {
@@ -238,6 +297,14 @@ async fn bad_input_is_said_beside_its_field_and_takes_no_money(app: &TestApp) {
     let r = app.post_form(&format!("/reserve/{id}"), &b, "version=1&method=alipay").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(Page::parse(&r.body).one(".rs-form .field.check").html.contains("请阅读车况声明并勾选确认后再支付定金"));
+    // A buyer from another city reads whether the car can be registered there.
+    let d = app.state.store.listing_detail(id).await.unwrap();
+    let city = domain::region::stored_city(d.city_code).unwrap();
+    let other = if city.slug == "beijing" { "shanghai" } else { "beijing" };
+    let away = app.get(&format!("/reserve/{id}"), &[("cookie", &format!("{buyer}; hx_city={other}"))]).await;
+    let to = domain::region::city_by_slug(other).unwrap();
+    let expected = domain::moving::verdict(u8::try_from(d.emission).unwrap(), d.use_kind == 2, city, to);
+    assert_eq!(away.page().one("p.move-row").text, expected.text(to.name));
     // A statement changed while it was read: read again first.
     let stale = app.post_form(&format!("/reserve/{id}"), &b, "accept=yes&version=0&method=alipay").await;
     assert_eq!(stale.status, StatusCode::CONFLICT);

@@ -86,6 +86,7 @@ fn uses_of(order: &PayOrder) -> Vec<(&'static str, &'static str)> {
             vec![("我的线索包", "/actives/superClues"), ("推荐卖车线索", "/actives/superclue/recommandSells"), ("我的线索", "/actives/zhikeclues")]
         }
         Product::Programme => vec![("我的入驻申请", "/actives/fh2021/user"), ("进入商家中心", "/actives/zhikeclues"), ("车商社群", "/actives/fh2021/socail")],
+        Product::Deposit => vec![("查看我的预订", "/space/reservations"), ("继续看车", "/carlist")],
         _ => vec![("我的订单", "/space/vip")],
     }
 }
@@ -167,6 +168,7 @@ async fn result_page(state: &AppState, visitor: &Visitor, order: PayOrder, q: &O
         again: match order.kind {
             Product::Leads => "/actives/superclue/step",
             Product::Programme => "/actives/fh2021/user",
+            Product::Deposit => "/space/reservations",
             _ => "/vip",
         },
         package,

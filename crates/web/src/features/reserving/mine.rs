@@ -1,7 +1,8 @@
 //! `/space/reservations`: a user's reservations, as a buyer and as a seller, and one
 //! reservation's page: where it is, the time left, what each side can do (confirm the sale,
 //! withdraw, report that the car differs from the statement), its log, and the receipt once it
-//! ended. Another user's reservation is a 404. Every action is a POST of one form, so it works
+//! ended; after a difference is reported, the seller's one reply and the staff's finding.
+//! Another user's reservation is a 404. Every action is a POST of one form, so it works
 //! without JavaScript.
 
 use askama::Template;
@@ -105,6 +106,12 @@ struct OnePage {
     log: Vec<LogLine>,
     /// The difference report as typed, and the message beside it.
     report: (String, Option<&'static str>),
+    /// The seller's reply to a difference, as typed, and the message beside it.
+    reply: (String, Option<&'static str>),
+    /// The seller's reply given.
+    seller_reply: String,
+    /// Staff's finding on the statement: its words and their reason.
+    review: Option<(&'static str, String)>,
     notice: Option<String>,
     refund_hours: u32,
 }
@@ -146,12 +153,30 @@ fn what(e: &store::ReservationEvent, deposit: &str) -> String {
     format!("{who}{money}")
 }
 
+/// What a form sent back carried: which form (`mismatch`, `reply`), the text typed and the
+/// message beside it.
+struct Typed {
+    form: &'static str,
+    text: String,
+    error: Option<&'static str>,
+}
+
+impl Typed {
+    fn none() -> Typed {
+        Typed { form: "", text: String::new(), error: None }
+    }
+
+    fn of(&self, form: &str) -> (String, Option<&'static str>) {
+        if self.form == form { (self.text.clone(), self.error) } else { (String::new(), None) }
+    }
+}
+
 async fn render(
     state: &AppState,
     visitor: &Visitor,
     r: ReservationRow,
     buyer: bool,
-    report: (String, Option<&'static str>),
+    typed: Typed,
     notice: Option<String>,
     status: StatusCode,
 ) -> Result<Response, AppError> {
@@ -206,7 +231,14 @@ async fn render(
         mismatch: r.mismatch.clone(),
         log: log.iter().map(|e| LogLine { at: domain::time::datetime(e.at), what: what(e, &deposit) }).collect(),
         deposit,
-        report,
+        report: typed.of("mismatch"),
+        reply: typed.of("reply"),
+        seller_reply: r.seller_reply.clone(),
+        review: match r.review_outcome.as_str() {
+            "upheld" => Some(("平台复核：车况声明属实", r.review_note.clone())),
+            "false" => Some(("平台复核：车况声明不实", r.review_note.clone())),
+            _ => None,
+        },
         notice,
         refund_hours: domain::reservation::REFUND_HOURS,
     };
@@ -218,7 +250,7 @@ async fn render(
 /// `GET /space/reservations/{id}`.
 pub async fn one(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let (r, buyer) = visible(&state, &user, id).await?;
-    render(&state, &visitor, r, buyer, (String::new(), None), None, StatusCode::OK).await
+    render(&state, &visitor, r, buyer, Typed::none(), None, StatusCode::OK).await
 }
 
 /// An action on a reservation.
@@ -230,6 +262,9 @@ pub struct ActionForm {
     /// What differs from the statement (`mismatch`).
     #[serde(default)]
     what: String,
+    /// The seller's reply to it (`reply`).
+    #[serde(default)]
+    reply: String,
 }
 
 /// `POST /space/reservations/{id}`: the reader's action, as the rules allow it for their side.
@@ -249,9 +284,28 @@ pub async fn act(
         ("withdraw", false) => Event::SellerWithdraws,
         ("cancel", true) => Event::Cancel,
         ("mismatch", true) => Event::Mismatch,
+        ("reply", false) => {
+            let reply = form.reply.trim();
+            let n = reply.chars().count();
+            let error = if r.mismatch.is_empty() || !r.seller_reply.is_empty() {
+                Some("没有需要回复的车况不符说明，或已回复过")
+            } else if n == 0 {
+                Some("请填写回复内容")
+            } else if n > MISMATCH_MAX {
+                Some("回复请控制在500字以内")
+            } else {
+                None
+            };
+            if let Some(error) = error {
+                let typed = Typed { form: "reply", text: reply.to_owned(), error: Some(error) };
+                return render(&state, &visitor, r, buyer, typed, None, StatusCode::UNPROCESSABLE_ENTITY).await;
+            }
+            state.store.reply_to_mismatch(id, reply).await?;
+            return Ok(see_other(&format!("/space/reservations/{id}"), Vec::new()));
+        }
         _ => {
-            return render(&state, &visitor, r, buyer, (String::new(), None), Some("这个操作不适用于您的预订".to_owned()), StatusCode::UNPROCESSABLE_ENTITY)
-                .await;
+            let notice = Some("这个操作不适用于您的预订".to_owned());
+            return render(&state, &visitor, r, buyer, Typed::none(), notice, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
     if event == Event::Mismatch {
@@ -267,7 +321,8 @@ pub async fn act(
             None
         };
         if let Some(e) = error {
-            return render(&state, &visitor, r, buyer, (what.to_owned(), Some(e)), None, StatusCode::UNPROCESSABLE_ENTITY).await;
+            let typed = Typed { form: "mismatch", text: what.to_owned(), error: Some(e) };
+            return render(&state, &visitor, r, buyer, typed, None, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
         let step = state.store.report_mismatch(id, user.user_id, what, now).await?;
         crate::services::reservations::refund_if_due(&state, id, step).await?;
@@ -277,8 +332,8 @@ pub async fn act(
         Some(_) => Ok(see_other(&format!("/space/reservations/{id}"), Vec::new())),
         None => {
             let r = state.store.reservation(id).await?;
-            render(&state, &visitor, r, buyer, (String::new(), None), Some("预订状态已变化，这个操作不再适用，请查看最新状态".to_owned()), StatusCode::CONFLICT)
-                .await
+            let notice = Some("预订状态已变化，这个操作不再适用，请查看最新状态".to_owned());
+            render(&state, &visitor, r, buyer, Typed::none(), notice, StatusCode::CONFLICT).await
         }
     }
 }

@@ -48,6 +48,17 @@ struct ReservePage {
     pay_error: String,
     methods: Vec<(&'static str, &'static str)>,
     sandbox: bool,
+    /// Whether the car can be registered in the buyer's city, when it moves there: the words and
+    /// whether it is good news (`domain::moving`).
+    registration: Option<(String, bool)>,
+}
+
+/// Whether car `d` can be registered in the visitor's city, when that is another city.
+fn registration(visitor: &Visitor, d: &ListingDetail) -> Option<(String, bool)> {
+    let from = domain::region::city(u32::try_from(d.city_code).ok()?)?;
+    let to = visitor.city_slug.as_deref().and_then(domain::region::city_by_slug).filter(|to| to.code != from.code)?;
+    let v = domain::moving::verdict(u8::try_from(d.emission).unwrap_or(0), d.use_kind == 2, from, to);
+    Some((v.text(to.name), v.ok()))
 }
 
 /// Why `user_id` may not reserve car `d` at `now`, or `None` when they may.
@@ -98,6 +109,7 @@ fn render(state: &AppState, visitor: &Visitor, d: &ListingDetail, shown: Shown, 
         pay_error: shown.pay_error,
         methods: payments::methods(state, visitor),
         sandbox: state.adapters.pay.sandbox().is_some(),
+        registration: registration(visitor, d),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;

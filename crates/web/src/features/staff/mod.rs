@@ -1,7 +1,8 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
-//! orders desk with its refunds. Every page is private to staff.
+//! orders desk with its refunds, and the reservations dispute desk. Every page is private to staff.
 
 mod orders;
+mod reservations;
 mod review;
 
 use crate::http::routes::Routes;
@@ -13,6 +14,7 @@ use crate::state::AppState;
 pub fn routes(r: &mut Routes) {
     review::routes(r);
     orders::routes(r);
+    reservations::routes(r);
 }
 
 /// A staff page's head: private (never cached, never indexed).

@@ -1,0 +1,153 @@
+//! `/staff/reservations`: the dispute desk. Staff decide what the reservation rules cannot: a
+//! held deposit where the two sides disagree (the sale stands: paid on to the seller; or it goes
+//! back to the buyer), and, after a buyer reported that a car differs from its statement, whether
+//! the statement was true. Every decision needs its reason and is kept with who made it.
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::reservation::{Event, State as RState};
+
+use super::staff_meta;
+use crate::auth::access::Staff;
+use crate::auth::signin::see_other;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, Query};
+use crate::http::routes::{Access, Routes};
+use crate::http::visitor::Visitor;
+use crate::state::AppState;
+
+/// The longest reason kept, in characters.
+const REASON_MAX: usize = 200;
+
+/// One case on the desk.
+pub struct Case {
+    id: i64,
+    listing_id: i64,
+    title: String,
+    deposit: String,
+    /// Held: a dispute to decide (else a difference to review).
+    held: bool,
+    state: &'static str,
+    deadline: String,
+    confirmed: (bool, bool),
+    mismatch: String,
+    seller_reply: String,
+    /// What was typed and the message beside it, after a refused decision.
+    typed: String,
+    error: Option<&'static str>,
+}
+
+#[derive(Template)]
+#[template(path = "staff/reservations.html")]
+struct DeskPage {
+    page: crate::render::meta::PageMeta,
+    cases: Vec<Case>,
+    notice: Option<&'static str>,
+}
+
+async fn desk(
+    state: &AppState,
+    visitor: &Visitor,
+    notice: Option<&'static str>,
+    refused: Option<(i64, String, &'static str)>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
+    let now = state.clock.now();
+    let cases = state
+        .store
+        .reservations_to_decide(100)
+        .await?
+        .into_iter()
+        .map(|l| {
+            let r = l.row;
+            let (typed, error) = match &refused {
+                Some((id, typed, why)) if *id == r.reservation_id => (typed.clone(), Some(*why)),
+                _ => (String::new(), None),
+            };
+            Case {
+                id: r.reservation_id,
+                listing_id: r.listing_id,
+                title: l.title,
+                deposit: crate::render::reservation::yuan(r.deposit_fen),
+                held: r.reservation.state == RState::Held,
+                state: r.reservation.state.label(),
+                deadline: r
+                    .deadline_at
+                    .map(|d| format!("保留至{}（剩余{}）", domain::time::datetime(d), crate::render::reservation::left(d, now)))
+                    .unwrap_or_default(),
+                confirmed: (r.reservation.buyer_confirmed, r.reservation.seller_confirmed),
+                mismatch: r.mismatch,
+                seller_reply: r.seller_reply,
+                typed,
+                error,
+            }
+        })
+        .collect();
+    let tpl = DeskPage { page: staff_meta(state, visitor, "预订纠纷", "/staff/reservations"), cases, notice };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `?done=…` after a decision.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct DoneQuery {
+    #[serde(default)]
+    done: String,
+}
+
+/// `GET /staff/reservations`: the held deposits and the differences not yet reviewed.
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Query<DoneQuery>) -> Result<Response, AppError> {
+    let notice = match q.done.as_str() {
+        "decided" => Some("已裁定，定金按裁定结果处理，记录已保存。"),
+        "reviewed" => Some("已记录对车况声明的复核结论。"),
+        _ => None,
+    };
+    desk(&state, &visitor, notice, None, StatusCode::OK).await
+}
+
+/// A decision.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Decision {
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    id: Option<i64>,
+    /// `for_sale`, `for_buyer` (a held deposit); `upheld`, `false` (a statement reviewed).
+    #[serde(default)]
+    decision: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /staff/reservations`: a decision with its reason, kept with the staff member's name.
+pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff): Staff, Form(d): Form<Decision>) -> Result<Response, AppError> {
+    let Some(id) = d.id else { return Err(AppError::NotFound) };
+    let reason = d.reason.trim();
+    let refuse = |why: &'static str| desk(&state, &visitor, None, Some((id, reason.chars().take(REASON_MAX).collect(), why)), StatusCode::UNPROCESSABLE_ENTITY);
+    if reason.is_empty() || reason.chars().count() > REASON_MAX {
+        return refuse("请填写裁定理由（200字以内），它会记入预订记录").await;
+    }
+    let event = match d.decision.as_str() {
+        "for_sale" => Event::StaffForSale,
+        "for_buyer" => Event::StaffForBuyer,
+        "upheld" | "false" => {
+            return if state.store.review_mismatch(id, staff.user_id, d.decision == "upheld", reason, state.clock.now()).await? {
+                Ok(see_other("/staff/reservations?done=reviewed", Vec::new()))
+            } else {
+                refuse("这条车况不符已复核过，或不存在").await
+            };
+        }
+        _ => return refuse("请选择裁定结果").await,
+    };
+    match crate::services::reservations::apply(&state, id, event, Some(staff.user_id), reason).await? {
+        Some(_) => Ok(see_other("/staff/reservations?done=decided", Vec::new())),
+        None => refuse("这笔预订已结束，不能再裁定").await,
+    }
+}
+
+/// The desk's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Staff, "/staff/reservations", page);
+    r.post(Access::Staff, "/staff/reservations", decide);
+}
