@@ -40,7 +40,7 @@ pub struct Line {
 }
 
 #[derive(Template)]
-#[template(path = "reserve/list.html")]
+#[template(path = "reserving/list.html")]
 struct ListPage {
     page: PageMeta,
     lines: Vec<Line>,
@@ -81,7 +81,7 @@ pub struct LogLine {
 }
 
 #[derive(Template)]
-#[template(path = "reserve/one.html")]
+#[template(path = "reserving/one.html")]
 struct OnePage {
     page: PageMeta,
     id: i64,

@@ -24,7 +24,7 @@ use crate::services::payments;
 use crate::state::AppState;
 
 #[derive(Template)]
-#[template(path = "reserve/reserve.html")]
+#[template(path = "reserving/reserve.html")]
 struct ReservePage {
     page: PageMeta,
     listing_id: i64,
