@@ -79,6 +79,7 @@ pub mod auth;
 pub mod battery;
 pub mod catalog;
 pub mod cost;
+pub mod damage;
 pub mod device;
 pub mod disclosure;
 pub mod filter;

@@ -129,6 +129,8 @@ pub struct ListingDetail {
     /// While a buyer's deposit holds it, when the hold ends; -1 when sold through a reservation;
     /// 0 when no reservation holds it.
     pub reserved_until: i64,
+    /// How many damage marks its seller made (`Store::damage_marks` reads them).
+    pub damage_marks: i64,
 }
 
 from_row!(ListingDetail {
@@ -190,6 +192,7 @@ from_row!(ListingDetail {
     disclosure_text,
     reserve_deposit_fen,
     reserved_until,
+    damage_marks,
 });
 
 impl ListingDetail {
@@ -231,7 +234,8 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname, \
      coalesce(d.version, 0) as disclosure_version, coalesce(d.made_at, 0) as disclosure_at, coalesce(d.statements, '') as disclosure_text, \
      coalesce(l.reserve_deposit_fen, 0) as reserve_deposit_fen, \
-     coalesce((select case when r.state = 'held' then r.deadline_at else -1 end from reservation r where r.listing_id = l.listing_id and r.state in ('held', 'sold')), 0) as reserved_until \
+     coalesce((select case when r.state = 'held' then r.deadline_at else -1 end from reservation r where r.listing_id = l.listing_id and r.state in ('held', 'sold')), 0) as reserved_until, \
+     (select count(*) from damage_mark dm where dm.listing_id = l.listing_id) as damage_marks \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
      left join disclosure d on d.listing_id = l.listing_id and d.version = (select max(version) from disclosure where listing_id = l.listing_id) \

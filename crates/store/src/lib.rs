@@ -22,6 +22,7 @@ mod alert;
 mod calls;
 mod catalog;
 mod conversion;
+mod damage;
 mod detail;
 mod disclosure;
 mod gather;
@@ -65,6 +66,7 @@ pub use alert::Follower;
 pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
+pub use damage::{DamageMark, MarkAdded};
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange, ViewEvent};
 pub use disclosure::Disclosure;
 pub use gather::Demand;
@@ -318,6 +320,8 @@ stored_by_parse!(
     domain::live::Status,
     domain::insurance::Insurer,
     domain::insurance::QuoteStatus,
+    domain::damage::Area,
+    domain::damage::Kind,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

@@ -428,6 +428,7 @@ impl Store {
                 "select upload_id, path from upload u where created_at < $1 \
                  and not exists (select 1 from listing_photo lp where lp.path = u.path) \
                  and not exists (select 1 from shop_photo sp where sp.path = u.path) \
+                 and not exists (select 1 from damage_mark dm where dm.photo_path = u.path) \
                  and not exists (select 1 from shop s where s.logo = u.path or s.banner = u.path) order by upload_id limit $2",
             )
             .bind(before).bind(limit).fetch_all(p).await?

@@ -5,6 +5,7 @@ pub mod assets;
 pub mod bits;
 pub mod card;
 pub mod choices;
+pub mod damage;
 pub mod disclosure;
 pub mod error_page;
 pub mod islands;

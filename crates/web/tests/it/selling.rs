@@ -652,7 +652,7 @@ async fn a_dealers_lead_names_the_statement_the_buyer_read(app: &TestApp) {
     assert!(desk.body.contains(&format!("询价时车况声明为第{version}版")), "{}", desk.body);
 }
 
-on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_dealers_lead_names_the_statement_the_buyer_read, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
+on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_seller_marks_damage_with_photos_and_buyers_see_it_numbered, a_dealers_lead_names_the_statement_the_buyer_read, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
     a_published_car_shows_its_records_and_its_seller_refreshes_them_once_a_day, buyers_find_a_published_car_by_city_price_and_words_and_ask_its_price,
     a_car_is_refreshed_once_a_day_and_every_8_hours_with_the_seller_plan, another_user_can_neither_see_nor_change_a_sellers_car,
     an_edit_keeps_a_car_online_unless_its_price_changes_and_deleting_removes_its_photos, upload_abuse_is_refused_with_a_message_and_leaves_no_file,
@@ -740,4 +740,60 @@ async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese
     let keys: std::collections::BTreeSet<String> = server.received_requests().await.unwrap().iter().flat_map(|r| keys_of(&r.body)).collect();
     assert_eq!(keys.len(), 12, "each upload's photo and its three widths: {keys:?}");
     assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 0, "their rows went with their files");
+}
+
+/// The damage map: every mistake said beside its field, a photo over the limit refused with its
+/// reason, a mark with its photo numbered on the car's page, another user refused, a mark removed.
+async fn a_seller_marks_damage_with_photos_and_buyers_see_it_numbered(app: &TestApp) {
+    let (seller, id, _) = approved_car(app, None).await;
+    let path = format!("/space/personcarlist/{id}/damage");
+    let h = [("cookie", seller.as_str())];
+    let page = app.get(&path, &h).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(crate::support::Page::parse(&page.body).count("svg.dm-view"), 6, "six views of the car");
+    // Nothing chosen, no photo: each said beside its field, the note kept.
+    let r = app.post_multipart(&path, &h, &[Part::Text("area", ""), Part::Text("kind", ""), Part::Text("spot", ""), Part::Text("note", "左后门凹陷")]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let form = crate::support::Page::parse(&r.body);
+    let errors = form.texts(".dm-form .error");
+    assert_eq!(errors[1..], ["请选择损伤所在的部位", "请选择损伤类型", "请在车身图上点选位置，或选择大致方位", "请上传这处损伤的照片"], "{errors:?}");
+    assert!(r.body.contains(r#"value="左后门凹陷""#));
+    // A photo over the limit: its own message, nothing stored.
+    let big = vec![0u8; 11 * 1024 * 1024];
+    let r = app
+        .post_multipart(
+            &path,
+            &h,
+            &[Part::Text("area", "left"), Part::Text("kind", "dent"), Part::Text("spot", "mc"), Part::Text("note", ""), Part::File("photo", "big.jpg", &big)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(crate::support::Page::parse(&r.body).texts(".dm-form .error").iter().any(|e| e == "照片不能超过10MB"), "{}", r.body);
+    assert!(app.state.store.damage_marks(id).await.unwrap().is_empty());
+    // A good mark: stored with its photo, numbered on the car's page and linked to its line.
+    let photo = jpeg(800, 600, 40);
+    let good = [
+        Part::Text("area", "left"),
+        Part::Text("kind", "dent"),
+        Part::Text("spot", "mc"),
+        Part::Text("note", "左后门凹陷约3cm"),
+        Part::File("photo", "dent.jpg", &photo),
+    ];
+    let r = app.post_multipart(&path, &h, &good).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let marks = app.state.store.damage_marks(id).await.unwrap();
+    assert_eq!(marks.len(), 1);
+    assert_eq!((marks[0].mark.x, marks[0].mark.y), (50, 50));
+    let detail = app.get(&format!("/details/{id}"), &[]).await;
+    let section = crate::support::Page::parse(&detail.body).one("#damage").html;
+    assert!(section.contains(r##"<a href="#mark-1">"##) && section.contains("1. 左侧 · 凹陷") && section.contains("左后门凹陷约3cm"), "{section}");
+    assert!(section.contains(&marks[0].photo_path.trim_end_matches(".webp").to_owned()), "the photo is shown");
+    // Another user can neither add nor remove.
+    let other = login(app, OTHER, "").await;
+    assert_eq!(app.post_multipart(&path, &[("cookie", other.as_str())], &good).await.status, StatusCode::NOT_FOUND);
+    let remove = format!("mark={}", marks[0].damage_mark_id);
+    assert_eq!(app.post_form(&format!("{path}/remove"), &[("cookie", other.as_str())], &remove).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form(&format!("{path}/remove"), &h, &remove).await.status, StatusCode::SEE_OTHER);
+    assert!(app.state.store.damage_marks(id).await.unwrap().is_empty());
+    assert!(!app.get(&format!("/details/{id}"), &[]).await.body.contains(r#"id="damage""#), "no map without marks");
 }

@@ -84,6 +84,9 @@ pub struct CarRecord {
     pub disclosure: Option<crate::render::disclosure::DisclosureView>,
     /// Reserving it online: offered with its deposit, or held by a buyer until a time.
     pub reserve: Option<crate::render::reservation::ReserveLine>,
+    /// Its damage map, when its seller marked any: the views drawn and the marks listed (the
+    /// page that shows the car fills it: `render::damage::of`).
+    pub damage: Option<(Vec<crate::render::damage::ViewSvg>, Vec<crate::render::damage::MarkView>)>,
 }
 
 impl CarRecord {
@@ -127,6 +130,7 @@ impl CarRecord {
             description: d.description.split('\n').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
             disclosure: crate::render::disclosure::DisclosureView::of(d.disclosure(), d.disclosure_version, d.disclosure_at, now),
             reserve: crate::render::reservation::ReserveLine::of(d, now),
+            damage: None,
         }
     }
 }

@@ -146,7 +146,10 @@ async fn render_with(
         Some(u) => s.is_favourite(u, id).await?,
         None => false,
     };
-    let car = CarRecord::of(state, &d, &photos, visitor.city_slug.as_deref(), now);
+    let mut car = CarRecord::of(state, &d, &photos, visitor.city_slug.as_deref(), now);
+    if d.damage_marks > 0 {
+        car.damage = Some(crate::render::damage::of(state, id).await?);
+    }
     let city = domain::region::city(d.city_code as u32);
     let online = d.status == ListingStatus::Online;
     let banner = match d.status {

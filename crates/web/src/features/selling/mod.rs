@@ -1,6 +1,8 @@
 //! Putting a car on sale and keeping it there: the sell form with its photos and price suggestion,
-//! the seller's listings with their actions and history, and each car's statement of its condition.
+//! the seller's listings with their actions and history, each car's statement of its condition and
+//! its damage map.
 
+mod damage;
 mod disclosure;
 mod mylistings;
 mod sell;
@@ -11,5 +13,6 @@ use crate::http::routes::Routes;
 pub fn routes(r: &mut Routes) {
     sell::routes(r);
     disclosure::routes(r);
+    damage::routes(r);
     mylistings::routes(r);
 }
