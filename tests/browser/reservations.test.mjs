@@ -1,5 +1,6 @@
-// Reserving a car online in Debian's Chromium: a dealer (desktop) takes reservations of a car with
-// a statement written; a buyer on a phone in WeChat's browser (JavaScript on, then off) reads the
+// Reserving a car online in Debian's Chromium: a dealer (desktop) marks two damages with photos on
+// the car's outline (a tap on the picture with JavaScript, a view and a spot from the lists
+// without) and takes reservations of the car with a statement written; a buyer on a phone in WeChat's browser (JavaScript on, then off) reads the
 // statement, is told beside the box to accept it, pays the deposit at the sandbox's WeChat Pay
 // cashier, finds the reservation with its deadline, while another visitor sees the car reserved;
 // the buyer then reports that the car differs from its statement and sees the deposit refunded.
@@ -35,6 +36,28 @@ async function offer(js) {
     }
     await desk.waitForURL(/\/disclosure\?saved=\d+$/);
   }
+  // Two damages marked, each with its photo.
+  await desk.goto(`${BASE}/space/personcarlist/${id}/damage`);
+  const before = await desk.locator("ol.dm-list > li").count();
+  for (const [area, kind, spot, note] of [["left", "dent", "ml", "左后门凹陷约3cm"], ["front", "scratch", "bc", "前保险杠下沿划痕"]]) {
+    if (js) {
+      await desk.waitForFunction(() => [...document.querySelectorAll("[data-island]")].every((e) => e.dataset.mounted === "1"));
+      await desk.locator(`.dm-fig[data-area="${area}"] svg`).click({ position: { x: 60, y: 50 } });
+      assert.match(await desk.locator(".dm-hint").innerText(), /选定位置/);
+      assert.equal(await desk.locator(`input[name="area"][value="${area}"]`).isChecked(), true);
+    } else {
+      await desk.locator(`input[name="area"][value="${area}"]`).check();
+      await desk.selectOption("#dm-spot", spot);
+    }
+    await desk.locator(`input[name="kind"][value="${kind}"]`).check();
+    await desk.fill("#dm-note", note);
+    const res = await desk.request.get(`${BASE}/upload/demo/suv-red-1_w960.webp`);
+    await desk.locator("#dm-photo").setInputFiles({ name: "damage.webp", mimeType: "image/webp", buffer: await res.body() });
+    await desk.locator(".dm-form button").click();
+    await desk.waitForURL(/\/damage\?saved=added/);
+  }
+  assert.equal(await desk.locator("ol.dm-list > li").count(), before + 2);
+  await desk.goto(`${BASE}/space/personcarlist/${id}/disclosure`);
   const form = desk.locator("form.reserve-offer");
   await form.locator('input[name="accept"]').check();
   await form.locator("#rs-deposit").fill("2000");
@@ -53,6 +76,11 @@ for (const js of [true, false]) {
     await page.goto(`${BASE}/details/${id}`);
     const reserveLink = page.locator(".reserve-row a", { hasText: "支付定金2,000元预订" });
     assert.ok(await reserveLink.isVisible(), "the car offers a reservation");
+    // The damage map: numbered marks on the outline, each linked to its photo.
+    const map = page.locator("#damage");
+    await map.scrollIntoViewIfNeeded();
+    assert.match(await map.locator("ol.dm-list").innerText(), /左侧 · 凹陷[\s\S]*左后门凹陷约3cm/);
+    assert.ok((await map.locator('svg a[href^="#mark-"]').count()) >= 2);
     await page.goto(`${BASE}/sys/login?return=${encodeURIComponent(`/reserve/${id}`)}`);
     await signIn(page, js ? "13700006101" : "13700006102");
     await page.waitForURL(new RegExp(`/reserve/${id}$`));

@@ -24,6 +24,8 @@ pub struct MarkView {
 /// One view with its marks, drawn.
 #[derive(Debug, Clone)]
 pub struct ViewSvg {
+    /// The view's stored name (`front`).
+    pub key: &'static str,
     /// 车头.
     pub label: &'static str,
     /// The SVG element.
@@ -89,7 +91,7 @@ pub fn views(marks: &[(usize, &Mark)]) -> Vec<ViewSvg> {
                 ));
             }
             svg.push_str("</svg>");
-            ViewSvg { label: area.label(), svg }
+            ViewSvg { key: area.as_str(), label: area.label(), svg }
         })
         .collect()
 }

@@ -230,6 +230,11 @@ pub struct TextInputProps {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ConfirmFormsProps {}
 
+/// `DamageMarker`: a tap on the damage map's outline chooses the view and the place of a new
+/// mark. No props.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DamageMarkerProps {}
+
 /// Slugs of the hot cities, listed first by the region picker and by the home page's fallback.
 pub const HOT_CITIES: &[&str] =
     &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];

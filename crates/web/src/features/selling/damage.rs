@@ -64,6 +64,8 @@ struct DamagePage {
     max: usize,
     /// A notice after a save.
     saved: Option<&'static str>,
+    /// The marking island (a tap on the outline places a mark).
+    marker: Option<crate::render::meta::IslandMount>,
 }
 
 async fn render(
@@ -79,6 +81,7 @@ async fn render(
     let layout = if is_dealer(visitor) { Layout::Dealer } else { Layout::Default };
     let mut page = PageMeta::for_visitor(state, visitor, layout, "车况标注").canonical_path(state, &format!("/space/personcarlist/{id}/damage"));
     page.private();
+    let marker = page.island(state, "DamageMarker", &crate::render::islands::DamageMarkerProps::default());
     let tpl = DamagePage {
         page,
         dealer: dealer_head(state, visitor, "stock").await?,
@@ -94,6 +97,7 @@ async fn render(
         spots: SPOTS,
         max: MAX_MARKS,
         saved,
+        marker,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
