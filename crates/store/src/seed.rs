@@ -691,6 +691,9 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
              where status = 'online' and listing_id % 5 < 3 and listing_id in (select listing_id from disclosure)",
         )
         .await?;
+    if n_shops >= 2 {
+        demo_reservations(store, n_shops as i64, now).await?;
+    }
     let bands: Vec<String> = domain::valuation::Rating::ALL.iter().filter(|r| r.is_band()).map(|r| format!("'{}'", r.as_str())).collect();
     let rated = store.count_admin(&format!("select count(*) from listing where status = 'online' and price_rating in ({})", bands.join(", "))).await?;
     report.rated = usize::try_from(rated).unwrap_or(0);
@@ -716,6 +719,49 @@ async fn demo_live(store: &Store, cities: &[region::City], now: i64) -> Result<(
         let crate::Pinned::Saved(id) = store.schedule_live(owner, &new, starts_at - 3 * 86_400).await? else { continue };
         for (i, action) in moves.iter().enumerate() {
             store.move_live(owner, id, *action, None, starts_at + i as i64 * 3_600).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The demo's reservations: three cars that take reservations (none of the first shop's, whose
+/// cars the demo dealer works on) held by a private buyer's paid deposit, paid 20, 36 and 50
+/// hours ago, so a first visitor sees 已预订 with the time left, and the buyers and dealers find
+/// them in 我的预订.
+async fn demo_reservations(store: &Store, n_shops: i64, now: i64) -> Result<(), DbError> {
+    let mut held = 0;
+    for card in store.latest_listings(None, 300).await? {
+        let d = store.listing_detail(card.listing_id).await?;
+        if d.reserve_deposit_fen <= 0 || d.shop_id.is_none_or(|s| s == 1) || d.reserved_until != 0 {
+            continue;
+        }
+        let paid_at = now - [20, 36, 50][held] * 3_600;
+        // A private seller of the demo as the buyer (users after the shops' owners).
+        let buyer = n_shops + 1 + held as i64;
+        let order = crate::NewOrder {
+            order_no: domain::order::order_no(paid_at - 120, 900 + held as u32),
+            user_id: buyer,
+            item: crate::Item {
+                product: domain::order::Product::Deposit,
+                plan_code: String::new(),
+                city_code: None,
+                campaign: String::new(),
+                subject: format!("预订定金：{}", d.title),
+                amount_fen: d.reserve_deposit_fen,
+            },
+            provider: domain::order::Provider::Sandbox,
+            channel: "sandbox".to_owned(),
+            attribution: String::new(),
+        };
+        let version = (d.disclosure_version > 0).then_some(d.disclosure_version);
+        if let crate::Reserved::Order { order_no, .. } = store.reserve(d.listing_id, buyer, version, &order, paid_at - 120).await? {
+            let trade_no = format!("demo-deposit-{held}");
+            let pay = crate::Payment { order_no: &order_no, provider: domain::order::Provider::Sandbox, trade_no: &trade_no, amount_fen: d.reserve_deposit_fen };
+            store.settle_payment(&pay, paid_at).await?;
+            held += 1;
+        }
+        if held == 3 {
+            break;
         }
     }
     Ok(())
