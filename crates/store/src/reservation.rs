@@ -559,6 +559,13 @@ impl Store {
         }
     }
 
+    /// The reservation whose deposit purchase `purchase_id` is.
+    pub async fn reservation_of_purchase(&self, purchase_id: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar("select reservation_id from reservation where purchase_id = $1").bind(purchase_id).fetch_optional(p).await?
+        }))
+    }
+
     /// Whether order `order_no` paid a reservation's deposit that was paid on to the seller.
     pub async fn deposit_paid_out(&self, order_no: &str) -> Result<bool, DbError> {
         let n: i64 = on_pool!(self, p => {

@@ -551,6 +551,9 @@ pub struct Sms {
     /// The template telling a viewer a live session they asked about has started (variables
     /// `shop`, `title`).
     pub live_template_code: String,
+    /// The template telling a reservation's seller or buyer what happened to it (variables
+    /// `car`, `what`): a deposit paid, a deposit refunded.
+    pub reservation_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -853,6 +856,7 @@ impl Config {
                 need("sms.lead_template_code", &self.sms.lead_template_code);
                 need("sms.alert_template_code", &self.sms.alert_template_code);
                 need("sms.live_template_code", &self.sms.live_template_code);
+                need("sms.reservation_template_code", &self.sms.reservation_template_code);
             }
         }
         match self.oauth.adapter {

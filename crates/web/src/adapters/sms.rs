@@ -1,4 +1,5 @@
-//! Sending SMS: login codes, new-lead notices to dealers, and buyers' alerts.
+//! Sending SMS: login codes, new-lead notices to dealers, buyers' alerts, live reminders and what
+//! happened to a reservation.
 //!
 //! - `sandbox`: nothing leaves the machine; the code is logged and kept in a small outbox so the
 //!   development login screen can show it.
@@ -48,6 +49,7 @@ pub struct Aliyun {
     lead_template_code: String,
     alert_template_code: String,
     live_template_code: String,
+    reservation_template_code: String,
 }
 
 impl Sms {
@@ -67,6 +69,7 @@ impl Sms {
                 lead_template_code: config.sms.lead_template_code.clone(),
                 alert_template_code: config.sms.alert_template_code.clone(),
                 live_template_code: config.sms.live_template_code.clone(),
+                reservation_template_code: config.sms.reservation_template_code.clone(),
             })
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -155,6 +158,30 @@ impl Sms {
                 a.send(mobile, &a.live_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a reservation's seller or buyer what happened to it (template variables `car` and
+    /// `what`, each within Aliyun's 35-character limit).
+    pub async fn send_reservation(&self, mobile: &str, car: &str, what: &str) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!("【二手车网】您的预订有新动态：{car}，{what}。详情请在“我的预订”中查看。");
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: reservation");
+                s.keep(mobile, "reservation", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "car": super::clip(car, 35), "what": super::clip(what, 35) }).to_string();
+                a.send(mobile, &a.reservation_template_code, &param).await
+            }
+        }
+    }
+
+    /// The reservation messages the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_reservation_notes(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "reservation").map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The live-session reminders the sandbox sent to a phone, oldest first (tests, development).

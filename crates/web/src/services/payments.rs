@@ -217,7 +217,12 @@ async fn deliver(state: &AppState, order_no: &str) {
                     crate::services::reports::attempt(state, &report).await?;
                 }
             }
-            Product::Vip | Product::Leads | Product::Programme | Product::Deposit | Product::Test => {}
+            Product::Deposit => {
+                if let Some(purchase) = order.purchase_id {
+                    crate::services::reservations::deposit_paid(state, purchase).await?;
+                }
+            }
+            Product::Vip | Product::Leads | Product::Programme | Product::Test => {}
         }
         Ok::<(), AppError>(())
     };

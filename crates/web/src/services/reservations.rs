@@ -1,4 +1,5 @@
-//! What a reservation's transition does outside its transaction: a deposit that goes back is
+//! What a reservation's transition does outside its transaction: the seller is told by SMS when a
+//! deposit holds their car and the buyer when it comes back; a deposit that goes back is
 //! refunded at its provider at once (the rule promises within `REFUND_HOURS` for a withdrawal or
 //! an expiry; at once is sooner), and the minute round moves reservations the clock ends — a
 //! deposit held past its deadline goes back, a reservation left unpaid is cancelled.
@@ -18,6 +19,32 @@ pub async fn apply(state: &AppState, id: i64, event: Event, by: Option<i64>, why
     Ok(step)
 }
 
+/// Tells `user_id` by SMS what happened to reservation `id` of car `title`; a failure is logged,
+/// the reservation's page says the same.
+async fn tell(state: &AppState, user_id: i64, id: i64, title: &str, what: &str) {
+    let mobile = match state.store.user(user_id).await {
+        Ok(u) => u.mobile,
+        Err(e) => return tracing::warn!(reservation = id, error = %e, "reservation notice: no user"),
+    };
+    let Some(mobile) = mobile else { return };
+    if let Err(e) = state.adapters.sms.send_reservation(&mobile, title, what).await {
+        tracing::warn!(reservation = id, error = %e, "reservation notice not sent");
+    }
+}
+
+/// After a deposit's payment was applied (`payments::deliver`): when it holds the car, the seller
+/// is told, with the deposit and the deadline.
+pub async fn deposit_paid(state: &AppState, purchase_id: i64) -> Result<(), AppError> {
+    let Some(id) = state.store.reservation_of_purchase(purchase_id).await? else { return Ok(()) };
+    let r = state.store.reservation(id).await?;
+    let (domain::reservation::State::Held, Some(deadline)) = (r.reservation.state, r.deadline_at) else { return Ok(()) };
+    let Some(seller) = state.store.reservation_seller(id).await? else { return Ok(()) };
+    let title = state.store.listing_detail(r.listing_id).await?.title;
+    let what = format!("买家已付定金{}元，保留至{}", crate::render::reservation::yuan(r.deposit_fen), domain::time::datetime(deadline));
+    tell(state, seller, id, &title, &what).await;
+    Ok(())
+}
+
 /// Refunds reservation `id`'s deposit when `step` gave it back. A refund the provider refuses
 /// stays marked on the order, and the minute round (`payments::reconcile`) tries it again.
 pub async fn refund_if_due(state: &AppState, id: i64, step: Option<Step>) -> Result<(), AppError> {
@@ -27,6 +54,13 @@ pub async fn refund_if_due(state: &AppState, id: i64, step: Option<Step>) -> Res
         && let Err(why) = crate::services::refunds::refund(state, &order.order_no, None, ending.label()).await?
     {
         tracing::warn!(reservation = id, order_no = %order.order_no, ?why, "a deposit's refund did not go through: the minute round tries again");
+    }
+    // The buyer hears why the deposit came back (a withdrawal of their own needs no message).
+    if ending != domain::reservation::Ending::BuyerWithdrew {
+        let r = state.store.reservation(id).await?;
+        let title = state.store.listing_detail(r.listing_id).await?.title;
+        let what = format!("定金{}元已退还（{}）", crate::render::reservation::yuan(r.deposit_fen), ending.label());
+        tell(state, r.buyer_user_id, id, &title, &what).await;
     }
     Ok(())
 }

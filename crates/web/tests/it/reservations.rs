@@ -131,6 +131,10 @@ async fn a_car_unlike_its_statement_gives_the_deposit_back_at_once(app: &TestApp
     let (buyer, query) = reserve(app, id, BUYER).await;
     pay(app, &buyer, &query).await;
     let r = reservation_of(app, id, &buyer).await;
+    // The seller is told by SMS that a deposit holds the car, until when.
+    let shop = app.state.store.listing_detail(id).await.unwrap().shop_id.unwrap();
+    let notes = app.state.adapters.sms.sandbox_reservation_notes(&owner_mobile(app, shop).await);
+    assert!(notes.last().is_some_and(|n| n.contains("买家已付定金1,000元，保留至")), "{notes:?}");
     let path = format!("/space/reservations/{}", r.reservation_id);
     // Too short to say what differs: said beside the field, the text kept, nothing moved.
     let short = app.post_form(&path, &[("cookie", buyer.as_str())], "action=mismatch&what=%E4%B8%8D%E5%AF%B9").await;
@@ -146,6 +150,8 @@ async fn a_car_unlike_its_statement_gives_the_deposit_back_at_once(app: &TestApp
     let after = app.state.store.reservation(r.reservation_id).await.unwrap();
     assert_eq!((after.reservation.state, after.ending, after.mismatch.as_str()), (State::Refunded, Some(domain::reservation::Ending::Mismatch), what));
     assert_eq!(order(app, r.reservation_id).await.status, Status::Refunded, "refunded at once, at the provider");
+    let notes = app.state.adapters.sms.sandbox_reservation_notes(BUYER);
+    assert!(notes.last().is_some_and(|n| n.contains("定金1,000元已退还（车况与声明不符）")), "the buyer is told: {notes:?}");
     let seen = app.get(&path, &[("cookie", seller.as_str())]).await.body;
     assert!(seen.contains("车况与声明不符") && seen.contains(what), "the seller reads what differs: {seen}");
     // The car is open to reservations again.
