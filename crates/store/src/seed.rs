@@ -756,7 +756,8 @@ async fn demo_reservations(store: &Store, n_shops: i64, now: i64) -> Result<(), 
         let version = (d.disclosure_version > 0).then_some(d.disclosure_version);
         if let crate::Reserved::Order { order_no, .. } = store.reserve(d.listing_id, buyer, version, &order, paid_at - 120).await? {
             let trade_no = format!("demo-deposit-{held}");
-            let pay = crate::Payment { order_no: &order_no, provider: domain::order::Provider::Sandbox, trade_no: &trade_no, amount_fen: d.reserve_deposit_fen };
+            let pay =
+                crate::Payment { order_no: &order_no, provider: domain::order::Provider::Sandbox, trade_no: &trade_no, amount_fen: d.reserve_deposit_fen };
             store.settle_payment(&pay, paid_at).await?;
             held += 1;
         }

@@ -18,8 +18,8 @@ use crate::config::Config;
 pub enum Sms {
     /// Local only.
     Sandbox(Sandbox),
-    /// Alibaba Cloud SMS.
-    Aliyun(Aliyun),
+    /// Alibaba Cloud SMS (boxed: its keys and template codes are most of its size).
+    Aliyun(Box<Aliyun>),
 }
 
 /// The sandbox: an outbox of the last messages sent, as `(mobile, kind, text)`; `kind` is
@@ -56,7 +56,7 @@ impl Sms {
     /// The adapter the configuration names.
     pub fn from_config(config: &Config, client: reqwest::Client) -> Sms {
         if config.sms.adapter == crate::config::SmsAdapter::Aliyun {
-            Sms::Aliyun(Aliyun {
+            Sms::Aliyun(Box::new(Aliyun {
                 rpc: Rpc {
                     endpoint: config.sms.endpoint.clone(),
                     key_id: config.sms.access_key_id.clone(),
@@ -70,7 +70,7 @@ impl Sms {
                 alert_template_code: config.sms.alert_template_code.clone(),
                 live_template_code: config.sms.live_template_code.clone(),
                 reservation_template_code: config.sms.reservation_template_code.clone(),
-            })
+            }))
         } else {
             Sms::Sandbox(Sandbox::default())
         }
