@@ -62,6 +62,15 @@ async fn pay(app: &TestApp, cookie: &str, query: &str) {
     assert_eq!(paid.status, StatusCode::SEE_OTHER, "{}", paid.body);
 }
 
+/// Posts an Alipay notify (the sandbox's, or one made up) as the provider would; its answer.
+async fn notify(app: &TestApp, form: &[(String, String)]) -> String {
+    let mut body = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in form {
+        body.append_pair(k, v);
+    }
+    crate::support::send_body(app.router(), "/api/pay/alipay/notify", &[], "application/x-www-form-urlencoded", body.finish().into_bytes()).await.body
+}
+
 /// The buyer's newest reservation of car `id`.
 async fn reservation_of(app: &TestApp, id: i64, cookie: &str) -> store::ReservationRow {
     let list = app.get("/space/reservations", &[("cookie", cookie)]).await;
@@ -101,8 +110,20 @@ async fn a_reserved_car_is_held_for_its_buyer_and_sold_when_both_confirm(app: &T
         1,
         "nothing made for the second buyer"
     );
-    // A notify replayed (the cashier sends it again) changes nothing.
+    // A notify replayed (the cashier sends it again) changes nothing; an altered or forged one is
+    // refused and changes nothing either.
     pay(app, &buyer, &query).await;
+    let sandbox = app.state.adapters.pay.sandbox().unwrap();
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let signed = sandbox.pay(&sandbox.checkout(&params).unwrap(), NOW + 5).await.unwrap();
+    assert_eq!(notify(app, &signed).await, "success");
+    let altered: Vec<(String, String)> = signed.iter().map(|(k, v)| (k.clone(), if k == "total_amount" { "0.01".to_owned() } else { v.clone() })).collect();
+    assert_eq!(notify(app, &altered).await, "fail");
+    let unsigned: Vec<(String, String)> = signed.iter().filter(|(k, _)| k != "sign").cloned().collect();
+    let app_key = web::adapters::alipay::private_key(include_str!("../../src/adapters/keys/sandbox_app.pem")).unwrap();
+    let mut forged = unsigned.clone();
+    forged.push(("sign".to_owned(), web::adapters::alipay::sign(&app_key, &web::adapters::alipay::canonical(&unsigned, false)).unwrap()));
+    assert_eq!(notify(app, &forged).await, "fail", "signed with a key that is not the platform's");
     assert_eq!(app.state.store.reservation_log(r.reservation_id).await.unwrap().len(), 1, "one payment in the log");
     // The buyer's page: the deadline and the time left; the seller's page: the same reservation.
     let path = format!("/space/reservations/{}", r.reservation_id);
