@@ -322,6 +322,7 @@ stored_by_parse!(
     domain::insurance::QuoteStatus,
     domain::damage::Area,
     domain::damage::Kind,
+    domain::reservation::State,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

@@ -103,7 +103,7 @@ from_row!(PayOrder {
     refund_reason,
 });
 
-const ORDER_COLUMNS: &str = "payment_order_id, order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
+pub(crate) const ORDER_COLUMNS: &str = "payment_order_id, order_no, user_id, kind, plan_code, city_code, campaign, subject, amount_fen, status, provider, \
                              channel, provider_trade_no, created_at, paid_at, queried_at, purchase_id, refund_reason";
 
 /// One purchase as the ledger holds it, with its orders and what its product gives now: what the

@@ -64,55 +64,77 @@ pub struct ReservationEvent {
     pub at: i64,
 }
 
-pub(crate) type Row = (i64, i64, i64, i64, Option<i32>, String, bool, bool, bool, Option<i64>, Option<i64>, String, Option<i64>, Option<i64>, String, i64);
-
-/// What staff and the seller added after a difference was reported.
-type Review = (i64, String, String, String);
+/// A reservation's row as the database holds it, read by column name (decoded into
+/// [`ReservationRow`] by [`row`]).
+pub(crate) struct Row {
+    reservation_id: i64,
+    listing_id: i64,
+    buyer_user_id: i64,
+    deposit_fen: i64,
+    disclosure_version: Option<i32>,
+    state: State,
+    paid: bool,
+    buyer_confirmed: bool,
+    seller_confirmed: bool,
+    paid_at: Option<i64>,
+    deadline_at: Option<i64>,
+    ending: String,
+    refund_due_at: Option<i64>,
+    purchase_id: Option<i64>,
+    mismatch: String,
+    created_at: i64,
+    seller_reply: String,
+    review_outcome: String,
+    review_note: String,
+}
+crate::from_row!(Row {
+    reservation_id,
+    listing_id,
+    buyer_user_id,
+    deposit_fen,
+    disclosure_version,
+    state as stored,
+    paid,
+    buyer_confirmed,
+    seller_confirmed,
+    paid_at,
+    deadline_at,
+    ending,
+    refund_due_at,
+    purchase_id,
+    mismatch,
+    created_at,
+    seller_reply,
+    review_outcome,
+    review_note,
+});
 
 pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
-     seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at from reservation";
+     seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at, seller_reply, review_outcome, review_note \
+     from reservation";
 
 pub(crate) fn row(r: Row) -> Result<ReservationRow, DbError> {
-    let (
-        reservation_id,
-        listing_id,
-        buyer_user_id,
-        deposit_fen,
-        disclosure_version,
-        state,
-        paid,
-        buyer_confirmed,
-        seller_confirmed,
-        paid_at,
-        deadline_at,
-        ending,
-        refund_due_at,
-        purchase_id,
-        mismatch,
-        created_at,
-    ) = r;
-    let state = State::parse(&state).ok_or_else(|| BadStored { column: "reservation.state", value: state.clone(), kind: "reservation::State" })?;
-    let ending = match ending.as_str() {
+    let ending = match r.ending.as_str() {
         "" => None,
-        e => Some(Ending::parse(e).ok_or_else(|| BadStored { column: "reservation.ending", value: ending.clone(), kind: "reservation::Ending" })?),
+        e => Some(Ending::parse(e).ok_or_else(|| BadStored { column: "reservation.ending", value: r.ending.clone(), kind: "reservation::Ending" })?),
     };
     Ok(ReservationRow {
-        reservation_id,
-        listing_id,
-        buyer_user_id,
-        deposit_fen,
-        disclosure_version,
-        reservation: Reservation { state, paid, buyer_confirmed, seller_confirmed },
-        paid_at,
-        deadline_at,
+        reservation_id: r.reservation_id,
+        listing_id: r.listing_id,
+        buyer_user_id: r.buyer_user_id,
+        deposit_fen: r.deposit_fen,
+        disclosure_version: r.disclosure_version,
+        reservation: Reservation { state: r.state, paid: r.paid, buyer_confirmed: r.buyer_confirmed, seller_confirmed: r.seller_confirmed },
+        paid_at: r.paid_at,
+        deadline_at: r.deadline_at,
         ending,
-        refund_due_at,
-        purchase_id,
-        mismatch,
-        created_at,
-        seller_reply: String::new(),
-        review_outcome: String::new(),
-        review_note: String::new(),
+        refund_due_at: r.refund_due_at,
+        purchase_id: r.purchase_id,
+        mismatch: r.mismatch,
+        created_at: r.created_at,
+        seller_reply: r.seller_reply,
+        review_outcome: r.review_outcome,
+        review_note: r.review_note,
     })
 }
 
@@ -275,14 +297,6 @@ macro_rules! deposit_refunded {
 }
 pub(crate) use deposit_refunded;
 
-const REVIEW: &str = "select reservation_id, seller_reply, review_outcome, review_note from reservation where reservation_id = $1";
-
-fn with_review(r: &mut ReservationRow, (_, seller_reply, review_outcome, review_note): Review) {
-    r.seller_reply = seller_reply;
-    r.review_outcome = review_outcome;
-    r.review_note = review_note;
-}
-
 impl Store {
     /// Makes a reservation of a car by a buyer, for `deposit_fen`, against the statement's
     /// `disclosure_version` the buyer accepted: pending until its deposit is paid.
@@ -312,15 +326,8 @@ impl Store {
     /// A reservation.
     pub async fn reservation(&self, reservation_id: i64) -> Result<ReservationRow, DbError> {
         let sql = format!("{COLUMNS} where reservation_id = $1");
-        let (r, review): (Option<Row>, Option<Review>) = on_pool!(self, p => (
-            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_optional(p).await?,
-            sqlx::query_as(REVIEW).bind(reservation_id).fetch_optional(p).await?,
-        ));
-        let mut r = row(crate::found(r)?)?;
-        if let Some(review) = review {
-            with_review(&mut r, review);
-        }
-        Ok(r)
+        let r: Option<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_optional(p).await?);
+        row(crate::found(r)?)
     }
 
     /// The seller answers the difference a buyer reported, once. False when there is nothing to
@@ -361,23 +368,15 @@ impl Store {
     /// The dispute desk's queue: reservations holding a car (staff may decide a dispute between
     /// the two sides) and differences reported that no one has reviewed, oldest first.
     pub async fn reservations_to_decide(&self, limit: i64) -> Result<Vec<ReservationLine>, DbError> {
-        let sql = format!("{COLUMNS} where state = 'held' or (mismatch <> '' and review_outcome = '') order by reservation_id limit $1");
-        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?);
-        let mut lines = Vec::with_capacity(rows.len());
-        for r in rows {
-            let id = r.0;
-            let mut row = row(r)?;
-            let (review, car): (Option<Review>, Option<(String, String, i64)>) = on_pool!(self, p => (
-                sqlx::query_as(REVIEW).bind(id).fetch_optional(p).await?,
-                sqlx::query_as("select title, cover, price_yuan from listing where listing_id = $1").bind(row.listing_id).fetch_optional(p).await?,
-            ));
-            if let Some(review) = review {
-                with_review(&mut row, review);
-            }
-            let (title, cover, price_yuan) = car.unwrap_or_default();
-            lines.push(ReservationLine { row, title, cover, price_yuan, mine: false });
-        }
-        Ok(lines)
+        const TO_DECIDE: &str = "state = 'held' or (mismatch <> '' and review_outcome = '')";
+        let sql = format!("{COLUMNS} where {TO_DECIDE} order by reservation_id limit $1");
+        let cars =
+            format!("select listing_id, title, cover, price_yuan from listing where listing_id in (select listing_id from reservation where {TO_DECIDE})");
+        let (rows, cars): (Vec<Row>, Vec<(i64, String, String, i64)>) = on_pool!(self, p => (
+            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?,
+            sqlx::query_as(sqlx::AssertSqlSafe(cars)).fetch_all(p).await?,
+        ));
+        lines(rows, &cars, None)
     }
 
     /// A reservation's log, oldest first.
@@ -423,6 +422,18 @@ impl Store {
                 .await?
         }))
     }
+}
+
+/// Reservations with their cars' titles, covers and prices (`cars`), `mine` for `reader`'s own.
+fn lines(rows: Vec<Row>, cars: &[(i64, String, String, i64)], reader: Option<i64>) -> Result<Vec<ReservationLine>, DbError> {
+    rows.into_iter()
+        .map(|r| {
+            let row = row(r)?;
+            let (_, title, cover, price_yuan) = cars.iter().find(|c| c.0 == row.listing_id).cloned().unwrap_or_default();
+            let mine = Some(row.buyer_user_id) == reader;
+            Ok(ReservationLine { row, title, cover, price_yuan, mine })
+        })
+        .collect()
 }
 
 /// How asking to reserve a car went ([`Store::reserve`]).
@@ -544,19 +555,12 @@ impl Store {
 
     /// The paid order of a reservation's deposit, if any.
     pub async fn reservation_order(&self, reservation_id: i64) -> Result<Option<crate::PayOrder>, DbError> {
-        let no: Option<String> = on_pool!(self, p => {
-            sqlx::query_scalar(
-                "select o.order_no from payment_order o join reservation r on r.purchase_id = o.purchase_id \
-                 where r.reservation_id = $1 order by case o.status when 'paid' then 0 when 'refunded' then 1 when 'pending' then 2 else 3 end, o.payment_order_id desc limit 1",
-            )
-            .bind(reservation_id)
-            .fetch_optional(p)
-            .await?
-        });
-        match no {
-            Some(no) => self.order_by_no(&no).await,
-            None => Ok(None),
-        }
+        let sql = format!(
+            "select {} from payment_order where purchase_id = (select purchase_id from reservation where reservation_id = $1) \
+             order by case status when 'paid' then 0 when 'refunded' then 1 when 'pending' then 2 else 3 end, payment_order_id desc limit 1",
+            crate::pay::ORDER_COLUMNS
+        );
+        Ok(on_pool!(self, p => sqlx::query_as::<_, crate::PayOrder>(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_optional(p).await?))
     }
 
     /// The reservation whose deposit purchase `purchase_id` is.
@@ -602,14 +606,7 @@ impl Store {
             sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?,
             sqlx::query_as(sqlx::AssertSqlSafe(cars)).bind(user_id).fetch_all(p).await?,
         ));
-        rows.into_iter()
-            .map(|r| {
-                let row = row(r)?;
-                let (_, title, cover, price_yuan) = cars.iter().find(|c| c.0 == row.listing_id).cloned().unwrap_or_default();
-                let mine = row.buyer_user_id == user_id;
-                Ok(ReservationLine { row, title, cover, price_yuan, mine })
-            })
-            .collect()
+        lines(rows, &cars, Some(user_id))
     }
 
     /// Reservations still waiting for a deposit made before `before` (their order closes by

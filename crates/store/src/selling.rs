@@ -231,6 +231,8 @@ pub struct EditableListing {
     pub use_kind: i32,
     /// Fuel code.
     pub fuel: i32,
+    /// The deposit its seller asks to reserve it online, fen (none: not reserved online).
+    pub reserve_deposit_fen: Option<i64>,
 }
 from_row!(EditableListing {
     listing_id,
@@ -255,6 +257,7 @@ from_row!(EditableListing {
     title,
     use_kind,
     fuel,
+    reserve_deposit_fen,
 });
 
 /// One entry of a listing's audit trail.
@@ -504,8 +507,8 @@ impl Store {
         let sql = format!(
             "select l.listing_id, l.status, s.slug as series_slug, l.first_reg_year, l.first_reg_month, l.mileage_km, l.price_yuan, \
              l.city_code, l.colour, l.transfers, l.gearbox, l.emission, l.vin, l.description, l.contact_mobile, l.shop_id, \
-             l.displacement, l.model_year, l.trim_name, l.title, l.use_kind, l.fuel from listing l join series s on s.series_id = l.series_id \
-             where l.listing_id = $1 and l.status <> 'deleted' and {}",
+             l.displacement, l.model_year, l.trim_name, l.title, l.use_kind, l.fuel, l.reserve_deposit_fen \
+             from listing l join series s on s.series_id = l.series_id where l.listing_id = $1 and l.status <> 'deleted' and {}",
             OWNED.replace("seller_user_id", "l.seller_user_id").replace("or shop_id", "or l.shop_id")
         );
         let row = on_pool!(self, p => {

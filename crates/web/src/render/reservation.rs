@@ -1,4 +1,4 @@
-//! A reservation's figures as the pages write them: the deposit in whole yuan and the time left
+//! A reservation's figures as the pages write them: the time left
 //! until a deadline, and the line a car's page shows about reserving it.
 
 use store::ListingDetail;
@@ -22,21 +22,9 @@ impl ReserveLine {
             return Some(ReserveLine::Held(domain::time::datetime(d.reserved_until), left(d.reserved_until, now)));
         }
         let online = d.status == domain::selling::ListingStatus::Online;
-        (online && d.reserve_deposit_fen > 0 && d.disclosure_version > 0 && d.reserved_until == 0).then(|| ReserveLine::Offered(yuan(d.reserve_deposit_fen)))
+        (online && d.reserve_deposit_fen > 0 && d.disclosure_version > 0 && d.reserved_until == 0)
+            .then(|| ReserveLine::Offered(domain::loan::short_yuan(d.reserve_deposit_fen)))
     }
-}
-
-/// A deposit in fen as the pages write it, in whole yuan: `1,000`.
-pub fn yuan(fen: i64) -> String {
-    let digits = (fen / 100).to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A car's cover photo at thumbnail width.
@@ -59,9 +47,10 @@ pub fn left(deadline: i64, now: i64) -> String {
 mod tests {
     #[test]
     fn deposits_and_time_left_read_as_people_write_them() {
-        assert_eq!(super::yuan(50_000), "500");
-        assert_eq!(super::yuan(100_000), "1,000");
-        assert_eq!(super::yuan(500_000), "5,000");
+        // Deposits are whole yuan, written as the loan lines write money.
+        assert_eq!(domain::loan::short_yuan(50_000), "500");
+        assert_eq!(domain::loan::short_yuan(100_000), "1,000");
+        assert_eq!(domain::loan::short_yuan(500_000), "5,000");
         assert_eq!(super::left(1_000 + 2 * 86_400 + 5 * 3_600 + 59, 1_000), "2天5小时");
         assert_eq!(super::left(1_000 + 3 * 3_600 + 12 * 60, 1_000), "3小时12分");
         assert_eq!(super::left(1_000 + 30, 1_000), "1分钟");

@@ -40,7 +40,7 @@ pub async fn deposit_paid(state: &AppState, purchase_id: i64) -> Result<(), AppE
     let (domain::reservation::State::Held, Some(deadline)) = (r.reservation.state, r.deadline_at) else { return Ok(()) };
     let Some(seller) = state.store.reservation_seller(id).await? else { return Ok(()) };
     let title = state.store.listing_detail(r.listing_id).await?.title;
-    let what = format!("买家已付定金{}元，保留至{}", crate::render::reservation::yuan(r.deposit_fen), domain::time::datetime(deadline));
+    let what = format!("买家已付定金{}元，保留至{}", domain::loan::short_yuan(r.deposit_fen), domain::time::datetime(deadline));
     tell(state, seller, id, &title, &what).await;
     Ok(())
 }
@@ -59,7 +59,7 @@ pub async fn refund_if_due(state: &AppState, id: i64, step: Option<Step>) -> Res
     if ending != domain::reservation::Ending::BuyerWithdrew {
         let r = state.store.reservation(id).await?;
         let title = state.store.listing_detail(r.listing_id).await?.title;
-        let what = format!("定金{}元已退还（{}）", crate::render::reservation::yuan(r.deposit_fen), ending.label());
+        let what = format!("定金{}元已退还（{}）", domain::loan::short_yuan(r.deposit_fen), ending.label());
         tell(state, r.buyer_user_id, id, &title, &what).await;
     }
     Ok(())

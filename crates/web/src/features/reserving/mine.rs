@@ -62,7 +62,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             role: if l.mine { "我预订的" } else { "买家预订我的车" },
             state: l.row.reservation.state.label(),
             state_key: l.row.reservation.state.as_str(),
-            deposit: super::yuan(l.row.deposit_fen),
+            deposit: domain::loan::short_yuan(l.row.deposit_fen),
             when: match (l.row.reservation.state, l.row.deadline_at) {
                 (RState::Held, Some(d)) => format!("剩余{}", super::left(d, now)),
                 _ => domain::time::datetime(l.row.created_at),
@@ -186,7 +186,7 @@ async fn render(
         state.store.reservation_log(r.reservation_id),
         state.store.reservation_order(r.reservation_id)
     )?;
-    let deposit = super::yuan(r.deposit_fen);
+    let deposit = domain::loan::short_yuan(r.deposit_fen);
     let st = r.reservation.state;
     let mut receipt = Vec::new();
     match st {

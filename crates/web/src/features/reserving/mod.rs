@@ -7,7 +7,7 @@ mod reserve;
 
 use crate::http::routes::Routes;
 
-pub(crate) use crate::render::reservation::{left, yuan};
+pub(crate) use crate::render::reservation::left;
 
 /// The routes of this feature.
 pub fn routes(r: &mut Routes) {

@@ -100,11 +100,11 @@ impl Offer {
         Offer { accepting, deposit, error, saved, min, max }
     }
 
-    /// The offer stored for car `id`.
-    async fn stored(state: &AppState, id: i64, saved: bool) -> Result<Offer, AppError> {
-        let fen = state.store.listing_detail(id).await?.reserve_deposit_fen;
+    /// The offer stored for car `e`.
+    fn stored(e: &store::EditableListing, saved: bool) -> Offer {
+        let fen = e.reserve_deposit_fen.unwrap_or(0);
         let deposit = if fen > 0 { (fen / 100).to_string() } else { "1000".to_owned() };
-        Ok(Offer::new(fen > 0, deposit, None, saved.then(|| crate::render::reservation::yuan(fen))))
+        Offer::new(fen > 0, deposit, None, saved.then(|| domain::loan::short_yuan(fen)))
     }
 }
 
@@ -246,18 +246,15 @@ pub struct SavedQuery {
     deposit: String,
 }
 
-/// `GET /space/personcarlist/{id}/disclosure`: the form, filled with the current statement (or,
-/// for a first one, the listing's own use).
-pub async fn page(
-    State(state): State<AppState>,
-    visitor: Visitor,
-    SignedIn(user): SignedIn,
-    PathId(id): PathId,
-    Query(q): Query<SavedQuery>,
-) -> Result<Response, AppError> {
-    let e = state.store.editable_listing(id, user.user_id).await?;
-    let now = state.clock.now();
-    let stored = state.store.disclosure_of(id).await?;
+/// The form as stored: the current statement's answers (or, for a first one, the listing's own
+/// use), the sources we hold, and `offer`.
+async fn stored_shown(
+    state: &AppState,
+    e: &store::EditableListing,
+    stored: Option<store::Disclosure>,
+    saved: Option<i32>,
+    offer: Offer,
+) -> Result<Shown, AppError> {
     let current = stored.as_ref().map(|d| (d.version, domain::time::date(d.made_at)));
     let posted = match stored {
         Some(d) => posted_of(&d.statements),
@@ -271,16 +268,31 @@ pub async fn page(
             p
         }
     };
-    let (record, inspection) = evidence_of(&state, id, now).await?;
-    let shown = Shown {
-        saved: q.saved.filter(|v| *v > 0),
+    let (record, inspection) = evidence_of(state, e.listing_id, state.clock.now()).await?;
+    Ok(Shown {
+        saved,
         current,
         fields: fields(&posted, &[], &[]),
         errors: 0,
         confirm: false,
         sources: sources_named(record.is_some(), inspection.is_some()),
-        offer: Offer::stored(&state, id, q.deposit == "saved").await?,
-    };
+        offer,
+    })
+}
+
+/// `GET /space/personcarlist/{id}/disclosure`: the form, filled with the current statement (or,
+/// for a first one, the listing's own use).
+pub async fn page(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Query(q): Query<SavedQuery>,
+) -> Result<Response, AppError> {
+    let e = state.store.editable_listing(id, user.user_id).await?;
+    let stored = state.store.disclosure_of(id).await?;
+    let offer = Offer::stored(&e, q.deposit == "saved");
+    let shown = stored_shown(&state, &e, stored, q.saved.filter(|v| *v > 0), offer).await?;
     render(&state, &visitor, &e, shown, StatusCode::OK).await
 }
 
@@ -301,7 +313,7 @@ pub async fn save(
         Ok(s) => s,
         Err(errors) => {
             let current = current_of(&state, id).await?;
-            let offer = Offer::stored(&state, id, false).await?;
+            let offer = Offer::stored(&e, false);
             let shown = Shown { saved: None, current, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources, offer };
             return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
@@ -317,7 +329,7 @@ pub async fn save(
         .collect();
     if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
         let current = current_of(&state, id).await?;
-        let offer = Offer::stored(&state, id, false).await?;
+        let offer = Offer::stored(&e, false);
         let shown = Shown { saved: None, current, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources, offer };
         return render(&state, &visitor, &e, shown, StatusCode::OK).await;
     }
@@ -349,28 +361,17 @@ pub async fn save_offer(
     let e = state.store.editable_listing(id, user.user_id).await?;
     let accepting = form.accept == "yes";
     let fen = if accepting {
-        let error = match (state.store.disclosure_of(id).await?, domain::reservation::parse_deposit(&form.deposit)) {
+        let stored = state.store.disclosure_of(id).await?;
+        let checked = match (&stored, domain::reservation::parse_deposit(&form.deposit)) {
             (None, _) => Err("请先填写并保存车况声明：买家预订前要阅读并确认它"),
             (Some(_), Err(message)) => Err(message),
             (Some(_), Ok(yuan)) => Ok(yuan * 100),
         };
-        match error {
+        match checked {
             Ok(fen) => Some(fen),
             Err(message) => {
-                let now = state.clock.now();
-                let (record, inspection) = evidence_of(&state, id, now).await?;
-                let stored = state.store.disclosure_of(id).await?;
-                let current = stored.as_ref().map(|d| (d.version, domain::time::date(d.made_at)));
-                let posted = stored.map(|d| posted_of(&d.statements)).unwrap_or_default();
-                let shown = Shown {
-                    saved: None,
-                    current,
-                    fields: fields(&posted, &[], &[]),
-                    errors: 0,
-                    confirm: false,
-                    sources: sources_named(record.is_some(), inspection.is_some()),
-                    offer: Offer::new(true, form.deposit.trim().to_owned(), Some(message), None),
-                };
+                let offer = Offer::new(true, form.deposit.trim().to_owned(), Some(message), None);
+                let shown = stored_shown(&state, &e, stored, None, offer).await?;
                 return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
             }
         }

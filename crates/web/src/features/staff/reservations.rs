@@ -70,7 +70,7 @@ async fn desk(
                 id: r.reservation_id,
                 listing_id: r.listing_id,
                 title: l.title,
-                deposit: crate::render::reservation::yuan(r.deposit_fen),
+                deposit: domain::loan::short_yuan(r.deposit_fen),
                 held: r.reservation.state == RState::Held,
                 state: r.reservation.state.label(),
                 deadline: r
