@@ -176,6 +176,49 @@ impl Answer {
 /// The longest note an item takes, in characters.
 pub const NOTE_MAX: usize = 200;
 
+crate::stored_enum! {
+    /// A document the seller photographs to back their statement (a 证件照片); buyers open it
+    /// beside the items it shows.
+    pub enum Document {
+        /// 行驶证 (both pages): the registered use and the inspection stamp's month.
+        License = "license" => "行驶证",
+        /// 机动车登记证书: the registered use and any pledge (抵押登记) recorded on it.
+        Certificate = "certificate" => "机动车登记证书",
+        /// The 交强险 policy: the month it runs to.
+        Policy = "policy" => "交强险保单",
+        /// 车船税完税证明: the tax paid.
+        TaxReceipt = "tax" => "车船税完税证明",
+        /// A traffic-violation query (交管12123) showing what is open.
+        Violations = "violations" => "违章查询记录",
+    }
+}
+
+impl Document {
+    /// The items a photo of it shows.
+    pub fn items(self) -> &'static [Item] {
+        match self {
+            Document::License => &[Item::Use, Item::AnnualInspection],
+            Document::Certificate => &[Item::Use, Item::Mortgage],
+            Document::Policy => &[Item::CompulsoryInsurance],
+            Document::TaxReceipt | Document::Violations => &[Item::Dues],
+        }
+    }
+
+    /// What to photograph, as the seller's form says it.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Document::License => "行驶证正副页：使用性质、检验有效期",
+            Document::Certificate => "登记证书登记栏：使用性质、抵押登记记录",
+            Document::Policy => "交强险保单或电子保单：保险期间",
+            Document::TaxReceipt => "车船税完税证明（或交强险保单上的车船税栏）",
+            Document::Violations => "交管12123违章查询结果截图",
+        }
+    }
+}
+
+/// The most document photos a car's statement takes.
+pub const MAX_DOCUMENTS: usize = 8;
+
 /// One item as the seller states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {

@@ -1,9 +1,14 @@
 //! A car's damage map (`domain::damage`): the seller's marks, each with its photo, in the order
 //! they were made. Only the car's owner (its private seller or its shop's dealer) adds or
 //! removes them, and a car takes at most `domain::damage::MAX_MARKS`.
+//!
+//! The marks are part of the car's statement of condition (`disclosure`): on a car with a
+//! statement, adding or removing one writes the statement's next version in the same
+//! transaction, and a removed mark is kept (with its photo) for the versions that show it.
 
 use domain::damage::{Area, Kind, MAX_MARKS, Mark};
 
+use crate::disclosure::owned;
 use crate::{DbError, Store, Stored, on_pool, on_writer};
 
 /// A mark as stored.
@@ -29,15 +34,28 @@ pub enum MarkAdded {
 }
 
 impl Store {
-    /// The marks of car `listing_id`, oldest first.
+    /// The marks car `listing_id` has now, oldest first.
     pub async fn damage_marks(&self, listing_id: i64) -> Result<Vec<DamageMark>, DbError> {
-        let rows: Vec<(i64, String, String, i32, i32, String, String)> = on_pool!(self, p => {
-            sqlx::query_as("select damage_mark_id, area, kind, x, y, note, photo_path from damage_mark where listing_id = $1 order by damage_mark_id")
-                .bind(listing_id)
-                .fetch_all(p)
-                .await?
-        });
+        self.read_marks(listing_id, None).await
+    }
+
+    /// The marks of one version of car `listing_id`'s statement (`Disclosure::marks`), oldest
+    /// first, those removed since included.
+    pub async fn damage_marks_in(&self, listing_id: i64, ids: &[i64]) -> Result<Vec<DamageMark>, DbError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read_marks(listing_id, Some(ids)).await
+    }
+
+    /// The car's marks now (`None`), or those of `ids` whether removed or not.
+    async fn read_marks(&self, listing_id: i64, ids: Option<&[i64]>) -> Result<Vec<DamageMark>, DbError> {
+        let now_only = if ids.is_none() { " and removed_at is null" } else { "" };
+        let sql = format!("select damage_mark_id, area, kind, x, y, note, photo_path from damage_mark where listing_id = $1{now_only} order by damage_mark_id");
+        let rows: Vec<(i64, String, String, i32, i32, String, String)> =
+            on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
         rows.into_iter()
+            .filter(|row| ids.is_none_or(|ids| ids.contains(&row.0)))
             .map(|(damage_mark_id, area, kind, x, y, note, photo_path)| {
                 let mark = Mark {
                     area: Area::decode("damage_mark.area", &area)?,
@@ -52,45 +70,45 @@ impl Store {
     }
 
     /// Adds a mark with its photo to car `listing_id` of `user_id`, unless the car has
-    /// [`MAX_MARKS`] already: ownership and the count are checked in the insert itself.
+    /// [`MAX_MARKS`] already, and writes the statement's next version when the car has one.
     pub async fn add_damage_mark(&self, listing_id: i64, user_id: i64, mark: &Mark, photo_path: &str, now: i64) -> Result<MarkAdded, DbError> {
-        let sql = format!(
-            "insert into damage_mark (listing_id, area, kind, x, y, note, photo_path, made_by, created_at) \
-             select $1, $3, $4, $5, $6, $7, $8, $2, $9 where exists (select 1 from listing where listing_id = $1 and status <> 'deleted' and {}) \
-             and (select count(*) from damage_mark where listing_id = $1) < $10 returning damage_mark_id",
-            crate::selling::OWNED
-        );
-        let id: Option<i64> = on_writer!(self, p => {
-            sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        let backend = self.backend();
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            if !owned!(tx, backend, listing_id, user_id) {
+                return Ok(MarkAdded::NotFound);
+            }
+            let n: i64 = sqlx::query_scalar("select count(*) from damage_mark where listing_id = $1 and removed_at is null")
                 .bind(listing_id)
-                .bind(user_id)
-                .bind(mark.area.as_str())
-                .bind(mark.kind.as_str())
-                .bind(i32::from(mark.x))
-                .bind(i32::from(mark.y))
-                .bind(mark.note.as_str())
-                .bind(photo_path)
-                .bind(now)
-                .bind(MAX_MARKS as i64)
-                .fetch_optional(p)
-                .await?
-        });
-        if let Some(id) = id {
-            return Ok(MarkAdded::Added(id));
-        }
-        let owned = format!("select count(*) from listing where listing_id = $1 and status <> 'deleted' and {}", crate::selling::OWNED);
-        let n: i64 = on_pool!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(owned)).bind(listing_id).bind(user_id).fetch_one(p).await?);
-        Ok(if n == 0 { MarkAdded::NotFound } else { MarkAdded::Full })
+                .fetch_one(&mut *tx)
+                .await?;
+            if n >= MAX_MARKS as i64 {
+                return Ok(MarkAdded::Full);
+            }
+            let id: i64 = sqlx::query_scalar(
+                "insert into damage_mark (listing_id, area, kind, x, y, note, photo_path, made_by, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning damage_mark_id",
+            )
+            .bind(listing_id)
+            .bind(mark.area.as_str())
+            .bind(mark.kind.as_str())
+            .bind(i32::from(mark.x))
+            .bind(i32::from(mark.y))
+            .bind(mark.note.as_str())
+            .bind(photo_path)
+            .bind(user_id)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            crate::disclosure::restate!(tx, listing_id, user_id, now);
+            tx.commit().await?;
+            Ok(MarkAdded::Added(id))
+        })
     }
 
-    /// Removes mark `mark_id` of car `listing_id` of `user_id`: its photo's path, or `None` when
-    /// it is not there (or not theirs).
-    pub async fn remove_damage_mark(&self, listing_id: i64, user_id: i64, mark_id: i64) -> Result<Option<String>, DbError> {
-        let sql = format!(
-            "delete from damage_mark where damage_mark_id = $3 and listing_id = $1 \
-             and exists (select 1 from listing where listing_id = $1 and {}) returning photo_path",
-            crate::selling::OWNED
-        );
-        Ok(on_writer!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(user_id).bind(mark_id).fetch_optional(p).await?))
+    /// Removes mark `mark_id` of car `listing_id` of `user_id` ([`Store::remove_held`]): kept for
+    /// the statement's versions that show it when the car has a statement.
+    pub async fn remove_damage_mark(&self, listing_id: i64, user_id: i64, mark_id: i64, now: i64) -> Result<bool, DbError> {
+        self.remove_held("damage_mark", listing_id, user_id, mark_id, now).await
     }
 }

@@ -124,6 +124,8 @@ pub struct ListingDetail {
     pub disclosure_at: i64,
     /// Its statements as stored (`domain::disclosure::encode`); read with [`ListingDetail::disclosure`].
     pub disclosure_text: String,
+    /// The ids of the document photos backing that version, comma-joined (empty when none).
+    pub disclosure_documents: String,
     /// The deposit its seller asks to reserve it online, fen (0: not reserved online).
     pub reserve_deposit_fen: i64,
     /// While a buyer's deposit holds it, when the hold ends; -1 when sold through a reservation;
@@ -190,12 +192,18 @@ from_row!(ListingDetail {
     disclosure_version,
     disclosure_at,
     disclosure_text,
+    disclosure_documents,
     reserve_deposit_fen,
     reserved_until,
     damage_marks,
 });
 
 impl ListingDetail {
+    /// The ids of the document photos backing the current statement.
+    pub fn disclosure_document_ids(&self) -> Vec<i64> {
+        crate::disclosure::ids_of(&self.disclosure_documents)
+    }
+
     /// The seller's current statement of the car's condition, each item with what our sources
     /// said of it when it was saved (empty when none was made).
     pub fn disclosure(&self) -> Vec<(domain::disclosure::Statement, domain::disclosure::Check)> {
@@ -233,9 +241,10 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      l.valuation_confidence, l.price_rating, (l.vin is not null and l.vin <> '') as has_vin, l.history_panel, sh.name as shop_name, \
      sh.oname as shop_oname, sh.address as shop_address, sh.verified as shop_verified, sh.phone as shop_phone, u.nickname as seller_nickname, \
      coalesce(d.version, 0) as disclosure_version, coalesce(d.made_at, 0) as disclosure_at, coalesce(d.statements, '') as disclosure_text, \
+     coalesce(d.documents, '') as disclosure_documents, \
      coalesce(l.reserve_deposit_fen, 0) as reserve_deposit_fen, \
      coalesce((select case when r.state = 'held' then r.deadline_at else -1 end from reservation r where r.listing_id = l.listing_id and r.state in ('held', 'sold')), 0) as reserved_until, \
-     (select count(*) from damage_mark dm where dm.listing_id = l.listing_id) as damage_marks \
+     (select count(*) from damage_mark dm where dm.listing_id = l.listing_id and dm.removed_at is null) as damage_marks \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \
      left join disclosure d on d.listing_id = l.listing_id and d.version = (select max(version) from disclosure where listing_id = l.listing_id) \

@@ -1,9 +1,12 @@
 //! Sellers' statements of their cars' condition (车况声明), in versions: a save that changes
 //! anything adds a version, none is ever changed, and the statements are decoded once here.
+//! A version also lists the car's damage marks (`damage`) and the document photos backing it
+//! (证件照片) as they stood: adding or removing one writes the next version with the same items,
+//! so what a buyer accepted includes the map and the documents.
 
-use domain::disclosure::{Check, Statement, decode, encode};
+use domain::disclosure::{Check, Document, MAX_DOCUMENTS, Statement, decode, encode};
 
-use crate::{Backend, DbError, Store, on_pool, on_writer};
+use crate::{Backend, DbError, Store, Stored, on_pool, on_writer};
 
 /// One version of a car's statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,15 +21,101 @@ pub struct Disclosure {
     pub made_by: i64,
     /// When.
     pub made_at: i64,
+    /// The ids of the damage marks the car had in this version, oldest first.
+    pub marks: Vec<i64>,
+    /// The ids of the document photos backing it, oldest first.
+    pub documents: Vec<i64>,
 }
 
-type Row = (i64, i32, String, i64, i64);
-
-fn disclosure((listing_id, version, text, made_by, made_at): Row) -> Disclosure {
-    Disclosure { listing_id, version, statements: decode(&text), made_by, made_at }
+/// A document photo backing a statement (证件照片).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementDocument {
+    /// Id.
+    pub statement_document_id: i64,
+    /// What it is.
+    pub kind: Document,
+    /// The photo's storage key (full size).
+    pub photo_path: String,
 }
 
-const COLUMNS: &str = "select listing_id, version, statements, made_by, made_at from disclosure";
+/// How adding a document photo went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentAdded {
+    /// Added, with this id.
+    Added(i64),
+    /// The car has [`MAX_DOCUMENTS`] already.
+    Full,
+    /// Not the user's car.
+    NotFound,
+}
+
+type Row = (i64, i32, String, i64, i64, String, String);
+
+/// The ids of a version's list (`12,15`).
+pub fn ids_of(list: &str) -> Vec<i64> {
+    list.split(',').filter_map(|m| m.parse().ok()).collect()
+}
+
+fn disclosure((listing_id, version, text, made_by, made_at, marks, documents): Row) -> Disclosure {
+    Disclosure { listing_id, version, statements: decode(&text), made_by, made_at, marks: ids_of(&marks), documents: ids_of(&documents) }
+}
+
+const COLUMNS: &str = "select listing_id, version, statements, made_by, made_at, marks, documents from disclosure";
+
+/// Inside a write transaction `$tx`: whether car `$listing` is `$user`'s and not deleted, the car
+/// locked for the rest of it on PostgreSQL (SQLite's write lock holds everything already).
+macro_rules! owned {
+    ($tx:ident, $backend:expr, $listing:expr, $user:expr) => {{
+        let lock = if $backend == $crate::Backend::Postgres { " for update" } else { "" };
+        let sql = format!("select listing_id from listing where listing_id = $1 and status <> 'deleted' and {}{lock}", $crate::selling::OWNED);
+        let found: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind($listing).bind($user).fetch_optional(&mut *$tx).await?;
+        found.is_some()
+    }};
+}
+pub(crate) use owned;
+
+/// Inside a write transaction `$tx` on car `$listing` (locked): the ids of its damage marks and of
+/// its document photos now, each comma-joined, as a version stores them.
+macro_rules! held_now {
+    ($tx:ident, $listing:expr) => {{
+        let mut lists = Vec::new();
+        for table in ["damage_mark", "statement_document"] {
+            let sql = format!("select {table}_id from {table} where listing_id = $1 and removed_at is null order by {table}_id");
+            let ids: Vec<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind($listing).fetch_all(&mut *$tx).await?;
+            lists.push(ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+        }
+        let documents = lists.pop().unwrap_or_default();
+        (lists.pop().unwrap_or_default(), documents)
+    }};
+}
+pub(crate) use held_now;
+
+/// Inside a write transaction `$tx` that has just changed car `$listing`'s damage marks or
+/// document photos: when the car has a statement, writes its next version — the same items, the
+/// marks and documents as they are now — made by `$by` at `$now`.
+macro_rules! restate {
+    ($tx:ident, $listing:expr, $by:expr, $now:expr) => {{
+        let (listing, by, now): (i64, i64, i64) = ($listing, $by, $now);
+        let current: Option<(i32, String)> = sqlx::query_as("select version, statements from disclosure where listing_id = $1 order by version desc limit 1")
+            .bind(listing)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if let Some((version, statements)) = current {
+            let (marks, documents) = $crate::disclosure::held_now!($tx, listing);
+            sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at, marks, documents) values ($1, $2, $3, $4, $5, $6, $7)")
+                .bind(listing)
+                .bind(version + 1)
+                .bind(statements)
+                .bind(by)
+                .bind(now)
+                .bind(marks)
+                .bind(documents)
+                .execute(&mut *$tx)
+                .await?;
+        }
+    }};
+}
+pub(crate) use restate;
 
 impl Store {
     /// A car's current statement (its newest version), if its seller made one.
@@ -43,8 +132,9 @@ impl Store {
         Ok(row.map(disclosure))
     }
 
-    /// Saves a car's statement as its next version and answers that version; the same
-    /// statements saved again (a form sent twice) add nothing and answer the current version.
+    /// Saves a car's statement, with the damage marks and documents it has now, as its next version and answers
+    /// that version; the same statements saved again (a form sent twice) add nothing and answer
+    /// the current version.
     pub async fn add_disclosure(&self, listing_id: i64, statements: &[(Statement, Check)], made_by: i64, now: i64) -> Result<i32, DbError> {
         let text = encode(statements);
         let backend = self.backend();
@@ -54,26 +144,111 @@ impl Store {
                 // Two saves at once take turns on the car (SQLite's write lock does the same).
                 sqlx::query("select listing_id from listing where listing_id = $1 for update").bind(listing_id).execute(&mut *tx).await?;
             }
-            let current: Option<(i32, String)> =
-                sqlx::query_as("select version, statements from disclosure where listing_id = $1 order by version desc limit 1")
+            let current: Option<(i32, String, String, String)> =
+                sqlx::query_as("select version, statements, marks, documents from disclosure where listing_id = $1 order by version desc limit 1")
                     .bind(listing_id)
                     .fetch_optional(&mut *tx)
                     .await?;
-            if let Some((version, _)) = current.as_ref().filter(|(_, t)| *t == text) {
+            let (marks, documents) = held_now!(tx, listing_id);
+            if let Some((version, ..)) = current.as_ref().filter(|(_, t, m, d)| *t == text && *m == marks && *d == documents) {
                 return Ok(*version);
             }
-            let version = current.map_or(1, |(v, _)| v + 1);
-            sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at) values ($1, $2, $3, $4, $5)")
+            let version = current.map_or(1, |(v, ..)| v + 1);
+            sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at, marks, documents) values ($1, $2, $3, $4, $5, $6, $7)")
                 .bind(listing_id)
                 .bind(version)
                 .bind(&text)
                 .bind(made_by)
                 .bind(now)
+                .bind(&marks)
+                .bind(&documents)
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;
             Ok(version)
         })
+    }
+
+    /// The document photos car `listing_id` has now (`None`), or those of `ids` whether removed or
+    /// not (one version's), oldest first.
+    pub async fn statement_documents(&self, listing_id: i64, ids: Option<&[i64]>) -> Result<Vec<StatementDocument>, DbError> {
+        if ids.is_some_and(<[i64]>::is_empty) {
+            return Ok(Vec::new());
+        }
+        let now_only = if ids.is_none() { " and removed_at is null" } else { "" };
+        let sql =
+            format!("select statement_document_id, kind, photo_path from statement_document where listing_id = $1{now_only} order by statement_document_id");
+        let rows: Vec<(i64, String, String)> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
+        rows.into_iter()
+            .filter(|row| ids.is_none_or(|ids| ids.contains(&row.0)))
+            .map(|(statement_document_id, kind, photo_path)| {
+                Ok(StatementDocument { statement_document_id, kind: Document::decode("statement_document.kind", &kind)?, photo_path })
+            })
+            .collect()
+    }
+
+    /// Adds a document photo to car `listing_id` of `user_id`, unless it has [`MAX_DOCUMENTS`]
+    /// already, and writes the statement's next version when the car has one.
+    pub async fn add_statement_document(&self, listing_id: i64, user_id: i64, kind: Document, photo_path: &str, now: i64) -> Result<DocumentAdded, DbError> {
+        let backend = self.backend();
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            if !owned!(tx, backend, listing_id, user_id) {
+                return Ok(DocumentAdded::NotFound);
+            }
+            let n: i64 = sqlx::query_scalar("select count(*) from statement_document where listing_id = $1 and removed_at is null")
+                .bind(listing_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            if n >= MAX_DOCUMENTS as i64 {
+                return Ok(DocumentAdded::Full);
+            }
+            let id: i64 = sqlx::query_scalar(
+                "insert into statement_document (listing_id, kind, photo_path, made_by, created_at) values ($1, $2, $3, $4, $5) returning statement_document_id",
+            )
+            .bind(listing_id)
+            .bind(kind.as_str())
+            .bind(photo_path)
+            .bind(user_id)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            restate!(tx, listing_id, user_id, now);
+            tx.commit().await?;
+            Ok(DocumentAdded::Added(id))
+        })
+    }
+
+    /// Removes one of car `listing_id`'s damage marks (`table` `damage_mark`) or document photos
+    /// (`statement_document`) for its owner `user_id`; `false` when it is not there (or not
+    /// theirs). On a car with a statement it is kept for the versions that show it and the next
+    /// version leaves it out; otherwise it is deleted (and its photo left to the orphan sweep).
+    pub(crate) async fn remove_held(&self, table: &str, listing_id: i64, user_id: i64, id: i64, now: i64) -> Result<bool, DbError> {
+        let backend = self.backend();
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            if !owned!(tx, backend, listing_id, user_id) {
+                return Ok(false);
+            }
+            let stated: i64 = sqlx::query_scalar("select count(*) from disclosure where listing_id = $1").bind(listing_id).fetch_one(&mut *tx).await?;
+            let sql = if stated > 0 {
+                format!("update {table} set removed_at = $3 where {table}_id = $2 and listing_id = $1 and removed_at is null")
+            } else {
+                format!("delete from {table} where {table}_id = $2 and listing_id = $1 and $3 = $3")
+            };
+            let done = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(id).bind(now).execute(&mut *tx).await?.rows_affected() > 0;
+            if !done {
+                return Ok(false);
+            }
+            restate!(tx, listing_id, user_id, now);
+            tx.commit().await?;
+            Ok(true)
+        })
+    }
+
+    /// Removes document photo `id` of car `listing_id` of `user_id` ([`Store::remove_held`]).
+    pub async fn remove_statement_document(&self, listing_id: i64, user_id: i64, id: i64, now: i64) -> Result<bool, DbError> {
+        self.remove_held("statement_document", listing_id, user_id, id, now).await
     }
 
     /// The statement's version a lead was left against.

@@ -404,8 +404,12 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     let mut inspection_rows = Vec::new();
     let mut disclosure_rows = Vec::new();
     let mut photo_id = 0i64;
+    let mut mark_rows = Vec::new();
+    let mut mark_id = 0i64;
     let mut price_id = 0i64;
     let mut demo_car: Option<i64> = None;
+    // The demo dealer's first car on sale with a statement: its leads were left against it.
+    let mut demo_stated: Option<i64> = None;
     let today = domain::time::date(now);
     for i in 0..cfg.listings {
         let id = i as i64 + 1;
@@ -547,12 +551,40 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             let mut drng = Rng::new(cfg.seed.wrapping_mul(104_729).wrapping_add(id as u64));
             if drng.chance(0.8) {
                 let said = seeded_statements(r, inspection.as_ref().map(|(_, _, i)| i), mileage, use_kind == 2, (inspection_until, insurance_until), year);
+                let made_at = published - drng.below(3_600) as i64;
+                if demo_stated.is_none() && status == "online" && matches!(seller_id, Val::Int(1)) {
+                    demo_stated = Some(id);
+                }
+                // One in three of them marks a little wear on the car's outline too, each mark
+                // with a close-up from the car's own photos.
+                let mut marks = Vec::new();
+                if drng.chance(1.0 / 3.0) {
+                    let first = drng.below(DEMO_MARKS.len() as u64) as usize;
+                    for k in 0..1 + drng.below(3) as usize {
+                        let (area, kind, x, y, note, view) = DEMO_MARKS[(first + k) % DEMO_MARKS.len()];
+                        mark_id += 1;
+                        marks.push(mark_id.to_string());
+                        mark_rows.push(vec![
+                            Val::Int(mark_id),
+                            Val::Int(id),
+                            Val::Text(area.as_str().to_owned()),
+                            Val::Text(kind.as_str().to_owned()),
+                            Val::Int(x),
+                            Val::Int(y),
+                            Val::Text(note.to_owned()),
+                            Val::Text(format!("demo/{}-{colour_slug}-{view}.webp", s.class.as_str())),
+                            seller_id.clone(),
+                            Val::Int(made_at),
+                        ]);
+                    }
+                }
                 disclosure_rows.push(vec![
                     Val::Int(id),
                     Val::Int(1),
                     Val::Text(domain::disclosure::encode(&said)),
                     seller_id.clone(),
-                    Val::Int(published - drng.below(3_600) as i64),
+                    Val::Int(made_at),
+                    Val::Text(marks.join(",")),
                 ]);
             }
         }
@@ -617,6 +649,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
             batch.listings(std::mem::take(&mut listing_rows), std::mem::take(&mut photo_rows), std::mem::take(&mut price_rows)).await?;
             report.disclosures += disclosure_rows.len();
             batch.insert("disclosure", DISCLOSURE_COLUMNS, std::mem::take(&mut disclosure_rows), &[]).await?;
+            batch.insert("damage_mark", DAMAGE_MARK_COLUMNS, std::mem::take(&mut mark_rows), &[]).await?;
         }
     }
     report.listings += listing_rows.len();
@@ -625,6 +658,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     batch.insert("inspection", &["listing_id", "report_no", "inspector", "inspected_at", "result_json"], inspection_rows, &[]).await?;
     report.disclosures += disclosure_rows.len();
     batch.insert("disclosure", DISCLOSURE_COLUMNS, disclosure_rows, &[]).await?;
+    batch.insert("damage_mark", DAMAGE_MARK_COLUMNS, mark_rows, &[]).await?;
 
     // 帮我找车 / 车源征集: buyers' wanted-car requests of the last two weeks, for the series people
     // buy, in the cities where the site trades, with a budget a used car of the series fits.
@@ -662,7 +696,14 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
 
     if n_shops > 0 {
         let package = demo_package(store, shop_city[0].code, now).await?;
-        demo_leads(&mut batch, demo_car, package, shop_city[0].code, now).await?;
+        demo_leads(&mut batch, demo_stated.or(demo_car), package, shop_city[0].code, now).await?;
+        // The buyers read the car's statement before asking: each lead keeps its version.
+        store
+            .execute_admin(
+                "update lead set disclosure_version = (select max(d.version) from disclosure d where d.listing_id = lead.listing_id) \
+                 where listing_id in (select listing_id from disclosure)",
+            )
+            .await?;
     }
     if n_shops >= 2 {
         demo_live(store, &shop_city, now).await?;
@@ -1001,7 +1042,23 @@ async fn demo_leads(batch: &mut Batch<'_>, car: Option<i64>, package: i64, city_
 }
 
 /// A due date as the detail page shows it: `2027年05月`.
-const DISCLOSURE_COLUMNS: &[&str] = &["listing_id", "version", "statements", "made_by", "made_at"];
+const DISCLOSURE_COLUMNS: &[&str] = &["listing_id", "version", "statements", "made_by", "made_at", "marks"];
+
+const DAMAGE_MARK_COLUMNS: &[&str] = &["damage_mark_id", "listing_id", "area", "kind", "x", "y", "note", "photo_path", "made_by", "created_at"];
+
+/// The wear a demo dealer marks on a car (none of it a repair, which its statement would have to
+/// name): where on the outline, what, the words, and which of the car's demo photos shows it
+/// (2 the front quarter, 5 the seats, 6 a wheel; `dev::demo_photo`).
+const DEMO_MARKS: [(domain::damage::Area, domain::damage::Kind, i64, i64, &str, u32); 5] = {
+    use domain::damage::{Area, Kind};
+    [
+        (Area::Left, Kind::Scratch, 15, 56, "左前翼子板轻微划痕约5cm，未伤底漆", 2),
+        (Area::Front, Kind::Scratch, 30, 72, "前保险杠左下角停车剐蹭", 2),
+        (Area::Right, Kind::Wear, 74, 70, "右前轮毂边缘路沿刮伤", 6),
+        (Area::Interior, Kind::Wear, 48, 37, "主驾座椅侧翼皮面轻微磨损", 5),
+        (Area::Left, Kind::Dent, 65, 55, "左后门小凹陷，无掉漆", 2),
+    ]
+};
 
 /// A dealer's statement of a seeded car, as its records tell it: an accident, a claim, a pledge
 /// stated with a note, the months its inspection and insurance run to, checked against the

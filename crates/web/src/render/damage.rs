@@ -96,10 +96,22 @@ pub fn views(marks: &[(usize, &Mark)]) -> Vec<ViewSvg> {
         .collect()
 }
 
-/// The marks of car `listing_id` drawn on its views and listed with their photos.
-pub async fn of(state: &crate::state::AppState, listing_id: i64) -> Result<(Vec<ViewSvg>, Vec<MarkView>), store::DbError> {
-    let marks = state.store.damage_marks(listing_id).await?;
-    let base = &state.config.upload.base;
+/// A damage map as a page shows it: the views drawn, and the marks listed with their photos.
+pub type Drawn = (Vec<ViewSvg>, Vec<MarkView>);
+
+/// The marks car `listing_id` has now, drawn on its views and listed with their photos.
+pub async fn of(state: &crate::state::AppState, listing_id: i64) -> Result<Drawn, store::DbError> {
+    Ok(drawn(&state.config.upload.base, &state.store.damage_marks(listing_id).await?))
+}
+
+/// The marks of one version of car `listing_id`'s statement, drawn; `None` when it held none.
+pub async fn of_version(state: &crate::state::AppState, listing_id: i64, ids: &[i64]) -> Result<Option<Drawn>, store::DbError> {
+    let marks = state.store.damage_marks_in(listing_id, ids).await?;
+    Ok((!marks.is_empty()).then(|| drawn(&state.config.upload.base, &marks)))
+}
+
+/// `marks` drawn on their views and listed with their photos (under the upload base `base`).
+pub fn drawn(base: &str, marks: &[store::DamageMark]) -> Drawn {
     let numbered: Vec<(usize, &Mark)> = marks.iter().enumerate().map(|(i, m)| (i + 1, &m.mark)).collect();
     let list = marks
         .iter()
@@ -116,7 +128,7 @@ pub async fn of(state: &crate::state::AppState, listing_id: i64) -> Result<(Vec<
             }
         })
         .collect();
-    Ok((views(&numbered), list))
+    (views(&numbered), list)
 }
 
 #[cfg(test)]

@@ -23,6 +23,10 @@ pub struct ItemView {
     pub lapsed: bool,
     /// The seller says "有": shown with weight.
     pub flagged: bool,
+    /// The item.
+    pub item: domain::disclosure::Item,
+    /// The document photos that show it: what each is, and the photo.
+    pub documents: Vec<(&'static str, String)>,
 }
 
 /// The statement as a buyer reads it.
@@ -63,6 +67,8 @@ impl DisclosureView {
                     source,
                     lapsed: lapsed(s.answer, today),
                     flagged: s.answer == Answer::Yes,
+                    item: s.item,
+                    documents: Vec::new(),
                 }
             })
             .collect();
@@ -70,4 +76,31 @@ impl DisclosureView {
         let counts = (count("verified"), count("contradicted"), count("unverified"));
         Some(DisclosureView { version, date: domain::time::date(made_at), items, counts })
     }
+
+    /// The same with each item's document photos (`documents`, under the upload base `base`)
+    /// beside it.
+    pub fn with_documents(mut self, base: &str, documents: &[store::StatementDocument]) -> DisclosureView {
+        for item in &mut self.items {
+            item.documents =
+                documents.iter().filter(|d| d.kind.items().contains(&item.item)).map(|d| (d.kind.label(), domain::image::join(base, &d.photo_path))).collect();
+        }
+        self
+    }
+}
+
+/// Version `version` of car `listing_id`'s statement as buyers read it: its items, with the
+/// document photos it held (`documents`: the version's ids) beside them.
+pub async fn of_version(
+    state: &crate::state::AppState,
+    listing_id: i64,
+    statements: Vec<(Statement, Check)>,
+    (version, made_at): (i32, i64),
+    documents: &[i64],
+) -> Result<Option<DisclosureView>, store::DbError> {
+    let Some(view) = DisclosureView::of(statements, version, made_at, state.clock.now()) else { return Ok(None) };
+    if documents.is_empty() {
+        return Ok(Some(view));
+    }
+    let held = state.store.statement_documents(listing_id, Some(documents)).await?;
+    Ok(Some(view.with_documents(&state.config.upload.base, &held)))
 }

@@ -227,6 +227,12 @@ async fn every_car_shows_what_it_costs_on_the_road(app: &TestApp) {
         let to = domain::region::city_by_slug(buyer).unwrap();
         assert_eq!(r.page().one("p.move-row").text, verdict.text(to.name), "{emission} to {buyer}");
         assert_eq!(r.body.contains(r#"class="move-row warn""#), !verdict.ok());
+        // A move the city refuses has no plates in the cost: it is the car's where it stands.
+        let refused = verdict == domain::moving::Verdict::Refused;
+        let summary = r.page().one("details#allin summary").text;
+        assert_eq!(r.body.contains("<span>外迁上牌</span>"), !refused, "{emission} to {buyer}: {summary}");
+        assert_eq!(summary.contains(&format!("按在{}过户计", city.name)), refused, "{summary}");
+        assert_eq!(summary.contains(&format!("{}上牌", to.name)), !refused, "{summary}");
     }
 
     // The compare page has the same figure as a row.

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use domain::order::Status;
 use domain::reservation::State;
 
-use crate::support::{IPHONE, NOW, Page, TestApp, login, owner_mobile, post_on};
+use crate::support::{IPHONE, NOW, Page, Part, TestApp, jpeg, login, owner_mobile, post_on};
 
 on_both!(10 =>
     a_reserved_car_is_held_for_its_buyer_and_sold_when_both_confirm,
@@ -19,6 +19,7 @@ on_both!(10 =>
     staff_decide_a_dispute_and_review_a_statement_with_their_reason,
     two_buyers_paying_at_once_hold_the_car_once,
     bad_input_is_said_beside_its_field_and_takes_no_money,
+    the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw,
 );
 
 const BUYER: &str = "13712340001";
@@ -350,4 +351,42 @@ async fn bad_input_is_said_beside_its_field_and_takes_no_money(app: &TestApp) {
     assert_eq!(app.post_form(&format!("/space/personcarlist/{id}/deposit"), &h, "deposit=1000").await.status, StatusCode::SEE_OTHER);
     let page = app.get(&format!("/reserve/{id}"), &b).await;
     assert!(page.body.contains("卖家未开通这辆车的线上预订"), "{}", page.body);
+}
+
+/// The damage marks belong to the statement: adding or removing one writes its next version, the
+/// buyer accepts the marks with the items, and what they accepted stays on their reservation
+/// after the seller removes a mark.
+async fn the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let h = [("cookie", seller.as_str())];
+    let path = format!("/space/personcarlist/{id}/damage");
+    for (area, spot, note) in [("left", "mc", "左后门凹陷约3cm"), ("front", "tl", "左前大灯划痕")] {
+        let photo = jpeg(800, 600, 40);
+        let parts =
+            [Part::Text("area", area), Part::Text("kind", "dent"), Part::Text("spot", spot), Part::Text("note", note), Part::File("photo", "mark.jpg", &photo)];
+        assert_eq!(app.post_multipart(&path, &h, &parts).await.status, StatusCode::SEE_OTHER);
+    }
+    let stated = app.state.store.disclosure_of(id).await.unwrap().unwrap();
+    assert_eq!((stated.version, stated.marks.len()), (3, 2), "each mark wrote a version");
+    // A buyer reads the marks as part of the statement they accept.
+    let reader = login(app, SECOND, "").await;
+    let page = Page::parse(&app.get(&format!("/reserve/{id}"), &[("cookie", reader.as_str())]).await.body);
+    assert_eq!(page.one("input[name=version]").attr("value"), Some("3"));
+    assert_eq!(page.count("#disclosure .dm-list li"), 2, "both marks beside the items accepted");
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    assert_eq!(r.disclosure_version, Some(3));
+    // The seller removes the first mark: the car shows one, and a version without it.
+    let first = app.state.store.damage_marks(id).await.unwrap()[0].damage_mark_id;
+    assert_eq!(app.post_form(&format!("{path}/remove"), &h, &format!("mark={first}")).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.state.store.disclosure_of(id).await.unwrap().unwrap().version, 4);
+    let car = Page::parse(&app.get(&format!("/details/{id}"), &[]).await.body);
+    assert_eq!(car.count("#damage .dm-list li"), 1);
+    // The buyer's reservation still shows the version they accepted, both marks with it.
+    let mine = app.get(&format!("/space/reservations/{}", r.reservation_id), &[("cookie", buyer.as_str())]).await;
+    let accepted = Page::parse(&mine.body);
+    assert!(mine.body.contains("买家已确认第3版") && mine.body.contains("卖家此后改为第4版"), "{}", mine.body);
+    assert_eq!(accepted.count("#accepted .dm-list li"), 2, "{}", accepted.one("#accepted").html);
+    assert!(accepted.one("#accepted").html.contains("左后门凹陷约3cm"));
 }

@@ -652,7 +652,8 @@ async fn a_dealers_lead_names_the_statement_the_buyer_read(app: &TestApp) {
     assert!(desk.body.contains(&format!("询价时车况声明为第{version}版")), "{}", desk.body);
 }
 
-on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_seller_marks_damage_with_photos_and_buyers_see_it_numbered, a_dealers_lead_names_the_statement_the_buyer_read, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
+on_both!(30 => a_seller_states_the_cars_condition_checked_against_its_records_and_buyers_read_it, a_seller_marks_damage_with_photos_and_buyers_see_it_numbered,
+    document_photos_back_a_statement_beside_the_items_they_show, a_dealers_lead_names_the_statement_the_buyer_read, a_dealer_posts_stock_with_the_exact_model_inside_the_dealer_centre, a_seller_posts_a_car_that_staff_review_once,
     a_published_car_shows_its_records_and_its_seller_refreshes_them_once_a_day, buyers_find_a_published_car_by_city_price_and_words_and_ask_its_price,
     a_car_is_refreshed_once_a_day_and_every_8_hours_with_the_seller_plan, another_user_can_neither_see_nor_change_a_sellers_car,
     an_edit_keeps_a_car_online_unless_its_price_changes_and_deleting_removes_its_photos, upload_abuse_is_refused_with_a_message_and_leaves_no_file,
@@ -742,6 +743,55 @@ async fn photos_go_to_the_bucket_signed_and_a_refusing_bucket_is_said_in_chinese
     assert_eq!(web::services::photos::cleanup_orphans(&node, later).await.unwrap(), 0, "their rows went with their files");
 }
 
+/// Document photos (证件照片): each mistake said beside its field, a photo over the limit refused
+/// with its reason, one shown to buyers beside the items it shows, another user refused, and a
+/// removed one kept by the statement's versions that held it.
+async fn document_photos_back_a_statement_beside_the_items_they_show(app: &TestApp) {
+    let (seller, id, _) = approved_car(app, None).await;
+    let h = [("cookie", seller.as_str())];
+    let statement = format!("{}&confirm=yes", statement_form(&[]));
+    assert_eq!(app.post_form(&format!("/space/personcarlist/{id}/disclosure"), &h, &statement).await.status, StatusCode::SEE_OTHER);
+    let path = format!("/space/personcarlist/{id}/documents");
+    // Nothing chosen, no photo: both said beside their fields.
+    let r = app.post_multipart(&path, &h, &[Part::Text("kind", "")]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let page = crate::support::Page::parse(&r.body);
+    assert_eq!(page.texts("#documents .error"), ["请选择证件类型", "请上传证件照片"]);
+    // Over the limit: its own message, the kind kept, nothing stored.
+    let big = vec![0u8; 11 * 1024 * 1024];
+    let r = app.post_multipart(&path, &h, &[Part::Text("kind", "policy"), Part::File("photo", "big.jpg", &big)]).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let page = crate::support::Page::parse(&r.body);
+    assert!(page.texts("#documents .error").iter().any(|e| e == "照片不能超过10MB"), "{}", r.body);
+    assert!(app.state.store.statement_documents(id, None).await.unwrap().is_empty());
+    // A policy photographed by a phone (3 MB): a new version, shown beside 交强险 on the car's
+    // page and nowhere else.
+    let mut photo = jpeg(800, 600, 40);
+    photo.resize(3 * 1024 * 1024, 0);
+    let r = app.post_multipart(&path, &h, &[Part::Text("kind", "policy"), Part::File("photo", "policy.jpg", &photo)]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let stated = app.state.store.disclosure_of(id).await.unwrap().unwrap();
+    assert_eq!((stated.version, stated.documents.len()), (2, 1));
+    let detail = crate::support::Page::parse(&app.get(&format!("/details/{id}"), &[]).await.body);
+    let items = detail.texts("#disclosure .ds-items li");
+    let with: Vec<&String> = items.iter().filter(|i| i.contains("证件照片：交强险保单")).collect();
+    assert_eq!(with.len(), 1, "{items:?}");
+    assert!(with[0].starts_with("交强险有效期至"), "{with:?}");
+    // Another user can neither add nor remove; the owner removes it.
+    let other = login(app, OTHER, "").await;
+    let doc = stated.documents[0];
+    assert_eq!(app.post_form(&format!("{path}/remove"), &[("cookie", other.as_str())], &format!("document={doc}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.post_multipart(&path, &[("cookie", other.as_str())], &[Part::Text("kind", "policy"), Part::File("photo", "p.jpg", &photo)]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(app.post_form(&format!("{path}/remove"), &h, &format!("document={doc}")).await.status, StatusCode::SEE_OTHER);
+    assert!(!app.get(&format!("/details/{id}"), &[]).await.body.contains("证件照片："));
+    let before = app.state.store.disclosure_version(id, 2).await.unwrap().unwrap();
+    let kept = app.state.store.statement_documents(id, Some(&before.documents)).await.unwrap();
+    assert_eq!(kept.len(), 1, "version 2 still shows the photo it held");
+}
+
 /// The damage map: every mistake said beside its field, a photo over the limit refused with its
 /// reason, a mark with its photo numbered on the car's page, another user refused, a mark removed.
 async fn a_seller_marks_damage_with_photos_and_buyers_see_it_numbered(app: &TestApp) {
@@ -770,8 +820,10 @@ async fn a_seller_marks_damage_with_photos_and_buyers_see_it_numbered(app: &Test
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(crate::support::Page::parse(&r.body).texts(".dm-form .error").iter().any(|e| e == "照片不能超过10MB"), "{}", r.body);
     assert!(app.state.store.damage_marks(id).await.unwrap().is_empty());
-    // A good mark: stored with its photo, numbered on the car's page and linked to its line.
-    let photo = jpeg(800, 600, 40);
+    // A good mark (a phone's 3 MB photo): stored with its photo, numbered on the car's page and
+    // linked to its line.
+    let mut photo = jpeg(800, 600, 40);
+    photo.resize(3 * 1024 * 1024, 0);
     let good = [
         Part::Text("area", "left"),
         Part::Text("kind", "dent"),

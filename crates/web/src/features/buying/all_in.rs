@@ -11,6 +11,9 @@ pub struct AllInView {
     pub parts: Vec<(&'static str, String)>,
     /// The buyer's city, when the car moves there.
     pub moving_to: Option<&'static str>,
+    /// The car's own city, when it cannot be registered in the buyer's: the cost is then the
+    /// cost of buying it there, with no plates for a move that would be refused.
+    pub stays_in: Option<&'static str>,
     /// Whether the car can be registered in the buyer's city when it moves there: the words, and
     /// whether it is good news (`domain::moving`).
     pub registration: Option<(String, bool)>,
@@ -58,11 +61,18 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
         city_code: d.city_code,
     };
     let buyer = buyer_city.and_then(region::city_by_slug);
-    let (car, moving_to) = listed.car(buyer, now)?;
-    let registration = moving_to.zip(region::city(u32::try_from(d.city_code).unwrap_or(0))).map(|(to, from)| {
-        let v = domain::moving::verdict(u8::try_from(d.emission).unwrap_or(0), d.use_kind == 2, from, to);
-        (v.text(to.name), v.ok())
-    });
+    let (mut car, mut moving_to) = listed.car(buyer, now)?;
+    let from = region::city(u32::try_from(d.city_code).unwrap_or(0));
+    let verdict = moving_to.zip(from).map(|(to, from)| (to, domain::moving::verdict(u8::try_from(d.emission).unwrap_or(0), d.use_kind == 2, from, to)));
+    let registration = verdict.map(|(to, v)| (v.text(to.name), v.ok()));
+    // A move the buyer's city refuses has no plates to pay for: the cost is the car's, bought
+    // and registered where it is.
+    let mut stays_in = None;
+    if let Some((_, domain::moving::Verdict::Refused)) = verdict
+        && let Some((local, None)) = listed.car(None, now)
+    {
+        (car, moving_to, stays_in) = (local, None, from.map(|c| c.name));
+    }
     let cost = domain::cost::all_in(&car)?;
     let loan = domain::loan::usual_interest(d.price_yuan).map(|interest| {
         let with = cost.with_loan(interest);
@@ -72,6 +82,7 @@ pub fn all_in(d: &ListingDetail, buyer_city: Option<&str>, now: i64) -> Option<A
         total_wan: domain::money::wan(cost.total_fen / 100),
         parts: AllInView::parts_of(&cost),
         moving_to: moving_to.map(|c| c.name),
+        stays_in,
         registration,
         loan,
         cost,

@@ -86,7 +86,7 @@ pub struct CarRecord {
     pub reserve: Option<crate::render::reservation::ReserveLine>,
     /// Its damage map, when its seller marked any: the views drawn and the marks listed (the
     /// page that shows the car fills it: `render::damage::of`).
-    pub damage: Option<(Vec<crate::render::damage::ViewSvg>, Vec<crate::render::damage::MarkView>)>,
+    pub damage: Option<crate::render::damage::Drawn>,
 }
 
 impl CarRecord {

@@ -94,6 +94,9 @@ struct OnePage {
     /// The reader is the buyer (else the seller).
     buyer: bool,
     version: Option<i32>,
+    /// The statement the buyer accepted, as it was (its items and damage marks), and the car's
+    /// version now when the seller has changed it since.
+    accepted: Option<Accepted>,
     /// `2026-12-01 14:00` and the time left, while held.
     deadline: Option<(String, String)>,
     /// Who has confirmed the sale: (buyer, seller).
@@ -187,6 +190,7 @@ async fn render(
         state.store.reservation_order(r.reservation_id)
     )?;
     let deposit = domain::loan::short_yuan(r.deposit_fen);
+    let accepted = accepted(state, r.listing_id, r.disclosure_version, d.disclosure_version).await?;
     let st = r.reservation.state;
     let mut receipt = Vec::new();
     match st {
@@ -221,6 +225,7 @@ async fn render(
         state_key: st.as_str(),
         buyer,
         version: r.disclosure_version,
+        accepted,
         deadline: match (st, r.deadline_at) {
             (RState::Held, Some(at)) => Some((domain::time::datetime(at), super::left(at, now))),
             _ => None,
@@ -245,6 +250,24 @@ async fn render(
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
+}
+
+/// The version of the car's statement a buyer accepted when reserving it.
+pub struct Accepted {
+    ds: crate::render::disclosure::DisclosureView,
+    damage: Option<crate::render::damage::Drawn>,
+    /// The car's version now, when it is newer than the one accepted.
+    newer: Option<i32>,
+}
+
+/// Version `version` of car `listing_id`'s statement as it was accepted, against `current`.
+async fn accepted(state: &AppState, listing_id: i64, version: Option<i32>, current: i32) -> Result<Option<Accepted>, AppError> {
+    let Some(v) = version else { return Ok(None) };
+    let Some(stated) = state.store.disclosure_version(listing_id, v).await? else { return Ok(None) };
+    let damage = crate::render::damage::of_version(state, listing_id, &stated.marks).await?;
+    let when = (stated.version, stated.made_at);
+    let Some(ds) = crate::render::disclosure::of_version(state, listing_id, stated.statements, when, &stated.documents).await? else { return Ok(None) };
+    Ok(Some(Accepted { ds, damage, newer: (current > v).then_some(current) }))
 }
 
 /// `GET /space/reservations/{id}`.

@@ -38,6 +38,8 @@ struct ReservePage {
     pay_minutes: i64,
     /// The statement the buyer accepts.
     ds: Option<DisclosureView>,
+    /// The car's damage marks, part of the statement accepted.
+    damage: Option<crate::render::damage::Drawn>,
     /// Why this car cannot be reserved now (no form then).
     blocked: Option<String>,
     /// A notice above the form (the statement changed while it was read).
@@ -88,8 +90,10 @@ struct Shown {
     pay_error: String,
 }
 
-fn render(state: &AppState, visitor: &Visitor, d: &ListingDetail, shown: Shown, status: StatusCode) -> Result<Response, AppError> {
-    let now = state.clock.now();
+async fn render(state: &AppState, visitor: &Visitor, d: &ListingDetail, shown: Shown, status: StatusCode) -> Result<Response, AppError> {
+    let damage = if d.damage_marks > 0 { Some(crate::render::damage::of(state, d.listing_id).await?) } else { None };
+    let stated = (d.disclosure_version, d.disclosure_at);
+    let ds = crate::render::disclosure::of_version(state, d.listing_id, d.disclosure(), stated, &d.disclosure_document_ids()).await?;
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, "在线预订");
     page.private();
     let tpl = ReservePage {
@@ -102,7 +106,8 @@ fn render(state: &AppState, visitor: &Visitor, d: &ListingDetail, shown: Shown, 
         hold_hours: HOLD_HOURS,
         refund_hours: REFUND_HOURS,
         pay_minutes: PAY_MINUTES,
-        ds: DisclosureView::of(d.disclosure(), d.disclosure_version, d.disclosure_at, now),
+        ds,
+        damage,
         blocked: shown.blocked,
         notice: shown.notice,
         accept_error: shown.accept_error,
@@ -120,7 +125,7 @@ fn render(state: &AppState, visitor: &Visitor, d: &ListingDetail, shown: Shown, 
 pub async fn page(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let d = state.store.listing_detail(id).await?;
     let blocked = blocked(&state, &d, user.user_id, state.clock.now()).await?;
-    render(&state, &visitor, &d, Shown { blocked, notice: None, accept_error: None, pay_error: String::new() }, StatusCode::OK)
+    render(&state, &visitor, &d, Shown { blocked, notice: None, accept_error: None, pay_error: String::new() }, StatusCode::OK).await
 }
 
 /// The reservation form.
@@ -150,18 +155,19 @@ pub async fn reserve(
     let d = state.store.listing_detail(id).await?;
     let shown = |blocked, notice, accept_error, pay_error| Shown { blocked, notice, accept_error, pay_error };
     if let Some(why) = blocked(&state, &d, user.user_id, now).await? {
-        return render(&state, &visitor, &d, shown(Some(why), None, None, String::new()), StatusCode::CONFLICT);
+        return render(&state, &visitor, &d, shown(Some(why), None, None, String::new()), StatusCode::CONFLICT).await;
     }
     if form.version != Some(d.disclosure_version) {
         let notice = format!("卖家刚刚更新了车况声明（现为第{}版），请重新阅读后确认", d.disclosure_version);
-        return render(&state, &visitor, &d, shown(None, Some(notice), None, String::new()), StatusCode::CONFLICT);
+        return render(&state, &visitor, &d, shown(None, Some(notice), None, String::new()), StatusCode::CONFLICT).await;
     }
     if form.accept != "yes" {
-        return render(&state, &visitor, &d, shown(None, None, Some("请阅读车况声明并勾选确认后再支付定金"), String::new()), StatusCode::UNPROCESSABLE_ENTITY);
+        return render(&state, &visitor, &d, shown(None, None, Some("请阅读车况声明并勾选确认后再支付定金"), String::new()), StatusCode::UNPROCESSABLE_ENTITY)
+            .await;
     }
     let method = match payments::method_of(&state, crate::adapters::pay::Method::named(&form.method)) {
         Ok(m) => m,
-        Err(message) => return render(&state, &visitor, &d, shown(None, None, None, message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY),
+        Err(message) => return render(&state, &visitor, &d, shown(None, None, None, message.to_owned()), StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let item = Item {
         product: domain::order::Product::Deposit,
@@ -182,7 +188,7 @@ pub async fn reserve(
         Reserved::Mine(rid) => Ok(see_other(&format!("/space/reservations/{rid}"), Vec::new())),
         Reserved::Taken => {
             let why = "这辆车刚刚被其他买家预订，没有扣款；到期未成交将重新开放预订".to_owned();
-            render(&state, &visitor, &d, shown(Some(why), None, None, String::new()), StatusCode::CONFLICT)
+            render(&state, &visitor, &d, shown(Some(why), None, None, String::new()), StatusCode::CONFLICT).await
         }
     }
 }

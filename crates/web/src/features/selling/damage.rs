@@ -193,7 +193,9 @@ pub struct RemoveForm {
 /// `POST /space/personcarlist/{id}/damage/remove`: removes one mark (404 for anyone else's).
 pub async fn remove(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId, Form(f): Form<RemoveForm>) -> Result<Response, AppError> {
     let mark = f.mark.ok_or(AppError::NotFound)?;
-    state.store.remove_damage_mark(id, user.user_id, mark).await?.ok_or(AppError::NotFound)?;
+    if !state.store.remove_damage_mark(id, user.user_id, mark, state.clock.now()).await? {
+        return Err(AppError::NotFound);
+    }
     Ok(see_other(&format!("/space/personcarlist/{id}/damage?saved=removed#marks"), Vec::new()))
 }
 
@@ -201,5 +203,7 @@ pub async fn remove(State(state): State<AppState>, SignedIn(user): SignedIn, Pat
 pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/personcarlist/{id}/damage", page);
     r.post(Access::User, "/space/personcarlist/{id}/damage", add);
+    // A phone's photo is several megabytes: the body may carry one up to the pipeline's limit.
+    r.limit("/space/personcarlist/{id}/damage", crate::services::photos::MAX_BYTES + 64 * 1024);
     r.post(Access::User, "/space/personcarlist/{id}/damage/remove", remove);
 }

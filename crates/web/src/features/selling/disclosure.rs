@@ -6,14 +6,19 @@
 //! inspection — when saved: an answer a source contradicts is shown to the seller beside the
 //! item, and saving it anyway needs an explicit confirmation, after which buyers see it marked
 //! 与记录不符. Works without JavaScript: radio buttons, month fields and notes in one form.
+//!
+//! Below it the seller uploads photos of the car's documents (证件照片: 行驶证, 登记证书, the
+//! 交强险 policy…), each shown to buyers beside the items it shows; adding or removing one
+//! writes the statement's next version, as a damage mark does.
 
 use std::collections::HashMap;
 
 use askama::Template;
 use axum::extract::State;
+use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use domain::disclosure::{Answer, Check, Evidence, Item, Shape, Statement, UseKind};
+use domain::disclosure::{Answer, Check, Document, Evidence, Item, MAX_DOCUMENTS, Shape, Statement, UseKind};
 
 use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
@@ -77,6 +82,38 @@ struct DisclosurePage {
     sources: Vec<&'static str>,
     /// Reserving the car online with a deposit.
     offer: Offer,
+    /// The document photos uploaded, and the form to add one.
+    docs: Docs,
+}
+
+/// A document photo as the seller's list shows it.
+pub struct DocView {
+    id: i64,
+    /// 行驶证.
+    label: &'static str,
+    /// The items it shows: 使用性质、年检有效期至.
+    shows: String,
+    photo: String,
+    thumb: String,
+}
+
+/// The document photos' part of the page: those uploaded, and the add form as posted.
+pub struct Docs {
+    list: Vec<DocView>,
+    /// Every kind: its value, its name, what to photograph, chosen.
+    kinds: Vec<(&'static str, &'static str, &'static str, bool)>,
+    form: DocForm,
+    max: usize,
+}
+
+/// The add form of a document photo as posted, with its messages.
+#[derive(Debug, Default)]
+pub struct DocForm {
+    kind: String,
+    kind_error: Option<String>,
+    photo_error: Option<String>,
+    /// A notice after an upload or a removal.
+    saved: Option<&'static str>,
 }
 
 /// The seller's offer to take reservations of the car, as its form shows it.
@@ -210,6 +247,7 @@ struct Shown {
     confirm: bool,
     sources: Vec<&'static str>,
     offer: Offer,
+    docs: DocForm,
 }
 
 async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing, shown: Shown, status: StatusCode) -> Result<Response, AppError> {
@@ -217,6 +255,21 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
     let layout = if is_dealer(visitor) { Layout::Dealer } else { Layout::Default };
     let mut page = PageMeta::for_visitor(state, visitor, layout, "车况声明").canonical_path(state, &format!("/space/personcarlist/{id}/disclosure"));
     page.private();
+    let base = &state.config.upload.base;
+    let list = state
+        .store
+        .statement_documents(id, None)
+        .await?
+        .into_iter()
+        .map(|d| {
+            let photo = domain::image::join(base, &d.photo_path);
+            let shows = d.kind.items().iter().map(|i| i.label()).collect::<Vec<_>>().join("、");
+            DocView { id: d.statement_document_id, label: d.kind.label(), shows, thumb: domain::image::sized(&photo, base, 320), photo }
+        })
+        .collect();
+    let chosen = shown.docs.kind.clone();
+    let kinds = Document::ALL.into_iter().map(|k| (k.as_str(), k.label(), k.hint(), k.as_str() == chosen)).collect();
+    let docs = Docs { list, kinds, form: shown.docs, max: MAX_DOCUMENTS };
     let tpl = DisclosurePage {
         page,
         dealer: dealer_head(state, visitor, "stock").await?,
@@ -230,6 +283,7 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         confirm: shown.confirm,
         sources: shown.sources,
         offer: shown.offer,
+        docs,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -244,6 +298,9 @@ pub struct SavedQuery {
     /// `?deposit=saved` after the reservation offer was saved.
     #[serde(default)]
     deposit: String,
+    /// `?document=added|removed` after a document photo was added or removed.
+    #[serde(default)]
+    document: String,
 }
 
 /// The form as stored: the current statement's answers (or, for a first one, the listing's own
@@ -254,6 +311,7 @@ async fn stored_shown(
     stored: Option<store::Disclosure>,
     saved: Option<i32>,
     offer: Offer,
+    docs: DocForm,
 ) -> Result<Shown, AppError> {
     let current = stored.as_ref().map(|d| (d.version, domain::time::date(d.made_at)));
     let posted = match stored {
@@ -277,6 +335,7 @@ async fn stored_shown(
         confirm: false,
         sources: sources_named(record.is_some(), inspection.is_some()),
         offer,
+        docs,
     })
 }
 
@@ -292,7 +351,12 @@ pub async fn page(
     let e = state.store.editable_listing(id, user.user_id).await?;
     let stored = state.store.disclosure_of(id).await?;
     let offer = Offer::stored(&e, q.deposit == "saved");
-    let shown = stored_shown(&state, &e, stored, q.saved.filter(|v| *v > 0), offer).await?;
+    let saved = match q.document.as_str() {
+        "added" => Some("已上传证件照片，买家在车况声明的对应项目旁可以查看。"),
+        "removed" => Some("已删除这张证件照片。"),
+        _ => None,
+    };
+    let shown = stored_shown(&state, &e, stored, q.saved.filter(|v| *v > 0), offer, DocForm { saved, ..DocForm::default() }).await?;
     render(&state, &visitor, &e, shown, StatusCode::OK).await
 }
 
@@ -314,7 +378,8 @@ pub async fn save(
         Err(errors) => {
             let current = current_of(&state, id).await?;
             let offer = Offer::stored(&e, false);
-            let shown = Shown { saved: None, current, fields: fields(&posted, &errors, &[]), errors: errors.len(), confirm: false, sources, offer };
+            let fields = fields(&posted, &errors, &[]);
+            let shown = Shown { saved: None, current, fields, errors: errors.len(), confirm: false, sources, offer, docs: DocForm::default() };
             return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
@@ -330,7 +395,8 @@ pub async fn save(
     if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
         let current = current_of(&state, id).await?;
         let offer = Offer::stored(&e, false);
-        let shown = Shown { saved: None, current, fields: fields(&posted, &[], &contradictions), errors: 0, confirm: true, sources, offer };
+        let fields = fields(&posted, &[], &contradictions);
+        let shown = Shown { saved: None, current, fields, errors: 0, confirm: true, sources, offer, docs: DocForm::default() };
         return render(&state, &visitor, &e, shown, StatusCode::OK).await;
     }
     let version = state.store.add_disclosure(id, &checked, user.user_id, now).await?;
@@ -371,7 +437,7 @@ pub async fn save_offer(
             Ok(fen) => Some(fen),
             Err(message) => {
                 let offer = Offer::new(true, form.deposit.trim().to_owned(), Some(message), None);
-                let shown = stored_shown(&state, &e, stored, None, offer).await?;
+                let shown = stored_shown(&state, &e, stored, None, offer, DocForm::default()).await?;
                 return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
             }
         }
@@ -382,9 +448,83 @@ pub async fn save_offer(
     Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?deposit=saved#reserve"), Vec::new()))
 }
 
+/// The page again with the document form's messages beside its fields.
+async fn document_refused(state: &AppState, visitor: &Visitor, e: &store::EditableListing, docs: DocForm) -> Result<Response, AppError> {
+    let stored = state.store.disclosure_of(e.listing_id).await?;
+    let shown = stored_shown(state, e, stored, None, Offer::stored(e, false), docs).await?;
+    render(state, visitor, e, shown, StatusCode::UNPROCESSABLE_ENTITY).await
+}
+
+/// `POST /space/personcarlist/{id}/documents` (multipart: `kind`, then `photo`): a document
+/// photo through the photo pipeline, each mistake said beside its field.
+pub async fn add_document(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    mp: Result<Multipart, MultipartRejection>,
+) -> Result<Response, AppError> {
+    let e = state.store.editable_listing(id, user.user_id).await?;
+    let (texts, file) = crate::services::photos::receive_one(mp, "photo").await;
+    let kind_text = texts.get("kind").map_or("", |k| k.trim()).to_owned();
+    let kind = Document::parse(&kind_text);
+    let mut docs = DocForm { kind_error: kind.is_none().then(|| "请选择证件类型".to_owned()), kind: kind_text, ..DocForm::default() };
+    docs.photo_error = match &file {
+        Err(crate::services::photos::PhotoError::Missing) => Some("请上传证件照片".to_owned()),
+        Err(err) => Some(err.message()),
+        Ok(_) => None,
+    };
+    let (Some(kind), Ok(received), None) = (kind, file, &docs.photo_error) else {
+        if docs.kind_error.is_some() && docs.photo_error.is_none() {
+            // The photo was fine: the browser will not send it back, so it is chosen again.
+            docs.photo_error = Some("请重新选择照片（修改其他项后需要再选一次）".to_owned());
+        }
+        return document_refused(&state, &visitor, &e, docs).await;
+    };
+    let path = match crate::services::photos::ingest(&state, user.user_id, received).await {
+        Ok(stored) => stored.path,
+        Err(err) => {
+            docs.photo_error = Some(err.message());
+            return document_refused(&state, &visitor, &e, docs).await;
+        }
+    };
+    match state.store.add_statement_document(id, user.user_id, kind, &path, state.clock.now()).await? {
+        store::DocumentAdded::Added(_) => Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?document=added#documents"), Vec::new())),
+        store::DocumentAdded::Full => {
+            docs.photo_error = Some(format!("每辆车最多上传{MAX_DOCUMENTS}张证件照片，请先删除一些"));
+            document_refused(&state, &visitor, &e, docs).await
+        }
+        store::DocumentAdded::NotFound => Err(AppError::NotFound),
+    }
+}
+
+/// The document photo to remove.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct RemoveDocument {
+    #[serde(default, deserialize_with = "crate::http::extract::id")]
+    document: Option<i64>,
+}
+
+/// `POST /space/personcarlist/{id}/documents/remove`: removes one (404 for anyone else's).
+pub async fn remove_document(
+    State(state): State<AppState>,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(f): Form<RemoveDocument>,
+) -> Result<Response, AppError> {
+    let document = f.document.ok_or(AppError::NotFound)?;
+    if !state.store.remove_statement_document(id, user.user_id, document, state.clock.now()).await? {
+        return Err(AppError::NotFound);
+    }
+    Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?document=removed#documents"), Vec::new()))
+}
+
 /// This page's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/personcarlist/{id}/disclosure", page);
     r.post(Access::User, "/space/personcarlist/{id}/disclosure", save);
     r.post(Access::User, "/space/personcarlist/{id}/deposit", save_offer);
+    r.post(Access::User, "/space/personcarlist/{id}/documents", add_document);
+    r.limit("/space/personcarlist/{id}/documents", crate::services::photos::MAX_BYTES + 64 * 1024);
+    r.post(Access::User, "/space/personcarlist/{id}/documents/remove", remove_document);
 }
