@@ -83,6 +83,9 @@ impl DisclosureView {
         for item in &mut self.items {
             item.documents =
                 documents.iter().filter(|d| d.kind.items().contains(&item.item)).map(|d| (d.kind.label(), domain::image::join(base, &d.photo_path))).collect();
+            if item.kind == "unverified" && !item.documents.is_empty() {
+                item.source = "卖家自述，附证件照片可供核对".to_owned();
+            }
         }
         self
     }
