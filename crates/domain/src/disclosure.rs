@@ -219,6 +219,57 @@ impl Document {
 /// The most document photos a car's statement takes.
 pub const MAX_DOCUMENTS: usize = 8;
 
+/// What staff found when they compared a document photo with the statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentFinding {
+    /// What the photo shows instead, when it differs; `None` when it shows what was stated.
+    pub differs: Option<String>,
+    /// The items it differs on (the rest of those compared agree with it).
+    pub wrong: Vec<Item>,
+    /// The answers compared (each item the document shows, its answer's code then): a finding
+    /// speaks only of those answers, not of a later one.
+    pub answers: Vec<(Item, String)>,
+}
+
+impl DocumentFinding {
+    /// The answers of `statements` a photo of `document` shows, as a finding records them.
+    pub fn answers_of(statements: &[(Statement, Check)], document: Document) -> Vec<(Item, String)> {
+        statements.iter().filter(|(s, _)| document.items().contains(&s.item)).map(|(s, _)| (s.item, s.answer.code())).collect()
+    }
+
+    /// The answers as stored: `use=private;inspection=2027-05`.
+    pub fn encode_answers(answers: &[(Item, String)]) -> String {
+        answers.iter().map(|(i, code)| format!("{}={code}", i.as_str())).collect::<Vec<_>>().join(";")
+    }
+
+    /// The answers from their stored form (parts that name no item are left out).
+    pub fn decode_answers(text: &str) -> Vec<(Item, String)> {
+        text.split(';').filter_map(|part| part.split_once('=')).filter_map(|(i, code)| Some((Item::parse(i)?, code.to_owned()))).collect()
+    }
+}
+
+/// The statement with staff's finding on a photo of `document` laid over it: each item the
+/// document shows, answered as it was when compared, that no record confirms or contradicts is
+/// 已核查 from the photo, or — an item the finding names as wrong — 与记录不符 with what the
+/// photo shows instead. A check a history
+/// report or an inspection made stands: those are records, a photo only backs the seller's word.
+pub fn check_by_document(statements: Vec<(Statement, Check)>, document: Document, finding: &DocumentFinding) -> Vec<(Statement, Check)> {
+    statements
+        .into_iter()
+        .map(|(s, c)| {
+            let compared = finding.answers.iter().any(|(i, code)| *i == s.item && *code == s.answer.code());
+            if !(document.items().contains(&s.item) && compared && c == Check::Unverified) {
+                return (s, c);
+            }
+            let c = match &finding.differs {
+                Some(what) if finding.wrong.contains(&s.item) => Check::Contradicted(Source::Document, what.clone()),
+                _ => Check::Verified(Source::Document),
+            };
+            (s, c)
+        })
+        .collect()
+}
+
 /// One item as the seller states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
@@ -239,6 +290,9 @@ crate::stored_enum! {
         HistoryReport = "report" => "车辆历史报告",
         /// Our own 168-item inspection.
         Inspection = "inspection" => "平台检测报告",
+        /// A photo of the car's document (证件照片) the seller uploaded and our staff compared
+        /// with the statement.
+        Document = "document" => "证件照片",
     }
 }
 
@@ -464,6 +518,46 @@ pub fn check_all(statements: Vec<Statement>, evidence: &Evidence<'_>) -> Vec<(St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_checked_by_staff_confirms_or_contradicts_only_the_answers_it_was_compared_with() {
+        let said = |item, answer| (Statement { item, answer, note: String::new() }, Check::Unverified);
+        let statements = vec![
+            said(Item::Use, Answer::Use(UseKind::Private)),
+            (Statement { item: Item::Mortgage, answer: Answer::No, note: String::new() }, Check::Verified(Source::HistoryReport)),
+            said(Item::AnnualInspection, Answer::Month(2027, 5)),
+            said(Item::CompulsoryInsurance, Answer::Month(2027, 5)),
+        ];
+        let checks = |v: &[(Statement, Check)]| v.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>();
+        let answers = DocumentFinding::answers_of(&statements, Document::License);
+        assert_eq!(DocumentFinding::encode_answers(&answers), "use=private;inspection=2027-05");
+        assert_eq!(DocumentFinding::decode_answers("use=private;inspection=2027-05;nonsense=1"), answers);
+        let same = DocumentFinding { differs: None, wrong: Vec::new(), answers };
+        let license = check_by_document(statements.clone(), Document::License, &same);
+        assert_eq!(
+            checks(&license),
+            [Check::Verified(Source::Document), Check::Verified(Source::HistoryReport), Check::Verified(Source::Document), Check::Unverified]
+        );
+        let rental = DocumentFinding {
+            differs: Some("登记证书显示曾登记为租赁".to_owned()),
+            wrong: vec![Item::Use],
+            answers: DocumentFinding::answers_of(&statements, Document::Certificate),
+        };
+        let certificate = check_by_document(statements.clone(), Document::Certificate, &rental);
+        assert_eq!(checks(&certificate)[0], Check::Contradicted(Source::Document, "登记证书显示曾登记为租赁".to_owned()));
+        assert_eq!(checks(&certificate)[1], Check::Verified(Source::HistoryReport), "the report's check stands");
+        // A difference on one item of the photo: the others it shows agree.
+        let lapsed = DocumentFinding { differs: Some("检验有效期至2026年5月".to_owned()), wrong: vec![Item::AnnualInspection], ..same.clone() };
+        let lapsed = check_by_document(statements.clone(), Document::License, &lapsed);
+        assert_eq!(checks(&lapsed)[0], Check::Verified(Source::Document));
+        assert_eq!(checks(&lapsed)[2], Check::Contradicted(Source::Document, "检验有效期至2026年5月".to_owned()));
+        // An answer changed after the comparison is the seller's word again.
+        let mut later = statements;
+        later[2].0.answer = Answer::Month(2028, 5);
+        assert_eq!(checks(&check_by_document(later, Document::License, &same))[2], Check::Unverified);
+        // Stored and read back with its source.
+        assert_eq!(decode(&encode(&license)), license);
+    }
     use crate::inspection::Finding as Noted;
     use crate::report::{Claim, Flags, OdometerReading};
 

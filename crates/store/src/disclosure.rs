@@ -4,7 +4,7 @@
 //! (证件照片) as they stood: adding or removing one writes the next version with the same items,
 //! so what a buyer accepted includes the map and the documents.
 
-use domain::disclosure::{Check, Document, MAX_DOCUMENTS, Statement, decode, encode};
+use domain::disclosure::{Check, Document, DocumentFinding, MAX_DOCUMENTS, Statement, decode, encode};
 
 use crate::{Backend, DbError, Store, Stored, on_pool, on_writer};
 
@@ -36,7 +36,38 @@ pub struct StatementDocument {
     pub kind: Document,
     /// The photo's storage key (full size).
     pub photo_path: String,
+    /// Staff's comparison of it with the statement, once made.
+    pub finding: Option<DocumentFinding>,
 }
+
+/// A document photo waiting for staff to compare it with its car's current statement.
+#[derive(Debug, Clone)]
+pub struct DocumentToCheck {
+    /// The photo.
+    pub document: StatementDocument,
+    /// Its car.
+    pub listing_id: i64,
+    /// The car's title.
+    pub title: String,
+    /// The car's current statement.
+    pub statements: Vec<(Statement, Check)>,
+}
+
+type DocumentRow = (i64, String, String, String, String, String, String);
+
+fn document((statement_document_id, kind, photo_path, finding, note, items, answers): DocumentRow) -> Result<StatementDocument, DbError> {
+    let finding = match finding.as_str() {
+        "" => None,
+        f => Some(DocumentFinding {
+            differs: (f == "differs").then_some(note),
+            wrong: items.split(',').filter_map(domain::disclosure::Item::parse).collect(),
+            answers: DocumentFinding::decode_answers(&answers),
+        }),
+    };
+    Ok(StatementDocument { statement_document_id, kind: Document::decode("statement_document.kind", &kind)?, photo_path, finding })
+}
+
+const DOCUMENT_COLUMNS: &str = "statement_document_id, kind, photo_path, finding, finding_note, finding_items, checked_answers";
 
 /// How adding a document photo went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,15 +207,67 @@ impl Store {
             return Ok(Vec::new());
         }
         let now_only = if ids.is_none() { " and removed_at is null" } else { "" };
-        let sql =
-            format!("select statement_document_id, kind, photo_path from statement_document where listing_id = $1{now_only} order by statement_document_id");
-        let rows: Vec<(i64, String, String)> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
+        let sql = format!("select {DOCUMENT_COLUMNS} from statement_document where listing_id = $1{now_only} order by statement_document_id");
+        let rows: Vec<DocumentRow> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
+        rows.into_iter().filter(|row| ids.is_none_or(|ids| ids.contains(&row.0))).map(document).collect()
+    }
+
+    /// Document photos staff have not compared yet, on cars with a statement that are not
+    /// deleted, oldest first: each with its car's current statement.
+    pub async fn documents_to_check(&self, limit: i64) -> Result<Vec<DocumentToCheck>, DbError> {
+        let columns = DOCUMENT_COLUMNS.split(", ").map(|c| format!("sd.{c}")).collect::<Vec<_>>().join(", ");
+        let sql = format!(
+            "select {columns}, sd.listing_id, l.title, d.statements from statement_document sd join listing l on l.listing_id = sd.listing_id \
+             join disclosure d on d.listing_id = sd.listing_id and d.version = (select max(version) from disclosure where listing_id = sd.listing_id) \
+             where sd.finding = '' and sd.removed_at is null and l.status <> 'deleted' order by sd.statement_document_id limit $1"
+        );
+        type Row = (i64, String, String, String, String, String, String, i64, String, String);
+        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?);
         rows.into_iter()
-            .filter(|row| ids.is_none_or(|ids| ids.contains(&row.0)))
-            .map(|(statement_document_id, kind, photo_path)| {
-                Ok(StatementDocument { statement_document_id, kind: Document::decode("statement_document.kind", &kind)?, photo_path })
+            .map(|(id, kind, path, finding, note, items, answers, listing_id, title, statements)| {
+                let document = document((id, kind, path, finding, note, items, answers))?;
+                Ok(DocumentToCheck { document, listing_id, title, statements: decode(&statements) })
             })
             .collect()
+    }
+
+    /// Staff member `staff` compared document photo `id` with its car's current statement: it
+    /// shows what was stated (`differs` `None`), or something else on the items `wrong`. The
+    /// answers compared are kept with the finding, which speaks only of them. `false` when it is
+    /// removed or compared already.
+    pub async fn check_document(&self, id: i64, staff: i64, differs: Option<(&str, &[domain::disclosure::Item])>, now: i64) -> Result<bool, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let found: Option<(i64, String)> =
+                sqlx::query_as("select listing_id, kind from statement_document where statement_document_id = $1 and finding = '' and removed_at is null")
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((listing_id, kind)) = found else { return Ok(false) };
+            let kind = Document::decode("statement_document.kind", &kind)?;
+            let statements: Option<String> =
+                sqlx::query_scalar("select statements from disclosure where listing_id = $1 order by version desc limit 1")
+                    .bind(listing_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some(statements) = statements else { return Ok(false) };
+            let answers = DocumentFinding::encode_answers(&DocumentFinding::answers_of(&decode(&statements), kind));
+            sqlx::query(
+                "update statement_document set finding = $2, finding_note = $3, finding_items = $4, checked_answers = $5, checked_by = $6, checked_at = $7 \
+                 where statement_document_id = $1",
+            )
+            .bind(id)
+            .bind(if differs.is_some() { "differs" } else { "consistent" })
+            .bind(differs.map_or("", |(note, _)| note))
+            .bind(differs.map_or(String::new(), |(_, items)| items.iter().map(|i| i.as_str()).collect::<Vec<_>>().join(",")))
+            .bind(answers)
+            .bind(staff)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(true)
+        })
     }
 
     /// Adds a document photo to car `listing_id` of `user_id`, unless it has [`MAX_DOCUMENTS`]

@@ -68,7 +68,7 @@ pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
 pub use damage::{DamageMark, MarkAdded};
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange, ViewEvent};
-pub use disclosure::{Disclosure, DocumentAdded, StatementDocument};
+pub use disclosure::{Disclosure, DocumentAdded, DocumentToCheck, StatementDocument};
 pub use gather::Demand;
 pub use inspection::InspectionRecord;
 pub use insurance::{HANDOVER_ATTEMPTS, Handover, InsuranceQuote};

@@ -14,10 +14,19 @@ create table statement_document (
     photo_path text not null,
     made_by bigint not null references app_user (user_id),
     created_at bigint not null,
-    removed_at bigint
+    removed_at bigint,
+    -- Staff's comparison of the photo with the statement: '' not yet, 'consistent' or
+    -- 'differs' (with what it shows instead, on which items), the answers compared (`DocumentFinding`), who, when.
+    finding text not null default '',
+    finding_note text not null default '',
+    finding_items text not null default '',
+    checked_answers text not null default '',
+    checked_by bigint,
+    checked_at bigint
 );
 create index statement_document_listing on statement_document (listing_id, statement_document_id);
 create index statement_document_photo on statement_document (photo_path);
+create index statement_document_unchecked on statement_document (statement_document_id) where finding = '' and removed_at is null;
 -- The newest version of each statement holds the marks its car has now.
 update disclosure set marks = coalesce((select group_concat(damage_mark_id, ',') from
     (select damage_mark_id from damage_mark dm where dm.listing_id = disclosure.listing_id order by damage_mark_id)), '')

@@ -92,18 +92,20 @@ impl DisclosureView {
 }
 
 /// Version `version` of car `listing_id`'s statement as buyers read it: its items, with the
-/// document photos it held (`documents`: the version's ids) beside them.
+/// document photos it held (`documents`: the version's ids) beside them and staff's findings on
+/// them laid over the items they compared (`domain::disclosure::check_by_document`).
 pub async fn of_version(
     state: &crate::state::AppState,
     listing_id: i64,
-    statements: Vec<(Statement, Check)>,
+    mut statements: Vec<(Statement, Check)>,
     (version, made_at): (i32, i64),
     documents: &[i64],
 ) -> Result<Option<DisclosureView>, store::DbError> {
-    let Some(view) = DisclosureView::of(statements, version, made_at, state.clock.now()) else { return Ok(None) };
-    if documents.is_empty() {
-        return Ok(Some(view));
+    let held = if documents.is_empty() { Vec::new() } else { state.store.statement_documents(listing_id, Some(documents)).await? };
+    for d in &held {
+        if let Some(finding) = &d.finding {
+            statements = domain::disclosure::check_by_document(statements, d.kind, finding);
+        }
     }
-    let held = state.store.statement_documents(listing_id, Some(documents)).await?;
-    Ok(Some(view.with_documents(&state.config.upload.base, &held)))
+    Ok(DisclosureView::of(statements, version, made_at, state.clock.now()).map(|view| view.with_documents(&state.config.upload.base, &held)))
 }

@@ -776,10 +776,33 @@ async fn document_photos_back_a_statement_beside_the_items_they_show(app: &TestA
     let items = detail.texts("#disclosure .ds-items li");
     let with: Vec<&String> = items.iter().filter(|i| i.contains("证件照片：交强险保单")).collect();
     assert_eq!(with.len(), 1, "{items:?}");
-    assert!(with[0].starts_with("交强险有效期至"), "{with:?}");
+    assert!(with[0].starts_with("交强险有效期至") && with[0].contains("未核查") && with[0].contains("附证件照片"), "{with:?}");
+    // Staff compare it with the statement at the document desk: a difference needs its words;
+    // the same answer becomes 已核查 from the photo.
+    // (The reviewer's code was sent a moment ago, to approve the car: the other staff member.)
+    let staff = login(app, store::seed::ORDERS_DESK_MOBILE, "").await;
+    let sh = [("cookie", staff.as_str())];
+    let doc = app.state.store.disclosure_of(id).await.unwrap().unwrap().documents[0];
+    let desk = app.get("/staff/documents", &sh).await;
+    assert!(crate::support::Page::parse(&desk.body).one(&format!("#document-{doc}")).text.contains("交强险有效期至：卖家声明“2027年5月”"), "{}", desk.body);
+    for (form, message) in [("finding=differs&note=", "请勾选与照片不一致的项目"), ("finding=differs&wrong_insurance=yes&note=", "请写明照片显示的实际情况")]
+    {
+        let r = app.post_form("/staff/documents", &sh, &format!("id={doc}&{form}")).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(crate::support::Page::parse(&r.body).one(&format!("#document-{doc} .error")).text.contains(message), "{form}");
+    }
+    assert_eq!(app.post_form("/staff/documents", &sh, &format!("id={doc}&finding=consistent")).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.post_form("/staff/documents", &sh, &format!("id={doc}&finding=consistent")).await.status, StatusCode::UNPROCESSABLE_ENTITY, "once");
+    let item = |body: &str| crate::support::Page::parse(body).texts("#disclosure .ds-items li").into_iter().find(|i| i.starts_with("交强险有效期至")).unwrap();
+    let checked = item(&app.get(&format!("/details/{id}"), &[]).await.body);
+    assert!(checked.contains("已核查") && checked.contains("与证件照片一致"), "{checked}");
+    // The seller changes that answer: the finding spoke of the old one, so it is their word again.
+    let changed = format!("{}&confirm=yes", statement_form(&[("month_insurance", "2027-08")]));
+    assert_eq!(app.post_form(&format!("/space/personcarlist/{id}/disclosure"), &h, &changed).await.status, StatusCode::SEE_OTHER);
+    let again = item(&app.get(&format!("/details/{id}"), &[]).await.body);
+    assert!(again.contains("未核查") && again.contains("2027年8月"), "{again}");
     // Another user can neither add nor remove; the owner removes it.
     let other = login(app, OTHER, "").await;
-    let doc = stated.documents[0];
     assert_eq!(app.post_form(&format!("{path}/remove"), &[("cookie", other.as_str())], &format!("document={doc}")).await.status, StatusCode::NOT_FOUND);
     assert_eq!(
         app.post_multipart(&path, &[("cookie", other.as_str())], &[Part::Text("kind", "policy"), Part::File("photo", "p.jpg", &photo)]).await.status,
@@ -787,9 +810,9 @@ async fn document_photos_back_a_statement_beside_the_items_they_show(app: &TestA
     );
     assert_eq!(app.post_form(&format!("{path}/remove"), &h, &format!("document={doc}")).await.status, StatusCode::SEE_OTHER);
     assert!(!app.get(&format!("/details/{id}"), &[]).await.body.contains("证件照片："));
-    let before = app.state.store.disclosure_version(id, 2).await.unwrap().unwrap();
+    let before = app.state.store.disclosure_version(id, 3).await.unwrap().unwrap();
     let kept = app.state.store.statement_documents(id, Some(&before.documents)).await.unwrap();
-    assert_eq!(kept.len(), 1, "version 2 still shows the photo it held");
+    assert_eq!(kept.len(), 1, "version 3 still shows the photo it held");
 }
 
 /// The damage map: every mistake said beside its field, a photo over the limit refused with its

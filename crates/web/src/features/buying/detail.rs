@@ -150,11 +150,9 @@ async fn render_with(
     if d.damage_marks > 0 {
         car.damage = Some(crate::render::damage::of(state, id).await?);
     }
-    if !d.disclosure_documents.is_empty()
-        && let Some(ds) = car.disclosure.take()
-    {
-        let held = s.statement_documents(id, Some(&d.disclosure_document_ids())).await?;
-        car.disclosure = Some(ds.with_documents(&state.config.upload.base, &held));
+    if !d.disclosure_documents.is_empty() {
+        let stated = (d.disclosure_version, d.disclosure_at);
+        car.disclosure = crate::render::disclosure::of_version(state, id, d.disclosure(), stated, &d.disclosure_document_ids()).await?;
     }
     let city = domain::region::city(d.city_code as u32);
     let online = d.status == ListingStatus::Online;

@@ -1,6 +1,7 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
 //! orders desk with its refunds, and the reservations dispute desk. Every page is private to staff.
 
+mod documents;
 mod orders;
 mod reservations;
 mod review;
@@ -15,6 +16,7 @@ pub fn routes(r: &mut Routes) {
     review::routes(r);
     orders::routes(r);
     reservations::routes(r);
+    documents::routes(r);
 }
 
 /// A staff page's head: private (never cached, never indexed).
