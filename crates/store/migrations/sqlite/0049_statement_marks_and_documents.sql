@@ -28,6 +28,8 @@ create index statement_document_listing on statement_document (listing_id, state
 create index statement_document_photo on statement_document (photo_path);
 create index statement_document_unchecked on statement_document (statement_document_id) where finding = '' and removed_at is null;
 -- The newest version of each statement holds the marks its car has now.
+-- backend-specific: joining ids into a text
 update disclosure set marks = coalesce((select group_concat(damage_mark_id, ',') from
     (select damage_mark_id from damage_mark dm where dm.listing_id = disclosure.listing_id order by damage_mark_id)), '')
 where version = (select max(d2.version) from disclosure d2 where d2.listing_id = disclosure.listing_id);
+-- end backend-specific

@@ -796,6 +796,8 @@ async fn document_photos_back_a_statement_beside_the_items_they_show(app: &TestA
     let item = |body: &str| crate::support::Page::parse(body).texts("#disclosure .ds-items li").into_iter().find(|i| i.starts_with("交强险有效期至")).unwrap();
     let checked = item(&app.get(&format!("/details/{id}"), &[]).await.body);
     assert!(checked.contains("已核查") && checked.contains("与证件照片一致"), "{checked}");
+    let seller_sees = app.get(&format!("/space/personcarlist/{id}/disclosure"), &h).await;
+    assert!(crate::support::Page::parse(&seller_sees.body).one("#documents .dm-list").text.contains("平台已核对：与声明一致"));
     // The seller changes that answer: the finding spoke of the old one, so it is their word again.
     let changed = format!("{}&confirm=yes", statement_form(&[("month_insurance", "2027-08")]));
     assert_eq!(app.post_form(&format!("/space/personcarlist/{id}/disclosure"), &h, &changed).await.status, StatusCode::SEE_OTHER);

@@ -93,6 +93,8 @@ pub struct DocView {
     label: &'static str,
     /// The items it shows: 使用性质、年检有效期至.
     shows: String,
+    /// Whether staff have compared it with the statement, and what they found.
+    status: String,
     photo: String,
     thumb: String,
 }
@@ -264,7 +266,11 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         .map(|d| {
             let photo = domain::image::join(base, &d.photo_path);
             let shows = d.kind.items().iter().map(|i| i.label()).collect::<Vec<_>>().join("、");
-            DocView { id: d.statement_document_id, label: d.kind.label(), shows, thumb: domain::image::sized(&photo, base, 320), photo }
+            let status = match &d.finding {
+                None => "等待平台核对".to_owned(),
+                Some(f) => f.differs.as_ref().map_or("平台已核对：与声明一致".to_owned(), |what| format!("平台核对：与声明不符（{what}）")),
+            };
+            DocView { id: d.statement_document_id, label: d.kind.label(), shows, status, thumb: domain::image::sized(&photo, base, 320), photo }
         })
         .collect();
     let chosen = shown.docs.kind.clone();

@@ -7,10 +7,10 @@
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::Response;
 use domain::disclosure::Item;
 
-use super::staff_meta;
+use super::{DoneQuery, staff_meta};
 use crate::auth::access::Staff;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
@@ -85,16 +85,7 @@ async fn desk(
         })
         .collect();
     let tpl = DeskPage { page: staff_meta(state, visitor, "证件核对", "/staff/documents"), cases, notice };
-    let mut res = Html(tpl.render()?).into_response();
-    *res.status_mut() = code;
-    Ok(res)
-}
-
-/// `?done=1` after a finding.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: String,
+    super::desk_page(&tpl, code)
 }
 
 /// `GET /staff/documents`: the photos not compared yet, oldest first.

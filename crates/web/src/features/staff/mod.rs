@@ -1,5 +1,6 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
-//! orders desk with its refunds, and the reservations dispute desk. Every page is private to staff.
+//! orders desk with its refunds, the reservations dispute desk and the document desk. Every page
+//! is private to staff.
 
 mod documents;
 mod orders;
@@ -24,4 +25,19 @@ fn staff_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> P
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Default, title).canonical_path(state, path);
     page.private();
     page
+}
+
+/// `?done=…` after a desk's decision (which one it was, for the notice).
+#[derive(Debug, Default, serde::Deserialize)]
+struct DoneQuery {
+    #[serde(default)]
+    done: String,
+}
+
+/// A desk's page answered with `code` (a refused decision is the page again, 422).
+fn desk_page(tpl: &impl askama::Template, code: axum::http::StatusCode) -> Result<axum::response::Response, crate::http::error::AppError> {
+    use axum::response::IntoResponse as _;
+    let mut res = axum::response::Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
 }

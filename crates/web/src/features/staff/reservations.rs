@@ -6,10 +6,10 @@
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::Response;
 use domain::reservation::{Event, State as RState};
 
-use super::staff_meta;
+use super::{DoneQuery, staff_meta};
 use crate::auth::access::Staff;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
@@ -86,16 +86,7 @@ async fn desk(
         })
         .collect();
     let tpl = DeskPage { page: staff_meta(state, visitor, "预订纠纷", "/staff/reservations"), cases, notice };
-    let mut res = Html(tpl.render()?).into_response();
-    *res.status_mut() = code;
-    Ok(res)
-}
-
-/// `?done=…` after a decision.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: String,
+    super::desk_page(&tpl, code)
 }
 
 /// `GET /staff/reservations`: the held deposits and the differences not yet reviewed.
