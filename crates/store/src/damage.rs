@@ -9,7 +9,7 @@
 use domain::damage::{Area, Kind, MAX_MARKS, Mark};
 
 use crate::disclosure::owned;
-use crate::{DbError, Store, Stored, on_pool, on_writer};
+use crate::{DbError, Store, Val, from_row, on_writer};
 
 /// A mark as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,19 @@ pub struct DamageMark {
     /// The photo's storage key (full size).
     pub photo_path: String,
 }
+
+/// A mark's row, its view and kind decoded where it is read.
+struct MarkRow {
+    damage_mark_id: i64,
+    area: Area,
+    kind: Kind,
+    x: i32,
+    y: i32,
+    note: String,
+    photo_path: String,
+}
+
+from_row!(MarkRow { damage_mark_id, area as stored, kind as stored, x, y, note, photo_path });
 
 /// How adding a mark went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,25 +61,21 @@ impl Store {
         self.read_marks(listing_id, Some(ids)).await
     }
 
-    /// The car's marks now (`None`), or those of `ids` whether removed or not.
+    /// The car's marks now (`None`), or those of `ids` whether removed or not: read on the
+    /// calling thread's reader (the car's page reads them).
     async fn read_marks(&self, listing_id: i64, ids: Option<&[i64]>) -> Result<Vec<DamageMark>, DbError> {
         let now_only = if ids.is_none() { " and removed_at is null" } else { "" };
         let sql = format!("select damage_mark_id, area, kind, x, y, note, photo_path from damage_mark where listing_id = $1{now_only} order by damage_mark_id");
-        let rows: Vec<(i64, String, String, i32, i32, String, String)> =
-            on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
-        rows.into_iter()
-            .filter(|row| ids.is_none_or(|ids| ids.contains(&row.0)))
-            .map(|(damage_mark_id, area, kind, x, y, note, photo_path)| {
-                let mark = Mark {
-                    area: Area::decode("damage_mark.area", &area)?,
-                    kind: Kind::decode("damage_mark.kind", &kind)?,
-                    x: u8::try_from(x).unwrap_or(0).min(100),
-                    y: u8::try_from(y).unwrap_or(0).min(100),
-                    note,
-                };
-                Ok(DamageMark { damage_mark_id, mark, photo_path })
+        let rows: Vec<MarkRow> = self.read_all(&sql, vec![Val::Int(listing_id)]).await?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| ids.is_none_or(|ids| ids.contains(&row.damage_mark_id)))
+            .map(|r| {
+                let mark =
+                    Mark { area: r.area, kind: r.kind, x: u8::try_from(r.x).unwrap_or(0).min(100), y: u8::try_from(r.y).unwrap_or(0).min(100), note: r.note };
+                DamageMark { damage_mark_id: r.damage_mark_id, mark, photo_path: r.photo_path }
             })
-            .collect()
+            .collect())
     }
 
     /// Adds a mark with its photo to car `listing_id` of `user_id`, unless the car has

@@ -6,7 +6,7 @@
 
 use domain::disclosure::{Check, Document, DocumentFinding, MAX_DOCUMENTS, Statement, decode, encode};
 
-use crate::{Backend, DbError, Store, Stored, on_pool, on_writer};
+use crate::{Backend, DbError, Store, Stored, from_row, on_pool, on_writer};
 
 /// One version of a car's statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,15 +56,35 @@ pub struct DocumentToCheck {
 type DocumentRow = (i64, String, String, String, String, String, String);
 
 fn document((statement_document_id, kind, photo_path, finding, note, items, answers): DocumentRow) -> Result<StatementDocument, DbError> {
-    let finding = match finding.as_str() {
-        "" => None,
-        f => Some(DocumentFinding {
-            differs: (f == "differs").then_some(note),
-            wrong: items.split(',').filter_map(domain::disclosure::Item::parse).collect(),
-            answers: DocumentFinding::decode_answers(&answers),
-        }),
-    };
-    Ok(StatementDocument { statement_document_id, kind: Document::decode("statement_document.kind", &kind)?, photo_path, finding })
+    let kind = Document::decode("statement_document.kind", &kind)?;
+    Ok(DocumentRead { statement_document_id, kind, photo_path, finding, finding_note: note, finding_items: items, checked_answers: answers }.into())
+}
+
+/// A document photo's row as read, its kind decoded where it is read.
+struct DocumentRead {
+    statement_document_id: i64,
+    kind: Document,
+    photo_path: String,
+    finding: String,
+    finding_note: String,
+    finding_items: String,
+    checked_answers: String,
+}
+
+from_row!(DocumentRead { statement_document_id, kind as stored, photo_path, finding, finding_note, finding_items, checked_answers });
+
+impl From<DocumentRead> for StatementDocument {
+    fn from(r: DocumentRead) -> StatementDocument {
+        let finding = match r.finding.as_str() {
+            "" => None,
+            f => Some(DocumentFinding {
+                differs: (f == "differs").then_some(r.finding_note),
+                wrong: r.finding_items.split(',').filter_map(domain::disclosure::Item::parse).collect(),
+                answers: DocumentFinding::decode_answers(&r.checked_answers),
+            }),
+        };
+        StatementDocument { statement_document_id: r.statement_document_id, kind: r.kind, photo_path: r.photo_path, finding }
+    }
 }
 
 const DOCUMENT_COLUMNS: &str = "statement_document_id, kind, photo_path, finding, finding_note, finding_items, checked_answers";
@@ -208,8 +228,9 @@ impl Store {
         }
         let now_only = if ids.is_none() { " and removed_at is null" } else { "" };
         let sql = format!("select {DOCUMENT_COLUMNS} from statement_document where listing_id = $1{now_only} order by statement_document_id");
-        let rows: Vec<DocumentRow> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
-        rows.into_iter().filter(|row| ids.is_none_or(|ids| ids.contains(&row.0))).map(document).collect()
+        // Read on the calling thread's reader: the car's page reads them.
+        let rows: Vec<DocumentRead> = self.read_all(&sql, vec![crate::Val::Int(listing_id)]).await?;
+        Ok(rows.into_iter().filter(|row| ids.is_none_or(|ids| ids.contains(&row.statement_document_id))).map(StatementDocument::from).collect())
     }
 
     /// Document photos staff have not compared yet, on cars with a statement that are not
