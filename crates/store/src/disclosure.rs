@@ -125,21 +125,37 @@ macro_rules! owned {
 }
 pub(crate) use owned;
 
-/// Inside a write transaction `$tx` on car `$listing` (locked): the ids of its damage marks and of
-/// its document photos now, each comma-joined, as a version stores them.
-macro_rules! held_now {
-    ($tx:ident, $listing:expr) => {{
-        let mut lists = Vec::new();
-        for table in ["damage_mark", "statement_document"] {
-            let sql = format!("select {table}_id from {table} where listing_id = $1 and removed_at is null order by {table}_id");
-            let ids: Vec<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind($listing).fetch_all(&mut *$tx).await?;
-            lists.push(ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
-        }
-        let documents = lists.pop().unwrap_or_default();
-        (lists.pop().unwrap_or_default(), documents)
+/// Inside a write transaction `$tx` on car `$listing` (locked): the ids of its rows of `$table`
+/// (`damage_mark` or `statement_document`) not removed, comma-joined, as a version stores them.
+macro_rules! ids_now {
+    ($tx:ident, $table:literal, $listing:expr) => {{
+        let sql = concat!("select ", $table, "_id from ", $table, " where listing_id = $1 and removed_at is null order by ", $table, "_id");
+        let ids: Vec<i64> = sqlx::query_scalar(sql).bind($listing).fetch_all(&mut *$tx).await?;
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
     }};
 }
-pub(crate) use held_now;
+pub(crate) use ids_now;
+
+/// Inside a write transaction `$tx`: inserts version `$version` of car `$listing`'s statement —
+/// its encoded items `$statements`, made by `$by` at `$now` — with the car's damage marks and
+/// document photos as they are now.
+macro_rules! insert_version {
+    ($tx:ident, $listing:expr, $version:expr, $statements:expr, $by:expr, $now:expr) => {{
+        let listing: i64 = $listing;
+        let (marks, documents) = ($crate::disclosure::ids_now!($tx, "damage_mark", listing), $crate::disclosure::ids_now!($tx, "statement_document", listing));
+        sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at, marks, documents) values ($1, $2, $3, $4, $5, $6, $7)")
+            .bind(listing)
+            .bind($version)
+            .bind($statements)
+            .bind($by)
+            .bind($now)
+            .bind(marks)
+            .bind(documents)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+pub(crate) use insert_version;
 
 /// Inside a write transaction `$tx` that has just changed car `$listing`'s damage marks or
 /// document photos: when the car has a statement, writes its next version — the same items, the
@@ -152,17 +168,7 @@ macro_rules! restate {
             .fetch_optional(&mut *$tx)
             .await?;
         if let Some((version, statements)) = current {
-            let (marks, documents) = $crate::disclosure::held_now!($tx, listing);
-            sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at, marks, documents) values ($1, $2, $3, $4, $5, $6, $7)")
-                .bind(listing)
-                .bind(version + 1)
-                .bind(statements)
-                .bind(by)
-                .bind(now)
-                .bind(marks)
-                .bind(documents)
-                .execute(&mut *$tx)
-                .await?;
+            $crate::disclosure::insert_version!($tx, listing, version + 1, statements, by, now);
         }
     }};
 }
@@ -200,21 +206,12 @@ impl Store {
                     .bind(listing_id)
                     .fetch_optional(&mut *tx)
                     .await?;
-            let (marks, documents) = held_now!(tx, listing_id);
+            let (marks, documents) = (ids_now!(tx, "damage_mark", listing_id), ids_now!(tx, "statement_document", listing_id));
             if let Some((version, ..)) = current.as_ref().filter(|(_, t, m, d)| *t == text && *m == marks && *d == documents) {
                 return Ok(*version);
             }
             let version = current.map_or(1, |(v, ..)| v + 1);
-            sqlx::query("insert into disclosure (listing_id, version, statements, made_by, made_at, marks, documents) values ($1, $2, $3, $4, $5, $6, $7)")
-                .bind(listing_id)
-                .bind(version)
-                .bind(&text)
-                .bind(made_by)
-                .bind(now)
-                .bind(&marks)
-                .bind(&documents)
-                .execute(&mut *tx)
-                .await?;
+            insert_version!(tx, listing_id, version, &text, made_by, now);
             tx.commit().await?;
             Ok(version)
         })
@@ -335,12 +332,15 @@ impl Store {
                 return Ok(false);
             }
             let stated: i64 = sqlx::query_scalar("select count(*) from disclosure where listing_id = $1").bind(listing_id).fetch_one(&mut *tx).await?;
-            let sql = if stated > 0 {
-                format!("update {table} set removed_at = $3 where {table}_id = $2 and listing_id = $1 and removed_at is null")
+            let done = if stated > 0 {
+                let sql = format!("update {table} set removed_at = $3 where {table}_id = $2 and listing_id = $1 and removed_at is null");
+                sqlx::query(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(id).bind(now).execute(&mut *tx).await?
             } else {
-                format!("delete from {table} where {table}_id = $2 and listing_id = $1 and $3 = $3")
-            };
-            let done = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(id).bind(now).execute(&mut *tx).await?.rows_affected() > 0;
+                let sql = format!("delete from {table} where {table}_id = $2 and listing_id = $1");
+                sqlx::query(sqlx::AssertSqlSafe(sql)).bind(listing_id).bind(id).execute(&mut *tx).await?
+            }
+            .rows_affected()
+                > 0;
             if !done {
                 return Ok(false);
             }
