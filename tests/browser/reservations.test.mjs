@@ -61,6 +61,9 @@ async function offer(js) {
   const form = desk.locator("form.reserve-offer");
   await form.locator('input[name="accept"]').check();
   await form.locator("#rs-deposit").fill("2000");
+  // The account a sale's deposit is paid on to.
+  await form.locator("#rs-account").fill("13912345678");
+  await form.locator("#rs-name").fill("王建国");
   await form.locator("button").click();
   await desk.waitForURL(/\/disclosure\?deposit=saved/);
   assert.match(await desk.locator("form.reserve-offer .notice.ok").innerText(), /已开通在线预订，定金2,000元/);

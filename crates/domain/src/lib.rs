@@ -97,6 +97,7 @@ pub mod odometer;
 pub mod order;
 pub mod origin;
 pub mod package;
+pub mod payout;
 pub mod plate;
 pub mod programme;
 pub mod purchase;

@@ -37,6 +37,7 @@ mod migrate;
 mod news;
 mod package;
 mod pay;
+mod payout;
 mod programme;
 mod push;
 mod report;
@@ -78,6 +79,7 @@ pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLi
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, PurchaseAudit};
+pub use payout::{NO_ACCOUNT, Payout};
 pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
@@ -324,6 +326,7 @@ stored_by_parse!(
     domain::damage::Kind,
     domain::disclosure::Document,
     domain::reservation::State,
+    domain::payout::State,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

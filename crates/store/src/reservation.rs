@@ -223,6 +223,9 @@ macro_rules! apply_event {
             .bind(now)
             .execute(&mut **tx)
             .await?;
+            if step.money == domain::reservation::Money::PayOut {
+                $crate::payout::payout_on_sale!(tx, reservation_id, listing, r.deposit_fen, now);
+            }
             if let Some(pid) = r.purchase_id {
                 match step.money {
                     // The deposit no longer holds anything: its purchase ends, and its paid order

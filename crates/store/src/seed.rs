@@ -732,6 +732,15 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
              where status = 'online' and listing_id % 5 < 3 and listing_id in (select listing_id from disclosure)",
         )
         .await?;
+    // Their shops are paid a sale's deposit into the company's Alipay account (its login the
+    // owner's mobile number, its real name the company's).
+    store
+        .execute_admin(&format!(
+            "insert into payee (user_id, account, real_name, updated_at) \
+             select sh.owner_user_id, u.mobile, sh.name || '有限公司', {now} from shop sh join app_user u on u.user_id = sh.owner_user_id \
+             where u.mobile is not null and sh.shop_id in (select shop_id from listing where reserve_deposit_fen is not null)"
+        ))
+        .await?;
     if n_shops >= 2 {
         demo_reservations(store, n_shops as i64, now).await?;
     }

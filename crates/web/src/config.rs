@@ -700,6 +700,12 @@ pub struct Alipay {
     pub private_key: Secret,
     /// Alipay's public key, which signs its notifies and answers.
     pub public_key: String,
+    /// In the public-key-certificate mode, which Alipay requires for transfers (a sold car's
+    /// deposit paid on to its seller): our application certificate's serial number as Alipay's
+    /// SDKs compute it (md5 of the issuer and serial); empty uses the public-key mode.
+    pub app_cert_sn: String,
+    /// And Alipay's root certificate's serial number.
+    pub root_cert_sn: String,
 }
 
 /// WeChat Pay (API v3).

@@ -3,8 +3,9 @@
 //! pay any order — first, late, twice, after a refund, after a cancel — refund by staff, a refund
 //! whose node dies after its claim, before or after the provider gave the money back, the
 //! automatic refunds, the minute job two minutes later) run against the real store, for every
-//! product, and after every step the money and the grants are checked, and the site's refunds
-//! against the provider's (a model of its ledger). A failing sequence is shrunk to a shortest one.
+//! product, and after every step the money and the grants are checked, the site's refunds
+//! against the provider's (a model of its ledger), and a deposit's payout to its seller (once,
+//! whole, exactly when the car was sold on it). A failing sequence is shrunk to a shortest one.
 //!
 //! `USEDCAR_PURCHASE_SEQUENCES` sets how many sequences each backend runs (5,000 by default, so
 //! 10,000 in the test command); `cargo xtask purchases` runs a longer proof.
@@ -44,6 +45,9 @@ enum Event {
     Reservation(domain::reservation::Event),
     /// Another buyer reserves the same car and pays first.
     Rival,
+    /// The buyer and the seller both confirm the sale, one after the other (each alone is
+    /// `Reservation`'s, too rare together to reach a sale often).
+    Sale,
 }
 
 fn event() -> impl Strategy<Value = Event> {
@@ -68,6 +72,7 @@ fn event() -> impl Strategy<Value = Event> {
         ]
         .prop_map(Event::Reservation),
         1 => Just(Event::Rival),
+        2 => Just(Event::Sale),
     ]
 }
 
@@ -337,6 +342,14 @@ async fn step(store: &Store, staff: i64, product: Product, seq: &mut Seq, e: Eve
                 }
             }
         }
+        Event::Sale => {
+            if product == Product::Deposit {
+                for r in store.reservations_of(user, 100).await.map_err(err)?.into_iter().filter(|r| r.mine) {
+                    store.reservation_event(r.row.reservation_id, domain::reservation::Event::BuyerConfirms, Some(user), "", now).await.map_err(err)?;
+                    store.reservation_event(r.row.reservation_id, domain::reservation::Event::SellerConfirms, None, "", now).await.map_err(err)?;
+                }
+            }
+        }
         Event::Rival => {
             if product == Product::Deposit {
                 let rival = store.sign_in_by_mobile(&format!("136{:08}", user % 100_000_000), now).await.map_err(err)?.user_id;
@@ -416,6 +429,18 @@ async fn check(store: &Store, seq: &Seq, product: Product, settled: bool) -> Res
         // What the purchase gives, given once and only while granted.
         if p.grants_running > 1 || (p.grants_running == 1) != granted {
             return Err(format!("its product gives {} while {:?}: {p:?}", p.grants_running, p.state));
+        }
+    }
+    // A deposit is paid on to the seller once, whole, exactly when the car was sold on it.
+    for line in store.reservations_of(user, 100).await.map_err(|e| e.to_string())? {
+        let r = &line.row;
+        let payout = store.payout_of_reservation(r.reservation_id).await.map_err(|e| e.to_string())?;
+        let sold = r.reservation.state == domain::reservation::State::Sold;
+        match payout {
+            Some(p) if !sold => return Err(format!("a deposit paid on to the seller though the car was not sold on it: {r:?} {p:?}")),
+            Some(p) if p.amount_fen != r.deposit_fen => return Err(format!("a payout of {} for a deposit of {}: {r:?}", p.amount_fen, r.deposit_fen)),
+            None if sold => return Err(format!("a sale without its payout to the seller: {r:?}")),
+            _ => {}
         }
     }
     Ok(())

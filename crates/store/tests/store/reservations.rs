@@ -101,6 +101,10 @@ async fn check(store: &Store, ids: [i64; 2], deposit: i64) -> Result<(), String>
         if (l.paid_out == 1) != (state == State::Sold) {
             return fail("paid on other than when Sold");
         }
+        let payout = store.payout_of_reservation(id).await.map_err(|e| e.to_string())?;
+        if payout.as_ref().map(|p| p.amount_fen) != (state == State::Sold).then_some(deposit) {
+            return fail("the seller paid other than the whole deposit of a sale, once");
+        }
         if state == State::Sold && !l.agreed {
             return fail("paid on without the buyer's word or staff's");
         }
@@ -116,6 +120,10 @@ async fn check(store: &Store, ids: [i64; 2], deposit: i64) -> Result<(), String>
 }
 
 async fn run(store: &Store, listing: i64, buyers: [i64; 2], staff: i64, steps: &[Step]) -> Result<(), String> {
+    store
+        .execute_admin(&format!("delete from deposit_payout where reservation_id in (select reservation_id from reservation where listing_id = {listing})"))
+        .await
+        .map_err(|e| e.to_string())?;
     store
         .execute_admin(&format!("delete from reservation_event where reservation_id in (select reservation_id from reservation where listing_id = {listing})"))
         .await

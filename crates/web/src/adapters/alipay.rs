@@ -1,7 +1,8 @@
 //! Alipay's open platform protocol (RSA2): the signed requests of 手机网站支付
 //! (`alipay.trade.wap.pay`) and 电脑网站支付 (`alipay.trade.page.pay`), the asynchronous notify
-//! and its verification, and `alipay.trade.query`, `alipay.trade.close` and
-//! `alipay.trade.refund`.
+//! and its verification, `alipay.trade.query`, `alipay.trade.close` and `alipay.trade.refund`,
+//! and `alipay.fund.trans.uni.transfer` (单笔转账), which pays a sold car's deposit on to its
+//! seller's Alipay account.
 //!
 //! Signing: every parameter but `sign` with a non-empty value, sorted by name, joined as
 //! `name=value` with `&` (values raw, not URL-encoded), signed SHA256withRSA (PKCS#1 v1.5) with our
@@ -47,8 +48,21 @@ pub struct Alipay {
     pub app_key: PrivateKey,
     /// Alipay's public key.
     pub platform_key: PublicKey,
+    /// The public-key-certificate mode's serial numbers (`app_cert_sn`, `alipay_root_cert_sn`),
+    /// sent on every request when set: Alipay takes transfers only in that mode.
+    pub cert_sn: Option<(String, String)>,
     /// The shared HTTP client.
     pub client: reqwest::Client,
+}
+
+/// What Alipay did with a transfer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transferred {
+    /// Transferred: Alipay's order number.
+    Paid(String),
+    /// The account is wrong (no such account, its real name differs, it cannot be paid): the
+    /// seller must correct it. Alipay's `sub_code` and words.
+    AccountRefused(String),
 }
 
 /// A pay request's return and notify addresses.
@@ -76,6 +90,10 @@ impl Alipay {
             ("biz_content".into(), biz.to_string()),
         ];
         params.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        if let Some((app, root)) = &self.cert_sn {
+            params.push(("app_cert_sn".into(), app.clone()));
+            params.push(("alipay_root_cert_sn".into(), root.clone()));
+        }
         let signature = sign(&self.app_key, &canonical(&params, true))?;
         params.push(("sign".into(), signature));
         Ok(params)
@@ -175,6 +193,41 @@ impl Alipay {
         match reply["code"].as_str() {
             Some("10000") => Ok(()),
             code => Err(refused(&reply, code, reply["sub_code"].as_str())),
+        }
+    }
+}
+
+impl Alipay {
+    /// `alipay.fund.trans.uni.transfer` (单笔转账, `TRANS_ACCOUNT_NO_PWD`, `DIRECT_TRANSFER`) of
+    /// `amount_fen` to the Alipay login id `payee` with its real name, which Alipay checks.
+    /// `biz_no` makes a retry the same transfer: Alipay answers a repeated request with the
+    /// order it made. Only the `sub_code` decides (never the words): an account Alipay refuses
+    /// is [`Transferred::AccountRefused`]; anything else unsettled is an error, to ask again.
+    pub async fn transfer(&self, biz_no: &str, amount_fen: i64, payee: &domain::payout::Payee, title: &str, now: i64) -> Result<Transferred, AdapterError> {
+        let biz = serde_json::json!({
+            "out_biz_no": biz_no,
+            "trans_amount": domain::order::yuan_text(amount_fen),
+            "product_code": "TRANS_ACCOUNT_NO_PWD",
+            "biz_scene": "DIRECT_TRANSFER",
+            "order_title": title,
+            "payee_info": { "identity": payee.account, "identity_type": "ALIPAY_LOGON_ID", "name": payee.name },
+            "remark": title,
+        });
+        let reply = self.call("alipay.fund.trans.uni.transfer", &biz, now).await?;
+        match (reply["code"].as_str(), reply["sub_code"].as_str()) {
+            (Some("10000"), _) => {
+                if reply["out_biz_no"].as_str() != Some(biz_no) {
+                    return Err(AdapterError::Decode("alipay.fund.trans.uni.transfer answered for another transfer".to_owned()));
+                }
+                match reply["status"].as_str() {
+                    Some("SUCCESS") => Ok(Transferred::Paid(reply["order_id"].as_str().unwrap_or_default().to_owned())),
+                    other => Err(AdapterError::Decode(format!("transfer status {other:?}"))),
+                }
+            }
+            (_, Some(sub)) if domain::payout::account_refused(sub) => {
+                Ok(Transferred::AccountRefused(format!("{sub}: {}", reply["sub_msg"].as_str().unwrap_or_default())))
+            }
+            (code, sub) => Err(refused(&reply, code, sub)),
         }
     }
 }

@@ -20,7 +20,7 @@ use domain::order::Provider;
 use rsa::{PrivateKey, PublicKey};
 
 use super::AdapterError;
-use super::alipay::{self, Alipay, TradeState};
+use super::alipay::{self, Alipay, TradeState, Transferred};
 use super::wechatpay::{self, WechatPay};
 use crate::config::{Config, PayAdapter};
 
@@ -28,6 +28,8 @@ use crate::config::{Config, PayAdapter};
 pub const SANDBOX_APP_ID: &str = "2021000000000001";
 /// The sandbox's seller account.
 pub const SANDBOX_SELLER_ID: &str = "2088000000000001";
+/// The one account the sandbox's transfers refuse as not existing (to see a refused payout).
+pub const SANDBOX_NO_SUCH_PAYEE: &str = "nobody@sandbox.example";
 /// The sandbox's WeChat Pay merchant id.
 pub const SANDBOX_MCH_ID: &str = "1900000001";
 /// The serial the sandbox's WeChat Pay notifies name (its platform key is `sandbox_platform.pem`).
@@ -143,6 +145,7 @@ impl Payments {
                         seller_id: SANDBOX_SELLER_ID.to_owned(),
                         platform_key: platform_key.to_public_key(),
                         app_key,
+                        cert_sn: None,
                         client,
                     },
                     wechat,
@@ -159,6 +162,7 @@ impl Payments {
                     seller_id: config.alipay.seller_id.clone(),
                     app_key: alipay::private_key(config.alipay.private_key.expose()).map_err(|e| format!("alipay.private_key: {e}"))?,
                     platform_key: alipay::public_key(&config.alipay.public_key).map_err(|e| format!("alipay.public_key: {e}"))?,
+                    cert_sn: (!config.alipay.app_cert_sn.is_empty()).then(|| (config.alipay.app_cert_sn.clone(), config.alipay.root_cert_sn.clone())),
                     client: client.clone(),
                 }));
                 let wechat = if config.wxpay.mch_id.is_empty() {
@@ -243,6 +247,15 @@ impl Payments {
         }
     }
 
+    /// Pays `amount_fen` on to `payee`'s Alipay account as transfer `biz_no` (a sold car's deposit
+    /// to its seller): Alipay's transfer, or the sandbox's ledger.
+    pub async fn transfer(&self, biz_no: &str, amount_fen: i64, payee: &domain::payout::Payee, title: &str, now: i64) -> Result<Transferred, AdapterError> {
+        match self.sandbox() {
+            Some(s) => s.transfer(biz_no, amount_fen, payee, now).await,
+            None => self.alipay()?.transfer(biz_no, amount_fen, payee, title, now).await,
+        }
+    }
+
     /// Gives a paid trade's money back.
     pub async fn refund(&self, provider: Provider, order_no: &str, amount_fen: i64, now: i64) -> Result<(), AdapterError> {
         match (self.sandbox(), provider) {
@@ -268,6 +281,18 @@ impl Sandbox {
             store::SandboxRefund::Refunded | store::SandboxRefund::Already => Ok(()),
             store::SandboxRefund::Refused => Err(AdapterError::Invalid("the sandbox has no such paid trade")),
         }
+    }
+
+    /// A transfer asked of the sandbox: made once per business number, into any well-formed
+    /// account but the sandbox's one account that does not exist ([`SANDBOX_NO_SUCH_PAYEE`]),
+    /// which it refuses as Alipay refuses an unknown account.
+    async fn transfer(&self, biz_no: &str, amount_fen: i64, payee: &domain::payout::Payee, now: i64) -> Result<Transferred, AdapterError> {
+        if payee.account == SANDBOX_NO_SUCH_PAYEE {
+            return Ok(Transferred::AccountRefused("PAYEE_NOT_EXIST: 收款账号不存在".to_owned()));
+        }
+        let order_id = format!("2026{}{}", domain::time::compact(now), &biz_no[biz_no.len().saturating_sub(6)..]);
+        let made = self.ledger.sandbox_transfer(biz_no, &order_id, payee, amount_fen, now).await.map_err(unreachable_ledger)?;
+        Ok(Transferred::Paid(made))
     }
 
     /// Where the trade of `order_no` is, as a provider's query answers.

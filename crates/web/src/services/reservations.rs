@@ -2,7 +2,9 @@
 //! deposit holds their car and the buyer when it comes back; a deposit that goes back is
 //! refunded at its provider at once (the rule promises within `REFUND_HOURS` for a withdrawal or
 //! an expiry; at once is sooner), and the minute round moves reservations the clock ends — a
-//! deposit held past its deadline goes back, a reservation left unpaid is cancelled.
+//! deposit held past its deadline goes back, a reservation left unpaid is cancelled. A sale pays
+//! the deposit on to the seller's Alipay account at once, and the minute round retries a payout
+//! the provider did not settle.
 
 use domain::order::Status;
 use domain::reservation::{Event, Money, Step};
@@ -16,7 +18,47 @@ use crate::state::AppState;
 pub async fn apply(state: &AppState, id: i64, event: Event, by: Option<i64>, why: &str) -> Result<Option<Step>, AppError> {
     let step = state.store.reservation_event(id, event, by, why, state.clock.now()).await?;
     refund_if_due(state, id, step).await?;
+    if matches!(step, Some(Step { money: Money::PayOut, .. }))
+        && let Some(p) = state.store.payout_of_reservation(id).await?
+    {
+        pay_out(state, &p).await?;
+    }
     Ok(step)
+}
+
+/// One attempt at payout `p`, when it is due and this node claims it: the provider is asked
+/// under the try's business number and its answer recorded under that try. A transfer made is
+/// the seller's money, and they are told; an account refused waits for them to correct it (they
+/// are told too); anything else stays due for the next round.
+pub async fn pay_out(state: &AppState, p: &store::Payout) -> Result<(), AppError> {
+    let now = state.clock.now();
+    if p.state != domain::payout::State::Due || p.next_at > now || !state.store.claim_payout(p, now).await? {
+        return Ok(());
+    }
+    let biz_no = domain::payout::biz_no(p.payout_id, p.try_no);
+    let r = state.store.reservation(p.reservation_id).await?;
+    let title = state.store.listing_detail(r.listing_id).await?.title;
+    let subject = crate::adapters::clip(&format!("二手车网定金转付：{title}"), 60);
+    let deposit = domain::loan::short_yuan(p.amount_fen);
+    match state.adapters.pay.transfer(&biz_no, p.amount_fen, &p.payee, &subject, now).await {
+        Ok(crate::adapters::alipay::Transferred::Paid(order_id)) => {
+            if state.store.payout_paid(p.payout_id, p.try_no, &order_id, now).await? {
+                let what = format!("定金{deposit}元已转入您的支付宝账户{}", p.payee.masked_account());
+                tell(state, p.user_id, p.reservation_id, &title, &what).await;
+            }
+        }
+        Ok(crate::adapters::alipay::Transferred::AccountRefused(why)) => {
+            tracing::warn!(payout = p.payout_id, %why, "a payout's account was refused: the seller is asked to correct it");
+            state.store.payout_failed(p.payout_id, p.try_no, true, &why).await?;
+            let what = format!("定金{deposit}元转账未成功：收款账户有误，请在预订详情页更正");
+            tell(state, p.user_id, p.reservation_id, &title, &what).await;
+        }
+        Err(e) => {
+            tracing::warn!(payout = p.payout_id, error = %e, "a payout did not go through: the minute round tries again");
+            state.store.payout_failed(p.payout_id, p.try_no, false, &e.to_string()).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Tells `user_id` by SMS what happened to reservation `id` of car `title`; a failure is logged,
@@ -66,7 +108,8 @@ pub async fn refund_if_due(state: &AppState, id: i64, step: Option<Step>) -> Res
 }
 
 /// The minute's round: deposits held past their deadline go back; reservations unpaid for
-/// `PAY_MINUTES` are cancelled (a payment that still arrives is given back at once).
+/// `PAY_MINUTES` are cancelled (a payment that still arrives is given back at once); payouts due
+/// to sellers are attempted.
 pub async fn round(state: &AppState) -> Result<usize, AppError> {
     let now = state.clock.now();
     let mut moved = 0;
@@ -79,6 +122,9 @@ pub async fn round(state: &AppState) -> Result<usize, AppError> {
         if apply(state, id, Event::PayClosed, None, "").await?.is_some() {
             moved += 1;
         }
+    }
+    for p in state.store.payouts_due(now, 100).await? {
+        pay_out(state, &p).await?;
     }
     Ok(moved)
 }

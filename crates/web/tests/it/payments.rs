@@ -5,7 +5,7 @@
 
 use axum::http::StatusCode;
 use domain::order::Status;
-use web::adapters::alipay::{self, Alipay, TradeState};
+use web::adapters::alipay::{self, Alipay, TradeState, Transferred};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -236,6 +236,7 @@ async fn alipay_queries_are_signed_both_ways() {
         seller_id: String::new(),
         app_key: app_key.clone(),
         platform_key: platform.to_public_key(),
+        cert_sn: None,
         client: web::adapters::http_client(),
     };
     let signed = |inner: &str, key: &rsa::PrivateKey| format!(r#"{{"alipay_trade_query_response":{inner},"sign":"{}"}}"#, alipay::sign(key, inner).unwrap());
@@ -276,6 +277,63 @@ async fn alipay_queries_are_signed_both_ways() {
     let body = format!(r#"{{"alipay_trade_close_response":{gone},"sign":"{}"}}"#, alipay::sign(&platform, gone).unwrap());
     Mock::given(method("POST")).and(path("/gateway.do")).respond_with(ResponseTemplate::new(200).set_body_string(body)).mount(&server).await;
     client.close("20261121103015000001", NOW).await.unwrap();
+}
+
+/// The real adapter's transfer (a sold car's deposit paid on to its seller) against a mock
+/// gateway: the request is Alipay's 单笔转账 signed with our key, in the certificate mode when its
+/// serial numbers are configured; only a signed answer for the same transfer is a payment made,
+/// and only the `sub_code` decides whether the account is refused or the transfer is to be
+/// asked again.
+#[tokio::test]
+async fn alipay_transfers_are_signed_and_only_the_sub_code_decides() {
+    let server = MockServer::start().await;
+    let platform = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
+    let app_key = alipay::private_key(include_str!("../../src/adapters/keys/sandbox_app.pem")).unwrap();
+    let client = Alipay {
+        gateway: format!("{}/gateway.do", server.uri()),
+        app_id: "2021004100000001".to_owned(),
+        seller_id: String::new(),
+        app_key: app_key.clone(),
+        platform_key: platform.to_public_key(),
+        cert_sn: Some(("50fa7bc5dc305a4fbdbe166689ddc827".to_owned(), "687b59193f3f462dd5336e5abf83c5d8_02941eef3187dddf3d3b83462e1dfcf6".to_owned())),
+        client: web::adapters::http_client(),
+    };
+    let payee = domain::payout::Payee::parse("13912345678", "王建国").unwrap();
+    let answer = |inner: &str, key: &rsa::PrivateKey| {
+        ResponseTemplate::new(200)
+            .set_body_string(format!(r#"{{"alipay_fund_trans_uni_transfer_response":{inner},"sign":"{}"}}"#, alipay::sign(key, inner).unwrap()))
+    };
+    let done = r#"{"code":"10000","msg":"Success","out_biz_no":"DP0000000007T1","order_id":"20261201110070000006040050105202","pay_fund_order_id":"20261201110070001506040049801906","status":"SUCCESS","trans_date":"2026-12-01 10:41:39"}"#;
+    Mock::given(method("POST")).and(path("/gateway.do")).respond_with(answer(done, &platform)).up_to_n_times(1).mount(&server).await;
+    let made = client.transfer("DP0000000007T1", 100_000, &payee, "二手车网定金转付", NOW).await.unwrap();
+    assert_eq!(made, Transferred::Paid("20261201110070000006040050105202".to_owned()));
+    let req = &server.received_requests().await.unwrap()[0];
+    let form: Vec<(String, String)> = form_urlencoded::parse(&req.body).into_owned().collect();
+    let get = |k: &str| form.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(get("method"), "alipay.fund.trans.uni.transfer");
+    assert_eq!((get("app_cert_sn").len(), get("alipay_root_cert_sn").is_empty()), (32, false), "the certificate mode's serial numbers");
+    assert!(alipay::verify(&app_key.to_public_key(), &alipay::canonical(&form, true), &get("sign")), "signed over every parameter, the serial numbers too");
+    let biz: serde_json::Value = serde_json::from_str(&get("biz_content")).unwrap();
+    assert_eq!(
+        (&biz["out_biz_no"], &biz["trans_amount"], &biz["product_code"], &biz["biz_scene"]),
+        (&"DP0000000007T1".into(), &"1000.00".into(), &"TRANS_ACCOUNT_NO_PWD".into(), &"DIRECT_TRANSFER".into())
+    );
+    assert_eq!(biz["payee_info"], serde_json::json!({ "identity": "13912345678", "identity_type": "ALIPAY_LOGON_ID", "name": "王建国" }));
+    // Signed by anyone else, or for another transfer, a success is not believed.
+    Mock::given(method("POST")).and(path("/gateway.do")).respond_with(answer(done, &app_key)).up_to_n_times(1).mount(&server).await;
+    assert!(client.transfer("DP0000000007T1", 100_000, &payee, "定金转付", NOW).await.is_err());
+    Mock::given(method("POST")).and(path("/gateway.do")).respond_with(answer(done, &platform)).up_to_n_times(1).mount(&server).await;
+    assert!(client.transfer("DP0000000008T1", 100_000, &payee, "定金转付", NOW).await.is_err(), "an answer about another transfer");
+    // An account Alipay does not know is refused; a system error is to be asked again.
+    let unknown = r#"{"code":"40004","msg":"Business Failed","sub_code":"PAYEE_NOT_EXIST","sub_msg":"收款账号不存在"}"#;
+    Mock::given(method("POST")).and(path("/gateway.do")).respond_with(answer(unknown, &platform)).up_to_n_times(1).mount(&server).await;
+    assert_eq!(
+        client.transfer("DP0000000007T1", 100_000, &payee, "定金转付", NOW).await.unwrap(),
+        Transferred::AccountRefused("PAYEE_NOT_EXIST: 收款账号不存在".to_owned())
+    );
+    let busy = r#"{"code":"40004","msg":"Business Failed","sub_code":"SYSTEM_ERROR","sub_msg":"收款账号不存在"}"#;
+    Mock::given(method("POST")).and(path("/gateway.do")).respond_with(answer(busy, &platform)).up_to_n_times(1).mount(&server).await;
+    assert!(client.transfer("DP0000000007T1", 100_000, &payee, "定金转付", NOW).await.is_err(), "the sub_code decides, never the words");
 }
 
 async fn staff_find_orders_and_refund_them_which_ends_the_benefit(app: &TestApp) {

@@ -3,7 +3,8 @@
 //! sandbox cashier; the car is held for the buyer alone; every ending moves the money as the
 //! rules say — a sale pays it on, a difference, a withdrawal, a deadline or the seller's change
 //! of mind gives it back — and a second buyer, two buyers at once or a replayed notify never
-//! take a second deposit.
+//! take a second deposit. A sale's deposit reaches the seller's Alipay account once, and an
+//! account the provider refuses is corrected by the seller and paid then.
 
 use axum::http::StatusCode;
 use domain::order::Status;
@@ -20,14 +21,23 @@ on_both!(10 =>
     two_buyers_paying_at_once_hold_the_car_once,
     bad_input_is_said_beside_its_field_and_takes_no_money,
     the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw,
+    a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction,
 );
 
 const BUYER: &str = "13712340001";
 const SECOND: &str = "13712340002";
 
-/// A dealer's online car whose seller wrote a statement and takes reservations for 1,000 元:
-/// (car, the seller's cookie).
+/// A sold deposit's account in the offers these tests make.
+const PAYEE: &str = "payee_account=13912345678&payee_name=%E7%8E%8B%E5%BB%BA%E5%9B%BD";
+
+/// A dealer's online car whose seller wrote a statement and takes reservations for 1,000 元,
+/// paid on into 139****5678 (王建国): (car, the seller's cookie).
 async fn offered_car(app: &TestApp) -> (i64, String) {
+    offered_car_paying(app, PAYEE).await
+}
+
+/// [`offered_car`], the offer's account fields `payee`.
+async fn offered_car_paying(app: &TestApp, payee: &str) -> (i64, String) {
     for card in app.state.store.latest_listings(None, 20).await.unwrap() {
         let d = app.state.store.listing_detail(card.listing_id).await.unwrap();
         // A car of a shop, not one a demo reservation holds.
@@ -37,7 +47,7 @@ async fn offered_car(app: &TestApp) -> (i64, String) {
         let statement = format!("{}&confirm=yes", crate::selling::statement_form(&[]));
         let r = app.post_form(&format!("/space/personcarlist/{}/disclosure", d.listing_id), &h, &statement).await;
         assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
-        let r = app.post_form(&format!("/space/personcarlist/{}/deposit", d.listing_id), &h, "accept=yes&deposit=1000").await;
+        let r = app.post_form(&format!("/space/personcarlist/{}/deposit", d.listing_id), &h, &format!("accept=yes&deposit=1000&{payee}")).await;
         assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
         return (d.listing_id, seller);
     }
@@ -140,7 +150,20 @@ async fn a_reserved_car_is_held_for_its_buyer_and_sold_when_both_confirm(app: &T
     let sold = app.state.store.reservation(r.reservation_id).await.unwrap();
     assert_eq!(sold.reservation.state, State::Sold);
     let receipt = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
-    assert!(receipt.contains("成交凭证") && receipt.contains("定金1,000元已计入车款，由平台转付卖家"), "{receipt}");
+    assert!(receipt.contains("成交凭证") && receipt.contains("定金1,000元已计入车款，由平台全额转付卖家"), "{receipt}");
+    // The deposit reached the seller's account at once, whole, and the receipt names it masked.
+    let payout = app.state.store.payout_of_reservation(r.reservation_id).await.unwrap().expect("the sale's payout");
+    assert_eq!((payout.state, payout.amount_fen, payout.payee.account.as_str()), (domain::payout::State::Paid, 100_000, "13912345678"));
+    assert!(receipt.contains(&format!("转入卖家支付宝账户139****5678（**国），转账单号{}", payout.provider_ref)), "{receipt}");
+    let transfers = "select count(*) from sandbox_transfer where account = '13912345678'";
+    assert_eq!(app.state.store.count_admin(transfers).await.unwrap(), 1);
+    let shop = app.state.store.listing_detail(id).await.unwrap().shop_id.unwrap();
+    let notes = app.state.adapters.sms.sandbox_reservation_notes(&owner_mobile(app, shop).await);
+    assert!(notes.last().is_some_and(|n| n.contains("定金1,000元已转入您的支付宝账户139****5678")), "{notes:?}");
+    // The rounds after it pay nothing again.
+    let later = app.variant(app.state.config.clone(), NOW + 86_400);
+    web::services::reservations::round(&later).await.unwrap();
+    assert_eq!(app.state.store.count_admin(transfers).await.unwrap(), 1, "paid on once");
     let log = app.state.store.reservation_log(r.reservation_id).await.unwrap();
     assert_eq!(log.iter().map(|e| e.money.as_str()).collect::<Vec<_>>(), ["hold", "", "pay_out"]);
     // A deposit paid on in a sale is not refunded at the orders desk.
@@ -316,6 +339,15 @@ async fn bad_input_is_said_beside_its_field_and_takes_no_money(app: &TestApp) {
     let field = Page::parse(&r.body).one(".reserve-offer").html;
     assert!(field.contains("定金须在500到5,000元之间") && field.contains(r#"value="8000""#), "{field}");
     assert_eq!(app.state.store.listing_detail(id).await.unwrap().reserve_deposit_fen, 100_000);
+    // An account that is no Alipay login, a name left out: beside each field, the rest kept.
+    let r = app.post_form(&format!("/space/personcarlist/{id}/deposit"), &h, "accept=yes&deposit=2000&payee_account=wang&payee_name=").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let offer = Page::parse(&r.body).one(".reserve-offer").html;
+    assert!(offer.contains("支付宝账号应为11位手机号或邮箱地址") && offer.contains("请填写支付宝账户的实名姓名"), "{offer}");
+    assert!(offer.contains(r#"value="wang""#) && offer.contains(r#"value="2000""#), "{offer}");
+    assert_eq!(app.state.store.listing_detail(id).await.unwrap().reserve_deposit_fen, 100_000);
+    let seller_id = app.state.store.listing_seller(id).await.unwrap();
+    assert_eq!(app.state.store.payee(seller_id).await.unwrap().unwrap().account, "13912345678", "the stored account as it was");
     // One's own car.
     let own = app.post_form(&format!("/reserve/{id}"), &h, "accept=yes&version=1&method=alipay").await;
     assert_eq!(own.status, StatusCode::CONFLICT);
@@ -389,4 +421,51 @@ async fn the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw(app: &Te
     assert!(mine.body.contains("买家已确认第3版") && mine.body.contains("卖家此后改为第4版"), "{}", mine.body);
     assert_eq!(accepted.count("#accepted .dm-list li"), 2, "{}", accepted.one("#accepted").html);
     assert!(accepted.one("#accepted").html.contains("左后门凹陷约3cm"));
+}
+
+/// Alipay refuses the seller's account (the sandbox's one account that does not exist): the sale
+/// stands, the deposit waits with the platform, the seller is told and corrects it on the
+/// reservation — a wrong correction said beside its field — and the deposit is then paid, once,
+/// as a new transfer.
+async fn a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction(app: &TestApp) {
+    let nobody = format!("payee_account={}&payee_name=%E7%8E%8B%E5%BB%BA%E5%9B%BD", web::adapters::pay::SANDBOX_NO_SUCH_PAYEE.replace('@', "%40"));
+    let (id, seller) = offered_car_paying(app, &nobody).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    for cookie in [&buyer, &seller] {
+        assert_eq!(app.post_form(&path, &[("cookie", cookie.as_str())], "action=confirm").await.status, StatusCode::SEE_OTHER);
+    }
+    assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Sold);
+    let payout = app.state.store.payout_of_reservation(r.reservation_id).await.unwrap().unwrap();
+    assert_eq!((payout.state, payout.try_no), (domain::payout::State::Refused, 1));
+    assert!(payout.failure.starts_with("PAYEE_NOT_EXIST"), "{}", payout.failure);
+    let shop = app.state.store.listing_detail(id).await.unwrap().shop_id.unwrap();
+    let notes = app.state.adapters.sms.sandbox_reservation_notes(&owner_mobile(app, shop).await);
+    assert!(notes.last().is_some_and(|n| n.contains("收款账户有误，请在预订详情页更正")), "{notes:?}");
+    let bought = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
+    assert!(bought.contains("待转付：卖家的收款账户有误") && !bought.contains("更正收款账户"), "the buyer reads it waits: {bought}");
+    let sold = app.get(&path, &[("cookie", seller.as_str())]).await;
+    let form = sold.page().one("form.rs-payee").html;
+    assert!(form.contains("支付宝未能转入这个账户（PAYEE_NOT_EXIST") && form.contains(web::adapters::pay::SANDBOX_NO_SUCH_PAYEE), "{form}");
+    // A round before the correction asks nothing.
+    web::services::reservations::round(&app.variant(app.state.config.clone(), NOW + 3_600)).await.unwrap();
+    let transfers = format!("select count(*) from sandbox_transfer where biz_no like 'DP{:010}T%'", payout.payout_id);
+    assert_eq!(app.state.store.count_admin(&transfers).await.unwrap(), 0);
+    // The buyer cannot correct it; a wrong correction is said beside its field.
+    let bad = app.post_form(&path, &[("cookie", seller.as_str())], "action=payee&payee_account=139123&payee_name=%E7%8E%8B%E5%BB%BA%E5%9B%BD").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let form = bad.page().one("form.rs-payee").html;
+    assert!(form.contains("支付宝账号应为11位手机号或邮箱地址") && form.contains(r#"value="139123""#), "{form}");
+    assert_eq!(app.post_form(&path, &[("cookie", buyer.as_str())], &format!("action=payee&{PAYEE}")).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let fixed = app.post_form(&path, &[("cookie", seller.as_str())], &format!("action=payee&{PAYEE}")).await;
+    assert_eq!(fixed.status, StatusCode::SEE_OTHER);
+    let paid = app.state.store.payout_of_reservation(r.reservation_id).await.unwrap().unwrap();
+    assert_eq!((paid.state, paid.try_no, paid.payee.account.as_str()), (domain::payout::State::Paid, 2, "13912345678"));
+    assert_eq!(app.state.store.count_admin(&transfers).await.unwrap(), 1, "one transfer made, under the second try's number");
+    let receipt = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
+    assert!(receipt.contains("转入卖家支付宝账户139****5678"), "{receipt}");
+    // Nothing left to correct.
+    assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &format!("action=payee&{PAYEE}")).await.status, StatusCode::CONFLICT);
 }

@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::order::Status;
+use domain::payout::State as PayoutState;
 use domain::reservation::{Event, State as RState};
 use store::{ReservationRow, User};
 
@@ -117,6 +118,8 @@ struct OnePage {
     review: Option<(&'static str, String)>,
     notice: Option<String>,
     refund_hours: u32,
+    /// The seller's form to correct the account a refused payout goes to.
+    payee_fix: Option<PayeeFix>,
 }
 
 /// The reservation `id` if `user` is its buyer or its seller: (row, is buyer).
@@ -162,11 +165,23 @@ struct Typed {
     form: &'static str,
     text: String,
     error: Option<&'static str>,
+    /// The corrected payout account as typed, with its messages.
+    payee: Option<PayeeFix>,
+}
+
+/// The seller's correction of the account a refused payout goes to, as its form shows it.
+#[derive(Debug, Default)]
+pub struct PayeeFix {
+    account: String,
+    name: String,
+    errors: domain::payout::PayeeErrors,
+    /// Why the transfer did not go through.
+    why: String,
 }
 
 impl Typed {
     fn none() -> Typed {
-        Typed { form: "", text: String::new(), error: None }
+        Typed { form: "", text: String::new(), error: None, payee: None }
     }
 
     fn of(&self, form: &str) -> (String, Option<&'static str>) {
@@ -179,16 +194,18 @@ async fn render(
     visitor: &Visitor,
     r: ReservationRow,
     buyer: bool,
-    typed: Typed,
+    mut typed: Typed,
     notice: Option<String>,
     status: StatusCode,
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
-    let (d, log, order) = tokio::try_join!(
+    let (d, log, order, payout) = tokio::try_join!(
         state.store.listing_detail(r.listing_id),
         state.store.reservation_log(r.reservation_id),
-        state.store.reservation_order(r.reservation_id)
+        state.store.reservation_order(r.reservation_id),
+        state.store.payout_of_reservation(r.reservation_id)
     )?;
+    let mut payee_fix = None;
     let deposit = domain::loan::short_yuan(r.deposit_fen);
     let accepted = accepted(state, r.listing_id, r.disclosure_version, d.disclosure_version).await?;
     let st = r.reservation.state;
@@ -196,7 +213,27 @@ async fn render(
     match st {
         RState::Sold => {
             receipt.push(format!("成交车辆：{}", d.title));
-            receipt.push(format!("定金{deposit}元已计入车款，由平台转付卖家，平台不收取费用"));
+            receipt.push(format!("定金{deposit}元已计入车款，由平台全额转付卖家，平台不收取费用"));
+            if let Some(p) = &payout {
+                let to = format!("卖家支付宝账户{}（{}）", p.payee.masked_account(), p.payee.masked_name());
+                receipt.push(match p.state {
+                    PayoutState::Paid => {
+                        format!("已于{}转入{to}，转账单号{}", p.paid_at.map(domain::time::datetime).unwrap_or_default(), p.provider_ref)
+                    }
+                    PayoutState::Due => format!("正在转入{to}"),
+                    PayoutState::Refused => "待转付：卖家的收款账户有误，正在等待卖家更正".to_owned(),
+                });
+                if p.state == PayoutState::Refused && !buyer {
+                    let mut fix =
+                        typed.payee.take().unwrap_or_else(|| PayeeFix { account: p.payee.account.clone(), name: p.payee.name.clone(), ..PayeeFix::default() });
+                    fix.why = if p.failure == store::NO_ACCOUNT {
+                        "您还没有填写收款账户".to_owned()
+                    } else {
+                        format!("支付宝未能转入这个账户（{}）", p.failure)
+                    };
+                    payee_fix = Some(fix);
+                }
+            }
         }
         RState::Refunded => {
             receipt.push(format!("退还原因：{}", r.ending.map_or("", |e| e.label())));
@@ -246,6 +283,7 @@ async fn render(
         },
         notice,
         refund_hours: domain::reservation::REFUND_HOURS,
+        payee_fix,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -288,6 +326,12 @@ pub struct ActionForm {
     /// The seller's reply to it (`reply`).
     #[serde(default)]
     reply: String,
+    /// The corrected account of a refused payout (`payee`).
+    #[serde(default)]
+    payee_account: String,
+    /// Its real name.
+    #[serde(default)]
+    payee_name: String,
 }
 
 /// `POST /space/reservations/{id}`: the reader's action, as the rules allow it for their side.
@@ -320,12 +364,13 @@ pub async fn act(
                 None
             };
             if let Some(error) = error {
-                let typed = Typed { form: "reply", text: reply.to_owned(), error: Some(error) };
+                let typed = Typed { form: "reply", text: reply.to_owned(), error: Some(error), payee: None };
                 return render(&state, &visitor, r, buyer, typed, None, StatusCode::UNPROCESSABLE_ENTITY).await;
             }
             state.store.reply_to_mismatch(id, reply).await?;
             return Ok(see_other(&format!("/space/reservations/{id}"), Vec::new()));
         }
+        ("payee", false) => return correct_payee(&state, &visitor, r, &form, now).await,
         _ => {
             let notice = Some("这个操作不适用于您的预订".to_owned());
             return render(&state, &visitor, r, buyer, Typed::none(), notice, StatusCode::UNPROCESSABLE_ENTITY).await;
@@ -344,7 +389,7 @@ pub async fn act(
             None
         };
         if let Some(e) = error {
-            let typed = Typed { form: "mismatch", text: what.to_owned(), error: Some(e) };
+            let typed = Typed { form: "mismatch", text: what.to_owned(), error: Some(e), payee: None };
             return render(&state, &visitor, r, buyer, typed, None, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
         let step = state.store.report_mismatch(id, user.user_id, what, now).await?;
@@ -357,6 +402,31 @@ pub async fn act(
             let r = state.store.reservation(id).await?;
             let notice = Some("预订状态已变化，这个操作不再适用，请查看最新状态".to_owned());
             render(&state, &visitor, r, buyer, Typed::none(), notice, StatusCode::CONFLICT).await
+        }
+    }
+}
+
+/// The seller corrects the account their refused payouts go to: each is asked again under a new
+/// try (`Store::set_payee`), this one at once.
+async fn correct_payee(state: &AppState, visitor: &Visitor, r: ReservationRow, form: &ActionForm, now: i64) -> Result<Response, AppError> {
+    let id = r.reservation_id;
+    let refused = state.store.payout_of_reservation(id).await?.filter(|p| p.state == PayoutState::Refused);
+    let Some(p) = refused else {
+        let notice = Some("这笔定金不需要更正收款账户".to_owned());
+        return render(state, visitor, r, false, Typed::none(), notice, StatusCode::CONFLICT).await;
+    };
+    match domain::payout::Payee::parse(&form.payee_account, &form.payee_name) {
+        Ok(payee) => {
+            state.store.set_payee(p.user_id, &payee, now).await?;
+            if let Some(again) = state.store.payout_of_reservation(id).await? {
+                crate::services::reservations::pay_out(state, &again).await?;
+            }
+            Ok(see_other(&format!("/space/reservations/{id}"), Vec::new()))
+        }
+        Err(errors) => {
+            let fix = PayeeFix { account: form.payee_account.trim().to_owned(), name: form.payee_name.trim().to_owned(), errors, why: String::new() };
+            let typed = Typed { payee: Some(fix), ..Typed::none() };
+            render(state, visitor, r, false, typed, None, StatusCode::UNPROCESSABLE_ENTITY).await
         }
     }
 }

@@ -131,12 +131,26 @@ pub struct Offer {
     /// The bounds, for the field's hint.
     min: i64,
     max: i64,
+    /// The Alipay account a sale's deposit is paid on to, as typed or stored; `None` until read.
+    payee: Option<PayeeForm>,
+}
+
+/// The account a sold car's deposit is paid on to (收款账户), as its fields show it.
+#[derive(Debug, Default)]
+pub struct PayeeForm {
+    /// The seller reading the page sets it (a shop's staff see only that one is set).
+    editable: bool,
+    /// Whether the seller has one stored.
+    stored: bool,
+    account: String,
+    name: String,
+    errors: domain::payout::PayeeErrors,
 }
 
 impl Offer {
     fn new(accepting: bool, deposit: String, error: Option<&'static str>, saved: Option<String>) -> Offer {
         let (min, max) = (domain::reservation::MIN_DEPOSIT_YUAN, domain::reservation::MAX_DEPOSIT_YUAN);
-        Offer { accepting, deposit, error, saved, min, max }
+        Offer { accepting, deposit, error, saved, min, max, payee: None }
     }
 
     /// The offer stored for car `e`.
@@ -273,6 +287,19 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
             DocView { id: d.statement_document_id, label: d.kind.label(), shows, status, thumb: domain::image::sized(&photo, base, 320), photo }
         })
         .collect();
+    let mut offer = shown.offer;
+    if offer.payee.is_none() {
+        let seller = state.store.listing_seller(id).await?;
+        let stored = state.store.payee(seller).await?;
+        let (account, name) = stored.clone().map(|p| (p.account, p.name)).unwrap_or_default();
+        offer.payee = Some(PayeeForm {
+            editable: visitor.user.as_ref().is_some_and(|u| u.user_id == seller),
+            stored: stored.is_some(),
+            account,
+            name,
+            ..PayeeForm::default()
+        });
+    }
     let chosen = shown.docs.kind.clone();
     let kinds = Document::ALL.into_iter().map(|k| (k.as_str(), k.label(), k.hint(), k.as_str() == chosen)).collect();
     let docs = Docs { list, kinds, form: shown.docs, max: MAX_DOCUMENTS };
@@ -288,7 +315,7 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         errors: shown.errors,
         confirm: shown.confirm,
         sources: shown.sources,
-        offer: shown.offer,
+        offer,
         docs,
     };
     let mut res = Html(tpl.render()?).into_response();
@@ -418,6 +445,12 @@ pub struct OfferForm {
     /// The deposit in yuan.
     #[serde(default)]
     deposit: String,
+    /// The Alipay account a sale's deposit is paid on to.
+    #[serde(default)]
+    payee_account: String,
+    /// Its real name.
+    #[serde(default)]
+    payee_name: String,
 }
 
 /// `POST /space/personcarlist/{id}/deposit`: the seller takes reservations of the car with a
@@ -432,24 +465,45 @@ pub async fn save_offer(
 ) -> Result<Response, AppError> {
     let e = state.store.editable_listing(id, user.user_id).await?;
     let accepting = form.accept == "yes";
-    let fen = if accepting {
+    let seller = state.store.listing_seller(id).await?;
+    let stored_payee = state.store.payee(seller).await?;
+    // The seller sets the account; a shop's staff offer the car into the account its owner set.
+    let payee = if seller == user.user_id {
+        let typed = (form.payee_account.trim(), form.payee_name.trim());
+        if typed.0.is_empty() && typed.1.is_empty() && !accepting { Ok(None) } else { domain::payout::Payee::parse(typed.0, typed.1).map(Some) }
+    } else {
+        Ok(None)
+    };
+    let checked = if accepting {
         let stored = state.store.disclosure_of(id).await?;
-        let checked = match (&stored, domain::reservation::parse_deposit(&form.deposit)) {
+        match (&stored, domain::reservation::parse_deposit(&form.deposit)) {
             (None, _) => Err("请先填写并保存车况声明：买家预订前要阅读并确认它"),
             (Some(_), Err(message)) => Err(message),
-            (Some(_), Ok(yuan)) => Ok(yuan * 100),
-        };
-        match checked {
-            Ok(fen) => Some(fen),
-            Err(message) => {
-                let offer = Offer::new(true, form.deposit.trim().to_owned(), Some(message), None);
-                let shown = stored_shown(&state, &e, stored, None, offer, DocForm::default()).await?;
-                return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
-            }
+            (Some(_), Ok(_)) if seller != user.user_id && stored_payee.is_none() => Err("请店铺负责人先填写收款账户：成交后定金转入该账户"),
+            (Some(_), Ok(yuan)) => Ok(Some(yuan * 100)),
         }
     } else {
-        None
+        Ok(None)
     };
+    let fen = {
+        if checked.is_err() || payee.is_err() {
+            let stored = state.store.disclosure_of(id).await?;
+            let mut offer = Offer::new(accepting, form.deposit.trim().to_owned(), checked.err(), None);
+            offer.payee = Some(PayeeForm {
+                editable: seller == user.user_id,
+                stored: stored_payee.is_some(),
+                account: form.payee_account.trim().to_owned(),
+                name: form.payee_name.trim().to_owned(),
+                errors: payee.err().unwrap_or_default(),
+            });
+            let shown = stored_shown(&state, &e, stored, None, offer, DocForm::default()).await?;
+            return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+        checked.ok().flatten()
+    };
+    if let Ok(Some(p)) = &payee {
+        state.store.set_payee(seller, p, state.clock.now()).await?;
+    }
     state.store.set_reserve_deposit(id, user.user_id, fen).await?;
     Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?deposit=saved#reserve"), Vec::new()))
 }
