@@ -13,6 +13,9 @@ use crate::validate::mask_mobile;
 /// companies' names.
 pub const MAX_NAME_CHARS: usize = 50;
 
+/// How the names of companies (a dealer's account) end.
+const COMPANY_ENDINGS: [&str; 6] = ["公司", "企业", "商行", "车行", "经营部", "合作社"];
+
 /// The account a seller is paid into.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payee {
@@ -48,8 +51,12 @@ impl Payee {
         mask_account(&self.account)
     }
 
-    /// The name as shown on a receipt: its last character kept, `王建国` → `**国`.
+    /// The name as shown on a receipt: a person's with its last character kept (`王建国` →
+    /// `**国`); a company's, which is public, whole.
     pub fn masked_name(&self) -> String {
+        if COMPANY_ENDINGS.iter().any(|e| self.name.ends_with(e)) {
+            return self.name.clone();
+        }
         let chars: Vec<char> = self.name.chars().collect();
         match chars.split_last() {
             Some((last, rest)) => format!("{}{last}", "*".repeat(rest.len())),
@@ -179,6 +186,7 @@ mod tests {
         let p = Payee::parse("13812345678", "王建国").unwrap();
         assert_eq!((p.masked_account(), p.masked_name()), ("138****5678".to_owned(), "**国".to_owned()));
         assert_eq!(mask_account("wang.jg@qq.com"), "w***@qq.com");
+        assert_eq!(Payee::parse("13812345678", "北京顺达二手车有限公司").unwrap().masked_name(), "北京顺达二手车有限公司", "a company's name is public");
     }
 
     #[test]

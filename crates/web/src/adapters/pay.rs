@@ -290,7 +290,8 @@ impl Sandbox {
         if payee.account == SANDBOX_NO_SUCH_PAYEE {
             return Ok(Transferred::AccountRefused("PAYEE_NOT_EXIST: 收款账号不存在".to_owned()));
         }
-        let order_id = format!("2026{}{}", domain::time::compact(now), &biz_no[biz_no.len().saturating_sub(6)..]);
+        let digits: String = biz_no.chars().filter(char::is_ascii_digit).collect();
+        let order_id = format!("{}110070{digits}", domain::time::compact(now));
         let made = self.ledger.sandbox_transfer(biz_no, &order_id, payee, amount_fen, now).await.map_err(unreachable_ledger)?;
         Ok(Transferred::Paid(made))
     }

@@ -448,7 +448,7 @@ async fn a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction(
     assert!(bought.contains("待转付：卖家的收款账户有误") && !bought.contains("更正收款账户"), "the buyer reads it waits: {bought}");
     let sold = app.get(&path, &[("cookie", seller.as_str())]).await;
     let form = sold.page().one("form.rs-payee").html;
-    assert!(form.contains("支付宝未能转入这个账户（PAYEE_NOT_EXIST") && form.contains(web::adapters::pay::SANDBOX_NO_SUCH_PAYEE), "{form}");
+    assert!(form.contains("支付宝未能转入这个账户（收款账号不存在）") && form.contains(web::adapters::pay::SANDBOX_NO_SUCH_PAYEE), "{form}");
     // A round before the correction asks nothing.
     web::services::reservations::round(&app.variant(app.state.config.clone(), NOW + 3_600)).await.unwrap();
     let transfers = format!("select count(*) from sandbox_transfer where biz_no like 'DP{:010}T%'", payout.payout_id);

@@ -229,7 +229,7 @@ async fn render(
                     fix.why = if p.failure == store::NO_ACCOUNT {
                         "您还没有填写收款账户".to_owned()
                     } else {
-                        format!("支付宝未能转入这个账户（{}）", p.failure)
+                        format!("支付宝未能转入这个账户（{}）", p.failure.split_once(": ").map_or(p.failure.as_str(), |(_, words)| words))
                     };
                     payee_fix = Some(fix);
                 }
