@@ -71,6 +71,9 @@ struct DisclosurePage {
     title: String,
     /// The version saved, when the page follows a save.
     saved: Option<i32>,
+    /// What a re-check after the car's own facts changed found, and whether our records
+    /// contradict anything.
+    recheck: Option<(String, bool)>,
     /// The current version, when there is one.
     current: Option<(i32, String)>,
     fields: Vec<ItemField>,
@@ -256,6 +259,9 @@ async fn current_of(state: &AppState, id: i64) -> Result<Option<(i32, String)>, 
 
 struct Shown {
     saved: Option<i32>,
+    /// The page follows a re-check after the car's own facts changed: what it found, and
+    /// whether our records contradict anything.
+    recheck: Option<(String, bool)>,
     /// The current version and the day it was saved.
     current: Option<(i32, String)>,
     fields: Vec<ItemField>,
@@ -310,6 +316,7 @@ async fn render(state: &AppState, visitor: &Visitor, e: &store::EditableListing,
         listing_id: id,
         title: e.title.clone(),
         saved: shown.saved,
+        recheck: shown.recheck,
         current: shown.current,
         fields: shown.fields,
         errors: shown.errors,
@@ -334,6 +341,9 @@ pub struct SavedQuery {
     /// `?document=added|removed` after a document photo was added or removed.
     #[serde(default)]
     document: String,
+    /// `?rechecked=N` after an edit of the car re-checked its statement into version N.
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    rechecked: Option<i32>,
 }
 
 /// The form as stored: the current statement's answers (or, for a first one, the listing's own
@@ -362,6 +372,7 @@ async fn stored_shown(
     let (record, inspection) = evidence_of(state, e.listing_id, state.clock.now()).await?;
     Ok(Shown {
         saved,
+        recheck: None,
         current,
         fields: fields(&posted, &[], &[]),
         errors: 0,
@@ -389,7 +400,20 @@ pub async fn page(
         "removed" => Some("已删除这张证件照片。"),
         _ => None,
     };
-    let shown = stored_shown(&state, &e, stored, q.saved.filter(|v| *v > 0), offer, DocForm { saved, ..DocForm::default() }).await?;
+    let recheck = match (&stored, q.rechecked) {
+        (Some(d), Some(v)) if d.version == v => {
+            let contradicted: Vec<(Item, String)> = contradictions(&d.statements);
+            let notice = (recheck_notice(v, contradicted.len()), !contradicted.is_empty());
+            Some((notice, fields(&posted_of(&d.statements), &[], &contradicted)))
+        }
+        _ => None,
+    };
+    let mut shown = stored_shown(&state, &e, stored, q.saved.filter(|v| *v > 0), offer, DocForm { saved, ..DocForm::default() }).await?;
+    if let Some((notice, marked)) = recheck {
+        // The items our records now contradict, marked beside each as on a save.
+        shown.fields = marked;
+        shown.recheck = Some(notice);
+    }
     render(&state, &visitor, &e, shown, StatusCode::OK).await
 }
 
@@ -412,28 +436,59 @@ pub async fn save(
             let current = current_of(&state, id).await?;
             let offer = Offer::stored(&e, false);
             let fields = fields(&posted, &errors, &[]);
-            let shown = Shown { saved: None, current, fields, errors: errors.len(), confirm: false, sources, offer, docs: DocForm::default() };
+            let shown = Shown { saved: None, recheck: None, current, fields, errors: errors.len(), confirm: false, sources, offer, docs: DocForm::default() };
             return render(&state, &visitor, &e, shown, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
     let evidence = Evidence { report: record.as_ref(), inspection: inspection.as_ref(), stated_km: e.mileage_km };
     let checked = domain::disclosure::check_all(statements, &evidence);
-    let contradictions: Vec<(Item, String)> = checked
+    let contradictions = contradictions(&checked);
+    if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
+        let current = current_of(&state, id).await?;
+        let offer = Offer::stored(&e, false);
+        let fields = fields(&posted, &[], &contradictions);
+        let shown = Shown { saved: None, recheck: None, current, fields, errors: 0, confirm: true, sources, offer, docs: DocForm::default() };
+        return render(&state, &visitor, &e, shown, StatusCode::OK).await;
+    }
+    let version = state.store.add_disclosure(id, &checked, user.user_id, now).await?;
+    Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?saved={version}"), Vec::new()))
+}
+
+/// The items our records contradict, each with what the record says.
+fn contradictions(checked: &[(Statement, Check)]) -> Vec<(Item, String)> {
+    checked
         .iter()
         .filter_map(|(s, c)| match c {
             Check::Contradicted(source, what) => Some((s.item, format!("{}显示：{what}", source.label()))),
             _ => None,
         })
-        .collect();
-    if !contradictions.is_empty() && posted.get("confirm").map(String::as_str) != Some("yes") {
-        let current = current_of(&state, id).await?;
-        let offer = Offer::stored(&e, false);
-        let fields = fields(&posted, &[], &contradictions);
-        let shown = Shown { saved: None, current, fields, errors: 0, confirm: true, sources, offer, docs: DocForm::default() };
-        return render(&state, &visitor, &e, shown, StatusCode::OK).await;
+        .collect()
+}
+
+fn recheck_notice(version: i32, contradicted: usize) -> String {
+    let found = if contradicted == 0 {
+        "各项与记录没有不符".to_owned()
+    } else {
+        format!("有{contradicted}项与记录不符，已标红，买家会看到“与记录不符”，请核实后修改或确认")
+    };
+    format!("车源的车架号或里程已修改，车况声明已按平台现有记录重新核对，保存为第{version}版：{found}。")
+}
+
+/// After car `listing_id`'s own facts changed (its VIN, its mileage), its current statement is
+/// checked again against the sources we hold now: the seller's answers stay as they were, and
+/// a check that changed is written as the statement's next version (saved by `user_id`, who
+/// changed the facts). Answers that version when one was written.
+pub async fn recheck(state: &AppState, listing_id: i64, user_id: i64) -> Result<Option<i32>, AppError> {
+    let Some(d) = state.store.disclosure_of(listing_id).await? else { return Ok(None) };
+    let now = state.clock.now();
+    let e = state.store.editable_listing(listing_id, user_id).await?;
+    let (record, inspection) = evidence_of(state, listing_id, now).await?;
+    let evidence = Evidence { report: record.as_ref(), inspection: inspection.as_ref(), stated_km: e.mileage_km };
+    let checked = domain::disclosure::check_all(d.statements.iter().map(|(s, _)| s.clone()).collect(), &evidence);
+    if checked == d.statements {
+        return Ok(None);
     }
-    let version = state.store.add_disclosure(id, &checked, user.user_id, now).await?;
-    Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?saved={version}"), Vec::new()))
+    Ok(Some(state.store.add_disclosure(listing_id, &checked, user_id, now).await?))
 }
 
 /// The reservation offer's form.

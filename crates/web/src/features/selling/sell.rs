@@ -590,6 +590,12 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             let new = facts(ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km, ok.price_yuan, ok.vin.clone(), &rows);
             let to_review = selling::needs_review(&old, &new) || !input.review_flags.is_empty();
             let status = state.store.update_listing(id, &input, &rows, to_review, state.clock.now()).await?;
+            // A statement is checked against the car's VIN and mileage: changed, it is checked again.
+            if (before.vin.as_deref(), before.mileage_km) != (ok.vin.as_deref(), ok.mileage_km)
+                && let Some(version) = super::disclosure::recheck(&state, id, user.user_id).await?
+            {
+                return Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?rechecked={version}"), Vec::new()));
+            }
             Ok(see_other(&format!("/space/personcarlist?saved={id}&status={}", status.as_str()), Vec::new()))
         }
     }
