@@ -169,6 +169,27 @@ impl Store {
         Ok(row.map(Payout::from))
     }
 
+    /// Payouts not yet paid, with their car's id and title, oldest first: what the staff desk
+    /// watches (a provider that keeps failing, a seller who does not correct an account).
+    pub async fn payouts_unpaid(&self, limit: i64) -> Result<Vec<(Payout, i64, String)>, DbError> {
+        let sql = format!("{COLUMNS} where state <> 'paid' order by payout_id limit $1");
+        let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).fetch_all(p).await?);
+        let cars: Vec<(i64, i64, String)> = on_pool!(self, p => sqlx::query_as(
+            "select r.reservation_id, l.listing_id, l.title from deposit_payout d join reservation r on r.reservation_id = d.reservation_id \
+             join listing l on l.listing_id = r.listing_id where d.state <> 'paid'",
+        )
+        .fetch_all(p)
+        .await?);
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let p = Payout::from(r);
+                let (listing, title) = cars.iter().find(|c| c.0 == p.reservation_id).map(|c| (c.1, c.2.clone())).unwrap_or_default();
+                (p, listing, title)
+            })
+            .collect())
+    }
+
     /// Payouts due by `now`, oldest first.
     pub async fn payouts_due(&self, now: i64, limit: i64) -> Result<Vec<Payout>, DbError> {
         let sql = format!("{COLUMNS} where state = 'due' and next_at <= $1 order by next_at, payout_id limit $2");

@@ -449,6 +449,11 @@ async fn a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction(
     let sold = app.get(&path, &[("cookie", seller.as_str())]).await;
     let form = sold.page().one("form.rs-payee").html;
     assert!(form.contains("支付宝未能转入这个账户（收款账号不存在）") && form.contains(web::adapters::pay::SANDBOX_NO_SUCH_PAYEE), "{form}");
+    // Staff see it waiting for the seller, with Alipay's words.
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let desk = app.get("/staff/reservations", &[("cookie", staff.as_str())]).await;
+    let line = desk.page().one(&format!("#payout-{}", r.reservation_id)).text;
+    assert!(line.contains("等待卖家更正收款账户") && line.contains("支付宝：收款账号不存在") && line.contains("定金1,000元"), "{line}");
     // A round before the correction asks nothing.
     web::services::reservations::round(&app.variant(app.state.config.clone(), NOW + 3_600)).await.unwrap();
     let transfers = format!("select count(*) from sandbox_transfer where biz_no like 'DP{:010}T%'", payout.payout_id);
@@ -466,6 +471,8 @@ async fn a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction(
     assert_eq!(app.state.store.count_admin(&transfers).await.unwrap(), 1, "one transfer made, under the second try's number");
     let receipt = app.get(&path, &[("cookie", buyer.as_str())]).await.body;
     assert!(receipt.contains("转入卖家支付宝账户139****5678"), "{receipt}");
+    let desk = app.get("/staff/reservations", &[("cookie", staff.as_str())]).await;
+    assert!(!desk.body.contains(&format!(r#"id="payout-{}""#, r.reservation_id)), "paid, it leaves the desk");
     // Nothing left to correct.
     assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &format!("action=payee&{PAYEE}")).await.status, StatusCode::CONFLICT);
 }

@@ -1,7 +1,8 @@
 //! `/staff/reservations`: the dispute desk. Staff decide what the reservation rules cannot: a
 //! held deposit where the two sides disagree (the sale stands: paid on to the seller; or it goes
 //! back to the buyer), and, after a buyer reported that a car differs from its statement, whether
-//! the statement was true. Every decision needs its reason and is kept with who made it.
+//! the statement was true. Every decision needs its reason and is kept with who made it. Below
+//! them, sold cars' deposits not yet paid on to their sellers, with why.
 
 use askama::Template;
 use axum::extract::State;
@@ -39,11 +40,24 @@ pub struct Case {
     error: Option<&'static str>,
 }
 
+/// A sold car's deposit not yet paid on to its seller.
+pub struct Unpaid {
+    reservation_id: i64,
+    listing_id: i64,
+    title: String,
+    deposit: String,
+    /// 转付中, or waiting for the seller's account.
+    state: &'static str,
+    /// The account as masked, the attempts and why the last did not go through.
+    detail: String,
+}
+
 #[derive(Template)]
 #[template(path = "staff/reservations.html")]
 struct DeskPage {
     page: crate::render::meta::PageMeta,
     cases: Vec<Case>,
+    unpaid: Vec<Unpaid>,
     notice: Option<&'static str>,
 }
 
@@ -85,7 +99,30 @@ async fn desk(
             }
         })
         .collect();
-    let tpl = DeskPage { page: staff_meta(state, visitor, "预订纠纷", "/staff/reservations"), cases, notice };
+    let unpaid = state
+        .store
+        .payouts_unpaid(100)
+        .await?
+        .into_iter()
+        .map(|(p, listing_id, title)| {
+            let account = if p.payee.account.is_empty() { "未填写收款账户".to_owned() } else { format!("收款账户{}", p.payee.masked_account()) };
+            let tried = if p.attempts > 0 { format!(" · 第{}次转账已尝试{}次", p.try_no, p.attempts) } else { String::new() };
+            let why = match (p.state, p.failure.as_str()) {
+                (_, "") => String::new(),
+                (domain::payout::State::Refused, f) => format!(" · 支付宝：{}", f.split_once(": ").map_or(f, |(_, words)| words)),
+                (_, f) => format!(" · 上次错误：{f} · 下次尝试{}", domain::time::datetime(p.next_at)),
+            };
+            Unpaid {
+                reservation_id: p.reservation_id,
+                listing_id,
+                title,
+                deposit: domain::loan::short_yuan(p.amount_fen),
+                state: if p.state == domain::payout::State::Refused { "等待卖家更正收款账户" } else { "转付中" },
+                detail: format!("{account}{tried}{why}"),
+            }
+        })
+        .collect();
+    let tpl = DeskPage { page: staff_meta(state, visitor, "预订纠纷", "/staff/reservations"), cases, unpaid, notice };
     super::desk_page(&tpl, code)
 }
 
