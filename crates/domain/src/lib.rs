@@ -91,6 +91,7 @@ pub mod legal;
 pub mod limit;
 pub mod live;
 pub mod loan;
+pub mod message;
 pub mod money;
 pub mod moving;
 pub mod odometer;

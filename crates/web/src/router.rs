@@ -25,6 +25,7 @@ pub fn all() -> Routes {
         features::accounts::routes,
         features::selling::routes,
         features::reserving::routes,
+        features::messaging::routes,
         features::dealers::routes,
         features::service_hall::routes,
         features::campaigns::routes,

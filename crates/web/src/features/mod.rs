@@ -7,6 +7,7 @@ pub mod buying;
 pub mod campaigns;
 pub mod dealers;
 pub mod live;
+pub mod messaging;
 pub mod money;
 pub mod reserving;
 pub mod selling;

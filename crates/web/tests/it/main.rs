@@ -21,6 +21,7 @@ mod http;
 mod insurance;
 mod islands;
 mod live;
+mod messages;
 mod ownership;
 mod payments;
 mod provider_faults;

@@ -50,6 +50,8 @@ struct HomePage {
     initial: String,
     vip: Option<(String, String)>,
     counts: (i64, i64, i64),
+    /// Messages not yet read.
+    unread: i64,
     login: LoginForm,
 }
 
@@ -58,12 +60,12 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor) -> Result<Res
     let mut page = meta(&state, &visitor, "个人中心", "/space");
     let Some(user) = visitor.user.clone() else {
         let login = LoginForm::returning("/space").island(&state, &mut page);
-        let tpl = HomePage { page, user: None, phone: String::new(), initial: String::new(), vip: None, counts: (0, 0, 0), login };
+        let tpl = HomePage { page, user: None, phone: String::new(), initial: String::new(), vip: None, counts: (0, 0, 0), unread: 0, login };
         return Ok(Html(tpl.render()?).into_response());
     };
     let now = state.clock.now();
     let s = &state.store;
-    let (vips, counts) = tokio::try_join!(s.memberships(user.user_id, now), s.space_counts(user.user_id))?;
+    let (vips, counts, unread) = tokio::try_join!(s.memberships(user.user_id, now), s.space_counts(user.user_id), s.unread_messages(user.user_id))?;
     let vip = vips.first().map(|m| (m.plan.clone(), domain::time::date(m.ends_at)));
     let tpl = HomePage {
         page,
@@ -71,6 +73,7 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor) -> Result<Res
         initial: user.nickname.chars().next().map(String::from).unwrap_or_else(|| "车".to_owned()),
         vip,
         counts,
+        unread,
         user: Some(user),
         login: LoginForm::default(),
     };

@@ -23,6 +23,7 @@ use domain::disclosure::{Answer, Check, Document, Evidence, Item, MAX_DOCUMENTS,
 use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
+use crate::features::selling::checks::evidence_of;
 use crate::features::selling::sell::{dealer_head, is_dealer};
 use crate::http::error::AppError;
 use crate::http::extract::{Form, PathId, Query};
@@ -235,17 +236,6 @@ fn posted_of(statements: &[(Statement, Check)]) -> Posted {
         }
     }
     posted
-}
-
-/// What we hold for the car: its history record (by its VIN) and our inspection.
-async fn evidence_of(
-    state: &AppState,
-    listing_id: i64,
-    now: i64,
-) -> Result<(Option<domain::report::Record>, Option<domain::inspection::Inspection>), AppError> {
-    let (record, inspection) =
-        tokio::try_join!(crate::services::reports::listing_record(state, listing_id, now), state.store.inspection_of_listing(listing_id))?;
-    Ok((record.map(|(r, _)| r), inspection.map(|i| i.inspection)))
 }
 
 fn sources_named(record: bool, inspection: bool) -> Vec<&'static str> {
@@ -472,23 +462,6 @@ fn recheck_notice(version: i32, contradicted: usize) -> String {
         format!("有{contradicted}项与记录不符，已标红，买家会看到“与记录不符”，请核实后修改或确认")
     };
     format!("车源的车架号或里程已修改，车况声明已按平台现有记录重新核对，保存为第{version}版：{found}。")
-}
-
-/// After car `listing_id`'s own facts changed (its VIN, its mileage), its current statement is
-/// checked again against the sources we hold now: the seller's answers stay as they were, and
-/// a check that changed is written as the statement's next version (saved by `user_id`, who
-/// changed the facts). Answers that version when one was written.
-pub async fn recheck(state: &AppState, listing_id: i64, user_id: i64) -> Result<Option<i32>, AppError> {
-    let Some(d) = state.store.disclosure_of(listing_id).await? else { return Ok(None) };
-    let now = state.clock.now();
-    let e = state.store.editable_listing(listing_id, user_id).await?;
-    let (record, inspection) = evidence_of(state, listing_id, now).await?;
-    let evidence = Evidence { report: record.as_ref(), inspection: inspection.as_ref(), stated_km: e.mileage_km };
-    let checked = domain::disclosure::check_all(d.statements.iter().map(|(s, _)| s.clone()).collect(), &evidence);
-    if checked == d.statements {
-        return Ok(None);
-    }
-    Ok(Some(state.store.add_disclosure(listing_id, &checked, user_id, now).await?))
 }
 
 /// The reservation offer's form.

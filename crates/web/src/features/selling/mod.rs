@@ -2,6 +2,7 @@
 //! the seller's listings with their actions and history, each car's statement of its condition and
 //! its damage map.
 
+mod checks;
 mod damage;
 mod disclosure;
 mod mylistings;

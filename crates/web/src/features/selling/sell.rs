@@ -592,7 +592,7 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             let status = state.store.update_listing(id, &input, &rows, to_review, state.clock.now()).await?;
             // A statement is checked against the car's VIN and mileage: changed, it is checked again.
             if (before.vin.as_deref(), before.mileage_km) != (ok.vin.as_deref(), ok.mileage_km)
-                && let Some(version) = super::disclosure::recheck(&state, id, user.user_id).await?
+                && let Some(version) = super::checks::recheck(&state, id, user.user_id).await?
             {
                 return Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?rechecked={version}"), Vec::new()));
             }

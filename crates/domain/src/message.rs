@@ -1,0 +1,147 @@
+//! Messages between a buyer and a car's seller (在线咨询), without either giving a number: what
+//! a message may be, and how a phone number or a WeChat id typed into one is hidden from the
+//! other side until both sides have written in the thread (so a number cannot be harvested by
+//! writing to many sellers), and the words that look like a scam.
+
+/// The longest message, in characters.
+pub const MAX_CHARS: usize = 1_000;
+
+/// Messages a user may send in a minute, and in an hour.
+pub const PER_MINUTE: i64 = 10;
+/// See [`PER_MINUTE`].
+pub const PER_HOUR: i64 = 120;
+
+/// What the hidden part of a message reads.
+pub const HIDDEN: &str = "［联系方式已隐藏］";
+
+/// A message as typed: trimmed, not empty, not too long. Markup is kept as text (the pages
+/// escape it).
+pub fn parse(text: &str) -> Result<String, &'static str> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("请输入消息内容");
+    }
+    if text.chars().count() > MAX_CHARS {
+        return Err("消息不能超过1000字");
+    }
+    Ok(text.replace("\r\n", "\n"))
+}
+
+/// `text` with every phone number (a mobile number, a landline with its area code) and every
+/// WeChat id after a word that names WeChat replaced by [`HIDDEN`]. Digits written with spaces
+/// or dashes between them count as a number.
+pub fn hide_contacts(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(end) = number_at(&chars, i).or_else(|| wechat_at(&chars, i)) {
+            out.push_str(HIDDEN);
+            i = end;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether `text` holds something [`hide_contacts`] would hide.
+pub fn has_contacts(text: &str) -> bool {
+    hide_contacts(text) != text
+}
+
+fn digit(c: char) -> Option<u32> {
+    match c {
+        '0'..='9' => c.to_digit(10),
+        '０'..='９' => Some(c as u32 - '０' as u32),
+        _ => None,
+    }
+}
+
+/// The end of a phone number starting at `i`: 7 to 12 digits, spaces or dashes between them,
+/// not inside a longer run of digits (a price such as 128000 has 6).
+fn number_at(chars: &[char], i: usize) -> Option<usize> {
+    if digit(chars[i]).is_none() || (i > 0 && digit(chars[i - 1]).is_some()) {
+        return None;
+    }
+    let (mut j, mut digits, mut end) = (i, 0, i);
+    while j < chars.len() {
+        if digit(chars[j]).is_some() {
+            digits += 1;
+            end = j + 1;
+        } else if !matches!(chars[j], ' ' | '-' | '－' | '　') || digits == 0 {
+            break;
+        }
+        j += 1;
+    }
+    (7..=12).contains(&digits).then_some(end)
+}
+
+/// Words that name WeChat before an id.
+const WECHAT_WORDS: [&str; 8] = ["微信号", "微信", "薇信", "威信", "v信", "vx", "wx", "weixin"];
+
+/// The end of a WeChat id named at `i`: a word of [`WECHAT_WORDS`], an optional `：`/`:`/space
+/// and an id of 6–20 letters, digits, `_` or `-` starting with a letter.
+fn wechat_at(chars: &[char], i: usize) -> Option<usize> {
+    let rest: String = chars[i..chars.len().min(i + 8)].iter().collect::<String>().to_lowercase();
+    let word = WECHAT_WORDS.iter().find(|w| rest.starts_with(*w))?;
+    let mut j = i + word.chars().count();
+    while j < chars.len() && matches!(chars[j], ':' | '：' | ' ' | '　' | '是' | '号') {
+        j += 1;
+    }
+    let start = j;
+    while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_' || chars[j] == '-') {
+        j += 1;
+    }
+    let id = &chars[start..j];
+    (id.len() >= 6 && id.len() <= 20 && id[0].is_ascii_alphabetic()).then_some(j)
+}
+
+/// Phrases of off-platform payment that scams use (先付定金到个人账户 and the like).
+const SCAM_PHRASES: [&str; 8] = ["个人账户", "私人账户", "私下转账", "先转账", "先付定金", "先打款", "加微信付款", "扫码付款"];
+
+/// Whether `text` asks for money outside the platform: the thread then warns both sides.
+pub fn looks_like_scam(text: &str) -> bool {
+    let plain: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    SCAM_PHRASES.iter().any(|p| plain.contains(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_trimmed_and_bounded() {
+        assert_eq!(parse("  车还在吗？\r\n能便宜吗 "), Ok("车还在吗？\n能便宜吗".to_owned()));
+        assert_eq!(parse(" \n "), Err("请输入消息内容"));
+        assert_eq!(parse(&"好".repeat(1_000)).map(|t| t.chars().count()), Ok(1_000));
+        assert_eq!(parse(&"好".repeat(1_001)), Err("消息不能超过1000字"));
+        assert_eq!(parse("<b>车况</b>"), Ok("<b>车况</b>".to_owned()), "markup is text; the page escapes it");
+    }
+
+    #[test]
+    fn numbers_and_wechat_ids_are_hidden_but_prices_and_years_are_not() {
+        for (typed, shown) in [
+            ("电话13812345678", "电话［联系方式已隐藏］"),
+            ("打我 138 1234 5678 谢谢", "打我 ［联系方式已隐藏］ 谢谢"),
+            ("座机010-62345678", "座机［联系方式已隐藏］"),
+            ("全角１３８１２３４５６７８", "全角［联系方式已隐藏］"),
+            ("加微信：wang_jg2024 聊", "加［联系方式已隐藏］ 聊"),
+            ("VX wangjg88", "［联系方式已隐藏］"),
+            ("2020年上牌，12.8万，跑了35000公里", "2020年上牌，12.8万，跑了35000公里"),
+            ("价格128000元", "价格128000元"),
+            ("微信聊吧", "微信聊吧"),
+        ] {
+            assert_eq!(hide_contacts(typed), shown, "{typed}");
+        }
+        assert!(has_contacts("13812345678") && !has_contacts("车还在吗"));
+    }
+
+    #[test]
+    fn off_platform_payment_is_flagged() {
+        assert!(looks_like_scam("先付定金到我个人账户，车给你留着"));
+        assert!(looks_like_scam("可以私下 转账吗"));
+        assert!(!looks_like_scam("定金通过平台支付可以吗"));
+    }
+}

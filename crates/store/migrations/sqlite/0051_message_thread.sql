@@ -1,0 +1,24 @@
+-- Messages between a buyer and a car's seller (`domain::message`): one thread per car and
+-- buyer, its seller the car's (a shop's owner, or the private seller) as it was when the thread
+-- began; the last message each side has read (its id), for the unread counts.
+create table message_thread (
+    thread_id integer primary key,
+    listing_id bigint not null references listing (listing_id),
+    buyer_user_id bigint not null references app_user (user_id),
+    seller_user_id bigint not null references app_user (user_id),
+    created_at bigint not null,
+    last_at bigint not null,
+    buyer_read_id bigint not null,
+    seller_read_id bigint not null,
+    unique (listing_id, buyer_user_id)
+);
+create index message_thread_buyer on message_thread (buyer_user_id, last_at);
+create index message_thread_seller on message_thread (seller_user_id, last_at);
+create table message (
+    message_id integer primary key,
+    thread_id bigint not null references message_thread (thread_id),
+    from_buyer boolean not null,
+    body text not null,
+    created_at bigint not null
+);
+create index message_of_thread on message (thread_id, message_id);

@@ -1,0 +1,271 @@
+//! Messages between a buyer and a car's seller (`domain::message`): one thread per car and
+//! buyer, begun with its first message in one transaction; each side's last message read, for
+//! the unread counts. Who may read a thread is decided here (its buyer and its seller only).
+
+use crate::{DbError, Store, from_row, on_pool, on_writer};
+
+/// A thread as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    /// Id.
+    pub thread_id: i64,
+    /// The car asked about.
+    pub listing_id: i64,
+    /// The buyer who began it.
+    pub buyer_user_id: i64,
+    /// The car's seller (a shop's owner, or the private seller) when it began.
+    pub seller_user_id: i64,
+    /// When it began.
+    pub created_at: i64,
+    /// When its last message was written.
+    pub last_at: i64,
+    /// The last message the buyer has read.
+    pub buyer_read_id: i64,
+    /// The last message the seller has read.
+    pub seller_read_id: i64,
+}
+from_row!(Thread { thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id });
+
+const THREAD: &str = "select thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id from message_thread";
+
+/// One message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// Id (in the order written).
+    pub message_id: i64,
+    /// Written by the buyer (else the seller).
+    pub from_buyer: bool,
+    /// The text as written.
+    pub body: String,
+    /// When.
+    pub created_at: i64,
+}
+from_row!(Message { message_id, from_buyer, body, created_at });
+
+/// A thread in a user's list of threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadLine {
+    /// The thread.
+    pub thread: Thread,
+    /// The car's title.
+    pub title: String,
+    /// Its cover photo.
+    pub cover: String,
+    /// The other side's name: the shop's or the seller's nickname for the buyer, the buyer's
+    /// nickname for the seller.
+    pub other: String,
+    /// The last message.
+    pub last_body: String,
+    /// Whether the buyer wrote it.
+    pub last_from_buyer: bool,
+    /// Whether both sides have written in the thread.
+    pub both_wrote: bool,
+    /// Messages from the other side the reader has not read.
+    pub unread: i64,
+}
+
+struct LineRow {
+    thread_id: i64,
+    listing_id: i64,
+    buyer_user_id: i64,
+    seller_user_id: i64,
+    created_at: i64,
+    last_at: i64,
+    buyer_read_id: i64,
+    seller_read_id: i64,
+    title: String,
+    cover: String,
+    seller_name: String,
+    buyer_name: String,
+    last_body: String,
+    last_from_buyer: bool,
+    both_wrote: bool,
+    unread: i64,
+}
+from_row!(LineRow {
+    thread_id,
+    listing_id,
+    buyer_user_id,
+    seller_user_id,
+    created_at,
+    last_at,
+    buyer_read_id,
+    seller_read_id,
+    title,
+    cover,
+    seller_name,
+    buyer_name,
+    last_body,
+    last_from_buyer,
+    both_wrote,
+    unread
+});
+
+/// What asking about a car did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// The message is in this thread (a new one, or the buyer's earlier one about the car).
+    Thread(i64),
+    /// The car is the asker's own.
+    Own,
+    /// The car is not on sale.
+    NotOnSale,
+}
+
+/// Messages of the other side after the reader's last read one, as an SQL expression over
+/// thread `t` for reader `$1`.
+const UNREAD: &str = "(select count(*) from message m where m.thread_id = t.thread_id \
+     and m.from_buyer = (t.buyer_user_id <> $1) \
+     and m.message_id > case when t.buyer_user_id = $1 then t.buyer_read_id else t.seller_read_id end)";
+
+/// Inside transaction `$tx`: writes a message in thread `$thread` and moves the thread's time;
+/// the writer's side has read its own message. Evaluates to the message's id.
+macro_rules! write_message {
+    ($tx:ident, $thread:expr, $from_buyer:expr, $body:expr, $now:expr) => {{
+        let (thread, from_buyer, body, now): (i64, bool, &str, i64) = ($thread, $from_buyer, $body, $now);
+        let id: i64 = sqlx::query_scalar("insert into message (thread_id, from_buyer, body, created_at) values ($1, $2, $3, $4) returning message_id")
+            .bind(thread)
+            .bind(from_buyer)
+            .bind(body)
+            .bind(now)
+            .fetch_one(&mut *$tx)
+            .await?;
+        let own = if from_buyer { "buyer_read_id" } else { "seller_read_id" };
+        let sql = format!("update message_thread set last_at = $2, {own} = $3 where thread_id = $1");
+        sqlx::query(sqlx::AssertSqlSafe(sql)).bind(thread).bind(now).bind(id).execute(&mut *$tx).await?;
+        id
+    }};
+}
+
+impl Store {
+    /// Buyer `buyer` asks about car `listing_id` with `body`: their thread about the car (begun
+    /// now, or the earlier one) gets the message, in one transaction.
+    pub async fn ask_about(&self, listing_id: i64, buyer: i64, body: &str, now: i64) -> Result<Asked, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let car: Option<(String, i64)> = sqlx::query_as(
+                "select l.status, coalesce(sh.owner_user_id, l.seller_user_id) from listing l left join shop sh on sh.shop_id = l.shop_id where l.listing_id = $1",
+            )
+            .bind(listing_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let (status, seller) = crate::found(car)?;
+            if seller == buyer {
+                return Ok(Asked::Own);
+            }
+            let existing: Option<i64> = sqlx::query_scalar("select thread_id from message_thread where listing_id = $1 and buyer_user_id = $2")
+                .bind(listing_id)
+                .bind(buyer)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let thread = match existing {
+                Some(t) => t,
+                None if status != "online" => return Ok(Asked::NotOnSale),
+                None => {
+                    sqlx::query_scalar(
+                        "insert into message_thread (listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id) \
+                         values ($1, $2, $3, $4, $4, 0, 0) returning thread_id",
+                    )
+                    .bind(listing_id)
+                    .bind(buyer)
+                    .bind(seller)
+                    .bind(now)
+                    .fetch_one(&mut *tx)
+                    .await?
+                }
+            };
+            write_message!(tx, thread, true, body, now);
+            tx.commit().await?;
+            Ok(Asked::Thread(thread))
+        })
+    }
+
+    /// Thread `thread_id` if `user_id` is its buyer or its seller: the thread and whether they
+    /// are its buyer.
+    pub async fn thread_for(&self, thread_id: i64, user_id: i64) -> Result<Option<(Thread, bool)>, DbError> {
+        let sql = format!("{THREAD} where thread_id = $1 and (buyer_user_id = $2 or seller_user_id = $2)");
+        let t: Option<Thread> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(thread_id).bind(user_id).fetch_optional(p).await?);
+        Ok(t.map(|t| {
+            let buyer = t.buyer_user_id == user_id;
+            (t, buyer)
+        }))
+    }
+
+    /// Thread `thread_id`'s messages, oldest first.
+    pub async fn messages(&self, thread_id: i64) -> Result<Vec<Message>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_as("select message_id, from_buyer, body, created_at from message where thread_id = $1 order by message_id")
+            .bind(thread_id)
+            .fetch_all(p)
+            .await?))
+    }
+
+    /// The buyer's (or the seller's) side of thread `thread_id` has read up to message `upto`.
+    pub async fn mark_read(&self, thread_id: i64, buyer: bool, upto: i64) -> Result<(), DbError> {
+        let sql = if buyer {
+            "update message_thread set buyer_read_id = $2 where thread_id = $1 and buyer_read_id < $2"
+        } else {
+            "update message_thread set seller_read_id = $2 where thread_id = $1 and seller_read_id < $2"
+        };
+        on_writer!(self, p => sqlx::query(sql).bind(thread_id).bind(upto).execute(p).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// Writes a message of the buyer (or the seller) in thread `thread_id`; its id.
+    pub async fn write_message(&self, thread_id: i64, from_buyer: bool, body: &str, now: i64) -> Result<i64, DbError> {
+        on_writer!(self, p => {
+            let mut tx = p.begin().await?;
+            let id = write_message!(tx, thread_id, from_buyer, body, now);
+            tx.commit().await?;
+            Ok(id)
+        })
+    }
+
+    /// The threads `user_id` takes part in as a buyer or a seller, the latest first.
+    pub async fn threads_of(&self, user_id: i64, limit: i64) -> Result<Vec<ThreadLine>, DbError> {
+        let sql = format!(
+            "select t.thread_id, t.listing_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
+             l.title, l.cover, coalesce(sh.name, su.nickname) as seller_name, bu.nickname as buyer_name, \
+             coalesce((select m.body from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), '') as last_body, \
+             coalesce((select m.from_buyer from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), true) as last_from_buyer, \
+             (exists (select 1 from message m where m.thread_id = t.thread_id and m.from_buyer) \
+              and exists (select 1 from message m where m.thread_id = t.thread_id and not m.from_buyer)) as both_wrote, \
+             {UNREAD} as unread \
+             from message_thread t join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = l.shop_id \
+             join app_user su on su.user_id = t.seller_user_id join app_user bu on bu.user_id = t.buyer_user_id \
+             where t.buyer_user_id = $1 or t.seller_user_id = $1 order by t.last_at desc, t.thread_id desc limit $2"
+        );
+        let rows: Vec<LineRow> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?);
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let other = if r.buyer_user_id == user_id { r.seller_name } else { r.buyer_name };
+                ThreadLine {
+                    thread: Thread {
+                        thread_id: r.thread_id,
+                        listing_id: r.listing_id,
+                        buyer_user_id: r.buyer_user_id,
+                        seller_user_id: r.seller_user_id,
+                        created_at: r.created_at,
+                        last_at: r.last_at,
+                        buyer_read_id: r.buyer_read_id,
+                        seller_read_id: r.seller_read_id,
+                    },
+                    title: r.title,
+                    cover: r.cover,
+                    other,
+                    last_body: r.last_body,
+                    last_from_buyer: r.last_from_buyer,
+                    both_wrote: r.both_wrote,
+                    unread: r.unread,
+                }
+            })
+            .collect())
+    }
+
+    /// How many messages `user_id` has not read, over all their threads.
+    pub async fn unread_messages(&self, user_id: i64) -> Result<i64, DbError> {
+        let sql = format!("select cast(coalesce(sum({UNREAD}), 0) as bigint) from message_thread t where t.buyer_user_id = $1 or t.seller_user_id = $1");
+        let n: i64 = on_pool!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(user_id).fetch_one(p).await?);
+        Ok(n)
+    }
+}

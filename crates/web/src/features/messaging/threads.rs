@@ -1,0 +1,281 @@
+//! `/space/messages` (我的消息), `/space/messages/ask/{car}` (asking a car's seller) and
+//! `/space/messages/{thread}` (one thread and its reply form).
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::auth::Role;
+use domain::limit::Limit;
+use domain::message::{PER_HOUR, PER_MINUTE};
+use store::{Asked, Thread};
+
+use crate::auth::access::SignedIn;
+use crate::auth::signin::see_other;
+use crate::features::dealers::shop_head::ShopHead;
+use crate::http::error::AppError;
+use crate::http::extract::{Form, PathId};
+use crate::http::routes::{Access, Routes};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
+use crate::state::AppState;
+
+/// What is said beside the box when the writer has sent too many.
+const TOO_MANY: &str = "发送太频繁，请稍后再试";
+
+/// A page of this feature: a dealer's inside the dealer centre, anyone else's in the site's.
+fn meta(state: &AppState, visitor: &Visitor, title: &str) -> PageMeta {
+    let dealer = visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer);
+    let mut page = PageMeta::for_visitor(state, visitor, if dealer { Layout::Dealer } else { Layout::Default }, title);
+    page.private();
+    page
+}
+
+/// The dealer centre's head, for a dealer.
+async fn head(state: &AppState, visitor: &Visitor) -> Result<Option<(ShopHead, &'static str)>, AppError> {
+    let Some(user) = visitor.user.as_ref().filter(|u| u.role == Role::Dealer) else { return Ok(None) };
+    Ok(ShopHead::of_owner(state, user.user_id).await?.map(|s| (s, "messages")))
+}
+
+/// One thread in 我的消息.
+pub struct Line {
+    id: i64,
+    title: String,
+    cover: String,
+    /// 我问卖家 / 买家咨询.
+    role: &'static str,
+    other: String,
+    last: String,
+    when: String,
+    unread: i64,
+}
+
+#[derive(Template)]
+#[template(path = "messaging/list.html")]
+struct ListPage {
+    page: PageMeta,
+    dealer: Option<(ShopHead, &'static str)>,
+    lines: Vec<Line>,
+}
+
+/// `GET /space/messages`: the user's threads as a buyer and as a seller, the latest first.
+pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+    let base = &state.config.upload.base;
+    let lines = state
+        .store
+        .threads_of(user.user_id, 200)
+        .await?
+        .into_iter()
+        .map(|l| {
+            let buyer = l.thread.buyer_user_id == user.user_id;
+            let last = if l.both_wrote || buyer == l.last_from_buyer { l.last_body.clone() } else { domain::message::hide_contacts(&l.last_body) };
+            Line {
+                id: l.thread.thread_id,
+                title: l.title,
+                cover: crate::render::reservation::thumb(base, &l.cover),
+                role: if buyer { "我问卖家" } else { "买家咨询" },
+                other: if l.other.is_empty() { "用户".to_owned() } else { l.other },
+                last: crate::adapters::clip(&last.replace('\n', " "), 60),
+                when: domain::time::datetime(l.thread.last_at),
+                unread: l.unread,
+            }
+        })
+        .collect();
+    let page = meta(&state, &visitor, "我的消息");
+    let dealer = head(&state, &visitor).await?;
+    Ok(Html(ListPage { page, dealer, lines }.render()?).into_response())
+}
+
+/// The form as typed and the message beside it.
+#[derive(Debug, Default)]
+struct Typed {
+    text: String,
+    error: Option<&'static str>,
+}
+
+#[derive(Template)]
+#[template(path = "messaging/ask.html")]
+struct AskPage {
+    page: PageMeta,
+    listing_id: i64,
+    title: String,
+    price_wan: String,
+    cover: String,
+    seller: String,
+    typed: Typed,
+}
+
+async fn ask_page(state: &AppState, visitor: &Visitor, id: i64, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
+    let d = state.store.public_listing(id).await?;
+    let seller = d.shop_name.clone().unwrap_or_else(|| domain::selling::seller_title(d.seller_nickname.as_deref()));
+    let tpl = AskPage {
+        page: meta(state, visitor, "咨询卖家"),
+        listing_id: id,
+        title: d.title.clone(),
+        price_wan: domain::money::wan(d.price_yuan),
+        cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
+        seller,
+        typed,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /space/messages/ask/{car}`: the box to ask the car's seller; a buyer who asked before
+/// goes to that thread.
+pub async fn ask_form(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    if let Some(t) = state.store.threads_of(user.user_id, 500).await?.into_iter().find(|l| l.thread.listing_id == id && l.thread.buyer_user_id == user.user_id)
+    {
+        return Ok(see_other(&format!("/space/messages/{}", t.thread.thread_id), Vec::new()));
+    }
+    ask_page(&state, &visitor, id, Typed::default(), StatusCode::OK).await
+}
+
+/// A message as posted.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Posted {
+    #[serde(default)]
+    body: String,
+}
+
+/// Counts a message against the writer's limits: `None` when it may be sent.
+async fn limited(state: &AppState, user_id: i64) -> Result<Option<&'static str>, AppError> {
+    let (minute, hour) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"));
+    let limits = [(minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }), (hour.as_str(), Limit::per_hour(PER_HOUR))];
+    Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| TOO_MANY))
+}
+
+/// `POST /space/messages/ask/{car}`: the first message to the car's seller (or the next, when
+/// the buyer asked before).
+pub async fn ask(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(p): Form<Posted>,
+) -> Result<Response, AppError> {
+    let body = match domain::message::parse(&p.body) {
+        Ok(b) => b,
+        Err(e) => return ask_page(&state, &visitor, id, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
+    if let Some(e) = limited(&state, user.user_id).await? {
+        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
+    }
+    let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
+        Asked::Thread(t) => return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new())),
+        Asked::Own => "这是您自己发布的车，不能给自己发消息",
+        Asked::NotOnSale => "这辆车已不在售，不能再咨询",
+    };
+    ask_page(&state, &visitor, id, Typed { text: body, error: Some(refused) }, StatusCode::CONFLICT).await
+}
+
+/// One message as the reader sees it.
+pub struct Shown {
+    mine: bool,
+    who: &'static str,
+    body: String,
+    at: String,
+}
+
+#[derive(Template)]
+#[template(path = "messaging/thread.html")]
+struct ThreadPage {
+    page: PageMeta,
+    dealer: Option<(ShopHead, &'static str)>,
+    id: i64,
+    listing_id: i64,
+    title: String,
+    price_wan: String,
+    cover: String,
+    other: String,
+    buyer: bool,
+    messages: Vec<Shown>,
+    /// Contacts are hidden until both sides have written.
+    hiding: bool,
+    /// A message asks for money outside the platform.
+    scam: bool,
+    typed: Typed,
+}
+
+async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
+    let (d, messages) = tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.messages(t.thread_id))?;
+    let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
+    let scam = messages.iter().any(|m| domain::message::looks_like_scam(&m.body));
+    if let Some(last) = messages.last() {
+        state.store.mark_read(t.thread_id, buyer, last.message_id).await?;
+    }
+    let other = if buyer {
+        d.shop_name.clone().unwrap_or_else(|| domain::selling::seller_title(d.seller_nickname.as_deref()))
+    } else {
+        let u = state.store.user(t.buyer_user_id).await?;
+        if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
+    };
+    let shown = messages
+        .into_iter()
+        .map(|m| {
+            let mine = m.from_buyer == buyer;
+            Shown {
+                mine,
+                who: if m.from_buyer { "买家" } else { "卖家" },
+                body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
+                at: domain::time::datetime(m.created_at),
+            }
+        })
+        .collect();
+    let tpl = ThreadPage {
+        page: meta(state, visitor, "消息"),
+        dealer: head(state, visitor).await?,
+        id: t.thread_id,
+        listing_id: t.listing_id,
+        title: d.title.clone(),
+        price_wan: domain::money::wan(d.price_yuan),
+        cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
+        other,
+        buyer,
+        messages: shown,
+        hiding: !both,
+        scam,
+        typed,
+    };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = code;
+    Ok(res)
+}
+
+/// `GET /space/messages/{thread}`: the thread, read; another user's is 404.
+pub async fn one(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+    thread_page(&state, &visitor, t, buyer, Typed::default(), StatusCode::OK).await
+}
+
+/// `POST /space/messages/{thread}`: a reply.
+pub async fn reply(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(p): Form<Posted>,
+) -> Result<Response, AppError> {
+    let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let body = match domain::message::parse(&p.body) {
+        Ok(b) => b,
+        Err(e) => {
+            return thread_page(&state, &visitor, t, buyer, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    if let Some(e) = limited(&state, user.user_id).await? {
+        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
+    }
+    state.store.write_message(id, buyer, &body, state.clock.now()).await?;
+    Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::User, "/space/messages", list);
+    r.get(Access::User, "/space/messages/ask/{id}", ask_form);
+    r.post(Access::User, "/space/messages/ask/{id}", ask);
+    r.get(Access::User, "/space/messages/{id}", one);
+    r.post(Access::User, "/space/messages/{id}", reply);
+}

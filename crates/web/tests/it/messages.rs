@@ -1,0 +1,125 @@
+//! Messages between a buyer and a car's seller, on both databases: a thread begun from the car's
+//! page, replies both ways, unread counts, a number hidden from the other side until both have
+//! written, another user's thread 404, one's own car refused, bad input said beside the box and
+//! kept, the per-account limit, and the warning against off-platform payment.
+
+use axum::http::StatusCode;
+
+use crate::support::{TestApp, login, owner_mobile};
+
+on_both!(10 =>
+    a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
+    messages_are_limited_per_account_and_off_platform_payment_is_warned_against,
+);
+
+const BUYER: &str = "13712350001";
+const OTHER: &str = "13712350002";
+
+fn form(body: &str) -> String {
+    format!("body={}", form_urlencoded::byte_serialize(body.as_bytes()).collect::<String>())
+}
+
+/// A dealer's online car: (car, its seller's mobile).
+async fn dealer_car(app: &TestApp) -> (i64, String) {
+    for card in app.state.store.latest_listings(None, 20).await.unwrap() {
+        let d = app.state.store.listing_detail(card.listing_id).await.unwrap();
+        if let Some(shop) = d.shop_id {
+            return (d.listing_id, owner_mobile(app, shop).await);
+        }
+    }
+    panic!("no dealer's car in the demo");
+}
+
+/// The thread id a `/space/messages/{id}#latest` location names.
+fn thread_of(location: &str) -> i64 {
+    location.trim_start_matches("/space/messages/").trim_end_matches("#latest").parse().unwrap_or_else(|_| panic!("{location}"))
+}
+
+async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let ask = format!("/space/messages/ask/{id}");
+    // The car's page offers it; without signing in, the box asks to sign in first.
+    assert!(app.get(&format!("/details/{id}"), &[]).await.body.contains(&format!(r#"href="{ask}""#)));
+    let anonymous = app.get(&ask, &[]).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+    assert!(anonymous.body.contains("登录"), "the sign-in form: {}", anonymous.body);
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let page = app.get(&ask, &b).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("不需要留电话") && page.body.contains(r#"name="body""#));
+    // An empty message, or one of 1,001 characters: said beside the box, the text kept, nothing sent.
+    let empty = app.post_form(&ask, &b, &form("  ")).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.page().one(".msg-form .field").html.contains("请输入消息内容"));
+    let long = "好".repeat(1_001);
+    let r = app.post_form(&ask, &b, &form(&long)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("消息不能超过1000字") && r.body.contains(&long));
+    assert_eq!(app.state.store.count_admin("select count(*) from message").await.unwrap(), 0);
+    // The question, with the buyer's number and WeChat id in it, and markup.
+    let question = "车还在吗？<b>有事故吗</b> 我电话13812345678，微信：wang_jg2024";
+    let sent = app.post_form(&ask, &b, &form(question)).await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
+    let thread = thread_of(sent.location());
+    let path = format!("/space/messages/{thread}");
+    let mine = app.get(&path, &b).await;
+    assert!(mine.body.contains("车还在吗？&#60;b&#62;有事故吗&#60;/b&#62; 我电话13812345678"), "the writer reads it as written, markup as text: {}", mine.body);
+    // The seller: one unread thread, the number hidden in the list, on /space and in the thread.
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    let list = app.get("/space/messages", &s).await;
+    let line = list.page().one(".msg-list li").html;
+    assert!(line.contains("买家咨询") && line.contains(r#"class="msg-unread""#) && line.contains(">1<"), "{line}");
+    assert!(line.contains("［联系方式已隐藏］") && !line.contains("13812345678"), "{line}");
+    let space = app.get("/space", &s).await;
+    assert!(space.page().one(r#"a[href="/space/messages"]"#).text.contains("我的消息1"), "{}", space.page().one(r#"a[href="/space/messages"]"#).text);
+    let read = app.get(&path, &s).await;
+    assert!(!read.body.contains("13812345678") && !read.body.contains("wang_jg2024") && read.body.contains("［联系方式已隐藏］"), "{}", read.body);
+    assert!(read.body.contains("双方都回复之前"));
+    assert_eq!(app.state.store.unread_messages(app.state.store.user_by_mobile(&seller_mobile).await.unwrap().unwrap().user_id).await.unwrap(), 0, "read");
+    // Another user sees nothing of it.
+    let other = login(app, OTHER, "").await;
+    assert_eq!(app.get(&path, &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form(&path, &[("cookie", other.as_str())], &form("你好")).await.status, StatusCode::NOT_FOUND);
+    // The seller answers; the buyer has one unread, and now each side reads the other's number.
+    let answered = app.post_form(&path, &s, &form("在的，无事故。周六上午可以来看车，店里电话010-62345678")).await;
+    assert_eq!(answered.status, StatusCode::SEE_OTHER);
+    let list = app.get("/space/messages", &b).await;
+    let line = list.page().one(".msg-list li").html;
+    assert!(line.contains("我问卖家") && line.contains(">1<") && line.contains("010-62345678"), "both have written: {line}");
+    let both = app.get(&path, &b).await;
+    assert!(both.body.contains("010-62345678") && !both.body.contains("双方都回复之前"), "{}", both.body);
+    assert!(app.get(&path, &s).await.body.contains("13812345678"), "the seller reads the buyer's number once both have written");
+    assert!(!app.get("/space/messages", &b).await.body.contains(r#"class="msg-unread""#), "read");
+    // Asking about the car again goes to the same thread; the seller cannot ask about their own car.
+    let again = app.get(&ask, &b).await;
+    assert_eq!((again.status, again.location()), (StatusCode::SEE_OTHER, path.as_str()));
+    let own = app.post_form(&ask, &s, &form("自己问自己")).await;
+    assert_eq!(own.status, StatusCode::CONFLICT);
+    assert!(own.body.contains("这是您自己发布的车"));
+    assert_eq!(app.state.store.count_admin("select count(*) from message_thread").await.unwrap(), 1);
+}
+
+async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_against(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("这台车最低多少钱？")).await;
+    let path = format!("/space/messages/{}", thread_of(sent.location()));
+    for n in 1..domain::message::PER_MINUTE {
+        assert_eq!(app.post_form(&path, &b, &form(&format!("第{n}条"))).await.status, StatusCode::SEE_OTHER);
+    }
+    let refused = app.post_form(&path, &b, &form("再问一次")).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.body.contains("发送太频繁，请稍后再试") && refused.body.contains(">再问一次</textarea>"), "{}", refused.body);
+    assert_eq!(app.state.store.count_admin("select count(*) from message").await.unwrap(), domain::message::PER_MINUTE);
+    // The seller asks for the deposit outside the platform: both sides are warned.
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    assert_eq!(app.post_form(&path, &s, &form("先付定金到我个人账户，车给你留着")).await.status, StatusCode::SEE_OTHER);
+    for cookie in [&buyer, &seller] {
+        let page = app.get(&path, &[("cookie", cookie.as_str())]).await;
+        assert!(page.page().one(".notice.err").text.contains("请勿先付定金或车款到个人账户"), "{}", page.body);
+    }
+}
