@@ -208,6 +208,7 @@ fn pages(db: &Db) -> Result<Vec<String>, String> {
     .map(str::to_owned)
     .to_vec();
     pages.push(format!("/details/{}", car.trim()));
+    pages.push(format!("/space/messages/ask/{}", car.trim()));
     pages.push(format!("/shop/{}", shop.trim()));
     Ok(pages)
 }
