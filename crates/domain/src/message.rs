@@ -11,6 +11,10 @@ pub const PER_MINUTE: i64 = 10;
 /// See [`PER_MINUTE`].
 pub const PER_HOUR: i64 = 120;
 
+/// A side of a thread is told of new messages by SMS at most once in this many seconds (the
+/// first message after a quiet spell is told; a conversation going on is not).
+pub const QUIET_SECS: i64 = 30 * 60;
+
 /// What the hidden part of a message reads.
 pub const HIDDEN: &str = "［联系方式已隐藏］";
 

@@ -163,8 +163,8 @@ impl Store {
                 None if status != "online" => return Ok(Asked::NotOnSale),
                 None => {
                     sqlx::query_scalar(
-                        "insert into message_thread (listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id) \
-                         values ($1, $2, $3, $4, $4, 0, 0) returning thread_id",
+                        "insert into message_thread (listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, \
+                         buyer_told_at, seller_told_at) values ($1, $2, $3, $4, $4, 0, 0, 0, 0) returning thread_id",
                     )
                     .bind(listing_id)
                     .bind(buyer)
@@ -189,6 +189,12 @@ impl Store {
             let buyer = t.buyer_user_id == user_id;
             (t, buyer)
         }))
+    }
+
+    /// Thread `thread_id`, whoever asks (the site's own notices).
+    pub async fn thread_by_id(&self, thread_id: i64) -> Result<Option<Thread>, DbError> {
+        let sql = format!("{THREAD} where thread_id = $1");
+        Ok(on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(thread_id).fetch_optional(p).await?))
     }
 
     /// Thread `thread_id`'s messages, oldest first.
@@ -260,6 +266,18 @@ impl Store {
                 }
             })
             .collect())
+    }
+
+    /// Claims the SMS telling the buyer (or the seller) of thread `thread_id` that a message
+    /// waits: true when they were not told in the last `quiet_secs` (and now are, by this caller).
+    pub async fn claim_message_notice(&self, thread_id: i64, to_buyer: bool, now: i64, quiet_secs: i64) -> Result<bool, DbError> {
+        let sql = if to_buyer {
+            "update message_thread set buyer_told_at = $2 where thread_id = $1 and buyer_told_at <= $3"
+        } else {
+            "update message_thread set seller_told_at = $2 where thread_id = $1 and seller_told_at <= $3"
+        };
+        let n = on_writer!(self, p => sqlx::query(sql).bind(thread_id).bind(now).bind(now - quiet_secs).execute(p).await?.rows_affected());
+        Ok(n == 1)
     }
 
     /// How many messages `user_id` has not read, over all their threads.

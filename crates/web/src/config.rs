@@ -554,6 +554,9 @@ pub struct Sms {
     /// The template telling a reservation's seller or buyer what happened to it (variables
     /// `car`, `what`): a deposit paid, a deposit refunded.
     pub reservation_template_code: String,
+    /// The template telling a buyer or a seller a message is waiting for them (variables `car`,
+    /// `who`: 买家 or 卖家).
+    pub message_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -863,6 +866,7 @@ impl Config {
                 need("sms.alert_template_code", &self.sms.alert_template_code);
                 need("sms.live_template_code", &self.sms.live_template_code);
                 need("sms.reservation_template_code", &self.sms.reservation_template_code);
+                need("sms.message_template_code", &self.sms.message_template_code);
             }
         }
         match self.oauth.adapter {

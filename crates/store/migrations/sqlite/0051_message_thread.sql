@@ -1,6 +1,7 @@
 -- Messages between a buyer and a car's seller (`domain::message`): one thread per car and
 -- buyer, its seller the car's (a shop's owner, or the private seller) as it was when the thread
--- began; the last message each side has read (its id), for the unread counts.
+-- began; the last message each side has read (its id), for the unread counts; when each side
+-- was last told by SMS that a message waits (at most once per quiet period).
 create table message_thread (
     thread_id integer primary key,
     listing_id bigint not null references listing (listing_id),
@@ -10,6 +11,8 @@ create table message_thread (
     last_at bigint not null,
     buyer_read_id bigint not null,
     seller_read_id bigint not null,
+    buyer_told_at bigint not null,
+    seller_told_at bigint not null,
     unique (listing_id, buyer_user_id)
 );
 create index message_thread_buyer on message_thread (buyer_user_id, last_at);

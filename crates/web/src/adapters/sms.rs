@@ -1,5 +1,5 @@
-//! Sending SMS: login codes, new-lead notices to dealers, buyers' alerts, live reminders and what
-//! happened to a reservation.
+//! Sending SMS: login codes, new-lead notices to dealers, buyers' alerts, live reminders, what
+//! happened to a reservation, and a message waiting in a thread.
 //!
 //! - `sandbox`: nothing leaves the machine; the code is logged and kept in a small outbox so the
 //!   development login screen can show it.
@@ -50,6 +50,7 @@ pub struct Aliyun {
     alert_template_code: String,
     live_template_code: String,
     reservation_template_code: String,
+    message_template_code: String,
 }
 
 impl Sms {
@@ -70,6 +71,7 @@ impl Sms {
                 alert_template_code: config.sms.alert_template_code.clone(),
                 live_template_code: config.sms.live_template_code.clone(),
                 reservation_template_code: config.sms.reservation_template_code.clone(),
+                message_template_code: config.sms.message_template_code.clone(),
             }))
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -175,6 +177,30 @@ impl Sms {
                 a.send(mobile, &a.reservation_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a buyer or a seller that `who` (买家, 卖家) wrote to them about `car` (template
+    /// variables `car`, `who`); the text is never sent, so no number or word of it leaves.
+    pub async fn send_message_notice(&self, mobile: &str, car: &str, who: &str) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!("【二手车网】{who}就{car}给您发来了新消息，请登录二手车网在“我的消息”中查看并回复。");
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: message");
+                s.keep(mobile, "message", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "car": super::clip(car, 35), "who": who }).to_string();
+                a.send(mobile, &a.message_template_code, &param).await
+            }
+        }
+    }
+
+    /// The message notices the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_message_notices(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "message").map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The reservation messages the sandbox sent to a phone, oldest first (tests, development).

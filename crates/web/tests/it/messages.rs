@@ -1,11 +1,12 @@
 //! Messages between a buyer and a car's seller, on both databases: a thread begun from the car's
 //! page, replies both ways, unread counts, a number hidden from the other side until both have
 //! written, another user's thread 404, one's own car refused, bad input said beside the box and
-//! kept, the per-account limit, and the warning against off-platform payment.
+//! kept, the per-account limit, the warning against off-platform payment, and the SMS telling
+//! the other side a message waits (once per quiet spell, never its words).
 
 use axum::http::StatusCode;
 
-use crate::support::{TestApp, login, owner_mobile};
+use crate::support::{NOW, TestApp, login, owner_mobile, post_on};
 
 on_both!(10 =>
     a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
@@ -63,6 +64,11 @@ async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a
     assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
     let thread = thread_of(sent.location());
     let path = format!("/space/messages/{thread}");
+    // The seller is told by SMS, without the message's words or the number in it.
+    let title = app.state.store.listing_detail(id).await.unwrap().title;
+    let told = app.state.adapters.sms.sandbox_message_notices(&seller_mobile);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains(&format!("买家就{title}给您发来了新消息")) && !told[0].contains("13812345678"), "{told:?}");
     let mine = app.get(&path, &b).await;
     assert!(mine.body.contains("车还在吗？&#60;b&#62;有事故吗&#60;/b&#62; 我电话13812345678"), "the writer reads it as written, markup as text: {}", mine.body);
     // The seller: one unread thread, the number hidden in the list, on /space and in the thread.
@@ -85,6 +91,8 @@ async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a
     // The seller answers; the buyer has one unread, and now each side reads the other's number.
     let answered = app.post_form(&path, &s, &form("在的，无事故。周六上午可以来看车，店里电话010-62345678")).await;
     assert_eq!(answered.status, StatusCode::SEE_OTHER);
+    let told = app.state.adapters.sms.sandbox_message_notices(BUYER);
+    assert!(told.len() == 1 && told[0].contains("卖家就"), "the buyer is told of the answer: {told:?}");
     let list = app.get("/space/messages", &b).await;
     let line = list.page().one(".msg-list li").html;
     assert!(line.contains("我问卖家") && line.contains(">1<") && line.contains("010-62345678"), "both have written: {line}");
@@ -114,6 +122,11 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(refused.body.contains("发送太频繁，请稍后再试") && refused.body.contains(">再问一次</textarea>"), "{}", refused.body);
     assert_eq!(app.state.store.count_admin("select count(*) from message").await.unwrap(), domain::message::PER_MINUTE);
+    assert_eq!(app.state.adapters.sms.sandbox_message_notices(&seller_mobile).len(), 1, "one SMS for a conversation going on");
+    // After a quiet spell, the next message is told again.
+    let later = app.variant(app.state.config.clone(), NOW + domain::message::QUIET_SECS + 60);
+    assert_eq!(post_on(&later, &path, &b, &form("还在吗？")).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(later.adapters.sms.sandbox_message_notices(&seller_mobile).len(), 1, "told (by the node that served it)");
     // The seller asks for the deposit outside the platform: both sides are warned.
     let seller = login(app, &seller_mobile, "").await;
     let s = [("cookie", seller.as_str())];

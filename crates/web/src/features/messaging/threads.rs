@@ -146,6 +146,25 @@ async fn limited(state: &AppState, user_id: i64) -> Result<Option<&'static str>,
     Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| TOO_MANY))
 }
 
+/// Tells the other side of thread `thread_id` by SMS that a message from `from_buyer`'s side
+/// waits, unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent. A
+/// failure is logged: the message is in the thread either way.
+async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<(), AppError> {
+    let now = state.clock.now();
+    if !state.store.claim_message_notice(thread_id, !from_buyer, now, domain::message::QUIET_SECS).await? {
+        return Ok(());
+    }
+    let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
+    let to = if from_buyer { t.seller_user_id } else { t.buyer_user_id };
+    let Some(mobile) = state.store.user(to).await?.mobile else { return Ok(()) };
+    let title = state.store.listing_detail(t.listing_id).await?.title;
+    let who = if from_buyer { "买家" } else { "卖家" };
+    if let Err(e) = state.adapters.sms.send_message_notice(&mobile, &title, who).await {
+        tracing::warn!(thread = thread_id, error = %e, "message notice not sent");
+    }
+    Ok(())
+}
+
 /// `POST /space/messages/ask/{car}`: the first message to the car's seller (or the next, when
 /// the buyer asked before).
 pub async fn ask(
@@ -163,7 +182,10 @@ pub async fn ask(
         return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
     }
     let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
-        Asked::Thread(t) => return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new())),
+        Asked::Thread(t) => {
+            tell(&state, t, true).await?;
+            return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new()));
+        }
         Asked::Own => "这是您自己发布的车，不能给自己发消息",
         Asked::NotOnSale => "这辆车已不在售，不能再咨询",
     };
@@ -268,6 +290,7 @@ pub async fn reply(
         return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
     }
     state.store.write_message(id, buyer, &body, state.clock.now()).await?;
+    tell(&state, id, buyer).await?;
     Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
 }
 
