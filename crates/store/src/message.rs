@@ -280,6 +280,20 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// For each thread buyers began with seller `seller_user_id` since `since`: the seconds from
+    /// its first message to the seller's first reply, or `None` while unanswered.
+    pub async fn reply_samples(&self, seller_user_id: i64, since: i64) -> Result<Vec<Option<i64>>, DbError> {
+        let rows: Vec<(i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(
+            "select t.created_at, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) \
+             from message_thread t where t.seller_user_id = $1 and t.created_at >= $2",
+        )
+        .bind(seller_user_id)
+        .bind(since)
+        .fetch_all(p)
+        .await?);
+        Ok(rows.into_iter().map(|(began, first)| first.map(|f| f - began)).collect())
+    }
+
     /// How many messages `user_id` has not read, over all their threads.
     pub async fn unread_messages(&self, user_id: i64) -> Result<i64, DbError> {
         let sql = format!("select cast(coalesce(sum({UNREAD}), 0) as bigint) from message_thread t where t.buyer_user_id = $1 or t.seller_user_id = $1");

@@ -11,6 +11,7 @@ use crate::support::{NOW, TestApp, login, owner_mobile, post_on};
 on_both!(10 =>
     a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
     messages_are_limited_per_account_and_off_platform_payment_is_warned_against,
+    a_shop_shows_how_it_answers_from_the_last_thirty_days,
 );
 
 const BUYER: &str = "13712350001";
@@ -135,4 +136,34 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
         let page = app.get(&path, &[("cookie", cookie.as_str())]).await;
         assert!(page.page().one(".notice.err").text.contains("请勿先付定金或车款到个人账户"), "{}", page.body);
     }
+}
+
+/// A fixed history: four threads begun in the last 30 days, answered after 5 minutes, 50
+/// minutes and 28 hours, one unanswered, and an older unanswered one that no longer counts.
+async fn a_shop_shows_how_it_answers_from_the_last_thirty_days(app: &TestApp) {
+    let (id, _) = dealer_car(app).await;
+    let shop = app.state.store.listing_detail(id).await.unwrap().shop_id.unwrap();
+    let oname = app.state.store.shop_oname(shop).await.unwrap();
+    let s = &app.state.store;
+    for (n, (began, answered)) in
+        [(NOW - 40 * 86_400, None), (NOW - 9 * 86_400, Some(300)), (NOW - 5 * 86_400, Some(3_000)), (NOW - 3 * 86_400, None), (NOW - 2 * 86_400, Some(100_800))]
+            .into_iter()
+            .enumerate()
+    {
+        if n == 3 {
+            // Two threads so far in the 30 days: too few to say.
+            let page = app.get(&format!("/shop/{oname}"), &[]).await;
+            assert!(!page.body.contains("回复率"), "two threads in 30 days say little");
+        }
+        let buyer = s.sign_in_by_mobile(&format!("1371236000{n}"), began).await.unwrap().user_id;
+        let store::Asked::Thread(t) = s.ask_about(id, buyer, "车还在吗？", began).await.unwrap() else { panic!("no thread") };
+        if let Some(after) = answered {
+            s.write_message(t, false, "在的", began + after).await.unwrap();
+        }
+    }
+    let page = app.get(&format!("/shop/{oname}"), &[]).await;
+    let line = page.page().one(".shop-replies").text;
+    assert!(line.contains("通常1小时内回复 · 回复率75%") && line.contains("按近30天买家在线咨询统计"), "{line}");
+    let business = app.get(&format!("/shop/{oname}/business"), &[]).await;
+    assert!(business.body.contains("通常1小时内回复 · 回复率75%（近30天在线咨询）"));
 }

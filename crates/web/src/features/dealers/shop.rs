@@ -88,6 +88,8 @@ struct ShopPage {
     photos: Vec<(String, String)>,
     form: ShopLeadForm,
     crumbs: Crumbs,
+    /// How the shop answers buyers' messages (`通常1小时内回复 · 回复率92%`), when measured.
+    replies: Option<String>,
 }
 
 async fn shop_or_404(state: &AppState, oname: &str) -> Result<Shop, AppError> {
@@ -110,6 +112,14 @@ async fn render_shop(
         Vec::new()
     };
     let head = ShopHead::new(state, s);
+    // How the shop answers buyers' messages, on its own pages (the rule is said beside it).
+    let replies = match s.owner_user_id {
+        Some(owner) if tab != "douyin" => {
+            let since = now - domain::message::REPLY_DAYS * 86_400;
+            domain::message::Replies::of(&state.store.reply_samples(owner, since).await?).map(|r| r.text())
+        }
+        _ => None,
+    };
     let photos = if tab == "business" {
         let base = &state.config.upload.base;
         state
@@ -177,6 +187,7 @@ async fn render_shop(
         photos,
         form,
         crumbs,
+        replies,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
