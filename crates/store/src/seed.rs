@@ -743,6 +743,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         .await?;
     if n_shops >= 2 {
         demo_reservations(store, n_shops as i64, now).await?;
+        demo_messages(store, n_shops as i64, now).await?;
     }
     let bands: Vec<String> = domain::valuation::Rating::ALL.iter().filter(|r| r.is_band()).map(|r| format!("'{}'", r.as_str())).collect();
     let rated = store.count_admin(&format!("select count(*) from listing where status = 'online' and price_rating in ({})", bands.join(", "))).await?;
@@ -813,6 +814,43 @@ async fn demo_reservations(store: &Store, n_shops: i64, now: i64) -> Result<(), 
         }
         if held == 3 {
             break;
+        }
+    }
+    Ok(())
+}
+
+/// Buyers' questions and the dealers' answers in the demo's threads.
+const DEMO_TALK: [(&str, &str); 6] = [
+    ("车还在吗？周六上午想过去看看。", "在的，周六上午9点到12点都可以，到店前发消息给我，我把车提前开出来。"),
+    ("这台车有没有出过事故？保养记录能看吗？", "无事故，4S店保养记录齐全，看车时可以查，也可以在车源页看平台的车况记录。"),
+    ("价格还能再谈吗？全款的话最低多少？", "全款可以让一点，到店看完车当面谈，诚心要肯定给您优惠。"),
+    ("外地牌照能过户到杭州吗？你们能帮忙办吗？", "能否外迁要看杭州对排放的要求，车源页“能否在您的城市上牌”可以查；我们店包办过户和提档，手续费按实际收取。"),
+    ("可以做分期吗？首付最低多少？", "可以做，首付最低三成，月供和年化利率在车源页“分期购”里能算，到店签合同前会把费用写清楚。"),
+    ("里程是真实的吗？轮胎换过没有？", "里程真实，可以到4S店查记录；去年换过两条前轮，发票在车里。"),
+];
+
+/// The demo's conversations: four threads with each of the first twelve shops (older ones
+/// first), most answered after minutes to a couple of hours, one in four still unanswered, so
+/// the shops' pages show their reply figures and 我的消息 has something to read.
+async fn demo_messages(store: &Store, n_shops: i64, now: i64) -> Result<(), DbError> {
+    let delays = [Some(4 * 60), Some(25 * 60), Some(2 * 3_600), None, Some(12 * 60), Some(50 * 60)];
+    // A demo too small to have forty private sellers besides the shops' owners has none.
+    if store.count_admin("select count(*) from app_user").await? < n_shops + 50 {
+        return Ok(());
+    }
+    let mut n = 0usize;
+    for shop in 1..=n_shops.min(12) {
+        for card in store.shop_latest(shop, 4).await? {
+            // Private sellers of the demo as the buyers (users after the shops' owners).
+            let buyer = n_shops + 10 + (n % 40) as i64;
+            let began = now - (n as i64 % 20 + 1) * 86_400 - (n as i64 % 7) * 3_600;
+            let (question, answer) = DEMO_TALK[n % DEMO_TALK.len()];
+            if let crate::Asked::Thread(t) = store.ask_about(card.listing_id, buyer, question, began).await?
+                && let Some(after) = delays[(n + shop as usize) % delays.len()]
+            {
+                store.write_message(t, false, answer, began + after).await?;
+            }
+            n += 1;
         }
     }
     Ok(())
