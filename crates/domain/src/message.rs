@@ -111,6 +111,52 @@ pub fn looks_like_scam(text: &str) -> bool {
     SCAM_PHRASES.iter().any(|p| plain.contains(p))
 }
 
+/// Why a reader reports a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportReason {
+    /// 骚扰、辱骂.
+    Abuse,
+    /// 诈骗、要求站外付款.
+    Scam,
+    /// 广告、推销.
+    Advert,
+    /// 泄露他人个人信息.
+    Personal,
+}
+
+impl ReportReason {
+    /// Every reason, in the order offered.
+    pub const ALL: [ReportReason; 4] = [ReportReason::Scam, ReportReason::Abuse, ReportReason::Advert, ReportReason::Personal];
+
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportReason::Abuse => "abuse",
+            ReportReason::Scam => "scam",
+            ReportReason::Advert => "advert",
+            ReportReason::Personal => "personal",
+        }
+    }
+
+    /// The reason `text` spells.
+    pub fn parse(text: &str) -> Option<ReportReason> {
+        ReportReason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    /// How it reads.
+    pub fn label(self) -> &'static str {
+        match self {
+            ReportReason::Abuse => "骚扰、辱骂",
+            ReportReason::Scam => "诈骗、要求站外付款",
+            ReportReason::Advert => "广告、推销",
+            ReportReason::Personal => "泄露他人个人信息",
+        }
+    }
+}
+
+/// What a writer whom staff barred from messages is told.
+pub const BLOCKED: &str = "您的账号因违反消息规则已被限制发送消息，如有疑问请联系客服";
+
 /// The days over which a seller's replies are measured.
 pub const REPLY_DAYS: i64 = 30;
 /// Threads a seller needs in those days before their figures are shown (fewer say little).
@@ -204,6 +250,14 @@ mod tests {
         assert_eq!(Replies::of(&[Some(60), Some(300), Some(500)]).unwrap().text(), "通常10分钟内回复 · 回复率100%");
         assert_eq!(Replies::of(&[Some(90_000); 3]).unwrap().text(), "通常1天以上回复 · 回复率100%");
         assert_eq!(Replies::of(&[None, None, None]).unwrap().text(), "近30天未回复买家消息");
+    }
+
+    #[test]
+    fn report_reasons_round_trip() {
+        for r in ReportReason::ALL {
+            assert_eq!(ReportReason::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(ReportReason::parse("spam"), None);
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub use insurance::{HANDOVER_ATTEMPTS, Handover, InsuranceQuote};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
-pub use message::{Asked, Message, Thread, ThreadLine};
+pub use message::{Asked, Message, OpenReport, Reported, Thread, ThreadLine};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, PurchaseAudit};
@@ -329,6 +329,7 @@ stored_by_parse!(
     domain::disclosure::Document,
     domain::reservation::State,
     domain::payout::State,
+    domain::message::ReportReason,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

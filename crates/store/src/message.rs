@@ -101,6 +101,39 @@ from_row!(LineRow {
     unread
 });
 
+/// A reported message waiting for staff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenReport {
+    /// Id.
+    pub report_id: i64,
+    /// Why.
+    pub reason: domain::message::ReportReason,
+    /// When.
+    pub created_at: i64,
+    /// The message as written.
+    pub body: String,
+    /// Its thread.
+    pub thread_id: i64,
+    /// Its writer.
+    pub writer: i64,
+    /// The writer's nickname.
+    pub writer_name: String,
+    /// The car the thread is about.
+    pub title: String,
+}
+from_row!(OpenReport { report_id, reason as stored, created_at, body, thread_id, writer, writer_name, title });
+
+/// What a report did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reported {
+    /// Kept for staff.
+    Kept,
+    /// This reader reported the message before.
+    Already,
+    /// No message of the other side of this reader's thread.
+    NotFound,
+}
+
 /// What asking about a car did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asked {
@@ -292,6 +325,92 @@ impl Store {
         .fetch_all(p)
         .await?);
         Ok(rows.into_iter().map(|(began, first)| first.map(|f| f - began)).collect())
+    }
+
+    /// `user_id` (a side of thread `thread_id`) reports message `message_id` of the other side.
+    pub async fn report_message(
+        &self,
+        thread_id: i64,
+        message_id: i64,
+        user_id: i64,
+        reason: domain::message::ReportReason,
+        now: i64,
+    ) -> Result<Reported, DbError> {
+        let mine: Option<i64> = on_pool!(self, p => sqlx::query_scalar(
+            "select m.message_id from message m join message_thread t on t.thread_id = m.thread_id \
+             where m.message_id = $1 and t.thread_id = $2 and ((t.buyer_user_id = $3 and not m.from_buyer) or (t.seller_user_id = $3 and m.from_buyer))",
+        )
+        .bind(message_id)
+        .bind(thread_id)
+        .bind(user_id)
+        .fetch_optional(p)
+        .await?);
+        if mine.is_none() {
+            return Ok(Reported::NotFound);
+        }
+        let n = on_writer!(self, p => sqlx::query(
+            "insert into message_report (message_id, by_user, reason, created_at, outcome) values ($1, $2, $3, $4, '') on conflict (message_id, by_user) do nothing",
+        )
+        .bind(message_id)
+        .bind(user_id)
+        .bind(reason.as_str())
+        .bind(now)
+        .execute(p)
+        .await?
+        .rows_affected());
+        Ok(if n == 1 { Reported::Kept } else { Reported::Already })
+    }
+
+    /// Reports staff have not handled, oldest first.
+    pub async fn open_reports(&self, limit: i64) -> Result<Vec<OpenReport>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_as(
+            "select r.report_id, r.reason, r.created_at, m.body, t.thread_id, \
+             case when m.from_buyer then t.buyer_user_id else t.seller_user_id end as writer, u.nickname as writer_name, l.title \
+             from message_report r join message m on m.message_id = r.message_id join message_thread t on t.thread_id = m.thread_id \
+             join app_user u on u.user_id = case when m.from_buyer then t.buyer_user_id else t.seller_user_id end \
+             join listing l on l.listing_id = t.listing_id where r.handled_at is null order by r.report_id limit $1",
+        )
+        .bind(limit)
+        .fetch_all(p)
+        .await?))
+    }
+
+    /// Staff handle report `report_id`: its writer barred from messages (`block`, with `why`),
+    /// or nothing to do. False when it was handled already.
+    pub async fn handle_report(&self, report_id: i64, staff: i64, block: bool, why: &str, now: i64) -> Result<bool, DbError> {
+        on_writer!(self, p => {
+            let mut tx = p.begin().await?;
+            let n = sqlx::query("update message_report set handled_by = $2, handled_at = $3, outcome = $4 where report_id = $1 and handled_at is null")
+                .bind(report_id)
+                .bind(staff)
+                .bind(now)
+                .bind(if block { "blocked" } else { "dismissed" })
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if n == 1 && block {
+                sqlx::query(
+                    "insert into message_block (user_id, by_staff, why, created_at) \
+                     select case when m.from_buyer then t.buyer_user_id else t.seller_user_id end, $2, $3, $4 \
+                     from message_report r join message m on m.message_id = r.message_id join message_thread t on t.thread_id = m.thread_id \
+                     where r.report_id = $1 on conflict (user_id) do nothing",
+                )
+                .bind(report_id)
+                .bind(staff)
+                .bind(why)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(n == 1)
+        })
+    }
+
+    /// Whether staff barred `user_id` from writing messages.
+    pub async fn message_blocked(&self, user_id: i64) -> Result<bool, DbError> {
+        let n: i64 = on_pool!(self, p => sqlx::query_scalar("select count(*) from message_block where user_id = $1").bind(user_id).fetch_one(p).await?);
+        Ok(n > 0)
     }
 
     /// How many messages `user_id` has not read, over all their threads.

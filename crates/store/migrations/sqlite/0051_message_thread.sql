@@ -25,3 +25,23 @@ create table message (
     created_at bigint not null
 );
 create index message_of_thread on message (thread_id, message_id);
+-- A message a reader reported (once per message and reader), and staff's handling of it.
+create table message_report (
+    report_id integer primary key,
+    message_id bigint not null references message (message_id),
+    by_user bigint not null references app_user (user_id),
+    reason text not null,
+    created_at bigint not null,
+    handled_by bigint references app_user (user_id),
+    handled_at bigint,
+    outcome text not null,
+    unique (message_id, by_user)
+);
+create index message_report_open on message_report (handled_at, report_id);
+-- Users staff barred from writing messages, with who and why.
+create table message_block (
+    user_id bigint primary key references app_user (user_id),
+    by_staff bigint not null references app_user (user_id),
+    why text not null,
+    created_at bigint not null
+);

@@ -12,6 +12,7 @@ on_both!(10 =>
     a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
     messages_are_limited_per_account_and_off_platform_payment_is_warned_against,
     a_shop_shows_how_it_answers_from_the_last_thirty_days,
+    a_reported_writer_is_barred_from_messages_by_staff_with_a_reason,
 );
 
 const BUYER: &str = "13712350001";
@@ -172,4 +173,50 @@ async fn a_shop_shows_how_it_answers_from_the_last_thirty_days(app: &TestApp) {
     assert!(line.contains("通常1小时内回复 · 回复率75%") && line.contains("按近30天买家在线咨询统计"), "{line}");
     let business = app.get(&format!("/shop/{oname}/business"), &[]).await;
     assert!(business.body.contains("通常1小时内回复 · 回复率75%（近30天在线咨询）"));
+}
+
+/// A buyer reports the seller's message asking for money off the platform (once; a reason is
+/// needed; one's own message cannot be reported); staff read it as written and bar the seller
+/// with a reason (none: said beside the field); the seller can then write no more, the buyer can.
+async fn a_reported_writer_is_barred_from_messages_by_staff_with_a_reason(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("车还在吗？")).await;
+    let thread = thread_of(sent.location());
+    let path = format!("/space/messages/{thread}");
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    let scam = "加我微信wangjg2024，定金先转我个人账户";
+    assert_eq!(app.post_form(&path, &s, &form(scam)).await.status, StatusCode::SEE_OTHER);
+    let message: i64 = app.state.store.messages(thread).await.unwrap().last().unwrap().message_id;
+    let report = format!("{path}/report");
+    let bad = app.post_form(&report, &b, &format!("message_id={message}&reason=spam")).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.body.contains("请选择举报原因"));
+    let first = app.post_form(&report, &b, &format!("message_id={message}&reason=scam")).await;
+    assert_eq!((first.status, first.location()), (StatusCode::SEE_OTHER, format!("{path}?reported=kept").as_str()));
+    assert!(app.get(first.location(), &b).await.body.contains("已收到举报，平台会尽快核实处理"));
+    let again = app.post_form(&report, &b, &format!("message_id={message}&reason=scam")).await;
+    assert!(app.get(again.location(), &b).await.body.contains("您已举报过这条消息"));
+    assert_eq!(app.post_form(&report, &s, &format!("message_id={message}&reason=abuse")).await.status, StatusCode::NOT_FOUND, "not one's own message");
+    // Staff read it as written.
+    let staff = login(app, store::seed::STAFF_MOBILE, "").await;
+    let st = [("cookie", staff.as_str())];
+    let desk = app.get("/staff/messages", &st).await;
+    let case = desk.page().one(".desk-messages li").html;
+    assert!(case.contains("诈骗、要求站外付款") && case.contains(scam), "{case}");
+    let report_id: i64 = case.split("id=\"report-").nth(1).and_then(|r| r.split('"').next()).and_then(|n| n.parse().ok()).expect("the report's id");
+    let unexplained = app.post_form("/staff/messages", &st, &format!("id={report_id}&decision=block&why=")).await;
+    assert_eq!(unexplained.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(unexplained.page().one(&format!("#report-{report_id}")).html.contains("限制发送消息须写明理由"));
+    let why = form_urlencoded::byte_serialize("要求买家向个人账户转定金".as_bytes()).collect::<String>();
+    assert_eq!(app.post_form("/staff/messages", &st, &format!("id={report_id}&decision=block&why={why}")).await.status, StatusCode::SEE_OTHER);
+    assert!(!app.get("/staff/messages", &st).await.body.contains(&format!("report-{report_id}")), "handled, it leaves the desk");
+    assert_eq!(app.post_form("/staff/messages", &st, &format!("id={report_id}&decision=dismiss")).await.status, StatusCode::UNPROCESSABLE_ENTITY, "once");
+    // The seller can write no more; the buyer can.
+    let barred = app.post_form(&path, &s, &form("还在吗")).await;
+    assert_eq!(barred.status, StatusCode::FORBIDDEN);
+    assert!(barred.body.contains(domain::message::BLOCKED) && barred.body.contains(">还在吗</textarea>"));
+    assert_eq!(app.post_form(&path, &b, &form("好的，谢谢")).await.status, StatusCode::SEE_OTHER);
 }

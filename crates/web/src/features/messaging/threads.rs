@@ -14,7 +14,7 @@ use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
-use crate::http::extract::{Form, PathId};
+use crate::http::extract::{Form, PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
@@ -178,6 +178,9 @@ pub async fn ask(
         Ok(b) => b,
         Err(e) => return ask_page(&state, &visitor, id, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
+    if state.store.message_blocked(user.user_id).await? {
+        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(domain::message::BLOCKED) }, StatusCode::FORBIDDEN).await;
+    }
     if let Some(e) = limited(&state, user.user_id).await? {
         return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
     }
@@ -194,6 +197,7 @@ pub async fn ask(
 
 /// One message as the reader sees it.
 pub struct Shown {
+    id: i64,
     mine: bool,
     who: &'static str,
     body: String,
@@ -218,9 +222,25 @@ struct ThreadPage {
     /// A message asks for money outside the platform.
     scam: bool,
     typed: Typed,
+    /// The reasons a message can be reported for: value, label.
+    reasons: Vec<(&'static str, &'static str)>,
+    /// After a report.
+    notice: Option<&'static str>,
 }
 
 async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
+    thread_page_noting(state, visitor, t, buyer, typed, None, code).await
+}
+
+async fn thread_page_noting(
+    state: &AppState,
+    visitor: &Visitor,
+    t: Thread,
+    buyer: bool,
+    typed: Typed,
+    notice: Option<&'static str>,
+    code: StatusCode,
+) -> Result<Response, AppError> {
     let (d, messages) = tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.messages(t.thread_id))?;
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     let scam = messages.iter().any(|m| domain::message::looks_like_scam(&m.body));
@@ -238,6 +258,7 @@ async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool
         .map(|m| {
             let mine = m.from_buyer == buyer;
             Shown {
+                id: m.message_id,
                 mine,
                 who: if m.from_buyer { "买家" } else { "卖家" },
                 body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
@@ -259,16 +280,36 @@ async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool
         hiding: !both,
         scam,
         typed,
+        reasons: domain::message::ReportReason::ALL.into_iter().map(|r| (r.as_str(), r.label())).collect(),
+        notice,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
 }
 
+/// `?reported=kept|already` after a report.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ReportedQuery {
+    #[serde(default)]
+    reported: String,
+}
+
 /// `GET /space/messages/{thread}`: the thread, read; another user's is 404.
-pub async fn one(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+pub async fn one(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Query(q): Query<ReportedQuery>,
+) -> Result<Response, AppError> {
     let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
-    thread_page(&state, &visitor, t, buyer, Typed::default(), StatusCode::OK).await
+    let notice = match q.reported.as_str() {
+        "kept" => Some("已收到举报，平台会尽快核实处理"),
+        "already" => Some("您已举报过这条消息，平台会尽快核实处理"),
+        _ => None,
+    };
+    thread_page_noting(&state, &visitor, t, buyer, Typed::default(), notice, StatusCode::OK).await
 }
 
 /// `POST /space/messages/{thread}`: a reply.
@@ -286,12 +327,45 @@ pub async fn reply(
             return thread_page(&state, &visitor, t, buyer, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
+    if state.store.message_blocked(user.user_id).await? {
+        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(domain::message::BLOCKED) }, StatusCode::FORBIDDEN).await;
+    }
     if let Some(e) = limited(&state, user.user_id).await? {
         return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
     }
     state.store.write_message(id, buyer, &body, state.clock.now()).await?;
     tell(&state, id, buyer).await?;
     Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
+}
+
+/// A report as posted.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ReportForm {
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    message_id: Option<i64>,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /space/messages/{thread}/report`: a side reports a message of the other side, once,
+/// for staff to look at.
+pub async fn report(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(f): Form<ReportForm>,
+) -> Result<Response, AppError> {
+    let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let (Some(message), Some(reason)) = (f.message_id, domain::message::ReportReason::parse(&f.reason)) else {
+        return thread_page_noting(&state, &visitor, t, buyer, Typed::default(), Some("请选择举报原因"), StatusCode::UNPROCESSABLE_ENTITY).await;
+    };
+    let done = match state.store.report_message(id, message, user.user_id, reason, state.clock.now()).await? {
+        store::Reported::Kept => "kept",
+        store::Reported::Already => "already",
+        store::Reported::NotFound => return Err(AppError::NotFound),
+    };
+    Ok(see_other(&format!("/space/messages/{id}?reported={done}"), Vec::new()))
 }
 
 /// This feature's routes.
@@ -301,4 +375,5 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::User, "/space/messages/ask/{id}", ask);
     r.get(Access::User, "/space/messages/{id}", one);
     r.post(Access::User, "/space/messages/{id}", reply);
+    r.post(Access::User, "/space/messages/{id}/report", report);
 }

@@ -1,8 +1,9 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
 //! orders desk with its refunds, the reservations dispute desk and the document desk. Every page
-//! is private to staff.
+//! is private to staff. Reported messages have their desk too.
 
 mod documents;
+mod messages;
 mod orders;
 mod reservations;
 mod review;
@@ -18,6 +19,7 @@ pub fn routes(r: &mut Routes) {
     orders::routes(r);
     reservations::routes(r);
     documents::routes(r);
+    messages::routes(r);
 }
 
 /// A staff page's head: private (never cached, never indexed).
