@@ -69,8 +69,7 @@ fn account_error(account: &str) -> Option<&'static str> {
     if account.is_empty() {
         return Some("请填写收款的支付宝账号（手机号或邮箱）");
     }
-    let mobile = account.len() == 11 && account.starts_with('1') && account.bytes().all(|b| b.is_ascii_digit()) && account.as_bytes()[1] >= b'3';
-    if mobile || is_email(account) { None } else { Some("支付宝账号应为11位手机号或邮箱地址") }
+    if crate::validate::Mobile::parse(account).is_ok() || is_email(account) { None } else { Some("支付宝账号应为11位手机号或邮箱地址") }
 }
 
 fn is_email(text: &str) -> bool {

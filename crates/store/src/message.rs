@@ -145,6 +145,9 @@ pub enum Asked {
     NotOnSale,
 }
 
+/// A buyer's thread about a car (`$1` the car, `$2` the buyer).
+const BUYER_THREAD: &str = "select thread_id from message_thread where listing_id = $1 and buyer_user_id = $2";
+
 /// Messages of the other side after the reader's last read one, as an SQL expression over
 /// thread `t` for reader `$1`.
 const UNREAD: &str = "(select count(*) from message m where m.thread_id = t.thread_id \
@@ -186,11 +189,7 @@ impl Store {
             if seller == buyer {
                 return Ok(Asked::Own);
             }
-            let existing: Option<i64> = sqlx::query_scalar("select thread_id from message_thread where listing_id = $1 and buyer_user_id = $2")
-                .bind(listing_id)
-                .bind(buyer)
-                .fetch_optional(&mut *tx)
-                .await?;
+            let existing: Option<i64> = sqlx::query_scalar(BUYER_THREAD).bind(listing_id).bind(buyer).fetch_optional(&mut *tx).await?;
             let thread = match existing {
                 Some(t) => t,
                 None if status != "online" => return Ok(Asked::NotOnSale),
@@ -211,6 +210,11 @@ impl Store {
             tx.commit().await?;
             Ok(Asked::Thread(thread))
         })
+    }
+
+    /// The thread buyer `buyer` began about car `listing_id`, if any.
+    pub async fn buyer_thread(&self, listing_id: i64, buyer: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_scalar(BUYER_THREAD).bind(listing_id).bind(buyer).fetch_optional(p).await?))
     }
 
     /// Thread `thread_id` if `user_id` is its buyer or its seller: the thread and whether they

@@ -195,9 +195,7 @@ impl Alipay {
             code => Err(refused(&reply, code, reply["sub_code"].as_str())),
         }
     }
-}
 
-impl Alipay {
     /// `alipay.fund.trans.uni.transfer` (单笔转账, `TRANS_ACCOUNT_NO_PWD`, `DIRECT_TRANSFER`) of
     /// `amount_fen` to the Alipay login id `payee` with its real name, which Alipay checks.
     /// `biz_no` makes a retry the same transfer: Alipay answers a repeated request with the

@@ -82,6 +82,11 @@ pub struct Visitor {
 }
 
 impl Visitor {
+    /// Whether the visitor is signed in as a dealer (their pages sit in the dealer centre).
+    pub fn is_dealer(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer)
+    }
+
     /// Counts one `what` (a row that reading a public page may store: an ad click, a new quote
     /// request, a car for a live queue) against this visitor's address, and says whether it is
     /// within `per_hour`: an anonymous loop of requests cannot fill a table.

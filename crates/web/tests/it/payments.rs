@@ -221,13 +221,11 @@ async fn the_test_purchase_is_a_cent_and_absent_in_production() {
     assert!(stream.body.contains("页面不存在") || stream.body.contains("找不到"), "the Chinese 404 page: {}", stream.body);
 }
 
-/// The real adapter's query against a mock gateway: the request is signed with our key, the
-/// answer is believed only when signed with Alipay's (here a 2048-bit key the test generates).
-#[tokio::test]
-async fn alipay_queries_are_signed_both_ways() {
-    let server = MockServer::start().await;
-    // 2048 bits, as Alipay's keys are; the 3072-bit default kept a core busy for a second while
-    // other tests ran against deadlines.
+/// The real Alipay adapter pointed at mock gateway `server` (in the certificate mode with
+/// `cert_sn`): the client, our application key, and Alipay's key — generated, 2048 bits as
+/// Alipay's are (the 3072-bit default kept a core busy for a second while other tests ran
+/// against deadlines).
+fn mock_alipay(server: &MockServer, cert_sn: Option<(String, String)>) -> (Alipay, rsa::PrivateKey, rsa::PrivateKey) {
     let platform = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
     let app_key = alipay::private_key(include_str!("../../src/adapters/keys/sandbox_app.pem")).unwrap();
     let client = Alipay {
@@ -236,9 +234,18 @@ async fn alipay_queries_are_signed_both_ways() {
         seller_id: String::new(),
         app_key: app_key.clone(),
         platform_key: platform.to_public_key(),
-        cert_sn: None,
+        cert_sn,
         client: web::adapters::http_client(),
     };
+    (client, app_key, platform)
+}
+
+/// The real adapter's query against a mock gateway: the request is signed with our key, the
+/// answer is believed only when signed with Alipay's (here a 2048-bit key the test generates).
+#[tokio::test]
+async fn alipay_queries_are_signed_both_ways() {
+    let server = MockServer::start().await;
+    let (client, app_key, platform) = mock_alipay(&server, None);
     let signed = |inner: &str, key: &rsa::PrivateKey| format!(r#"{{"alipay_trade_query_response":{inner},"sign":"{}"}}"#, alipay::sign(key, inner).unwrap());
     let paid = r#"{"code":"10000","msg":"Success","out_trade_no":"20261121103015000001","trade_no":"2026112122001401","trade_status":"TRADE_SUCCESS","total_amount":"19.00"}"#;
     Mock::given(method("POST"))
@@ -287,17 +294,8 @@ async fn alipay_queries_are_signed_both_ways() {
 #[tokio::test]
 async fn alipay_transfers_are_signed_and_only_the_sub_code_decides() {
     let server = MockServer::start().await;
-    let platform = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
-    let app_key = alipay::private_key(include_str!("../../src/adapters/keys/sandbox_app.pem")).unwrap();
-    let client = Alipay {
-        gateway: format!("{}/gateway.do", server.uri()),
-        app_id: "2021004100000001".to_owned(),
-        seller_id: String::new(),
-        app_key: app_key.clone(),
-        platform_key: platform.to_public_key(),
-        cert_sn: Some(("50fa7bc5dc305a4fbdbe166689ddc827".to_owned(), "687b59193f3f462dd5336e5abf83c5d8_02941eef3187dddf3d3b83462e1dfcf6".to_owned())),
-        client: web::adapters::http_client(),
-    };
+    let cert_sn = ("50fa7bc5dc305a4fbdbe166689ddc827".to_owned(), "687b59193f3f462dd5336e5abf83c5d8_02941eef3187dddf3d3b83462e1dfcf6".to_owned());
+    let (client, app_key, platform) = mock_alipay(&server, Some(cert_sn));
     let payee = domain::payout::Payee::parse("13912345678", "王建国").unwrap();
     let answer = |inner: &str, key: &rsa::PrivateKey| {
         ResponseTemplate::new(200)

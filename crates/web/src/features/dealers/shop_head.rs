@@ -41,6 +41,15 @@ impl ShopHead {
         }
     }
 
+    /// The header of a dealer visitor's own shop, for the dealer centre's pages; `None` for
+    /// anyone else, or a dealer whose shop is gone.
+    pub async fn of_dealer(state: &AppState, visitor: &crate::http::visitor::Visitor) -> Result<Option<ShopHead>, store::DbError> {
+        match visitor.user.as_ref().filter(|_| visitor.is_dealer()) {
+            Some(u) => ShopHead::of_owner(state, u.user_id).await,
+            None => Ok(None),
+        }
+    }
+
     /// The header of a shop.
     pub fn new(state: &AppState, s: &Shop) -> ShopHead {
         let base = &state.config.upload.base;

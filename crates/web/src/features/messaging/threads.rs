@@ -5,7 +5,6 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use domain::auth::Role;
 use domain::limit::Limit;
 use domain::message::{PER_HOUR, PER_MINUTE};
 use store::{Asked, Thread};
@@ -25,16 +24,14 @@ const TOO_MANY: &str = "发送太频繁，请稍后再试";
 
 /// A page of this feature: a dealer's inside the dealer centre, anyone else's in the site's.
 fn meta(state: &AppState, visitor: &Visitor, title: &str) -> PageMeta {
-    let dealer = visitor.user.as_ref().is_some_and(|u| u.role == Role::Dealer);
-    let mut page = PageMeta::for_visitor(state, visitor, if dealer { Layout::Dealer } else { Layout::Default }, title);
+    let mut page = PageMeta::for_visitor(state, visitor, if visitor.is_dealer() { Layout::Dealer } else { Layout::Default }, title);
     page.private();
     page
 }
 
 /// The dealer centre's head, for a dealer.
-async fn head(state: &AppState, visitor: &Visitor) -> Result<Option<(ShopHead, &'static str)>, AppError> {
-    let Some(user) = visitor.user.as_ref().filter(|u| u.role == Role::Dealer) else { return Ok(None) };
-    Ok(ShopHead::of_owner(state, user.user_id).await?.map(|s| (s, "messages")))
+async fn head(state: &AppState, visitor: &Visitor) -> Result<Option<ShopHead>, AppError> {
+    Ok(ShopHead::of_dealer(state, visitor).await?)
 }
 
 /// One thread in 我的消息.
@@ -54,7 +51,7 @@ pub struct Line {
 #[template(path = "messaging/list.html")]
 struct ListPage {
     page: PageMeta,
-    dealer: Option<(ShopHead, &'static str)>,
+    dealer: Option<ShopHead>,
     lines: Vec<Line>,
 }
 
@@ -125,9 +122,8 @@ async fn ask_page(state: &AppState, visitor: &Visitor, id: i64, typed: Typed, co
 /// `GET /space/messages/ask/{car}`: the box to ask the car's seller; a buyer who asked before
 /// goes to that thread.
 pub async fn ask_form(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
-    if let Some(t) = state.store.threads_of(user.user_id, 500).await?.into_iter().find(|l| l.thread.listing_id == id && l.thread.buyer_user_id == user.user_id)
-    {
-        return Ok(see_other(&format!("/space/messages/{}", t.thread.thread_id), Vec::new()));
+    if let Some(t) = state.store.buyer_thread(id, user.user_id).await? {
+        return Ok(see_other(&format!("/space/messages/{t}"), Vec::new()));
     }
     ask_page(&state, &visitor, id, Typed::default(), StatusCode::OK).await
 }
@@ -139,11 +135,16 @@ pub struct Posted {
     body: String,
 }
 
-/// Counts a message against the writer's limits: `None` when it may be sent.
-async fn limited(state: &AppState, user_id: i64) -> Result<Option<&'static str>, AppError> {
+/// Whether `user_id` may send a message now (a writer staff barred may not; one more counts
+/// against the writer's limits): `None` when it may, else what is said beside the box, with the
+/// answer's status.
+async fn refused_writer(state: &AppState, user_id: i64) -> Result<Option<(&'static str, StatusCode)>, AppError> {
+    if state.store.message_blocked(user_id).await? {
+        return Ok(Some((domain::message::BLOCKED, StatusCode::FORBIDDEN)));
+    }
     let (minute, hour) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"));
     let limits = [(minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }), (hour.as_str(), Limit::per_hour(PER_HOUR))];
-    Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| TOO_MANY))
+    Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
 }
 
 /// Tells the other side of thread `thread_id` by SMS that a message from `from_buyer`'s side
@@ -178,11 +179,8 @@ pub async fn ask(
         Ok(b) => b,
         Err(e) => return ask_page(&state, &visitor, id, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    if state.store.message_blocked(user.user_id).await? {
-        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(domain::message::BLOCKED) }, StatusCode::FORBIDDEN).await;
-    }
-    if let Some(e) = limited(&state, user.user_id).await? {
-        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
+    if let Some((e, code)) = refused_writer(&state, user.user_id).await? {
+        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, code).await;
     }
     let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
         Asked::Thread(t) => {
@@ -208,7 +206,7 @@ pub struct Shown {
 #[template(path = "messaging/thread.html")]
 struct ThreadPage {
     page: PageMeta,
-    dealer: Option<(ShopHead, &'static str)>,
+    dealer: Option<ShopHead>,
     id: i64,
     listing_id: i64,
     title: String,
@@ -327,11 +325,8 @@ pub async fn reply(
             return thread_page(&state, &visitor, t, buyer, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
-    if state.store.message_blocked(user.user_id).await? {
-        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(domain::message::BLOCKED) }, StatusCode::FORBIDDEN).await;
-    }
-    if let Some(e) = limited(&state, user.user_id).await? {
-        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, StatusCode::TOO_MANY_REQUESTS).await;
+    if let Some((e, code)) = refused_writer(&state, user.user_id).await? {
+        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, code).await;
     }
     state.store.write_message(id, buyer, &body, state.clock.now()).await?;
     tell(&state, id, buyer).await?;

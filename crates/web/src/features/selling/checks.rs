@@ -21,13 +21,13 @@ pub(super) async fn evidence_of(
 /// After car `listing_id`'s own facts changed (its VIN, its mileage), its current statement is
 /// checked again against the sources we hold now: the seller's answers stay as they were, and
 /// a check that changed is written as the statement's next version (saved by `user_id`, who
-/// changed the facts). Answers that version when one was written.
-pub(super) async fn recheck(state: &AppState, listing_id: i64, user_id: i64) -> Result<Option<i32>, AppError> {
+/// changed the facts; `mileage_km` the car's mileage now). Answers that version when one was
+/// written.
+pub(super) async fn recheck(state: &AppState, listing_id: i64, user_id: i64, mileage_km: i64) -> Result<Option<i32>, AppError> {
     let Some(d) = state.store.disclosure_of(listing_id).await? else { return Ok(None) };
     let now = state.clock.now();
-    let e = state.store.editable_listing(listing_id, user_id).await?;
     let (record, inspection) = evidence_of(state, listing_id, now).await?;
-    let evidence = Evidence { report: record.as_ref(), inspection: inspection.as_ref(), stated_km: e.mileage_km };
+    let evidence = Evidence { report: record.as_ref(), inspection: inspection.as_ref(), stated_km: mileage_km };
     let checked = domain::disclosure::check_all(d.statements.iter().map(|(s, _)| s.clone()).collect(), &evidence);
     if checked == d.statements {
         return Ok(None);

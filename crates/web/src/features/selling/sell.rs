@@ -194,13 +194,12 @@ fn sell_meta(state: &AppState, visitor: &Visitor, title: &str, path: &str) -> Pa
 }
 
 pub(super) fn is_dealer(visitor: &Visitor) -> bool {
-    visitor.user.as_ref().is_some_and(|u| u.role == domain::auth::Role::Dealer)
+    visitor.is_dealer()
 }
 
 /// A dealer's head in the dealer centre (none for an owner, or a dealer whose shop is gone).
 pub(super) async fn dealer_head(state: &AppState, visitor: &Visitor, tab: &'static str) -> Result<Option<(ShopHead, &'static str)>, AppError> {
-    let Some(user) = visitor.user.as_ref().filter(|_| is_dealer(visitor)) else { return Ok(None) };
-    Ok(ShopHead::of_owner(state, user.user_id).await?.map(|s| (s, tab)))
+    Ok(ShopHead::of_dealer(state, visitor).await?.map(|s| (s, tab)))
 }
 
 #[expect(clippy::too_many_arguments, reason = "one page in two guises: the owner's (quick lead, sign-in) and the dealer centre's")]
@@ -592,7 +591,7 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             let status = state.store.update_listing(id, &input, &rows, to_review, state.clock.now()).await?;
             // A statement is checked against the car's VIN and mileage: changed, it is checked again.
             if (before.vin.as_deref(), before.mileage_km) != (ok.vin.as_deref(), ok.mileage_km)
-                && let Some(version) = super::checks::recheck(&state, id, user.user_id).await?
+                && let Some(version) = super::checks::recheck(&state, id, user.user_id, ok.mileage_km).await?
             {
                 return Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?rechecked={version}"), Vec::new()));
             }

@@ -46,13 +46,7 @@ struct DeskPage {
     notice: Option<&'static str>,
 }
 
-async fn desk(
-    state: &AppState,
-    visitor: &Visitor,
-    notice: Option<&'static str>,
-    refused: Option<(i64, String, &'static str)>,
-    code: StatusCode,
-) -> Result<Response, AppError> {
+async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>, refused: super::Refused, code: StatusCode) -> Result<Response, AppError> {
     let base = &state.config.upload.base;
     let cases = state
         .store
@@ -61,10 +55,7 @@ async fn desk(
         .into_iter()
         .map(|c| {
             let d = c.document;
-            let (typed, error) = match &refused {
-                Some((id, typed, why)) if *id == d.statement_document_id => (typed.clone(), Some(*why)),
-                _ => (String::new(), None),
-            };
+            let (typed, error) = super::typed_for(&refused, d.statement_document_id);
             let photo = domain::image::join(base, &d.photo_path);
             Case {
                 id: d.statement_document_id,

@@ -40,23 +40,14 @@ struct DeskPage {
     notice: Option<&'static str>,
 }
 
-async fn desk(
-    state: &AppState,
-    visitor: &Visitor,
-    notice: Option<&'static str>,
-    refused: Option<(i64, String, &'static str)>,
-    code: StatusCode,
-) -> Result<Response, AppError> {
+async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>, refused: super::Refused, code: StatusCode) -> Result<Response, AppError> {
     let cases = state
         .store
         .open_reports(100)
         .await?
         .into_iter()
         .map(|r| {
-            let (typed, error) = match &refused {
-                Some((id, typed, why)) if *id == r.report_id => (typed.clone(), Some(*why)),
-                _ => (String::new(), None),
-            };
+            let (typed, error) = super::typed_for(&refused, r.report_id);
             Case {
                 id: r.report_id,
                 reason: r.reason.label(),

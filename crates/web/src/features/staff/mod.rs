@@ -36,6 +36,18 @@ struct DoneQuery {
     done: String,
 }
 
+/// A decision a desk sent back: the case's id, the text as typed, and the message beside it.
+type Refused = Option<(i64, String, &'static str)>;
+
+/// What case `id`'s form shows after `refused`: the text as typed and the message beside it,
+/// when the refused decision was about this case; else an empty form.
+fn typed_for(refused: &Refused, id: i64) -> (String, Option<&'static str>) {
+    match refused {
+        Some((case, typed, why)) if *case == id => (typed.clone(), Some(*why)),
+        _ => (String::new(), None),
+    }
+}
+
 /// A desk's page answered with `code` (a refused decision is the page again, 422).
 fn desk_page(tpl: &impl askama::Template, code: axum::http::StatusCode) -> Result<axum::response::Response, crate::http::error::AppError> {
     use axum::response::IntoResponse as _;

@@ -61,13 +61,7 @@ struct DeskPage {
     notice: Option<&'static str>,
 }
 
-async fn desk(
-    state: &AppState,
-    visitor: &Visitor,
-    notice: Option<&'static str>,
-    refused: Option<(i64, String, &'static str)>,
-    code: StatusCode,
-) -> Result<Response, AppError> {
+async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>, refused: super::Refused, code: StatusCode) -> Result<Response, AppError> {
     let now = state.clock.now();
     let cases = state
         .store
@@ -76,10 +70,7 @@ async fn desk(
         .into_iter()
         .map(|l| {
             let r = l.row;
-            let (typed, error) = match &refused {
-                Some((id, typed, why)) if *id == r.reservation_id => (typed.clone(), Some(*why)),
-                _ => (String::new(), None),
-            };
+            let (typed, error) = super::typed_for(&refused, r.reservation_id);
             Case {
                 id: r.reservation_id,
                 listing_id: r.listing_id,
