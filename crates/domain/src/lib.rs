@@ -105,6 +105,7 @@ pub mod purchase;
 pub mod region;
 pub mod report;
 pub mod reservation;
+pub mod review;
 pub mod rng;
 pub mod search;
 pub mod selling;

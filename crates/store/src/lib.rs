@@ -43,6 +43,7 @@ mod programme;
 mod push;
 mod report;
 mod reservation;
+mod review;
 mod rounds;
 mod sandbox;
 mod search;
@@ -86,6 +87,7 @@ pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
 pub use reservation::{ReservationEvent, ReservationLine, ReservationRow, Reserved};
+pub use review::{Dealing, OpenReviewReport, Review, ReviewSummary, Wrote};
 pub use sandbox::{SandboxRefund, SandboxTrade};
 pub use search::{Scope, SearchPage};
 pub use selling::{
@@ -330,6 +332,8 @@ stored_by_parse!(
     domain::reservation::State,
     domain::payout::State,
     domain::message::ReportReason,
+    domain::review::Basis,
+    domain::review::HideReason,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.
@@ -350,6 +354,13 @@ impl Stored for Option<domain::valuation::Rating> {
 impl Stored for Option<domain::insurance::Insurer> {
     fn from_stored(text: &str) -> Option<Self> {
         if text.is_empty() { Some(None) } else { domain::insurance::Insurer::parse(text).map(Some) }
+    }
+}
+
+/// A review staff did not hide stores an empty reason.
+impl Stored for Option<domain::review::HideReason> {
+    fn from_stored(text: &str) -> Option<Self> {
+        if text.is_empty() { Some(None) } else { domain::review::HideReason::parse(text).map(Some) }
     }
 }
 

@@ -9,7 +9,7 @@ use domain::catalog;
 use domain::region;
 use domain::valuation::retained_share;
 
-use crate::{DbError, Store, Val, bind_all, on_writer};
+use crate::{DbError, Store, Val, bind_all, on_pool, on_writer};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy)]
@@ -744,6 +744,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     if n_shops >= 2 {
         demo_reservations(store, n_shops as i64, now).await?;
         demo_messages(store, n_shops as i64, now).await?;
+        demo_reviews(store, now).await?;
     }
     let bands: Vec<String> = domain::valuation::Rating::ALL.iter().filter(|r| r.is_band()).map(|r| format!("'{}'", r.as_str())).collect();
     let rated = store.count_admin(&format!("select count(*) from listing where status = 'online' and price_rating in ({})", bands.join(", "))).await?;
@@ -851,6 +852,47 @@ async fn demo_messages(store: &Store, n_shops: i64, now: i64) -> Result<(), DbEr
                 store.write_message(t, false, answer, began + after).await?;
             }
             n += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Reviews the demo's buyers wrote: stars per aspect (after-sale 0: not rated), the text, and
+/// the shop's answer.
+const DEMO_REVIEWS: [([u8; 4], &str, &str); 8] = [
+    ([5, 5, 5, 0], "车和图片、车况声明写的一样，漆面几处小划痕也提前说了。销售不催单，看车很从容。", "感谢认可！车况如实写清楚是我们的底线，欢迎再来。"),
+    ([4, 4, 5, 0], "回复很快，周六约的看车准时把车开出来了。价格谈下来一点，整体满意。", ""),
+    ([5, 4, 4, 5], "全款提的车，过户当天办完，提档也是店里跑的，手续费单据都给了。", "谢谢您的信任，后续保养有问题随时联系我们。"),
+    ([3, 3, 4, 0], "车况基本和描述一致，但报价里没说清楚要另收500元整备费，到店才知道。", "抱歉没有提前写明，整备费已在车源页补充说明，以后报价会列全。"),
+    ([4, 5, 4, 0], "问了好几个问题都耐心回答了，保养记录当场给看。最后没买，因为预算不够。", ""),
+    ([2, 3, 2, 0], "约好的时间到店车不在，说是被同事开去洗了，等了四十分钟。", "非常抱歉让您久等，已经调整了看车预约的流程，约好的车不再外出。"),
+    ([5, 5, 4, 4], "按车况声明验车没有问题，定金走平台托管，心里踏实。", ""),
+    ([4, 4, 4, 0], "车不错，就是店有点难找，建议在地图上标清楚入口。", "谢谢建议，店铺页地址已加上入口说明。"),
+];
+
+/// The demo's reviews: two in three of the buyers a shop answered in [`demo_messages`] reviewed
+/// the shop a day or two after its answer, and half the reviews with an answer got it.
+async fn demo_reviews(store: &Store, now: i64) -> Result<(), DbError> {
+    let rows: Vec<(i64, i64, i64)> = on_pool!(store, p => sqlx::query_as(
+        "select t.thread_id, t.buyer_user_id, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) as answered \
+         from message_thread t join listing l on l.listing_id = t.listing_id where l.shop_id is not null \
+         and exists (select 1 from message m where m.thread_id = t.thread_id and not m.from_buyer) order by t.thread_id",
+    )
+    .fetch_all(p)
+    .await?);
+    let today = domain::time::date(now);
+    for (n, (thread, buyer, answered)) in rows.into_iter().enumerate() {
+        if n % 3 == 2 {
+            continue;
+        }
+        let at = (answered + (n as i64 % 2 + 1) * 86_400).min(now - 3_600);
+        let (stars, text, answer) = DEMO_REVIEWS[n % DEMO_REVIEWS.len()];
+        if let crate::Wrote::Kept(id, _) =
+            store.write_review(buyer, (domain::review::Basis::Thread, thread), &today, domain::review::Stars(stars), text, at).await?
+            && !answer.is_empty()
+        {
+            let shop = store.review(id).await?.shop_id;
+            store.answer_review(shop, id, answer, (at + 5 * 3_600).min(now)).await?;
         }
     }
     Ok(())

@@ -45,6 +45,10 @@ pub struct Shop {
     /// When the owner's dealer plan ends (the latest end of their dealer memberships; a renewal
     /// follows on from the running one, so a later end means a plan running now).
     pub vip_until: Option<i64>,
+    /// Visible reviews (`domain::review`).
+    pub review_count: i64,
+    /// Their scores' sum, in tenths of a star.
+    pub review_points: i64,
 }
 
 impl Shop {
@@ -72,13 +76,17 @@ from_row!(Shop {
     verified,
     on_sale,
     vip_until,
+    review_count,
+    review_points,
 });
 
 const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.province_code, s.city_code, s.address, s.phone, s.logo, s.banner, \
      s.licence_no, s.hours, s.intro, cast(s.lat as double precision) as lat, cast(s.lng as double precision) as lng, s.verified, \
      (select count(*) from listing l where l.shop_id = s.shop_id and l.status = 'online') as on_sale, \
      (select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
-      where m.user_id = s.owner_user_id and v.audience = 'dealer') as vip_until";
+      where m.user_id = s.owner_user_id and v.audience = 'dealer') as vip_until, \
+     (select count(*) from shop_review r where r.shop_id = s.shop_id and r.hidden_reason = '') as review_count, \
+     (select cast(coalesce(sum(r.score), 0) as bigint) from shop_review r where r.shop_id = s.shop_id and r.hidden_reason = '') as review_points";
 
 /// What a dealer may change about their shop.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

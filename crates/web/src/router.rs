@@ -26,6 +26,7 @@ pub fn all() -> Routes {
         features::selling::routes,
         features::reserving::routes,
         features::messaging::routes,
+        features::reviews::routes,
         features::dealers::routes,
         features::service_hall::routes,
         features::campaigns::routes,

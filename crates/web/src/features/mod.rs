@@ -10,6 +10,7 @@ pub mod live;
 pub mod messaging;
 pub mod money;
 pub mod reserving;
+pub mod reviews;
 pub mod selling;
 pub mod service_hall;
 pub mod site;

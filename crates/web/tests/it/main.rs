@@ -27,6 +27,7 @@ mod payments;
 mod provider_faults;
 mod reports;
 mod reservations;
+mod reviews;
 mod routes;
 mod selling;
 mod service;

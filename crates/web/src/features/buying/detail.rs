@@ -66,6 +66,8 @@ struct DetailPage {
     cuts: Vec<(String, String, String)>,
     seller: String,
     seller_sub: String,
+    /// The shop's rating and its reviews' page (`★4.6 · 12条评价`), when it has reviews.
+    seller_rating: Option<(String, String)>,
     similar: Vec<CardView>,
     online: bool,
     form: LeadForm,
@@ -220,6 +222,10 @@ async fn render_with(
         ),
         _ => (domain::selling::seller_title(d.seller_nickname.as_deref()), "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned()),
     };
+    let seller_rating = match (&d.shop_oname, d.shop_review_count) {
+        (Some(oname), n) if n > 0 => Some((format!("/shop/{oname}/reviews"), format!("★{} · {n}条评价", domain::review::rating_text(d.shop_review_points, n)))),
+        _ => None,
+    };
     let cuts = history.iter().map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan))).collect();
     let plain_url = absolute(state, &canonical);
     // Without JavaScript the visitor copies this link; the island adds the same parameter.
@@ -286,6 +292,7 @@ async fn render_with(
         cuts,
         seller,
         seller_sub,
+        seller_rating,
         similar: similar.iter().map(|c| CardView::new(state, c, now)).collect(),
         online,
         form,

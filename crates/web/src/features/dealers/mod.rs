@@ -1,10 +1,11 @@
-//! What a dealer runs: the shop pages buyers see, the dealer's leads desk and call recordings, lead
-//! packages and the trade between dealers.
+//! What a dealer runs: the shop pages buyers see (with the shop's reviews), the dealer's leads
+//! desk, call recordings and answers to reviews, lead packages and the trade between dealers.
 
 mod calls;
 mod dealer;
 mod packages;
 pub mod recordings;
+mod reviews;
 mod shop;
 pub mod shop_head;
 mod wholesale;
@@ -18,4 +19,5 @@ pub fn routes(r: &mut Routes) {
     packages::routes(r);
     calls::routes(r);
     wholesale::routes(r);
+    reviews::routes(r);
 }

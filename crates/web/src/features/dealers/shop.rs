@@ -23,6 +23,7 @@ use validator::Validate;
 
 use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
+use crate::features::reviews::ShopReviews;
 use crate::http::error::AppError;
 use crate::http::validation;
 use crate::http::visitor::Visitor;
@@ -90,6 +91,8 @@ struct ShopPage {
     crumbs: Crumbs,
     /// How the shop answers buyers' messages (`通常1小时内回复 · 回复率92%`), when measured.
     replies: Option<String>,
+    /// The 评价 tab's rating, aspects and reviews.
+    reviews: Option<ShopReviews>,
 }
 
 async fn shop_or_404(state: &AppState, oname: &str) -> Result<Shop, AppError> {
@@ -103,6 +106,19 @@ async fn render_shop(
     tab: &'static str,
     layout: Layout,
     form: ShopLeadForm,
+    status: StatusCode,
+) -> Result<Response, AppError> {
+    render_shop_with(state, visitor, s, (tab, layout), form, None, status).await
+}
+
+/// [`render_shop`] with the 评价 tab's reviews.
+async fn render_shop_with(
+    state: &AppState,
+    visitor: &Visitor,
+    s: &Shop,
+    (tab, layout): (&'static str, Layout),
+    form: ShopLeadForm,
+    reviews: Option<ShopReviews>,
     status: StatusCode,
 ) -> Result<Response, AppError> {
     let now = state.clock.now();
@@ -143,6 +159,7 @@ async fn render_shop(
     let title = match tab {
         "business" => format!("{} · 商家信息", s.name),
         "sellCar" => format!("{} · 卖车给商家", s.name),
+        "reviews" => format!("{} · 买家评价", s.name),
         _ => format!("{} · {}在售{}辆", s.name, head.city, s.on_sale),
     };
     let mut page = shop_meta(state, visitor, layout, title, &path).describe(format!(
@@ -157,7 +174,7 @@ async fn render_shop(
         page.canonical = crate::render::meta::absolute(state, &format!("/shop/{}", s.oname));
     }
     let city = domain::region::city(s.city_code as u32);
-    page.json_ld.push(json_ld(&serde_json::json!({
+    let mut dealer = serde_json::json!({
         "@context": "https://schema.org",
         "@type": "AutoDealer",
         "name": s.name,
@@ -172,7 +189,18 @@ async fn render_shop(
             "addressRegion": domain::region::province(s.province_code as u32).map_or("", |p| p.name),
             "addressCountry": "CN"
         }
-    })));
+    });
+    // The rating of the shop's verified, visible reviews (`domain::review`).
+    if s.review_count > 0 {
+        dealer["aggregateRating"] = serde_json::json!({
+            "@type": "AggregateRating",
+            "ratingValue": head.rating,
+            "reviewCount": s.review_count,
+            "bestRating": 5,
+            "worstRating": 1
+        });
+    }
+    page.json_ld.push(json_ld(&dealer));
     let crumbs = vec![("首页".to_owned(), "/".to_owned()), ("商家".to_owned(), "/shop".to_owned()), (s.name.clone(), format!("/shop/{}", s.oname))];
     let tpl = ShopPage {
         page,
@@ -188,6 +216,7 @@ async fn render_shop(
         form,
         crumbs,
         replies,
+        reviews,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
@@ -204,6 +233,33 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Path(oname): 
 pub async fn business(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>) -> Result<Response, AppError> {
     let s = shop_or_404(&state, &oname).await?;
     render_shop(&state, &visitor, &s, "business", Layout::Shop, ShopLeadForm::default(), StatusCode::OK).await
+}
+
+/// `?page=` of the 评价 tab, and what was just done there.
+#[derive(Debug, Default, Deserialize)]
+pub struct ReviewsQuery {
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    page: Option<i64>,
+    #[serde(default)]
+    written: String,
+    #[serde(default)]
+    reported: String,
+}
+
+/// `GET /shop/{oname}/reviews`: the shop's rating, each aspect's, and its reviews (hidden ones
+/// with the reason), twenty a page.
+pub async fn reviews(State(state): State<AppState>, visitor: Visitor, Path(oname): Path<String>, Query(q): Query<ReviewsQuery>) -> Result<Response, AppError> {
+    let s = shop_or_404(&state, &oname).await?;
+    let page = q.page.unwrap_or(1);
+    let notice = match (q.written.as_str(), q.reported.as_str()) {
+        ("1", _) => Some("评价已发布，感谢您帮助其他买家。"),
+        (_, "kept") => Some("已收到举报，平台会尽快核实处理"),
+        (_, "already") => Some("您已举报过这条评价，平台会尽快核实处理"),
+        (_, "reason") => Some("举报失败：请选择举报原因"),
+        _ => None,
+    };
+    let tab = ShopReviews::of(&state, &s, page, notice).await?.ok_or(AppError::NotFound)?;
+    render_shop_with(&state, &visitor, &s, ("reviews", Layout::Shop), ShopLeadForm::default(), Some(tab), StatusCode::OK).await
 }
 
 /// `GET /shop/{oname}/sellCar`.
@@ -574,6 +630,7 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/shop/{oname}/sellCar", sell_car);
     r.post(Access::Public, "/shop/{oname}/sellCar", sell_car_post);
     r.get(Access::Public, "/shop/{oname}/business", business);
+    r.get(Access::Public, "/shop/{oname}/reviews", reviews);
     r.get(Access::Public, "/shop/profile/{id}", profile_by_id);
     r.get(Access::Public, "/actives/douyinshop", douyin);
     r.post(Access::Public, "/actives/douyinshop", douyin_post);

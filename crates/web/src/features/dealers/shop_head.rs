@@ -29,6 +29,10 @@ pub struct ShopHead {
     pub on_sale: i64,
     /// A dealer plan runs: the VIP badge.
     pub vip: bool,
+    /// The rating of its visible reviews, `4.6` (empty: none yet).
+    pub rating: String,
+    /// How many visible reviews.
+    pub reviews: i64,
 }
 
 impl ShopHead {
@@ -65,6 +69,8 @@ impl ShopHead {
             city: region::city(s.city_code as u32).map_or(String::new(), |c| c.name.to_owned()),
             on_sale: s.on_sale,
             vip: s.is_vip(state.clock.now()),
+            rating: domain::review::rating_text(s.review_points, s.review_count),
+            reviews: s.review_count,
         }
     }
 }

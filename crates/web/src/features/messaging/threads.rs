@@ -214,6 +214,8 @@ struct ThreadPage {
     cover: String,
     other: String,
     buyer: bool,
+    /// The car is a shop's: once both have written, the buyer may review the shop.
+    shop_thread: bool,
     messages: Vec<Shown>,
     /// Contacts are hidden until both sides have written.
     hiding: bool,
@@ -274,6 +276,7 @@ async fn thread_page_noting(
         cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
         other,
         buyer,
+        shop_thread: d.shop_id.is_some(),
         messages: shown,
         hiding: !both,
         scam,

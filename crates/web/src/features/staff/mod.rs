@@ -1,12 +1,14 @@
 //! Moderation for the staff role: listings waiting for review, appeals and complaints, and the
 //! orders desk with its refunds, the reservations dispute desk and the document desk. Every page
-//! is private to staff. Reported messages have their desk too.
+//! is private to staff. Reported messages and reported
+//! reviews of shops have their desks too.
 
 mod documents;
 mod messages;
 mod orders;
 mod reservations;
 mod review;
+mod shop_reviews;
 
 use crate::http::routes::Routes;
 use crate::http::visitor::Visitor;
@@ -20,6 +22,7 @@ pub fn routes(r: &mut Routes) {
     reservations::routes(r);
     documents::routes(r);
     messages::routes(r);
+    shop_reviews::routes(r);
 }
 
 /// A staff page's head: private (never cached, never indexed).
