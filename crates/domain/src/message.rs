@@ -10,6 +10,9 @@ pub const MAX_CHARS: usize = 1_000;
 pub const PER_MINUTE: i64 = 10;
 /// See [`PER_MINUTE`].
 pub const PER_HOUR: i64 = 120;
+/// Messages one address may send in an hour, whoever is signed in (many accounts from one
+/// machine; generous for a shared office or mobile network).
+pub const PER_ADDRESS_HOUR: i64 = 300;
 
 /// A side of a thread is told of new messages by SMS at most once in this many seconds (the
 /// first message after a quiet spell is told; a conversation going on is not).

@@ -423,4 +423,28 @@ impl Store {
         let n: i64 = on_pool!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(user_id).fetch_one(p).await?);
         Ok(n)
     }
+
+    /// `user_id`, a side of thread `thread_id`, shows `mobile` to the other side; false when they
+    /// had already.
+    pub async fn share_contact(&self, thread_id: i64, user_id: i64, mobile: &str, now: i64) -> Result<bool, DbError> {
+        let n = on_writer!(self, p => sqlx::query(
+            "insert into contact_share (thread_id, user_id, mobile, created_at) values ($1, $2, $3, $4) on conflict (thread_id, user_id) do nothing",
+        )
+        .bind(thread_id)
+        .bind(user_id)
+        .bind(mobile)
+        .bind(now)
+        .execute(p)
+        .await?
+        .rows_affected());
+        Ok(n == 1)
+    }
+
+    /// The numbers shown in thread `thread_id`: who showed which, and when.
+    pub async fn contact_shares(&self, thread_id: i64) -> Result<Vec<(i64, String, i64)>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_as("select user_id, mobile, created_at from contact_share where thread_id = $1 order by share_id")
+            .bind(thread_id)
+            .fetch_all(p)
+            .await?))
+    }
 }

@@ -17,7 +17,7 @@ use crate::http::cache;
 use crate::http::cookies::{ATTRIBUTION_COOKIE, CITY_COOKIE, DEVICE_COOKIE, cookie, set_cookie, valid_device_id};
 use crate::http::error::AppError;
 use crate::http::routes::Access;
-use crate::http::visitor::{CurrentUser, DeviceId, device_in, peer_ip};
+use crate::http::visitor::{CurrentUser, DeviceId, Unread, device_in, peer_ip};
 use crate::state::AppState;
 
 /// The route middleware of an access level (every level but [`Access::Plain`], which has
@@ -72,6 +72,12 @@ pub fn route_middleware(
             };
             cookies.extend(boot.cookies);
             req.extensions_mut().insert(DeviceId(id));
+            // A signed-in user's pages show how many messages wait (the header's 我的); a
+            // failure to count leaves the badge out, never the page.
+            if let Some(u) = boot.user.as_ref().filter(|_| req.method() == Method::GET && !crate::http::envelope::is_api(req.uri().path())) {
+                let unread = state.store.unread_messages(u.user_id).await.unwrap_or(0);
+                req.extensions_mut().insert(Unread(unread));
+            }
             req.extensions_mut().insert(CurrentUser(boot.user));
             if let Some(required) = required {
                 let user = req.extensions().get::<CurrentUser>().and_then(|c| c.0.as_ref());

@@ -23,6 +23,11 @@ use crate::state::AppState;
 #[derive(Debug, Clone, Default)]
 pub struct CurrentUser(pub Option<store::User>);
 
+/// How many messages the signed-in user has not read, put in a page request's extensions by the
+/// `auth` middleware (the header's 我的 shows it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unread(pub i64);
+
 /// The device class of a request, from its User-Agent: what [`classify_device`] does once per
 /// request; elsewhere read it with [`device_in`] or [`RequestDevice`].
 fn device_of(headers: &HeaderMap) -> Device {
@@ -79,6 +84,8 @@ pub struct Visitor {
     /// How the visit arrived: the ad or campaign of its first landing, kept for the visit; `None`
     /// for a visit from no campaign.
     pub attribution: Option<Attribution>,
+    /// Messages the signed-in user has not read (0 for anyone else).
+    pub unread: i64,
 }
 
 impl Visitor {
@@ -118,6 +125,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Visitor {
             compared: crate::http::cookies::compared_ids(&parts.headers).len(),
             returning: presented.is_some(),
             attribution: parts.extensions.get::<Attribution>().cloned().or_else(|| crate::http::cookies::attribution(&parts.headers)),
+            unread: parts.extensions.get::<Unread>().map_or(0, |u| u.0),
         })
     }
 }

@@ -114,6 +114,8 @@ pub struct PageMeta {
     pub buy_href: std::borrow::Cow<'static, str>,
     /// A campaign flow's chrome (flow layout), when the page belongs to one.
     pub flow: Option<FlowChrome>,
+    /// Messages the signed-in visitor has not read: a badge on the header's 我的.
+    pub unread: i64,
 }
 
 /// Serialises a JSON-LD document for an inline `<script type="application/ld+json">`: `<`, `>`
@@ -177,6 +179,7 @@ impl PageMeta {
             json_ld: Vec::new(),
             buy_href: std::borrow::Cow::Borrowed("/carlist"),
             flow: None,
+            unread: 0,
         }
     }
 
@@ -185,6 +188,7 @@ impl PageMeta {
     pub fn for_visitor(state: &AppState, visitor: &crate::http::visitor::Visitor, layout: Layout, title: impl Into<String>) -> PageMeta {
         let mut page = PageMeta::new(state, visitor.device, layout, title);
         page.buy_in(visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
+        page.unread = visitor.unread;
         page
     }
 

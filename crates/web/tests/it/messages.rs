@@ -13,6 +13,7 @@ on_both!(10 =>
     messages_are_limited_per_account_and_off_platform_payment_is_warned_against,
     a_shop_shows_how_it_answers_from_the_last_thirty_days,
     a_reported_writer_is_barred_from_messages_by_staff_with_a_reason,
+    a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_unread,
 );
 
 const BUYER: &str = "13712350001";
@@ -83,7 +84,8 @@ async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a
     assert!(line.contains("买家咨询") && line.contains(r#"class="msg-unread""#) && line.contains(">1<"), "{line}");
     assert!(line.contains("［联系方式已隐藏］") && !line.contains("13812345678"), "{line}");
     let space = app.get("/space", &s).await;
-    assert!(space.page().one(r#"a[href="/space/messages"]"#).text.contains("我的消息1"), "{}", space.page().one(r#"a[href="/space/messages"]"#).text);
+    let entry = space.page().one(r#".space-entries a[href="/space/messages"]"#).text;
+    assert!(entry.contains("我的消息1"), "{entry}");
     let read = app.get(&path, &s).await;
     assert!(!read.body.contains("13812345678") && !read.body.contains("wang_jg2024") && read.body.contains("［联系方式已隐藏］"), "{}", read.body);
     assert!(read.body.contains("双方都回复之前"));
@@ -138,7 +140,8 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
     // The seller asks for the deposit outside the platform: both sides are warned.
     let seller = login(app, &seller_mobile, "").await;
     let s = [("cookie", seller.as_str())];
-    assert_eq!(app.post_form(&path, &s, &form("先付定金到我个人账户，车给你留着")).await.status, StatusCode::SEE_OTHER);
+    // (Half an hour on, as the address's limit has seen the buyer's message then.)
+    assert_eq!(post_on(&later, &path, &s, &form("先付定金到我个人账户，车给你留着")).await.status, StatusCode::SEE_OTHER);
     for cookie in [&buyer, &seller] {
         let page = app.get(&path, &[("cookie", cookie.as_str())]).await;
         assert!(page.page().one(".notice.err").text.contains("请勿先付定金或车款到个人账户"), "{}", page.body);
@@ -219,4 +222,47 @@ async fn a_reported_writer_is_barred_from_messages_by_staff_with_a_reason(app: &
     assert_eq!(barred.status, StatusCode::FORBIDDEN);
     assert!(barred.body.contains(domain::message::BLOCKED) && barred.body.contains(">还在吗</textarea>"));
     assert_eq!(app.post_form(&path, &b, &form("好的，谢谢")).await.status, StatusCode::SEE_OTHER);
+}
+
+/// The seller's header counts the unread message until it is read; the buyer's own message says
+/// 未读, then 已读; the buyer shows their number on purpose (kept once, with when): the seller
+/// reads it before answering, while the number typed in a message stays hidden; nobody else can
+/// share in the thread; one address is limited whoever is signed in.
+async fn a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_unread(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("车还在吗？我电话13712350001")).await;
+    let thread = thread_of(sent.location());
+    let path = format!("/space/messages/{thread}");
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    let me = app.get(&format!("/details/{id}"), &s).await.page().one(".nav-me").html;
+    assert!(me.contains(r#"href="/space/messages""#) && me.contains(">1</span>"), "the header counts the unread message: {me}");
+    assert_eq!(app.get(&path, &b).await.page().one(".msg-item.mine .msg-read").text, "未读");
+    // The buyer shows their number; the seller reads it at once, the typed one still hidden.
+    let shared = app.post_form(&format!("{path}/share"), &b, "").await;
+    assert_eq!((shared.status, shared.location()), (StatusCode::SEE_OTHER, format!("{path}?shared=1").as_str()));
+    assert!(app.get(shared.location(), &b).await.body.contains("您已向对方公开手机号"));
+    let read = app.get(&path, &s).await;
+    assert!(read.page().one(".msg-shared").text.contains("对方向您公开了手机号：13712350001"), "{}", read.body);
+    assert!(read.page().one(".msg-item .msg-body").text.contains("［联系方式已隐藏］"));
+    assert!(!read.page().one(".nav-me").html.contains("msg-unread"), "the thread being read is not counted on its own page");
+    assert!(!app.get(&format!("/details/{id}"), &s).await.page().one(".nav-me").html.contains("msg-unread"), "read: no badge");
+    assert_eq!(app.get(&path, &b).await.page().one(".msg-item.mine .msg-read").text, "已读");
+    assert_eq!(app.post_form(&format!("{path}/share"), &b, "").await.status, StatusCode::SEE_OTHER);
+    let log = format!("select count(*) from contact_share where thread_id = {thread}");
+    assert_eq!(app.state.store.count_admin(&log).await.unwrap(), 1, "shown once, logged once");
+    let other = login(app, OTHER, "").await;
+    assert_eq!(app.post_form(&format!("{path}/share"), &[("cookie", other.as_str())], "").await.status, StatusCode::NOT_FOUND);
+    // One address: many accounts together are limited too.
+    let key = "message:ip:10.9.8.7";
+    for _ in 0..domain::message::PER_ADDRESS_HOUR {
+        app.state.store.throttle(&[(key, domain::limit::Limit::per_hour(domain::message::PER_ADDRESS_HOUR))], NOW).await.unwrap();
+    }
+    let limited = app.post_form(&path, &[("cookie", other.as_str()), ("x-test-peer", "10.9.8.7")], &form("你好")).await;
+    assert_eq!(limited.status, StatusCode::NOT_FOUND, "not their thread, whatever the address");
+    let limited = app.post_form(&path, &[("cookie", buyer.as_str()), ("x-test-peer", "10.9.8.7")], &form("还在吗")).await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.body.contains("发送太频繁") && limited.body.contains(">还在吗</textarea>"));
 }

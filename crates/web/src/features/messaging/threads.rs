@@ -135,15 +135,19 @@ pub struct Posted {
     body: String,
 }
 
-/// Whether `user_id` may send a message now (a writer staff barred may not; one more counts
-/// against the writer's limits): `None` when it may, else what is said beside the box, with the
+/// Whether `user_id` may send a message now from address `ip` (a writer staff barred may not;
+/// one more counts against the writer's and the address's limits): `None` when it may, else what is said beside the box, with the
 /// answer's status.
-async fn refused_writer(state: &AppState, user_id: i64) -> Result<Option<(&'static str, StatusCode)>, AppError> {
+async fn refused_writer(state: &AppState, user_id: i64, ip: &str) -> Result<Option<(&'static str, StatusCode)>, AppError> {
     if state.store.message_blocked(user_id).await? {
         return Ok(Some((domain::message::BLOCKED, StatusCode::FORBIDDEN)));
     }
-    let (minute, hour) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"));
-    let limits = [(minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }), (hour.as_str(), Limit::per_hour(PER_HOUR))];
+    let (minute, hour, address) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"), format!("message:ip:{ip}"));
+    let limits = [
+        (minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }),
+        (hour.as_str(), Limit::per_hour(PER_HOUR)),
+        (address.as_str(), Limit::per_hour(domain::message::PER_ADDRESS_HOUR)),
+    ];
     Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
 }
 
@@ -179,7 +183,7 @@ pub async fn ask(
         Ok(b) => b,
         Err(e) => return ask_page(&state, &visitor, id, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
-    if let Some((e, code)) = refused_writer(&state, user.user_id).await? {
+    if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
         return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, code).await;
     }
     let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
@@ -200,6 +204,8 @@ pub struct Shown {
     who: &'static str,
     body: String,
     at: String,
+    /// For one's own message: whether the other side has read it.
+    read: bool,
 }
 
 #[derive(Template)]
@@ -226,6 +232,12 @@ struct ThreadPage {
     reasons: Vec<(&'static str, &'static str)>,
     /// After a report.
     notice: Option<&'static str>,
+    /// The reader has shown their number to the other side.
+    shared_by_me: bool,
+    /// The other side's number, shown on purpose, and when.
+    shared_to_me: Option<(String, String)>,
+    /// The reader's own number, masked, for the button that shows it.
+    my_number: String,
 }
 
 async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
@@ -241,7 +253,16 @@ async fn thread_page_noting(
     notice: Option<&'static str>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    let (d, messages) = tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.messages(t.thread_id))?;
+    let (d, messages, shares) =
+        tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.messages(t.thread_id), state.store.contact_shares(t.thread_id))?;
+    // The last message the other side has read (read receipts on one's own).
+    let other_read = if buyer { t.seller_read_id } else { t.buyer_read_id };
+    // This page reads the thread: the header's count leaves its messages out.
+    let read_before = if buyer { t.buyer_read_id } else { t.seller_read_id };
+    let unread_here = messages.iter().filter(|m| m.from_buyer != buyer && m.message_id > read_before).count() as i64;
+    let me = if buyer { t.buyer_user_id } else { t.seller_user_id };
+    let shared_by_me = shares.iter().any(|(u, ..)| *u == me);
+    let shared_to_me = shares.iter().find(|(u, ..)| *u != me).map(|(_, mobile, at)| (mobile.clone(), domain::time::datetime(*at)));
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     let scam = messages.iter().any(|m| domain::message::looks_like_scam(&m.body));
     if let Some(last) = messages.last() {
@@ -263,11 +284,14 @@ async fn thread_page_noting(
                 who: if m.from_buyer { "买家" } else { "卖家" },
                 body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
                 at: domain::time::datetime(m.created_at),
+                read: mine && m.message_id <= other_read,
             }
         })
         .collect();
+    let mut page = meta(state, visitor, "消息");
+    page.unread = (page.unread - unread_here).max(0);
     let tpl = ThreadPage {
-        page: meta(state, visitor, "消息"),
+        page,
         dealer: head(state, visitor).await?,
         id: t.thread_id,
         listing_id: t.listing_id,
@@ -283,6 +307,9 @@ async fn thread_page_noting(
         typed,
         reasons: domain::message::ReportReason::ALL.into_iter().map(|r| (r.as_str(), r.label())).collect(),
         notice,
+        shared_by_me,
+        shared_to_me,
+        my_number: visitor.user.as_ref().and_then(|u| u.mobile.as_deref()).map(domain::validate::mask_mobile).unwrap_or_default(),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
@@ -294,6 +321,8 @@ async fn thread_page_noting(
 pub struct ReportedQuery {
     #[serde(default)]
     reported: String,
+    #[serde(default)]
+    shared: String,
 }
 
 /// `GET /space/messages/{thread}`: the thread, read; another user's is 404.
@@ -305,9 +334,10 @@ pub async fn one(
     Query(q): Query<ReportedQuery>,
 ) -> Result<Response, AppError> {
     let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
-    let notice = match q.reported.as_str() {
-        "kept" => Some("已收到举报，平台会尽快核实处理"),
-        "already" => Some("您已举报过这条消息，平台会尽快核实处理"),
+    let notice = match (q.reported.as_str(), q.shared.as_str()) {
+        ("kept", _) => Some("已收到举报，平台会尽快核实处理"),
+        ("already", _) => Some("您已举报过这条消息，平台会尽快核实处理"),
+        (_, "1") => Some("已向对方显示您的手机号"),
         _ => None,
     };
     thread_page_noting(&state, &visitor, t, buyer, Typed::default(), notice, StatusCode::OK).await
@@ -328,7 +358,7 @@ pub async fn reply(
             return thread_page(&state, &visitor, t, buyer, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
-    if let Some((e, code)) = refused_writer(&state, user.user_id).await? {
+    if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
         return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, code).await;
     }
     state.store.write_message(id, buyer, &body, state.clock.now()).await?;
@@ -366,6 +396,15 @@ pub async fn report(
     Ok(see_other(&format!("/space/messages/{id}?reported={done}"), Vec::new()))
 }
 
+/// `POST /space/messages/{thread}/share`: the reader shows their own phone number to the other
+/// side, on purpose (kept with when, as the log of the choice); once per side and thread.
+pub async fn share(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let Some(mobile) = user.mobile.as_deref() else { return Ok(see_other(&format!("/space/messages/{id}"), Vec::new())) };
+    state.store.share_contact(id, user.user_id, mobile, state.clock.now()).await?;
+    Ok(see_other(&format!("/space/messages/{id}?shared=1"), Vec::new()))
+}
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/messages", list);
@@ -374,4 +413,5 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/messages/{id}", one);
     r.post(Access::User, "/space/messages/{id}", reply);
     r.post(Access::User, "/space/messages/{id}/report", report);
+    r.post(Access::User, "/space/messages/{id}/share", share);
 }
