@@ -1,7 +1,7 @@
 // Messages in Debian's Chromium: a buyer on a phone in WeChat's browser (JavaScript on, then off)
 // asks a dealer's car's seller from the car's page — signing in on the way — with their number
 // in the question; the dealer (desktop) finds the thread in 我的消息 with the number hidden and
-// answers; the buyer reads the answer on reload.
+// answers; the buyer sees the answer arrive (JavaScript) and reads it on reload.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BASE, IPHONE, appSignIn, signIn, useBrowser } from "./browser.mjs";
@@ -50,6 +50,11 @@ for (const js of [true, false]) {
     assert.match(await desk.locator(".msg-item .msg-body").first().innerText(), /1381234567/, "both have written: the number shows");
     await dealer.close();
 
+    if (js) {
+      // With JavaScript the answer arrives while the buyer's page is open, and the question reads 已读.
+      await page.locator(".msg-live .msg-body", { hasText: "周六上午可以来看车" }).waitFor({ timeout: 30000 });
+      assert.equal(await page.locator(".msg-item.mine .msg-read").first().innerText(), "已读");
+    }
     // The buyer reads the answer on reload.
     await page.goto(`${BASE}${thread}`);
     assert.match(await page.locator(".msg-item:not(.mine) .msg-body").last().innerText(), /周六上午可以来看车/);

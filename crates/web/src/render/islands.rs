@@ -77,6 +77,19 @@ pub struct RegionPickerProps {
     pub any_label: &'static str,
 }
 
+/// `ThreadLive`: a message thread that shows new messages and read receipts as they come (long
+/// polling `url`), where the fallback says to reload the page.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadLiveProps {
+    /// `/space/messages/{thread}/since`.
+    pub url: String,
+    /// The last message the page shows.
+    pub after: i64,
+    /// The other side's read mark the page shows.
+    pub read: i64,
+}
+
 /// The share payload.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

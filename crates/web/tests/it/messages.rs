@@ -14,6 +14,7 @@ on_both!(10 =>
     a_shop_shows_how_it_answers_from_the_last_thirty_days,
     a_reported_writer_is_barred_from_messages_by_staff_with_a_reason,
     a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_unread,
+    a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen,
 );
 
 const BUYER: &str = "13712350001";
@@ -265,4 +266,51 @@ async fn a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_
     let limited = app.post_form(&path, &[("cookie", buyer.as_str()), ("x-test-peer", "10.9.8.7")], &form("还在吗")).await;
     assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(limited.body.contains("发送太频繁") && limited.body.contains(">还在吗</textarea>"));
+}
+
+/// Two nodes on one database: the buyer's live thread waits on node B while the seller answers
+/// through node A; the answer reaches the buyer before the wait ends, hidden as the page hides it,
+/// and the seller's reading of the buyer's message reaches the buyer as a read mark.
+async fn a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("车还在吗？")).await;
+    let thread = thread_of(sent.location());
+    let path = format!("/space/messages/{thread}");
+    let first = app.state.store.messages(thread).await.unwrap()[0].message_id;
+    let node_b = app.variant(app.state.config.clone(), NOW);
+    // Nothing new: answered at once without waiting, with nothing.
+    let quiet = crate::support::get_on(&node_b, &format!("{path}/since?after={first}&read=0&wait=0"), &b).await;
+    assert_eq!(quiet.status, StatusCode::OK);
+    assert_eq!(quiet.json()["messages"].as_array().map(Vec::len), Some(0));
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    let waiting = format!("{path}/since?after={first}&read=0&wait=10");
+    let poll = crate::support::get_on(&node_b, &waiting, &b);
+    let answer = async {
+        tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+        app.get(&path, &s).await;
+        app.post_form(&path, &s, &form("在的，店里电话010-62345678")).await
+    };
+    let started = std::time::Instant::now();
+    let (live, answered) = tokio::join!(poll, answer);
+    assert_eq!(answered.status, StatusCode::SEE_OTHER);
+    assert!(started.elapsed() < std::time::Duration::from_secs(9), "the poll answered when the news came, not at the end of its wait");
+    let news = live.json();
+    let text = news.to_string();
+    assert!(news["otherRead"].as_i64().unwrap_or(0) >= first, "the seller read the question: {text}");
+    let messages = news["messages"].as_array().cloned().unwrap_or_default();
+    if let Some(m) = messages.first() {
+        assert_eq!((m["mine"].as_bool(), m["who"].as_str()), (Some(false), Some("卖家")), "{text}");
+    } else {
+        // The reading came first: the next poll brings the answer.
+        let next = crate::support::get_on(&node_b, &format!("{path}/since?after={first}&read={}&wait=5", news["otherRead"]), &b).await.json();
+        assert_eq!(next["messages"][0]["who"].as_str(), Some("卖家"), "{next}");
+    }
+    // Both have written now: the number shows; another user's poll is 404.
+    let all = crate::support::get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &b).await.json();
+    assert!(all.to_string().contains("010-62345678"), "{all}");
+    let other = login(app, OTHER, "").await;
+    assert_eq!(crate::support::get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
 }

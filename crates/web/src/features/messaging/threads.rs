@@ -238,6 +238,8 @@ struct ThreadPage {
     shared_to_me: Option<(String, String)>,
     /// The reader's own number, masked, for the button that shows it.
     my_number: String,
+    /// New messages and read receipts as they come.
+    live: Option<crate::render::meta::IslandMount>,
 }
 
 async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
@@ -274,7 +276,7 @@ async fn thread_page_noting(
         let u = state.store.user(t.buyer_user_id).await?;
         if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
     };
-    let shown = messages
+    let shown: Vec<Shown> = messages
         .into_iter()
         .map(|m| {
             let mine = m.from_buyer == buyer;
@@ -290,6 +292,12 @@ async fn thread_page_noting(
         .collect();
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
+    let after = shown.last().map_or(0, |m: &Shown| m.id);
+    let live = page.island(
+        state,
+        "ThreadLive",
+        &crate::render::islands::ThreadLiveProps { url: format!("/space/messages/{}/since", t.thread_id), after, read: other_read },
+    );
     let tpl = ThreadPage {
         page,
         dealer: head(state, visitor).await?,
@@ -310,6 +318,7 @@ async fn thread_page_noting(
         shared_by_me,
         shared_to_me,
         my_number: visitor.user.as_ref().and_then(|u| u.mobile.as_deref()).map(domain::validate::mask_mobile).unwrap_or_default(),
+        live,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
@@ -396,6 +405,72 @@ pub async fn report(
     Ok(see_other(&format!("/space/messages/{id}?reported={done}"), Vec::new()))
 }
 
+/// What the live thread asks for: messages after `after`, the other side's read mark the page
+/// knows (`read`), and how many seconds to wait for news (at most [`LONGEST_WAIT`]).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct SinceQuery {
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    after: Option<i64>,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    read: Option<i64>,
+    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
+    wait: Option<u64>,
+}
+
+/// The longest a live thread's request waits for news, in seconds (under the proxies' minute).
+const LONGEST_WAIT: u64 = 25;
+
+/// One message as the live thread shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct LiveMessage {
+    id: i64,
+    mine: bool,
+    who: &'static str,
+    body: String,
+    at: String,
+}
+
+/// `GET /space/messages/{thread}/since?after=&read=&wait=`: the live thread's long poll. Answers
+/// at once with the messages after `after` (read by this side now) and the other side's read
+/// mark when either is news, else looks again each second for `wait` seconds and answers with
+/// none. It reads the database each time, so a message written through any node reaches a reader
+/// on any other.
+pub async fn since(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId, Query(q): Query<SinceQuery>) -> Result<Response, AppError> {
+    let (after, known_read) = (q.after.unwrap_or(0), q.read.unwrap_or(0));
+    let mut waits = q.wait.unwrap_or(0).min(LONGEST_WAIT);
+    loop {
+        let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+        let other_read = if buyer { t.seller_read_id } else { t.buyer_read_id };
+        let messages = state.store.messages(id).await?;
+        let news = messages.iter().any(|m| m.message_id > after);
+        if news || other_read > known_read || waits == 0 {
+            let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
+            if let Some(latest) = messages.last().filter(|m| m.message_id > after) {
+                state.store.mark_read(id, buyer, latest.message_id).await?;
+            }
+            let fresh: Vec<LiveMessage> = messages
+                .into_iter()
+                .filter(|m| m.message_id > after)
+                .map(|m| {
+                    let mine = m.from_buyer == buyer;
+                    LiveMessage {
+                        id: m.message_id,
+                        mine,
+                        who: if m.from_buyer { "买家" } else { "卖家" },
+                        body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
+                        at: domain::time::datetime(m.created_at),
+                    }
+                })
+                .collect();
+            let mut res = axum::Json(serde_json::json!({ "messages": fresh, "otherRead": other_read })).into_response();
+            res.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
+            return Ok(res);
+        }
+        waits -= 1;
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
 /// `POST /space/messages/{thread}/share`: the reader shows their own phone number to the other
 /// side, on purpose (kept with when, as the log of the choice); once per side and thread.
 pub async fn share(State(state): State<AppState>, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
@@ -414,4 +489,5 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::User, "/space/messages/{id}", reply);
     r.post(Access::User, "/space/messages/{id}/report", report);
     r.post(Access::User, "/space/messages/{id}/share", share);
+    r.get(Access::User, "/space/messages/{id}/since", since);
 }
