@@ -447,4 +447,57 @@ impl Store {
             .fetch_all(p)
             .await?))
     }
+
+    /// Rewrites every seller's reply figures (`reply_stat`) from the threads buyers began since
+    /// `since`: sellers with too few threads to say have none. How many sellers have figures.
+    pub async fn refresh_reply_stats(&self, since: i64, now: i64) -> Result<usize, DbError> {
+        let rows: Vec<(i64, i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(
+            "select t.seller_user_id, t.created_at, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) \
+             from message_thread t where t.created_at >= $1 order by t.seller_user_id",
+        )
+        .bind(since)
+        .fetch_all(p)
+        .await?);
+        let mut figures = Vec::new();
+        for chunk in rows.chunk_by(|a, b| a.0 == b.0) {
+            let samples: Vec<Option<i64>> = chunk.iter().map(|(_, began, first)| first.map(|f| f - began)).collect();
+            if let Some(r) = domain::message::Replies::of(&samples) {
+                figures.push((chunk[0].0, r));
+            }
+        }
+        on_writer!(self, p => {
+            let mut tx = p.begin().await?;
+            sqlx::query("delete from reply_stat").execute(&mut *tx).await?;
+            for (user, r) in &figures {
+                sqlx::query("insert into reply_stat (user_id, median_secs, rate_pct, threads, computed_at) values ($1, $2, $3, $4, $5)")
+                    .bind(user)
+                    .bind(r.median_secs)
+                    .bind(r.rate_pct)
+                    .bind(r.threads as i64)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(figures.len())
+    }
+
+    /// The leads buyer `buyer` left with seller `seller` (a shop they own, or a car they sell
+    /// privately), the latest first: what was asked, where it is, when, and about which car.
+    pub async fn leads_of_buyer_with(&self, buyer: i64, seller: i64) -> Result<Vec<(domain::lead::Intent, domain::lead::Status, i64, String)>, DbError> {
+        let rows: Vec<(String, String, i64, String)> = on_pool!(self, p => sqlx::query_as(
+            "select d.intent, d.status, d.created_at, coalesce(l.title, '') from lead d left join listing l on l.listing_id = d.listing_id \
+             left join shop sh on sh.shop_id = d.shop_id where d.user_id = $1 and (sh.owner_user_id = $2 or l.seller_user_id = $2) \
+             order by d.created_at desc, d.lead_id desc limit 10",
+        )
+        .bind(buyer)
+        .bind(seller)
+        .fetch_all(p)
+        .await?);
+        Ok(rows
+            .into_iter()
+            .filter_map(|(intent, status, at, title)| Some((domain::lead::Intent::parse(&intent)?, domain::lead::Status::parse(&status)?, at, title)))
+            .collect())
+    }
 }

@@ -745,6 +745,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
         demo_reservations(store, n_shops as i64, now).await?;
         demo_messages(store, n_shops as i64, now).await?;
         demo_reviews(store, now).await?;
+        store.refresh_reply_stats(now - domain::message::REPLY_DAYS * 86_400, now).await?;
     }
     let bands: Vec<String> = domain::valuation::Rating::ALL.iter().filter(|r| r.is_band()).map(|r| format!("'{}'", r.as_str())).collect();
     let rated = store.count_admin(&format!("select count(*) from listing where status = 'online' and price_rating in ({})", bands.join(", "))).await?;

@@ -34,9 +34,16 @@ async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, firs
     }
 }
 
-/// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, and (hourly)
-/// old insurance quotes and valuations.
+/// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
+/// reply figures, and (hourly) old insurance quotes and valuations.
 pub async fn tick(state: &AppState, node: &str) {
+    claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
+        let now = state.clock.now();
+        if let Err(e) = state.store.refresh_reply_stats(now - domain::message::REPLY_DAYS * 86_400, now).await {
+            tracing::warn!(error = %e, "reply figures round failed");
+        }
+    })
+    .await;
     claimed(state, node, "expiry", EXPIRY_EVERY, Duration::ZERO, async {
         match state.store.expire_listings(state.clock.now()).await {
             Ok(0) => {}

@@ -177,6 +177,11 @@ async fn a_shop_shows_how_it_answers_from_the_last_thirty_days(app: &TestApp) {
     assert!(line.contains("通常1小时内回复 · 回复率75%") && line.contains("按近30天买家在线咨询统计"), "{line}");
     let business = app.get(&format!("/shop/{oname}/business"), &[]).await;
     assert!(business.body.contains("通常1小时内回复 · 回复率75%（近30天在线咨询）"));
+    // The car's seller card shows the figures the ten-minute round keeps.
+    assert!(app.get(&format!("/details/{id}"), &[]).await.page().select(".seller-replies").is_empty(), "not computed yet");
+    assert_eq!(s.refresh_reply_stats(NOW - domain::message::REPLY_DAYS * 86_400, NOW).await.unwrap(), 1);
+    let card = app.get(&format!("/details/{id}"), &[]).await.page().one(".seller-replies").text;
+    assert_eq!(card, "通常1小时内回复 · 回复率75%（近30天在线咨询）");
 }
 
 /// A buyer reports the seller's message asking for money off the platform (once; a reason is

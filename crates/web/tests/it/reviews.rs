@@ -112,6 +112,10 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     let owner = [("cookie", seller.as_str())];
     assert_eq!(app.post_form("/actives/zhikeclues", &owner, &format!("id={lead}&action=save&status=contacted&note=")).await.status, StatusCode::SEE_OTHER);
     assert_eq!(app.get(&format!("/space/reviews/new?basis=lead&id={lead}"), &b).await.status, StatusCode::NOT_FOUND, "before the viewing's day");
+    // The seller's thread with the buyer lists the buyer's lead beside it (no number in it).
+    let beside = app.get(&format!("/space/messages/{thread}"), &owner).await.page().one(".msg-leads").text;
+    assert!(beside.contains("这位买家此前的询价和预约（1）") && beside.contains("预约看车 · 已联系") && !beside.contains(BUYER), "{beside}");
+    assert!(app.get(&format!("/space/messages/{thread}"), &b).await.page().select(".msg-leads").is_empty(), "the buyer's own page has none");
     let later = app.variant(app.state.config.clone(), NOW + 5 * 86_400);
     let open = get_on(&later, "/space/reviews", &b).await;
     assert!(open.page().one(".msg-list li").text.contains("预约看车 · 商家已联系"), "{}", open.body);

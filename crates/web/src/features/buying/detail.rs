@@ -68,6 +68,8 @@ struct DetailPage {
     seller_sub: String,
     /// The shop's rating and its reviews' page (`★4.6 · 12条评价`), when it has reviews.
     seller_rating: Option<(String, String)>,
+    /// How the seller answers messages (`通常1小时内回复 · 回复率92%`), when measured.
+    seller_replies: Option<String>,
     similar: Vec<CardView>,
     online: bool,
     form: LeadForm,
@@ -226,6 +228,10 @@ async fn render_with(
         (Some(oname), n) if n > 0 => Some((format!("/shop/{oname}/reviews"), format!("★{} · {n}条评价", domain::review::rating_text(d.shop_review_points, n)))),
         _ => None,
     };
+    let seller_replies = (d.reply_median_secs >= 0).then(|| {
+        let threads = usize::try_from(d.reply_threads).unwrap_or(0);
+        domain::message::Replies { median_secs: d.reply_median_secs, rate_pct: d.reply_rate_pct, threads }.text()
+    });
     let cuts = history.iter().map(|c| (domain::time::date(c.changed_at), domain::money::wan(c.old_price_yuan), domain::money::wan(c.new_price_yuan))).collect();
     let plain_url = absolute(state, &canonical);
     // Without JavaScript the visitor copies this link; the island adds the same parameter.
@@ -293,6 +299,7 @@ async fn render_with(
         seller,
         seller_sub,
         seller_rating,
+        seller_replies,
         similar: similar.iter().map(|c| CardView::new(state, c, now)).collect(),
         online,
         form,

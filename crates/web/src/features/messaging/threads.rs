@@ -240,6 +240,8 @@ struct ThreadPage {
     my_number: String,
     /// New messages and read receipts as they come.
     live: Option<crate::render::meta::IslandMount>,
+    /// For the seller: the buyer's earlier leads with them (what, where it is, when, which car).
+    buyer_leads: Vec<(&'static str, &'static str, String, String)>,
 }
 
 async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
@@ -293,6 +295,17 @@ async fn thread_page_noting(
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
     let after = shown.last().map_or(0, |m: &Shown| m.id);
+    let buyer_leads = if buyer {
+        Vec::new()
+    } else {
+        state
+            .store
+            .leads_of_buyer_with(t.buyer_user_id, t.seller_user_id)
+            .await?
+            .into_iter()
+            .map(|(intent, status, at, title)| (intent.label(), status.label(), domain::time::date(at), title))
+            .collect()
+    };
     let live = page.island(
         state,
         "ThreadLive",
@@ -319,6 +332,7 @@ async fn thread_page_noting(
         shared_to_me,
         my_number: visitor.user.as_ref().and_then(|u| u.mobile.as_deref()).map(domain::validate::mask_mobile).unwrap_or_default(),
         live,
+        buyer_leads,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
