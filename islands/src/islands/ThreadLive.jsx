@@ -64,7 +64,7 @@ export function ThreadLive({ url, after, read }) {
         <ol className="msg-thread" ref={list} aria-live="polite">
           {items.map((m) => (
             <li key={m.id} className={"msg-item" + (m.mine ? " mine" : "")}>
-              <p className="msg-who">{m.mine ? "我" : m.who} <time>{m.at}</time>{m.mine && <span className="msg-read" data-id={m.id}>未读</span>}</p>
+              <p className="msg-who">{m.mine ? "我" : m.who} <time>{m.at}</time>{m.mine && <span className={"msg-read" + (m.read ? " on" : "")} data-id={m.id}>{m.read ? "已读" : "未读"}</span>}</p>
               <p className="msg-body">{m.body}</p>
             </li>
           ))}

@@ -197,7 +197,8 @@ pub async fn ask(
     ask_page(&state, &visitor, id, Typed { text: body, error: Some(refused) }, StatusCode::CONFLICT).await
 }
 
-/// One message as the reader sees it.
+/// One message as the reader sees it (on the page, and to the live thread as JSON).
+#[derive(Debug, serde::Serialize)]
 pub struct Shown {
     id: i64,
     mine: bool,
@@ -278,20 +279,7 @@ async fn thread_page_noting(
         let u = state.store.user(t.buyer_user_id).await?;
         if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
     };
-    let shown: Vec<Shown> = messages
-        .into_iter()
-        .map(|m| {
-            let mine = m.from_buyer == buyer;
-            Shown {
-                id: m.message_id,
-                mine,
-                who: if m.from_buyer { "买家" } else { "卖家" },
-                body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
-                at: domain::time::datetime(m.created_at),
-                read: mine && m.message_id <= other_read,
-            }
-        })
-        .collect();
+    let shown = shown_after(messages, buyer, other_read, 0);
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
     let after = shown.last().map_or(0, |m: &Shown| m.id);
@@ -434,14 +422,26 @@ pub struct SinceQuery {
 /// The longest a live thread's request waits for news, in seconds (under the proxies' minute).
 const LONGEST_WAIT: u64 = 25;
 
-/// One message as the live thread shows it.
-#[derive(Debug, serde::Serialize)]
-pub struct LiveMessage {
-    id: i64,
-    mine: bool,
-    who: &'static str,
-    body: String,
-    at: String,
+/// The messages of a thread after `after` as the buyer's (or the seller's) side reads them: the
+/// other side's numbers hidden until both have written in the thread, one's own marked read up
+/// to the other side's mark `other_read`.
+fn shown_after(messages: Vec<store::Message>, buyer: bool, other_read: i64, after: i64) -> Vec<Shown> {
+    let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
+    messages
+        .into_iter()
+        .filter(|m| m.message_id > after)
+        .map(|m| {
+            let mine = m.from_buyer == buyer;
+            Shown {
+                id: m.message_id,
+                mine,
+                who: if m.from_buyer { "买家" } else { "卖家" },
+                body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
+                at: domain::time::datetime(m.created_at),
+                read: mine && m.message_id <= other_read,
+            }
+        })
+        .collect()
 }
 
 /// `GET /space/messages/{thread}/since?after=&read=&wait=`: the live thread's long poll. Answers
@@ -458,24 +458,10 @@ pub async fn since(State(state): State<AppState>, SignedIn(user): SignedIn, Path
         let messages = state.store.messages(id).await?;
         let news = messages.iter().any(|m| m.message_id > after);
         if news || other_read > known_read || waits == 0 {
-            let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
             if let Some(latest) = messages.last().filter(|m| m.message_id > after) {
                 state.store.mark_read(id, buyer, latest.message_id).await?;
             }
-            let fresh: Vec<LiveMessage> = messages
-                .into_iter()
-                .filter(|m| m.message_id > after)
-                .map(|m| {
-                    let mine = m.from_buyer == buyer;
-                    LiveMessage {
-                        id: m.message_id,
-                        mine,
-                        who: if m.from_buyer { "买家" } else { "卖家" },
-                        body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
-                        at: domain::time::datetime(m.created_at),
-                    }
-                })
-                .collect();
+            let fresh = shown_after(messages, buyer, other_read, after);
             let mut res = axum::Json(serde_json::json!({ "messages": fresh, "otherRead": other_read })).into_response();
             res.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
             return Ok(res);

@@ -66,11 +66,7 @@ async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>,
 
 /// `GET /staff/messages`: the reports not yet handled, oldest first.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Query<DoneQuery>) -> Result<Response, AppError> {
-    let notice = match q.done.as_str() {
-        "blocked" => Some("已限制该用户发送消息，处理记录已保存。"),
-        "dismissed" => Some("已标记为无需处理。"),
-        _ => None,
-    };
+    let notice = q.notice(&[("blocked", "已限制该用户发送消息，处理记录已保存。"), ("dismissed", "已标记为无需处理。")]);
     desk(&state, &visitor, notice, None, StatusCode::OK).await
 }
 

@@ -39,6 +39,13 @@ struct DoneQuery {
     done: String,
 }
 
+impl DoneQuery {
+    /// The notice of the decision `done` names, from a desk's `(name, notice)` pairs.
+    fn notice(&self, notices: &[(&str, &'static str)]) -> Option<&'static str> {
+        notices.iter().find(|(name, _)| *name == self.done).map(|(_, n)| *n)
+    }
+}
+
 /// A decision a desk sent back: the case's id, the text as typed, and the message beside it.
 type Refused = Option<(i64, String, &'static str)>;
 

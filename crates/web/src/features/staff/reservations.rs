@@ -119,11 +119,7 @@ async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>,
 
 /// `GET /staff/reservations`: the held deposits and the differences not yet reviewed.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Query<DoneQuery>) -> Result<Response, AppError> {
-    let notice = match q.done.as_str() {
-        "decided" => Some("已裁定，定金按裁定结果处理，记录已保存。"),
-        "reviewed" => Some("已记录对车况声明的复核结论。"),
-        _ => None,
-    };
+    let notice = q.notice(&[("decided", "已裁定，定金按裁定结果处理，记录已保存。"), ("reviewed", "已记录对车况声明的复核结论。")]);
     desk(&state, &visitor, notice, None, StatusCode::OK).await
 }
 

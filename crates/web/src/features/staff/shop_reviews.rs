@@ -69,11 +69,7 @@ async fn desk(state: &AppState, visitor: &Visitor, notice: Option<&'static str>,
 
 /// `GET /staff/reviews`: the reports not yet handled, oldest first.
 pub async fn page(State(state): State<AppState>, visitor: Visitor, Query(q): Query<DoneQuery>) -> Result<Response, AppError> {
-    let notice = match q.done.as_str() {
-        "hidden" => Some("已隐藏该评价，店铺页显示为“已隐藏”并注明原因。"),
-        "kept" => Some("已保留该评价。"),
-        _ => None,
-    };
+    let notice = q.notice(&[("hidden", "已隐藏该评价，店铺页显示为“已隐藏”并注明原因。"), ("kept", "已保留该评价。")]);
     desk(&state, &visitor, notice, None, StatusCode::OK).await
 }
 
