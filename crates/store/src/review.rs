@@ -77,6 +77,8 @@ pub struct Review {
     pub hidden_reason: Option<HideReason>,
     /// When staff hid it.
     pub hidden_at: Option<i64>,
+    /// Its photo (an upload's path; empty: none).
+    pub photo_path: String,
 }
 from_row!(Review {
     review_id,
@@ -97,7 +99,8 @@ from_row!(Review {
     answer,
     answered_at,
     hidden_reason as stored,
-    hidden_at
+    hidden_at,
+    photo_path
 });
 
 impl Review {
@@ -110,7 +113,7 @@ impl Review {
 
 const REVIEW: &str = "select r.review_id, r.shop_id, sh.oname as shop_oname, sh.name as shop_name, r.user_id, u.nickname, r.basis, \
      coalesce(l.title, '') as title, r.honesty, r.price, r.service, r.after_sale, r.score, r.body, r.created_at, r.answer, r.answered_at, \
-     r.hidden_reason, r.hidden_at from shop_review r join shop sh on sh.shop_id = r.shop_id join app_user u on u.user_id = r.user_id \
+     r.hidden_reason, r.hidden_at, r.photo_path from shop_review r join shop sh on sh.shop_id = r.shop_id join app_user u on u.user_id = r.user_id \
      left join listing l on l.listing_id = r.listing_id";
 
 /// A shop's visible reviews summed: how many, their scores and each aspect's stars.
@@ -145,6 +148,17 @@ pub struct OpenReviewReport {
     pub shop_name: String,
 }
 from_row!(OpenReviewReport { report_id, reason as stored, created_at, review_id, body, score, nickname, shop_name });
+
+/// A review as written: the stars, the text and the photo's upload path (empty: none).
+#[derive(Debug, Clone, Copy)]
+pub struct NewReview<'a> {
+    /// Stars per aspect.
+    pub stars: Stars,
+    /// The text.
+    pub body: &'a str,
+    /// The photo (empty: none).
+    pub photo: &'a str,
+}
 
 /// What writing a review did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,7 +216,8 @@ impl Store {
 
     /// Buyer `user_id` reviews dealing `(basis, basis_id)`, in one transaction that checks the
     /// dealing again; a second review of the dealing is refused by the database's unique key.
-    pub async fn write_review(&self, user_id: i64, (basis, basis_id): (Basis, i64), today: &str, stars: Stars, body: &str, now: i64) -> Result<Wrote, DbError> {
+    pub async fn write_review(&self, user_id: i64, (basis, basis_id): (Basis, i64), today: &str, review: NewReview<'_>, now: i64) -> Result<Wrote, DbError> {
+        let NewReview { stars, body, photo } = review;
         let check = format!("select x.shop_id, x.listing_id from ({}) as x where x.basis = $4", dealings(true));
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
@@ -211,8 +226,8 @@ impl Store {
             let Some((shop_id, listing_id)) = dealing else { return Ok(Wrote::NotEligible) };
             let [honesty, price, service, after_sale] = stars.0.map(i64::from);
             let id: Option<i64> = sqlx::query_scalar(
-                "insert into shop_review (shop_id, user_id, basis, basis_id, listing_id, honesty, price, service, after_sale, score, body, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (basis, basis_id) do nothing returning review_id",
+                "insert into shop_review (shop_id, user_id, basis, basis_id, listing_id, honesty, price, service, after_sale, score, body, created_at, photo_path) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict (basis, basis_id) do nothing returning review_id",
             )
             .bind(shop_id)
             .bind(user_id)
@@ -226,6 +241,7 @@ impl Store {
             .bind(domain::review::score(&stars))
             .bind(body)
             .bind(now)
+            .bind(photo)
             .fetch_optional(&mut *tx)
             .await?;
             let Some(id) = id else { return Ok(Wrote::Already) };

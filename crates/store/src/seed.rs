@@ -888,8 +888,15 @@ async fn demo_reviews(store: &Store, now: i64) -> Result<(), DbError> {
         }
         let at = (answered + (n as i64 % 2 + 1) * 86_400).min(now - 3_600);
         let (stars, text, answer) = DEMO_REVIEWS[n % DEMO_REVIEWS.len()];
-        if let crate::Wrote::Kept(id, _) =
-            store.write_review(buyer, (domain::review::Basis::Thread, thread), &today, domain::review::Stars(stars), text, at).await?
+        if let crate::Wrote::Kept(id, _) = store
+            .write_review(
+                buyer,
+                (domain::review::Basis::Thread, thread),
+                &today,
+                crate::NewReview { stars: domain::review::Stars(stars), body: text, photo: "" },
+                at,
+            )
+            .await?
             && !answer.is_empty()
         {
             let shop = store.review(id).await?.shop_id;

@@ -6,7 +6,7 @@
 
 use axum::http::StatusCode;
 
-use crate::support::{NOW, TestApp, get_on, login, owner_mobile, post_on};
+use crate::support::{NOW, Part, Reply, TestApp, get_on, jpeg, login, multipart, owner_mobile, send_body};
 
 on_both!(10 =>
     only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing,
@@ -18,6 +18,18 @@ const READER: &str = "13712370002";
 
 fn enc(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// Posts the review form (multipart, as the browser sends it): the fields of `form` (as a query
+/// string), then the photo when there is one, through `router`.
+async fn post_review(router: axum::Router, headers: &[(&str, &str)], form: &str, photo: Option<&[u8]>) -> Reply {
+    let fields: Vec<(String, String)> = form_urlencoded::parse(form.as_bytes()).into_owned().collect();
+    let mut parts: Vec<Part<'_>> = fields.iter().map(|(k, v)| Part::Text(k, v)).collect();
+    if let Some(bytes) = photo {
+        parts.push(Part::File("photo", "review.jpg", bytes));
+    }
+    let (content_type, body) = multipart(&parts);
+    send_body(router, "/space/reviews/new", headers, &content_type, body).await
 }
 
 /// A dealer's online car: (car, its shop, the shop's slug, its owner's mobile).
@@ -47,7 +59,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert!(app.get("/space/reviews", &b).await.body.contains("暂时没有可以评价的交易"));
     // No dealing, no review: the form for a thread that is not the buyer's is not found.
     assert_eq!(app.get("/space/reviews/new?basis=thread&id=999999", &b).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(app.post_form("/space/reviews/new", &b, "basis=thread&id=999999&honesty=5&price=5&service=5").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(post_review(app.router(), &b, "basis=thread&id=999999&honesty=5&price=5&service=5", None).await.status, StatusCode::NOT_FOUND);
     // A question the shop has not answered is no dealing yet.
     let ask = app.post_form(&format!("/space/messages/ask/{car}"), &b, &format!("body={}", enc("车还在吗？"))).await;
     let thread: i64 = ask.location().trim_start_matches("/space/messages/").trim_end_matches("#latest").parse().unwrap();
@@ -66,26 +78,37 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert_eq!(page.page().count(r#"input[type="radio"]"#), 20, "five choices for each of four aspects");
     // A required aspect left out, and a text of 501 characters: said beside each, the rest kept, nothing saved.
     let long = "好".repeat(501);
-    let bad = app.post_form("/space/reviews/new", &b, &format!("basis=thread&id={thread}&price=4&service=5&body={}", enc(&long))).await;
+    let bad = post_review(app.router(), &b, &format!("basis=thread&id={thread}&price=4&service=5&body={}", enc(&long)), None).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     let p = bad.page();
     assert!(p.one("#f-honesty").html.contains("请为这一项打分"), "{}", p.one("#f-honesty").html);
     assert_eq!((p.attrs("#f-price input[checked]", "value"), p.attrs("#f-service input[checked]", "value")), (vec!["4".to_owned()], vec!["5".to_owned()]));
     assert!(bad.body.contains("评价内容不能超过500字") && bad.body.contains(&long));
-    let six = app.post_form("/space/reviews/new", &b, &format!("basis=thread&id={thread}&honesty=6&price=4&service=5")).await;
+    let six = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=6&price=4&service=5"), None).await;
     assert_eq!(six.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(six.page().one("#f-honesty").html.contains("请选择1到5星"));
+    // A file that is no photo: said beside the photo field, the stars kept.
+    let broken = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5"), Some(b"not a photo at all")).await;
+    assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(broken.page().select("#rv-photo-err").len() == 1 && broken.page().attrs("#f-honesty input[checked]", "value") == ["5"], "{}", broken.body);
     let reviews = format!("select count(*) from shop_review where user_id = {buyer_id}");
     assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
     // The review: five, four and five stars, after-sale not rated; markup kept as text.
     let text = "车况和描述一致，<b>没有</b>隐藏费用。";
-    let kept = app.post_form("/space/reviews/new", &b, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&after_sale=&body={}", enc(text))).await;
+    let kept = post_review(
+        app.router(),
+        &b,
+        &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&after_sale=&body={}", enc(text)),
+        Some(&jpeg(800, 600, 40)),
+    )
+    .await;
     assert_eq!((kept.status, kept.location()), (StatusCode::SEE_OTHER, format!("/shop/{oname}/reviews?written=1").as_str()));
     let shop_page = app.get(kept.location(), &[]).await;
     assert!(shop_page.body.contains("评价已发布"));
     let item = shop_page.page().select(".rv-item").into_iter().find(|n| n.html.contains("没有")).expect("the review on the shop's page").html;
     assert!(item.contains("4.7分") && item.contains("已核实 · 在线咨询过") && item.contains("&lt;b&gt;没有&lt;/b&gt;"), "{item}");
     assert!(item.contains("车况描述 5星") && !item.contains("售后保障"), "an aspect not rated is not shown: {item}");
+    assert!(item.contains(r#"class="rv-photo""#) && item.contains(".webp"), "the photo, through the pipeline: {item}");
     let after = app.state.store.review_summary(shop).await.unwrap();
     assert_eq!((after.count, after.points), (before.count + 1, before.points + 47));
     let rating = domain::review::rating_text(after.points, after.count);
@@ -98,7 +121,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert!(detail.page().one(".seller-rating").text.contains(&format!("★{rating} · {}条评价", after.count)));
     assert!(app.get(&format!("/shop/{oname}"), &[]).await.page().one(".shop-head .seller-rating").text.contains(&format!("★{rating}")));
     // The same dealing again: refused, the form kept, one review.
-    let again = app.post_form("/space/reviews/new", &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次"))).await;
+    let again = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次")), None).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.body.contains("每次交易只能评价一次") && again.body.contains("再评一次"));
     assert!(app.get(&form, &b).await.body.contains("每次交易只能评价一次"));
@@ -119,7 +142,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     let later = app.variant(app.state.config.clone(), NOW + 5 * 86_400);
     let open = get_on(&later, "/space/reviews", &b).await;
     assert!(open.page().one(".msg-list li").text.contains("预约看车 · 商家已联系"), "{}", open.body);
-    let viewed = post_on(&later, "/space/reviews/new", &b, &format!("basis=lead&id={lead}&honesty=3&price=3&service=2&after_sale=0")).await;
+    let viewed = post_review(web::app(later.clone()), &b, &format!("basis=lead&id={lead}&honesty=3&price=3&service=2&after_sale=0"), None).await;
     assert_eq!(viewed.status, StatusCode::SEE_OTHER, "{}", viewed.body);
     let last = app.state.store.review_summary(shop).await.unwrap();
     assert_eq!((last.count, last.points), (after.count + 1, after.points + 27));
@@ -134,8 +157,12 @@ async fn a_shop_answers_once_and_staff_hide_a_review_only_for_a_listed_reason(ap
     let today = domain::time::date(NOW);
     let stars = domain::review::Stars([1, 2, 1, 0]);
     let text = "销售态度很差，还把另一位客户的电话13900001111念给我听。";
-    let store::Wrote::Kept(id, _) =
-        app.state.store.write_review(buyer_id, (domain::review::Basis::Thread, thread), &today, stars, text, NOW - 3_600).await.unwrap()
+    let store::Wrote::Kept(id, _) = app
+        .state
+        .store
+        .write_review(buyer_id, (domain::review::Basis::Thread, thread), &today, store::NewReview { stars, body: text, photo: "" }, NOW - 3_600)
+        .await
+        .unwrap()
     else {
         panic!("not kept")
     };

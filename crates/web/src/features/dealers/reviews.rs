@@ -43,7 +43,7 @@ async fn dealer_page(
         .iter()
         .map(|r| {
             let typed = refused.as_ref().filter(|(id, ..)| *id == r.review_id).map(|(_, text, e)| (text.clone(), *e));
-            (ReviewView::new(r), typed)
+            (ReviewView::new(r, &state.config.upload.base), typed)
         })
         .collect();
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "买家评价");

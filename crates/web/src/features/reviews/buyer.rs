@@ -13,11 +13,13 @@ use super::ReviewView;
 use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
-use crate::http::extract::{Form, Query};
+use crate::http::extract::Query;
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::photos;
 use crate::state::AppState;
+use axum::extract::multipart::{Multipart, MultipartRejection};
 
 /// What is said when the dealing has its review.
 const ALREADY: &str = "这次交易您已经评价过了，每次交易只能评价一次";
@@ -78,7 +80,7 @@ pub async fn mine(State(state): State<AppState>, visitor: Visitor, SignedIn(user
     let tpl = MinePage {
         page: meta(&state, &visitor, "我的评价"),
         open: open.iter().map(DealingView::new).collect(),
-        written: written.iter().map(ReviewView::new).collect(),
+        written: written.iter().map(|r| ReviewView::new(r, &state.config.upload.base)).collect(),
         notice: (!q.done.is_empty()).then_some("评价已发布，感谢您帮助其他买家。"),
     };
     Ok(Html(tpl.render()?).into_response())
@@ -91,25 +93,6 @@ pub struct Which {
     basis: Option<Basis>,
     #[serde(default, deserialize_with = "crate::http::extract::lenient")]
     id: Option<i64>,
-}
-
-/// The review form as posted.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct Posted {
-    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
-    basis: Option<Basis>,
-    #[serde(default, deserialize_with = "crate::http::extract::lenient")]
-    id: Option<i64>,
-    #[serde(default)]
-    honesty: String,
-    #[serde(default)]
-    price: String,
-    #[serde(default)]
-    service: String,
-    #[serde(default)]
-    after_sale: String,
-    #[serde(default)]
-    body: String,
 }
 
 /// One aspect's stars on the form.
@@ -133,6 +116,8 @@ struct WritePage {
     choices: [(u8, &'static str); 5],
     body: String,
     body_error: Option<&'static str>,
+    /// What is said beside the photo field.
+    photo_error: Option<String>,
     form_error: Option<&'static str>,
 }
 
@@ -143,6 +128,7 @@ struct Typed {
     body: String,
     aspect_error: Option<(Aspect, &'static str)>,
     body_error: Option<&'static str>,
+    photo_error: Option<String>,
     form_error: Option<&'static str>,
 }
 
@@ -166,6 +152,7 @@ fn write_page(state: &AppState, visitor: &Visitor, d: &Dealing, t: Typed, code: 
         choices: [(1, "很差"), (2, "较差"), (3, "一般"), (4, "满意"), (5, "非常满意")],
         body: t.body,
         body_error: t.body_error,
+        photo_error: t.photo_error,
         form_error: t.form_error,
     };
     let mut res = Html(tpl.render()?).into_response();
@@ -187,18 +174,39 @@ pub async fn form(State(state): State<AppState>, visitor: Visitor, SignedIn(user
     write_page(&state, &visitor, &d, typed, StatusCode::OK)
 }
 
-/// `POST /space/reviews/new`: the review, kept once per dealing.
-pub async fn write(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Form(p): Form<Posted>) -> Result<Response, AppError> {
-    let d = dealing_of(&state, user.user_id, p.basis, p.id).await?;
-    let typed_stars = [&p.honesty, &p.price, &p.service, &p.after_sale].map(|s| s.trim().parse::<u8>().ok().filter(|n| (1..=5).contains(n)).unwrap_or(0));
-    let mut typed = Typed { stars: typed_stars, body: p.body.trim().chars().take(domain::review::MAX_CHARS + 100).collect(), ..Typed::default() };
-    let stars = Stars::parse([&p.honesty, &p.price, &p.service, &p.after_sale].map(String::as_str));
-    let body = domain::review::parse_text(&p.body);
-    let (stars, body) = match (stars, body) {
-        (Ok(s), Ok(b)) => (s, b),
+/// `POST /space/reviews/new` (multipart: `basis`, `id`, each aspect's stars, `body`, then an
+/// optional `photo`): the review, kept once per dealing; the photo goes through the photo
+/// pipeline once every other field is right.
+pub async fn write(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    mp: Result<Multipart, MultipartRejection>,
+) -> Result<Response, AppError> {
+    let (texts, file) = photos::receive_one(mp, "photo").await;
+    let get = |k: &str| texts.get(k).map_or("", String::as_str);
+    let d = dealing_of(&state, user.user_id, get("basis").parse().ok(), get("id").trim().parse().ok()).await?;
+    let fields = [get("honesty"), get("price"), get("service"), get("after_sale")];
+    let typed_stars = fields.map(|s| s.trim().parse::<u8>().ok().filter(|n| (1..=5).contains(n)).unwrap_or(0));
+    let mut typed = Typed { stars: typed_stars, body: get("body").trim().chars().take(domain::review::MAX_CHARS + 100).collect(), ..Typed::default() };
+    // A photo that came but was refused says why; one that was fine must be chosen again when
+    // another field sends the form back (a browser never sends a file back).
+    let photo = match file {
+        Ok(received) => Some(received),
+        Err(photos::PhotoError::Missing) => None,
+        Err(e) => {
+            typed.photo_error = Some(e.message());
+            None
+        }
+    };
+    let (stars, body) = match (Stars::parse(fields), domain::review::parse_text(get("body"))) {
+        (Ok(s), Ok(b)) if typed.photo_error.is_none() => (s, b),
         (s, b) => {
             typed.aspect_error = s.err();
             typed.body_error = b.err();
+            if photo.is_some() {
+                typed.photo_error = Some("请重新选择照片（修改其他项后需要再选一次）".to_owned());
+            }
             return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
@@ -208,7 +216,18 @@ pub async fn write(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         typed.form_error = Some("今天发布的评价已达上限，请明天再来");
         return write_page(&state, &visitor, &d, typed, StatusCode::TOO_MANY_REQUESTS);
     }
-    match state.store.write_review(user.user_id, (d.basis, d.basis_id), &today(&state), stars, &body, state.clock.now()).await? {
+    let path = match photo {
+        Some(received) => match photos::ingest(&state, user.user_id, received).await {
+            Ok(stored) => stored.path,
+            Err(e) => {
+                typed.photo_error = Some(e.message());
+                return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
+            }
+        },
+        None => String::new(),
+    };
+    let review = store::NewReview { stars, body: &body, photo: &path };
+    match state.store.write_review(user.user_id, (d.basis, d.basis_id), &today(&state), review, state.clock.now()).await? {
         Wrote::Kept(_, oname) => Ok(see_other(&format!("/shop/{oname}/reviews?written=1"), Vec::new())),
         Wrote::Already => {
             typed.form_error = Some(ALREADY);
@@ -223,4 +242,5 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/reviews", mine);
     r.get(Access::User, "/space/reviews/new", form);
     r.post(Access::User, "/space/reviews/new", write);
+    r.limit("/space/reviews/new", photos::MAX_BYTES + 64 * 1024);
 }

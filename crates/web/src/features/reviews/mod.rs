@@ -37,11 +37,13 @@ pub struct ReviewView {
     pub answer_date: String,
     /// Why staff hid it (then nothing else of it is shown).
     pub hidden: Option<&'static str>,
+    /// Its photo: a 320 px image, its `srcset`, and the full-size picture it links to.
+    pub photo: Option<(String, String, String)>,
 }
 
 impl ReviewView {
-    /// The view of a stored review.
-    pub fn new(r: &Review) -> ReviewView {
+    /// The view of a stored review (photos under `upload_base`).
+    pub fn new(r: &Review, upload_base: &str) -> ReviewView {
         let stars = r.stars();
         ReviewView {
             id: r.review_id,
@@ -58,6 +60,10 @@ impl ReviewView {
             answer: r.answer.clone(),
             answer_date: r.answered_at.map(domain::time::date).unwrap_or_default(),
             hidden: r.hidden_reason.map(|h| h.label()),
+            photo: (!r.photo_path.is_empty()).then(|| {
+                let url = domain::image::join(upload_base, &r.photo_path);
+                (domain::image::sized(&url, upload_base, 320), domain::image::srcset(&url, upload_base).unwrap_or_default(), url)
+            }),
         }
     }
 }
@@ -130,7 +136,7 @@ impl ShopReviews {
             rating: domain::review::rating_text(sum.points, sum.count),
             count: sum.count,
             aspects,
-            list: rows.iter().take(PER_PAGE as usize).map(ReviewView::new).collect(),
+            list: rows.iter().take(PER_PAGE as usize).map(|r| ReviewView::new(r, &state.config.upload.base)).collect(),
             prev: (page > 1).then(|| href(page - 1)),
             next: more.then(|| href(page + 1)),
             notice,
