@@ -64,7 +64,7 @@ for (const js of [true, false]) {
     const item = page.locator(".rv-item", { hasText: text });
     assert.match(await item.innerText(), /4\.7分[\s\S]*已核实 · 询价或看车后/);
     assert.match(await page.locator(".rv-rating").innerText(), /\d\.\d分 · \d+条评价/);
-    assert.match(await page.locator(".shop-head .seller-rating").innerText(), /★\d\.\d · \d+条评价/);
+    assert.match(await page.locator(".shop-head .shop-rating").innerText(), /★\d\.\d · \d+条评价/);
     const reviewId = (await item.getAttribute("id")).replace("review-", "");
 
     // The dealer answers it once, in public.

@@ -119,7 +119,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     // The car's seller card and the shop's header carry the rating.
     let detail = app.get(&format!("/details/{car}"), &[]).await;
     assert!(detail.page().one(".seller-rating").text.contains(&format!("★{rating} · {}条评价", after.count)));
-    assert!(app.get(&format!("/shop/{oname}"), &[]).await.page().one(".shop-head .seller-rating").text.contains(&format!("★{rating}")));
+    assert!(app.get(&format!("/shop/{oname}"), &[]).await.page().one(".shop-head .shop-rating").text.contains(&format!("★{rating}")));
     // The same dealing again: refused, the form kept, one review.
     let again = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次")), None).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
