@@ -93,6 +93,16 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert!(broken.page().select("#rv-photo-err").len() == 1 && broken.page().attrs("#f-honesty input[checked]", "value") == ["5"], "{}", broken.body);
     let reviews = format!("select count(*) from shop_review where user_id = {buyer_id}");
     assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
+    // An address that sent a day's reviews (whoever was signed in) is refused, the form kept.
+    let day = domain::limit::Limit { gap_secs: 0, window_secs: 86_400, max: domain::review::PER_ADDRESS_DAY };
+    for _ in 0..domain::review::PER_ADDRESS_DAY {
+        app.state.store.throttle(&[("review:ip:10.7.7.7", day)], NOW).await.unwrap();
+    }
+    let crowded = [("cookie", buyer.as_str()), ("x-test-peer", "10.7.7.7")];
+    let refused = post_review(app.router(), &crowded, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&body={}", enc("好")), None).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.body.contains("今天发布的评价已达上限") && refused.page().attrs("#f-honesty input[checked]", "value") == ["5"]);
+    assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
     // The review: five, four and five stars, after-sale not rated; markup kept as text.
     let text = "车况和描述一致，<b>没有</b>隐藏费用。";
     let kept = post_review(

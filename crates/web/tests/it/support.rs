@@ -358,7 +358,11 @@ pub async fn send_body(router: Router, uri: &str, headers: &[(&str, &str)], cont
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    let req = req.body(Body::from(body)).unwrap();
+    let mut req = req.body(Body::from(body)).unwrap();
+    if let Some(ip) = headers.iter().find(|(k, _)| *k == "x-test-peer").map(|(_, v)| *v) {
+        let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+        req.extensions_mut().insert(axum::extract::ConnectInfo(addr));
+    }
     let res = router.oneshot(req).await.unwrap();
     let status = res.status();
     let headers = res.headers().clone();

@@ -210,9 +210,10 @@ pub async fn write(
             return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
-    let key = format!("review:d:{}", user.user_id);
-    let day = Limit { gap_secs: 0, window_secs: 86_400, max: domain::review::PER_DAY };
-    if state.store.throttle(&[(key.as_str(), day)], state.clock.now()).await?.is_some() {
+    let (key, address) = (format!("review:d:{}", user.user_id), format!("review:ip:{}", visitor.ip));
+    let day = |max| Limit { gap_secs: 0, window_secs: 86_400, max };
+    let limits = [(key.as_str(), day(domain::review::PER_DAY)), (address.as_str(), day(domain::review::PER_ADDRESS_DAY))];
+    if state.store.throttle(&limits, state.clock.now()).await?.is_some() {
         typed.form_error = Some("今天发布的评价已达上限，请明天再来");
         return write_page(&state, &visitor, &d, typed, StatusCode::TOO_MANY_REQUESTS);
     }
