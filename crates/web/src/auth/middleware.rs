@@ -73,8 +73,9 @@ pub fn route_middleware(
             cookies.extend(boot.cookies);
             req.extensions_mut().insert(DeviceId(id));
             // A signed-in user's pages show how many messages wait (the header's 我的); a
-            // failure to count leaves the badge out, never the page.
-            if let Some(u) = boot.user.as_ref().filter(|_| req.method() == Method::GET && !crate::http::envelope::is_api(req.uri().path())) {
+            // failure to count leaves the badge out, never the page. Not counted for what is no
+            // page: the API, and requests that ask for JSON only (a live thread's polls).
+            if let Some(u) = boot.user.as_ref().filter(|_| req.method() == Method::GET && is_page_request(&req)) {
                 let unread = state.store.unread_messages(u.user_id).await.unwrap_or(0);
                 req.extensions_mut().insert(Unread(unread));
             }
@@ -390,5 +391,34 @@ impl Future for Served {
             Served::Kept(res) => std::task::Poll::Ready(Ok(res.take().unwrap_or_default())),
             Served::Routed(routed) => std::pin::Pin::new(routed).poll(cx),
         }
+    }
+}
+
+/// Whether a GET asks for a page: not the API, and not a request whose `Accept` names JSON
+/// without HTML (a script's fetch).
+fn is_page_request(req: &Request) -> bool {
+    let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let json_only = accept.contains("json") && !accept.contains("text/html");
+    !crate::http::envelope::is_api(req.uri().path()) && !json_only
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(path: &str, accept: Option<&str>) -> Request {
+        let mut b = Request::builder().uri(path);
+        if let Some(a) = accept {
+            b = b.header(header::ACCEPT, a);
+        }
+        b.body(Body::empty()).unwrap_or_default()
+    }
+
+    #[test]
+    fn only_pages_count_unread_messages() {
+        assert!(is_page_request(&get("/space", None)));
+        assert!(is_page_request(&get("/space", Some("text/html,application/xhtml+xml,*/*;q=0.8"))));
+        assert!(!is_page_request(&get("/space/messages/7/since?after=3", Some("application/json"))), "a live thread's poll");
+        assert!(!is_page_request(&get("/api/buycar-api/user/info", None)));
     }
 }
