@@ -63,6 +63,25 @@ pub fn percent_encode_into(out: &mut String, value: &str) {
     out.push_str(&value[last..]);
 }
 
+/// Appends `text` escaped for HTML text or an attribute value (`& < > " '`).
+pub fn push_html_escaped(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let escaped = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(escaped);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
+
 /// Percent-encodes a query component.
 pub fn percent_encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());

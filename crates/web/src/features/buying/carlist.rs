@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse, Response};
 use domain::catalog;
 use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, SEAT_OPTIONS};
 use domain::region;
-use domain::search::{CarQuery, Sort};
+use domain::search::{CarQuery, RowLinks, Sort};
 use store::Scope;
 
 use crate::features::dealers::shop_head::ShopHead;
@@ -59,7 +59,7 @@ impl HtmlText {
     pub fn href(target: &CarQuery, path: &str) -> HtmlText {
         let mut out = String::with_capacity(path.len() + 64);
         if path.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
-            push_escaped(&mut out, path);
+            domain::text::push_html_escaped(&mut out, path);
         } else {
             out.push_str(path);
         }
@@ -74,7 +74,7 @@ impl HtmlText {
             return HtmlText(text);
         }
         let mut out = String::with_capacity(text.len() + 16);
-        push_escaped(&mut out, &text);
+        domain::text::push_html_escaped(&mut out, &text);
         HtmlText(Cow::Owned(out))
     }
 
@@ -83,25 +83,6 @@ impl HtmlText {
     pub fn as_html(&self) -> &str {
         &self.0
     }
-}
-
-/// Appends `text` escaped for HTML text or an attribute value (`& < > " '`).
-fn push_escaped(out: &mut String, text: &str) {
-    let mut last = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escaped = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            _ => continue,
-        };
-        out.push_str(&text[last..i]);
-        out.push_str(escaped);
-        last = i + 1;
-    }
-    out.push_str(&text[last..]);
 }
 
 impl std::fmt::Display for HtmlText {
@@ -184,101 +165,108 @@ fn option(path: &str, label: impl Into<Cow<'static, str>>, active: bool, target:
     OptionLink { label: HtmlText::text(label), href: HtmlText::href(target, path), active, nofollow: !target.crawlable() }
 }
 
-fn range_row(
-    q: &CarQuery,
-    path: &str,
-    name: &'static str,
-    table: &[filter::FilterOption],
-    current: Option<filter::Band>,
-    set: fn(&mut CarQuery, Option<filter::Band>),
-) -> FilterRow {
+/// The option of a row that sets its filter to `value` (see [`CarQuery::row_links`]).
+fn set_option(links: &RowLinks, label: impl Into<Cow<'static, str>>, value: &str, active: bool) -> OptionLink {
+    OptionLink { label: HtmlText::text(label), href: HtmlText(Cow::Owned(links.href(value))), active, nofollow: links.nofollow }
+}
+
+/// A row of one filter's values: 不限 (the query without it) first.
+struct RowOf<'a> {
+    path: &'a str,
+    /// The query without the row's filter, on page 1.
+    cleared: CarQuery,
+    links: RowLinks,
+}
+
+impl<'a> RowOf<'a> {
+    fn new(q: &CarQuery, path: &'a str, key: &'static str, clear: impl FnOnce(&mut CarQuery)) -> RowOf<'a> {
+        let cleared = q.with(clear);
+        let links = cleared.row_links(path, key);
+        RowOf { path, cleared, links }
+    }
+
+    /// The option that drops the filter.
+    fn any(&self, label: impl Into<Cow<'static, str>>, active: bool) -> OptionLink {
+        option(self.path, label, active, &self.cleared)
+    }
+}
+
+fn range_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str), table: &[filter::FilterOption], current: Option<filter::Band>) -> FilterRow {
+    let row = RowOf::new(q, path, key, |t| match key {
+        "price" => t.price = None,
+        "age" => t.age = None,
+        _ => t.mileage = None,
+    });
     let current = current.map(|b| b.to_string()).unwrap_or_default();
     let options = table
         .iter()
         .map(|o| {
-            let value = filter::Band::parse(o.value);
             let active = current == o.value;
-            option(path, o.label, active, &q.with(|t| set(t, value)))
+            match filter::Band::parse(o.value) {
+                Some(band) => set_option(&row.links, o.label, &band.to_string(), active),
+                None => row.any(o.label, active),
+            }
         })
         .collect();
     FilterRow { name, options, more: Vec::new() }
 }
 
-fn code_row(q: &CarQuery, path: &str, name: &'static str, table: &[filter::CodeOption], current: Option<u8>, set: fn(&mut CarQuery, Option<u8>)) -> FilterRow {
-    let mut options = vec![option(path, "不限", current.is_none(), &q.with(|t| set(t, None)))];
-    options.extend(table.iter().map(|o| option(path, o.label, current == Some(o.code), &q.with(|t| set(t, Some(o.code))))));
+fn code_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str), table: &[filter::CodeOption], current: Option<u8>) -> FilterRow {
+    let row = RowOf::new(q, path, key, |t| match key {
+        "seats" => t.seats = None,
+        "emission" => t.emission = None,
+        "fuel" => t.fuel = None,
+        _ => t.gearbox = None,
+    });
+    let mut options = vec![row.any("不限", current.is_none())];
+    options.extend(table.iter().map(|o| set_option(&row.links, o.label, &o.code.to_string(), current == Some(o.code))));
     FilterRow { name, options, more: Vec::new() }
 }
 
 fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<FilterRow> {
     let mut rows = Vec::new();
     // Brand: popular brands up front, the whole A–Z catalogue folded.
-    let brand_link = |b: &'static catalog::Brand| {
-        option(
-            path,
-            b.name,
-            q.brand.is_some_and(|x| x.slug == b.slug),
-            &q.with(|t| {
-                t.brand = Some(b);
-                t.series = None;
-            }),
-        )
-    };
-    let mut options = vec![option(
-        path,
-        "不限",
-        q.brand.is_none(),
-        &q.with(|t| {
-            t.brand = None;
-            t.series = None;
-        }),
-    )];
+    let brands = RowOf::new(q, path, "brand", |t| {
+        t.brand = None;
+        t.series = None;
+    });
+    let brand_link = |b: &'static catalog::Brand| set_option(&brands.links, b.name, b.slug, q.brand.is_some_and(|x| x.slug == b.slug));
+    let mut options = vec![brands.any("不限", q.brand.is_none())];
     options.extend(popular.iter().filter_map(|b| catalog::brand(&b.slug)).map(brand_link));
     let more = catalog::brands().iter().map(brand_link).collect();
     rows.push(FilterRow { name: "品牌", options, more });
     if let Some(b) = q.brand {
-        let mut options = vec![option(path, "全部车系", q.series.is_none(), &q.with(|t| t.series = None))];
-        options.extend(catalog::series_of(b.slug).map(|s| option(path, s.name, q.series.is_some_and(|x| x.slug == s.slug), &q.with(|t| t.series = Some(s)))));
+        let series = RowOf::new(q, path, "series", |t| t.series = None);
+        let mut options = vec![series.any("全部车系", q.series.is_none())];
+        options.extend(catalog::series_of(b.slug).map(|s| set_option(&series.links, s.name, s.slug, q.series.is_some_and(|x| x.slug == s.slug))));
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
-    rows.push(range_row(q, path, "价格", PRICE_OPTIONS, q.price, |t, v| t.price = v));
-    let mut bodies = vec![option(path, "不限", q.body.is_none(), &q.with(|t| t.body = None))];
-    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| option(path, b.label(), q.body == Some(b), &q.with(|t| t.body = Some(b)))));
+    rows.push(range_row(q, path, ("价格", "price"), PRICE_OPTIONS, q.price));
+    let body = RowOf::new(q, path, "body", |t| t.body = None);
+    let mut bodies = vec![body.any("不限", q.body.is_none())];
+    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| set_option(&body.links, b.label(), b.as_str(), q.body == Some(b))));
     rows.push(FilterRow { name: "车型", options: bodies, more: Vec::new() });
-    rows.push(code_row(q, path, "座位", SEAT_OPTIONS, q.seats, |t, v| t.seats = v));
-    rows.push(range_row(q, path, "车龄", AGE_OPTIONS, q.age, |t, v| t.age = v));
-    rows.push(range_row(q, path, "里程", MILEAGE_OPTIONS, q.mileage, |t, v| t.mileage = v));
-    rows.push(code_row(q, path, "排放", &EMISSION_OPTIONS[1..], q.emission, |t, v| t.emission = v));
-    rows.push(code_row(q, path, "燃料", FUEL_FILTER_OPTIONS, q.fuel, |t, v| t.fuel = v));
-    rows.push(code_row(q, path, "变速箱", GEARBOX_OPTIONS, q.gearbox, |t, v| t.gearbox = v));
+    rows.push(code_row(q, path, ("座位", "seats"), SEAT_OPTIONS, q.seats));
+    rows.push(range_row(q, path, ("车龄", "age"), AGE_OPTIONS, q.age));
+    rows.push(range_row(q, path, ("里程", "mileage"), MILEAGE_OPTIONS, q.mileage));
+    rows.push(code_row(q, path, ("排放", "emission"), &EMISSION_OPTIONS[1..], q.emission));
+    rows.push(code_row(q, path, ("燃料", "fuel"), FUEL_FILTER_OPTIONS, q.fuel));
+    rows.push(code_row(q, path, ("变速箱", "gearbox"), GEARBOX_OPTIONS, q.gearbox));
     // Region: provinces folded A–Z; the chosen province's cities up front.
-    let mut options = vec![option(
-        path,
-        "全国",
-        q.province.is_none(),
-        &q.with(|t| {
-            t.province = None;
-            t.city = None;
-        }),
-    )];
+    let provinces = RowOf::new(q, path, "province", |t| {
+        t.province = None;
+        t.city = None;
+    });
+    let mut options = vec![provinces.any("全国", q.province.is_none())];
     if let Some(p) = q.province {
-        options.push(option(path, format!("{}全省", p.name), q.city.is_none(), &q.with(|t| t.city = None)));
-        options.extend(region::cities_of(p.code).map(|c| option(path, c.name, q.city.is_some_and(|x| x.code == c.code), &q.with(|t| t.city = Some(c)))));
+        let cities = RowOf::new(q, path, "city", |t| t.city = None);
+        options.push(cities.any(format!("{}全省", p.name), q.city.is_none()));
+        options.extend(region::cities_of(p.code).map(|c| set_option(&cities.links, c.name, c.slug, q.city.is_some_and(|x| x.code == c.code))));
     }
     let more = region::provinces_by_initial()
         .into_iter()
         .flat_map(|(_, list)| list)
-        .map(|p| {
-            option(
-                path,
-                p.name,
-                q.province.is_some_and(|x| x.code == p.code),
-                &q.with(|t| {
-                    t.province = Some(p);
-                    t.city = None;
-                }),
-            )
-        })
+        .map(|p| set_option(&provinces.links, p.name, p.slug, q.province.is_some_and(|x| x.code == p.code)))
         .collect();
     rows.push(FilterRow { name: "地区", options, more });
     rows
