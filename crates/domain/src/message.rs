@@ -162,12 +162,13 @@ pub const BLOCKED: &str = "您的账号因违反消息规则已被限制发送�
 
 /// The days over which a seller's replies are measured.
 pub const REPLY_DAYS: i64 = 30;
-/// Threads a seller needs in those days before their figures are shown (fewer say little).
+/// Conversations a seller needs in those days before their figures are shown (fewer say little).
 pub const REPLY_MIN_THREADS: usize = 3;
 
-/// How a seller answers: the median time to the first reply of the threads buyers began in the
-/// last [`REPLY_DAYS`] days (those still unanswered count as not answered, not as slow), and
-/// the share of those threads answered.
+/// How a seller answers: the median time to the first reply of the conversations buyers began in
+/// the last [`REPLY_DAYS`] days — threads, and a shop's leads (answered when its staff open
+/// them) — those still unanswered counting as not answered, not as slow; and the share of them
+/// answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Replies {
     /// Median seconds to the first reply, over the answered threads.
@@ -196,10 +197,10 @@ impl Replies {
         Some(Replies { median_secs, rate_pct, threads: threads.len() })
     }
 
-    /// `通常10分钟内回复 · 回复率92%`; a seller who answered none: `近30天未回复买家消息`.
+    /// `通常10分钟内回复 · 回复率92%`; a seller who answered none: `近30天未回复买家咨询`.
     pub fn text(&self) -> String {
         if self.rate_pct == 0 {
-            return format!("近{REPLY_DAYS}天未回复买家消息");
+            return format!("近{REPLY_DAYS}天未回复买家咨询");
         }
         let within = match self.median_secs {
             s if s <= 600 => "10分钟内",
@@ -252,7 +253,7 @@ mod tests {
         assert_eq!(Replies::of(&[Some(60), Some(500), Some(7_000), Some(8_000)]).unwrap().median_secs, 3_750, "an even count: the middle two");
         assert_eq!(Replies::of(&[Some(60), Some(300), Some(500)]).unwrap().text(), "通常10分钟内回复 · 回复率100%");
         assert_eq!(Replies::of(&[Some(90_000); 3]).unwrap().text(), "通常1天以上回复 · 回复率100%");
-        assert_eq!(Replies::of(&[None, None, None]).unwrap().text(), "近30天未回复买家消息");
+        assert_eq!(Replies::of(&[None, None, None]).unwrap().text(), "近30天未回复买家咨询");
     }
 
     #[test]

@@ -26,6 +26,29 @@ pub struct Thread {
 }
 from_row!(Thread { thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id });
 
+/// The conversations buyers began with sellers since the parameter `since` (of one seller when
+/// `seller` names a parameter), each with its seller, its start and when the seller answered:
+/// a thread, answered by the seller's first message; and a shop's 询底价 or 预约看车 lead, answered
+/// when its staff opened it (which shows them the buyer's number to call). A private seller's
+/// leads are answered by the platform's advisers, so only a shop's count; bought leads are not
+/// buyers asking this seller.
+fn reply_samples_sql(seller: Option<&str>, since: &str) -> String {
+    let (of_thread, of_shop) = match seller {
+        Some(p) => (format!(" and t.seller_user_id = {p}"), format!(" and sh.owner_user_id = {p}")),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "select t.seller_user_id as seller, t.created_at as began, \
+         (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) as answered \
+         from message_thread t where t.created_at >= {since}{of_thread} \
+         union all select sh.owner_user_id as seller, d.created_at as began, d.opened_at as answered \
+         from lead d join shop sh on sh.shop_id = d.shop_id where d.created_at >= {since}{of_shop} \
+         and sh.owner_user_id is not null and d.intent in ('{}', '{}') and d.lead_package_id is null",
+        domain::lead::Intent::AskPrice.as_str(),
+        domain::lead::Intent::BookViewing.as_str()
+    )
+}
+
 const THREAD: &str = "select thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id from message_thread";
 
 /// One message.
@@ -317,18 +340,16 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// For each thread buyers began with seller `seller_user_id` since `since`: the seconds from
-    /// its first message to the seller's first reply, or `None` while unanswered.
+    /// For each conversation buyers began with seller `seller_user_id` since `since` (see
+    /// [`reply_samples_sql`]): the seconds to the seller's answer, or `None` while unanswered.
     pub async fn reply_samples(&self, seller_user_id: i64, since: i64) -> Result<Vec<Option<i64>>, DbError> {
-        let rows: Vec<(i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(
-            "select t.created_at, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) \
-             from message_thread t where t.seller_user_id = $1 and t.created_at >= $2",
-        )
+        let sql = format!("select began, answered from ({}) s", reply_samples_sql(Some("$1"), "$2"));
+        let rows: Vec<(i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(seller_user_id)
         .bind(since)
         .fetch_all(p)
         .await?);
-        Ok(rows.into_iter().map(|(began, first)| first.map(|f| f - began)).collect())
+        Ok(rows.into_iter().map(|(began, answered)| answered.map(|a| a - began)).collect())
     }
 
     /// `user_id` (a side of thread `thread_id`) reports message `message_id` of the other side.
@@ -448,13 +469,12 @@ impl Store {
             .await?))
     }
 
-    /// Rewrites every seller's reply figures (`reply_stat`) from the threads buyers began since
-    /// `since`: sellers with too few threads to say have none. How many sellers have figures.
+    /// Rewrites every seller's reply figures (`reply_stat`) from the conversations buyers began
+    /// since `since` ([`reply_samples_sql`]): sellers with too few to say have none. How many sellers
+    /// have figures.
     pub async fn refresh_reply_stats(&self, since: i64, now: i64) -> Result<usize, DbError> {
-        let rows: Vec<(i64, i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(
-            "select t.seller_user_id, t.created_at, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) \
-             from message_thread t where t.created_at >= $1 order by t.seller_user_id",
-        )
+        let sql = format!("select seller, began, answered from ({}) s order by seller", reply_samples_sql(None, "$1"));
+        let rows: Vec<(i64, i64, Option<i64>)> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(since)
         .fetch_all(p)
         .await?);

@@ -5,6 +5,7 @@
 //! the other side a message waits (once per quiet spell, never its words).
 
 use axum::http::StatusCode;
+use domain::lead::Intent;
 
 use crate::support::{NOW, TestApp, login, owner_mobile, post_on};
 
@@ -150,7 +151,8 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
 }
 
 /// A fixed history: four threads begun in the last 30 days, answered after 5 minutes, 50
-/// minutes and 28 hours, one unanswered, and an older unanswered one that no longer counts.
+/// minutes and 28 hours, one unanswered, and an older unanswered one that no longer counts; then
+/// the shop's leads.
 async fn a_shop_shows_how_it_answers_from_the_last_thirty_days(app: &TestApp) {
     let (id, _) = dealer_car(app).await;
     let shop = app.state.store.listing_detail(id).await.unwrap().shop_id.unwrap();
@@ -174,14 +176,38 @@ async fn a_shop_shows_how_it_answers_from_the_last_thirty_days(app: &TestApp) {
     }
     let page = app.get(&format!("/shop/{oname}"), &[]).await;
     let line = page.page().one(".shop-replies").text;
-    assert!(line.contains("通常1小时内回复 · 回复率75%") && line.contains("按近30天买家在线咨询统计"), "{line}");
+    assert!(line.contains("通常1小时内回复 · 回复率75%") && line.contains("按近30天买家的在线咨询和询价、预约统计"), "{line}");
+    // The shop's leads count too, answered when its staff open them: a 询底价 opened after 20
+    // minutes and a 预约看车 never opened; a 卖车 lead and a lead older than 30 days do not count.
+    let owner = s.shop_by_oname(&oname).await.unwrap().owner_user_id.unwrap();
+    for (n, (intent, began, opened)) in [
+        (Intent::AskPrice, NOW - 4 * 86_400, Some(1_200)),
+        (Intent::BookViewing, NOW - 86_400, None),
+        (Intent::Sell, NOW - 86_400, None),
+        (Intent::AskPrice, NOW - 31 * 86_400, Some(60)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mobile = domain::validate::Mobile::parse(&format!("1371237000{n}")).unwrap();
+        let lead = store::NewLead { listing_id: Some(id), shop_id: Some(shop), ..store::NewLead::new(mobile, intent) };
+        let store::LeadOutcome::Created(lead_id) = s.submit_lead(&lead, began).await.unwrap() else { panic!("lead not kept") };
+        if let Some(after) = opened {
+            s.work_scoped_lead(store::LeadScope::Shop(owner), owner, lead_id, "open", None, None, began + after).await.unwrap();
+        }
+    }
+    // Six conversations in 30 days, four answered (5, 20, 50 minutes, 28 hours): the median 35
+    // minutes, 66%.
+    let page = app.get(&format!("/shop/{oname}"), &[]).await;
+    let line = page.page().one(".shop-replies").text;
+    assert!(line.contains("通常1小时内回复 · 回复率66%"), "{line}");
     let business = app.get(&format!("/shop/{oname}/business"), &[]).await;
-    assert!(business.body.contains("通常1小时内回复 · 回复率75%（近30天在线咨询）"));
+    assert!(business.body.contains("通常1小时内回复 · 回复率66%（近30天买家咨询）"), "{}", business.body);
     // The car's seller card shows the figures the ten-minute round keeps.
     assert!(app.get(&format!("/details/{id}"), &[]).await.page().select(".seller-replies").is_empty(), "not computed yet");
     assert_eq!(s.refresh_reply_stats(NOW - domain::message::REPLY_DAYS * 86_400, NOW).await.unwrap(), 1);
     let card = app.get(&format!("/details/{id}"), &[]).await.page().one(".seller-replies").text;
-    assert_eq!(card, "通常1小时内回复 · 回复率75%（近30天在线咨询）");
+    assert_eq!(card, "通常1小时内回复 · 回复率66%（近30天买家咨询）");
 }
 
 /// A buyer reports the seller's message asking for money off the platform (once; a reason is
