@@ -58,12 +58,14 @@ pub struct Message {
     pub message_id: i64,
     /// Written by the buyer (else the seller).
     pub from_buyer: bool,
-    /// The text as written.
+    /// The text as written (may be empty beside a photo).
     pub body: String,
+    /// Its photo, an upload's path (empty: none).
+    pub photo_path: String,
     /// When.
     pub created_at: i64,
 }
-from_row!(Message { message_id, from_buyer, body, created_at });
+from_row!(Message { message_id, from_buyer, body, photo_path, created_at });
 
 /// A thread in a user's list of threads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,15 +182,17 @@ const UNREAD: &str = "(select count(*) from message m where m.thread_id = t.thre
 /// Inside transaction `$tx`: writes a message in thread `$thread` and moves the thread's time;
 /// the writer's side has read its own message. Evaluates to the message's id.
 macro_rules! write_message {
-    ($tx:ident, $thread:expr, $from_buyer:expr, $body:expr, $now:expr) => {{
-        let (thread, from_buyer, body, now): (i64, bool, &str, i64) = ($thread, $from_buyer, $body, $now);
-        let id: i64 = sqlx::query_scalar("insert into message (thread_id, from_buyer, body, created_at) values ($1, $2, $3, $4) returning message_id")
-            .bind(thread)
-            .bind(from_buyer)
-            .bind(body)
-            .bind(now)
-            .fetch_one(&mut *$tx)
-            .await?;
+    ($tx:ident, $thread:expr, $from_buyer:expr, ($body:expr, $photo:expr), $now:expr) => {{
+        let (thread, from_buyer, body, photo, now): (i64, bool, &str, &str, i64) = ($thread, $from_buyer, $body, $photo, $now);
+        let id: i64 =
+            sqlx::query_scalar("insert into message (thread_id, from_buyer, body, photo_path, created_at) values ($1, $2, $3, $4, $5) returning message_id")
+                .bind(thread)
+                .bind(from_buyer)
+                .bind(body)
+                .bind(photo)
+                .bind(now)
+                .fetch_one(&mut *$tx)
+                .await?;
         let own = if from_buyer { "buyer_read_id" } else { "seller_read_id" };
         let sql = format!("update message_thread set last_at = $2, {own} = $3 where thread_id = $1");
         sqlx::query(sqlx::AssertSqlSafe(sql)).bind(thread).bind(now).bind(id).execute(&mut *$tx).await?;
@@ -229,7 +233,7 @@ impl Store {
                     .await?
                 }
             };
-            write_message!(tx, thread, true, body, now);
+            write_message!(tx, thread, true, (body, ""), now);
             tx.commit().await?;
             Ok(Asked::Thread(thread))
         })
@@ -259,10 +263,12 @@ impl Store {
 
     /// Thread `thread_id`'s messages, oldest first.
     pub async fn messages(&self, thread_id: i64) -> Result<Vec<Message>, DbError> {
-        Ok(on_pool!(self, p => sqlx::query_as("select message_id, from_buyer, body, created_at from message where thread_id = $1 order by message_id")
+        Ok(
+            on_pool!(self, p => sqlx::query_as("select message_id, from_buyer, body, photo_path, created_at from message where thread_id = $1 order by message_id")
             .bind(thread_id)
             .fetch_all(p)
-            .await?))
+            .await?),
+        )
     }
 
     /// The buyer's (or the seller's) side of thread `thread_id` has read up to message `upto`.
@@ -278,9 +284,14 @@ impl Store {
 
     /// Writes a message of the buyer (or the seller) in thread `thread_id`; its id.
     pub async fn write_message(&self, thread_id: i64, from_buyer: bool, body: &str, now: i64) -> Result<i64, DbError> {
+        self.write_message_with(thread_id, from_buyer, (body, ""), now).await
+    }
+
+    /// [`Store::write_message`] with a photo (an upload's path; empty: none) beside the text.
+    pub async fn write_message_with(&self, thread_id: i64, from_buyer: bool, (body, photo): (&str, &str), now: i64) -> Result<i64, DbError> {
         on_writer!(self, p => {
             let mut tx = p.begin().await?;
-            let id = write_message!(tx, thread_id, from_buyer, body, now);
+            let id = write_message!(tx, thread_id, from_buyer, (body, photo), now);
             tx.commit().await?;
             Ok(id)
         })

@@ -7,7 +7,7 @@
 use axum::http::StatusCode;
 use domain::lead::Intent;
 
-use crate::support::{NOW, TestApp, login, owner_mobile, post_on};
+use crate::support::{NOW, Part, TestApp, jpeg, login, owner_mobile, post_on};
 
 on_both!(10 =>
     a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
@@ -16,6 +16,7 @@ on_both!(10 =>
     a_reported_writer_is_barred_from_messages_by_staff_with_a_reason,
     a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_unread,
     a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen,
+    a_reply_carries_a_photo_through_the_photo_pipeline,
 );
 
 const BUYER: &str = "13712350001";
@@ -344,4 +345,48 @@ async fn a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen(
     assert!(all.to_string().contains("010-62345678"), "{all}");
     let other = login(app, OTHER, "").await;
     assert_eq!(crate::support::get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
+}
+
+/// The seller answers with a photo (and the text beside it); the buyer sends a photo alone. A
+/// file that is not a photo is said beside the photo field with the text kept, and nothing is
+/// sent; an empty text with no photo is said beside the box. The photo is kept from the cleanup
+/// of unused uploads, and a photo alone reads ［图片］ in 我的消息.
+async fn a_reply_carries_a_photo_through_the_photo_pipeline(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let thread = thread_of(app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("左前门有划痕吗？")).await.location());
+    let path = format!("/space/messages/{thread}");
+    let seller = login(app, &seller_mobile, "").await;
+    let s = [("cookie", seller.as_str())];
+    let count = || async { app.state.store.messages(thread).await.unwrap().len() };
+    // The page's form sends the photo last, as multipart.
+    let page = app.get(&path, &s).await;
+    assert_eq!(page.page().one("form.msg-form").attr("enctype"), Some("multipart/form-data"));
+    let broken = app.post_multipart(&path, &s, &[Part::Text("body", "见照片"), Part::File("photo", "a.jpg", b"not a photo at all")]).await;
+    assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let form_page = broken.page();
+    assert!(!form_page.one("#msg-photo-err").text.is_empty(), "{}", broken.body);
+    assert_eq!(form_page.one("#msg-body").text, "见照片", "the text kept");
+    assert_eq!(count().await, 1, "nothing sent");
+    let empty = app.post_multipart(&path, &s, &[Part::Text("body", "  ")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.body.contains("请输入消息内容"));
+    let sent = app.post_multipart(&path, &s, &[Part::Text("body", "有一点，见照片"), Part::File("photo", "door.jpg", &jpeg(800, 600, 40))]).await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
+    let alone = app.post_multipart(&path, &b, &[Part::Text("body", ""), Part::File("photo", "mine.jpg", &jpeg(640, 480, 90))]).await;
+    assert_eq!(alone.status, StatusCode::SEE_OTHER, "{}", alone.body);
+    for (who, h) in [("buyer", &b), ("seller", &s)] {
+        let page = app.get(&path, h).await;
+        let photos = page.page().select(".msg-photo img");
+        assert_eq!(photos.len(), 2, "{who} sees both photos: {}", page.body);
+        assert!(page.body.contains("有一点，见照片"), "{who}");
+    }
+    let stored = app.state.store.messages(thread).await.unwrap();
+    assert_eq!(stored.len(), 3);
+    assert!(stored[2].body.is_empty() && !stored[2].photo_path.is_empty());
+    let orphans = app.state.store.orphan_uploads(NOW + 30 * 86_400, 1_000).await.unwrap();
+    assert!(stored[1..].iter().all(|m| orphans.iter().all(|(_, p)| *p != m.photo_path)), "a message's photo is not an orphan");
+    let list = app.get("/space/messages", &s).await;
+    assert!(list.body.contains("［图片］"), "{}", list.body);
 }

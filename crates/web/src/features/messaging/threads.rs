@@ -2,8 +2,8 @@
 //! `/space/messages/{thread}` (one thread and its reply form).
 
 use askama::Template;
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::limit::Limit;
 use domain::message::{PER_HOUR, PER_MINUTE};
@@ -17,7 +17,12 @@ use crate::http::extract::{Form, PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::photos;
 use crate::state::AppState;
+
+/// What is said beside a photo that came with a form sent back (a browser never sends a file
+/// back).
+const CHOOSE_AGAIN: &str = "请重新选择照片（修改其他内容后需要再选一次）";
 
 /// What is said beside the box when the writer has sent too many.
 const TOO_MANY: &str = "发送太频繁，请稍后再试";
@@ -65,7 +70,13 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
         .into_iter()
         .map(|l| {
             let buyer = l.thread.buyer_user_id == user.user_id;
-            let last = if l.both_wrote || buyer == l.last_from_buyer { l.last_body.clone() } else { domain::message::hide_contacts(&l.last_body) };
+            let last = if l.last_body.is_empty() {
+                "［图片］".to_owned()
+            } else if l.both_wrote || buyer == l.last_from_buyer {
+                l.last_body.clone()
+            } else {
+                domain::message::hide_contacts(&l.last_body)
+            };
             Line {
                 id: l.thread.thread_id,
                 title: l.title,
@@ -83,11 +94,13 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
     Ok(Html(ListPage { page, dealer, lines }.render()?).into_response())
 }
 
-/// The form as typed and the message beside it.
+/// The form as typed and the messages beside it.
 #[derive(Debug, Default)]
 struct Typed {
     text: String,
     error: Option<&'static str>,
+    /// Beside the photo field (a refused photo, or one to choose again).
+    photo_error: Option<String>,
 }
 
 #[derive(Template)]
@@ -181,10 +194,19 @@ pub async fn ask(
 ) -> Result<Response, AppError> {
     let body = match domain::message::parse(&p.body) {
         Ok(b) => b,
-        Err(e) => return ask_page(&state, &visitor, id, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await,
+        Err(e) => {
+            return ask_page(
+                &state,
+                &visitor,
+                id,
+                Typed { text: p.body.trim().to_owned(), error: Some(e), ..Typed::default() },
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
     };
     if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
-        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e) }, code).await;
+        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e), ..Typed::default() }, code).await;
     }
     let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
         Asked::Thread(t) => {
@@ -194,7 +216,7 @@ pub async fn ask(
         Asked::Own => "这是您自己发布的车，不能给自己发消息",
         Asked::NotOnSale => "这辆车已不在售，不能再咨询",
     };
-    ask_page(&state, &visitor, id, Typed { text: body, error: Some(refused) }, StatusCode::CONFLICT).await
+    ask_page(&state, &visitor, id, Typed { text: body, error: Some(refused), ..Typed::default() }, StatusCode::CONFLICT).await
 }
 
 /// One message as the reader sees it (on the page, and to the live thread as JSON).
@@ -207,6 +229,8 @@ pub struct Shown {
     at: String,
     /// For one's own message: whether the other side has read it.
     read: bool,
+    /// Its photo: a 320 px image and the full-size picture it links to.
+    photo: Option<(String, String)>,
 }
 
 #[derive(Template)]
@@ -279,7 +303,7 @@ async fn thread_page_noting(
         let u = state.store.user(t.buyer_user_id).await?;
         if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
     };
-    let shown = shown_after(messages, buyer, other_read, 0);
+    let shown = shown_after(messages, (buyer, &state.config.upload.base), other_read, 0);
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
     let after = shown.last().map_or(0, |m: &Shown| m.id);
@@ -354,25 +378,61 @@ pub async fn one(
     thread_page_noting(&state, &visitor, t, buyer, Typed::default(), notice, StatusCode::OK).await
 }
 
-/// `POST /space/messages/{thread}`: a reply.
-pub async fn reply(
-    State(state): State<AppState>,
-    visitor: Visitor,
-    SignedIn(user): SignedIn,
-    PathId(id): PathId,
-    Form(p): Form<Posted>,
-) -> Result<Response, AppError> {
+/// A reply as posted: its text, and the photo the page's form (multipart, the photo last) sends
+/// with it; a plain form post has none.
+async fn posted(state: &AppState, req: Request) -> Result<(String, Result<photos::Received, photos::PhotoError>), AppError> {
+    let multipart = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("multipart/form-data"));
+    if multipart {
+        let (mut texts, file) = photos::receive_one(Multipart::from_request(req, state).await, "photo").await;
+        return Ok((texts.remove("body").unwrap_or_default(), file));
+    }
+    let Form(p) = Form::<Posted>::from_request(req, state).await?;
+    Ok((p.body, Err(photos::PhotoError::Missing)))
+}
+
+/// `POST /space/messages/{thread}`: a reply, with or without a photo (a photo alone will do); the
+/// photo goes through the photo pipeline once the rest is right.
+pub async fn reply(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId, req: Request) -> Result<Response, AppError> {
     let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
-    let body = match domain::message::parse(&p.body) {
-        Ok(b) => b,
+    let (text, file) = posted(&state, req).await?;
+    let mut typed = Typed { text: text.trim().to_owned(), ..Typed::default() };
+    let photo = match file {
+        Ok(received) => Some(received),
+        Err(photos::PhotoError::Missing) => None,
         Err(e) => {
-            return thread_page(&state, &visitor, t, buyer, Typed { text: p.body.trim().to_owned(), error: Some(e) }, StatusCode::UNPROCESSABLE_ENTITY).await;
+            typed.photo_error = Some(e.message());
+            return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    let body = match (domain::message::parse(&text), &photo) {
+        (Ok(b), _) => b,
+        (Err(_), Some(_)) if text.trim().is_empty() => String::new(),
+        (Err(e), _) => {
+            typed.error = Some(e);
+            if photo.is_some() {
+                typed.photo_error = Some(CHOOSE_AGAIN.to_owned());
+            }
+            return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
     if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
-        return thread_page(&state, &visitor, t, buyer, Typed { text: body, error: Some(e) }, code).await;
+        typed.error = Some(e);
+        if photo.is_some() {
+            typed.photo_error = Some(CHOOSE_AGAIN.to_owned());
+        }
+        return thread_page(&state, &visitor, t, buyer, typed, code).await;
     }
-    state.store.write_message(id, buyer, &body, state.clock.now()).await?;
+    let path = match photo {
+        Some(received) => match photos::ingest(&state, user.user_id, received).await {
+            Ok(stored) => stored.path,
+            Err(e) => {
+                typed.photo_error = Some(e.message());
+                return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
+            }
+        },
+        None => String::new(),
+    };
+    state.store.write_message_with(id, buyer, (&body, &path), state.clock.now()).await?;
     tell(&state, id, buyer).await?;
     Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
 }
@@ -425,7 +485,7 @@ const LONGEST_WAIT: u64 = 25;
 /// The messages of a thread after `after` as the buyer's (or the seller's) side reads them: the
 /// other side's numbers hidden until both have written in the thread, one's own marked read up
 /// to the other side's mark `other_read`.
-fn shown_after(messages: Vec<store::Message>, buyer: bool, other_read: i64, after: i64) -> Vec<Shown> {
+fn shown_after(messages: Vec<store::Message>, (buyer, upload_base): (bool, &str), other_read: i64, after: i64) -> Vec<Shown> {
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     messages
         .into_iter()
@@ -439,6 +499,10 @@ fn shown_after(messages: Vec<store::Message>, buyer: bool, other_read: i64, afte
                 body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
                 at: domain::time::datetime(m.created_at),
                 read: mine && m.message_id <= other_read,
+                photo: (!m.photo_path.is_empty()).then(|| {
+                    let url = domain::image::join(upload_base, &m.photo_path);
+                    (domain::image::sized(&url, upload_base, 320), url)
+                }),
             }
         })
         .collect()
@@ -461,9 +525,9 @@ pub async fn since(State(state): State<AppState>, SignedIn(user): SignedIn, Path
             if let Some(latest) = messages.last().filter(|m| m.message_id > after) {
                 state.store.mark_read(id, buyer, latest.message_id).await?;
             }
-            let fresh = shown_after(messages, buyer, other_read, after);
+            let fresh = shown_after(messages, (buyer, &state.config.upload.base), other_read, after);
             let mut res = axum::Json(serde_json::json!({ "messages": fresh, "otherRead": other_read })).into_response();
-            res.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
+            res.headers_mut().insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
             return Ok(res);
         }
         waits -= 1;
@@ -487,6 +551,7 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::User, "/space/messages/ask/{id}", ask);
     r.get(Access::User, "/space/messages/{id}", one);
     r.post(Access::User, "/space/messages/{id}", reply);
+    r.limit("/space/messages/{id}", photos::MAX_BYTES + 64 * 1024);
     r.post(Access::User, "/space/messages/{id}/report", report);
     r.post(Access::User, "/space/messages/{id}/share", share);
     r.get(Access::User, "/space/messages/{id}/since", since);
