@@ -175,6 +175,9 @@ async fn viewers_are_reminded_once_when_an_upcoming_session_starts(app: &TestApp
 
 async fn a_lead_from_a_live_session_reaches_its_dealers_desk(app: &TestApp) {
     let Scheduled { dealer, rival, cars, viewer, id, .. } = live(app).await;
+    // Each pinned car on sale also offers a message thread with its seller.
+    let page = app.get(&viewer, &[]).await;
+    assert!(page.page().attrs(".live-pinned .ask a", "href").contains(&format!("/space/messages/ask/{}", cars[0])), "{}", page.body);
     // A lead from the session: the agreement first, then it reaches the desk naming the session.
     let r = app.post_form("/actives/zhiboflow", &[], &format!("id={id}&action=lead&mobile=13912345678&car={}", cars[0])).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
