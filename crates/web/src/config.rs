@@ -579,6 +579,10 @@ pub struct Wx {
     /// Official-account template id of the new-lead notice; the template's fields are `thing1`
     /// (shop), `thing2` (intent and car), `character_string3` (masked phone), `time4`.
     pub lead_template_id: String,
+    /// Official-account template id of the new-message notice (a thread's buyer or seller who
+    /// signed in with WeChat); fields `thing1` (car), `thing2` (who wrote), `time3`. Empty: only
+    /// the SMS tells them.
+    pub message_template_id: String,
     /// WeChat API base (`https://api.weixin.qq.com`).
     pub api_base: String,
     /// WeChat authorisation page base (`https://open.weixin.qq.com`).

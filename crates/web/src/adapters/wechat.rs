@@ -1,4 +1,5 @@
-//! WeChat official-account template messages (new-lead notices to dealers).
+//! WeChat official-account template messages (new-lead notices to dealers, and new-message
+//! notices to a thread's buyer or seller who signed in with WeChat, linking into the thread).
 //!
 //! - `sandbox`: nothing leaves the machine; messages are logged and kept in a small outbox.
 //! - `real`: `POST /cgi-bin/message/template/send?access_token=…` with `touser`, `template_id`,
@@ -21,8 +22,8 @@ use crate::config::{Config, Secret};
 /// for the same official account.
 #[derive(Debug)]
 pub enum WxMessages {
-    /// Local only: `(openid, body)` of the last messages.
-    Sandbox(Mutex<Vec<(String, Value)>>),
+    /// Local only: `(openid, link, data)` of the last messages.
+    Sandbox(Mutex<Vec<(String, String, Value)>>),
     /// The WeChat API.
     Real(Box<Real>),
 }
@@ -34,7 +35,9 @@ pub struct Real {
     app_id: String,
     secret: Secret,
     template_id: String,
+    message_template_id: String,
     link: String,
+    site: String,
     client: reqwest::Client,
     token: Mutex<Option<(String, Instant)>>,
 }
@@ -60,7 +63,9 @@ impl WxMessages {
                 app_id: config.wx.app_id.clone(),
                 secret: config.wx.app_secret.clone(),
                 template_id: config.wx.lead_template_id.clone(),
+                message_template_id: config.wx.message_template_id.clone(),
                 link: format!("{}/actives/zhikeclues", config.site.url.trim_end_matches('/')),
+                site: config.site.url.trim_end_matches('/').to_owned(),
                 client,
                 token: Mutex::new(None),
             }))
@@ -86,23 +91,57 @@ impl WxMessages {
         match self {
             WxMessages::Sandbox(outbox) => {
                 tracing::info!(target: "wechat_sandbox", openid, text = notice.text(), "sandbox WeChat template message");
-                if let Ok(mut outbox) = outbox.lock() {
-                    if outbox.len() >= 100 {
-                        outbox.remove(0);
-                    }
-                    outbox.push((openid.to_owned(), data));
-                }
+                Self::keep(outbox, openid, "/actives/zhikeclues", data);
                 Ok(())
             }
-            WxMessages::Real(r) => r.send(openid, data).await,
+            WxMessages::Real(r) => r.send((&r.template_id, "wx.lead_template_id is not set"), &r.link, openid, data).await,
+        }
+    }
+
+    /// The `data` of a new-message notice, in its template's fields: `thing1` the car, `thing2`
+    /// who wrote (never the words: no number or word of a message leaves), `time3` when.
+    pub fn message_data(car: &str, who: &str, time: &str) -> Value {
+        json!({
+            "thing1": { "value": clip(car, 20) },
+            "thing2": { "value": format!("{who}发来新消息") },
+            "time3": { "value": time },
+        })
+    }
+
+    /// Tells the openid that `who` (买家, 卖家) wrote about `car` in the thread at `path` (a site
+    /// path, which the notice links to). Without `wx.message_template_id` nothing is sent.
+    pub async fn send_message_notice(&self, openid: &str, (car, who, time): (&str, &str, &str), path: &str) -> Result<(), AdapterError> {
+        let data = Self::message_data(car, who, time);
+        match self {
+            WxMessages::Sandbox(outbox) => {
+                tracing::info!(target: "wechat_sandbox", openid, car, who, path, "sandbox WeChat template message: new message");
+                Self::keep(outbox, openid, path, data);
+                Ok(())
+            }
+            WxMessages::Real(r) if r.message_template_id.is_empty() => Ok(()),
+            WxMessages::Real(r) => r.send((&r.message_template_id, "wx.message_template_id is not set"), &format!("{}{path}", r.site), openid, data).await,
+        }
+    }
+
+    fn keep(outbox: &Mutex<Vec<(String, String, Value)>>, openid: &str, link: &str, data: Value) {
+        if let Ok(mut outbox) = outbox.lock() {
+            if outbox.len() >= 100 {
+                outbox.remove(0);
+            }
+            outbox.push((openid.to_owned(), link.to_owned(), data));
         }
     }
 
     /// The sandbox messages sent to an openid, oldest first (tests, development).
     pub fn sandbox_sent(&self, openid: &str) -> Vec<Value> {
+        self.sandbox_links(openid).into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// The sandbox messages sent to an openid with the site path each links to, oldest first.
+    pub fn sandbox_links(&self, openid: &str) -> Vec<(String, Value)> {
         let WxMessages::Sandbox(outbox) = self else { return Vec::new() };
         let Ok(outbox) = outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(o, _)| o == openid).map(|(_, d)| d.clone()).collect()
+        outbox.iter().filter(|(o, ..)| o == openid).map(|(_, l, d)| (l.clone(), d.clone())).collect()
     }
 }
 
@@ -131,11 +170,12 @@ impl Real {
         if reply.errcode == 0 { Ok(reply) } else { Err(AdapterError::Provider { code: reply.errcode.to_string(), message: reply.errmsg }) }
     }
 
-    async fn send(&self, openid: &str, data: Value) -> Result<(), AdapterError> {
-        if self.template_id.is_empty() {
-            return Err(AdapterError::Invalid("wx.lead_template_id is not set"));
+    /// Sends template `template` (its id and its setting's name) linking to `url`.
+    async fn send(&self, (template, setting): (&str, &'static str), url: &str, openid: &str, data: Value) -> Result<(), AdapterError> {
+        if template.is_empty() {
+            return Err(AdapterError::Invalid(setting));
         }
-        let body = json!({ "touser": openid, "template_id": self.template_id, "url": self.link, "data": data });
+        let body = json!({ "touser": openid, "template_id": template, "url": url, "data": data });
         for attempt in 0..2 {
             let token = self.token().await?;
             let url = format!("{}/cgi-bin/message/template/send?access_token={}", self.api, domain::text::percent_encode(&token));

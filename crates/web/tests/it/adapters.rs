@@ -301,6 +301,39 @@ async fn wechat_template_messages_use_one_stable_token() {
     assert_eq!(body["data"]["character_string3"]["value"], "139****7777");
 }
 
+/// A new-message notice goes with its own template and links into the thread; without that
+/// template nothing is sent (the SMS tells them).
+#[tokio::test]
+async fn a_wechat_message_notice_links_into_its_thread() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/stable_token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"access_token": "STABLE", "expires_in": 7200})))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/cgi-bin/message/template/send"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"errcode": 0, "errmsg": "ok", "msgid": 200228333})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let unset = web::adapters::wechat::WxMessages::from_config(&wx_config(&server), web::adapters::http_client());
+    unset.send_message_notice("oBUYER", ("大众 朗逸 2021款", "卖家", "2026-12-02 10:30"), "/space/messages/7#latest").await.unwrap();
+    let mut cfg = wx_config(&server);
+    cfg.wx.message_template_id = "TPL_MSG".to_owned();
+    let wx = web::adapters::wechat::WxMessages::from_config(&cfg, web::adapters::http_client());
+    wx.send_message_notice("oBUYER", ("大众 朗逸 2021款", "卖家", "2026-12-02 10:30"), "/space/messages/7#latest").await.unwrap();
+    server.verify().await;
+    let reqs = server.received_requests().await.unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&reqs.last().unwrap().body).unwrap();
+    assert_eq!(body["touser"], "oBUYER");
+    assert_eq!(body["template_id"], "TPL_MSG");
+    assert_eq!(body["url"], "https://m.example/space/messages/7#latest");
+    assert_eq!(body["data"]["thing1"]["value"], "大众 朗逸 2021款");
+    assert_eq!(body["data"]["thing2"]["value"], "卖家发来新消息");
+    assert_eq!(body["data"]["time3"]["value"], "2026-12-02 10:30");
+}
+
 #[tokio::test]
 async fn an_expired_wechat_token_is_fetched_again_once() {
     let server = MockServer::start().await;

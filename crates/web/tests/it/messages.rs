@@ -121,6 +121,10 @@ async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a
 
 async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_against(app: &TestApp) {
     let (id, seller_mobile) = dealer_car(app).await;
+    // The seller signed in with WeChat once: they are told there too, with a link into the thread.
+    let wx =
+        store::Identity { provider: store::Provider::Wechat, openid: "oSELLERmsg".to_owned(), unionid: None, nickname: String::new(), avatar: String::new() };
+    app.state.store.bind_identity(&seller_mobile, &wx, NOW).await.unwrap();
     let buyer = login(app, BUYER, "").await;
     let b = [("cookie", buyer.as_str())];
     let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("这台车最低多少钱？")).await;
@@ -136,6 +140,11 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
     );
     assert_eq!(app.state.store.count_admin(&messages).await.unwrap(), domain::message::PER_MINUTE);
     assert_eq!(app.state.adapters.sms.sandbox_message_notices(&seller_mobile).len(), 1, "one SMS for a conversation going on");
+    let wechat = app.state.adapters.wx.sandbox_links("oSELLERmsg");
+    assert_eq!(wechat.len(), 1, "one WeChat notice for a conversation going on");
+    assert_eq!(wechat[0].0, format!("{path}#latest"), "it links into the thread");
+    assert_eq!(wechat[0].1["thing2"]["value"], "买家发来新消息");
+    assert!(!wechat[0].1.to_string().contains("这台车最低多少钱"), "never the words");
     // After a quiet spell, the next message is told again.
     let later = app.variant(app.state.config.clone(), NOW + domain::message::QUIET_SECS + 60);
     assert_eq!(post_on(&later, &path, &b, &form("还在吗？")).await.status, StatusCode::SEE_OTHER);

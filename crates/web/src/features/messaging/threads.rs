@@ -164,21 +164,30 @@ async fn refused_writer(state: &AppState, user_id: i64, ip: &str) -> Result<Opti
     Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
 }
 
-/// Tells the other side of thread `thread_id` by SMS that a message from `from_buyer`'s side
-/// waits, unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent. A
-/// failure is logged: the message is in the thread either way.
+/// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
+/// by SMS, and by a WeChat template message linking into the thread when they signed in with
+/// WeChat — unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent.
+/// A failure is logged: the message is in the thread either way.
 async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<(), AppError> {
     let now = state.clock.now();
     if !state.store.claim_message_notice(thread_id, !from_buyer, now, domain::message::QUIET_SECS).await? {
         return Ok(());
     }
     let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
-    let to = if from_buyer { t.seller_user_id } else { t.buyer_user_id };
-    let Some(mobile) = state.store.user(to).await?.mobile else { return Ok(()) };
+    let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
     let title = state.store.listing_detail(t.listing_id).await?.title;
     let who = if from_buyer { "买家" } else { "卖家" };
-    if let Err(e) = state.adapters.sms.send_message_notice(&mobile, &title, who).await {
-        tracing::warn!(thread = thread_id, error = %e, "message notice not sent");
+    if let Some(mobile) = &to.mobile
+        && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who).await
+    {
+        tracing::warn!(thread = thread_id, error = %e, "message notice not sent by SMS");
+    }
+    if let Some(openid) = to.wx_openid.as_deref().filter(|o| !o.is_empty()) {
+        let when: String = domain::time::datetime(now).chars().take(16).collect();
+        let path = format!("/space/messages/{thread_id}#latest");
+        if let Err(e) = state.adapters.wx.send_message_notice(openid, (&title, who, &when), &path).await {
+            tracing::warn!(thread = thread_id, error = %e, "message notice not sent by WeChat");
+        }
     }
     Ok(())
 }
