@@ -318,6 +318,32 @@ impl CarQuery {
         });
     }
 
+    /// The same search without the filter of parameter `key` (a brand takes its series along, a
+    /// province its city), on page 1: a filter row's 不限 and the query its options set.
+    pub fn without(&self, key: &str) -> CarQuery {
+        self.with(|t| match key {
+            "brand" => {
+                t.brand = None;
+                t.series = None;
+            }
+            "series" => t.series = None,
+            "price" => t.price = None,
+            "age" => t.age = None,
+            "mileage" => t.mileage = None,
+            "emission" => t.emission = None,
+            "fuel" => t.fuel = None,
+            "gearbox" => t.gearbox = None,
+            "body" => t.body = None,
+            "seats" => t.seats = None,
+            "province" => {
+                t.province = None;
+                t.city = None;
+            }
+            "city" => t.city = None,
+            _ => {}
+        })
+    }
+
     /// The links of one filter row at once: this query (the row's filter cleared, on page 1) with
     /// `key` set to each of the row's values. The canonical query of such a link is this query's
     /// with one pair in its place (a city's pair taking the province's), so the parts before and
@@ -738,26 +764,7 @@ mod tests {
             let q = parse(raw);
             for key in keys {
                 let rank = key_rank(key);
-                let cleared = q.with(|t| match key {
-                    "brand" => {
-                        t.brand = None;
-                        t.series = None;
-                    }
-                    "series" => t.series = None,
-                    "price" => t.price = None,
-                    "age" => t.age = None,
-                    "mileage" => t.mileage = None,
-                    "emission" => t.emission = None,
-                    "fuel" => t.fuel = None,
-                    "gearbox" => t.gearbox = None,
-                    "body" => t.body = None,
-                    "seats" => t.seats = None,
-                    "province" => {
-                        t.province = None;
-                        t.city = None;
-                    }
-                    _ => t.city = None,
-                });
+                let cleared = q.without(key);
                 for path in ["/carlist", "/shop/a&b/buyCar"] {
                     let links = cleared.row_links(path, key);
                     for value in row_values(&cleared, key) {

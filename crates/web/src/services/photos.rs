@@ -32,6 +32,11 @@ use crate::state::AppState;
 
 /// Largest file accepted, bytes.
 pub const MAX_BYTES: usize = 10 * 1024 * 1024;
+/// The body limit of a form that carries one photo: the photo and its other fields.
+pub const FORM_LIMIT: usize = MAX_BYTES + 64 * 1024;
+/// What is said beside the photo field of a form sent back for another field's mistake: a
+/// browser never sends a file back.
+pub const CHOOSE_AGAIN: &str = "请重新选择照片（修改其他项后需要再选一次）";
 /// Longest side accepted, pixels.
 pub const MAX_SIDE: u32 = 12_000;
 /// Most pixels accepted (a 48-megapixel phone photo fits).
@@ -395,6 +400,24 @@ async fn delete_all(storage: &Storage, path: &str) -> bool {
 /// answered with 照片保存失败，请重试 within this, not after the object store's own timeouts (30 s
 /// a request, and as long again for each file removed after it).
 pub const STORE_WAIT: Duration = Duration::from_secs(4);
+
+/// An optional photo field as [`receive_one`] read it: `None` when no file was chosen, else the
+/// photo, or why it was refused.
+pub fn optional(file: Result<Received, PhotoError>) -> Result<Option<Received>, PhotoError> {
+    match file {
+        Ok(received) => Ok(Some(received)),
+        Err(PhotoError::Missing) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`ingest`] of an optional photo: its stored path, or empty when there is none.
+pub async fn ingest_optional(state: &AppState, user_id: i64, photo: Option<Received>) -> Result<String, PhotoError> {
+    match photo {
+        Some(received) => Ok(ingest(state, user_id, received).await?.path),
+        None => Ok(String::new()),
+    }
+}
 
 /// Processes and stores one photo for `user_id`: the row first, then the files, within
 /// [`STORE_WAIT`]. On a failure the visitor is answered at once and the files written so far are

@@ -165,12 +165,7 @@ fn option(path: &str, label: impl Into<Cow<'static, str>>, active: bool, target:
     OptionLink { label: HtmlText::text(label), href: HtmlText::href(target, path), active, nofollow: !target.crawlable() }
 }
 
-/// The option of a row that sets its filter to `value` (see [`CarQuery::row_links`]).
-fn set_option(links: &RowLinks, label: impl Into<Cow<'static, str>>, value: &str, active: bool) -> OptionLink {
-    OptionLink { label: HtmlText::text(label), href: HtmlText(Cow::Owned(links.href(value))), active, nofollow: links.nofollow }
-}
-
-/// A row of one filter's values: 不限 (the query without it) first.
+/// A row of one filter's values: 不限 (the query without it) and the options that set it.
 struct RowOf<'a> {
     path: &'a str,
     /// The query without the row's filter, on page 1.
@@ -179,8 +174,8 @@ struct RowOf<'a> {
 }
 
 impl<'a> RowOf<'a> {
-    fn new(q: &CarQuery, path: &'a str, key: &'static str, clear: impl FnOnce(&mut CarQuery)) -> RowOf<'a> {
-        let cleared = q.with(clear);
+    fn new(q: &CarQuery, path: &'a str, key: &'static str) -> RowOf<'a> {
+        let cleared = q.without(key);
         let links = cleared.row_links(path, key);
         RowOf { path, cleared, links }
     }
@@ -189,21 +184,22 @@ impl<'a> RowOf<'a> {
     fn any(&self, label: impl Into<Cow<'static, str>>, active: bool) -> OptionLink {
         option(self.path, label, active, &self.cleared)
     }
+
+    /// The option that sets the filter to `value` (see [`CarQuery::row_links`]).
+    fn to(&self, label: impl Into<Cow<'static, str>>, value: &str, active: bool) -> OptionLink {
+        OptionLink { label: HtmlText::text(label), href: HtmlText(Cow::Owned(self.links.href(value))), active, nofollow: self.links.nofollow }
+    }
 }
 
 fn range_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str), table: &[filter::FilterOption], current: Option<filter::Band>) -> FilterRow {
-    let row = RowOf::new(q, path, key, |t| match key {
-        "price" => t.price = None,
-        "age" => t.age = None,
-        _ => t.mileage = None,
-    });
+    let row = RowOf::new(q, path, key);
     let current = current.map(|b| b.to_string()).unwrap_or_default();
     let options = table
         .iter()
         .map(|o| {
             let active = current == o.value;
             match filter::Band::parse(o.value) {
-                Some(band) => set_option(&row.links, o.label, &band.to_string(), active),
+                Some(band) => row.to(o.label, &band.to_string(), active),
                 None => row.any(o.label, active),
             }
         })
@@ -212,39 +208,31 @@ fn range_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str)
 }
 
 fn code_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str), table: &[filter::CodeOption], current: Option<u8>) -> FilterRow {
-    let row = RowOf::new(q, path, key, |t| match key {
-        "seats" => t.seats = None,
-        "emission" => t.emission = None,
-        "fuel" => t.fuel = None,
-        _ => t.gearbox = None,
-    });
+    let row = RowOf::new(q, path, key);
     let mut options = vec![row.any("不限", current.is_none())];
-    options.extend(table.iter().map(|o| set_option(&row.links, o.label, &o.code.to_string(), current == Some(o.code))));
+    options.extend(table.iter().map(|o| row.to(o.label, &o.code.to_string(), current == Some(o.code))));
     FilterRow { name, options, more: Vec::new() }
 }
 
 fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<FilterRow> {
     let mut rows = Vec::new();
     // Brand: popular brands up front, the whole A–Z catalogue folded.
-    let brands = RowOf::new(q, path, "brand", |t| {
-        t.brand = None;
-        t.series = None;
-    });
-    let brand_link = |b: &'static catalog::Brand| set_option(&brands.links, b.name, b.slug, q.brand.is_some_and(|x| x.slug == b.slug));
+    let brands = RowOf::new(q, path, "brand");
+    let brand_link = |b: &'static catalog::Brand| brands.to(b.name, b.slug, q.brand.is_some_and(|x| x.slug == b.slug));
     let mut options = vec![brands.any("不限", q.brand.is_none())];
     options.extend(popular.iter().filter_map(|b| catalog::brand(&b.slug)).map(brand_link));
     let more = catalog::brands().iter().map(brand_link).collect();
     rows.push(FilterRow { name: "品牌", options, more });
     if let Some(b) = q.brand {
-        let series = RowOf::new(q, path, "series", |t| t.series = None);
+        let series = RowOf::new(q, path, "series");
         let mut options = vec![series.any("全部车系", q.series.is_none())];
-        options.extend(catalog::series_of(b.slug).map(|s| set_option(&series.links, s.name, s.slug, q.series.is_some_and(|x| x.slug == s.slug))));
+        options.extend(catalog::series_of(b.slug).map(|s| series.to(s.name, s.slug, q.series.is_some_and(|x| x.slug == s.slug))));
         rows.push(FilterRow { name: "车系", options, more: Vec::new() });
     }
     rows.push(range_row(q, path, ("价格", "price"), PRICE_OPTIONS, q.price));
-    let body = RowOf::new(q, path, "body", |t| t.body = None);
+    let body = RowOf::new(q, path, "body");
     let mut bodies = vec![body.any("不限", q.body.is_none())];
-    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| set_option(&body.links, b.label(), b.as_str(), q.body == Some(b))));
+    bodies.extend(catalog::BodyClass::ALL.into_iter().map(|b| body.to(b.label(), b.as_str(), q.body == Some(b))));
     rows.push(FilterRow { name: "车型", options: bodies, more: Vec::new() });
     rows.push(code_row(q, path, ("座位", "seats"), SEAT_OPTIONS, q.seats));
     rows.push(range_row(q, path, ("车龄", "age"), AGE_OPTIONS, q.age));
@@ -253,20 +241,17 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
     rows.push(code_row(q, path, ("燃料", "fuel"), FUEL_FILTER_OPTIONS, q.fuel));
     rows.push(code_row(q, path, ("变速箱", "gearbox"), GEARBOX_OPTIONS, q.gearbox));
     // Region: provinces folded A–Z; the chosen province's cities up front.
-    let provinces = RowOf::new(q, path, "province", |t| {
-        t.province = None;
-        t.city = None;
-    });
+    let provinces = RowOf::new(q, path, "province");
     let mut options = vec![provinces.any("全国", q.province.is_none())];
     if let Some(p) = q.province {
-        let cities = RowOf::new(q, path, "city", |t| t.city = None);
+        let cities = RowOf::new(q, path, "city");
         options.push(cities.any(format!("{}全省", p.name), q.city.is_none()));
-        options.extend(region::cities_of(p.code).map(|c| set_option(&cities.links, c.name, c.slug, q.city.is_some_and(|x| x.code == c.code))));
+        options.extend(region::cities_of(p.code).map(|c| cities.to(c.name, c.slug, q.city.is_some_and(|x| x.code == c.code))));
     }
     let more = region::provinces_by_initial()
         .into_iter()
         .flat_map(|(_, list)| list)
-        .map(|p| set_option(&provinces.links, p.name, p.slug, q.province.is_some_and(|x| x.code == p.code)))
+        .map(|p| provinces.to(p.name, p.slug, q.province.is_some_and(|x| x.code == p.code)))
         .collect();
     rows.push(FilterRow { name: "地区", options, more });
     rows

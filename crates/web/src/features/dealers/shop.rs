@@ -638,7 +638,7 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Dealer, "/shop/profile", profile);
     r.post(Access::Dealer, "/shop/profile", profile_save);
     r.post(Access::Dealer, "/shop/profile/image", profile_image);
-    r.limit("/shop/profile/image", crate::services::photos::MAX_BYTES + 64 * 1024);
+    r.limit("/shop/profile/image", crate::services::photos::FORM_LIMIT);
     r.post(Access::Dealer, "/shop/profile/photo/delete", profile_photo_delete);
 }
 

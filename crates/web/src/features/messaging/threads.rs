@@ -20,10 +20,6 @@ use crate::render::meta::{Layout, PageMeta};
 use crate::services::photos;
 use crate::state::AppState;
 
-/// What is said beside a photo that came with a form sent back (a browser never sends a file
-/// back).
-const CHOOSE_AGAIN: &str = "请重新选择照片（修改其他内容后需要再选一次）";
-
 /// What is said beside the box when the writer has sent too many.
 const TOO_MANY: &str = "发送太频繁，请稍后再试";
 
@@ -405,42 +401,37 @@ pub async fn reply(State(state): State<AppState>, visitor: Visitor, SignedIn(use
     let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
     let (text, file) = posted(&state, req).await?;
     let mut typed = Typed { text: text.trim().to_owned(), ..Typed::default() };
-    let photo = match file {
-        Ok(received) => Some(received),
-        Err(photos::PhotoError::Missing) => None,
+    let photo = match photos::optional(file) {
+        Ok(photo) => photo,
         Err(e) => {
             typed.photo_error = Some(e.message());
             return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
-    let body = match (domain::message::parse(&text), &photo) {
-        (Ok(b), _) => b,
-        (Err(_), Some(_)) if text.trim().is_empty() => String::new(),
-        (Err(e), _) => {
-            typed.error = Some(e);
-            if photo.is_some() {
-                typed.photo_error = Some(CHOOSE_AGAIN.to_owned());
-            }
+    // The text (none beside a photo will do), then the writer's limits, which count only a
+    // message that could be sent.
+    let body = match domain::message::parse(&text) {
+        Err(_) if photo.is_some() && text.trim().is_empty() => Ok(String::new()),
+        parsed => parsed.map_err(|e| (e, StatusCode::UNPROCESSABLE_ENTITY)),
+    };
+    let refused = match &body {
+        Ok(_) => refused_writer(&state, user.user_id, &visitor.ip).await?,
+        Err(refusal) => Some(*refusal),
+    };
+    if let Some((e, code)) = refused {
+        typed.error = Some(e);
+        typed.photo_error = photo.is_some().then(|| photos::CHOOSE_AGAIN.to_owned());
+        return thread_page(&state, &visitor, t, buyer, typed, code).await;
+    }
+    let path = match photos::ingest_optional(&state, user.user_id, photo).await {
+        Ok(path) => path,
+        Err(e) => {
+            typed.photo_error = Some(e.message());
             return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
         }
     };
-    if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
-        typed.error = Some(e);
-        if photo.is_some() {
-            typed.photo_error = Some(CHOOSE_AGAIN.to_owned());
-        }
-        return thread_page(&state, &visitor, t, buyer, typed, code).await;
-    }
-    let path = match photo {
-        Some(received) => match photos::ingest(&state, user.user_id, received).await {
-            Ok(stored) => stored.path,
-            Err(e) => {
-                typed.photo_error = Some(e.message());
-                return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
-            }
-        },
-        None => String::new(),
-    };
+    // Sendable: a refusal has answered above.
+    let body = body.unwrap_or_default();
     state.store.write_message_with(id, buyer, (&body, &path), state.clock.now()).await?;
     tell(&state, id, buyer).await?;
     Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
@@ -560,7 +551,7 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::User, "/space/messages/ask/{id}", ask);
     r.get(Access::User, "/space/messages/{id}", one);
     r.post(Access::User, "/space/messages/{id}", reply);
-    r.limit("/space/messages/{id}", photos::MAX_BYTES + 64 * 1024);
+    r.limit("/space/messages/{id}", photos::FORM_LIMIT);
     r.post(Access::User, "/space/messages/{id}/report", report);
     r.post(Access::User, "/space/messages/{id}/share", share);
     r.get(Access::User, "/space/messages/{id}/since", since);

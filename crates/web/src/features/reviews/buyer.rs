@@ -191,21 +191,17 @@ pub async fn write(
     let mut typed = Typed { stars: typed_stars, body: get("body").trim().chars().take(domain::review::MAX_CHARS + 100).collect(), ..Typed::default() };
     // A photo that came but was refused says why; one that was fine must be chosen again when
     // another field sends the form back (a browser never sends a file back).
-    let photo = match file {
-        Ok(received) => Some(received),
-        Err(photos::PhotoError::Missing) => None,
-        Err(e) => {
-            typed.photo_error = Some(e.message());
-            None
-        }
-    };
+    let photo = photos::optional(file).unwrap_or_else(|e| {
+        typed.photo_error = Some(e.message());
+        None
+    });
     let (stars, body) = match (Stars::parse(fields), domain::review::parse_text(get("body"))) {
         (Ok(s), Ok(b)) if typed.photo_error.is_none() => (s, b),
         (s, b) => {
             typed.aspect_error = s.err();
             typed.body_error = b.err();
             if photo.is_some() {
-                typed.photo_error = Some("请重新选择照片（修改其他项后需要再选一次）".to_owned());
+                typed.photo_error = Some(photos::CHOOSE_AGAIN.to_owned());
             }
             return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
         }
@@ -217,15 +213,12 @@ pub async fn write(
         typed.form_error = Some("今天发布的评价已达上限，请明天再来");
         return write_page(&state, &visitor, &d, typed, StatusCode::TOO_MANY_REQUESTS);
     }
-    let path = match photo {
-        Some(received) => match photos::ingest(&state, user.user_id, received).await {
-            Ok(stored) => stored.path,
-            Err(e) => {
-                typed.photo_error = Some(e.message());
-                return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
-            }
-        },
-        None => String::new(),
+    let path = match photos::ingest_optional(&state, user.user_id, photo).await {
+        Ok(path) => path,
+        Err(e) => {
+            typed.photo_error = Some(e.message());
+            return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
+        }
     };
     let review = store::NewReview { stars, body: &body, photo: &path };
     match state.store.write_review(user.user_id, (d.basis, d.basis_id), &today(&state), review, state.clock.now()).await? {
@@ -243,5 +236,5 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/reviews", mine);
     r.get(Access::User, "/space/reviews/new", form);
     r.post(Access::User, "/space/reviews/new", write);
-    r.limit("/space/reviews/new", photos::MAX_BYTES + 64 * 1024);
+    r.limit("/space/reviews/new", photos::FORM_LIMIT);
 }

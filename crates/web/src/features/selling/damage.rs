@@ -204,6 +204,6 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/personcarlist/{id}/damage", page);
     r.post(Access::User, "/space/personcarlist/{id}/damage", add);
     // A phone's photo is several megabytes: the body may carry one up to the pipeline's limit.
-    r.limit("/space/personcarlist/{id}/damage", crate::services::photos::MAX_BYTES + 64 * 1024);
+    r.limit("/space/personcarlist/{id}/damage", crate::services::photos::FORM_LIMIT);
     r.post(Access::User, "/space/personcarlist/{id}/damage/remove", remove);
 }

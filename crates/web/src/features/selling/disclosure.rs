@@ -613,6 +613,6 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::User, "/space/personcarlist/{id}/disclosure", save);
     r.post(Access::User, "/space/personcarlist/{id}/deposit", save_offer);
     r.post(Access::User, "/space/personcarlist/{id}/documents", add_document);
-    r.limit("/space/personcarlist/{id}/documents", crate::services::photos::MAX_BYTES + 64 * 1024);
+    r.limit("/space/personcarlist/{id}/documents", crate::services::photos::FORM_LIMIT);
     r.post(Access::User, "/space/personcarlist/{id}/documents/remove", remove_document);
 }

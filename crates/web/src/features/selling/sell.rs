@@ -623,7 +623,7 @@ pub async fn upload(
         return crate::http::envelope::fail(StatusCode::UNAUTHORIZED, crate::http::envelope::ApiCode::Session, "请先登录");
     };
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > photos::MAX_BYTES + 64 * 1024) {
+    if declared.is_some_and(|n| n > photos::FORM_LIMIT) {
         return crate::http::envelope::fail(StatusCode::PAYLOAD_TOO_LARGE, crate::http::envelope::ApiCode::BadInput, &PhotoError::TooLarge.message());
     }
     let result = match photos::receive_one(mp, "photo").await.1 {
@@ -670,7 +670,7 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::Public, "/personalsell/lead", quick_lead);
     r.get(Access::Public, "/personalsell/suggest", suggest_json);
     r.post(Access::Public, "/upload/photo", upload);
-    r.limit("/upload/photo", photos::MAX_BYTES + 64 * 1024);
+    r.limit("/upload/photo", photos::FORM_LIMIT);
     r.get(Access::User, "/space/personcarlist/{id}/edit", edit_page);
     r.post(Access::User, "/space/personcarlist/{id}/edit", edit);
     r.limit("/space/personcarlist/{id}/edit", SELL_FORM_LIMIT);
