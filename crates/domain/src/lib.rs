@@ -80,6 +80,7 @@ pub mod battery;
 pub mod catalog;
 pub mod cost;
 pub mod damage;
+pub mod dealer_api;
 pub mod device;
 pub mod disclosure;
 pub mod filter;

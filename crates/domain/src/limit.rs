@@ -19,6 +19,11 @@ impl Limit {
         Limit { gap_secs: 0, window_secs: 3_600, max }
     }
 
+    /// At most `max` a minute.
+    pub const fn per_minute(max: i64) -> Limit {
+        Limit { gap_secs: 0, window_secs: 60, max }
+    }
+
     /// Once per `secs`.
     pub const fn once_every(secs: i64) -> Limit {
         Limit { gap_secs: secs, window_secs: secs, max: 1 }
@@ -32,6 +37,7 @@ mod tests {
     #[test]
     fn the_constructors_say_what_they_allow() {
         assert_eq!(Limit::per_hour(20), Limit { gap_secs: 0, window_secs: 3_600, max: 20 });
+        assert_eq!(Limit::per_minute(120), Limit { gap_secs: 0, window_secs: 60, max: 120 });
         assert_eq!(Limit::once_every(86_400), Limit { gap_secs: 86_400, window_secs: 86_400, max: 1 });
     }
 }

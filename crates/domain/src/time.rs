@@ -61,6 +61,25 @@ pub fn datetime(ts: i64) -> String {
     china(ts).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// A time as an API caller may give it: Unix seconds (0 to the year 9999) or RFC 3339.
+///
+/// ```
+/// use domain::time::parse_instant;
+/// assert_eq!(parse_instant("1764646200"), Some(1_764_646_200));
+/// assert_eq!(parse_instant("2025-12-02T11:30:00+08:00"), Some(1_764_646_200));
+/// assert_eq!(parse_instant("2025-12-02T03:30:00Z"), Some(1_764_646_200));
+/// for bad in ["", "yesterday", "-1", "2025-12-02", "99999999999999"] {
+///     assert_eq!(parse_instant(bad), None, "{bad:?}");
+/// }
+/// ```
+pub fn parse_instant(text: &str) -> Option<i64> {
+    let t = text.trim();
+    if let Ok(secs) = t.parse::<i64>() {
+        return (0..=253_402_300_799).contains(&secs).then_some(secs);
+    }
+    DateTime::parse_from_rfc3339(t).ok().map(|d| d.timestamp())
+}
+
 /// `11月27日 20:00`: a day and time this year, as a page says it.
 ///
 /// ```

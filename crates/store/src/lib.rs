@@ -23,6 +23,7 @@ mod calls;
 mod catalog;
 mod conversion;
 mod damage;
+mod dealer_api;
 mod detail;
 mod disclosure;
 mod gather;
@@ -70,6 +71,7 @@ pub use calls::{CallRecording, NewCallRecording};
 pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
 pub use damage::{DamageMark, MarkAdded};
+pub use dealer_api::{ApiCall, ApiKey, Created, KeyHolder, Once, StockItem};
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange, ViewEvent};
 pub use disclosure::{Disclosure, DocumentAdded, DocumentToCheck, StatementDocument};
 pub use gather::Demand;
@@ -298,6 +300,7 @@ macro_rules! stored_by_parse {
 }
 
 stored_by_parse!(
+    domain::dealer_api::Scopes,
     domain::auth::Role,
     domain::auth::TicketKind,
     domain::auth::TicketStatus,

@@ -12,6 +12,7 @@ use domain::selling::{Action, Actor, ListingStatus, SellerKind};
 /// Appeals and complaints accepted from one IP address per hour.
 pub const APPEALS_PER_IP_PER_HOUR: i64 = 5;
 
+use crate::dealer_api::{Created, Once};
 use crate::listing::CARD_COLUMNS;
 use crate::{DbError, ListingCard, Store, Stored as _, Val, bind_all, from_row, on_pool, on_writer};
 
@@ -461,10 +462,35 @@ impl Store {
 
     /// Creates a listing in 审核中 with its photos (paths in order) and a `submit` event.
     pub async fn create_listing(&self, l: &ListingInput, photos: &[UploadRow], now: i64) -> Result<i64, DbError> {
+        match self.create_listing_once(None, l, photos, now).await? {
+            Created::New(id) | Created::Replayed(id) => Ok(id),
+            Created::KeyReused => Err(DbError::Config("a create without an idempotency key met one".to_owned())),
+        }
+    }
+
+    /// [`Store::create_listing`] under an idempotency key when `once` is given: the key is
+    /// claimed in the transaction that makes the car, so of any number of retries (at once or
+    /// later, on any node) one makes the car and the others answer it; a different request
+    /// under a used key makes nothing.
+    pub async fn create_listing_once(&self, once: Option<Once<'_>>, l: &ListingInput, photos: &[UploadRow], now: i64) -> Result<Created, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
         let seller_kind = if l.shop_id.is_some() { SellerKind::Dealer } else { SellerKind::Private }.as_str();
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
+            if let Some(o) = once {
+                // On PostgreSQL a concurrent claim of the same key waits here for the first
+                // transaction, then finds its row.
+                let claimed = sqlx::query(
+                    "insert into api_idempotency (shop_id, idem_key, request_hash, listing_id, created_at) values ($1, $2, $3, 0, $4) on conflict do nothing",
+                )
+                .bind(o.shop_id).bind(o.key).bind(o.request_hash).bind(now).execute(&mut *tx).await?.rows_affected();
+                if claimed == 0 {
+                    let (hash, id): (String, i64) = sqlx::query_as("select request_hash, listing_id from api_idempotency where shop_id = $1 and idem_key = $2")
+                        .bind(o.shop_id).bind(o.key).fetch_one(&mut *tx).await?;
+                    tx.rollback().await?;
+                    return Ok(if hash == o.request_hash { Created::Replayed(id) } else { Created::KeyReused });
+                }
+            }
             let (series_id, brand_id): (i64, i64) = sqlx::query_as("select series_id, brand_id from series where slug = $1")
                 .bind(&l.series_slug).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
             let id: i64 = sqlx::query_scalar(
@@ -498,10 +524,14 @@ impl Store {
             .bind(id).bind(l.seller_user_id).bind(Actor::Seller.as_str()).bind(Action::Submit.as_str()).bind(ListingStatus::Pending.as_str())
             .bind(&l.review_note).bind(now)
             .execute(&mut *tx).await?;
+            if let Some(o) = once {
+                sqlx::query("update api_idempotency set listing_id = $1 where shop_id = $2 and idem_key = $3")
+                    .bind(id).bind(o.shop_id).bind(o.key).execute(&mut *tx).await?;
+            }
             tx.commit().await?;
             // Its words may be new to the vocabulary.
             self.kept.forget_words();
-            Ok(id)
+            Ok(Created::New(id))
         })
     }
 

@@ -11,6 +11,7 @@ use crate::state::AppState;
 pub fn build(state: &AppState) -> Router<AppState> {
     all().build(|access, group| match access {
         Access::Plain => group,
+        Access::DealerKey => group.layer(axum::middleware::from_fn_with_state(state.clone(), crate::features::dealer_api::guard)),
         _ => group.layer(from_fn(crate::auth::middleware::route_middleware(state.clone(), access))),
     })
 }
@@ -28,6 +29,7 @@ pub fn all() -> Routes {
         features::messaging::routes,
         features::reviews::routes,
         features::dealers::routes,
+        features::dealer_api::routes,
         features::service_hall::routes,
         features::campaigns::routes,
         features::live::routes,

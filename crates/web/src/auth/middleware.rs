@@ -29,7 +29,7 @@ pub fn route_middleware(
     access: Access,
 ) -> impl Fn(Request, Next) -> std::pin::Pin<Box<dyn Future<Output = Response> + Send>> + Clone + Send + Sync + 'static {
     let required = match access {
-        Access::Public | Access::Plain => None,
+        Access::Public | Access::Plain | Access::DealerKey => None,
         Access::User => Some(Need::User),
         Access::Dealer => Some(Need::Role(Role::Dealer)),
         Access::Staff => Some(Need::Role(Role::Staff)),

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod buying;
 pub mod campaigns;
+pub mod dealer_api;
 pub mod dealers;
 pub mod live;
 pub mod messaging;

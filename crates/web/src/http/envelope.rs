@@ -94,6 +94,11 @@ pub fn fail(status: StatusCode, code: ApiCode, msg: &str) -> Response {
     envelope(status, code, msg, Value::Null)
 }
 
+/// A failure envelope that says more in `data` (the dealer API's refused fields).
+pub fn fail_with(status: StatusCode, code: ApiCode, msg: &str, data: Value) -> Response {
+    envelope(status, code, msg, data)
+}
+
 fn envelope(status: StatusCode, code: ApiCode, msg: &str, data: Value) -> Response {
     let mut res = axum::Json(Envelope { success: code == ApiCode::Ok, code: code.as_str(), msg, data }).into_response();
     *res.status_mut() = status;

@@ -29,6 +29,9 @@ pub enum Access {
     /// No route middleware and no session: the API, providers' notifies, files and sitemaps,
     /// which answer for themselves.
     Plain,
+    /// The dealer API: no session; a shop's API key (`Authorization: Bearer`), counted against
+    /// its limit, every call logged with the key.
+    DealerKey,
 }
 
 impl Access {
@@ -40,6 +43,7 @@ impl Access {
             Access::Dealer => "dealer",
             Access::Staff => "staff",
             Access::Plain => "plain",
+            Access::DealerKey => "key",
         }
     }
 }

@@ -370,6 +370,24 @@ pub async fn read_field(mut field: Field<'_>) -> Result<Received, PhotoError> {
     }
 }
 
+/// Reads a request body that is one photo's bytes (the dealer API's upload) into a
+/// [`Received`] file, refusing it as soon as it passes [`MAX_BYTES`].
+pub async fn read_body(body: axum::body::Body) -> Result<Received, PhotoError> {
+    use axum::body::HttpBody as _;
+    let (mut received, mut file) = Received::create().await?;
+    let mut body = std::pin::pin!(body);
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let Ok(data) = frame.map_err(|_| PhotoError::Broken)?.into_data() else { continue };
+        if received.len + data.len() > MAX_BYTES {
+            return Err(PhotoError::TooLarge);
+        }
+        write(&mut file, &data).await?;
+        received.len += data.len();
+    }
+    finish(file).await?;
+    Ok(received)
+}
+
 /// A stored upload as the forms see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {

@@ -14,6 +14,7 @@ mod buyer;
 mod cache;
 mod conversions;
 mod crawl;
+mod dealer_api;
 mod flows;
 mod fuzz_queries;
 mod handoffs;

@@ -8,6 +8,8 @@ mod disclosure;
 mod mylistings;
 mod sell;
 
+pub use sell::{listing_input, suggest};
+
 use crate::http::routes::Routes;
 
 /// The routes of this feature.

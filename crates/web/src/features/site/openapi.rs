@@ -1,6 +1,6 @@
 //! `GET /api/openapi.json`: the OpenAPI 3.1 document of every JSON endpoint — the specification's API
-//! (`/api/buycar-api/…`, the statistics call under `/hpi/`), the region list, and the callbacks
-//! the payment, report, insurance and call-tracking providers post to. It is built here, beside
+//! (`/api/buycar-api/…`, the statistics call under `/hpi/`), the region list, the dealer API
+//! (`/api/dealer/v1/…`, described by its feature) and the callbacks the payment, report, insurance and call-tracking providers post to. It is built here, beside
 //! the routes; a test checks that it describes exactly the routes under `/api/` and `/hpi/` the
 //! router serves (`tests/it/routes.rs`), so an endpoint cannot be added without its description. `cargo xtask schema`
 //! runs schemathesis over it with two users' tokens.
@@ -153,6 +153,11 @@ static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
                         "502": { "description": "A recording could not be fetched; the service pushes again", "content": { "application/json": { "schema": { "type": "object" } } } } })),
         },
     });
+    // The dealer API's paths and its key.
+    for (path, item) in crate::features::dealer_api::doc::paths() {
+        doc["paths"][path] = item;
+    }
+    doc["components"]["securitySchemes"][crate::features::dealer_api::doc::SCHEME] = crate::features::dealer_api::doc::scheme();
     // For the stateful phase: a lead's recording is read next by its id.
     doc["paths"]["/api/buycar-api/dealer/clues"]["get"]["responses"]["200"]["links"] = json!({
         "GetRecording": { "operationId": "dealerRecording", "parameters": { "id": "$response.body#/data/0/recordings/0/id" } },

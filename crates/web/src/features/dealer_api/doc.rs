@@ -1,0 +1,141 @@
+//! The dealer API's part of `/api/openapi.json`: its paths, with examples, and its security
+//! scheme (a shop's key as a bearer token). The site's document adds them (`site::openapi`).
+
+use serde_json::{Map, Value, json};
+
+/// The security scheme's name.
+pub const SCHEME: &str = "dealerKey";
+
+/// The security scheme: `Authorization: Bearer uck_…`.
+pub fn scheme() -> Value {
+    json!({ "type": "http", "scheme": "bearer", "bearerFormat": "uck_ and 40 hex digits",
+        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read) and may make 120 calls a minute." })
+}
+
+fn failure(description: &str) -> Value {
+    json!({ "description": description, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Envelope" } } } })
+}
+
+/// The answers every call may give besides its own.
+fn failures(extra: &[(&str, &str)]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (code, what) in [
+        ("401", "No key, or a key unknown or revoked: CM002."),
+        ("403", "The key lacks the scope: CM005 (msg names it)."),
+        ("429", "The key's 120 calls a minute are used: CM006, with Retry-After."),
+        ("503", "The database is unavailable: CM003."),
+    ]
+    .iter()
+    .chain(extra)
+    {
+        out.insert((*code).to_owned(), failure(what));
+    }
+    out
+}
+
+fn op(id: &str, summary: &str, ok_status: &str, ok: &Value, extra: &[(&str, &str)]) -> Value {
+    let mut responses = failures(extra);
+    responses.insert(
+        ok_status.to_owned(),
+        json!({ "description": summary, "content": { "application/json": { "schema": { "allOf": [{ "$ref": "#/components/schemas/Envelope" }, { "type": "object", "properties": { "data": ok } }] } } } }),
+    );
+    json!({ "operationId": id, "summary": summary, "tags": ["dealer"], "security": [{ SCHEME: [] }], "responses": responses })
+}
+
+fn with(mut v: Value, key: &str, value: Value) -> Value {
+    v[key] = value;
+    v
+}
+
+/// A time a caller gives: Unix seconds or RFC 3339 (`domain::time::parse_instant`).
+fn instant() -> Value {
+    json!({ "anyOf": [{ "type": "integer", "minimum": 0, "maximum": 253_402_300_799_i64 }, { "type": "string", "format": "date-time" }] })
+}
+
+fn id_param() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 1 } })
+}
+
+/// The paths of the dealer API.
+pub fn paths() -> Map<String, Value> {
+    let photo = json!({ "type": "object", "properties": { "url": { "type": "string" }, "width": { "type": "integer" }, "height": { "type": "integer" } } });
+    let status = json!({ "type": "string", "enum": ["online", "pending", "rejected", "draft", "sold", "removed", "expired", "deleted"] });
+    let car = json!({ "type": "object", "required": ["id", "status", "title", "priceYuan", "version"], "properties": {
+        "id": { "type": "integer" }, "status": status, "statusLabel": { "type": "string" }, "rejectReason": { "type": "string" },
+        "title": { "type": "string" }, "series": { "type": "string" }, "firstRegistration": { "type": "string", "example": "2020-05" },
+        "mileage": { "type": "string", "description": "万公里" }, "mileageKm": { "type": "integer" }, "price": { "type": "string", "description": "万元" },
+        "priceYuan": { "type": "integer" }, "city": { "type": "string" }, "cityName": { "type": "string" }, "colour": { "type": "string" },
+        "transfers": { "type": "integer" }, "gearbox": { "type": "integer" }, "emission": { "type": "integer" }, "fuel": { "type": "integer" },
+        "vin": { "type": "string" }, "description": { "type": "string" }, "modelYear": { "type": "integer" }, "displacement": { "type": "string" },
+        "trim": { "type": "string" }, "cover": { "type": "string" }, "url": { "type": "string", "description": "the public page, once it has one" },
+        "createdAt": { "type": "string" }, "updatedAt": { "type": "string" }, "publishedAt": { "type": ["string", "null"] },
+        "version": { "type": "string", "description": "as in ETag, for If-Match" }, "photos": { "type": "array", "items": photo } } });
+    let lead = json!({ "type": "object", "required": ["id", "intent", "phone", "opened", "status", "createdAt"], "properties": {
+        "id": { "type": "integer" }, "intent": { "type": "string" }, "intentLabel": { "type": "string" },
+        "phone": { "type": "string", "description": "masked until the lead is opened (marking it contacted opens it)" },
+        "opened": { "type": "boolean" }, "listingId": { "type": ["integer", "null"] }, "car": { "type": ["string", "null"] },
+        "name": { "type": "string" }, "appointmentDate": { "type": "string" }, "status": { "type": "string", "enum": ["new", "contacted", "closed"] },
+        "note": { "type": "string" }, "createdAt": { "type": "string" } } });
+    let text = |d: &str| json!({ "type": ["string", "number"], "description": d });
+    let new_car = json!({ "type": "object", "required": ["series", "firstRegistration", "mileage", "price", "city", "photos", "modelYear", "displacement", "trim"], "properties": {
+        "series": { "type": "string", "description": "the catalogue's series slug" },
+        "firstRegistration": { "type": "string", "description": "首次上牌, yyyy-MM" },
+        "mileage": text("表显里程, 万公里"), "price": text("售价, 万元"), "city": { "type": "string", "description": "city slug" },
+        "colour": { "type": "string" }, "transfers": text("过户次数"), "gearbox": text("1 手动, 2 自动"), "emission": text("排放标准 code"),
+        "vin": { "type": "string", "description": "17 characters, check digit verified; one live listing per VIN" },
+        "description": { "type": "string" }, "contact": { "type": "string", "description": "the phone buyers call" },
+        "modelYear": text("年款"), "displacement": { "type": "string", "example": "2.0T" }, "trim": { "type": "string", "example": "豪华套装" },
+        "photos": { "type": "array", "minItems": 3, "maxItems": 30, "items": { "type": "string" }, "description": "ids from POST /api/dealer/v1/photos, the cover first" } },
+        "example": { "series": "bmw-x3", "firstRegistration": "2020-05", "mileage": "3.2", "price": "23.8", "city": "beijing", "colour": "white",
+            "transfers": "0", "gearbox": "2", "emission": "6", "vin": "LBV5S3102LSN12345", "description": "一手车，4S店保养", "contact": "13100000000",
+            "modelYear": "2020", "displacement": "2.0T", "trim": "xDrive28i 豪华套装", "photos": ["3f2b8c1e9d4a4c5e8f7a1b2c3d4e5f60"] } });
+    let idem = json!({ "name": "Idempotency-Key", "in": "header", "required": true, "description": "1–64 letters, digits or -_.: — a retry with the same key and body answers the car the first made", "schema": { "type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$" } });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "the car's version (ETag); a car changed since is refused with 412", "schema": { "type": "string" } });
+    let page = json!({ "type": "object", "properties": { "items": { "type": "array", "items": car }, "page": { "type": "integer" }, "perPage": { "type": "integer" }, "total": { "type": "integer" } } });
+    let bad = ("422", "A parameter or field is wrong: CM001, data.errors names each with its Chinese message.");
+    let mut out = Map::new();
+    out.insert(
+        "/api/dealer/v1/stock".to_owned(),
+        json!({
+            "get": with(op("stockList", "The shop's cars by last change (deleted ones too), a page at a time", "200", &page, &[bad]), "parameters", json!([
+                { "name": "updated_since", "in": "query", "required": false, "description": "only cars changed after this (Unix seconds or RFC 3339)", "schema": instant() },
+                { "name": "page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100000 } },
+                { "name": "per_page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])),
+            "post": with(with(op("stockCreate", "A new car, under review until approved (the 发布车源 form's checks)", "201", &car,
+                    &[bad, ("200", "The same request was made before under this Idempotency-Key: its car (Idempotent-Replayed: true)."), ("400", "The body is no JSON object: CM001."), ("409", "The Idempotency-Key was used by another request: CM001.")]),
+                "parameters", json!([idem])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": new_car } } })),
+        }),
+    );
+    out.insert(
+        "/api/dealer/v1/stock/{id}".to_owned(),
+        json!({ "get": with(op("stockGet", "One car of the shop with its photos; its version in ETag", "200", &car, &[("404", "No such car of this shop: CM004.")]), "parameters", json!([id_param()])) }),
+    );
+    out.insert(
+        "/api/dealer/v1/stock/{id}/{action}".to_owned(),
+        json!({ "post": with(op("stockAction", "Take a car down or mark it sold; again once done changes nothing", "200", &car,
+                &[("404", "No such car or action: CM004."), ("409", "Not possible from the car's state: CM001."), ("412", "If-Match does not match the car's version: CM001.")]),
+            "parameters", json!([id_param(), { "name": "action", "in": "path", "required": true, "schema": { "type": "string", "enum": ["take-down", "mark-sold"] } }, if_match])) }),
+    );
+    out.insert(
+        "/api/dealer/v1/photos".to_owned(),
+        json!({ "post": with(op("photoUpload", "One photo (JPEG, PNG or WebP, at most 10 MB) through the photo pipeline; data.id goes in a new car's photos", "201",
+                &json!({ "type": "object", "required": ["id", "url"], "properties": { "id": { "type": "string" }, "url": { "type": "string" } } }),
+                &[("413", "Larger than 10 MB: CM001."), ("422", "Not a photo, broken or too small: CM001.")]),
+            "requestBody", json!({ "required": true, "content": { "image/jpeg": { "schema": { "type": "string", "format": "binary" } }, "image/png": { "schema": { "type": "string", "format": "binary" } }, "image/webp": { "schema": { "type": "string", "format": "binary" } } } })) }),
+    );
+    out.insert(
+        "/api/dealer/v1/leads".to_owned(),
+        json!({ "get": with(op("leadsList", "The shop's leads that came in after `since`, oldest first; `next` is the time to ask from next", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": lead }, "next": { "type": ["string", "null"] } } }), &[bad]),
+            "parameters", json!([
+                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
+    );
+    out.insert(
+        "/api/dealer/v1/leads/{id}/contacted".to_owned(),
+        json!({ "post": with(op("leadContacted", "Marks a lead contacted (and opens it: its number is answered, as on the leads desk)", "200", &lead, &[("404", "No such lead of this shop: CM004.")]),
+            "parameters", json!([id_param()])) }),
+    );
+    out
+}

@@ -1,0 +1,84 @@
+//! The dealer API's leads: the shop's leads that came in after a time (oldest first, so a
+//! system reads on from the last it has), numbers masked until the lead is opened, and marking one
+//! contacted (which opens it, as the leads desk does, and answers its number).
+
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use domain::dealer_api::{PAGE_MAX, Scope};
+use serde_json::{Value, json};
+use store::{LeadScope, ShopLead};
+
+use super::{API, Key, refused};
+use crate::http::envelope::{ApiCode, fail, ok};
+use crate::http::error::AppError;
+use crate::http::extract::{Path, positive_id};
+use crate::http::routes::Routes;
+use crate::state::AppState;
+
+fn lead_json(l: &ShopLead) -> Value {
+    json!({
+        "id": l.lead_id,
+        "intent": l.intent.as_str(),
+        "intentLabel": l.intent.label(),
+        "phone": if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+        "opened": l.opened_at.is_some(),
+        "listingId": l.listing_id,
+        "car": l.title,
+        "name": l.name,
+        "appointmentDate": l.appointment_date,
+        "status": l.status.as_str(),
+        "note": l.dealer_note,
+        "createdAt": domain::time::rfc3339(l.created_at),
+    })
+}
+
+/// `GET /api/dealer/v1/leads?since=&limit=`.
+pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQuery) -> Result<Response, AppError> {
+    let k = match key.may(Scope::LeadsRead) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(lacks.into_response()),
+    };
+    let (mut since, mut limit) = (0_i64, 50_i64);
+    let mut errors = Vec::new();
+    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        match name.as_ref() {
+            "since" => match domain::time::parse_instant(&value) {
+                Some(t) => since = t,
+                None => errors.push(("since".to_owned(), "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00".to_owned())),
+            },
+            "limit" => match value.parse::<i64>() {
+                Ok(n) if (1..=PAGE_MAX).contains(&n) => limit = n,
+                _ => errors.push(("limit".to_owned(), format!("limit 应为1到{PAGE_MAX}"))),
+            },
+            _ => {}
+        }
+    }
+    if !errors.is_empty() {
+        return Ok(refused(&errors));
+    }
+    let leads = state.store.shop_leads_since(k.owner_user_id, since, limit).await?;
+    let next = leads.last().map(|l| l.created_at);
+    Ok(ok(json!({ "items": leads.iter().map(lead_json).collect::<Vec<_>>(), "next": next.map(domain::time::rfc3339) })))
+}
+
+/// `POST /api/dealer/v1/leads/{id}/contacted`.
+pub async fn contacted(State(state): State<AppState>, key: Key, Path(id): Path<String>) -> Result<Response, AppError> {
+    let k = match key.may(Scope::LeadsRead) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(lacks.into_response()),
+    };
+    let Ok(id) = positive_id(&id) else { return Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "线索不存在")) };
+    let scope = LeadScope::Shop(k.owner_user_id);
+    match state.store.work_scoped_lead(scope, k.owner_user_id, id, "api", Some(domain::lead::Status::Contacted), None, state.clock.now()).await {
+        Ok(l) => Ok(ok(lead_json(&l))),
+        Err(store::DbError::NotFound) => Ok(fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "线索不存在")),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// This module's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(API, "/api/dealer/v1/leads", list);
+    r.post(API, "/api/dealer/v1/leads/{id}/contacted", contacted);
+}

@@ -1,0 +1,119 @@
+//! The dealer API: a shop's keys in the dealer centre (`/space/api-keys`: make one — shown once —,
+//! name it, choose what it may do, revoke it, and see its calls) and the JSON endpoints under
+//! `/api/dealer/v1/` a dealer's stock system calls with one (stock, photos, leads), described in
+//! `/api/openapi.json` (`doc`).
+//!
+//! Every endpoint is reached through [`guard`] (the route middleware of
+//! [`Access::DealerKey`]): the key from `Authorization: Bearer uck_…` is looked up by its hash, a
+//! revoked or unknown key is refused (401), each key may make
+//! [`domain::dealer_api::CALLS_PER_MINUTE`] calls a minute (then 429 with `Retry-After`), and
+//! every call it makes is logged with its status. A handler takes the [`Key`] and asks for the
+//! scope it needs. Answers are the site's API envelope `{success, code, msg, data}`; a refused
+//! field is named in `data.errors` with its Chinese message.
+
+pub mod doc;
+mod keys;
+mod leads;
+mod stock;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::dealer_api::{CALLS_PER_MINUTE, Scope};
+use serde_json::Value;
+use store::KeyHolder;
+
+use crate::http::envelope::{ApiCode, fail};
+use crate::http::error::AppError;
+use crate::http::routes::{Access, Routes};
+use crate::state::AppState;
+
+/// The shop a call's key speaks for, put in the request by [`guard`].
+#[derive(Debug, Clone, Copy)]
+pub struct Key(pub KeyHolder);
+
+impl<S: Send + Sync> FromRequestParts<S> for Key {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Key, Response> {
+        // Only routes under the guard take a `Key`; without it the route was added wrongly.
+        parts.extensions.get::<KeyHolder>().copied().map(Key).ok_or_else(|| AppError::Forbidden.into_response())
+    }
+}
+
+impl Key {
+    /// The key's holder when it may do `scope`; else what it lacks.
+    pub fn may(self, scope: Scope) -> Result<KeyHolder, Lacks> {
+        if self.0.scopes.has(scope) { Ok(self.0) } else { Err(Lacks(scope)) }
+    }
+}
+
+/// A scope the call's key lacks: answered 403, naming it.
+#[derive(Debug, Clone, Copy)]
+pub struct Lacks(Scope);
+
+impl IntoResponse for Lacks {
+    fn into_response(self) -> Response {
+        fail(StatusCode::FORBIDDEN, ApiCode::Forbidden, &format!("此密钥没有“{}”权限，请在商家中心的开放接口页新建带此权限的密钥", self.0.label()))
+    }
+}
+
+/// The route middleware of the dealer API: the key, its limit, the call's log.
+pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let presented = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(domain::dealer_api::bearer);
+    let Some(secret) = presented else {
+        return fail(StatusCode::UNAUTHORIZED, ApiCode::Session, "缺少 API 密钥：请在 Authorization 头中以 “Bearer uck_…” 的形式提供");
+    };
+    let holder = match state.store.api_key_holder(&domain::dealer_api::secret_hash(secret)).await {
+        Ok(Some(h)) => h,
+        Ok(None) => return fail(StatusCode::UNAUTHORIZED, ApiCode::Session, "API 密钥无效或已吊销"),
+        Err(e) => return AppError::from(e).into_response(),
+    };
+    let now = state.clock.now();
+    let method = req.method().as_str().to_owned();
+    let path: String = req.uri().path().chars().take(200).collect();
+    let limit = domain::limit::Limit::per_minute(CALLS_PER_MINUTE);
+    let counter = format!("api-key:{}", holder.api_key_id);
+    let res = match state.store.throttle(&[(counter.as_str(), limit)], now).await {
+        Err(e) => AppError::from(e).into_response(),
+        Ok(Some(refused)) => {
+            let mut res = fail(
+                StatusCode::TOO_MANY_REQUESTS,
+                ApiCode::TooMany,
+                &format!("调用太频繁：每个密钥每分钟最多{CALLS_PER_MINUTE}次，请{}秒后再试", refused.retry_after),
+            );
+            if let Ok(v) = HeaderValue::from_str(&refused.retry_after.to_string()) {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            res
+        }
+        Ok(None) => {
+            req.extensions_mut().insert(holder);
+            next.run(req).await
+        }
+    };
+    if let Err(e) = state.store.log_api_call(holder.api_key_id, &method, &path, res.status().as_u16(), now).await {
+        tracing::warn!(error = %e, "logging a dealer API call failed");
+    }
+    res
+}
+
+/// A refused request with the Chinese message of each field that is wrong (`data.errors`), the
+/// first of them as `msg`.
+pub fn refused(errors: &[(String, String)]) -> Response {
+    let msg = errors.first().map_or("请求有误", |(_, m)| m.as_str());
+    let map: serde_json::Map<String, Value> = errors.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    crate::http::envelope::fail_with(StatusCode::UNPROCESSABLE_ENTITY, ApiCode::BadInput, msg, serde_json::json!({ "errors": map }))
+}
+
+/// This feature's routes.
+pub fn routes(r: &mut Routes) {
+    keys::routes(r);
+    stock::routes(r);
+    leads::routes(r);
+}
+
+/// The `Access` of the API's routes, for the modules that add them.
+const API: Access = Access::DealerKey;

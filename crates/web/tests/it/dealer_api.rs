@@ -1,0 +1,283 @@
+//! The dealer API on both databases: a shop's keys (made in the dealer centre and shown once,
+//! scoped, limited, logged, revoked at once, another shop's untouchable), the stock (photos
+//! through the pipeline, a create checked like the form and made once however often it is
+//! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
+//! marked contacted).
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{NOW, Reply, TestApp, jpeg, login, owner_mobile, send_body};
+
+on_both!(10 =>
+    a_shops_key_is_shown_once_scoped_limited_logged_and_revoked,
+    a_car_created_by_api_is_checked_like_the_form_and_made_once,
+    leads_are_read_masked_and_opened_when_marked_contacted,
+);
+
+/// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
+async fn make_key(app: &TestApp, cookie: &str, name: &str, scopes: &[&str]) -> String {
+    let mut form = format!("name={}", form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>());
+    for s in scopes {
+        form.push_str(&format!("&scope={}", form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>()));
+    }
+    let r = app.post_form("/space/api-keys", &[("cookie", cookie)], &form).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.headers["cache-control"].to_str().unwrap().contains("no-store"), "the page with the secret is never cached");
+    let secret = r.page().texts(".key-secret code").concat();
+    assert!(domain::dealer_api::looks_like_key(&secret), "{secret}");
+    secret
+}
+
+async fn call(app: &TestApp, method: &str, uri: &str, key: &str, extra: &[(&str, &str)], body: Option<Value>) -> Reply {
+    let bearer = format!("Bearer {key}");
+    let mut h = vec![("authorization", bearer.as_str())];
+    h.extend_from_slice(extra);
+    if method == "GET" {
+        app.get(uri, &h).await
+    } else {
+        let bytes = body.map_or_else(Vec::new, |b| b.to_string().into_bytes());
+        send_body(app.router(), uri, &h, "application/json", bytes).await
+    }
+}
+
+/// The shop with the most cars in the demo.
+async fn stocked_shop(app: &TestApp) -> i64 {
+    app.state.store.count_admin("select shop_id from listing where shop_id is not null group by shop_id order by count(*) desc, shop_id limit 1").await.unwrap()
+}
+
+async fn a_shops_key_is_shown_once_scoped_limited_logged_and_revoked(app: &TestApp) {
+    let shop_id = stocked_shop(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let d = [("cookie", dealer.as_str())];
+    let page = app.get("/space/api-keys", &d).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("开放接口") && page.body.contains(r#"href="/space/api-keys" aria-current="page""#));
+    // Without a name or a scope: both said beside their fields, the name kept.
+    let r = app.post_form("/space/api-keys", &d, "name=").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("请给密钥起个名字") && r.body.contains("请至少选择一项权限"), "{}", r.body);
+    let r = app.post_form("/space/api-keys", &d, "name=%E5%BA%93%E5%AD%98%3Cb%3E").await;
+    assert!(r.page().one("#key-name").attr("value") == Some("库存<b>") && r.body.contains("请至少选择一项权限"));
+    let key = make_key(app, &dealer, "ERP主系统", &["stock:read"]).await;
+    // Shown once: the page afterwards names it by its prefix only.
+    let again = app.get("/space/api-keys", &d).await;
+    assert!(!again.body.contains(&key) && again.body.contains(&key[..12]) && again.body.contains("读取库存"));
+    assert_eq!(
+        app.state.store.count_admin(&format!("select count(*) from api_key where secret_hash = '{}'", domain::dealer_api::secret_hash(&key))).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        app.state.store.count_admin(&format!("select count(*) from api_key where secret_hash = '{key}' or prefix = '{key}'")).await.unwrap(),
+        0,
+        "never kept in clear"
+    );
+
+    // Without a key, with a made-up one or a malformed one: 401 in the envelope, in Chinese.
+    for auth in [None, Some(format!("Bearer {}", domain::dealer_api::new_secret(&[7; 20]))), Some("Bearer nonsense".to_owned()), Some(format!("Basic {key}"))] {
+        let h: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        let r = app.get("/api/dealer/v1/stock", &h).await;
+        assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("CM002")), "{auth:?}");
+        assert!(r.json()["msg"].as_str().unwrap().contains("密钥"));
+    }
+    // The key reads its shop's stock, and only that.
+    let r = call(app, "GET", "/api/dealer/v1/stock?per_page=100", &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let items = r.json()["data"]["items"].as_array().unwrap().clone();
+    let own = app.state.store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap();
+    assert!(!items.is_empty() && r.json()["data"]["total"] == own, "{}", r.body);
+    for it in &items {
+        assert_eq!(
+            app.state.store.count_admin(&format!("select count(*) from listing where listing_id = {} and shop_id = {shop_id}", it["id"])).await.unwrap(),
+            1
+        );
+    }
+    // A page at a time, by last change.
+    let first = call(app, "GET", "/api/dealer/v1/stock?per_page=1&page=1", &key, &[], None).await.json()["data"]["items"][0]["id"].clone();
+    let second = call(app, "GET", "/api/dealer/v1/stock?per_page=1&page=2", &key, &[], None).await.json()["data"]["items"].clone();
+    assert!(own < 2 || (second[0]["id"] != first && second.as_array().unwrap().len() == 1));
+    // Scopes: a stock:read key may not write, nor read leads.
+    let r = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "k1")], Some(json!({}))).await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::FORBIDDEN, Some("CM005")));
+    assert!(r.json()["msg"].as_str().unwrap().contains("发布和修改车源"));
+    assert_eq!(call(app, "GET", "/api/dealer/v1/leads", &key, &[], None).await.status, StatusCode::FORBIDDEN);
+    // Bad parameters: named, in Chinese.
+    let r = call(app, "GET", "/api/dealer/v1/stock?per_page=0&updated_since=yesterday", &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.json()["data"]["errors"]["per_page"].is_string() && r.json()["data"]["errors"]["updated_since"].as_str().unwrap().contains("RFC 3339"));
+
+    // Every call is logged with its key; the page lists them.
+    let page = app.get("/space/api-keys", &d).await;
+    assert!(page.body.contains("GET /api/dealer/v1/stock") && page.body.contains("<td>403</td>") && page.body.contains("24小时内调用"), "{}", page.body);
+
+    // Another dealer cannot revoke it; a buyer cannot see the page.
+    let id = app.state.store.api_keys(shop_id, NOW).await.unwrap()[0].api_key_id;
+    let rival = login(app, &owner_mobile(app, if shop_id == 2 { 3 } else { 2 }).await, "").await;
+    assert_eq!(app.post_form(&format!("/space/api-keys/{id}/revoke"), &[("cookie", &rival)], "").await.status, StatusCode::NOT_FOUND);
+    assert!(!app.get("/space/api-keys", &[("cookie", &rival)]).await.body.contains("ERP主系统"));
+    let buyer = login(app, "13712380001", "").await;
+    assert_eq!(app.get("/space/api-keys", &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+
+    // The limit: 120 calls a minute per key, then 429 with Retry-After (another key unaffected).
+    let other = make_key(app, &dealer, "第二个系统", &["stock:read", "leads:read"]).await;
+    let mut refused = None;
+    for n in 0..200 {
+        let r = call(app, "GET", "/api/dealer/v1/stock?per_page=1", &key, &[], None).await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some((n, r));
+            break;
+        }
+    }
+    let (n, r) = refused.expect("the limit holds");
+    assert!(n < domain::dealer_api::CALLS_PER_MINUTE as usize, "refused after {n} more calls");
+    assert_eq!(r.json()["code"], "CM006");
+    assert!(r.headers.contains_key("retry-after"));
+    assert_eq!(call(app, "GET", "/api/dealer/v1/stock?per_page=1", &other, &[], None).await.status, StatusCode::OK);
+
+    // Revoked: refused at once, and listed as revoked.
+    let r = app.post_form(&format!("/space/api-keys/{id}/revoke"), &d, "").await;
+    assert_eq!(r.location(), "/space/api-keys?revoked=1");
+    assert_eq!(call(app, "GET", "/api/dealer/v1/stock", &key, &[], None).await.status, StatusCode::UNAUTHORIZED);
+    assert!(app.get("/space/api-keys?revoked=1", &d).await.body.contains("已吊销"));
+    assert_eq!(app.post_form(&format!("/space/api-keys/{id}/revoke"), &d, "").await.status, StatusCode::NOT_FOUND, "a revoked key stays revoked");
+}
+
+/// A VIN with its check digit right.
+fn vin(body: &str) -> String {
+    let mut v: Vec<char> = body.chars().collect();
+    v[8] = '0';
+    let digit = domain::validate::vin_check_digit(&v.iter().collect::<String>()).unwrap();
+    v[8] = digit;
+    v.into_iter().collect()
+}
+
+async fn upload(app: &TestApp, key: &str, bytes: Vec<u8>) -> Reply {
+    let bearer = format!("Bearer {key}");
+    send_body(app.router(), "/api/dealer/v1/photos", &[("authorization", bearer.as_str())], "image/jpeg", bytes).await
+}
+
+async fn a_car_created_by_api_is_checked_like_the_form_and_made_once(app: &TestApp) {
+    let dealer = login(app, &owner_mobile(app, 1).await, "").await;
+    let key = make_key(app, &dealer, "库存系统", &["stock:read", "stock:write"]).await;
+    // Photos through the pipeline: a broken file refused in Chinese, good ones answered with ids.
+    let r = upload(app, &key, b"not a photo at all".to_vec()).await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("CM001")), "{}", r.body);
+    assert!(r.json()["msg"].as_str().unwrap().chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)));
+    let mut photos = Vec::new();
+    for shade in [10, 90, 170] {
+        let r = upload(app, &key, jpeg(1200, 900, shade)).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        photos.push(r.json()["data"]["id"].as_str().unwrap().to_owned());
+    }
+    let series = domain::catalog::series().iter().find(|s| s.engines.len() > 1).unwrap();
+    let car = json!({
+        "series": series.slug, "firstRegistration": "2021-03", "mileage": "3.2", "price": 18.8, "city": "changsha", "colour": "white",
+        "transfers": 0, "gearbox": "2", "emission": "6", "vin": vin("LBV5S3100LSN12345"), "description": "4S店保养，车况精品",
+        "contact": owner_mobile(app, 1).await, "modelYear": "2021", "displacement": series.engines[1], "trim": "豪华版", "photos": photos,
+    });
+    let before = app.state.store.count_admin("select count(*) from listing where shop_id = 1").await.unwrap();
+    // No idempotency key: refused before anything.
+    let r = call(app, "POST", "/api/dealer/v1/stock", &key, &[], Some(car.clone())).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.json()["data"]["errors"]["Idempotency-Key"].is_string());
+    // The form's checks, each field named as the API names it.
+    let mut wrong = car.clone();
+    wrong["firstRegistration"] = json!("2031-01");
+    wrong["price"] = json!("abc");
+    wrong["vin"] = json!("LBV5S3100LSN1234O");
+    wrong["photos"] = json!([photos[0], "nope"]);
+    wrong.as_object_mut().unwrap().remove("trim");
+    let r = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-1")], Some(wrong)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let errors = r.json()["data"]["errors"].clone();
+    for field in ["firstRegistration", "price", "vin", "photos", "trim"] {
+        assert!(errors[field].is_string(), "{field}: {errors}");
+    }
+    assert!(errors["photos"].as_str().unwrap().contains("nope"));
+    let r = send_body(
+        app.router(),
+        "/api/dealer/v1/stock",
+        &[("authorization", &format!("Bearer {key}")), ("idempotency-key", "car-1")],
+        "application/json",
+        b"[1,2".to_vec(),
+    )
+    .await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::BAD_REQUEST, Some("CM001")));
+    assert_eq!(app.state.store.count_admin("select count(*) from listing where shop_id = 1").await.unwrap(), before, "nothing half-made");
+
+    // Made once: the retry answers the same car, a different body under the key is refused.
+    let made = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-1")], Some(car.clone())).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let d = made.json()["data"].clone();
+    assert_eq!((d["status"].as_str(), d["priceYuan"].as_i64(), d["photos"].as_array().map(Vec::len)), (Some("pending"), Some(188_000), Some(3)));
+    assert!(d["title"].as_str().unwrap().contains("豪华版") && d["url"] == "", "{d}");
+    let id = d["id"].as_i64().unwrap();
+    for _ in 0..2 {
+        let again = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-1")], Some(car.clone())).await;
+        assert_eq!((again.status, again.json()["data"]["id"].as_i64()), (StatusCode::OK, Some(id)), "{}", again.body);
+        assert_eq!(again.headers["idempotent-replayed"], "true");
+    }
+    let mut cheaper = car.clone();
+    cheaper["price"] = json!(17.8);
+    let r = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-1")], Some(cheaper.clone())).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(app.state.store.count_admin("select count(*) from listing where shop_id = 1").await.unwrap(), before + 1, "one car");
+    // A new key with the same VIN meets the one-live-listing rule.
+    let r = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-2")], Some(cheaper)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.json()["data"]["errors"]["vin"], domain::selling::VIN_LISTED);
+
+    // It reads back by id and in the changes since before it was made.
+    let one = call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &key, &[], None).await;
+    assert_eq!(one.json()["data"]["vin"], car["vin"]);
+    let etag = one.headers["etag"].to_str().unwrap().to_owned();
+    let since = call(app, "GET", &format!("/api/dealer/v1/stock?updated_since={}", NOW - 1), &key, &[], None).await;
+    assert!(since.json()["data"]["items"].as_array().unwrap().iter().any(|i| i["id"] == id), "{}", since.body);
+
+    // Another shop's key finds nothing of it.
+    let rival = login(app, &owner_mobile(app, 2).await, "").await;
+    let theirs = make_key(app, &rival, "对手", &["stock:read", "stock:write"]).await;
+    assert_eq!(call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &theirs, &[], None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &theirs, &[], None).await.status, StatusCode::NOT_FOUND);
+    assert!(!call(app, "GET", "/api/dealer/v1/stock?per_page=100", &theirs, &[], None).await.body.contains(&format!("\"id\":{id},")));
+
+    // Take down: a stale version refused, the right one done, again changes nothing.
+    let r = call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &key, &[("if-match", "\"1\"")], None).await;
+    assert_eq!(r.status, StatusCode::PRECONDITION_FAILED);
+    let r = call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &key, &[("if-match", etag.as_str())], None).await;
+    assert_eq!((r.status, r.json()["data"]["status"].as_str()), (StatusCode::OK, Some("removed")), "{}", r.body);
+    let r = call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &key, &[], None).await;
+    assert_eq!((r.status, r.json()["data"]["status"].as_str()), (StatusCode::OK, Some("removed")));
+    let r = call(app, "POST", &format!("/api/dealer/v1/stock/{id}/mark-sold"), &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "a car taken down is not sold: {}", r.body);
+    assert_eq!(call(app, "POST", &format!("/api/dealer/v1/stock/{id}/polish"), &key, &[], None).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn leads_are_read_masked_and_opened_when_marked_contacted(app: &TestApp) {
+    let oname = app.state.store.shop_oname(1).await.unwrap();
+    let ok = app.post_form(&format!("/shop/{oname}/sellCar"), &[], "mobile=13955551234&car=2018%E6%AC%BE%E6%9C%97%E9%80%B8").await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER);
+    let dealer = login(app, &owner_mobile(app, 1).await, "").await;
+    let key = make_key(app, &dealer, "线索同步", &["leads:read"]).await;
+    let r = call(app, "GET", "/api/dealer/v1/leads?limit=100", &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let lead = r.json()["data"]["items"].as_array().unwrap().iter().find(|l| l["phone"] == "139****1234").cloned().expect("the new lead, masked");
+    assert!(!r.body.contains("13955551234"));
+    let id = lead["id"].as_i64().unwrap();
+    // Reading on from `next` gives nothing older.
+    let next = r.json()["data"]["next"].as_str().unwrap().to_owned();
+    let later =
+        call(app, "GET", &format!("/api/dealer/v1/leads?since={}", form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>()), &key, &[], None)
+            .await;
+    assert!(later.json()["data"]["items"].as_array().unwrap().is_empty(), "{}", later.body);
+    // Marked contacted: opened (its number answered), as on the leads desk.
+    let r = call(app, "POST", &format!("/api/dealer/v1/leads/{id}/contacted"), &key, &[], None).await;
+    assert_eq!((r.json()["data"]["status"].as_str(), r.json()["data"]["phone"].as_str()), (Some("contacted"), Some("13955551234")), "{}", r.body);
+    assert_eq!(app.state.store.lead_openings(id).await.unwrap(), 1);
+    // Another shop's key: not found.
+    let rival = login(app, &owner_mobile(app, 2).await, "").await;
+    let theirs = make_key(app, &rival, "对手", &["leads:read"]).await;
+    let r = call(app, "POST", &format!("/api/dealer/v1/leads/{id}/contacted"), &theirs, &[], None).await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::NOT_FOUND, Some("CM004")));
+    assert!(!call(app, "GET", "/api/dealer/v1/leads?limit=100", &theirs, &[], None).await.body.contains("139****1234"));
+}
