@@ -1,5 +1,5 @@
 //! The dealer API's rules: a shop's keys (their form, what each may do, how they are kept), the
-//! idempotency key a write carries, and the limits on calls.
+//! idempotency key a write carries, and the size of a page.
 //!
 //! A key is `uck_` and 40 lowercase hex digits (160 random bits), shown to the dealer once; the
 //! store keeps only its SHA-256 ([`secret_hash`]) and its first twelve characters
@@ -16,9 +16,6 @@ pub const KEY_HEX_DIGITS: usize = 40;
 
 /// Keys a shop may hold at once (revoked ones not counted).
 pub const MAX_LIVE_KEYS: i64 = 10;
-
-/// Calls one key may make in a minute.
-pub const CALLS_PER_MINUTE: i64 = 120;
 
 /// A key's name, at most this many characters.
 pub const NAME_MAX_CHARS: usize = 30;

@@ -551,16 +551,29 @@ impl Store {
     }
 
     /// Rewrites an owned listing: fields, photos and, when `to_review`, back to 审核中. A price
-    /// change of an online listing is kept in its price history. Returns the new status.
-    pub async fn update_listing(&self, listing_id: i64, l: &ListingInput, photos: &[UploadRow], to_review: bool, now: i64) -> Result<ListingStatus, DbError> {
+    /// change of an online listing is kept in its price history. Returns the new status; `None`
+    /// when `if_version` is given and the listing is no longer at that version (its
+    /// `updated_at`, which every rewrite moves forward, by a second at least): nothing written.
+    pub async fn update_listing(
+        &self,
+        listing_id: i64,
+        l: &ListingInput,
+        photos: &[UploadRow],
+        to_review: bool,
+        if_version: Option<i64>,
+        now: i64,
+    ) -> Result<Option<ListingStatus>, DbError> {
         let cover = photos.first().map(|p| p.path.clone()).unwrap_or_default();
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            let current: Option<(String, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "select status, price_yuan from listing where listing_id = $1 and status <> 'deleted' and {OWNED}"
+            let current: Option<(String, i64, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "select status, price_yuan, updated_at from listing where listing_id = $1 and status <> 'deleted' and {OWNED}"
             )))
             .bind(listing_id).bind(l.seller_user_id).fetch_optional(&mut *tx).await?;
-            let (status, old_price) = current.ok_or(DbError::NotFound)?;
+            let (status, old_price, version) = current.ok_or(DbError::NotFound)?;
+            if if_version.is_some_and(|v| v != version) {
+                return Ok(None);
+            }
             let from = ListingStatus::decode("status", &status)?;
             let to = match from {
                 ListingStatus::Online if to_review => ListingStatus::Pending,
@@ -570,21 +583,26 @@ impl Store {
             let (series_id, brand_id): (i64, i64) = sqlx::query_as("select series_id, brand_id from series where slug = $1")
                 .bind(&l.series_slug).fetch_optional(&mut *tx).await?.ok_or(DbError::NotFound)?;
             let resubmitted = to == ListingStatus::Pending && from != ListingStatus::Pending;
-            sqlx::query(
+            let written = sqlx::query(
                 "update listing set brand_id = $1, series_id = $2, title = $3, search_text = $4, first_reg_year = $5, \
                  first_reg_month = $6, mileage_km = $7, price_yuan = $8, guide_price_yuan = $9, emission = $10, fuel = $11, \
                  gearbox = $12, transfers = $13, colour = $14, body_class = $15, province_code = $16, city_code = $17, vin = $18, \
                  description = $19, contact_mobile = $20, cover = $21, review_flags = $22, review_note = $23, status = $24, \
                  submitted_at = case when $25 then $26 else submitted_at end, reject_reason = case when $25 then '' else reject_reason end, \
-                 price_cut_count = price_cut_count + case when $27 and $8 < $28 then 1 else 0 end, updated_at = $26 \
-                 where listing_id = $29",
+                 price_cut_count = price_cut_count + case when $27 and $8 < $28 then 1 else 0 end, \
+                 updated_at = case when $26 > updated_at then $26 else updated_at + 1 end \
+                 where listing_id = $29 and ($31 or updated_at = $30)",
             )
             .bind(brand_id).bind(series_id).bind(&l.title).bind(&l.search_text).bind(l.first_reg_year).bind(l.first_reg_month)
             .bind(l.mileage_km).bind(l.price_yuan).bind(l.guide_price_yuan).bind(l.emission).bind(l.fuel).bind(l.gearbox)
             .bind(l.transfers).bind(&l.colour).bind(&l.body_class).bind(l.province_code).bind(l.city_code).bind(&l.vin)
             .bind(&l.description).bind(&l.contact_mobile).bind(&cover).bind(&l.review_flags).bind(&l.review_note)
-            .bind(to.as_str()).bind(resubmitted).bind(now).bind(from == ListingStatus::Online).bind(old_price).bind(listing_id)
-            .execute(&mut *tx).await?;
+            .bind(to.as_str()).bind(resubmitted).bind(now).bind(from == ListingStatus::Online).bind(old_price).bind(listing_id).bind(version).bind(if_version.is_none())
+            .execute(&mut *tx).await?.rows_affected();
+            // Another writer changed it since it was read (PostgreSQL rechecks the row it waited for).
+            if written == 0 {
+                return Ok(None);
+            }
             set_model!(tx, listing_id, l);
             for sql in crate::search::index_terms_sql(self.backend()) {
                 sqlx::query(sql).bind(listing_id).bind(listing_id).execute(&mut *tx).await?;
@@ -607,7 +625,7 @@ impl Store {
             .execute(&mut *tx).await?;
             tx.commit().await?;
             self.kept.forget_words();
-            Ok(to)
+            Ok(Some(to))
         })
     }
 
@@ -690,7 +708,7 @@ impl Store {
                 Action::Relist | Action::Submit => ", submitted_at = $3, reject_reason = ''",
                 _ => "",
             };
-            let sql = format!("update listing set status = $4, updated_at = $3{set} where listing_id = $1 and status = $2");
+            let sql = format!("update listing set status = $4, updated_at = case when $3 > updated_at then $3 else updated_at + 1 end{set} where listing_id = $1 and status = $2");
             let n = bind_all!(sqlx::query(sqlx::AssertSqlSafe(sql)), vals).execute(&mut *tx).await?.rows_affected();
             if n == 0 {
                 return Ok(ActionOutcome::Refused("车源状态已变化，请刷新后重试"));

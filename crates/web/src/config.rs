@@ -216,6 +216,8 @@ pub struct Config {
     pub app: App,
     /// The response cache and the counts memo.
     pub cache: Cache,
+    /// The dealer API.
+    pub dealer_api: DealerApi,
     /// Uploaded photos.
     pub upload: Upload,
     /// The S3-compatible bucket of `upload.storage = "s3"`.
@@ -494,6 +496,14 @@ pub struct Cache {
     /// development default).
     #[serde(rename = "count_secs", deserialize_with = "seconds")]
     pub count: Duration,
+}
+
+/// The dealer API (`features::dealer_api`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealerApi {
+    /// Calls one key may make in a minute (at least 1), then 429.
+    pub calls_per_minute: u32,
 }
 
 /// Uploaded photos.

@@ -89,6 +89,11 @@ impl Routes {
         self.add(access, path, "POST", axum::routing::post(handler))
     }
 
+    /// `PATCH` of `path`.
+    pub fn patch<H: Handler<T, AppState>, T: 'static>(&mut self, access: Access, path: &'static str, handler: H) -> &mut Self {
+        self.add(access, path, "PATCH", axum::routing::patch(handler))
+    }
+
     /// Every method of `path`.
     pub fn any<H: Handler<T, AppState>, T: 'static>(&mut self, access: Access, path: &'static str, handler: H) -> &mut Self {
         self.add(access, path, "ANY", axum::routing::any(handler))

@@ -4,10 +4,10 @@
 //! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
 //! marked contacted).
 
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{NOW, Reply, TestApp, jpeg, login, owner_mobile, send_body};
+use crate::support::{NOW, Reply, TestApp, jpeg, login, owner_mobile, send_body, send_method};
 
 on_both!(10 =>
     a_shops_key_is_shown_once_scoped_limited_logged_and_revoked,
@@ -129,7 +129,7 @@ async fn a_shops_key_is_shown_once_scoped_limited_logged_and_revoked(app: &TestA
         }
     }
     let (n, r) = refused.expect("the limit holds");
-    assert!(n < domain::dealer_api::CALLS_PER_MINUTE as usize, "refused after {n} more calls");
+    assert!(n < app.state.config.dealer_api.calls_per_minute as usize, "refused after {n} more calls");
     assert_eq!(r.json()["code"], "CM006");
     assert!(r.headers.contains_key("retry-after"));
     assert_eq!(call(app, "GET", "/api/dealer/v1/stock?per_page=1", &other, &[], None).await.status, StatusCode::OK);
@@ -149,6 +149,13 @@ fn vin(body: &str) -> String {
     let digit = domain::validate::vin_check_digit(&v.iter().collect::<String>()).unwrap();
     v[8] = digit;
     v.into_iter().collect()
+}
+
+async fn patch(app: &TestApp, key: &str, id: i64, if_match: Option<&str>, body: Value) -> Reply {
+    let bearer = format!("Bearer {key}");
+    let mut h = vec![("authorization", bearer.as_str())];
+    h.extend(if_match.map(|e| ("if-match", e)));
+    send_method(app.router(), Method::PATCH, &format!("/api/dealer/v1/stock/{id}"), &h, "application/json", body.to_string().into_bytes()).await
 }
 
 async fn upload(app: &TestApp, key: &str, bytes: Vec<u8>) -> Reply {
@@ -240,6 +247,31 @@ async fn a_car_created_by_api_is_checked_like_the_form_and_made_once(app: &TestA
     assert_eq!(call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &theirs, &[], None).await.status, StatusCode::NOT_FOUND);
     assert_eq!(call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &theirs, &[], None).await.status, StatusCode::NOT_FOUND);
     assert!(!call(app, "GET", "/api/dealer/v1/stock?per_page=100", &theirs, &[], None).await.body.contains(&format!("\"id\":{id},")));
+
+    // A change: If-Match required, a stale version refused with nothing written, a wrong field
+    // named; the right version changes what was given and moves the version on.
+    assert_eq!(patch(app, &key, id, None, json!({ "price": 17.6 })).await.status, StatusCode::PRECONDITION_REQUIRED);
+    assert_eq!(patch(app, &key, id, Some("\"1\""), json!({ "price": 17.6 })).await.status, StatusCode::PRECONDITION_FAILED);
+    let r = patch(app, &key, id, Some(&etag), json!({ "city": null, "description": 5, "photos": "x" })).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "a field of the wrong kind is named, not taken as empty");
+    assert_eq!(r.json()["data"]["errors"].as_object().map(|e| e.len()), Some(3), "{}", r.body);
+    let r = patch(app, &key, id, Some(&etag), json!({ "price": "abc", "description": "改了" })).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.json()["data"]["errors"]["price"].is_string());
+    let r = patch(app, &key, id, Some(&etag), json!({ "price": 17.6, "description": "一手车，新换轮胎" })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let d = r.json()["data"].clone();
+    assert_eq!(
+        (d["priceYuan"].as_i64(), d["description"].as_str(), d["vin"].clone()),
+        (Some(176_000), Some("一手车，新换轮胎"), car["vin"].clone()),
+        "the rest kept"
+    );
+    let newer = r.headers["etag"].to_str().unwrap().to_owned();
+    assert_ne!(newer, etag, "a change moves the version on, even within the second");
+    let r = patch(app, &key, id, Some(&etag), json!({ "price": 16.6 })).await;
+    assert_eq!(r.status, StatusCode::PRECONDITION_FAILED, "a second writer holding the old version loses nothing of the first's");
+    assert_eq!(call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &key, &[], None).await.json()["data"]["priceYuan"], 176_000);
+    let etag = newer;
 
     // Take down: a stale version refused, the right one done, again changes nothing.
     let r = call(app, "POST", &format!("/api/dealer/v1/stock/{id}/take-down"), &key, &[("if-match", "\"1\"")], None).await;

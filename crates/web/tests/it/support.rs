@@ -354,7 +354,12 @@ impl TestApp {
 
 /// Posts raw bytes with a content type.
 pub async fn send_body(router: Router, uri: &str, headers: &[(&str, &str)], content_type: &str, body: Vec<u8>) -> Reply {
-    let mut req = Request::builder().method(Method::POST).uri(uri).header("content-type", content_type);
+    send_method(router, Method::POST, uri, headers, content_type, body).await
+}
+
+/// A request of `method` with a body of `content_type`.
+pub async fn send_method(router: Router, method: Method, uri: &str, headers: &[(&str, &str)], content_type: &str, body: Vec<u8>) -> Reply {
+    let mut req = Request::builder().method(method).uri(uri).header("content-type", content_type);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }

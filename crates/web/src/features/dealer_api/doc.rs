@@ -9,7 +9,7 @@ pub const SCHEME: &str = "dealerKey";
 /// The security scheme: `Authorization: Bearer uck_…`.
 pub fn scheme() -> Value {
     json!({ "type": "http", "scheme": "bearer", "bearerFormat": "uck_ and 40 hex digits",
-        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read) and may make 120 calls a minute." })
+        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
 }
 
 fn failure(description: &str) -> Value {
@@ -22,7 +22,7 @@ fn failures(extra: &[(&str, &str)]) -> Map<String, Value> {
     for (code, what) in [
         ("401", "No key, or a key unknown or revoked: CM002."),
         ("403", "The key lacks the scope: CM005 (msg names it)."),
-        ("429", "The key's 120 calls a minute are used: CM006, with Retry-After."),
+        ("429", "The key's calls a minute (120 by default) are used: CM006, with Retry-After."),
         ("503", "The database is unavailable: CM003."),
     ]
     .iter()
@@ -89,6 +89,10 @@ pub fn paths() -> Map<String, Value> {
         "example": { "series": "bmw-x3", "firstRegistration": "2020-05", "mileage": "3.2", "price": "23.8", "city": "beijing", "colour": "white",
             "transfers": "0", "gearbox": "2", "emission": "6", "vin": "LBV5S3102LSN12345", "description": "一手车，4S店保养", "contact": "13100000000",
             "modelYear": "2020", "displacement": "2.0T", "trim": "xDrive28i 豪华套装", "photos": ["3f2b8c1e9d4a4c5e8f7a1b2c3d4e5f60"] } });
+    // A change: any of a new car's fields.
+    let mut changes = new_car.clone();
+    changes["required"] = json!([]);
+    changes["example"] = json!({ "price": "22.8", "description": "一手车，4S店保养，新换轮胎" });
     let idem = json!({ "name": "Idempotency-Key", "in": "header", "required": true, "description": "1–64 letters, digits or -_.: — a retry with the same key and body answers the car the first made", "schema": { "type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$" } });
     let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "the car's version (ETag); a car changed since is refused with 412", "schema": { "type": "string" } });
     let page = json!({ "type": "object", "properties": { "items": { "type": "array", "items": car }, "page": { "type": "integer" }, "perPage": { "type": "integer" }, "total": { "type": "integer" } } });
@@ -109,7 +113,13 @@ pub fn paths() -> Map<String, Value> {
     );
     out.insert(
         "/api/dealer/v1/stock/{id}".to_owned(),
-        json!({ "get": with(op("stockGet", "One car of the shop with its photos; its version in ETag", "200", &car, &[("404", "No such car of this shop: CM004.")]), "parameters", json!([id_param()])) }),
+        json!({
+            "get": with(op("stockGet", "One car of the shop with its photos; its version in ETag", "200", &car, &[("404", "No such car of this shop: CM004.")]), "parameters", json!([id_param()])),
+            "patch": with(with(op("stockUpdate", "Changes the fields given (photos: the whole new list), with the form's checks; an online car whose price, photos, model, registration, mileage or VIN changed goes back to review", "200", &car,
+                    &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such car of this shop: CM004."), ("412", "If-Match does not match the car's version: CM001, nothing written."), ("428", "No If-Match: CM001.")]),
+                "parameters", json!([id_param(), { "name": "If-Match", "in": "header", "required": true, "description": "the car's version (its ETag)", "schema": { "type": "string" } }])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": changes } } })),
+        }),
     );
     out.insert(
         "/api/dealer/v1/stock/{id}/{action}".to_owned(),

@@ -67,7 +67,7 @@ struct KeysPage {
     made: Option<(String, String)>,
     notice: Option<&'static str>,
     max_keys: i64,
-    per_minute: i64,
+    per_minute: u32,
 }
 
 async fn render(
@@ -118,7 +118,7 @@ async fn render(
         made,
         notice,
         max_keys: MAX_LIVE_KEYS,
-        per_minute: domain::dealer_api::CALLS_PER_MINUTE,
+        per_minute: state.config.dealer_api.calls_per_minute.max(1),
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;

@@ -5,8 +5,8 @@
 //!
 //! Every endpoint is reached through [`guard`] (the route middleware of
 //! [`Access::DealerKey`]): the key from `Authorization: Bearer uck_…` is looked up by its hash, a
-//! revoked or unknown key is refused (401), each key may make
-//! [`domain::dealer_api::CALLS_PER_MINUTE`] calls a minute (then 429 with `Retry-After`), and
+//! revoked or unknown key is refused (401), each key may make `dealer_api.calls_per_minute`
+//! calls a minute (120 by default; then 429 with `Retry-After`), and
 //! every call it makes is logged with its status. A handler takes the [`Key`] and asks for the
 //! scope it needs. Answers are the site's API envelope `{success, code, msg, data}`; a refused
 //! field is named in `data.errors` with its Chinese message.
@@ -21,7 +21,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use domain::dealer_api::{CALLS_PER_MINUTE, Scope};
+use domain::dealer_api::Scope;
 use serde_json::Value;
 use store::KeyHolder;
 
@@ -74,7 +74,8 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     let now = state.clock.now();
     let method = req.method().as_str().to_owned();
     let path: String = req.uri().path().chars().take(200).collect();
-    let limit = domain::limit::Limit::per_minute(CALLS_PER_MINUTE);
+    let per_minute = i64::from(state.config.dealer_api.calls_per_minute.max(1));
+    let limit = domain::limit::Limit::per_minute(per_minute);
     let counter = format!("api-key:{}", holder.api_key_id);
     let res = match state.store.throttle(&[(counter.as_str(), limit)], now).await {
         Err(e) => AppError::from(e).into_response(),
@@ -82,7 +83,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             let mut res = fail(
                 StatusCode::TOO_MANY_REQUESTS,
                 ApiCode::TooMany,
-                &format!("调用太频繁：每个密钥每分钟最多{CALLS_PER_MINUTE}次，请{}秒后再试", refused.retry_after),
+                &format!("调用太频繁：每个密钥每分钟最多{per_minute}次，请{}秒后再试", refused.retry_after),
             );
             if let Ok(v) = HeaderValue::from_str(&refused.retry_after.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);

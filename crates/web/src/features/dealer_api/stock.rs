@@ -38,6 +38,28 @@ const FIELDS: [(&str, &str); 15] = [
     ("trim", "trim"),
 ];
 
+/// The fields that may also be given as a number (the others are text only).
+const NUMERIC: [&str; 6] = ["mileage", "price", "transfers", "gearbox", "emission", "modelYear"];
+
+/// The fields of a body whose kind is not the documented one, each with its message: text (or
+/// a number where [`NUMERIC`] allows), and `photos` a list of ids.
+fn kind_errors(obj: &Map<String, Value>) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    for (api, _) in FIELDS {
+        match obj.get(api) {
+            None | Some(Value::String(_)) => {}
+            Some(Value::Number(_)) if NUMERIC.contains(&api) => {}
+            Some(_) => errors.push((api.to_owned(), format!("{api} 应为{}", if NUMERIC.contains(&api) { "文字或数字" } else { "文字" }))),
+        }
+    }
+    if let Some(list) = obj.get("photos")
+        && !list.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    {
+        errors.push(("photos".to_owned(), "photos 应为照片 id 的列表".to_owned()));
+    }
+    errors
+}
+
 /// The API's name of a sell-form field (`photos` and unknown names as they are).
 fn api_name(form: &str) -> String {
     FIELDS.iter().find(|(_, f)| *f == form).map_or(form, |(a, _)| a).to_owned()
@@ -194,43 +216,149 @@ pub async fn create(State(state): State<AppState>, key: Key, headers: HeaderMap,
     let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
         return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
     };
+    let wrong = kind_errors(&obj);
+    if !wrong.is_empty() {
+        return Ok(refused(&wrong));
+    }
     let input = input_of(&obj);
-    let tokens: Vec<String> = match obj.get("photos") {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(|t| t.chars().take(64).collect()).collect(),
-        _ => Vec::new(),
-    };
-    let rows = state.store.uploads_by_token(k.owner_user_id, &tokens).await?;
-    let now = state.clock.now();
-    let checked = selling::validate(&input, rows.len(), domain::time::year(now), domain::time::month_of_year(now), Poster::Dealer);
-    let mut errors: Vec<(String, String)> = match &checked {
-        Err(e) => e.iter().map(|(f, m)| (api_name(f), m.clone())).collect(),
-        Ok(_) => Vec::new(),
-    };
-    // A photo id that is no upload of the shop's says so, rather than only that too few came.
-    if let Some(missing) = tokens.iter().find(|t| !rows.iter().any(|r| &r.token == *t)) {
-        errors.retain(|(f, _)| f != "photos");
-        errors.push(("photos".to_owned(), format!("照片 {missing} 不存在：请先用 /api/dealer/v1/photos 上传，再填它返回的 id")));
-    }
-    // One car, one live listing: a VIN on sale or under review elsewhere is refused.
-    if let Ok(vin) = domain::validate::Vin::parse_checked(&input.vin)
-        && state.store.vin_listed_elsewhere(vin.as_ref(), None).await?
-        && !errors.iter().any(|(f, _)| f == "vin")
-    {
-        errors.push(("vin".to_owned(), selling::VIN_LISTED.to_owned()));
-    }
-    let ok_listing = match checked {
-        Ok(l) if errors.is_empty() => l,
-        _ => return Ok(refused(&errors)),
+    let (rows, errors) = photos_of(&state, k.owner_user_id, obj.get("photos").unwrap_or(&Value::Array(Vec::new()))).await?;
+    let ok_listing = match check(&state, &input, &rows, errors, None).await? {
+        Ok(l) => l,
+        Err(errors) => return Ok(refused(&errors)),
     };
     let suggestion =
         crate::features::selling::suggest(&state, ok_listing.series.slug, (ok_listing.reg_year, ok_listing.reg_month), ok_listing.mileage_km).await?;
     let listing = crate::features::selling::listing_input(&ok_listing, k.owner_user_id, Some(k.shop_id), suggestion.map(|s| s.value_yuan));
     let once = Once { shop_id: k.shop_id, key: &idem, request_hash: &hash };
-    match state.store.create_listing_once(Some(once), &listing, &rows, now).await? {
+    match state.store.create_listing_once(Some(once), &listing, &rows, state.clock.now()).await? {
         Created::New(id) => one(&state, k.shop_id, id, StatusCode::CREATED).await,
         Created::Replayed(id) => replay(&state, k.shop_id, true, id).await,
         Created::KeyReused => replay(&state, k.shop_id, false, 0).await,
     }
+}
+
+/// `PATCH /api/dealer/v1/stock/{id}`: changes the fields given (the others stay), with the
+/// 发布车源 form's checks; `photos`, when given, is the whole new list. `If-Match` with the car's
+/// version is required: a car changed since is refused (412) and nothing is written. An online car
+/// whose price, photos, model, registration, mileage or VIN changed goes back to review, as from
+/// the form.
+pub async fn update(State(state): State<AppState>, key: Key, headers: HeaderMap, Path(id): Path<String>, body: Bytes) -> Result<Response, AppError> {
+    let k = match key.may(Scope::StockWrite) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(lacks.into_response()),
+    };
+    let Some(want) = headers.get(header::IF_MATCH).and_then(|v| v.to_str().ok()) else {
+        return Ok(fail(StatusCode::PRECONDITION_REQUIRED, ApiCode::BadInput, "修改车源需要 If-Match 头：先读取车源，把它的 ETag 放进 If-Match"));
+    };
+    let id = positive_id(&id).map_err(|_| AppError::NotFound)?;
+    let it = state.store.stock_item(k.shop_id, id).await?;
+    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
+        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
+    };
+    let wrong = kind_errors(&obj);
+    if !wrong.is_empty() {
+        return Ok(refused(&wrong));
+    }
+    // The version is compared once the request is understood.
+    if !domain::dealer_api::if_match(want, it.updated_at) {
+        return Ok(stale());
+    }
+    let before = state.store.editable_listing(id, k.owner_user_id).await?;
+    let before_photos = state.store.listing_uploads(id).await?;
+    // The car as it is, with the fields given written over it.
+    let mut input = crate::features::selling::input_of_listing(&before);
+    for (api, form) in FIELDS {
+        if obj.contains_key(api) {
+            set_field(&mut input, form, text(&obj, api));
+        }
+    }
+    let (rows, errors) = match obj.get("photos") {
+        None => (before_photos.clone(), Vec::new()),
+        Some(list) => photos_of(&state, k.owner_user_id, list).await?,
+    };
+    let ok_listing = match check(&state, &input, &rows, errors, Some(id)).await? {
+        Ok(l) => l,
+        Err(errors) => return Ok(refused(&errors)),
+    };
+    let suggestion =
+        crate::features::selling::suggest(&state, ok_listing.series.slug, (ok_listing.reg_year, ok_listing.reg_month), ok_listing.mileage_km).await?;
+    let saved =
+        crate::features::selling::save_edit(&state, k.owner_user_id, (&before, &before_photos), (&ok_listing, &rows), suggestion, Some(it.updated_at)).await?;
+    match saved {
+        Some(_) => one(&state, k.shop_id, id, StatusCode::OK).await,
+        None => Ok(stale()),
+    }
+}
+
+/// The 发布车源 form's checks of a car (`editing` it, or new) with its photos, after the
+/// photos' own `errors`: the car, or every field's message by the API's names.
+async fn check(
+    state: &AppState,
+    input: &SellInput,
+    rows: &[store::UploadRow],
+    mut errors: Vec<(String, String)>,
+    editing: Option<i64>,
+) -> Result<Result<selling::SellListing, Vec<(String, String)>>, AppError> {
+    let now = state.clock.now();
+    let checked = selling::validate(input, rows.len(), domain::time::year(now), domain::time::month_of_year(now), Poster::Dealer);
+    if let Err(e) = &checked {
+        // A photo id that is no upload of the shop's says so, rather than only that too few came.
+        let missing_photo = errors.iter().any(|(f, _)| f == "photos");
+        errors.extend(e.iter().filter(|(f, _)| !(missing_photo && **f == "photos")).map(|(f, m)| (api_name(f), m.clone())));
+    }
+    // One car, one live listing: a VIN on sale or under review elsewhere is refused.
+    if let Ok(vin) = domain::validate::Vin::parse_checked(&input.vin)
+        && state.store.vin_listed_elsewhere(vin.as_ref(), editing).await?
+        && !errors.iter().any(|(f, _)| f == "vin")
+    {
+        errors.push(("vin".to_owned(), selling::VIN_LISTED.to_owned()));
+    }
+    Ok(match checked {
+        Ok(l) if errors.is_empty() => Ok(l),
+        _ => Err(errors),
+    })
+}
+
+/// 412: the car changed since the version the caller holds.
+fn stale() -> Response {
+    fail(StatusCode::PRECONDITION_FAILED, ApiCode::BadInput, "车源已被修改（If-Match 与当前版本不符），请重新读取后再操作")
+}
+
+/// Writes one sell-form field of `input` by its form name.
+fn set_field(input: &mut SellInput, form: &str, value: String) {
+    let slot = match form {
+        "series" => &mut input.series,
+        "reg" => &mut input.reg,
+        "mileage" => &mut input.mileage,
+        "price" => &mut input.price,
+        "city" => &mut input.city,
+        "colour" => &mut input.colour,
+        "transfers" => &mut input.transfers,
+        "gearbox" => &mut input.gearbox,
+        "emission" => &mut input.emission,
+        "vin" => &mut input.vin,
+        "description" => &mut input.description,
+        "contact" => &mut input.contact,
+        "model_year" => &mut input.model_year,
+        "displacement" => &mut input.displacement,
+        _ => &mut input.trim,
+    };
+    *slot = value;
+}
+
+/// The shop's uploads a body's `photos` names, in its order, and the message when one is not
+/// an upload of the shop's (or `photos` is no list of ids).
+async fn photos_of(state: &AppState, owner: i64, list: &Value) -> Result<(Vec<store::UploadRow>, Vec<(String, String)>), AppError> {
+    let Value::Array(items) = list else {
+        return Ok((Vec::new(), vec![("photos".to_owned(), "photos 应为照片 id 的列表".to_owned())]));
+    };
+    let tokens: Vec<String> = items.iter().filter_map(Value::as_str).map(|t| t.chars().take(64).collect()).collect();
+    let rows = state.store.uploads_by_token(owner, &tokens).await?;
+    let mut errors = Vec::new();
+    if let Some(missing) = tokens.iter().find(|t| !rows.iter().any(|r| &r.token == *t)) {
+        errors.push(("photos".to_owned(), format!("照片 {missing} 不存在：请先用 /api/dealer/v1/photos 上传，再填它返回的 id")));
+    }
+    Ok((rows, errors))
 }
 
 /// The answer to a create whose key was used before: the car it made (the same request), or a
@@ -262,7 +390,7 @@ pub async fn act(State(state): State<AppState>, key: Key, headers: HeaderMap, Pa
     if let Some(want) = headers.get(header::IF_MATCH).and_then(|v| v.to_str().ok())
         && !domain::dealer_api::if_match(want, it.updated_at)
     {
-        return Ok(fail(StatusCode::PRECONDITION_FAILED, ApiCode::BadInput, "车源已被修改（If-Match 与当前版本不符），请重新读取后再操作"));
+        return Ok(stale());
     }
     if it.status == done {
         return one(&state, k.shop_id, id, StatusCode::OK).await;
@@ -315,6 +443,7 @@ pub fn routes(r: &mut Routes) {
     r.get(API, "/api/dealer/v1/stock", list);
     r.post(API, "/api/dealer/v1/stock", create);
     r.get(API, "/api/dealer/v1/stock/{id}", get);
+    r.patch(API, "/api/dealer/v1/stock/{id}", update);
     r.post(API, "/api/dealer/v1/stock/{id}/{action}", act);
     r.post(API, "/api/dealer/v1/photos", photo);
 }

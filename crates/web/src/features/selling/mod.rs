@@ -8,7 +8,7 @@ mod disclosure;
 mod mylistings;
 mod sell;
 
-pub use sell::{listing_input, suggest};
+pub use sell::{Saved, input_of_listing, listing_input, save_edit, suggest};
 
 use crate::http::routes::Routes;
 

@@ -21,7 +21,7 @@ use domain::lead::Intent;
 use domain::selling::{self, FieldErrors, ListingStatus, SellInput, SellListing};
 use domain::valuation::{self, Comparable, Subject};
 use serde::Deserialize;
-use store::{ListingInput, NewLead, UploadRow};
+use store::{EditableListing, ListingInput, NewLead, UploadRow};
 
 use crate::auth::signin::{LoginForm, see_other};
 use crate::features::dealers::shop_head::ShopHead;
@@ -507,9 +507,27 @@ pub async fn submit(State(state): State<AppState>, visitor: Visitor, mp: Multipa
 pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
     let e = state.store.editable_listing(id, user.user_id).await?;
     let rows = state.store.listing_uploads(id).await?;
+    let input = input_of_listing(&e);
+    let suggestion = suggest(&state, &e.series_slug, (e.first_reg_year, e.first_reg_month), e.mileage_km).await?;
+    let form = SellForm {
+        action: format!("/space/personcarlist/{id}/edit"),
+        input,
+        photos: thumbs(&state, &rows),
+        suggestion,
+        submit_label: "保存修改",
+        notice: Some(edit_notice(e.status)),
+        ..SellForm::default()
+    };
+    let page = edit_meta(&state, &visitor, id);
+    let head = dealer_head(&state, &visitor, "stock").await?;
+    render_sell(&state, head, page, "修改车源", None, None, Some(form), StatusCode::OK)
+}
+
+/// A listing's fields as the sell form holds them (to edit them).
+pub fn input_of_listing(e: &EditableListing) -> SellInput {
     let city = domain::region::city(e.city_code as u32).map_or(String::new(), |c| c.slug.to_owned());
     let colour = selling::COLOURS.iter().find(|(_, l)| *l == e.colour).map_or("other", |(s, _)| s);
-    let input = SellInput {
+    SellInput {
         series: e.series_slug.clone(),
         reg: format!("{}-{:02}", e.first_reg_year, e.first_reg_month),
         mileage: domain::money::wan_km(e.mileage_km),
@@ -525,20 +543,53 @@ pub async fn edit_page(State(state): State<AppState>, visitor: Visitor, SignedIn
         model_year: if e.model_year > 0 { e.model_year.to_string() } else { String::new() },
         displacement: e.displacement.clone(),
         trim: e.trim_name.clone(),
+    }
+}
+
+/// What an edit saved: the listing's status now, and the statement of condition's new version
+/// when the edit changed what it is checked against.
+pub struct Saved {
+    /// The status after the edit (back to 审核中 when a key fact changed).
+    pub status: ListingStatus,
+    /// The statement's version written by its recheck.
+    pub rechecked: Option<i32>,
+}
+
+/// Saves a checked edit by `user_id` of the listing `before` (with its photos then): its fields
+/// and photos, back to review when a fact buyers rely on changed or a bait flag is raised, and
+/// the statement of condition checked again when the VIN or the mileage changed. `None` when
+/// `if_version` is given and the listing changed since (nothing saved).
+pub async fn save_edit(
+    state: &AppState,
+    user_id: i64,
+    before: (&EditableListing, &[UploadRow]),
+    after: (&SellListing, &[UploadRow]),
+    suggestion: Option<Suggestion>,
+    if_version: Option<i64>,
+) -> Result<Option<Saved>, AppError> {
+    let ((before, before_photos), (ok, rows)) = (before, after);
+    let id = before.listing_id;
+    let input = listing_input(ok, user_id, before.shop_id, suggestion.map(|s| s.value_yuan));
+    let facts = |series: &str, reg: (i32, i32), km: i64, price: i64, vin: Option<String>, photos: &[UploadRow]| selling::KeyFacts {
+        series: series.to_owned(),
+        reg,
+        mileage_km: km,
+        price_yuan: price,
+        vin,
+        photos: photos.iter().map(|p| p.path.clone()).collect(),
     };
-    let suggestion = suggest(&state, &e.series_slug, (e.first_reg_year, e.first_reg_month), e.mileage_km).await?;
-    let form = SellForm {
-        action: format!("/space/personcarlist/{id}/edit"),
-        input,
-        photos: thumbs(&state, &rows),
-        suggestion,
-        submit_label: "保存修改",
-        notice: Some(edit_notice(e.status)),
-        ..SellForm::default()
+    let old =
+        facts(&before.series_slug, (before.first_reg_year, before.first_reg_month), before.mileage_km, before.price_yuan, before.vin.clone(), before_photos);
+    let new = facts(ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km, ok.price_yuan, ok.vin.clone(), rows);
+    let to_review = selling::needs_review(&old, &new) || !input.review_flags.is_empty();
+    let Some(status) = state.store.update_listing(id, &input, rows, to_review, if_version, state.clock.now()).await? else { return Ok(None) };
+    // A statement is checked against the car's VIN and mileage: changed, it is checked again.
+    let rechecked = if (before.vin.as_deref(), before.mileage_km) != (ok.vin.as_deref(), ok.mileage_km) {
+        super::checks::recheck(state, id, user_id, ok.mileage_km).await?
+    } else {
+        None
     };
-    let page = edit_meta(&state, &visitor, id);
-    let head = dealer_head(&state, &visitor, "stock").await?;
-    render_sell(&state, head, page, "修改车源", None, None, Some(form), StatusCode::OK)
+    Ok(Some(Saved { status, rechecked }))
 }
 
 fn edit_meta(state: &AppState, visitor: &Visitor, id: i64) -> PageMeta {
@@ -569,33 +620,12 @@ pub async fn edit(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             render_sell(&state, head, edit_meta(&state, &visitor, id), "修改车源", None, None, Some(form), status)
         }
         Ok((ok, rows, suggestion)) => {
-            let input = listing_input(&ok, user.user_id, before.shop_id, suggestion.map(|s| s.value_yuan));
-            let facts = |series: &str, reg: (i32, i32), km: i64, price: i64, vin: Option<String>, photos: &[UploadRow]| selling::KeyFacts {
-                series: series.to_owned(),
-                reg,
-                mileage_km: km,
-                price_yuan: price,
-                vin,
-                photos: photos.iter().map(|p| p.path.clone()).collect(),
-            };
-            let old = facts(
-                &before.series_slug,
-                (before.first_reg_year, before.first_reg_month),
-                before.mileage_km,
-                before.price_yuan,
-                before.vin.clone(),
-                &before_photos,
-            );
-            let new = facts(ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km, ok.price_yuan, ok.vin.clone(), &rows);
-            let to_review = selling::needs_review(&old, &new) || !input.review_flags.is_empty();
-            let status = state.store.update_listing(id, &input, &rows, to_review, state.clock.now()).await?;
-            // A statement is checked against the car's VIN and mileage: changed, it is checked again.
-            if (before.vin.as_deref(), before.mileage_km) != (ok.vin.as_deref(), ok.mileage_km)
-                && let Some(version) = super::checks::recheck(&state, id, user.user_id, ok.mileage_km).await?
-            {
+            // The form's edit is the last word: no version to match.
+            let saved = save_edit(&state, user.user_id, (&before, &before_photos), (&ok, &rows), suggestion, None).await?.ok_or(AppError::NotFound)?;
+            if let Some(version) = saved.rechecked {
                 return Ok(see_other(&format!("/space/personcarlist/{id}/disclosure?rechecked={version}"), Vec::new()));
             }
-            Ok(see_other(&format!("/space/personcarlist?saved={id}&status={}", status.as_str()), Vec::new()))
+            Ok(see_other(&format!("/space/personcarlist?saved={id}&status={}", saved.status.as_str()), Vec::new()))
         }
     }
 }
