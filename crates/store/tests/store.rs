@@ -193,6 +193,7 @@ on_both!(
     what_an_order_buys_travels_with_it_and_is_never_paid_for_twice,
     a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff,
     an_insurance_quote_is_kept_once_a_day_and_settled_once,
+    a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once,
 );
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
@@ -1825,4 +1826,55 @@ async fn a_place_is_read_off_its_index_in_the_default_order() {
 
 fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> store::ViewEvent {
     store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
+}
+
+/// The dealer API's create: twelve requests under one idempotency key at once (a client's
+/// retries racing each other, on either database) make one car; each of the others answers that
+/// car; a different request under the used key makes nothing; another key makes another car.
+async fn a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once(store: &Store) {
+    seed(store, SeedConfig { listings: 10, seed: 5, now: NOW }).await.unwrap();
+    let shop_id = store.count_admin("select min(shop_id) from shop where owner_user_id is not null").await.unwrap();
+    let owner = store.count_admin(&format!("select owner_user_id from shop where shop_id = {shop_id}")).await.unwrap();
+    let series = domain::catalog::series()[0];
+    let car = store::ListingInput {
+        seller_user_id: owner,
+        shop_id: Some(shop_id),
+        series_slug: series.slug.to_owned(),
+        title: "接口发布的车".to_owned(),
+        first_reg_year: 2021,
+        first_reg_month: 3,
+        mileage_km: 32_000,
+        price_yuan: 188_000,
+        city_code: 110_100,
+        province_code: 110_000,
+        body_class: series.class.as_str().to_owned(),
+        ..store::ListingInput::default()
+    };
+    let before = store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..12 {
+        let (s, car) = (store.clone(), car.clone());
+        set.spawn(async move {
+            let once = store::Once { shop_id, key: "order-7", request_hash: "h1" };
+            s.create_listing_once(Some(once), &car, &[], NOW).await.unwrap()
+        });
+    }
+    let (mut made, mut replayed) = (Vec::new(), Vec::new());
+    while let Some(done) = set.join_next().await {
+        match done.unwrap() {
+            store::Created::New(id) => made.push(id),
+            store::Created::Replayed(id) => replayed.push(id),
+            store::Created::KeyReused => panic!("the same request is no other request"),
+        }
+    }
+    assert_eq!(made.len(), 1, "one car made: {made:?}");
+    assert_eq!(replayed.len(), 11);
+    assert!(replayed.iter().all(|id| *id == made[0]), "every retry answers that car: {replayed:?}");
+    assert_eq!(store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap(), before + 1);
+    let other = store::Once { shop_id, key: "order-7", request_hash: "h2" };
+    assert_eq!(store.create_listing_once(Some(other), &car, &[], NOW).await.unwrap(), store::Created::KeyReused);
+    assert_eq!(store.idempotent_create(shop_id, "order-7").await.unwrap(), Some(("h1".to_owned(), made[0])));
+    let next = store::Once { shop_id, key: "order-8", request_hash: "h2" };
+    assert!(matches!(store.create_listing_once(Some(next), &car, &[], NOW).await.unwrap(), store::Created::New(id) if id != made[0]));
+    assert_eq!(store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap(), before + 2);
 }
