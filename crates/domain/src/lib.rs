@@ -79,6 +79,7 @@ pub mod auth;
 pub mod battery;
 pub mod catalog;
 pub mod cost;
+pub mod csv;
 pub mod damage;
 pub mod dealer_api;
 pub mod device;

@@ -300,6 +300,16 @@ impl Store {
         }))
     }
 
+    /// The leads of the shop `owner_user_id` owns that came in from `from` until before `until`,
+    /// oldest first, at most `limit` (a download of a date range).
+    pub async fn shop_leads_between(&self, owner_user_id: i64, (from, until): (i64, i64), limit: i64) -> Result<Vec<ShopLead>, DbError> {
+        let scope = LeadScope::Shop(owner_user_id);
+        let sql = format!("{LEAD_SELECT} where {} and ld.created_at >= $2 and ld.created_at < $3 order by ld.created_at, ld.lead_id limit $4", scope.clause());
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(sql)).bind(owner_user_id).bind(from).bind(until).bind(limit).fetch_all(p).await?
+        }))
+    }
+
     /// Opens a lead of the scope (its number is shown from now on) and logs it under `actor`;
     /// changes its status and note when given. `NotFound` when the lead is not in the scope.
     #[expect(clippy::too_many_arguments, reason = "one lead action: who, which, what, and the two optional changes")]

@@ -2,7 +2,7 @@
 //! scoped, limited, logged, revoked at once, another shop's untouchable), the stock (photos
 //! through the pipeline, a create checked like the form and made once however often it is
 //! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
-//! marked contacted).
+//! marked contacted); and the leads desk's download of a date range.
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -13,6 +13,7 @@ on_both!(10 =>
     a_shops_key_is_shown_once_scoped_limited_logged_and_revoked,
     a_car_created_by_api_is_checked_like_the_form_and_made_once,
     leads_are_read_masked_and_opened_when_marked_contacted,
+    the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened,
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
@@ -312,4 +313,54 @@ async fn leads_are_read_masked_and_opened_when_marked_contacted(app: &TestApp) {
     let r = call(app, "POST", &format!("/api/dealer/v1/leads/{id}/contacted"), &theirs, &[], None).await;
     assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::NOT_FOUND, Some("CM004")));
     assert!(!call(app, "GET", "/api/dealer/v1/leads?limit=100", &theirs, &[], None).await.body.contains("139****1234"));
+}
+
+async fn the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened(app: &TestApp) {
+    let oname = app.state.store.shop_oname(1).await.unwrap();
+    let formula = form_urlencoded::byte_serialize("=HYPERLINK(\"http://x.example\",\"点我\")".as_bytes()).collect::<String>();
+    for (mobile, car) in [("13955557777", formula.as_str()), ("13955558888", "2019%E6%AC%BE%E6%9C%97%E9%80%B8%2C%E8%87%AA%E5%8A%A8")] {
+        let r = app.post_form(&format!("/shop/{oname}/sellCar"), &[], &format!("mobile={mobile}&car={car}")).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    }
+    let dealer = login(app, &owner_mobile(app, 1).await, "").await;
+    let d = [("cookie", dealer.as_str())];
+    let owner = app.state.store.user_by_mobile(&owner_mobile(app, 1).await).await.unwrap().unwrap().user_id;
+    let opened = app.state.store.shop_leads(owner, None, 50).await.unwrap().into_iter().find(|l| l.mobile == "13955557777").unwrap().lead_id;
+    assert_eq!(app.post_form("/actives/zhikeclues", &d, &format!("id={opened}&action=open")).await.status, StatusCode::SEE_OTHER);
+
+    // The desk offers the last seven days.
+    let today = domain::time::date(NOW);
+    let desk = app.get("/actives/zhikeclues", &d).await.page();
+    assert_eq!(desk.one("#export-to").attr("value"), Some(today.as_str()));
+    assert_eq!(desk.one("#export-from").attr("value"), Some(domain::time::date(NOW - 6 * 86_400).as_str()));
+
+    let r = app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &d).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["content-type"], "text/csv; charset=utf-8");
+    assert!(r.headers["content-disposition"].to_str().unwrap().contains(&format!("leads-{today}-{today}.csv")));
+    assert!(r.body.starts_with('\u{feff}'), "a byte-order mark, so Excel reads UTF-8");
+    let lines: Vec<&str> = r.body.trim_start_matches('\u{feff}').split("\r\n").collect();
+    assert!(lines[0].starts_with("线索编号,时间,类型"), "{}", lines[0]);
+    let line = |mobile_shown: &str| lines.iter().find(|l| l.contains(mobile_shown)).copied().unwrap_or_else(|| panic!("{mobile_shown} in {}", r.body));
+    // Opened: the number in full; its formula made text (a leading quote, quoted for its comma).
+    let first = line("13955557777");
+    assert!(first.contains("\"'=HYPERLINK(") && first.contains(",已查看,"), "{first}");
+    // Not opened: masked, and said so; a comma in a cell is quoted.
+    let second = line("139****8888");
+    assert!(second.contains("未查看，已隐藏") && second.contains("\"2019款朗逸,自动\""), "{second}");
+    assert!(!r.body.contains("13955558888"));
+
+    // A range ending before it starts: said beside the dates, which stay as typed.
+    let r = app.get("/actives/zhikeclues/export?from=2026-11-21&to=2026-11-01", &d).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let page = r.page();
+    assert_eq!(page.texts("#export-error"), vec!["结束日期不能早于开始日期".to_owned()]);
+    assert_eq!(page.one("#export-from").attr("value"), Some("2026-11-21"));
+    assert_eq!(app.get("/actives/zhikeclues/export?from=&to=x", &d).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    // Another dealer's download holds none of them; a buyer has no desk.
+    let rival = login(app, &owner_mobile(app, 2).await, "").await;
+    let theirs = app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &[("cookie", &rival)]).await;
+    assert!(theirs.status == StatusCode::OK && !theirs.body.contains("7777") && !theirs.body.contains("8888"));
+    let buyer = login(app, "13712380009", "").await;
+    assert_eq!(app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
 }

@@ -9,7 +9,7 @@ use crate::http::extract::{self, Form, Query, lenient};
 use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::FieldErrors;
 use serde::Deserialize;
@@ -89,6 +89,45 @@ struct LeadsPage {
     error: Option<String>,
     /// What was just done (a request claimed into a package), said at the top.
     notice: Option<String>,
+    /// The dealer's download of a date range; `None` on the staff desk.
+    export: Option<ExportForm>,
+}
+
+/// The download form: its dates as typed and what is wrong with them.
+#[derive(Debug, Default, Deserialize)]
+pub struct ExportForm {
+    #[serde(default)]
+    from: String,
+    #[serde(default)]
+    to: String,
+    #[serde(skip)]
+    error: Option<&'static str>,
+}
+
+/// Most days one download covers.
+const EXPORT_MAX_DAYS: i64 = 366;
+
+/// Most leads one download holds.
+const EXPORT_MAX_LEADS: i64 = 20_000;
+
+impl ExportForm {
+    /// The last seven days, today included.
+    fn this_week(now: i64) -> ExportForm {
+        ExportForm { from: domain::time::date(now - 6 * 86_400), to: domain::time::date(now), error: None }
+    }
+
+    /// The range as times (`from`'s midnight until the midnight after `to`), or what is wrong.
+    fn range(&self) -> Result<(i64, i64), &'static str> {
+        let day = |t: &str| domain::time::parse_date(t.trim()).map(domain::time::china_midnight);
+        let (Some(from), Some(to)) = (day(&self.from), day(&self.to)) else { return Err("请选择开始和结束日期，如 2026-12-01") };
+        if to < from {
+            return Err("结束日期不能早于开始日期");
+        }
+        if to - from >= EXPORT_MAX_DAYS * 86_400 {
+            return Err("一次最多导出一年内的线索");
+        }
+        Ok((from, to + 86_400))
+    }
 }
 
 /// The page's query.
@@ -110,7 +149,7 @@ async fn render(
     error: Option<String>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    render_page(state, visitor, user, desk, status, (error, None), code).await
+    render_page(state, visitor, user, desk, status, (error, None, None), code).await
 }
 
 /// The desk, with an error or a notice (what was just done) above the list.
@@ -120,7 +159,7 @@ async fn render_page(
     user: &store::User,
     desk: Desk,
     status: Option<LeadStatus>,
-    (error, notice): (Option<String>, Option<String>),
+    (error, notice, export): (Option<String>, Option<String>, Option<ExportForm>),
     code: StatusCode,
 ) -> Result<Response, AppError> {
     let shop = match desk {
@@ -176,7 +215,11 @@ async fn render_page(
     };
     let mut page = PageMeta::for_visitor(state, visitor, layout, heading).canonical_path(state, desk.path());
     page.private();
-    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error, notice };
+    let export = match desk {
+        Desk::Dealer => Some(export.unwrap_or_else(|| ExportForm::this_week(now))),
+        Desk::Staff => None,
+    };
+    let tpl = LeadsPage { page, shop, heading, base: desk.path(), tabs, leads, statuses: LeadStatus::ALL, error, notice, export };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
@@ -186,7 +229,48 @@ async fn render_page(
 pub async fn leads(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<LeadsQuery>) -> Result<Response, AppError> {
     // A request just claimed is said above the list; the address's #lead-{id} jumps to its row.
     let notice = q.claimed.map(|id| format!("已领取：卖车线索 {id} 已进入您的线索包，请尽快联系卖家。"));
-    render_page(&state, &visitor, &user, Desk::Dealer, q.status, (None, notice), StatusCode::OK).await
+    render_page(&state, &visitor, &user, Desk::Dealer, q.status, (None, notice, None), StatusCode::OK).await
+}
+
+/// `GET /actives/zhikeclues/export?from=&to=`: the shop's leads of a date range as a CSV file
+/// (UTF-8 with a byte-order mark, so Excel reads it; cells that would run as formulas made
+/// text). A number appears as on the desk: in full once its lead was opened, masked before.
+pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(mut form): Query<ExportForm>) -> Result<Response, AppError> {
+    let (from, until) = match form.range() {
+        Ok(r) => r,
+        Err(why) => {
+            form.error = Some(why);
+            return render_page(&state, &visitor, &user, Desk::Dealer, None, (None, None, Some(form)), StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    let leads = state.store.shop_leads_between(user.user_id, (from, until), EXPORT_MAX_LEADS).await?;
+    let mut body = String::from(domain::csv::BOM);
+    body.push_str(&domain::csv::row(&["线索编号", "时间", "类型", "车源编号", "车源", "客户留言", "手机号", "号码", "看车日期", "状态", "备注"]));
+    for l in &leads {
+        let opened = l.opened_at.is_some();
+        body.push_str(&domain::csv::row(&[
+            l.lead_id.to_string(),
+            domain::time::datetime(l.created_at),
+            l.intent.label().to_owned(),
+            l.listing_id.map_or_else(String::new, |id| id.to_string()),
+            l.title.clone().unwrap_or_default(),
+            [l.name.as_str(), l.note.as_str()].iter().filter(|t| !t.is_empty()).copied().collect::<Vec<_>>().join("；"),
+            if opened { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+            if opened { "已查看" } else { "未查看，已隐藏" }.to_owned(),
+            l.appointment_date.clone(),
+            l.status.label().to_owned(),
+            l.dealer_note.clone(),
+        ]));
+    }
+    let name = format!("leads-{}-{}.csv", form.from.trim(), form.to.trim());
+    let mut res = body.into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(res)
 }
 
 /// `GET /staff/leads`.
@@ -239,7 +323,7 @@ async fn act_on(state: &AppState, visitor: &Visitor, user: &store::User, desk: D
                 Desk::Staff => Ok(lead.mobile.clone()),
             };
             match dialled {
-                Ok(number) => Ok((StatusCode::SEE_OTHER, [(axum::http::header::LOCATION, format!("tel:{number}"))]).into_response()),
+                Ok(number) => Ok((StatusCode::SEE_OTHER, [(header::LOCATION, format!("tel:{number}"))]).into_response()),
                 Err(e) => {
                     tracing::warn!(lead_id = id, error = %e, "privacy number not bound");
                     render(state, visitor, user, desk, None, Some("拨号服务暂时不可用，请稍后再试".to_owned()), StatusCode::SERVICE_UNAVAILABLE).await
@@ -419,6 +503,7 @@ pub async fn save_push_settings(
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Dealer, "/actives/zhikeclues", leads);
+    r.get(Access::Dealer, "/actives/zhikeclues/export", export);
     r.post(Access::Dealer, "/actives/zhikeclues", act);
     r.get(Access::Dealer, "/actives/pushLeads", push_settings);
     r.post(Access::Dealer, "/actives/pushLeads", save_push_settings);
