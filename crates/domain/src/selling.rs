@@ -226,6 +226,59 @@ pub struct SellInput {
     pub trim: String,
 }
 
+impl SellInput {
+    /// The form's field names, as posted.
+    pub const FIELDS: [&'static str; 15] = [
+        "series",
+        "reg",
+        "mileage",
+        "price",
+        "city",
+        "colour",
+        "transfers",
+        "gearbox",
+        "emission",
+        "vin",
+        "description",
+        "contact",
+        "model_year",
+        "displacement",
+        "trim",
+    ];
+
+    /// The form as posted: each field `value` gives for its name.
+    pub fn from_fields(value: impl Fn(&str) -> String) -> SellInput {
+        let mut input = SellInput::default();
+        for name in SellInput::FIELDS {
+            input.set(name, value(name));
+        }
+        input
+    }
+
+    /// Writes the field named `name` (one of [`SellInput::FIELDS`]; another name changes nothing).
+    pub fn set(&mut self, name: &str, value: String) {
+        let slot = match name {
+            "series" => &mut self.series,
+            "reg" => &mut self.reg,
+            "mileage" => &mut self.mileage,
+            "price" => &mut self.price,
+            "city" => &mut self.city,
+            "colour" => &mut self.colour,
+            "transfers" => &mut self.transfers,
+            "gearbox" => &mut self.gearbox,
+            "emission" => &mut self.emission,
+            "vin" => &mut self.vin,
+            "description" => &mut self.description,
+            "contact" => &mut self.contact,
+            "model_year" => &mut self.model_year,
+            "displacement" => &mut self.displacement,
+            "trim" => &mut self.trim,
+            _ => return,
+        };
+        *slot = value;
+    }
+}
+
 /// Which form checks the exact model: a dealer's stock is titled by its model (年款, 排量 and
 /// 配置 required); a private owner may leave them out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -750,6 +803,20 @@ pub fn seller_title(nickname: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_form_field_is_set_by_its_name() {
+        let input = SellInput::from_fields(|name| format!("<{name}>"));
+        assert_eq!((input.series.as_str(), input.model_year.as_str(), input.trim.as_str()), ("<series>", "<model_year>", "<trim>"));
+        let mut again = input.clone();
+        again.set("no_such_field", "x".to_owned());
+        assert_eq!(again, input);
+        for name in SellInput::FIELDS {
+            let mut one = SellInput::default();
+            one.set(name, "x".to_owned());
+            assert_ne!(one, SellInput::default(), "{name}");
+        }
+    }
+
     use super::*;
 
     fn good() -> SellInput {

@@ -76,24 +76,7 @@ fn text(obj: &Map<String, Value>, key: &str) -> String {
 
 /// The sell form's input from a create body.
 fn input_of(obj: &Map<String, Value>) -> SellInput {
-    let get = |form: &str| FIELDS.iter().find(|(_, f)| *f == form).map_or_else(String::new, |(api, _)| text(obj, api));
-    SellInput {
-        series: get("series"),
-        reg: get("reg"),
-        mileage: get("mileage"),
-        price: get("price"),
-        city: get("city"),
-        colour: get("colour"),
-        transfers: get("transfers"),
-        gearbox: get("gearbox"),
-        emission: get("emission"),
-        vin: get("vin"),
-        description: get("description"),
-        contact: get("contact"),
-        model_year: get("model_year"),
-        displacement: get("displacement"),
-        trim: get("trim"),
-    }
+    SellInput::from_fields(|form| FIELDS.iter().find(|(_, f)| *f == form).map_or_else(String::new, |(api, _)| text(obj, api)))
 }
 
 /// A car as the API gives it; `photos` for one car (a list gives the cover only).
@@ -269,7 +252,7 @@ pub async fn update(State(state): State<AppState>, key: Key, headers: HeaderMap,
     let mut input = crate::features::selling::input_of_listing(&before);
     for (api, form) in FIELDS {
         if obj.contains_key(api) {
-            set_field(&mut input, form, text(&obj, api));
+            input.set(form, text(&obj, api));
         }
     }
     let (rows, errors) = match obj.get("photos") {
@@ -322,28 +305,6 @@ async fn check(
 /// 412: the car changed since the version the caller holds.
 fn stale() -> Response {
     fail(StatusCode::PRECONDITION_FAILED, ApiCode::BadInput, "车源已被修改（If-Match 与当前版本不符），请重新读取后再操作")
-}
-
-/// Writes one sell-form field of `input` by its form name.
-fn set_field(input: &mut SellInput, form: &str, value: String) {
-    let slot = match form {
-        "series" => &mut input.series,
-        "reg" => &mut input.reg,
-        "mileage" => &mut input.mileage,
-        "price" => &mut input.price,
-        "city" => &mut input.city,
-        "colour" => &mut input.colour,
-        "transfers" => &mut input.transfers,
-        "gearbox" => &mut input.gearbox,
-        "emission" => &mut input.emission,
-        "vin" => &mut input.vin,
-        "description" => &mut input.description,
-        "contact" => &mut input.contact,
-        "model_year" => &mut input.model_year,
-        "displacement" => &mut input.displacement,
-        _ => &mut input.trim,
-    };
-    *slot = value;
 }
 
 /// The shop's uploads a body's `photos` names, in its order, and the message when one is not
@@ -458,6 +419,8 @@ mod tests {
         api.sort_unstable();
         api.dedup();
         assert_eq!(api.len(), FIELDS.len());
+        let form: Vec<&str> = FIELDS.iter().map(|(_, f)| *f).collect();
+        assert_eq!(form, SellInput::FIELDS, "every form field has its API name, in the form's order");
         assert_eq!(api_name("reg"), "firstRegistration");
         assert_eq!(api_name("model_year"), "modelYear");
         assert_eq!(api_name("photos"), "photos");

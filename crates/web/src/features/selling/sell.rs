@@ -362,24 +362,7 @@ async fn read_posted(state: &AppState, user_id: i64, mut mp: Multipart) -> Resul
 }
 
 fn input_of(fields: &HashMap<String, String>) -> SellInput {
-    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
-    SellInput {
-        series: get("series"),
-        reg: get("reg"),
-        mileage: get("mileage"),
-        price: get("price"),
-        city: get("city"),
-        colour: get("colour"),
-        transfers: get("transfers"),
-        gearbox: get("gearbox"),
-        emission: get("emission"),
-        vin: get("vin"),
-        description: get("description"),
-        contact: get("contact"),
-        model_year: get("model_year"),
-        displacement: get("displacement"),
-        trim: get("trim"),
-    }
+    SellInput::from_fields(|k| fields.get(k).cloned().unwrap_or_default())
 }
 
 /// The row a valid form writes, with its anti-bait flags.
