@@ -20,7 +20,9 @@ fn failure(description: &str) -> Value {
 fn failures(extra: &[(&str, &str)]) -> Map<String, Value> {
     let mut out = Map::new();
     for (code, what) in [
+        ("400", "The request cannot be read (a query, header or body that is not well-formed): CM001."),
         ("401", "No key, or a key unknown or revoked: CM002."),
+        ("413", "The body is too large: CM001."),
         ("403", "The key lacks the scope: CM005 (msg names it)."),
         ("429", "The key's calls a minute (120 by default) are used: CM006, with Retry-After."),
         ("503", "The database is unavailable: CM003."),
