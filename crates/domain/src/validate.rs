@@ -62,6 +62,17 @@ impl fmt::Display for Mobile {
     }
 }
 
+/// A lead's number as a dealer sees it: in full once the lead was opened (the opening is
+/// logged), masked before.
+///
+/// ```
+/// assert_eq!(domain::validate::lead_mobile("13955551234", false), "139****1234");
+/// assert_eq!(domain::validate::lead_mobile("13955551234", true), "13955551234");
+/// ```
+pub fn lead_mobile(mobile: &str, opened: bool) -> String {
+    if opened { mobile.to_owned() } else { mask_mobile(mobile) }
+}
+
 /// Masks the middle four digits of an 11-digit number; other text is masked whole but its ends.
 pub fn mask_mobile(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();

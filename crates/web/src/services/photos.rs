@@ -79,6 +79,18 @@ pub enum PhotoError {
 
 impl PhotoError {
     /// The text shown beside the photo.
+    /// The status a refused photo is answered with.
+    pub fn status(self) -> axum::http::StatusCode {
+        use axum::http::StatusCode;
+        match self {
+            PhotoError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            PhotoError::Failed => StatusCode::SERVICE_UNAVAILABLE,
+            PhotoError::Quota => StatusCode::TOO_MANY_REQUESTS,
+            PhotoError::Missing | PhotoError::Malformed => StatusCode::BAD_REQUEST,
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
+        }
+    }
+
     pub fn message(self) -> String {
         match self {
             PhotoError::Type(e) => e.message().to_owned(),

@@ -21,7 +21,7 @@ fn lead_json(l: &ShopLead) -> Value {
         "id": l.lead_id,
         "intent": l.intent.as_str(),
         "intentLabel": l.intent.label(),
-        "phone": if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+        "phone": domain::validate::lead_mobile(&l.mobile, l.opened_at.is_some()),
         "opened": l.opened_at.is_some(),
         "listingId": l.listing_id,
         "car": l.title,

@@ -204,7 +204,7 @@ pub async fn create(State(state): State<AppState>, key: Key, headers: HeaderMap,
         return Ok(refused(&wrong));
     }
     let input = input_of(&obj);
-    let (rows, errors) = photos_of(&state, k.owner_user_id, obj.get("photos").unwrap_or(&Value::Array(Vec::new()))).await?;
+    let (rows, errors) = photos_of(&state, k.owner_user_id, obj.get("photos").and_then(Value::as_array).map_or(&[], Vec::as_slice)).await?;
     let ok_listing = match check(&state, &input, &rows, errors, None).await? {
         Ok(l) => l,
         Err(errors) => return Ok(refused(&errors)),
@@ -255,7 +255,7 @@ pub async fn update(State(state): State<AppState>, key: Key, headers: HeaderMap,
             input.set(form, text(&obj, api));
         }
     }
-    let (rows, errors) = match obj.get("photos") {
+    let (rows, errors) = match obj.get("photos").and_then(Value::as_array) {
         None => (before_photos.clone(), Vec::new()),
         Some(list) => photos_of(&state, k.owner_user_id, list).await?,
     };
@@ -307,12 +307,9 @@ fn stale() -> Response {
     fail(StatusCode::PRECONDITION_FAILED, ApiCode::BadInput, "车源已被修改（If-Match 与当前版本不符），请重新读取后再操作")
 }
 
-/// The shop's uploads a body's `photos` names, in its order, and the message when one is not
-/// an upload of the shop's (or `photos` is no list of ids).
-async fn photos_of(state: &AppState, owner: i64, list: &Value) -> Result<(Vec<store::UploadRow>, Vec<(String, String)>), AppError> {
-    let Value::Array(items) = list else {
-        return Ok((Vec::new(), vec![("photos".to_owned(), "photos 应为照片 id 的列表".to_owned())]));
-    };
+/// The shop's uploads a body's `photos` (a list of ids, as [`kind_errors`] made sure) names, in
+/// its order, and the message when one is not an upload of the shop's.
+async fn photos_of(state: &AppState, owner: i64, items: &[Value]) -> Result<(Vec<store::UploadRow>, Vec<(String, String)>), AppError> {
     let tokens: Vec<String> = items.iter().filter_map(Value::as_str).map(|t| t.chars().take(64).collect()).collect();
     let rows = state.store.uploads_by_token(owner, &tokens).await?;
     let mut errors = Vec::new();
@@ -382,20 +379,7 @@ pub async fn photo(State(state): State<AppState>, key: Key, body: Body) -> Resul
             *res.status_mut() = StatusCode::CREATED;
             Ok(res)
         }
-        Err(e) => {
-            let status = match e {
-                photos::PhotoError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-                photos::PhotoError::Quota => StatusCode::TOO_MANY_REQUESTS,
-                photos::PhotoError::Failed => StatusCode::SERVICE_UNAVAILABLE,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            };
-            let code = match status {
-                StatusCode::TOO_MANY_REQUESTS => ApiCode::TooMany,
-                StatusCode::SERVICE_UNAVAILABLE => ApiCode::Upstream,
-                _ => ApiCode::BadInput,
-            };
-            Ok(fail(status, code, &e.message()))
-        }
+        Err(e) => Ok(fail(e.status(), ApiCode::for_status(e.status()), &e.message())),
     }
 }
 

@@ -195,7 +195,7 @@ async fn render_page(
             }
             LeadRow {
                 id: l.lead_id,
-                phone: if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+                phone: domain::validate::lead_mobile(&l.mobile, l.opened_at.is_some()),
                 opened: l.opened_at.is_some(),
                 intent: l.intent.label(),
                 car: l.listing_id.zip(l.title.clone()),
@@ -255,7 +255,7 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
             l.listing_id.map_or_else(String::new, |id| id.to_string()),
             l.title.clone().unwrap_or_default(),
             [l.name.as_str(), l.note.as_str()].iter().filter(|t| !t.is_empty()).copied().collect::<Vec<_>>().join("；"),
-            if opened { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+            domain::validate::lead_mobile(&l.mobile, opened),
             if opened { "已查看" } else { "未查看，已隐藏" }.to_owned(),
             l.appointment_date.clone(),
             l.status.label().to_owned(),

@@ -287,7 +287,7 @@ async fn mine_page(state: &AppState, visitor: &Visitor, user: &store::User, with
                 car: l.name.clone(),
                 city: l.city_code.and_then(domain::region::stored_city).map_or(String::new(), |c| c.name.to_owned()),
                 expected: l.expected_yuan.map(|y| format!("期望{}万", domain::money::wan(y))).unwrap_or_default(),
-                phone: if l.opened_at.is_some() { l.mobile.clone() } else { domain::validate::mask_mobile(&l.mobile) },
+                phone: domain::validate::lead_mobile(&l.mobile, l.opened_at.is_some()),
                 status: l.status,
                 when: domain::time::relative(l.created_at, now),
             });

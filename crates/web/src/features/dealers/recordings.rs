@@ -42,7 +42,7 @@ impl RecordingView {
             id: r.call_recording_id,
             lead_id: r.lead_id,
             intent: r.intent.label(),
-            phone: if r.opened_at.is_some() { r.mobile.clone() } else { domain::validate::mask_mobile(&r.mobile) },
+            phone: domain::validate::lead_mobile(&r.mobile, r.opened_at.is_some()),
             car: r.title.clone(),
             length: if secs >= 60 { format!("{}分{:02}秒", secs / 60, secs % 60) } else { format!("{secs}秒") },
             duration_secs: secs,

@@ -649,16 +649,7 @@ pub async fn upload(
             let url = domain::image::sized(&domain::image::join(base, &stored.path), base, 320);
             crate::http::envelope::ok(serde_json::json!({"id": stored.token, "url": url}))
         }
-        Err(e) => {
-            let status = match e {
-                PhotoError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-                PhotoError::Failed => StatusCode::SERVICE_UNAVAILABLE,
-                PhotoError::Quota => StatusCode::TOO_MANY_REQUESTS,
-                PhotoError::Missing | PhotoError::Malformed => StatusCode::BAD_REQUEST,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            };
-            crate::http::envelope::fail(status, crate::http::envelope::ApiCode::BadInput, &e.message())
-        }
+        Err(e) => crate::http::envelope::fail(e.status(), crate::http::envelope::ApiCode::BadInput, &e.message()),
     }
 }
 

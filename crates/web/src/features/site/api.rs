@@ -204,7 +204,7 @@ pub async fn dealer_clues(State(state): State<AppState>, headers: HeaderMap, Raw
             json!({
                 "id": l.lead_id,
                 "intent": l.intent.label(),
-                "phone": if l.opened_at.is_some() { l.mobile } else { domain::validate::mask_mobile(&l.mobile) },
+                "phone": domain::validate::lead_mobile(&l.mobile, l.opened_at.is_some()),
                 "opened": l.opened_at.is_some(),
                 "listingId": l.listing_id,
                 "car": l.title,
