@@ -57,3 +57,72 @@ pub fn breadcrumb_ld<'a>(state: &AppState, crumbs: &'a Crumbs) -> LdList<'a, LdI
         .collect();
     LdList { context: "https://schema.org", kind: "BreadcrumbList", name: None, number_of_items: None, items }
 }
+
+/// A car for sale: schema.org `Car` with its `Offer` (JSON-LD). Never the VIN.
+#[derive(Debug, serde::Serialize)]
+pub struct LdCar<'a> {
+    #[serde(rename = "@context")]
+    pub context: &'static str,
+    #[serde(rename = "@type")]
+    pub kind: &'static str,
+    pub name: &'a str,
+    pub description: &'a str,
+    pub brand: LdNamed<'a>,
+    pub model: &'a str,
+    #[serde(rename = "vehicleModelDate")]
+    pub model_date: String,
+    #[serde(rename = "dateVehicleFirstRegistered")]
+    pub first_registered: String,
+    #[serde(rename = "mileageFromOdometer")]
+    pub mileage: LdQuantity,
+    #[serde(rename = "fuelType")]
+    pub fuel: &'a str,
+    #[serde(rename = "vehicleTransmission")]
+    pub transmission: &'a str,
+    pub color: &'a str,
+    pub image: Vec<String>,
+    pub offers: LdOffer<'a>,
+}
+
+/// A thing by its type and name (`Brand`).
+#[derive(Debug, serde::Serialize)]
+pub struct LdNamed<'a> {
+    #[serde(rename = "@type")]
+    pub kind: &'static str,
+    pub name: &'a str,
+}
+
+/// A number with its UN/CEFACT unit (`KMT`: kilometres).
+#[derive(Debug, serde::Serialize)]
+pub struct LdQuantity {
+    #[serde(rename = "@type")]
+    pub kind: &'static str,
+    pub value: i64,
+    #[serde(rename = "unitCode")]
+    pub unit: &'static str,
+}
+
+/// A car's `Offer`: its price in yuan, whether it is still for sale, and its dealer.
+#[derive(Debug, serde::Serialize)]
+pub struct LdOffer<'a> {
+    #[serde(rename = "@type")]
+    pub kind: &'static str,
+    pub price: i64,
+    #[serde(rename = "priceCurrency")]
+    pub currency: &'static str,
+    pub availability: &'static str,
+    #[serde(rename = "itemCondition")]
+    pub condition: &'static str,
+    pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seller: Option<LdDealer<'a>>,
+}
+
+/// The dealer selling a car (`AutoDealer`), by its name and shop id.
+#[derive(Debug, serde::Serialize)]
+pub struct LdDealer<'a> {
+    #[serde(rename = "@type")]
+    pub kind: &'static str,
+    pub name: &'a str,
+    pub identifier: &'a str,
+}

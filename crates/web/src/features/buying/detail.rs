@@ -27,7 +27,7 @@ use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
 use crate::render::card::CardView;
 use crate::render::islands::{DatePickerProps, SharePayload, ShareProps};
-use crate::render::jsonld::{Crumbs, breadcrumb_ld};
+use crate::render::jsonld::{Crumbs, LdCar, LdDealer, LdNamed, LdOffer, LdQuantity, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, absolute, json_ld};
 use crate::state::AppState;
 
@@ -193,25 +193,31 @@ async fn render_with(
     crumbs.push((d.series_name.clone(), format!("/carlist?brand={}&series={}", d.brand_slug, d.series_slug)));
     crumbs.push((d.title.clone(), canonical.clone()));
     // schema.org Car + Offer. Never the VIN.
-    let availability = if online { "https://schema.org/InStock" } else { "https://schema.org/SoldOut" };
-    let images: Vec<String> = car.photos.iter().map(|p| absolute(state, &p.src)).collect();
-    let mut offer = serde_json::json!({
-        "@type": "Offer", "price": d.price_yuan, "priceCurrency": "CNY", "availability": availability,
-        "itemCondition": "https://schema.org/UsedCondition", "url": absolute(state, &canonical),
-    });
-    if let (Some(name), Some(oname)) = (&d.shop_name, &d.shop_oname) {
-        offer["seller"] = serde_json::json!({"@type": "AutoDealer", "name": name, "identifier": oname});
-    }
-    page.json_ld.push(json_ld(&serde_json::json!({
-        "@context": "https://schema.org", "@type": "Car", "name": d.title, "description": description,
-        "brand": {"@type": "Brand", "name": d.brand_name}, "model": d.series_name,
-        "vehicleModelDate": d.first_reg_year.to_string(),
-        "dateVehicleFirstRegistered": format!("{}-{:02}", d.first_reg_year, d.first_reg_month),
-        "mileageFromOdometer": {"@type": "QuantitativeValue", "value": d.mileage_km, "unitCode": "KMT"},
-        "fuelType": filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()),
-        "vehicleTransmission": filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()),
-        "color": d.colour, "image": images, "offers": offer,
-    })));
+    let car_ld = LdCar {
+        context: "https://schema.org",
+        kind: "Car",
+        name: &d.title,
+        description: &description,
+        brand: LdNamed { kind: "Brand", name: &d.brand_name },
+        model: &d.series_name,
+        model_date: d.first_reg_year.to_string(),
+        first_registered: format!("{}-{:02}", d.first_reg_year, d.first_reg_month),
+        mileage: LdQuantity { kind: "QuantitativeValue", value: d.mileage_km, unit: "KMT" },
+        fuel: filter::label_of(FUEL_OPTIONS, &d.fuel.to_string()),
+        transmission: filter::label_of(GEARBOX_OPTIONS, &d.gearbox.to_string()),
+        color: &d.colour,
+        image: car.photos.iter().map(|p| absolute(state, &p.src)).collect(),
+        offers: LdOffer {
+            kind: "Offer",
+            price: d.price_yuan,
+            currency: "CNY",
+            availability: if online { "https://schema.org/InStock" } else { "https://schema.org/SoldOut" },
+            condition: "https://schema.org/UsedCondition",
+            url: absolute(state, &canonical),
+            seller: d.shop_name.as_deref().zip(d.shop_oname.as_deref()).map(|(name, identifier)| LdDealer { kind: "AutoDealer", name, identifier }),
+        },
+    };
+    page.json_ld.push(json_ld(&car_ld));
     page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
     let (seller, seller_sub) = match (&d.shop_name, d.seller_kind) {
         (Some(name), SellerKind::Dealer) => (
