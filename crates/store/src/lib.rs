@@ -177,6 +177,9 @@ pub struct Store {
     readers: Option<Arc<lite::Readers>>,
     /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
     common_word: i64,
+    /// How long a keyword search walks along its sort order before reading the words' postings
+    /// instead, in thousands of SQLite's steps (`search::WALK_STEPS`).
+    walk_steps: i32,
     /// Values every list page reads and that change rarely, kept a few seconds (`kept`).
     kept: Arc<kept::Kept>,
 }
@@ -418,7 +421,14 @@ impl Store {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(5)).connect(url).await?;
             let pool = Pool::Postgres(pool);
-            return Ok(Store { writer: pool.clone(), pool, readers: None, common_word: search::WORD_PROBE_FROM, kept: Arc::default() });
+            return Ok(Store {
+                writer: pool.clone(),
+                pool,
+                readers: None,
+                common_word: search::WORD_PROBE_FROM,
+                walk_steps: search::WALK_STEPS,
+                kept: Arc::default(),
+            });
         }
         let opts = if url.starts_with("sqlite:") { SqliteConnectOptions::from_str(url)? } else { SqliteConnectOptions::new().filename(url) };
         let opts = opts
@@ -449,7 +459,14 @@ impl Store {
             let pool = writing(READ_CONNECTIONS).connect_with(opts).await?;
             (pool.clone(), pool)
         };
-        let store = Store { pool: Pool::Sqlite(pool), writer: Pool::Sqlite(writer), readers, common_word: search::WORD_PROBE_FROM, kept: Arc::default() };
+        let store = Store {
+            pool: Pool::Sqlite(pool),
+            writer: Pool::Sqlite(writer),
+            readers,
+            common_word: search::WORD_PROBE_FROM,
+            walk_steps: search::WALK_STEPS,
+            kept: Arc::default(),
+        };
         store.check_sqlite_settings().await?;
         Ok(store)
     }

@@ -270,6 +270,25 @@ impl Readers {
         joined(tokio::task::spawn_blocking(move || r.all(&sql, &params(&vals))).await)
     }
 
+    /// [`Self::all_off`] of `first`, given at most `steps` of SQLite's virtual machine steps
+    /// (counted in thousands): when it runs out, `then` instead, unbounded. For a plan that is
+    /// quick unless the data defeat it (see `search::WALK_STEPS`).
+    pub(crate) async fn all_off_or<T: FromLite + Send + 'static>(
+        self: &Arc<Self>,
+        first: (String, Vec<Val>),
+        steps: i32,
+        then: (String, Vec<Val>),
+    ) -> Result<Vec<T>, DbError> {
+        let _permit = self.off.acquire().await;
+        let r = Arc::clone(self);
+        joined(
+            tokio::task::spawn_blocking(move || {
+                r.with(|c| all_within(c, &first.0, &params(&first.1), steps)?.map_or_else(|| all(c, &then.0, &params(&then.1)), Ok))
+            })
+            .await,
+        )
+    }
+
     /// The first column of the first row of `sql`, like [`Self::all_off`].
     pub(crate) async fn scalar_off<T: FromSql + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<T, DbError> {
         let _permit = self.off.acquire().await;
@@ -332,6 +351,27 @@ fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusq
         out.push(T::from_lite(row, in_order)?);
     }
     Ok(out)
+}
+
+/// [`all`], or `None` when it has not finished within `steps` thousand virtual machine steps
+/// (SQLite's progress handler interrupts it; an interrupted read-only statement leaves the
+/// connection and its transaction as they were).
+fn all_within<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql], steps: i32) -> rusqlite::Result<Option<Vec<T>>> {
+    let mut left = steps;
+    conn.progress_handler(
+        1000,
+        Some(move || {
+            left -= 1;
+            left < 0
+        }),
+    )?;
+    let out = all(conn, sql, params);
+    conn.progress_handler(0, None::<fn() -> bool>)?;
+    match out {
+        Ok(rows) => Ok(Some(rows)),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OperationInterrupted => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The first row of `sql` on `conn`, if any.
