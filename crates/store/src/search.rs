@@ -152,6 +152,9 @@ pub(crate) enum Plan {
     /// Many matches, on SQLite: also read along the sort order, filter columns written
     /// `+column` so no other index applies.
     AlongOrder,
+    /// As [`Plan::Sparse`], every keyword word read as the list of its listings, common or not:
+    /// for a page whose walk along the sort order ran long ([`WALK_STEPS`]).
+    Postings,
 }
 
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
@@ -174,7 +177,7 @@ pub(crate) enum Plan {
 /// list of its listings only when the search is sparse and the word is not common
 /// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
 pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: Plan, terms: &[Word], series: &SeriesIds) -> (String, Vec<Val>) {
-    let dense = plan != Plan::Sparse;
+    let dense = matches!(plan, Plan::Dense | Plan::AlongOrder);
     let hints = plan == Plan::AlongOrder;
     let plus = if hints { "+" } else { "" };
     let mut sql = String::from(ONLINE);
@@ -289,7 +292,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
             continue;
         }
         let list = word.list();
-        sql.push_str(&if dense || word.common {
+        sql.push_str(&if (dense || word.common) && plan != Plan::Postings {
             format!(" and exists (select 1 from listing_term t where t.term_id in ({list}) and t.online = 1 and t.listing_id = listing.listing_id limit 1)")
         } else {
             format!(" and listing_id in (select listing_id from listing_term where term_id in ({list}) and online = 1)")
@@ -340,7 +343,7 @@ pub const INLINE_ENTRIES: i64 = 2_000;
 /// or listed per entry at a cost this does not count.
 fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
     match plan {
-        Plan::Sparse => total,
+        Plan::Sparse | Plan::Postings => total,
         Plan::Dense | Plan::AlongOrder => (offset + i64::from(PAGE_SIZE)).saturating_mul(stock.max(1)) / total.max(1),
     }
 }
@@ -542,7 +545,7 @@ impl Store {
             // least driven: by age, automatic 2020款 walked half the stock first, 77 ms at
             // 100,000 listings). A walk that runs long is given up for the words' postings.
             if plan == Plan::AlongOrder && !terms.is_empty() {
-                let listed = cards_sql_as(Plan::Sparse, q, scope, current_year, total, (terms, &series));
+                let listed = cards_sql_as(Plan::Postings, q, scope, current_year, total, (terms, &series));
                 return r.all_off_or((sql, vals), self.walk_steps, listed).await;
             }
             return r.all_off(sql, vals).await;
@@ -809,6 +812,12 @@ mod tests {
             "{mixed}"
         );
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
+        // After a walk that ran long, every word is read as its listings, the common one too.
+        let (listed, _) = where_clause(&q, Scope::default(), 2026, Plan::Postings, &common, &SeriesIds::new());
+        assert!(
+            !listed.contains("exists") && listed.contains(" and listing_id in (select listing_id from listing_term where term_id in (5) and online = 1)"),
+            "{listed}"
+        );
         // A series by price reads its own index in the page's order; a dense city newest first
         // reads along the order of publication.
         let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
