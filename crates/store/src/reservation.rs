@@ -172,6 +172,22 @@ macro_rules! apply_event {
                 e => e,
             };
             let Some(step) = domain::reservation::on(r.reservation, event) else { return Ok::<_, $crate::DbError>(None) };
+            if step.money == domain::reservation::Money::PayOut {
+                // No sale on a deposit whose refund is claimed and not finished: its node may
+                // have died after the provider gave the money back, and a sold deposit is never
+                // refunded, so the minute job could not finish it — the buyer would have the
+                // deposit back and the seller paid it too. The sale waits for the refund's end.
+                let refunding: i64 = sqlx::query_scalar(
+                    "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
+                     where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null",
+                )
+                .bind(reservation_id)
+                .fetch_one(&mut **tx)
+                .await?;
+                if refunding > 0 {
+                    return Ok(None);
+                }
+            }
             let a = step.after;
             let (paid_at, deadline_at) =
                 if step.money == domain::reservation::Money::Hold { (Some(now), Some(domain::reservation::deadline(now))) } else { (r.paid_at, r.deadline_at) };

@@ -120,6 +120,25 @@ mod every_sequence_of_payments_keeps_the_money_right {
     }
 }
 
+/// A deposit's refund claimed by staff, the node dying after the provider gave the money back,
+/// then both sides confirming the sale: the sale waits, and the minute job finishes the refund
+/// (before, the sale paid the deposit to the seller and the refund could never be finished: the
+/// buyer had the money back and the seller was paid it too).
+mod a_sale_waits_for_a_refund_claimed_before_it {
+    use super::purchases::Event::{Order, Pay, Sale, StaffRefundCut};
+    const EVENTS: [super::purchases::Event; 4] = [Order(domain::order::Provider::Alipay), Pay(0), StaffRefundCut(0, true), Sale];
+
+    #[test]
+    fn sqlite() {
+        super::proof_on(false, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
+    }
+
+    #[test]
+    fn postgres() {
+        super::proof_on(true, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
+    }
+}
+
 #[path = "store/reservations.rs"]
 mod reservations;
 
