@@ -289,6 +289,24 @@ impl Readers {
         )
     }
 
+    /// [`Self::scalar_off`] of `first` within `steps` thousand steps, else of `then`, like
+    /// [`Self::all_off_or`].
+    pub(crate) async fn scalar_off_or<T: FromSql + Send + 'static>(
+        self: &Arc<Self>,
+        first: (String, Vec<Val>),
+        steps: i32,
+        then: (String, Vec<Val>),
+    ) -> Result<T, DbError> {
+        let _permit = self.off.acquire().await;
+        let r = Arc::clone(self);
+        joined(
+            tokio::task::spawn_blocking(move || {
+                r.with(|c| within(c, steps, |c| scalar(c, &first.0, &params(&first.1)))?.map_or_else(|| scalar(c, &then.0, &params(&then.1)), Ok))
+            })
+            .await,
+        )
+    }
+
     /// The first column of the first row of `sql`, like [`Self::all_off`].
     pub(crate) async fn scalar_off<T: FromSql + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<T, DbError> {
         let _permit = self.off.acquire().await;
@@ -357,6 +375,12 @@ fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusq
 /// (SQLite's progress handler interrupts it; an interrupted read-only statement leaves the
 /// connection and its transaction as they were).
 fn all_within<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql], steps: i32) -> rusqlite::Result<Option<Vec<T>>> {
+    within(conn, steps, |c| all(c, sql, params))
+}
+
+/// `read` on `conn`, or `None` when it has not finished within `steps` thousand virtual machine
+/// steps (see [`all_within`]).
+fn within<T>(conn: &Connection, steps: i32, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<Option<T>> {
     let mut left = steps;
     conn.progress_handler(
         1000,
@@ -365,7 +389,7 @@ fn all_within<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql], 
             left < 0
         }),
     )?;
-    let out = all(conn, sql, params);
+    let out = read(conn);
     conn.progress_handler(0, None::<fn() -> bool>)?;
     match out {
         Ok(rows) => Ok(Some(rows)),

@@ -412,6 +412,9 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
             assert!(expected < all, "{filter} {words}: {expected} of {all}");
             let found = probing.search(&query(&format!("keyword={words}&{filter}")), Scope::default(), 2026).await.unwrap();
             assert_eq!(found.total, expected, "{filter} {words}");
+            // Counted from the words' postings when the probing runs out (here at once).
+            let hasty = probing.clone().with_walk_steps(0);
+            assert_eq!(hasty.count_matching(&query(&format!("keyword={words}&{filter}")), Scope::default(), 2026).await.unwrap(), expected, "{filter} {words}");
         }
     }
     // Typed the way people type, a query is read as filters, and finds what the filters find.
