@@ -262,56 +262,34 @@ impl Readers {
         Ok(out?)
     }
 
-    /// Every row of `sql` bound to `vals`, read on the blocking pool (at most [`OFF_THREAD`]
-    /// at once): for reads that may take long.
+    /// `read` on the blocking pool, at most [`OFF_THREAD`] at once: for reads that may take long.
+    async fn off<T: Send + 'static>(self: &Arc<Self>, read: impl FnOnce(&Readers) -> Result<T, DbError> + Send + 'static) -> Result<T, DbError> {
+        let _permit = self.off.acquire().await;
+        let r = Arc::clone(self);
+        joined(tokio::task::spawn_blocking(move || read(&r)).await)
+    }
+
+    /// Every row of `sql` bound to `vals`, read on the blocking pool ([`Self::off`]).
     pub(crate) async fn all_off<T: FromLite + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<Vec<T>, DbError> {
-        let _permit = self.off.acquire().await;
-        let r = Arc::clone(self);
-        joined(tokio::task::spawn_blocking(move || r.all(&sql, &params(&vals))).await)
-    }
-
-    /// [`Self::all_off`] of `first`, given at most `steps` of SQLite's virtual machine steps
-    /// (counted in thousands): when it runs out, `then` instead, unbounded. For a plan that is
-    /// quick unless the data defeat it (see `search::WALK_STEPS`).
-    pub(crate) async fn all_off_or<T: FromLite + Send + 'static>(
-        self: &Arc<Self>,
-        first: (String, Vec<Val>),
-        steps: i32,
-        then: (String, Vec<Val>),
-    ) -> Result<Vec<T>, DbError> {
-        let _permit = self.off.acquire().await;
-        let r = Arc::clone(self);
-        joined(
-            tokio::task::spawn_blocking(move || {
-                r.with(|c| all_within(c, &first.0, &params(&first.1), steps)?.map_or_else(|| all(c, &then.0, &params(&then.1)), Ok))
-            })
-            .await,
-        )
-    }
-
-    /// [`Self::scalar_off`] of `first` within `steps` thousand steps, else of `then`, like
-    /// [`Self::all_off_or`].
-    pub(crate) async fn scalar_off_or<T: FromSql + Send + 'static>(
-        self: &Arc<Self>,
-        first: (String, Vec<Val>),
-        steps: i32,
-        then: (String, Vec<Val>),
-    ) -> Result<T, DbError> {
-        let _permit = self.off.acquire().await;
-        let r = Arc::clone(self);
-        joined(
-            tokio::task::spawn_blocking(move || {
-                r.with(|c| within(c, steps, |c| scalar(c, &first.0, &params(&first.1)))?.map_or_else(|| scalar(c, &then.0, &params(&then.1)), Ok))
-            })
-            .await,
-        )
+        self.off(move |r| r.all(&sql, &params(&vals))).await
     }
 
     /// The first column of the first row of `sql`, like [`Self::all_off`].
     pub(crate) async fn scalar_off<T: FromSql + Send + 'static>(self: &Arc<Self>, sql: String, vals: Vec<Val>) -> Result<T, DbError> {
-        let _permit = self.off.acquire().await;
-        let r = Arc::clone(self);
-        joined(tokio::task::spawn_blocking(move || r.scalar(&sql, &params(&vals))).await)
+        self.off(move |r| r.scalar(&sql, &params(&vals))).await
+    }
+
+    /// [`Self::all_off`] of `first` within `steps` thousand of SQLite's virtual machine steps,
+    /// else of `then`, unbounded: for a plan that is quick unless the data defeat it (see
+    /// `search::WALK_STEPS`).
+    pub(crate) async fn all_off_or<T: FromLite + Send + 'static>(self: &Arc<Self>, first: Query, steps: i32, then: Query) -> Result<Vec<T>, DbError> {
+        self.off(move |r| r.with(|c| first_or(c, &first, steps, &then, all))).await
+    }
+
+    /// [`Self::scalar_off`] of `first` within `steps` thousand steps, else of `then`, like
+    /// [`Self::all_off_or`].
+    pub(crate) async fn scalar_off_or<T: FromSql + Send + 'static>(self: &Arc<Self>, first: Query, steps: i32, then: Query) -> Result<T, DbError> {
+        self.off(move |r| r.with(|c| first_or(c, &first, steps, &then, scalar))).await
     }
 
     /// Every row of `sql`.
@@ -371,16 +349,19 @@ fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusq
     Ok(out)
 }
 
-/// [`all`], or `None` when it has not finished within `steps` thousand virtual machine steps
-/// (SQLite's progress handler interrupts it; an interrupted read-only statement leaves the
-/// connection and its transaction as they were).
-fn all_within<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql], steps: i32) -> rusqlite::Result<Option<Vec<T>>> {
-    within(conn, steps, |c| all(c, sql, params))
-}
+/// A statement's text and its values.
+pub(crate) type Query = (String, Vec<Val>);
 
-/// `read` on `conn`, or `None` when it has not finished within `steps` thousand virtual machine
-/// steps (see [`all_within`]).
-fn within<T>(conn: &Connection, steps: i32, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<Option<T>> {
+/// `read` of `first` on `conn` within `steps` thousand virtual machine steps, else `read` of
+/// `then`. SQLite's progress handler interrupts `first` when its steps run out; an interrupted
+/// read-only statement leaves the connection and its transaction as they were.
+fn first_or<T>(
+    conn: &Connection,
+    first: &Query,
+    steps: i32,
+    then: &Query,
+    read: fn(&Connection, &str, &[&dyn ToSql]) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
     let mut left = steps;
     conn.progress_handler(
         1000,
@@ -389,12 +370,11 @@ fn within<T>(conn: &Connection, steps: i32, read: impl FnOnce(&Connection) -> ru
             left < 0
         }),
     )?;
-    let out = read(conn);
+    let out = read(conn, &first.0, &params(&first.1));
     conn.progress_handler(0, None::<fn() -> bool>)?;
     match out {
-        Ok(rows) => Ok(Some(rows)),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OperationInterrupted => Ok(None),
-        Err(e) => Err(e),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OperationInterrupted => read(conn, &then.0, &params(&then.1)),
+        other => other,
     }
 }
 
