@@ -109,6 +109,10 @@ crate::from_row!(Row {
     review_note,
 });
 
+/// Counts the paid deposit orders of reservation `$1` with a refund claimed and not finished.
+pub(crate) const REFUND_CLAIMED: &str = "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
+     where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null";
+
 pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
      seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at, seller_reply, review_outcome, review_note \
      from reservation";
@@ -177,13 +181,7 @@ macro_rules! apply_event {
                 // have died after the provider gave the money back, and a sold deposit is never
                 // refunded, so the minute job could not finish it — the buyer would have the
                 // deposit back and the seller paid it too. The sale waits for the refund's end.
-                let refunding: i64 = sqlx::query_scalar(
-                    "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
-                     where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null",
-                )
-                .bind(reservation_id)
-                .fetch_one(&mut **tx)
-                .await?;
+                let refunding: i64 = sqlx::query_scalar($crate::reservation::REFUND_CLAIMED).bind(reservation_id).fetch_one(&mut **tx).await?;
                 if refunding > 0 {
                     return Ok(None);
                 }
@@ -340,6 +338,13 @@ impl Store {
             .fetch_one(p)
             .await?)
         })
+    }
+
+    /// Whether the deposit of a reservation has a refund claimed and not finished (a sale waits
+    /// for it: see the event's transaction).
+    pub async fn deposit_refunding(&self, reservation_id: i64) -> Result<bool, DbError> {
+        let n: i64 = on_pool!(self, p => sqlx::query_scalar(REFUND_CLAIMED).bind(reservation_id).fetch_one(p).await?);
+        Ok(n > 0)
     }
 
     /// A reservation.

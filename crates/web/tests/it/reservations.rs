@@ -22,6 +22,7 @@ on_both!(10 =>
     bad_input_is_said_beside_its_field_and_takes_no_money,
     the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw,
     a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction,
+    a_sale_waits_while_the_deposits_refund_is_made_and_says_so,
 );
 
 const BUYER: &str = "13712340001";
@@ -475,4 +476,25 @@ async fn a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction(
     assert!(!desk.body.contains(&format!(r#"id="payout-{}""#, r.reservation_id)), "paid, it leaves the desk");
     // Nothing left to correct.
     assert_eq!(app.post_form(&path, &[("cookie", seller.as_str())], &format!("action=payee&{PAYEE}")).await.status, StatusCode::CONFLICT);
+}
+
+/// Staff claimed the deposit's refund and its node died before the refund was finished: the
+/// sale both sides then confirm waits for the refund (the buyer is never refunded a deposit the
+/// seller was paid), and the page says why instead of a bare "changed".
+async fn a_sale_waits_while_the_deposits_refund_is_made_and_says_so(app: &TestApp) {
+    let (id, seller) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, BUYER).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    let o = order(app, r.reservation_id).await;
+    let claim = app.state.store.claim_refund(&o.order_no, None, "用户申请退款", NOW).await.unwrap();
+    assert!(matches!(claim, store::RefundClaim::Claimed(_)), "{claim:?}");
+    assert!(app.state.store.deposit_refunding(r.reservation_id).await.unwrap());
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    assert_eq!(app.post_form(&path, &[("cookie", buyer.as_str())], "action=confirm").await.status, StatusCode::SEE_OTHER);
+    let refused = app.post_form(&path, &[("cookie", seller.as_str())], "action=confirm").await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert!(refused.body.contains("定金正在办理退款，退款完成前不能确认成交"), "{}", refused.body);
+    assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Held, "not sold");
+    assert!(app.state.store.payout_of_reservation(r.reservation_id).await.unwrap().is_none(), "nothing paid on");
 }

@@ -400,7 +400,12 @@ pub async fn act(
         Some(_) => Ok(see_other(&format!("/space/reservations/{id}"), Vec::new())),
         None => {
             let r = state.store.reservation(id).await?;
-            let notice = Some("预订状态已变化，这个操作不再适用，请查看最新状态".to_owned());
+            // A sale waits while the deposit's refund is being made: say so, not just "changed".
+            let notice = Some(if state.store.deposit_refunding(id).await? {
+                "定金正在办理退款，退款完成前不能确认成交，请稍后查看最新状态".to_owned()
+            } else {
+                "预订状态已变化，这个操作不再适用，请查看最新状态".to_owned()
+            });
             render(&state, &visitor, r, buyer, Typed::none(), notice, StatusCode::CONFLICT).await
         }
     }
