@@ -109,9 +109,12 @@ crate::from_row!(Row {
     review_note,
 });
 
-/// Counts the paid deposit orders of reservation `$1` with a refund claimed and not finished.
+/// Counts the orders whose payment holds reservation `$1` (its purchase's granted order) with a
+/// refund claimed and not finished. A second payment of the deposit is not counted: it is never
+/// paid on, so its refund may finish after the sale.
 pub(crate) const REFUND_CLAIMED: &str = "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
-     where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null";
+     join purchase u on u.purchase_id = o.purchase_id \
+     where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null and u.granted_order_id = o.payment_order_id";
 
 pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
      seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at, seller_reply, review_outcome, review_note \
@@ -598,7 +601,8 @@ impl Store {
     pub async fn deposit_paid_out(&self, order_no: &str) -> Result<bool, DbError> {
         let n: i64 = on_pool!(self, p => {
             sqlx::query_scalar(
-                "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id where o.order_no = $1 and r.state = 'sold'",
+                "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
+                 join purchase u on u.purchase_id = o.purchase_id where o.order_no = $1 and r.state = 'sold' and u.granted_order_id = o.payment_order_id",
             )
             .bind(order_no)
             .fetch_one(p)

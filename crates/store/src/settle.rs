@@ -258,7 +258,8 @@ impl Store {
             sqlx::query(
                 "update payment_order set refunding_at = $1, refund_asked_by = $2, refund_asked_reason = $3 \
                  where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5) \
-                 and not exists (select 1 from reservation r where r.purchase_id = payment_order.purchase_id and r.state = 'sold')",
+                 and not exists (select 1 from reservation r join purchase u on u.purchase_id = r.purchase_id \
+                 where r.purchase_id = payment_order.purchase_id and r.state = 'sold' and u.granted_order_id = payment_order.payment_order_id)",
             )
             .bind(now)
             .bind(by)

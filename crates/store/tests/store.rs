@@ -139,6 +139,25 @@ mod a_sale_waits_for_a_refund_claimed_before_it {
     }
 }
 
+/// A deposit paid twice whose reservation then sells: the second payment is refunded all the
+/// same (only the payment that held the car is paid on to the seller). Found by the purchase
+/// sequences on SQLite: the refund of the second payment was refused as "paid out".
+mod a_second_payment_of_a_sold_deposit_is_refunded {
+    use super::purchases::Event::{Later, Order, Pay, Sale, Switch};
+    const EVENTS: [super::purchases::Event; 11] =
+        [Pay(1), Pay(1), Order(domain::order::Provider::Alipay), Later, Switch, Pay(2), Pay(0), Order(domain::order::Provider::Alipay), Pay(3), Sale, Sale];
+
+    #[test]
+    fn sqlite() {
+        super::proof_on(false, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
+    }
+
+    #[test]
+    fn postgres() {
+        super::proof_on(true, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
+    }
+}
+
 #[path = "store/reservations.rs"]
 mod reservations;
 
