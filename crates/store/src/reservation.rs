@@ -109,6 +109,16 @@ crate::from_row!(Row {
     review_note,
 });
 
+/// Whether the `payment_order` row in scope was paid on to a seller: its payment held a
+/// reservation (its purchase's granted order; a second payment of a deposit never is) that sold.
+macro_rules! paid_on {
+    () => {
+        "exists (select 1 from reservation r join purchase u on u.purchase_id = r.purchase_id \
+         where r.purchase_id = payment_order.purchase_id and r.state = 'sold' and u.granted_order_id = payment_order.payment_order_id)"
+    };
+}
+pub(crate) use paid_on;
+
 /// Counts the orders whose payment holds reservation `$1` (its purchase's granted order) with a
 /// refund claimed and not finished. A second payment of the deposit is not counted: it is never
 /// paid on, so its refund may finish after the sale.
@@ -600,10 +610,7 @@ impl Store {
     /// Whether order `order_no` paid a reservation's deposit that was paid on to the seller.
     pub async fn deposit_paid_out(&self, order_no: &str) -> Result<bool, DbError> {
         let n: i64 = on_pool!(self, p => {
-            sqlx::query_scalar(
-                "select count(*) from payment_order o join reservation r on r.purchase_id = o.purchase_id \
-                 join purchase u on u.purchase_id = o.purchase_id where o.order_no = $1 and r.state = 'sold' and u.granted_order_id = o.payment_order_id",
-            )
+            sqlx::query_scalar(concat!("select count(*) from payment_order where order_no = $1 and ", paid_on!()))
             .bind(order_no)
             .fetch_one(p)
             .await?

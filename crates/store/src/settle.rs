@@ -255,12 +255,11 @@ impl Store {
     /// be taken again, and the minute job finishes it as it was asked ([`Store::stale_refunds`]).
     pub async fn claim_refund(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<RefundClaim, DbError> {
         let n = on_writer!(self, p => {
-            sqlx::query(
+            sqlx::query(concat!(
                 "update payment_order set refunding_at = $1, refund_asked_by = $2, refund_asked_reason = $3 \
-                 where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5) \
-                 and not exists (select 1 from reservation r join purchase u on u.purchase_id = r.purchase_id \
-                 where r.purchase_id = payment_order.purchase_id and r.state = 'sold' and u.granted_order_id = payment_order.payment_order_id)",
-            )
+                 where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5) and not ",
+                crate::reservation::paid_on!()
+            ))
             .bind(now)
             .bind(by)
             .bind(reason)

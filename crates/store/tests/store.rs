@@ -120,43 +120,38 @@ mod every_sequence_of_payments_keeps_the_money_right {
     }
 }
 
-/// A deposit's refund claimed by staff, the node dying after the provider gave the money back,
-/// then both sides confirming the sale: the sale waits, and the minute job finishes the refund
-/// (before, the sale paid the deposit to the seller and the refund could never be finished: the
-/// buyer had the money back and the seller was paid it too).
-mod a_sale_waits_for_a_refund_claimed_before_it {
-    use super::purchases::Event::{Order, Pay, Sale, StaffRefundCut};
-    const EVENTS: [super::purchases::Event; 4] = [Order(domain::order::Provider::Alipay), Pay(0), StaffRefundCut(0, true), Sale];
+/// A failing sequence of a deposit's events kept as a regression on both databases: a module
+/// `$name` replaying `$events` (see `purchases::replay`).
+macro_rules! deposit_sequence {
+    ($name:ident => $($event:expr),+ $(,)?) => {
+        mod $name {
+            use super::purchases::Event::*;
+            const EVENTS: &[super::purchases::Event] = &[$($event),+];
 
-    #[test]
-    fn sqlite() {
-        super::proof_on(false, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
-    }
+            #[test]
+            fn sqlite() {
+                super::proof_on(false, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, EVENTS));
+            }
 
-    #[test]
-    fn postgres() {
-        super::proof_on(true, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
-    }
+            #[test]
+            fn postgres() {
+                super::proof_on(true, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, EVENTS));
+            }
+        }
+    };
 }
 
-/// A deposit paid twice whose reservation then sells: the second payment is refunded all the
-/// same (only the payment that held the car is paid on to the seller). Found by the purchase
-/// sequences on SQLite: the refund of the second payment was refused as "paid out".
-mod a_second_payment_of_a_sold_deposit_is_refunded {
-    use super::purchases::Event::{Later, Order, Pay, Sale, Switch};
-    const EVENTS: [super::purchases::Event; 11] =
-        [Pay(1), Pay(1), Order(domain::order::Provider::Alipay), Later, Switch, Pay(2), Pay(0), Order(domain::order::Provider::Alipay), Pay(3), Sale, Sale];
+// A deposit's refund claimed by staff, the node dying after the provider gave the money back,
+// then both sides confirming the sale: the sale waits, and the minute job finishes the refund
+// (before, the sale paid the deposit to the seller and the refund could never be finished: the
+// buyer had the money back and the seller was paid it too).
+deposit_sequence!(a_sale_waits_for_a_refund_claimed_before_it => Order(domain::order::Provider::Alipay), Pay(0), StaffRefundCut(0, true), Sale);
 
-    #[test]
-    fn sqlite() {
-        super::proof_on(false, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
-    }
-
-    #[test]
-    fn postgres() {
-        super::proof_on(true, |rt, store| super::purchases::replay(rt, store, domain::order::Product::Deposit, &EVENTS));
-    }
-}
+// A deposit paid twice whose reservation then sells: the second payment is refunded all the
+// same (only the payment that held the car is paid on to the seller). Found by the purchase
+// sequences on SQLite: the refund of the second payment was refused as "paid out".
+deposit_sequence!(a_second_payment_of_a_sold_deposit_is_refunded =>
+    Pay(1), Pay(1), Order(domain::order::Provider::Alipay), Later, Switch, Pay(2), Pay(0), Order(domain::order::Provider::Alipay), Pay(3), Sale, Sale);
 
 #[path = "store/reservations.rs"]
 mod reservations;
