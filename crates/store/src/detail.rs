@@ -395,22 +395,9 @@ impl Store {
             let params: [&dyn rusqlite::ToSql; 4] = [&d.series_id, &d.listing_id, &d.price_yuan, &limit];
             let mut near: Vec<(i64, i64)> = r.all(&SIMILAR_SIDES, &params)?;
             near.sort_by_key(|&(id, price)| ((price - d.price_yuan).abs(), id));
-            // The chosen rows in one statement of point reads, padded with `0` (no listing's id)
-            // so that each limit has one statement text.
-            let mut ids: Vec<i64> = near.into_iter().map(|(id, _)| id).collect();
-            ids.resize(wanted, 0);
-            let mut by_id = String::with_capacity(ids.len() * (CARD_COLUMNS.len() + 64));
-            for i in 1..=ids.len() as i64 {
-                if i > 1 {
-                    by_id.push_str(" union all ");
-                }
-                by_id.push_str("select ");
-                by_id.push_str(CARD_COLUMNS);
-                by_id.push_str(" from listing where listing_id = $");
-                domain::text::push_int(&mut by_id, i);
-            }
-            let params: Vec<&dyn rusqlite::ToSql> = ids.iter().map(|id| id as &dyn rusqlite::ToSql).collect();
-            if ids.is_empty() { Vec::new() } else { r.all(&by_id, &params)? }
+            // The chosen rows by id, in one statement of point reads.
+            let ids: Vec<i64> = near.into_iter().map(|(id, _)| id).take(wanted).collect();
+            crate::listing::cards_by_id(r, &ids)?
         } else {
             on_pool!(self, p => {
                 sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(SIMILAR_NEAREST.as_str())).bind(d.series_id).bind(d.listing_id).bind(d.price_yuan).bind(limit).fetch_all(p).await?

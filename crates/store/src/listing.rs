@@ -58,6 +58,38 @@ from_row!(ListingCard {
 pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
      city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel, price_rating";
 
+/// The cards of `ids` in their order, read on a reader connection by point reads in one
+/// statement (`… where listing_id = $1 union all … where listing_id = $2 …`: SQLite returns the
+/// arms of a `union all` in order). An id with no listing is left out.
+pub(crate) fn cards_by_id(r: &crate::lite::Readers, ids: &[i64]) -> Result<Vec<ListingCard>, DbError> {
+    let mut cards = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(BY_ID_MOST) {
+        let params: Vec<&dyn rusqlite::ToSql> = chunk.iter().map(|id| id as &dyn rusqlite::ToSql).collect();
+        cards.extend(r.all::<ListingCard>(&CARDS_BY_ID[chunk.len() - 1], &params)?);
+    }
+    Ok(cards)
+}
+
+/// The most ids [`cards_by_id`] reads in one statement: a list page.
+const BY_ID_MOST: usize = domain::search::PAGE_SIZE as usize;
+
+/// [`cards_by_id`]'s statement for 1 to [`BY_ID_MOST`] ids, each text made once.
+static CARDS_BY_ID: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    let mut texts = Vec::with_capacity(BY_ID_MOST);
+    let mut sql = String::new();
+    for n in 1..=BY_ID_MOST {
+        if n > 1 {
+            sql.push_str(" union all ");
+        }
+        sql.push_str("select ");
+        sql.push_str(CARD_COLUMNS);
+        sql.push_str(" from listing where listing_id = $");
+        domain::text::push_int(&mut sql, n as i64);
+        texts.push(sql.clone());
+    }
+    texts
+});
+
 /// Which online listings to show. Empty fields do not filter.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListingFilter {

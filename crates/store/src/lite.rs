@@ -306,6 +306,20 @@ impl Readers {
     pub(crate) fn scalar<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<T, DbError> {
         self.with(|c| scalar(c, sql, params))
     }
+
+    /// The first column of every row of `sql` (a list of ids, say).
+    pub(crate) fn firsts<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<Vec<T>, DbError> {
+        self.with(|c| {
+            let mut stmt = c.prepare_cached(sql)?;
+            bind(&mut stmt, params)?;
+            let mut rows = stmt.raw_query();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                out.push(row.get(0)?);
+            }
+            Ok(out)
+        })
+    }
 }
 
 /// The result of a read on the blocking pool; a panic there goes on in the caller (the server

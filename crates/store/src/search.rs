@@ -351,46 +351,48 @@ fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
 /// The page query of [`Store::search_cards`], its values, and about how many index entries it
 /// visits ([`entries_read`]); `(terms, series)` are the keyword's words and the series' ids
 /// ([`where_clause`]).
-fn cards_sql(
-    q: &CarQuery,
-    scope: Scope,
-    current_year: i32,
-    total: i64,
-    stock: i64,
-    hints: bool,
-    words: (&[Word], &SeriesIds),
-) -> (String, Vec<Val>, i64, Plan) {
+fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, hints: bool, words: (&[Word], &SeriesIds)) -> (PageSql, i64, Plan) {
     let (offset, _, _) = window(q.page, total);
     let plan = match (dense(total, offset, stock) && !sorted_off_body(q, total, stock), hints) {
         (false, _) => Plan::Sparse,
         (true, false) => Plan::Dense,
         (true, true) => Plan::AlongOrder,
     };
-    let (sql, vals) = cards_sql_as(plan, q, scope, current_year, total, words);
-    (sql, vals, entries_read(plan, total, offset, stock), plan)
+    (cards_sql_as(plan, q, scope, current_year, total, words), entries_read(plan, total, offset, stock), plan)
+}
+
+/// A page of a search: the statement that finds its ids and how its rows are ordered.
+///
+/// The page's ids come first, then its rows: the ids are found and ordered in the indexes alone
+/// (each carries the filter and sort columns), and only the page's twenty rows are read. Read
+/// whole, every match that is sorted or skipped by the offset was a row read — a body type of
+/// 6,000 cars sorted, or page 500 of 轿车, read 6,000 and 12,000 rows for a page.
+struct PageSql {
+    /// The page's ids, in `order` (or its reverse when `reversed`).
+    ids: String,
+    vals: Vec<Val>,
+    order: &'static str,
+    /// Whether `ids` counts the page from the far end of the order (see [`window`]).
+    reversed: bool,
+}
+
+impl PageSql {
+    /// The page's rows in one statement (PostgreSQL: one round trip).
+    fn whole(self) -> lite::Query {
+        (format!("select {CARD_COLUMNS} from listing where listing_id in ({}) order by {}", self.ids, self.order), self.vals)
+    }
 }
 
 /// The page query of [`cards_sql`] read by `plan`.
-fn cards_sql_as(plan: Plan, q: &CarQuery, scope: Scope, current_year: i32, total: i64, (terms, series): (&[Word], &SeriesIds)) -> (String, Vec<Val>) {
+fn cards_sql_as(plan: Plan, q: &CarQuery, scope: Scope, current_year: i32, total: i64, (terms, series): (&[Word], &SeriesIds)) -> PageSql {
     let (offset, limit, reversed) = window(q.page, total);
     let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms, series);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
-    // The page's ids first, then its rows: the ids are found and ordered in the indexes alone
-    // (each carries the filter and sort columns), and only the page's twenty rows are read. Read
-    // whole, every match that is sorted or skipped by the offset was a row read — a body type of
-    // 6,000 cars sorted, or page 500 of 轿车, read 6,000 and 12,000 rows for a page.
     let order = order_by(q.sort);
     let ids_order = if reversed { reverse_order(q.sort) } else { order };
-    (
-        format!(
-            "select {CARD_COLUMNS} from listing where listing_id in (select listing_id from listing where {clause} order by {ids_order} limit ${} offset ${}) order by {order}",
-            n - 1,
-            n
-        ),
-        vals,
-    )
+    PageSql { ids: format!("select listing_id from listing where {clause} order by {ids_order} limit ${} offset ${}", n - 1, n), vals, order, reversed }
 }
 
 /// Whether a search by a body type of under a quarter of the stock, sorted by price, mileage or
@@ -535,21 +537,30 @@ impl Store {
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let series = self.series_ids(q).await?;
-        let (sql, vals, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (terms, &series));
+        let (page, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (terms, &series));
         if let Some(r) = &self.readers {
             if terms.is_empty() && entries <= INLINE_ENTRIES {
-                return r.all(&sql, &lite::params(&vals));
+                // The ids, then their rows by id in that order: the one-statement form keeps the
+                // ids in a temporary table and sorts the twenty rows again (a fifth of SQLite's
+                // instructions on the list's filter links, callgrind).
+                let mut ids: Vec<i64> = r.firsts(&page.ids, &lite::params(&page.vals))?;
+                if page.reversed {
+                    ids.reverse();
+                }
+                return crate::listing::cards_by_id(r, &ids);
             }
+            let (sql, vals) = page.whole();
             // Words are probed per entry as if they were spread evenly over the sort order, but
             // a word can gather at one end of it (2020款 cars are neither the newest nor the
             // least driven: by age, automatic 2020款 walked half the stock first, 77 ms at
             // 100,000 listings). A walk that runs long is given up for the words' postings.
             if plan == Plan::AlongOrder && !terms.is_empty() {
-                let listed = cards_sql_as(Plan::Postings, q, scope, current_year, total, (terms, &series));
+                let listed = cards_sql_as(Plan::Postings, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), self.walk_steps, listed).await;
             }
             return r.all_off(sql, vals).await;
         }
+        let (sql, vals) = page.whole();
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
     }
 
@@ -585,7 +596,7 @@ impl Store {
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
         let series = self.series_ids(q).await?;
-        let (sql, vals, _, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series));
+        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series)).0.whole();
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
