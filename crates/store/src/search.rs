@@ -200,8 +200,11 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
         cond(&mut sql, &mut vals, "listing_id in (select listing_id from price_change where changed_at > {} and new_price_yuan < old_price_yuan)", Val::Int(t));
     }
     // A series index continues with the price and the age, a brand, city or province index in
-    // the default order (0043): read in the page's order, they stay open to a dense search.
+    // the default order (0043), and one series' in the default order too (0058): read in the
+    // page's order, they stay open to a dense search. Several series (a brand's body type) are
+    // read along the sort order when dense: their indexes give each series in order, not all.
     let series_plus = if matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc | Sort::AgeAsc) { "" } else { plus };
+    let one_series_plus = if q.sort == Sort::Default { "" } else { series_plus };
     let place_plus = if q.sort == Sort::Default { "" } else { plus };
     // A brand by price reads its own price index (0014): a brand's prices sit in one part of
     // the price order (a cheap brand at the far end of "dearest first"), so reading along it for
@@ -217,7 +220,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
         sql.push_str(" and 1 = 0");
     }
     if let Some(s) = q.series {
-        cond(&mut sql, &mut vals, &format!("{series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
+        cond(&mut sql, &mut vals, &format!("{one_series_plus}series_id = (select series_id from series where slug = {{}})"), Val::Text(s.slug.to_owned()));
     } else if let (Some(b), Some(brand)) = (q.body, q.brand) {
         sql.push_str(&in_series(series_plus, domain::catalog::series_of(brand.slug).filter(|s| s.class == b), series));
     } else if let Some(b) = q.brand {
@@ -803,8 +806,12 @@ mod tests {
         assert_eq!(vals, [Val::Text("langyi".into()), Val::Int(50_000), Val::Int(80_000), Val::Int(2023), Val::Int(2025),]);
         let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
-        // A city in 综合's order reads its own index (0043), the series along it.
-        assert!(dense.contains(" +series_id = (select") && dense.contains(" and city_code = 430100"), "{dense}");
+        // In 综合's order a city (0043) and a series (0058) each have an index in that order:
+        // both stay open, and the planner reads the page off either.
+        assert!(dense.contains(" and series_id = (select") && dense.contains(" and city_code = 430100"), "{dense}");
+        // Newest first, the series is read along the order of publication.
+        let (newest, _) = where_clause(&q.with(|t| t.sort = Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+        assert!(newest.contains(" +series_id = (select"), "{newest}");
         assert!(
             dense.contains(
                 " and exists (select 1 from listing_term t where t.term_id in (7, 12) and t.online = 1 and t.listing_id = listing.listing_id limit 1)"

@@ -1839,8 +1839,8 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
     }
 }
 
-/// A city's or a province's page in 综合's order reads its ids off the place's own index in that
-/// order: nothing sorted but the page's own twenty rows, and no scan, on page 1 and deeper.
+/// A city's, a province's or a series' page in 综合's order reads its ids off its own index in
+/// that order: nothing sorted but the page's own twenty rows, and no scan, on page 1 and deeper.
 #[tokio::test]
 async fn a_place_is_read_off_its_index_in_the_default_order() {
     let db = TestDb::sqlite().await;
@@ -1852,6 +1852,8 @@ async fn a_place_is_read_off_its_index_in_the_default_order() {
         ("province=anhui&page=2", "listing_status_province"),
         ("city=shenzhen", "listing_status_city"),
         ("city=shenzhen&page=3", "listing_status_city"),
+        ("brand=dazhong&series=langyi", "listing_status_series_default"),
+        ("brand=dazhong&series=langyi&page=2", "listing_status_series_default"),
     ] {
         let q = query(text);
         let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
