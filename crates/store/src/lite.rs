@@ -43,6 +43,13 @@ pub(crate) trait FromLite: Sized {
     fn from_lite(row: &rusqlite::Row<'_>, in_order: bool) -> rusqlite::Result<Self>;
 }
 
+/// A row of one integer column (a list of ids, say).
+impl FromLite for i64 {
+    fn from_lite(row: &rusqlite::Row<'_>, _: bool) -> rusqlite::Result<Self> {
+        row.get(0)
+    }
+}
+
 impl<A: FromSql, B: FromSql> FromLite for (A, B) {
     fn from_lite(row: &rusqlite::Row<'_>, _: bool) -> rusqlite::Result<Self> {
         Ok((row.get(0)?, row.get(1)?))
@@ -305,20 +312,6 @@ impl Readers {
     /// The first column of the first row of `sql`.
     pub(crate) fn scalar<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<T, DbError> {
         self.with(|c| scalar(c, sql, params))
-    }
-
-    /// The first column of every row of `sql` (a list of ids, say).
-    pub(crate) fn firsts<T: FromSql>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<Vec<T>, DbError> {
-        self.with(|c| {
-            let mut stmt = c.prepare_cached(sql)?;
-            bind(&mut stmt, params)?;
-            let mut rows = stmt.raw_query();
-            let mut out = Vec::new();
-            while let Some(row) = rows.next()? {
-                out.push(row.get(0)?);
-            }
-            Ok(out)
-        })
     }
 }
 

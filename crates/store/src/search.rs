@@ -351,7 +351,7 @@ fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
     }
 }
 
-/// The page query of [`Store::search_cards`], its values, and about how many index entries it
+/// The page query of [`Store::search_cards`] ([`PageSql`]), and about how many index entries it
 /// visits ([`entries_read`]); `(terms, series)` are the keyword's words and the series' ids
 /// ([`where_clause`]).
 fn cards_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, stock: i64, hints: bool, words: (&[Word], &SeriesIds)) -> (PageSql, i64, Plan) {
@@ -546,7 +546,7 @@ impl Store {
                 // The ids, then their rows by id in that order: the one-statement form keeps the
                 // ids in a temporary table and sorts the twenty rows again (a fifth of SQLite's
                 // instructions on the list's filter links, callgrind).
-                let mut ids: Vec<i64> = r.firsts(&page.ids, &lite::params(&page.vals))?;
+                let mut ids: Vec<i64> = r.all(&page.ids, &lite::params(&page.vals))?;
                 if page.reversed {
                     ids.reverse();
                 }
