@@ -303,6 +303,10 @@ mod tests {
         for bad in ["8-5", "abc", "-1-5", "5-", "1-200000"] {
             assert_eq!(Band::parse(bad), None, "{bad}");
         }
+        // The list's links carry a table's values as they are: each is its band's one spelling.
+        for o in AGE_OPTIONS.iter().chain(PRICE_OPTIONS).chain(MILEAGE_OPTIONS).filter(|o| !o.value.is_empty()) {
+            assert_eq!(Band::parse(o.value).map(|b| b.to_string()).as_deref(), Some(o.value));
+        }
     }
     use super::*;
 

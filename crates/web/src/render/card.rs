@@ -3,13 +3,14 @@
 
 use domain::region;
 use domain::valuation::Rating;
-use serde::Serialize;
 use store::ListingCard;
+
+use crate::render::html::{HtmlText, needs_escaping};
 
 use crate::state::AppState;
 
 /// A listing card as the templates show it (`card` macro).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct CardView {
     /// Listing id (compare forms).
     pub id: i64,
@@ -17,10 +18,12 @@ pub struct CardView {
     pub href: String,
     /// Title.
     pub title: String,
+    /// The title escaped once (a card writes it four times: heading, image text, two buttons).
+    pub title_html: HtmlText,
     /// Cover image URL at the middle width.
-    pub cover: String,
+    pub cover: HtmlText,
     /// `srcset` of the cover, when it exists in several widths.
-    pub srcset: Option<String>,
+    pub srcset: Option<HtmlText>,
     /// `2021年 · 3.5万公里 · 长沙`.
     pub meta: String,
     /// Price in 万, e.g. `12.58`.
@@ -62,6 +65,9 @@ impl CardView {
         }
         let base = &state.config.upload.base;
         let original = domain::image::cover(&card.cover, base);
+        // The sized addresses are the photo's address and literals: checked once, not escaped
+        // byte by byte in each of them.
+        let url = |made: String| if needs_escaping(&original) { HtmlText::text(made) } else { HtmlText::checked(made) };
         let mut meta = domain::text::with_int("", card.first_reg_year.into(), "年 · ");
         meta.push_str(&domain::money::wan_km(card.mileage_km));
         meta.push_str("万公里 · ");
@@ -70,8 +76,9 @@ impl CardView {
             id: card.listing_id,
             href: domain::text::with_int("/details/", card.listing_id, ""),
             title: card.title.clone(),
-            cover: domain::image::sized(&original, base, 640),
-            srcset: domain::image::srcset(&original, base),
+            title_html: HtmlText::text(card.title.clone()),
+            cover: url(domain::image::sized(&original, base, 640)),
+            srcset: domain::image::srcset(&original, base).map(url),
             meta,
             price_wan: domain::money::wan(card.price_yuan),
             tags,

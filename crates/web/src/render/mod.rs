@@ -8,6 +8,7 @@ pub mod choices;
 pub mod damage;
 pub mod disclosure;
 pub mod error_page;
+pub mod html;
 pub mod islands;
 pub mod jsonld;
 pub mod meta;

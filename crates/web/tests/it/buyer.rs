@@ -372,7 +372,7 @@ async fn compare_keeps_three_cars_in_a_cookie(app: &TestApp) {
     // The card's form names its list, so a browser that sends no `Referer` (an in-app browser, a
     // privacy setting) comes back to the list too.
     let body = app.get(list, &[]).await.body;
-    assert!(body.contains(r#"<input type="hidden" name="back" value="/carlist?price=5-20&#38;sort=new">"#), "{body}");
+    assert!(body.contains(r#"<input type="hidden" name="back" value="/carlist?price=5-20&amp;sort=new">"#), "{body}");
     let r = app.post_form("/actives/threecar", &[], &format!("add={card}&back=%2Fcarlist%3Fprice%3D5-20%26sort%3Dnew")).await;
     assert_eq!(r.location(), format!("{list}#car-{card}"));
     for hostile in ["%2F%2Fevil.example%2Fcarlist", "https%3A%2F%2Fevil.example%2Fcarlist", "%2Fspace%2Fsettings"] {

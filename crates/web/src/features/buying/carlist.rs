@@ -23,6 +23,7 @@ use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
 use crate::render::card::CardView;
+use crate::render::html::HtmlText;
 use crate::render::islands::RegionPickerProps;
 use crate::render::jsonld::{Crumbs, LdItem, LdList, breadcrumb_ld};
 use crate::render::meta::{IslandMount, Layout, PageMeta, json_ld};
@@ -47,58 +48,6 @@ pub const CARLIST: ListKind = ListKind { path: "/carlist", scope: Scope::ALL, la
 pub const QUALITY: ListKind = ListKind { path: "/servicehall/qualitycarlist", scope: Scope::INSPECTED, layout: Layout::Default, noun: "精品二手车" };
 /// `/actives/buyflow/carlist`.
 pub const BUYFLOW: ListKind = ListKind { path: "/actives/buyflow/carlist", scope: Scope::ALL, layout: Layout::Flow, noun: "二手车" };
-
-/// Text escaped for HTML when it is made, so the template writes it as it is: a list page has
-/// about 250 option links, and askama's escaping, one byte at a time, of each link and label was
-/// about a tenth of the page's instructions (callgrind).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HtmlText(Cow<'static, str>);
-
-impl HtmlText {
-    /// The link to `target` on the list at `path` (`&amp;` between the parameters).
-    pub fn href(target: &CarQuery, path: &str) -> HtmlText {
-        let mut out = String::with_capacity(path.len() + 64);
-        if path.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
-            domain::text::push_html_escaped(&mut out, path);
-        } else {
-            out.push_str(path);
-        }
-        target.push_html_query(&mut out);
-        HtmlText(Cow::Owned(out))
-    }
-
-    /// `text` escaped (borrowed as it is when it needs nothing).
-    pub fn text(text: impl Into<Cow<'static, str>>) -> HtmlText {
-        let text = text.into();
-        if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
-            return HtmlText(text);
-        }
-        let mut out = String::with_capacity(text.len() + 16);
-        domain::text::push_html_escaped(&mut out, &text);
-        HtmlText(Cow::Owned(out))
-    }
-
-    /// The text as written in the page.
-    #[cfg(test)]
-    pub fn as_html(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for HtmlText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-// Escaped when made: the template must not escape it again, and writes it in one piece.
-impl askama::filters::HtmlSafe for HtmlText {}
-
-impl askama::FastWritable for HtmlText {
-    fn write_into(&self, dest: &mut dyn std::fmt::Write, _: &dyn askama::Values) -> askama::Result<()> {
-        Ok(dest.write_str(&self.0)?)
-    }
-}
 
 /// One option link in a filter row.
 #[derive(Debug, Clone)]
@@ -156,7 +105,7 @@ struct ListPage {
     hidden: Vec<(&'static str, String)>,
     flow: bool,
     /// The list's own address, which a card's 收藏 and 加入对比 come back to (none in a flow).
-    compare_back: String,
+    compare_back: HtmlText,
     save_query: Option<String>,
     city_picker: Option<IslandMount>,
 }
@@ -187,7 +136,7 @@ impl<'a> RowOf<'a> {
 
     /// The option that sets the filter to `value` (see [`CarQuery::row_links`]).
     fn to(&self, label: impl Into<Cow<'static, str>>, value: &str, active: bool) -> OptionLink {
-        OptionLink { label: HtmlText::text(label), href: HtmlText(Cow::Owned(self.links.href(value))), active, nofollow: self.links.nofollow }
+        OptionLink { label: HtmlText::text(label), href: HtmlText::escaped(self.links.href(value)), active, nofollow: self.links.nofollow }
     }
 }
 
@@ -198,10 +147,8 @@ fn range_row(q: &CarQuery, path: &str, (name, key): (&'static str, &'static str)
         .iter()
         .map(|o| {
             let active = current == o.value;
-            match filter::Band::parse(o.value) {
-                Some(band) => row.to(o.label, &band.to_string(), active),
-                None => row.any(o.label, active),
-            }
+            // A table's value is its band's one spelling (a domain test holds them to it).
+            if o.value.is_empty() { row.any(o.label, active) } else { row.to(o.label, o.value, active) }
         })
         .collect();
     FilterRow { name, options, more: Vec::new() }
@@ -366,8 +313,9 @@ pub async fn list_in(
         }
     }
 
-    if let Some(first) = organic.first() {
-        page = page.share_image(state, &first.cover);
+    if let Some(first) = result.cards.first() {
+        let base = &state.config.upload.base;
+        page = page.share_image(state, &domain::image::sized(&domain::image::cover(&first.cover, base), base, 640));
     }
     let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
     if let Some(p) = q.province {
@@ -461,7 +409,7 @@ pub async fn list_in(
         keyword: q.keyword.clone().unwrap_or_default(),
         hidden,
         flow: kind.layout.is_flow(),
-        compare_back: if kind.layout.is_flow() { String::new() } else { q.href(path) },
+        compare_back: if kind.layout.is_flow() { HtmlText::text("") } else { HtmlText::href(&q, path) },
         crumbs,
         page,
     };
@@ -504,35 +452,4 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
     r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
     r.get(Access::Public, "/shop/{oname}/search", shop_search);
-}
-
-#[cfg(test)]
-mod tests {
-    use std::borrow::Cow;
-
-    use askama::Template;
-    use domain::search::CarQuery;
-
-    use super::HtmlText;
-
-    #[derive(Template)]
-    #[template(source = r#"<a href="{{ href }}">{{ label }}</a>"#, ext = "html")]
-    struct Link {
-        href: HtmlText,
-        label: HtmlText,
-    }
-
-    #[test]
-    fn list_links_and_labels_are_escaped_once() {
-        let q = CarQuery::parse([("brand", "dazhong"), ("keyword", "白色 <b>\"x\"")].map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
-        let href = HtmlText::href(&q, "/shop/a&b\"/buyCar");
-        assert_eq!(href.as_html(), "/shop/a&amp;b&quot;/buyCar?brand=dazhong&amp;keyword=%E7%99%BD%E8%89%B2%20%3Cb%3E%22x%22");
-        assert_eq!(HtmlText::text("大众").as_html(), "大众");
-        let label = HtmlText::text(String::from("<i>'A&B'</i>"));
-        assert_eq!(label.as_html(), "&lt;i&gt;&#39;A&amp;B&#39;&lt;/i&gt;");
-        assert_eq!(
-            Link { href, label }.render().unwrap(),
-            r#"<a href="/shop/a&amp;b&quot;/buyCar?brand=dazhong&amp;keyword=%E7%99%BD%E8%89%B2%20%3Cb%3E%22x%22">&lt;i&gt;&#39;A&amp;B&#39;&lt;/i&gt;</a>"#
-        );
-    }
 }
