@@ -595,11 +595,15 @@ impl Store {
     }
 
     /// The plan the database picks for [`Store::search_cards`] (tooling: `usedcar bench-search`
-    /// shows it for the slowest queries), one line per step.
+    /// shows it for the slowest queries), one line per step: of the statement that finds the
+    /// page's ids where they are read apart from their rows.
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
         let series = self.series_ids(q).await?;
-        let (sql, vals) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series)).0.whole();
+        let (page, entries, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.backend() == Backend::Sqlite, (&terms, &series));
+        // What runs: on SQLite's readers a short read is its ids alone, then their rows by id
+        // (see `cards_with`); otherwise the page in one statement.
+        let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES { (page.ids, page.vals) } else { page.whole() };
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {

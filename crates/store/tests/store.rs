@@ -1786,12 +1786,12 @@ async fn a_body_type_is_searched_through_its_index() {
         let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap().join(" / ");
         assert!(plan.contains("listing_status_body") && !plan.contains("SCAN listing"), "{text}: {plan}");
     }
-    // In 综合's order the page's ids come off the index in order: nothing is sorted but the
-    // page's own twenty rows.
+    // In 综合's order the page's ids come off the index in order: nothing is sorted (the rows
+    // are then read by id in that order).
     let q = query("body=suv&page=40");
     let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
     let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
-    assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{plan:?}");
+    assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{plan:?}");
     db.finish().await;
 }
 
@@ -1840,7 +1840,7 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
 }
 
 /// A city's, a province's or a series' page in 综合's order reads its ids off its own index in
-/// that order: nothing sorted but the page's own twenty rows, and no scan, on page 1 and deeper.
+/// that order: nothing sorted and no scan, on page 1 and deeper.
 #[tokio::test]
 async fn a_place_is_read_off_its_index_in_the_default_order() {
     let db = TestDb::sqlite().await;
@@ -1861,7 +1861,7 @@ async fn a_place_is_read_off_its_index_in_the_default_order() {
         let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
         let joined = plan.join(" / ");
         assert!(joined.contains(index) && !joined.contains("SCAN listing"), "{text}: {joined}");
-        assert_eq!(plan.iter().filter(|l| l.contains("TEMP B-TREE FOR ORDER BY")).count(), 1, "{text}: {plan:?}");
+        assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{text}: {plan:?}");
     }
     db.finish().await;
 }
