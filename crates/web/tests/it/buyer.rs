@@ -165,6 +165,20 @@ async fn the_car_list_filters_sorts_and_pages(app: &TestApp) {
     assert!(r.body.contains(r#"class="rating rating-"#));
     assert!(r.body.contains(r#"srcset="/upload/demo/"#) && r.body.contains(r#"_w320.webp 320w"#), "WebP thumbnails with srcset");
     assert!(r.body.contains(r#"width="320" height="240" loading="lazy""#), "below the fold is lazy, with its size set");
+    // A card writes its title four times and its photo's address in two attributes, each escaped
+    // once where the card is made: markup in a title is text, an ampersand in an address is read
+    // back as one.
+    let newest = app.state.store.latest_listings(None, 1).await.unwrap()[0].listing_id;
+    let (title, cover) = (r#"宝马 <X5> "M&S" 版"#, "https://img.example.com/c.jpg?w=1&h=2");
+    app.state.store.execute_admin(&format!("update listing set title = '{title}', cover = '{cover}' where listing_id = {newest}")).await.unwrap();
+    let list = app.get("/carlist?sort=new", &[]).await;
+    assert!(!list.body.contains("<X5>"), "{}", list.body);
+    let card = format!(r#"li#car-{newest}"#);
+    let page = list.page();
+    assert_eq!(page.texts(&format!("{card} h3")), [title]);
+    assert_eq!(page.attrs(&format!("{card} img.cover"), "alt"), [title]);
+    assert_eq!(page.attrs(&format!("{card} img.cover"), "src"), [cover]);
+    assert_eq!(page.attrs(&format!("{card} button"), "aria-label"), [format!("收藏 {title}"), format!("加入对比 {title}")]);
 }
 
 async fn an_empty_search_suggests_widening(app: &TestApp) {
