@@ -716,11 +716,12 @@ fn table(report: &Value) {
     for backend in ["sqlite", "postgres"] {
         let d = &report["db"][backend];
         println!(
-            "filters at the database, {backend}: {} queries, p50 {} ms, p99 {} ms, max {} ms {}",
+            "filters at the database, {backend}: {} queries, p50 {} ms, p99 {} ms, max {} ms (the first search after opening {} ms) {}",
             num(&d["queries"]),
             num(&d["p50_ms"]),
             num(&d["p99_ms"]),
             num(&d["max_ms"]),
+            num(&d["first_search_ms"]),
             d["skipped"].as_str().unwrap_or("")
         );
     }
