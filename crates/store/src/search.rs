@@ -478,27 +478,27 @@ fn sorted_steps(total: i64) -> i32 {
     i32::try_from(total.min(COUNT_CAP + 1) * SORTED_MATCH_COST * 8 / 1000).unwrap_or(i32::MAX)
 }
 
-/// The cards of a page query on PostgreSQL.
-async fn pg_cards(p: &sqlx::PgPool, (sql, vals): lite::Query) -> Result<Vec<ListingCard>, DbError> {
-    Ok(bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?)
+/// The cards of a page query on PostgreSQL, on the pool or in a transaction.
+async fn pg_cards<'e>(e: impl sqlx::PgExecutor<'e>, (sql, vals): lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
+    bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(e).await
 }
 
-/// The cards of `first` if it runs within [`PG_WALK_MS`], else of `then`: `first` runs in a
+/// The cards of `first` if it runs within [`PG_WALK_MS`], else of `then` (built only then): `first` runs in a
 /// read-only transaction whose statement timeout is that bound (PostgreSQL's "query canceled",
 /// 57014, when it runs out); the transaction ends either way, so the connection goes back to the
 /// pool with its usual timeout.
-async fn pg_walk_or(p: &sqlx::PgPool, (sql, vals): lite::Query, then: lite::Query) -> Result<Vec<ListingCard>, DbError> {
+async fn pg_walk_or(p: &sqlx::PgPool, first: lite::Query, then: impl FnOnce() -> lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
     let mut tx = p.begin_with(sqlx::AssertSqlSafe(format!("begin read only; set local statement_timeout = {PG_WALK_MS}"))).await?;
-    match bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(&mut *tx).await {
+    match pg_cards(&mut *tx, first).await {
         Ok(cards) => {
             tx.commit().await?;
             Ok(cards)
         }
         Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("57014") => {
             tx.rollback().await?;
-            pg_cards(p, then).await
+            pg_cards(p, then()).await
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
 
@@ -634,13 +634,14 @@ impl Store {
             // index of their own carrying the sort's columns; elsewhere it may cost more than the
             // walk (国五 by age: 81,000 matches, 131 ms found and sorted, 130 ms walked).
             let many = total > COUNT_CAP;
-            let fenced = cards_sql_as(if plan == Plan::Sparse { plan } else { Plan::Postings }, true, q, scope, current_year, total, (terms, &series)).whole();
-            return match plan {
-                _ if many && !found_in_own_index(q) => pg_cards(p, page.whole()).await,
-                _ if self.walk_steps == 0 => pg_cards(p, fenced).await,
-                Plan::Sparse if !many => pg_cards(p, fenced).await,
-                _ => pg_walk_or(p, page.whole(), fenced).await,
-            };
+            let fenced =
+                || cards_sql_as(if plan == Plan::Sparse { plan } else { Plan::Postings }, true, q, scope, current_year, total, (terms, &series)).whole();
+            return Ok(match plan {
+                _ if many && !found_in_own_index(q) => pg_cards(p, page.whole()).await?,
+                _ if self.walk_steps == 0 => pg_cards(p, fenced()).await?,
+                Plan::Sparse if !many => pg_cards(p, fenced()).await?,
+                _ => pg_walk_or(p, page.whole(), fenced).await?,
+            });
         }
         let (sql, vals) = page.whole();
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
