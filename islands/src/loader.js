@@ -4,7 +4,8 @@
 // idle (not offline, on 2g or with Save-Data), online/offline status, back-to-top, selects that
 // follow another (`data-follows`), click guards (`data-guard`) and app-open links
 // (`data-app-open`). Page transitions use the View Transitions API from CSS
-// (`@view-transition`), so they need no script.
+// (`@view-transition`), so they need no script. Listing photos that fail to load say 加载失败
+// (`data-fallback`, kit/fallback.js).
 //
 // Islands: each [data-island] element names its module (data-src) and carries JSON props
 // (data-props). Modules load when the browser is idle, or when the element becomes visible
@@ -16,6 +17,7 @@ import { toast } from "./kit/toast.js";
 import { guard } from "./kit/guard.js";
 import { openApp } from "./kit/appopen.js";
 import { follow } from "./kit/follow.js";
+import { watchFallbacks } from "./kit/fallback.js";
 
 const started = new WeakSet();
 const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 1));
@@ -63,6 +65,7 @@ function schedule(el) {
   idle(() => load(el));
 }
 
+watchFallbacks(document);
 document.querySelectorAll("[data-island]").forEach(schedule);
 
 // Progress bar, same-URL clicks, guards and app-open links.

@@ -12,6 +12,7 @@ import { APP_OPEN_MS, openApp, storeLink } from "../src/kit/appopen.js";
 import { openLayer, SCROLL_RESTORE_MS, Z_BASE } from "../src/kit/layer.js";
 import { toast, TOAST_MS } from "../src/kit/toast.js";
 import { follow } from "../src/kit/follow.js";
+import { FAILED_LABEL, markFailed, watchFallbacks } from "../src/kit/fallback.js";
 
 afterEach(() => vi.useRealTimers());
 
@@ -290,5 +291,23 @@ describe("a select that follows another (车系 after 品牌)", () => {
     expect(lead.value).toBe("aodi");
     expect(select.value).toBe("a4l");
     expect(offered(select)).toEqual(["", "a4l"]);
+  });
+});
+
+describe("photo fallback", () => {
+  it("labels a failed listing photo 加载失败 once, drops its other widths, leaves other images alone", () => {
+    document.body.innerHTML =
+      '<img id="a" data-fallback src="/upload/x_w640.webp" srcset="/upload/x_w320.webp 320w" alt="大众 速腾">' +
+      '<img id="b" src="/dist/img/logo.svg" alt="二手车网">';
+    watchFallbacks(document);
+    const a = document.getElementById("a");
+    const b = document.getElementById("b");
+    a.dispatchEvent(new Event("error"));
+    b.dispatchEvent(new Event("error"));
+    expect(FAILED_LABEL).toBe("加载失败");
+    expect([a.alt, a.hasAttribute("srcset"), a.classList.contains("broken")]).toEqual(["加载失败", false, true]);
+    expect([b.alt, b.classList.contains("broken")]).toEqual(["二手车网", false]);
+    // Its plain address failing as well changes nothing more.
+    expect(markFailed(a)).toBe(false);
   });
 });

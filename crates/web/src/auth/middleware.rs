@@ -119,10 +119,14 @@ async fn resumable_refusal(state: &AppState, req: Request) -> Response {
     let Some(pending) = crate::auth::resume::Pending::from_post(parts.uri.path(), &bytes) else {
         return access::refusal(state, &parts.method, &parts.uri, &parts.headers, device_in(&parts.extensions, &parts.headers), false, Need::User);
     };
-    // Back to the form's own `return` field, else the page the form was on.
+    // Back to the form's own `return` field (a list's card: at the card), else the page the
+    // form was on.
     let back = form_urlencoded::parse(&bytes)
         .find(|(k, v)| k == "return" && v.starts_with('/'))
-        .map(|(_, v)| domain::auth::safe_return(&v).into_owned())
+        .map(|(_, v)| match &pending {
+            crate::auth::resume::Pending::Favourite(id) => crate::render::card::back_at_card(&domain::auth::safe_return(&v), *id),
+            crate::auth::resume::Pending::SaveSearch(_) => domain::auth::safe_return(&v).into_owned(),
+        })
         .or_else(|| crate::auth::signin::referer_path(state, &parts.headers))
         .unwrap_or_else(|| "/".to_owned());
     let device = crate::http::visitor::device_id_of(&parts.headers, &parts.extensions).unwrap_or_default();

@@ -9,6 +9,16 @@ use crate::render::html::{HtmlText, needs_escaping};
 
 use crate::state::AppState;
 
+/// The car lists whose cards carry 收藏 and 加入对比 (a visitor picks cars there).
+pub const CARD_LISTS: [&str; 4] = ["/carlist", "/servicehall/qualitycarlist", "/actives/buyflow/carlist", "/shop/"];
+
+/// Where a 收藏 from a list's card returns: the list, at the card (its `car-{id}` anchor), since
+/// the card's button sends only its car and the list's one form names the list. Any other page,
+/// or a return that names its own place, is kept as it is.
+pub fn back_at_card(back: &str, id: i64) -> String {
+    if !back.contains('#') && CARD_LISTS.iter().any(|l| back.starts_with(l)) { format!("{back}#car-{id}") } else { back.to_owned() }
+}
+
 /// A listing card as the templates show it (`card` macro).
 #[derive(Debug, Clone)]
 pub struct CardView {

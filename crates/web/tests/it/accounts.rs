@@ -559,8 +559,43 @@ async fn a_signed_out_favourite_or_subscription_finishes_after_sign_in(app: &Tes
     assert!(app.get("/space/searches", &[("cookie", &session)]).await.body.contains("大众"));
 }
 
+/// A list's cards carry only buttons naming their car; the list's one 收藏 form and one 加入对比
+/// form name the list, and either way the visitor comes back to the list at the card, signed in
+/// or after signing in.
+async fn a_cards_favourite_comes_back_to_the_list_at_the_card(app: &TestApp) {
+    let list = "/carlist?price=5-20&sort=new";
+    let page = app.get(list, &[]).await.page();
+    assert_eq!(page.count("form#card-fav"), 1, "one form for every card");
+    assert_eq!(page.attrs(r#"form#card-fav input[name="return"]"#, "value"), vec![list.to_owned()]);
+    assert_eq!(page.attrs(r#"form#card-cmp input[name="back"]"#, "value"), vec![list.to_owned()]);
+    let cards = page.attrs("li.card[id^=car-]", "id");
+    let buttons = page.attrs(r#"li.card button[form="card-fav"][name="listing_id"]"#, "value");
+    assert!(cards.len() >= 2, "{cards:?}");
+    assert_eq!(page.count(r#"li.card button[form="card-cmp"][name="add"]"#), buttons.len(), "each card has both buttons");
+    let car = buttons[1].clone();
+    assert!(cards.contains(&format!("car-{car}")), "{car} is one of the cards {cards:?}");
+    // What the browser sends: the form's fields and the pressed button's.
+    let fields = format!("action=add&return=%2Fcarlist%3Fprice%3D5-20%26sort%3Dnew&listing_id={car}");
+    let session = login(app, "13700003333", "").await;
+    let r = app.post_form("/space/favourites", &[("cookie", &session)], &fields).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, format!("{list}#car-{car}").as_str()));
+    assert!(app.get("/space/favourites", &[("cookie", &session)]).await.body.contains(&format!("/details/{car}")));
+    // Signed out: the sign-in it asks for ends at the same place.
+    let did = "hx_did=00112233445566778899aabbccddeeff";
+    let r = app.post_form("/space/favourites", &[("cookie", did)], &fields).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let resume = return_field(&r.body);
+    let other = login(app, "13700004444", did).await;
+    let r = app.get(&resume, &[("cookie", &format!("{did}; {other}"))]).await;
+    assert_eq!(r.location(), format!("{list}#car-{car}"));
+    // Any other page's return is kept as it is.
+    let r = app.post_form("/space/favourites", &[("cookie", &session)], &format!("action=add&return=%2Fdetails%2F{car}&listing_id={car}")).await;
+    assert_eq!(r.location(), format!("/details/{car}"));
+}
+
 on_both!(30 =>
     a_signed_out_favourite_or_subscription_finishes_after_sign_in,
+    a_cards_favourite_comes_back_to_the_list_at_the_card,
     sms_login_lands_back_with_session_cookies,
     codes_expire_and_die_after_five_wrong_tries,
     app_token_and_web_cookie_bootstrap_a_session,

@@ -48,8 +48,10 @@ async fn the_detail_page_hosts_gallery_share_and_date_picker_over_their_fallback
     assert!(r.body.contains(r#"<input id="book-date" type="date" name="date""#), "the native date input stays as the fallback");
     assert!(r.body.contains(r#"data-guard="2000""#), "lead buttons are guarded against double submission");
     let csp = r.headers["content-security-policy"].to_str().unwrap();
-    assert!(csp.contains("script-src 'self' https://res.wx.qq.com "), "{csp}");
-    assert!(!csp.contains("unsafe-inline"));
+    assert!(csp.contains("script-src 'self' https://res.wx.qq.com; "), "scripts from this site and the JS-SDK, nothing inline: {csp}");
+    assert!(!csp.contains("unsafe-inline") && !csp.contains("unsafe-hashes"), "{csp}");
+    assert!(!r.body.contains(" onerror="), "a failed photo is the runtime's, not an inline handler's");
+    assert!(r.page().count("ul img[data-fallback]") >= 2, "the gallery's photos say 加载失败 when they fail");
 
     // Inside WeChat the island is told so.
     let wx = app.get(&format!("/details/{id}"), &[("user-agent", "Mozilla/5.0 (iPhone) MicroMessenger/8.0.47")]).await;

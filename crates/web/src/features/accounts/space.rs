@@ -179,11 +179,12 @@ pub async fn favourite(
     } else {
         state.store.add_favourite(user.user_id, id, state.clock.now()).await?;
     }
-    // Back to the form's page: its `return` field, else the page it was on (cards), else the list.
+    // Back to the form's page: its `return` field (a list's card: at the card), else the page
+    // it was on, else the favourites.
     let back = if post.return_to.is_empty() {
         crate::auth::signin::referer_path(&state, &headers).unwrap_or_else(|| "/space/favourites".to_owned())
     } else {
-        post.return_to
+        crate::render::card::back_at_card(&post.return_to, id)
     };
     Ok(see_other(&back, Vec::new()))
 }

@@ -41,13 +41,10 @@ struct ComparePage {
     more_href: String,
 }
 
-/// The car lists a visitor picks cars to compare from.
-const LISTS: [&str; 4] = ["/carlist", "/servicehall/qualitycarlist", "/actives/buyflow/carlist", "/shop/"];
-
 /// `path` when it is a same-site car list's address (its filters kept).
 fn list_path(path: &str) -> Option<String> {
     let path = domain::auth::safe_return(path).into_owned();
-    LISTS.iter().any(|l| path.starts_with(l)).then_some(path)
+    crate::render::card::CARD_LISTS.iter().any(|l| path.starts_with(l)).then_some(path)
 }
 
 /// The same-site path of a request's `Referer` (this site's origin, or a relative path), when it
