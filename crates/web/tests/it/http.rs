@@ -219,7 +219,7 @@ async fn island_props_are_escaped_and_only_island_pages_load_scripts() {
     let app = spawn_app(0).await;
     let r = app.get("/", &[]).await;
     assert!(r.body.contains(r#"data-island="RegionPicker""#), "{ISLANDS_NOT_BUILT}");
-    assert!(r.body.contains(r#"data-props="{&#34;currentName&#34;:&#34;全国&#34;"#), "props are HTML-escaped JSON");
+    assert!(r.body.contains(r#"data-props='{"currentName":"全国""#), "props are JSON in a single-quoted attribute");
     assert!(r.body.contains(r#"<script type="module" src="/dist/islands/_loader-"#));
     assert!(r.body.contains(r#"<details class="city-chooser""#), "the no-JS chooser is always rendered");
 }

@@ -6,14 +6,12 @@ use crate::support::{DESKTOP, IPHONE, NOW, TestApp, detail_links};
 use axum::http::StatusCode;
 use web::config::{Config, Env, Secret};
 
-/// The JSON props of an island on a page, unescaped.
+/// The JSON props of an island on a page, as the browser reads them (`dataset.props`).
 fn props(body: &str, island: &str) -> serde_json::Value {
-    let open = format!(r#"data-island="{island}""#);
-    let at = body.find(&open).unwrap_or_else(|| panic!("no {island} island"));
-    let rest = &body[at..];
-    let start = rest.find("data-props=\"").unwrap() + "data-props=\"".len();
-    let raw = &rest[start..start + rest[start..].find('"').unwrap()];
-    serde_json::from_str(&raw.replace("&#34;", "\"").replace("&#38;", "&").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">")).unwrap()
+    let page = scraper::Html::parse_document(body);
+    let css = scraper::Selector::parse(&format!(r#"[data-island="{island}"]"#)).unwrap();
+    let el = page.select(&css).next().unwrap_or_else(|| panic!("no {island} island"));
+    serde_json::from_str(el.value().attr("data-props").unwrap()).unwrap()
 }
 
 async fn sign_in(app: &TestApp, mobile: &str) -> String {
