@@ -260,160 +260,170 @@ pub async fn list_in(
     flow: Option<InFlow>,
     raw: Option<&str>,
 ) -> Result<Response, AppError> {
-    let in_flow = flow.is_some();
-    let q = parse_query(raw);
-    let now = state.clock.now();
-    let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
-    let year = domain::time::year(now);
-    // The total does not depend on the page or the order.
-    let count_key = || format!("list|{scope:?}|{year}|{}", q.sorted(Sort::Default).at_page(1).to_query());
-    let (total, popular) = tokio::try_join!(state.counts.get_or(count_key, state.store.count_matching(&q, scope, year)), state.store.popular_brands(12))?;
-    let pages = store::SearchPage::pages_of(total);
-    if q.page > pages {
-        return Err(AppError::NotFound);
-    }
-    // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
-    let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
-    let (organic, promoted) = if promotable {
-        let promotions = state.store.promotions(now).await?;
-        state.store.search_cards_promoted(&q, year, total, &promotions, domain::vip::PROMOTED_SLOTS).await?
-    } else {
-        (state.store.search_cards(&q, scope, year, total).await?, Vec::new())
-    };
-    let result = store::SearchPage { total, cards: organic };
-    let subject = q.subject();
-    let heading = match &shop {
-        Some(s) => format!("{} · {subject}在售车源", s.name),
-        None => format!("{subject}{}", kind.noun),
-    };
-    let title = q.title(kind.noun);
-    let description = format!(
-        "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
-        domain::search::count_label(result.total)
-    );
-    let canonical = if in_flow { q.href(CARLIST.path) } else { q.href(path) };
-    let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
-    let title = match &shop {
-        Some(s) => format!("{}在售{}", s.name, title),
-        None => title,
-    };
-    let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
-    let car_page = flow.as_ref().map(|f| f.car_page);
-    if let Some(f) = flow {
-        page = page.in_flow(f.chrome);
-    }
-    if in_flow || !q.is_indexable(result.total) {
-        page.noindex();
-    }
-    let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
-    // Inside a shop's pages, its cars open in the shop's layout.
-    if let Some(s) = &shop {
-        for (card, c) in organic.iter_mut().zip(&result.cards) {
-            card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
-        }
-    }
+    // One snapshot for the page's quick reads (see `Store::snapshot`): the page writes nothing.
+    state
+        .store
+        .snapshot(async move {
+            let in_flow = flow.is_some();
+            let q = parse_query(raw);
+            let now = state.clock.now();
+            let scope = Scope { shop_id: shop.as_ref().map(|s| s.shop_id), ..kind.scope };
+            let year = domain::time::year(now);
+            // The total does not depend on the page or the order.
+            let count_key = || format!("list|{scope:?}|{year}|{}", q.sorted(Sort::Default).at_page(1).to_query());
+            let (total, popular) =
+                tokio::try_join!(state.counts.get_or(count_key, state.store.count_matching(&q, scope, year)), state.store.popular_brands(12))?;
+            let pages = store::SearchPage::pages_of(total);
+            if q.page > pages {
+                return Err(AppError::NotFound);
+            }
+            // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
+            let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
+            let (organic, promoted) = if promotable {
+                let promotions = state.store.promotions(now).await?;
+                state.store.search_cards_promoted(&q, year, total, &promotions, domain::vip::PROMOTED_SLOTS).await?
+            } else {
+                (state.store.search_cards(&q, scope, year, total).await?, Vec::new())
+            };
+            let result = store::SearchPage { total, cards: organic };
+            let subject = q.subject();
+            let heading = match &shop {
+                Some(s) => format!("{} · {subject}在售车源", s.name),
+                None => format!("{subject}{}", kind.noun),
+            };
+            let title = q.title(kind.noun);
+            let description = format!(
+                "{heading}共{}辆在售，真实车源，价格评级告诉你哪辆划算。支持按品牌、价格、车龄、里程、排放、地区筛选。",
+                domain::search::count_label(result.total)
+            );
+            let canonical = if in_flow { q.href(CARLIST.path) } else { q.href(path) };
+            let layout = if shop.is_some() { Layout::Shop } else { kind.layout };
+            let title = match &shop {
+                Some(s) => format!("{}在售{}", s.name, title),
+                None => title,
+            };
+            let mut page = PageMeta::for_visitor(state, visitor, layout, title).describe(description).canonical_path(state, &canonical);
+            let car_page = flow.as_ref().map(|f| f.car_page);
+            if let Some(f) = flow {
+                page = page.in_flow(f.chrome);
+            }
+            if in_flow || !q.is_indexable(result.total) {
+                page.noindex();
+            }
+            let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
+            // Inside a shop's pages, its cars open in the shop's layout.
+            if let Some(s) = &shop {
+                for (card, c) in organic.iter_mut().zip(&result.cards) {
+                    card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
+                }
+            }
 
-    if let Some(first) = result.cards.first() {
-        let base = &state.config.upload.base;
-        page = page.share_image(state, &domain::image::sized(&domain::image::cover(&first.cover, base), base, 640));
-    }
-    let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
-    if let Some(p) = q.province {
-        crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(path)));
-    }
-    // A municipality is its own one city: 上海, not 上海 › 上海.
-    if let Some(c) = q.city.filter(|c| q.province.is_none_or(|p| p.name != c.name)) {
-        crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(path)));
-    }
-    if let Some(b) = q.brand {
-        crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(path)));
-    }
-    if let Some(s) = q.series {
-        crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
-    }
-    let offset = (q.page - 1) * domain::search::PAGE_SIZE;
-    // The list's structured data is its own results; paid places are not results.
-    let items =
-        organic.iter().enumerate().map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &c.href))).collect();
-    page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
-    page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
+            if let Some(first) = result.cards.first() {
+                let base = &state.config.upload.base;
+                page = page.share_image(state, &domain::image::sized(&domain::image::cover(&first.cover, base), base, 640));
+            }
+            let mut crumbs: Crumbs = vec![("首页".to_owned(), "/".to_owned()), (kind.noun.to_owned(), path.to_owned())];
+            if let Some(p) = q.province {
+                crumbs.push((p.name.to_owned(), CarQuery { province: Some(p), ..CarQuery::default() }.href(path)));
+            }
+            // A municipality is its own one city: 上海, not 上海 › 上海.
+            if let Some(c) = q.city.filter(|c| q.province.is_none_or(|p| p.name != c.name)) {
+                crumbs.push((c.name.to_owned(), CarQuery { city: Some(c), province: q.province, ..CarQuery::default() }.href(path)));
+            }
+            if let Some(b) = q.brand {
+                crumbs.push((b.name.to_owned(), CarQuery { brand: Some(b), ..CarQuery::default() }.href(path)));
+            }
+            if let Some(s) = q.series {
+                crumbs.push((s.name.to_owned(), CarQuery { brand: q.brand, series: Some(s), ..CarQuery::default() }.href(path)));
+            }
+            let offset = (q.page - 1) * domain::search::PAGE_SIZE;
+            // The list's structured data is its own results; paid places are not results.
+            let items = organic
+                .iter()
+                .enumerate()
+                .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &c.href)))
+                .collect();
+            page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
+            page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
 
-    // Promoted places first; a promoted car is not shown twice on its page.
-    let mut cards: Vec<CardView> = promoted
-        .iter()
-        .map(|c| CardView { promoted: true, ..CardView::new(state, c, now) })
-        .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
-        .collect();
-    // Inside a flow, cars open in the flow.
-    if let Some(car_page) = car_page {
-        for card in &mut cards {
-            card.href = car_page.replace("{id}", &card.id.to_string());
-        }
-    }
-    let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
-    // Saved searches are for the main list; `/space/searches` drops the page and sort.
-    let save_query = (path == CARLIST.path).then(|| q.to_query());
-    let kind_path = path.to_owned();
-    // The region picker over the 地区 row: a city chosen there replaces the region filter and
-    // keeps the others (the URL the row's own links would give).
-    let probe = region::city_by_slug("beijing");
-    let picker = RegionPickerProps {
-        current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
-        regions_url: "/api/regions",
-        hot: crate::render::islands::hot_cities(),
-        href_template: Some(
-            q.with(|t| {
-                t.city = probe;
-                t.province = None;
-            })
-            .href(path)
-            .replace("city=beijing", "city={py}"),
-        ),
-        any_href: Some(
-            q.with(|t| {
-                t.city = None;
-                t.province = None;
-            })
-            .href(path),
-        ),
-        any_label: "全国",
-        ..RegionPickerProps::default()
-    };
-    let city_picker = page.island(state, "RegionPicker", &picker);
-    let mut rows = filter_rows(&q, path, &popular);
-    if shop.is_some() {
-        // A shop's inventory is crawled page by page; its filter combinations would multiply the
-        // site's crawlable space by the number of shops and add nothing the main lists lack.
-        for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
-            o.nofollow = true;
-        }
-    }
-    let tpl = ListPage {
-        compared: visitor.compared,
-        city_picker,
-        save_query,
-        heading,
-        total: domain::search::count_label(result.total),
-        kind_path,
-        shop,
-        rows,
-        chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
-        sorts: Sort::ALL
-            .into_iter()
-            .map(|s| OptionLink { label: HtmlText::text(s.label()), href: HtmlText::href(&q.sorted(s), path), active: q.sort == s, nofollow: true })
-            .collect(),
-        cards,
-        pages: if pages > 1 { page_links(&q, path, pages) } else { Vec::new() },
-        prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(path)),
-        next: (q.page < pages).then(|| q.at_page(q.page + 1).href(path)),
-        keyword: q.keyword.clone().unwrap_or_default(),
-        hidden,
-        flow: kind.layout.is_flow(),
-        compare_back: if kind.layout.is_flow() { HtmlText::text("") } else { HtmlText::href(&q, path) },
-        crumbs,
-        page,
-    };
-    Ok(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response())
+            // Promoted places first; a promoted car is not shown twice on its page.
+            let mut cards: Vec<CardView> = promoted
+                .iter()
+                .map(|c| CardView { promoted: true, ..CardView::new(state, c, now) })
+                .chain(organic.into_iter().filter(|c| !promoted.iter().any(|p| p.listing_id == c.id)))
+                .collect();
+            // Inside a flow, cars open in the flow.
+            if let Some(car_page) = car_page {
+                for card in &mut cards {
+                    card.href = car_page.replace("{id}", &card.id.to_string());
+                }
+            }
+            let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();
+            // Saved searches are for the main list; `/space/searches` drops the page and sort.
+            let save_query = (path == CARLIST.path).then(|| q.to_query());
+            let kind_path = path.to_owned();
+            // The region picker over the 地区 row: a city chosen there replaces the region filter and
+            // keeps the others (the URL the row's own links would give).
+            let probe = region::city_by_slug("beijing");
+            let picker = RegionPickerProps {
+                current_name: q.city.map(|c| c.name).or(q.province.map(|p| p.name)).unwrap_or("全国").to_owned(),
+                regions_url: "/api/regions",
+                hot: crate::render::islands::hot_cities(),
+                href_template: Some(
+                    q.with(|t| {
+                        t.city = probe;
+                        t.province = None;
+                    })
+                    .href(path)
+                    .replace("city=beijing", "city={py}"),
+                ),
+                any_href: Some(
+                    q.with(|t| {
+                        t.city = None;
+                        t.province = None;
+                    })
+                    .href(path),
+                ),
+                any_label: "全国",
+                ..RegionPickerProps::default()
+            };
+            let city_picker = page.island(state, "RegionPicker", &picker);
+            let mut rows = filter_rows(&q, path, &popular);
+            if shop.is_some() {
+                // A shop's inventory is crawled page by page; its filter combinations would multiply the
+                // site's crawlable space by the number of shops and add nothing the main lists lack.
+                for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
+                    o.nofollow = true;
+                }
+            }
+            let tpl = ListPage {
+                compared: visitor.compared,
+                city_picker,
+                save_query,
+                heading,
+                total: domain::search::count_label(result.total),
+                kind_path,
+                shop,
+                rows,
+                chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
+                sorts: Sort::ALL
+                    .into_iter()
+                    .map(|s| OptionLink { label: HtmlText::text(s.label()), href: HtmlText::href(&q.sorted(s), path), active: q.sort == s, nofollow: true })
+                    .collect(),
+                cards,
+                pages: if pages > 1 { page_links(&q, path, pages) } else { Vec::new() },
+                prev: (q.page > 1).then(|| q.at_page(q.page - 1).href(path)),
+                next: (q.page < pages).then(|| q.at_page(q.page + 1).href(path)),
+                keyword: q.keyword.clone().unwrap_or_default(),
+                hidden,
+                flow: kind.layout.is_flow(),
+                compare_back: if kind.layout.is_flow() { HtmlText::text("") } else { HtmlText::href(&q, path) },
+                crumbs,
+                page,
+            };
+            Ok::<Response, AppError>(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response())
+        })
+        .await
 }
 
 /// `GET /carlist`.
