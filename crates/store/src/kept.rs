@@ -9,6 +9,8 @@
 //! [`KEPT_FOR`] on the others; a word's commonness only chooses a plan, never the result. Each
 //! series' id by its slug (the catalogue again): a seat count names most series, and looking
 //! up 280 slugs in the series table on every page cost 100 of the 130 µs of its ids query.
+//! The sort keys of every [`crate::search::ANCHOR_EVERY`]-th match of a list read deep: a page
+//! is then read from the nearest one below it instead of skipping every match before it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,12 +25,17 @@ pub(crate) const KEPT_FOR: Duration = Duration::from_secs(30);
 /// Keywords kept at most; past it, the expired ones are dropped (all of them if none had).
 const WORDS_MAX: usize = 10_000;
 
+/// Anchors of deep pages kept at most (see [`crate::search::ANCHOR_EVERY`]); past it, the
+/// expired ones are dropped (all of them if none had).
+const ANCHORS_MAX: usize = 20_000;
+
 /// The kept values of one store and its clones.
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
     popular: Mutex<Option<(Instant, Vec<BrandRow>)>>,
     words: Mutex<HashMap<String, (Instant, Vec<Word>)>>,
     series: Mutex<Option<(Instant, Arc<SeriesIds>)>>,
+    anchors: Mutex<HashMap<String, (Instant, Vec<i64>)>>,
 }
 
 impl Kept {
@@ -81,6 +88,29 @@ impl Kept {
     pub(crate) fn forget_series_ids(&self) {
         *self.series.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
+
+    /// The sort keys kept under `key` (a list and a place in it), when found less than
+    /// [`KEPT_FOR`] ago.
+    pub(crate) fn anchor(&self, key: &str) -> Option<Vec<i64>> {
+        let kept = self.anchors.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.get(key).filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, keys)| keys.clone())
+    }
+
+    pub(crate) fn keep_anchor(&self, key: String, keys: Vec<i64>) {
+        let mut kept = self.anchors.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= ANCHORS_MAX {
+            kept.retain(|_, (at, _)| at.elapsed() < KEPT_FOR);
+            if kept.len() >= ANCHORS_MAX {
+                kept.clear();
+            }
+        }
+        kept.insert(key, (Instant::now(), keys));
+    }
+
+    /// Forgets every anchor (the seed rewrote the listings).
+    pub(crate) fn forget_anchors(&self) {
+        self.anchors.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
 }
 
 #[cfg(test)]
@@ -109,6 +139,16 @@ mod tests {
         assert_eq!(kept.series_ids(), Some(ids));
         kept.forget_series_ids();
         assert_eq!(kept.series_ids(), None);
+    }
+
+    #[test]
+    fn anchors_are_kept_by_their_key_until_forgotten() {
+        let kept = Kept::default();
+        kept.keep_anchor("200 a".to_owned(), vec![1, 1_790_000_000, 512]);
+        assert_eq!(kept.anchor("200 a"), Some(vec![1, 1_790_000_000, 512]));
+        assert_eq!(kept.anchor("400 a"), None);
+        kept.forget_anchors();
+        assert_eq!(kept.anchor("200 a"), None);
     }
 
     #[test]

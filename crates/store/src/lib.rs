@@ -180,6 +180,8 @@ pub struct Store {
     /// How long a keyword search walks along its sort order before reading the words' postings
     /// instead, in thousands of SQLite's steps (`search::WALK_STEPS`).
     walk_steps: i32,
+    /// Whether deep pages are read from kept anchors (`search::ANCHOR_EVERY`).
+    anchors: bool,
     /// Values every list page reads and that change rarely, kept a few seconds (`kept`).
     kept: Arc<kept::Kept>,
 }
@@ -431,6 +433,7 @@ impl Store {
                 readers: None,
                 common_word: search::WORD_PROBE_FROM,
                 walk_steps: search::WALK_STEPS,
+                anchors: true,
                 kept: Arc::default(),
             });
         }
@@ -469,6 +472,7 @@ impl Store {
             readers,
             common_word: search::WORD_PROBE_FROM,
             walk_steps: search::WALK_STEPS,
+            anchors: true,
             kept: Arc::default(),
         };
         store.check_sqlite_settings().await?;

@@ -1372,6 +1372,7 @@ impl<'a> Batch<'a> {
             }
         });
         self.store.kept.forget_words();
+        self.store.kept.forget_anchors();
         self.insert("listing_photo", &["listing_photo_id", "listing_id", "position", "path", "width", "height", "created_at"], photos, &[]).await?;
         self.insert("price_change", &["price_change_id", "listing_id", "old_price_yuan", "new_price_yuan", "changed_at"], prices, &[]).await
     }
