@@ -373,7 +373,32 @@ fn cards_sql(
         (true, false) => Plan::Dense,
         (true, true) => Plan::AlongOrder,
     };
-    (cards_sql_as(plan, false, q, scope, current_year, total, words), entries_read(plan, total, skipped, stock), plan)
+    (cards_sql_as(plan, false, q, scope, current_year, total, words), entries_read(plan, total, skipped, walked_stock(q, scope, total, stock)), plan)
+}
+
+/// The stock a dense page's read walks past its matches in ([`entries_read`]): the matches
+/// alone when it is read along the index of its one filter that continues in the page's order
+/// (a brand, series, city or province; see [`where_clause`]), else all of it. Page 40 of 大众
+/// was expected to visit 2,200 entries of the whole order and went to the blocking pool (3,800
+/// pages a second against 8,700 for its page 5, wrk) where it reads 200 of the brand's index.
+fn walked_stock(q: &CarQuery, scope: Scope, total: i64, stock: i64) -> i64 {
+    let alone = scope == Scope::ALL
+        && q.price.is_none()
+        && q.age.is_none()
+        && q.mileage.is_none()
+        && q.emission.is_none()
+        && q.fuel.is_none()
+        && q.gearbox.is_none()
+        && q.body.is_none()
+        && q.seats.is_none()
+        && q.keyword.is_none();
+    let by_price = matches!(q.sort, Sort::Default | Sort::PriceAsc | Sort::PriceDesc);
+    let own = match (q.brand, q.series, q.province, q.city) {
+        (_, Some(_), None, None) | (Some(_), None, None, None) => by_price,
+        (None, None, _, Some(_)) | (None, None, Some(_), None) => q.sort == Sort::Default,
+        _ => false,
+    };
+    if alone && own { total.min(stock) } else { stock }
 }
 
 /// The place of the anchor a page at `offset` is read from: the last multiple of
@@ -731,7 +756,7 @@ impl Store {
         if let Some(r) = &self.readers {
             let (page, entries) = match self.anchored(r, page).await? {
                 // No anchor after all (a list shorter than its total said): every match skipped.
-                (page, 0) if anchored => (page, entries_read(plan, total, window(q.page, total).0, stock)),
+                (page, 0) if anchored => (page, entries_read(plan, total, window(q.page, total).0, walked_stock(q, scope, total, stock))),
                 (page, _) => (page, entries),
             };
             if terms.is_empty() && entries <= INLINE_ENTRIES {
@@ -1122,6 +1147,19 @@ mod tests {
         assert!(!dense(1_500, 0, 1_000_000) && dense(1_600, 0, 1_000_000));
         assert!(!dense(3_500, 80, 1_000_000) && dense(3_600, 80, 1_000_000));
         assert!(dense(i64::MAX, 0, 1_000_000) && !dense(0, 0, 0));
+    }
+
+    #[test]
+    fn a_page_read_along_its_one_filters_own_index_is_expected_to_visit_its_matches_alone() {
+        let q = |text: &str| CarQuery::parse(text.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
+        for text in ["brand=dazhong", "brand=dazhong&sort=price_desc", "brand=dazhong&series=langyi&sort=price_asc", "province=anhui", "city=hefei"] {
+            assert_eq!(walked_stock(&q(text), Scope::ALL, 9_000, 100_000), 9_000, "{text}");
+        }
+        // Another filter is checked per entry, another order walks the whole stock's order.
+        for text in ["brand=dazhong&body=suv", "province=anhui&sort=price_asc", "brand=dazhong&sort=age", "brand=dazhong&keyword=自动", "price=5-8"] {
+            assert_eq!(walked_stock(&q(text), Scope::ALL, 9_000, 100_000), 100_000, "{text}");
+        }
+        assert_eq!(walked_stock(&q("brand=dazhong"), Scope::INSPECTED, 9_000, 100_000), 100_000);
     }
 
     #[test]
