@@ -33,9 +33,48 @@ const ANCHORS_MAX: usize = 20_000;
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
     popular: Mutex<Option<(Instant, Vec<BrandRow>)>>,
-    words: Mutex<HashMap<String, (Instant, Vec<Word>)>>,
+    words: Keyed<Vec<Word>, WORDS_MAX>,
     series: Mutex<Option<(Instant, Arc<SeriesIds>)>>,
-    anchors: Mutex<HashMap<String, (Instant, Vec<i64>)>>,
+    anchors: Keyed<Vec<i64>, ANCHORS_MAX>,
+}
+
+/// Values kept by a text key, at most `MAX` of them: past it, the expired ones are dropped (all
+/// of them if none had).
+#[derive(Debug)]
+struct Keyed<V, const MAX: usize>(Mutex<HashMap<String, (Instant, V)>>);
+
+impl<V, const MAX: usize> Default for Keyed<V, MAX> {
+    fn default() -> Self {
+        Keyed(Mutex::default())
+    }
+}
+
+impl<V: Clone, const MAX: usize> Keyed<V, MAX> {
+    /// The value kept under `key`, when kept less than [`KEPT_FOR`] ago.
+    fn get(&self, key: &str) -> Option<V> {
+        let kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.get(key).filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, v)| v.clone())
+    }
+
+    fn keep(&self, key: String, value: V) {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MAX {
+            kept.retain(|_, (at, _)| at.elapsed() < KEPT_FOR);
+            if kept.len() >= MAX {
+                kept.clear();
+            }
+        }
+        kept.insert(key, (Instant::now(), value));
+    }
+
+    fn clear(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
 }
 
 impl Kept {
@@ -51,24 +90,16 @@ impl Kept {
 
     /// The words of `keyword`, when looked up less than [`KEPT_FOR`] ago.
     pub(crate) fn words(&self, keyword: &str) -> Option<Vec<Word>> {
-        let kept = self.words.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.get(keyword).filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, words)| words.clone())
+        self.words.get(keyword)
     }
 
     pub(crate) fn keep_words(&self, keyword: &str, words: &[Word]) {
-        let mut kept = self.words.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() >= WORDS_MAX {
-            kept.retain(|_, (at, _)| at.elapsed() < KEPT_FOR);
-            if kept.len() >= WORDS_MAX {
-                kept.clear();
-            }
-        }
-        kept.insert(keyword.to_owned(), (Instant::now(), words.to_vec()));
+        self.words.keep(keyword.to_owned(), words.to_vec());
     }
 
     /// Forgets every keyword's words (a listing's text was indexed).
     pub(crate) fn forget_words(&self) {
-        self.words.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.words.clear();
     }
 
     /// Each series' id by its slug, when read less than [`KEPT_FOR`] ago.
@@ -92,24 +123,16 @@ impl Kept {
     /// The sort keys kept under `key` (a list and a place in it), when found less than
     /// [`KEPT_FOR`] ago.
     pub(crate) fn anchor(&self, key: &str) -> Option<Vec<i64>> {
-        let kept = self.anchors.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.get(key).filter(|(at, _)| at.elapsed() < KEPT_FOR).map(|(_, keys)| keys.clone())
+        self.anchors.get(key)
     }
 
     pub(crate) fn keep_anchor(&self, key: String, keys: Vec<i64>) {
-        let mut kept = self.anchors.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() >= ANCHORS_MAX {
-            kept.retain(|_, (at, _)| at.elapsed() < KEPT_FOR);
-            if kept.len() >= ANCHORS_MAX {
-                kept.clear();
-            }
-        }
-        kept.insert(key, (Instant::now(), keys));
+        self.anchors.keep(key, keys);
     }
 
     /// Forgets every anchor (the seed rewrote the listings).
     pub(crate) fn forget_anchors(&self) {
-        self.anchors.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.anchors.clear();
     }
 }
 
@@ -159,6 +182,6 @@ mod tests {
         }
         kept.keep_words("天窗", &[]);
         assert_eq!(kept.words("天窗"), Some(Vec::new()));
-        assert!(kept.words.lock().unwrap().len() <= WORDS_MAX);
+        assert!(kept.words.len() <= WORDS_MAX);
     }
 }

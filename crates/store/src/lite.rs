@@ -198,10 +198,8 @@ impl Drop for Pinned {
     /// Ends the read transaction and puts the connection back: when the scope finishes and when
     /// it is dropped half-way (the visitor went away).
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take()
-            && (conn.is_autocommit() || run_cached(&conn, "commit").is_ok())
-        {
-            self.readers.put(conn);
+        if let Some(conn) = self.conn.take() {
+            self.readers.end(conn);
         }
     }
 }
@@ -274,7 +272,7 @@ impl Readers {
             }
             if pinned.conn.is_none() {
                 // The snapshot starts with the scope's first read (a deferred transaction).
-                let conn = match self.take().and_then(|c| run_cached(&c, "begin").map(|()| c)) {
+                let conn = match self.begin() {
                     Ok(c) => c,
                     Err(e) => return Some(Err(DbError::from(e))),
                 };
@@ -333,10 +331,7 @@ impl Readers {
             if !std::ptr::eq(Arc::as_ptr(&pinned.readers), self) {
                 return None;
             }
-            match pinned.conn.take() {
-                Some(c) => Some(Ok(c)),
-                None => Some(self.take().and_then(|c| run_cached(&c, "begin").map(|()| c)).map_err(DbError::from)),
-            }
+            Some(pinned.conn.take().map_or_else(|| self.begin().map_err(DbError::from), Ok))
         });
         taken.ok().flatten().transpose()
     }
@@ -353,10 +348,21 @@ impl Readers {
                 pinned.conn = conn.take();
             }
         });
-        if let Some(c) = conn
-            && (c.is_autocommit() || run_cached(&c, "commit").is_ok())
-        {
-            self.put(c);
+        if let Some(c) = conn {
+            self.end(c);
+        }
+    }
+
+    /// A connection for a snapshot scope: idle or new, its read transaction begun.
+    fn begin(&self) -> rusqlite::Result<Connection> {
+        self.take().and_then(|c| run_cached(&c, "begin").map(|()| c))
+    }
+
+    /// Ends a scope connection's read transaction and puts it back among the idle ones (a
+    /// connection that cannot end it is closed).
+    fn end(&self, conn: Connection) {
+        if conn.is_autocommit() || run_cached(&conn, "commit").is_ok() {
+            self.put(conn);
         }
     }
 

@@ -751,14 +751,12 @@ impl Store {
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let series = self.series_ids(q).await?;
         let stock = self.stock().await?;
-        let anchored = self.readers.is_some() && self.anchors;
-        let (page, entries, plan) = cards_sql(q, scope, current_year, total, stock, (self.backend() == Backend::Sqlite, anchored), (terms, &series));
+        let (page, _, plan) = cards_sql(q, scope, current_year, total, stock, self.page_reading(), (terms, &series));
         if let Some(r) = &self.readers {
-            let (page, entries) = match self.anchored(r, page).await? {
-                // No anchor after all (a list shorter than its total said): every match skipped.
-                (page, 0) if anchored => (page, entries_read(plan, total, window(q.page, total).0, walked_stock(q, scope, total, stock))),
-                (page, _) => (page, entries),
-            };
+            let (page, passed) = self.anchored(r, page).await?;
+            // The entries the page visits after the matches its anchor passed (all of them when
+            // it has none, or its list was shorter than its total said).
+            let entries = entries_read(plan, total, window(q.page, total).0 - passed, walked_stock(q, scope, total, stock));
             if terms.is_empty() && entries <= INLINE_ENTRIES {
                 // The ids, then their rows by id in that order: the one-statement form keeps the
                 // ids in a temporary table and sorts the twenty rows again (a fifth of SQLite's
@@ -804,6 +802,12 @@ impl Store {
         }
         let (sql, vals) = page.whole();
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
+    /// How this store reads a page ([`cards_sql`]): with `+column` hints (SQLite), and from
+    /// kept anchors (SQLite's readers, unless [`Store::without_anchors`]).
+    fn page_reading(&self) -> (bool, bool) {
+        (self.backend() == Backend::Sqlite, self.readers.is_some() && self.anchors)
     }
 
     /// `page` read from its anchor ([`ANCHOR_EVERY`]) on SQLite's readers, and how many matches
@@ -865,15 +869,7 @@ impl Store {
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
         let series = self.series_ids(q).await?;
-        let (page, entries, _) = cards_sql(
-            q,
-            scope,
-            current_year,
-            total,
-            self.stock().await?,
-            (self.backend() == Backend::Sqlite, self.readers.is_some() && self.anchors),
-            (&terms, &series),
-        );
+        let (page, entries, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
         // What runs: on SQLite's readers a short read is its ids alone, then their rows by id
         // (see `cards_with`); otherwise the page in one statement.
         let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES { (page.ids, page.vals) } else { page.whole() };
