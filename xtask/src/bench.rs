@@ -346,19 +346,25 @@ fn wrk(base: &str, urls: &[String], script: &Path, secs: u32) -> Result<Value, S
     }))
 }
 
-/// A memory figure of a process's `/proc/{pid}/status` (`VmHWM:`, `RssAnon:`), in MB.
-fn status_mb(pid: u32, field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix(field))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+/// A memory figure of a process's `/proc/{pid}/{file}` (`status`: `VmHWM:`, `RssAnon:`;
+/// `smaps_rollup`: `Pss:`), in MB.
+fn proc_mb(pid: u32, file: &str, field: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok()?;
+    let kb: f64 = text.lines().find_map(|l| l.strip_prefix(field))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// A server's memory after its runs: the peak resident set (`VmHWM`), and its private memory
-/// (`RssAnon`: heap, stacks, SQLite's page caches). The peak also counts the database file's
-/// pages as often as connections map them (each SQLite reader maps the file, `lite.rs`): those
-/// are the kernel's page cache, shared and reclaimable, not memory the server holds.
+/// A server's memory after its runs: the peak resident set (`VmHWM`), its proportional set
+/// (`Pss`) and its private memory (`RssAnon`: heap, stacks, SQLite's page caches). The peak
+/// counts the database file's pages as often as connections map them (each SQLite reader maps
+/// the file, `lite.rs`); the proportional set counts each page once, with the program's own
+/// mapped code: what the process keeps resident, anonymous or not.
 fn memory_mb(pid: u32) -> Value {
-    json!({ "peak": status_mb(pid, "VmHWM:"), "private": status_mb(pid, "RssAnon:") })
+    json!({
+        "peak": proc_mb(pid, "status", "VmHWM:"),
+        "proportional": proc_mb(pid, "smaps_rollup", "Pss:"),
+        "private": proc_mb(pid, "status", "RssAnon:"),
+    })
 }
 
 fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String), String> {
@@ -692,10 +698,12 @@ fn table(report: &Value) {
     );
     let mem = &report["http"]["memory_mb"];
     println!(
-        "memory (MB), peak RSS / private (RssAnon) after the runs: cache off {} / {}, cache on {} / {} (the peak counts the mapped database file once per reader connection)",
+        "memory (MB) after the runs, peak RSS / proportional (Pss: each mapped page once) / private (RssAnon): cache off {} / {} / {}, cache on {} / {} / {} (the peak counts the mapped database file once per reader connection)",
         num(&mem["cache_off"]["peak"]),
+        num(&mem["cache_off"]["proportional"]),
         num(&mem["cache_off"]["private"]),
         num(&mem["cache_on"]["peak"]),
+        num(&mem["cache_on"]["proportional"]),
         num(&mem["cache_on"]["private"])
     );
     if let Some(lh) = report["lighthouse"].as_object() {
