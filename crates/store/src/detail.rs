@@ -244,6 +244,7 @@ impl ListingDetail {
             published_at: self.published_at,
             fuel: self.fuel,
             price_rating: self.price_rating,
+            shop_id: self.shop_id,
         }
     }
 }

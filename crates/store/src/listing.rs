@@ -35,6 +35,8 @@ pub struct ListingCard {
     pub fuel: i32,
     /// The price rating; none until valued.
     pub price_rating: Option<domain::valuation::Rating>,
+    /// The dealer's shop, for a dealer's car (its rating beside the card's 商家).
+    pub shop_id: Option<i64>,
 }
 
 from_row!(ListingCard {
@@ -53,10 +55,11 @@ from_row!(ListingCard {
     published_at,
     fuel,
     price_rating as stored,
+    shop_id,
 });
 
 pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
-     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel, price_rating";
+     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel, price_rating, shop_id";
 
 /// The cards of `ids` in their order, read on a reader connection by point reads in one
 /// statement (`… where listing_id = $1 union all … where listing_id = $2 …`: SQLite returns the

@@ -287,6 +287,16 @@ impl Store {
         Ok(ReviewSummary { count: row.0, points: row.1, aspects: [(row.2, row.3), (row.4, row.5), (row.6, row.7), (row.8, row.9)] })
     }
 
+    /// Every shop's visible reviews: its id, how many and their scores' sum (in tenths), for
+    /// the rating beside a dealer's cards.
+    pub async fn shop_ratings(&self) -> Result<Vec<(i64, i64, i64)>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_as(
+            "select shop_id, count(*), cast(coalesce(sum(score), 0) as bigint) from shop_review where hidden_reason = '' group by shop_id",
+        )
+        .fetch_all(p)
+        .await?))
+    }
+
     /// Shop `shop_id` answers review `review_id`, once: false when it is not the shop's review
     /// or has its answer already.
     pub async fn answer_review(&self, shop_id: i64, review_id: i64, answer: &str, now: i64) -> Result<bool, DbError> {

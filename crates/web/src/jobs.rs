@@ -108,8 +108,11 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 /// provider attempt is due (`reports::run_due`), live-session reminders left to send
 /// (`live::deliver_due`), insurance leads not yet taken by their insurers
 /// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`), reservations past their
-/// deadline or left unpaid (`reservations::round`).
+/// deadline or left unpaid (`reservations::round`); and, on every node, its copy of the shops'
+/// ratings (`services::ratings`).
 pub async fn minute(state: &AppState, node: &str) {
+    // Each node keeps its own copy of the shops' ratings: not a round one node claims.
+    state.ratings.refresh(&state.store).await;
     claimed(state, node, "payments", PAYMENTS_EVERY, Duration::ZERO, async {
         match crate::services::payments::reconcile(state).await {
             Ok(0) => {}

@@ -45,6 +45,8 @@ pub struct App {
     pub cache: cache::ResponseCache,
     /// This node's short-lived list totals and stock counts.
     pub counts: memo::Counts,
+    /// This node's copy of every shop's rating (beside a dealer's cards).
+    pub ratings: crate::services::ratings::ShopRatings,
     /// Where secrets and ids come from: the operating system (a failing source in tests).
     pub random: Box<dyn random::Source>,
 }
@@ -140,6 +142,7 @@ impl AppState {
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.cache.response);
         let counts = memo::Counts::new(config.cache.count);
-        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, views, csp, storage, cache, counts, random }))
+        let ratings = crate::services::ratings::ShopRatings::default();
+        AppState(Arc::new(App { config, store, assets, clock, adapters, stats, views, csp, storage, cache, counts, ratings, random }))
     }
 }

@@ -44,6 +44,8 @@ pub struct CardView {
     pub when: String,
     /// Price rating badge: label and CSS modifier.
     pub rating: Option<(&'static str, &'static str)>,
+    /// The dealer's rating from its buyers' reviews (`★4.6`), when it has any.
+    pub shop_rating: Option<crate::services::ratings::CardRating>,
     /// A paid place (a dealer plan's): labelled 推广.
     pub promoted: bool,
     /// Whether the card carries its `car-{id}` anchor (a page showing one car in two sections
@@ -94,6 +96,7 @@ impl CardView {
             tags,
             when: card.published_at.map(|t| domain::time::relative(t, now)).unwrap_or_default(),
             rating: rating_badge(card.price_rating),
+            shop_rating: card.shop_id.and_then(|shop| state.ratings.of(shop)),
             promoted: false,
             anchored: true,
         }

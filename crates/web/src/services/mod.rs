@@ -1,6 +1,6 @@
 //! The site's services between pages and the store: leads and their delivery to dealers, conversion
 //! reports to the ad platforms, payments,
-//! history reports, live-session reminders, alerts, photos and their storage, call recordings, the writes batched off pages (statistics, viewed cars), the counts memo
+//! history reports, live-session reminders, alerts, photos and their storage, call recordings, the writes batched off pages (statistics, viewed cars), the counts memo, the shops' ratings beside cards
 //! and the periodic jobs.
 
 pub mod batch;
@@ -9,6 +9,7 @@ pub mod leads;
 pub mod memo;
 pub mod payments;
 pub mod photos;
+pub mod ratings;
 pub mod refunds;
 pub mod reports;
 pub mod reservations;

@@ -1,8 +1,8 @@
 //! Verified reviews of shops, on both databases: none without a dealing (a conversation the shop
 //! answered, a lead it marked contacted and a viewing whose day came), one per dealing, bad input
-//! said beside its field with the rest kept, the rating on the shop's pages, the car's page and
-//! in `aggregateRating`; the shop's one answer; a report; staff hide one only with a listed
-//! reason, and it stays, shown as hidden with the reason and left out of the rating.
+//! said beside its field with the rest kept, the rating on the shop's pages, its cars' cards, the
+//! car's page and in `aggregateRating`; the shop's one answer; a report; staff hide one only with
+//! a listed reason, and it stays, shown as hidden with the reason and left out of the rating.
 
 use axum::http::StatusCode;
 
@@ -48,6 +48,14 @@ async fn answered_thread(app: &TestApp, car: i64, buyer: i64) -> i64 {
     let store::Asked::Thread(t) = app.state.store.ask_about(car, buyer, "车还在吗？", NOW - 86_400).await.unwrap() else { panic!("no thread") };
     app.state.store.write_message(t, false, "在的，欢迎来看车", NOW - 80_000).await.unwrap();
     t
+}
+
+/// What the cards of the shop's cars say of its rating (`★4.6分，12条评价`), one line per card
+/// that carries it, and how many cards its list shows.
+async fn card_stars(app: &TestApp, oname: &str) -> (Vec<String>, usize) {
+    let list = app.get(&format!("/shop/{oname}/buyCar"), &[]).await;
+    let page = list.page();
+    (page.select(".card .tag.stars").into_iter().map(|n| n.text).collect(), page.count(".card"))
 }
 
 async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &TestApp) {
@@ -130,6 +138,10 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     let detail = app.get(&format!("/details/{car}"), &[]).await;
     assert!(detail.page().one(".seller-rating").text.contains(&format!("★{rating} · {}条评价", after.count)));
     assert!(app.get(&format!("/shop/{oname}"), &[]).await.page().one(".shop-head .shop-rating").text.contains(&format!("★{rating}")));
+    // So does every card of the shop's cars, at once on the node the review was written on.
+    let (stars, cards) = card_stars(app, &oname).await;
+    assert!(cards > 0 && stars.len() == cards, "{stars:?} on {cards} cards");
+    assert!(stars.iter().all(|s| *s == format!("★{rating}分，{}条评价", after.count)), "{stars:?}");
     // The same dealing again: refused, the form kept, one review.
     let again = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次")), None).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
@@ -225,6 +237,14 @@ async fn a_shop_answers_once_and_staff_hide_a_review_only_for_a_listed_reason(ap
     assert!(item.contains("该评价已被平台隐藏，原因：含他人个人信息") && !item.contains("13900001111") && !item.contains(answer), "{item}");
     let after = app.state.store.review_summary(shop).await.unwrap();
     assert_eq!((after.count, after.points), (before.count - 1, before.points - domain::review::score(&stars)));
+    // The cards leave it out of their rating too (and carry none when no review is left).
+    let (on_cards, cards) = card_stars(app, &oname).await;
+    let expected = if after.count == 0 {
+        vec![]
+    } else {
+        vec![format!("★{}分，{}条评价", domain::review::rating_text(after.points, after.count), after.count); cards]
+    };
+    assert_eq!(on_cards, expected);
     assert_eq!(app.state.store.count_admin(&format!("select count(*) from shop_review where review_id = {id}")).await.unwrap(), 1, "kept");
     if after.count == 0 {
         assert!(page.json_ld().into_iter().all(|v| v.get("aggregateRating").is_none()), "no rating without a visible review");

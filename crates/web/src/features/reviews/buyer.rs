@@ -222,7 +222,10 @@ pub async fn write(
     };
     let review = store::NewReview { stars, body: &body, photo: &path };
     match state.store.write_review(user.user_id, (d.basis, d.basis_id), &today(&state), review, state.clock.now()).await? {
-        Wrote::Kept(_, oname) => Ok(see_other(&format!("/shop/{oname}/reviews?written=1"), Vec::new())),
+        Wrote::Kept(_, oname) => {
+            state.ratings.refresh(&state.store).await;
+            Ok(see_other(&format!("/shop/{oname}/reviews?written=1"), Vec::new()))
+        }
         Wrote::Already => {
             typed.form_error = Some(ALREADY);
             write_page(&state, &visitor, &d, typed, StatusCode::CONFLICT)

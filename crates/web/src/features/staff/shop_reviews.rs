@@ -99,6 +99,9 @@ pub async fn decide(State(state): State<AppState>, visitor: Visitor, Staff(staff
         _ => return refuse("请选择处理结果").await,
     };
     if state.store.handle_review_report(id, staff.user_id, hide, state.clock.now()).await? {
+        if hide.is_some() {
+            state.ratings.refresh(&state.store).await;
+        }
         Ok(see_other(if hide.is_some() { "/staff/reviews?done=hidden" } else { "/staff/reviews?done=kept" }, Vec::new()))
     } else {
         refuse("这条举报已处理过").await

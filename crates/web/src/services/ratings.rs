@@ -1,0 +1,50 @@
+//! The rating beside a dealer's cards (`★4.6`): every shop's visible reviews summed, kept in
+//! memory by each node. A list page shows twenty cards and is built without a read for them;
+//! the sums are read again every minute (`jobs`) and at once after a review is written, hidden
+//! or shown on this node, so the one who changed it sees the change and other nodes see it
+//! within the minute.
+
+use std::collections::HashMap;
+use std::sync::{PoisonError, RwLock};
+
+/// A shop's rating as its cards show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardRating {
+    /// One decimal (`4.6`).
+    pub text: String,
+    /// How many visible reviews it rests on.
+    pub reviews: i64,
+}
+
+/// Every reviewed shop's rating, by shop id.
+#[derive(Debug, Default)]
+pub struct ShopRatings {
+    by_shop: RwLock<HashMap<i64, CardRating>>,
+}
+
+impl ShopRatings {
+    /// The rating of shop `shop_id`, when it has visible reviews.
+    pub fn of(&self, shop_id: i64) -> Option<CardRating> {
+        self.by_shop.read().unwrap_or_else(PoisonError::into_inner).get(&shop_id).cloned()
+    }
+
+    /// Reads every shop's sums again.
+    pub async fn reload(&self, store: &store::Store) -> Result<(), store::DbError> {
+        let rows = store.shop_ratings().await?;
+        let by_shop: HashMap<i64, CardRating> = rows
+            .into_iter()
+            .filter(|(_, reviews, _)| *reviews > 0)
+            .map(|(shop, reviews, points)| (shop, CardRating { text: domain::review::rating_text(points, reviews), reviews }))
+            .collect();
+        *self.by_shop.write().unwrap_or_else(PoisonError::into_inner) = by_shop;
+        Ok(())
+    }
+
+    /// [`ShopRatings::reload`], its failure logged: on the minute's timer, and after a write
+    /// that changed a rating (the write stands; the cards catch up within the minute).
+    pub async fn refresh(&self, store: &store::Store) {
+        if let Err(e) = self.reload(store).await {
+            tracing::warn!(error = %e, "could not read the shops' ratings again");
+        }
+    }
+}
