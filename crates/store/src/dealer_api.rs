@@ -236,6 +236,23 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets up to `most` calls made before `before`, oldest first, keeping each key's latest
+    /// (its 最近使用); how many. The log's retention, a batch a round.
+    pub async fn prune_api_calls(&self, before: i64, most: i64) -> Result<u64, DbError> {
+        Ok(on_writer!(self, p => {
+            sqlx::query(
+                "delete from api_call where api_call_id in (select c.api_call_id from api_call c where c.created_at < $1 \
+                 and c.created_at < (select max(m.created_at) from api_call m where m.api_key_id = c.api_key_id) \
+                 order by c.created_at limit $2)",
+            )
+            .bind(before)
+            .bind(most)
+            .execute(p)
+            .await?
+            .rows_affected()
+        }))
+    }
+
     /// The latest calls made with a shop's keys, newest first.
     pub async fn api_calls(&self, shop_id: i64, limit: i64) -> Result<Vec<ApiCall>, DbError> {
         Ok(on_pool!(self, p => {

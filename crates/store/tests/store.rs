@@ -227,7 +227,30 @@ on_both!(
     a_refunded_fee_keeps_a_shop_that_has_listed_cars_for_staff,
     an_insurance_quote_is_kept_once_a_day_and_settled_once,
     a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once,
+    the_dealer_api_call_log_forgets_old_calls_oldest_first_but_each_keys_latest,
 );
+
+/// The dealer API's call log is kept for a window: older calls go, oldest first and a batch at a
+/// time, except each key's latest, which its 最近使用 is read from.
+async fn the_dealer_api_call_log_forgets_old_calls_oldest_first_but_each_keys_latest(store: &Store) {
+    seed(store, SeedConfig { listings: 10, seed: 5, now: NOW }).await.unwrap();
+    let scopes = domain::dealer_api::Scopes::of(&[domain::dealer_api::Scope::StockRead]);
+    let key = |name: &'static str, hash: &'static str| store.create_api_key(1, name, scopes, hash, hash, 1, NOW - 200 * 86_400);
+    let (busy, idle) = (key("库存同步", "hash-a").await.unwrap().unwrap(), key("旧系统", "hash-b").await.unwrap().unwrap());
+    let day = 86_400;
+    for (k, at, path) in [(busy, NOW - 100 * day, "/a1"), (busy, NOW - 95 * day, "/a2"), (busy, NOW - day, "/a3"), (idle, NOW - 120 * day, "/b1")] {
+        store.log_api_call(k, "GET", path, 200, at).await.unwrap();
+    }
+    let before = NOW - 90 * day;
+    let left = || async { store.api_calls(1, 10).await.unwrap().into_iter().map(|c| c.path).collect::<Vec<_>>() };
+    assert_eq!(store.prune_api_calls(before, 1).await.unwrap(), 1, "a batch of one");
+    assert_eq!(left().await, ["/a3", "/a2", "/b1"], "the oldest of the calls that may go");
+    assert_eq!(store.prune_api_calls(before, 10).await.unwrap(), 1);
+    assert_eq!(store.prune_api_calls(before, 10).await.unwrap(), 0, "the idle key's only call stays");
+    assert_eq!(left().await, ["/a3", "/b1"]);
+    let used: Vec<Option<i64>> = store.api_keys(1, NOW).await.unwrap().into_iter().map(|k| k.last_used_at).collect();
+    assert_eq!(used, [Some(NOW - 120 * day), Some(NOW - day)], "newest key first");
+}
 
 /// A role, status or rating is decoded where its row is read; a text no value spells is reported
 /// (naming the column and the text) instead of being read as the least privilege or "pending".

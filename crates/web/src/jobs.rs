@@ -35,7 +35,7 @@ async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, firs
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
-/// reply figures, and (hourly) old insurance quotes and valuations.
+/// reply figures, and (hourly) old insurance quotes, old dealer API calls and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
         let now = state.clock.now();
@@ -90,6 +90,17 @@ pub async fn tick(state: &AppState, node: &str) {
         }
     })
     .await;
+    claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        // The dealer API's call log is kept for `API_CALL_DAYS`: long enough to answer a dealer
+        // about a sync gone wrong, without keeping every call of every key for ever.
+        let before = state.clock.now() - API_CALL_DAYS * 86_400;
+        match state.store.prune_api_calls(before, API_CALLS_A_ROUND).await {
+            Ok(0) => {}
+            Ok(pruned) => tracing::info!(pruned, "forgot old dealer API calls"),
+            Err(e) => tracing::warn!(error = %e, "dealer API call pruning failed"),
+        }
+    })
+    .await;
     claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         match state.store.refresh_valuations(state.clock.now()).await {
             Ok(changed) => tracing::info!(changed, "refreshed valuations"),
@@ -98,6 +109,13 @@ pub async fn tick(state: &AppState, node: &str) {
     })
     .await;
 }
+
+/// Days the dealer API's call log keeps a call (each key's latest is kept beyond them).
+pub const API_CALL_DAYS: i64 = 90;
+
+/// Most calls one hourly round forgets: a log that grew for months is cut back over a few
+/// rounds rather than by one long write.
+const API_CALLS_A_ROUND: i64 = 50_000;
 
 /// How often pending payment orders are reconciled with the provider (and history reports and
 /// alerts run).
