@@ -44,8 +44,9 @@ pub struct CardView {
     pub when: String,
     /// Price rating badge: label and CSS modifier.
     pub rating: Option<(&'static str, &'static str)>,
-    /// The dealer's rating from its buyers' reviews (`★4.6`), when it has any.
-    pub shop_rating: Option<crate::services::ratings::CardRating>,
+    /// The dealer's rating from its buyers' reviews, when it has any: one decimal (`4.6`) and
+    /// how many visible reviews it rests on (kept by each node: `services::ratings`).
+    pub shop_rating: Option<(String, i64)>,
     /// A paid place (a dealer plan's): labelled 推广.
     pub promoted: bool,
     /// Whether the card carries its `car-{id}` anchor (a page showing one car in two sections

@@ -7,34 +7,26 @@
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
 
-/// A shop's rating as its cards show it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CardRating {
-    /// One decimal (`4.6`).
-    pub text: String,
-    /// How many visible reviews it rests on.
-    pub reviews: i64,
-}
-
-/// Every reviewed shop's rating, by shop id.
+/// Every reviewed shop's rating, by shop id: one decimal (`4.6`) and how many visible reviews it
+/// rests on.
 #[derive(Debug, Default)]
 pub struct ShopRatings {
-    by_shop: RwLock<HashMap<i64, CardRating>>,
+    by_shop: RwLock<HashMap<i64, (String, i64)>>,
 }
 
 impl ShopRatings {
     /// The rating of shop `shop_id`, when it has visible reviews.
-    pub fn of(&self, shop_id: i64) -> Option<CardRating> {
+    pub fn of(&self, shop_id: i64) -> Option<(String, i64)> {
         self.by_shop.read().unwrap_or_else(PoisonError::into_inner).get(&shop_id).cloned()
     }
 
     /// Reads every shop's sums again.
     pub async fn reload(&self, store: &store::Store) -> Result<(), store::DbError> {
         let rows = store.shop_ratings().await?;
-        let by_shop: HashMap<i64, CardRating> = rows
+        let by_shop: HashMap<i64, (String, i64)> = rows
             .into_iter()
             .filter(|(_, reviews, _)| *reviews > 0)
-            .map(|(shop, reviews, points)| (shop, CardRating { text: domain::review::rating_text(points, reviews), reviews }))
+            .map(|(shop, reviews, points)| (shop, (domain::review::rating_text(points, reviews), reviews)))
             .collect();
         *self.by_shop.write().unwrap_or_else(PoisonError::into_inner) = by_shop;
         Ok(())
