@@ -64,7 +64,7 @@ for (const v of VARIANTS) {
   });
 }
 
-test("a card's photo that fails to load says 加载失败 in its frame, with no inline script", async () => {
+test("a card's photo that fails to load says 加载失败 across its frame, with no inline script", async () => {
   const list = BASE + "/carlist?sort=new";
   // The first card's photo fails in every width (cards that share it fail with it); others load.
   const src = (await (await fetch(list)).text()).match(/class="cover" src="([^"]+)"/)[1];
@@ -78,6 +78,13 @@ test("a card's photo that fails to load says 加载失败 in its frame, with no 
   const cover = page.locator("li.card img.cover").first();
   await page.waitForFunction((img) => img.classList.contains("broken"), await cover.elementHandle());
   assert.equal(await cover.getAttribute("alt"), "加载失败");
+  // The label is drawn centred over the whole frame, not as the browser's broken icon and alt
+  // text at its corner.
+  const label = await cover.evaluate((img) => {
+    const after = getComputedStyle(img, "::after");
+    return [after.content, after.position, after.inset, getComputedStyle(img).color];
+  });
+  assert.deepEqual(label, ['"加载失败"', "absolute", "0px", "rgba(0, 0, 0, 0)"]);
   assert.equal(await cover.getAttribute("srcset"), null, "no other width is tried");
   // Only the cards of that photo, among those loaded (lazy ones further down may not be yet).
   const covers = await page.locator("li.card img.cover").evaluateAll((imgs) => imgs.filter((i) => i.complete).map((i) => [i.getAttribute("src"), i.classList.contains("broken")]));
