@@ -348,7 +348,7 @@ fn wrk(base: &str, urls: &[String], script: &Path, secs: u32) -> Result<Value, S
 
 /// A memory figure of a process's `/proc/{pid}/{file}` (`status`: `VmHWM:`, `RssAnon:`;
 /// `smaps_rollup`: `Pss:`), in MB.
-fn proc_mb(pid: u32, file: &str, field: &str) -> Option<f64> {
+pub(crate) fn proc_mb(pid: u32, file: &str, field: &str) -> Option<f64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok()?;
     let kb: f64 = text.lines().find_map(|l| l.strip_prefix(field))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some((kb / 1024.0 * 10.0).round() / 10.0)

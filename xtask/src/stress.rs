@@ -231,9 +231,7 @@ fn rss_total(pids: &[u32]) -> Option<f64> {
 
 /// Resident memory of a process, in MB.
 fn rss_mb(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
-    Some((kb / 1024.0 * 10.0).round() / 10.0)
+    crate::bench::proc_mb(pid, "status", "VmRSS:")
 }
 
 /// The database a run writes to, and how the harness reads it while the server runs (SQLite:

@@ -287,7 +287,7 @@ impl Store {
         Ok(ReviewSummary { count: row.0, points: row.1, aspects: [(row.2, row.3), (row.4, row.5), (row.6, row.7), (row.8, row.9)] })
     }
 
-    /// Every shop's visible reviews: its id, how many and their scores' sum (in tenths), for
+    /// Every shop with visible reviews: its id, how many and their scores' sum (in tenths), for
     /// the rating beside a dealer's cards.
     pub async fn shop_ratings(&self) -> Result<Vec<(i64, i64, i64)>, DbError> {
         Ok(on_pool!(self, p => sqlx::query_as(

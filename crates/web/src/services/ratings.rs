@@ -20,23 +20,15 @@ impl ShopRatings {
         self.by_shop.read().unwrap_or_else(PoisonError::into_inner).get(&shop_id).cloned()
     }
 
-    /// Reads every shop's sums again.
-    pub async fn reload(&self, store: &store::Store) -> Result<(), store::DbError> {
-        let rows = store.shop_ratings().await?;
-        let by_shop: HashMap<i64, (String, i64)> = rows
-            .into_iter()
-            .filter(|(_, reviews, _)| *reviews > 0)
-            .map(|(shop, reviews, points)| (shop, (domain::review::rating_text(points, reviews), reviews)))
-            .collect();
-        *self.by_shop.write().unwrap_or_else(PoisonError::into_inner) = by_shop;
-        Ok(())
-    }
-
-    /// [`ShopRatings::reload`], its failure logged: on the minute's timer, and after a write
-    /// that changed a rating (the write stands; the cards catch up within the minute).
+    /// Reads every shop's sums again: on the minute's timer, and after a write that changed a
+    /// rating. A failure is logged (the write stands; the cards catch up within the minute).
     pub async fn refresh(&self, store: &store::Store) {
-        if let Err(e) = self.reload(store).await {
-            tracing::warn!(error = %e, "could not read the shops' ratings again");
+        match store.shop_ratings().await {
+            Ok(rows) => {
+                let by_shop = rows.into_iter().map(|(shop, reviews, points)| (shop, (domain::review::rating_text(points, reviews), reviews))).collect();
+                *self.by_shop.write().unwrap_or_else(PoisonError::into_inner) = by_shop;
+            }
+            Err(e) => tracing::warn!(error = %e, "could not read the shops' ratings again"),
         }
     }
 }
