@@ -65,7 +65,9 @@ fn like_pattern(text: &str) -> String {
 
 /// Rewrites the keyword index (`search_term`, `listing_term`; migration 0008) of the listings
 /// with ids from `$1` to `$2`: their text split at spaces, each word a term. Run after a
-/// listing's text is written; the status trigger keeps `online` current afterwards.
+/// listing's text is written; the status trigger keeps `online` current afterwards. The
+/// postings go in in their key's order, so a range of many listings (the seed's) appends to each
+/// term's postings instead of landing all over the table.
 pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
     match backend {
         Backend::Sqlite => [
@@ -81,7 +83,7 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
                  select listing_id, substr(rest, 1, instr(rest, ' ') - 1), substr(rest, instr(rest, ' ') + 1) from split where rest <> '') \
              insert or ignore into listing_term (term_id, online, listing_id) \
              select t.term_id, l.status = 'online', l.listing_id \
-             from split s join search_term t on t.term = s.word join listing l on l.listing_id = s.listing_id",
+             from split s join search_term t on t.term = s.word join listing l on l.listing_id = s.listing_id order by 1, 2, 3",
         ],
         Backend::Postgres => [
             "delete from listing_term where listing_id between $1 and $2",
@@ -91,7 +93,7 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
             "insert into listing_term (term_id, online, listing_id) \
              select distinct t.term_id, case when l.status = 'online' then 1 else 0 end, l.listing_id \
              from listing l cross join lateral unnest(string_to_array(l.search_text, ' ')) as w join search_term t on t.term = w \
-             where l.listing_id between $1 and $2 on conflict do nothing",
+             where l.listing_id between $1 and $2 order by 1, 2, 3 on conflict do nothing",
         ],
     }
 }

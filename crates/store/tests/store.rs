@@ -202,6 +202,7 @@ on_both!(
     seeded_data_fills_the_home_page,
     listings_filter_by_city_and_inspection,
     seeding_is_deterministic,
+    a_seed_keeps_every_index_the_migrations_made,
     search_applies_every_filter_sort_and_page,
     keywords_match_the_words_of_the_text,
     a_body_type_with_a_brand_or_series_finds_what_the_column_finds,
@@ -976,6 +977,26 @@ async fn seeding_is_deterministic(store: &Store) {
     let second: Vec<(String, i64)> = other.store.latest_listings(None, 50).await.unwrap().into_iter().map(|c| (c.title, c.price_yuan)).collect();
     other.finish().await;
     assert_eq!(first, second);
+}
+
+/// The seed writes its listings without their indexes and builds them afterwards: a seeded
+/// database has every index, by name and definition, that its migrations made.
+async fn a_seed_keeps_every_index_the_migrations_made(store: &Store) {
+    let (count, text) = match store.backend() {
+        Backend::Sqlite => (
+            "select count(*) from sqlite_master where type = 'index'",
+            "select coalesce(sum(length(name) + length(coalesce(sql, ''))), 0) from sqlite_master where type = 'index'",
+        ),
+        Backend::Postgres => (
+            "select count(*) from pg_indexes where schemaname = current_schema()",
+            "select coalesce(sum(length(indexname) + length(indexdef)), 0)::bigint from pg_indexes where schemaname = current_schema()",
+        ),
+    };
+    let migrated = (store.count_admin(count).await.unwrap(), store.count_admin(text).await.unwrap());
+    assert!(migrated.0 > 50, "{migrated:?}");
+    seed(store, SeedConfig { listings: 30, seed: 9, now: NOW }).await.unwrap();
+    let seeded = (store.count_admin(count).await.unwrap(), store.count_admin(text).await.unwrap());
+    assert_eq!(seeded, migrated, "indexes (how many, their text's length) before and after the seed");
 }
 
 /// 我的求购 keeps at most `MAX_OPEN_WANTED` open requests: twenty sent at once store exactly that
