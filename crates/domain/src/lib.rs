@@ -112,6 +112,7 @@ pub mod rng;
 pub mod search;
 pub mod selling;
 pub mod service;
+pub mod shop;
 pub mod stats;
 pub mod text;
 pub mod time;

@@ -2,6 +2,7 @@
 //! shop received (only the owning dealer reads them; opening one is logged).
 
 use domain::lead::Status as LeadStatus;
+use domain::shop::{RANKED_FROM_REVIEWS, ShopSort};
 
 use crate::{DbError, Store, found, from_row, on_pool, on_writer};
 
@@ -49,12 +50,24 @@ pub struct Shop {
     pub review_count: i64,
     /// Their scores' sum, in tenths of a star.
     pub review_points: i64,
+    /// How its owner answers buyers (`reply_stat`, rewritten by the ten-minute round): median
+    /// seconds to a first reply; `None` with too few conversations to say.
+    pub reply_secs: Option<i64>,
+    /// Percent of conversations answered.
+    pub reply_rate: Option<i64>,
+    /// Conversations counted.
+    pub reply_threads: Option<i64>,
 }
 
 impl Shop {
     /// Whether the shop has a running dealer plan at `now` (its VIP badge).
     pub fn is_vip(&self, now: i64) -> bool {
         self.vip_until.is_some_and(|until| until > now)
+    }
+
+    /// How its owner answers buyers, as the ten-minute round last measured it.
+    pub fn replies(&self) -> Option<domain::message::Replies> {
+        Some(domain::message::Replies { median_secs: self.reply_secs?, rate_pct: self.reply_rate?, threads: usize::try_from(self.reply_threads?).unwrap_or(0) })
     }
 }
 from_row!(Shop {
@@ -78,6 +91,9 @@ from_row!(Shop {
     vip_until,
     review_count,
     review_points,
+    reply_secs,
+    reply_rate,
+    reply_threads,
 });
 
 const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.province_code, s.city_code, s.address, s.phone, s.logo, s.banner, \
@@ -86,7 +102,11 @@ const SHOP_COLUMNS: &str = "s.shop_id, s.oname, s.name, s.owner_user_id, s.provi
      (select max(m.ends_at) from vip_membership m join vip_plan v on v.vip_plan_id = m.vip_plan_id \
       where m.user_id = s.owner_user_id and v.audience = 'dealer') as vip_until, \
      (select count(*) from shop_review r where r.shop_id = s.shop_id and r.hidden_reason = '') as review_count, \
-     (select cast(coalesce(sum(r.score), 0) as bigint) from shop_review r where r.shop_id = s.shop_id and r.hidden_reason = '') as review_points";
+     (select cast(coalesce(sum(r.score), 0) as bigint) from shop_review r where r.shop_id = s.shop_id and r.hidden_reason = '') as review_points, \
+     rs.median_secs as reply_secs, rs.rate_pct as reply_rate, rs.threads as reply_threads";
+
+/// The tables [`SHOP_COLUMNS`] reads: the shop, and its owner's reply figures.
+const SHOP_FROM: &str = "shop s left join reply_stat rs on rs.user_id = s.owner_user_id";
 
 /// What a dealer may change about their shop.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -216,11 +236,25 @@ pub(crate) fn owner_shop(param: &str) -> String {
 }
 
 impl Store {
-    /// Open shops, in one city when given, whose name contains `name`, most cars first.
-    pub async fn shops(&self, city_code: Option<i32>, name: &str, limit: i64, offset: i64) -> Result<(Vec<Shop>, i64), DbError> {
+    /// Open shops, in one city when given, whose name contains `name`, in `sort`'s order.
+    pub async fn shops(&self, city_code: Option<i32>, name: &str, sort: ShopSort, limit: i64, offset: i64) -> Result<(Vec<Shop>, i64), DbError> {
         let pattern = format!("%{}%", name.replace(['%', '_', '\\'], ""));
         let filter = "s.status = 'open' and ($1 = 0 or s.city_code = $1) and s.name like $2";
-        let sql = format!("select {SHOP_COLUMNS} from shop s where {filter} order by on_sale desc, s.shop_id limit $3 offset $4");
+        // The order is written over the columns' names (an outer select: PostgreSQL reads an
+        // output name in `order by` only alone, not in an expression). A rating is ranked as
+        // shown, to one decimal (`domain::review::rating_text`).
+        let order = match sort {
+            ShopSort::OnSale => "on_sale desc, shop_id".to_owned(),
+            ShopSort::Rating => format!(
+                "case when review_count >= {RANKED_FROM_REVIEWS} then 0 when review_count > 0 then 1 else 2 end, \
+                 case when review_count > 0 then (review_points * 2 + review_count) / (2 * review_count) else 0 end desc, \
+                 review_count desc, on_sale desc, shop_id"
+            ),
+            ShopSort::Reply => {
+                "case when reply_rate > 0 then 0 when reply_rate = 0 then 1 else 2 end, reply_secs, reply_rate desc, on_sale desc, shop_id".to_owned()
+            }
+        };
+        let sql = format!("select * from (select {SHOP_COLUMNS} from {SHOP_FROM} where {filter}) s order by {order} limit $3 offset $4");
         let count = format!("select count(*) from shop s where {filter}");
         let city = city_code.unwrap_or(0);
         on_pool!(self, p => {
@@ -232,7 +266,7 @@ impl Store {
 
     /// An open shop by slug.
     pub async fn shop_by_oname(&self, oname: &str) -> Result<Shop, DbError> {
-        let sql = format!("select {SHOP_COLUMNS} from shop s where s.oname = $1 and s.status = 'open'");
+        let sql = format!("select {SHOP_COLUMNS} from {SHOP_FROM} where s.oname = $1 and s.status = 'open'");
         found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(oname).fetch_optional(p).await?))
     }
 
@@ -252,7 +286,7 @@ impl Store {
 
     /// The shop `user_id` owns, in full.
     pub async fn own_shop(&self, user_id: i64) -> Result<Shop, DbError> {
-        let sql = format!("select {SHOP_COLUMNS} from shop s where s.owner_user_id = $1 order by s.shop_id limit 1");
+        let sql = format!("select {SHOP_COLUMNS} from {SHOP_FROM} where s.owner_user_id = $1 order by s.shop_id limit 1");
         found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(user_id).fetch_optional(p).await?))
     }
 

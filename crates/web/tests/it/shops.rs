@@ -38,6 +38,70 @@ async fn the_shop_directory_and_a_shops_pages_show_it(app: &TestApp) {
     assert_eq!(app.get("/shop/no-such-shop", &[]).await.status, StatusCode::NOT_FOUND);
 }
 
+/// The directory orders shops by buyers' rating (those with too few reviews after the ranked,
+/// however high their few stars) and by reply time (those that answered none, then those with
+/// too few conversations, last), each card saying how the shop answers; another order is not
+/// indexed, and the search form keeps it.
+async fn the_directory_orders_shops_by_rating_and_by_reply_time(app: &TestApp) {
+    let store = &app.state.store;
+    let owner = |shop: i64| format!("(select owner_user_id from shop where shop_id = {shop})");
+    store.execute_admin("update shop_review set hidden_reason = 'advert'").await.unwrap();
+    store.execute_admin("delete from reply_stat").await.unwrap();
+    // Shop 1: three reviews at 4.6; shop 2: four at 4.8; shop 3: one at 5.0; shop 4: four at 4.6.
+    let mut basis = 900_000;
+    for (shop, score, n) in [(1, 46, 3), (2, 48, 4), (3, 50, 1), (4, 46, 4)] {
+        for _ in 0..n {
+            basis += 1;
+            store
+                .execute_admin(&format!(
+                    "insert into shop_review (shop_id, user_id, basis, basis_id, honesty, price, service, after_sale, score, body, created_at) \
+                     values ({shop}, (select min(user_id) from app_user where role = 'buyer'), 'thread', {basis}, 5, 5, 4, 4, {score}, '', 1)"
+                ))
+                .await
+                .unwrap();
+        }
+    }
+    for (shop, secs, rate, threads) in [(1, 2_400, 100, 5), (2, 120, 90, 4), (3, 60, 0, 3)] {
+        store
+            .execute_admin(&format!(
+                "insert into reply_stat (user_id, median_secs, rate_pct, threads, computed_at) values ({}, {secs}, {rate}, {threads}, 1)",
+                owner(shop)
+            ))
+            .await
+            .unwrap();
+    }
+    let onames = [oname(app, 1).await, oname(app, 2).await, oname(app, 3).await, oname(app, 4).await];
+    let first = |body: &str, n: usize| {
+        crate::support::Page::parse(body)
+            .attrs(".shop-cards a", "href")
+            .into_iter()
+            .take(n)
+            .map(|h| h.trim_start_matches("/shop/").to_owned())
+            .collect::<Vec<_>>()
+    };
+
+    let rated = app.get("/shop?sort=rating", &[]).await;
+    assert_eq!(rated.status, StatusCode::OK);
+    let want: Vec<String> = [1, 3, 0, 2].iter().map(|&i| onames[i].clone()).collect();
+    assert_eq!(first(&rated.body, 4), want, "4.8 of four, 4.6 of four, 4.6 of three, then 5.0 of one");
+    assert!(rated.body.contains("评价少于3条的商家排在后面"));
+    assert!(rated.body.contains(r#"content="noindex,follow""#), "another order of the same shops is not indexed");
+    assert_eq!(rated.page().texts(".shop-sorts a.on"), ["评分最高"]);
+    assert!(rated.body.contains(r#"<input type="hidden" name="sort" value="rating">"#), "the search form keeps the order");
+
+    let quick = app.get("/shop?sort=reply", &[]).await;
+    let want: Vec<String> = [1, 0, 2].iter().map(|&i| onames[i].clone()).collect();
+    assert_eq!(first(&quick.body, 3), want, "ten minutes, forty minutes, then the shop that answered none");
+    assert_eq!(quick.page().texts(".shop-cards .reply")[..3], ["通常10分钟内回复 · 回复率90%", "通常1小时内回复 · 回复率100%", "近30天未回复买家咨询"]);
+    assert_eq!(quick.page().count(".shop-cards .reply"), 3, "shops with too few conversations say nothing");
+    assert_eq!(quick.page().attrs(".pager a[rel=next]", "href"), ["/shop?sort=reply&page=2"], "the pages keep the order");
+
+    let plain = app.get("/shop?sort=nonsense", &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.page().texts(".shop-sorts a.on"), ["在售车多"]);
+    assert!(!plain.body.contains("noindex"));
+}
+
 async fn a_shops_inventory_holds_only_its_cars_in_its_own_layout(app: &TestApp) {
     let (shop, other) = first_two_shops(app).await;
     // The shop's inventory holds only its cars; its car opens in the shop layout, another's is 404.
@@ -525,7 +589,7 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-on_both!(60 => the_shop_directory_and_a_shops_pages_show_it, a_shops_inventory_holds_only_its_cars_in_its_own_layout,
+on_both!(60 => the_shop_directory_and_a_shops_pages_show_it, the_directory_orders_shops_by_rating_and_by_reply_time, a_shops_inventory_holds_only_its_cars_in_its_own_layout,
     a_lead_sold_to_a_shop_reaches_its_owner_masked_until_opened_and_no_rival, a_dealers_stock_is_a_table_with_a_search,
     buyers_and_strangers_cannot_reach_the_dealer_tools, the_owner_edits_the_shop_with_each_mistake_said, dealers_offer_cars_to_each_other_at_a_trade_price, new_leads_are_pushed_to_the_dealer_only, failed_pushes_are_retried_then_given_up, dealers_upload_their_shop_images,
     a_call_goes_through_a_privacy_number_and_its_recording_is_fetched_once, the_owner_plays_a_recording_with_ranges_and_reads_it_by_api,

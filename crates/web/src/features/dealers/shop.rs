@@ -17,6 +17,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::lead::Intent;
+use domain::shop::ShopSort;
 use serde::Deserialize;
 use store::{NewLead, Shop, ShopProfile};
 use validator::Validate;
@@ -335,8 +336,15 @@ pub async fn douyin_post(
 #[template(path = "shop/list.html")]
 struct DirectoryPage {
     page: PageMeta,
-    shops: Vec<ShopHead>,
+    /// Each shop's head and how it answers buyers (`通常1小时内回复 · 回复率92%`; empty with too
+    /// few conversations to say).
+    shops: Vec<(ShopHead, String)>,
     total: i64,
+    /// The orders: label, link, whether it is this page's.
+    sorts: Vec<(&'static str, String, bool)>,
+    /// This page's order's parameter (kept by the search form) and its rule.
+    sort: &'static str,
+    rule: Option<String>,
     name: String,
     city: String,
     provinces: crate::render::choices::ProvinceCities,
@@ -344,17 +352,19 @@ struct DirectoryPage {
     next: Option<String>,
 }
 
-/// `GET /shop?city=&name=&page=`: the directory.
+/// `GET /shop?city=&name=&sort=&page=`: the directory, by cars on sale, rating or reply time
+/// (`domain::shop::ShopSort`).
 pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q): Query<HashMap<String, String>>) -> Result<Response, AppError> {
     let city = q.get("city").and_then(|c| domain::region::city_by_slug(c)).or_else(|| visitor.city_slug.as_deref().and_then(domain::region::city_by_slug));
     let name: String = q.get("name").map_or("", String::as_str).trim().chars().take(30).collect();
     let page_no: i64 = q.get("page").and_then(|p| p.parse().ok()).filter(|p| (1..=500).contains(p)).unwrap_or(1);
+    let sort = ShopSort::parse(q.get("sort").map_or("", String::as_str));
     const PER: i64 = 20;
-    let (rows, total) = state.store.shops(city.map(|c| c.code as i32), &name, PER, (page_no - 1) * PER).await?;
+    let (rows, total) = state.store.shops(city.map(|c| c.code as i32), &name, sort, PER, (page_no - 1) * PER).await?;
     if page_no > 1 && rows.is_empty() {
         return Err(AppError::NotFound);
     }
-    let href = |p: i64| {
+    let link = |sort: ShopSort, p: i64| {
         let mut s = form_urlencoded::Serializer::new(String::new());
         if let Some(c) = city {
             s.append_pair("city", c.slug);
@@ -362,21 +372,29 @@ pub async fn directory(State(state): State<AppState>, visitor: Visitor, Query(q)
         if !name.is_empty() {
             s.append_pair("name", &name);
         }
+        if sort != ShopSort::OnSale {
+            s.append_pair("sort", sort.as_str());
+        }
         if p > 1 {
             s.append_pair("page", &p.to_string());
         }
         let qs = s.finish();
         if qs.is_empty() { "/shop".to_owned() } else { format!("/shop?{qs}") }
     };
+    let href = |p: i64| link(sort, p);
     let title = format!("{}二手车商家", city.map_or("全国", |c| c.name));
     let mut page = PageMeta::for_visitor(&state, &visitor, Layout::Default, title).canonical_path(&state, &href(page_no));
-    if !name.is_empty() {
+    // Another order of the same shops is not another page to index.
+    if !name.is_empty() || sort != ShopSort::OnSale {
         page.noindex();
     }
     let tpl = DirectoryPage {
         page,
-        shops: rows.iter().map(|s| ShopHead::new(&state, s)).collect(),
+        shops: rows.iter().map(|s| (ShopHead::new(&state, s), s.replies().map(|r| r.text()).unwrap_or_default())).collect(),
         total,
+        sorts: ShopSort::ALL.into_iter().map(|o| (o.label(), link(o, 1), o == sort)).collect(),
+        sort: sort.as_str(),
+        rule: sort.rule(),
         city: city.map_or(String::new(), |c| c.slug.to_owned()),
         provinces: crate::render::choices::province_cities(),
         prev: (page_no > 1).then(|| href(page_no - 1)),
