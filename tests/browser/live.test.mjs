@@ -2,7 +2,8 @@
 // sees the countdown, the dealer starts it and the viewer's page carries the video with the
 // stream, pinned cars change on reload, a lead from the session reaches the dealer's desk naming
 // the session, and the session ends. The seeded live session plays the site's own demo stream
-// (native HLS where Chromium has it, else hls.js), and the page works without JavaScript.
+// (native HLS where Chromium has it, else hls.js), and the page works without JavaScript. On a
+// desktop the side column (lead form and schedule) sticks as one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BASE, IPHONE, signIn, useBrowser } from "./browser.mjs";
@@ -155,5 +156,20 @@ test("without JavaScript the live page keeps its video element, cars and lead fo
   await page.locator("#lead button[type=submit]").click();
   assert.match(await page.locator("#f-agree-error").innerText(), /请阅读并勾选同意/);
   assert.equal(await page.inputValue("#f-mobile"), "13800001234");
+  await ctx.close();
+});
+
+test("on a desktop the lead form and the shop's other sessions stay in view together as the room scrolls", async () => {
+  const ctx = await getBrowser().newContext({ viewport: { width: 1280, height: 700 } });
+  const page = await ctx.newPage();
+  await page.goto(`${BASE}/actives/liveshop`);
+  await page.locator(".live-grid li.status-live a").first().click();
+  assert.ok((await page.locator(".live-side h2.live-h").count()) >= 1, "the seeded live shop has another session");
+  await page.evaluate(() => window.scrollTo(0, 250));
+  const [form, schedule] = await Promise.all(
+    [".live-side .flow-form", ".live-side h2.live-h"].map((s) => page.locator(s).evaluate((e) => e.getBoundingClientRect().toJSON())),
+  );
+  assert.ok(form.bottom <= schedule.top, `the form (to ${form.bottom}) leaves the schedule (from ${schedule.top}) uncovered`);
+  assert.ok(form.top >= 48, "the form stays below the site's header");
   await ctx.close();
 });
