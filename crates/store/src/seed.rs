@@ -1307,9 +1307,6 @@ const INSPECTORS: [&str; 5] =
 /// The tables the listings' loop fills in bulk, built without their indexes.
 const BULK_TABLES: &[&str] = &["listing", "listing_photo", "price_change", "listing_term", "inspection", "disclosure", "damage_mark"];
 
-/// The SQLite writer's page cache while the listings are loaded and indexed, in KiB.
-const SEED_CACHE_KIB: i64 = 512 * 1024;
-
 /// Writes rows with multi-row inserts, in one open transaction per backend until `finish`.
 struct Batch<'a> {
     store: &'a Store,
@@ -1445,15 +1442,6 @@ impl<'a> Batch<'a> {
     /// listing's twenty covering indexes had most of their pages rewritten by every batch (a
     /// million listings wrote 110 GB on SQLite and took 45 minutes).
     async fn set_aside_indexes(&mut self, tables: &[&str]) -> Result<Vec<String>, DbError> {
-        // SQLite's one writer connection keeps a page cache of SEED_CACHE_KIB while the bulk load
-        // and the index builds run, instead of 2 MB: each index build reads the whole table (at
-        // 100,000 listings the seed read 3.1 GB through the kernel with it, 8.5 GB without).
-        let mut after = Vec::new();
-        if self.store.backend() == crate::Backend::Sqlite {
-            let was = self.store.count_admin("pragma cache_size").await?;
-            self.store.execute_admin(&format!("pragma cache_size = -{SEED_CACHE_KIB}")).await?;
-            after.push(format!("pragma cache_size = {was}"));
-        }
         let names = tables.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
         let list = match self.store.backend() {
             crate::Backend::Sqlite => format!(
@@ -1470,10 +1458,10 @@ impl<'a> Batch<'a> {
         for (name, _) in &indexes {
             self.store.execute_admin(&format!("drop index {name}")).await?;
         }
-        Ok(indexes.into_iter().map(|(_, sql)| sql).chain(after).collect())
+        Ok(indexes.into_iter().map(|(_, sql)| sql).collect())
     }
 
-    /// Builds again the indexes [`Batch::set_aside_indexes`] dropped (and puts the cache back).
+    /// Builds again the indexes [`Batch::set_aside_indexes`] dropped.
     async fn restore_indexes(&mut self, statements: Vec<String>) -> Result<(), DbError> {
         for sql in statements {
             self.store.execute_admin(&sql).await?;
