@@ -3,7 +3,7 @@
 //! the sell-to-this-shop lead reaching only that shop, masked numbers until a dealer opens the
 //! lead (logged), and another dealer seeing none of it.
 
-use crate::support::{Part, TestApp, jpeg, login, owner_mobile};
+use crate::support::{Part, Reply, TestApp, jpeg, login, owner_mobile};
 use axum::http::StatusCode;
 
 /// The demo's first two shops.
@@ -71,19 +71,15 @@ async fn the_directory_orders_shops_by_rating_and_by_reply_time(app: &TestApp) {
             .unwrap();
     }
     let onames = [oname(app, 1).await, oname(app, 2).await, oname(app, 3).await, oname(app, 4).await];
-    let first = |body: &str, n: usize| {
-        crate::support::Page::parse(body)
-            .attrs(".shop-cards a", "href")
-            .into_iter()
-            .take(n)
-            .map(|h| h.trim_start_matches("/shop/").to_owned())
-            .collect::<Vec<_>>()
+    // The first `n` shops of a directory page, by slug.
+    let first = |r: &Reply, n: usize| {
+        r.page().attrs(".shop-cards a", "href").into_iter().take(n).map(|h| h.trim_start_matches("/shop/").to_owned()).collect::<Vec<_>>()
     };
 
     let rated = app.get("/shop?sort=rating", &[]).await;
     assert_eq!(rated.status, StatusCode::OK);
     let want: Vec<String> = [1, 3, 0, 2].iter().map(|&i| onames[i].clone()).collect();
-    assert_eq!(first(&rated.body, 4), want, "4.8 of four, 4.6 of four, 4.6 of three, then 5.0 of one");
+    assert_eq!(first(&rated, 4), want, "4.8 of four, 4.6 of four, 4.6 of three, then 5.0 of one");
     assert!(rated.body.contains("评价少于3条的商家排在后面"));
     assert!(rated.body.contains(r#"content="noindex,follow""#), "another order of the same shops is not indexed");
     assert_eq!(rated.page().texts(".shop-sorts a.on"), ["评分最高"]);
@@ -91,7 +87,7 @@ async fn the_directory_orders_shops_by_rating_and_by_reply_time(app: &TestApp) {
 
     let quick = app.get("/shop?sort=reply", &[]).await;
     let want: Vec<String> = [1, 0, 2].iter().map(|&i| onames[i].clone()).collect();
-    assert_eq!(first(&quick.body, 3), want, "ten minutes, forty minutes, then the shop that answered none");
+    assert_eq!(first(&quick, 3), want, "ten minutes, forty minutes, then the shop that answered none");
     assert_eq!(quick.page().texts(".shop-cards .reply")[..3], ["通常10分钟内回复 · 回复率90%", "通常1小时内回复 · 回复率100%", "近30天未回复买家咨询"]);
     assert_eq!(quick.page().count(".shop-cards .reply"), 3, "shops with too few conversations say nothing");
     assert_eq!(quick.page().attrs(".pager a[rel=next]", "href"), ["/shop?sort=reply&page=2"], "the pages keep the order");
