@@ -195,104 +195,229 @@ struct Point {
     log_share: f64,
 }
 
-/// Least squares of `points` on the curve's three terms, the slopes held towards `prior` with
-/// [`PRIOR_WEIGHT`]: with few cars or cars of one age the class's slopes stand and only the level
-/// is the series' own.
-fn fit(points: &[Point], prior: Curve) -> Curve {
-    let (k1, k2) = (PRIOR_WEIGHT, PRIOR_WEIGHT);
-    let mut m = [[0.0f64; 4]; 3];
-    for p in points {
+impl Point {
+    /// `c` as the fit sees it, its price taken against `fallback_guide` when its own is unknown;
+    /// `None` for a car without a usable price.
+    fn of(c: &Comparable, fallback_guide: i64) -> Option<Point> {
+        if c.price_yuan <= 0 {
+            return None;
+        }
+        let guide = if c.guide_price_yuan > 0 { c.guide_price_yuan } else { fallback_guide };
+        let p = Point { age: f64::from(c.age_months) / 12.0, km: c.mileage_km as f64 / 10_000.0, log_share: (c.price_yuan as f64 / guide.max(1) as f64).ln() };
+        p.log_share.is_finite().then_some(p)
+    }
+}
+
+/// The least-squares sums of a set of points on the curve's three terms (`1`, age, mileage),
+/// with their products with the log share in the fourth column: a fit's whole input, so a car
+/// can be taken out of a fit by subtracting its own terms.
+#[derive(Debug, Clone, Copy, Default)]
+struct Moments([[f64; 4]; 3]);
+
+impl Moments {
+    fn of(points: &[Point]) -> Moments {
+        let mut m = Moments::default();
+        for p in points {
+            m.add(p, 1.0);
+        }
+        m
+    }
+
+    fn add(&mut self, p: &Point, sign: f64) {
         let x = [1.0, p.age, p.km];
-        for r in 0..3 {
-            for c in 0..3 {
-                m[r][c] += x[r] * x[c];
+        for (r, row) in self.0.iter_mut().enumerate() {
+            for (c, cell) in row.iter_mut().take(3).enumerate() {
+                *cell += sign * x[r] * x[c];
             }
-            m[r][3] += x[r] * p.log_share;
+            row[3] += sign * x[r] * p.log_share;
         }
     }
-    m[1][1] += k1;
-    m[1][3] += k1 * prior.per_year;
-    m[2][2] += k2;
-    m[2][3] += k2 * prior.per_10k_km;
-    // Gaussian elimination with partial pivoting on the 3×4 system.
-    for col in 0..3 {
-        let pivot = (col..3).max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs())).unwrap_or(col);
-        m.swap(col, pivot);
-        if m[col][col].abs() < 1e-12 {
-            return prior;
-        }
-        let pivot_row = m[col];
-        for (r, row) in m.iter_mut().enumerate() {
-            if r != col {
-                let f = row[col] / pivot_row[col];
-                for (cell, p) in row.iter_mut().zip(pivot_row).skip(col) {
-                    *cell -= f * p;
+
+    /// Least squares on these sums, the slopes held towards `prior` with [`PRIOR_WEIGHT`]: with
+    /// few cars or cars of one age the class's slopes stand and only the level is the series' own.
+    fn solve(&self, prior: Curve) -> Curve {
+        let (k1, k2) = (PRIOR_WEIGHT, PRIOR_WEIGHT);
+        let mut m = self.0;
+        m[1][1] += k1;
+        m[1][3] += k1 * prior.per_year;
+        m[2][2] += k2;
+        m[2][3] += k2 * prior.per_10k_km;
+        // Gaussian elimination with partial pivoting on the 3×4 system.
+        for col in 0..3 {
+            let pivot = (col..3).max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs())).unwrap_or(col);
+            m.swap(col, pivot);
+            if m[col][col].abs() < 1e-12 {
+                return prior;
+            }
+            let pivot_row = m[col];
+            for (r, row) in m.iter_mut().enumerate() {
+                if r != col {
+                    let f = row[col] / pivot_row[col];
+                    for (cell, p) in row.iter_mut().zip(pivot_row).skip(col) {
+                        *cell -= f * p;
+                    }
                 }
             }
         }
+        let curve = Curve { level: m[0][3] / m[0][0], per_year: m[1][3] / m[1][1], per_10k_km: m[2][3] / m[2][2] };
+        if [curve.level, curve.per_year, curve.per_10k_km].iter().all(|v| v.is_finite()) { curve } else { prior }
     }
-    let curve = Curve { level: m[0][3] / m[0][0], per_year: m[1][3] / m[1][1], per_10k_km: m[2][3] / m[2][2] };
-    if [curve.level, curve.per_year, curve.per_10k_km].iter().all(|v| v.is_finite()) { curve } else { prior }
+}
+
+/// A series' market: its curve fitted to its cars (those far off it set aside), the spread of
+/// the cars it kept around it, and the sums behind it.
+#[derive(Debug, Clone)]
+struct Market {
+    prior: Curve,
+    curve: Curve,
+    /// The sums of the cars the curve rests on.
+    kept: Moments,
+    /// How many cars it rests on.
+    sample: usize,
+    /// The curve before the far-off cars were set aside, and how far off is too far; `None` when
+    /// none was set aside.
+    set_aside: Option<(Curve, f64)>,
+    /// The middle half of the kept cars' distances from the curve (log share), at least ±3%.
+    low: f64,
+    high: f64,
+    /// Their standard deviation.
+    sd: f64,
+}
+
+impl Market {
+    /// Fits `points` (at least [`MIN_COMPARABLES`]): fit, set aside the cars far off the curve
+    /// (typos, bait, damaged cars), fit again.
+    fn fit(points: &[Point], prior: Curve) -> Market {
+        let all = Moments::of(points);
+        let first = all.solve(prior);
+        // How far cars sit off the curve, measured so that the far-off ones cannot hide
+        // themselves: the median distance (×1.48, a standard deviation's worth for normal
+        // data), at least 5%.
+        let mut off: Vec<f64> = points.iter().map(|p| (p.log_share - first.at(p.age, p.km)).abs()).collect();
+        off.sort_by(f64::total_cmp);
+        let limit = 3.0 * (quantile(&off, 0.5) * 1.4826).max(0.05);
+        let kept_points: Vec<Point> = points.iter().copied().filter(|p| (p.log_share - first.at(p.age, p.km)).abs() <= limit).collect();
+        let (points, kept, set_aside) = if kept_points.len() >= MIN_COMPARABLES && kept_points.len() < points.len() {
+            let kept = Moments::of(&kept_points);
+            (kept_points, kept, Some((first, limit)))
+        } else {
+            (points.to_vec(), all, None)
+        };
+        let curve = if set_aside.is_some() { kept.solve(prior) } else { first };
+        let mut residuals: Vec<f64> = points.iter().map(|p| p.log_share - curve.at(p.age, p.km)).collect();
+        let sum: f64 = residuals.iter().map(|r| r.powi(2)).sum();
+        let sd = (sum / (points.len().max(2) - 1) as f64).sqrt();
+        residuals.sort_by(f64::total_cmp);
+        let low = quantile(&residuals, 0.25).min(-0.03);
+        let high = quantile(&residuals, 0.75).max(0.03);
+        Market { prior, curve, kept, sample: points.len(), set_aside, low, high, sd }
+    }
+
+    /// Whether the curve rests on `p`.
+    fn rests_on(&self, p: &Point) -> bool {
+        self.set_aside.is_none_or(|(first, limit)| (p.log_share - first.at(p.age, p.km)).abs() <= limit)
+    }
+
+    fn valuation(&self, subject: &Subject, curve: Curve, sample: usize) -> Valuation {
+        let (age, km) = (f64::from(subject.age_months) / 12.0, subject.mileage_km as f64 / 10_000.0);
+        let v = subject.guide_price_yuan as f64 * curve.at(age, km).exp();
+        let confidence = if sample >= HIGH_CONFIDENCE_COMPARABLES && self.sd <= 0.12 { Confidence::High } else { Confidence::Medium };
+        Valuation {
+            value_yuan: round100(v),
+            low_yuan: round100(v * self.low.exp()),
+            high_yuan: round100(v * self.high.exp()),
+            method: Method::Market,
+            sample,
+            confidence,
+        }
+    }
+}
+
+/// The class's curve applied to the guide price: the value when a series has too few cars.
+fn model_value(subject: &Subject) -> Valuation {
+    let v = subject.guide_price_yuan as f64 * subject.share();
+    Valuation {
+        value_yuan: round100(v),
+        low_yuan: round100(v * 0.88),
+        high_yuan: round100(v * 1.12),
+        method: Method::Model,
+        sample: 0,
+        confidence: Confidence::Low,
+    }
 }
 
 /// Values `subject` from `peers` (online cars of the same series, the subject itself excluded by
 /// the caller), on the series' fitted curve; the class's curve when the series has fewer than
 /// [`MIN_COMPARABLES`] other cars.
 pub fn value(subject: &Subject, peers: &[Comparable]) -> Valuation {
-    let prior = Curve::prior(subject.class, subject.fuel);
-    let mut points: Vec<Point> = peers
-        .iter()
-        .filter(|c| c.price_yuan > 0)
-        .map(|c| {
-            let guide = if c.guide_price_yuan > 0 { c.guide_price_yuan } else { subject.guide_price_yuan };
-            Point { age: f64::from(c.age_months) / 12.0, km: c.mileage_km as f64 / 10_000.0, log_share: (c.price_yuan as f64 / guide.max(1) as f64).ln() }
-        })
-        .filter(|p| p.log_share.is_finite())
-        .collect();
-    let (age, km) = (f64::from(subject.age_months) / 12.0, subject.mileage_km as f64 / 10_000.0);
+    let points: Vec<Point> = peers.iter().filter_map(|c| Point::of(c, subject.guide_price_yuan)).collect();
     if points.len() < MIN_COMPARABLES {
-        let v = subject.guide_price_yuan as f64 * subject.share();
-        return Valuation {
-            value_yuan: round100(v),
-            low_yuan: round100(v * 0.88),
-            high_yuan: round100(v * 1.12),
-            method: Method::Model,
-            sample: 0,
-            confidence: Confidence::Low,
-        };
+        return model_value(subject);
     }
-    // Fit, set aside the cars far off the curve (typos, bait, damaged cars), fit again.
-    let mut curve = fit(&points, prior);
-    let spread = |curve: &Curve, points: &[Point]| -> f64 {
-        let sum: f64 = points.iter().map(|p| (p.log_share - curve.at(p.age, p.km)).powi(2)).sum();
-        (sum / (points.len().max(2) - 1) as f64).sqrt()
-    };
-    // How far cars sit off the curve, measured so that the far-off ones cannot hide themselves:
-    // the median distance (×1.48, a standard deviation's worth for normal data), at least 5%.
-    let mut off: Vec<f64> = points.iter().map(|p| (p.log_share - curve.at(p.age, p.km)).abs()).collect();
-    off.sort_by(f64::total_cmp);
-    let scale = (quantile(&off, 0.5) * 1.4826).max(0.05);
-    let kept: Vec<Point> = points.iter().copied().filter(|p| (p.log_share - curve.at(p.age, p.km)).abs() <= 3.0 * scale).collect();
-    if kept.len() >= MIN_COMPARABLES && kept.len() < points.len() {
-        points = kept;
-        curve = fit(&points, prior);
+    let market = Market::fit(&points, Curve::prior(subject.class, subject.fuel));
+    market.valuation(subject, market.curve, market.sample)
+}
+
+/// Up to this many cars a series' cars are each valued on a fit of the others; above it the
+/// series is fitted once (see [`value_each`]).
+pub const REFITTED_UP_TO: usize = 64;
+
+/// Values every car of one series against the others: `cars` pairs each car as a subject with
+/// itself as a comparable.
+///
+/// A small series refits without each car ([`value`] over the others), which takes a number of
+/// steps that grows with the square of its size. Above [`REFITTED_UP_TO`] cars the series is
+/// fitted once, per body class and fuel, and each car is valued on that fit with its own terms
+/// subtracted from the sums: which cars are set aside as far off, and the range around the
+/// value, are the whole series' (the car's own weight in them is one in more than 64). Unknown
+/// guide prices count at the series' median guide price there.
+pub fn value_each(cars: &[(Subject, Comparable)]) -> Vec<Valuation> {
+    if cars.len() <= REFITTED_UP_TO {
+        return (0..cars.len())
+            .map(|i| {
+                let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
+                value(&cars[i].0, &others)
+            })
+            .collect();
     }
-    let mut residuals: Vec<f64> = points.iter().map(|p| p.log_share - curve.at(p.age, p.km)).collect();
-    residuals.sort_by(f64::total_cmp);
-    // The middle half of the series' cars around the curve, at least ±3%.
-    let low = quantile(&residuals, 0.25).min(-0.03);
-    let high = quantile(&residuals, 0.75).max(0.03);
-    let v = subject.guide_price_yuan as f64 * curve.at(age, km).exp();
-    let sd = spread(&curve, &points);
-    let confidence = if points.len() >= HIGH_CONFIDENCE_COMPARABLES && sd <= 0.12 { Confidence::High } else { Confidence::Medium };
-    Valuation {
-        value_yuan: round100(v),
-        low_yuan: round100(v * low.exp()),
-        high_yuan: round100(v * high.exp()),
-        method: Method::Market,
-        sample: points.len(),
-        confidence,
-    }
+    let mut guides: Vec<i64> = cars.iter().map(|(_, c)| c.guide_price_yuan).filter(|g| *g > 0).collect();
+    guides.sort_unstable();
+    let fallback_guide = guides.get(guides.len() / 2).copied().unwrap_or(0);
+    let points: Vec<Option<Point>> = cars.iter().map(|(_, c)| Point::of(c, fallback_guide)).collect();
+    let usable: Vec<Point> = points.iter().flatten().copied().collect();
+    let mut markets: Vec<((BodyClass, u8), Market)> = Vec::new();
+    cars.iter()
+        .zip(&points)
+        .enumerate()
+        .map(|(i, ((subject, _), own))| {
+            let others = usable.len() - usize::from(own.is_some());
+            if others < MIN_COMPARABLES {
+                return model_value(subject);
+            }
+            let key = (subject.class, subject.fuel);
+            let at = match markets.iter().position(|(k, _)| *k == key) {
+                Some(at) => at,
+                None => {
+                    markets.push((key, Market::fit(&usable, Curve::prior(subject.class, subject.fuel))));
+                    markets.len() - 1
+                }
+            };
+            let market = &markets[at].1;
+            match own.filter(|p| market.rests_on(p)) {
+                None => market.valuation(subject, market.curve, market.sample),
+                // Too few left to stand without it: refit the others as a small series would be.
+                Some(_) if market.sample - 1 < MIN_COMPARABLES => {
+                    let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
+                    value(subject, &others)
+                }
+                Some(p) => {
+                    let mut sums = market.kept;
+                    sums.add(&p, -1.0);
+                    market.valuation(subject, sums.solve(market.prior), market.sample - 1)
+                }
+            }
+        })
+        .collect()
 }
 
 /// Linear-interpolated quantile of sorted, non-empty data.
@@ -539,6 +664,62 @@ mod tests {
         let v = value(&subject(), &peers);
         assert_eq!(v.confidence, Confidence::High);
         assert_eq!(v.sample, 12);
+    }
+
+    /// A series of `n` cars priced around the class curve (±8%), with every tenth car's price
+    /// typed wrong.
+    fn series(n: usize, seed: u64) -> Vec<(Subject, Comparable)> {
+        let mut rng = crate::rng::Rng::new(seed);
+        (0..n)
+            .map(|i| {
+                let age_months = 6 + rng.below(110) as i32;
+                let mileage_km = (f64::from(age_months) * rng.range(600.0, 2_000.0)) as i64;
+                let guide = 150_000 + rng.below(4) as i64 * 10_000;
+                let fair = guide as f64 * retained_share(BodyClass::Sedan, f64::from(age_months) / 12.0, mileage_km as f64, 1);
+                let price = if i % 10 == 3 { fair * 3.0 } else { fair * rng.range(0.92, 1.08) };
+                let subject = Subject { class: BodyClass::Sedan, fuel: if i % 5 == 0 { 2 } else { 1 }, age_months, mileage_km, guide_price_yuan: guide };
+                (subject, Comparable { price_yuan: price as i64, age_months, mileage_km, guide_price_yuan: guide })
+            })
+            .collect()
+    }
+
+    fn refitted(cars: &[(Subject, Comparable)], i: usize) -> Valuation {
+        let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
+        value(&cars[i].0, &others)
+    }
+
+    #[test]
+    fn a_small_series_values_each_car_on_the_others() {
+        for n in [0, 1, 5, 6, 30, REFITTED_UP_TO] {
+            let cars = series(n, n as u64);
+            let each = value_each(&cars);
+            assert_eq!(each.len(), n);
+            for (i, v) in each.iter().enumerate() {
+                assert_eq!(*v, refitted(&cars, i), "car {i} of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_series_fitted_once_values_each_car_as_a_refit_would() {
+        for (n, seed) in [(REFITTED_UP_TO + 1, 1), (300, 2), (600, 3)] {
+            let cars = series(n, seed);
+            let each = value_each(&cars);
+            for (i, v) in each.iter().enumerate() {
+                let exact = refitted(&cars, i);
+                assert_eq!((v.method, v.confidence), (exact.method, exact.confidence), "car {i} of {n}");
+                // One car in more than 64 moves the value by under 0.5% and the range's ends by
+                // under 1% (or the 100 yuan they are rounded to).
+                let close = |a: i64, b: i64, share: f64| (a as f64 / b as f64 - 1.0).abs() < share || (a - b).abs() <= 100;
+                assert!(close(v.value_yuan, exact.value_yuan, 0.005), "car {i} of {n}: {} vs {}", v.value_yuan, exact.value_yuan);
+                assert!(close(v.low_yuan, exact.low_yuan, 0.01) && close(v.high_yuan, exact.high_yuan, 0.01), "car {i} of {n}: {v:?} vs {exact:?}");
+                assert!(v.sample.abs_diff(exact.sample) <= 1, "car {i} of {n}: {} vs {}", v.sample, exact.sample);
+            }
+            // The mistyped prices are set aside, and say so by their sample.
+            let typo = &each[3];
+            assert!(typo.sample < n - 1 - n / 20, "{typo:?}");
+            assert!(typo.value_yuan < cars[3].1.price_yuan / 2, "{typo:?}");
+        }
     }
 
     #[test]

@@ -68,21 +68,32 @@ impl Row {
     }
 }
 
-/// Values `me` against `peers` (online cars of its series; `me` itself is skipped).
-fn value_one(me: &Row, peers: &[(i64, Comparable)], now_year: i32, now_month: i32) -> Result1 {
-    let age = me.age_months(now_year, now_month);
-    let class = BodyClass::parse(&me.body_class).unwrap_or(BodyClass::Sedan);
-    let subject = Subject { class, fuel: me.fuel as u8, age_months: age, mileage_km: me.mileage_km, guide_price_yuan: me.guide_price_yuan };
-    let others: Vec<Comparable> = peers.iter().filter(|(id, _)| *id != me.listing_id).map(|(_, c)| *c).collect();
-    let v = valuation::value(&subject, &others);
-    let rating = valuation::rate(&RatingInput { price_yuan: me.price_yuan, use_kind: me.use_kind as u8, age_months: age }, &v);
-    Result1 { listing_id: me.listing_id, valuation: v, rating }
+impl Row {
+    fn subject(&self, now_year: i32, now_month: i32) -> Subject {
+        let class = BodyClass::parse(&self.body_class).unwrap_or(BodyClass::Sedan);
+        Subject {
+            class,
+            fuel: self.fuel as u8,
+            age_months: self.age_months(now_year, now_month),
+            mileage_km: self.mileage_km,
+            guide_price_yuan: self.guide_price_yuan,
+        }
+    }
 }
 
-/// Values every row of one series against the others.
-fn value_series(rows: &[&Row], now_year: i32, now_month: i32) -> Vec<Result1> {
-    let peers: Vec<(i64, Comparable)> = rows.iter().map(|r| (r.listing_id, r.comparable(now_year, now_month))).collect();
-    rows.iter().map(|r| value_one(r, &peers, now_year, now_month)).collect()
+/// Values every row of one series against the others (in listing order, so that a car is
+/// valued alike by the round and on its own).
+fn value_series(rows: &mut [&Row], now_year: i32, now_month: i32) -> Vec<Result1> {
+    rows.sort_by_key(|r| r.listing_id);
+    let cars: Vec<(Subject, Comparable)> = rows.iter().map(|r| (r.subject(now_year, now_month), r.comparable(now_year, now_month))).collect();
+    rows.iter()
+        .zip(valuation::value_each(&cars))
+        .map(|(r, v)| {
+            let rating =
+                valuation::rate(&RatingInput { price_yuan: r.price_yuan, use_kind: r.use_kind as u8, age_months: r.age_months(now_year, now_month) }, &v);
+            Result1 { listing_id: r.listing_id, valuation: v, rating }
+        })
+        .collect()
 }
 
 /// The valuations of `rows` (every online car) that differ from the stored ones.
@@ -92,12 +103,20 @@ fn changed_valuations(rows: &[Row], now_year: i32, now_month: i32) -> Vec<Result
         by_series.entry(r.series_id).or_default().push(r);
     }
     by_series
-        .values()
-        .flat_map(|group| group.iter().zip(value_series(group, now_year, now_month)))
-        .filter(|(r, res)| {
-            r.market_value_yuan != Some(res.valuation.value_yuan) || r.price_rating != res.rating.as_str() || r.valuation_sample != res.valuation.sample as i32
+        .values_mut()
+        .flat_map(|group| {
+            let results = value_series(group, now_year, now_month);
+            group
+                .iter()
+                .zip(results)
+                .filter(|(r, res)| {
+                    r.market_value_yuan != Some(res.valuation.value_yuan)
+                        || r.price_rating != res.rating.as_str()
+                        || r.valuation_sample != res.valuation.sample as i32
+                })
+                .map(|(_, res)| res)
+                .collect::<Vec<_>>()
         })
-        .map(|(_, res)| res)
         .collect()
 }
 
@@ -282,10 +301,9 @@ impl Store {
              (select series_id from listing where listing_id = $1))"
         );
         let rows: Vec<Row> = on_pool!(self, p => sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(listing_id).fetch_all(p).await?);
-        let Some(me) = rows.iter().find(|r| r.listing_id == listing_id) else { return Err(DbError::NotFound) };
         let (y, m) = year_month(now);
-        let peers: Vec<(i64, Comparable)> = rows.iter().map(|r| (r.listing_id, r.comparable(y, m))).collect();
-        let result = value_one(me, &peers, y, m);
+        let mut series: Vec<&Row> = rows.iter().collect();
+        let Some(result) = value_series(&mut series, y, m).into_iter().find(|r| r.listing_id == listing_id) else { return Err(DbError::NotFound) };
         self.write_valuations(&[result], now).await?;
         Ok((result.valuation, result.rating))
     }
