@@ -55,7 +55,9 @@ fn token(base: &str, session: &[String]) -> Result<String, String> {
 /// centre's page and read off the answer that shows it once.
 fn api_key(base: &str, session: &[String]) -> Result<String, String> {
     let mut args = session.to_vec();
-    args.extend(["-s", "--data", "name=schemathesis&scope=stock:read&scope=stock:write&scope=leads:read"].map(str::to_owned));
+    args.extend(
+        ["-s", "--data", "name=schemathesis&scope=stock:read&scope=stock:write&scope=leads:read&scope=messages:read&scope=reservations"].map(str::to_owned),
+    );
     args.push(format!("{base}/space/api-keys"));
     let out = Command::new("curl").args(&args).output().map_err(|e| e.to_string())?;
     let page = String::from_utf8_lossy(&out.stdout);

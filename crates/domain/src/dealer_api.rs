@@ -32,6 +32,10 @@ crate::stored_enum! {
         StockWrite = "stock:write" => "发布和修改车源",
         /// Read the shop's leads and mark them contacted.
         LeadsRead = "leads:read" => "读取线索",
+        /// Read the messages buyers and the shop wrote in the shop's threads.
+        MessagesRead = "messages:read" => "读取消息",
+        /// Read the reservations of the shop's cars and confirm their sales.
+        Reservations = "reservations" => "查看和确认预订",
     }
 }
 

@@ -126,6 +126,33 @@ from_row!(LineRow {
     unread
 });
 
+/// A message in one of a seller's threads, as the dealer API lists them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SellerMessage {
+    /// Id (in the order written).
+    pub message_id: i64,
+    /// Its thread.
+    pub thread_id: i64,
+    /// The car the thread is about.
+    pub listing_id: i64,
+    /// The car's title.
+    pub title: String,
+    /// The buyer's nickname.
+    pub buyer_name: String,
+    /// Written by the buyer (else the seller).
+    pub from_buyer: bool,
+    /// The text as written.
+    pub body: String,
+    /// Its photo, an upload's path (empty: none).
+    pub photo_path: String,
+    /// When.
+    pub created_at: i64,
+    /// Whether both sides have written in the thread (numbers in the buyer's text are masked
+    /// until then).
+    pub both_wrote: bool,
+}
+from_row!(SellerMessage { message_id, thread_id, listing_id, title, buyer_name, from_buyer, body, photo_path, created_at, both_wrote });
+
 /// A reported message waiting for staff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenReport {
@@ -337,6 +364,25 @@ impl Store {
                 }
             })
             .collect())
+    }
+
+    /// The messages of `seller`'s threads written after message `after`, oldest first.
+    pub async fn seller_messages_after(&self, seller: i64, after: i64, limit: i64) -> Result<Vec<SellerMessage>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as(
+                "select m.message_id, m.thread_id, t.listing_id, l.title, bu.nickname as buyer_name, m.from_buyer, m.body, m.photo_path, m.created_at, \
+                 (exists (select 1 from message b where b.thread_id = t.thread_id and b.from_buyer) \
+                  and exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer)) as both_wrote \
+                 from message_thread t join message m on m.thread_id = t.thread_id join listing l on l.listing_id = t.listing_id \
+                 join app_user bu on bu.user_id = t.buyer_user_id \
+                 where t.seller_user_id = $1 and m.message_id > $2 order by m.message_id limit $3",
+            )
+            .bind(seller)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(p)
+            .await?
+        }))
     }
 
     /// Claims the SMS telling the buyer (or the seller) of thread `thread_id` that a message

@@ -644,6 +644,49 @@ impl Store {
         lines(rows, &cars, Some(user_id))
     }
 
+    /// Reservations of cars `seller` sells (privately or as a shop's owner) made or moved after
+    /// `since`, the least recently moved first, each with when it last moved.
+    pub async fn seller_reservations_since(&self, seller: i64, since: i64, limit: i64) -> Result<Vec<(ReservationLine, i64)>, DbError> {
+        self.seller_reservations(seller, (since, None), limit).await
+    }
+
+    /// Reservation `reservation_id` when it is of a car `seller` sells, with when it last moved.
+    pub async fn seller_reservation(&self, seller: i64, reservation_id: i64) -> Result<Option<(ReservationLine, i64)>, DbError> {
+        Ok(self.seller_reservations(seller, (i64::MIN, Some(reservation_id)), 1).await?.pop())
+    }
+
+    async fn seller_reservations(&self, seller: i64, (since, only): (i64, Option<i64>), limit: i64) -> Result<Vec<(ReservationLine, i64)>, DbError> {
+        const MOVED: &str = "coalesce((select max(e.at) from reservation_event e where e.reservation_id = r.reservation_id), r.created_at)";
+        let moved = format!(
+            "select r.reservation_id, {MOVED} as moved from reservation r join listing l on l.listing_id = r.listing_id \
+             left join shop sh on sh.shop_id = l.shop_id where (l.seller_user_id = $1 or sh.owner_user_id = $1) and {MOVED} > $2 \
+             and ($4 = 0 or r.reservation_id = $4) order by moved, r.reservation_id limit $3"
+        );
+        let order: Vec<(i64, i64)> = on_pool!(self, p => {
+            sqlx::query_as(sqlx::AssertSqlSafe(moved)).bind(seller).bind(since).bind(limit).bind(only.unwrap_or(0)).fetch_all(p).await?
+        });
+        if order.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = order.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(",");
+        let sql = format!("{COLUMNS} where reservation_id in ({ids})");
+        let cars = format!(
+            "select listing_id, title, cover, price_yuan from listing where listing_id in (select listing_id from reservation where reservation_id in ({ids}))"
+        );
+        let (rows, cars): (Vec<Row>, Vec<(i64, String, String, i64)>) = on_pool!(self, p => (
+            sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?,
+            sqlx::query_as(sqlx::AssertSqlSafe(cars)).fetch_all(p).await?,
+        ));
+        let mut lines = lines(rows, &cars, None)?;
+        Ok(order
+            .into_iter()
+            .filter_map(|(id, moved)| {
+                let at = lines.iter().position(|l| l.row.reservation_id == id)?;
+                Some((lines.swap_remove(at), moved))
+            })
+            .collect())
+    }
+
     /// Reservations still waiting for a deposit made before `before` (their order closes by
     /// then: the round cancels them; a payment that still arrives goes back at once).
     pub async fn reservations_unpaid(&self, before: i64) -> Result<Vec<i64>, DbError> {

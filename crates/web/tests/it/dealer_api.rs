@@ -2,18 +2,20 @@
 //! scoped, limited, logged, revoked at once, another shop's untouchable), the stock (photos
 //! through the pipeline, a create checked like the form and made once however often it is
 //! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
-//! marked contacted); and the leads desk's download of a date range.
+//! marked contacted), messages (masked until both sides wrote) and reservations (a sale
+//! confirmed once); and the leads desk's download of a date range.
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{NOW, Reply, TestApp, jpeg, login, owner_mobile, send_body, send_method};
+use crate::support::{NOW, Reply, TestApp, jpeg, login, owner_mobile, post_on, send_body, send_method};
 
 on_both!(10 =>
     a_shops_key_is_shown_once_scoped_limited_logged_and_revoked,
     a_car_created_by_api_is_checked_like_the_form_and_made_once,
     leads_are_read_masked_and_opened_when_marked_contacted,
     the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened,
+    messages_and_reservations_are_read_and_a_sale_confirmed_by_key,
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
@@ -363,4 +365,85 @@ async fn the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened(app: &
     assert!(theirs.status == StatusCode::OK && !theirs.body.contains("7777") && !theirs.body.contains("8888"));
     let buyer = login(app, "13712380009", "").await;
     assert_eq!(app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+}
+
+async fn messages_and_reservations_are_read_and_a_sale_confirmed_by_key(app: &TestApp) {
+    let (id, seller) = crate::reservations::offered_car(app).await;
+    let key = make_key(app, &seller, "消息与预订", &["messages:read", "reservations"]).await;
+    let items = |r: &Reply| r.json()["data"]["items"].as_array().cloned().unwrap_or_default();
+    // A buyer reserves the car (not paid yet) and asks about it with their number in the
+    // question: read masked by key.
+    let (buyer, query) = crate::reservations::reserve(app, id, "13712349001").await;
+    let asked = app
+        .post_form(
+            &format!("/space/messages/ask/{id}"),
+            &[("cookie", buyer.as_str())],
+            "body=%E8%BD%A6%E8%BF%98%E5%9C%A8%E5%90%97%EF%BC%9F%E7%94%B5%E8%AF%9D13812345678",
+        )
+        .await;
+    assert_eq!(asked.status, StatusCode::SEE_OTHER, "{}", asked.body);
+    let thread: i64 = asked.location().trim_start_matches("/space/messages/").trim_end_matches("#latest").parse().unwrap();
+    let r = call(app, "GET", "/api/dealer/v1/messages?limit=100", &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let question = items(&r).into_iter().find(|m| m["threadId"] == thread).expect("the question");
+    assert_eq!((question["from"].as_str(), question["masked"].as_bool(), question["listingId"].as_i64()), (Some("buyer"), Some(true), Some(id)));
+    assert!(question["text"].as_str().unwrap().contains(domain::message::HIDDEN) && !r.body.contains("13812345678"), "{}", r.body);
+    let next = r.json()["data"]["next"].as_i64().unwrap();
+    assert!(items(&call(app, "GET", &format!("/api/dealer/v1/messages?after={next}"), &key, &[], None).await).is_empty(), "nothing after the last");
+    // The shop answers on the site: the answer follows `next`, and the question reads whole now.
+    let answered = app.post_form(&format!("/space/messages/{thread}"), &[("cookie", seller.as_str())], "body=%E5%9C%A8%E7%9A%84").await;
+    assert_eq!(answered.status, StatusCode::SEE_OTHER);
+    let r = call(app, "GET", &format!("/api/dealer/v1/messages?after={next}"), &key, &[], None).await;
+    assert_eq!(
+        items(&r).iter().map(|m| (m["from"].as_str().unwrap().to_owned(), m["text"].as_str().unwrap().to_owned())).collect::<Vec<_>>(),
+        [("shop".to_owned(), "在的".to_owned())]
+    );
+    let again = call(app, "GET", &format!("/api/dealer/v1/messages?after={}", next - 1), &key, &[], None).await;
+    assert!(again.body.contains("13812345678") && items(&again)[0]["masked"] == false, "{}", again.body);
+    assert_eq!(call(app, "GET", "/api/dealer/v1/messages?after=-1", &key, &[], None).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    // A reservation not paid yet cannot be confirmed; paid, the shop confirms it once.
+    let r = call(app, "GET", "/api/dealer/v1/reservations", &key, &[], None).await;
+    let listed = items(&r).into_iter().find(|x| x["listingId"] == id).expect("the reservation");
+    assert_eq!(listed["state"], "pending");
+    let rid = listed["id"].as_i64().unwrap();
+    let confirm = format!("/api/dealer/v1/reservations/{rid}/confirm");
+    let early = call(app, "POST", &confirm, &key, &[], None).await;
+    assert_eq!((early.status, early.json()["data"]["state"].as_str()), (StatusCode::CONFLICT, Some("pending")), "{}", early.body);
+    crate::reservations::pay(app, &buyer, &query).await;
+    let r = call(app, "GET", "/api/dealer/v1/reservations?limit=100", &key, &[], None).await;
+    assert!(items(&r).iter().any(|x| x["id"] == rid && x["state"] == "held" && x["depositYuan"] == 1000), "paid: {}", r.body);
+    let since = form_urlencoded::byte_serialize(r.json()["data"]["next"].as_str().unwrap().as_bytes()).collect::<String>();
+    let after = format!("/api/dealer/v1/reservations?since={since}");
+    assert!(items(&call(app, "GET", &after, &key, &[], None).await).is_empty(), "nothing moved since");
+    // Another shop's key finds nothing; a key without the scope is refused.
+    let rival = login(app, &owner_mobile(app, 2).await, "").await;
+    let rival = if rival == seller { login(app, &owner_mobile(app, 3).await, "").await } else { rival };
+    let theirs = make_key(app, &rival, "对手", &["messages:read", "reservations", "leads:read"]).await;
+    assert_eq!(call(app, "POST", &confirm, &theirs, &[], None).await.status, StatusCode::NOT_FOUND);
+    assert!(!call(app, "GET", "/api/dealer/v1/reservations?limit=100", &theirs, &[], None).await.body.contains(&format!("\"id\":{rid},")));
+    assert!(!call(app, "GET", "/api/dealer/v1/messages?limit=100", &theirs, &[], None).await.body.contains("在的"));
+    let leads_only = make_key(app, &seller, "线索", &["leads:read"]).await;
+    assert_eq!(call(app, "POST", &confirm, &leads_only, &[], None).await.status, StatusCode::FORBIDDEN);
+    let r = call(app, "POST", &confirm, &key, &[], None).await;
+    assert_eq!(
+        (r.status, r.json()["data"]["shopConfirmed"].as_bool(), r.json()["data"]["state"].as_str()),
+        (StatusCode::OK, Some(true), Some("held")),
+        "{}",
+        r.body
+    );
+    let r = call(app, "POST", &confirm, &key, &[], None).await;
+    assert_eq!((r.status, r.json()["data"]["shopConfirmed"].as_bool()), (StatusCode::OK, Some(true)), "again: {}", r.body);
+    let log = app.state.store.reservation_log(rid).await.unwrap();
+    assert_eq!(log.iter().filter(|e| e.event == domain::reservation::Event::SellerConfirms.name()).count(), 1, "confirmed once: {log:?}");
+    // A minute later the buyer confirms on the site: sold, and it is listed as moved since.
+    let later = app.variant(app.state.config.clone(), NOW + 60);
+    let done = post_on(&later, &format!("/space/reservations/{rid}"), &[("cookie", buyer.as_str())], "action=confirm").await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    let r = call(app, "GET", &after, &key, &[], None).await;
+    assert_eq!(
+        items(&r).iter().map(|x| (x["id"].as_i64(), x["state"].as_str(), x["buyerConfirmed"].as_bool())).collect::<Vec<_>>(),
+        [(Some(rid), Some("sold"), Some(true))],
+        "{}",
+        r.body
+    );
 }

@@ -33,7 +33,7 @@ const PAYEE: &str = "payee_account=13912345678&payee_name=%E7%8E%8B%E5%BB%BA%E5%
 
 /// A dealer's online car whose seller wrote a statement and takes reservations for 1,000 元,
 /// paid on into 139****5678 (王建国): (car, the seller's cookie).
-async fn offered_car(app: &TestApp) -> (i64, String) {
+pub(crate) async fn offered_car(app: &TestApp) -> (i64, String) {
     offered_car_paying(app, PAYEE).await
 }
 
@@ -56,7 +56,7 @@ async fn offered_car_paying(app: &TestApp, payee: &str) -> (i64, String) {
 }
 
 /// The buyer `mobile` reserves car `id` and is sent to the cashier: (cookie, the cashier's query).
-async fn reserve(app: &TestApp, id: i64, mobile: &str) -> (String, String) {
+pub(crate) async fn reserve(app: &TestApp, id: i64, mobile: &str) -> (String, String) {
     let buyer = login(app, mobile, "").await;
     let h = [("cookie", buyer.as_str()), ("user-agent", IPHONE)];
     let page = app.get(&format!("/reserve/{id}"), &h).await;
@@ -69,7 +69,7 @@ async fn reserve(app: &TestApp, id: i64, mobile: &str) -> (String, String) {
 }
 
 /// Pays at the sandbox cashier (its notify is the signed one a real payment sends).
-async fn pay(app: &TestApp, cookie: &str, query: &str) {
+pub(crate) async fn pay(app: &TestApp, cookie: &str, query: &str) {
     let paid = app.post_form("/pay/sandbox/gateway", &[("cookie", cookie), ("user-agent", IPHONE)], &format!("{query}&result=paid")).await;
     assert_eq!(paid.status, StatusCode::SEE_OTHER, "{}", paid.body);
 }

@@ -9,7 +9,7 @@ pub const SCHEME: &str = "dealerKey";
 /// The security scheme: `Authorization: Bearer uck_…`.
 pub fn scheme() -> Value {
     json!({ "type": "http", "scheme": "bearer", "bearerFormat": "uck_ and 40 hex digits",
-        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
+        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read, messages:read, reservations) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
 }
 
 fn failure(description: &str) -> Value {
@@ -147,6 +147,47 @@ pub fn paths() -> Map<String, Value> {
     out.insert(
         "/api/dealer/v1/leads/{id}/contacted".to_owned(),
         json!({ "post": with(op("leadContacted", "Marks a lead contacted (and opens it: its number is answered, as on the leads desk)", "200", &lead, &[("404", "No such lead of this shop: CM004.")]),
+            "parameters", json!([id_param()])) }),
+    );
+    let message = json!({ "type": "object", "required": ["id", "threadId", "from", "text", "masked", "createdAt"], "properties": {
+        "id": { "type": "integer" }, "threadId": { "type": "integer" }, "listingId": { "type": "integer" }, "car": { "type": "string" },
+        "buyer": { "type": "string", "description": "the buyer's nickname" }, "from": { "type": "string", "enum": ["buyer", "shop"] },
+        "text": { "type": "string", "description": "as written; in a buyer's message, phone numbers and WeChat ids are masked until both sides have written in the thread" },
+        "masked": { "type": "boolean" }, "photo": { "type": ["string", "null"] }, "url": { "type": "string", "description": "the thread in the dealer centre, to answer there" },
+        "createdAt": { "type": "string" } },
+        "example": { "id": 812, "threadId": 57, "listingId": 1024, "car": "宝马X3 2020款 xDrive28i 豪华套装", "buyer": "王先生", "from": "buyer",
+            "text": "请问这台车可以周六去看吗？电话 138****", "masked": true, "photo": null, "url": "/space/messages/57", "createdAt": "2026-12-04T10:15:00+08:00" } });
+    out.insert(
+        "/api/dealer/v1/messages".to_owned(),
+        json!({ "get": with(op("messagesList", "Messages in the shop's threads after message `after`, oldest first; `next` is the id to ask after next", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": message }, "next": { "type": "integer" } } }), &[bad]),
+            "parameters", json!([
+                { "name": "after", "in": "query", "required": false, "description": "the last message id you have; absent: from the first", "schema": { "type": "integer", "minimum": 0 } },
+                { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
+    );
+    let reservation = json!({ "type": "object", "required": ["id", "listingId", "state", "depositYuan", "buyerConfirmed", "shopConfirmed", "createdAt", "updatedAt"], "properties": {
+        "id": { "type": "integer" }, "listingId": { "type": "integer" }, "car": { "type": "string" },
+        "state": { "type": "string", "enum": ["pending", "held", "sold", "refunded", "cancelled"] }, "stateLabel": { "type": "string" },
+        "depositYuan": { "type": "integer" }, "buyerConfirmed": { "type": "boolean" }, "shopConfirmed": { "type": "boolean" },
+        "ending": { "type": ["string", "null"], "description": "why a held deposit went back" }, "paidAt": { "type": ["string", "null"] },
+        "deadline": { "type": ["string", "null"], "description": "when a held deposit stops holding the car" },
+        "mismatch": { "type": "string", "description": "what the buyer reported differs from the statement" },
+        "url": { "type": "string" }, "createdAt": { "type": "string" }, "updatedAt": { "type": "string", "description": "its last move" } },
+        "example": { "id": 31, "listingId": 1024, "car": "宝马X3 2020款 xDrive28i 豪华套装", "state": "held", "stateLabel": "已预订", "depositYuan": 2000,
+            "buyerConfirmed": false, "shopConfirmed": false, "ending": null, "paidAt": "2026-12-03T18:02:11+08:00", "deadline": "2026-12-06T18:02:11+08:00",
+            "mismatch": "", "url": "/space/reservations/31", "createdAt": "2026-12-03T18:01:40+08:00", "updatedAt": "2026-12-03T18:02:11+08:00" } });
+    out.insert(
+        "/api/dealer/v1/reservations".to_owned(),
+        json!({ "get": with(op("reservationsList", "Reservations of the shop's cars made or moved after `since`, the least recently moved first; `next` is the time to ask from next", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": reservation }, "next": { "type": ["string", "null"] } } }), &[bad]),
+            "parameters", json!([
+                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
+    );
+    out.insert(
+        "/api/dealer/v1/reservations/{id}/confirm".to_owned(),
+        json!({ "post": with(op("reservationConfirm", "The shop confirms the sale of a held reservation (the deposit is paid on to the shop once the buyer confirms too); again once done changes nothing", "200", &reservation,
+                &[("404", "No such reservation of this shop's cars: CM004."), ("409", "Not held (not paid yet, ended, or its refund under way): CM001, data is the reservation.")]),
             "parameters", json!([id_param()])) }),
     );
     out

@@ -60,7 +60,7 @@ struct KeysPage {
     page: PageMeta,
     dealer: ShopHead,
     form: KeyForm,
-    scopes: [Scope; 3],
+    scopes: [Scope; Scope::ALL.len()],
     keys: Vec<KeyLine>,
     calls: Vec<CallLine>,
     /// A key just made: its name and its secret, shown this once.

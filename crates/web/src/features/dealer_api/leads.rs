@@ -5,11 +5,11 @@
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use domain::dealer_api::{PAGE_MAX, Scope};
+use domain::dealer_api::Scope;
 use serde_json::{Value, json};
 use store::{LeadScope, ShopLead};
 
-use super::{API, Key, refused};
+use super::{API, Key, SINCE, list_query, refused};
 use crate::http::envelope::{ApiCode, fail, ok};
 use crate::http::error::AppError;
 use crate::http::extract::{Path, positive_id};
@@ -39,24 +39,10 @@ pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQ
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let (mut since, mut limit) = (0_i64, 50_i64);
-    let mut errors = Vec::new();
-    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        match name.as_ref() {
-            "since" => match domain::time::parse_instant(&value) {
-                Some(t) => since = t,
-                None => errors.push(("since".to_owned(), "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00".to_owned())),
-            },
-            "limit" => match value.parse::<i64>() {
-                Ok(n) if (1..=PAGE_MAX).contains(&n) => limit = n,
-                _ => errors.push(("limit".to_owned(), format!("limit 应为1到{PAGE_MAX}"))),
-            },
-            _ => {}
-        }
-    }
-    if !errors.is_empty() {
-        return Ok(refused(&errors));
-    }
+    let (since, limit) = match list_query(query, SINCE) {
+        Ok(q) => q,
+        Err(errors) => return Ok(refused(&errors)),
+    };
     let leads = state.store.shop_leads_since(k.owner_user_id, since, limit).await?;
     let next = leads.last().map(|l| l.created_at);
     Ok(ok(json!({ "items": leads.iter().map(lead_json).collect::<Vec<_>>(), "next": next.map(domain::time::rfc3339) })))

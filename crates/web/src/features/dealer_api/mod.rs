@@ -1,6 +1,7 @@
 //! The dealer API: a shop's keys in the dealer centre (`/space/api-keys`: make one — shown once —,
 //! name it, choose what it may do, revoke it, and see its calls) and the JSON endpoints under
-//! `/api/dealer/v1/` a dealer's stock system calls with one (stock, photos, leads), described in
+//! `/api/dealer/v1/` a dealer's stock system calls with one (stock, photos, leads, messages,
+//! reservations), described in
 //! `/api/openapi.json` (`doc`).
 //!
 //! Every endpoint is reached through [`guard`] (the route middleware of
@@ -14,6 +15,8 @@
 pub mod doc;
 mod keys;
 mod leads;
+mod messages;
+mod reservations;
 mod stock;
 
 use axum::extract::{FromRequestParts, Request, State};
@@ -109,11 +112,47 @@ pub fn refused(errors: &[(String, String)]) -> Response {
     crate::http::envelope::fail_with(StatusCode::UNPROCESSABLE_ENTITY, ApiCode::BadInput, msg, serde_json::json!({ "errors": map }))
 }
 
+/// A list's cursor parameter: its name, how it reads, and what is said when it does not.
+#[derive(Clone, Copy)]
+pub struct Cursor {
+    name: &'static str,
+    parse: fn(&str) -> Option<i64>,
+    says: &'static str,
+}
+
+/// `since`: a time, as Unix seconds or RFC 3339.
+pub const SINCE: Cursor =
+    Cursor { name: "since", parse: domain::time::parse_instant, says: "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00" };
+
+/// A list call's cursor (0 when absent) and `limit` (50 when absent), or each parameter that
+/// is wrong with its Chinese message (for [`refused`]).
+pub fn list_query(query: Option<String>, cursor: Cursor) -> Result<(i64, i64), Vec<(String, String)>> {
+    use domain::dealer_api::PAGE_MAX;
+    let (mut from, mut limit) = (0_i64, 50_i64);
+    let mut errors = Vec::new();
+    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        if name == cursor.name {
+            match (cursor.parse)(&value) {
+                Some(v) => from = v,
+                None => errors.push((cursor.name.to_owned(), cursor.says.to_owned())),
+            }
+        } else if name == "limit" {
+            match value.parse::<i64>() {
+                Ok(n) if (1..=PAGE_MAX).contains(&n) => limit = n,
+                _ => errors.push(("limit".to_owned(), format!("limit 应为1到{PAGE_MAX}"))),
+            }
+        }
+    }
+    if errors.is_empty() { Ok((from, limit)) } else { Err(errors) }
+}
+
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     keys::routes(r);
     stock::routes(r);
     leads::routes(r);
+    messages::routes(r);
+    reservations::routes(r);
 }
 
 /// The `Access` of the API's routes, for the modules that add them.

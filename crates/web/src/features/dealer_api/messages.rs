@@ -1,0 +1,58 @@
+//! The dealer API's messages: what buyers and the shop wrote in the shop's threads after a
+//! message id, oldest first, so a system reads on from the last it has. A buyer's phone numbers
+//! and WeChat ids stay masked until both sides have written in the thread, as on the site.
+
+use axum::extract::{RawQuery, State};
+use axum::response::{IntoResponse, Response};
+use domain::dealer_api::Scope;
+use serde_json::{Value, json};
+use store::SellerMessage;
+
+use super::{API, Cursor, Key, list_query, refused};
+use crate::http::envelope::ok;
+use crate::http::error::AppError;
+use crate::http::routes::Routes;
+use crate::state::AppState;
+
+/// `after`: the last message id the caller has.
+const AFTER: Cursor =
+    Cursor { name: "after", parse: |v| v.parse::<i64>().ok().filter(|n| *n >= 0), says: "after 应为已读到的消息编号（非负整数）" };
+
+fn message_json(m: &SellerMessage, upload_base: &str) -> Value {
+    let text = if m.from_buyer && !m.both_wrote { domain::message::hide_contacts(&m.body) } else { m.body.clone() };
+    let photo = (!m.photo_path.is_empty()).then(|| domain::image::join(upload_base, &m.photo_path));
+    json!({
+        "id": m.message_id,
+        "threadId": m.thread_id,
+        "listingId": m.listing_id,
+        "car": m.title,
+        "buyer": m.buyer_name,
+        "from": if m.from_buyer { "buyer" } else { "shop" },
+        "text": text,
+        "masked": m.from_buyer && !m.both_wrote,
+        "photo": photo,
+        "url": format!("/space/messages/{}", m.thread_id),
+        "createdAt": domain::time::rfc3339(m.created_at),
+    })
+}
+
+/// `GET /api/dealer/v1/messages?after=&limit=`.
+pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQuery) -> Result<Response, AppError> {
+    let k = match key.may(Scope::MessagesRead) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(lacks.into_response()),
+    };
+    let (after, limit) = match list_query(query, AFTER) {
+        Ok(q) => q,
+        Err(errors) => return Ok(refused(&errors)),
+    };
+    let messages = state.store.seller_messages_after(k.owner_user_id, after, limit).await?;
+    let base = &state.config.upload.base;
+    let next = messages.last().map_or(after, |m| m.message_id);
+    Ok(ok(json!({ "items": messages.iter().map(|m| message_json(m, base)).collect::<Vec<_>>(), "next": next })))
+}
+
+/// This module's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(API, "/api/dealer/v1/messages", list);
+}
