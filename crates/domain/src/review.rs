@@ -18,6 +18,8 @@ pub const MAX_CHARS: usize = 500;
 pub const ANSWER_MAX_CHARS: usize = 500;
 /// Reviews a user may write in a day (a bound on one account's rows; a buyer reviews few shops).
 pub const PER_DAY: i64 = 10;
+/// The most photos a review carries.
+pub const MAX_PHOTOS: usize = 6;
 /// Reviews one address may send in a day, whoever is signed in (many accounts from one machine).
 pub const PER_ADDRESS_DAY: i64 = 30;
 

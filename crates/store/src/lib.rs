@@ -89,7 +89,7 @@ pub use programme::{Application, Applied, NewApplication, ProgrammePost};
 pub use push::{PUSH_ATTEMPTS, PushJob, PushLogRow, PushSetting};
 pub use report::{NewReport, Ordered, Report};
 pub use reservation::{ReservationEvent, ReservationLine, ReservationRow, Reserved};
-pub use review::{Dealing, NewReview, OpenReviewReport, Review, ReviewSummary, Wrote};
+pub use review::{Dealing, NewReview, OpenReviewReport, Photos, Review, ReviewSummary, Wrote};
 pub use sandbox::{SandboxRefund, SandboxTrade};
 pub use search::{Scope, SearchPage};
 pub use selling::{

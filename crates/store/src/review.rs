@@ -77,8 +77,8 @@ pub struct Review {
     pub hidden_reason: Option<HideReason>,
     /// When staff hid it.
     pub hidden_at: Option<i64>,
-    /// Its photo (an upload's path; empty: none).
-    pub photo_path: String,
+    /// Its photos, in the order chosen.
+    pub photos: Photos,
 }
 from_row!(Review {
     review_id,
@@ -100,8 +100,19 @@ from_row!(Review {
     answered_at,
     hidden_reason as stored,
     hidden_at,
-    photo_path
+    photos as stored
 });
+
+/// A review's photos (uploads' paths) in the order its writer chose them: read as one column
+/// that lists them with spaces between (an upload's path has none).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Photos(pub Vec<String>);
+
+impl crate::Stored for Photos {
+    fn from_stored(text: &str) -> Option<Photos> {
+        Some(Photos(text.split(' ').filter(|p| !p.is_empty()).map(str::to_owned).collect()))
+    }
+}
 
 impl Review {
     /// The stars as the domain reads them.
@@ -113,7 +124,9 @@ impl Review {
 
 const REVIEW: &str = "select r.review_id, r.shop_id, sh.oname as shop_oname, sh.name as shop_name, r.user_id, u.nickname, r.basis, \
      coalesce(l.title, '') as title, r.honesty, r.price, r.service, r.after_sale, r.score, r.body, r.created_at, r.answer, r.answered_at, \
-     r.hidden_reason, r.hidden_at, r.photo_path from shop_review r join shop sh on sh.shop_id = r.shop_id join app_user u on u.user_id = r.user_id \
+     r.hidden_reason, r.hidden_at, \
+     coalesce((select string_agg(p.photo_path, ' ' order by p.position) from review_photo p where p.review_id = r.review_id), '') as photos \
+     from shop_review r join shop sh on sh.shop_id = r.shop_id join app_user u on u.user_id = r.user_id \
      left join listing l on l.listing_id = r.listing_id";
 
 /// A shop's visible reviews summed: how many, their scores and each aspect's stars.
@@ -149,15 +162,15 @@ pub struct OpenReviewReport {
 }
 from_row!(OpenReviewReport { report_id, reason as stored, created_at, review_id, body, score, nickname, shop_name });
 
-/// A review as written: the stars, the text and the photo's upload path (empty: none).
+/// A review as written: the stars, the text and the photos' upload paths, in order.
 #[derive(Debug, Clone, Copy)]
 pub struct NewReview<'a> {
     /// Stars per aspect.
     pub stars: Stars,
     /// The text.
     pub body: &'a str,
-    /// The photo (empty: none).
-    pub photo: &'a str,
+    /// The photos.
+    pub photos: &'a [String],
 }
 
 /// What writing a review did.
@@ -217,7 +230,7 @@ impl Store {
     /// Buyer `user_id` reviews dealing `(basis, basis_id)`, in one transaction that checks the
     /// dealing again; a second review of the dealing is refused by the database's unique key.
     pub async fn write_review(&self, user_id: i64, (basis, basis_id): (Basis, i64), today: &str, review: NewReview<'_>, now: i64) -> Result<Wrote, DbError> {
-        let NewReview { stars, body, photo } = review;
+        let NewReview { stars, body, photos } = review;
         let check = format!("select x.shop_id, x.listing_id from ({}) as x where x.basis = $4", dealings(true));
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
@@ -226,8 +239,8 @@ impl Store {
             let Some((shop_id, listing_id)) = dealing else { return Ok(Wrote::NotEligible) };
             let [honesty, price, service, after_sale] = stars.0.map(i64::from);
             let id: Option<i64> = sqlx::query_scalar(
-                "insert into shop_review (shop_id, user_id, basis, basis_id, listing_id, honesty, price, service, after_sale, score, body, created_at, photo_path) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict (basis, basis_id) do nothing returning review_id",
+                "insert into shop_review (shop_id, user_id, basis, basis_id, listing_id, honesty, price, service, after_sale, score, body, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (basis, basis_id) do nothing returning review_id",
             )
             .bind(shop_id)
             .bind(user_id)
@@ -241,10 +254,17 @@ impl Store {
             .bind(domain::review::score(&stars))
             .bind(body)
             .bind(now)
-            .bind(photo)
             .fetch_optional(&mut *tx)
             .await?;
             let Some(id) = id else { return Ok(Wrote::Already) };
+            for (position, path) in photos.iter().enumerate() {
+                sqlx::query("insert into review_photo (review_id, position, photo_path) values ($1, $2, $3)")
+                    .bind(id)
+                    .bind(position as i32)
+                    .bind(path)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             let oname: String = sqlx::query_scalar("select oname from shop where shop_id = $1").bind(shop_id).fetch_one(&mut *tx).await?;
             tx.commit().await?;
             Ok(Wrote::Kept(id, oname))

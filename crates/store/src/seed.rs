@@ -896,7 +896,7 @@ async fn demo_reviews(store: &Store, now: i64) -> Result<(), DbError> {
                 buyer,
                 (domain::review::Basis::Thread, thread),
                 &today,
-                crate::NewReview { stars: domain::review::Stars(stars), body: text, photo: "" },
+                crate::NewReview { stars: domain::review::Stars(stars), body: text, photos: &[] },
                 at,
             )
             .await?

@@ -434,7 +434,7 @@ impl Store {
                  and not exists (select 1 from shop_photo sp where sp.path = u.path) \
                  and not exists (select 1 from damage_mark dm where dm.photo_path = u.path) \
                  and not exists (select 1 from statement_document sd where sd.photo_path = u.path) \
-                 and not exists (select 1 from shop_review r where r.photo_path = u.path) \
+                 and not exists (select 1 from review_photo r where r.photo_path = u.path) \
                  and not exists (select 1 from message m where m.photo_path = u.path) \
                  and not exists (select 1 from shop s where s.logo = u.path or s.banner = u.path) order by upload_id limit $2",
             )

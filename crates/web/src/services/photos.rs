@@ -291,6 +291,48 @@ pub async fn receive_one(mp: Result<Multipart, MultipartRejection>, file_field: 
     }
 }
 
+/// Reads a form of up to `max` photos: its text fields, and each file of the file field
+/// `file_field` in the order sent (each read with [`read_field`]; file inputs left empty are not
+/// counted). More than `max` files: the files after the `max`th are not read, and the third value
+/// says so.
+pub async fn receive_some(
+    mp: Result<Multipart, MultipartRejection>,
+    file_field: &str,
+    max: usize,
+) -> (HashMap<String, String>, Vec<Result<Received, PhotoError>>, bool) {
+    let mut texts = HashMap::new();
+    let mut files = Vec::new();
+    let mut too_many = false;
+    let Ok(mut mp) = mp else { return (texts, vec![Err(PhotoError::Malformed)], false) };
+    loop {
+        match mp.next_field().await {
+            Ok(Some(f)) if f.name() == Some(file_field) => {
+                if f.file_name().is_none_or(str::is_empty) {
+                    continue;
+                }
+                if files.len() == max {
+                    too_many = true;
+                    continue;
+                }
+                files.push(read_field(f).await);
+            }
+            Ok(Some(f)) => {
+                let name = f.name().unwrap_or_default().to_owned();
+                texts.insert(name, f.text().await.unwrap_or_default());
+            }
+            Ok(None) => return (texts, files, too_many),
+            Err(e) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
+                files.push(Err(PhotoError::TooLarge));
+                return (texts, files, too_many);
+            }
+            Err(_) => {
+                files.push(Err(PhotoError::Malformed));
+                return (texts, files, too_many);
+            }
+        }
+    }
+}
+
 /// A photo file as it was received, written to a file of the temporary directory while it
 /// arrived, and deleted with this value. A request body is never held in memory whole: eight
 /// sellers sending 3 MB photos at once held each body in growing buffers of the runtime's threads,

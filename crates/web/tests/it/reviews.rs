@@ -22,10 +22,10 @@ fn enc(text: &str) -> String {
 
 /// Posts the review form (multipart, as the browser sends it): the fields of `form` (as a query
 /// string), then the photo when there is one, through `router`.
-async fn post_review(router: axum::Router, headers: &[(&str, &str)], form: &str, photo: Option<&[u8]>) -> Reply {
+async fn post_review(router: axum::Router, headers: &[(&str, &str)], form: &str, photos: &[&[u8]]) -> Reply {
     let fields: Vec<(String, String)> = form_urlencoded::parse(form.as_bytes()).into_owned().collect();
     let mut parts: Vec<Part<'_>> = fields.iter().map(|(k, v)| Part::Text(k, v)).collect();
-    if let Some(bytes) = photo {
+    for bytes in photos {
         parts.push(Part::File("photo", "review.jpg", bytes));
     }
     let (content_type, body) = multipart(&parts);
@@ -67,7 +67,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert!(app.get("/space/reviews", &b).await.body.contains("暂时没有可以评价的交易"));
     // No dealing, no review: the form for a thread that is not the buyer's is not found.
     assert_eq!(app.get("/space/reviews/new?basis=thread&id=999999", &b).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(post_review(app.router(), &b, "basis=thread&id=999999&honesty=5&price=5&service=5", None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(post_review(app.router(), &b, "basis=thread&id=999999&honesty=5&price=5&service=5", &[]).await.status, StatusCode::NOT_FOUND);
     // A question the shop has not answered is no dealing yet.
     let ask = app.post_form(&format!("/space/messages/ask/{car}"), &b, &format!("body={}", enc("车还在吗？"))).await;
     let thread: i64 = ask.location().trim_start_matches("/space/messages/").trim_end_matches("#latest").parse().unwrap();
@@ -86,20 +86,31 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert_eq!(page.page().count(r#"input[type="radio"]"#), 20, "five choices for each of four aspects");
     // A required aspect left out, and a text of 501 characters: said beside each, the rest kept, nothing saved.
     let long = "好".repeat(501);
-    let bad = post_review(app.router(), &b, &format!("basis=thread&id={thread}&price=4&service=5&body={}", enc(&long)), None).await;
+    let bad = post_review(app.router(), &b, &format!("basis=thread&id={thread}&price=4&service=5&body={}", enc(&long)), &[]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     let p = bad.page();
     assert!(p.one("#f-honesty").html.contains("请为这一项打分"), "{}", p.one("#f-honesty").html);
     assert_eq!((p.attrs("#f-price input[checked]", "value"), p.attrs("#f-service input[checked]", "value")), (vec!["4".to_owned()], vec!["5".to_owned()]));
     assert!(bad.body.contains("评价内容不能超过500字") && bad.body.contains(&long));
-    let six = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=6&price=4&service=5"), None).await;
+    let six = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=6&price=4&service=5"), &[]).await;
     assert_eq!(six.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(six.page().one("#f-honesty").html.contains("请选择1到5星"));
     // A file that is no photo: said beside the photo field, the stars kept.
-    let broken = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5"), Some(b"not a photo at all")).await;
+    let broken = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5"), &[b"not a photo at all"]).await;
     assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(broken.page().select("#rv-photo-err").len() == 1 && broken.page().attrs("#f-honesty input[checked]", "value") == ["5"], "{}", broken.body);
     let reviews = format!("select count(*) from shop_review where user_id = {buyer_id}");
+    assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
+    // Seven photos: one too many, said beside the field, nothing saved.
+    let small = jpeg(400, 300, 10);
+    let seven: Vec<&[u8]> = vec![&small; domain::review::MAX_PHOTOS + 1];
+    let many = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5"), &seven).await;
+    assert_eq!(many.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        many.page().one("#rv-photo-err").text.contains("最多上传6张照片") && many.page().attrs("#f-honesty input[checked]", "value") == ["5"],
+        "{}",
+        many.body
+    );
     assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
     // An address that sent a day's reviews (whoever was signed in) is refused, the form kept.
     let day = domain::limit::Limit { gap_secs: 0, window_secs: 86_400, max: domain::review::PER_ADDRESS_DAY };
@@ -107,7 +118,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
         app.state.store.throttle(&[("review:ip:10.7.7.7", day)], NOW).await.unwrap();
     }
     let crowded = [("cookie", buyer.as_str()), ("x-test-peer", "10.7.7.7")];
-    let refused = post_review(app.router(), &crowded, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&body={}", enc("好")), None).await;
+    let refused = post_review(app.router(), &crowded, &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&body={}", enc("好")), &[]).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(refused.body.contains("今天发布的评价已达上限") && refused.page().attrs("#f-honesty input[checked]", "value") == ["5"]);
     assert_eq!(app.state.store.count_admin(&reviews).await.unwrap(), 0);
@@ -117,7 +128,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
         app.router(),
         &b,
         &format!("basis=thread&id={thread}&honesty=5&price=4&service=5&after_sale=&body={}", enc(text)),
-        Some(&jpeg(800, 600, 40)),
+        &[&jpeg(800, 600, 40), &jpeg(640, 480, 90), &jpeg(480, 640, 160)],
     )
     .await;
     assert_eq!((kept.status, kept.location()), (StatusCode::SEE_OTHER, format!("/shop/{oname}/reviews?written=1").as_str()));
@@ -126,7 +137,16 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     let item = shop_page.page().select(".rv-item").into_iter().find(|n| n.html.contains("没有")).expect("the review on the shop's page").html;
     assert!(item.contains("4.7分") && item.contains("已核实 · 在线咨询过") && item.contains("&lt;b&gt;没有&lt;/b&gt;"), "{item}");
     assert!(item.contains("车况描述 5星") && !item.contains("售后保障"), "an aspect not rated is not shown: {item}");
-    assert!(item.contains(r#"class="rv-photo""#) && item.contains(".webp"), "the photo, through the pipeline: {item}");
+    let shown = shop_page.page().select(".rv-item .rv-photos img").into_iter().filter(|n| n.html.contains(".webp")).count();
+    assert_eq!(shown, 3, "the three photos, through the pipeline: {item}");
+    assert!(item.contains("买家评价照片1/3") && item.contains("买家评价照片3/3"), "{item}");
+    let kept_paths = app
+        .state
+        .store
+        .count_admin(&format!("select count(*) from review_photo p join shop_review r on r.review_id = p.review_id where r.user_id = {buyer_id}"))
+        .await
+        .unwrap();
+    assert_eq!(kept_paths, 3);
     let after = app.state.store.review_summary(shop).await.unwrap();
     assert_eq!((after.count, after.points), (before.count + 1, before.points + 47));
     let rating = domain::review::rating_text(after.points, after.count);
@@ -143,7 +163,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     assert!(cards > 0 && stars.len() == cards, "{stars:?} on {cards} cards");
     assert!(stars.iter().all(|s| *s == format!("★{rating}分，{}条评价", after.count)), "{stars:?}");
     // The same dealing again: refused, the form kept, one review.
-    let again = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次")), None).await;
+    let again = post_review(app.router(), &b, &format!("basis=thread&id={thread}&honesty=1&price=1&service=1&body={}", enc("再评一次")), &[]).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.body.contains("每次交易只能评价一次") && again.body.contains("再评一次"));
     assert!(app.get(&form, &b).await.body.contains("每次交易只能评价一次"));
@@ -164,7 +184,7 @@ async fn only_a_buyer_who_dealt_with_a_shop_reviews_it_once_per_dealing(app: &Te
     let later = app.variant(app.state.config.clone(), NOW + 5 * 86_400);
     let open = get_on(&later, "/space/reviews", &b).await;
     assert!(open.page().one(".msg-list li").text.contains("预约看车 · 商家已联系"), "{}", open.body);
-    let viewed = post_review(web::app(later.clone()), &b, &format!("basis=lead&id={lead}&honesty=3&price=3&service=2&after_sale=0"), None).await;
+    let viewed = post_review(web::app(later.clone()), &b, &format!("basis=lead&id={lead}&honesty=3&price=3&service=2&after_sale=0"), &[]).await;
     assert_eq!(viewed.status, StatusCode::SEE_OTHER, "{}", viewed.body);
     let last = app.state.store.review_summary(shop).await.unwrap();
     assert_eq!((last.count, last.points), (after.count + 1, after.points + 27));
@@ -182,7 +202,7 @@ async fn a_shop_answers_once_and_staff_hide_a_review_only_for_a_listed_reason(ap
     let store::Wrote::Kept(id, _) = app
         .state
         .store
-        .write_review(buyer_id, (domain::review::Basis::Thread, thread), &today, store::NewReview { stars, body: text, photo: "" }, NOW - 3_600)
+        .write_review(buyer_id, (domain::review::Basis::Thread, thread), &today, store::NewReview { stars, body: text, photos: &[] }, NOW - 3_600)
         .await
         .unwrap()
     else {

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::limit::Limit;
-use domain::review::{Aspect, Basis, Stars};
+use domain::review::{Aspect, Basis, MAX_PHOTOS, Stars};
 use store::{Dealing, Wrote};
 
 use super::ReviewView;
@@ -174,33 +174,43 @@ pub async fn form(State(state): State<AppState>, visitor: Visitor, SignedIn(user
     write_page(&state, &visitor, &d, typed, StatusCode::OK)
 }
 
-/// `POST /space/reviews/new` (multipart: `basis`, `id`, each aspect's stars, `body`, then an
-/// optional `photo`): the review, kept once per dealing; the photo goes through the photo
-/// pipeline once every other field is right.
+/// `POST /space/reviews/new` (multipart: `basis`, `id`, each aspect's stars, `body`, then up to
+/// [`MAX_PHOTOS`] files of `photo`): the review, kept once per dealing; the photos go through the
+/// photo pipeline once every other field is right.
 pub async fn write(
     State(state): State<AppState>,
     visitor: Visitor,
     SignedIn(user): SignedIn,
     mp: Result<Multipart, MultipartRejection>,
 ) -> Result<Response, AppError> {
-    let (texts, file) = photos::receive_one(mp, "photo").await;
+    let (texts, files, too_many) = photos::receive_some(mp, "photo", MAX_PHOTOS).await;
     let get = |k: &str| texts.get(k).map_or("", String::as_str);
     let d = dealing_of(&state, user.user_id, get("basis").parse().ok(), get("id").trim().parse().ok()).await?;
     let fields = [get("honesty"), get("price"), get("service"), get("after_sale")];
     let typed_stars = fields.map(|s| s.trim().parse::<u8>().ok().filter(|n| (1..=5).contains(n)).unwrap_or(0));
     let mut typed = Typed { stars: typed_stars, body: get("body").trim().chars().take(domain::review::MAX_CHARS + 100).collect(), ..Typed::default() };
-    // A photo that came but was refused says why; one that was fine must be chosen again when
-    // another field sends the form back (a browser never sends a file back).
-    let photo = photos::optional(file).unwrap_or_else(|e| {
-        typed.photo_error = Some(e.message());
-        None
-    });
+    // A photo that came but was refused says why (the first such, by its place); photos that
+    // were fine must be chosen again when another field sends the form back (a browser never
+    // sends a file back).
+    let sent = files.len();
+    let which = |i: usize, e: photos::PhotoError| if sent > 1 { format!("第{}张照片：{}", i + 1, e.message()) } else { e.message() };
+    let mut chosen = Vec::with_capacity(sent);
+    for (i, file) in files.into_iter().enumerate() {
+        match file {
+            Ok(received) => chosen.push(received),
+            Err(e) if typed.photo_error.is_none() => typed.photo_error = Some(which(i, e)),
+            Err(_) => {}
+        }
+    }
+    if too_many && typed.photo_error.is_none() {
+        typed.photo_error = Some(format!("最多上传{MAX_PHOTOS}张照片，请重新选择"));
+    }
     let (stars, body) = match (Stars::parse(fields), domain::review::parse_text(get("body"))) {
         (Ok(s), Ok(b)) if typed.photo_error.is_none() => (s, b),
         (s, b) => {
             typed.aspect_error = s.err();
             typed.body_error = b.err();
-            if photo.is_some() {
+            if !chosen.is_empty() && typed.photo_error.is_none() {
                 typed.photo_error = Some(photos::CHOOSE_AGAIN.to_owned());
             }
             return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
@@ -213,14 +223,19 @@ pub async fn write(
         typed.form_error = Some("今天发布的评价已达上限，请明天再来");
         return write_page(&state, &visitor, &d, typed, StatusCode::TOO_MANY_REQUESTS);
     }
-    let path = match photos::ingest_optional(&state, user.user_id, photo).await {
-        Ok(path) => path,
-        Err(e) => {
-            typed.photo_error = Some(e.message());
-            return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
+    // Every photo stored before the review is written; one that fails leaves the review unwritten
+    // (the photos stored before it are the orphan cleanup's).
+    let mut paths = Vec::with_capacity(chosen.len());
+    for (i, received) in chosen.into_iter().enumerate() {
+        match photos::ingest(&state, user.user_id, received).await {
+            Ok(stored) => paths.push(stored.path),
+            Err(e) => {
+                typed.photo_error = Some(which(i, e));
+                return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
+            }
         }
-    };
-    let review = store::NewReview { stars, body: &body, photo: &path };
+    }
+    let review = store::NewReview { stars, body: &body, photos: &paths };
     match state.store.write_review(user.user_id, (d.basis, d.basis_id), &today(&state), review, state.clock.now()).await? {
         Wrote::Kept(_, oname) => {
             state.ratings.refresh(&state.store).await;
@@ -239,5 +254,5 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/reviews", mine);
     r.get(Access::User, "/space/reviews/new", form);
     r.post(Access::User, "/space/reviews/new", write);
-    r.limit("/space/reviews/new", photos::FORM_LIMIT);
+    r.limit("/space/reviews/new", MAX_PHOTOS * photos::MAX_BYTES + photos::FORM_LIMIT);
 }

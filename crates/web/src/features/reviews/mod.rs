@@ -37,8 +37,8 @@ pub struct ReviewView {
     pub answer_date: String,
     /// Why staff hid it (then nothing else of it is shown).
     pub hidden: Option<&'static str>,
-    /// Its photo: a 320 px image, its `srcset`, and the full-size picture it links to.
-    pub photo: Option<(String, String, String)>,
+    /// Its photos: each a 320 px image, its `srcset`, and the full-size picture it links to.
+    pub photos: Vec<(String, String, String)>,
 }
 
 impl ReviewView {
@@ -60,10 +60,15 @@ impl ReviewView {
             answer: r.answer.clone(),
             answer_date: r.answered_at.map(domain::time::date).unwrap_or_default(),
             hidden: r.hidden_reason.map(|h| h.label()),
-            photo: (!r.photo_path.is_empty()).then(|| {
-                let url = domain::image::join(upload_base, &r.photo_path);
-                (domain::image::sized(&url, upload_base, 320), domain::image::srcset(&url, upload_base).unwrap_or_default(), url)
-            }),
+            photos: r
+                .photos
+                .0
+                .iter()
+                .map(|path| {
+                    let url = domain::image::join(upload_base, path);
+                    (domain::image::sized(&url, upload_base, 320), domain::image::srcset(&url, upload_base).unwrap_or_default(), url)
+                })
+                .collect(),
         }
     }
 }
