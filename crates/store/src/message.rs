@@ -385,6 +385,32 @@ impl Store {
         }))
     }
 
+    /// The threads buyers began with `seller` in `[from, until)`, oldest first, each with the
+    /// buyer's first message (for the leads desk's download): (thread, began, car, title, first
+    /// message, whether both sides have written).
+    pub async fn seller_threads_between(
+        &self,
+        seller: i64,
+        (from, until): (i64, i64),
+        limit: i64,
+    ) -> Result<Vec<(i64, i64, i64, String, String, bool)>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as(
+                "select t.thread_id, t.created_at, t.listing_id, l.title, \
+                 coalesce((select m.body from message m where m.thread_id = t.thread_id and m.from_buyer order by m.message_id limit 1), '') as first, \
+                 exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer) as answered \
+                 from message_thread t join listing l on l.listing_id = t.listing_id \
+                 where t.seller_user_id = $1 and t.created_at >= $2 and t.created_at < $3 order by t.created_at, t.thread_id limit $4",
+            )
+            .bind(seller)
+            .bind(from)
+            .bind(until)
+            .bind(limit)
+            .fetch_all(p)
+            .await?
+        }))
+    }
+
     /// Claims the SMS telling the buyer (or the seller) of thread `thread_id` that a message
     /// waits: true when they were not told in the last `quiet_secs` (and now are, by this caller).
     pub async fn claim_message_notice(&self, thread_id: i64, to_buyer: bool, now: i64, quiet_secs: i64) -> Result<bool, DbError> {

@@ -351,6 +351,17 @@ async fn the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened(app: &
     let second = line("139****8888");
     assert!(second.contains("未查看，已隐藏") && second.contains("\"2019款朗逸,自动\""), "{second}");
     assert!(!r.body.contains("13955558888"));
+    // A buyer's online question follows, its number masked while the shop has not answered.
+    let car = app.state.store.count_admin("select min(listing_id) from listing where status = 'online'").await.unwrap();
+    app.state.store.execute_admin(&format!("update listing set shop_id = 1 where listing_id = {car}")).await.unwrap();
+    let buyer = app.state.store.user_by_mobile(&owner_mobile(app, 2).await).await.unwrap().unwrap().user_id;
+    let store::Asked::Thread(thread) = app.state.store.ask_about(car, buyer, "还在吗？我电话13812345678\n第二行", NOW).await.unwrap() else {
+        panic!("no thread")
+    };
+    let r = app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &d).await;
+    let asked = r.body.split("\r\n").find(|l| l.starts_with(&format!("咨询{thread},"))).unwrap_or_else(|| panic!("the question in {}", r.body)).to_owned();
+    assert!(asked.contains(",在线咨询,") && asked.contains(domain::message::HIDDEN) && asked.contains(",未回复,"), "{asked}");
+    assert!(!r.body.contains("13812345678") && !r.body.contains("第二行"), "masked, its first line only: {asked}");
 
     // A range ending before it starts: said beside the dates, which stay as typed.
     let r = app.get("/actives/zhikeclues/export?from=2026-11-21&to=2026-11-01", &d).await;

@@ -235,6 +235,8 @@ pub async fn leads(State(state): State<AppState>, visitor: Visitor, Dealer(user)
 /// `GET /actives/zhikeclues/export?from=&to=`: the shop's leads of a date range as a CSV file
 /// (UTF-8 with a byte-order mark, so Excel reads it; cells that would run as formulas made
 /// text). A number appears as on the desk: in full once its lead was opened, masked before.
+/// The buyers' online questions of the range follow, each with its first line, numbers in it
+/// masked until both sides have written (as in the thread); they carry no number of their own.
 pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(mut form): Query<ExportForm>) -> Result<Response, AppError> {
     let (from, until) = match form.range() {
         Ok(r) => r,
@@ -260,6 +262,23 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
             l.appointment_date.clone(),
             l.status.label().to_owned(),
             l.dealer_note.clone(),
+        ]));
+    }
+    for (thread, began, car, title, first, answered) in state.store.seller_threads_between(user.user_id, (from, until), EXPORT_MAX_LEADS).await? {
+        let first_line = first.lines().next().unwrap_or_default();
+        let text = if answered { first_line.to_owned() } else { domain::message::hide_contacts(first_line) };
+        body.push_str(&domain::csv::row(&[
+            format!("咨询{thread}"),
+            domain::time::datetime(began),
+            "在线咨询".to_owned(),
+            car.to_string(),
+            title,
+            crate::adapters::clip(&text, 120),
+            String::new(),
+            "在线咨询不提供号码，请在消息中回复".to_owned(),
+            String::new(),
+            if answered { "已回复" } else { "未回复" }.to_owned(),
+            String::new(),
         ]));
     }
     let name = format!("leads-{}-{}.csv", form.from.trim(), form.to.trim());
