@@ -96,6 +96,7 @@ pub mod loan;
 pub mod message;
 pub mod money;
 pub mod moving;
+pub mod net;
 pub mod odometer;
 pub mod order;
 pub mod origin;

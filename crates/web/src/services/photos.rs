@@ -78,7 +78,6 @@ pub enum PhotoError {
 }
 
 impl PhotoError {
-    /// The text shown beside the photo.
     /// The status a refused photo is answered with.
     pub fn status(self) -> axum::http::StatusCode {
         use axum::http::StatusCode;
@@ -91,6 +90,7 @@ impl PhotoError {
         }
     }
 
+    /// The text shown beside the photo.
     pub fn message(self) -> String {
         match self {
             PhotoError::Type(e) => e.message().to_owned(),
@@ -439,6 +439,94 @@ pub async fn read_body(body: axum::body::Body) -> Result<Received, PhotoError> {
         received.len += data.len();
     }
     finish(file).await?;
+    Ok(received)
+}
+
+/// How long a photo's address may take to answer in full.
+pub const FETCH_WAIT: Duration = Duration::from_secs(10);
+
+/// Where [`fetch`] may fetch from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// `https` on the public internet only (staging and production).
+    Public,
+    /// This machine only, `http` too: development, the demo and the tests, whose stand-in image
+    /// servers are local, and which send nothing off the machine.
+    Loopback,
+}
+
+impl Reach {
+    /// The reach of an environment.
+    pub fn of(env: crate::config::Env) -> Reach {
+        if env == crate::config::Env::Development { Reach::Loopback } else { Reach::Public }
+    }
+}
+
+/// Fetches the photo at `url` (the dealer API's photo by its address) into a [`Received`] file,
+/// refusing it as soon as it passes [`MAX_BYTES`]. With [`Reach::Public`] only `https`
+/// addresses whose every DNS answer is on the public internet are fetched
+/// (`domain::net::is_public`), from the address that was checked, and a redirect is not
+/// followed: a URL given to the API cannot reach the server's own network. A refusal is the
+/// Chinese reason.
+pub async fn fetch(url: &str, reach: Reach) -> Result<Received, Result<PhotoError, String>> {
+    let say = |m: &str| Err(Err(m.to_owned()));
+    let Ok(parsed) = reqwest::Url::parse(url.trim()) else { return say("图片地址不是有效的网址") };
+    match parsed.scheme() {
+        "https" => {}
+        "http" if reach == Reach::Loopback => {}
+        _ => return say("图片地址须以 https:// 开头"),
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return say("图片地址不能包含用户名或密码");
+    }
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let Some(host) = parsed.host_str().map(str::to_owned) else { return say("图片地址不是有效的网址") };
+    let addrs: Vec<std::net::SocketAddr> = match host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
+        Ok(ip) => vec![(ip, port).into()],
+        Err(_) => match tokio::time::timeout(Duration::from_secs(3), tokio::net::lookup_host((host.as_str(), port))).await {
+            Ok(Ok(a)) => a.collect(),
+            _ => return say("图片地址的域名无法解析"),
+        },
+    };
+    let Some(first) = addrs.first().copied() else { return say("图片地址的域名无法解析") };
+    match reach {
+        Reach::Public if addrs.iter().any(|a| !domain::net::is_public(a.ip())) => return say("图片地址指向内部网络，不能使用"),
+        Reach::Loopback if addrs.iter().any(|a| !a.ip().is_loopback()) => return say("开发环境只从本机地址获取图片"),
+        _ => {}
+    }
+    let client = reqwest::Client::builder()
+        .timeout(FETCH_WAIT)
+        .connect_timeout(Duration::from_secs(3))
+        .redirect(reqwest::redirect::Policy::none())
+        .resolve(&host, first)
+        .build()
+        .map_err(|_| Ok(PhotoError::Failed))?;
+    let Ok(mut res) = client.get(parsed).send().await else { return say("无法下载图片地址，请检查地址能否公开访问") };
+    let status = res.status();
+    if status.is_redirection() {
+        return say("图片地址发生了跳转，请提供图片的最终地址");
+    }
+    if !status.is_success() {
+        return Err(Err(format!("图片地址返回错误（HTTP {}）", status.as_u16())));
+    }
+    if res.content_length().is_some_and(|n| n > MAX_BYTES as u64) {
+        return Err(Ok(PhotoError::TooLarge));
+    }
+    let (mut received, mut file) = Received::create().await.map_err(Ok)?;
+    loop {
+        match res.chunk().await {
+            Ok(Some(data)) => {
+                if received.len + data.len() > MAX_BYTES {
+                    return Err(Ok(PhotoError::TooLarge));
+                }
+                write(&mut file, &data).await.map_err(Ok)?;
+                received.len += data.len();
+            }
+            Ok(None) => break,
+            Err(_) => return say("下载图片时连接中断，请重试"),
+        }
+    }
+    finish(file).await.map_err(Ok)?;
     Ok(received)
 }
 

@@ -16,6 +16,7 @@ on_both!(10 =>
     leads_are_read_masked_and_opened_when_marked_contacted,
     the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened,
     messages_and_reservations_are_read_and_a_sale_confirmed_by_key,
+    a_photo_is_fetched_by_its_address_and_never_from_inside,
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
@@ -457,4 +458,77 @@ async fn messages_and_reservations_are_read_and_a_sale_confirmed_by_key(app: &Te
         "{}",
         r.body
     );
+}
+
+async fn a_photo_is_fetched_by_its_address_and_never_from_inside(app: &TestApp) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let peer = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/stock/1.jpg"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(jpeg(1200, 900, 70), "image/jpeg"))
+        .mount(&peer)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/moved.jpg"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "http://169.254.169.254/"))
+        .mount(&peer)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/page.html"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("<html>车源</html>", "text/html"))
+        .mount(&peer)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/huge.jpg"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(vec![0xff; 10 * 1024 * 1024 + 1], "image/jpeg"))
+        .mount(&peer)
+        .await;
+    let dealer = login(app, &owner_mobile(app, stocked_shop(app).await).await, "").await;
+    let key = make_key(app, &dealer, "图片同步", &["stock:write"]).await;
+    let key = key.as_str();
+    let by_url = |url: String| async move { call(app, "POST", "/api/dealer/v1/photos", key, &[], Some(json!({ "url": url }))).await };
+    // In development (the tests' environment) a local peer stands in for the dealer's image server.
+    let r = by_url(format!("{}/stock/1.jpg", peer.uri())).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let token = r.json()["data"]["id"].as_str().unwrap().to_owned();
+    let stored = format!("select count(*) from upload where token = '{token}' and width = 1200");
+    assert_eq!(app.state.store.count_admin(&stored).await.unwrap(), 1, "through the pipeline, as an upload of the shop");
+    // What is refused, beside `url`, with nothing stored.
+    let uploads = app.state.store.count_admin("select count(*) from upload").await.unwrap();
+    for (url, says) in [
+        (format!("{}/moved.jpg", peer.uri()), "跳转"),
+        (format!("{}/missing.jpg", peer.uri()), "HTTP 404"),
+        (format!("{}/page.html", peer.uri()), ""),
+        ("ftp://img.example.com/1.jpg".to_owned(), "https://"),
+        ("不是网址".to_owned(), "不是有效的网址"),
+        ("https://user:secret@img.example.com/1.jpg".to_owned(), "用户名或密码"),
+    ] {
+        let r = by_url(url.clone()).await;
+        assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("CM001")), "{url}: {}", r.body);
+        assert!(r.body.contains(says), "{url}: {}", r.body);
+    }
+    let huge = by_url(format!("{}/huge.jpg", peer.uri())).await;
+    assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", huge.body);
+    let r = call(app, "POST", "/api/dealer/v1/photos", key, &[], Some(json!({ "link": "x" }))).await;
+    assert!(r.status == StatusCode::UNPROCESSABLE_ENTITY && r.json()["data"]["errors"]["url"].as_str().is_some(), "{}", r.body);
+    assert_eq!(app.state.store.count_admin("select count(*) from upload").await.unwrap(), uploads);
+    // Outside development: https only, and never an address inside (the machine, its network,
+    // the metadata service), however the name resolves.
+    for (url, says) in [
+        (format!("{}/stock/1.jpg", peer.uri()), "https://"),
+        (format!("{}/stock/1.jpg", peer.uri().replace("http://", "https://")), "内部网络"),
+        ("https://169.254.169.254/latest/meta-data/".to_owned(), "内部网络"),
+        ("https://[::1]/1.jpg".to_owned(), "内部网络"),
+        ("https://localhost/1.jpg".to_owned(), "内部网络"),
+        ("https://10.1.2.3/1.jpg".to_owned(), "内部网络"),
+    ] {
+        match web::services::photos::fetch(&url, web::services::photos::Reach::Public).await {
+            Err(Err(why)) => assert!(why.contains(says), "{url}: {why}"),
+            other => panic!("{url}: {:?}", other.map(|_| ())),
+        }
+    }
+    // …and development sends nothing off the machine.
+    let r = by_url("http://1.1.1.1/1.jpg".to_owned()).await;
+    assert!(r.status == StatusCode::UNPROCESSABLE_ENTITY && r.body.contains("开发环境只从本机地址获取图片"), "{}", r.body);
 }

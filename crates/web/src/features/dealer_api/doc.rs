@@ -131,10 +131,13 @@ pub fn paths() -> Map<String, Value> {
     );
     out.insert(
         "/api/dealer/v1/photos".to_owned(),
-        json!({ "post": with(op("photoUpload", "One photo (JPEG, PNG or WebP, at most 10 MB) through the photo pipeline; data.id goes in a new car's photos", "201",
+        json!({ "post": with(op("photoUpload", "One photo (JPEG, PNG or WebP, at most 10 MB) through the photo pipeline, sent as the body or fetched from its https address; data.id goes in a new car's photos", "201",
                 &json!({ "type": "object", "required": ["id", "url"], "properties": { "id": { "type": "string" }, "url": { "type": "string" } } }),
-                &[("413", "Larger than 10 MB: CM001."), ("422", "Not a photo, broken or too small: CM001.")]),
-            "requestBody", json!({ "required": true, "content": { "image/jpeg": { "schema": { "type": "string", "format": "binary" } }, "image/png": { "schema": { "type": "string", "format": "binary" } }, "image/webp": { "schema": { "type": "string", "format": "binary" } } } })) }),
+                &[("413", "Larger than 10 MB: CM001."), ("422", "Not a photo, broken or too small; or an address that is not https, points inside a private network, redirects, fails or does not answer within 10 s: CM001 (data.errors.url).")]),
+            "requestBody", json!({ "required": true, "content": {
+                "image/jpeg": { "schema": { "type": "string", "format": "binary" } }, "image/png": { "schema": { "type": "string", "format": "binary" } }, "image/webp": { "schema": { "type": "string", "format": "binary" } },
+                "application/json": { "schema": { "type": "object", "required": ["url"], "properties": { "url": { "type": "string", "description": "the photo's https address, on the public internet; redirects are not followed" } } },
+                    "example": { "url": "https://img.example.com/stock/LBV5S3102LSN12345/1.jpg" } } } })) }),
     );
     out.insert(
         "/api/dealer/v1/leads".to_owned(),

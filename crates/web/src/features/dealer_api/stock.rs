@@ -360,14 +360,31 @@ pub async fn act(State(state): State<AppState>, key: Key, headers: HeaderMap, Pa
     }
 }
 
-/// `POST /api/dealer/v1/photos`: one photo's bytes (JPEG, PNG or WebP, at most 10 MB) through the
-/// photo pipeline; `data.id` goes in a create's `photos`.
-pub async fn photo(State(state): State<AppState>, key: Key, body: Body) -> Result<Response, AppError> {
+/// `POST /api/dealer/v1/photos`: one photo (JPEG, PNG or WebP, at most 10 MB) through the photo
+/// pipeline — its bytes as the body, or `{"url": "https://…"}` to fetch it from its address
+/// (`photos::fetch`: public addresses only) —; `data.id` goes in a create's `photos`.
+pub async fn photo(State(state): State<AppState>, key: Key, headers: HeaderMap, body: Body) -> Result<Response, AppError> {
     let k = match key.may(Scope::StockWrite) {
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let stored = match photos::read_body(body).await {
+    let json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/json"));
+    let received = if json {
+        let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+            return Ok(fail(StatusCode::PAYLOAD_TOO_LARGE, ApiCode::BadInput, "请求体过大"));
+        };
+        let url = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v.get("url").and_then(Value::as_str).map(str::to_owned));
+        let Some(url) = url else {
+            return Ok(refused(&[("url".to_owned(), "请在 url 中给出图片的网址（https://…），或以图片文件本身作为请求体上传".to_owned())]));
+        };
+        match photos::fetch(&url, photos::Reach::of(state.config.env)).await {
+            Err(Err(why)) => return Ok(refused(&[("url".to_owned(), why)])),
+            fetched => fetched.map_err(|e| e.unwrap_or(photos::PhotoError::Failed)),
+        }
+    } else {
+        photos::read_body(body).await
+    };
+    let stored = match received {
         Ok(received) if received.is_empty() => Err(photos::PhotoError::Broken),
         Ok(received) => photos::ingest(&state, k.owner_user_id, received).await,
         Err(e) => Err(e),
