@@ -445,6 +445,9 @@ pub async fn read_body(body: axum::body::Body) -> Result<Received, PhotoError> {
 /// How long a photo's address may take to answer in full.
 pub const FETCH_WAIT: Duration = Duration::from_secs(10);
 
+/// What development says of an address off this machine.
+const LOOPBACK_ONLY: &str = "开发环境只从本机地址获取图片";
+
 /// Where [`fetch`] may fetch from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {
@@ -481,7 +484,12 @@ pub async fn fetch(url: &str, reach: Reach) -> Result<Received, Result<PhotoErro
     }
     let port = parsed.port_or_known_default().unwrap_or(443);
     let Some(host) = parsed.host_str().map(str::to_owned) else { return say("图片地址不是有效的网址") };
-    let addrs: Vec<std::net::SocketAddr> = match host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>() {
+    let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>();
+    // Development asks no name server: a name other than localhost is not this machine.
+    if reach == Reach::Loopback && literal.is_err() && !host.eq_ignore_ascii_case("localhost") {
+        return say(LOOPBACK_ONLY);
+    }
+    let addrs: Vec<std::net::SocketAddr> = match literal {
         Ok(ip) => vec![(ip, port).into()],
         Err(_) => match tokio::time::timeout(Duration::from_secs(3), tokio::net::lookup_host((host.as_str(), port))).await {
             Ok(Ok(a)) => a.collect(),
@@ -491,7 +499,7 @@ pub async fn fetch(url: &str, reach: Reach) -> Result<Received, Result<PhotoErro
     let Some(first) = addrs.first().copied() else { return say("图片地址的域名无法解析") };
     match reach {
         Reach::Public if addrs.iter().any(|a| !domain::net::is_public(a.ip())) => return say("图片地址指向内部网络，不能使用"),
-        Reach::Loopback if addrs.iter().any(|a| !a.ip().is_loopback()) => return say("开发环境只从本机地址获取图片"),
+        Reach::Loopback if addrs.iter().any(|a| !a.ip().is_loopback()) => return say(LOOPBACK_ONLY),
         _ => {}
     }
     let client = reqwest::Client::builder()
