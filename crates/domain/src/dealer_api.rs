@@ -23,6 +23,18 @@ pub const NAME_MAX_CHARS: usize = 30;
 /// The most items a list call answers at once.
 pub const PAGE_MAX: i64 = 100;
 
+/// Where a list reads on from, as its `next` gives it: `{time}.{id}` — after this time, and after
+/// this id among the items of that very second (a time alone would skip those a full page left).
+pub fn position_text((at, id): (i64, i64)) -> String {
+    format!("{at}.{id}")
+}
+
+/// Reads a [`position_text`].
+pub fn parse_position(text: &str) -> Option<(i64, i64)> {
+    let (at, id) = text.trim().split_once('.')?;
+    Some((at.parse().ok()?, id.parse().ok()?))
+}
+
 crate::stored_enum! {
     /// What a key may do.
     pub enum Scope {
@@ -218,6 +230,15 @@ mod tests {
         assert_ne!(a, request_hash("POST", "/api/dealer/v1/stock", b"{\"price\":\"13\"}"));
         // The separator keeps the parts apart.
         assert_ne!(request_hash("POST", "/a", b"b"), request_hash("POST", "/ab", b""));
+    }
+
+    #[test]
+    fn a_position_reads_back() {
+        assert_eq!(parse_position(&position_text((1_733_300_000, 42))), Some((1_733_300_000, 42)));
+        assert_eq!(parse_position("-5.7"), Some((-5, 7)));
+        for bad in ["", "1733300000", "a.b", "1.2.3", ".4", "5."] {
+            assert_eq!(parse_position(bad), None, "{bad}");
+        }
     }
 
     #[test]

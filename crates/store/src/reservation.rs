@@ -645,25 +645,31 @@ impl Store {
     }
 
     /// Reservations of cars `seller` sells (privately or as a shop's owner) made or moved after
-    /// `since`, the least recently moved first, each with when it last moved.
-    pub async fn seller_reservations_since(&self, seller: i64, since: i64, limit: i64) -> Result<Vec<(ReservationLine, i64)>, DbError> {
-        self.seller_reservations(seller, (since, None), limit).await
+    /// `since` (and, of those that moved that very second, after reservation `after_id`), the
+    /// least recently moved first, each with when it last moved.
+    pub async fn seller_reservations_since(&self, seller: i64, (since, after_id): (i64, i64), limit: i64) -> Result<Vec<(ReservationLine, i64)>, DbError> {
+        self.seller_reservations(seller, (since, after_id, None), limit).await
     }
 
     /// Reservation `reservation_id` when it is of a car `seller` sells, with when it last moved.
     pub async fn seller_reservation(&self, seller: i64, reservation_id: i64) -> Result<Option<(ReservationLine, i64)>, DbError> {
-        Ok(self.seller_reservations(seller, (i64::MIN, Some(reservation_id)), 1).await?.pop())
+        Ok(self.seller_reservations(seller, (i64::MIN, i64::MIN, Some(reservation_id)), 1).await?.pop())
     }
 
-    async fn seller_reservations(&self, seller: i64, (since, only): (i64, Option<i64>), limit: i64) -> Result<Vec<(ReservationLine, i64)>, DbError> {
+    async fn seller_reservations(
+        &self,
+        seller: i64,
+        (since, after_id, only): (i64, i64, Option<i64>),
+        limit: i64,
+    ) -> Result<Vec<(ReservationLine, i64)>, DbError> {
         const MOVED: &str = "coalesce((select max(e.at) from reservation_event e where e.reservation_id = r.reservation_id), r.created_at)";
         let moved = format!(
             "select r.reservation_id, {MOVED} as moved from reservation r join listing l on l.listing_id = r.listing_id \
-             left join shop sh on sh.shop_id = l.shop_id where (l.seller_user_id = $1 or sh.owner_user_id = $1) and {MOVED} > $2 \
-             and ($4 = 0 or r.reservation_id = $4) order by moved, r.reservation_id limit $3"
+             left join shop sh on sh.shop_id = l.shop_id where (l.seller_user_id = $1 or sh.owner_user_id = $1) \
+             and ({MOVED} > $2 or ({MOVED} = $2 and r.reservation_id > $5)) and ($4 = 0 or r.reservation_id = $4) order by moved, r.reservation_id limit $3"
         );
         let order: Vec<(i64, i64)> = on_pool!(self, p => {
-            sqlx::query_as(sqlx::AssertSqlSafe(moved)).bind(seller).bind(since).bind(limit).bind(only.unwrap_or(0)).fetch_all(p).await?
+            sqlx::query_as(sqlx::AssertSqlSafe(moved)).bind(seller).bind(since).bind(limit).bind(only.unwrap_or(0)).bind(after_id).fetch_all(p).await?
         });
         if order.is_empty() {
             return Ok(Vec::new());

@@ -324,13 +324,17 @@ impl Store {
         self.scoped_leads(LeadScope::Shop(owner_user_id), status, limit).await
     }
 
-    /// The leads of the shop `owner_user_id` owns that came in after `since`, oldest first (a
-    /// shop's system reads on from the last one it has), at most `limit`.
-    pub async fn shop_leads_since(&self, owner_user_id: i64, since: i64, limit: i64) -> Result<Vec<ShopLead>, DbError> {
+    /// The leads of the shop `owner_user_id` owns that came in after `since` (and, of those that
+    /// came in that very second, after lead `after_id`), oldest first — a shop's system reads on
+    /// from the last one it has —, at most `limit`.
+    pub async fn shop_leads_since(&self, owner_user_id: i64, (since, after_id): (i64, i64), limit: i64) -> Result<Vec<ShopLead>, DbError> {
         let scope = LeadScope::Shop(owner_user_id);
-        let sql = format!("{LEAD_SELECT} where {} and ld.created_at > $2 order by ld.created_at, ld.lead_id limit $3", scope.clause());
+        let sql = format!(
+            "{LEAD_SELECT} where {} and (ld.created_at > $2 or (ld.created_at = $2 and ld.lead_id > $4)) order by ld.created_at, ld.lead_id limit $3",
+            scope.clause()
+        );
         Ok(on_pool!(self, p => {
-            sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(sql)).bind(owner_user_id).bind(since).bind(limit).fetch_all(p).await?
+            sqlx::query_as::<_, ShopLead>(sqlx::AssertSqlSafe(sql)).bind(owner_user_id).bind(since).bind(limit).bind(after_id).fetch_all(p).await?
         }))
     }
 

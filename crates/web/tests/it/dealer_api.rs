@@ -300,12 +300,24 @@ async fn leads_are_read_masked_and_opened_when_marked_contacted(app: &TestApp) {
     let lead = r.json()["data"]["items"].as_array().unwrap().iter().find(|l| l["phone"] == "139****1234").cloned().expect("the new lead, masked");
     assert!(!r.body.contains("13955551234"));
     let id = lead["id"].as_i64().unwrap();
-    // Reading on from `next` gives nothing older.
+    // Reading on from `next` gives nothing older; a page at a time, every lead comes once, those
+    // of one second too (the test's clock stands still: every lead here came in at one second).
+    let all: Vec<i64> = r.json()["data"]["items"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect();
     let next = r.json()["data"]["next"].as_str().unwrap().to_owned();
-    let later =
-        call(app, "GET", &format!("/api/dealer/v1/leads?since={}", form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>()), &key, &[], None)
-            .await;
+    let later = call(app, "GET", &format!("/api/dealer/v1/leads?after={next}"), &key, &[], None).await;
     assert!(later.json()["data"]["items"].as_array().unwrap().is_empty(), "{}", later.body);
+    let (mut paged, mut after) = (Vec::new(), String::new());
+    loop {
+        let page = call(app, "GET", &format!("/api/dealer/v1/leads?limit=2{after}"), &key, &[], None).await;
+        let items = page.json()["data"]["items"].as_array().cloned().unwrap();
+        if items.is_empty() {
+            break;
+        }
+        paged.extend(items.iter().map(|l| l["id"].as_i64().unwrap()));
+        after = format!("&after={}", page.json()["data"]["next"].as_str().unwrap());
+    }
+    assert!(all.len() >= 3 && paged == all, "two at a time: {paged:?}, at once: {all:?}");
+    assert_eq!(call(app, "GET", "/api/dealer/v1/leads?after=2026-12-01", &key, &[], None).await.status, StatusCode::UNPROCESSABLE_ENTITY);
     // Marked contacted: opened (its number answered), as on the leads desk.
     let r = call(app, "POST", &format!("/api/dealer/v1/leads/{id}/contacted"), &key, &[], None).await;
     assert_eq!((r.json()["data"]["status"].as_str(), r.json()["data"]["phone"].as_str()), (Some("contacted"), Some("13955551234")), "{}", r.body);
@@ -424,8 +436,7 @@ async fn messages_and_reservations_are_read_and_a_sale_confirmed_by_key(app: &Te
     crate::reservations::pay(app, &buyer, &query).await;
     let r = call(app, "GET", "/api/dealer/v1/reservations?limit=100", &key, &[], None).await;
     assert!(items(&r).iter().any(|x| x["id"] == rid && x["state"] == "held" && x["depositYuan"] == 1000), "paid: {}", r.body);
-    let since = form_urlencoded::byte_serialize(r.json()["data"]["next"].as_str().unwrap().as_bytes()).collect::<String>();
-    let after = format!("/api/dealer/v1/reservations?since={since}");
+    let after = format!("/api/dealer/v1/reservations?after={}", r.json()["data"]["next"].as_str().unwrap());
     assert!(items(&call(app, "GET", &after, &key, &[], None).await).is_empty(), "nothing moved since");
     // Another shop's key finds nothing; a key without the scope is refused.
     let rival = login(app, &owner_mobile(app, 2).await, "").await;

@@ -54,6 +54,16 @@ fn instant() -> Value {
     json!({ "anyOf": [{ "type": "integer", "minimum": 0, "maximum": 253_402_300_799_i64 }, { "type": "string", "format": "date-time" }] })
 }
 
+/// A list's `next`: where the next page starts.
+fn next_position() -> Value {
+    json!({ "type": ["string", "null"], "description": "`{unix seconds}.{id}` of the last item; pass it as `after` for the next page (null: nothing listed)", "example": "1733300000.42" })
+}
+
+/// A list's `after`: the previous page's `next`.
+fn after_position() -> Value {
+    json!({ "name": "after", "in": "query", "required": false, "description": "the previous page's next: what follows it, even within the same second", "schema": { "type": "string", "pattern": "^-?[0-9]+\\.[0-9]+$" } })
+}
+
 fn id_param() -> Value {
     json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 1 } })
 }
@@ -141,10 +151,11 @@ pub fn paths() -> Map<String, Value> {
     );
     out.insert(
         "/api/dealer/v1/leads".to_owned(),
-        json!({ "get": with(op("leadsList", "The shop's leads that came in after `since`, oldest first; `next` is the time to ask from next", "200",
-                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": lead }, "next": { "type": ["string", "null"] } } }), &[bad]),
+        json!({ "get": with(op("leadsList", "The shop's leads that came in after `since` (or after the previous page: `after`), oldest first; `next` is the `after` of the next page", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": lead }, "next": next_position() } }), &[bad]),
             "parameters", json!([
                 { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                after_position(),
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
     );
     out.insert(
@@ -181,10 +192,11 @@ pub fn paths() -> Map<String, Value> {
             "mismatch": "", "url": "/space/reservations/31", "createdAt": "2026-12-03T18:01:40+08:00", "updatedAt": "2026-12-03T18:02:11+08:00" } });
     out.insert(
         "/api/dealer/v1/reservations".to_owned(),
-        json!({ "get": with(op("reservationsList", "Reservations of the shop's cars made or moved after `since`, the least recently moved first; `next` is the time to ask from next", "200",
-                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": reservation }, "next": { "type": ["string", "null"] } } }), &[bad]),
+        json!({ "get": with(op("reservationsList", "Reservations of the shop's cars made or moved after `since` (or after the previous page: `after`), the least recently moved first; `next` is the `after` of the next page", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": reservation }, "next": next_position() } }), &[bad]),
             "parameters", json!([
                 { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                after_position(),
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
     );
     out.insert(

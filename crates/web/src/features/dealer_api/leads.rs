@@ -9,7 +9,7 @@ use domain::dealer_api::Scope;
 use serde_json::{Value, json};
 use store::{LeadScope, ShopLead};
 
-use super::{API, Key, SINCE, list_query, refused};
+use super::{AFTER, API, Key, SINCE, list_query, refused};
 use crate::http::envelope::{ApiCode, fail, ok};
 use crate::http::error::AppError;
 use crate::http::extract::{Path, positive_id};
@@ -39,13 +39,13 @@ pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQ
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let (since, limit) = match list_query(query, SINCE) {
+    let (from, limit) = match list_query(query, &[SINCE, AFTER]) {
         Ok(q) => q,
         Err(errors) => return Ok(refused(&errors)),
     };
-    let leads = state.store.shop_leads_since(k.owner_user_id, since, limit).await?;
-    let next = leads.last().map(|l| l.created_at);
-    Ok(ok(json!({ "items": leads.iter().map(lead_json).collect::<Vec<_>>(), "next": next.map(domain::time::rfc3339) })))
+    let leads = state.store.shop_leads_since(k.owner_user_id, from, limit).await?;
+    let next = leads.last().map(|l| domain::dealer_api::position_text((l.created_at, l.lead_id)));
+    Ok(ok(json!({ "items": leads.iter().map(lead_json).collect::<Vec<_>>(), "next": next })))
 }
 
 /// `POST /api/dealer/v1/leads/{id}/contacted`.

@@ -15,8 +15,10 @@ use crate::http::routes::Routes;
 use crate::state::AppState;
 
 /// `after`: the last message id the caller has.
-const AFTER: Cursor =
-    Cursor { name: "after", parse: |v| v.parse::<i64>().ok().filter(|n| *n >= 0), says: "after 应为已读到的消息编号（非负整数）" };
+const AFTER_ID: Cursor =
+    Cursor {
+        name: "after", parse: |v| v.parse::<i64>().ok().filter(|n| *n >= 0).map(|id| (0, id)), says: "after 应为已读到的消息编号（非负整数）"
+    };
 
 fn message_json(m: &SellerMessage, upload_base: &str) -> Value {
     let text = if m.from_buyer && !m.both_wrote { domain::message::hide_contacts(&m.body) } else { m.body.clone() };
@@ -42,8 +44,8 @@ pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQ
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let (after, limit) = match list_query(query, AFTER) {
-        Ok(q) => q,
+    let (after, limit) = match list_query(query, &[AFTER_ID]) {
+        Ok(((_, id), limit)) => (id.max(0), limit),
         Err(errors) => return Ok(refused(&errors)),
     };
     let messages = state.store.seller_messages_after(k.owner_user_id, after, limit).await?;

@@ -112,26 +112,37 @@ pub fn refused(errors: &[(String, String)]) -> Response {
     crate::http::envelope::fail_with(StatusCode::UNPROCESSABLE_ENTITY, ApiCode::BadInput, msg, serde_json::json!({ "errors": map }))
 }
 
+/// Where a list reads on from: after this time (or number), and after this id among the items
+/// that share it.
+pub type Position = (i64, i64);
+
 /// A list's cursor parameter: its name, how it reads, and what is said when it does not.
 #[derive(Clone, Copy)]
 pub struct Cursor {
     name: &'static str,
-    parse: fn(&str) -> Option<i64>,
+    parse: fn(&str) -> Option<Position>,
     says: &'static str,
 }
 
-/// `since`: a time, as Unix seconds or RFC 3339.
-pub const SINCE: Cursor =
-    Cursor { name: "since", parse: domain::time::parse_instant, says: "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00" };
+/// `since`: a time, as Unix seconds or RFC 3339: what came after it.
+pub const SINCE: Cursor = Cursor {
+    name: "since",
+    parse: |v| domain::time::parse_instant(v).map(|t| (t, i64::MAX)),
+    says: "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00",
+};
 
-/// A list call's cursor (0 when absent) and `limit` (50 when absent), or each parameter that
-/// is wrong with its Chinese message (for [`refused`]).
-pub fn list_query(query: Option<String>, cursor: Cursor) -> Result<(i64, i64), Vec<(String, String)>> {
+/// `after`: the previous page's `next` (`domain::dealer_api::position_text`): what follows it,
+/// even within the same second.
+pub const AFTER: Cursor = Cursor { name: "after", parse: domain::dealer_api::parse_position, says: "after 应为上一页返回的 next 值" };
+
+/// A list call's position (the start when no cursor is given) and `limit` (50 when absent), or
+/// each parameter that is wrong with its Chinese message (for [`refused`]).
+pub fn list_query(query: Option<String>, cursors: &[Cursor]) -> Result<(Position, i64), Vec<(String, String)>> {
     use domain::dealer_api::PAGE_MAX;
-    let (mut from, mut limit) = (0_i64, 50_i64);
+    let (mut from, mut limit) = ((i64::MIN, i64::MIN), 50_i64);
     let mut errors = Vec::new();
     for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        if name == cursor.name {
+        if let Some(cursor) = cursors.iter().find(|c| c.name == name) {
             match (cursor.parse)(&value) {
                 Some(v) => from = v,
                 None => errors.push((cursor.name.to_owned(), cursor.says.to_owned())),

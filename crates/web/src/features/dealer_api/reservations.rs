@@ -1,5 +1,5 @@
-//! The dealer API's reservations: those of the shop's cars made or moved after a time, the least
-//! recently moved first, and confirming a sale from the shop's side (as the reservation's page
+//! The dealer API's reservations: those of the shop's cars made or moved after a time (or after
+//! the previous page), the least recently moved first, and confirming a sale from the shop's side (as the reservation's page
 //! does; the deposit is paid on once the buyer confirms too). Confirming again changes nothing.
 
 use axum::extract::{RawQuery, State};
@@ -10,7 +10,7 @@ use domain::reservation::{Event, State as RState};
 use serde_json::{Value, json};
 use store::ReservationLine;
 
-use super::{API, Key, SINCE, list_query, refused};
+use super::{AFTER, API, Key, SINCE, list_query, refused};
 use crate::http::envelope::{ApiCode, fail, fail_with, ok};
 use crate::http::error::AppError;
 use crate::http::extract::{Path, positive_id};
@@ -44,12 +44,12 @@ pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQ
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let (since, limit) = match list_query(query, SINCE) {
+    let (from, limit) = match list_query(query, &[SINCE, AFTER]) {
         Ok(q) => q,
         Err(errors) => return Ok(refused(&errors)),
     };
-    let lines = state.store.seller_reservations_since(k.owner_user_id, since, limit).await?;
-    let next = lines.last().map(|(_, moved)| domain::time::rfc3339(*moved));
+    let lines = state.store.seller_reservations_since(k.owner_user_id, from, limit).await?;
+    let next = lines.last().map(|(l, moved)| domain::dealer_api::position_text((*moved, l.row.reservation_id)));
     Ok(ok(json!({ "items": lines.iter().map(|(l, moved)| reservation_json(l, *moved)).collect::<Vec<_>>(), "next": next })))
 }
 
