@@ -61,7 +61,7 @@ fn next_position() -> Value {
 
 /// A list's `after`: the previous page's `next`.
 fn after_position() -> Value {
-    json!({ "name": "after", "in": "query", "required": false, "description": "the previous page's next: what follows it, even within the same second", "schema": { "type": "string", "pattern": "^-?[0-9]+\\.[0-9]+$" } })
+    json!({ "name": "after", "in": "query", "required": false, "description": "the previous page's next: what follows it, even within the same second", "schema": { "type": "string", "pattern": "^-?[0-9]{1,18}\\.[0-9]{1,18}$" } })
 }
 
 fn id_param() -> Value {
@@ -176,7 +176,7 @@ pub fn paths() -> Map<String, Value> {
         json!({ "get": with(op("messagesList", "Messages in the shop's threads after message `after`, oldest first; `next` is the id to ask after next", "200",
                 &json!({ "type": "object", "properties": { "items": { "type": "array", "items": message }, "next": { "type": "integer" } } }), &[bad]),
             "parameters", json!([
-                { "name": "after", "in": "query", "required": false, "description": "the last message id you have; absent: from the first", "schema": { "type": "integer", "minimum": 0 } },
+                { "name": "after", "in": "query", "required": false, "description": "the last message id you have; absent: from the first", "schema": { "type": "integer", "minimum": 0, "maximum": 9_223_372_036_854_775_807_i64 } },
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
     );
     let reservation = json!({ "type": "object", "required": ["id", "listingId", "state", "depositYuan", "buyerConfirmed", "shopConfirmed", "createdAt", "updatedAt"], "properties": {
