@@ -358,6 +358,12 @@ pub fn value(subject: &Subject, peers: &[Comparable]) -> Valuation {
     market.valuation(subject, market.curve, market.sample)
 }
 
+/// Car `i` of a series valued on a fit of the others.
+fn refit_without(cars: &[(Subject, Comparable)], i: usize) -> Valuation {
+    let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
+    value(&cars[i].0, &others)
+}
+
 /// Up to this many cars a series' cars are each valued on a fit of the others; above it the
 /// series is fitted once (see [`value_each`]).
 pub const REFITTED_UP_TO: usize = 64;
@@ -373,12 +379,7 @@ pub const REFITTED_UP_TO: usize = 64;
 /// guide prices count at the series' median guide price there.
 pub fn value_each(cars: &[(Subject, Comparable)]) -> Vec<Valuation> {
     if cars.len() <= REFITTED_UP_TO {
-        return (0..cars.len())
-            .map(|i| {
-                let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
-                value(&cars[i].0, &others)
-            })
-            .collect();
+        return (0..cars.len()).map(|i| refit_without(cars, i)).collect();
     }
     let mut guides: Vec<i64> = cars.iter().map(|(_, c)| c.guide_price_yuan).filter(|g| *g > 0).collect();
     guides.sort_unstable();
@@ -406,10 +407,7 @@ pub fn value_each(cars: &[(Subject, Comparable)]) -> Vec<Valuation> {
             match own.filter(|p| market.rests_on(p)) {
                 None => market.valuation(subject, market.curve, market.sample),
                 // Too few left to stand without it: refit the others as a small series would be.
-                Some(_) if market.sample - 1 < MIN_COMPARABLES => {
-                    let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
-                    value(subject, &others)
-                }
+                Some(_) if market.sample - 1 < MIN_COMPARABLES => refit_without(cars, i),
                 Some(p) => {
                     let mut sums = market.kept;
                     sums.add(&p, -1.0);
@@ -683,11 +681,6 @@ mod tests {
             .collect()
     }
 
-    fn refitted(cars: &[(Subject, Comparable)], i: usize) -> Valuation {
-        let others: Vec<Comparable> = cars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, c))| *c).collect();
-        value(&cars[i].0, &others)
-    }
-
     #[test]
     fn a_small_series_values_each_car_on_the_others() {
         for n in [0, 1, 5, 6, 30, REFITTED_UP_TO] {
@@ -695,7 +688,7 @@ mod tests {
             let each = value_each(&cars);
             assert_eq!(each.len(), n);
             for (i, v) in each.iter().enumerate() {
-                assert_eq!(*v, refitted(&cars, i), "car {i} of {n}");
+                assert_eq!(*v, refit_without(&cars, i), "car {i} of {n}");
             }
         }
     }
@@ -706,7 +699,7 @@ mod tests {
             let cars = series(n, seed);
             let each = value_each(&cars);
             for (i, v) in each.iter().enumerate() {
-                let exact = refitted(&cars, i);
+                let exact = refit_without(&cars, i);
                 assert_eq!((v.method, v.confidence), (exact.method, exact.confidence), "car {i} of {n}");
                 // One car in more than 64 moves the value by under 0.5% and the range's ends by
                 // under 1% (or the 100 yuan they are rounded to).
