@@ -121,3 +121,4 @@ pub mod understand;
 pub mod validate;
 pub mod valuation;
 pub mod vip;
+pub mod webhook;

@@ -483,13 +483,26 @@ impl Store {
     /// any number of times, from any number of nodes: a listing expires once.
     pub async fn expire_listings(&self, now: i64) -> Result<u64, DbError> {
         let n = on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            // Each car that expires is an event for its shop's hooks, queued with the expiry.
             sqlx::query(
+                "insert into webhook_delivery (webhook_id, event, object_id, listing_id, status, attempts, created_at, next_at, updated_at) \
+                 select h.webhook_id, 'listing.expired', l.listing_id, l.listing_id, 'pending', 0, $1, $1, $1 from listing l \
+                 join webhook h on h.shop_id = l.shop_id and h.deleted_at is null and h.events like '%,listing.expired,%' \
+                 where l.status = 'online' and l.expires_at is not null and l.expires_at < $1",
+            )
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let n = sqlx::query(
                 "update listing set status = 'expired', updated_at = $1 where status = 'online' and expires_at is not null and expires_at < $1",
             )
             .bind(now)
-            .execute(p)
+            .execute(&mut *tx)
             .await?
-            .rows_affected()
+            .rows_affected();
+            tx.commit().await?;
+            n
         });
         Ok(n)
     }

@@ -177,6 +177,7 @@ impl Store {
             if let Some(shop) = lead.shop_id {
                 // The dealer's pushes are queued with the lead: stored together or not at all.
                 sqlx::query(crate::push::QUEUE_PUSHES).bind(id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;
+                crate::webhook::queue!(tx, LeadCreated, "$4", id, lead.listing_id, now, shop);
             }
             tx.commit().await?;
             Ok(LeadOutcome::Created(id))

@@ -56,6 +56,7 @@ mod shop;
 mod space;
 mod valuation;
 mod vip;
+mod webhook;
 mod wholesale;
 
 use std::str::FromStr;
@@ -101,6 +102,7 @@ pub use shop::{Consultant, LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use valuation::{Appraisal, SeriesCar};
 pub use vip::Promotion;
+pub use webhook::{Attempt, DELIVERY_STUCK_SECS, DeliveryJob, DeliveryLine, Tried, Webhook};
 pub use wholesale::WholesaleCar;
 
 /// The one error type of this crate.
@@ -306,6 +308,8 @@ macro_rules! stored_by_parse {
 
 stored_by_parse!(
     domain::dealer_api::Scopes,
+    domain::webhook::Events,
+    domain::webhook::Event,
     domain::auth::Role,
     domain::auth::TicketKind,
     domain::auth::TicketStatus,

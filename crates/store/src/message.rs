@@ -223,6 +223,11 @@ macro_rules! write_message {
         let own = if from_buyer { "buyer_read_id" } else { "seller_read_id" };
         let sql = format!("update message_thread set last_at = $2, {own} = $3 where thread_id = $1");
         sqlx::query(sqlx::AssertSqlSafe(sql)).bind(thread).bind(now).bind(id).execute(&mut *$tx).await?;
+        if from_buyer {
+            // A buyer's message is an event for the hooks of the car's shop.
+            let listing: i64 = sqlx::query_scalar("select listing_id from message_thread where thread_id = $1").bind(thread).fetch_one(&mut *$tx).await?;
+            $crate::webhook::queue!($tx, MessageReceived, $crate::webhook::SHOP_OF_LISTING, id, Some(listing), now);
+        }
         id
     }};
 }

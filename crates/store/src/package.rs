@@ -193,6 +193,7 @@ impl Store {
                 return Ok(Delivery::Taken);
             }
             sqlx::query(crate::push::QUEUE_PUSHES).bind(lead_id).bind(now).bind(shop).bind(true).execute(&mut *tx).await?;
+            crate::webhook::queue!(tx, LeadCreated, "$4", lead_id, None::<i64>, now, shop);
             tx.commit().await?;
             Ok(Delivery::Delivered(shop))
         })

@@ -234,6 +234,21 @@ macro_rules! apply_event {
                 domain::reservation::Money::Bounce(stray) => stray.reason(),
                 _ => "",
             };
+            // A deposit that now holds the car, or a held reservation that ended, is an event
+            // for the hooks of the car's shop.
+            let hook = match (r.reservation.state, a.state) {
+                (before, domain::reservation::State::Held) if before != domain::reservation::State::Held => Some(domain::webhook::Event::ReservationMade),
+                (domain::reservation::State::Held, after) if after.is_final() => Some(domain::webhook::Event::ReservationEnded),
+                _ => None,
+            };
+            if let Some(e) = hook {
+                sqlx::query(sqlx::AssertSqlSafe($crate::webhook::queue_sql(e, $crate::webhook::SHOP_OF_LISTING)))
+                    .bind(reservation_id)
+                    .bind(Some(listing))
+                    .bind(now)
+                    .execute(&mut **tx)
+                    .await?;
+            }
             let fen = if step.money == domain::reservation::Money::Nothing { 0 } else { r.deposit_fen };
             sqlx::query(
                 "insert into reservation_event (reservation_id, seq, event, state, money, fen, reason, by_user, why, at) \

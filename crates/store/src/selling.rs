@@ -719,6 +719,15 @@ impl Store {
             )
             .bind(listing_id).bind(user_id).bind(actor.as_str()).bind(action.as_str()).bind(from.as_str()).bind(to.as_str())
             .bind(reason).bind(now).execute(&mut *tx).await?;
+            match action {
+                Action::Approve => {
+                    crate::webhook::queue!(tx, ListingApproved, crate::webhook::SHOP_OF_LISTING, listing_id, Some(listing_id), now);
+                }
+                Action::Reject => {
+                    crate::webhook::queue!(tx, ListingRefused, crate::webhook::SHOP_OF_LISTING, listing_id, Some(listing_id), now);
+                }
+                _ => {}
+            }
             let mut freed = Vec::new();
             if action == Action::Delete {
                 freed = sqlx::query_scalar("select path from listing_photo where listing_id = $1").bind(listing_id).fetch_all(&mut *tx).await?;

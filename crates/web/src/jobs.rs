@@ -125,7 +125,7 @@ pub const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 /// about, unpaid ones closed after 30 minutes: `payments::reconcile`), history reports whose
 /// provider attempt is due (`reports::run_due`), live-session reminders left to send
 /// (`live::deliver_due`), insurance leads not yet taken by their insurers
-/// (`insurance::hand_over_due`), buyers' alerts (`alerts::run`), reservations past their
+/// (`insurance::hand_over_due`), shops' webhook events (`webhooks::deliver_due`), buyers' alerts (`alerts::run`), reservations past their
 /// deadline or left unpaid (`reservations::round`); and, on every node, its copy of the shops'
 /// ratings (`services::ratings`).
 pub async fn minute(state: &AppState, node: &str) {
@@ -168,6 +168,14 @@ pub async fn minute(state: &AppState, node: &str) {
             Ok(0) => {}
             Ok(taken) => tracing::info!(taken, "handed insurance leads to their insurers"),
             Err(e) => tracing::warn!(error = %e, "insurance hand-over job failed"),
+        }
+    })
+    .await;
+    claimed(state, node, "webhooks", PAYMENTS_EVERY, Duration::ZERO, async {
+        match crate::services::webhooks::deliver_due(state, state.clock.now()).await {
+            Ok(0) => {}
+            Ok(sent) => tracing::info!(sent, "delivered shops' webhook events"),
+            Err(e) => tracing::warn!(error = %e, "webhook round failed"),
         }
     })
     .await;

@@ -445,70 +445,15 @@ pub async fn read_body(body: axum::body::Body) -> Result<Received, PhotoError> {
 /// How long a photo's address may take to answer in full.
 pub const FETCH_WAIT: Duration = Duration::from_secs(10);
 
-/// What development says of an address off this machine.
-const LOOPBACK_ONLY: &str = "开发环境只从本机地址获取图片";
-
-/// Where [`fetch`] may fetch from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reach {
-    /// `https` on the public internet only (staging and production).
-    Public,
-    /// This machine only, `http` too: development, the demo and the tests, whose stand-in image
-    /// servers are local, and which send nothing off the machine.
-    Loopback,
-}
-
-impl Reach {
-    /// The reach of an environment.
-    pub fn of(env: crate::config::Env) -> Reach {
-        if env == crate::config::Env::Development { Reach::Loopback } else { Reach::Public }
-    }
-}
+pub use crate::services::outbound::Reach;
 
 /// Fetches the photo at `url` (the dealer API's photo by its address) into a [`Received`] file,
-/// refusing it as soon as it passes [`MAX_BYTES`]. With [`Reach::Public`] only `https`
-/// addresses whose every DNS answer is on the public internet are fetched
-/// (`domain::net::is_public`), from the address that was checked, and a redirect is not
-/// followed: a URL given to the API cannot reach the server's own network. A refusal is the
-/// Chinese reason.
+/// refusing it as soon as it passes [`MAX_BYTES`]. Only where [`Reach`] allows, from the address
+/// that was checked, and without following a redirect (`outbound::pinned`): a URL given to the
+/// API cannot reach the server's own network. A refusal is the Chinese reason.
 pub async fn fetch(url: &str, reach: Reach) -> Result<Received, Result<PhotoError, String>> {
     let say = |m: &str| Err(Err(m.to_owned()));
-    let Ok(parsed) = reqwest::Url::parse(url.trim()) else { return say("图片地址不是有效的网址") };
-    match parsed.scheme() {
-        "https" => {}
-        "http" if reach == Reach::Loopback => {}
-        _ => return say("图片地址须以 https:// 开头"),
-    }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return say("图片地址不能包含用户名或密码");
-    }
-    let port = parsed.port_or_known_default().unwrap_or(443);
-    let Some(host) = parsed.host_str().map(str::to_owned) else { return say("图片地址不是有效的网址") };
-    let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>();
-    // Development asks no name server: a name other than localhost is not this machine.
-    if reach == Reach::Loopback && literal.is_err() && !host.eq_ignore_ascii_case("localhost") {
-        return say(LOOPBACK_ONLY);
-    }
-    let addrs: Vec<std::net::SocketAddr> = match literal {
-        Ok(ip) => vec![(ip, port).into()],
-        Err(_) => match tokio::time::timeout(Duration::from_secs(3), tokio::net::lookup_host((host.as_str(), port))).await {
-            Ok(Ok(a)) => a.collect(),
-            _ => return say("图片地址的域名无法解析"),
-        },
-    };
-    let Some(first) = addrs.first().copied() else { return say("图片地址的域名无法解析") };
-    match reach {
-        Reach::Public if addrs.iter().any(|a| !domain::net::is_public(a.ip())) => return say("图片地址指向内部网络，不能使用"),
-        Reach::Loopback if addrs.iter().any(|a| !a.ip().is_loopback()) => return say(LOOPBACK_ONLY),
-        _ => {}
-    }
-    let client = reqwest::Client::builder()
-        .timeout(FETCH_WAIT)
-        .connect_timeout(Duration::from_secs(3))
-        .redirect(reqwest::redirect::Policy::none())
-        .resolve(&host, first)
-        .build()
-        .map_err(|_| Ok(PhotoError::Failed))?;
+    let (client, parsed) = crate::services::outbound::pinned(url, reach, "图片地址", FETCH_WAIT).await.map_err(Err)?;
     let Ok(mut res) = client.get(parsed).send().await else { return say("无法下载图片地址，请检查地址能否公开访问") };
     let status = res.status();
     if status.is_redirection() {

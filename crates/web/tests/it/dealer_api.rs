@@ -542,6 +542,6 @@ async fn a_photo_is_fetched_by_its_address_and_never_from_inside(app: &TestApp) 
     // …and development sends nothing off the machine.
     for url in ["http://1.1.1.1/1.jpg", "https://img.example.com/1.jpg"] {
         let r = by_url(url.to_owned()).await;
-        assert!(r.status == StatusCode::UNPROCESSABLE_ENTITY && r.body.contains("开发环境只从本机地址获取图片"), "{url}: {}", r.body);
+        assert!(r.status == StatusCode::UNPROCESSABLE_ENTITY && r.body.contains("开发环境只能使用本机地址"), "{url}: {}", r.body);
     }
 }

@@ -33,3 +33,4 @@ mod routes;
 mod selling;
 mod service;
 mod shops;
+mod webhooks;

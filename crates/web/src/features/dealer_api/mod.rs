@@ -2,7 +2,8 @@
 //! name it, choose what it may do, revoke it, and see its calls) and the JSON endpoints under
 //! `/api/dealer/v1/` a dealer's stock system calls with one (stock, photos, leads, messages,
 //! reservations), described in
-//! `/api/openapi.json` (`doc`).
+//! `/api/openapi.json` (`doc`); and the shop's webhooks (`/space/webhooks`), to which the events
+//! the store queues are delivered signed (`services::webhooks`).
 //!
 //! Every endpoint is reached through [`guard`] (the route middleware of
 //! [`Access::DealerKey`]): the key from `Authorization: Bearer uck_…` is looked up by its hash, a
@@ -18,6 +19,7 @@ mod leads;
 mod messages;
 mod reservations;
 mod stock;
+mod webhooks;
 
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -164,6 +166,7 @@ pub fn routes(r: &mut Routes) {
     leads::routes(r);
     messages::routes(r);
     reservations::routes(r);
+    webhooks::routes(r);
 }
 
 /// The `Access` of the API's routes, for the modules that add them.

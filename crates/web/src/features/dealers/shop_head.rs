@@ -33,13 +33,16 @@ pub struct ShopHead {
     pub rating: String,
     /// How many visible reviews.
     pub reviews: i64,
+    /// Its webhooks paused after a day of failures (the dealer centre's pages say so; 0 on
+    /// public pages).
+    pub paused_hooks: i64,
 }
 
 impl ShopHead {
     /// The header of the shop `owner` owns, for the dealer centre's pages; `None` without one.
     pub async fn of_owner(state: &AppState, owner: i64) -> Result<Option<ShopHead>, store::DbError> {
         match state.store.own_shop(owner).await {
-            Ok(s) => Ok(Some(ShopHead::new(state, &s))),
+            Ok(s) => Ok(Some(ShopHead { paused_hooks: state.store.paused_webhooks(s.shop_id).await?, ..ShopHead::new(state, &s) })),
             Err(store::DbError::NotFound) => Ok(None),
             Err(e) => Err(e),
         }
@@ -71,6 +74,7 @@ impl ShopHead {
             vip: s.is_vip(state.clock.now()),
             rating: domain::review::rating_text(s.review_points, s.review_count),
             reviews: s.review_count,
+            paused_hooks: 0,
         }
     }
 }

@@ -1,0 +1,118 @@
+//! Sending a shop's webhook deliveries. Events are queued by the store in the transaction that
+//! makes them (`store::webhook`); the minute round ([`deliver_due`]) claims each due delivery,
+//! POSTs its signed JSON to the hook's address — only where [`Reach`] allows, from the address
+//! checked — and records the attempt: delivered on a 2xx answer, else tried again after the
+//! backoff (`domain::webhook::retry_after_secs`) with the same delivery id, so a receiver drops
+//! what it has seen. A hook failing for a day is paused by the store.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use domain::webhook::{ANSWER_KEPT_CHARS, DELIVERY_WAIT_SECS, Event};
+use store::{DeliveryJob, Tried};
+
+use crate::services::outbound::{Reach, pinned};
+use crate::state::AppState;
+
+/// Deliveries one round sends at most.
+pub const DUE_PER_ROUND: i64 = 200;
+
+/// What a hook's address is called in messages.
+const WHAT: &str = "推送地址";
+
+/// Checks a hook's address as the dealer typed it: the same rules a delivery is sent under
+/// (`https`, public addresses only outside development), and at most
+/// [`domain::webhook::URL_MAX_CHARS`]. The Chinese reason when it may not be used.
+pub async fn check_url(url: &str, reach: Reach) -> Result<String, String> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err("请填写接收推送的网址，例如 https://dms.example.com/hooks/usedcar".to_owned());
+    }
+    if url.chars().count() > domain::webhook::URL_MAX_CHARS {
+        return Err(format!("{WHAT}不能超过{}个字符", domain::webhook::URL_MAX_CHARS));
+    }
+    pinned(url, reach, WHAT, Duration::from_secs(DELIVERY_WAIT_SECS)).await?;
+    Ok(url.to_owned())
+}
+
+/// What a delivery's event is about, by the ids the dealer API reads it with.
+fn data(job: &DeliveryJob) -> serde_json::Value {
+    let object = match job.event {
+        Event::LeadCreated => "lead_id",
+        Event::MessageReceived => "message_id",
+        Event::ReservationMade | Event::ReservationEnded => "reservation_id",
+        Event::ListingApproved | Event::ListingRefused | Event::ListingExpired => "listing_id",
+    };
+    let mut data = serde_json::json!({ object: job.object_id });
+    if let Some(l) = job.listing_id {
+        data["listing_id"] = l.into();
+    }
+    data
+}
+
+/// Sends one claimed delivery and says how it went.
+async fn send(job: &DeliveryJob, reach: Reach, now: i64) -> Tried {
+    let started = Instant::now();
+    let body = domain::webhook::body(job.webhook_delivery_id, job.event, job.created_at, job.shop_id, &data(job));
+    let failed = |note: String, status_code: Option<i64>| Tried { status_code, ok: false, note, ms: 0 };
+    let mut tried = match pinned(&job.url, reach, WHAT, Duration::from_secs(DELIVERY_WAIT_SECS)).await {
+        Err(why) => failed(why, None),
+        Ok((client, url)) => {
+            let sent = client
+                .post(url)
+                .header("content-type", "application/json")
+                .header("user-agent", "usedcar-webhooks/1")
+                .header("x-usedcar-event", job.event.as_str())
+                .header("x-usedcar-delivery", domain::webhook::delivery_name(job.webhook_delivery_id))
+                .header("x-usedcar-signature", domain::webhook::signature(&job.secret, now, body.as_bytes()))
+                .body(body)
+                .send()
+                .await;
+            match sent {
+                Err(e) if e.is_timeout() => failed(format!("{DELIVERY_WAIT_SECS}秒内没有应答"), None),
+                Err(_) => failed("无法连接推送地址".to_owned(), None),
+                Ok(res) => {
+                    let status = res.status();
+                    let answer = res.text().await.unwrap_or_default();
+                    let answer: String = answer.chars().filter(|c| !c.is_control()).take(ANSWER_KEPT_CHARS).collect();
+                    let code = Some(i64::from(status.as_u16()));
+                    if status.is_success() {
+                        Tried { status_code: code, ok: true, note: answer, ms: 0 }
+                    } else if status.is_redirection() {
+                        failed("推送地址发生了跳转（不会跟随），请填写最终地址".to_owned(), code)
+                    } else {
+                        failed(if answer.is_empty() { format!("HTTP {}", status.as_u16()) } else { answer }, code)
+                    }
+                }
+            }
+        }
+    };
+    tried.ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+    tried
+}
+
+/// Sends the deliveries due at `now`; how many were delivered. Once a hook fails in a round
+/// its other deliveries wait for the next one, so an address that does not answer costs one
+/// wait per round, not one per event.
+pub async fn deliver_due(state: &AppState, now: i64) -> Result<usize, store::DbError> {
+    let reach = Reach::of(state.config.env);
+    let mut failing = HashSet::new();
+    let mut delivered = 0;
+    for (id, hook) in state.store.due_deliveries(now, DUE_PER_ROUND).await? {
+        if failing.contains(&hook) {
+            continue;
+        }
+        let Some(job) = state.store.claim_delivery(id, now).await? else { continue };
+        let tried = send(&job, reach, now).await;
+        if tried.ok {
+            delivered += 1;
+        } else {
+            tracing::warn!(delivery = id, hook, attempt = job.attempts, error = %tried.note, "webhook delivery failed");
+            failing.insert(hook);
+        }
+        if state.store.finish_delivery(id, &tried, now).await? {
+            tracing::warn!(hook, shop = job.shop_id, "webhook paused after a day of failures");
+        }
+    }
+    Ok(delivered)
+}

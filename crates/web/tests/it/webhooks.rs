@@ -1,0 +1,180 @@
+//! A shop's webhooks on both databases: set up in the dealer centre (the address checked, the
+//! secret shown once), events queued with the change that makes them and only for the shop's
+//! own hooks, each delivery signed and retried with the same id until a 2xx, a hook failing for
+//! a day paused (and the dealer told) with its events kept for when it is resumed.
+
+use axum::http::StatusCode;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::{NOW, TestApp, login, owner_mobile};
+
+on_both!(10 =>
+    a_hook_gets_signed_events_of_its_shop_retried_with_one_id,
+    a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events,
+);
+
+/// Two shops with cars in the demo: the one with the most, and another.
+async fn two_shops(app: &TestApp) -> (i64, i64) {
+    let sql = "select shop_id from listing where shop_id is not null and status = 'online' group by shop_id order by count(*) desc, shop_id limit 1";
+    let first = app.state.store.count_admin(sql).await.unwrap();
+    let other = app.state.store.count_admin(&format!("select min(shop_id) from shop where shop_id <> {first} and owner_user_id is not null")).await.unwrap();
+    (first, other)
+}
+
+/// Adds a hook on the dealer centre's page: its secret, read off the page that shows it once.
+async fn add_hook(app: &TestApp, cookie: &str, url: &str, events: &[&str]) -> String {
+    let mut form = format!("url={}", form_urlencoded::byte_serialize(url.as_bytes()).collect::<String>());
+    for e in events {
+        form.push_str(&format!("&event={e}"));
+    }
+    let r = app.post_form("/space/webhooks", &[("cookie", cookie)], &form).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.headers["cache-control"].to_str().unwrap().contains("no-store"), "the page with the secret is never cached");
+    let secret = r.page().texts(".key-secret code").concat();
+    assert!(secret.starts_with(domain::webhook::SECRET_PREFIX) && secret.len() == 54, "{secret}");
+    secret
+}
+
+async fn lead_for(app: &TestApp, shop_id: i64, mobile: &str) -> i64 {
+    let lead = store::NewLead { shop_id: Some(shop_id), ..store::NewLead::new(domain::validate::Mobile::parse(mobile).unwrap(), domain::lead::Intent::Sell) };
+    match web::services::leads::submit_lead(&app.state, &lead, NOW).await.unwrap() {
+        store::LeadOutcome::Created(id) => id,
+        other => panic!("lead not created: {other:?}"),
+    }
+}
+
+async fn a_hook_gets_signed_events_of_its_shop_retried_with_one_id(app: &TestApp) {
+    let (shop_id, other_shop) = two_shops(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let d = [("cookie", dealer.as_str())];
+    let page = app.get("/space/webhooks", &d).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("事件推送") && page.body.contains("X-Usedcar-Signature"));
+    assert!(app.get("/space/api-keys", &d).await.body.contains(r#"href="/space/webhooks""#), "the API page leads to the hooks");
+
+    // Bad addresses and no event: said beside their fields, what was typed kept.
+    let r = app.post_form("/space/webhooks", &d, "url=").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.body.contains("请填写接收推送的网址") && r.body.contains("请至少选择一种事件"), "{}", r.body);
+    for (url, said) in [
+        ("ftp://127.0.0.1/hook", "推送地址须以 https:// 开头"),
+        ("http://dms.example.com/hook", "开发环境只能使用本机地址"),
+        ("https://user:pw@127.0.0.1/hook", "推送地址不能包含用户名或密码"),
+        ("不是网址", "推送地址不是有效的网址"),
+    ] {
+        let form = format!("url={}&event=lead.created", form_urlencoded::byte_serialize(url.as_bytes()).collect::<String>());
+        let r = app.post_form("/space/webhooks", &d, &form).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{url}");
+        assert!(r.body.contains(said), "{url}: {said}");
+        assert_eq!(r.page().one("#hook-url").attr("value"), Some(url));
+    }
+
+    let peer = MockServer::start().await;
+    // The receiver fails once, then takes everything.
+    Mock::given(method("POST"))
+        .and(path("/hooks/usedcar"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("数据库忙"))
+        .up_to_n_times(1)
+        .mount(&peer)
+        .await;
+    Mock::given(method("POST")).and(path("/hooks/usedcar")).respond_with(ResponseTemplate::new(200).set_body_string("ok")).mount(&peer).await;
+    let secret = add_hook(app, &dealer, &format!("{}/hooks/usedcar", peer.uri()), &["lead.created", "message.received"]).await;
+    let listed = app.get("/space/webhooks", &d).await;
+    assert!(!listed.body.contains(&secret), "the secret is shown once");
+    assert!(listed.body.contains("新线索、收到买家消息") && listed.body.contains("状态：正常"));
+
+    // The shop's lead is queued for its hook; another shop's is not.
+    let lead = lead_for(app, shop_id, "13955550001").await;
+    lead_for(app, other_shop, "13955550002").await;
+    let queued = |sql: String| async move { app.state.store.count_admin(&sql).await };
+    assert_eq!(queued("select count(*) from webhook_delivery".to_owned()).await.unwrap(), 1);
+
+    // First attempt: the receiver answers 500; recorded, due again after a minute, not before.
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 1).await.unwrap(), 0);
+    let page = app.get("/space/webhooks", &d).await;
+    assert!(page.body.contains("HTTP 500") && page.body.contains("数据库忙") && page.body.contains("等待重试"), "{}", page.body);
+    assert!(page.body.contains("推送失败中"));
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 30).await.unwrap(), 0);
+    assert_eq!(peer.received_requests().await.unwrap().len(), 1, "not tried again within the backoff");
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 62).await.unwrap(), 1);
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 5_000).await.unwrap(), 0, "delivered once");
+
+    let sent = peer.received_requests().await.unwrap();
+    assert_eq!(sent.len(), 2);
+    let header = |r: &wiremock::Request, name: &str| r.headers.get(name).unwrap().to_str().unwrap().to_owned();
+    assert_eq!(header(&sent[0], "x-usedcar-delivery"), header(&sent[1], "x-usedcar-delivery"), "a retry keeps the delivery's id");
+    assert_eq!(sent[0].body, sent[1].body, "and its body");
+    for (r, at) in [(&sent[0], NOW + 1), (&sent[1], NOW + 62)] {
+        assert_eq!(header(r, "x-usedcar-event"), "lead.created");
+        let signature = header(r, "x-usedcar-signature");
+        assert_eq!(domain::webhook::verify(&secret, &signature, &r.body, at), Ok(()));
+        assert_eq!(domain::webhook::verify("whsec_other", &signature, &r.body, at), Err(domain::webhook::Refused::Mismatch));
+    }
+    // The first attempt's signature, replayed later, is refused by a receiver that checks the time.
+    assert_eq!(
+        domain::webhook::verify(&secret, &header(&sent[0], "x-usedcar-signature"), &sent[0].body, NOW + 1 + domain::webhook::SIGNATURE_TOLERANCE_SECS + 1),
+        Err(domain::webhook::Refused::Stale)
+    );
+    let event: serde_json::Value = serde_json::from_slice(&sent[1].body).unwrap();
+    assert_eq!((event["type"].as_str(), event["shop_id"].as_i64(), event["data"]["lead_id"].as_i64()), (Some("lead.created"), Some(shop_id), Some(lead)));
+    assert_eq!(event["id"].as_str().unwrap(), header(&sent[1], "x-usedcar-delivery"));
+    let page = app.get("/space/webhooks", &d).await;
+    assert!(page.body.contains("已送达") && page.body.contains("HTTP 200") && page.body.contains("状态：正常"), "a success clears the failing state");
+
+    // A buyer's question about one of the shop's cars is a message event.
+    let car = queued(format!("select min(listing_id) from listing where shop_id = {shop_id} and status = 'online'")).await.unwrap();
+    let buyer = app.state.store.sign_in_by_mobile("13712360099", NOW).await.unwrap().user_id;
+    let store::Asked::Thread(thread) = app.state.store.ask_about(car, buyer, "车还在吗？", NOW).await.unwrap() else { panic!("no thread") };
+    // The seller's answer is not an event for the seller's own hook.
+    app.state.store.write_message(thread, false, "在的", NOW + 5).await.unwrap();
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 10).await.unwrap(), 1);
+    let sent = peer.received_requests().await.unwrap();
+    let event: serde_json::Value = serde_json::from_slice(&sent.last().unwrap().body).unwrap();
+    assert_eq!((event["type"].as_str(), event["data"]["listing_id"].as_i64()), (Some("message.received"), Some(car)));
+
+    // Another shop's dealer cannot remove it; the owner can, and nothing more is queued for it.
+    let hook = queued(format!("select max(webhook_id) from webhook where shop_id = {shop_id}")).await.unwrap();
+    let other = login(app, &owner_mobile(app, other_shop).await, "").await;
+    let r = app.post_form(&format!("/space/webhooks/{hook}/delete"), &[("cookie", other.as_str())], "").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.post_form(&format!("/space/webhooks/{hook}/delete"), &d, "").await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, "/space/webhooks?done=deleted"));
+    lead_for(app, shop_id, "13955550003").await;
+    assert_eq!(queued(format!("select count(*) from webhook_delivery where webhook_id = {hook}")).await.unwrap(), 2);
+    assert!(!app.get("/space/webhooks", &d).await.body.contains("/hooks/usedcar</b>"));
+}
+
+async fn a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events(app: &TestApp) {
+    let (shop_id, _) = two_shops(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let d = [("cookie", dealer.as_str())];
+    let peer = MockServer::start().await;
+    // Down for the first two attempts, then back.
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(503)).up_to_n_times(2).mount(&peer).await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(204)).mount(&peer).await;
+    add_hook(app, &dealer, &format!("{}/down", peer.uri()), &["lead.created"]).await;
+    let hook = app.state.store.count_admin(&format!("select max(webhook_id) from webhook where shop_id = {shop_id}")).await.unwrap();
+    lead_for(app, shop_id, "13955551001").await;
+    let t0 = NOW + 100;
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, t0).await.unwrap(), 0);
+    // A day of failures later: paused, and every dealer centre page says so.
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, t0 + domain::webhook::PAUSE_AFTER_SECS).await.unwrap(), 0);
+    let page = app.get("/space/webhooks", &d).await;
+    assert!(page.body.contains("已暂停") && page.body.contains(domain::webhook::PAUSED_FOR_FAILURES), "{}", page.body);
+    assert!(app.get("/space/api-keys", &d).await.body.contains("连续24小时推送失败，已暂停"), "the dealer is told on the dealer centre");
+
+    // Paused: a new event is kept, not sent.
+    lead_for(app, shop_id, "13955551002").await;
+    let later = t0 + domain::webhook::PAUSE_AFTER_SECS + 100_000;
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, later).await.unwrap(), 0);
+    assert_eq!(peer.received_requests().await.unwrap().len(), 2);
+
+    // Resumed: both go out at once.
+    let r = app.post_form(&format!("/space/webhooks/{hook}/resume"), &d, "").await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, "/space/webhooks?done=resumed"));
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW).await.unwrap(), 2);
+    let page = app.get("/space/webhooks", &d).await;
+    assert!(!page.body.contains("已暂停") && page.body.contains("状态：正常"));
+    assert!(!app.get("/space/api-keys", &d).await.body.contains("连续24小时推送失败"));
+}
