@@ -608,12 +608,22 @@ fn order_by(sort: Sort) -> &'static str {
 }
 
 /// Whether every match of `q` is in the index of one of its filters (a body type, a series or
-/// seat count, a brand, a city or a province), which carries every sort's columns but the month
-/// of first registration: a fenced read ([`FENCED`]) then reads that index alone and sorts.
+/// seat count, a brand, a city or a province), which carries every sort's columns — the month of
+/// first registration only in the brand's (0062), so by age only a brand —: a fenced read
+/// ([`FENCED`]) then reads that index alone and sorts.
 fn found_in_own_index(q: &CarQuery) -> bool {
-    q.sort != Sort::AgeAsc
-        && q.keyword.is_none()
-        && (q.body.is_some() || q.series.is_some() || q.seats.is_some() || q.brand.is_some() || q.city.is_some() || q.province.is_some())
+    q.keyword.is_none()
+        && (q.brand.is_some()
+            || (q.sort != Sort::AgeAsc && (q.body.is_some() || q.series.is_some() || q.seats.is_some() || q.city.is_some() || q.province.is_some())))
+}
+
+/// [`found_in_own_index`], or an emission, fuel or gearbox: their indexes carry every sort's
+/// columns too (0062), and their rare values gather at one end of an order (manual cars are
+/// cheap, 国五 cars old). On SQLite only, where a walk given up costs its steps and no more;
+/// PostgreSQL would fall back for a common value (automatic: 98% of the cars) to finding and
+/// sorting every match.
+fn found_in_own_index_lite(q: &CarQuery) -> bool {
+    found_in_own_index(q) || (q.keyword.is_none() && (q.emission.is_some() || q.fuel.is_some() || q.gearbox.is_some()))
 }
 
 /// SQLite's steps (in thousands) a walk along a sort order may take in place of sorting `total`
@@ -775,9 +785,9 @@ impl Store {
             // least driven: by age, automatic 2020款 walked half the stock first, 77 ms at
             // 100,000 listings). A walk that runs long is given up for the words' postings.
             // So can the cars of a filter with an index of its own (manual cars at the cheap end
-            // of the price order, six seats at the dear end): a walk past several times the
+            // of the price order, six seats at the dear end, 国五 at the old end): a walk past several times the
             // steps of sorting the matches from that index is given up for it.
-            if plan == Plan::AlongOrder && (!terms.is_empty() || found_in_own_index(q)) {
+            if plan == Plan::AlongOrder && (!terms.is_empty() || found_in_own_index_lite(q)) {
                 let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series)).whole();
                 let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
                 return r.all_off_or((sql, vals), steps, listed).await;
