@@ -48,6 +48,8 @@ crate::stored_enum! {
         MessagesRead = "messages:read" => "读取消息",
         /// Read the reservations of the shop's cars and confirm their sales.
         Reservations = "reservations" => "查看和确认预订",
+        /// List, add, remove and resume the shop's webhooks.
+        Webhooks = "webhooks" => "管理事件推送",
     }
 }
 

@@ -20,7 +20,7 @@ on_both!(10 =>
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
-async fn make_key(app: &TestApp, cookie: &str, name: &str, scopes: &[&str]) -> String {
+pub(crate) async fn make_key(app: &TestApp, cookie: &str, name: &str, scopes: &[&str]) -> String {
     let mut form = format!("name={}", form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>());
     for s in scopes {
         form.push_str(&format!("&scope={}", form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>()));
@@ -33,7 +33,7 @@ async fn make_key(app: &TestApp, cookie: &str, name: &str, scopes: &[&str]) -> S
     secret
 }
 
-async fn call(app: &TestApp, method: &str, uri: &str, key: &str, extra: &[(&str, &str)], body: Option<Value>) -> Reply {
+pub(crate) async fn call(app: &TestApp, method: &str, uri: &str, key: &str, extra: &[(&str, &str)], body: Option<Value>) -> Reply {
     let bearer = format!("Bearer {key}");
     let mut h = vec![("authorization", bearer.as_str())];
     h.extend_from_slice(extra);

@@ -12,6 +12,7 @@ use crate::support::{NOW, TestApp, login, owner_mobile};
 on_both!(10 =>
     a_hook_gets_signed_events_of_its_shop_retried_with_one_id,
     a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events,
+    a_shops_system_manages_its_hooks_by_key,
 );
 
 /// Two shops with cars in the demo: the one with the most, and another.
@@ -177,4 +178,91 @@ async fn a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events(app: &Te
     let page = app.get("/space/webhooks", &d).await;
     assert!(!page.body.contains("已暂停") && page.body.contains("状态：正常"));
     assert!(!app.get("/space/api-keys", &d).await.body.contains("连续24小时推送失败"));
+}
+
+/// Outside development a hook's address must be https and on the public internet: no address
+/// of this machine, its network or the cloud's metadata service (server-side request forgery).
+#[tokio::test]
+async fn production_refuses_hooks_without_tls_or_to_the_inside() {
+    use web::services::outbound::Reach;
+    for (url, said) in [
+        ("http://dms.example.com/hooks", "推送地址须以 https:// 开头"),
+        ("https://10.1.2.3/hooks", "推送地址指向内部网络，不能使用"),
+        ("https://127.0.0.1:8443/hooks", "推送地址指向内部网络，不能使用"),
+        ("https://169.254.169.254/latest/meta-data/", "推送地址指向内部网络，不能使用"),
+        ("https://[::1]/hooks", "推送地址指向内部网络，不能使用"),
+        ("https://[::ffff:192.168.1.1]/hooks", "推送地址指向内部网络，不能使用"),
+    ] {
+        let refused = web::services::webhooks::check_url(url, Reach::Public).await.unwrap_err();
+        assert_eq!(refused, said, "{url}");
+    }
+    let long = format!("https://1.1.1.1/{}", "a".repeat(domain::webhook::URL_MAX_CHARS));
+    assert!(web::services::webhooks::check_url(&long, Reach::Public).await.unwrap_err().contains("不能超过500个字符"));
+    assert_eq!(web::services::webhooks::check_url("https://1.1.1.1/hooks", Reach::Public).await, Ok("https://1.1.1.1/hooks".to_owned()));
+}
+
+async fn a_shops_system_manages_its_hooks_by_key(app: &TestApp) {
+    use crate::dealer_api::{call, make_key};
+    let (shop_id, other_shop) = two_shops(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let key = make_key(app, &dealer, "DMS", &["webhooks"]).await;
+    let stock_only = make_key(app, &dealer, "只读库存", &["stock:read"]).await;
+    let r = call(app, "GET", "/api/dealer/v1/webhooks", &stock_only, &[], None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    assert!(r.json()["msg"].as_str().unwrap().contains("管理事件推送"));
+
+    // Refused with each field's reason, nothing made.
+    let r = call(app, "POST", "/api/dealer/v1/webhooks", &key, &[], Some(serde_json::json!(["not", "an", "object"]))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = call(
+        app,
+        "POST",
+        "/api/dealer/v1/webhooks",
+        &key,
+        &[],
+        Some(serde_json::json!({"url": "http://dms.example.com/h", "events": ["lead.created", "car.sold"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let errors = &r.json()["data"]["errors"];
+    assert_eq!(errors["url"], "开发环境只能使用本机地址");
+    assert!(errors["events"].as_str().unwrap().starts_with("事件应为 lead.created"), "{errors}");
+    let r = call(app, "POST", "/api/dealer/v1/webhooks", &key, &[], Some(serde_json::json!({"url": "http://127.0.0.1:9/h", "events": []}))).await;
+    assert_eq!(r.json()["data"]["errors"]["events"], "请至少选择一种事件");
+    assert_eq!(app.state.store.count_admin(&format!("select count(*) from webhook where shop_id = {shop_id}")).await.unwrap(), 0);
+
+    // Made, its secret answered once; the same address again is the same hook.
+    let new = serde_json::json!({"url": "http://127.0.0.1:9/hooks", "events": ["reservation.made", "lead.created"]});
+    let r = call(app, "POST", "/api/dealer/v1/webhooks", &key, &[], Some(new.clone())).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let made = r.json()["data"].clone();
+    assert!(made["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(made["events"], serde_json::json!(["lead.created", "reservation.made"]));
+    let id = made["id"].as_i64().unwrap();
+    let r = call(app, "POST", "/api/dealer/v1/webhooks", &key, &[], Some(new)).await;
+    assert_eq!((r.status, r.json()["data"]["id"].as_i64()), (StatusCode::CONFLICT, Some(id)));
+    assert!(r.json()["data"].get("secret").is_none());
+    let listed = call(app, "GET", "/api/dealer/v1/webhooks", &key, &[], None).await.json();
+    assert_eq!(listed["data"]["items"].as_array().unwrap().len(), 1);
+    assert!(listed["data"]["items"][0].get("secret").is_none(), "a list never answers a secret");
+    // The dealer centre lists it too.
+    assert!(app.get("/space/webhooks", &[("cookie", dealer.as_str())]).await.body.contains("http://127.0.0.1:9/hooks"));
+
+    // Another shop's key finds nothing of it.
+    let rival = login(app, &owner_mobile(app, other_shop).await, "").await;
+    let theirs = make_key(app, &rival, "对手", &["webhooks"]).await;
+    for verb in ["resume", "delete"] {
+        let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/{verb}"), &theirs, &[], None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{verb}");
+    }
+    assert!(call(app, "GET", "/api/dealer/v1/webhooks", &theirs, &[], None).await.json()["data"]["items"].as_array().unwrap().is_empty());
+    let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/pause"), &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/resume"), &key, &[], None).await;
+    assert_eq!((r.status, r.json()["data"]["paused"].as_bool()), (StatusCode::OK, Some(false)));
+    let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/delete"), &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/delete"), &key, &[], None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "removed once");
+    assert!(call(app, "GET", "/api/dealer/v1/webhooks", &key, &[], None).await.json()["data"]["items"].as_array().unwrap().is_empty());
 }

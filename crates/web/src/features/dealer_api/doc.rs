@@ -9,7 +9,7 @@ pub const SCHEME: &str = "dealerKey";
 /// The security scheme: `Authorization: Bearer uck_…`.
 pub fn scheme() -> Value {
     json!({ "type": "http", "scheme": "bearer", "bearerFormat": "uck_ and 40 hex digits",
-        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read, messages:read, reservations) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
+        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read, messages:read, reservations, webhooks) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
 }
 
 fn failure(description: &str) -> Value {
@@ -204,6 +204,33 @@ pub fn paths() -> Map<String, Value> {
         json!({ "post": with(op("reservationConfirm", "The shop confirms the sale of a held reservation (the deposit is paid on to the shop once the buyer confirms too); again once done changes nothing", "200", &reservation,
                 &[("404", "No such reservation of this shop's cars: CM004."), ("409", "Not held (not paid yet, ended, or its refund under way): CM001, data is the reservation.")]),
             "parameters", json!([id_param()])) }),
+    );
+    let hook = json!({ "type": "object", "required": ["id", "url", "events", "paused", "waiting", "createdAt"], "properties": {
+        "id": { "type": "integer" }, "url": { "type": "string" },
+        "events": { "type": "array", "items": { "type": "string", "enum": domain::webhook::Event::ALL.map(domain::webhook::Event::as_str) } },
+        "paused": { "type": "boolean", "description": "paused after a day of failed deliveries; its events wait until it is resumed" },
+        "pauseReason": { "type": "string" }, "failingSince": { "type": ["string", "null"], "description": "its first failure since the last success" },
+        "waiting": { "type": "integer", "description": "deliveries not yet made" }, "createdAt": { "type": "string" },
+        "secret": { "type": "string", "description": "only in the answer that made it: the key of each delivery's X-Usedcar-Signature" } },
+        "example": { "id": 3, "url": "https://dms.example.com/hooks/usedcar", "events": ["lead.created", "message.received"], "paused": false, "pauseReason": "",
+            "failingSince": null, "waiting": 0, "createdAt": "2026-12-04T10:15:00+08:00", "secret": "whsec_5f1c0e9a2b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8" } });
+    let new_hook = json!({ "type": "object", "required": ["url", "events"], "properties": {
+        "url": { "type": "string", "maxLength": 500, "description": "https, on the public internet; redirects are not followed" },
+        "events": { "type": "array", "minItems": 1, "maxItems": 7, "items": { "type": "string", "enum": domain::webhook::Event::ALL.map(domain::webhook::Event::as_str) } } },
+        "example": { "url": "https://dms.example.com/hooks/usedcar", "events": ["lead.created", "message.received", "reservation.made"] } });
+    out.insert(
+        "/api/dealer/v1/webhooks".to_owned(),
+        json!({
+            "get": op("webhooksList", "The shop's webhooks", "200", &json!({ "type": "object", "properties": { "items": { "type": "array", "items": hook } } }), &[]),
+            "post": with(op("webhookCreate", "Adds a webhook; its signing secret is answered this once. Each delivery is a POST of {id, type, created, shop_id, data} with X-Usedcar-Event, X-Usedcar-Delivery (the same over retries: drop one seen before) and X-Usedcar-Signature: t={unix seconds},v1={hex HMAC-SHA256 of \"{t}.{body}\" under the secret}; refuse a t more than 300 s from now. A 2xx answer within 10 s delivers it; otherwise it is tried again after 1, 5 and 30 minutes, 2 hours and every 6 hours; a hook failing for a day is paused", "201", &hook,
+                    &[bad, ("400", "The body is no JSON object: CM001."), ("409", "The shop has this address already: CM001, data is that hook (without its secret).")]),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": new_hook } } })),
+        }),
+    );
+    out.insert(
+        "/api/dealer/v1/webhooks/{id}/{action}".to_owned(),
+        json!({ "post": with(op("webhookAction", "Removes a webhook (delete), or resumes a paused one (resume: what waited is sent first)", "200", &hook, &[("404", "No such webhook of this shop, or no such action: CM004.")]),
+            "parameters", json!([id_param(), { "name": "action", "in": "path", "required": true, "schema": { "type": "string", "enum": ["delete", "resume"] } }])) }),
     );
     out
 }

@@ -14,6 +14,7 @@
 //! field is named in `data.errors` with its Chinese message.
 
 pub mod doc;
+mod hooks_api;
 mod keys;
 mod leads;
 mod messages;
@@ -167,6 +168,7 @@ pub fn routes(r: &mut Routes) {
     messages::routes(r);
     reservations::routes(r);
     webhooks::routes(r);
+    hooks_api::routes(r);
 }
 
 /// The `Access` of the API's routes, for the modules that add them.
