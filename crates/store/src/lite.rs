@@ -389,6 +389,12 @@ impl Readers {
         self.off(move |c| first_or(c, &first, steps, &then, scalar)).await
     }
 
+    /// [`Self::all_off_or`] on the calling thread: for a read expected to be short that the data
+    /// may defeat.
+    pub(crate) fn all_or<T: FromLite>(&self, first: &Query, steps: i32, then: &Query) -> Result<Vec<T>, DbError> {
+        self.with(|c| first_or(c, first, steps, then, all))
+    }
+
     /// Every row of `sql`.
     pub(crate) fn all<T: FromLite>(&self, sql: &str, params: &[&dyn ToSql]) -> Result<Vec<T>, DbError> {
         self.with(|c| all(c, sql, params))

@@ -626,12 +626,16 @@ fn found_in_own_index_lite(q: &CarQuery) -> bool {
     found_in_own_index(q) || (q.keyword.is_none() && (q.emission.is_some() || q.fuel.is_some() || q.gearbox.is_some()))
 }
 
+/// Entries walked along a sort order that cost as much as one match sorted from its own
+/// covering index, as a walk's limit before it is given up for that index.
+const WALKED_PER_SORTED_MATCH: i64 = 2;
+
 /// SQLite's steps (in thousands) a walk along a sort order may take in place of sorting `total`
-/// matches from their own index: [`SORTED_MATCH_COST`] entries walked per match, each about 8
+/// matches from their own index: [`WALKED_PER_SORTED_MATCH`] entries walked per match, each about 8
 /// steps (20,000 entries of the price order in 160,000 steps, sqlite3's `.progress` at a million
 /// listings).
 fn sorted_steps(total: i64) -> i32 {
-    i32::try_from(total.min(COUNT_CAP + 1) * SORTED_MATCH_COST * 8 / 1000).unwrap_or(i32::MAX)
+    i32::try_from(total.min(COUNT_CAP + 1) * WALKED_PER_SORTED_MATCH * 8 / 1000).unwrap_or(i32::MAX)
 }
 
 /// The cards of a page query on PostgreSQL, on the pool or in a transaction.
@@ -769,11 +773,22 @@ impl Store {
             // The entries the page visits after the matches its anchor passed (all of them when
             // it has none, or its list was shorter than its total said).
             let entries = entries_read(plan, total, window(q.page, total).0 - passed, walked_stock(q, scope, total, stock));
+            // A walk past a filter that gathers at the other end of the order (below) is given up
+            // for the filter's own index once it has cost as much as sorting the matches there.
+            let bounded = plan == Plan::AlongOrder && found_in_own_index_lite(q);
+            let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
             if terms.is_empty() && entries <= INLINE_ENTRIES {
                 // The ids, then their rows by id in that order: the one-statement form keeps the
                 // ids in a temporary table and sorts the twenty rows again (a fifth of SQLite's
-                // instructions on the list's filter links, callgrind).
-                let mut ids: Vec<i64> = r.all(&page.ids, &lite::params(&page.vals))?;
+                // instructions on the list's filter links, callgrind). Expected short, a walk
+                // runs here too, and is given up here too (国五 newest first was expected to
+                // pass 2,000 entries and passed 800,000: 75 ms at a million listings).
+                let mut ids: Vec<i64> = if bounded && steps > 0 {
+                    let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series));
+                    r.all_or(&(page.ids.clone(), page.vals.clone()), steps, &(listed.ids, listed.vals))?
+                } else {
+                    r.all(&page.ids, &lite::params(&page.vals))?
+                };
                 if page.reversed {
                     ids.reverse();
                 }
@@ -787,9 +802,8 @@ impl Store {
             // So can the cars of a filter with an index of its own (manual cars at the cheap end
             // of the price order, six seats at the dear end, 国五 at the old end): a walk past several times the
             // steps of sorting the matches from that index is given up for it.
-            if plan == Plan::AlongOrder && (!terms.is_empty() || found_in_own_index_lite(q)) {
+            if plan == Plan::AlongOrder && (!terms.is_empty() || bounded) {
                 let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series)).whole();
-                let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
                 return r.all_off_or((sql, vals), steps, listed).await;
             }
             return r.all_off(sql, vals).await;

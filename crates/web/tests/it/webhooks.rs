@@ -13,6 +13,7 @@ on_both!(10 =>
     a_hook_gets_signed_events_of_its_shop_retried_with_one_id,
     a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events,
     a_shops_system_manages_its_hooks_by_key,
+    reservations_held_and_ended_and_cars_refused_or_expired_are_events,
 );
 
 /// Two shops with cars in the demo: the one with the most, and another.
@@ -265,4 +266,60 @@ async fn a_shops_system_manages_its_hooks_by_key(app: &TestApp) {
     let r = call(app, "POST", &format!("/api/dealer/v1/webhooks/{id}/delete"), &key, &[], None).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "removed once");
     assert!(call(app, "GET", "/api/dealer/v1/webhooks", &key, &[], None).await.json()["data"]["items"].as_array().unwrap().is_empty());
+}
+
+/// The events of the shop's cars: a deposit that holds one (not a reservation waiting for its
+/// deposit), that reservation's end, a car refused at review, cars that expire.
+async fn reservations_held_and_ended_and_cars_refused_or_expired_are_events(app: &TestApp) {
+    let (car, seller) = crate::reservations::offered_car(app).await;
+    let shop_id = app.state.store.count_admin(&format!("select shop_id from listing where listing_id = {car}")).await.unwrap();
+    let peer = MockServer::start().await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200)).mount(&peer).await;
+    add_hook(
+        app,
+        &seller,
+        &format!("{}/events", peer.uri()),
+        &["reservation.made", "reservation.ended", "listing.approved", "listing.refused", "listing.expired"],
+    )
+    .await;
+    let events = |sql: String| async move { app.state.store.count_admin(&sql).await.unwrap() };
+    let (buyer, cashier) = crate::reservations::reserve(app, car, "13622220001").await;
+    assert_eq!(events("select count(*) from webhook_delivery".to_owned()).await, 0, "a reservation waiting for its deposit is no event");
+    crate::reservations::pay(app, &buyer, &cashier).await;
+    let rid = events(format!("select max(reservation_id) from reservation where listing_id = {car}")).await;
+    assert_eq!(events(format!("select count(*) from webhook_delivery where event = 'reservation.made' and object_id = {rid}")).await, 1);
+    let owner = events(format!("select owner_user_id from shop where shop_id = {shop_id}")).await;
+    web::services::reservations::apply(&app.state, rid, domain::reservation::Event::SellerWithdraws, Some(owner), "车已在店内售出").await.unwrap();
+    assert_eq!(events(format!("select count(*) from webhook_delivery where event = 'reservation.ended' and object_id = {rid}")).await, 1);
+
+    // The car taken down and offered again: refused at review, offered again and approved.
+    let staff = app.state.store.sign_in_by_mobile("13700000999", NOW).await.unwrap().user_id;
+    use domain::selling::{Action, Actor};
+    let act = |who: i64, actor: Actor, action: Action| async move {
+        let done = app.state.store.listing_action(car, who, actor, action, "照片与车辆不符", NOW).await.unwrap();
+        assert!(matches!(done, store::ActionOutcome::Done(_)), "{action:?}: {done:?}");
+    };
+    act(owner, Actor::Seller, Action::TakeDown).await;
+    act(owner, Actor::Seller, Action::Relist).await;
+    act(staff, Actor::Staff, Action::Reject).await;
+    act(owner, Actor::Seller, Action::Submit).await;
+    act(staff, Actor::Staff, Action::Approve).await;
+    // Then every car past its confirmation expires: one event per car of the shop.
+    let online = events(format!("select count(*) from listing where shop_id = {shop_id} and status = 'online' and expires_at is not null")).await;
+    let later = NOW + 400 * 86_400;
+    let expired = app.state.store.expire_listings(later).await.unwrap();
+    assert!(expired > 0);
+    assert_eq!(events("select count(*) from webhook_delivery where event = 'listing.expired'".to_owned()).await, online);
+
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, later).await.unwrap() as i64, 4 + online);
+    let types: Vec<String> = peer
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_slice::<serde_json::Value>(&r.body).unwrap()["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(&types[..5], ["reservation.made", "reservation.ended", "listing.refused", "listing.approved", "listing.expired"]);
+    let first: serde_json::Value = serde_json::from_slice(&peer.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!((first["data"]["reservation_id"].as_i64(), first["data"]["listing_id"].as_i64()), (Some(rid), Some(car)));
 }
