@@ -627,7 +627,9 @@ fn found_in_own_index_lite(q: &CarQuery) -> bool {
 }
 
 /// Entries walked along a sort order that cost as much as one match sorted from its own
-/// covering index, as a walk's limit before it is given up for that index.
+/// covering index, as a walk's limit before it is given up for that index: sorting 25,740 国五
+/// cars from theirs took 6 ms, walking the age order about 0.5 ms per thousand entries (sqlite3
+/// at a million listings); two leaves a walk that finds its page early its chance.
 const WALKED_PER_SORTED_MATCH: i64 = 2;
 
 /// SQLite's steps (in thousands) a walk along a sort order may take in place of sorting `total`
@@ -800,8 +802,8 @@ impl Store {
             // least driven: by age, automatic 2020款 walked half the stock first, 77 ms at
             // 100,000 listings). A walk that runs long is given up for the words' postings.
             // So can the cars of a filter with an index of its own (manual cars at the cheap end
-            // of the price order, six seats at the dear end, 国五 at the old end): a walk past several times the
-            // steps of sorting the matches from that index is given up for it.
+            // of the price order, six seats at the dear end, 国五 at the old end): a walk past
+            // the steps of sorting the matches from that index is given up for it.
             if plan == Plan::AlongOrder && (!terms.is_empty() || bounded) {
                 let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), steps, listed).await;

@@ -277,12 +277,12 @@ impl Store {
         })
     }
 
-    /// A shop's latest deliveries, newest first.
+    /// The latest deliveries of a shop's live hooks, newest first.
     pub async fn webhook_deliveries(&self, shop_id: i64, limit: i64) -> Result<Vec<DeliveryLine>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, DeliveryLine>(
                 "select d.webhook_delivery_id, h.url, d.event, d.status, cast(d.attempts as bigint) as attempts, d.created_at, d.delivered_at, d.next_at \
-                 from webhook_delivery d join webhook h on h.webhook_id = d.webhook_id where h.shop_id = $1 \
+                 from webhook_delivery d join webhook h on h.webhook_id = d.webhook_id where h.shop_id = $1 and h.deleted_at is null \
                  order by d.webhook_delivery_id desc limit $2",
             )
             .bind(shop_id).bind(limit).fetch_all(p).await?
@@ -301,6 +301,27 @@ impl Store {
             list.join(", ")
         );
         Ok(on_pool!(self, p => sqlx::query_as::<_, Attempt>(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?))
+    }
+
+    /// Forgets up to `limit` deliveries made before `before`, with their attempts, and the
+    /// undelivered ones of hooks removed before it; how many.
+    pub async fn prune_webhook_deliveries(&self, before: i64, limit: i64) -> Result<u64, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let old = "select d.webhook_delivery_id from webhook_delivery d join webhook h on h.webhook_id = d.webhook_id \
+                 where (d.status = 'sent' and d.delivered_at < $1) or (h.deleted_at is not null and h.deleted_at < $1) \
+                 order by d.webhook_delivery_id limit $2";
+            let ids: Vec<i64> = sqlx::query_scalar(old).bind(before).bind(limit).fetch_all(&mut *tx).await?;
+            if ids.is_empty() {
+                return Ok(0);
+            }
+            let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            sqlx::query(sqlx::AssertSqlSafe(format!("delete from webhook_attempt where webhook_delivery_id in ({list})"))).execute(&mut *tx).await?;
+            let n = sqlx::query(sqlx::AssertSqlSafe(format!("delete from webhook_delivery where webhook_delivery_id in ({list})")))
+                .execute(&mut *tx).await?.rows_affected();
+            tx.commit().await?;
+            Ok(n)
+        })
     }
 
     /// Whether any live hook of the shop is paused (the dealer centre says so).

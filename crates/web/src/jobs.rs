@@ -35,7 +35,8 @@ async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, firs
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
-/// reply figures, and (hourly) old insurance quotes, old dealer API calls and valuations.
+/// reply figures, and (hourly) old insurance quotes, old dealer API calls, old webhook
+/// deliveries and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
         let now = state.clock.now();
@@ -101,6 +102,16 @@ pub async fn tick(state: &AppState, node: &str) {
         }
     })
     .await;
+    claimed(state, node, "webhook deliveries", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
+        // Made deliveries are shown to the dealer for `WEBHOOK_DAYS`, then forgotten.
+        let before = state.clock.now() - WEBHOOK_DAYS * 86_400;
+        match state.store.prune_webhook_deliveries(before, API_CALLS_A_ROUND).await {
+            Ok(0) => {}
+            Ok(pruned) => tracing::info!(pruned, "forgot old webhook deliveries"),
+            Err(e) => tracing::warn!(error = %e, "webhook delivery pruning failed"),
+        }
+    })
+    .await;
     claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         match state.store.refresh_valuations(state.clock.now()).await {
             Ok(changed) => tracing::info!(changed, "refreshed valuations"),
@@ -109,6 +120,9 @@ pub async fn tick(state: &AppState, node: &str) {
     })
     .await;
 }
+
+/// Days a made webhook delivery is kept, with its attempts (and the queue of a removed hook).
+pub const WEBHOOK_DAYS: i64 = 30;
 
 /// Days the dealer API's call log keeps a call (each key's latest is kept beyond them).
 pub const API_CALL_DAYS: i64 = 90;

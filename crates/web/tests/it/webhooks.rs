@@ -179,6 +179,11 @@ async fn a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events(app: &Te
     let page = app.get("/space/webhooks", &d).await;
     assert!(!page.body.contains("已暂停") && page.body.contains("状态：正常"));
     assert!(!app.get("/space/api-keys", &d).await.body.contains("连续24小时推送失败"));
+    // Made deliveries are forgotten after their days, with their attempts.
+    assert_eq!(app.state.store.prune_webhook_deliveries(NOW, 100).await.unwrap(), 0, "none made before now");
+    assert_eq!(app.state.store.prune_webhook_deliveries(NOW + 1, 100).await.unwrap(), 2);
+    assert_eq!(app.state.store.count_admin("select count(*) from webhook_attempt").await.unwrap(), 0);
+    assert!(app.get("/space/webhooks", &d).await.body.contains("还没有推送记录"));
 }
 
 /// Outside development a hook's address must be https and on the public internet: no address
