@@ -56,8 +56,12 @@ fn token(base: &str, session: &[String]) -> Result<String, String> {
 fn api_key(base: &str, session: &[String]) -> Result<String, String> {
     let mut args = session.to_vec();
     args.extend(
-        ["-s", "--data", "name=schemathesis&scope=stock:read&scope=stock:write&scope=leads:read&scope=messages:read&scope=reservations&scope=webhooks"]
-            .map(str::to_owned),
+        [
+            "-s",
+            "--data",
+            "name=schemathesis&scope=stock:read&scope=stock:write&scope=leads:read&scope=messages:read&scope=messages:write&scope=reservations&scope=webhooks",
+        ]
+        .map(str::to_owned),
     );
     args.push(format!("{base}/space/api-keys"));
     let out = Command::new("curl").args(&args).output().map_err(|e| e.to_string())?;

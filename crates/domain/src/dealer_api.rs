@@ -46,6 +46,8 @@ crate::stored_enum! {
         LeadsRead = "leads:read" => "读取线索",
         /// Read the messages buyers and the shop wrote in the shop's threads.
         MessagesRead = "messages:read" => "读取消息",
+        /// Answer buyers in the shop's threads.
+        MessagesWrite = "messages:write" => "回复消息",
         /// Read the reservations of the shop's cars and confirm their sales.
         Reservations = "reservations" => "查看和确认预订",
         /// List, add, remove and resume the shop's webhooks.

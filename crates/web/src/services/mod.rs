@@ -7,6 +7,7 @@ pub mod batch;
 pub mod conversions;
 pub mod leads;
 pub mod memo;
+pub mod messaging;
 pub mod outbound;
 pub mod payments;
 pub mod photos;

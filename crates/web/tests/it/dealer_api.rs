@@ -17,6 +17,7 @@ on_both!(10 =>
     the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened,
     messages_and_reservations_are_read_and_a_sale_confirmed_by_key,
     a_photo_is_fetched_by_its_address_and_never_from_inside,
+    a_shop_answers_a_buyer_by_key_under_the_sites_rules,
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
@@ -544,4 +545,63 @@ async fn a_photo_is_fetched_by_its_address_and_never_from_inside(app: &TestApp) 
         let r = by_url(url.to_owned()).await;
         assert!(r.status == StatusCode::UNPROCESSABLE_ENTITY && r.body.contains("开发环境只能使用本机地址"), "{url}: {}", r.body);
     }
+}
+
+async fn a_shop_answers_a_buyer_by_key_under_the_sites_rules(app: &TestApp) {
+    let shop_id = stocked_shop(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let car = app.state.store.count_admin(&format!("select min(listing_id) from listing where shop_id = {shop_id} and status = 'online'")).await.unwrap();
+    let buyer = app.state.store.sign_in_by_mobile("13712368801", NOW).await.unwrap().user_id;
+    let store::Asked::Thread(thread) = app.state.store.ask_about(car, buyer, "周六能看车吗？我的电话13812345678", NOW).await.unwrap() else {
+        panic!("no thread")
+    };
+    let reader = make_key(app, &dealer, "只读消息", &["messages:read"]).await;
+    let writer = make_key(app, &dealer, "客服系统", &["messages:read", "messages:write"]).await;
+    let uri = format!("/api/dealer/v1/messages/{thread}/reply");
+    let r = call(app, "POST", &uri, &reader, &[], Some(json!({"text": "可以"}))).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert!(r.json()["msg"].as_str().unwrap().contains("回复消息"));
+
+    // The site's rules for a message, each said beside `text`; nothing written.
+    for (body, said) in
+        [(json!({"text": "   "}), "请输入消息内容"), (json!({"text": "好".repeat(1001)}), "消息不能超过1000字"), (json!({}), "请用 text 写回复内容")]
+    {
+        let r = call(app, "POST", &uri, &writer, &[], Some(body)).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{said}");
+        assert_eq!(r.json()["data"]["errors"]["text"], said);
+    }
+    let r = send_body(app.router(), &uri, &[("authorization", &format!("Bearer {writer}"))], "application/json", b"not json".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(app.state.store.messages(thread).await.unwrap().len(), 1);
+
+    // Another shop's key finds no such thread; nor does a made-up one.
+    let rival = login(app, &owner_mobile(app, stocked_rival(app, shop_id).await).await, "").await;
+    let theirs = make_key(app, &rival, "对手", &["messages:write"]).await;
+    assert_eq!(call(app, "POST", &uri, &theirs, &[], Some(json!({"text": "你好"}))).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(call(app, "POST", "/api/dealer/v1/messages/999999/reply", &writer, &[], Some(json!({"text": "你好"}))).await.status, StatusCode::NOT_FOUND);
+
+    // Answered: the buyer reads it in the thread, and now that both wrote the number shows.
+    let r = call(app, "POST", &uri, &writer, &[], Some(json!({"text": "可以，<b>周六上午</b>在店里"}))).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let m = &r.json()["data"];
+    assert_eq!((m["from"].as_str(), m["threadId"].as_i64(), m["text"].as_str()), (Some("shop"), Some(thread), Some("可以，<b>周六上午</b>在店里")));
+    let written = app.state.store.messages(thread).await.unwrap();
+    assert_eq!((written.len(), written[1].from_buyer, written[1].body.as_str()), (2, false, "可以，<b>周六上午</b>在店里"));
+    let listed = call(app, "GET", &format!("/api/dealer/v1/messages?after={}", written[0].message_id - 1), &writer, &[], None).await.json();
+    assert_eq!(listed["data"]["items"][0]["masked"], false);
+    assert!(listed["data"]["items"][0]["text"].as_str().unwrap().contains("13812345678"));
+
+    // The writer's limits of the site: ten a minute.
+    for n in 2..=10 {
+        let r = call(app, "POST", &uri, &writer, &[], Some(json!({"text": format!("补充{n}")}))).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{n}");
+    }
+    let r = call(app, "POST", &uri, &writer, &[], Some(json!({"text": "再补充"}))).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.json()["msg"], "发送太频繁，请稍后再试");
+}
+
+/// A shop other than `shop_id` that has an owner.
+async fn stocked_rival(app: &TestApp, shop_id: i64) -> i64 {
+    app.state.store.count_admin(&format!("select min(shop_id) from shop where shop_id <> {shop_id} and owner_user_id is not null")).await.unwrap()
 }

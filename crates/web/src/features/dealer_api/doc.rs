@@ -9,7 +9,7 @@ pub const SCHEME: &str = "dealerKey";
 /// The security scheme: `Authorization: Bearer uck_…`.
 pub fn scheme() -> Value {
     json!({ "type": "http", "scheme": "bearer", "bearerFormat": "uck_ and 40 hex digits",
-        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read, messages:read, reservations, webhooks) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
+        "description": "A shop's API key, made in the dealer centre (/space/api-keys) and shown once. Each key has scopes (stock:read, stock:write, leads:read, messages:read, messages:write, reservations, webhooks) and may make 120 calls a minute by default (the setting dealer_api.calls_per_minute)." })
 }
 
 fn failure(description: &str) -> Value {
@@ -178,6 +178,15 @@ pub fn paths() -> Map<String, Value> {
             "parameters", json!([
                 { "name": "after", "in": "query", "required": false, "description": "the last message id you have; absent: from the first", "schema": { "type": "integer", "minimum": 0, "maximum": 9_223_372_036_854_775_807_i64 } },
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
+    );
+    out.insert(
+        "/api/dealer/v1/messages/{id}/reply".to_owned(),
+        json!({ "post": with(with(op("messageReply", "The shop answers in one of its threads (id: threadId); the buyer is told as on the site. Answers the message written", "201", &message,
+                    &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such thread of this shop: CM004."), ("403", "The key lacks the scope, or the shop may not write messages: CM005."), ("429", "The shop's messages a minute (10) or an hour (120) are used, or the key's calls: CM006.")]),
+                "parameters", json!([id_param()])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["text"], "properties": {
+                    "text": { "type": "string", "minLength": 1, "maxLength": 1000, "pattern": "\\S", "description": "at most 1,000 characters; markup is kept as text" } } },
+                    "example": { "text": "您好，周六上午可以来看车，地址在店铺主页。" } } } })) }),
     );
     let reservation = json!({ "type": "object", "required": ["id", "listingId", "state", "depositYuan", "buyerConfirmed", "shopConfirmed", "createdAt", "updatedAt"], "properties": {
         "id": { "type": "integer" }, "listingId": { "type": "integer" }, "car": { "type": "string" },

@@ -5,8 +5,6 @@ use askama::Template;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use domain::limit::Limit;
-use domain::message::{PER_HOUR, PER_MINUTE};
 use store::{Asked, Thread};
 
 use crate::auth::access::SignedIn;
@@ -17,11 +15,9 @@ use crate::http::extract::{Form, PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
+use crate::services::messaging::{refused_writer, tell};
 use crate::services::photos;
 use crate::state::AppState;
-
-/// What is said beside the box when the writer has sent too many.
-const TOO_MANY: &str = "发送太频繁，请稍后再试";
 
 /// A page of this feature: a dealer's inside the dealer centre, anyone else's in the site's.
 fn meta(state: &AppState, visitor: &Visitor, title: &str) -> PageMeta {
@@ -144,50 +140,6 @@ pub struct Posted {
     body: String,
 }
 
-/// Whether `user_id` may send a message now from address `ip` (a writer staff barred may not;
-/// one more counts against the writer's and the address's limits): `None` when it may, else what is said beside the box, with the
-/// answer's status.
-async fn refused_writer(state: &AppState, user_id: i64, ip: &str) -> Result<Option<(&'static str, StatusCode)>, AppError> {
-    if state.store.message_blocked(user_id).await? {
-        return Ok(Some((domain::message::BLOCKED, StatusCode::FORBIDDEN)));
-    }
-    let (minute, hour, address) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"), format!("message:ip:{ip}"));
-    let limits = [
-        (minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }),
-        (hour.as_str(), Limit::per_hour(PER_HOUR)),
-        (address.as_str(), Limit::per_hour(domain::message::PER_ADDRESS_HOUR)),
-    ];
-    Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
-}
-
-/// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
-/// by SMS, and by a WeChat template message linking into the thread when they signed in with
-/// WeChat — unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent.
-/// A failure is logged: the message is in the thread either way.
-async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<(), AppError> {
-    let now = state.clock.now();
-    if !state.store.claim_message_notice(thread_id, !from_buyer, now, domain::message::QUIET_SECS).await? {
-        return Ok(());
-    }
-    let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
-    let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
-    let title = state.store.listing_detail(t.listing_id).await?.title;
-    let who = if from_buyer { "买家" } else { "卖家" };
-    if let Some(mobile) = &to.mobile
-        && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who).await
-    {
-        tracing::warn!(thread = thread_id, error = %e, "message notice not sent by SMS");
-    }
-    if let Some(openid) = to.wx_openid.as_deref().filter(|o| !o.is_empty()) {
-        let when: String = domain::time::datetime(now).chars().take(16).collect();
-        let path = format!("/space/messages/{thread_id}#latest");
-        if let Err(e) = state.adapters.wx.send_message_notice(openid, (&title, who, &when), &path).await {
-            tracing::warn!(thread = thread_id, error = %e, "message notice not sent by WeChat");
-        }
-    }
-    Ok(())
-}
-
 /// `POST /space/messages/ask/{car}`: the first message to the car's seller (or the next, when
 /// the buyer asked before).
 pub async fn ask(
@@ -210,7 +162,7 @@ pub async fn ask(
             .await;
         }
     };
-    if let Some((e, code)) = refused_writer(&state, user.user_id, &visitor.ip).await? {
+    if let Some((e, code)) = refused_writer(&state, user.user_id, Some(&visitor.ip)).await? {
         return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e), ..Typed::default() }, code).await;
     }
     let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
@@ -415,7 +367,7 @@ pub async fn reply(State(state): State<AppState>, visitor: Visitor, SignedIn(use
         parsed => parsed.map_err(|e| (e, StatusCode::UNPROCESSABLE_ENTITY)),
     };
     let refused = match &body {
-        Ok(_) => refused_writer(&state, user.user_id, &visitor.ip).await?,
+        Ok(_) => refused_writer(&state, user.user_id, Some(&visitor.ip)).await?,
         Err(refusal) => Some(*refusal),
     };
     if let Some((e, code)) = refused {

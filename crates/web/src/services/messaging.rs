@@ -1,0 +1,56 @@
+//! What every way of writing a message shares (the site's threads, the dealer API): whether the
+//! writer may send one now, and telling the other side that one waits.
+
+use axum::http::StatusCode;
+use domain::limit::Limit;
+use domain::message::{PER_HOUR, PER_MINUTE};
+
+use crate::http::error::AppError;
+use crate::state::AppState;
+
+/// What is said when the writer has sent too many.
+pub const TOO_MANY: &str = "发送太频繁，请稍后再试";
+
+/// Whether `user_id` may send a message now from address `ip` (a writer staff barred may not;
+/// one more counts against the writer's limits, and the address's when there is one: a dealer's
+/// system calling with a key has none): `None` when it may, else what is said beside the box, with the
+/// answer's status.
+pub async fn refused_writer(state: &AppState, user_id: i64, ip: Option<&str>) -> Result<Option<(&'static str, StatusCode)>, AppError> {
+    if state.store.message_blocked(user_id).await? {
+        return Ok(Some((domain::message::BLOCKED, StatusCode::FORBIDDEN)));
+    }
+    let (minute, hour, address) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"), format!("message:ip:{}", ip.unwrap_or_default()));
+    let mut limits = vec![(minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }), (hour.as_str(), Limit::per_hour(PER_HOUR))];
+    if ip.is_some() {
+        limits.push((address.as_str(), Limit::per_hour(domain::message::PER_ADDRESS_HOUR)));
+    }
+    Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
+}
+
+/// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
+/// by SMS, and by a WeChat template message linking into the thread when they signed in with
+/// WeChat — unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent.
+/// A failure is logged: the message is in the thread either way.
+pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<(), AppError> {
+    let now = state.clock.now();
+    if !state.store.claim_message_notice(thread_id, !from_buyer, now, domain::message::QUIET_SECS).await? {
+        return Ok(());
+    }
+    let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
+    let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
+    let title = state.store.listing_detail(t.listing_id).await?.title;
+    let who = if from_buyer { "买家" } else { "卖家" };
+    if let Some(mobile) = &to.mobile
+        && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who).await
+    {
+        tracing::warn!(thread = thread_id, error = %e, "message notice not sent by SMS");
+    }
+    if let Some(openid) = to.wx_openid.as_deref().filter(|o| !o.is_empty()) {
+        let when: String = domain::time::datetime(now).chars().take(16).collect();
+        let path = format!("/space/messages/{thread_id}#latest");
+        if let Err(e) = state.adapters.wx.send_message_notice(openid, (&title, who, &when), &path).await {
+            tracing::warn!(thread = thread_id, error = %e, "message notice not sent by WeChat");
+        }
+    }
+    Ok(())
+}
