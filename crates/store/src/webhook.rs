@@ -146,9 +146,15 @@ pub struct Tried {
 }
 
 /// Due rows: pending and past their next try, of a live hook that is not paused, or stuck in
-/// `sending`. `$1` now, `$2` the stuck age.
-const DUE: &str = "((d.status = 'pending' and d.next_at <= $1) or (d.status = 'sending' and d.updated_at < $1 - $2)) \
-     and exists (select 1 from webhook h where h.webhook_id = d.webhook_id and h.deleted_at is null and h.paused_at is null)";
+/// `sending`, with `$1` now and `$2` the stuck age, over rows named `{t}`. The claim writes it
+/// over the very row it updates, so that on PostgreSQL a second node's claim, waiting for the
+/// first's, is checked again against the row as the first left it (`sending`) and takes nothing.
+fn due(t: &str) -> String {
+    format!(
+        "(({t}.status = 'pending' and {t}.next_at <= $1) or ({t}.status = 'sending' and {t}.updated_at < $1 - $2)) \
+         and exists (select 1 from webhook h where h.webhook_id = {t}.webhook_id and h.deleted_at is null and h.paused_at is null)"
+    )
+}
 
 impl Store {
     /// Adds a hook to a shop: its address, secret and events. `None` when the shop has
@@ -217,7 +223,8 @@ impl Store {
     pub async fn due_deliveries(&self, now: i64, limit: i64) -> Result<Vec<(i64, i64)>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as::<_, (i64, i64)>(sqlx::AssertSqlSafe(format!(
-                "select d.webhook_delivery_id, d.webhook_id from webhook_delivery d where {DUE} order by d.webhook_delivery_id limit $3"
+                "select d.webhook_delivery_id, d.webhook_id from webhook_delivery d where {} order by d.webhook_delivery_id limit $3",
+                due("d")
             )))
             .bind(now).bind(DELIVERY_STUCK_SECS).bind(limit).fetch_all(p).await?
         }))
@@ -228,8 +235,8 @@ impl Store {
     pub async fn claim_delivery(&self, id: i64, now: i64) -> Result<Option<DeliveryJob>, DbError> {
         on_writer!(self, p => {
             let claimed = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "update webhook_delivery set status = 'sending', attempts = attempts + 1, updated_at = $1 \
-                 where webhook_delivery_id = $3 and webhook_delivery_id in (select d.webhook_delivery_id from webhook_delivery d where d.webhook_delivery_id = $3 and {DUE})"
+                "update webhook_delivery set status = 'sending', attempts = attempts + 1, updated_at = $1 where webhook_delivery_id = $3 and {}",
+                due("webhook_delivery")
             )))
             .bind(now).bind(DELIVERY_STUCK_SECS).bind(id).execute(p).await?.rows_affected();
             if claimed == 0 {

@@ -14,6 +14,7 @@ on_both!(10 =>
     a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events,
     a_shops_system_manages_its_hooks_by_key,
     reservations_held_and_ended_and_cars_refused_or_expired_are_events,
+    two_nodes_claiming_one_delivery_send_it_once,
 );
 
 /// Two shops with cars in the demo: the one with the most, and another.
@@ -327,4 +328,22 @@ async fn reservations_held_and_ended_and_cars_refused_or_expired_are_events(app:
     assert_eq!(&types[..5], ["reservation.made", "reservation.ended", "listing.refused", "listing.approved", "listing.expired"]);
     let first: serde_json::Value = serde_json::from_slice(&peer.received_requests().await.unwrap()[0].body).unwrap();
     assert_eq!((first["data"]["reservation_id"].as_i64(), first["data"]["listing_id"].as_i64()), (Some(rid), Some(car)));
+}
+
+/// Two nodes that find the same delivery due at once: one of them claims it.
+async fn two_nodes_claiming_one_delivery_send_it_once(app: &TestApp) {
+    let (shop_id, _) = two_shops(app).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    add_hook(app, &dealer, "http://127.0.0.1:9/hooks", &["lead.created"]).await;
+    for n in 0..5 {
+        lead_for(app, shop_id, &format!("1395555300{n}")).await;
+    }
+    let due = app.state.store.due_deliveries(NOW + 1, 10).await.unwrap();
+    assert_eq!(due.len(), 5);
+    for (id, _) in due {
+        let (a, b) = tokio::join!(app.state.store.claim_delivery(id, NOW + 1), app.state.store.claim_delivery(id, NOW + 1));
+        assert_eq!(usize::from(a.unwrap().is_some()) + usize::from(b.unwrap().is_some()), 1, "delivery {id}");
+    }
+    assert!(app.state.store.due_deliveries(NOW + 1, 10).await.unwrap().is_empty(), "claimed: not due again until stuck");
+    assert_eq!(app.state.store.due_deliveries(NOW + 1 + store::DELIVERY_STUCK_SECS + 1, 10).await.unwrap().len(), 5, "a stopped node's claims are taken over");
 }
