@@ -55,36 +55,13 @@ crate::stored_enum! {
     }
 }
 
-/// The scopes of a key: at least one, each once, kept as a comma-separated list in
-/// [`Scope::ALL`]'s order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Scopes(u8);
+crate::bit_set! {
+    /// The scopes of a key: at least one, each once, kept as a comma-separated list in
+    /// [`Scope::ALL`]'s order.
+    pub struct Scopes of Scope
+}
 
 impl Scopes {
-    fn bit(s: Scope) -> u8 {
-        1 << Scope::ALL.iter().position(|x| *x == s).unwrap_or(0)
-    }
-
-    /// The set of `list`.
-    pub fn of(list: &[Scope]) -> Scopes {
-        Scopes(list.iter().fold(0, |acc, s| acc | Scopes::bit(*s)))
-    }
-
-    /// Whether `s` is in the set.
-    pub fn has(self, s: Scope) -> bool {
-        self.0 & Scopes::bit(s) != 0
-    }
-
-    /// Whether the set is empty (no key may have none).
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The scopes in the set, in [`Scope::ALL`]'s order.
-    pub fn list(self) -> Vec<Scope> {
-        Scope::ALL.into_iter().filter(|s| self.has(*s)).collect()
-    }
-
     /// The stored form: `stock:read,leads:read`.
     pub fn as_stored(self) -> String {
         self.list().iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",")
@@ -92,16 +69,7 @@ impl Scopes {
 
     /// Reads the stored form strictly: every part a scope, at least one.
     pub fn parse(text: &str) -> Option<Scopes> {
-        let mut set = Scopes::default();
-        for part in text.split(',') {
-            set = Scopes(set.0 | Scopes::bit(Scope::parse(part)?));
-        }
-        (!set.is_empty()).then_some(set)
-    }
-
-    /// What people read: 读取库存、读取线索.
-    pub fn labels(self) -> String {
-        self.list().iter().map(|s| s.label()).collect::<Vec<_>>().join("、")
+        Scopes::from_parts(text.split(','))
     }
 }
 

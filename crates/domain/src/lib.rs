@@ -70,6 +70,60 @@ macro_rules! stored_enum {
     };
 }
 
+/// A set of a [`stored_enum!`]'s values (a key's scopes, a webhook's events), one bit each in
+/// the enum's order: `of`, `has`, `is_empty`, `list` (in that order), `labels` (joined with
+/// 、), and `from_parts` for the type's own stored form to read its parts with.
+macro_rules! bit_set {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident of $member:ident) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        $vis struct $name(u8);
+
+        const _: () = assert!($member::ALL.len() <= 8, "a bit set holds eight values");
+
+        impl $name {
+            fn bit(m: $member) -> u8 {
+                1 << $member::ALL.iter().position(|x| *x == m).unwrap_or(0)
+            }
+
+            /// The set of `list`.
+            pub fn of(list: &[$member]) -> $name {
+                $name(list.iter().fold(0, |acc, m| acc | $name::bit(*m)))
+            }
+
+            /// Whether `m` is in the set.
+            pub fn has(self, m: $member) -> bool {
+                self.0 & $name::bit(m) != 0
+            }
+
+            /// Whether the set is empty.
+            pub fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+
+            /// The values in the set, in the enum's order.
+            pub fn list(self) -> Vec<$member> {
+                $member::ALL.into_iter().filter(|m| self.has(*m)).collect()
+            }
+
+            /// What people read: the labels joined with 、.
+            pub fn labels(self) -> String {
+                self.list().iter().map(|m| m.label()).collect::<Vec<_>>().join("、")
+            }
+
+            /// The set of `parts`, each a stored value; `None` when one is not, or none is given.
+            fn from_parts<'a>(parts: impl Iterator<Item = &'a str>) -> Option<$name> {
+                let mut set = $name::default();
+                for part in parts {
+                    set = $name(set.0 | $name::bit($member::parse(part)?));
+                }
+                (!set.is_empty()).then_some(set)
+            }
+        }
+    };
+}
+pub(crate) use bit_set;
+
 pub mod alert;
 pub mod appeal;
 pub mod appraisal;

@@ -31,35 +31,12 @@ crate::stored_enum! {
     }
 }
 
-/// The events of a hook: at least one, kept as a comma-separated list in [`Event::ALL`]'s order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Events(u8);
+crate::bit_set! {
+    /// The events of a hook: at least one, kept as a comma-separated list in [`Event::ALL`]'s order.
+    pub struct Events of Event
+}
 
 impl Events {
-    fn bit(e: Event) -> u8 {
-        1 << Event::ALL.iter().position(|x| *x == e).unwrap_or(0)
-    }
-
-    /// The set of `list`.
-    pub fn of(list: &[Event]) -> Events {
-        Events(list.iter().fold(0, |acc, e| acc | Events::bit(*e)))
-    }
-
-    /// Whether `e` is in the set.
-    pub fn has(self, e: Event) -> bool {
-        self.0 & Events::bit(e) != 0
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The events in the set, in [`Event::ALL`]'s order.
-    pub fn list(self) -> Vec<Event> {
-        Event::ALL.into_iter().filter(|e| self.has(*e)).collect()
-    }
-
     /// The stored form, `,lead.created,listing.expired,`: commas at both ends, so that the store
     /// finds a hook of an event with `like '%,lead.created,%'`.
     pub fn as_stored(self) -> String {
@@ -73,16 +50,7 @@ impl Events {
 
     /// Reads the stored form strictly: every part an event, at least one.
     pub fn parse(text: &str) -> Option<Events> {
-        let mut set = Events::default();
-        for part in text.trim_matches(',').split(',') {
-            set = Events(set.0 | Events::bit(Event::parse(part)?));
-        }
-        (!set.is_empty()).then_some(set)
-    }
-
-    /// What people read: 新线索、收到买家消息.
-    pub fn labels(self) -> String {
-        self.list().iter().map(|e| e.label()).collect::<Vec<_>>().join("、")
+        Events::from_parts(text.trim_matches(',').split(','))
     }
 }
 
