@@ -65,7 +65,8 @@ fn like_pattern(text: &str) -> String {
 
 /// Rewrites the keyword index (`search_term`, `listing_term`; migration 0008) of the listings
 /// with ids from `$1` to `$2`: their text split at spaces, each word a term. Run after a
-/// listing's text is written; the status trigger keeps `online` current afterwards. The
+/// listing's text is written; the triggers keep `online` and the listing's sort and filter
+/// columns (migration 0063: [`postings_page_sql`]) current afterwards. The
 /// postings go in in their key's order, so a range of many listings (the seed's) appends to each
 /// term's postings instead of landing all over the table.
 pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
@@ -81,8 +82,9 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
                  select listing_id, '', search_text || ' ' from listing where listing_id between $1 and $2 \
                  union all \
                  select listing_id, substr(rest, 1, instr(rest, ' ') - 1), substr(rest, instr(rest, ' ') + 1) from split where rest <> '') \
-             insert or ignore into listing_term (term_id, online, listing_id) \
-             select t.term_id, l.status = 'online', l.listing_id \
+             insert or ignore into listing_term (term_id, online, listing_id, inspected, published_at, price_yuan, first_reg_year, first_reg_month, mileage_km, emission, fuel, gearbox, city_code, province_code, brand_id, series_id, body_class) \
+             select t.term_id, l.status = 'online', l.listing_id, \
+                 l.inspected, l.published_at, l.price_yuan, l.first_reg_year, l.first_reg_month, l.mileage_km, l.emission, l.fuel, l.gearbox, l.city_code, l.province_code, l.brand_id, l.series_id, l.body_class \
              from split s join search_term t on t.term = s.word join listing l on l.listing_id = s.listing_id order by 1, 2, 3",
         ],
         Backend::Postgres => [
@@ -90,8 +92,9 @@ pub(crate) fn index_terms_sql(backend: Backend) -> [&'static str; 3] {
             "insert into search_term (term) \
              select distinct w from listing cross join lateral unnest(string_to_array(search_text, ' ')) as w \
              where listing_id between $1 and $2 and w <> '' order by w on conflict do nothing",
-            "insert into listing_term (term_id, online, listing_id) \
-             select distinct t.term_id, case when l.status = 'online' then 1 else 0 end, l.listing_id \
+            "insert into listing_term (term_id, online, listing_id, inspected, published_at, price_yuan, first_reg_year, first_reg_month, mileage_km, emission, fuel, gearbox, city_code, province_code, brand_id, series_id, body_class) \
+             select distinct t.term_id, case when l.status = 'online' then 1 else 0 end, l.listing_id, \
+                 l.inspected, l.published_at, l.price_yuan, l.first_reg_year, l.first_reg_month, l.mileage_km, l.emission, l.fuel, l.gearbox, l.city_code, l.province_code, l.brand_id, l.series_id, l.body_class \
              from listing l cross join lateral unnest(string_to_array(l.search_text, ' ')) as w join search_term t on t.term = w \
              where l.listing_id between $1 and $2 order by 1, 2, 3 on conflict do nothing",
         ],
@@ -157,6 +160,9 @@ pub(crate) enum Plan {
     /// As [`Plan::Sparse`], every keyword word read as the list of its listings, common or not:
     /// for a page whose walk along the sort order ran long ([`WALK_STEPS`]).
     Postings,
+    /// Read in the postings of word `.0` alone, which carry each listing's sort and filter
+    /// columns ([`postings_page_sql`]): that word's postings are the rows, the others probed.
+    InPostings(usize),
 }
 
 /// The `where` clause and its values for a query; `current_year` turns ages into years.
@@ -182,7 +188,7 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     let dense = matches!(plan, Plan::Dense | Plan::AlongOrder);
     let hints = plan == Plan::AlongOrder;
     let plus = if hints { "+" } else { "" };
-    let mut sql = String::from(ONLINE);
+    let mut sql = String::from(if matches!(plan, Plan::InPostings(_)) { "online = 1" } else { ONLINE });
     let mut vals: Vec<Val> = Vec::new();
     let cond = |sql: &mut String, vals: &mut Vec<Val>, template: &str, v: Val| {
         vals.push(v);
@@ -291,13 +297,15 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     // and pinyin, colour): the listings come from the postings of the terms containing it. A
     // sparse search starts from those listings; a dense one reads along its sort order and probes
     // the postings of each row. A word no term contains matches nothing.
-    for word in terms {
+    for (i, word) in terms.iter().enumerate() {
         if word.ids.is_empty() {
             sql.push_str(" and 1 = 0");
             continue;
         }
         let list = word.list();
-        sql.push_str(&if (dense || word.common) && plan != Plan::Postings {
+        sql.push_str(&if plan == Plan::InPostings(i) {
+            format!(" and term_id in ({list})")
+        } else if (dense || word.common) && plan != Plan::Postings {
             format!(" and exists (select 1 from listing_term t where t.term_id in ({list}) and t.online = 1 and t.listing_id = listing.listing_id limit 1)")
         } else {
             format!(" and listing_id in (select listing_id from listing_term where term_id in ({list}) and online = 1)")
@@ -348,7 +356,7 @@ pub const INLINE_ENTRIES: i64 = 2_000;
 /// or listed per entry at a cost this does not count.
 fn entries_read(plan: Plan, total: i64, offset: i64, stock: i64) -> i64 {
     match plan {
-        Plan::Sparse | Plan::Postings => total,
+        Plan::Sparse | Plan::Postings | Plan::InPostings(_) => total,
         Plan::Dense | Plan::AlongOrder => (offset + i64::from(PAGE_SIZE)).saturating_mul(stock.max(1)) / total.max(1),
     }
 }
@@ -560,6 +568,63 @@ const FENCED: &str = "listing_id, inspected, published_at, price_yuan, first_reg
 /// matches took (above).
 pub const PG_WALK_MS: u32 = 30;
 
+/// The page query of a keyword search read in the postings of one of its words alone: each
+/// posting carries its listing's sort and filter columns (migration 0063), so the word's postings
+/// are filtered and sorted without a listing row read before the page's twenty, the other words
+/// probed. Read from the listings, a common word's matches were each a row visit before the sort
+/// ("2020" automatics newest first at a million listings: 70,000 rows, 250 ms on PostgreSQL).
+/// None without a word, or for one shop's cars (the shop is not carried).
+fn postings_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
+    let (clause, mut vals, distinct) = in_postings_where(q, scope, current_year, words)?;
+    let (offset, limit, reversed) = window(q.page, total);
+    vals.push(Val::Int(limit));
+    vals.push(Val::Int(offset));
+    let n = vals.len();
+    let order = order_by(q.sort);
+    let ids_order = if reversed { reverse_order(q.sort) } else { order };
+    let ids = format!(
+        "select listing_id from (select {distinct}{FENCED} from listing_term listing where {clause}) listing order by {ids_order} limit ${} offset ${}",
+        n - 1,
+        n
+    );
+    Some(PageSql { ids, vals, order, reversed, plain: None })
+}
+
+/// The count of [`Store::count_matching`] in one word's postings alone ([`postings_page_sql`]),
+/// up to `cap`: it stops after `cap` matching postings of the word, where probing the word on each
+/// listing a filter's index gives may pass many more (2020 automatics: every automatic car until
+/// 10,001 have the word).
+fn postings_count_sql(q: &CarQuery, scope: Scope, current_year: i32, words: (&[Word], &SeriesIds), cap: i64) -> Option<lite::Query> {
+    let (clause, vals, distinct) = in_postings_where(q, scope, current_year, words)?;
+    Some((format!("select count(*) from (select {distinct}listing_id from listing_term listing where {clause} limit {cap}) m"), vals))
+}
+
+/// The condition on the postings of [`postings_page_sql`] and [`postings_count_sql`], its values,
+/// and `distinct ` where the word read has several terms (a listing has a posting per term, so
+/// such a word may meet it twice). The word read is the first that is not common
+/// ([`WORD_PROBE_FROM`]), else the first.
+fn in_postings_where(q: &CarQuery, scope: Scope, current_year: i32, (terms, series): (&[Word], &SeriesIds)) -> Option<(String, Vec<Val>, &'static str)> {
+    if !in_postings_alone(terms, scope) {
+        return None;
+    }
+    let driver = terms.iter().position(|w| !w.common).unwrap_or(0);
+    let (clause, vals) = where_clause(q, scope, current_year, Plan::InPostings(driver), terms, series);
+    Some((clause, vals, if terms[driver].ids.len() > 1 { "distinct " } else { "" }))
+}
+
+/// Whether a search with the words `terms` in `scope` is found in one word's postings alone
+/// ([`postings_page_sql`]).
+fn in_postings_alone(terms: &[Word], scope: Scope) -> bool {
+    !terms.is_empty() && scope.shop_id.is_none()
+}
+
+/// The page of a search read from its words' postings ([`Plan::Postings`]): in one word's
+/// postings alone where they carry what it asks ([`postings_page_sql`]), else from the listings
+/// they name; `fenced` as for [`cards_sql_as`].
+fn listed_page(fenced: bool, q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
+    postings_page_sql(q, scope, current_year, total, words).unwrap_or_else(|| cards_sql_as(Plan::Postings, fenced, q, scope, current_year, total, words))
+}
+
 /// Whether a search by a body type of under a quarter of the stock, sorted by price, mileage or
 /// publication, sorts the entries of the body type's index (which carries those columns) rather
 /// than reading along its order: the order's indexes do not carry the body type, so reading
@@ -640,25 +705,36 @@ fn sorted_steps(total: i64) -> i32 {
     i32::try_from(total.min(COUNT_CAP + 1) * WALKED_PER_SORTED_MATCH * 8 / 1000).unwrap_or(i32::MAX)
 }
 
-/// The cards of a page query on PostgreSQL, on the pool or in a transaction.
-async fn pg_cards<'e>(e: impl sqlx::PgExecutor<'e>, (sql, vals): lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
-    bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(e).await
+/// The rows of a query on PostgreSQL, on the pool or in a transaction.
+async fn pg_rows<'e, T>(e: impl sqlx::PgExecutor<'e>, (sql, vals): lite::Query) -> Result<Vec<T>, sqlx::Error>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    bind_all!(sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(e).await
 }
 
-/// The cards of `first` if it runs within [`PG_WALK_MS`], else of `then` (built only then): `first` runs in a
+/// The cards of a page query on PostgreSQL.
+async fn pg_cards<'e>(e: impl sqlx::PgExecutor<'e>, query: lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
+    pg_rows(e, query).await
+}
+
+/// The rows of `first` if it runs within [`PG_WALK_MS`], else of `then` (built only then): `first` runs in a
 /// read-only transaction whose statement timeout is that bound (PostgreSQL's "query canceled",
 /// 57014, when it runs out); the transaction ends either way, so the connection goes back to the
 /// pool with its usual timeout.
-async fn pg_walk_or(p: &sqlx::PgPool, first: lite::Query, then: impl FnOnce() -> lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
+async fn pg_walk_or<T>(p: &sqlx::PgPool, first: lite::Query, then: impl FnOnce() -> lite::Query) -> Result<Vec<T>, sqlx::Error>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
     let mut tx = p.begin_with(sqlx::AssertSqlSafe(format!("begin read only; set local statement_timeout = {PG_WALK_MS}"))).await?;
-    match pg_cards(&mut *tx, first).await {
-        Ok(cards) => {
+    match pg_rows(&mut *tx, first).await {
+        Ok(rows) => {
             tx.commit().await?;
-            Ok(cards)
+            Ok(rows)
         }
         Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("57014") => {
             tx.rollback().await?;
-            pg_cards(p, then()).await
+            pg_rows(p, then()).await
         }
         Err(e) => Err(e),
     }
@@ -805,7 +881,7 @@ impl Store {
             // of the price order, six seats at the dear end, 国五 at the old end): a walk past
             // the steps of sorting the matches from that index is given up for it.
             if plan == Plan::AlongOrder && (!terms.is_empty() || bounded) {
-                let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series)).whole();
+                let listed = listed_page(false, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), steps, listed).await;
             }
             return r.all_off(sql, vals).await;
@@ -817,12 +893,21 @@ impl Store {
             // page's walk is bounded and then read that way. Past the cap a count says only
             // "many", and that fallback is bounded only where the matches are found in one
             // index of their own carrying the sort's columns; elsewhere it may cost more than the
-            // walk (国五 by age: 81,000 matches, 131 ms found and sorted, 130 ms walked).
+            // walk (国五 by age: 81,000 matches, 131 ms found and sorted, 130 ms walked). A
+            // keyword's matches are found and sorted in one word's postings, which carry the
+            // sort's columns too (2020 automatics newest first: 1.2 s walked).
             let many = total > COUNT_CAP;
-            let fenced =
-                || cards_sql_as(if plan == Plan::Sparse { plan } else { Plan::Postings }, true, q, scope, current_year, total, (terms, &series)).whole();
+            let words = (terms, &*series);
+            let fenced = || {
+                if plan == Plan::Sparse {
+                    cards_sql_as(plan, true, q, scope, current_year, total, words)
+                } else {
+                    listed_page(true, q, scope, current_year, total, words)
+                }
+                .whole()
+            };
             return Ok(match plan {
-                _ if many && !found_in_own_index(q) => pg_cards(p, page.whole()).await?,
+                _ if many && !found_in_own_index(q) && !in_postings_alone(terms, scope) => pg_cards(p, page.whole()).await?,
                 _ if self.walk_steps == 0 => pg_cards(p, fenced()).await?,
                 Plan::Sparse if !many => pg_cards(p, fenced()).await?,
                 _ => pg_walk_or(p, page.whole(), fenced).await?,
@@ -977,9 +1062,13 @@ impl Store {
                 let (sql, vals) = counted(Plan::Sparse, &series);
                 // A common word with a filter is probed on each listing the filter's index
                 // gives: quick for a narrow filter, long for a broad one (automatic 2020款: every
-                // automatic car probed, 83 ms at 100,000 listings); a count that runs long is
-                // read from the words' postings instead, as a page is.
-                let probed = terms.iter().any(|w| w.common).then(|| counted(Plan::Postings, &series));
+                // automatic car probed, 83 ms at 100,000 listings, 150 ms at a million on
+                // PostgreSQL); a count that runs long is read from the words' postings instead,
+                // as a page is.
+                let probed = terms
+                    .iter()
+                    .any(|w| w.common)
+                    .then(|| postings_count_sql(q, scope, current_year, (terms, &series), cap).unwrap_or_else(|| counted(Plan::Postings, &series)));
                 (sql, vals, probed)
             }
         };
@@ -988,6 +1077,11 @@ impl Store {
                 Some(listed) => r.scalar_off_or((sql, vals), self.walk_steps, listed).await,
                 None => r.scalar_off(sql, vals).await,
             };
+        }
+        if let (crate::Pool::Postgres(p), Some(listed)) = (&self.pool, probed) {
+            let first = if self.walk_steps == 0 { listed.clone() } else { (sql, vals) };
+            let counts: Vec<(i64,)> = pg_walk_or(p, first, || listed).await?;
+            return Ok(counts.first().map_or(0, |c| c.0));
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
     }

@@ -494,6 +494,35 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
     assert_eq!(store.count_admin(&postings).await.unwrap(), 0, "the status trigger took its words offline");
     store.execute_admin(&format!("update listing set status = 'online' where listing_id = {sold}")).await.unwrap();
     assert_eq!(store.search(&query("keyword=白色"), Scope::default(), 2026).await.unwrap().total, white.total);
+
+    // Words with filters, read in one word's postings when the walk runs out (here at once),
+    // find the page and the count the listings give, in every order; a word of several terms
+    // lists and counts a car once.
+    let hasty = probing.clone().with_walk_steps(0);
+    let scopes = [Scope::default(), Scope { inspected_only: true, ..Scope::default() }];
+    for text in ["keyword=白色&gearbox=2", "keyword=豪华 白色&price=10-20", "keyword=2021款&age=1-3", "keyword=l&body=suv", "keyword=白&city=beijing"] {
+        for (sort, scope) in ["", "&sort=new", "&sort=price_desc", "&sort=age", "&sort=mileage&page=2"].into_iter().flat_map(|s| scopes.map(|c| (s, c))) {
+            let q = query(&format!("{text}{sort}"));
+            let total = store.count_matching(&q, scope, 2026).await.unwrap();
+            assert_eq!(hasty.count_matching(&q, scope, 2026).await.unwrap(), total, "{text}{sort} {scope:?}");
+            let dense = store.search_cards(&q, scope, 2026, i64::MAX).await.unwrap();
+            assert_eq!(hasty.search_cards(&q, scope, 2026, i64::MAX).await.unwrap(), dense, "{text}{sort} {scope:?}");
+            assert_eq!(hasty.search_cards(&q, scope, 2026, total).await.unwrap(), store.search_cards(&q, scope, 2026, total).await.unwrap(), "{text}{sort}");
+        }
+    }
+    // The postings follow a listing's price, mileage and registration written behind the
+    // store's back: the cheapest white car made the dearest is first dearest-first.
+    let cheapest = hasty.search_cards(&query("keyword=白色&sort=price_asc"), Scope::default(), 2026, i64::MAX).await.unwrap()[0].listing_id;
+    store
+        .execute_admin(&format!(
+            "update listing set price_yuan = 99000000, mileage_km = 1, first_reg_year = 2026, first_reg_month = 12 where listing_id = {cheapest}"
+        ))
+        .await
+        .unwrap();
+    for sort in ["price_desc", "mileage", "age"] {
+        let first = hasty.search_cards(&query(&format!("keyword=白色&sort={sort}")), Scope::default(), 2026, i64::MAX).await.unwrap()[0].listing_id;
+        assert_eq!(first, cheapest, "{sort}: the postings kept the old columns");
+    }
 }
 
 async fn details_history_and_similar_cars(store: &Store) {
