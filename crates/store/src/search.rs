@@ -705,17 +705,12 @@ fn sorted_steps(total: i64) -> i32 {
     i32::try_from(total.min(COUNT_CAP + 1) * WALKED_PER_SORTED_MATCH * 8 / 1000).unwrap_or(i32::MAX)
 }
 
-/// The rows of a query on PostgreSQL, on the pool or in a transaction.
+/// The rows of a query on PostgreSQL (a page's cards, a count), on the pool or in a transaction.
 async fn pg_rows<'e, T>(e: impl sqlx::PgExecutor<'e>, (sql, vals): lite::Query) -> Result<Vec<T>, sqlx::Error>
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
 {
     bind_all!(sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(e).await
-}
-
-/// The cards of a page query on PostgreSQL.
-async fn pg_cards<'e>(e: impl sqlx::PgExecutor<'e>, query: lite::Query) -> Result<Vec<ListingCard>, sqlx::Error> {
-    pg_rows(e, query).await
 }
 
 /// The rows of `first` if it runs within [`PG_WALK_MS`], else of `then` (built only then): `first` runs in a
@@ -907,9 +902,9 @@ impl Store {
                 .whole()
             };
             return Ok(match plan {
-                _ if many && !found_in_own_index(q) && !in_postings_alone(terms, scope) => pg_cards(p, page.whole()).await?,
-                _ if self.walk_steps == 0 => pg_cards(p, fenced()).await?,
-                Plan::Sparse if !many => pg_cards(p, fenced()).await?,
+                _ if many && !found_in_own_index(q) && !in_postings_alone(terms, scope) => pg_rows(p, page.whole()).await?,
+                _ if self.walk_steps == 0 => pg_rows(p, fenced()).await?,
+                Plan::Sparse if !many => pg_rows(p, fenced()).await?,
                 _ => pg_walk_or(p, page.whole(), fenced).await?,
             });
         }

@@ -34,6 +34,16 @@ async fn claimed(state: &AppState, node: &str, name: &str, every: Duration, firs
     }
 }
 
+/// Logs an hourly pruning round's outcome: how many `what` it forgot (nothing when none), or
+/// why it failed.
+fn pruned(what: &str, outcome: Result<u64, store::DbError>) {
+    match outcome {
+        Ok(0) => {}
+        Ok(pruned) => tracing::info!(pruned, "forgot old {what}"),
+        Err(e) => tracing::warn!(error = %e, "pruning old {what} failed"),
+    }
+}
+
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
 /// reply figures, and (hourly) old insurance quotes, old dealer API calls, old webhook
 /// deliveries and valuations.
@@ -84,32 +94,20 @@ pub async fn tick(state: &AppState, node: &str) {
     }
     claimed(state, node, "insurance quotes", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // A quote holds three days; a month on, one no lead names is of no use to anyone.
-        match state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await {
-            Ok(0) => {}
-            Ok(pruned) => tracing::info!(pruned, "forgot old insurance quotes"),
-            Err(e) => tracing::warn!(error = %e, "insurance quote pruning failed"),
-        }
+        pruned("insurance quotes", state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await);
     })
     .await;
     claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // The dealer API's call log is kept for `API_CALL_DAYS`: long enough to answer a dealer
         // about a sync gone wrong, without keeping every call of every key for ever.
         let before = state.clock.now() - API_CALL_DAYS * 86_400;
-        match state.store.prune_api_calls(before, API_CALLS_A_ROUND).await {
-            Ok(0) => {}
-            Ok(pruned) => tracing::info!(pruned, "forgot old dealer API calls"),
-            Err(e) => tracing::warn!(error = %e, "dealer API call pruning failed"),
-        }
+        pruned("dealer API calls", state.store.prune_api_calls(before, API_CALLS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "webhook deliveries", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // Made deliveries are shown to the dealer for `WEBHOOK_DAYS`, then forgotten.
         let before = state.clock.now() - WEBHOOK_DAYS * 86_400;
-        match state.store.prune_webhook_deliveries(before, API_CALLS_A_ROUND).await {
-            Ok(0) => {}
-            Ok(pruned) => tracing::info!(pruned, "forgot old webhook deliveries"),
-            Err(e) => tracing::warn!(error = %e, "webhook delivery pruning failed"),
-        }
+        pruned("webhook deliveries", state.store.prune_webhook_deliveries(before, API_CALLS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
