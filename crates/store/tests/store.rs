@@ -1868,6 +1868,37 @@ async fn a_body_type_is_searched_through_its_index() {
     db.finish().await;
 }
 
+/// On PostgreSQL a filter alone whose values gather at one end of its sort's order reads its
+/// index in that order (0064): 国五 cars are old, manual cars cheap, a pickup dear, and a walk
+/// along the whole order passed most of the stock first. Nothing is sorted, common value or rare,
+/// on page 1 and deep, and the page's ids come off the index itself.
+#[tokio::test]
+async fn a_filter_gathered_at_one_end_of_its_order_reads_its_own_index_in_that_order() {
+    let Some(db) = TestDb::postgres().await else { return };
+    seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    for (text, index) in [
+        ("body=pickup&sort=price_desc", "listing_body_price"),
+        ("body=suv&sort=price_asc&page=30", "listing_body_price"),
+        ("emission=5&sort=age", "listing_emission_age"),
+        ("emission=7&sort=age&page=30", "listing_emission_age"),
+        ("emission=5&sort=mileage", "listing_emission_mileage"),
+        ("gearbox=1&sort=price_desc", "listing_gearbox_price"),
+        ("gearbox=2&sort=price_asc&page=30", "listing_gearbox_price"),
+        ("fuel=2&sort=price_desc", "listing_fuel_price"),
+        ("brand=yingfeinidi&sort=age", "listing_brand_age"),
+        ("brand=dazhong&sort=mileage&page=5", "listing_brand_mileage"),
+    ] {
+        let q = query(text);
+        let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
+        let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
+        let ids: Vec<&String> = plan.iter().skip_while(|l| !l.contains("Limit")).skip(1).take_while(|l| !l.contains("Index Scan using listing_pkey")).collect();
+        let shown = plan.join(" / ");
+        assert!(ids.iter().any(|l| l.contains(index)) && !ids.iter().any(|l| l.contains("Sort")), "{text}: {shown}");
+    }
+    db.finish().await;
+}
+
 /// A list's pages, its far half read from the other end of the order, are the whole list in
 /// its order: every match once, each page's cars in place, the last page short, for every sort.
 async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
@@ -1875,7 +1906,8 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
     let year = domain::time::year(NOW);
     // A walk along the order given up at once reads the same pages another way.
     let hasty = store.clone().with_walk_steps(0);
-    for list in ["", "province=guangdong&", "price=5-8&", "body=suv&"] {
+    // The filters alone that read an index of their own in some sorts' order (0064) too.
+    for list in ["", "province=guangdong&", "price=5-8&", "body=suv&", "emission=6&", "gearbox=2&", "fuel=1&", "brand=dazhong&"] {
         for sort in ["", "sort=new", "sort=price_asc", "sort=price_desc", "sort=age", "sort=mileage"] {
             let text = format!("{list}{sort}");
             let total = store.count_matching(&query(&text), Scope::default(), year).await.unwrap();
