@@ -18,6 +18,10 @@ pub const PER_ADDRESS_HOUR: i64 = 300;
 /// first message after a quiet spell is told; a conversation going on is not).
 pub const QUIET_SECS: i64 = 30 * 60;
 
+/// A notice's link into its thread signs its user in once within this many seconds (three days:
+/// a weekend away from the phone), then only leads to the sign-in.
+pub const LINK_SECS: i64 = 3 * 86_400;
+
 /// What the hidden part of a message reads.
 pub const HIDDEN: &str = "［联系方式已隐藏］";
 

@@ -609,3 +609,68 @@ impl Store {
             .collect())
     }
 }
+
+/// A link of a message notice ([`Store::thread_link`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadLink {
+    pub thread_id: i64,
+    pub user_id: i64,
+    pub expires_at: i64,
+    pub used_at: Option<i64>,
+}
+from_row!(ThreadLink { thread_id, user_id, expires_at, used_at });
+
+impl ThreadLink {
+    /// Whether it still signs in at `now`: not used, not expired.
+    pub fn usable(&self, now: i64) -> bool {
+        self.used_at.is_none() && now < self.expires_at
+    }
+}
+
+impl Store {
+    /// Keeps the link of a message notice: the SHA-256 of its code, the thread it opens and the
+    /// user it was sent to, usable until `expires_at`.
+    pub async fn create_thread_link(&self, code_hash: &str, thread_id: i64, user_id: i64, now: i64, expires_at: i64) -> Result<(), DbError> {
+        on_writer!(self, p => {
+            sqlx::query("insert into thread_link (code_hash, thread_id, user_id, created_at, expires_at) values ($1, $2, $3, $4, $5)")
+                .bind(code_hash)
+                .bind(thread_id)
+                .bind(user_id)
+                .bind(now)
+                .bind(expires_at)
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// The link whose code has SHA-256 `code_hash`, used or not.
+    pub async fn thread_link(&self, code_hash: &str) -> Result<Option<ThreadLink>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_as::<_, ThreadLink>("select thread_id, user_id, expires_at, used_at from thread_link where code_hash = $1")
+                .bind(code_hash)
+                .fetch_optional(p)
+                .await?
+        }))
+    }
+
+    /// Uses the link: the one caller that finds it unused and unexpired at `now` gets it (and
+    /// marks it used); every other gets `None`.
+    pub async fn use_thread_link(&self, code_hash: &str, now: i64) -> Result<Option<ThreadLink>, DbError> {
+        Ok(on_writer!(self, p => {
+            sqlx::query_as::<_, ThreadLink>(
+                "update thread_link set used_at = $2 where code_hash = $1 and used_at is null and expires_at > $2 \
+                 returning thread_id, user_id, expires_at, used_at",
+            )
+            .bind(code_hash)
+            .bind(now)
+            .fetch_optional(p)
+            .await?
+        }))
+    }
+
+    /// Forgets links that expired before `before`; how many.
+    pub async fn prune_thread_links(&self, before: i64) -> Result<u64, DbError> {
+        Ok(on_writer!(self, p => sqlx::query("delete from thread_link where expires_at < $1").bind(before).execute(p).await?.rows_affected()))
+    }
+}

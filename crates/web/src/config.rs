@@ -565,7 +565,8 @@ pub struct Sms {
     /// `car`, `what`): a deposit paid, a deposit refunded.
     pub reservation_template_code: String,
     /// The template telling a buyer or a seller a message is waiting for them (variables `car`,
-    /// `who`: 买家 or 卖家).
+    /// `who`: 买家 or 卖家, and `code`: the last part of the link into the thread, which the
+    /// template writes after the site's address and `/m/`).
     pub message_template_code: String,
 }
 

@@ -95,6 +95,9 @@ pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "insurance quotes", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // A quote holds three days; a month on, one no lead names is of no use to anyone.
         pruned("insurance quotes", state.store.prune_insurance_quotes(state.clock.now() - 30 * 86_400).await);
+        // A message notice's link past its three days only leads to the sign-in: a week on it
+        // is forgotten (the page then says the same).
+        pruned("thread links", state.store.prune_thread_links(state.clock.now() - 7 * 86_400).await);
     })
     .await;
     claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {

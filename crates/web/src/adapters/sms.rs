@@ -180,17 +180,20 @@ impl Sms {
     }
 
     /// Tells a buyer or a seller that `who` (买家, 卖家) wrote to them about `car` (template
-    /// variables `car`, `who`); the text is never sent, so no number or word of it leaves.
-    pub async fn send_message_notice(&self, mobile: &str, car: &str, who: &str) -> Result<(), AdapterError> {
+    /// variables `car`, `who`), with the link `site/m/code` into the thread (variable `code`); the
+    /// text is never sent, so no number or word of it leaves.
+    pub async fn send_message_notice(&self, mobile: &str, car: &str, who: &str, (site, code): (&str, &str)) -> Result<(), AdapterError> {
         match self {
             Sms::Sandbox(s) => {
-                let text = format!("【二手车网】{who}就{car}给您发来了新消息，请登录二手车网在“我的消息”中查看并回复。");
+                let text =
+                    format!("【二手车网】{who}就{car}给您发来了新消息，点击 {site}/m/{code} 查看并回复（3天内有效），也可登录二手车网在“我的消息”中查看。");
                 tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: message");
                 s.keep(mobile, "message", text);
                 Ok(())
             }
             Sms::Aliyun(a) => {
-                let param = serde_json::json!({ "car": super::clip(car, 35), "who": who }).to_string();
+                // The template holds the site's address with `${code}` as the link's last part.
+                let param = serde_json::json!({ "car": super::clip(car, 35), "who": who, "code": code }).to_string();
                 a.send(mobile, &a.message_template_code, &param).await
             }
         }

@@ -48,6 +48,7 @@ pub const PRIVATE_PREFIXES: &[&str] = &[
     "/shop/profile",
     "/personalsell",
     "/healthz",
+    "/m/",
 ];
 
 #[derive(Clone)]

@@ -28,9 +28,11 @@ pub async fn refused_writer(state: &AppState, user_id: i64, ip: Option<&str>) ->
 }
 
 /// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
-/// by SMS, and by a WeChat template message linking into the thread when they signed in with
-/// WeChat — unless they were told within [`domain::message::QUIET_SECS`]; the text is not sent.
-/// A failure is logged: the message is in the thread either way.
+/// by SMS, and by a WeChat template message when they signed in with WeChat — unless they were
+/// told within [`domain::message::QUIET_SECS`]; the text is not sent. Both carry one link into
+/// the thread that signs them in once within [`domain::message::LINK_SECS`] (see
+/// [`crate::features::messaging::links`]). A failure is logged: the message is in the thread
+/// either way.
 pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<(), AppError> {
     let now = state.clock.now();
     if !state.store.claim_message_notice(thread_id, !from_buyer, now, domain::message::QUIET_SECS).await? {
@@ -40,14 +42,16 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
     let title = state.store.listing_detail(t.listing_id).await?.title;
     let who = if from_buyer { "买家" } else { "卖家" };
+    let code = state.random_id()?;
+    state.store.create_thread_link(&domain::auth::token_digest(&code), thread_id, to.user_id, now, now + domain::message::LINK_SECS).await?;
     if let Some(mobile) = &to.mobile
-        && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who).await
+        && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who, (&state.config.site.url, &code)).await
     {
         tracing::warn!(thread = thread_id, error = %e, "message notice not sent by SMS");
     }
     if let Some(openid) = to.wx_openid.as_deref().filter(|o| !o.is_empty()) {
         let when: String = domain::time::datetime(now).chars().take(16).collect();
-        let path = format!("/space/messages/{thread_id}#latest");
+        let path = format!("/m/{code}");
         if let Err(e) = state.adapters.wx.send_message_notice(openid, (&title, who, &when), &path).await {
             tracing::warn!(thread = thread_id, error = %e, "message notice not sent by WeChat");
         }

@@ -2,12 +2,13 @@
 //! page, replies both ways, unread counts, a number hidden from the other side until both have
 //! written, another user's thread 404, one's own car refused, bad input said beside the box and
 //! kept, the per-account limit, the warning against off-platform payment, and the SMS telling
-//! the other side a message waits (once per quiet spell, never its words).
+//! the other side a message waits (once per quiet spell, never its words) with a link that signs
+//! them into the thread once.
 
 use axum::http::StatusCode;
 use domain::lead::Intent;
 
-use crate::support::{NOW, Part, TestApp, jpeg, login, owner_mobile, post_on};
+use crate::support::{NOW, Part, TestApp, get_on, jpeg, login, owner_mobile, post_on};
 
 on_both!(10 =>
     a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a_number,
@@ -17,6 +18,7 @@ on_both!(10 =>
     a_number_is_shown_on_purpose_reads_are_receipted_and_the_header_counts_unread,
     a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen,
     a_reply_carries_a_photo_through_the_photo_pipeline,
+    a_notice_links_into_its_thread_signing_in_once_within_three_days,
 );
 
 const BUYER: &str = "13712350001";
@@ -142,7 +144,8 @@ async fn messages_are_limited_per_account_and_off_platform_payment_is_warned_aga
     assert_eq!(app.state.adapters.sms.sandbox_message_notices(&seller_mobile).len(), 1, "one SMS for a conversation going on");
     let wechat = app.state.adapters.wx.sandbox_links("oSELLERmsg");
     assert_eq!(wechat.len(), 1, "one WeChat notice for a conversation going on");
-    assert_eq!(wechat[0].0, format!("{path}#latest"), "it links into the thread");
+    assert!(wechat[0].0.starts_with("/m/"), "{}", wechat[0].0);
+    assert_eq!(app.post_form(&wechat[0].0, &[], "").await.location(), format!("{path}#latest"), "it links into the thread");
     assert_eq!(wechat[0].1["thing2"]["value"], "买家发来新消息");
     assert!(!wechat[0].1.to_string().contains("这台车最低多少钱"), "never the words");
     // After a quiet spell, the next message is told again.
@@ -322,13 +325,13 @@ async fn a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen(
     let first = app.state.store.messages(thread).await.unwrap()[0].message_id;
     let node_b = app.variant(app.state.config.clone(), NOW);
     // Nothing new: answered at once without waiting, with nothing.
-    let quiet = crate::support::get_on(&node_b, &format!("{path}/since?after={first}&read=0&wait=0"), &b).await;
+    let quiet = get_on(&node_b, &format!("{path}/since?after={first}&read=0&wait=0"), &b).await;
     assert_eq!(quiet.status, StatusCode::OK);
     assert_eq!(quiet.json()["messages"].as_array().map(Vec::len), Some(0));
     let seller = login(app, &seller_mobile, "").await;
     let s = [("cookie", seller.as_str())];
     let waiting = format!("{path}/since?after={first}&read=0&wait=10");
-    let poll = crate::support::get_on(&node_b, &waiting, &b);
+    let poll = get_on(&node_b, &waiting, &b);
     let answer = async {
         tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
         app.get(&path, &s).await;
@@ -346,14 +349,14 @@ async fn a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen(
         assert_eq!((m["mine"].as_bool(), m["who"].as_str()), (Some(false), Some("卖家")), "{text}");
     } else {
         // The reading came first: the next poll brings the answer.
-        let next = crate::support::get_on(&node_b, &format!("{path}/since?after={first}&read={}&wait=5", news["otherRead"]), &b).await.json();
+        let next = get_on(&node_b, &format!("{path}/since?after={first}&read={}&wait=5", news["otherRead"]), &b).await.json();
         assert_eq!(next["messages"][0]["who"].as_str(), Some("卖家"), "{next}");
     }
     // Both have written now: the number shows; another user's poll is 404.
-    let all = crate::support::get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &b).await.json();
+    let all = get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &b).await.json();
     assert!(all.to_string().contains("010-62345678"), "{all}");
     let other = login(app, OTHER, "").await;
-    assert_eq!(crate::support::get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(get_on(&node_b, &format!("{path}/since?after=0&wait=0"), &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
 }
 
 /// The seller answers with a photo (and the text beside it); the buyer sends a photo alone. A
@@ -398,4 +401,84 @@ async fn a_reply_carries_a_photo_through_the_photo_pipeline(app: &TestApp) {
     assert!(stored[1..].iter().all(|m| orphans.iter().all(|(_, p)| *p != m.photo_path)), "a message's photo is not an orphan");
     let list = app.get("/space/messages", &s).await;
     assert!(list.body.contains("［图片］"), "{}", list.body);
+}
+
+/// The code of the last link `/m/{code}` a text carries.
+fn link_code(text: &str) -> String {
+    let (_, after) = text.rsplit_once("/m/").unwrap_or_else(|| panic!("no link in {text}"));
+    after.chars().take_while(char::is_ascii_alphanumeric).collect()
+}
+
+async fn a_notice_links_into_its_thread_signing_in_once_within_three_days(app: &TestApp) {
+    let (id, seller_mobile) = dealer_car(app).await;
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let sent = app.post_form(&format!("/space/messages/ask/{id}"), &b, &form("车还在吗？周末能看车吗")).await;
+    let thread = thread_of(sent.location());
+    // The seller's SMS links into the thread; a look at the link (a messenger's preview, the
+    // seller opening it) shows what it is for and signs nobody in, however often.
+    let told = app.state.adapters.sms.sandbox_message_notices(&seller_mobile);
+    assert!(told[0].contains(&format!("{}/m/", app.state.config.site.url)) && told[0].contains("3天内有效"), "{told:?}");
+    let link = format!("/m/{}", link_code(&told[0]));
+    let title = app.state.store.listing_detail(id).await.unwrap().title;
+    // (On a node whose response cache is on: a look is never kept, or the next visitor would be
+    // shown the page of a link that may be used up by then.)
+    let mut cached = app.state.config.clone();
+    cached.cache.response = std::time::Duration::from_secs(60);
+    let node = app.variant(cached, NOW);
+    for _ in 0..2 {
+        let look = get_on(&node, &link, &[]).await;
+        assert_eq!(look.status, StatusCode::OK);
+        assert!(look.body.contains("买家就这辆车给您发来了新消息") && look.body.contains(&title), "{}", look.body);
+        assert!(look.body.contains(&domain::validate::mask_mobile(&seller_mobile)) && !look.body.contains(&seller_mobile), "masked: {}", look.body);
+        assert!(look.cookies().iter().all(|c| !c.starts_with("hx_token=")), "no session from a look: {:?}", look.cookies());
+        assert!(look.headers.get("x-cache").is_none(), "never kept by the response cache");
+        assert!(look.page().one(&format!(r#"form[action="{link}"] button"#)).text.contains("登录并查看消息"));
+    }
+    // The button signs the seller in and opens the thread with the question.
+    let opened = app.post_form(&link, &[], "").await;
+    assert_eq!(opened.status, StatusCode::SEE_OTHER, "{}", opened.body);
+    assert_eq!(opened.location(), format!("/space/messages/{thread}#latest"));
+    let seller = opened.cookie_header();
+    assert!(seller.contains("hx_token="), "{seller}");
+    let s = [("cookie", seller.as_str())];
+    let page = app.get(&format!("/space/messages/{thread}"), &s).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("车还在吗？周末能看车吗"));
+    // Once: the link again, from anyone else, is gone and says how to get there; the seller,
+    // signed in now, is taken to the thread.
+    let again = app.post_form(&link, &[], "").await;
+    assert_eq!(again.status, StatusCode::GONE);
+    assert!(
+        again.body.contains("链接已失效")
+            && again.body.contains("/sys/login?return=%2Fspace%2Fmessages")
+            && again.cookies().iter().all(|c| !c.starts_with("hx_token="))
+    );
+    assert_eq!(app.get(&link, &[]).await.status, StatusCode::GONE);
+    let back = app.get(&link, &s).await;
+    assert_eq!((back.status, back.location()), (StatusCode::SEE_OTHER, format!("/space/messages/{thread}#latest").as_str()));
+    // A code changed by a character, or made up, opens nothing.
+    let mut forged = link.clone();
+    let last = if forged.ends_with('0') { "1" } else { "0" };
+    forged.replace_range(forged.len() - 1.., last);
+    assert_eq!(app.post_form(&forged, &[], "").await.status, StatusCode::GONE);
+    assert_eq!(app.get("/m/%3Cscript%3E", &[]).await.status, StatusCode::GONE);
+    // The seller answers; the buyer's link, opened where someone else is signed in, says it
+    // changes accounts. Three days on it is gone.
+    app.post_form(&format!("/space/messages/{thread}"), &s, &form("在的，周六上午可以来")).await;
+    let told = app.state.adapters.sms.sandbox_message_notices(BUYER);
+    assert!(told.last().is_some_and(|t| t.contains("卖家就")), "{told:?}");
+    let buyer_link = format!("/m/{}", link_code(told.last().unwrap()));
+    let other = login(app, OTHER, "").await;
+    let switch = app.get(&buyer_link, &[("cookie", other.as_str())]).await;
+    assert!(switch.body.contains("卖家就这辆车") && switch.body.contains("切换到收到通知的账号"), "{}", switch.body);
+    let later = app.variant(app.state.config.clone(), NOW + domain::message::LINK_SECS + 1);
+    let late = post_on(&later, &buyer_link, &[], "").await;
+    assert_eq!(late.status, StatusCode::GONE);
+    assert!(late.cookies().iter().all(|c| !c.starts_with("hx_token=")));
+    // Within the three days it signs the buyer in (the other account's session is replaced).
+    let opened = app.post_form(&buyer_link, &[("cookie", other.as_str())], "").await;
+    assert_eq!(opened.location(), format!("/space/messages/{thread}#latest"));
+    let page = app.get(&format!("/space/messages/{thread}"), &[("cookie", opened.cookie_header().as_str())]).await;
+    assert!(page.body.contains("在的，周六上午可以来"), "{}", page.body);
 }

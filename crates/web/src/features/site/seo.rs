@@ -38,8 +38,9 @@ fn urlset(urls: impl Iterator<Item = (String, Option<i64>)>) -> String {
 /// `GET /robots.txt`.
 pub async fn robots(State(state): State<AppState>) -> Response {
     let site = state.config.site.url.trim_end_matches('/');
-    let body =
-        format!("User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /space/\nDisallow: /actives/threecar\nDisallow: /*sort=\n\nSitemap: {site}/sitemap.xml\n");
+    let body = format!(
+        "User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /space/\nDisallow: /m/\nDisallow: /actives/threecar\nDisallow: /*sort=\n\nSitemap: {site}/sitemap.xml\n"
+    );
     ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
