@@ -568,6 +568,9 @@ pub struct Sms {
     /// `who`: 买家 or 卖家, and `code`: the last part of the link into the thread, which the
     /// template writes after the site's address and `/m/`).
     pub message_template_code: String,
+    /// The template telling a shop's owner one of its webhooks was paused after a day of failed
+    /// deliveries (variable `host`: the host of its address).
+    pub webhook_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -882,6 +885,7 @@ impl Config {
                 need("sms.live_template_code", &self.sms.live_template_code);
                 need("sms.reservation_template_code", &self.sms.reservation_template_code);
                 need("sms.message_template_code", &self.sms.message_template_code);
+                need("sms.webhook_template_code", &self.sms.webhook_template_code);
             }
         }
         match self.oauth.adapter {

@@ -51,6 +51,7 @@ pub struct Aliyun {
     live_template_code: String,
     reservation_template_code: String,
     message_template_code: String,
+    webhook_template_code: String,
 }
 
 impl Sms {
@@ -72,6 +73,7 @@ impl Sms {
                 live_template_code: config.sms.live_template_code.clone(),
                 reservation_template_code: config.sms.reservation_template_code.clone(),
                 message_template_code: config.sms.message_template_code.clone(),
+                webhook_template_code: config.sms.webhook_template_code.clone(),
             }))
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -197,6 +199,32 @@ impl Sms {
                 a.send(mobile, &a.message_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a shop's owner that its webhook to `host` was paused after a day of failed
+    /// deliveries (template variable `host`).
+    pub async fn send_webhook_paused(&self, mobile: &str, host: &str) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!(
+                    "【二手车网】您店铺推送到 {host} 的数据已连续24小时推送失败，已暂停推送，新的事件会保留。请检查接收地址后在商家中心“开放接口”中恢复推送。"
+                );
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: webhook paused");
+                s.keep(mobile, "webhook", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "host": super::clip(host, 35) }).to_string();
+                a.send(mobile, &a.webhook_template_code, &param).await
+            }
+        }
+    }
+
+    /// The webhook notices the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_webhook_notices(&self, mobile: &str) -> Vec<String> {
+        let Sms::Sandbox(s) = self else { return Vec::new() };
+        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
+        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "webhook").map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The message notices the sandbox sent to a phone, oldest first (tests, development).

@@ -166,6 +166,9 @@ async fn a_hook_failing_for_a_day_is_paused_and_resumed_with_its_events(app: &Te
     let page = app.get("/space/webhooks", &d).await;
     assert!(page.body.contains("已暂停") && page.body.contains(domain::webhook::PAUSED_FOR_FAILURES), "{}", page.body);
     assert!(app.get("/space/api-keys", &d).await.body.contains("连续24小时推送失败，已暂停"), "the dealer is told on the dealer centre");
+    let told = app.state.adapters.sms.sandbox_webhook_notices(&owner_mobile(app, shop_id).await);
+    assert_eq!(told.len(), 1, "and by SMS, once: {told:?}");
+    assert!(told[0].contains("推送到 127.0.0.1 的数据已连续24小时推送失败") && told[0].contains("开放接口"), "{told:?}");
 
     // Paused: a new event is kept, not sent.
     lead_for(app, shop_id, "13955551002").await;
