@@ -42,6 +42,10 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
     let title = state.store.listing_detail(t.listing_id).await?.title;
     let who = if from_buyer { "买家" } else { "卖家" };
+    let openid = to.wx_openid.as_deref().filter(|o| !o.is_empty());
+    if to.mobile.is_none() && openid.is_none() {
+        return Ok(());
+    }
     let code = state.random_id()?;
     state.store.create_thread_link(&domain::auth::token_digest(&code), thread_id, to.user_id, now, now + domain::message::LINK_SECS).await?;
     if let Some(mobile) = &to.mobile
@@ -49,7 +53,7 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     {
         tracing::warn!(thread = thread_id, error = %e, "message notice not sent by SMS");
     }
-    if let Some(openid) = to.wx_openid.as_deref().filter(|o| !o.is_empty()) {
+    if let Some(openid) = openid {
         let when: String = domain::time::datetime(now).chars().take(16).collect();
         let path = format!("/m/{code}");
         if let Err(e) = state.adapters.wx.send_message_notice(openid, (&title, who, &when), &path).await {

@@ -6,13 +6,14 @@
 //! user goes straight to the thread.
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::auth::session;
 use crate::auth::signin::see_other;
 use crate::http::error::AppError;
+use crate::http::extract::Path;
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
