@@ -277,6 +277,17 @@ impl Store {
         }))
     }
 
+    /// The mobile of shop `shop_id`'s owner, if it has an owner with one (open or not).
+    pub async fn shop_owner_mobile(&self, shop_id: i64) -> Result<Option<String>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar::<_, Option<String>>("select u.mobile from shop s join app_user u on u.user_id = s.owner_user_id where s.shop_id = $1")
+                .bind(shop_id)
+                .fetch_optional(p)
+                .await?
+                .flatten()
+        }))
+    }
+
     /// Every open shop's slug and last change (sitemap).
     pub async fn shop_onames(&self) -> Result<Vec<(String, i64)>, DbError> {
         Ok(on_pool!(self, p => {

@@ -23,7 +23,7 @@ pub enum Sms {
 }
 
 /// The sandbox: an outbox of the last messages sent, as `(mobile, kind, text)`; `kind` is
-/// `code` (the text is the code), `lead` or `alert`.
+/// `code` (the text is the code), `lead`, `alert`, `live`, `reservation`, `message` or `webhook`.
 #[derive(Debug, Default)]
 pub struct Sandbox {
     outbox: Mutex<Vec<(String, &'static str, String)>>,
@@ -222,37 +222,34 @@ impl Sms {
 
     /// The webhook notices the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_webhook_notices(&self, mobile: &str) -> Vec<String> {
-        let Sms::Sandbox(s) = self else { return Vec::new() };
-        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "webhook").map(|(_, _, t)| t.clone()).collect()
+        self.sandbox_sent(mobile, "webhook")
     }
 
     /// The message notices the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_message_notices(&self, mobile: &str) -> Vec<String> {
-        let Sms::Sandbox(s) = self else { return Vec::new() };
-        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "message").map(|(_, _, t)| t.clone()).collect()
+        self.sandbox_sent(mobile, "message")
     }
 
     /// The reservation messages the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_reservation_notes(&self, mobile: &str) -> Vec<String> {
-        let Sms::Sandbox(s) = self else { return Vec::new() };
-        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "reservation").map(|(_, _, t)| t.clone()).collect()
+        self.sandbox_sent(mobile, "reservation")
     }
 
     /// The live-session reminders the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_live_reminders(&self, mobile: &str) -> Vec<String> {
-        let Sms::Sandbox(s) = self else { return Vec::new() };
-        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "live").map(|(_, _, t)| t.clone()).collect()
+        self.sandbox_sent(mobile, "live")
     }
 
     /// The alerts the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_alerts(&self, mobile: &str) -> Vec<String> {
+        self.sandbox_sent(mobile, "alert")
+    }
+
+    /// The texts of `kind` the sandbox sent to a phone, oldest first.
+    fn sandbox_sent(&self, mobile: &str, kind: &str) -> Vec<String> {
         let Sms::Sandbox(s) = self else { return Vec::new() };
         let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "alert").map(|(_, _, t)| t.clone()).collect()
+        outbox.iter().filter(|(m, k, _)| m == mobile && *k == kind).map(|(_, _, t)| t.clone()).collect()
     }
 
     /// The last sandbox code sent to a phone (development screens and tests).
@@ -263,9 +260,7 @@ impl Sms {
 
     /// The lead notices the sandbox sent to a phone, oldest first (tests, development).
     pub fn sandbox_notices(&self, mobile: &str) -> Vec<String> {
-        let Sms::Sandbox(s) = self else { return Vec::new() };
-        let Ok(outbox) = s.outbox.lock() else { return Vec::new() };
-        outbox.iter().filter(|(m, kind, _)| m == mobile && *kind == "lead").map(|(_, _, t)| t.clone()).collect()
+        self.sandbox_sent(mobile, "lead")
     }
 }
 

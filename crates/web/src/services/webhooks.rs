@@ -122,9 +122,7 @@ pub async fn deliver_due(state: &AppState, now: i64) -> Result<usize, store::DbE
 /// say so too, but a dealer whose system stopped receiving may not look there). A failed SMS is
 /// logged: the hook is paused either way.
 async fn tell_paused(state: &AppState, job: &DeliveryJob) -> Result<(), store::DbError> {
-    let shop = state.store.shop_by_oname(&state.store.shop_oname(job.shop_id).await?).await?;
-    let Some(owner) = shop.owner_user_id else { return Ok(()) };
-    let Some(mobile) = state.store.user(owner).await?.mobile else { return Ok(()) };
+    let Some(mobile) = state.store.shop_owner_mobile(job.shop_id).await? else { return Ok(()) };
     let host = reqwest::Url::parse(&job.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_else(|| job.url.clone());
     if let Err(e) = state.adapters.sms.send_webhook_paused(&mobile, &host).await {
         tracing::warn!(shop = job.shop_id, error = %e, "webhook pause not told by SMS");

@@ -23,7 +23,13 @@ use crate::state::AppState;
 #[template(path = "messaging/link.html")]
 struct LinkPage {
     page: PageMeta,
-    /// The link's code, for the button's form (empty on the page of a link that no longer works).
+    /// What a link that still signs in opens; `None` on the page of one that no longer does.
+    link: Option<Shown>,
+}
+
+/// What a working link opens, and who it was sent to.
+struct Shown {
+    /// The link's code, for the button's form.
     code: String,
     /// Who wrote: 买家 or 卖家.
     who: &'static str,
@@ -50,16 +56,7 @@ fn page(state: &AppState, visitor: &Visitor, title: &str) -> PageMeta {
 /// The page of a link that no longer signs in (used, expired, or never made): 410, and the way
 /// to the thread through the sign-in.
 fn gone(state: &AppState, visitor: &Visitor) -> Result<Response, AppError> {
-    let tpl = LinkPage {
-        page: page(state, visitor, "链接已失效"),
-        code: String::new(),
-        who: "",
-        title: String::new(),
-        price_wan: String::new(),
-        cover: String::new(),
-        to: String::new(),
-        other_signed_in: false,
-    };
+    let tpl = LinkPage { page: page(state, visitor, "链接已失效"), link: None };
     Ok((StatusCode::GONE, Html(tpl.render()?)).into_response())
 }
 
@@ -74,8 +71,7 @@ pub async fn show(State(state): State<AppState>, visitor: Visitor, Path(code): P
     }
     let Some(t) = state.store.thread_by_id(link.thread_id).await? else { return gone(&state, &visitor) };
     let (d, to) = tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.user(link.user_id))?;
-    let tpl = LinkPage {
-        page: page(&state, &visitor, "查看消息"),
+    let shown = Shown {
         code,
         who: if link.user_id == t.seller_user_id { "买家" } else { "卖家" },
         title: d.title,
@@ -84,6 +80,7 @@ pub async fn show(State(state): State<AppState>, visitor: Visitor, Path(code): P
         to: to.mobile.as_deref().map(domain::validate::mask_mobile).unwrap_or_default(),
         other_signed_in: visitor.user.is_some(),
     };
+    let tpl = LinkPage { page: page(&state, &visitor, "查看消息"), link: Some(shown) };
     Ok(Html(tpl.render()?).into_response())
 }
 
