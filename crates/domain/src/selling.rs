@@ -255,6 +255,28 @@ impl SellInput {
         input
     }
 
+    /// The field named `name` (one of [`SellInput::FIELDS`]; another name reads empty).
+    pub fn get(&self, name: &str) -> &str {
+        match name {
+            "series" => &self.series,
+            "reg" => &self.reg,
+            "mileage" => &self.mileage,
+            "price" => &self.price,
+            "city" => &self.city,
+            "colour" => &self.colour,
+            "transfers" => &self.transfers,
+            "gearbox" => &self.gearbox,
+            "emission" => &self.emission,
+            "vin" => &self.vin,
+            "description" => &self.description,
+            "contact" => &self.contact,
+            "model_year" => &self.model_year,
+            "displacement" => &self.displacement,
+            "trim" => &self.trim,
+            _ => "",
+        }
+    }
+
     /// Writes the field named `name` (one of [`SellInput::FIELDS`]; another name changes nothing).
     pub fn set(&mut self, name: &str, value: String) {
         let slot = match name {

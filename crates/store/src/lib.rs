@@ -54,6 +54,7 @@ mod seo;
 mod settle;
 mod shop;
 mod space;
+mod stock_import;
 mod valuation;
 mod vip;
 mod webhook;
@@ -100,6 +101,7 @@ pub use seo::SITEMAP_URLS;
 pub use settle::{Payment, REFUND_CLAIM_SECS, RefundClaim, Refunded, Settled, StaleRefund};
 pub use shop::{Consultant, LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
+pub use stock_import::{ImportCar, StockImport};
 pub use valuation::{Appraisal, SeriesCar};
 pub use vip::Promotion;
 pub use webhook::{Attempt, DELIVERY_STUCK_SECS, DeliveryJob, DeliveryLine, Tried, Webhook};
@@ -346,6 +348,7 @@ stored_by_parse!(
     domain::message::ReportReason,
     domain::review::Basis,
     domain::review::HideReason,
+    domain::stock_import::ImportStatus,
 );
 
 /// The audit trail's first entry (the submission) has no status before it: stored empty.

@@ -98,6 +98,8 @@ pub async fn tick(state: &AppState, node: &str) {
         // A message notice's link past its three days only leads to the sign-in: a week on it
         // is forgotten (the page then says the same).
         pruned("thread links", state.store.prune_thread_links(state.clock.now() - 7 * 86_400).await);
+        // A stock import previewed and never applied is forgotten after a week.
+        pruned("stock import previews", state.store.prune_stock_imports(state.clock.now() - 7 * 86_400).await);
     })
     .await;
     claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {

@@ -33,4 +33,5 @@ mod routes;
 mod selling;
 mod service;
 mod shops;
+mod stock_import;
 mod webhooks;

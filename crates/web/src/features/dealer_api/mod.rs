@@ -2,8 +2,9 @@
 //! name it, choose what it may do, revoke it, and see its calls) and the JSON endpoints under
 //! `/api/dealer/v1/` a dealer's stock system calls with one (stock, photos, leads, messages,
 //! reservations), described in
-//! `/api/openapi.json` (`doc`); and the shop's webhooks (`/space/webhooks`), to which the events
-//! the store queues are delivered signed (`services::webhooks`).
+//! `/api/openapi.json` (`doc`); the shop's webhooks (`/space/webhooks`), to which the events
+//! the store queues are delivered signed (`services::webhooks`); and the stock imported from a
+//! spreadsheet (`/space/stock-import`, `import`).
 //!
 //! Every endpoint is reached through [`guard`] (the route middleware of
 //! [`Access::DealerKey`]): the key from `Authorization: Bearer uck_…` is looked up by its hash, a
@@ -15,6 +16,7 @@
 
 pub mod doc;
 mod hooks_api;
+mod import;
 mod keys;
 mod leads;
 mod messages;
@@ -163,6 +165,7 @@ pub fn list_query(query: Option<String>, cursors: &[Cursor]) -> Result<(Position
 /// This feature's routes.
 pub fn routes(r: &mut Routes) {
     keys::routes(r);
+    import::routes(r);
     stock::routes(r);
     leads::routes(r);
     messages::routes(r);
