@@ -56,6 +56,10 @@ pub enum AppError {
     /// 500: template rendering failed.
     #[error("render: {0}")]
     Render(#[from] askama::Error),
+    /// 500: the server's own fault outside the store and the templates (a file it writes, a
+    /// record it kept that no longer reads back); the cause is logged, never shown.
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 /// What the error page needs, carried from `IntoResponse` to [`crate::render::error_page::render_errors`].
@@ -111,6 +115,7 @@ impl IntoResponse for AppError {
             AppError::Store(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Random(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
             AppError::Render(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.to_string())),
+            AppError::Internal(e) => (StatusCode::INTERNAL_SERVER_ERROR, "服务器开小差了，请稍后再试".to_owned(), Some(e.clone())),
         };
         let next = matches!(self, AppError::DealerOnly).then_some(("了解车商孵化计划，开通店铺", "/actives/fh2021"));
         let mut res = status.into_response();

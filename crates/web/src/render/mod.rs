@@ -7,6 +7,7 @@ pub mod card;
 pub mod choices;
 pub mod damage;
 pub mod disclosure;
+pub mod download;
 pub mod error_page;
 pub mod html;
 pub mod islands;

@@ -377,6 +377,19 @@ async fn the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened(app: &
     assert!(asked.contains(",在线咨询,") && asked.contains(domain::message::HIDDEN) && asked.contains(",未回复,"), "{asked}");
     assert!(!r.body.contains("13812345678") && !r.body.contains("第二行"), "masked, its first line only: {asked}");
 
+    // The same as an Excel workbook: every cell text (a number stays a number's digits, a
+    // formula is a string, not run), the same masking.
+    let r = app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}&format=xlsx"), &d).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["content-type"], web::render::download::XLSX);
+    assert!(r.headers["content-disposition"].to_str().unwrap().contains(&format!("leads-{today}-{today}.xlsx")));
+    let cells = workbook_cells(&r.raw);
+    assert_eq!(cells[0][..3], ["线索编号", "时间", "类型"]);
+    let row = |shown: &str| cells.iter().find(|r| r.iter().any(|c| c == shown)).unwrap_or_else(|| panic!("{shown} in {cells:?}")).clone();
+    assert!(row("13955557777").iter().any(|c| c.starts_with("=HYPERLINK(")), "the formula is kept as text");
+    assert!(row("139****8888").contains(&"未查看，已隐藏".to_owned()));
+    assert!(!cells.iter().flatten().any(|c| c.contains("13955558888") || c.contains("13812345678")));
+
     // A range ending before it starts: said beside the dates, which stay as typed.
     let r = app.get("/actives/zhikeclues/export?from=2026-11-21&to=2026-11-01", &d).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -390,6 +403,18 @@ async fn the_leads_desk_downloads_a_date_range_as_csv_masked_until_opened(app: &
     assert!(theirs.status == StatusCode::OK && !theirs.body.contains("7777") && !theirs.body.contains("8888"));
     let buyer = login(app, "13712380009", "").await;
     assert_eq!(app.get(&format!("/actives/zhikeclues/export?from={today}&to={today}"), &[("cookie", &buyer)]).await.status, StatusCode::FORBIDDEN);
+}
+
+/// Every cell of a workbook's first sheet as text, row by row; a formula cell would read as
+/// `=` and its formula.
+fn workbook_cells(bytes: &[u8]) -> Vec<Vec<String>> {
+    use calamine::{Reader as _, Xlsx};
+    let mut book: Xlsx<_> = Xlsx::new(std::io::Cursor::new(bytes)).unwrap();
+    let first = book.sheet_names()[0].clone();
+    let formulas = book.worksheet_formula(&first).unwrap();
+    assert_eq!(formulas.used_cells().filter(|(_, _, f)| !f.is_empty()).count(), 0, "no cell is a formula");
+    let range = book.worksheet_range(&first).unwrap();
+    range.rows().map(|r| r.iter().map(ToString::to_string).collect()).collect()
 }
 
 async fn messages_and_reservations_are_read_and_a_sale_confirmed_by_key(app: &TestApp) {

@@ -63,6 +63,8 @@ pub struct Reply {
     pub headers: HeaderMap,
     pub body: String,
     pub bytes: usize,
+    /// The body as sent (a downloaded workbook is no text).
+    pub raw: Vec<u8>,
 }
 
 impl Reply {
@@ -372,7 +374,7 @@ pub async fn send_method(router: Router, method: Method, uri: &str, headers: &[(
     let status = res.status();
     let headers = res.headers().clone();
     let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
-    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
+    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned(), raw: bytes.to_vec() }
 }
 
 /// Every file under a directory (recursively).
@@ -430,7 +432,7 @@ pub async fn send(router: Router, method: Method, uri: &str, headers: &[(&str, &
     let status = res.status();
     let headers = res.headers().clone();
     let bytes = axum::body::to_bytes(res.into_body(), 10 << 20).await.unwrap();
-    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned() }
+    Reply { status, headers, bytes: bytes.len(), body: String::from_utf8_lossy(&bytes).into_owned(), raw: bytes.to_vec() }
 }
 
 /// Declares `$name::sqlite` and `$name::postgres` tests running `async fn $name(app: &TestApp)`

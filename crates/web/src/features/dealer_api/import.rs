@@ -15,7 +15,7 @@ use std::io::Cursor;
 use askama::Template;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::{self, Action, Actor, SellInput};
 use domain::stock_import::{self as rules, COLUMNS, ImportStatus, Sheet, Step};
@@ -28,6 +28,7 @@ use crate::http::error::AppError;
 use crate::http::extract::{PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
+use crate::render::download;
 use crate::render::meta::{Layout, PageMeta};
 use crate::services::photos;
 use crate::state::AppState;
@@ -47,7 +48,7 @@ const FETCHES_AT_ONCE: usize = 4;
 /// An import whose kept plan does not read back, or a write that met a car other than the
 /// preview checked: the server's fault, logged, never the dealer's.
 fn kept_wrong() -> AppError {
-    AppError::Store(store::DbError::Config("a stock import's plan does not match the store".to_owned()))
+    AppError::Internal("a stock import's plan does not match the store".to_owned())
 }
 
 /// A row of the plan kept between the preview and applying it.
@@ -224,7 +225,9 @@ pub async fn upload(
         Ok(f) => f,
         Err(message) => return render_start(&state, &visitor, dealer, Some(message)).await,
     };
-    let read = tokio::task::spawn_blocking(move || read_file(&file_name, &bytes).map(|sheet| (file_name, sheet))).await.map_err(|_| kept_wrong())?;
+    let read = tokio::task::spawn_blocking(move || read_file(&file_name, &bytes).map(|sheet| (file_name, sheet)))
+        .await
+        .map_err(|e| AppError::Internal(format!("reading a stock file: {e}")))?;
     let (file_name, sheet) = match read {
         Ok(r) => r,
         Err(message) => return render_start(&state, &visitor, dealer, Some(message)).await,
@@ -723,11 +726,11 @@ pub async fn undo(State(state): State<AppState>, Dealer(user): Dealer, PathId(id
 /// `GET /space/stock-import/template.xlsx`: the template, its header and an example row, every
 /// column kept as text (so a VIN or a month is not turned into a number), and a sheet of notes.
 pub async fn template_xlsx(Dealer(_user): Dealer) -> Result<Response, AppError> {
-    let bytes = tokio::task::spawn_blocking(template_book).await.map_err(|_| kept_wrong())?.map_err(|e| {
-        tracing::error!(error = %e, "writing the import template failed");
-        kept_wrong()
-    })?;
-    Ok(download(bytes, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "车源导入模板.xlsx"))
+    let bytes = tokio::task::spawn_blocking(template_book)
+        .await
+        .map_err(|e| AppError::Internal(format!("writing the import template: {e}")))?
+        .map_err(|e| AppError::Internal(format!("writing the import template: {e}")))?;
+    Ok(download::attachment(bytes, download::XLSX, "stock-import-template.xlsx", "车源导入模板.xlsx"))
 }
 
 fn template_book() -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
@@ -767,24 +770,7 @@ pub async fn template_csv(Dealer(_user): Dealer) -> Response {
     let mut out = String::from(domain::csv::BOM);
     out.push_str(&domain::csv::row(&COLUMNS.iter().map(rules::template_header).collect::<Vec<_>>()));
     out.push_str(&domain::csv::row(&COLUMNS.iter().map(|c| c.example).collect::<Vec<_>>()));
-    download(out.into_bytes(), "text/csv; charset=utf-8", "车源导入模板.csv")
-}
-
-/// A file to save, named for the browser (RFC 6266 with the UTF-8 name).
-fn download(bytes: Vec<u8>, kind: &'static str, name: &str) -> Response {
-    let ascii = if name.ends_with(".csv") { "stock-import-template.csv" } else { "stock-import-template.xlsx" };
-    let disposition = format!("attachment; filename=\"{ascii}\"; filename*=UTF-8''{}", urlencode(name));
-    let mut res = bytes.into_response();
-    res.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(kind));
-    if let Ok(v) = header::HeaderValue::from_str(&disposition) {
-        res.headers_mut().insert(header::CONTENT_DISPOSITION, v);
-    }
-    res.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("private, no-store"));
-    res
-}
-
-fn urlencode(s: &str) -> String {
-    form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>().replace('+', "%20")
+    download::attachment(out.into_bytes(), "text/csv; charset=utf-8", "stock-import-template.csv", "车源导入模板.csv")
 }
 
 /// This module's routes.

@@ -9,7 +9,7 @@ use crate::http::extract::{self, Form, Query, lenient};
 use crate::http::routes::{Access, Routes};
 use askama::Template;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use domain::selling::FieldErrors;
 use serde::Deserialize;
@@ -19,6 +19,7 @@ use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
+use crate::render::download;
 use crate::render::meta::{Layout, PageMeta};
 use crate::state::AppState;
 use store::LeadScope;
@@ -100,6 +101,9 @@ pub struct ExportForm {
     from: String,
     #[serde(default)]
     to: String,
+    /// `xlsx` for an Excel workbook; anything else, CSV.
+    #[serde(default)]
+    format: String,
     #[serde(skip)]
     error: Option<&'static str>,
 }
@@ -113,7 +117,7 @@ const EXPORT_MAX_LEADS: i64 = 20_000;
 impl ExportForm {
     /// The last seven days, today included.
     fn this_week(now: i64) -> ExportForm {
-        ExportForm { from: domain::time::date(now - 6 * 86_400), to: domain::time::date(now), error: None }
+        ExportForm { from: domain::time::date(now - 6 * 86_400), to: domain::time::date(now), format: String::new(), error: None }
     }
 
     /// The range as times (`from`'s midnight until the midnight after `to`), or what is wrong.
@@ -246,11 +250,10 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
         }
     };
     let leads = state.store.shop_leads_between(user.user_id, (from, until), EXPORT_MAX_LEADS).await?;
-    let mut body = String::from(domain::csv::BOM);
-    body.push_str(&domain::csv::row(&["线索编号", "时间", "类型", "车源编号", "车源", "客户留言", "手机号", "号码", "看车日期", "状态", "备注"]));
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(leads.len());
     for l in &leads {
         let opened = l.opened_at.is_some();
-        body.push_str(&domain::csv::row(&[
+        rows.push(vec![
             l.lead_id.to_string(),
             domain::time::datetime(l.created_at),
             l.intent.label().to_owned(),
@@ -262,12 +265,12 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
             l.appointment_date.clone(),
             l.status.label().to_owned(),
             l.dealer_note.clone(),
-        ]));
+        ]);
     }
     for (thread, began, car, title, first, answered) in state.store.seller_threads_between(user.user_id, (from, until), EXPORT_MAX_LEADS).await? {
         let first_line = first.lines().next().unwrap_or_default();
         let text = if answered { first_line.to_owned() } else { domain::message::hide_contacts(first_line) };
-        body.push_str(&domain::csv::row(&[
+        rows.push(vec![
             format!("咨询{thread}"),
             domain::time::datetime(began),
             "在线咨询".to_owned(),
@@ -279,17 +282,24 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
             String::new(),
             if answered { "已回复" } else { "未回复" }.to_owned(),
             String::new(),
-        ]));
+        ]);
     }
-    let name = format!("leads-{}-{}.csv", form.from.trim(), form.to.trim());
-    let mut res = body.into_response();
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
-        h.insert(header::CONTENT_DISPOSITION, v);
+    const HEADER: [&str; 11] = ["线索编号", "时间", "类型", "车源编号", "车源", "客户留言", "手机号", "号码", "看车日期", "状态", "备注"];
+    let stem = format!("leads-{}-{}", form.from.trim(), form.to.trim());
+    let name = format!("线索-{}至{}", form.from.trim(), form.to.trim());
+    if form.format == "xlsx" {
+        let bytes = tokio::task::spawn_blocking(move || download::xlsx("线索", &HEADER, &rows, &[10, 17, 10, 10, 24, 30, 14, 16, 12, 8, 20]))
+            .await
+            .map_err(|e| AppError::Internal(format!("writing a workbook: {e}")))?
+            .map_err(|e| AppError::Internal(format!("writing a workbook: {e}")))?;
+        return Ok(download::attachment(bytes, download::XLSX, &format!("{stem}.xlsx"), &format!("{name}.xlsx")));
     }
-    Ok(res)
+    let mut body = String::from(domain::csv::BOM);
+    body.push_str(&domain::csv::row(&HEADER));
+    for r in &rows {
+        body.push_str(&domain::csv::row(r));
+    }
+    Ok(download::attachment(body.into_bytes(), "text/csv; charset=utf-8", &format!("{stem}.csv"), &format!("{name}.csv")))
 }
 
 /// `GET /staff/leads`.
