@@ -446,6 +446,24 @@ fn shown(field: &str, value: &str) -> String {
     }
 }
 
+/// A form value as the template's cell writes it (the other way from [`form_value`]): a series
+/// by brand and name, a city and a colour by name, the gearbox and the emission standard by
+/// label, numbers as they are. What [`form_value`] reads back to the same value.
+pub fn template_cell(field: &str, value: &str) -> String {
+    let v = value.trim();
+    let named = match field {
+        "series" => {
+            crate::catalog::series_by_slug(v).map(|s| format!("{} {}", crate::catalog::brand(s.brand_slug).map_or("", |b| b.name), s.name).trim().to_owned())
+        }
+        "city" => crate::region::city_by_slug(v).map(|c| c.name.to_owned()),
+        "colour" => selling::COLOURS.iter().find(|(slug, _)| *slug == v).map(|(_, l)| (*l).to_owned()),
+        "gearbox" => Some(if v == "1" { "手动" } else { "自动" }.to_owned()),
+        "emission" => v.parse::<u8>().ok().and_then(|c| crate::filter::EMISSION_OPTIONS.iter().find(|o| o.code == c)).map(|o| o.label.to_owned()),
+        _ => None,
+    };
+    named.unwrap_or_else(|| v.to_owned())
+}
+
 /// The whole file's plan: every row's decision, and the live cars with a VIN that no row gives
 /// (taken down), by listing id.
 pub fn plan(rows: &[RowInput], given: &[&str], cars: &[ShopCar], contact: &str, now: (i32, u32)) -> (Vec<Decision>, Vec<i64>) {
@@ -535,6 +553,22 @@ mod tests {
         for c in &COLUMNS {
             assert_eq!(column_of(&template_header(c)).map(|k| k.header), Some(c.header), "the template's own header reads back");
         }
+        // A car written out as the template reads back as the same form.
+        for (field, value) in [
+            ("series", "langyi"),
+            ("city", "shanghai"),
+            ("colour", "white"),
+            ("gearbox", "1"),
+            ("gearbox", "2"),
+            ("emission", "7"),
+            ("emission", "4"),
+            ("price", "9.8"),
+        ] {
+            let cell = template_cell(field, value);
+            assert_ne!(cell, "", "{field}");
+            assert_eq!(form_value(field, &cell), value, "{field}: {cell}");
+        }
+        assert_eq!(template_cell("series", "langyi"), "大众 朗逸");
     }
 
     #[test]

@@ -163,6 +163,19 @@ async fn a_stock_file_is_previewed_applied_once_guarded_and_undone(app: &TestApp
     bad_vin.0.vin = "LSVAB12C0E4567890".into();
     let twice = new_car(1);
 
+    // The shop's stock downloaded in the template reads back as it is: every car unchanged.
+    let stock = app.get("/space/stock-import/stock.csv", &h).await;
+    assert_eq!(stock.status, StatusCode::OK);
+    assert_eq!(stock.body.trim_start_matches('\u{feff}').lines().count(), mine.len() + 1, "{}", stock.body);
+    let same = upload(app, &dealer, "在售库存.csv", stock.body.as_bytes()).await.map_err(|r| r.body).unwrap();
+    let counts = app.get(&format!("/space/stock-import/{same}"), &h).await.page().texts(".import-counts li").join("|");
+    assert_eq!(counts, format!("0新建|0更新|{}不变|0下架", mine.len()));
+    let workbook = app.get("/space/stock-import/stock.xlsx", &h).await;
+    assert_eq!(workbook.headers["content-type"], web::render::download::XLSX);
+    let same = upload(app, &dealer, "在售库存.xlsx", &workbook.raw).await.map_err(|r| r.body).unwrap();
+    let counts = app.get(&format!("/space/stock-import/{same}"), &h).await.page().texts(".import-counts li").join("|");
+    assert_eq!(counts, format!("0新建|0更新|{}不变|0下架", mine.len()), "the workbook too");
+
     // A file with errors: previewed row by row, its errors beside the row, no way to apply.
     let mut rows = vec![(cheaper.clone(), Vec::new())];
     rows.extend(kept.iter().cloned());

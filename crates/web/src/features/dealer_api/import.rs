@@ -773,6 +773,60 @@ pub async fn template_csv(Dealer(_user): Dealer) -> Response {
     download::attachment(out.into_bytes(), "text/csv; charset=utf-8", "stock-import-template.csv", "车源导入模板.csv")
 }
 
+/// The shop's live cars with a VIN as the template's rows (photo addresses left empty: an
+/// import keeps an existing car's photos), oldest first.
+async fn stock_rows(state: &AppState, shop_id: i64) -> Result<Vec<Vec<String>>, AppError> {
+    let (cars, _) = state.store.import_cars(shop_id).await?;
+    Ok(cars
+        .iter()
+        .filter(|c| matches!(c.listing.status, selling::ListingStatus::Online | selling::ListingStatus::Pending))
+        .map(|c| {
+            let input = crate::features::selling::input_of_listing(&c.listing);
+            COLUMNS
+                .iter()
+                .map(|col| match col.target {
+                    rules::Target::Form(field) => rules::template_cell(field, input.get(field)),
+                    rules::Target::Photos => String::new(),
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// `GET /space/stock-import/stock.xlsx`: the shop's live cars in the template, to edit and
+/// import back.
+pub async fn stock_xlsx(State(state): State<AppState>, Dealer(user): Dealer) -> Result<Response, AppError> {
+    stock_file(&state, &user, true).await
+}
+
+/// `GET /space/stock-import/stock.csv`: the same as CSV.
+pub async fn stock_csv(State(state): State<AppState>, Dealer(user): Dealer) -> Result<Response, AppError> {
+    stock_file(&state, &user, false).await
+}
+
+async fn stock_file(state: &AppState, user: &store::User, xlsx: bool) -> Result<Response, AppError> {
+    let shop = state.store.own_shop(user.user_id).await?;
+    let rows = stock_rows(state, shop.shop_id).await?;
+    let header: Vec<String> = COLUMNS.iter().map(rules::template_header).collect();
+    let day = domain::time::date(state.clock.now());
+    if xlsx {
+        let bytes = tokio::task::spawn_blocking(move || {
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
+            download::xlsx("车源", &header, &rows, &[20, 16, 8, 8, 14, 10, 10, 8, 8, 8, 8, 8, 8, 40, 14, 40])
+        })
+        .await
+        .map_err(|e| AppError::Internal(format!("writing the stock file: {e}")))?
+        .map_err(|e| AppError::Internal(format!("writing the stock file: {e}")))?;
+        return Ok(download::attachment(bytes, download::XLSX, &format!("stock-{day}.xlsx"), &format!("在售库存-{day}.xlsx")));
+    }
+    let mut out = String::from(domain::csv::BOM);
+    out.push_str(&domain::csv::row(&header));
+    for r in &rows {
+        out.push_str(&domain::csv::row(r));
+    }
+    Ok(download::attachment(out.into_bytes(), "text/csv; charset=utf-8", &format!("stock-{day}.csv"), &format!("在售库存-{day}.csv")))
+}
+
 /// This module's routes.
 pub fn routes(r: &mut Routes) {
     r.get(Access::Dealer, "/space/stock-import", page);
@@ -780,6 +834,8 @@ pub fn routes(r: &mut Routes) {
     r.limit("/space/stock-import", rules::MAX_BYTES + 64 * 1024);
     r.get(Access::Dealer, "/space/stock-import/template.xlsx", template_xlsx);
     r.get(Access::Dealer, "/space/stock-import/template.csv", template_csv);
+    r.get(Access::Dealer, "/space/stock-import/stock.xlsx", stock_xlsx);
+    r.get(Access::Dealer, "/space/stock-import/stock.csv", stock_csv);
     r.get(Access::Dealer, "/space/stock-import/{id}", preview);
     r.post(Access::Dealer, "/space/stock-import/{id}/apply", apply);
     r.post(Access::Dealer, "/space/stock-import/{id}/undo", undo);
