@@ -19,6 +19,16 @@ pub fn row<S: AsRef<str>>(cells: &[S]) -> String {
     out
 }
 
+/// A whole file: the byte-order mark, the header row, then each row.
+pub fn document<H: AsRef<str>, C: AsRef<str>>(header: &[H], rows: &[Vec<C>]) -> String {
+    let mut out = String::from(BOM);
+    out.push_str(&row(header));
+    for r in rows {
+        out.push_str(&row(r));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,5 +45,6 @@ mod tests {
         assert_eq!(cell("第一行\n第二行"), "\"第一行\n第二行\"");
         assert_eq!(cell(""), "");
         assert_eq!(row(&["1", "a,b", "=1+1"]), "1,\"a,b\",'=1+1\r\n");
+        assert_eq!(document(&["号", "名"], &[vec!["1", "a"], vec!["2", "=b"]]), "\u{feff}号,名\r\n1,a\r\n2,'=b\r\n");
     }
 }

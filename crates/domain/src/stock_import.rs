@@ -371,10 +371,14 @@ pub fn decide(row: &RowInput, given: &[&str], cars: &[ShopCar], seen: &[String],
     } else if let Err(e) = selling::validate(&input, photos, now.0, now.1, selling::Poster::Dealer) {
         for (field, message) in e.iter() {
             let header = header_of(field);
-            let message = if *field == "photos" && mine.is_none() {
-                format!("新车源请至少给出{}个照片网址，当前{}个", selling::MIN_PHOTOS, row.photos.len())
-            } else {
-                message.clone()
+            let typed = input.get(field).trim();
+            // The form's messages speak of a picker; a file's cell is typed.
+            let message = match *field {
+                "photos" if mine.is_none() => format!("新车源请至少给出{}个照片网址，当前{}个", selling::MIN_PHOTOS, row.photos.len()),
+                "series" if !typed.is_empty() => format!("没有找到“{typed}”：请写品牌和车系，如 大众 朗逸、宝马 X3"),
+                "city" if !typed.is_empty() => format!("没有找到城市“{typed}”：请写城市名，如 上海"),
+                "colour" if !typed.is_empty() => format!("没有“{typed}”这种颜色：请写 白色、黑色、银色、灰色、红色、蓝色 等"),
+                _ => message.clone(),
             };
             if !errors.iter().any(|(h, _)| h == header) {
                 errors.push((header.to_owned(), message));
@@ -609,6 +613,12 @@ mod tests {
         let last: Vec<&str> = d[5].errors.iter().map(|(h, _)| h.as_str()).collect();
         assert!(last.contains(&"售价") && last.contains(&"照片网址"), "a formula and too few photos: {:?}", d[5].errors);
         assert!(d[5].errors.iter().any(|(_, m)| m.contains("公式")));
+        let mut odd = rows[2].clone();
+        odd.input.series = "大众 神车".into();
+        odd.input.city = "火星".into();
+        let e = decide(&odd, &given, &cars, &[], "13100000000", now).errors;
+        assert!(e.iter().any(|(h, m)| h == "品牌车系" && m.contains("没有找到“大众 神车”")), "{e:?}");
+        assert!(e.iter().any(|(h, m)| h == "城市" && m.contains("火星")), "{e:?}");
         // A column the header lacks keeps the car's own value.
         let mut described = cars.clone();
         described[1].input.description = "原有描述".into();

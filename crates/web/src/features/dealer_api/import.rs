@@ -67,9 +67,19 @@ struct PlanRow {
     errors: Vec<(String, String)>,
 }
 
+/// The form of fields kept in `SellInput::FIELDS` order.
+fn input_of(fields: &[String]) -> SellInput {
+    SellInput::from_fields(|name| SellInput::FIELDS.iter().position(|f| *f == name).and_then(|i| fields.get(i)).cloned().unwrap_or_default())
+}
+
+/// A form's fields in `SellInput::FIELDS` order, to keep.
+fn fields_of(input: &SellInput) -> Vec<String> {
+    SellInput::FIELDS.iter().map(|f| input.get(f).to_owned()).collect()
+}
+
 impl PlanRow {
     fn input(&self) -> SellInput {
-        SellInput::from_fields(|name| SellInput::FIELDS.iter().position(|f| *f == name).and_then(|i| self.fields.get(i)).cloned().unwrap_or_default())
+        input_of(&self.fields)
     }
 
     fn label(&self) -> &'static str {
@@ -432,7 +442,7 @@ async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput], given: &
         out.push(PlanRow {
             line: row.line,
             vin: d.input.vin.clone(),
-            title: before.map_or_else(|| title_of(&d.input), |c| c.title.clone()),
+            title: before.map_or_else(|| title_of(&d.input, month), |c| c.title.clone()),
             step: match d.step {
                 Step::Create => "create",
                 Step::Update(_) => "update",
@@ -444,7 +454,7 @@ async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput], given: &
                 Step::Update(id) | Step::Same(id) => id,
                 _ => 0,
             },
-            fields: SellInput::FIELDS.iter().map(|f| d.input.get(f).to_owned()).collect(),
+            fields: fields_of(&d.input),
             photos: row.photos.clone(),
             changes: d.changes,
             errors: d.errors,
@@ -459,8 +469,12 @@ async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput], given: &
     Ok(Plan { rows: out, take_down, live, bare })
 }
 
-/// A new car's name for the preview: brand and series (or what the cell said).
-fn title_of(input: &SellInput) -> String {
+/// A new car's name for the preview: the title it will have, or (a row with errors) brand and
+/// series, or what the cell said.
+fn title_of(input: &SellInput, now: (i32, u32)) -> String {
+    if let Ok(ok) = selling::validate(input, selling::MIN_PHOTOS, now.0, now.1, selling::Poster::Dealer) {
+        return ok.title();
+    }
     match domain::catalog::series_by_slug(&input.series) {
         Some(s) => format!("{} {} {}", domain::catalog::brand(s.brand_slug).map_or("", |b| b.name), s.name, input.trim).trim().to_owned(),
         None => input.series.clone(),
@@ -656,7 +670,7 @@ async fn write_plan(
         };
         let suggestion = crate::features::selling::suggest(state, ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km).await?;
         crate::features::selling::save_edit(state, owner, (&before, &before_photos), (&ok, &before_photos), suggestion, None).await?;
-        done.updated.push((row.listing_id, SellInput::FIELDS.iter().map(|f| previous.get(f).to_owned()).collect()));
+        done.updated.push((row.listing_id, fields_of(&previous)));
     }
     for (i, rows) in photos {
         let row = &plan.rows[*i];
@@ -690,7 +704,7 @@ async fn undo_done(state: &AppState, owner: i64, done: &Done) {
         }
     }
     for (id, fields) in &done.updated {
-        let input = SellInput::from_fields(|name| SellInput::FIELDS.iter().position(|f| *f == name).and_then(|i| fields.get(i)).cloned().unwrap_or_default());
+        let input = input_of(fields);
         let restored = async {
             let before = state.store.editable_listing(*id, owner).await?;
             let photos = photos_kept(state, *id).await?;
@@ -767,10 +781,13 @@ fn template_book() -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
 
 /// `GET /space/stock-import/template.csv`: the same header and example row, UTF-8 with a BOM.
 pub async fn template_csv(Dealer(_user): Dealer) -> Response {
-    let mut out = String::from(domain::csv::BOM);
-    out.push_str(&domain::csv::row(&COLUMNS.iter().map(rules::template_header).collect::<Vec<_>>()));
-    out.push_str(&domain::csv::row(&COLUMNS.iter().map(|c| c.example).collect::<Vec<_>>()));
-    download::attachment(out.into_bytes(), "text/csv; charset=utf-8", "stock-import-template.csv", "车源导入模板.csv")
+    download::attachment(template_text().into_bytes(), "text/csv; charset=utf-8", "stock-import-template.csv", "车源导入模板.csv")
+}
+
+/// The CSV template's text.
+fn template_text() -> String {
+    let header: Vec<String> = COLUMNS.iter().map(rules::template_header).collect();
+    domain::csv::document(&header, &[COLUMNS.iter().map(|c| c.example).collect::<Vec<_>>()])
 }
 
 /// The shop's live cars with a VIN as the template's rows (photo addresses left empty: an
@@ -819,11 +836,7 @@ async fn stock_file(state: &AppState, user: &store::User, xlsx: bool) -> Result<
         .map_err(|e| AppError::Internal(format!("writing the stock file: {e}")))?;
         return Ok(download::attachment(bytes, download::XLSX, &format!("stock-{day}.xlsx"), &format!("在售库存-{day}.xlsx")));
     }
-    let mut out = String::from(domain::csv::BOM);
-    out.push_str(&domain::csv::row(&header));
-    for r in &rows {
-        out.push_str(&domain::csv::row(r));
-    }
+    let out = domain::csv::document(&header, &rows);
     Ok(download::attachment(out.into_bytes(), "text/csv; charset=utf-8", &format!("stock-{day}.csv"), &format!("在售库存-{day}.csv")))
 }
 
@@ -862,9 +875,7 @@ mod tests {
         assert_eq!(rows[0].line, 2);
         assert_eq!(rows[0].input.series, "langyi");
         assert_eq!(given.len(), 15, "every form field has its column");
-        let mut csv = String::from(domain::csv::BOM);
-        csv.push_str(&domain::csv::row(&COLUMNS.iter().map(rules::template_header).collect::<Vec<_>>()));
-        csv.push_str(&domain::csv::row(&COLUMNS.iter().map(|c| c.example).collect::<Vec<_>>()));
+        let csv = template_text();
         let (rows, _) = rules::read_rows(&read_file("t.csv", csv.as_bytes()).unwrap()).unwrap();
         assert_eq!(rows[0].input.vin, "LSVAB12C8E4567890");
         let (gbk, _, _) = encoding_rs::GBK.encode(&csv[3..]);

@@ -294,11 +294,7 @@ pub async fn export(State(state): State<AppState>, visitor: Visitor, Dealer(user
             .map_err(|e| AppError::Internal(format!("writing a workbook: {e}")))?;
         return Ok(download::attachment(bytes, download::XLSX, &format!("{stem}.xlsx"), &format!("{name}.xlsx")));
     }
-    let mut body = String::from(domain::csv::BOM);
-    body.push_str(&domain::csv::row(&HEADER));
-    for r in &rows {
-        body.push_str(&domain::csv::row(r));
-    }
+    let body = domain::csv::document(&HEADER, &rows);
     Ok(download::attachment(body.into_bytes(), "text/csv; charset=utf-8", &format!("{stem}.csv"), &format!("{name}.csv")))
 }
 
