@@ -46,6 +46,11 @@ pub(crate) async fn call(app: &TestApp, method: &str, uri: &str, key: &str, extr
     }
 }
 
+/// The user who owns a shop.
+async fn owner_user(app: &TestApp, shop_id: i64) -> i64 {
+    app.state.store.user_by_mobile(&owner_mobile(app, shop_id).await).await.unwrap().unwrap().user_id
+}
+
 /// The shop with the most cars in the demo.
 async fn stocked_shop(app: &TestApp) -> i64 {
     app.state.store.count_admin("select shop_id from listing where shop_id is not null group by shop_id order by count(*) desc, shop_id limit 1").await.unwrap()
@@ -224,6 +229,30 @@ async fn a_car_created_by_api_is_checked_like_the_form_and_made_once(app: &TestA
     assert_eq!((d["status"].as_str(), d["priceYuan"].as_i64(), d["photos"].as_array().map(Vec::len)), (Some("pending"), Some(188_000), Some(3)));
     assert!(d["title"].as_str().unwrap().contains("豪华版") && d["url"] == "", "{d}");
     let id = d["id"].as_i64().unwrap();
+    assert_eq!((&d["disclosure"], &d["damageMarks"]), (&Value::Null, &json!([])), "no statement or marks yet: {d}");
+    // The statement of condition and the damage marks made on the site are read with the car.
+    use domain::disclosure::{Answer, Check, Item, Statement};
+    let said = [(Statement { item: Item::Structural, answer: Answer::No, note: String::new() }, Check::Unverified)];
+    app.state.store.add_disclosure(id, &said, owner_user(app, 1).await, NOW).await.unwrap();
+    let mark =
+        domain::damage::Mark { area: domain::damage::Area::Left, kind: domain::damage::Kind::Scratch, x: 30, y: 40, note: "左后门轻微划痕".into() };
+    let added = app.state.store.add_damage_mark(id, owner_user(app, 1).await, &mark, "p/202612/mark.webp", NOW).await.unwrap();
+    assert!(matches!(added, store::MarkAdded::Added(_)), "{added:?}");
+    let read = call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &key, &[], None).await.json()["data"].clone();
+    let item = &read["disclosure"]["items"][0];
+    // The mark made the statement's second version (a statement lists the marks it was made with).
+    assert_eq!(
+        (read["disclosure"]["version"].as_i64(), item["item"].as_str(), item["answer"].as_str(), item["check"].as_str()),
+        (Some(2), Some("structural"), Some("no"), Some("unverified")),
+        "{read}"
+    );
+    assert_eq!((item["itemLabel"].as_str(), item["checkLabel"].as_str()), (Some("结构件事故"), Some("未核查")));
+    let m = &read["damageMarks"][0];
+    assert_eq!(
+        (m["area"].as_str(), m["areaLabel"].as_str(), m["kindLabel"].as_str(), m["x"].as_i64(), m["note"].as_str()),
+        (Some("left"), Some("左侧"), Some("划痕"), Some(30), Some("左后门轻微划痕"))
+    );
+    assert!(m["photo"].as_str().unwrap().ends_with("p/202612/mark.webp"), "{m}");
     for _ in 0..2 {
         let again = call(app, "POST", "/api/dealer/v1/stock", &key, &[("idempotency-key", "car-1")], Some(car.clone())).await;
         assert_eq!((again.status, again.json()["data"]["id"].as_i64()), (StatusCode::OK, Some(id)), "{}", again.body);

@@ -72,7 +72,7 @@ fn id_param() -> Value {
 pub fn paths() -> Map<String, Value> {
     let photo = json!({ "type": "object", "properties": { "url": { "type": "string" }, "width": { "type": "integer" }, "height": { "type": "integer" } } });
     let status = json!({ "type": "string", "enum": ["online", "pending", "rejected", "draft", "sold", "removed", "expired", "deleted"] });
-    let car = json!({ "type": "object", "required": ["id", "status", "title", "priceYuan", "version"], "properties": {
+    let mut car = json!({ "type": "object", "required": ["id", "status", "title", "priceYuan", "version"], "properties": {
         "id": { "type": "integer" }, "status": status, "statusLabel": { "type": "string" }, "rejectReason": { "type": "string" },
         "title": { "type": "string" }, "series": { "type": "string" }, "firstRegistration": { "type": "string", "example": "2020-05" },
         "mileage": { "type": "string", "description": "万公里" }, "mileageKm": { "type": "integer" }, "price": { "type": "string", "description": "万元" },
@@ -82,6 +82,22 @@ pub fn paths() -> Map<String, Value> {
         "trim": { "type": "string" }, "cover": { "type": "string" }, "url": { "type": "string", "description": "the public page, once it has one" },
         "createdAt": { "type": "string" }, "updatedAt": { "type": "string" }, "publishedAt": { "type": ["string", "null"] },
         "version": { "type": "string", "description": "as in ETag, for If-Match" }, "photos": { "type": "array", "items": photo } } });
+    // One car also carries what was said of its condition on the site (the schema in parts:
+    // one json! of it all passes the macro's recursion limit).
+    let said = json!({ "type": "object", "properties": {
+        "item": { "type": "string", "example": "structural" }, "itemLabel": { "type": "string", "example": "结构件事故" },
+        "answer": { "type": "string", "example": "no" }, "answerText": { "type": "string" }, "note": { "type": "string" },
+        "check": { "type": "string", "enum": ["verified", "contradicted", "unverified"] }, "checkLabel": { "type": "string", "example": "已核查" },
+        "source": { "type": ["string", "null"], "enum": ["report", "inspection", "document", null] }, "sourceLabel": { "type": ["string", "null"] },
+        "says": { "type": "string", "description": "what the source says, where it contradicts" } } });
+    let mark = json!({ "type": "object", "properties": {
+        "id": { "type": "integer" }, "area": { "type": "string", "enum": ["front", "rear", "left", "right", "roof", "interior"] }, "areaLabel": { "type": "string" },
+        "kind": { "type": "string" }, "kindLabel": { "type": "string", "example": "划痕" }, "x": { "type": "integer", "minimum": 0, "maximum": 100 },
+        "y": { "type": "integer", "minimum": 0, "maximum": 100 }, "note": { "type": "string" }, "photo": { "type": "string" } } });
+    car["properties"]["disclosure"] = json!({ "type": ["object", "null"], "description": "one car only: the latest statement of condition (车况声明, made on the site), null before one",
+        "properties": { "version": { "type": "integer" }, "madeAt": { "type": "string" }, "items": { "type": "array", "items": said } } });
+    car["properties"]["damageMarks"] =
+        json!({ "type": "array", "description": "one car only: the marks on its damage diagram (车况标注, made on the site)", "items": mark });
     let lead = json!({ "type": "object", "required": ["id", "intent", "phone", "opened", "status", "createdAt"], "properties": {
         "id": { "type": "integer" }, "intent": { "type": "string" }, "intentLabel": { "type": "string" },
         "phone": { "type": "string", "description": "masked until the lead is opened (marking it contacted opens it)" },

@@ -550,7 +550,7 @@ pub async fn apply(State(state): State<AppState>, Dealer(user): Dealer, PathId(i
     let shop = state.store.own_shop(user.user_id).await?;
     let import = state.store.stock_import(shop.shop_id, id).await?;
     let back = format!("/space/stock-import/{id}");
-    let mut plan: Plan = serde_json::from_str(&import.plan).map_err(|_| kept_wrong())?;
+    let plan: Plan = serde_json::from_str(&import.plan).map_err(|_| kept_wrong())?;
     let confirmed = form_urlencoded::parse(&body).any(|(k, v)| k == "confirm_removal" && v == "1");
     if import.status != ImportStatus::Previewed || plan.count("refused") > 0 {
         return Ok(see_other(&back, Vec::new()));
@@ -563,7 +563,23 @@ pub async fn apply(State(state): State<AppState>, Dealer(user): Dealer, PathId(i
     if !state.store.move_stock_import(id, ImportStatus::Previewed, ImportStatus::Applied, now, 0).await? {
         return Ok(see_other(&back, Vec::new()));
     }
-    let fetched = fetch_photos(&state, user.user_id, &mut plan).await?;
+    // The work goes on in a task of its own: a visitor who closes the page (or a proxy that
+    // gives up) does not stop it halfway.
+    let task = tokio::spawn(run_apply(state.clone(), user.user_id, shop.shop_id, id, plan, now));
+    task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))?
+}
+
+/// Applies a claimed import: the photos, then the writes; a failure before any write gives the
+/// import back to its preview, one after undoes what was written.
+async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64, mut plan: Plan, now: i64) -> Result<Response, AppError> {
+    let back = format!("/space/stock-import/{id}");
+    let fetched = match fetch_photos(&state, owner, &mut plan).await {
+        Ok(f) => f,
+        Err(e) => {
+            state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Previewed, now, 0).await?;
+            return Err(e);
+        }
+    };
     let Some(photos) = fetched else {
         let json = serde_json::to_string(&plan).map_err(|_| kept_wrong())?;
         state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Previewed, now, 0).await?;
@@ -571,12 +587,12 @@ pub async fn apply(State(state): State<AppState>, Dealer(user): Dealer, PathId(i
         return Ok(see_other(&format!("{back}?failed=1"), Vec::new()));
     };
     let mut done = Done::default();
-    let written = write_plan(&state, user.user_id, shop.shop_id, &plan, &photos, &mut done).await;
+    let written = write_plan(&state, owner, shop_id, &plan, &photos, &mut done).await;
     let record = serde_json::to_string(&done).map_err(|_| kept_wrong())?;
     state.store.record_stock_import(id, &record).await?;
     if let Err(e) = written {
         tracing::warn!(import = id, error = ?e, "a stock import failed midway; undoing what it wrote");
-        undo_done(&state, user.user_id, &done).await;
+        undo_done(&state, owner, &done).await;
         state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Undone, now, 0).await?;
         return Err(e);
     }

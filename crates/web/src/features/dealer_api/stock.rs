@@ -1,5 +1,5 @@
 //! The dealer API's stock: list (by last change, `updated_since`, pages), one car with its
-//! photos, create (the 发布车源 form's checks, under an `Idempotency-Key`), take down and mark
+//! photos, statement of condition and damage marks (read only: they are made on the site), create (the 发布车源 form's checks, under an `Idempotency-Key`), take down and mark
 //! sold (with `If-Match`), and photo uploads through the photo pipeline.
 
 use axum::body::{Body, Bytes};
@@ -123,11 +123,55 @@ fn item_json(state: &AppState, it: &StockItem, photos: Option<&[store::Photo]>) 
     v
 }
 
-/// One car with its photos, its version in `ETag`, `status` as given.
+/// A car's statement of condition (its latest version, each item with what our sources say of
+/// it), or null before one is made.
+fn disclosure_json(d: Option<&store::Disclosure>) -> Value {
+    use domain::disclosure::Check;
+    let Some(d) = d else { return Value::Null };
+    let items: Vec<Value> = d
+        .statements
+        .iter()
+        .map(|(s, check)| {
+            let (code, source, says) = match check {
+                Check::Verified(src) => ("verified", Some(*src), ""),
+                Check::Contradicted(src, what) => ("contradicted", Some(*src), what.as_str()),
+                Check::Unverified => ("unverified", None, ""),
+            };
+            json!({
+                "item": s.item.as_str(), "itemLabel": s.item.label(), "answer": s.answer.code(), "answerText": s.answer.text(s.item),
+                "note": s.note, "check": code, "checkLabel": check.badge(),
+                "source": source.map(|x| x.as_str()), "sourceLabel": source.map(|x| x.label()), "says": says,
+            })
+        })
+        .collect();
+    json!({ "version": d.version, "madeAt": domain::time::rfc3339(d.made_at), "items": items })
+}
+
+/// A car's damage marks, each on its view with its photo.
+fn marks_json(state: &AppState, marks: &[store::DamageMark]) -> Value {
+    Value::Array(
+        marks
+            .iter()
+            .map(|m| {
+                json!({
+                    "id": m.damage_mark_id, "area": m.mark.area.as_str(), "areaLabel": m.mark.area.label(), "kind": m.mark.kind.as_str(),
+                    "kindLabel": m.mark.kind.label(), "x": m.mark.x, "y": m.mark.y, "note": m.mark.note,
+                    "photo": domain::image::join(&state.config.upload.base, &m.photo_path),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// One car with its photos, its statement of condition and damage marks, its version in
+/// `ETag`, `status` as given.
 async fn one(state: &AppState, shop_id: i64, id: i64, status: StatusCode) -> Result<Response, AppError> {
     let it = state.store.stock_item(shop_id, id).await?;
     let photos = state.store.listing_photos(id).await?;
-    let mut res = ok(item_json(state, &it, Some(&photos)));
+    let mut body = item_json(state, &it, Some(&photos));
+    body["disclosure"] = disclosure_json(state.store.disclosure_of(id).await?.as_ref());
+    body["damageMarks"] = marks_json(state, &state.store.damage_marks(id).await?);
+    let mut res = ok(body);
     *res.status_mut() = status;
     if let Ok(v) = HeaderValue::from_str(&domain::dealer_api::etag(it.updated_at)) {
         res.headers_mut().insert(header::ETAG, v);
