@@ -429,24 +429,16 @@ pub fn changes(before: &SellInput, after: &SellInput) -> Vec<String> {
         .collect()
 }
 
-/// A form value as people read it (a slug by its name, a code by its label, a long text cut).
+/// A form value as people read it in a preview: as the template writes it, with units, a long
+/// text cut, an empty one said.
 fn shown(field: &str, value: &str) -> String {
     let v = value.trim();
-    let named = match field {
-        "series" => crate::catalog::series_by_slug(v).map(|s| s.name.to_owned()),
-        "city" => crate::region::city_by_slug(v).map(|c| c.name.to_owned()),
-        "colour" => selling::COLOURS.iter().find(|(slug, _)| *slug == v).map(|(_, l)| (*l).to_owned()),
-        "gearbox" => Some(if v == "1" { "手动" } else { "自动" }.to_owned()),
-        "emission" => v.parse::<u8>().ok().and_then(|c| crate::filter::EMISSION_OPTIONS.iter().find(|o| o.code == c)).map(|o| o.label.to_owned()),
-        "mileage" => Some(format!("{v}万公里")),
-        "price" => Some(format!("{v}万")),
-        _ => None,
-    };
-    match named {
-        Some(n) => n,
-        None if v.is_empty() => "（空）".to_owned(),
-        None if v.chars().count() > 20 => format!("{}…", v.chars().take(20).collect::<String>()),
-        None => v.to_owned(),
+    match field {
+        "mileage" => format!("{v}万公里"),
+        "price" => format!("{v}万"),
+        _ if v.is_empty() => "（空）".to_owned(),
+        _ if v.chars().count() > 20 => format!("{}…", v.chars().take(20).collect::<String>()),
+        _ => template_cell(field, v),
     }
 }
 
