@@ -169,6 +169,7 @@ pub mod selling;
 pub mod service;
 pub mod shop;
 pub mod stats;
+pub mod stock_feed;
 pub mod stock_import;
 pub mod text;
 pub mod time;

@@ -220,10 +220,26 @@ pub type FileError = String;
 /// cannot be read as the template (an unknown layout, a missing required column, no rows, too
 /// many rows). Blank rows are skipped.
 pub fn read_rows(sheet: &Sheet) -> Result<(Vec<RowInput>, Vec<&'static str>), FileError> {
+    let read = read_sheet(sheet, true)?;
+    if read.0.is_empty() {
+        return Err("文件里没有车辆：请从第二行起每行填一辆车".to_owned());
+    }
+    Ok(read)
+}
+
+/// The rows of a stock feed turned into the template ([`crate::stock_feed::to_sheet`]): as
+/// [`read_rows`], but a required column may be missing (the shop's cars keep that field; a new
+/// car is refused in its row by the form's check), and a feed with no car on offer is an empty
+/// stock, which the plan's guard stops.
+pub fn read_feed_rows(sheet: &Sheet) -> Result<(Vec<RowInput>, Vec<&'static str>), FileError> {
+    read_sheet(sheet, false)
+}
+
+fn read_sheet(sheet: &Sheet, whole_header: bool) -> Result<(Vec<RowInput>, Vec<&'static str>), FileError> {
     let Some(header) = sheet.rows.first() else { return Err("文件是空的：请按模板填写，第一行为表头".to_owned()) };
     let columns: Vec<Option<&'static Column>> = header.iter().map(|h| column_of(h)).collect();
     let missing: Vec<&str> = COLUMNS.iter().filter(|c| c.required && !columns.iter().flatten().any(|k| k.header == c.header)).map(|c| c.header).collect();
-    if !missing.is_empty() {
+    if whole_header && !missing.is_empty() {
         return Err(format!("表头缺少“{}”列：请下载模板，第一行保持模板的表头", missing.join("”“")));
     }
     let given: Vec<&'static str> = columns
@@ -255,9 +271,6 @@ pub fn read_rows(sheet: &Sheet) -> Result<(Vec<RowInput>, Vec<&'static str>), Fi
             }
         }
         rows.push(row);
-    }
-    if rows.is_empty() {
-        return Err("文件里没有车辆：请从第二行起每行填一辆车".to_owned());
     }
     Ok((rows, given))
 }

@@ -288,6 +288,17 @@ impl Store {
         }))
     }
 
+    /// The owner of shop `shop_id`, if it has one.
+    pub async fn shop_owner_id(&self, shop_id: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query_scalar::<_, Option<i64>>("select owner_user_id from shop where shop_id = $1")
+                .bind(shop_id)
+                .fetch_optional(p)
+                .await?
+                .flatten()
+        }))
+    }
+
     /// Every open shop's slug and last change (sitemap).
     pub async fn shop_onames(&self) -> Result<Vec<(String, i64)>, DbError> {
         Ok(on_pool!(self, p => {

@@ -254,6 +254,28 @@ pub struct Config {
     pub live: Live,
     /// The WeChat mini program the hand-off pages open.
     pub mini: Mini,
+    /// Dealers' stock feeds, read every night.
+    pub stock_sync: StockSync,
+}
+
+choice!(
+    /// Who reads a dealer's stock feed.
+    StockSyncAdapter, "stock_sync.adapter" {
+        /// Nothing is fetched: the feed is the shop's own stock as it is, so a reading changes
+        /// nothing (development and the demo, which reach no dealer system).
+        Sandbox = "sandbox",
+        /// The feed at the address the dealer gave (Meta's automotive inventory feed, CSV or
+        /// TSV), fetched over `https` on the public internet.
+        Feed = "feed",
+    }
+);
+
+/// Dealers' stock feeds (`domain::stock_feed`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StockSync {
+    /// `sandbox` or `feed`.
+    pub adapter: StockSyncAdapter,
 }
 
 choice!(
@@ -571,6 +593,9 @@ pub struct Sms {
     /// The template telling a shop's owner one of its webhooks was paused after a day of failed
     /// deliveries (variable `host`: the host of its address).
     pub webhook_template_code: String,
+    /// The template telling a shop's owner the night's stock sync was not applied and waits for
+    /// them (variable `reason`: 数据有误, 下架过多 or 无法读取).
+    pub sync_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -886,6 +911,7 @@ impl Config {
                 need("sms.reservation_template_code", &self.sms.reservation_template_code);
                 need("sms.message_template_code", &self.sms.message_template_code);
                 need("sms.webhook_template_code", &self.sms.webhook_template_code);
+                need("sms.sync_template_code", &self.sms.sync_template_code);
             }
         }
         match self.oauth.adapter {
@@ -969,7 +995,8 @@ impl Config {
                 || self.report.adapter == ReportAdapter::Sandbox
                 || self.insurance.adapter == InsuranceAdapter::Sandbox
                 || self.ads.adapter == AdsAdapter::Sandbox
-                || self.mini.adapter == MiniAdapter::Sandbox)
+                || self.mini.adapter == MiniAdapter::Sandbox
+                || self.stock_sync.adapter == StockSyncAdapter::Sandbox)
         {
             return Err("production cannot use sandbox adapters".to_owned());
         }

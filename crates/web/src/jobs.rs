@@ -1,4 +1,5 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
+//! reading dealers' stock feeds (nightly, `features::dealer_api::sync`),
 //! retrying dealers' lead notices and the ad platforms' conversion reports, deleting uploads no listing uses, refreshing stored valuations,
 //! and (every minute) reconciling pending payment orders, asking about history reports and
 //! sending buyers' alerts. Every node keeps the timers, but each round is claimed in the database
@@ -52,6 +53,14 @@ pub async fn tick(state: &AppState, node: &str) {
         let now = state.clock.now();
         if let Err(e) = state.store.refresh_reply_stats(now - domain::message::REPLY_DAYS * 86_400, now).await {
             tracing::warn!(error = %e, "reply figures round failed");
+        }
+    })
+    .await;
+    claimed(state, node, "stock sync", EXPIRY_EVERY, Duration::ZERO, async {
+        match crate::features::dealer_api::sync::nightly(state).await {
+            Ok(0) => {}
+            Ok(read) => tracing::info!(read, "read dealers' stock feeds"),
+            Err(e) => tracing::warn!(error = ?e, "stock sync round failed"),
         }
     })
     .await;

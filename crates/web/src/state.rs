@@ -72,6 +72,8 @@ pub struct Adapters {
     pub ads: adapters::ads::Ads,
     /// The mini program's URL schemes.
     pub mini: adapters::mini::Mini,
+    /// Dealers' stock feeds.
+    pub stock_feed: adapters::stock_feed::StockFeed,
 }
 
 impl Adapters {
@@ -87,6 +89,7 @@ impl Adapters {
             insurers: adapters::insurer::Insurers::from_config(config, client.clone()),
             ads: adapters::ads::Ads::from_config(config, client.clone()),
             mini: adapters::mini::Mini::from_config(config, client.clone()),
+            stock_feed: adapters::stock_feed::StockFeed::from_config(config),
             pay: adapters::pay::Payments::from_config(config, client, store),
         }
     }

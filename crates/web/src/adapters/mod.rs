@@ -13,6 +13,7 @@ pub mod mini;
 pub mod oauth;
 pub mod pay;
 pub mod sms;
+pub mod stock_feed;
 pub mod wechat;
 pub mod wechatpay;
 

@@ -52,6 +52,7 @@ pub struct Aliyun {
     reservation_template_code: String,
     message_template_code: String,
     webhook_template_code: String,
+    sync_template_code: String,
 }
 
 impl Sms {
@@ -74,6 +75,7 @@ impl Sms {
                 reservation_template_code: config.sms.reservation_template_code.clone(),
                 message_template_code: config.sms.message_template_code.clone(),
                 webhook_template_code: config.sms.webhook_template_code.clone(),
+                sync_template_code: config.sms.sync_template_code.clone(),
             }))
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -218,6 +220,28 @@ impl Sms {
                 a.send(mobile, &a.webhook_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a shop's owner that the night's stock sync waits for them: `reason` is 数据有误,
+    /// 下架过多 or 无法读取.
+    pub async fn send_stock_sync_held(&self, mobile: &str, reason: &str) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!("【二手车网】您店铺今晚的库存同步{reason}，没有自动更新车源。请到商家中心“库存同步”查看并处理。");
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: stock sync held");
+                s.keep(mobile, "stock_sync", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "reason": reason }).to_string();
+                a.send(mobile, &a.sync_template_code, &param).await
+            }
+        }
+    }
+
+    /// The stock sync notices the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_stock_sync_notices(&self, mobile: &str) -> Vec<String> {
+        self.sandbox_sent(mobile, "stock_sync")
     }
 
     /// The webhook notices the sandbox sent to a phone, oldest first (tests, development).

@@ -34,4 +34,5 @@ mod selling;
 mod service;
 mod shops;
 mod stock_import;
+mod stock_sync;
 mod webhooks;

@@ -19,6 +19,36 @@ async fn stocked_shop(app: &TestApp) -> i64 {
     app.state.store.count_admin("select shop_id from listing where shop_id is not null group by shop_id order by count(*) desc, shop_id limit 1").await.unwrap()
 }
 
+/// The shop with the most cars in the demo, `n` of its live cars carrying a VIN the tests know
+/// (cars of other sellers are moved in until it has `n`).
+pub async fn shop_with_vins(app: &TestApp, n: u64) -> i64 {
+    let shop_id = stocked_shop(app).await;
+    for k in 0..n {
+        let live =
+            app.state.store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id} and status in ('online', 'pending')")).await.unwrap();
+        if live <= k as i64 {
+            app.state
+                .store
+                .execute_admin(&format!(
+                    "update listing set shop_id = {shop_id}, seller_kind = 'dealer' where listing_id = (select min(listing_id) from listing where status = 'online' and (shop_id is null or shop_id <> {shop_id}))"
+                ))
+                .await
+                .unwrap();
+        }
+    }
+    for k in 0..n {
+        let vin = domain::report::sandbox_vin(2020, 7_000 + k);
+        app.state
+            .store
+            .execute_admin(&format!(
+                "update listing set vin = '{vin}' where listing_id = (select listing_id from listing where shop_id = {shop_id} and status in ('online', 'pending') order by listing_id limit 1 offset {k})"
+            ))
+            .await
+            .unwrap();
+    }
+    shop_id
+}
+
 const HEADER: [&str; 15] = [
     "车架号*",
     "品牌车系*",
@@ -100,32 +130,7 @@ async fn a_stock_file_is_previewed_applied_once_guarded_and_undone(app: &TestApp
         .respond_with(ResponseTemplate::new(200).set_body_raw(jpeg(800, 600, 90), "image/jpeg"))
         .mount(&peer)
         .await;
-    let shop_id = stocked_shop(app).await;
-    // Five live cars of the shop carry a VIN the test knows (cars of other sellers are moved in
-    // until it has five).
-    for n in 0..5 {
-        let live =
-            app.state.store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id} and status in ('online', 'pending')")).await.unwrap();
-        if live <= n as i64 {
-            app.state
-                .store
-                .execute_admin(&format!(
-                    "update listing set shop_id = {shop_id}, seller_kind = 'dealer' where listing_id = (select min(listing_id) from listing where status = 'online' and (shop_id is null or shop_id <> {shop_id}))"
-                ))
-                .await
-                .unwrap();
-        }
-    }
-    for n in 0..5 {
-        let vin = domain::report::sandbox_vin(2020, 7_000 + n);
-        app.state
-            .store
-            .execute_admin(&format!(
-                "update listing set vin = '{vin}' where listing_id = (select listing_id from listing where shop_id = {shop_id} and status in ('online', 'pending') order by listing_id limit 1 offset {n})"
-            ))
-            .await
-            .unwrap();
-    }
+    let shop_id = shop_with_vins(app, 5).await;
     let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
     let h = [("cookie", dealer.as_str())];
     let (cars, _) = app.state.store.import_cars(shop_id).await.unwrap();

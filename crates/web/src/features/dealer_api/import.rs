@@ -102,7 +102,7 @@ struct Gone {
 
 /// The plan (`stock_import.plan`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Plan {
+pub(super) struct Plan {
     rows: Vec<PlanRow>,
     take_down: Vec<Gone>,
     /// The shop's live cars when the file was read.
@@ -112,11 +112,16 @@ struct Plan {
 }
 
 impl Plan {
-    fn count(&self, step: &str) -> usize {
+    pub(super) fn count(&self, step: &str) -> usize {
         self.rows.iter().filter(|r| r.step == step).count()
     }
 
-    fn guarded(&self) -> bool {
+    /// How many live cars it takes down.
+    pub(super) fn gone(&self) -> usize {
+        self.take_down.len()
+    }
+
+    pub(super) fn guarded(&self) -> bool {
         rules::needs_confirmation(self.take_down.len(), self.live)
     }
 }
@@ -203,7 +208,7 @@ async fn render_start(state: &AppState, visitor: &Visitor, dealer: ShopHead, err
 }
 
 /// A plan in one line: 新建3 · 更新2 · 下架1.
-fn summary(plan: &Plan) -> String {
+pub(super) fn summary(plan: &Plan) -> String {
     let mut parts: Vec<String> = [("create", "新建"), ("update", "更新"), ("same", "不变"), ("refused", "有错误")]
         .iter()
         .filter_map(|(step, label)| match plan.count(step) {
@@ -254,7 +259,7 @@ pub async fn upload(
 }
 
 /// The phone a row without one gets: the shop's, when it is a mobile; else the owner's.
-fn shop_contact(dealer: &ShopHead, user: &store::User) -> String {
+pub(super) fn shop_contact(dealer: &ShopHead, user: &store::User) -> String {
     match domain::validate::Mobile::parse(&dealer.phone) {
         Ok(m) => m.as_str().to_owned(),
         Err(_) => user.mobile.clone().unwrap_or_default(),
@@ -316,6 +321,12 @@ fn too_many_rows() -> String {
 }
 
 fn read_csv(bytes: &[u8]) -> Result<Sheet, String> {
+    read_delimited(bytes)
+}
+
+/// Rows of text cells from CSV, or TSV when the first line has a tab and no comma (a stock feed
+/// may be either): UTF-8, or GBK as Excel saves a CSV on a Chinese Windows.
+pub(super) fn read_delimited(bytes: &[u8]) -> Result<Sheet, String> {
     let text: std::borrow::Cow<'_, str> = match std::str::from_utf8(bytes) {
         Ok(t) => t.into(),
         Err(_) => {
@@ -327,7 +338,9 @@ fn read_csv(bytes: &[u8]) -> Result<Sheet, String> {
         }
     };
     let text = text.trim_start_matches('\u{feff}');
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    let first = text.lines().next().unwrap_or("");
+    let delimiter = if first.contains('\t') && !first.contains(',') { b'\t' } else { b',' };
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).delimiter(delimiter).from_reader(text.as_bytes());
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| format!("第{}行无法读取：请检查引号是否成对", e.position().map_or(0, csv::Position::line)))?;
@@ -409,7 +422,7 @@ fn excel_date(days: f64) -> String {
 
 /// The plan of a file's rows against the shop's cars, with the checks that need the store (a
 /// VIN on sale elsewhere).
-async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput], given: &[&str], contact: &str) -> Result<Plan, AppError> {
+pub(super) async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput], given: &[&str], contact: &str) -> Result<Plan, AppError> {
     let (cars, bare) = state.store.import_cars(shop_id).await?;
     let shop_cars: Vec<rules::ShopCar> = cars
         .iter()
@@ -566,13 +579,22 @@ pub async fn apply(State(state): State<AppState>, Dealer(user): Dealer, PathId(i
     // The work goes on in a task of its own: a visitor who closes the page (or a proxy that
     // gives up) does not stop it halfway.
     let task = tokio::spawn(run_apply(state.clone(), user.user_id, shop.shop_id, id, plan, now));
-    task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))?
+    let applied = task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))??;
+    Ok(see_other(&format!("{back}?{}", if applied == Applied::Written { "applied=1" } else { "failed=1" }), Vec::new()))
+}
+
+/// How applying a claimed import ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Applied {
+    /// Written.
+    Written,
+    /// A new car's photo could not be fetched: back to its preview, the reason in its row.
+    PhotosFailed,
 }
 
 /// Applies a claimed import: the photos, then the writes; a failure before any write gives the
 /// import back to its preview, one after undoes what was written.
-async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64, mut plan: Plan, now: i64) -> Result<Response, AppError> {
-    let back = format!("/space/stock-import/{id}");
+pub(super) async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64, mut plan: Plan, now: i64) -> Result<Applied, AppError> {
     let fetched = match fetch_photos(&state, owner, &mut plan).await {
         Ok(f) => f,
         Err(e) => {
@@ -584,7 +606,7 @@ async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64, mut plan:
         let json = serde_json::to_string(&plan).map_err(|_| kept_wrong())?;
         state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Previewed, now, 0).await?;
         state.store.replan_stock_import(id, &json).await?;
-        return Ok(see_other(&format!("{back}?failed=1"), Vec::new()));
+        return Ok(Applied::PhotosFailed);
     };
     let mut done = Done::default();
     let written = write_plan(&state, owner, shop_id, &plan, &photos, &mut done).await;
@@ -596,7 +618,7 @@ async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64, mut plan:
         state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Undone, now, 0).await?;
         return Err(e);
     }
-    Ok(see_other(&format!("{back}?applied=1"), Vec::new()))
+    Ok(Applied::Written)
 }
 
 /// The new cars' photos, fetched through the photo pipeline (by row index); `None` when one
@@ -808,7 +830,7 @@ fn template_text() -> String {
 
 /// The shop's live cars with a VIN as the template's rows (photo addresses left empty: an
 /// import keeps an existing car's photos), oldest first.
-async fn stock_rows(state: &AppState, shop_id: i64) -> Result<Vec<Vec<String>>, AppError> {
+pub(super) async fn stock_rows(state: &AppState, shop_id: i64) -> Result<Vec<Vec<String>>, AppError> {
     let (cars, _) = state.store.import_cars(shop_id).await?;
     Ok(cars
         .iter()

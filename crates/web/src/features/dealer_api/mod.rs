@@ -22,6 +22,7 @@ mod leads;
 mod messages;
 mod reservations;
 mod stock;
+pub mod sync;
 mod webhooks;
 
 use axum::extract::{FromRequestParts, Request, State};
@@ -166,6 +167,7 @@ pub fn list_query(query: Option<String>, cursors: &[Cursor]) -> Result<(Position
 pub fn routes(r: &mut Routes) {
     keys::routes(r);
     import::routes(r);
+    sync::routes(r);
     stock::routes(r);
     leads::routes(r);
     messages::routes(r);

@@ -1,0 +1,301 @@
+//! The dealer centre's 库存同步 (`/space/stock-sync`): the address where the shop's dealer system
+//! publishes its stock (Meta's automotive inventory feed, `domain::stock_feed`), read every night
+//! at 03:00 Beijing time, and on the page when the dealer asks.
+//!
+//! A reading is a stock import (`import.rs`): the feed is turned into the template's sheet and
+//! planned against the shop's cars. The nightly reading applies it when every row is clean and
+//! it takes down no more than the guard allows — undoable for a day like any import —, and
+//! otherwise keeps it as a preview and tells the owner by SMS; a reading asked for on the page is
+//! always a preview, applied by the dealer.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use domain::stock_feed::{self as feed, SyncOutcome};
+use domain::stock_import::{self as rules, COLUMNS, ImportStatus, Sheet};
+
+use super::import::{self, Applied};
+use crate::adapters::stock_feed::{FEED_WAIT, Fetched, StockFeed};
+use crate::auth::access::Dealer;
+use crate::auth::signin::see_other;
+use crate::features::dealers::shop_head::ShopHead;
+use crate::http::error::AppError;
+use crate::http::extract::Query;
+use crate::http::routes::{Access, Routes};
+use crate::http::visitor::Visitor;
+use crate::render::meta::{Layout, PageMeta};
+use crate::services::outbound::{self, Reach};
+use crate::state::AppState;
+
+/// Readings a shop may ask for on the page in an hour (each fetches the feed).
+const READS_PER_HOUR: i64 = 10;
+
+/// Shops read in one ten-minute round; the rest wait for the next round.
+const SHOPS_PER_ROUND: i64 = 20;
+
+/// The longest feed address kept.
+const URL_MAX_CHARS: usize = 500;
+
+/// How a reading went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The outcome.
+    pub outcome: SyncOutcome,
+    /// What it says (Chinese).
+    pub message: String,
+    /// The import it made.
+    pub import_id: Option<i64>,
+    /// For the owner's SMS when a nightly reading is held: 数据有误, 下架过多, 无法读取.
+    reason: &'static str,
+}
+
+impl Reading {
+    fn failed(message: String) -> Reading {
+        Reading { outcome: SyncOutcome::Failed, message, import_id: None, reason: "无法读取" }
+    }
+}
+
+/// The shop a reading is for.
+struct Shop {
+    shop_id: i64,
+    owner: i64,
+    contact: String,
+}
+
+/// Whether `url` can be a feed's address: as the feed adapter will fetch it (the sandbox, which
+/// fetches nothing, takes any `http(s)` address); the reason is Chinese.
+async fn check(state: &AppState, url: &str) -> Result<(), String> {
+    match state.adapters.stock_feed {
+        StockFeed::Sandbox => match reqwest::Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "https" | "http") && u.host_str().is_some() => Ok(()),
+            _ => Err("库存数据地址须是以 https:// 开头的网址".to_owned()),
+        },
+        StockFeed::Feed => outbound::pinned(url, Reach::of(state.config.env), "库存数据地址", FEED_WAIT).await.map(|_| ()),
+    }
+}
+
+/// The feed at `url`, through the adapter.
+async fn fetch(state: &AppState, url: &str) -> Result<Fetched, String> {
+    let pinned = match state.adapters.stock_feed {
+        StockFeed::Sandbox => None,
+        StockFeed::Feed => Some(outbound::pinned(url, Reach::of(state.config.env), "库存数据地址", FEED_WAIT).await?),
+    };
+    state.adapters.stock_feed.fetch(pinned).await
+}
+
+/// Reads the shop's feed at `url` into an import and, when `nightly` and it is clean and
+/// within the guard, applies it.
+async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result<Reading, AppError> {
+    let now = state.clock.now();
+    let sheet = match fetch(state, url).await {
+        Err(why) => return Ok(Reading::failed(why)),
+        Ok(Fetched::ShopStock) => {
+            let mut rows = vec![COLUMNS.iter().map(rules::template_header).collect()];
+            rows.extend(import::stock_rows(state, shop.shop_id).await?);
+            Sheet { rows, first_line: 1 }
+        }
+        Ok(Fetched::Body(bytes)) => {
+            let read = tokio::task::spawn_blocking(move || import::read_delimited(&bytes).and_then(|s| feed::to_sheet(&s)))
+                .await
+                .map_err(|e| AppError::Internal(format!("reading a stock feed: {e}")))?;
+            match read {
+                Ok(sheet) => sheet,
+                Err(why) => return Ok(Reading::failed(why)),
+            }
+        }
+    };
+    let (rows, given) = match rules::read_feed_rows(&sheet) {
+        Ok(r) => r,
+        Err(why) => return Ok(Reading::failed(why)),
+    };
+    let plan = import::plan(state, shop.shop_id, &rows, &given, &shop.contact).await?;
+    let refused = plan.count("refused");
+    if refused == 0 && plan.count("create") == 0 && plan.count("update") == 0 && plan.gone() == 0 {
+        let message = format!("库存数据与本店车辆一致（{}辆），没有需要更新的", plan.count("same"));
+        return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "" });
+    }
+    let json = serde_json::to_string(&plan).map_err(|e| AppError::Internal(format!("keeping a stock feed's plan: {e}")))?;
+    let name = format!("库存同步 {}", &domain::time::datetime(now)[..16]);
+    let id = state.store.create_stock_import(shop.shop_id, shop.owner, &name, &json, now).await?;
+    let held = |message: String, reason: &'static str| Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason });
+    if refused > 0 {
+        return held(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误");
+    }
+    if plan.guarded() {
+        let message = format!("将下架{}辆车，超过在售车辆的{}%，没有自动同步：请核对后在预览中确认", plan.gone(), rules::GUARD_PERCENT);
+        return held(message, "下架过多");
+    }
+    if !nightly {
+        return held(format!("已读取：{}。请在预览中确认后导入", import::summary(&plan)), "");
+    }
+    // Applied as the 确认导入 button applies it, claimed first like a click.
+    if !state.store.move_stock_import(id, ImportStatus::Previewed, ImportStatus::Applied, now, 0).await? {
+        return held("这次同步已在处理中".to_owned(), "");
+    }
+    let summary = import::summary(&plan);
+    let task = tokio::spawn(import::run_apply(state.clone(), shop.owner, shop.shop_id, id, plan, now));
+    match task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))?? {
+        Applied::Written => Ok(Reading { outcome: SyncOutcome::Applied, message: format!("已同步：{summary}"), import_id: Some(id), reason: "" }),
+        Applied::PhotosFailed => held("部分新车的照片无法下载，没有同步：请在预览中查看标红的行".to_owned(), "数据有误"),
+    }
+}
+
+/// The shop a dealer's reading is for.
+fn shop_of(dealer: &ShopHead, user: &store::User) -> Shop {
+    Shop { shop_id: dealer.shop_id, owner: user.user_id, contact: import::shop_contact(dealer, user) }
+}
+
+/// The nightly round: reads every shop whose sync is due (at most [`SHOPS_PER_ROUND`]), each
+/// moved to the next night before it is read; tells an owner whose reading was not applied.
+/// How many shops were read.
+pub async fn nightly(state: &AppState) -> Result<usize, AppError> {
+    let now = state.clock.now();
+    let due = state.store.claim_due_stock_syncs(now, feed::next_nightly(now), SHOPS_PER_ROUND).await?;
+    for sync in &due {
+        // A shop without an owner, or an owner without this shop, has no one to read for.
+        let Some(owner_id) = state.store.shop_owner_id(sync.shop_id).await? else { continue };
+        let Some(dealer) = ShopHead::of_owner(state, owner_id).await?.filter(|d| d.shop_id == sync.shop_id) else { continue };
+        let owner = state.store.user(owner_id).await?;
+        let reading = match read(state, &shop_of(&dealer, &owner), &sync.feed_url, true).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(shop = sync.shop_id, error = ?e, "a stock sync failed");
+                Reading::failed("同步时出现内部错误，已记录，将在下一晚重试".to_owned())
+            }
+        };
+        state.store.finish_stock_sync(sync.shop_id, now, reading.outcome, &reading.message, reading.import_id).await?;
+        tracing::info!(shop = sync.shop_id, outcome = reading.outcome.as_str(), message = %reading.message, "stock sync read");
+        if !reading.reason.is_empty()
+            && let Some(mobile) = owner.mobile.as_deref()
+            && let Err(e) = state.adapters.sms.send_stock_sync_held(mobile, reading.reason).await
+        {
+            tracing::warn!(shop = sync.shop_id, error = %e, "a held stock sync not told by SMS");
+        }
+    }
+    Ok(due.len())
+}
+
+#[derive(Template)]
+#[template(path = "dealer_api/sync.html")]
+struct SyncPage {
+    page: PageMeta,
+    dealer: ShopHead,
+    /// The address as kept or typed.
+    url: String,
+    url_error: Option<String>,
+    notice: Option<String>,
+    sync: Option<SyncView>,
+    sandbox: bool,
+}
+
+/// The sync as the page shows it.
+struct SyncView {
+    next: String,
+    last: Option<String>,
+    outcome: &'static str,
+    ok: bool,
+    message: String,
+    import_id: Option<i64>,
+}
+
+async fn render(
+    state: &AppState,
+    visitor: &Visitor,
+    dealer: ShopHead,
+    url: Option<String>,
+    url_error: Option<String>,
+    notice: Option<String>,
+) -> Result<Response, AppError> {
+    let kept = state.store.stock_sync(dealer.shop_id).await?;
+    let url = url.or_else(|| kept.as_ref().map(|s| s.feed_url.clone())).unwrap_or_default();
+    let sync = kept.map(|s| SyncView {
+        next: domain::time::datetime(s.next_at)[..16].to_owned(),
+        last: s.last_at.map(|t| domain::time::datetime(t)[..16].to_owned()),
+        outcome: s.outcome.map_or("", SyncOutcome::label),
+        ok: matches!(s.outcome, Some(SyncOutcome::Applied | SyncOutcome::Unchanged)),
+        message: s.message,
+        import_id: s.import_id,
+    });
+    let status = if url_error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+    let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "库存同步");
+    page.private();
+    let sandbox = state.adapters.stock_feed == StockFeed::Sandbox;
+    let tpl = SyncPage { page, dealer, url, url_error, notice, sync, sandbox };
+    let mut res = Html(tpl.render()?).into_response();
+    *res.status_mut() = status;
+    Ok(res)
+}
+
+/// `?done=saved|stopped|read` after an action.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Done {
+    #[serde(default)]
+    done: String,
+}
+
+/// `GET /space/stock-sync`.
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<Done>) -> Result<Response, AppError> {
+    let dealer = ShopHead::of_owner(&state, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let notice = match q.done.as_str() {
+        "saved" => Some("已保存：每晚3点读取一次库存数据。可以先点“立即读取”看看会发生什么。".to_owned()),
+        "stopped" => Some("已停止库存同步，车源不会再按库存数据更新。".to_owned()),
+        _ => None,
+    };
+    render(&state, &visitor, dealer, None, None, notice).await
+}
+
+/// `POST /space/stock-sync` (`feed_url`): sets the address, read next at 03:00.
+pub async fn save(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, body: Bytes) -> Result<Response, AppError> {
+    let dealer = ShopHead::of_owner(&state, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let url: String = form_urlencoded::parse(&body).find(|(k, _)| k == "feed_url").map(|(_, v)| v.trim().to_owned()).unwrap_or_default();
+    let error = if url.is_empty() {
+        Some("请填写库存数据地址".to_owned())
+    } else if url.chars().count() > URL_MAX_CHARS {
+        Some(format!("地址不能超过{URL_MAX_CHARS}个字符"))
+    } else {
+        check(&state, &url).await.err()
+    };
+    if let Some(e) = error {
+        let kept: String = url.chars().take(URL_MAX_CHARS + 20).collect();
+        return render(&state, &visitor, dealer, Some(kept), Some(e), None).await;
+    }
+    let now = state.clock.now();
+    state.store.save_stock_sync(dealer.shop_id, &url, feed::next_nightly(now), now).await?;
+    Ok(see_other("/space/stock-sync?done=saved", Vec::new()))
+}
+
+/// `POST /space/stock-sync/read`: reads the feed now, into a preview the dealer applies.
+pub async fn read_now(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer) -> Result<Response, AppError> {
+    let dealer = ShopHead::of_owner(&state, user.user_id).await?.ok_or(AppError::NotFound)?;
+    let Some(sync) = state.store.stock_sync(dealer.shop_id).await? else { return Ok(see_other("/space/stock-sync", Vec::new())) };
+    let now = state.clock.now();
+    let counter = format!("stock-sync:{}", dealer.shop_id);
+    if let Some(refused) = state.store.throttle(&[(counter.as_str(), domain::limit::Limit::per_hour(READS_PER_HOUR))], now).await? {
+        let wait = (refused.retry_after + 59) / 60;
+        let notice = format!("每小时最多立即读取{READS_PER_HOUR}次，请{wait}分钟后再试");
+        return render(&state, &visitor, dealer, None, None, Some(notice)).await;
+    }
+    let reading = read(&state, &shop_of(&dealer, &user), &sync.feed_url, false).await?;
+    state.store.finish_stock_sync(dealer.shop_id, now, reading.outcome, &reading.message, reading.import_id).await?;
+    match reading.import_id {
+        Some(id) => Ok(see_other(&format!("/space/stock-import/{id}"), Vec::new())),
+        None => Ok(see_other("/space/stock-sync?done=read", Vec::new())),
+    }
+}
+
+/// `POST /space/stock-sync/stop`.
+pub async fn stop(State(state): State<AppState>, Dealer(user): Dealer) -> Result<Response, AppError> {
+    let shop = state.store.own_shop(user.user_id).await?;
+    state.store.drop_stock_sync(shop.shop_id).await?;
+    Ok(see_other("/space/stock-sync?done=stopped", Vec::new()))
+}
+
+/// This module's routes.
+pub fn routes(r: &mut Routes) {
+    r.get(Access::Dealer, "/space/stock-sync", page);
+    r.post(Access::Dealer, "/space/stock-sync", save);
+    r.post(Access::Dealer, "/space/stock-sync/read", read_now);
+    r.post(Access::Dealer, "/space/stock-sync/stop", stop);
+}
