@@ -94,6 +94,16 @@ impl Routes {
         self.add(access, path, "PATCH", axum::routing::patch(handler))
     }
 
+    /// `PUT` of `path`.
+    pub fn put<H: Handler<T, AppState>, T: 'static>(&mut self, access: Access, path: &'static str, handler: H) -> &mut Self {
+        self.add(access, path, "PUT", axum::routing::put(handler))
+    }
+
+    /// `DELETE` of `path`.
+    pub fn delete<H: Handler<T, AppState>, T: 'static>(&mut self, access: Access, path: &'static str, handler: H) -> &mut Self {
+        self.add(access, path, "DELETE", axum::routing::delete(handler))
+    }
+
     /// Every method of `path`.
     pub fn any<H: Handler<T, AppState>, T: 'static>(&mut self, access: Access, path: &'static str, handler: H) -> &mut Self {
         self.add(access, path, "ANY", axum::routing::any(handler))

@@ -3,7 +3,8 @@
 //! through the pipeline, a create checked like the form and made once however often it is
 //! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
 //! marked contacted), messages (masked until both sides wrote) and reservations (a sale
-//! confirmed once); and the leads desk's download of a date range.
+//! confirmed once); a car's statement of condition and damage marks written by key with the
+//! site's checks; and the leads desk's download of a date range.
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -18,6 +19,7 @@ on_both!(10 =>
     messages_and_reservations_are_read_and_a_sale_confirmed_by_key,
     a_photo_is_fetched_by_its_address_and_never_from_inside,
     a_shop_answers_a_buyer_by_key_under_the_sites_rules,
+    a_cars_condition_is_written_by_key_as_on_the_site,
 );
 
 /// Makes a key on the dealer centre's page: its secret (read off the page that shows it once).
@@ -658,4 +660,116 @@ async fn a_shop_answers_a_buyer_by_key_under_the_sites_rules(app: &TestApp) {
 /// A shop other than `shop_id` that has an owner.
 async fn stocked_rival(app: &TestApp, shop_id: i64) -> i64 {
     app.state.store.count_admin(&format!("select min(shop_id) from shop where shop_id <> {shop_id} and owner_user_id is not null")).await.unwrap()
+}
+
+/// Every item of the statement answered, as a key sends it.
+fn statement(mileage: &str, confirm: bool) -> Value {
+    json!({ "items": {
+        "use": { "answer": "private" }, "structural": { "answer": "no" }, "flood": { "answer": "no" }, "fire": { "answer": "no" },
+        "repairs": { "answer": "yes", "note": "2024年右后门钣金喷漆" }, "mileage": { "answer": mileage }, "mortgage": { "answer": "no" },
+        "seizure": { "answer": "no" }, "dues": { "answer": "no" }, "inspection": { "answer": "2027-05" }, "insurance": "2027-03", "scrap": { "answer": "none" } },
+        "confirmContradictions": confirm })
+}
+
+async fn a_cars_condition_is_written_by_key_as_on_the_site(app: &TestApp) {
+    // A shop's online car of private use.
+    let id = app
+        .state
+        .store
+        .count_admin("select coalesce(min(listing_id), 0) from listing where shop_id is not null and status = 'online' and use_kind <> 2")
+        .await
+        .unwrap();
+    assert!(id > 0, "the seed has an online private car of a shop");
+    let shop = app.state.store.count_admin(&format!("select shop_id from listing where listing_id = {id}")).await.unwrap();
+    let dealer = login(app, &owner_mobile(app, shop).await, "").await;
+    let key = make_key(app, &dealer, "车况", &["stock:read", "stock:write"]).await;
+    let reader = make_key(app, &dealer, "只读", &["stock:read"]).await;
+    let bearer = format!("Bearer {key}");
+    let h = [("authorization", bearer.as_str())];
+    let put = |id: i64, body: Value| async move {
+        send_method(app.router(), Method::PUT, &format!("/api/dealer/v1/stock/{id}/disclosure"), &h, "application/json", body.to_string().into_bytes()).await
+    };
+    // A car of the shop stated at 1 km, whose VIN's record has readings far above that: our
+    // records contradict an answer of 未调整.
+    let vin = (0..200)
+        .map(|n| domain::report::sandbox_vin(2019, 4_000 + n))
+        .find(|v| domain::report::sandbox_record(&domain::validate::Vin::parse(v).unwrap(), NOW).verdict(Some(1)).suspected())
+        .expect("a sandbox VIN whose readings pass 1 km");
+    let got = call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &key, &[], None).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    app.state.store.execute_admin(&format!("update listing set vin = '{vin}', mileage_km = 1 where listing_id = {id}")).await.unwrap();
+    let version = || async move { app.state.store.disclosure_of(id).await.unwrap().map(|d| d.version) };
+    let before = version().await;
+
+    // Another key's scope, another shop's car, a body that is not the statement: refused, nothing written.
+    let r = send_method(
+        app.router(),
+        Method::PUT,
+        &format!("/api/dealer/v1/stock/{id}/disclosure"),
+        &[("authorization", &format!("Bearer {reader}"))],
+        "application/json",
+        statement("no", true).to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let rival = app.state.store.count_admin(&format!("select min(listing_id) from listing where shop_id is null or shop_id <> {shop}")).await.unwrap();
+    assert_eq!(put(rival, statement("no", true)).await.status, StatusCode::NOT_FOUND);
+    let mut missing = statement("no", false);
+    missing["items"].as_object_mut().unwrap().remove("flood");
+    missing["items"]["repairs"] = json!({ "answer": "yes" });
+    let r = put(id, missing).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let errors = r.json()["data"]["errors"].clone();
+    assert!(errors["items.flood"].as_str().unwrap().contains("泡水"), "{errors}");
+    assert!(errors["items.repairs"].as_str().unwrap().contains("说明"), "{errors}");
+    let mut unknown = statement("no", false);
+    unknown["items"]["sunroof"] = json!({ "answer": "no" });
+    assert!(put(id, unknown).await.json()["data"]["errors"]["items.sunroof"].is_string());
+    assert_eq!(put(id, json!([1])).await.status, StatusCode::BAD_REQUEST);
+    // Contradicted by our records: refused until confirmed, then shown as 与记录不符.
+    let r = put(id, statement("no", false)).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert!(r.json()["msg"].as_str().unwrap().contains("表显里程"), "{}", r.body);
+    assert_eq!(version().await, before, "nothing written");
+    let r = put(id, statement("no", true)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let items = r.json()["data"]["disclosure"]["items"].clone();
+    let mileage = items.as_array().unwrap().iter().find(|i| i["item"] == "mileage").unwrap().clone();
+    assert_eq!(mileage["check"], "contradicted", "{mileage}");
+    let made = version().await;
+    assert!(made > before);
+    // A retry makes no new version; a changed answer makes one.
+    assert_eq!(put(id, statement("no", true)).await.status, StatusCode::OK);
+    assert_eq!(version().await, made, "the same statement again");
+    assert_eq!(put(id, statement("yes", false)).await.status, StatusCode::UNPROCESSABLE_ENTITY, "yes needs its note");
+    // The buyer's page shows the statement the key wrote.
+    let detail = app.get(&format!("/details/{id}"), &[]).await;
+    assert!(detail.body.contains("2024年右后门钣金喷漆"), "the note is on the car's page");
+
+    // Damage marks: with a photo from /photos, once however often retried, removed by id.
+    let photo = upload(app, &key, jpeg(1200, 900, 33)).await.json()["data"]["id"].as_str().unwrap().to_owned();
+    let mark = json!({ "area": "front", "kind": "scratch", "x": 30, "y": 60, "note": "前保险杠轻微划痕", "photo": photo });
+    let uri = format!("/api/dealer/v1/stock/{id}/damage-marks");
+    let r = call(app, "POST", &uri, &key, &[], Some(json!({ "area": "wing", "x": 300, "photo": "nope" }))).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let errors = r.json()["data"]["errors"].clone();
+    for field in ["area", "kind", "x", "photo"] {
+        assert!(errors[field].is_string(), "{field}: {errors}");
+    }
+    assert!(errors["photo"].as_str().unwrap().contains("nope"));
+    let marks = || async move { app.state.store.damage_marks(id).await.unwrap().len() };
+    let had = marks().await;
+    let r = call(app, "POST", &uri, &key, &[], Some(mark.clone())).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let made = r.json()["data"]["damageMarks"].as_array().unwrap().iter().find(|m| m["note"] == "前保险杠轻微划痕").unwrap().clone();
+    assert_eq!((made["area"].as_str(), made["kindLabel"].as_str(), made["y"].as_i64()), (Some("front"), Some("划痕"), Some(60)));
+    let again = call(app, "POST", &uri, &key, &[], Some(mark)).await;
+    assert_eq!(again.status, StatusCode::OK, "a retry answers the mark made");
+    assert_eq!(marks().await, had + 1);
+    let gone = format!("{uri}/{}", made["id"]);
+    let r = send_method(app.router(), Method::DELETE, &gone, &h, "application/json", Vec::new()).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(marks().await, had);
+    let r = send_method(app.router(), Method::DELETE, &gone, &h, "application/json", Vec::new()).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
 }

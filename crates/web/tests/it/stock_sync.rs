@@ -109,7 +109,7 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     let sync = app.state.store.stock_sync(shop_id).await.unwrap().unwrap();
     assert_eq!((sync.outcome, sync.import_id), (Some(domain::stock_feed::SyncOutcome::Unchanged), None), "{}", sync.message);
     let page = app.get("/space/stock-sync", &h).await.page();
-    assert!(page.texts(".sync-state").concat().contains(&format!("一致（{}辆）", live.len())), "{}", page.texts(".sync-state").concat());
+    assert!(page.texts(".sync-state").concat().contains(&format!("有车架号的{}辆车一致", live.len())), "{}", page.texts(".sync-state").concat());
     app.post_form("/space/stock-sync/stop", &h, "").await;
 
     // The address is checked when saved, and kept with its message when it is wrong.

@@ -94,10 +94,9 @@ pub fn paths() -> Map<String, Value> {
         "id": { "type": "integer" }, "area": { "type": "string", "enum": ["front", "rear", "left", "right", "roof", "interior"] }, "areaLabel": { "type": "string" },
         "kind": { "type": "string" }, "kindLabel": { "type": "string", "example": "划痕" }, "x": { "type": "integer", "minimum": 0, "maximum": 100 },
         "y": { "type": "integer", "minimum": 0, "maximum": 100 }, "note": { "type": "string" }, "photo": { "type": "string" } } });
-    car["properties"]["disclosure"] = json!({ "type": ["object", "null"], "description": "one car only: the latest statement of condition (车况声明, made on the site), null before one",
+    car["properties"]["disclosure"] = json!({ "type": ["object", "null"], "description": "one car only: the latest statement of condition (车况声明, made on the site or by PUT …/disclosure), null before one",
         "properties": { "version": { "type": "integer" }, "madeAt": { "type": "string" }, "items": { "type": "array", "items": said } } });
-    car["properties"]["damageMarks"] =
-        json!({ "type": "array", "description": "one car only: the marks on its damage diagram (车况标注, made on the site)", "items": mark });
+    car["properties"]["damageMarks"] = json!({ "type": "array", "description": "one car only: the marks on its damage diagram (车况标注, made on the site or by POST …/damage-marks)", "items": mark });
     let lead = json!({ "type": "object", "required": ["id", "intent", "phone", "opened", "status", "createdAt"], "properties": {
         "id": { "type": "integer" }, "intent": { "type": "string" }, "intentLabel": { "type": "string" },
         "phone": { "type": "string", "description": "masked until the lead is opened (marking it contacted opens it)" },
@@ -154,6 +153,41 @@ pub fn paths() -> Map<String, Value> {
         json!({ "post": with(op("stockAction", "Take a car down or mark it sold; again once done changes nothing", "200", &car,
                 &[("404", "No such car or action: CM004."), ("409", "Not possible from the car's state: CM001."), ("412", "If-Match does not match the car's version: CM001.")]),
             "parameters", json!([id_param(), { "name": "action", "in": "path", "required": true, "schema": { "type": "string", "enum": ["take-down", "mark-sold"] } }, if_match])) }),
+    );
+    // The statement of condition as written: every item answered (the site's form, item by item).
+    let answer = json!({ "type": "object", "required": ["answer"], "properties": {
+        "answer": { "type": "string", "description": "no / yes (with a note) for the yes-or-no items; private, commercial or rental for use; a month yyyy-MM for the dates; none or a month for scrap" },
+        "note": { "type": "string", "maxLength": 200, "description": "what happened, required with yes" } } });
+    let statement = json!({ "type": "object", "required": ["items"], "properties": {
+        "items": { "type": "object", "description": "one entry per item (use, structural, flood, fire, repairs, mileage, mortgage, seizure, dues, inspection, insurance, scrap), keyed by item", "additionalProperties": answer },
+        "confirmContradictions": { "type": "boolean", "description": "true to keep answers our records contradict (buyers then see 与记录不符)" } },
+        "example": { "items": { "use": { "answer": "private" }, "structural": { "answer": "no" }, "flood": { "answer": "no" }, "fire": { "answer": "no" },
+            "repairs": { "answer": "yes", "note": "2024年右后门钣金喷漆，有4S店单据" }, "mileage": { "answer": "no" }, "mortgage": { "answer": "no" },
+            "seizure": { "answer": "no" }, "dues": { "answer": "no" }, "inspection": { "answer": "2027-05" }, "insurance": { "answer": "2027-03" }, "scrap": { "answer": "none" } } } });
+    out.insert(
+        "/api/dealer/v1/stock/{id}/disclosure".to_owned(),
+        json!({ "put": with(with(op("stockDisclosure", "The car's statement of condition (车况声明), as on the site: every item answered and checked against our records; its next version (the same statement again makes none). Answers the car", "200", &car,
+                &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such car of this shop: CM004."), ("409", "Our records contradict an answer and confirmContradictions is not true: CM001, msg names each; nothing written."), ("412", "If-Match does not match the car's version: CM001.")]),
+                "parameters", json!([id_param(), if_match])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": statement } } })) }),
+    );
+    let new_mark = json!({ "type": "object", "required": ["area", "kind", "photo"], "properties": {
+        "area": { "type": "string", "enum": ["front", "rear", "left", "right", "roof", "interior"] }, "kind": { "type": "string", "enum": ["scratch", "dent", "paint", "replaced", "glass", "wear"] },
+        "x": { "type": "integer", "minimum": 0, "maximum": 100 }, "y": { "type": "integer", "minimum": 0, "maximum": 100 },
+        "spot": { "type": "string", "description": "one of the diagram's named places, instead of x and y" }, "note": { "type": "string", "maxLength": 60 },
+        "photo": { "type": "string", "description": "an id from POST /api/dealer/v1/photos" } },
+        "example": { "area": "front", "kind": "scratch", "x": 30, "y": 60, "note": "前保险杠轻微划痕", "photo": "3f2b8c1e9d4a4c5e8f7a1b2c3d4e5f60" } });
+    out.insert(
+        "/api/dealer/v1/stock/{id}/damage-marks".to_owned(),
+        json!({ "post": with(with(op("damageMarkAdd", "A mark on the car's damage diagram (车况标注) with its photo; answers the car, the mark in damageMarks (200 when the photo already marks the car: a retry)", "201", &car,
+                &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such car of this shop: CM004."), ("409", "The car has 20 marks: CM001.")]),
+                "parameters", json!([id_param()])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": new_mark } } })) }),
+    );
+    out.insert(
+        "/api/dealer/v1/stock/{id}/damage-marks/{mark}".to_owned(),
+        json!({ "delete": with(op("damageMarkRemove", "Removes one mark; answers the car", "200", &car, &[("404", "No such car of this shop, or no such mark on it: CM004.")]),
+            "parameters", json!([id_param(), { "name": "mark", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 1 } }])) }),
     );
     out.insert(
         "/api/dealer/v1/photos".to_owned(),

@@ -121,6 +121,11 @@ impl Plan {
         self.take_down.len()
     }
 
+    /// Live cars without a VIN, which a file or feed leaves alone.
+    pub(super) fn bare(&self) -> i64 {
+        self.bare
+    }
+
     pub(super) fn guarded(&self) -> bool {
         rules::needs_confirmation(self.take_down.len(), self.live)
     }

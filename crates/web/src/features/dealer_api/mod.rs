@@ -14,6 +14,7 @@
 //! scope it needs. Answers are the site's API envelope `{success, code, msg, data}`; a refused
 //! field is named in `data.errors` with its Chinese message.
 
+mod condition;
 pub mod doc;
 mod hooks_api;
 mod import;
@@ -169,6 +170,7 @@ pub fn routes(r: &mut Routes) {
     import::routes(r);
     sync::routes(r);
     stock::routes(r);
+    condition::routes(r);
     leads::routes(r);
     messages::routes(r);
     reservations::routes(r);

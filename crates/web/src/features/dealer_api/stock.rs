@@ -1,5 +1,5 @@
 //! The dealer API's stock: list (by last change, `updated_since`, pages), one car with its
-//! photos, statement of condition and damage marks (read only: they are made on the site), create (the 发布车源 form's checks, under an `Idempotency-Key`), take down and mark
+//! photos, statement of condition and damage marks (written by `condition.rs`), create (the 发布车源 form's checks, under an `Idempotency-Key`), take down and mark
 //! sold (with `If-Match`), and photo uploads through the photo pipeline.
 
 use axum::body::{Body, Bytes};
@@ -165,7 +165,7 @@ fn marks_json(state: &AppState, marks: &[store::DamageMark]) -> Value {
 
 /// One car with its photos, its statement of condition and damage marks, its version in
 /// `ETag`, `status` as given.
-async fn one(state: &AppState, shop_id: i64, id: i64, status: StatusCode) -> Result<Response, AppError> {
+pub(super) async fn one(state: &AppState, shop_id: i64, id: i64, status: StatusCode) -> Result<Response, AppError> {
     let it = state.store.stock_item(shop_id, id).await?;
     let photos = state.store.listing_photos(id).await?;
     let mut body = item_json(state, &it, Some(&photos));
@@ -347,7 +347,7 @@ async fn check(
 }
 
 /// 412: the car changed since the version the caller holds.
-fn stale() -> Response {
+pub(super) fn stale() -> Response {
     fail(StatusCode::PRECONDITION_FAILED, ApiCode::BadInput, "车源已被修改（If-Match 与当前版本不符），请重新读取后再操作")
 }
 

@@ -113,7 +113,11 @@ async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result
     let plan = import::plan(state, shop.shop_id, &rows, &given, &shop.contact).await?;
     let refused = plan.count("refused");
     if refused == 0 && plan.count("create") == 0 && plan.count("update") == 0 && plan.gone() == 0 {
-        let message = format!("库存数据与本店车辆一致（{}辆），没有需要更新的", plan.count("same"));
+        let bare = match plan.bare() {
+            0 => String::new(),
+            n => format!("；另有{n}辆在售车没有填车架号，同步不会改动它们"),
+        };
+        let message = format!("库存数据与本店有车架号的{}辆车一致，没有需要更新的{bare}", plan.count("same"));
         return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "" });
     }
     let json = serde_json::to_string(&plan).map_err(|e| AppError::Internal(format!("keeping a stock feed's plan: {e}")))?;

@@ -8,7 +8,7 @@ use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// What we hold for the car: its history record (by its VIN) and our inspection.
-pub(super) async fn evidence_of(
+pub async fn evidence_of(
     state: &AppState,
     listing_id: i64,
     now: i64,

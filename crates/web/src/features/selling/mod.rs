@@ -8,6 +8,7 @@ mod disclosure;
 mod mylistings;
 mod sell;
 
+pub use checks::evidence_of;
 pub use sell::{Saved, input_of_listing, listing_input, save_edit, suggest};
 
 use crate::http::routes::Routes;
