@@ -2,11 +2,13 @@
 // shop's live stock, adds fifty cars to it in an Excel workbook (two rows wrong: a VIN whose check
 // digit is off, a car without a price), sees the preview name both rows, fixes them, uploads
 // again, applies, and finds the fifty cars under 审核中 in 库存管理; then downloads this week's
-// leads as an Excel workbook.
+// leads as an Excel workbook. And on a phone with JavaScript off: the dealer sets up the stock
+// sync and reads the feed now (the sandbox's feed is the shop's own stock: nothing changes), then
+// imports three cars from a CSV file and undoes the import.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
-import { BASE, SITE, appSignIn, useBrowser } from "./browser.mjs";
+import { BASE, IPHONE, SITE, appSignIn, useBrowser } from "./browser.mjs";
 
 const getBrowser = useBrowser();
 // The seed's 77th shop's owner (its users are numbered as the seed numbers them); no other test
@@ -208,5 +210,73 @@ test("a dealer imports fifty cars from an Excel workbook, fixes two rows, applie
   assert.match(download.suggestedFilename(), /\.xlsx$/);
   const bytes = await (await download.createReadStream()).toArray();
   assert.equal(Buffer.concat(bytes).subarray(0, 2).toString(), "PK", "a workbook");
+  await ctx.close();
+});
+
+test("on a phone without JavaScript, a dealer sets up the stock sync, imports three cars from CSV and undoes it", async () => {
+  const ctx = await getBrowser().newContext({ viewport: { width: 390, height: 844 }, userAgent: IPHONE, javaScriptEnabled: false, locale: "zh-CN" });
+  const page = await ctx.newPage();
+  await page.goto(appSignIn("/space/personcarlist", OWNER));
+  const pending = async () => Number(((await page.locator(".tabs a", { hasText: "审核中" }).innerText()).match(/\d+/) || ["0"])[0]);
+  const before = await pending();
+
+  // The stock sync: a wrong address is named beside the field and kept; a right one is read now.
+  await page.locator("a", { hasText: "库存同步" }).click();
+  await page.waitForURL(/\/space\/stock-sync$/);
+  await page.fill("#feed-url", "ftp://dms.example.com/stock.csv");
+  await page.locator(`form[action="/space/stock-sync"] button`).click();
+  assert.match(await page.locator("#feed-url-error").innerText(), /https:\/\//);
+  assert.equal(await page.inputValue("#feed-url"), "ftp://dms.example.com/stock.csv");
+  await page.fill("#feed-url", "https://dms.example.com/feeds/stock.csv");
+  await page.locator(`form[action="/space/stock-sync"] button`).click();
+  await page.waitForURL(/done=saved/);
+  assert.match(await page.locator(".sync-state").innerText(), /03:00/);
+  await page.locator("button", { hasText: "立即读取" }).click();
+  await page.waitForURL(/done=read/);
+  const state = await page.locator(".sync-state").innerText();
+  assert.match(state, /无变化/);
+  assert.match(state, /没有需要更新的/);
+
+  // Three cars from a CSV file, previewed, applied, then undone.
+  const res = await page.request.get(`${BASE}/space/stock-import/stock.csv`);
+  const [header] = parseCsv((await res.text()).replace(/^\uFEFF/, ""));
+  const at = (name) => header.findIndex((h) => h.startsWith(name));
+  const rows = [0, 1, 2].map((i) => {
+    const row = header.map(() => "");
+    Object.assign(row, {
+      [at("车架号")]: vin(`LFV3A2C${String(7_100_000 + i * 53).padStart(9, "0")}`),
+      [at("品牌车系")]: "丰田 卡罗拉",
+      [at("年款")]: "2020",
+      [at("排量")]: "1.2T",
+      [at("配置")]: "先锋版",
+      [at("首次上牌")]: "2020-08",
+      [at("表显里程")]: "4.1",
+      [at("售价")]: "7.6",
+      [at("城市")]: "上海",
+      [at("颜色")]: "银色",
+      [at("照片网址")]: [4, 5, 6].map((v) => `${SITE}/upload/demo/sedan-white-${v}.webp`).join(" "),
+    });
+    return row;
+  });
+  // Only the three cars: the shop's other cars would be taken down, so the file lists them too.
+  const whole = parseCsv((await res.text()).replace(/^\uFEFF/, "")).filter((r) => r.some((c) => c !== ""));
+  const csv = [...whole, ...rows].map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(",")).join("\r\n");
+  await page.goto(`${BASE}/space/stock-import`);
+  await page.setInputFiles("#import-file", { name: "库存.csv", mimeType: "text/csv", buffer: Buffer.from("\uFEFF" + csv, "utf8") });
+  await page.locator("button", { hasText: "上传并预览" }).click();
+  await page.waitForURL(/\/space\/stock-import\/\d+$/);
+  const counts = await page.locator(".import-counts").innerText();
+  assert.match(counts, /3\s*新建/);
+  assert.match(counts, /0\s*下架/);
+  await page.locator("button", { hasText: "确认导入" }).click();
+  await page.waitForURL(/applied=1/, { timeout: 60_000 });
+  await page.goto(`${BASE}/space/personcarlist`);
+  assert.equal(await pending(), before + 3);
+  await page.goBack();
+  await page.locator("button", { hasText: "撤销这次导入" }).click();
+  await page.waitForURL(/undone=1/);
+  assert.match(await page.locator(".notice").first().innerText(), /已撤销/);
+  await page.goto(`${BASE}/space/personcarlist`);
+  assert.equal(await pending(), before, "the three cars are gone again");
   await ctx.close();
 });
