@@ -614,9 +614,8 @@ pub(super) async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64
         return Ok(Applied::PhotosFailed);
     };
     let mut done = Done::default();
-    let written = write_plan(&state, owner, shop_id, &plan, &photos, &mut done).await;
-    let record = serde_json::to_string(&done).map_err(|_| kept_wrong())?;
-    state.store.record_stock_import(id, &record).await?;
+    let written = write_plan(&state, (owner, shop_id, id), &plan, &photos, &mut done).await;
+    keep_done(&state, id, &done).await?;
     if let Err(e) = written {
         tracing::warn!(import = id, error = ?e, "a stock import failed midway; undoing what it wrote");
         undo_done(&state, owner, &done).await;
@@ -683,12 +682,18 @@ async fn fetch_photos(state: &AppState, owner: i64, plan: &mut Plan) -> Result<O
     Ok(Some(out))
 }
 
-/// Writes the plan: the take-downs, the changes, the new cars; each step recorded in `done` as
-/// it is made.
+/// Keeps what applying has done so far, so that a server that stops midway leaves an import
+/// whose undo undoes every car it wrote.
+async fn keep_done(state: &AppState, id: i64, done: &Done) -> Result<(), AppError> {
+    let record = serde_json::to_string(done).map_err(|_| kept_wrong())?;
+    Ok(state.store.record_stock_import(id, &record).await?)
+}
+
+/// Writes the plan of import `id` for the shop's `owner`: the take-downs, the changes, the new
+/// cars; each step recorded in `done`, and kept, as it is made.
 async fn write_plan(
     state: &AppState,
-    owner: i64,
-    shop_id: i64,
+    (owner, shop_id, import_id): (i64, i64, i64),
     plan: &Plan,
     photos: &[(usize, Vec<store::UploadRow>)],
     done: &mut Done,
@@ -698,6 +703,7 @@ async fn write_plan(
     for gone in &plan.take_down {
         if let store::ActionOutcome::Done(_) = state.store.listing_action(gone.listing_id, owner, Actor::Seller, Action::TakeDown, "", now).await? {
             done.taken_down.push(gone.listing_id);
+            keep_done(state, import_id, done).await?;
         }
     }
     for row in plan.rows.iter().filter(|r| r.step == "update") {
@@ -714,6 +720,7 @@ async fn write_plan(
         let suggestion = crate::features::selling::suggest(state, ok.series.slug, (ok.reg_year, ok.reg_month), ok.mileage_km).await?;
         crate::features::selling::save_edit(state, owner, (&before, &before_photos), (&ok, &before_photos), suggestion, None).await?;
         done.updated.push((row.listing_id, fields_of(&previous)));
+        keep_done(state, import_id, done).await?;
     }
     for (i, rows) in photos {
         let row = &plan.rows[*i];
@@ -724,6 +731,7 @@ async fn write_plan(
         let listing = crate::features::selling::listing_input(&ok, owner, Some(shop_id), suggestion.map(|s| s.value_yuan));
         let id = state.store.create_listing(&listing, rows, now).await?;
         done.created.push(id);
+        keep_done(state, import_id, done).await?;
     }
     Ok(())
 }
