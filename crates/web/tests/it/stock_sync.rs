@@ -176,6 +176,7 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     assert!(notices.len() == 1 && notices[0].contains("下架过多"), "{notices:?}");
     let held = get_on(&node, &format!("/space/stock-import/{}", sync.import_id.unwrap()), &h).await.page();
     assert_eq!(held.count(".import-guard"), 1, "the preview asks for the confirmation");
+    assert_eq!(held.attrs(".import-apply a.btn-ghost", "href"), ["/space/stock-sync"], "cancelling leads back to the sync");
 
     // A feed that cannot be read changes nothing.
     let gone = format!("{}/gone.tsv", peer.uri());

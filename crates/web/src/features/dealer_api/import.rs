@@ -109,6 +109,9 @@ pub(super) struct Plan {
     live: usize,
     /// Live cars without a VIN, which a file leaves alone.
     bare: i64,
+    /// Read from the shop's stock feed (the stock sync), not uploaded.
+    #[serde(default)]
+    pub(super) from_feed: bool,
 }
 
 impl Plan {
@@ -484,7 +487,7 @@ pub(super) async fn plan(state: &AppState, shop_id: i64, rows: &[rules::RowInput
         .map(|c| Gone { listing_id: c.listing_id, title: c.title.clone(), vin: c.vin.clone().unwrap_or_default() })
         .collect();
     let live = shop_cars.iter().filter(|c| c.live).count() + usize::try_from(bare).unwrap_or(0);
-    Ok(Plan { rows: out, take_down, live, bare })
+    Ok(Plan { rows: out, take_down, live, bare, from_feed: false })
 }
 
 /// A new car's name for the preview: the title it will have, or (a row with errors) brand and

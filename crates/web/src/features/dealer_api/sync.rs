@@ -110,7 +110,8 @@ async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result
         Ok(r) => r,
         Err(why) => return Ok(Reading::failed(why)),
     };
-    let plan = import::plan(state, shop.shop_id, &rows, &given, &shop.contact).await?;
+    let mut plan = import::plan(state, shop.shop_id, &rows, &given, &shop.contact).await?;
+    plan.from_feed = true;
     let refused = plan.count("refused");
     if refused == 0 && plan.count("create") == 0 && plan.count("update") == 0 && plan.gone() == 0 {
         let bare = match plan.bare() {
