@@ -2,7 +2,8 @@
 //! decision and errors and nothing written; a file with an error not applied; a new car's photo
 //! that cannot be fetched puts the file back with the reason and writes nothing; a clean file
 //! applied once however often it is sent; the guard against taking down most of the shop; an
-//! import undone within the day; bad files refused with a Chinese message.
+//! import undone within the day; a slow import's progress, and an interrupted one's undo; bad
+//! files refused with a Chinese message.
 
 use axum::http::StatusCode;
 use domain::selling::SellInput;
@@ -12,6 +13,7 @@ use crate::support::{Part, TestApp, jpeg, login, owner_mobile};
 on_both!(40 =>
     a_stock_file_is_previewed_applied_once_guarded_and_undone,
     bad_stock_files_are_refused_with_a_reason_and_nothing_kept,
+    a_slow_import_shows_its_progress_and_an_interrupted_one_its_undo,
 );
 
 /// The shop with the most cars in the demo.
@@ -352,4 +354,84 @@ async fn bad_stock_files_are_refused_with_a_reason_and_nothing_kept(app: &TestAp
     // Not a dealer: not this page.
     let buyer = login(app, "13912345678", "").await;
     assert_ne!(app.get("/space/stock-import", &[("cookie", buyer.as_str())]).await.status, StatusCode::OK);
+}
+
+async fn a_slow_import_shows_its_progress_and_an_interrupted_one_its_undo(app: &TestApp) {
+    use wiremock::matchers::{method, path_regex};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    // Photos that take four seconds each: longer than 确认导入 waits.
+    let peer = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/slow/[0-9]+\\.jpg$"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(jpeg(800, 600, 120), "image/jpeg").set_delay(std::time::Duration::from_secs(4)))
+        .mount(&peer)
+        .await;
+    let shop_id = shop_with_vins(app, 2).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let h = [("cookie", dealer.as_str())];
+    let stock = app.get("/space/stock-import/stock.csv", &h).await.body;
+    let series = domain::catalog::series_by_slug("langyi").unwrap();
+    let vin = domain::report::sandbox_vin(2021, 9_700);
+    let car = [vin.as_str(), "大众 朗逸", "2021年6月", "3.2", "9.8", "上海", "白色", "0", "自动", "国六", "一手车", "", "2021", series.engines[0], "舒适版"];
+    let photos: Vec<String> = (1..=3).map(|i| format!("{}/slow/{i}.jpg", peer.uri())).collect();
+    let mut file = stock.trim_end().to_owned();
+    file.push_str("\r\n");
+    let mut cells: Vec<String> = car.iter().map(|c| (*c).to_owned()).collect();
+    // The downloaded stock's columns are the template's: the new car's cells in that order.
+    let header: Vec<String> = stock.trim_start_matches('\u{feff}').lines().next().unwrap().split(',').map(str::to_owned).collect();
+    let by_header: Vec<String> = header
+        .iter()
+        .map(|h| {
+            let bare = domain::stock_import::column_of(h).map_or("", |c| c.header);
+            match bare {
+                "照片网址" => photos.join(" "),
+                _ => HEADER
+                    .iter()
+                    .position(|x| domain::stock_import::column_of(x).is_some_and(|c| c.header == bare))
+                    .map_or(String::new(), |i| std::mem::take(&mut cells[i])),
+            }
+        })
+        .collect();
+    file.push_str(&domain::csv::row(&by_header));
+    let id = upload(app, &dealer, "库存.csv", file.as_bytes()).await.map_err(|r| r.body).unwrap();
+    let page = format!("/space/stock-import/{id}");
+    let r = app.post_form(&format!("{page}/apply"), &h, "").await;
+    assert_eq!(r.location(), format!("{page}?working=1"), "the page does not wait for the photos");
+    let working = app.get(&format!("{page}?working=1"), &h).await;
+    assert_eq!(working.status, StatusCode::OK);
+    assert!(working.body.contains(r#"http-equiv="refresh""#), "it refreshes itself");
+    let p = working.page();
+    assert!(p.texts(".import-working").concat().contains("3张"), "{}", p.texts(".import-working").concat());
+    assert!(!working.body.contains("撤销这次导入"), "no undo while it is written");
+    // The refresh once it has ended answers its outcome.
+    let mut outcome = String::new();
+    for _ in 0..100 {
+        let r = app.get(&format!("{page}?working=1"), &h).await;
+        if r.status == StatusCode::SEE_OTHER {
+            outcome = r.location().to_owned();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(outcome, format!("{page}?applied=1"));
+    let made = app.state.store.count_admin(&format!("select count(*) from listing where vin = '{vin}' and status <> 'deleted'")).await.unwrap();
+    assert_eq!(made, 1);
+    assert!(app.get(&format!("{page}?applied=1"), &h).await.body.contains("撤销这次导入"));
+
+    // A server that stopped midway: after half an hour the page says so and offers the undo of
+    // what was written.
+    let listing = app.state.store.count_admin(&format!("select listing_id from listing where vin = '{vin}'")).await.unwrap();
+    app.state
+        .store
+        .execute_admin(&format!(
+            "update stock_import set applied_at = {}, done = '{{\"finished\":false,\"created\":[{listing}],\"updated\":[],\"taken_down\":[]}}' where import_id = {id}",
+            crate::support::NOW - 3_600
+        ))
+        .await
+        .unwrap();
+    let r = app.get(&page, &h).await;
+    assert!(r.page().texts(".notice").concat().contains("中断"), "{}", r.page().texts(".notice").concat());
+    assert!(!r.body.contains(r#"http-equiv="refresh""#));
+    assert_eq!(app.post_form(&format!("{page}/undo"), &h, "").await.location(), format!("{page}?undone=1"));
+    assert_eq!(status_of(app, listing).await, "deleted", "what was written is undone");
 }

@@ -45,6 +45,17 @@ const MAX_UNPACKED: u128 = 100 * 1024 * 1024;
 /// Photos fetched at once while applying.
 const FETCHES_AT_ONCE: usize = 4;
 
+fn finished_before() -> bool {
+    true
+}
+
+/// How long an import may be applying before the page says it was interrupted (a server
+/// stopped midway): longer than the largest file's photos take to fetch.
+const APPLY_MAX_SECS: i64 = 30 * 60;
+
+/// How long the 确认导入 request waits for the import before showing its progress instead.
+const APPLY_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// An import whose kept plan does not read back, or a write that met a car other than the
 /// preview checked: the server's fault, logged, never the dealer's.
 fn kept_wrong() -> AppError {
@@ -137,6 +148,9 @@ impl Plan {
 /// What applying did (`stock_import.done`), for the undo.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Done {
+    /// Every step was written (kept imports from before this was recorded were finished).
+    #[serde(default = "finished_before")]
+    finished: bool,
     created: Vec<i64>,
     /// Each changed car with its fields before.
     updated: Vec<(i64, Vec<String>)>,
@@ -181,6 +195,39 @@ struct PreviewPage {
     notice: Option<String>,
     /// Until when it can be undone (applied imports within the day).
     undo_until: Option<String>,
+    /// While it is being applied: how far it got (the page refreshes itself).
+    progress: Option<String>,
+}
+
+/// Where applying an import is.
+enum Work {
+    /// Not applied, or applied in full (or undone).
+    Finished,
+    /// Being applied: what is written so far.
+    Applying(Done),
+    /// Applied in part by a server that stopped: what was written.
+    Interrupted(Done),
+}
+
+impl Work {
+    fn of(import: &store::StockImport, now: i64) -> Work {
+        if import.status != ImportStatus::Applied {
+            return Work::Finished;
+        }
+        let done: Done = serde_json::from_str(&import.done).unwrap_or_default();
+        match import.applied_at {
+            _ if done.finished => Work::Finished,
+            Some(at) if now - at > APPLY_MAX_SECS => Work::Interrupted(done),
+            _ => Work::Applying(done),
+        }
+    }
+}
+
+impl Done {
+    /// How many cars it wrote.
+    fn written(&self) -> usize {
+        self.created.len() + self.updated.len() + self.taken_down.len()
+    }
 }
 
 /// `GET /space/stock-import`.
@@ -513,6 +560,8 @@ pub struct After {
     confirm: String,
     #[serde(default)]
     failed: String,
+    #[serde(default)]
+    working: String,
 }
 
 /// `GET /space/stock-import/{id}`: the preview, or what was done.
@@ -527,7 +576,32 @@ pub async fn preview(
     let import = state.store.stock_import(dealer.shop_id, id).await?;
     let plan: Plan = serde_json::from_str(&import.plan).map_err(|_| kept_wrong())?;
     let now = state.clock.now();
-    let notice = if !q.applied.is_empty() {
+    let back = format!("/space/stock-import/{id}");
+    let work = Work::of(&import, now);
+    if !q.working.is_empty() {
+        // The progress page's refresh, once the import has ended: its outcome.
+        match (import.status, &work) {
+            (ImportStatus::Applied, Work::Finished) => return Ok(see_other(&format!("{back}?applied=1"), Vec::new())),
+            (ImportStatus::Previewed, _) => return Ok(see_other(&format!("{back}?failed=1"), Vec::new())),
+            (ImportStatus::Undone, _) => return Ok(see_other(&back, Vec::new())),
+            _ => {}
+        }
+    }
+    let progress = match &work {
+        Work::Applying(done) if done.written() == 0 => {
+            let photos: usize = plan.rows.iter().filter(|r| r.step == "create").map(|r| r.photos.len()).sum();
+            Some(format!("正在导入：先下载新车源的照片（共{photos}张），再写入车源。本页会自动刷新，关闭页面也不影响导入。"))
+        }
+        Work::Applying(done) => Some(format!(
+            "正在导入：已写入{}辆，共{}辆。本页会自动刷新，关闭页面也不影响导入。",
+            done.written(),
+            plan.count("create") + plan.count("update") + plan.gone()
+        )),
+        _ => None,
+    };
+    let notice = if let Work::Interrupted(done) = &work {
+        Some(format!("这次导入在写入{}辆车后中断（服务器重启）：请撤销后重新导入。", done.written()))
+    } else if !q.applied.is_empty() {
         Some(format!("已导入：{}。新建和改动了关键信息的车源需审核后上架。", summary(&plan)))
     } else if !q.undone.is_empty() {
         Some("已撤销这次导入：新建的车源已删除，改动已恢复，下架的车已重新提交审核。".to_owned())
@@ -537,7 +611,9 @@ pub async fn preview(
         None
     };
     let undo_until = match (import.status, import.applied_at) {
-        (ImportStatus::Applied, Some(at)) if rules::undoable(at, now) => Some(domain::time::datetime(at + rules::UNDO_SECS)),
+        (ImportStatus::Applied, Some(at)) if rules::undoable(at, now) && !matches!(work, Work::Applying(_)) => {
+            Some(domain::time::datetime(at + rules::UNDO_SECS))
+        }
         _ => None,
     };
     let counts = [("新建", plan.count("create")), ("更新", plan.count("update")), ("不变", plan.count("same")), ("下架", plan.take_down.len())];
@@ -557,6 +633,7 @@ pub async fn preview(
         plan,
         notice,
         undo_until,
+        progress,
     };
     let mut res = Html(tpl.render()?).into_response();
     if !q.confirm.is_empty() {
@@ -586,8 +663,20 @@ pub async fn apply(State(state): State<AppState>, Dealer(user): Dealer, PathId(i
     }
     // The work goes on in a task of its own: a visitor who closes the page (or a proxy that
     // gives up) does not stop it halfway.
-    let task = tokio::spawn(run_apply(state.clone(), user.user_id, shop.shop_id, id, plan, now));
-    let applied = task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))??;
+    let mut task = tokio::spawn(run_apply(state.clone(), user.user_id, shop.shop_id, id, plan, now));
+    // A large file takes longer than a visitor (or a proxy) waits: after a moment the page shows
+    // its progress, refreshing itself, while the task goes on.
+    let Ok(joined) = tokio::time::timeout(APPLY_WAIT, &mut task).await else {
+        tokio::spawn(async move {
+            match task.await {
+                Ok(Err(e)) => tracing::warn!(import = id, error = ?e, "a stock import failed"),
+                Err(e) => tracing::warn!(import = id, error = %e, "a stock import's task ended"),
+                Ok(Ok(_)) => {}
+            }
+        });
+        return Ok(see_other(&format!("{back}?working=1"), Vec::new()));
+    };
+    let applied = joined.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))??;
     Ok(see_other(&format!("{back}?{}", if applied == Applied::Written { "applied=1" } else { "failed=1" }), Vec::new()))
 }
 
@@ -618,6 +707,7 @@ pub(super) async fn run_apply(state: AppState, owner: i64, shop_id: i64, id: i64
     };
     let mut done = Done::default();
     let written = write_plan(&state, (owner, shop_id, id), &plan, &photos, &mut done).await;
+    done.finished = written.is_ok();
     keep_done(&state, id, &done).await?;
     if let Err(e) = written {
         tracing::warn!(import = id, error = ?e, "a stock import failed midway; undoing what it wrote");
@@ -783,6 +873,10 @@ pub async fn undo(State(state): State<AppState>, Dealer(user): Dealer, PathId(id
     let import = state.store.stock_import(shop.shop_id, id).await?;
     let now = state.clock.now();
     let back = format!("/space/stock-import/{id}");
+    // An import still being written is undone once it has ended: its task is writing more.
+    if matches!(Work::of(&import, now), Work::Applying(_)) {
+        return Ok(see_other(&back, Vec::new()));
+    }
     if !state.store.move_stock_import(id, ImportStatus::Applied, ImportStatus::Undone, now, now - rules::UNDO_SECS).await? {
         return Ok(see_other(&back, Vec::new()));
     }
