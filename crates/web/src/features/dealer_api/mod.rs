@@ -119,6 +119,14 @@ pub fn refused(errors: &[(String, String)]) -> Response {
     crate::http::envelope::fail_with(StatusCode::UNPROCESSABLE_ENTITY, ApiCode::BadInput, msg, serde_json::json!({ "errors": map }))
 }
 
+/// `?done=…` after a dealer-centre action (the page names each outcome).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Done {
+    /// The action's outcome.
+    #[serde(default)]
+    pub done: String,
+}
+
 /// Where a list reads on from: after this time (or number), and after this id among the items
 /// that share it.
 pub type Position = (i64, i64);

@@ -233,15 +233,8 @@ async fn render(
     Ok(res)
 }
 
-/// `?done=saved|stopped|read` after an action.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct Done {
-    #[serde(default)]
-    done: String,
-}
-
 /// `GET /space/stock-sync`.
-pub async fn page(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<Done>) -> Result<Response, AppError> {
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<super::Done>) -> Result<Response, AppError> {
     let dealer = ShopHead::of_owner(&state, user.user_id).await?.ok_or(AppError::NotFound)?;
     let notice = match q.done.as_str() {
         "saved" => Some("已保存：每晚3点读取一次库存数据。可以先点“立即读取”看看会发生什么。".to_owned()),

@@ -160,15 +160,8 @@ async fn render(
     Ok(res)
 }
 
-/// `?done=deleted|resumed` after an action.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct Done {
-    #[serde(default)]
-    done: String,
-}
-
 /// `GET /space/webhooks`.
-pub async fn page(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<Done>) -> Result<Response, AppError> {
+pub async fn page(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Query(q): Query<super::Done>) -> Result<Response, AppError> {
     let dealer = ShopHead::of_owner(&state, user.user_id).await?.ok_or(AppError::NotFound)?;
     let notice = match q.done.as_str() {
         "deleted" => Some("推送地址已删除，不会再向它发送事件。"),
