@@ -126,6 +126,11 @@ pub(crate) const REFUND_CLAIMED: &str = "select count(*) from payment_order o jo
      join purchase u on u.purchase_id = o.purchase_id \
      where r.reservation_id = $1 and o.status = 'paid' and o.refunding_at is not null and u.granted_order_id = o.payment_order_id";
 
+/// PostgreSQL: locks the order whose payment holds reservation `$1` (its purchase's granted
+/// order), until the transaction ends.
+pub(crate) const LOCK_DEPOSIT_ORDER: &str = "select o.payment_order_id from payment_order o join purchase u on u.granted_order_id = o.payment_order_id \
+     join reservation r on r.purchase_id = u.purchase_id where r.reservation_id = $1 for update of o";
+
 pub(crate) const COLUMNS: &str = "select reservation_id, listing_id, buyer_user_id, deposit_fen, disclosure_version, state, paid, buyer_confirmed, \
      seller_confirmed, paid_at, deadline_at, ending, refund_due_at, purchase_id, mismatch, created_at, seller_reply, review_outcome, review_note \
      from reservation";
@@ -171,7 +176,11 @@ macro_rules! apply_event {
                 sqlx::query_scalar("select listing_id from reservation where reservation_id = $1").bind(reservation_id).fetch_optional(&mut **tx).await?;
             let listing = $crate::found(listing)?;
             if $backend == $crate::Backend::Postgres {
-                // Events of one car take turns (SQLite's write lock does the same).
+                // The deposit's paid order first (a refund claim locks it too, so a sale and a
+                // refund of one deposit take turns, each seeing what the other committed), then
+                // the car: events of one car take turns. Every path takes them in this order.
+                // SQLite's write lock does the same.
+                sqlx::query($crate::reservation::LOCK_DEPOSIT_ORDER).bind(reservation_id).execute(&mut **tx).await?;
                 sqlx::query("select listing_id from listing where listing_id = $1 for update").bind(listing).execute(&mut **tx).await?;
             }
             let r: $crate::reservation::Row = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(reservation_id).fetch_one(&mut **tx).await?;

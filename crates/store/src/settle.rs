@@ -254,8 +254,16 @@ impl Store {
     /// [`REFUND_CLAIM_SECS`] (its node died, perhaps after the provider gave the money back) may
     /// be taken again, and the minute job finishes it as it was asked ([`Store::stale_refunds`]).
     pub async fn claim_refund(&self, order_no: &str, by: Option<i64>, reason: &str, now: i64) -> Result<RefundClaim, DbError> {
+        let backend = self.backend();
         let n = on_writer!(self, p => {
-            sqlx::query(concat!(
+            let mut tx = crate::begin_write!(self, p);
+            if backend == crate::Backend::Postgres {
+                // The order's row first, as a sale of its deposit locks it: a sale committing
+                // meanwhile is then seen by the check below (a statement of its own, so its own
+                // snapshot), and a deposit paid on is never refunded.
+                sqlx::query("select payment_order_id from payment_order where order_no = $1 for update").bind(order_no).execute(&mut *tx).await?;
+            }
+            let n = sqlx::query(concat!(
                 "update payment_order set refunding_at = $1, refund_asked_by = $2, refund_asked_reason = $3 \
                  where order_no = $4 and status = 'paid' and (refunding_at is null or refunding_at < $5) and not ",
                 crate::reservation::paid_on!()
@@ -265,9 +273,11 @@ impl Store {
             .bind(reason)
             .bind(order_no)
             .bind(now - REFUND_CLAIM_SECS)
-            .execute(p)
+            .execute(&mut *tx)
             .await?
-            .rows_affected()
+            .rows_affected();
+            tx.commit().await?;
+            n
         });
         let paid_out = n == 0 && self.deposit_paid_out(order_no).await?;
         Ok(match self.order_by_no(order_no).await? {

@@ -23,6 +23,7 @@ on_both!(10 =>
     the_statement_a_buyer_accepted_keeps_the_damage_marks_they_saw,
     a_payout_to_an_account_alipay_refuses_waits_for_the_sellers_correction,
     a_sale_waits_while_the_deposits_refund_is_made_and_says_so,
+    a_refund_claim_and_a_sale_of_one_deposit_take_turns,
 );
 
 const BUYER: &str = "13712340001";
@@ -497,4 +498,73 @@ async fn a_sale_waits_while_the_deposits_refund_is_made_and_says_so(app: &TestAp
     assert!(refused.body.contains("定金正在办理退款，退款完成前不能确认成交"), "{}", refused.body);
     assert_eq!(app.state.store.reservation(r.reservation_id).await.unwrap().reservation.state, State::Held, "not sold");
     assert!(app.state.store.payout_of_reservation(r.reservation_id).await.unwrap().is_none(), "nothing paid on");
+}
+
+/// A car reserved, paid and confirmed by its buyer: (reservation, its deposit's order number,
+/// the seller's user id).
+async fn awaiting_seller(app: &TestApp, buyer_mobile: &str) -> (i64, String, i64) {
+    let (id, _) = offered_car(app).await;
+    let (buyer, query) = reserve(app, id, buyer_mobile).await;
+    pay(app, &buyer, &query).await;
+    let r = reservation_of(app, id, &buyer).await;
+    let path = format!("/space/reservations/{}", r.reservation_id);
+    assert_eq!(app.post_form(&path, &[("cookie", buyer.as_str())], "action=confirm").await.status, StatusCode::SEE_OTHER);
+    let seller_id = app.state.store.reservation_seller(r.reservation_id).await.unwrap().unwrap();
+    (r.reservation_id, order(app, r.reservation_id).await.order_no, seller_id)
+}
+
+/// On PostgreSQL, a sale of a deposit and a refund claim of it, made at the same instant, take
+/// turns on the deposit's order: each waits for the other and then sees what it committed, so a
+/// deposit is never both paid on to the seller and given back to the buyer. Another connection
+/// holds the order's lock as each side does, mid-way, while the other side runs. (SQLite's one
+/// writer makes them take turns by construction: there, the test checks the outcomes in order.)
+async fn a_refund_claim_and_a_sale_of_one_deposit_take_turns(app: &TestApp) {
+    use sqlx::Connection as _;
+    use std::time::Duration;
+    // Two cars of private use (the statement the helper posts is a private car's).
+    app.state.store.execute_admin("update listing set use_kind = 1 where use_kind = 2").await.unwrap();
+    let (sold_first, order_no, _) = awaiting_seller(app, BUYER).await;
+    let (claimed_first, claimed_no, seller) = awaiting_seller(app, SECOND).await;
+    let Some(url) = app.pg_url() else {
+        // One writer at a time: the sale, then the claim of its deposit; the claim, then the sale.
+        let step = app.state.store.reservation_event(sold_first, domain::reservation::Event::SellerConfirms, None, "", NOW).await.unwrap();
+        assert!(step.is_some());
+        assert_eq!(app.state.store.claim_refund(&order_no, None, "用户申请退款", NOW).await.unwrap(), store::RefundClaim::PaidOut);
+        assert!(matches!(app.state.store.claim_refund(&claimed_no, None, "用户申请退款", NOW).await.unwrap(), store::RefundClaim::Claimed(_)));
+        let step = app.state.store.reservation_event(claimed_first, domain::reservation::Event::SellerConfirms, Some(seller), "", NOW).await.unwrap();
+        assert!(step.is_none(), "no sale while its refund is claimed");
+        return;
+    };
+    let lock = "select o.payment_order_id from payment_order o join purchase u on u.granted_order_id = o.payment_order_id \
+                join reservation r on r.purchase_id = u.purchase_id where r.reservation_id = $1 for update of o";
+
+    // A sale is being committed (its order locked, the reservation sold, not yet committed) when
+    // a refund is claimed: the claim waits, then finds the deposit paid on.
+    let mut sale = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("begin").execute(&mut sale).await.unwrap();
+    sqlx::query(lock).bind(sold_first).execute(&mut sale).await.unwrap();
+    sqlx::query("update reservation set state = 'sold', seller_confirmed = true where reservation_id = $1").bind(sold_first).execute(&mut sale).await.unwrap();
+    let store = app.state.store.clone();
+    let no = order_no.clone();
+    let claim = tokio::spawn(async move { store.claim_refund(&no, None, "用户申请退款", NOW).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(!claim.is_finished(), "the claim waits for the sale");
+    sqlx::query("commit").execute(&mut sale).await.unwrap();
+    assert_eq!(claim.await.unwrap(), store::RefundClaim::PaidOut, "a deposit paid on is not given back too");
+
+    // A refund is being claimed (the order locked and marked, not yet committed) when the seller
+    // confirms the sale: the sale waits, then sees the claim and sells nothing.
+    let mut refund = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("begin").execute(&mut refund).await.unwrap();
+    sqlx::query(lock).bind(claimed_first).execute(&mut refund).await.unwrap();
+    sqlx::query("update payment_order set refunding_at = $2 where order_no = $1").bind(&claimed_no).bind(NOW).execute(&mut refund).await.unwrap();
+    let store = app.state.store.clone();
+    let confirm =
+        tokio::spawn(async move { store.reservation_event(claimed_first, domain::reservation::Event::SellerConfirms, Some(seller), "", NOW).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(!confirm.is_finished(), "the sale waits for the refund's claim");
+    sqlx::query("commit").execute(&mut refund).await.unwrap();
+    assert!(confirm.await.unwrap().is_none(), "no sale of a deposit whose refund is claimed");
+    assert_eq!(app.state.store.reservation(claimed_first).await.unwrap().reservation.state, State::Held);
+    assert!(app.state.store.payout_of_reservation(claimed_first).await.unwrap().is_none(), "nothing paid on");
 }
