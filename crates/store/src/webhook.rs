@@ -115,7 +115,7 @@ pub struct DeliveryJob {
     pub webhook_delivery_id: i64,
     /// Where to.
     pub url: String,
-    /// The secret to sign with.
+    /// The secret to sign with, as kept (sealed by the web layer, which opens it).
     pub secret: String,
     /// The shop.
     pub shop_id: i64,

@@ -14,6 +14,50 @@ use store::{DeliveryJob, Tried};
 use crate::services::outbound::{Reach, pinned};
 use crate::state::AppState;
 
+/// How a sealed hook secret starts.
+const SEALED: &str = "v1:";
+
+/// The key hook secrets are sealed with: SHA-256 of a label and the site's secret.
+fn hook_key(site_secret: &str) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(format!("webhook-secret\x1f{site_secret}").as_bytes()).into()
+}
+
+/// A hook's secret as it is kept: sealed with AES-256-GCM under a key derived from the site's
+/// secret (`v1:` and base64 of nonce ‖ ciphertext), so a copy of the database alone cannot sign
+/// events as the site. The secret must be read back to sign, so it cannot be hashed.
+pub fn seal_secret(state: &AppState, secret: &str) -> Result<String, crate::http::error::AppError> {
+    let mut nonce = [0u8; 12];
+    state.random.fill(&mut nonce)?;
+    seal_with(state.config.secret.expose(), nonce, secret).ok_or_else(|| crate::http::error::AppError::Internal("a webhook secret does not seal".to_owned()))
+}
+
+fn seal_with(site_secret: &str, nonce: [u8; 12], secret: &str) -> Option<String> {
+    use aes_gcm::aead::{Aead as _, KeyInit as _};
+    use base64::Engine as _;
+    let cipher = aes_gcm::Aes256Gcm::new(&hook_key(site_secret).into());
+    let sealed = cipher.encrypt(&aes_gcm::Nonce::from(nonce), secret.as_bytes()).ok()?;
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&sealed);
+    Some(format!("{SEALED}{}", base64::engine::general_purpose::STANDARD.encode(out)))
+}
+
+/// A hook's secret from what is kept ([`seal_secret`]; one kept before secrets were sealed is
+/// read as it is); `None` when it does not open under this site's secret.
+pub fn open_secret(site_secret: &str, kept: &str) -> Option<String> {
+    use aes_gcm::aead::{Aead as _, KeyInit as _};
+    use base64::Engine as _;
+    let Some(sealed) = kept.strip_prefix(SEALED) else { return Some(kept.to_owned()) };
+    let bytes = base64::engine::general_purpose::STANDARD.decode(sealed).ok()?;
+    if bytes.len() < 12 + 16 {
+        return None;
+    }
+    let (nonce, body) = bytes.split_at(12);
+    let nonce: [u8; 12] = nonce.try_into().ok()?;
+    let cipher = aes_gcm::Aes256Gcm::new(&hook_key(site_secret).into());
+    String::from_utf8(cipher.decrypt(&aes_gcm::Nonce::from(nonce), body).ok()?).ok()
+}
+
 /// Deliveries one round sends at most.
 pub const DUE_PER_ROUND: i64 = 200;
 
@@ -102,8 +146,16 @@ pub async fn deliver_due(state: &AppState, now: i64) -> Result<usize, store::DbE
         if failing.contains(&hook) {
             continue;
         }
-        let Some(job) = state.store.claim_delivery(id, now).await? else { continue };
-        let tried = send(&job, reach, now).await;
+        let Some(mut job) = state.store.claim_delivery(id, now).await? else { continue };
+        let tried = match open_secret(state.config.secret.expose(), &job.secret) {
+            Some(secret) => {
+                job.secret = secret;
+                send(&job, reach, now).await
+            }
+            None => Tried {
+                status_code: None, ok: false, note: "签名密钥无法读取（站点密钥已更换），请删除这个推送地址后重新添加".to_owned(), ms: 0
+            },
+        };
         if tried.ok {
             delivered += 1;
         } else {
@@ -128,4 +180,19 @@ async fn tell_paused(state: &AppState, job: &DeliveryJob) -> Result<(), store::D
         tracing::warn!(shop = job.shop_id, error = %e, "webhook pause not told by SMS");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_secret_is_kept_sealed_and_opens_only_under_the_sites_secret() {
+        let kept = seal_with("site-secret-one", [7; 12], "whsec_0123").unwrap();
+        assert!(kept.starts_with(SEALED) && !kept.contains("whsec_0123"), "{kept}");
+        assert_eq!(open_secret("site-secret-one", &kept).as_deref(), Some("whsec_0123"));
+        assert_eq!(open_secret("another-site-secret", &kept), None, "another key opens nothing");
+        assert_eq!(open_secret("site-secret-one", "v1:AAAA"), None, "a cut value opens nothing");
+        assert_eq!(open_secret("site-secret-one", "whsec_legacy").as_deref(), Some("whsec_legacy"), "one kept before sealing");
+    }
 }

@@ -85,6 +85,11 @@ async fn a_hook_gets_signed_events_of_its_shop_retried_with_one_id(app: &TestApp
     let secret = add_hook(app, &dealer, &format!("{}/hooks/usedcar", peer.uri()), &["lead.created", "message.received"]).await;
     let listed = app.get("/space/webhooks", &d).await;
     assert!(!listed.body.contains(&secret), "the secret is shown once");
+    // Kept sealed: the database alone cannot sign as the site.
+    let kept = app.state.store.count_admin("select count(*) from webhook where secret like 'v1:%'").await.unwrap();
+    assert!(kept >= 1, "the secret is kept sealed");
+    let plain = app.state.store.count_admin(&format!("select count(*) from webhook where secret = '{secret}'")).await.unwrap();
+    assert_eq!(plain, 0, "never as it is");
     assert!(listed.body.contains("新线索、收到买家消息") && listed.body.contains("状态：正常"));
 
     // The shop's lead is queued for its hook; another shop's is not.

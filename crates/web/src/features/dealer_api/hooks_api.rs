@@ -89,7 +89,8 @@ pub async fn create(State(state): State<AppState>, key: Key, body: Bytes) -> Res
     let mut raw = [0u8; 24];
     state.random.fill(&mut raw)?;
     let secret = domain::webhook::new_secret(&raw);
-    let Some(id) = state.store.create_webhook(k.shop_id, &url, &secret, events, k.owner_user_id, now).await? else {
+    let kept = crate::services::webhooks::seal_secret(&state, &secret)?;
+    let Some(id) = state.store.create_webhook(k.shop_id, &url, &kept, events, k.owner_user_id, now).await? else {
         return Ok(refused(&[("url".to_owned(), format!("一个店铺最多设置{MAX_HOOKS}个推送地址，请先删除不再使用的"))]));
     };
     let made = state.store.webhooks(k.shop_id, now).await?.into_iter().find(|h| h.webhook_id == id).ok_or(AppError::NotFound)?;

@@ -203,7 +203,8 @@ pub async fn create(State(state): State<AppState>, visitor: Visitor, Dealer(user
     let mut raw = [0u8; 24];
     state.random.fill(&mut raw)?;
     let secret = domain::webhook::new_secret(&raw);
-    match state.store.create_webhook(dealer.shop_id, &url, &secret, events, user.user_id, state.clock.now()).await? {
+    let kept = crate::services::webhooks::seal_secret(&state, &secret)?;
+    match state.store.create_webhook(dealer.shop_id, &url, &kept, events, user.user_id, state.clock.now()).await? {
         Some(_) => render(&state, &visitor, dealer, HookForm::fresh(), Some((url, secret)), None).await,
         None => {
             form.url_error = Some(format!("一个店铺最多设置{MAX_HOOKS}个推送地址，请先删除不再使用的"));
