@@ -264,14 +264,15 @@ impl Store {
         }))
     }
 
-    /// A shop's stock changed after `updated_since` (every car when `None`), deleted ones
+    /// A shop's stock changed in the second `updated_since` or after (every car when `None`: a
+    /// client asking from the last change it holds misses nothing later in that second), deleted ones
     /// included, by last change then id, one page; and how many there are in all.
     pub async fn shop_stock(&self, shop_id: i64, updated_since: Option<i64>, offset: i64, limit: i64) -> Result<(Vec<StockItem>, i64), DbError> {
         let since = updated_since.unwrap_or(i64::MIN);
-        let sql = format!("{STOCK_SELECT} where l.shop_id = $1 and l.updated_at > $2 order by l.updated_at, l.listing_id limit $3 offset $4");
+        let sql = format!("{STOCK_SELECT} where l.shop_id = $1 and l.updated_at >= $2 order by l.updated_at, l.listing_id limit $3 offset $4");
         Ok(on_pool!(self, p => {
             let items = sqlx::query_as::<_, StockItem>(sqlx::AssertSqlSafe(sql)).bind(shop_id).bind(since).bind(limit).bind(offset).fetch_all(p).await?;
-            let total: i64 = sqlx::query_scalar("select count(*) from listing where shop_id = $1 and updated_at > $2")
+            let total: i64 = sqlx::query_scalar("select count(*) from listing where shop_id = $1 and updated_at >= $2")
                 .bind(shop_id).bind(since).fetch_one(p).await?;
             (items, total)
         }))

@@ -274,8 +274,12 @@ async fn a_car_created_by_api_is_checked_like_the_form_and_made_once(app: &TestA
     let one = call(app, "GET", &format!("/api/dealer/v1/stock/{id}"), &key, &[], None).await;
     assert_eq!(one.json()["data"]["vin"], car["vin"]);
     let etag = one.headers["etag"].to_str().unwrap().to_owned();
-    let since = call(app, "GET", &format!("/api/dealer/v1/stock?updated_since={}", NOW - 1), &key, &[], None).await;
+    // `updated_since` includes its own second: a client asking from the last change it holds
+    // misses nothing changed later within that second.
+    let since = call(app, "GET", &format!("/api/dealer/v1/stock?updated_since={NOW}"), &key, &[], None).await;
     assert!(since.json()["data"]["items"].as_array().unwrap().iter().any(|i| i["id"] == id), "{}", since.body);
+    let later = call(app, "GET", &format!("/api/dealer/v1/stock?updated_since={}", NOW + 1), &key, &[], None).await;
+    assert!(!later.json()["data"]["items"].as_array().unwrap().iter().any(|i| i["id"] == id), "{}", later.body);
 
     // Another shop's key finds nothing of it.
     let rival = login(app, &owner_mobile(app, 2).await, "").await;
@@ -349,6 +353,13 @@ async fn leads_are_read_masked_and_opened_when_marked_contacted(app: &TestApp) {
         after = format!("&after={}", page.json()["data"]["next"].as_str().unwrap());
     }
     assert!(all.len() >= 3 && paged == all, "two at a time: {paged:?}, at once: {all:?}");
+    // `since` includes its own second: polling from the last createdAt held misses nothing that
+    // came in later within it (the client de-duplicates by id).
+    let same_second = call(app, "GET", &format!("/api/dealer/v1/leads?since={NOW}&limit=100"), &key, &[], None).await;
+    let again: Vec<i64> = same_second.json()["data"]["items"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect();
+    // Only the lead that came in at the test's second (the others are the demo's, older); before,
+    // `since` of that second answered none of it.
+    assert_eq!(again, [id], "{}", same_second.body);
     assert_eq!(call(app, "GET", "/api/dealer/v1/leads?after=2026-12-01", &key, &[], None).await.status, StatusCode::UNPROCESSABLE_ENTITY);
     // Marked contacted: opened (its number answered), as on the leads desk.
     let r = call(app, "POST", &format!("/api/dealer/v1/leads/{id}/contacted"), &key, &[], None).await;

@@ -129,7 +129,7 @@ pub fn paths() -> Map<String, Value> {
         "/api/dealer/v1/stock".to_owned(),
         json!({
             "get": with(op("stockList", "The shop's cars by last change (deleted ones too), a page at a time", "200", &page, &[bad]), "parameters", json!([
-                { "name": "updated_since", "in": "query", "required": false, "description": "only cars changed after this (Unix seconds or RFC 3339)", "schema": instant() },
+                { "name": "updated_since", "in": "query", "required": false, "description": "only cars changed in this second or after (Unix seconds or RFC 3339; de-duplicate by id)", "schema": instant() },
                 { "name": "page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100000 } },
                 { "name": "per_page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])),
             "post": with(with(op("stockCreate", "A new car, under review until approved (the 发布车源 form's checks)", "201", &car,
@@ -204,7 +204,7 @@ pub fn paths() -> Map<String, Value> {
         json!({ "get": with(op("leadsList", "The shop's leads that came in after `since` (or after the previous page: `after`), oldest first; `next` is the `after` of the next page", "200",
                 &json!({ "type": "object", "properties": { "items": { "type": "array", "items": lead }, "next": next_position() } }), &[bad]),
             "parameters", json!([
-                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339: that second included (de-duplicate by id); absent: from the first", "schema": instant() },
                 after_position(),
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
     );
@@ -254,7 +254,7 @@ pub fn paths() -> Map<String, Value> {
         json!({ "get": with(op("reservationsList", "Reservations of the shop's cars made or moved after `since` (or after the previous page: `after`), the least recently moved first; `next` is the `after` of the next page", "200",
                 &json!({ "type": "object", "properties": { "items": { "type": "array", "items": reservation }, "next": next_position() } }), &[bad]),
             "parameters", json!([
-                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339; absent: from the first", "schema": instant() },
+                { "name": "since", "in": "query", "required": false, "description": "Unix seconds or RFC 3339: that second included (de-duplicate by id); absent: from the first", "schema": instant() },
                 after_position(),
                 { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100 } } ])) }),
     );

@@ -139,10 +139,12 @@ pub struct Cursor {
     says: &'static str,
 }
 
-/// `since`: a time, as Unix seconds or RFC 3339: what came after it.
+/// `since`: a time, as Unix seconds or RFC 3339: what came in that second and after it (a
+/// client polling from the last time it holds sees that second's items again, to de-duplicate
+/// by id, rather than miss one that came later within it).
 pub const SINCE: Cursor = Cursor {
     name: "since",
-    parse: |v| domain::time::parse_instant(v).map(|t| (t, i64::MAX)),
+    parse: |v| domain::time::parse_instant(v).map(|t| (t, i64::MIN)),
     says: "since 应为 Unix 秒数或 RFC 3339 时间，如 2026-12-01T08:00:00+08:00",
 };
 
