@@ -23,6 +23,7 @@ fn failures(extra: &[(&str, &str)]) -> Map<String, Value> {
         ("400", "The request cannot be read (a query, header or body that is not well-formed): CM001."),
         ("401", "No key, or a key unknown or revoked: CM002."),
         ("413", "The body is too large: CM001."),
+        ("414", "The address (its query) is too long: CM001."),
         ("403", "The key lacks the scope: CM005 (msg names it)."),
         ("429", "The key's calls a minute (120 by default) are used: CM006, with Retry-After."),
         ("503", "The database is unavailable: CM003."),
@@ -167,8 +168,8 @@ pub fn paths() -> Map<String, Value> {
     out.insert(
         "/api/dealer/v1/stock/{id}/disclosure".to_owned(),
         json!({ "put": with(with(op("stockDisclosure", "The car's statement of condition (车况声明), as on the site: every item answered and checked against our records; its next version (the same statement again makes none). Answers the car", "200", &car,
-                &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such car of this shop: CM004."), ("409", "Our records contradict an answer and confirmContradictions is not true: CM001, msg names each; nothing written."), ("412", "If-Match does not match the car's version: CM001.")]),
-                "parameters", json!([id_param(), if_match])),
+                &[bad, ("400", "The body is no JSON object: CM001."), ("404", "No such car of this shop: CM004."), ("409", "Our records contradict an answer and confirmContradictions is not true: CM001, msg names each; nothing written.")]),
+                "parameters", json!([id_param()])),
                 "requestBody", json!({ "required": true, "content": { "application/json": { "schema": statement } } })) }),
     );
     let new_mark = json!({ "type": "object", "required": ["area", "kind", "photo"], "properties": {
