@@ -2,7 +2,8 @@
 //! automotive inventory feed, the format dealer systems and website builders already publish
 //! for dealers' catalogue ads (CSV or TSV with a header row; nested fields flattened by path —
 //! `mileage.value`, `image[0].url`, `address.city` — or given as JSON in one column: `mileage`,
-//! `image`, `address`). The stock sync reads it every night.
+//! `image`, `address`; its XML form is flattened into the same columns where it is read). The
+//! stock sync reads it every night.
 //!
 //! A feed is turned into the import template's sheet ([`to_sheet`]), so a sync is planned,
 //! checked, guarded against mass removal, applied and undone exactly as an uploaded file is.

@@ -24,6 +24,18 @@ pub struct StockSync {
     pub message: String,
     /// The import the last reading made, if it got that far.
     pub import_id: Option<i64>,
+    /// The feed's validators and the shop's stock mark as a reading that left the shop in step
+    /// with the feed found them; `None` otherwise (the next reading reads the feed whole).
+    pub in_step: Option<InStep>,
+}
+
+/// What a reading that left the shop in step with its feed saw: the feed's `ETag` and
+/// `Last-Modified` (either may be empty) and the shop's stock mark ([`Store::stock_mark`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InStep {
+    pub etag: String,
+    pub modified: String,
+    pub stock_mark: i64,
 }
 
 /// The row as stored; the outcome is empty before the first reading.
@@ -37,8 +49,11 @@ struct SyncRow {
     outcome: String,
     message: String,
     import_id: Option<i64>,
+    feed_etag: String,
+    feed_modified: String,
+    stock_mark: Option<i64>,
 }
-from_row!(SyncRow { shop_id, feed_url, created_at, next_at, last_at, outcome, message, import_id });
+from_row!(SyncRow { shop_id, feed_url, created_at, next_at, last_at, outcome, message, import_id, feed_etag, feed_modified, stock_mark });
 
 impl From<SyncRow> for StockSync {
     fn from(r: SyncRow) -> StockSync {
@@ -51,11 +66,12 @@ impl From<SyncRow> for StockSync {
             outcome: SyncOutcome::parse(&r.outcome),
             message: r.message,
             import_id: r.import_id,
+            in_step: r.stock_mark.map(|stock_mark| InStep { etag: r.feed_etag, modified: r.feed_modified, stock_mark }),
         }
     }
 }
 
-const SYNC_COLUMNS: &str = "shop_id, feed_url, created_at, next_at, last_at, outcome, message, import_id";
+const SYNC_COLUMNS: &str = "shop_id, feed_url, created_at, next_at, last_at, outcome, message, import_id, feed_etag, feed_modified, stock_mark";
 
 impl Store {
     /// The shop's stock sync, if it has one.
@@ -77,7 +93,10 @@ impl Store {
                  last_at = case when stock_sync.feed_url = excluded.feed_url then stock_sync.last_at end, \
                  outcome = case when stock_sync.feed_url = excluded.feed_url then stock_sync.outcome else '' end, \
                  message = case when stock_sync.feed_url = excluded.feed_url then stock_sync.message else '' end, \
-                 import_id = case when stock_sync.feed_url = excluded.feed_url then stock_sync.import_id end",
+                 import_id = case when stock_sync.feed_url = excluded.feed_url then stock_sync.import_id end, \
+                 feed_etag = case when stock_sync.feed_url = excluded.feed_url then stock_sync.feed_etag else '' end, \
+                 feed_modified = case when stock_sync.feed_url = excluded.feed_url then stock_sync.feed_modified else '' end, \
+                 stock_mark = case when stock_sync.feed_url = excluded.feed_url then stock_sync.stock_mark end",
             )
             .bind(shop_id).bind(feed_url).bind(now).bind(next_at).execute(p).await?;
         });
@@ -112,12 +131,37 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Records how a reading of the shop's feed went.
-    pub async fn finish_stock_sync(&self, shop_id: i64, now: i64, outcome: SyncOutcome, message: &str, import_id: Option<i64>) -> Result<(), DbError> {
+    /// Records how a reading of the shop's feed went, and what it saw when it left the shop in
+    /// step with the feed (`None` forgets what an earlier reading saw).
+    pub async fn finish_stock_sync(
+        &self,
+        shop_id: i64,
+        now: i64,
+        outcome: SyncOutcome,
+        message: &str,
+        import_id: Option<i64>,
+        in_step: Option<&InStep>,
+    ) -> Result<(), DbError> {
+        let (etag, modified, mark) = in_step.map_or(("", "", None), |s| (s.etag.as_str(), s.modified.as_str(), Some(s.stock_mark)));
         on_writer!(self, p => {
-            sqlx::query("update stock_sync set last_at = $2, outcome = $3, message = $4, import_id = $5 where shop_id = $1")
-                .bind(shop_id).bind(now).bind(outcome.as_str()).bind(message).bind(import_id).execute(p).await?;
+            sqlx::query(
+                "update stock_sync set last_at = $2, outcome = $3, message = $4, import_id = $5, \
+                 feed_etag = $6, feed_modified = $7, stock_mark = $8 where shop_id = $1",
+            )
+            .bind(shop_id).bind(now).bind(outcome.as_str()).bind(message).bind(import_id)
+            .bind(etag).bind(modified).bind(mark).execute(p).await?;
         });
         Ok(())
+    }
+
+    /// The shop's stock mark: the latest change of any of its cars, whatever their state (every
+    /// write to a car moves its `updated_at` forward) and how many cars it has, as one number; 0
+    /// for a shop without cars. Two equal marks mean no car of the shop was made or changed in between.
+    pub async fn stock_mark(&self, shop_id: i64) -> Result<i64, DbError> {
+        let (latest, cars): (Option<i64>, i64) = on_pool!(self, p => {
+            sqlx::query_as("select max(updated_at), count(*) from listing where shop_id = $1").bind(shop_id).fetch_one(p).await?
+        });
+        // One number for both: a car made with a time older than the latest still moves it.
+        Ok(latest.unwrap_or(0).saturating_mul(1_000_000).saturating_add(cars))
     }
 }

@@ -1,7 +1,8 @@
 //! The stock sync on both databases, its feed served by a mock peer: the sandbox's reading of the
 //! shop's own stock changes nothing; the address checked when saved; a reading asked for on the page only previews; the nightly reading applies a clean
 //! feed (a price changed, a new car with its photos), holds one that would take down most of the
-//! shop and one that cannot be read, telling the owner by SMS, and writes nothing for them.
+//! shop and one that cannot be read, telling the owner by SMS, and writes nothing for them; once
+//! the shop is in step, the feed is asked for only if it changed, while no car changed on the site.
 
 use axum::http::StatusCode;
 use domain::selling::{ListingStatus, SellInput};
@@ -50,8 +51,29 @@ fn feed(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The same rows in the feed's XML form.
+fn xml_feed(rows: &[Vec<String>]) -> String {
+    let esc = |v: &str| v.replace('&', "&amp;").replace('<', "&lt;");
+    let mut out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<listings>\n  <title>库存</title>\n".to_owned();
+    for r in rows {
+        let plain = |names: &[(&str, usize)]| names.iter().map(|(n, i)| format!("<{n}>{}</{n}>", esc(&r[*i]))).collect::<String>();
+        out.push_str("  <listing>");
+        out.push_str(&plain(&[("vehicle_id", 0), ("vin", 1), ("make", 2), ("model", 3), ("year", 4), ("trim", 5)]));
+        out.push_str(&format!("<mileage><value>{}</value><unit>{}</unit></mileage>", r[6], r[7]));
+        out.push_str(&plain(&[("price", 8), ("exterior_color", 9), ("transmission", 10)]));
+        out.push_str(&format!("<address format=\"simple\"><component name=\"city\">{}</component></address>", esc(&r[11])));
+        out.push_str(&plain(&[("registration_date", 12), ("displacement", 13), ("availability", 14)]));
+        for url in r[15..].iter().filter(|u| !u.is_empty()) {
+            out.push_str(&format!("<image><url>{}</url></image>", esc(url)));
+        }
+        out.push_str("</listing>\n");
+    }
+    out.push_str("</listings>\n");
+    out
+}
+
 async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: &TestApp) {
-    use wiremock::matchers::{method, path, path_regex};
+    use wiremock::matchers::{header, method, path, path_regex};
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let shop_id = shop_with_vins(app, 5).await;
     let mobile = owner_mobile(app, shop_id).await;
@@ -96,7 +118,24 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     rows.push(feed_row(&new_car, 98_000, &photos, true));
     // A car the dealer system no longer offers is left blank: it is not stock.
     rows.push(feed_row(&SellInput { vin: domain::report::sandbox_vin(2021, 9_501), ..new_car.clone() }, 50_000, &photos, false));
-    Mock::given(method("GET")).and(path("/feed.tsv")).respond_with(ResponseTemplate::new(200).set_body_string(feed(&rows))).mount(&peer).await;
+    Mock::given(method("GET"))
+        .and(path("/feed.tsv"))
+        .respond_with(ResponseTemplate::new(200).insert_header("etag", "\"v1\"").set_body_string(feed(&rows)))
+        .mount(&peer)
+        .await;
+    // Asked only if it changed since "v1", the dealer system answers that it did not.
+    Mock::given(method("GET"))
+        .and(path("/feed.tsv"))
+        .and(header("if-none-match", "\"v1\""))
+        .respond_with(ResponseTemplate::new(304))
+        .with_priority(1)
+        .mount(&peer)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/feed.xml"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(xml_feed(&rows), "application/xml"))
+        .mount(&peer)
+        .await;
     // A feed listing one car: it would take down the rest.
     Mock::given(method("GET")).and(path("/one.tsv")).respond_with(ResponseTemplate::new(200).set_body_string(feed(&rows[..1]))).mount(&peer).await;
 
@@ -159,6 +198,37 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     let page = get_on(&node, "/space/stock-sync", &h).await.page();
     assert!(page.texts(".sync-state").concat().contains("已同步"), "{}", page.texts(".sync-state").concat());
 
+    // The nights after: the feed is read whole once more and found in step with the shop; from
+    // then on the dealer system is asked for it only if it changed, and its 304 costs nothing.
+    let conditional = || async {
+        let asked = peer.received_requests().await.unwrap_or_default();
+        let feed_asks: Vec<_> = asked.iter().filter(|r| r.url.path() == "/feed.tsv").collect();
+        feed_asks.last().map(|r| r.headers.get("if-none-match").is_some()).unwrap_or(false)
+    };
+    let node_ref = &node;
+    let night = |says: &'static str| async move {
+        due(crate::support::NOW - 1).await;
+        assert_eq!(web::features::dealer_api::sync::nightly(node_ref).await.unwrap(), 1);
+        let sync = app.state.store.stock_sync(shop_id).await.unwrap().unwrap();
+        assert!(sync.message.contains(says), "{says}: {}", sync.message);
+        sync.outcome
+    };
+    assert_eq!(night("一致").await, Some(domain::stock_feed::SyncOutcome::Unchanged));
+    assert!(!conditional().await, "the night after an applied sync reads the feed whole");
+    assert_eq!(night("没有变化").await, Some(domain::stock_feed::SyncOutcome::Unchanged));
+    assert!(conditional().await, "asked only if it changed");
+    assert_eq!(price(changed_id).await, (lower + 50) / 100 * 100);
+    // A car changed on the site: the feed is read whole again, and its price is the feed's once more.
+    app.state
+        .store
+        .execute_admin(&format!("update listing set price_yuan = price_yuan + 10000, updated_at = updated_at + 1 where listing_id = {changed_id}"))
+        .await
+        .unwrap();
+    assert_eq!(night("已同步").await, Some(domain::stock_feed::SyncOutcome::Applied));
+    assert!(!conditional().await, "a shop changed since is read against the whole feed");
+    assert_eq!(price(changed_id).await, (lower + 50) / 100 * 100, "the feed's price again");
+    assert!(node.adapters.sms.sandbox_stock_sync_notices(&mobile).is_empty(), "nights in step send nothing");
+
     // A feed that would take down most of the shop is held, and the owner told.
     let live_now = || async {
         app.state.store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id} and status in ('online', 'pending')")).await.unwrap()
@@ -188,6 +258,15 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     assert!(sync.message.contains("HTTP 404"), "{}", sync.message);
     assert_eq!(live_now().await, before);
     assert!(node.adapters.sms.sandbox_stock_sync_notices(&mobile).last().unwrap().contains("无法读取"));
+
+    // The same stock in the feed's XML form: the shop is in step with it.
+    let xml = format!("{}/feed.xml", peer.uri());
+    post_on(&node, "/space/stock-sync", &h, &format!("feed_url={}", domain::text::percent_encode(&xml))).await;
+    let r = post_on(&node, "/space/stock-sync/read", &h, "").await;
+    assert_eq!(r.location(), "/space/stock-sync?done=read", "nothing to preview");
+    let sync = app.state.store.stock_sync(shop_id).await.unwrap().unwrap();
+    assert_eq!(sync.outcome, Some(domain::stock_feed::SyncOutcome::Unchanged), "{}", sync.message);
+    assert!(sync.message.contains(&format!("{}辆车一致", live.len() + 1)), "{}", sync.message);
 
     // Stopped: never read again.
     let r = post_on(&node, "/space/stock-sync/stop", &h, "").await;

@@ -371,7 +371,7 @@ fn read_file(name: &str, bytes: &[u8]) -> Result<Sheet, String> {
 }
 
 /// Too many rows for one file.
-fn too_many_rows() -> String {
+pub(super) fn too_many_rows() -> String {
     format!("一个文件最多{}辆车，请分成几个文件导入", rules::MAX_ROWS)
 }
 

@@ -7,6 +7,11 @@
 //! it takes down no more than the guard allows — undoable for a day like any import —, and
 //! otherwise keeps it as a preview and tells the owner by SMS; a reading asked for on the page is
 //! always a preview, applied by the dealer.
+//!
+//! A reading that found the shop in step with the feed keeps the feed's validators and the
+//! shop's stock mark; the next one asks for the feed only if it changed since, and only while no
+//! car of the shop changed either (else a hand edit on the site would outlive the feed's word):
+//! most nights a dealer's system answers `304 Not Modified` and nothing is read or planned.
 
 use askama::Template;
 use axum::body::Bytes;
@@ -17,7 +22,7 @@ use domain::stock_feed::{self as feed, SyncOutcome};
 use domain::stock_import::{self as rules, COLUMNS, ImportStatus, Sheet};
 
 use super::import::{self, Applied};
-use crate::adapters::stock_feed::{FEED_WAIT, Fetched, StockFeed};
+use crate::adapters::stock_feed::{FEED_WAIT, Fetched, StockFeed, Validators};
 use crate::auth::access::Dealer;
 use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
@@ -49,11 +54,14 @@ pub struct Reading {
     pub import_id: Option<i64>,
     /// For the owner's SMS when a nightly reading is held: 数据有误, 下架过多, 无法读取.
     reason: &'static str,
+    /// What the next reading sends to ask for the feed only if it changed: set when this one
+    /// found the shop in step with a feed that came with validators.
+    in_step: Option<store::InStep>,
 }
 
 impl Reading {
     fn failed(message: String) -> Reading {
-        Reading { outcome: SyncOutcome::Failed, message, import_id: None, reason: "无法读取" }
+        Reading { outcome: SyncOutcome::Failed, message, import_id: None, reason: "无法读取", in_step: None }
     }
 }
 
@@ -76,28 +84,40 @@ async fn check(state: &AppState, url: &str) -> Result<(), String> {
     }
 }
 
-/// The feed at `url`, through the adapter.
-async fn fetch(state: &AppState, url: &str) -> Result<Fetched, String> {
+/// The feed at `url`, through the adapter (only if it changed since `since`, when given).
+async fn fetch(state: &AppState, url: &str, since: Option<&Validators>) -> Result<Fetched, String> {
     let pinned = match state.adapters.stock_feed {
         StockFeed::Sandbox => None,
         StockFeed::Feed => Some(outbound::pinned(url, Reach::of(state.config.env), "库存数据地址", FEED_WAIT).await?),
     };
-    state.adapters.stock_feed.fetch(pinned).await
+    state.adapters.stock_feed.fetch(pinned, since).await
 }
 
-/// Reads the shop's feed at `url` into an import and, when `nightly` and it is clean and
-/// within the guard, applies it.
-async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result<Reading, AppError> {
+/// Reads the shop's feed into an import and, when `nightly` and it is clean and within the
+/// guard, applies it; asks for the feed only if it changed, when the last reading found the shop
+/// in step with it and none of the shop's cars changed since.
+async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: bool) -> Result<Reading, AppError> {
     let now = state.clock.now();
-    let sheet = match fetch(state, url).await {
+    // Taken before the shop's cars are read for the plan: a car changed after it moves the mark,
+    // so the next reading reads the feed whole.
+    let mark = state.store.stock_mark(shop.shop_id).await?;
+    let since = sync.in_step.as_ref().filter(|s| s.stock_mark == mark);
+    let sent = since.map(|s| Validators { etag: s.etag.clone(), modified: s.modified.clone() });
+    let mut came = Validators::default();
+    let sheet = match fetch(state, &sync.feed_url, sent.as_ref()).await {
         Err(why) => return Ok(Reading::failed(why)),
+        Ok(Fetched::NotModified) => {
+            let message = "库存数据自上次同步以来没有变化，本店车辆也没有改动，无需更新".to_owned();
+            return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "", in_step: since.cloned() });
+        }
         Ok(Fetched::ShopStock) => {
             let mut rows = vec![COLUMNS.iter().map(rules::template_header).collect()];
             rows.extend(import::stock_rows(state, shop.shop_id).await?);
             Sheet { rows, first_line: 1 }
         }
-        Ok(Fetched::Body(bytes)) => {
-            let read = tokio::task::spawn_blocking(move || import::read_delimited(&bytes).and_then(|s| feed::to_sheet(&s)))
+        Ok(Fetched::Body(bytes, validators)) => {
+            came = validators;
+            let read = tokio::task::spawn_blocking(move || read_feed(&bytes).and_then(|s| feed::to_sheet(&s)))
                 .await
                 .map_err(|e| AppError::Internal(format!("reading a stock feed: {e}")))?;
             match read {
@@ -119,12 +139,13 @@ async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result
             n => format!("；另有{n}辆在售车没有填车架号，同步不会改动它们"),
         };
         let message = format!("库存数据与本店有车架号的{}辆车一致，没有需要更新的{bare}", plan.count("same"));
-        return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "" });
+        let in_step = (!came.is_empty()).then_some(store::InStep { etag: came.etag, modified: came.modified, stock_mark: mark });
+        return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "", in_step });
     }
     let json = serde_json::to_string(&plan).map_err(|e| AppError::Internal(format!("keeping a stock feed's plan: {e}")))?;
     let name = format!("库存同步 {}", &domain::time::datetime(now)[..16]);
     let id = state.store.create_stock_import(shop.shop_id, shop.owner, &name, &json, now).await?;
-    let held = |message: String, reason: &'static str| Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason });
+    let held = |message: String, reason: &'static str| Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step: None });
     if refused > 0 {
         return held(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误");
     }
@@ -142,9 +163,128 @@ async fn read(state: &AppState, shop: &Shop, url: &str, nightly: bool) -> Result
     let summary = import::summary(&plan);
     let task = tokio::spawn(import::run_apply(state.clone(), shop.owner, shop.shop_id, id, plan, now));
     match task.await.map_err(|e| AppError::Internal(format!("applying stock import {id}: {e}")))?? {
-        Applied::Written => Ok(Reading { outcome: SyncOutcome::Applied, message: format!("已同步：{summary}"), import_id: Some(id), reason: "" }),
+        // The cars it wrote moved the mark: the next reading reads the feed whole and, finding the
+        // shop in step, keeps what it sees.
+        Applied::Written => {
+            Ok(Reading { outcome: SyncOutcome::Applied, message: format!("已同步：{summary}"), import_id: Some(id), reason: "", in_step: None })
+        }
         Applied::PhotosFailed => held("部分新车的照片无法下载，没有同步：请在预览中查看标红的行".to_owned(), "数据有误"),
     }
+}
+
+/// The most distinct fields read from an XML feed (a feed's fields and each photo's address).
+const XML_MAX_FIELDS: usize = 400;
+
+/// Fields of Meta's XML form that repeat: each is indexed as the CSV form flattens it
+/// (`image[0].url`, `image[0].tag[1]`).
+const XML_LISTS: &[&str] = &["image", "tag"];
+
+/// A feed's bytes as rows of text cells: CSV or TSV, or Meta's XML form (`<listings>` of
+/// `<listing>`s) flattened into the columns the CSV form names (`mileage.value`,
+/// `image[0].url`, an address's `<component name="city">` as `address.city`).
+fn read_feed(bytes: &[u8]) -> Result<Sheet, String> {
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if text.trim_ascii_start().starts_with(b"<") { read_xml_feed(text) } else { import::read_delimited(bytes) }
+}
+
+/// Meta's XML feed form as a sheet: a header of every field path met, in the order met, and a
+/// row for each `<listing>`. No document type or entity of the feed's own is read (quick-xml
+/// expands only XML's five and character references), so a feed cannot make the reader fetch
+/// or grow anything.
+fn read_xml_feed(bytes: &[u8]) -> Result<Sheet, String> {
+    use quick_xml::events::Event;
+    use std::collections::HashMap;
+    let text = std::str::from_utf8(bytes).map_err(|_| "XML 格式的库存数据须为 UTF-8 编码".to_owned())?;
+    // Text is trimmed per field, not per event: an entity splits a field's text into events.
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut columns: Vec<String> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut listings: Vec<Vec<(usize, String)>> = Vec::new();
+    // Inside a listing: its fields so far, the path of elements open below it, and for each open
+    // element how many children of each list name it has had.
+    let mut fields: Option<Vec<(usize, String)>> = None;
+    let mut path: Vec<String> = Vec::new();
+    let mut counts: Vec<HashMap<String, usize>> = Vec::new();
+    let mut value = String::new();
+    loop {
+        let event = reader.read_event().map_err(|_| format!("库存数据不是有效的 XML（约第{}个字节处），请检查车商系统导出的格式", reader.error_position()))?;
+        match event {
+            Event::Eof if fields.is_some() => return Err("库存数据不完整：在一辆车的中间就结束了，可能没有下载完，请稍后重试".to_owned()),
+            Event::Eof => break,
+            Event::Start(e) => {
+                let name = e.local_name().as_ref().to_lowercase();
+                if fields.is_none() {
+                    if name == "listing" {
+                        fields = Some(Vec::new());
+                        counts = vec![HashMap::new()];
+                    }
+                    continue;
+                }
+                let named = (name == "component").then(|| e.try_get_attribute("name").ok().flatten()).flatten();
+                let segment = match named.and_then(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).ok().map(|v| v.trim().to_lowercase())) {
+                    Some(component) => component,
+                    None if XML_LISTS.contains(&name.as_str()) => {
+                        let n = counts.last_mut().map(|c| c.entry(name.clone()).or_insert(0)).map_or(0, |n| {
+                            *n += 1;
+                            *n - 1
+                        });
+                        format!("{name}[{n}]")
+                    }
+                    None => name,
+                };
+                path.push(segment);
+                counts.push(HashMap::new());
+                value.clear();
+            }
+            Event::Text(t) if fields.is_some() => value.push_str(&t.xml10_content()),
+            Event::CData(c) if fields.is_some() => value.push_str(&c.xml10_content()),
+            Event::GeneralRef(r) if fields.is_some() => match r.resolve_char_ref() {
+                Ok(Some(c)) => value.push(c),
+                _ => value.push_str(quick_xml::escape::resolve_predefined_entity(&r).unwrap_or("")),
+            },
+            Event::End(_) => {
+                let Some(got) = fields.as_mut() else { continue };
+                if path.is_empty() {
+                    listings.extend(fields.take());
+                    if listings.len() > rules::MAX_ROWS {
+                        return Err(import::too_many_rows());
+                    }
+                    continue;
+                }
+                let text = value.trim();
+                if !text.is_empty() {
+                    let key = path.join(".");
+                    let column = match at.get(&key) {
+                        Some(&i) => i,
+                        None if columns.len() >= XML_MAX_FIELDS => return Err(format!("库存数据的字段超过{XML_MAX_FIELDS}个，请只导出车辆的字段")),
+                        None => {
+                            columns.push(key.clone());
+                            at.insert(key, columns.len() - 1);
+                            columns.len() - 1
+                        }
+                    };
+                    got.push((column, text.to_owned()));
+                }
+                value.clear();
+                path.pop();
+                counts.pop();
+            }
+            _ => {}
+        }
+    }
+    if listings.is_empty() {
+        return Err("XML 库存数据中没有车辆：每辆车应是一个 <listing> 元素".to_owned());
+    }
+    let mut rows = Vec::with_capacity(listings.len() + 1);
+    for listing in &listings {
+        let mut row = vec![String::new(); columns.len()];
+        for (i, v) in listing {
+            row[*i].clone_from(v);
+        }
+        rows.push(row);
+    }
+    rows.insert(0, columns);
+    Ok(Sheet { rows, first_line: 1 })
 }
 
 /// The shop a dealer's reading is for.
@@ -163,14 +303,14 @@ pub async fn nightly(state: &AppState) -> Result<usize, AppError> {
         let Some(owner_id) = state.store.shop_owner_id(sync.shop_id).await? else { continue };
         let Some(dealer) = ShopHead::of_owner(state, owner_id).await?.filter(|d| d.shop_id == sync.shop_id) else { continue };
         let owner = state.store.user(owner_id).await?;
-        let reading = match read(state, &shop_of(&dealer, &owner), &sync.feed_url, true).await {
+        let reading = match read(state, &shop_of(&dealer, &owner), sync, true).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(shop = sync.shop_id, error = ?e, "a stock sync failed");
                 Reading::failed("同步时出现内部错误，已记录，将在下一晚重试".to_owned())
             }
         };
-        state.store.finish_stock_sync(sync.shop_id, now, reading.outcome, &reading.message, reading.import_id).await?;
+        state.store.finish_stock_sync(sync.shop_id, now, reading.outcome, &reading.message, reading.import_id, reading.in_step.as_ref()).await?;
         tracing::info!(shop = sync.shop_id, outcome = reading.outcome.as_str(), message = %reading.message, "stock sync read");
         if !reading.reason.is_empty()
             && let Some(mobile) = owner.mobile.as_deref()
@@ -275,8 +415,8 @@ pub async fn read_now(State(state): State<AppState>, visitor: Visitor, Dealer(us
         let notice = format!("每小时最多立即读取{READS_PER_HOUR}次，请{wait}分钟后再试");
         return render(&state, &visitor, dealer, None, None, Some(notice)).await;
     }
-    let reading = read(&state, &shop_of(&dealer, &user), &sync.feed_url, false).await?;
-    state.store.finish_stock_sync(dealer.shop_id, now, reading.outcome, &reading.message, reading.import_id).await?;
+    let reading = read(&state, &shop_of(&dealer, &user), &sync, false).await?;
+    state.store.finish_stock_sync(dealer.shop_id, now, reading.outcome, &reading.message, reading.import_id, reading.in_step.as_ref()).await?;
     match reading.import_id {
         Some(id) => Ok(see_other(&format!("/space/stock-import/{id}"), Vec::new())),
         None => Ok(see_other("/space/stock-sync?done=read", Vec::new())),
@@ -296,4 +436,77 @@ pub fn routes(r: &mut Routes) {
     r.post(Access::Dealer, "/space/stock-sync", save);
     r.post(Access::Dealer, "/space/stock-sync/read", read_now);
     r.post(Access::Dealer, "/space/stock-sync/stop", stop);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Meta's sample listing, in Chinese, with what XML allows around it: a declaration, a
+    /// comment, CDATA, entities and an empty element.
+    const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<listings>
+  <title>武汉宏达二手车</title>
+  <link rel="self" href="https://dms.example.com"/>
+  <!-- 每辆在售车一个 listing -->
+  <listing>
+    <vehicle_id>A1</vehicle_id>
+    <vin>LSVAB12C8E4567890</vin>
+    <make>大众</make>
+    <model>朗逸</model>
+    <year>2021</year>
+    <trim>舒适版</trim>
+    <mileage><value>32000</value><unit>KM</unit></mileage>
+    <price>98,000 CNY</price>
+    <exterior_color>White</exterior_color>
+    <transmission>AUTOMATIC</transmission>
+    <address format="simple">
+      <component name="addr1">汉阳大道88号</component>
+      <component name="city">上海</component>
+    </address>
+    <description><![CDATA[一手车 <原版原漆>]]> &amp; 全程4S保养&#x3002;</description>
+    <image><url>https://p.example/1.jpg</url><tag>外观</tag></image>
+    <image><url>https://p.example/2.jpg</url></image>
+    <registration_date>2021-06</registration_date>
+    <emission_standard>国六</emission_standard>
+    <availability>AVAILABLE</availability>
+    <drivetrain/>
+  </listing>
+  <listing>
+    <vin>LSVAB12C8E4567891</vin>
+    <availability>NOT_AVAILABLE</availability>
+  </listing>
+</listings>"#;
+
+    #[test]
+    fn an_xml_feed_reads_as_its_flattened_csv_form() {
+        let xml = read_feed(XML.as_bytes()).expect("a feed");
+        let tsv = "vehicle_id\tvin\tmake\tmodel\tyear\ttrim\tmileage.value\tmileage.unit\tprice\texterior_color\ttransmission\taddress.addr1\taddress.city\tdescription\timage[0].url\timage[0].tag[0]\timage[1].url\tregistration_date\temission_standard\tavailability\n\
+                   A1\tLSVAB12C8E4567890\t大众\t朗逸\t2021\t舒适版\t32000\tKM\t98,000 CNY\tWhite\tAUTOMATIC\t汉阳大道88号\t上海\t一手车 <原版原漆> & 全程4S保养。\thttps://p.example/1.jpg\t外观\thttps://p.example/2.jpg\t2021-06\t国六\tAVAILABLE\n\
+                   \tLSVAB12C8E4567891\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\tNOT_AVAILABLE\n";
+        let flat = read_feed(tsv.as_bytes()).expect("a feed");
+        assert_eq!(xml.rows, flat.rows);
+        let (a, b) = (feed::to_sheet(&xml).unwrap(), feed::to_sheet(&flat).unwrap());
+        assert_eq!(a.rows, b.rows);
+        assert_eq!(a.rows[1][1], "大众 朗逸");
+        assert!(a.rows[2].iter().all(String::is_empty), "a car not on offer is a blank row");
+        // With a byte-order mark, as some systems write it.
+        let marked = [b"\xef\xbb\xbf".as_slice(), XML.as_bytes()].concat();
+        assert_eq!(read_feed(&marked).unwrap().rows, xml.rows);
+    }
+
+    #[test]
+    fn a_broken_or_hostile_xml_feed_is_refused_with_a_reason() {
+        let refused = |xml: &str| read_feed(xml.as_bytes()).expect_err(xml);
+        assert!(refused("<listings><listing><vin>L1</listing></listings>").contains("不是有效的 XML"));
+        assert!(refused("<listings><title>空</title></listings>").contains("<listing>"));
+        // An entity of the feed's own is neither fetched nor expanded.
+        let xxe = r#"<?xml version="1.0"?><!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]><listings><listing><vin>&x;</vin></listing></listings>"#;
+        let sheet = read_feed(xxe.as_bytes()).unwrap();
+        assert!(sheet.rows.concat().iter().all(|c| !c.contains("root")), "{:?}", sheet.rows);
+        assert!(feed::to_sheet(&sheet).is_err(), "no car without its VIN");
+        let many = format!("<listings>{}</listings>", "<listing><vin>L1</vin></listing>".repeat(rules::MAX_ROWS + 1));
+        assert!(refused(&many).contains("最多"));
+        assert!(refused("<listings><listing><vin>L1</vin>").contains("不完整"), "a feed cut off mid-way");
+    }
 }
