@@ -73,7 +73,7 @@ fn xml_feed(rows: &[Vec<String>]) -> String {
 }
 
 async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: &TestApp) {
-    use wiremock::matchers::{header, method, path, path_regex};
+    use wiremock::matchers::{header, header_regex, method, path, path_regex};
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let shop_id = shop_with_vins(app, 5).await;
     let mobile = owner_mobile(app, shop_id).await;
@@ -137,7 +137,18 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
         .mount(&peer)
         .await;
     // A feed listing one car: it would take down the rest.
-    Mock::given(method("GET")).and(path("/one.tsv")).respond_with(ResponseTemplate::new(200).set_body_string(feed(&rows[..1]))).mount(&peer).await;
+    Mock::given(method("GET"))
+        .and(path("/one.tsv"))
+        .respond_with(ResponseTemplate::new(200).insert_header("last-modified", "Fri, 04 Dec 2026 19:00:00 GMT").set_body_string(feed(&rows[..1])))
+        .mount(&peer)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/one.tsv"))
+        .and(header_regex("if-modified-since", "^Fri, 04 Dec 2026 19:00:00 GMT$"))
+        .respond_with(ResponseTemplate::new(304))
+        .with_priority(1)
+        .mount(&peer)
+        .await;
 
     // The sandbox (development, the demo) fetches nothing: the feed is the shop's own stock, so
     // a reading changes nothing and makes no import.
@@ -247,6 +258,17 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     let held = get_on(&node, &format!("/space/stock-import/{}", sync.import_id.unwrap()), &h).await.page();
     assert_eq!(held.count(".import-guard"), 1, "the preview asks for the confirmation");
     assert_eq!(held.attrs(".import-apply a.btn-ghost", "href"), ["/space/stock-sync"], "cancelling leads back to the sync");
+    // The next night nothing changed: still held, the same preview, and the owner not told again.
+    let imports = || async { app.state.store.count_admin(&format!("select count(*) from stock_import where shop_id = {shop_id}")).await.unwrap() };
+    let before_imports = imports().await;
+    due(crate::support::NOW - 1).await;
+    web::features::dealer_api::sync::nightly(&node).await.unwrap();
+    let again = app.state.store.stock_sync(shop_id).await.unwrap().unwrap();
+    assert_eq!((again.outcome, again.import_id), (sync.outcome, sync.import_id), "{}", again.message);
+    assert!(again.message.contains("没有变化"), "{}", again.message);
+    assert_eq!(imports().await, before_imports, "no second preview");
+    assert_eq!(node.adapters.sms.sandbox_stock_sync_notices(&mobile).len(), 1, "told once");
+    assert_eq!(live_now().await, before);
 
     // A feed that cannot be read changes nothing.
     let gone = format!("{}/gone.tsv", peer.uri());

@@ -8,10 +8,11 @@
 //! otherwise keeps it as a preview and tells the owner by SMS; a reading asked for on the page is
 //! always a preview, applied by the dealer.
 //!
-//! A reading that found the shop in step with the feed keeps the feed's validators and the
-//! shop's stock mark; the next one asks for the feed only if it changed since, and only while no
-//! car of the shop changed either (else a hand edit on the site would outlive the feed's word):
-//! most nights a dealer's system answers `304 Not Modified` and nothing is read or planned.
+//! A reading that found the shop in step with the feed (or held it for wrong rows or too many
+//! removals) keeps the feed's validators and the shop's stock mark; the next one asks for the
+//! feed only if it changed since, and only while no car of the shop changed either (else a hand
+//! edit on the site would outlive the feed's word): most nights a dealer's system answers
+//! `304 Not Modified`, nothing is read or planned, and a held sync is not told again.
 
 use askama::Template;
 use axum::body::Bytes;
@@ -55,7 +56,8 @@ pub struct Reading {
     /// For the owner's SMS when a nightly reading is held: 数据有误, 下架过多, 无法读取.
     reason: &'static str,
     /// What the next reading sends to ask for the feed only if it changed: set when this one
-    /// found the shop in step with a feed that came with validators.
+    /// found the shop in step with a feed that came with validators, or held it for rows or a
+    /// removal that only a change can resolve.
     in_step: Option<store::InStep>,
 }
 
@@ -106,6 +108,11 @@ async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: b
     let mut came = Validators::default();
     let sheet = match fetch(state, &sync.feed_url, sent.as_ref()).await {
         Err(why) => return Ok(Reading::failed(why)),
+        // Nothing changed on either side since the last reading: what it found stands.
+        Ok(Fetched::NotModified) if sync.outcome == Some(SyncOutcome::Held) => {
+            let message = "库存数据和本店车辆都没有变化，上次读取发现的问题仍在：请查看上次的预览，或在车商系统中改正".to_owned();
+            return Ok(Reading { outcome: SyncOutcome::Held, message, import_id: sync.import_id, reason: "", in_step: since.cloned() });
+        }
         Ok(Fetched::NotModified) => {
             let message = "库存数据自上次同步以来没有变化，本店车辆也没有改动，无需更新".to_owned();
             return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "", in_step: since.cloned() });
@@ -146,12 +153,18 @@ async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: b
     let name = format!("库存同步 {}", &domain::time::datetime(now)[..16]);
     let id = state.store.create_stock_import(shop.shop_id, shop.owner, &name, &json, now).await?;
     let held = |message: String, reason: &'static str| Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step: None });
+    // Held for what only a change to the feed or to the shop can resolve: while neither changes,
+    // later nights find the same and neither make another preview nor tell the owner again.
+    let stuck = |message: String, reason: &'static str| {
+        let in_step = (!came.is_empty()).then(|| store::InStep { etag: came.etag.clone(), modified: came.modified.clone(), stock_mark: mark });
+        Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step })
+    };
     if refused > 0 {
-        return held(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误");
+        return stuck(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误");
     }
     if plan.guarded() {
         let message = format!("将下架{}辆车，超过在售车辆的{}%，没有自动同步：请核对后在预览中确认", plan.gone(), rules::GUARD_PERCENT);
-        return held(message, "下架过多");
+        return stuck(message, "下架过多");
     }
     if !nightly {
         return held(format!("已读取：{}。请在预览中确认后导入", import::summary(&plan)), "");
