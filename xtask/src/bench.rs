@@ -12,8 +12,9 @@
 //!    response cache off and then on, each facet alone (cache off), the list's mix once more on
 //!    a node whose list totals expire every 2 s (timeouts counted), and reads the server's peak
 //!    RSS and private memory;
-//! 4. saves the very same response bodies as files and serves them from nginx in the same run
-//!    under the same load, for the ratio (per page and per facet);
+//! 4. saves the very same response bodies as files and serves them from nginx, run under the
+//!    same load right after each of our runs, for the ratio (per page and per facet; side by
+//!    side, because this machine's speed drifts by a fifth over minutes);
 //! 5. measures the compressed bytes of each page's HTML, CSS and island JavaScript and how much
 //!    gzipped HTML it takes to reach the end of the first screen;
 //! 6. runs Lighthouse 12 (npm, `tests/perf`) in its default mobile mode on Debian's Chromium
@@ -504,27 +505,74 @@ fn ratio(ours: &Value, nginx: &Value) -> Value {
     json!(if theirs > 0.0 { (ours / theirs * 1000.0).round() / 1000.0 } else { 0.0 })
 }
 
+/// nginx serving `dir/static` on a free port, stopped when dropped.
+struct Nginx {
+    server: Server,
+    conf: PathBuf,
+    dir: PathBuf,
+    base: String,
+}
+
+impl Nginx {
+    fn start(dir: &Path) -> Result<Nginx, String> {
+        let port = free_port()?;
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, nginx_conf(dir, port)).map_err(|e| e.to_string())?;
+        let child =
+            Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(dir).stderr(Stdio::inherit()).spawn().map_err(|e| format!("nginx: {e}"))?;
+        let mut server = Server(child);
+        let addr = format!("127.0.0.1:{port}");
+        wait_for(&addr, &mut server.0)?;
+        Ok(Nginx { server, conf, dir: dir.to_owned(), base: format!("http://{addr}") })
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // `stop` through the master, which takes its workers with it (killing the master alone
+        // would leave them running and listening).
+        let _ = Command::new("/usr/sbin/nginx").arg("-c").arg(&self.conf).arg("-p").arg(&self.dir).args(["-s", "stop"]).status();
+        let _ = self.server.0.wait();
+    }
+}
+
+/// Our run of `urls` and, right after it, nginx's of the same bodies (`files`), for a ratio of
+/// two rates measured under the same conditions (the machine's speed drifts over minutes):
+/// ours with `vs_nginx` and nginx's own run beside it.
+fn side_by_side(base: &str, urls: &[String], nginx: &Nginx, files: &[String], script: &Path, secs: u32) -> Result<(Value, Value), String> {
+    let mut ours = wrk(base, urls, script, secs)?;
+    let theirs = wrk(&nginx.base, files, script, secs)?;
+    ours["vs_nginx"] = ratio(&ours, &theirs);
+    Ok((ours, theirs))
+}
+
 fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     let script = dir.join("urls.lua");
     let (server, base) = start_server(bin, db, 0)?;
     let (groups, facets) = pick_urls(&base)?;
     let _ = std::fs::remove_dir_all(dir.join("static"));
-    let mut pages = serde_json::Map::new();
-    let mut statics: Vec<(&str, Vec<String>)> = Vec::new();
+    // The bodies nginx serves, saved before any run; nginx then runs beside every run of ours.
+    let mut statics: Vec<Vec<String>> = Vec::new();
     for (group, urls) in &groups {
-        statics.push((group, save_statics(&base, urls, group, dir)?));
+        statics.push(save_statics(&base, urls, group, dir)?);
+    }
+    let mut facet_statics = Vec::new();
+    for (i, (_, urls)) in facets.iter().enumerate() {
+        facet_statics.push(save_statics(&base, urls, &format!("facet-{i}"), dir)?);
+    }
+    let nginx = Nginx::start(dir)?;
+    let mut pages = serde_json::Map::new();
+    for ((group, urls), files) in groups.iter().zip(&statics) {
         let weight = weights(&base, &urls[0], group, dir)?;
-        let off = wrk(&base, urls, &script, secs)?;
-        pages.insert((*group).to_owned(), json!({ "urls": urls.len(), "weight": weight, "cache_off": off }));
+        let (off, ng) = side_by_side(&base, urls, &nginx, files, &script, secs)?;
+        pages.insert((*group).to_owned(), json!({ "urls": urls.len(), "weight": weight, "cache_off": off, "nginx": ng }));
     }
     // Each facet of the list alone, uncached, for half the time (at least 3 s).
     let facet_secs = (secs / 2).max(3);
     let mut facet_rows = Vec::new();
-    let mut facet_statics = Vec::new();
-    for (i, (facet, urls)) in facets.iter().enumerate() {
-        facet_statics.push(save_statics(&base, urls, &format!("facet-{i}"), dir)?);
-        let off = wrk(&base, urls, &script, facet_secs)?;
-        facet_rows.push(json!({ "facet": facet, "urls": urls, "cache_off": off }));
+    for ((facet, urls), files) in facets.iter().zip(&facet_statics) {
+        let (off, ng) = side_by_side(&base, urls, &nginx, files, &script, facet_secs)?;
+        facet_rows.push(json!({ "facet": facet, "urls": urls, "cache_off": off, "nginx": ng }));
     }
     let rss_off = memory_mb(server.0.id());
     drop(server);
@@ -538,40 +586,15 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     drop(server);
 
     let (server, base) = start_server(bin, db, 2)?;
-    for (group, urls) in &groups {
-        let on = wrk(&base, urls, &script, secs)?;
+    for ((group, urls), files) in groups.iter().zip(&statics) {
+        let (on, ng) = side_by_side(&base, urls, &nginx, files, &script, secs)?;
         if let Some(p) = pages.get_mut(*group) {
             p["cache_on"] = on;
+            p["nginx_beside_cached"] = ng;
         }
     }
     let rss_on = memory_mb(server.0.id());
     drop(server);
-
-    let port = free_port()?;
-    let conf = dir.join("nginx.conf");
-    std::fs::write(&conf, nginx_conf(dir, port)).map_err(|e| e.to_string())?;
-    let child = Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(dir).stderr(Stdio::inherit()).spawn().map_err(|e| format!("nginx: {e}"))?;
-    let mut nginx = Server(child);
-    let addr = format!("127.0.0.1:{port}");
-    wait_for(&addr, &mut nginx.0)?;
-    for (group, files) in &statics {
-        let ng = wrk(&format!("http://{addr}"), files, &script, secs)?;
-        if let Some(p) = pages.get_mut(*group) {
-            for mode in ["cache_off", "cache_on"] {
-                p[mode]["vs_nginx"] = ratio(&p[mode], &ng);
-            }
-            p["nginx"] = ng;
-        }
-    }
-    for (row, files) in facet_rows.iter_mut().zip(&facet_statics) {
-        let ng = wrk(&format!("http://{addr}"), files, &script, facet_secs)?;
-        row["cache_off"]["vs_nginx"] = ratio(&row["cache_off"], &ng);
-        row["nginx"] = ng;
-    }
-    // `stop` through the master, which takes its workers with it (killing the master alone
-    // would leave them running and listening).
-    let _ = Command::new("/usr/sbin/nginx").arg("-c").arg(&conf).arg("-p").arg(dir).args(["-s", "stop"]).status();
-    let _ = nginx.0.wait();
     drop(nginx);
     let first_urls: serde_json::Map<String, Value> = groups.iter().map(|(g, urls)| ((*g).to_owned(), json!(urls[0]))).collect();
     Ok(json!({
@@ -641,14 +664,14 @@ fn num(v: &Value) -> String {
 #[expect(clippy::print_stdout, reason = "the table is what the command prints")]
 fn table(report: &Value) {
     println!(
-        "\n{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6}",
-        "page", "off r/s", "p50", "p99", "×ngx", "on r/s", "p50", "p99", "×ngx", "nginx r/s", "html", "css", "js", "total", "fold"
+        "\n{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>15} | {:>6} {:>5} {:>5} {:>6} {:>6}",
+        "page", "off r/s", "p50", "p99", "×ngx", "on r/s", "p50", "p99", "×ngx", "nginx off / on", "html", "css", "js", "total", "fold"
     );
     if let Some(pages) = report["http"]["pages"].as_object() {
         for (name, p) in pages {
             let (off, on, w) = (&p["cache_off"], &p["cache_on"], &p["weight"]);
             println!(
-                "{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>9} | {:>6} {:>5} {:>5} {:>6} {:>6} {:>6}",
+                "{:<8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>6} | {:>15} | {:>6} {:>5} {:>5} {:>6} {:>6} {:>6}",
                 name,
                 num(&off["rps"]),
                 num(&off["p50_ms"]),
@@ -658,7 +681,7 @@ fn table(report: &Value) {
                 num(&on["p50_ms"]),
                 num(&on["p99_ms"]),
                 num(&on["vs_nginx"]),
-                num(&p["nginx"]["rps"]),
+                format!("{} / {}", num(&p["nginx"]["rps"]), num(&p["nginx_beside_cached"]["rps"])),
                 num(&w["html_gzip"]),
                 num(&w["css_gzip"]),
                 num(&w["js_gzip"]),
@@ -694,7 +717,7 @@ fn table(report: &Value) {
         num(&e["non_2xx"])
     );
     println!(
-        "latency in ms at {CONNECTIONS} connections; bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
+        "latency in ms at {CONNECTIONS} connections; ×ngx against nginx run right after ours on the same bodies (nginx off / on: its run beside the uncached and the cached one); bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
     );
     let mem = &report["http"]["memory_mb"];
     println!(
