@@ -228,6 +228,9 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     assert!(!conditional().await, "the night after an applied sync reads the feed whole");
     assert_eq!(night("没有变化").await, Some(domain::stock_feed::SyncOutcome::Unchanged));
     assert!(conditional().await, "asked only if it changed");
+    let r = post_on(&node, "/space/stock-sync/read", &h, "").await;
+    assert_eq!(r.location(), "/space/stock-sync?done=read", "in step: nothing to preview");
+    assert!(!conditional().await, "a reading asked for on the page reads the feed whole");
     assert_eq!(price(changed_id).await, (lower + 50) / 100 * 100);
     // A car changed on the site: the feed is read whole again, and its price is the feed's once more.
     app.state

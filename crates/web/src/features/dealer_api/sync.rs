@@ -96,14 +96,15 @@ async fn fetch(state: &AppState, url: &str, since: Option<&Validators>) -> Resul
 }
 
 /// Reads the shop's feed into an import and, when `nightly` and it is clean and within the
-/// guard, applies it; asks for the feed only if it changed, when the last reading found the shop
-/// in step with it and none of the shop's cars changed since.
+/// guard, applies it; at night, asks for the feed only if it changed, when the last reading found
+/// the shop in step with it (or held it for good) and none of the shop's cars changed since.
 async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: bool) -> Result<Reading, AppError> {
     let now = state.clock.now();
     // Taken before the shop's cars are read for the plan: a car changed after it moves the mark,
     // so the next reading reads the feed whole.
     let mark = state.store.stock_mark(shop.shop_id).await?;
-    let since = sync.in_step.as_ref().filter(|s| s.stock_mark == mark);
+    // A reading the dealer asks for on the page reads the feed whole: they asked to see it now.
+    let since = sync.in_step.as_ref().filter(|s| nightly && s.stock_mark == mark);
     let sent = since.map(|s| Validators { etag: s.etag.clone(), modified: s.modified.clone() });
     let mut came = Validators::default();
     let sheet = match fetch(state, &sync.feed_url, sent.as_ref()).await {
