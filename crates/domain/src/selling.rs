@@ -105,6 +105,10 @@ crate::stored_enum! {
         TakeDown = "take_down" => "下架",
         /// Put a taken-down listing back (through review).
         Relist = "relist" => "重新上架",
+        /// Undoing a stock import: a car it took down while on sale goes back on sale as it was,
+        /// without review, when nothing was done to it since (the store checks its trail). Only
+        /// the system does it: a seller's own way back is [`Action::Relist`].
+        Restore = "restore" => "撤销导入，恢复在售",
         /// 删除.
         Delete = "delete" => "删除",
         /// The expiry job.
@@ -120,7 +124,7 @@ pub fn transition(from: ListingStatus, action: Action, actor: Actor) -> Result<L
     use ListingStatus as S;
     let allowed_actor = match action {
         Action::Approve | Action::Reject => actor == Actor::Staff,
-        Action::Expire => actor == Actor::System,
+        Action::Expire | Action::Restore => actor == Actor::System,
         Action::Edit => false,
         _ => actor == Actor::Seller,
     };
@@ -136,6 +140,7 @@ pub fn transition(from: ListingStatus, action: Action, actor: Actor) -> Result<L
         (Action::MarkSold, S::Online | S::Expired) => Ok(S::Sold),
         (Action::TakeDown, S::Online | S::Pending | S::Expired) => Ok(S::Removed),
         (Action::Relist, S::Removed) => Ok(S::Pending),
+        (Action::Restore, S::Removed) => Ok(S::Online),
         (Action::Delete, s) if s != S::Deleted => Ok(S::Deleted),
         (Action::Expire, S::Online) => Ok(S::Expired),
         (Action::Refresh | Action::Confirm, _) => Err("只有在售的车源可以擦亮或确认在售"),
@@ -985,6 +990,11 @@ mod tests {
         assert_eq!(transition(S::Pending, A::Approve, seller), Err("无权进行此操作"));
         assert_eq!(transition(S::Online, A::MarkSold, Actor::Staff), Err("无权进行此操作"));
         assert_eq!(transition(S::Online, A::Expire, seller), Err("无权进行此操作"));
+        // Only an import's undo brings a taken-down car back without review; a seller cannot.
+        assert_eq!(transition(S::Removed, A::Restore, Actor::System), Ok(S::Online));
+        assert_eq!(transition(S::Removed, A::Restore, seller), Err("无权进行此操作"));
+        assert_eq!(transition(S::Rejected, A::Restore, Actor::System), Err("车源当前状态不能进行此操作"));
+        assert_eq!(transition(S::Sold, A::Restore, Actor::System), Err("车源当前状态不能进行此操作"));
         for s in S::ALL {
             assert_eq!(S::parse(s.as_str()), Some(s));
         }

@@ -704,11 +704,27 @@ impl Store {
                     vals.push(Val::Int(expires));
                     ", confirmed_at = $3, expires_at = $5"
                 }
+                // Back on sale as it was, confirmed for a new period, only while the last thing
+                // its trail records is its take-down from sale: an edit, or anything else since,
+                // and it goes through review (`Relist`) instead.
+                Action::Restore => {
+                    vals.push(Val::Int(expires));
+                    ", confirmed_at = $3, expires_at = $5"
+                }
                 Action::MarkSold => ", sold_at = $3",
                 Action::Relist | Action::Submit => ", submitted_at = $3, reject_reason = ''",
                 _ => "",
             };
-            let sql = format!("update listing set status = $4, updated_at = case when $3 > updated_at then $3 else updated_at + 1 end{set} where listing_id = $1 and status = $2");
+            let guard = match action {
+                Action::Restore => {
+                    " and exists (select 1 from listing_event e where e.listing_id = $1 and e.action = 'take_down' and e.from_status = 'online' \
+                     and e.listing_event_id = (select max(listing_event_id) from listing_event where listing_id = $1))"
+                }
+                _ => "",
+            };
+            let sql = format!(
+                "update listing set status = $4, updated_at = case when $3 > updated_at then $3 else updated_at + 1 end{set} where listing_id = $1 and status = $2{guard}"
+            );
             let n = bind_all!(sqlx::query(sqlx::AssertSqlSafe(sql)), vals).execute(&mut *tx).await?.rows_affected();
             if n == 0 {
                 return Ok(ActionOutcome::Refused("车源状态已变化，请刷新后重试"));

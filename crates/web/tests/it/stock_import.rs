@@ -278,13 +278,26 @@ async fn a_stock_file_is_previewed_applied_once_guarded_and_undone(app: &TestApp
         assert_eq!(status_of(app, *id).await, "removed");
     }
 
-    // Undone: the taken-down cars go back (through review); then the first import: the new cars
-    // deleted, the price restored.
+    // Undone: the taken-down cars go back as they were (on sale, or in review), except one
+    // changed since it was taken down, which goes through review; then the first import: the
+    // new cars deleted, the price restored.
+    let (edited, _) = live_before.iter().find(|(_, was)| was == "online").expect("a car that was on sale");
+    app.state
+        .store
+        .execute_admin(&format!(
+            "insert into listing_event (listing_id, actor_role, action, from_status, to_status, reason, created_at) \
+             values ({edited}, 'seller', 'edit', 'removed', 'removed', '', {})",
+            crate::support::NOW + 1
+        ))
+        .await
+        .unwrap();
     let r = app.post_form(&format!("/space/stock-import/{only}/undo"), &h, "").await;
     assert_eq!(r.location(), format!("/space/stock-import/{only}?undone=1"));
-    for (id, _) in &live_before {
-        assert_eq!(status_of(app, *id).await, "pending");
+    for (id, was) in &live_before {
+        let expected = if id == edited { "pending" } else { was.as_str() };
+        assert_eq!(status_of(app, *id).await, expected, "car {id} was {was}");
     }
+    assert!(live_before.iter().filter(|(id, was)| was == "online" && id != edited).count() > 0, "some car back on sale without review");
     let r = app.post_form(&format!("/space/stock-import/{only}/undo"), &h, "").await;
     assert_eq!(r.location(), format!("/space/stock-import/{only}"), "undone once");
     let r = app.post_form(&format!("/space/stock-import/{applied}/undo"), &h, "").await;

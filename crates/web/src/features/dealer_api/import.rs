@@ -604,7 +604,7 @@ pub async fn preview(
     } else if !q.applied.is_empty() {
         Some(format!("已导入：{}。新建和改动了关键信息的车源需审核后上架。", summary(&plan)))
     } else if !q.undone.is_empty() {
-        Some("已撤销这次导入：新建的车源已删除，改动已恢复，下架的车已重新提交审核。".to_owned())
+        Some("已撤销这次导入：新建的车源已删除，改动已恢复，下架的车已恢复在售（下架后改动过的车已重新提交审核）。".to_owned())
     } else if !q.failed.is_empty() {
         Some("部分新车源的照片无法下载，这次导入没有写入任何车源：请修改标红的行后重新上传。".to_owned())
     } else {
@@ -837,8 +837,8 @@ async fn photos_kept(state: &AppState, listing_id: i64) -> Result<Vec<store::Upl
 }
 
 /// Undoes what an import did, as far as each car allows: the new cars deleted, the changed
-/// ones given their fields back, the taken-down ones sent back to review. What could not be
-/// undone is logged.
+/// ones given their fields back, the taken-down ones back on sale as they were (or, in review
+/// when taken down or changed since, back to review). What could not be undone is logged.
 async fn undo_done(state: &AppState, owner: i64, done: &Done) {
     let now = state.clock.now();
     let month = (domain::time::year(now), domain::time::month_of_year(now));
@@ -860,9 +860,16 @@ async fn undo_done(state: &AppState, owner: i64, done: &Done) {
             tracing::warn!(listing = id, error = ?e, "restoring a car an import changed failed");
         }
     }
+    // A car taken down from sale and untouched since goes back on sale as it was; any other (in
+    // review when taken down, or changed since) goes back through review.
     for id in &done.taken_down {
-        if let Err(e) = state.store.listing_action(*id, owner, Actor::Seller, Action::Relist, "", now).await {
-            tracing::warn!(listing = id, error = %e, "relisting a car an import took down failed");
+        let back = match state.store.listing_action(*id, owner, Actor::System, Action::Restore, "", now).await {
+            Ok(store::ActionOutcome::Done(_)) => Ok(()),
+            Ok(_) => state.store.listing_action(*id, owner, Actor::Seller, Action::Relist, "", now).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = back {
+            tracing::warn!(listing = id, error = %e, "putting back a car an import took down failed");
         }
     }
 }
