@@ -153,6 +153,25 @@ deposit_sequence!(a_sale_waits_for_a_refund_claimed_before_it => Order(domain::o
 deposit_sequence!(a_second_payment_of_a_sold_deposit_is_refunded =>
     Pay(1), Pay(1), Order(domain::order::Provider::Alipay), Later, Switch, Pay(2), Pay(0), Order(domain::order::Provider::Alipay), Pay(3), Sale, Sale);
 
+#[path = "store/listings.rs"]
+mod listings;
+
+/// A listing's lifecycle over random sequences of what its seller, staff and the system do, on
+/// both backends (see `listings`).
+mod every_sequence_of_listing_steps_keeps_the_review_rule {
+    const SEQUENCES: u32 = 150;
+
+    #[test]
+    fn sqlite() {
+        super::proof_on(false, |rt, store| super::listings::prove(rt, store, SEQUENCES));
+    }
+
+    #[test]
+    fn postgres() {
+        super::proof_on(true, |rt, store| super::listings::prove(rt, store, SEQUENCES));
+    }
+}
+
 #[path = "store/reservations.rs"]
 mod reservations;
 
