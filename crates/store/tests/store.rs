@@ -2044,19 +2044,16 @@ fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> 
     store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
 }
 
-/// The dealer API's create: twelve requests under one idempotency key at once (a client's
-/// retries racing each other, on either database) make one car; each of the others answers that
-/// car; a different request under the used key makes nothing; another key makes another car.
-async fn a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once(store: &Store) {
-    seed(store, SeedConfig { listings: 10, seed: 5, now: NOW }).await.unwrap();
+/// A car of the first shop with an owner, as its owner would post it.
+async fn a_dealers_car(store: &Store, title: &str) -> store::ListingInput {
     let shop_id = store.count_admin("select min(shop_id) from shop where owner_user_id is not null").await.unwrap();
     let owner = store.count_admin(&format!("select owner_user_id from shop where shop_id = {shop_id}")).await.unwrap();
     let series = domain::catalog::series()[0];
-    let car = store::ListingInput {
+    store::ListingInput {
         seller_user_id: owner,
         shop_id: Some(shop_id),
         series_slug: series.slug.to_owned(),
-        title: "接口发布的车".to_owned(),
+        title: title.to_owned(),
         first_reg_year: 2021,
         first_reg_month: 3,
         mileage_km: 32_000,
@@ -2065,7 +2062,16 @@ async fn a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at
         province_code: 110_000,
         body_class: series.class.as_str().to_owned(),
         ..store::ListingInput::default()
-    };
+    }
+}
+
+/// The dealer API's create: twelve requests under one idempotency key at once (a client's
+/// retries racing each other, on either database) make one car; each of the others answers that
+/// car; a different request under the used key makes nothing; another key makes another car.
+async fn a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once(store: &Store) {
+    seed(store, SeedConfig { listings: 10, seed: 5, now: NOW }).await.unwrap();
+    let car = a_dealers_car(store, "接口发布的车").await;
+    let shop_id = car.shop_id.unwrap();
     let before = store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..12 {

@@ -138,24 +138,8 @@ async fn run(store: &Store, car: &store::ListingInput, staff: i64, steps: &[Step
 
 /// Runs `sequences` random sequences against `store` and fails with the shortest failing one.
 pub fn prove(rt: &tokio::runtime::Runtime, store: &Store, sequences: u32) {
-    let shop_id = rt.block_on(store.count_admin("select min(shop_id) from shop where owner_user_id is not null")).unwrap();
-    let owner = rt.block_on(store.count_admin(&format!("select owner_user_id from shop where shop_id = {shop_id}"))).unwrap();
     let staff = rt.block_on(store.sign_in_by_mobile("13999990203", NOW)).unwrap().user_id;
-    let series = domain::catalog::series()[0];
-    let car = store::ListingInput {
-        seller_user_id: owner,
-        shop_id: Some(shop_id),
-        series_slug: series.slug.to_owned(),
-        title: "状态机验证用车".to_owned(),
-        first_reg_year: 2021,
-        first_reg_month: 3,
-        mileage_km: 32_000,
-        price_yuan: 188_000,
-        city_code: 110_100,
-        province_code: 110_000,
-        body_class: series.class.as_str().to_owned(),
-        ..store::ListingInput::default()
-    };
+    let car = rt.block_on(super::a_dealers_car(store, "状态机验证用车"));
     let mut runner = TestRunner::new(Config { cases: sequences, failure_persistence: None, max_shrink_iters: 1_000, ..Config::default() });
     let result = runner.run(&prop::collection::vec(step(), 1..24), |steps| rt.block_on(run(store, &car, staff, &steps)).map_err(TestCaseError::fail));
     if let Err(e) = result {
