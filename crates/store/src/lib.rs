@@ -103,7 +103,7 @@ pub use settle::{Payment, REFUND_CLAIM_SECS, RefundClaim, Refunded, Settled, Sta
 pub use shop::{Consultant, LeadScope, SHOP_PHOTOS_MAX, Shop, ShopImage, ShopLead, ShopProfile};
 pub use space::{Membership, MyLead, NewWanted, Order, SavedSearch, SharedCar, StatEvent, Wanted};
 pub use stock_import::{ImportCar, StockImport};
-pub use stock_sync::{InStep, StockSync};
+pub use stock_sync::{Finished, InStep, READINGS_KEPT, StockSync, SyncReading};
 pub use valuation::{Appraisal, SeriesCar};
 pub use vip::Promotion;
 pub use webhook::{Attempt, DELIVERY_STUCK_SECS, DeliveryJob, DeliveryLine, Tried, Webhook};

@@ -38,6 +38,45 @@ pub struct InStep {
     pub stock_mark: i64,
 }
 
+/// One reading of a shop's feed, as the sync page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncReading {
+    /// When it was read.
+    pub read_at: i64,
+    /// Read by the nightly round (else asked for on the page).
+    pub nightly: bool,
+    pub outcome: SyncOutcome,
+    /// What it said (Chinese).
+    pub message: String,
+    /// The import it made, if any.
+    pub import_id: Option<i64>,
+}
+
+#[derive(Debug)]
+struct ReadingRow {
+    read_at: i64,
+    nightly: bool,
+    outcome: String,
+    message: String,
+    import_id: Option<i64>,
+}
+from_row!(ReadingRow { read_at, nightly, outcome, message, import_id });
+
+/// How a reading of a shop's feed went ([`Store::finish_stock_sync`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    pub outcome: SyncOutcome,
+    /// What it says (Chinese).
+    pub message: &'a str,
+    /// The import it made, if any.
+    pub import_id: Option<i64>,
+    /// What it saw, when it left the shop in step with the feed (or held it for good).
+    pub in_step: Option<&'a InStep>,
+}
+
+/// Readings kept per shop.
+pub const READINGS_KEPT: i64 = 30;
+
 /// The row as stored; the outcome is empty before the first reading.
 #[derive(Debug)]
 struct SyncRow {
@@ -131,27 +170,50 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Records how a reading of the shop's feed went, and what it saw when it left the shop in
-    /// step with the feed (`None` forgets what an earlier reading saw).
-    pub async fn finish_stock_sync(
-        &self,
-        shop_id: i64,
-        now: i64,
-        outcome: SyncOutcome,
-        message: &str,
-        import_id: Option<i64>,
-        in_step: Option<&InStep>,
-    ) -> Result<(), DbError> {
+    /// Records how a reading of the shop's feed went (in its 同步记录, whose latest
+    /// [`READINGS_KEPT`] are kept), and what it saw when it left the shop in step with the feed
+    /// (`None` forgets what an earlier reading saw).
+    pub async fn finish_stock_sync(&self, shop_id: i64, now: i64, nightly: bool, r: &Finished<'_>) -> Result<(), DbError> {
+        let (outcome, message, import_id) = (r.outcome, r.message, r.import_id);
+        let in_step = r.in_step;
         let (etag, modified, mark) = in_step.map_or(("", "", None), |s| (s.etag.as_str(), s.modified.as_str(), Some(s.stock_mark)));
         on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            sqlx::query(
+                "insert into stock_sync_reading (shop_id, read_at, nightly, outcome, message, import_id) values ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(shop_id).bind(now).bind(nightly).bind(outcome.as_str()).bind(message).bind(import_id).execute(&mut *tx).await?;
+            sqlx::query(
+                "delete from stock_sync_reading where shop_id = $1 and reading_id not in \
+                 (select reading_id from stock_sync_reading where shop_id = $1 order by reading_id desc limit $2)",
+            )
+            .bind(shop_id).bind(READINGS_KEPT).execute(&mut *tx).await?;
             sqlx::query(
                 "update stock_sync set last_at = $2, outcome = $3, message = $4, import_id = $5, \
                  feed_etag = $6, feed_modified = $7, stock_mark = $8 where shop_id = $1",
             )
             .bind(shop_id).bind(now).bind(outcome.as_str()).bind(message).bind(import_id)
-            .bind(etag).bind(modified).bind(mark).execute(p).await?;
+            .bind(etag).bind(modified).bind(mark).execute(&mut *tx).await?;
+            tx.commit().await?;
         });
         Ok(())
+    }
+
+    /// The shop's latest readings, newest first (at most `limit`).
+    pub async fn stock_sync_readings(&self, shop_id: i64, limit: i64) -> Result<Vec<SyncReading>, DbError> {
+        let rows = on_pool!(self, p => {
+            sqlx::query_as::<_, ReadingRow>(
+                "select read_at, nightly, outcome, message, import_id from stock_sync_reading where shop_id = $1 order by reading_id desc limit $2",
+            )
+            .bind(shop_id).bind(limit).fetch_all(p).await?
+        });
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| {
+                let outcome = SyncOutcome::parse(&r.outcome)?;
+                Some(SyncReading { read_at: r.read_at, nightly: r.nightly, outcome, message: r.message, import_id: r.import_id })
+            })
+            .collect())
     }
 
     /// The shop's stock mark: the latest change of any of its cars, whatever their state (every

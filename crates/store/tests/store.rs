@@ -212,6 +212,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_shops_stock_sync_keeps_its_latest_readings,
     a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against,
     every_page_read_from_either_end_makes_the_whole_order,
     a_background_round_runs_on_one_node_and_survives_one_dying,
@@ -2042,6 +2043,29 @@ async fn a_place_is_read_off_its_index_in_the_default_order() {
 
 fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> store::ViewEvent {
     store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
+}
+
+/// A shop's 同步记录: each reading kept, newest first, the latest thirty only; another shop's apart.
+async fn a_shops_stock_sync_keeps_its_latest_readings(store: &Store) {
+    use domain::stock_feed::SyncOutcome;
+    seed(store, SeedConfig { listings: 10, seed: 6, now: NOW }).await.unwrap();
+    let first = store.count_admin("select min(shop_id) from shop").await.unwrap();
+    let shops = [first, store.count_admin(&format!("select min(shop_id) from shop where shop_id > {first}")).await.unwrap()];
+    for n in 0..35 {
+        let outcome = if n % 2 == 0 { SyncOutcome::Unchanged } else { SyncOutcome::Failed };
+        let message = format!("第{n}次");
+        let r = store::Finished { outcome, message: &message, import_id: None, in_step: None };
+        store.finish_stock_sync(shops[0], NOW + n, n % 3 == 0, &r).await.unwrap();
+    }
+    let r = store::Finished { outcome: SyncOutcome::Applied, message: "另一家", import_id: Some(7), in_step: None };
+    store.finish_stock_sync(shops[1], NOW, true, &r).await.unwrap();
+    let all = store.stock_sync_readings(shops[0], 100).await.unwrap();
+    assert_eq!(all.len(), store::READINGS_KEPT as usize);
+    assert_eq!((all[0].message.as_str(), all[0].read_at, all[0].nightly, all[0].outcome), ("第34次", NOW + 34, false, SyncOutcome::Unchanged));
+    assert_eq!(all.last().unwrap().message, "第5次", "the oldest five are gone");
+    assert_eq!(store.stock_sync_readings(shops[0], 3).await.unwrap().len(), 3);
+    let other = store.stock_sync_readings(shops[1], 100).await.unwrap();
+    assert_eq!((other.len(), other[0].import_id), (1, Some(7)));
 }
 
 /// A car of the first shop with an owner, as its owner would post it.

@@ -293,6 +293,14 @@ async fn a_shops_feed_is_read_nightly_applied_when_clean_and_held_when_not(app: 
     assert_eq!(sync.outcome, Some(domain::stock_feed::SyncOutcome::Unchanged), "{}", sync.message);
     assert!(sync.message.contains(&format!("{}辆车一致", live.len() + 1)), "{}", sync.message);
 
+    // Every reading is in the page's 同步记录, newest first.
+    let log = get_on(&node, "/space/stock-sync", &h).await.page();
+    let entries = log.texts(".sync-log li");
+    assert_eq!(entries.len(), 11, "{entries:?}");
+    assert!(entries[0].contains("立即读取") && entries[0].contains("无变化"), "{entries:?}");
+    assert!(entries[1].contains("每晚") && entries[1].contains("读取失败") && entries[1].contains("HTTP 404"), "{entries:?}");
+    assert!(entries.iter().filter(|e| e.contains("每晚") && e.contains("已同步")).count() == 2, "{entries:?}");
+
     // Stopped: never read again.
     let r = post_on(&node, "/space/stock-sync/stop", &h, "").await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);

@@ -62,6 +62,11 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// As the store records it.
+    fn finished(&self) -> store::Finished<'_> {
+        store::Finished { outcome: self.outcome, message: &self.message, import_id: self.import_id, in_step: self.in_step.as_ref() }
+    }
+
     fn failed(message: String) -> Reading {
         Reading { outcome: SyncOutcome::Failed, message, import_id: None, reason: "无法读取", in_step: None }
     }
@@ -324,7 +329,7 @@ pub async fn nightly(state: &AppState) -> Result<usize, AppError> {
                 Reading::failed("同步时出现内部错误，已记录，将在下一晚重试".to_owned())
             }
         };
-        state.store.finish_stock_sync(sync.shop_id, now, reading.outcome, &reading.message, reading.import_id, reading.in_step.as_ref()).await?;
+        state.store.finish_stock_sync(sync.shop_id, now, true, &reading.finished()).await?;
         tracing::info!(shop = sync.shop_id, outcome = reading.outcome.as_str(), message = %reading.message, "stock sync read");
         if !reading.reason.is_empty()
             && let Some(mobile) = owner.mobile.as_deref()
@@ -346,8 +351,23 @@ struct SyncPage {
     url_error: Option<String>,
     notice: Option<String>,
     sync: Option<SyncView>,
+    /// The latest readings, newest first (同步记录).
+    readings: Vec<ReadingView>,
     sandbox: bool,
 }
+
+/// One reading as the 同步记录 lists it.
+struct ReadingView {
+    when: String,
+    how: &'static str,
+    outcome: &'static str,
+    ok: bool,
+    message: String,
+    import_id: Option<i64>,
+}
+
+/// Readings the page lists.
+const READINGS_SHOWN: i64 = 14;
 
 /// The sync as the page shows it.
 struct SyncView {
@@ -367,7 +387,18 @@ async fn render(
     url_error: Option<String>,
     notice: Option<String>,
 ) -> Result<Response, AppError> {
-    let kept = state.store.stock_sync(dealer.shop_id).await?;
+    let (kept, readings) = tokio::try_join!(state.store.stock_sync(dealer.shop_id), state.store.stock_sync_readings(dealer.shop_id, READINGS_SHOWN))?;
+    let readings = readings
+        .into_iter()
+        .map(|r| ReadingView {
+            when: domain::time::datetime(r.read_at)[5..16].to_owned(),
+            how: if r.nightly { "每晚" } else { "立即读取" },
+            outcome: r.outcome.label(),
+            ok: matches!(r.outcome, SyncOutcome::Applied | SyncOutcome::Unchanged),
+            message: r.message,
+            import_id: r.import_id,
+        })
+        .collect();
     let url = url.or_else(|| kept.as_ref().map(|s| s.feed_url.clone())).unwrap_or_default();
     let sync = kept.map(|s| SyncView {
         next: domain::time::datetime(s.next_at)[..16].to_owned(),
@@ -381,7 +412,7 @@ async fn render(
     let mut page = PageMeta::for_visitor(state, visitor, Layout::Dealer, "库存同步");
     page.private();
     let sandbox = state.adapters.stock_feed == StockFeed::Sandbox;
-    let tpl = SyncPage { page, dealer, url, url_error, notice, sync, sandbox };
+    let tpl = SyncPage { page, dealer, url, url_error, notice, sync, readings, sandbox };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = status;
     Ok(res)
@@ -430,7 +461,7 @@ pub async fn read_now(State(state): State<AppState>, visitor: Visitor, Dealer(us
         return render(&state, &visitor, dealer, None, None, Some(notice)).await;
     }
     let reading = read(&state, &shop_of(&dealer, &user), &sync, false).await?;
-    state.store.finish_stock_sync(dealer.shop_id, now, reading.outcome, &reading.message, reading.import_id, reading.in_step.as_ref()).await?;
+    state.store.finish_stock_sync(dealer.shop_id, now, false, &reading.finished()).await?;
     match reading.import_id {
         Some(id) => Ok(see_other(&format!("/space/stock-import/{id}"), Vec::new())),
         None => Ok(see_other("/space/stock-sync?done=read", Vec::new())),
