@@ -8,11 +8,8 @@
 //! items[{code, amount, seats, premium}]}`, money in fen; a callback's adds `orderNo` and
 //! `insurer`.
 
-use aes_gcm::aead::{Aead as _, KeyInit as _};
-use aes_gcm::{Aes256Gcm, Nonce};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use domain::insurance::{Insurer, Line, Priced};
+use hmac::digest::KeyInit as _;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
@@ -60,24 +57,15 @@ pub fn sign(secret: &str, app_id: &str, data: &str, nonce: &str, timestamp: &str
 
 /// `data` of an envelope: base64 of `iv ‖ AES-256-GCM(body)`.
 pub fn seal(key: &str, iv: &[u8; 12], body: &str) -> Result<String, Invalid> {
-    let cipher = Aes256Gcm::new_from_slice(key.as_bytes()).map_err(|_| Invalid("insurance.data_key is not 32 bytes"))?;
-    let sealed = cipher.encrypt(&Nonce::from(*iv), body.as_bytes()).map_err(|_| Invalid("the body does not encrypt"))?;
-    let mut out = iv.to_vec();
-    out.extend_from_slice(&sealed);
-    Ok(B64.encode(out))
+    if key.len() != 32 {
+        return Err(Invalid("insurance.data_key is not 32 bytes"));
+    }
+    crate::seal_b64(key.as_bytes(), iv, body)
 }
 
 /// The body of an envelope's `data`.
 pub fn open(key: &str, data: &str) -> Result<String, &'static str> {
-    let cipher = Aes256Gcm::new_from_slice(key.as_bytes()).map_err(|_| "the data key is not 32 bytes")?;
-    let bytes = B64.decode(data.trim()).map_err(|_| "data is not base64")?;
-    if bytes.len() < 12 + 16 {
-        return Err("data is too short");
-    }
-    let (iv, sealed) = bytes.split_at(12);
-    let iv: [u8; 12] = iv.try_into().map_err(|_| "data is too short")?;
-    let plain = cipher.decrypt(&Nonce::from(iv), sealed).map_err(|_| "data does not decrypt")?;
-    String::from_utf8(plain).map_err(|_| "data is not text")
+    crate::open_b64(key.as_bytes(), data)
 }
 
 /// The keys of one gateway: whose messages we read, and with what.
@@ -149,6 +137,8 @@ pub fn answer_of(quote: &Value) -> Result<Answer, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD as B64;
     use serde_json::json;
 
     const KEY: &str = "0123456789abcdef0123456789abcdef";

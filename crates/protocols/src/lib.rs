@@ -13,6 +13,33 @@ pub mod wechatpay;
 #[error("{0}")]
 pub struct Invalid(pub &'static str);
 
+/// `body` sealed as base64 of a 12-byte `iv` followed by its AES-256-GCM ciphertext and tag
+/// under the 32-byte `key` (the insurer's envelope; the site's kept webhook secrets).
+pub fn seal_b64(key: &[u8], iv: &[u8; 12], body: &str) -> Result<String, Invalid> {
+    use aes_gcm::aead::{Aead as _, KeyInit as _};
+    use base64::Engine as _;
+    let cipher = aes_gcm::Aes256Gcm::new_from_slice(key).map_err(|_| Invalid("the data key is not 32 bytes"))?;
+    let sealed = cipher.encrypt(&aes_gcm::Nonce::from(*iv), body.as_bytes()).map_err(|_| Invalid("the body does not encrypt"))?;
+    let mut out = iv.to_vec();
+    out.extend_from_slice(&sealed);
+    Ok(base64::engine::general_purpose::STANDARD.encode(out))
+}
+
+/// The body [`seal_b64`] sealed in `data` under `key`, or why not.
+pub fn open_b64(key: &[u8], data: &str) -> Result<String, &'static str> {
+    use aes_gcm::aead::{Aead as _, KeyInit as _};
+    use base64::Engine as _;
+    let cipher = aes_gcm::Aes256Gcm::new_from_slice(key).map_err(|_| "the data key is not 32 bytes")?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).map_err(|_| "data is not base64")?;
+    if bytes.len() < 12 + 16 {
+        return Err("data is too short");
+    }
+    let (iv, sealed) = bytes.split_at(12);
+    let iv: [u8; 12] = iv.try_into().map_err(|_| "data is too short")?;
+    let plain = cipher.decrypt(&aes_gcm::Nonce::from(iv), sealed).map_err(|_| "data does not decrypt")?;
+    String::from_utf8(plain).map_err(|_| "data is not text")
+}
+
 /// A JSON number or a string of one, as text (providers send either).
 pub fn json_text(v: &serde_json::Value) -> String {
     match v {

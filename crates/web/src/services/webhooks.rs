@@ -33,29 +33,14 @@ pub fn seal_secret(state: &AppState, secret: &str) -> Result<String, crate::http
 }
 
 fn seal_with(site_secret: &str, nonce: [u8; 12], secret: &str) -> Option<String> {
-    use aes_gcm::aead::{Aead as _, KeyInit as _};
-    use base64::Engine as _;
-    let cipher = aes_gcm::Aes256Gcm::new(&hook_key(site_secret).into());
-    let sealed = cipher.encrypt(&aes_gcm::Nonce::from(nonce), secret.as_bytes()).ok()?;
-    let mut out = nonce.to_vec();
-    out.extend_from_slice(&sealed);
-    Some(format!("{SEALED}{}", base64::engine::general_purpose::STANDARD.encode(out)))
+    protocols::seal_b64(&hook_key(site_secret), &nonce, secret).ok().map(|sealed| format!("{SEALED}{sealed}"))
 }
 
 /// A hook's secret from what is kept ([`seal_secret`]; one kept before secrets were sealed is
 /// read as it is); `None` when it does not open under this site's secret.
 pub fn open_secret(site_secret: &str, kept: &str) -> Option<String> {
-    use aes_gcm::aead::{Aead as _, KeyInit as _};
-    use base64::Engine as _;
     let Some(sealed) = kept.strip_prefix(SEALED) else { return Some(kept.to_owned()) };
-    let bytes = base64::engine::general_purpose::STANDARD.decode(sealed).ok()?;
-    if bytes.len() < 12 + 16 {
-        return None;
-    }
-    let (nonce, body) = bytes.split_at(12);
-    let nonce: [u8; 12] = nonce.try_into().ok()?;
-    let cipher = aes_gcm::Aes256Gcm::new(&hook_key(site_secret).into());
-    String::from_utf8(cipher.decrypt(&aes_gcm::Nonce::from(nonce), body).ok()?).ok()
+    protocols::open_b64(&hook_key(site_secret), sealed).ok()
 }
 
 /// Deliveries one round sends at most.
