@@ -14,26 +14,25 @@ use axum::response::{IntoResponse, Response};
 use domain::dealer_api::Scope;
 use domain::disclosure::{Check, Evidence, Item};
 use serde_json::Value;
+use store::KeyHolder;
 
-use super::{API, Key, refused};
+use super::{API, Key, json_object, not_an_object, refused, text_field};
 use crate::http::envelope::{ApiCode, fail};
 use crate::http::error::AppError;
 use crate::http::extract::{Path, positive_id};
 use crate::http::routes::Routes;
 use crate::state::AppState;
 
-/// A body that is no JSON object.
-fn not_an_object() -> Response {
-    fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象")
-}
-
-/// The text of `obj[key]` (a number as written), or empty.
-fn text(obj: &serde_json::Map<String, Value>, key: &str) -> String {
-    match obj.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => String::new(),
-    }
+/// The shop's car `id` whose condition a call writes: the key and the id; a key without the
+/// stock write scope is answered 403, another shop's car 404.
+async fn writable_car(state: &AppState, key: Key, id: &str) -> Result<Result<(KeyHolder, i64), Response>, AppError> {
+    let k = match key.may(Scope::StockWrite) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(Err(lacks.into_response())),
+    };
+    let id = positive_id(id).map_err(|_| AppError::NotFound)?;
+    state.store.stock_item(k.shop_id, id).await?;
+    Ok(Ok((k, id)))
 }
 
 /// `PUT /api/dealer/v1/stock/{id}/disclosure`: `{"items": {"structural": {"answer": "no"}, …},
@@ -41,13 +40,11 @@ fn text(obj: &serde_json::Map<String, Value>, key: &str) -> String {
 /// whole statement is written each time (its versions are its own history), so it takes no
 /// `If-Match`.
 pub async fn disclosure(State(state): State<AppState>, key: Key, Path(id): Path<String>, body: Bytes) -> Result<Response, AppError> {
-    let k = match key.may(Scope::StockWrite) {
-        Ok(k) => k,
-        Err(lacks) => return Ok(lacks.into_response()),
+    let (k, id) = match writable_car(&state, key, &id).await? {
+        Ok(car) => car,
+        Err(res) => return Ok(res),
     };
-    let id = positive_id(&id).map_err(|_| AppError::NotFound)?;
-    state.store.stock_item(k.shop_id, id).await?;
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else { return Ok(not_an_object()) };
+    let Some(obj) = json_object(&body) else { return Ok(not_an_object()) };
     let Some(Value::Object(items)) = obj.get("items") else {
         return Ok(refused(&[("items".to_owned(), "items 应为对象：每个项目一项，如 {\"structural\": {\"answer\": \"no\"}}".to_owned())]));
     };
@@ -56,7 +53,7 @@ pub async fn disclosure(State(state): State<AppState>, key: Key, Path(id): Path<
     }
     let e = state.store.editable_listing(id, k.owner_user_id).await?;
     let answer = |item: Item| match items.get(item.as_str()) {
-        Some(Value::Object(a)) => (text(a, "answer"), text(a, "note")),
+        Some(Value::Object(a)) => (text_field(a, "answer"), text_field(a, "note")),
         Some(Value::String(s)) => (s.clone(), String::new()),
         _ => (String::new(), String::new()),
     };
@@ -97,23 +94,21 @@ pub async fn disclosure(State(state): State<AppState>, key: Key, Path(id): Path<
 /// when the photo already marks the car).
 pub async fn add_mark(State(state): State<AppState>, key: Key, Path(id): Path<String>, body: Bytes) -> Result<Response, AppError> {
     use domain::damage::Field;
-    let k = match key.may(Scope::StockWrite) {
-        Ok(k) => k,
-        Err(lacks) => return Ok(lacks.into_response()),
+    let (k, id) = match writable_car(&state, key, &id).await? {
+        Ok(car) => car,
+        Err(res) => return Ok(res),
     };
-    let id = positive_id(&id).map_err(|_| AppError::NotFound)?;
-    state.store.stock_item(k.shop_id, id).await?;
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else { return Ok(not_an_object()) };
-    let token: String = text(&obj, "photo").chars().take(64).collect();
+    let Some(obj) = json_object(&body) else { return Ok(not_an_object()) };
+    let token: String = text_field(&obj, "photo").chars().take(64).collect();
     let upload = match token.as_str() {
         "" => None,
         t => state.store.uploads_by_token(k.owner_user_id, &[t.to_owned()]).await?.into_iter().next(),
     };
-    let (x, y) = match text(&obj, "spot").as_str() {
-        "" => (text(&obj, "x"), text(&obj, "y")),
+    let (x, y) = match text_field(&obj, "spot").as_str() {
+        "" => (text_field(&obj, "x"), text_field(&obj, "y")),
         spot => (spot.to_owned(), String::new()),
     };
-    let mark = match domain::damage::read(&text(&obj, "area"), &text(&obj, "kind"), &x, &y, &text(&obj, "note"), upload.is_some()) {
+    let mark = match domain::damage::read(&text_field(&obj, "area"), &text_field(&obj, "kind"), &x, &y, &text_field(&obj, "note"), upload.is_some()) {
         Ok(m) => m,
         Err(errors) => {
             let errors: Vec<(String, String)> = errors
@@ -151,13 +146,11 @@ pub async fn add_mark(State(state): State<AppState>, key: Key, Path(id): Path<St
 
 /// `DELETE /api/dealer/v1/stock/{id}/damage-marks/{mark}`: answers the car without it.
 pub async fn remove_mark(State(state): State<AppState>, key: Key, Path((id, mark)): Path<(String, String)>) -> Result<Response, AppError> {
-    let k = match key.may(Scope::StockWrite) {
-        Ok(k) => k,
-        Err(lacks) => return Ok(lacks.into_response()),
+    let (k, id) = match writable_car(&state, key, &id).await? {
+        Ok(car) => car,
+        Err(res) => return Ok(res),
     };
-    let id = positive_id(&id).map_err(|_| AppError::NotFound)?;
     let mark = positive_id(&mark).map_err(|_| AppError::NotFound)?;
-    state.store.stock_item(k.shop_id, id).await?;
     if !state.store.remove_damage_mark(id, k.owner_user_id, mark, state.clock.now()).await? {
         return Err(AppError::NotFound);
     }

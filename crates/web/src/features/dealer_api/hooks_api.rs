@@ -53,9 +53,7 @@ pub async fn create(State(state): State<AppState>, key: Key, body: Bytes) -> Res
         Ok(k) => k,
         Err(lacks) => return Ok(lacks.into_response()),
     };
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
-        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
-    };
+    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
     let mut errors = Vec::new();
     let mut chosen = Vec::new();
     match obj.get("events").and_then(Value::as_array) {

@@ -70,9 +70,7 @@ pub async fn reply(State(state): State<AppState>, key: Key, Path(thread): Path<S
     let Ok(thread) = positive_id(&thread) else { return Ok(not_found()) };
     // The shop's side of one of its threads: the owner is the seller of the shop's cars.
     let Some((_, false)) = state.store.thread_for(thread, k.owner_user_id).await? else { return Ok(not_found()) };
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
-        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
-    };
+    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
     let text = match obj.get("text").and_then(Value::as_str).map(domain::message::parse) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Ok(refused(&[("text".to_owned(), e.to_owned())])),

@@ -119,6 +119,29 @@ pub fn refused(errors: &[(String, String)]) -> Response {
     crate::http::envelope::fail_with(StatusCode::UNPROCESSABLE_ENTITY, ApiCode::BadInput, msg, serde_json::json!({ "errors": map }))
 }
 
+/// A request body that must be a JSON object: the object (else answer [`not_an_object`]).
+pub fn json_object(body: &[u8]) -> Option<serde_json::Map<String, Value>> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(obj)) => Some(obj),
+        _ => None,
+    }
+}
+
+/// The 400 of a body that is no JSON object.
+pub fn not_an_object() -> Response {
+    fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象")
+}
+
+/// A text or number field of a JSON object as text (anything else: empty), long enough for any
+/// field the forms take and no longer.
+pub fn text_field(obj: &serde_json::Map<String, Value>, key: &str) -> String {
+    match obj.get(key) {
+        Some(Value::String(s)) => s.chars().take(domain::selling::DESCRIPTION_MAX + 500).collect(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// `?done=…` after a dealer-centre action (the page names each outcome).
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct Done {

@@ -65,18 +65,9 @@ fn api_name(form: &str) -> String {
     FIELDS.iter().find(|(_, f)| *f == form).map_or(form, |(a, _)| a).to_owned()
 }
 
-/// A text or number field of a JSON object as text (anything else: empty).
-fn text(obj: &Map<String, Value>, key: &str) -> String {
-    match obj.get(key) {
-        Some(Value::String(s)) => s.chars().take(selling::DESCRIPTION_MAX + 500).collect(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
 /// The sell form's input from a create body.
 fn input_of(obj: &Map<String, Value>) -> SellInput {
-    SellInput::from_fields(|form| FIELDS.iter().find(|(_, f)| *f == form).map_or_else(String::new, |(api, _)| text(obj, api)))
+    SellInput::from_fields(|form| FIELDS.iter().find(|(_, f)| *f == form).map_or_else(String::new, |(api, _)| super::text_field(obj, api)))
 }
 
 /// A car as the API gives it; `photos` for one car (a list gives the cover only).
@@ -240,9 +231,7 @@ pub async fn create(State(state): State<AppState>, key: Key, headers: HeaderMap,
     if let Some((earlier, id)) = state.store.idempotent_create(k.shop_id, &idem).await? {
         return replay(&state, k.shop_id, earlier == hash, id).await;
     }
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
-        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
-    };
+    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
     let wrong = kind_errors(&obj);
     if !wrong.is_empty() {
         return Ok(refused(&wrong));
@@ -279,9 +268,7 @@ pub async fn update(State(state): State<AppState>, key: Key, headers: HeaderMap,
     };
     let id = positive_id(&id).map_err(|_| AppError::NotFound)?;
     let it = state.store.stock_item(k.shop_id, id).await?;
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
-        return Ok(fail(StatusCode::BAD_REQUEST, ApiCode::BadInput, "请求体应为 JSON 对象"));
-    };
+    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
     let wrong = kind_errors(&obj);
     if !wrong.is_empty() {
         return Ok(refused(&wrong));
@@ -296,7 +283,7 @@ pub async fn update(State(state): State<AppState>, key: Key, headers: HeaderMap,
     let mut input = crate::features::selling::input_of_listing(&before);
     for (api, form) in FIELDS {
         if obj.contains_key(api) {
-            input.set(form, text(&obj, api));
+            input.set(form, super::text_field(&obj, api));
         }
     }
     let (rows, errors) = match obj.get("photos").and_then(Value::as_array) {
