@@ -143,6 +143,9 @@ async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: b
         Ok(r) => r,
         Err(why) => return Ok(Reading::failed(why)),
     };
+    // What the next night sends to ask for the feed only if it changed, should this reading
+    // leave the shop in step with it (or held for good).
+    let seen = (!came.is_empty()).then_some(store::InStep { etag: came.etag, modified: came.modified, stock_mark: mark });
     let mut plan = import::plan(state, shop.shop_id, &rows, &given, &shop.contact).await?;
     plan.from_feed = true;
     let refused = plan.count("refused");
@@ -152,32 +155,29 @@ async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: b
             n => format!("；另有{n}辆在售车没有填车架号，同步不会改动它们"),
         };
         let message = format!("库存数据与本店有车架号的{}辆车一致，没有需要更新的{bare}", plan.count("same"));
-        let in_step = (!came.is_empty()).then_some(store::InStep { etag: came.etag, modified: came.modified, stock_mark: mark });
-        return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "", in_step });
+        return Ok(Reading { outcome: SyncOutcome::Unchanged, message, import_id: None, reason: "", in_step: seen });
     }
     let json = serde_json::to_string(&plan).map_err(|e| AppError::Internal(format!("keeping a stock feed's plan: {e}")))?;
     let name = format!("库存同步 {}", &domain::time::datetime(now)[..16]);
     let id = state.store.create_stock_import(shop.shop_id, shop.owner, &name, &json, now).await?;
-    let held = |message: String, reason: &'static str| Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step: None });
-    // Held for what only a change to the feed or to the shop can resolve: while neither changes,
-    // later nights find the same and neither make another preview nor tell the owner again.
-    let stuck = |message: String, reason: &'static str| {
-        let in_step = (!came.is_empty()).then(|| store::InStep { etag: came.etag.clone(), modified: came.modified.clone(), stock_mark: mark });
-        Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step })
+    // Held for what only a change to the feed or to the shop can resolve (`stuck`): while neither
+    // changes, later nights find the same and neither make another preview nor tell the owner again.
+    let held = |message: String, reason: &'static str, stuck: bool| {
+        Ok(Reading { outcome: SyncOutcome::Held, message, import_id: Some(id), reason, in_step: seen.clone().filter(|_| stuck) })
     };
     if refused > 0 {
-        return stuck(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误");
+        return held(format!("{refused}辆车的数据有误，没有同步：请在预览中查看标红的行，在车商系统中改正"), "数据有误", true);
     }
     if plan.guarded() {
         let message = format!("将下架{}辆车，超过在售车辆的{}%，没有自动同步：请核对后在预览中确认", plan.gone(), rules::GUARD_PERCENT);
-        return stuck(message, "下架过多");
+        return held(message, "下架过多", true);
     }
     if !nightly {
-        return held(format!("已读取：{}。请在预览中确认后导入", import::summary(&plan)), "");
+        return held(format!("已读取：{}。请在预览中确认后导入", import::summary(&plan)), "", false);
     }
     // Applied as the 确认导入 button applies it, claimed first like a click.
     if !state.store.move_stock_import(id, ImportStatus::Previewed, ImportStatus::Applied, now, 0).await? {
-        return held("这次同步已在处理中".to_owned(), "");
+        return held("这次同步已在处理中".to_owned(), "", false);
     }
     let summary = import::summary(&plan);
     let task = tokio::spawn(import::run_apply(state.clone(), shop.owner, shop.shop_id, id, plan, now));
@@ -187,7 +187,7 @@ async fn read(state: &AppState, shop: &Shop, sync: &store::StockSync, nightly: b
         Applied::Written => {
             Ok(Reading { outcome: SyncOutcome::Applied, message: format!("已同步：{summary}"), import_id: Some(id), reason: "", in_step: None })
         }
-        Applied::PhotosFailed => held("部分新车的照片无法下载，没有同步：请在预览中查看标红的行".to_owned(), "数据有误"),
+        Applied::PhotosFailed => held("部分新车的照片无法下载，没有同步：请在预览中查看标红的行".to_owned(), "数据有误", false),
     }
 }
 
