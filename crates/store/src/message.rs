@@ -1,6 +1,7 @@
-//! Messages between a buyer and a car's seller (`domain::message`): one thread per car and
-//! buyer, begun with its first message in one transaction; each side's last message read, for
-//! the unread counts. Who may read a thread is decided here (its buyer and its seller only).
+//! Messages between a buyer and a car's seller, or a shop (`domain::message`): one thread per car
+//! (or shop) and buyer, begun with its first message in one transaction; each side's last
+//! message read, for the unread counts. Who may read a thread is decided here (its buyer and its
+//! seller only).
 
 use crate::{DbError, Store, from_row, on_pool, on_writer};
 
@@ -9,11 +10,14 @@ use crate::{DbError, Store, from_row, on_pool, on_writer};
 pub struct Thread {
     /// Id.
     pub thread_id: i64,
-    /// The car asked about.
-    pub listing_id: i64,
+    /// The car asked about; none when the buyer asked a shop itself.
+    pub listing_id: Option<i64>,
+    /// The shop asked, when the thread is about no one car (see `listing_id`).
+    pub shop_id: Option<i64>,
     /// The buyer who began it.
     pub buyer_user_id: i64,
-    /// The car's seller (a shop's owner, or the private seller) when it began.
+    /// The car's seller (a shop's owner, or the private seller), or the shop's owner, when it
+    /// began.
     pub seller_user_id: i64,
     /// When it began.
     pub created_at: i64,
@@ -24,7 +28,7 @@ pub struct Thread {
     /// The last message the seller has read.
     pub seller_read_id: i64,
 }
-from_row!(Thread { thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id });
+from_row!(Thread { thread_id, listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id });
 
 /// The conversations buyers began with sellers since the parameter `since` (of one seller when
 /// `seller` names a parameter), each with its seller, its start and when the seller answered:
@@ -49,7 +53,8 @@ fn reply_samples_sql(seller: Option<&str>, since: &str) -> String {
     )
 }
 
-const THREAD: &str = "select thread_id, listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id from message_thread";
+const THREAD: &str =
+    "select thread_id, listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id from message_thread";
 
 /// One message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,9 +77,9 @@ from_row!(Message { message_id, from_buyer, body, photo_path, created_at });
 pub struct ThreadLine {
     /// The thread.
     pub thread: Thread,
-    /// The car's title.
+    /// The car's title, or the shop's name for a thread about a shop.
     pub title: String,
-    /// Its cover photo.
+    /// The car's cover photo, or the shop's logo.
     pub cover: String,
     /// The other side's name: the shop's or the seller's nickname for the buyer, the buyer's
     /// nickname for the seller.
@@ -91,7 +96,8 @@ pub struct ThreadLine {
 
 struct LineRow {
     thread_id: i64,
-    listing_id: i64,
+    listing_id: Option<i64>,
+    shop_id: Option<i64>,
     buyer_user_id: i64,
     seller_user_id: i64,
     created_at: i64,
@@ -110,6 +116,7 @@ struct LineRow {
 from_row!(LineRow {
     thread_id,
     listing_id,
+    shop_id,
     buyer_user_id,
     seller_user_id,
     created_at,
@@ -133,9 +140,9 @@ pub struct SellerMessage {
     pub message_id: i64,
     /// Its thread.
     pub thread_id: i64,
-    /// The car the thread is about.
-    pub listing_id: i64,
-    /// The car's title.
+    /// The car the thread is about; none for a thread about the shop itself.
+    pub listing_id: Option<i64>,
+    /// The car's title (empty for a thread about the shop).
     pub title: String,
     /// The buyer's nickname.
     pub buyer_name: String,
@@ -170,7 +177,7 @@ pub struct OpenReport {
     pub writer: i64,
     /// The writer's nickname.
     pub writer_name: String,
-    /// The car the thread is about.
+    /// The car the thread is about, or the shop's name.
     pub title: String,
 }
 from_row!(OpenReport { report_id, reason as stored, created_at, body, thread_id, writer, writer_name, title });
@@ -193,12 +200,19 @@ pub enum Asked {
     Thread(i64),
     /// The car is the asker's own.
     Own,
-    /// The car is not on sale.
+    /// The car is not on sale (or the shop is closed, or has no account to answer).
     NotOnSale,
 }
 
 /// A buyer's thread about a car (`$1` the car, `$2` the buyer).
 const BUYER_THREAD: &str = "select thread_id from message_thread where listing_id = $1 and buyer_user_id = $2";
+
+/// A buyer's thread about a shop itself (`$1` the shop, `$2` the buyer).
+const BUYER_SHOP_THREAD: &str = "select thread_id from message_thread where shop_id = $1 and listing_id is null and buyer_user_id = $2";
+
+/// The shop a thread `t` is with: the one it asks, or its car's (none for a private seller's
+/// car); `l` is its car, left joined.
+const THREAD_SHOP: &str = "coalesce(t.shop_id, l.shop_id)";
 
 /// Messages of the other side after the reader's last read one, as an SQL expression over
 /// thread `t` for reader `$1`.
@@ -224,9 +238,10 @@ macro_rules! write_message {
         let sql = format!("update message_thread set last_at = $2, {own} = $3 where thread_id = $1");
         sqlx::query(sqlx::AssertSqlSafe(sql)).bind(thread).bind(now).bind(id).execute(&mut *$tx).await?;
         if from_buyer {
-            // A buyer's message is an event for the hooks of the car's shop.
-            let listing: i64 = sqlx::query_scalar("select listing_id from message_thread where thread_id = $1").bind(thread).fetch_one(&mut *$tx).await?;
-            $crate::webhook::queue!($tx, MessageReceived, $crate::webhook::SHOP_OF_LISTING, id, Some(listing), now);
+            // A buyer's message is an event for the hooks of the shop asked, or of the car's.
+            let (listing, shop): (Option<i64>, Option<i64>) =
+                sqlx::query_as("select listing_id, shop_id from message_thread where thread_id = $1").bind(thread).fetch_one(&mut *$tx).await?;
+            $crate::webhook::queue!($tx, MessageReceived, $crate::webhook::SHOP_ASKED_OR_OF_LISTING, id, listing, now, shop);
         }
         id
     }};
@@ -269,6 +284,46 @@ impl Store {
             tx.commit().await?;
             Ok(Asked::Thread(thread))
         })
+    }
+
+    /// Buyer `buyer` asks shop `shop_id` itself with `body` (在线咨询 on its page): their thread
+    /// with the shop's owner about the shop (begun now, or the earlier one) gets the message, in
+    /// one transaction. A closed shop, or one without an account to answer, is not asked.
+    pub async fn ask_shop(&self, shop_id: i64, buyer: i64, body: &str, now: i64) -> Result<Asked, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let shop: Option<(String, Option<i64>)> =
+                sqlx::query_as("select status, owner_user_id from shop where shop_id = $1").bind(shop_id).fetch_optional(&mut *tx).await?;
+            let (status, owner) = crate::found(shop)?;
+            if owner == Some(buyer) {
+                return Ok(Asked::Own);
+            }
+            let existing: Option<i64> = sqlx::query_scalar(BUYER_SHOP_THREAD).bind(shop_id).bind(buyer).fetch_optional(&mut *tx).await?;
+            let thread = match (existing, owner) {
+                (Some(t), _) => t,
+                (None, Some(owner)) if status == "open" => {
+                    sqlx::query_scalar(
+                        "insert into message_thread (shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, \
+                         buyer_told_at, seller_told_at) values ($1, $2, $3, $4, $4, 0, 0, 0, 0) returning thread_id",
+                    )
+                    .bind(shop_id)
+                    .bind(buyer)
+                    .bind(owner)
+                    .bind(now)
+                    .fetch_one(&mut *tx)
+                    .await?
+                }
+                (None, _) => return Ok(Asked::NotOnSale),
+            };
+            write_message!(tx, thread, true, (body, ""), now);
+            tx.commit().await?;
+            Ok(Asked::Thread(thread))
+        })
+    }
+
+    /// The thread buyer `buyer` began about shop `shop_id` itself, if any.
+    pub async fn buyer_shop_thread(&self, shop_id: i64, buyer: i64) -> Result<Option<i64>, DbError> {
+        Ok(on_pool!(self, p => sqlx::query_scalar(BUYER_SHOP_THREAD).bind(shop_id).bind(buyer).fetch_optional(p).await?))
     }
 
     /// The thread buyer `buyer` began about car `listing_id`, if any.
@@ -332,14 +387,14 @@ impl Store {
     /// The threads `user_id` takes part in as a buyer or a seller, the latest first.
     pub async fn threads_of(&self, user_id: i64, limit: i64) -> Result<Vec<ThreadLine>, DbError> {
         let sql = format!(
-            "select t.thread_id, t.listing_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
-             l.title, l.cover, coalesce(sh.name, su.nickname) as seller_name, bu.nickname as buyer_name, \
+            "select t.thread_id, t.listing_id, t.shop_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
+             coalesce(l.title, sh.name, '') as title, coalesce(l.cover, sh.logo, '') as cover, coalesce(sh.name, su.nickname) as seller_name, bu.nickname as buyer_name, \
              coalesce((select m.body from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), '') as last_body, \
              coalesce((select m.from_buyer from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), true) as last_from_buyer, \
              (exists (select 1 from message m where m.thread_id = t.thread_id and m.from_buyer) \
               and exists (select 1 from message m where m.thread_id = t.thread_id and not m.from_buyer)) as both_wrote, \
              {UNREAD} as unread \
-             from message_thread t join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = l.shop_id \
+             from message_thread t left join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = {THREAD_SHOP} \
              join app_user su on su.user_id = t.seller_user_id join app_user bu on bu.user_id = t.buyer_user_id \
              where t.buyer_user_id = $1 or t.seller_user_id = $1 order by t.last_at desc, t.thread_id desc limit $2"
         );
@@ -352,6 +407,7 @@ impl Store {
                     thread: Thread {
                         thread_id: r.thread_id,
                         listing_id: r.listing_id,
+                        shop_id: r.shop_id,
                         buyer_user_id: r.buyer_user_id,
                         seller_user_id: r.seller_user_id,
                         created_at: r.created_at,
@@ -375,10 +431,10 @@ impl Store {
     pub async fn seller_messages_after(&self, seller: i64, after: i64, limit: i64) -> Result<Vec<SellerMessage>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as(
-                "select m.message_id, m.thread_id, t.listing_id, l.title, bu.nickname as buyer_name, m.from_buyer, m.body, m.photo_path, m.created_at, \
+                "select m.message_id, m.thread_id, t.listing_id, coalesce(l.title, '') as title, bu.nickname as buyer_name, m.from_buyer, m.body, m.photo_path, m.created_at, \
                  (exists (select 1 from message b where b.thread_id = t.thread_id and b.from_buyer) \
                   and exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer)) as both_wrote \
-                 from message_thread t join message m on m.thread_id = t.thread_id join listing l on l.listing_id = t.listing_id \
+                 from message_thread t join message m on m.thread_id = t.thread_id left join listing l on l.listing_id = t.listing_id \
                  join app_user bu on bu.user_id = t.buyer_user_id \
                  where t.seller_user_id = $1 and m.message_id > $2 order by m.message_id limit $3",
             )
@@ -391,20 +447,20 @@ impl Store {
     }
 
     /// The threads buyers began with `seller` in `[from, until)`, oldest first, each with the
-    /// buyer's first message (for the leads desk's download): (thread, began, car, title, first
-    /// message, whether both sides have written).
+    /// buyer's first message (for the leads desk's download): (thread, began, car (none when the
+    /// buyer asked the shop itself), title, first message, whether both sides have written).
     pub async fn seller_threads_between(
         &self,
         seller: i64,
         (from, until): (i64, i64),
         limit: i64,
-    ) -> Result<Vec<(i64, i64, i64, String, String, bool)>, DbError> {
+    ) -> Result<Vec<(i64, i64, Option<i64>, String, String, bool)>, DbError> {
         Ok(on_pool!(self, p => {
             sqlx::query_as(
-                "select t.thread_id, t.created_at, t.listing_id, l.title, \
+                "select t.thread_id, t.created_at, t.listing_id, coalesce(l.title, '') as title, \
                  coalesce((select m.body from message m where m.thread_id = t.thread_id and m.from_buyer order by m.message_id limit 1), '') as first, \
                  exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer) as answered \
-                 from message_thread t join listing l on l.listing_id = t.listing_id \
+                 from message_thread t left join listing l on l.listing_id = t.listing_id \
                  where t.seller_user_id = $1 and t.created_at >= $2 and t.created_at < $3 order by t.created_at, t.thread_id limit $4",
             )
             .bind(seller)
@@ -478,10 +534,11 @@ impl Store {
     pub async fn open_reports(&self, limit: i64) -> Result<Vec<OpenReport>, DbError> {
         Ok(on_pool!(self, p => sqlx::query_as(
             "select r.report_id, r.reason, r.created_at, m.body, t.thread_id, \
-             case when m.from_buyer then t.buyer_user_id else t.seller_user_id end as writer, u.nickname as writer_name, l.title \
+             case when m.from_buyer then t.buyer_user_id else t.seller_user_id end as writer, u.nickname as writer_name, coalesce(l.title, sh.name, '') as title \
              from message_report r join message m on m.message_id = r.message_id join message_thread t on t.thread_id = m.thread_id \
              join app_user u on u.user_id = case when m.from_buyer then t.buyer_user_id else t.seller_user_id end \
-             join listing l on l.listing_id = t.listing_id where r.handled_at is null order by r.report_id limit $1",
+             left join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = t.shop_id \
+             where r.handled_at is null order by r.report_id limit $1",
         )
         .bind(limit)
         .fetch_all(p)

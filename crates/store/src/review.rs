@@ -189,9 +189,9 @@ pub enum Wrote {
 fn dealings(one: bool) -> String {
     let (t, d, r) = if one { (" and t.thread_id = $3", " and d.lead_id = $3", " and v.reservation_id = $3") } else { ("", "", "") };
     format!(
-        "select 'thread' as basis, t.thread_id as basis_id, sh.shop_id, sh.name as shop_name, l.listing_id, l.title, '' as intent, \
+        "select 'thread' as basis, t.thread_id as basis_id, sh.shop_id, sh.name as shop_name, l.listing_id, coalesce(l.title, '') as title, '' as intent, \
          (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) as at \
-         from message_thread t join listing l on l.listing_id = t.listing_id join shop sh on sh.shop_id = l.shop_id \
+         from message_thread t left join listing l on l.listing_id = t.listing_id join shop sh on sh.shop_id = coalesce(t.shop_id, l.shop_id) \
          where t.buyer_user_id = $1 and coalesce(sh.owner_user_id, 0) <> $1 \
          and exists (select 1 from message m where m.thread_id = t.thread_id and not m.from_buyer){t} \
          union all \

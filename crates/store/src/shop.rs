@@ -270,6 +270,12 @@ impl Store {
         found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(oname).fetch_optional(p).await?))
     }
 
+    /// A shop by id, open or not (a thread with it outlives its closing).
+    pub async fn shop_by_id(&self, shop_id: i64) -> Result<Shop, DbError> {
+        let sql = format!("select {SHOP_COLUMNS} from {SHOP_FROM} where s.shop_id = $1");
+        found(on_pool!(self, p => sqlx::query_as::<_, Shop>(sqlx::AssertSqlSafe(sql)).bind(shop_id).fetch_optional(p).await?))
+    }
+
     /// An open shop's slug by id.
     pub async fn shop_oname(&self, shop_id: i64) -> Result<String, DbError> {
         found(on_pool!(self, p => {

@@ -44,6 +44,10 @@ pub(crate) use queue;
 /// The shop of car `$2`, for [`queue_sql`].
 pub(crate) const SHOP_OF_LISTING: &str = "(select shop_id from listing where listing_id = $2)";
 
+/// The shop `$4` when given, else the shop of car `$2` (a message in a thread about a shop, or
+/// about a car), for [`queue_sql`].
+pub(crate) const SHOP_ASKED_OR_OF_LISTING: &str = "coalesce($4, (select shop_id from listing where listing_id = $2))";
+
 /// A hook as the dealer centre lists it (its secret was shown once, when it was made).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Webhook {

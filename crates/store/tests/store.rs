@@ -212,6 +212,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread,
     a_shops_stock_sync_keeps_its_latest_readings,
     a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against,
     every_page_read_from_either_end_makes_the_whole_order,
@@ -2046,6 +2047,78 @@ fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> 
 }
 
 /// A shop's 同步记录: each reading kept, newest first, the latest thirty only; another shop's apart.
+/// A buyer may ask a shop itself: one thread per shop and buyer, with the shop's owner; the owner
+/// cannot ask their own shop, a closed shop is not asked anew, and a thread is about a car or a
+/// shop, never neither. The change that allows it (on SQLite a rebuild of the table under the
+/// messages, shared numbers and links that point at its threads) keeps every thread about a car.
+async fn a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread(store: &Store) {
+    use store::Asked;
+    seed(store, SeedConfig { listings: 40, seed: 7, now: NOW }).await.unwrap();
+    let shop = store.count_admin("select min(shop_id) from shop where owner_user_id is not null and status = 'open'").await.unwrap();
+    let owner = store.shop_owner_id(shop).await.unwrap().unwrap();
+    let not_owner = |above: i64| {
+        format!("select min(user_id) from app_user where user_id > {above} and user_id not in (select owner_user_id from shop where owner_user_id is not null)")
+    };
+    let buyer = store.count_admin(&not_owner(0)).await.unwrap();
+    let other = store.count_admin(&not_owner(buyer)).await.unwrap();
+    let car = store.count_admin(&format!("select min(listing_id) from listing where status = 'online' and seller_user_id <> {buyer}")).await.unwrap();
+    // A thread about a car, answered, with a number shown and a notice's link.
+    let Asked::Thread(about_car) = store.ask_about(car, buyer, "车还在吗？", NOW).await.unwrap() else { panic!("asked") };
+    store.write_message(about_car, false, "在的，欢迎来看车", NOW + 60).await.unwrap();
+    assert!(store.share_contact(about_car, buyer, "13800001111", NOW + 120).await.unwrap());
+    store.create_thread_link(&"a".repeat(64), about_car, buyer, NOW, NOW + 3_600).await.unwrap();
+    let before = (store.thread_by_id(about_car).await.unwrap(), store.messages(about_car).await.unwrap(), store.contact_shares(about_car).await.unwrap());
+    // The change applied again over them: the same thread, messages, number and link.
+    if store.backend() == Backend::Postgres {
+        store.execute_admin("alter table message_thread drop column shop_id").await.unwrap();
+    } else {
+        store.execute_admin("drop index message_thread_about_shop").await.unwrap();
+    }
+    store.execute_admin("delete from schema_migration where version = 70").await.unwrap();
+    store.migrate().await.unwrap();
+    let after = (store.thread_by_id(about_car).await.unwrap(), store.messages(about_car).await.unwrap(), store.contact_shares(about_car).await.unwrap());
+    assert_eq!(after, before);
+    assert_eq!(after.0.as_ref().map(|t| (t.listing_id, t.shop_id)), Some((Some(car), None)));
+    assert_eq!(store.thread_link(&"a".repeat(64)).await.unwrap().map(|l| l.thread_id), Some(about_car));
+    assert_eq!(store.count_admin("select count(*) from message where thread_id not in (select thread_id from message_thread)").await.unwrap(), 0);
+    // Asking the shop itself: a thread with its owner about no car; asking again writes in it.
+    let Asked::Thread(t) = store.ask_shop(shop, buyer, "有10万左右的SUV吗？", NOW + 200).await.unwrap() else { panic!("asked the shop") };
+    assert_ne!(t, about_car);
+    let (thread, is_buyer) = store.thread_for(t, owner).await.unwrap().unwrap();
+    assert_eq!((thread.listing_id, thread.shop_id, thread.seller_user_id, is_buyer), (None, Some(shop), owner, false));
+    assert_eq!(store.ask_shop(shop, buyer, "周末营业吗？", NOW + 260).await.unwrap(), Asked::Thread(t));
+    assert_eq!(store.buyer_shop_thread(shop, buyer).await.unwrap(), Some(t));
+    assert_eq!(store.messages(t).await.unwrap().len(), 2);
+    assert_eq!(store.ask_shop(shop, owner, "自己问自己", NOW).await.unwrap(), Asked::Own);
+    // Its lines: the shop's name and logo stand where a car's title and cover would.
+    let name = store.shop_by_id(shop).await.unwrap().name;
+    let lines = store.threads_of(owner, 50).await.unwrap();
+    let line = lines.iter().find(|l| l.thread.thread_id == t).unwrap();
+    assert_eq!((line.title.as_str(), line.unread), (name.as_str(), 2));
+    let api = store.seller_messages_after(owner, 0, 100).await.unwrap();
+    assert!(api.iter().filter(|m| m.thread_id == t).all(|m| m.listing_id.is_none() && m.title.is_empty()));
+    assert_eq!(api.iter().filter(|m| m.thread_id == t).count(), 2);
+    let export = store.seller_threads_between(owner, (NOW, NOW + 1_000), 10).await.unwrap();
+    assert!(export.iter().any(|(id, _, listing, ..)| *id == t && listing.is_none()));
+    // Once the shop answered, the buyer may review it for this conversation.
+    store.write_message(t, false, "有的，欢迎到店", NOW + 300).await.unwrap();
+    let dealings = store.reviewable(buyer, "2026-11-21").await.unwrap();
+    assert!(dealings.iter().any(|d| d.basis_id == t && d.shop_id == shop && d.listing_id.is_none()), "{dealings:?}");
+    // A closed shop is not asked anew; the thread begun goes on.
+    store.execute_admin(&format!("update shop set status = 'closed' where shop_id = {shop}")).await.unwrap();
+    assert_eq!(store.ask_shop(shop, other, "在吗？", NOW + 400).await.unwrap(), Asked::NotOnSale);
+    assert_eq!(store.ask_shop(shop, buyer, "在吗？", NOW + 400).await.unwrap(), Asked::Thread(t));
+    // A thread about neither a car nor a shop, or a second one about the shop, is refused by the table.
+    let insert = |listing: &str, shop: &str| {
+        format!(
+            "insert into message_thread (listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, \
+             buyer_told_at, seller_told_at) values ({listing}, {shop}, {buyer}, {owner}, 0, 0, 0, 0, 0, 0)"
+        )
+    };
+    assert!(store.execute_admin(&insert("null", "null")).await.is_err());
+    assert!(store.execute_admin(&insert("null", &shop.to_string())).await.is_err());
+}
+
 async fn a_shops_stock_sync_keeps_its_latest_readings(store: &Store) {
     use domain::stock_feed::SyncOutcome;
     seed(store, SeedConfig { listings: 10, seed: 6, now: NOW }).await.unwrap();

@@ -4,6 +4,7 @@
 use axum::http::StatusCode;
 use domain::limit::Limit;
 use domain::message::{PER_HOUR, PER_MINUTE};
+use store::Thread;
 
 use crate::http::error::AppError;
 use crate::state::AppState;
@@ -27,6 +28,16 @@ pub async fn refused_writer(state: &AppState, user_id: i64, ip: Option<&str>) ->
     Ok(state.store.throttle(&limits, state.clock.now()).await?.map(|_| (TOO_MANY, StatusCode::TOO_MANY_REQUESTS)))
 }
 
+/// Who wrote a message in thread `t`: 买家, or the other side — 卖家 about a car, 商家 in a
+/// thread about a shop.
+pub fn seller_or_buyer(t: &Thread, from_buyer: bool) -> &'static str {
+    match (from_buyer, t.listing_id) {
+        (true, _) => "买家",
+        (false, Some(_)) => "卖家",
+        (false, None) => "商家",
+    }
+}
+
 /// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
 /// by SMS, and by a WeChat template message when they signed in with WeChat — unless they were
 /// told within [`domain::message::QUIET_SECS`]; the text is not sent. Both carry one link into
@@ -40,8 +51,13 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     }
     let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
     let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
-    let title = state.store.listing_detail(t.listing_id).await?.title;
-    let who = if from_buyer { "买家" } else { "卖家" };
+    // What the message is about: the car, or the shop the buyer asked.
+    let title = match (t.listing_id, t.shop_id) {
+        (Some(car), _) => state.store.listing_detail(car).await?.title,
+        (None, Some(shop)) => state.store.shop_by_id(shop).await?.name,
+        (None, None) => return Ok(()),
+    };
+    let who = seller_or_buyer(&t, from_buyer);
     let openid = to.wx_openid.as_deref().filter(|o| !o.is_empty());
     if to.mobile.is_none() && openid.is_none() {
         return Ok(());

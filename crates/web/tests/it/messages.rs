@@ -1,5 +1,5 @@
-//! Messages between a buyer and a car's seller, on both databases: a thread begun from the car's
-//! page, replies both ways, unread counts, a number hidden from the other side until both have
+//! Messages between a buyer and a car's seller, or a shop, on both databases: a thread begun from
+//! the car's page or the shop's, replies both ways, unread counts, a number hidden from the other side until both have
 //! written, another user's thread 404, one's own car refused, bad input said beside the box and
 //! kept, the per-account limit, the warning against off-platform payment, and the SMS telling
 //! the other side a message waits (once per quiet spell, never its words) with a link that signs
@@ -19,6 +19,7 @@ on_both!(10 =>
     a_reader_on_another_node_sees_a_message_and_its_reading_as_they_happen,
     a_reply_carries_a_photo_through_the_photo_pipeline,
     a_notice_links_into_its_thread_signing_in_once_within_three_days,
+    a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers,
 );
 
 const BUYER: &str = "13712350001";
@@ -481,4 +482,74 @@ async fn a_notice_links_into_its_thread_signing_in_once_within_three_days(app: &
     assert_eq!(opened.location(), format!("/space/messages/{thread}#latest"));
     let page = app.get(&format!("/space/messages/{thread}"), &[("cookie", opened.cookie_header().as_str())]).await;
     assert!(page.body.contains("在的，周六上午可以来"), "{}", page.body);
+}
+
+/// 在线咨询 on a shop's page: the buyer asks the shop itself, with no car; the owner is told by
+/// SMS and the shop's hooks get the message; the owner answers from the dealer centre; the
+/// buyer's next question goes to the same thread; once answered, the shop may be reviewed for it.
+async fn a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers(app: &TestApp) {
+    let (car, owner) = dealer_car(app).await;
+    let shop_id = app.state.store.listing_detail(car).await.unwrap().shop_id.unwrap();
+    let shop = app.state.store.shop_by_id(shop_id).await.unwrap();
+    let owner_id = shop.owner_user_id.unwrap();
+    let hooked = domain::webhook::Events::of(&[domain::webhook::Event::MessageReceived]);
+    let hook = app.state.store.create_webhook(shop_id, "https://dms.example.com/hooks", "secret", hooked, owner_id, NOW).await.unwrap().unwrap();
+    let ask = format!("/space/messages/ask-shop/{shop_id}");
+    // Every tab of the shop's pages offers it; without signing in, the box asks to sign in first.
+    for tab in ["", "/business", "/reviews"] {
+        let page = app.get(&format!("/shop/{}{tab}", shop.oname), &[]).await;
+        assert!(page.page().one(".shop-contact").html.contains(&format!(r#"href="{ask}""#)), "{tab}: {}", page.body);
+    }
+    assert_eq!(app.get(&ask, &[]).await.status, StatusCode::UNAUTHORIZED);
+    let buyer = login(app, BUYER, "").await;
+    let b = [("cookie", buyer.as_str())];
+    let page = app.get(&ask, &b).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("想问商家什么") && page.body.contains(&shop.name) && page.body.contains(&format!(r#"href="/shop/{}""#, shop.oname)));
+    // An empty message: said beside the box, nothing begun.
+    let empty = app.post_form(&ask, &b, &form(" ")).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.page().one(".msg-form .field").html.contains("请输入消息内容"));
+    let threads = format!("select count(*) from message_thread where shop_id = {shop_id}");
+    assert_eq!(app.state.store.count_admin(&threads).await.unwrap(), 0);
+    let sent = app.post_form(&ask, &b, &form("有没有10万左右的SUV？我电话13812345678")).await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
+    let thread = thread_of(sent.location());
+    let path = format!("/space/messages/{thread}");
+    let told = app.state.adapters.sms.sandbox_message_notices(&owner);
+    assert!(told.len() == 1 && told[0].contains(&format!("买家就{}给您发来了新消息", shop.name)), "{told:?}");
+    let queued = format!("select count(*) from webhook_delivery where webhook_id = {hook} and event = 'message.received' and listing_id is null");
+    assert_eq!(app.state.store.count_admin(&queued).await.unwrap(), 1, "the shop's hook takes the message");
+    // The owner: the line says what it is, the thread shows the shop instead of a car, the number hidden.
+    let o = login(app, &owner, "").await;
+    let s = [("cookie", o.as_str())];
+    let list = app.get("/space/messages", &s).await;
+    let line = list.page().one(".msg-list li").html;
+    assert!(line.contains("咨询店铺") && line.contains(&shop.name) && line.contains(">1<"), "{line}");
+    let read = app.get(&path, &s).await;
+    assert_eq!(read.status, StatusCode::OK);
+    assert!(read.page().one(".rs-car").html.contains(&format!(r#"href="/shop/{}""#, shop.oname)), "{}", read.body);
+    assert!(!read.body.contains("13812345678") && read.body.contains("［联系方式已隐藏］"));
+    assert_eq!(app.post_form(&path, &s, &form("有的，途观L和CR-V都有，欢迎周末到店")).await.status, StatusCode::SEE_OTHER);
+    let told = app.state.adapters.sms.sandbox_message_notices(BUYER);
+    assert!(told.len() == 1 && told[0].contains(&format!("商家就{}给您发来了新消息", shop.name)), "{told:?}");
+    // The buyer reads the shop's answer, marked as the shop's, and may now review the shop.
+    let mine = app.get(&path, &b).await;
+    assert!(mine.body.contains("商家 <time>") && mine.body.contains("途观L和CR-V都有"), "{}", mine.body);
+    assert!(mine.body.contains(&format!("/space/reviews/new?basis=thread&amp;id={thread}")), "{}", mine.body);
+    let list = app.get("/space/messages", &b).await;
+    assert!(list.page().one(".msg-list li").html.contains("咨询商家"));
+    // Asking again goes to the same thread; the owner cannot ask their own shop; another's thread is 404.
+    let again = app.get(&ask, &b).await;
+    assert_eq!((again.status, again.location()), (StatusCode::SEE_OTHER, path.as_str()));
+    assert_eq!(app.post_form(&ask, &b, &form("周末几点开门？")).await.location(), format!("{path}#latest"));
+    let own = app.post_form(&ask, &s, &form("自己问自己")).await;
+    assert_eq!(own.status, StatusCode::CONFLICT);
+    assert!(own.body.contains("这是您自己的店铺") && own.body.contains(">自己问自己</textarea>"), "{}", own.body);
+    let other = login(app, OTHER, "").await;
+    assert_eq!(app.get(&path, &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.state.store.count_admin(&threads).await.unwrap(), 1);
+    // No such shop: 404, not a thread.
+    assert_eq!(app.get("/space/messages/ask-shop/999999", &b).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form("/space/messages/ask-shop/999999", &b, &form("在吗")).await.status, StatusCode::NOT_FOUND);
 }

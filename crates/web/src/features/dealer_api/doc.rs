@@ -215,7 +215,9 @@ pub fn paths() -> Map<String, Value> {
             "parameters", json!([id_param()])) }),
     );
     let message = json!({ "type": "object", "required": ["id", "threadId", "from", "text", "masked", "createdAt"], "properties": {
-        "id": { "type": "integer" }, "threadId": { "type": "integer" }, "listingId": { "type": "integer" }, "car": { "type": "string" },
+        "id": { "type": "integer" }, "threadId": { "type": "integer" },
+        "listingId": { "type": ["integer", "null"], "description": "the car the thread is about; null when the buyer asked the shop itself (在线咨询 on the shop's page)" },
+        "car": { "type": "string", "description": "the car's title; empty in a thread about the shop" },
         "buyer": { "type": "string", "description": "the buyer's nickname" }, "from": { "type": "string", "enum": ["buyer", "shop"] },
         "text": { "type": "string", "description": "as written; in a buyer's message, phone numbers and WeChat ids are masked until both sides have written in the thread" },
         "masked": { "type": "boolean" }, "photo": { "type": ["string", "null"] }, "url": { "type": "string", "description": "the thread in the dealer centre, to answer there" },

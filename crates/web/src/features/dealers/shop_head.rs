@@ -36,6 +36,8 @@ pub struct ShopHead {
     /// Its webhooks paused after a day of failures (the dealer centre's pages say so; 0 on
     /// public pages).
     pub paused_hooks: i64,
+    /// It has an account that answers messages: buyers may ask it online (在线咨询).
+    pub answers: bool,
 }
 
 impl ShopHead {
@@ -58,6 +60,11 @@ impl ShopHead {
     }
 
     /// The header of a shop.
+    /// The URL of a shop's logo (its stored file; empty: the site's own).
+    pub fn logo_url(state: &AppState, logo: &str) -> String {
+        if logo.is_empty() { state.assets.url("img/logo.svg") } else { domain::image::cover(logo, &state.config.upload.base) }
+    }
+
     pub fn new(state: &AppState, s: &Shop) -> ShopHead {
         let base = &state.config.upload.base;
         let url = |f: &str| if f.is_empty() { String::new() } else { domain::image::cover(f, base) };
@@ -65,7 +72,7 @@ impl ShopHead {
             shop_id: s.shop_id,
             oname: s.oname.clone(),
             name: s.name.clone(),
-            logo: if s.logo.is_empty() { state.assets.url("img/logo.svg") } else { url(&s.logo) },
+            logo: ShopHead::logo_url(state, &s.logo),
             banner: url(&s.banner),
             verified: s.verified,
             phone: s.phone.clone(),
@@ -75,6 +82,7 @@ impl ShopHead {
             rating: domain::review::rating_text(s.review_points, s.review_count),
             reviews: s.review_count,
             paused_hooks: 0,
+            answers: s.owner_user_id.is_some(),
         }
     }
 }

@@ -31,11 +31,12 @@ struct LinkPage {
 struct Shown {
     /// The link's code, for the button's form.
     code: String,
-    /// Who wrote: 买家 or 卖家.
+    /// Who wrote: 买家, 卖家, or 商家 (in a thread about a shop).
     who: &'static str,
-    title: String,
-    price_wan: String,
-    cover: String,
+    /// What the thread is about.
+    about: super::About,
+    /// The buyer asked the shop itself, not about one car.
+    shop_asked: bool,
     /// The user it was sent to, masked (`138****5678`).
     to: String,
     /// Whether another user is signed in here (the button then changes accounts).
@@ -70,13 +71,12 @@ pub async fn show(State(state): State<AppState>, visitor: Visitor, Path(code): P
         return gone(&state, &visitor);
     }
     let Some(t) = state.store.thread_by_id(link.thread_id).await? else { return gone(&state, &visitor) };
-    let (d, to) = tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.user(link.user_id))?;
+    let (about, to) = tokio::try_join!(super::About::of(&state, &t), async { Ok(state.store.user(link.user_id).await?) })?;
     let shown = Shown {
         code,
-        who: if link.user_id == t.seller_user_id { "买家" } else { "卖家" },
-        title: d.title,
-        price_wan: domain::money::wan(d.price_yuan),
-        cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
+        who: crate::services::messaging::seller_or_buyer(&t, link.user_id == t.seller_user_id),
+        about,
+        shop_asked: t.listing_id.is_none(),
         to: to.mobile.as_deref().map(domain::validate::mask_mobile).unwrap_or_default(),
         other_signed_in: visitor.user.is_some(),
     };

@@ -1,5 +1,6 @@
-//! `/space/messages` (我的消息), `/space/messages/ask/{car}` (asking a car's seller) and
-//! `/space/messages/{thread}` (one thread and its reply form).
+//! `/space/messages` (我的消息), `/space/messages/ask/{car}` (asking a car's seller),
+//! `/space/messages/ask-shop/{shop}` (asking a shop itself) and `/space/messages/{thread}` (one
+//! thread and its reply form).
 
 use askama::Template;
 use axum::extract::{FromRequest, Multipart, Request, State};
@@ -7,6 +8,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use store::{Asked, Thread};
 
+use super::About;
 use crate::auth::access::SignedIn;
 use crate::auth::signin::see_other;
 use crate::features::dealers::shop_head::ShopHead;
@@ -15,7 +17,7 @@ use crate::http::extract::{Form, PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
-use crate::services::messaging::{refused_writer, tell};
+use crate::services::messaging::{refused_writer, seller_or_buyer, tell};
 use crate::services::photos;
 use crate::state::AppState;
 
@@ -36,7 +38,7 @@ pub struct Line {
     id: i64,
     title: String,
     cover: String,
-    /// 我问卖家 / 买家咨询.
+    /// 我问卖家 / 买家咨询, or 咨询商家 / 咨询店铺 for a thread about a shop.
     role: &'static str,
     other: String,
     last: String,
@@ -72,8 +74,14 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
             Line {
                 id: l.thread.thread_id,
                 title: l.title,
-                cover: crate::render::reservation::thumb(base, &l.cover),
-                role: if buyer { "我问卖家" } else { "买家咨询" },
+                // A thread about a shop shows its logo where a car's cover would be.
+                cover: if l.thread.listing_id.is_some() { crate::render::reservation::thumb(base, &l.cover) } else { ShopHead::logo_url(&state, &l.cover) },
+                role: match (buyer, l.thread.listing_id.is_some()) {
+                    (true, true) => "我问卖家",
+                    (false, true) => "买家咨询",
+                    (true, false) => "咨询商家",
+                    (false, false) => "咨询店铺",
+                },
                 other: if l.other.is_empty() { "用户".to_owned() } else { l.other },
                 last: crate::adapters::clip(&last.replace('\n', " "), 60),
                 when: domain::time::datetime(l.thread.last_at),
@@ -99,38 +107,64 @@ struct Typed {
 #[template(path = "messaging/ask.html")]
 struct AskPage {
     page: PageMeta,
-    listing_id: i64,
-    title: String,
-    price_wan: String,
-    cover: String,
-    seller: String,
+    /// Where the form posts.
+    action: String,
+    /// 咨询卖家, or 咨询商家 for a shop.
+    heading: &'static str,
+    about: About,
+    /// Asking a shop itself, not about one car.
+    shop: bool,
     typed: Typed,
 }
 
-async fn ask_page(state: &AppState, visitor: &Visitor, id: i64, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
-    let d = state.store.public_listing(id).await?;
-    let seller = d.shop_name.clone().unwrap_or_else(|| domain::selling::seller_title(d.seller_nickname.as_deref()));
-    let tpl = AskPage {
-        page: meta(state, visitor, "咨询卖家"),
-        listing_id: id,
-        title: d.title.clone(),
-        price_wan: domain::money::wan(d.price_yuan),
-        cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
-        seller,
-        typed,
+/// Who a buyer asks: a car's seller, about the car, or a shop itself (its id).
+#[derive(Debug, Clone, Copy)]
+enum Asking {
+    Car(i64),
+    Shop(i64),
+}
+
+impl Asking {
+    /// The buyer's earlier thread about it.
+    async fn earlier(self, state: &AppState, buyer: i64) -> Result<Option<i64>, AppError> {
+        Ok(match self {
+            Asking::Car(id) => state.store.buyer_thread(id, buyer).await?,
+            Asking::Shop(id) => state.store.buyer_shop_thread(id, buyer).await?,
+        })
+    }
+}
+
+async fn ask_page(state: &AppState, visitor: &Visitor, asking: Asking, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
+    let (action, heading, about) = match asking {
+        Asking::Car(id) => (format!("/space/messages/ask/{id}"), "咨询卖家", About::car(state, &state.store.public_listing(id).await?)),
+        Asking::Shop(id) => {
+            // Only an open shop is asked (a closed one is not found).
+            state.store.shop_oname(id).await?;
+            (format!("/space/messages/ask-shop/{id}"), "咨询商家", About::shop(state, id).await?)
+        }
     };
+    let tpl = AskPage { page: meta(state, visitor, heading), action, heading, about, shop: matches!(asking, Asking::Shop(_)), typed };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
     Ok(res)
 }
 
-/// `GET /space/messages/ask/{car}`: the box to ask the car's seller; a buyer who asked before
-/// goes to that thread.
-pub async fn ask_form(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
-    if let Some(t) = state.store.buyer_thread(id, user.user_id).await? {
+/// The box to ask: a buyer who asked before goes to that thread.
+async fn ask_box(state: &AppState, visitor: &Visitor, buyer: i64, asking: Asking) -> Result<Response, AppError> {
+    if let Some(t) = asking.earlier(state, buyer).await? {
         return Ok(see_other(&format!("/space/messages/{t}"), Vec::new()));
     }
-    ask_page(&state, &visitor, id, Typed::default(), StatusCode::OK).await
+    ask_page(state, visitor, asking, Typed::default(), StatusCode::OK).await
+}
+
+/// `GET /space/messages/ask/{car}`: the box to ask the car's seller.
+pub async fn ask_form(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    ask_box(&state, &visitor, user.user_id, Asking::Car(id)).await
+}
+
+/// `GET /space/messages/ask-shop/{shop}`: the box to ask a shop itself (在线咨询 on its page).
+pub async fn ask_shop_form(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, PathId(id): PathId) -> Result<Response, AppError> {
+    ask_box(&state, &visitor, user.user_id, Asking::Shop(id)).await
 }
 
 /// A message as posted.
@@ -140,8 +174,37 @@ pub struct Posted {
     body: String,
 }
 
-/// `POST /space/messages/ask/{car}`: the first message to the car's seller (or the next, when
-/// the buyer asked before).
+/// The first message to a car's seller or a shop (or the next, when the buyer asked before).
+async fn ask_with(state: &AppState, visitor: &Visitor, buyer: i64, asking: Asking, p: Posted) -> Result<Response, AppError> {
+    let body = match domain::message::parse(&p.body) {
+        Ok(b) => b,
+        Err(e) => {
+            let typed = Typed { text: p.body.trim().to_owned(), error: Some(e), ..Typed::default() };
+            return ask_page(state, visitor, asking, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    if let Some((e, code)) = refused_writer(state, buyer, Some(&visitor.ip)).await? {
+        return ask_page(state, visitor, asking, Typed { text: body, error: Some(e), ..Typed::default() }, code).await;
+    }
+    let now = state.clock.now();
+    let asked = match asking {
+        Asking::Car(id) => state.store.ask_about(id, buyer, &body, now).await?,
+        Asking::Shop(id) => state.store.ask_shop(id, buyer, &body, now).await?,
+    };
+    let refused = match (asked, asking) {
+        (Asked::Thread(t), _) => {
+            tell(state, t, true).await?;
+            return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new()));
+        }
+        (Asked::Own, Asking::Car(_)) => "这是您自己发布的车，不能给自己发消息",
+        (Asked::Own, Asking::Shop(_)) => "这是您自己的店铺，不能给自己发消息",
+        (Asked::NotOnSale, Asking::Car(_)) => "这辆车已不在售，不能再咨询",
+        (Asked::NotOnSale, Asking::Shop(_)) => "这家店铺暂时不能在线咨询，请拨打店铺电话",
+    };
+    ask_page(state, visitor, asking, Typed { text: body, error: Some(refused), ..Typed::default() }, StatusCode::CONFLICT).await
+}
+
+/// `POST /space/messages/ask/{car}`: a message to the car's seller.
 pub async fn ask(
     State(state): State<AppState>,
     visitor: Visitor,
@@ -149,31 +212,18 @@ pub async fn ask(
     PathId(id): PathId,
     Form(p): Form<Posted>,
 ) -> Result<Response, AppError> {
-    let body = match domain::message::parse(&p.body) {
-        Ok(b) => b,
-        Err(e) => {
-            return ask_page(
-                &state,
-                &visitor,
-                id,
-                Typed { text: p.body.trim().to_owned(), error: Some(e), ..Typed::default() },
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
-        }
-    };
-    if let Some((e, code)) = refused_writer(&state, user.user_id, Some(&visitor.ip)).await? {
-        return ask_page(&state, &visitor, id, Typed { text: body, error: Some(e), ..Typed::default() }, code).await;
-    }
-    let refused = match state.store.ask_about(id, user.user_id, &body, state.clock.now()).await? {
-        Asked::Thread(t) => {
-            tell(&state, t, true).await?;
-            return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new()));
-        }
-        Asked::Own => "这是您自己发布的车，不能给自己发消息",
-        Asked::NotOnSale => "这辆车已不在售，不能再咨询",
-    };
-    ask_page(&state, &visitor, id, Typed { text: body, error: Some(refused), ..Typed::default() }, StatusCode::CONFLICT).await
+    ask_with(&state, &visitor, user.user_id, Asking::Car(id), p).await
+}
+
+/// `POST /space/messages/ask-shop/{shop}`: a message to a shop about the shop itself.
+pub async fn ask_shop(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(p): Form<Posted>,
+) -> Result<Response, AppError> {
+    ask_with(&state, &visitor, user.user_id, Asking::Shop(id), p).await
 }
 
 /// One message as the reader sees it (on the page, and to the live thread as JSON).
@@ -196,14 +246,9 @@ struct ThreadPage {
     page: PageMeta,
     dealer: Option<ShopHead>,
     id: i64,
-    listing_id: i64,
-    title: String,
-    price_wan: String,
-    cover: String,
+    about: About,
     other: String,
     buyer: bool,
-    /// The car is a shop's: once both have written, the buyer may review the shop.
-    shop_thread: bool,
     messages: Vec<Shown>,
     /// Contacts are hidden until both sides have written.
     hiding: bool,
@@ -239,8 +284,9 @@ async fn thread_page_noting(
     notice: Option<&'static str>,
     code: StatusCode,
 ) -> Result<Response, AppError> {
-    let (d, messages, shares) =
-        tokio::try_join!(state.store.listing_detail(t.listing_id), state.store.messages(t.thread_id), state.store.contact_shares(t.thread_id))?;
+    let (about, messages, shares) = tokio::try_join!(About::of(state, &t), async { Ok(state.store.messages(t.thread_id).await?) }, async {
+        Ok(state.store.contact_shares(t.thread_id).await?)
+    })?;
     // The last message the other side has read (read receipts on one's own).
     let other_read = if buyer { t.seller_read_id } else { t.buyer_read_id };
     // This page reads the thread: the header's count leaves its messages out.
@@ -255,12 +301,12 @@ async fn thread_page_noting(
         state.store.mark_read(t.thread_id, buyer, last.message_id).await?;
     }
     let other = if buyer {
-        d.shop_name.clone().unwrap_or_else(|| domain::selling::seller_title(d.seller_nickname.as_deref()))
+        about.seller.clone()
     } else {
         let u = state.store.user(t.buyer_user_id).await?;
         if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
     };
-    let shown = shown_after(messages, (buyer, &state.config.upload.base), other_read, 0);
+    let shown = shown_after(messages, (&t, buyer, &state.config.upload.base), other_read, 0);
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
     let after = shown.last().map_or(0, |m: &Shown| m.id);
@@ -284,13 +330,9 @@ async fn thread_page_noting(
         page,
         dealer: head(state, visitor).await?,
         id: t.thread_id,
-        listing_id: t.listing_id,
-        title: d.title.clone(),
-        price_wan: domain::money::wan(d.price_yuan),
-        cover: crate::render::reservation::thumb(&state.config.upload.base, &d.cover),
+        about,
         other,
         buyer,
-        shop_thread: d.shop_id.is_some(),
         messages: shown,
         hiding: !both,
         scam,
@@ -437,7 +479,7 @@ const LONGEST_WAIT: u64 = 25;
 /// The messages of a thread after `after` as the buyer's (or the seller's) side reads them: the
 /// other side's numbers hidden until both have written in the thread, one's own marked read up
 /// to the other side's mark `other_read`.
-fn shown_after(messages: Vec<store::Message>, (buyer, upload_base): (bool, &str), other_read: i64, after: i64) -> Vec<Shown> {
+fn shown_after(messages: Vec<store::Message>, (t, buyer, upload_base): (&Thread, bool, &str), other_read: i64, after: i64) -> Vec<Shown> {
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     messages
         .into_iter()
@@ -447,7 +489,7 @@ fn shown_after(messages: Vec<store::Message>, (buyer, upload_base): (bool, &str)
             Shown {
                 id: m.message_id,
                 mine,
-                who: if m.from_buyer { "买家" } else { "卖家" },
+                who: seller_or_buyer(t, m.from_buyer),
                 body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
                 at: domain::time::datetime(m.created_at),
                 read: mine && m.message_id <= other_read,
@@ -477,7 +519,7 @@ pub async fn since(State(state): State<AppState>, SignedIn(user): SignedIn, Path
             if let Some(latest) = messages.last().filter(|m| m.message_id > after) {
                 state.store.mark_read(id, buyer, latest.message_id).await?;
             }
-            let fresh = shown_after(messages, (buyer, &state.config.upload.base), other_read, after);
+            let fresh = shown_after(messages, (&t, buyer, &state.config.upload.base), other_read, after);
             let mut res = axum::Json(serde_json::json!({ "messages": fresh, "otherRead": other_read })).into_response();
             res.headers_mut().insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
             return Ok(res);
@@ -501,6 +543,8 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::User, "/space/messages", list);
     r.get(Access::User, "/space/messages/ask/{id}", ask_form);
     r.post(Access::User, "/space/messages/ask/{id}", ask);
+    r.get(Access::User, "/space/messages/ask-shop/{id}", ask_shop_form);
+    r.post(Access::User, "/space/messages/ask-shop/{id}", ask_shop);
     r.get(Access::User, "/space/messages/{id}", one);
     r.post(Access::User, "/space/messages/{id}", reply);
     r.limit("/space/messages/{id}", photos::FORM_LIMIT);
