@@ -469,14 +469,16 @@ impl PageSql {
         Some(format!("{at}\u{1}{}\u{1}{}\u{1}{:?}", p.matches, p.ids_order, self.filter_vals()))
     }
 
-    /// `select … from <matches> [after keys] order by … limit $ offset $`, with `tail` selected.
-    fn read_after(&self, p: &Plain, after: Option<&[i64]>, tail: &str, limit: i64, offset: i64) -> lite::Query {
+    /// `select … from <matches> [after keys] order by … limit $ offset $`, with `tail` selected;
+    /// `pg`: the keys compared as PostgreSQL types them ([`pg_key`]).
+    fn read_after(&self, p: &Plain, after: Option<&[i64]>, tail: &str, (limit, offset): (i64, i64), pg: bool) -> lite::Query {
         let mut vals = self.filter_vals().to_vec();
         let mut sql = format!("select {tail} from {}", p.matches);
         if let Some(keys) = after {
             let (columns, beyond) = order_keys(p.sort);
             let first = vals.len() + 1;
-            let marks: Vec<String> = (first..first + keys.len()).map(|i| format!("${i}")).collect();
+            let marks: Vec<String> =
+                columns.split(", ").zip(first..first + keys.len()).map(|(column, i)| format!("${i}{}", if pg { pg_key(column).1 } else { "" })).collect();
             sql.push_str(&format!(" and ({columns}) {beyond} ({})", marks.join(", ")));
             vals.extend(keys.iter().map(|k| Val::Int(*k)));
         }
@@ -488,18 +490,21 @@ impl PageSql {
     }
 
     /// The statement finding the sort keys of the match just before place `at`, counted on from
-    /// the anchor `from` (its place and keys) when one below is known.
-    fn anchor_sql(&self, at: i64, from: Option<(i64, &[i64])>) -> Option<lite::Query> {
+    /// the anchor `from` (its place and keys) when one below is known; `pg` as for
+    /// [`PageSql::read_after`], each key read as a bigint.
+    fn anchor_sql(&self, at: i64, from: Option<(i64, &[i64])>, pg: bool) -> Option<lite::Query> {
         let p = self.plain.as_ref()?;
         let (start, keys) = from.map_or((0, None), |(place, keys)| (place, Some(keys)));
-        Some(self.read_after(p, keys, order_keys(p.sort).0, 1, at - 1 - start))
+        let columns = order_keys(p.sort).0;
+        let tail = if pg { columns.split(", ").map(|c| pg_key(c).0).collect::<Vec<_>>().join(", ") } else { columns.to_owned() };
+        Some(self.read_after(p, keys, &tail, (1, at - 1 - start), pg))
     }
 
     /// This page read after the match just before place `at`, whose sort keys are `keys`: it
     /// skips `offset - at` matches instead of `offset`.
-    fn after(&self, at: i64, keys: &[i64]) -> Option<PageSql> {
+    fn after(&self, at: i64, keys: &[i64], pg: bool) -> Option<PageSql> {
         let p = self.plain.as_ref()?;
-        let (ids, vals) = self.read_after(p, Some(keys), "listing_id", p.limit, p.offset - at);
+        let (ids, vals) = self.read_after(p, Some(keys), "listing_id", (p.limit, p.offset - at), pg);
         Some(PageSql { ids, vals, order: self.order, reversed: false, plain: None })
     }
 }
@@ -520,6 +525,26 @@ impl lite::FromLite for AnchorKeys {
     fn from_lite(row: &rusqlite::Row<'_>, _: bool) -> rusqlite::Result<Self> {
         let keys: Vec<Option<i64>> = (0..row.as_ref().column_count()).map(|i| row.get(i)).collect::<rusqlite::Result<_>>()?;
         Ok(AnchorKeys(keys.into_iter().collect()))
+    }
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for AnchorKeys {
+    fn from_row(row: &'r sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row as _;
+        let keys: Vec<Option<i64>> = (0..row.len()).map(|i| row.try_get(i)).collect::<Result<_, _>>()?;
+        Ok(AnchorKeys(keys.into_iter().collect()))
+    }
+}
+
+/// A sort key as PostgreSQL reads it for an anchor, a bigint, and the cast that compares a
+/// bound bigint with its column: 综合's `inspected` is a boolean there (an integer in SQLite);
+/// the integer columns compare with a bigint as they are, through their index.
+fn pg_key(column: &str) -> (&str, &'static str) {
+    match column {
+        "inspected" => ("inspected::int4::int8", "::int4::boolean"),
+        "first_reg_year" => ("first_reg_year::int8", ""),
+        "first_reg_month" => ("first_reg_month::int8", ""),
+        _ => (column, ""),
     }
 }
 
@@ -721,18 +746,36 @@ async fn pg_walk_or<T>(p: &sqlx::PgPool, first: lite::Query, then: impl FnOnce()
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
 {
+    match pg_within(p, first).await? {
+        Some(rows) => Ok(rows),
+        None => pg_rows(p, then()).await,
+    }
+}
+
+/// The rows of `query` if it runs within [`PG_WALK_MS`] (see [`pg_walk_or`]), none if it ran out.
+async fn pg_within<T>(p: &sqlx::PgPool, query: lite::Query) -> Result<Option<Vec<T>>, sqlx::Error>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
     let mut tx = p.begin_with(sqlx::AssertSqlSafe(format!("begin read only; set local statement_timeout = {PG_WALK_MS}"))).await?;
-    match pg_rows(&mut *tx, first).await {
+    match pg_rows(&mut *tx, query).await {
         Ok(rows) => {
             tx.commit().await?;
-            Ok(rows)
+            Ok(Some(rows))
         }
         Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("57014") => {
             tx.rollback().await?;
-            pg_rows(p, then()).await
+            Ok(None)
         }
         Err(e) => Err(e),
     }
+}
+
+/// Where [`Store::anchored`] finds an anchor: SQLite's readers, or PostgreSQL's pool.
+#[derive(Clone, Copy)]
+enum Via<'a> {
+    Lite(&'a std::sync::Arc<lite::Readers>),
+    Pg(&'a sqlx::PgPool),
 }
 
 impl Store {
@@ -842,7 +885,7 @@ impl Store {
         let stock = self.stock().await?;
         let (page, _, plan) = cards_sql(q, scope, current_year, total, stock, self.page_reading(), (terms, &series));
         if let Some(r) = &self.readers {
-            let (page, passed) = self.anchored(r, page).await?;
+            let (page, passed) = self.anchored(Via::Lite(r), page).await?;
             // The entries the page visits after the matches its anchor passed (all of them when
             // it has none, or its list was shorter than its total said).
             let entries = entries_read(plan, total, window(q.page, total).0 - passed, walked_stock(q, scope, total, stock));
@@ -882,6 +925,9 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {
+            // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
+            // ANCHOR_EVERY matches after it, not 9,980.
+            let (page, _) = self.anchored(Via::Pg(p), page).await?;
             // PostgreSQL picks its own path, and may walk far past skewed matches (两厢车 dearest
             // first walks every dearer car). Where their count is exact (at most COUNT_CAP),
             // finding and sorting the matches is cheap: a sparse page is read that way, a dense
@@ -913,24 +959,30 @@ impl Store {
     }
 
     /// How this store reads a page ([`cards_sql`]): with `+column` hints (SQLite), and from
-    /// kept anchors (SQLite's readers, unless [`Store::without_anchors`]).
+    /// kept anchors (SQLite's readers and PostgreSQL, unless [`Store::without_anchors`]).
     fn page_reading(&self) -> (bool, bool) {
-        (self.backend() == Backend::Sqlite, self.readers.is_some() && self.anchors)
+        let sqlite = self.backend() == Backend::Sqlite;
+        (sqlite, self.anchors && (self.readers.is_some() || !sqlite))
     }
 
-    /// `page` read from its anchor ([`ANCHOR_EVERY`]) on SQLite's readers, and how many matches
-    /// the anchor passes: the anchor is found first (from the nearest one kept below it) and
-    /// kept when it is not kept already. The page as it is (passing 0) when it is not that
-    /// deep or its list has no match at the anchor's place.
-    async fn anchored(&self, r: &std::sync::Arc<lite::Readers>, page: PageSql) -> Result<(PageSql, i64), DbError> {
+    /// `page` read from its anchor ([`ANCHOR_EVERY`]) on SQLite's readers or PostgreSQL, and how
+    /// many matches the anchor passes: the anchor is found first (from the nearest one kept below
+    /// it) and kept when it is not kept already. The page as it is (passing 0) when it is not that
+    /// deep, its list has no match at the anchor's place, or (PostgreSQL) finding the anchor ran
+    /// past [`PG_WALK_MS`].
+    async fn anchored(&self, via: Via<'_>, page: PageSql) -> Result<(PageSql, i64), DbError> {
+        let pg = matches!(via, Via::Pg(_));
         let Some(at) = page.anchor_place().filter(|_| self.anchors) else { return Ok((page, 0)) };
         let kept = |place: i64| page.anchor_key(place).and_then(|key| self.kept.anchor(&key));
         let keys = match kept(at) {
             Some(keys) => keys,
             None => {
                 let below = (1..at / ANCHOR_EVERY).rev().map(|i| i * ANCHOR_EVERY).find_map(|place| kept(place).map(|keys| (place, keys)));
-                let Some((sql, vals)) = page.anchor_sql(at, below.as_ref().map(|(place, keys)| (*place, keys.as_slice()))) else { return Ok((page, 0)) };
-                let found: Vec<AnchorKeys> = r.all_off(sql, vals).await?;
+                let Some((sql, vals)) = page.anchor_sql(at, below.as_ref().map(|(place, keys)| (*place, keys.as_slice())), pg) else { return Ok((page, 0)) };
+                let found: Vec<AnchorKeys> = match via {
+                    Via::Lite(r) => r.all_off(sql, vals).await?,
+                    Via::Pg(p) => pg_within(p, (sql, vals)).await?.unwrap_or_default(),
+                };
                 let Some(keys) = found.into_iter().next().and_then(|k| k.0) else { return Ok((page, 0)) };
                 if let Some(key) = page.anchor_key(at) {
                     self.kept.keep_anchor(key, keys.clone());
@@ -938,7 +990,7 @@ impl Store {
                 keys
             }
         };
-        Ok(match page.after(at, &keys) {
+        Ok(match page.after(at, &keys, pg) {
             Some(anchored) => (anchored, at),
             None => (page, 0),
         })

@@ -212,6 +212,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads,
     a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread,
     a_shops_stock_sync_keeps_its_latest_readings,
     a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against,
@@ -1969,27 +1970,25 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
     }
 }
 
-/// A deep page is read from the sort keys kept of the match before its anchor's place, learnt
+/// A deep page is read, on either database, from the sort keys kept of the match before its anchor's place, learnt
 /// from the nearest anchor below it: the same cars as skipping every match before it, in every
 /// sort, filtered or not, on the first reading and on later ones. An anchor is kept for a while:
 /// a car published since then moves the other reading's page by one, not the anchored one.
-#[tokio::test]
-async fn a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads() {
-    let db = TestDb::sqlite().await;
-    seed(&db.store, SeedConfig { listings: 1500, seed: 7, now: NOW }).await.unwrap();
+async fn a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads(store: &Store) {
+    seed(store, SeedConfig { listings: 1500, seed: 7, now: NOW }).await.unwrap();
     let year = domain::time::year(NOW);
-    let plain = db.store.clone().without_anchors();
+    let plain = store.clone().without_anchors();
     for list in ["", "body=suv&", "price=5-30&", "keyword=%E8%87%AA%E5%8A%A8&"] {
         for sort in ["", "sort=new", "sort=price_asc", "sort=price_desc", "sort=age", "sort=mileage"] {
             let text = format!("{list}{sort}");
-            let total = db.store.count_matching(&query(&text), Scope::default(), year).await.unwrap();
+            let total = store.count_matching(&query(&text), Scope::default(), year).await.unwrap();
             // Pages read in the order's direction: before the far half of the list.
             let deep: Vec<i64> = [11, 12, 21, 25, 31, 11].into_iter().filter(|p| 20 * p < total / 2).collect();
             assert!(deep.len() >= 2 || !list.is_empty(), "{text}: {total} matches");
             for round in 0..2 {
                 for &page in &deep {
                     let q = query(&format!("{text}&page={page}"));
-                    let anchored = db.store.search_cards(&q, Scope::default(), year, total).await.unwrap();
+                    let anchored = store.search_cards(&q, Scope::default(), year, total).await.unwrap();
                     let skipped = plain.search_cards(&q, Scope::default(), year, total).await.unwrap();
                     assert_eq!(anchored.len(), 20, "{text} page {page}");
                     let ids = |cards: &[store::ListingCard]| cards.iter().map(|c| c.listing_id).collect::<Vec<_>>();
@@ -2001,18 +2000,17 @@ async fn a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads() {
     // A car published now is first in 综合's order: the plain page 11 starts one car earlier,
     // the anchored one is read from the anchor kept before it was published.
     let q = query("page=11");
-    let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
-    let before = db.store.search_cards(&q, Scope::default(), year, total).await.unwrap();
-    let last = db.store.search_cards(&query("page=1"), Scope::default(), year, total).await.unwrap();
+    let total = store.count_matching(&q, Scope::default(), year).await.unwrap();
+    let before = store.search_cards(&q, Scope::default(), year, total).await.unwrap();
+    let last = store.search_cards(&query("page=1"), Scope::default(), year, total).await.unwrap();
     let newest = last.iter().map(|c| c.published_at.unwrap_or(0)).max().unwrap_or(NOW);
     // A car from page 20, after the anchor: every car before it moves down by one.
     let moved = plain.search_cards(&query("page=20"), Scope::default(), year, total).await.unwrap()[0].listing_id;
-    db.store.execute_admin(&format!("update listing set inspected = true, published_at = {} where listing_id = {moved}", newest + 1)).await.unwrap();
-    let anchored = db.store.search_cards(&q, Scope::default(), year, total).await.unwrap();
+    store.execute_admin(&format!("update listing set inspected = true, published_at = {} where listing_id = {moved}", newest + 1)).await.unwrap();
+    let anchored = store.search_cards(&q, Scope::default(), year, total).await.unwrap();
     let skipped = plain.search_cards(&q, Scope::default(), year, total).await.unwrap();
     assert_eq!(anchored, before, "the kept anchor reads the page as before");
     assert_eq!(skipped[1..], before[..19], "the plain page moved by the new first car");
-    db.finish().await;
 }
 
 /// A city's, a province's or a series' page in 综合's order reads its ids off its own index in
