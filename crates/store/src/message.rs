@@ -247,6 +247,25 @@ macro_rules! write_message {
     }};
 }
 
+/// Inside transaction `$tx`: begins a thread about `$id` — a car (`$about` is `"listing_id"`) or a
+/// shop (`"shop_id"`) — between `($buyer, $seller)`, nothing read yet. Evaluates to its id.
+macro_rules! begin_thread {
+    ($tx:ident, $about:literal, $id:expr, ($buyer:expr, $seller:expr), $now:expr) => {
+        sqlx::query_scalar(concat!(
+            "insert into message_thread (",
+            $about,
+            ", buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, buyer_told_at, seller_told_at) ",
+            "values ($1, $2, $3, $4, $4, 0, 0, 0, 0) returning thread_id"
+        ))
+        .bind($id)
+        .bind($buyer)
+        .bind($seller)
+        .bind($now)
+        .fetch_one(&mut *$tx)
+        .await?
+    };
+}
+
 impl Store {
     /// Buyer `buyer` asks about car `listing_id` with `body`: their thread about the car (begun
     /// now, or the earlier one) gets the message, in one transaction.
@@ -267,18 +286,7 @@ impl Store {
             let thread = match existing {
                 Some(t) => t,
                 None if status != "online" => return Ok(Asked::NotOnSale),
-                None => {
-                    sqlx::query_scalar(
-                        "insert into message_thread (listing_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, \
-                         buyer_told_at, seller_told_at) values ($1, $2, $3, $4, $4, 0, 0, 0, 0) returning thread_id",
-                    )
-                    .bind(listing_id)
-                    .bind(buyer)
-                    .bind(seller)
-                    .bind(now)
-                    .fetch_one(&mut *tx)
-                    .await?
-                }
+                None => begin_thread!(tx, "listing_id", listing_id, (buyer, seller), now),
             };
             write_message!(tx, thread, true, (body, ""), now);
             tx.commit().await?;
@@ -301,18 +309,7 @@ impl Store {
             let existing: Option<i64> = sqlx::query_scalar(BUYER_SHOP_THREAD).bind(shop_id).bind(buyer).fetch_optional(&mut *tx).await?;
             let thread = match (existing, owner) {
                 (Some(t), _) => t,
-                (None, Some(owner)) if status == "open" => {
-                    sqlx::query_scalar(
-                        "insert into message_thread (shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, \
-                         buyer_told_at, seller_told_at) values ($1, $2, $3, $4, $4, 0, 0, 0, 0) returning thread_id",
-                    )
-                    .bind(shop_id)
-                    .bind(buyer)
-                    .bind(owner)
-                    .bind(now)
-                    .fetch_one(&mut *tx)
-                    .await?
-                }
+                (None, Some(owner)) if status == "open" => begin_thread!(tx, "shop_id", shop_id, (buyer, owner), now),
                 (None, _) => return Ok(Asked::NotOnSale),
             };
             write_message!(tx, thread, true, (body, ""), now);
