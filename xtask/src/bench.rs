@@ -161,8 +161,9 @@ fn attr_values(html: &str, attr: &str, prefix: &str) -> Vec<String> {
 }
 
 /// The facets of the list page, in the report's order: what a visitor narrows the list by.
-/// `first` is the unfiltered list, `deep` a page 20 or further on, `sort` any order but 综合.
-const FACETS: [&str; 17] = [
+/// `first` is the unfiltered list, `deep` a page 20 or further on, `sort` any order but 综合,
+/// `reply` the cars of sellers who answer within the hour.
+const FACETS: [&str; 18] = [
     "first",
     "brand",
     "series",
@@ -175,6 +176,7 @@ const FACETS: [&str; 17] = [
     "fuel",
     "gearbox",
     "region",
+    "reply",
     "keyword",
     "sort",
     "deep",

@@ -101,6 +101,10 @@ pub const FUEL_FILTER_OPTIONS: &[CodeOption] =
 /// The list's seats filter; 7 is seven seats or more.
 pub const SEAT_OPTIONS: &[CodeOption] = &[code(2, "2座"), code(4, "4座"), code(5, "5座"), code(6, "6座"), code(crate::understand::SEVEN_PLUS, "7座及以上")];
 
+/// The car list's reply filter (`reply=1`): cars whose seller usually answers a buyer within an
+/// hour ([`crate::message::Replies::fast`]).
+pub const REPLY_OPTIONS: &[CodeOption] = &[code(1, "1小时内回复")];
+
 /// Use 1–2.
 pub const USE_OPTIONS: &[CodeOption] = &[code(1, "非营运"), code(2, "营运")];
 

@@ -169,6 +169,11 @@ pub const REPLY_DAYS: i64 = 30;
 /// Conversations a seller needs in those days before their figures are shown (fewer say little).
 pub const REPLY_MIN_THREADS: usize = 3;
 
+/// The longest median first reply of a seller the car list's reply filter keeps ([`Replies::fast`]).
+pub const FAST_REPLY_SECS: i64 = 3_600;
+/// The least share of conversations answered, percent, of a seller that filter keeps.
+pub const FAST_REPLY_RATE_PCT: i64 = 80;
+
 /// How a seller answers: the median time to the first reply of the conversations buyers began in
 /// the last [`REPLY_DAYS`] days — threads, and a shop's leads (answered when its staff open
 /// them) — those still unanswered counting as not answered, not as slow; and the share of them
@@ -201,6 +206,13 @@ impl Replies {
         Some(Replies { median_secs, rate_pct, threads: threads.len() })
     }
 
+    /// Whether the car list's 1小时内回复 filter (`reply=1`) keeps this seller's cars: a median
+    /// first reply within [`FAST_REPLY_SECS`] and at least [`FAST_REPLY_RATE_PCT`] % of the
+    /// conversations answered (a quick answer to a few buyers in ten is not a quick seller).
+    pub fn fast(&self) -> bool {
+        self.rate_pct >= FAST_REPLY_RATE_PCT && self.median_secs <= FAST_REPLY_SECS
+    }
+
     /// `通常10分钟内回复 · 回复率92%`; a seller who answered none: `近30天未回复买家咨询`.
     pub fn text(&self) -> String {
         if self.rate_pct == 0 {
@@ -220,6 +232,16 @@ impl Replies {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fast_seller_answers_most_buyers_within_the_hour() {
+        let r = |median_secs, rate_pct| Replies { median_secs, rate_pct, threads: 10 };
+        assert!(r(3_600, 80).fast());
+        assert!(r(60, 100).fast());
+        assert!(!r(3_601, 100).fast(), "slower than an hour");
+        assert!(!r(60, 79).fast(), "answers too few");
+        assert!(!r(0, 0).fast(), "answered none");
+    }
 
     #[test]
     fn a_message_is_trimmed_and_bounded() {

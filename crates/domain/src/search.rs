@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::catalog::{self, BodyClass, Brand, Series};
-use crate::filter::{self, Band, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, FilterType, GEARBOX_OPTIONS, SEAT_OPTIONS};
+use crate::filter::{self, Band, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, FilterType, GEARBOX_OPTIONS, REPLY_OPTIONS, SEAT_OPTIONS};
 use crate::region::{self, City, Province};
 use crate::text::percent_encode_into;
 
@@ -124,6 +124,8 @@ pub struct CarQuery {
     pub province: Option<&'static Province>,
     /// City (always of `province`).
     pub city: Option<&'static City>,
+    /// Only cars whose seller usually answers within an hour (`1`, [`REPLY_OPTIONS`]).
+    pub reply: Option<u8>,
     /// Free text, trimmed and capped.
     pub keyword: Option<String>,
     /// Sort order.
@@ -133,8 +135,8 @@ pub struct CarQuery {
 }
 
 /// The query keys in canonical order.
-const KEYS: [&str; 15] =
-    ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "body", "seats", "province", "city", "keyword", "sort", "page"];
+const KEYS: [&str; 16] =
+    ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "body", "seats", "province", "city", "reply", "keyword", "sort", "page"];
 
 impl CarQuery {
     /// Parses decoded query pairs; never fails.
@@ -164,6 +166,7 @@ impl CarQuery {
             seats: get("seats").and_then(|v| filter::parse_code(SEAT_OPTIONS, v)),
             province: get("province").and_then(region::province_by_slug),
             city: get("city").and_then(region::city_by_slug),
+            reply: get("reply").and_then(|v| filter::parse_code(REPLY_OPTIONS, v)),
             keyword: get("keyword").map(clean_keyword).filter(|k| !k.is_empty()),
             sort: get("sort").map_or(Sort::Default, Sort::parse),
             page: get("page").and_then(|v| v.parse::<u32>().ok()).filter(|p| (1..=MAX_PAGE).contains(p)).unwrap_or(1),
@@ -264,6 +267,9 @@ impl CarQuery {
             (None, Some(p)) => f("province", p.slug),
             (None, None) => {}
         }
+        if let Some(r) = self.reply {
+            f("reply", &r.to_string());
+        }
         if let Some(k) = &self.keyword {
             f("keyword", k);
         }
@@ -340,6 +346,7 @@ impl CarQuery {
                 t.city = None;
             }
             "city" => t.city = None,
+            "reply" => t.reply = None,
             _ => {}
         })
     }
@@ -380,7 +387,7 @@ impl CarQuery {
             "city" => self.province.is_none(),
             _ => true,
         };
-        let nofollow = self.keyword.is_some() || self.dimensions() + usize::from(adds) > 1;
+        let nofollow = self.keyword.is_some() || self.reply.is_some() || key == "reply" || self.dimensions() + usize::from(adds) > 1;
         RowLinks { head, tail, nofollow }
     }
 
@@ -459,6 +466,9 @@ impl CarQuery {
             (None, Some(p)) => chip(p.name.to_owned(), &|q| q.province = None),
             (None, None) => {}
         }
+        if let Some(r) = self.reply {
+            chip(format!("卖家{}", filter::label_of(REPLY_OPTIONS, &r.to_string())), &|q| q.reply = None);
+        }
         if let Some(k) = &self.keyword {
             chip(format!("“{k}”"), &|q| q.keyword = None);
         }
@@ -478,6 +488,7 @@ impl CarQuery {
             self.body.is_some(),
             self.seats.is_some(),
             self.province.is_some(),
+            self.reply.is_some(),
             self.keyword.is_some(),
         ]
         .into_iter()
@@ -494,9 +505,10 @@ impl CarQuery {
 
     /// Whether links to this search should be followed by crawlers (`rel="nofollow"` otherwise):
     /// at most one filter dimension, so the crawlable space stays finite and small while every
-    /// listing remains reachable through its series.
+    /// listing remains reachable through its series; never the reply filter, whose cars change
+    /// with each day's figures.
     pub fn crawlable(&self) -> bool {
-        self.dimensions() <= 1 && self.keyword.is_none()
+        self.dimensions() <= 1 && self.keyword.is_none() && self.reply.is_none()
     }
 
     /// The place and car words of the search, e.g. `长沙大众朗逸` or `上海新能源7座SUV`, for
@@ -739,6 +751,7 @@ mod tests {
             "fuel" => codes(FUEL_FILTER_OPTIONS),
             "gearbox" => codes(GEARBOX_OPTIONS),
             "seats" => codes(SEAT_OPTIONS),
+            "reply" => codes(REPLY_OPTIONS),
             "body" => BodyClass::ALL.iter().map(|b| b.as_str().to_owned()).collect(),
             "province" => region::provinces_by_initial().into_iter().flat_map(|(_, l)| l).map(|p| p.slug.to_owned()).collect(),
             _ => cleared.province.map_or(Vec::new(), |p| region::cities_of(p.code).map(|c| c.slug.to_owned()).collect()),
@@ -756,9 +769,10 @@ mod tests {
             "city=changsha&keyword=白色",
             "province=guangdong&body=suv&fuel=6&seats=7",
             "gearbox=2&emission=5&mileage=0-3&keyword=a&b<c>",
+            "city=wuhan&reply=1&sort=new",
             "brand=baoma&city=shanghai&age=3-5&sort=mileage_asc",
         ];
-        let keys = ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "body", "seats", "province", "city"];
+        let keys = ["brand", "series", "price", "age", "mileage", "emission", "fuel", "gearbox", "body", "seats", "province", "city", "reply"];
         let mut checked = 0;
         for raw in queries {
             let q = parse(raw);

@@ -293,6 +293,17 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     } else if let Some(p) = q.province {
         sql.push_str(&format!(" and {place_plus}province_code = {}", p.code));
     }
+    // Sellers who usually answer within the hour (`domain::message::Replies::fast`), from the
+    // figures the reply round keeps: a few hundred at most, read once. A sparse search starts
+    // from their cars (`listing_seller`); a dense one reads along its order and looks each car's
+    // seller up in that set.
+    if q.reply.is_some() {
+        sql.push_str(&format!(
+            " and {plus}seller_user_id in (select user_id from reply_stat where median_secs <= {} and rate_pct >= {})",
+            domain::message::FAST_REPLY_SECS,
+            domain::message::FAST_REPLY_RATE_PCT
+        ));
+    }
     // Every word must be part of a word of the listing's text (brand, series and title in Chinese
     // and pinyin, colour): the listings come from the postings of the terms containing it. A
     // sparse search starts from those listings; a dense one reads along its sort order and probes
@@ -401,6 +412,7 @@ fn walked_stock(q: &CarQuery, scope: Scope, total: i64, stock: i64) -> i64 {
         && q.gearbox.is_none()
         && q.body.is_none()
         && q.seats.is_none()
+        && q.reply.is_none()
         && q.keyword.is_none();
     let by_price = matches!(q.sort, Sort::Default | Sort::PriceAsc | Sort::PriceDesc);
     let own = match (q.brand, q.series, q.province, q.city) {

@@ -212,6 +212,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour,
     a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads,
     a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread,
     a_shops_stock_sync_keeps_its_latest_readings,
@@ -2045,6 +2046,62 @@ fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> 
 }
 
 /// A shop's 同步记录: each reading kept, newest first, the latest thirty only; another shop's apart.
+/// `reply=1` keeps the cars of sellers whose kept figures say they usually answer within the hour
+/// and answer most buyers: counted and paged in every order, alone and beside another filter,
+/// the same cars as reading their sellers' cars directly.
+async fn the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour(store: &Store) {
+    seed(store, SeedConfig { listings: 600, seed: 11, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    let seller = |n: i64| {
+        format!("select seller_user_id from listing where status = 'online' group by seller_user_id order by count(*) desc, seller_user_id limit 1 offset {n}")
+    };
+    let mut sellers = Vec::new();
+    for n in 0..6 {
+        sellers.push(store.count_admin(&seller(n)).await.unwrap());
+    }
+    // In place of the seed's figures: four within the hour and most answered; one slower than
+    // the hour; one quick but answering few.
+    store.execute_admin("delete from reply_stat").await.unwrap();
+    let figures = [(600, 90), (60, 100), (3_600, 80), (1_800, 85), (7_200, 100), (300, 40)];
+    for (user, (median, rate)) in sellers.iter().zip(figures) {
+        store
+            .execute_admin(&format!(
+                "insert into reply_stat (user_id, median_secs, rate_pct, threads, computed_at) values ({user}, {median}, {rate}, 10, {NOW})"
+            ))
+            .await
+            .unwrap();
+    }
+    let quick: Vec<Option<i64>> = sellers[..4].iter().map(|s| Some(*s)).collect();
+    let quick_list = sellers[..4].iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    for list in ["reply=1", "reply=1&price=5-30"] {
+        let base = query(list);
+        let total = store.count_matching(&base, Scope::default(), year).await.unwrap();
+        let price = if list.contains("price") { " and price_yuan >= 50000 and price_yuan < 300000" } else { "" };
+        let expected =
+            store.count_admin(&format!("select count(*) from listing where status = 'online' and seller_user_id in ({quick_list}){price}")).await.unwrap();
+        assert!(expected > 20, "{list}: the quick sellers have {expected} cars");
+        assert_eq!(total, expected, "{list}");
+        for sort in ["", "&sort=new", "&sort=price_asc", "&sort=price_desc", "&sort=age", "&sort=mileage"] {
+            let mut ids = Vec::new();
+            for page in 1..=(total + 19) / 20 {
+                let q = query(&format!("{list}{sort}&page={page}"));
+                let cards = store.search_cards(&q, Scope::default(), year, total).await.unwrap();
+                for c in &cards {
+                    let d = store.listing_detail(c.listing_id).await.unwrap();
+                    assert!(quick.contains(&d.seller_user_id), "{list}{sort} page {page}: car {} is another seller's", c.listing_id);
+                }
+                ids.extend(cards.iter().map(|c| c.listing_id));
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len() as i64, total, "{list}{sort}: every car once");
+        }
+    }
+    // Without figures, nobody is kept.
+    store.execute_admin("delete from reply_stat").await.unwrap();
+    assert_eq!(store.count_matching(&query("reply=1"), Scope::default(), year).await.unwrap(), 0);
+}
+
 /// A buyer may ask a shop itself: one thread per shop and buyer, with the shop's owner; the owner
 /// cannot ask their own shop, a closed shop is not asked anew, and a thread is about a car or a
 /// shop, never neither. The change that allows it (on SQLite a rebuild of the table under the

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use domain::filter::{AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, SEAT_OPTIONS};
+use domain::filter::{AGE_OPTIONS, EMISSION_OPTIONS, FUEL_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, REPLY_OPTIONS, SEAT_OPTIONS};
 use domain::search::{CarQuery, Sort};
 use store::{Scope, Store};
 
@@ -24,7 +24,7 @@ fn single_filters() -> Vec<(String, String)> {
     for (k, t) in [("price", PRICE_OPTIONS), ("age", AGE_OPTIONS), ("mileage", MILEAGE_OPTIONS)] {
         out.extend(t.iter().filter(|o| !o.value.is_empty()).map(|o| (k.to_owned(), o.value.to_owned())));
     }
-    for (k, t) in [("emission", EMISSION_OPTIONS), ("fuel", FUEL_OPTIONS), ("gearbox", GEARBOX_OPTIONS), ("seats", SEAT_OPTIONS)] {
+    for (k, t) in [("emission", EMISSION_OPTIONS), ("fuel", FUEL_OPTIONS), ("gearbox", GEARBOX_OPTIONS), ("seats", SEAT_OPTIONS), ("reply", REPLY_OPTIONS)] {
         out.extend(t.iter().map(|o| (k.to_owned(), o.code.to_string())));
     }
     for b in domain::catalog::BodyClass::ALL {

@@ -20,6 +20,7 @@ on_both!(10 =>
     a_reply_carries_a_photo_through_the_photo_pipeline,
     a_notice_links_into_its_thread_signing_in_once_within_three_days,
     a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers,
+    the_car_list_can_keep_the_cars_of_sellers_who_answer_within_the_hour,
 );
 
 const BUYER: &str = "13712350001";
@@ -552,4 +553,41 @@ async fn a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers(app: &Tes
     // No such shop: 404, not a thread.
     assert_eq!(app.get("/space/messages/ask-shop/999999", &b).await.status, StatusCode::NOT_FOUND);
     assert_eq!(app.post_form("/space/messages/ask-shop/999999", &b, &form("在吗")).await.status, StatusCode::NOT_FOUND);
+}
+
+/// The car list's 卖家回复 row: 1小时内回复 keeps the cars of sellers whose last 30 days' figures
+/// say they answer within the hour and answer most buyers, says its rule, and is neither
+/// followed nor indexed (the cars change with each day's figures); a shop's own list has no row.
+async fn the_car_list_can_keep_the_cars_of_sellers_who_answer_within_the_hour(app: &TestApp) {
+    let (car, _) = dealer_car(app).await;
+    let d = app.state.store.listing_detail(car).await.unwrap();
+    let (seller, shop) = (d.seller_user_id.unwrap(), app.state.store.shop_by_id(d.shop_id.unwrap()).await.unwrap());
+    let store = &app.state.store;
+    store.execute_admin("delete from reply_stat").await.unwrap();
+    store
+        .execute_admin(&format!("insert into reply_stat (user_id, median_secs, rate_pct, threads, computed_at) values ({seller}, 900, 95, 12, {NOW})"))
+        .await
+        .unwrap();
+    let all = app.get("/carlist", &[]).await;
+    let row = all.page().select(".frow").into_iter().find(|r| r.text.starts_with("卖家回复")).expect("the 卖家回复 row");
+    assert!(row.html.contains(r#"href="/carlist?reply=1" rel="nofollow">1小时内回复</a>"#), "{}", row.html);
+    let kept = app.get("/carlist?reply=1", &[]).await;
+    assert_eq!(kept.status, StatusCode::OK);
+    let cars = crate::support::detail_links(&kept.body);
+    let online = store.count_admin(&format!("select count(*) from listing where status = 'online' and seller_user_id = {seller}")).await.unwrap();
+    assert_eq!(cars.len() as i64, online.min(20), "{}", kept.body);
+    for id in cars {
+        assert_eq!(store.listing_detail(id).await.unwrap().seller_user_id, Some(seller), "car {id}");
+    }
+    assert!(kept.page().one(".list-head h1").text.contains(&format!("共 {online} 辆")), "{}", kept.page().one(".list-head h1").text);
+    assert!(kept.page().one(".chipbar").text.contains("卖家1小时内回复"));
+    assert!(kept.page().one(".reply-rule").text.contains("通常1小时内回复、回复率不低于80%"));
+    assert!(kept.body.contains(r#"<meta name="robots" content="noindex,follow">"#));
+    // A slower seller's figures keep nothing more; none kept says so and offers the way back.
+    store.execute_admin(&format!("update reply_stat set median_secs = 5400 where user_id = {seller}")).await.unwrap();
+    let later = app.variant(app.state.config.clone(), NOW + 120);
+    let none = get_on(&later, "/carlist?reply=1", &[]).await;
+    assert!(none.body.contains("没有找到符合条件的车源") && none.body.contains("去掉「卖家1小时内回复」"), "{}", none.body);
+    let own = app.get(&format!("/shop/{}/buyCar", shop.oname), &[]).await;
+    assert!(own.page().select(".frow").iter().all(|r| !r.text.starts_with("卖家回复")), "a shop's own list has no reply row");
 }

@@ -13,7 +13,7 @@ use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use domain::catalog;
-use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, SEAT_OPTIONS};
+use domain::filter::{self, AGE_OPTIONS, EMISSION_OPTIONS, FUEL_FILTER_OPTIONS, GEARBOX_OPTIONS, MILEAGE_OPTIONS, PRICE_OPTIONS, REPLY_OPTIONS, SEAT_OPTIONS};
 use domain::region;
 use domain::search::{CarQuery, RowLinks, Sort};
 use store::Scope;
@@ -96,6 +96,8 @@ struct ListPage {
     crumbs: Crumbs,
     rows: Vec<FilterRow>,
     chips: Vec<(String, String)>,
+    /// The reply filter's rule, said while it is on.
+    reply_rule: Option<String>,
     sorts: Vec<OptionLink>,
     cards: Vec<CardView>,
     pages: Vec<PageLink>,
@@ -389,6 +391,11 @@ pub async fn list_in(
             };
             let city_picker = page.island(state, "RegionPicker", &picker);
             let mut rows = filter_rows(&q, path, &popular);
+            // Whose cars: sellers who usually answer within the hour. Inside a shop every car
+            // has the one seller, so the row is the main lists' only.
+            if shop.is_none() {
+                rows.push(code_row(&q, path, ("卖家回复", "reply"), REPLY_OPTIONS, q.reply));
+            }
             if shop.is_some() {
                 // A shop's inventory is crawled page by page; its filter combinations would multiply the
                 // site's crawlable space by the number of shops and add nothing the main lists lack.
@@ -406,6 +413,14 @@ pub async fn list_in(
                 shop,
                 rows,
                 chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
+                reply_rule: q.reply.is_some().then(|| {
+                    format!(
+                        "只看近{}天买家的在线咨询和询价中，通常{}小时内回复、回复率不低于{}%的卖家的车（回复时间取中位数）。",
+                        domain::message::REPLY_DAYS,
+                        domain::message::FAST_REPLY_SECS / 3_600,
+                        domain::message::FAST_REPLY_RATE_PCT
+                    )
+                }),
                 sorts: Sort::ALL
                     .into_iter()
                     .map(|s| OptionLink { label: HtmlText::text(s.label()), href: HtmlText::href(&q.sorted(s), path), active: q.sort == s, nofollow: true })
