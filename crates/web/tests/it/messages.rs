@@ -555,7 +555,7 @@ async fn a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers(app: &Tes
     assert_eq!(app.post_form("/space/messages/ask-shop/999999", &b, &form("在吗")).await.status, StatusCode::NOT_FOUND);
 }
 
-/// The car list's 卖家回复 row: 1小时内回复 keeps the cars of sellers whose last 30 days' figures
+/// The car list's 回复 row: 1小时内回复 keeps the cars of sellers whose last 30 days' figures
 /// say they answer within the hour and answer most buyers, says its rule, and is neither
 /// followed nor indexed (the cars change with each day's figures); a shop's own list has no row.
 async fn the_car_list_can_keep_the_cars_of_sellers_who_answer_within_the_hour(app: &TestApp) {
@@ -569,7 +569,7 @@ async fn the_car_list_can_keep_the_cars_of_sellers_who_answer_within_the_hour(ap
         .await
         .unwrap();
     let all = app.get("/carlist", &[]).await;
-    let row = all.page().select(".frow").into_iter().find(|r| r.text.starts_with("卖家回复")).expect("the 卖家回复 row");
+    let row = all.page().select(".frow").into_iter().find(|r| r.text.starts_with("回复")).expect("the 回复 row");
     assert!(row.html.contains(r#"href="/carlist?reply=1" rel="nofollow">1小时内回复</a>"#), "{}", row.html);
     let kept = app.get("/carlist?reply=1", &[]).await;
     assert_eq!(kept.status, StatusCode::OK);
@@ -589,5 +589,5 @@ async fn the_car_list_can_keep_the_cars_of_sellers_who_answer_within_the_hour(ap
     let none = get_on(&later, "/carlist?reply=1", &[]).await;
     assert!(none.body.contains("没有找到符合条件的车源") && none.body.contains("去掉「卖家1小时内回复」"), "{}", none.body);
     let own = app.get(&format!("/shop/{}/buyCar", shop.oname), &[]).await;
-    assert!(own.page().select(".frow").iter().all(|r| !r.text.starts_with("卖家回复")), "a shop's own list has no reply row");
+    assert!(own.page().select(".frow").iter().all(|r| !r.text.starts_with("回复")), "a shop's own list has no reply row");
 }

@@ -394,7 +394,7 @@ pub async fn list_in(
             // Whose cars: sellers who usually answer within the hour. Inside a shop every car
             // has the one seller, so the row is the main lists' only.
             if shop.is_none() {
-                rows.push(code_row(&q, path, ("卖家回复", "reply"), REPLY_OPTIONS, q.reply));
+                rows.push(code_row(&q, path, ("回复", "reply"), REPLY_OPTIONS, q.reply));
             }
             if shop.is_some() {
                 // A shop's inventory is crawled page by page; its filter combinations would multiply the
