@@ -395,8 +395,7 @@ pub async fn list_in(
             // has the one seller, so the row is the main lists' only.
             if shop.is_none() {
                 rows.push(code_row(&q, path, ("回复", "reply"), REPLY_OPTIONS, q.reply));
-            }
-            if shop.is_some() {
+            } else {
                 // A shop's inventory is crawled page by page; its filter combinations would multiply the
                 // site's crawlable space by the number of shops and add nothing the main lists lack.
                 for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {

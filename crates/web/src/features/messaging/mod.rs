@@ -50,12 +50,12 @@ impl About {
     /// The shop `shop_id`.
     async fn shop(state: &AppState, shop_id: i64) -> Result<About, AppError> {
         let s = state.store.shop_by_id(shop_id).await?;
-        let head = crate::features::dealers::shop_head::ShopHead::new(state, &s);
+        let on_sale = format!("在售{}辆", s.on_sale);
         Ok(About {
             href: format!("/shop/{}", s.oname),
-            meta: [head.city.clone(), format!("在售{}辆", s.on_sale)].iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" · "),
+            meta: domain::region::city(s.city_code as u32).map_or(on_sale.clone(), |c| format!("{} · {on_sale}", c.name)),
             title: s.name.clone(),
-            cover: head.logo,
+            cover: crate::features::dealers::shop_head::ShopHead::logo_url(state, &s.logo),
             seller: s.name,
             with_shop: true,
         })
