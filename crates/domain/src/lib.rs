@@ -136,6 +136,7 @@ pub mod cost;
 pub mod csv;
 pub mod damage;
 pub mod dealer_api;
+pub mod desk;
 pub mod device;
 pub mod disclosure;
 pub mod filter;

@@ -24,6 +24,7 @@ mod catalog;
 mod conversion;
 mod damage;
 mod dealer_api;
+mod desk;
 mod detail;
 mod disclosure;
 mod gather;
@@ -75,6 +76,7 @@ pub use catalog::{BrandRow, CityCount, SeriesOffer};
 pub use conversion::{CONVERSION_ATTEMPTS, CampaignDay, ConversionJob, ConversionRow, Outcome};
 pub use damage::{DamageMark, MarkAdded};
 pub use dealer_api::{ApiCall, ApiKey, Created, KeyHolder, Once, StockItem};
+pub use desk::{Added, Desk, DeskChange, Member, Moved};
 pub use detail::{ListingDetail, ListingVin, PUBLIC_STATUSES, Photo, PriceChange, ViewEvent};
 pub use disclosure::{Disclosure, DocumentAdded, DocumentToCheck, StatementDocument};
 pub use gather::Demand;
@@ -83,7 +85,7 @@ pub use insurance::{HANDOVER_ATTEMPTS, Handover, InsuranceQuote};
 pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
-pub use message::{Asked, Message, OpenReport, Reported, SellerMessage, Thread, ThreadLine, ThreadLink};
+pub use message::{Asked, Message, OpenReport, Reported, SellerMessage, Thread, ThreadLine, ThreadLink, ThreadView};
 pub use news::{NewsArticle, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, PurchaseAudit};
@@ -348,6 +350,7 @@ stored_by_parse!(
     domain::reservation::State,
     domain::payout::State,
     domain::message::ReportReason,
+    domain::desk::Change,
     domain::review::Basis,
     domain::review::HideReason,
     domain::stock_import::ImportStatus,

@@ -27,8 +27,11 @@ pub struct Thread {
     pub buyer_read_id: i64,
     /// The last message the seller has read.
     pub seller_read_id: i64,
+    /// Who answers it for a shop (a member of its desk, or its owner); none: no one yet
+    /// (`domain::desk`).
+    pub holder_user_id: Option<i64>,
 }
-from_row!(Thread { thread_id, listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id });
+from_row!(Thread { thread_id, listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id, holder_user_id });
 
 /// The conversations buyers began with sellers since the parameter `since` (of one seller when
 /// `seller` names a parameter), each with its seller, its start and when the seller answered:
@@ -53,8 +56,8 @@ fn reply_samples_sql(seller: Option<&str>, since: &str) -> String {
     )
 }
 
-const THREAD: &str =
-    "select thread_id, listing_id, shop_id, buyer_user_id, seller_user_id, created_at, last_at, buyer_read_id, seller_read_id from message_thread";
+const THREAD: &str = "select t.thread_id, t.listing_id, t.shop_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
+     t.holder_user_id from message_thread t";
 
 /// One message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,8 +72,13 @@ pub struct Message {
     pub photo_path: String,
     /// When.
     pub created_at: i64,
+    /// Who wrote it on the shop's side (the owner or a member of its desk); none when the side's
+    /// seller wrote it before the desk kept writers, through the dealer API, or the buyer did.
+    pub writer_user_id: Option<i64>,
+    /// That writer's name at the shop's desk (none for the owner).
+    pub writer_name: Option<String>,
 }
-from_row!(Message { message_id, from_buyer, body, photo_path, created_at });
+from_row!(Message { message_id, from_buyer, body, photo_path, created_at, writer_user_id, writer_name });
 
 /// A thread in a user's list of threads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +100,22 @@ pub struct ThreadLine {
     pub both_wrote: bool,
     /// Messages from the other side the reader has not read.
     pub unread: i64,
+    /// The name of the member who holds it (none: no one, or the owner; see `thread.holder_user_id`).
+    pub holder_name: Option<String>,
+    /// Whether it is with a shop (about one of its cars, or the shop itself): a shop's desk
+    /// answers it.
+    pub with_shop: bool,
+}
+
+/// Which of a reader's threads a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadView {
+    /// Every one.
+    All,
+    /// The ones the reader holds at a shop's desk.
+    Held,
+    /// A shop's threads no one holds, on the shop's side.
+    Open,
 }
 
 struct LineRow {
@@ -104,6 +128,9 @@ struct LineRow {
     last_at: i64,
     buyer_read_id: i64,
     seller_read_id: i64,
+    holder_user_id: Option<i64>,
+    holder_name: Option<String>,
+    with_shop: bool,
     title: String,
     cover: String,
     seller_name: String,
@@ -123,6 +150,9 @@ from_row!(LineRow {
     last_at,
     buyer_read_id,
     seller_read_id,
+    holder_user_id,
+    holder_name,
+    with_shop,
     title,
     cover,
     seller_name,
@@ -220,20 +250,23 @@ const UNREAD: &str = "(select count(*) from message m where m.thread_id = t.thre
      and m.from_buyer = (t.buyer_user_id <> $1) \
      and m.message_id > case when t.buyer_user_id = $1 then t.buyer_read_id else t.seller_read_id end)";
 
-/// Inside transaction `$tx`: writes a message in thread `$thread` and moves the thread's time;
-/// the writer's side has read its own message. Evaluates to the message's id.
+/// Inside transaction `$tx`: writes a message in thread `$thread` (by `$writer`, when the shop's
+/// side names one) and moves the thread's time; the writer's side has read its own message.
+/// Evaluates to the message's id.
 macro_rules! write_message {
-    ($tx:ident, $thread:expr, $from_buyer:expr, ($body:expr, $photo:expr), $now:expr) => {{
-        let (thread, from_buyer, body, photo, now): (i64, bool, &str, &str, i64) = ($thread, $from_buyer, $body, $photo, $now);
-        let id: i64 =
-            sqlx::query_scalar("insert into message (thread_id, from_buyer, body, photo_path, created_at) values ($1, $2, $3, $4, $5) returning message_id")
-                .bind(thread)
-                .bind(from_buyer)
-                .bind(body)
-                .bind(photo)
-                .bind(now)
-                .fetch_one(&mut *$tx)
-                .await?;
+    ($tx:ident, $thread:expr, ($from_buyer:expr, $writer:expr), ($body:expr, $photo:expr), $now:expr) => {{
+        let (thread, from_buyer, writer, body, photo, now): (i64, bool, Option<i64>, &str, &str, i64) = ($thread, $from_buyer, $writer, $body, $photo, $now);
+        let id: i64 = sqlx::query_scalar(
+            "insert into message (thread_id, from_buyer, body, photo_path, created_at, writer_user_id) values ($1, $2, $3, $4, $5, $6) returning message_id",
+        )
+        .bind(thread)
+        .bind(from_buyer)
+        .bind(body)
+        .bind(photo)
+        .bind(now)
+        .bind(writer)
+        .fetch_one(&mut *$tx)
+        .await?;
         let own = if from_buyer { "buyer_read_id" } else { "seller_read_id" };
         let sql = format!("update message_thread set last_at = $2, {own} = $3 where thread_id = $1");
         sqlx::query(sqlx::AssertSqlSafe(sql)).bind(thread).bind(now).bind(id).execute(&mut *$tx).await?;
@@ -288,7 +321,7 @@ impl Store {
                 None if status != "online" => return Ok(Asked::NotOnSale),
                 None => begin_thread!(tx, "listing_id", listing_id, (buyer, seller), now),
             };
-            write_message!(tx, thread, true, (body, ""), now);
+            write_message!(tx, thread, (true, None), (body, ""), now);
             tx.commit().await?;
             Ok(Asked::Thread(thread))
         })
@@ -312,7 +345,7 @@ impl Store {
                 (None, Some(owner)) if status == "open" => begin_thread!(tx, "shop_id", shop_id, (buyer, owner), now),
                 (None, _) => return Ok(Asked::NotOnSale),
             };
-            write_message!(tx, thread, true, (body, ""), now);
+            write_message!(tx, thread, (true, None), (body, ""), now);
             tx.commit().await?;
             Ok(Asked::Thread(thread))
         })
@@ -328,10 +361,13 @@ impl Store {
         Ok(on_pool!(self, p => sqlx::query_scalar(BUYER_THREAD).bind(listing_id).bind(buyer).fetch_optional(p).await?))
     }
 
-    /// Thread `thread_id` if `user_id` is its buyer or its seller: the thread and whether they
-    /// are its buyer.
+    /// Thread `thread_id` if `user_id` is its buyer, its seller, or a member of its shop's desk
+    /// who sees it (`domain::desk::member_sees`): the thread and whether they are its buyer.
     pub async fn thread_for(&self, thread_id: i64, user_id: i64) -> Result<Option<(Thread, bool)>, DbError> {
-        let sql = format!("{THREAD} where thread_id = $1 and (buyer_user_id = $2 or seller_user_id = $2)");
+        let sql = format!(
+            "{THREAD} left join listing l on l.listing_id = t.listing_id where t.thread_id = $1 and (t.buyer_user_id = $2 or t.seller_user_id = $2 or {})",
+            crate::desk::member_sees("$2")
+        );
         let t: Option<Thread> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(thread_id).bind(user_id).fetch_optional(p).await?);
         Ok(t.map(|t| {
             let buyer = t.buyer_user_id == user_id;
@@ -341,18 +377,20 @@ impl Store {
 
     /// Thread `thread_id`, whoever asks (the site's own notices).
     pub async fn thread_by_id(&self, thread_id: i64) -> Result<Option<Thread>, DbError> {
-        let sql = format!("{THREAD} where thread_id = $1");
+        let sql = format!("{THREAD} where t.thread_id = $1");
         Ok(on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(thread_id).fetch_optional(p).await?))
     }
 
     /// Thread `thread_id`'s messages, oldest first.
     pub async fn messages(&self, thread_id: i64) -> Result<Vec<Message>, DbError> {
-        Ok(
-            on_pool!(self, p => sqlx::query_as("select message_id, from_buyer, body, photo_path, created_at from message where thread_id = $1 order by message_id")
+        Ok(on_pool!(self, p => sqlx::query_as(
+                "select m.message_id, m.from_buyer, m.body, m.photo_path, m.created_at, m.writer_user_id, \
+                 (select sm.name from shop_member sm where sm.user_id = m.writer_user_id order by sm.member_id desc limit 1) as writer_name \
+                 from message m where m.thread_id = $1 order by m.message_id"
+            )
             .bind(thread_id)
             .fetch_all(p)
-            .await?),
-        )
+            .await?))
     }
 
     /// The buyer's (or the seller's) side of thread `thread_id` has read up to message `upto`.
@@ -375,16 +413,44 @@ impl Store {
     pub async fn write_message_with(&self, thread_id: i64, from_buyer: bool, (body, photo): (&str, &str), now: i64) -> Result<i64, DbError> {
         on_writer!(self, p => {
             let mut tx = p.begin().await?;
-            let id = write_message!(tx, thread_id, from_buyer, (body, photo), now);
+            let id = write_message!(tx, thread_id, (from_buyer, None), (body, photo), now);
             tx.commit().await?;
             Ok(id)
         })
     }
 
-    /// The threads `user_id` takes part in as a buyer or a seller, the latest first.
-    pub async fn threads_of(&self, user_id: i64, limit: i64) -> Result<Vec<ThreadLine>, DbError> {
+    /// `user`, on the seller's side of thread `thread_id`, writes `body` (and `photo`, an
+    /// upload's path; empty: none) in it: a member answering a thread no one holds takes it, in
+    /// the same transaction (`Move::Reply`). The message's id, or what refused it.
+    pub async fn seller_reply(&self, thread_id: i64, user: i64, (body, photo): (&str, &str), now: i64) -> Result<Result<i64, crate::Moved>, DbError> {
+        on_writer!(self, p => {
+            let mut tx = crate::begin_write!(self, p);
+            let seller: Option<i64> =
+                sqlx::query_scalar("select seller_user_id from message_thread where thread_id = $1").bind(thread_id).fetch_optional(&mut *tx).await?;
+            if seller != Some(user) {
+                let moved = crate::desk::step!(tx, thread_id, user, domain::desk::Move::Reply, now);
+                if !matches!(moved, crate::Moved::Holder(_)) {
+                    return Ok(Err(moved));
+                }
+            }
+            let id = write_message!(tx, thread_id, (false, Some(user)), (body, photo), now);
+            tx.commit().await?;
+            Ok(Ok(id))
+        })
+    }
+
+    /// The threads `user_id` takes part in as a buyer, a seller or a member of a shop's desk, the
+    /// latest first, as `view` picks them.
+    pub async fn threads_of(&self, user_id: i64, view: ThreadView, limit: i64) -> Result<Vec<ThreadLine>, DbError> {
+        let only = match view {
+            ThreadView::All => "",
+            ThreadView::Held => " and t.holder_user_id = $1",
+            ThreadView::Open => " and t.holder_user_id is null and t.buyer_user_id <> $1 and coalesce(t.shop_id, l.shop_id) is not null",
+        };
         let sql = format!(
             "select t.thread_id, t.listing_id, t.shop_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
+             t.holder_user_id, (select sm.name from shop_member sm where sm.user_id = t.holder_user_id and sm.shop_id = sh.shop_id order by sm.member_id desc limit 1) as holder_name, \
+             (sh.shop_id is not null) as with_shop, \
              coalesce(l.title, sh.name, '') as title, coalesce(l.cover, sh.logo, '') as cover, coalesce(sh.name, su.nickname) as seller_name, bu.nickname as buyer_name, \
              coalesce((select m.body from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), '') as last_body, \
              coalesce((select m.from_buyer from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), true) as last_from_buyer, \
@@ -393,7 +459,8 @@ impl Store {
              {UNREAD} as unread \
              from message_thread t left join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = {THREAD_SHOP} \
              join app_user su on su.user_id = t.seller_user_id join app_user bu on bu.user_id = t.buyer_user_id \
-             where t.buyer_user_id = $1 or t.seller_user_id = $1 order by t.last_at desc, t.thread_id desc limit $2"
+             where (t.buyer_user_id = $1 or t.seller_user_id = $1 or {}){only} order by t.last_at desc, t.thread_id desc limit $2",
+            crate::desk::member_sees("$1")
         );
         let rows: Vec<LineRow> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?);
         Ok(rows
@@ -411,6 +478,7 @@ impl Store {
                         last_at: r.last_at,
                         buyer_read_id: r.buyer_read_id,
                         seller_read_id: r.seller_read_id,
+                        holder_user_id: r.holder_user_id,
                     },
                     title: r.title,
                     cover: r.cover,
@@ -419,6 +487,8 @@ impl Store {
                     last_from_buyer: r.last_from_buyer,
                     both_wrote: r.both_wrote,
                     unread: r.unread,
+                    holder_name: r.holder_name,
+                    with_shop: r.with_shop,
                 }
             })
             .collect())
@@ -580,9 +650,13 @@ impl Store {
         Ok(n > 0)
     }
 
-    /// How many messages `user_id` has not read, over all their threads.
+    /// How many messages `user_id` has not read, over all the threads they see.
     pub async fn unread_messages(&self, user_id: i64) -> Result<i64, DbError> {
-        let sql = format!("select cast(coalesce(sum({UNREAD}), 0) as bigint) from message_thread t where t.buyer_user_id = $1 or t.seller_user_id = $1");
+        let sql = format!(
+            "select cast(coalesce(sum({UNREAD}), 0) as bigint) from message_thread t left join listing l on l.listing_id = t.listing_id \
+             where t.buyer_user_id = $1 or t.seller_user_id = $1 or {}",
+            crate::desk::member_sees("$1")
+        );
         let n: i64 = on_pool!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(user_id).fetch_one(p).await?);
         Ok(n)
     }

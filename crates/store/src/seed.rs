@@ -747,6 +747,7 @@ pub async fn seed(store: &Store, cfg: SeedConfig) -> Result<SeedReport, DbError>
     if n_shops >= 2 {
         demo_reservations(store, n_shops as i64, now).await?;
         demo_messages(store, n_shops as i64, now).await?;
+        demo_desks(store, n_shops as i64, now).await?;
         demo_reviews(store, now).await?;
         store.refresh_reply_stats(now - domain::message::REPLY_DAYS * 86_400, now).await?;
     }
@@ -856,6 +857,38 @@ async fn demo_messages(store: &Store, n_shops: i64, now: i64) -> Result<(), DbEr
                 store.write_message(t, false, answer, began + after).await?;
             }
             n += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The names of the demo's shop members (店员).
+const DEMO_MEMBERS: [&str; 6] = ["王磊", "李娜", "张伟", "刘洋", "陈静", "杨帆"];
+
+/// The demo's shop desks: each of the first three shops added two members a month ago, and its
+/// owner handed the threads it answered to them in turn before the answer; the unanswered ones
+/// wait for whoever claims them.
+async fn demo_desks(store: &Store, n_shops: i64, now: i64) -> Result<(), DbError> {
+    for shop in 1..=n_shops.min(3) {
+        let Some(owner) = store.shop_owner_id(shop).await? else { continue };
+        let mut members = Vec::new();
+        for i in 0..2 {
+            let name = DEMO_MEMBERS[(shop as usize - 1) * 2 + i];
+            if let crate::Added::Added(u) = store.add_member(owner, (&format!("1590{shop:03}{i:04}"), name), now - 30 * 86_400).await? {
+                members.push(u);
+            }
+        }
+        let answered: Vec<(i64, i64)> = on_pool!(store, p => sqlx::query_as(
+            "select t.thread_id, (select min(m.created_at) from message m where m.thread_id = t.thread_id and not m.from_buyer) as answered \
+             from message_thread t join listing l on l.listing_id = t.listing_id where l.shop_id = $1 \
+             and exists (select 1 from message m where m.thread_id = t.thread_id and not m.from_buyer) order by t.thread_id",
+        )
+        .bind(shop)
+        .fetch_all(p)
+        .await?);
+        for (k, (thread, at)) in answered.into_iter().enumerate() {
+            let Some(member) = members.get(k % members.len().max(1)) else { break };
+            store.desk_move(thread, owner, domain::desk::Move::Assign(Some(*member)), at - 60).await?;
         }
     }
     Ok(())

@@ -190,6 +190,25 @@ mod every_sequence_of_reservation_events_keeps_the_deposits_right {
     }
 }
 
+#[path = "store/desk.rs"]
+mod desk;
+
+/// A shop's desk over random sequences of what its owner and members do, on both backends (see
+/// `desk`).
+mod every_sequence_of_desk_moves_keeps_each_thread_with_one_member_of_its_shop {
+    const SEQUENCES: u32 = 150;
+
+    #[test]
+    fn sqlite() {
+        super::proof_on(false, |rt, store| super::desk::prove(rt, store, SEQUENCES));
+    }
+
+    #[test]
+    fn postgres() {
+        super::proof_on(true, |rt, store| super::desk::prove(rt, store, SEQUENCES));
+    }
+}
+
 /// Declares `$name::sqlite` and `$name::postgres` tests that run the async fn `$name(&Store)`.
 macro_rules! on_both {
     ($($name:ident),* $(,)?) => {$(
@@ -212,6 +231,7 @@ macro_rules! on_both {
 }
 
 on_both!(
+    a_shops_desk_hands_each_thread_to_one_member_at_a_time_and_logs_who_did,
     the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour,
     a_deep_page_read_from_its_anchor_is_the_page_the_offset_reads,
     a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread,
@@ -2123,13 +2143,19 @@ async fn a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread(stor
     assert!(store.share_contact(about_car, buyer, "13800001111", NOW + 120).await.unwrap());
     store.create_thread_link(&"a".repeat(64), about_car, buyer, NOW, NOW + 3_600).await.unwrap();
     let before = (store.thread_by_id(about_car).await.unwrap(), store.messages(about_car).await.unwrap(), store.contact_shares(about_car).await.unwrap());
-    // The change applied again over them: the same thread, messages, number and link.
+    // The change applied again over them: the same thread, messages, number and link (and the
+    // desk's change after it, which adds to the table it rebuilds).
+    store.execute_admin("drop table thread_desk_log").await.unwrap();
+    store.execute_admin("drop table shop_member").await.unwrap();
+    store.execute_admin("alter table message drop column writer_user_id").await.unwrap();
     if store.backend() == Backend::Postgres {
         store.execute_admin("alter table message_thread drop column shop_id").await.unwrap();
+        store.execute_admin("alter table message_thread drop column holder_user_id").await.unwrap();
     } else {
         store.execute_admin("drop index message_thread_about_shop").await.unwrap();
+        store.execute_admin("drop index message_thread_holder").await.unwrap();
     }
-    store.execute_admin("delete from schema_migration where version = 70").await.unwrap();
+    store.execute_admin("delete from schema_migration where version in (70, 72)").await.unwrap();
     store.migrate().await.unwrap();
     let after = (store.thread_by_id(about_car).await.unwrap(), store.messages(about_car).await.unwrap(), store.contact_shares(about_car).await.unwrap());
     assert_eq!(after, before);
@@ -2147,7 +2173,7 @@ async fn a_thread_is_about_a_car_or_a_shop_and_the_change_kept_every_thread(stor
     assert_eq!(store.ask_shop(shop, owner, "自己问自己", NOW).await.unwrap(), Asked::Own);
     // Its lines: the shop's name and logo stand where a car's title and cover would.
     let name = store.shop_by_id(shop).await.unwrap().name;
-    let lines = store.threads_of(owner, 50).await.unwrap();
+    let lines = store.threads_of(owner, store::ThreadView::All, 50).await.unwrap();
     let line = lines.iter().find(|l| l.thread.thread_id == t).unwrap();
     assert_eq!((line.title.as_str(), line.unread), (name.as_str(), 2));
     let api = store.seller_messages_after(owner, 0, 100).await.unwrap();
@@ -2251,4 +2277,104 @@ async fn a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at
     let next = store::Once { shop_id, key: "order-8", request_hash: "h2" };
     assert!(matches!(store.create_listing_once(Some(next), &car, &[], NOW).await.unwrap(), store::Created::New(id) if id != made[0]));
     assert_eq!(store.count_admin(&format!("select count(*) from listing where shop_id = {shop_id}")).await.unwrap(), before + 2);
+}
+
+/// A shop's desk: the owner adds members by phone number (an account is made for a number that
+/// has none); a member sees the shop's threads no one holds and their own, claims one, takes one
+/// no one held by answering it, gives one back; the owner assigns to a member, to themself or to
+/// no one; a removed member's threads go back to no one and they see none; each change is logged
+/// with who made it. A member is one shop's at a time, and a shop has at most twenty.
+async fn a_shops_desk_hands_each_thread_to_one_member_at_a_time_and_logs_who_did(store: &Store) {
+    use domain::desk::{Change, MAX_MEMBERS, Move, Refused};
+    use store::{Added, Asked, Moved, ThreadView};
+    seed(store, SeedConfig { listings: 60, seed: 7, now: NOW }).await.unwrap();
+    let shop = store
+        .count_admin(
+            "select min(shop_id) from shop where owner_user_id is not null and status = 'open' and shop_id in (select shop_id from listing where status = 'online') \
+             and owner_user_id not in (select seller_user_id from message_thread)",
+        )
+        .await
+        .unwrap();
+    let owner = store.shop_owner_id(shop).await.unwrap().unwrap();
+    let owner_mobile = store.user(owner).await.unwrap().mobile.unwrap();
+    let other_owner = store.count_admin(&format!("select min(owner_user_id) from shop where owner_user_id <> {owner}")).await.unwrap();
+    let car = store.count_admin(&format!("select min(listing_id) from listing where shop_id = {shop} and status = 'online'")).await.unwrap();
+    let buyer = store.sign_in_by_mobile("13911110001", NOW).await.unwrap().user_id;
+    let Asked::Thread(about_car) = store.ask_about(car, buyer, "这台车还在吗？", NOW).await.unwrap() else { panic!("asked about the car") };
+    let Asked::Thread(about_shop) = store.ask_shop(shop, buyer, "周末营业吗？", NOW + 10).await.unwrap() else { panic!("asked the shop") };
+
+    // Adding: a number without an account gets one; the same number twice, the owner's own, or
+    // a member of this shop added by another shop's owner are refused.
+    assert!(store.user_by_mobile("13911110002").await.unwrap().is_none());
+    let Added::Added(wang) = store.add_member(owner, ("13911110002", "王磊"), NOW).await.unwrap() else { panic!("added") };
+    assert_eq!(store.user(wang).await.unwrap().mobile.as_deref(), Some("13911110002"));
+    let li = store.sign_in_by_mobile("13911110003", NOW).await.unwrap().user_id;
+    assert_eq!(store.add_member(owner, ("13911110003", "李娜"), NOW).await.unwrap(), Added::Added(li));
+    assert_eq!(store.add_member(owner, ("13911110002", "王磊"), NOW).await.unwrap(), Added::Already);
+    assert_eq!(store.add_member(owner, (&owner_mobile, "我"), NOW).await.unwrap(), Added::Owner);
+    assert_eq!(store.add_member(other_owner, ("13911110002", "王磊"), NOW).await.unwrap(), Added::Elsewhere);
+    let members = store.members(owner).await.unwrap();
+    assert_eq!(members.iter().map(|m| (m.user_id, m.name.as_str(), m.signed_in)).collect::<Vec<_>>(), [(wang, "王磊", false), (li, "李娜", true)]);
+    assert_eq!(store.member_of(wang).await.unwrap().map(|(s, ..)| s), Some(shop));
+
+    // Both members see both threads, no one's yet, with the buyer's message unread; the buyer's
+    // other sellers' threads and a stranger see nothing.
+    for m in [wang, li] {
+        let open: Vec<i64> = store.threads_of(m, ThreadView::Open, 10).await.unwrap().iter().map(|l| l.thread.thread_id).collect();
+        assert_eq!(open, [about_shop, about_car], "member {m}");
+        assert_eq!(store.unread_messages(m).await.unwrap(), 2);
+        assert!(matches!(store.thread_for(about_car, m).await.unwrap(), Some((_, false))));
+    }
+    let stranger = store.sign_in_by_mobile("13911110004", NOW).await.unwrap().user_id;
+    assert!(store.thread_for(about_car, stranger).await.unwrap().is_none());
+    assert!(store.threads_of(stranger, ThreadView::All, 10).await.unwrap().is_empty());
+
+    // 王磊 claims the car's thread: 李娜 no longer sees it, and cannot take it.
+    assert_eq!(store.desk_move(about_car, wang, Move::Claim, NOW + 20).await.unwrap(), Moved::Holder(Some(wang)));
+    assert!(store.thread_for(about_car, li).await.unwrap().is_none());
+    assert_eq!(store.desk_move(about_car, li, Move::Claim, NOW + 21).await.unwrap(), Moved::NotFound);
+    assert_eq!(store.unread_messages(li).await.unwrap(), 1);
+    // 李娜 answers the shop's thread, and so holds it; 王磊 cannot answer it now.
+    assert!(store.seller_reply(about_shop, li, ("周末正常营业，欢迎到店", ""), NOW + 30).await.unwrap().is_ok());
+    assert_eq!(store.thread_by_id(about_shop).await.unwrap().unwrap().holder_user_id, Some(li));
+    assert_eq!(store.seller_reply(about_shop, wang, ("在的", ""), NOW + 31).await.unwrap(), Err(Moved::NotFound));
+    let said = store.messages(about_shop).await.unwrap();
+    assert_eq!(said.iter().map(|m| (m.writer_user_id, m.writer_name.as_deref())).collect::<Vec<_>>(), [(None, None), (Some(li), Some("李娜"))]);
+    // A member cannot assign; the owner cannot assign to a stranger; the owner hands the shop's
+    // thread to 王磊, who now holds both.
+    assert_eq!(store.desk_move(about_shop, li, Move::Assign(Some(wang)), NOW + 40).await.unwrap(), Moved::Refused(Refused::OwnerOnly));
+    assert_eq!(store.desk_move(about_shop, owner, Move::Assign(Some(stranger)), NOW + 41).await.unwrap(), Moved::Refused(Refused::NotMember));
+    assert_eq!(store.desk_move(about_shop, owner, Move::Assign(Some(wang)), NOW + 42).await.unwrap(), Moved::Holder(Some(wang)));
+    let held: Vec<i64> = store.threads_of(wang, ThreadView::Held, 10).await.unwrap().iter().map(|l| l.thread.thread_id).collect();
+    assert_eq!(held, [about_shop, about_car]);
+    let line = store.threads_of(owner, ThreadView::All, 10).await.unwrap().into_iter().find(|l| l.thread.thread_id == about_shop).unwrap();
+    assert_eq!((line.holder_name.as_deref(), line.with_shop), (Some("王磊"), true));
+    assert!(store.threads_of(owner, ThreadView::Open, 10).await.unwrap().is_empty());
+    // A stranger moving anything finds nothing.
+    assert_eq!(store.desk_move(about_shop, stranger, Move::Claim, NOW + 43).await.unwrap(), Moved::NotFound);
+
+    // 王磊 is removed: his threads go back to no one, and he sees none of them.
+    assert!(store.remove_member(owner, wang, NOW + 50).await.unwrap());
+    assert!(!store.remove_member(owner, wang, NOW + 51).await.unwrap());
+    assert!(store.thread_for(about_car, wang).await.unwrap().is_none());
+    assert_eq!(store.unread_messages(wang).await.unwrap(), 0);
+    assert_eq!(store.thread_by_id(about_car).await.unwrap().unwrap().holder_user_id, None);
+    let desk = store.desk(about_shop).await.unwrap().unwrap();
+    assert_eq!((desk.shop_id, desk.owner_user_id, desk.holder, desk.members), (shop, owner, None, vec![(li, "李娜".to_owned())]));
+    let log: Vec<_> = desk.log.iter().map(|c| (c.kind, c.holder_user_id, c.holder_name.as_deref(), c.by_user_id, c.by_name.as_deref())).collect();
+    assert_eq!(
+        log,
+        [
+            (Change::Answered, Some(li), Some("李娜"), li, Some("李娜")),
+            (Change::Assigned, Some(wang), Some("王磊"), owner, None),
+            (Change::MemberRemoved, None, None, owner, None),
+        ]
+    );
+    // Now free, he may join another shop; a shop holds at most twenty.
+    assert_eq!(store.add_member(other_owner, ("13911110002", "王磊"), NOW + 60).await.unwrap(), Added::Added(wang));
+    for i in 0..MAX_MEMBERS - 1 {
+        let added = store.add_member(owner, (&format!("1392222{i:04}"), "店员"), NOW + 70).await.unwrap();
+        assert!(matches!(added, Added::Added(_)), "member {i}: {added:?}");
+    }
+    assert_eq!(store.add_member(owner, ("13933330000", "店员"), NOW + 80).await.unwrap(), Added::Full);
 }

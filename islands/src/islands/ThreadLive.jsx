@@ -64,9 +64,9 @@ export function ThreadLive({ url, after, read }) {
         <ol className="msg-thread" ref={list} aria-live="polite">
           {items.map((m) => (
             <li key={m.id} className={"msg-item" + (m.mine ? " mine" : "")}>
-              <p className="msg-who">{m.mine ? "我" : m.who} <time>{m.at}</time>{m.mine && <span className={"msg-read" + (m.read ? " on" : "")} data-id={m.id}>{m.read ? "已读" : "未读"}</span>}</p>
+              <p className="msg-who">{m.who} <time>{m.at}</time>{m.mine && <span className={"msg-read" + (m.read ? " on" : "")} data-id={m.id}>{m.read ? "已读" : "未读"}</span>}</p>
               {m.body && <p className="msg-body">{m.body}</p>}
-              {m.photo && <a className="msg-photo" href={m.photo[1]}><img src={m.photo[0]} alt={m.mine ? "我发送的照片" : m.who + "发送的照片"} width="160" height="120" /></a>}
+              {m.photo && <a className="msg-photo" href={m.photo[1]}><img src={m.photo[0]} alt={m.who + "发送的照片"} width="160" height="120" /></a>}
             </li>
           ))}
         </ol>

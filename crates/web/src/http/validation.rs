@@ -53,6 +53,11 @@ pub fn optional_mobile(value: &str) -> Result<(), ValidationError> {
     if value.trim().is_empty() { Ok(()) } else { mobile(value.trim()) }
 }
 
+/// A shop member's name ([`domain::desk::parse_name`]).
+pub fn member_name(value: &str) -> Result<(), ValidationError> {
+    domain::desk::parse_name(value).map(drop).map_err(|e| failure("name", e))
+}
+
 /// A login code: the six digits the SMS carried ([`domain::auth::is_code`]).
 pub fn login_code(value: &str) -> Result<(), ValidationError> {
     match value.trim() {

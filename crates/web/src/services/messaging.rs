@@ -38,7 +38,8 @@ pub fn seller_or_buyer(t: &Thread, from_buyer: bool) -> &'static str {
     }
 }
 
-/// Tells the other side of thread `thread_id` that a message from `from_buyer`'s side waits —
+/// Tells the other side of thread `thread_id` (the shop's side: the member or owner who holds it
+/// at the shop's desk, else its seller) that a message from `from_buyer`'s side waits —
 /// by SMS, and by a WeChat template message when they signed in with WeChat — unless they were
 /// told within [`domain::message::QUIET_SECS`]; the text is not sent. Both carry one link into
 /// the thread that signs them in once within [`domain::message::LINK_SECS`] (see
@@ -50,7 +51,8 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
         return Ok(());
     }
     let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
-    let to = state.store.user(if from_buyer { t.seller_user_id } else { t.buyer_user_id }).await?;
+    // The shop's side is told through whoever holds the thread at its desk, else its seller.
+    let to = state.store.user(if from_buyer { t.holder_user_id.unwrap_or(t.seller_user_id) } else { t.buyer_user_id }).await?;
     // What the message is about: the car, or the shop the buyer asked.
     let title = match (t.listing_id, t.shop_id) {
         (Some(car), _) => state.store.listing_detail(car).await?.title,

@@ -15,6 +15,7 @@ mod cache;
 mod conversions;
 mod crawl;
 mod dealer_api;
+mod desk;
 mod flows;
 mod fuzz_queries;
 mod handoffs;

@@ -1,8 +1,9 @@
 //! What a dealer runs: the shop pages buyers see (with the shop's reviews), the dealer's leads
-//! desk, call recordings and answers to reviews, lead packages and the trade between dealers.
+//! desk and its members (店员), call recordings and answers to reviews, lead packages and the trade between dealers.
 
 mod calls;
 mod dealer;
+mod members;
 mod packages;
 pub mod recordings;
 mod reviews;
@@ -20,4 +21,5 @@ pub fn routes(r: &mut Routes) {
     calls::routes(r);
     wholesale::routes(r);
     reviews::routes(r);
+    members::routes(r);
 }

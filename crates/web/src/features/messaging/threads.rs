@@ -6,7 +6,8 @@ use askama::Template;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use store::{Asked, Thread};
+use domain::desk::Move;
+use store::{Asked, Moved, Thread, ThreadView};
 
 use super::About;
 use crate::auth::access::SignedIn;
@@ -44,6 +45,15 @@ pub struct Line {
     last: String,
     when: String,
     unread: i64,
+    /// On the shop's side of a shop's thread: who answers it (负责人：王磊, 店主负责, 未分配).
+    desk: Option<String>,
+}
+
+/// The tabs of a shop's desk above the list (its owner's, or a member's): which is on, and for a
+/// member the shop and the name they are a member by.
+pub struct DeskTabs {
+    on: &'static str,
+    member_of: Option<(String, String)>,
 }
 
 #[derive(Template)]
@@ -51,15 +61,33 @@ pub struct Line {
 struct ListPage {
     page: PageMeta,
     dealer: Option<ShopHead>,
+    desk: Option<DeskTabs>,
+    /// all, held or open.
+    view: &'static str,
     lines: Vec<Line>,
 }
 
-/// `GET /space/messages`: the user's threads as a buyer and as a seller, the latest first.
-pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn) -> Result<Response, AppError> {
+/// `?view=held|open`: the threads one holds at a shop's desk, or the shop's no one holds.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ListQuery {
+    #[serde(default)]
+    view: String,
+}
+
+/// `GET /space/messages`: the user's threads as a buyer and as a seller (and as a member of a
+/// shop's desk), the latest first; a desk's owner or member picks all, theirs or no one's.
+pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user): SignedIn, Query(q): Query<ListQuery>) -> Result<Response, AppError> {
     let base = &state.config.upload.base;
+    let member_of = if visitor.is_dealer() { None } else { state.store.member_of(user.user_id).await? };
+    let (view, on) = match q.view.as_str() {
+        "held" => (ThreadView::Held, "held"),
+        "open" => (ThreadView::Open, "open"),
+        _ => (ThreadView::All, "all"),
+    };
+    let desk = (visitor.is_dealer() || member_of.is_some()).then(|| DeskTabs { on, member_of: member_of.map(|(_, shop, name)| (shop, name)) });
     let lines = state
         .store
-        .threads_of(user.user_id, 200)
+        .threads_of(user.user_id, view, 200)
         .await?
         .into_iter()
         .map(|l| {
@@ -86,12 +114,18 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, SignedIn(user
                 last: crate::adapters::clip(&last.replace('\n', " "), 60),
                 when: domain::time::datetime(l.thread.last_at),
                 unread: l.unread,
+                desk: (!buyer && l.with_shop).then(|| match (l.thread.holder_user_id, l.holder_name) {
+                    (None, _) => "未分配".to_owned(),
+                    (Some(h), _) if h == user.user_id => "由我负责".to_owned(),
+                    (Some(_), Some(name)) => format!("负责人：{name}"),
+                    (Some(_), None) => "店主负责".to_owned(),
+                }),
             }
         })
         .collect();
     let page = meta(&state, &visitor, "我的消息");
     let dealer = head(&state, &visitor).await?;
-    Ok(Html(ListPage { page, dealer, lines }.render()?).into_response())
+    Ok(Html(ListPage { page, dealer, desk, view: on, lines }.render()?).into_response())
 }
 
 /// The form as typed and the messages beside it.
@@ -101,6 +135,8 @@ struct Typed {
     error: Option<&'static str>,
     /// Beside the photo field (a refused photo, or one to choose again).
     photo_error: Option<String>,
+    /// Beside the desk's buttons (a refused claim or assignment).
+    desk_error: Option<&'static str>,
 }
 
 #[derive(Template)]
@@ -230,8 +266,10 @@ pub async fn ask_shop(
 #[derive(Debug, serde::Serialize)]
 pub struct Shown {
     id: i64,
+    /// Written by the reader's side (the buyer; or the shop's owner and members).
     mine: bool,
-    who: &'static str,
+    /// 我, the other side (买家, 卖家, 商家), or on the shop's side a colleague (店主, 店员 王磊).
+    who: String,
     body: String,
     at: String,
     /// For one's own message: whether the other side has read it.
@@ -269,6 +307,63 @@ struct ThreadPage {
     live: Option<crate::render::meta::IslandMount>,
     /// For the seller: the buyer's earlier leads with them (what, where it is, when, which car).
     buyer_leads: Vec<(&'static str, &'static str, String, String)>,
+    /// On the shop's side of a shop's thread: who answers it, and the buttons to change that.
+    desk: Option<DeskBox>,
+}
+
+/// A shop's desk as a thread's page shows it to the shop's side (`domain::desk`).
+pub struct DeskBox {
+    /// Who answers it: 店主, a member's name, or empty for no one.
+    holder: String,
+    /// The reader holds it.
+    mine: bool,
+    /// A member may claim it (no one holds it).
+    claim: bool,
+    /// A member may give it back (they hold it).
+    release: bool,
+    /// For the owner: whom it can be assigned to (value, label, whether it holds it now); the
+    /// empty value is no one.
+    choices: Vec<(String, String, bool)>,
+    /// Its changes of hands, the latest first.
+    log: Vec<String>,
+    error: Option<&'static str>,
+}
+
+impl DeskBox {
+    /// Desk `d` of a thread as `reader` sees it.
+    fn new(d: store::Desk, reader: i64, error: Option<&'static str>) -> DeskBox {
+        let owner = reader == d.owner_user_id;
+        let holder_id = d.holder.as_ref().map(|(h, _)| *h);
+        let named = |name: Option<String>| name.unwrap_or_else(|| "店主".to_owned());
+        let mut choices = Vec::new();
+        if owner {
+            choices.push((String::new(), "未分配".to_owned(), holder_id.is_none()));
+            choices.push((d.owner_user_id.to_string(), "我（店主）".to_owned(), holder_id == Some(d.owner_user_id)));
+            choices.extend(d.members.iter().map(|(id, name)| (id.to_string(), format!("店员 {name}"), holder_id == Some(*id))));
+        }
+        let log = d
+            .log
+            .into_iter()
+            .rev()
+            .map(|c| {
+                let by = named(c.by_name);
+                let at = domain::time::datetime(c.created_at);
+                match (c.kind, c.holder_user_id) {
+                    (domain::desk::Change::Assigned, Some(_)) => format!("{at} {by} 分配给 {}", named(c.holder_name)),
+                    (kind, _) => format!("{at} {by} {}", kind.label()),
+                }
+            })
+            .collect();
+        DeskBox {
+            mine: holder_id == Some(reader),
+            claim: !owner && holder_id.is_none(),
+            release: !owner && holder_id == Some(reader),
+            holder: d.holder.map_or(String::new(), |(_, name)| named(name)),
+            choices,
+            log,
+            error,
+        }
+    }
 }
 
 async fn thread_page(state: &AppState, visitor: &Visitor, t: Thread, buyer: bool, typed: Typed, code: StatusCode) -> Result<Response, AppError> {
@@ -292,9 +387,12 @@ async fn thread_page_noting(
     // This page reads the thread: the header's count leaves its messages out.
     let read_before = if buyer { t.buyer_read_id } else { t.seller_read_id };
     let unread_here = messages.iter().filter(|m| m.from_buyer != buyer && m.message_id > read_before).count() as i64;
-    let me = if buyer { t.buyer_user_id } else { t.seller_user_id };
+    // The reader (the buyer, the seller, or a member of the shop's desk) and the other side's
+    // numbers: the buyer's to the shop's side, any of the shop's side's to the buyer.
+    let me = visitor.user.as_ref().map_or(t.seller_user_id, |u| u.user_id);
     let shared_by_me = shares.iter().any(|(u, ..)| *u == me);
-    let shared_to_me = shares.iter().find(|(u, ..)| *u != me).map(|(_, mobile, at)| (mobile.clone(), domain::time::datetime(*at)));
+    let theirs = |u: i64| if buyer { u != t.buyer_user_id } else { u == t.buyer_user_id };
+    let shared_to_me = shares.iter().find(|(u, ..)| theirs(*u)).map(|(_, mobile, at)| (mobile.clone(), domain::time::datetime(*at)));
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     let scam = messages.iter().any(|m| domain::message::looks_like_scam(&m.body));
     if let Some(last) = messages.last() {
@@ -306,7 +404,7 @@ async fn thread_page_noting(
         let u = state.store.user(t.buyer_user_id).await?;
         if u.nickname.is_empty() { "买家".to_owned() } else { u.nickname }
     };
-    let shown = shown_after(messages, (&t, buyer, &state.config.upload.base), other_read, 0);
+    let shown = shown_after(messages, (&t, buyer, me, &state.config.upload.base), other_read, 0);
     let mut page = meta(state, visitor, "消息");
     page.unread = (page.unread - unread_here).max(0);
     let after = shown.last().map_or(0, |m: &Shown| m.id);
@@ -320,6 +418,10 @@ async fn thread_page_noting(
             .into_iter()
             .map(|(intent, status, at, title)| (intent.label(), status.label(), domain::time::date(at), title))
             .collect()
+    };
+    let desk = match buyer {
+        true => None,
+        false => state.store.desk(t.thread_id).await?.map(|d| DeskBox::new(d, me, typed.desk_error)),
     };
     let live = page.island(
         state,
@@ -344,6 +446,7 @@ async fn thread_page_noting(
         my_number: visitor.user.as_ref().and_then(|u| u.mobile.as_deref()).map(domain::validate::mask_mobile).unwrap_or_default(),
         live,
         buyer_leads,
+        desk,
     };
     let mut res = Html(tpl.render()?).into_response();
     *res.status_mut() = code;
@@ -357,6 +460,8 @@ pub struct ReportedQuery {
     reported: String,
     #[serde(default)]
     shared: String,
+    #[serde(default)]
+    desk: String,
 }
 
 /// `GET /space/messages/{thread}`: the thread, read; another user's is 404.
@@ -372,6 +477,7 @@ pub async fn one(
         ("kept", _) => Some("已收到举报，平台会尽快核实处理"),
         ("already", _) => Some("您已举报过这条消息，平台会尽快核实处理"),
         (_, "1") => Some("已向对方显示您的手机号"),
+        _ if q.desk == "1" => Some("负责人已更新"),
         _ => None,
     };
     thread_page_noting(&state, &visitor, t, buyer, Typed::default(), notice, StatusCode::OK).await
@@ -426,9 +532,71 @@ pub async fn reply(State(state): State<AppState>, visitor: Visitor, SignedIn(use
     };
     // Sendable: a refusal has answered above.
     let body = body.unwrap_or_default();
-    state.store.write_message_with(id, buyer, (&body, &path), state.clock.now()).await?;
+    let now = state.clock.now();
+    if buyer {
+        state.store.write_message_with(id, true, (&body, &path), now).await?;
+    } else {
+        // The shop's side: a member answering a thread no one holds takes it.
+        match state.store.seller_reply(id, user.user_id, (&body, &path), now).await? {
+            Ok(_) => {}
+            Err(Moved::Refused(r)) => {
+                typed.desk_error = Some(r.message());
+                return thread_page(&state, &visitor, t, buyer, typed, StatusCode::CONFLICT).await;
+            }
+            Err(_) => return Err(AppError::NotFound),
+        }
+    }
     tell(&state, id, buyer).await?;
     Ok(see_other(&format!("/space/messages/{id}#latest"), Vec::new()))
+}
+
+/// A move on a thread's desk as posted: `act` is claim, release or assign, `to` the user an
+/// owner assigns to (empty: no one).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct DeskForm {
+    #[serde(default)]
+    act: String,
+    #[serde(default)]
+    to: String,
+}
+
+/// `POST /space/messages/{thread}/desk`: a member claims a thread no one holds or gives theirs
+/// back; the owner assigns it to a member, to themself or to no one (`domain::desk`).
+pub async fn desk(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    SignedIn(user): SignedIn,
+    PathId(id): PathId,
+    Form(f): Form<DeskForm>,
+) -> Result<Response, AppError> {
+    let (t, buyer) = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?;
+    if buyer {
+        return Err(AppError::NotFound);
+    }
+    let mv = match (f.act.as_str(), f.to.trim()) {
+        ("claim", _) => Move::Claim,
+        ("release", _) => Move::Release,
+        ("assign", "") => Move::Assign(None),
+        ("assign", to) => match to.parse() {
+            Ok(to) => Move::Assign(Some(to)),
+            Err(_) => Move::Assign(Some(0)),
+        },
+        _ => {
+            let typed = Typed { desk_error: Some("请选择要做的操作"), ..Typed::default() };
+            return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    match state.store.desk_move(id, user.user_id, mv, state.clock.now()).await? {
+        // The owner sees every thread, a member the ones they hold or no one holds: the mover
+        // still sees this one.
+        Moved::Holder(_) => Ok(see_other(&format!("/space/messages/{id}?desk=1"), Vec::new())),
+        Moved::Refused(r) => {
+            let typed = Typed { desk_error: Some(r.message()), ..Typed::default() };
+            let t = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?.0;
+            thread_page(&state, &visitor, t, buyer, typed, StatusCode::CONFLICT).await
+        }
+        Moved::NotFound => Err(AppError::NotFound),
+    }
 }
 
 /// A report as posted.
@@ -476,10 +644,24 @@ pub struct SinceQuery {
 /// The longest a live thread's request waits for news, in seconds (under the proxies' minute).
 const LONGEST_WAIT: u64 = 25;
 
-/// The messages of a thread after `after` as the buyer's (or the seller's) side reads them: the
-/// other side's numbers hidden until both have written in the thread, one's own marked read up
-/// to the other side's mark `other_read`.
-fn shown_after(messages: Vec<store::Message>, (t, buyer, upload_base): (&Thread, bool, &str), other_read: i64, after: i64) -> Vec<Shown> {
+/// Who wrote message `m` of thread `t`, as reader `me` on the buyer's side (`buyer`) or the
+/// seller's reads it: 我; the other side; or on the seller's side, a colleague at the shop's desk
+/// (a message that names no writer is the seller's own).
+fn writer(m: &store::Message, (t, buyer, me): (&Thread, bool, i64)) -> String {
+    if m.from_buyer == buyer {
+        let by = if buyer { t.buyer_user_id } else { m.writer_user_id.unwrap_or(t.seller_user_id) };
+        if by == me {
+            return "我".to_owned();
+        }
+        return m.writer_name.as_ref().map_or_else(|| "店主".to_owned(), |name| format!("店员 {name}"));
+    }
+    seller_or_buyer(t, m.from_buyer).to_owned()
+}
+
+/// The messages of a thread after `after` as reader `me` on the buyer's (or the seller's) side
+/// reads them: the other side's numbers hidden until both have written in the thread, the side's
+/// own marked read up to the other side's mark `other_read`.
+fn shown_after(messages: Vec<store::Message>, (t, buyer, me, upload_base): (&Thread, bool, i64, &str), other_read: i64, after: i64) -> Vec<Shown> {
     let both = messages.iter().any(|m| m.from_buyer) && messages.iter().any(|m| !m.from_buyer);
     messages
         .into_iter()
@@ -489,7 +671,7 @@ fn shown_after(messages: Vec<store::Message>, (t, buyer, upload_base): (&Thread,
             Shown {
                 id: m.message_id,
                 mine,
-                who: seller_or_buyer(t, m.from_buyer),
+                who: writer(&m, (t, buyer, me)),
                 body: if mine || both { m.body } else { domain::message::hide_contacts(&m.body) },
                 at: domain::time::datetime(m.created_at),
                 read: mine && m.message_id <= other_read,
@@ -519,7 +701,7 @@ pub async fn since(State(state): State<AppState>, SignedIn(user): SignedIn, Path
             if let Some(latest) = messages.last().filter(|m| m.message_id > after) {
                 state.store.mark_read(id, buyer, latest.message_id).await?;
             }
-            let fresh = shown_after(messages, (&t, buyer, &state.config.upload.base), other_read, after);
+            let fresh = shown_after(messages, (&t, buyer, user.user_id, &state.config.upload.base), other_read, after);
             let mut res = axum::Json(serde_json::json!({ "messages": fresh, "otherRead": other_read })).into_response();
             res.headers_mut().insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
             return Ok(res);
@@ -550,5 +732,6 @@ pub fn routes(r: &mut Routes) {
     r.limit("/space/messages/{id}", photos::FORM_LIMIT);
     r.post(Access::User, "/space/messages/{id}/report", report);
     r.post(Access::User, "/space/messages/{id}/share", share);
+    r.post(Access::User, "/space/messages/{id}/desk", desk);
     r.get(Access::User, "/space/messages/{id}/since", since);
 }
