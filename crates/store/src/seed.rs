@@ -866,7 +866,7 @@ async fn demo_messages(store: &Store, n_shops: i64, now: i64) -> Result<(), DbEr
 const DEMO_MEMBERS: [&str; 6] = ["王磊", "李娜", "张伟", "刘洋", "陈静", "杨帆"];
 
 /// The demo's shop desks: each of the first three shops added two members a month ago, and its
-/// owner handed the threads it answered to them in turn before the answer; the unanswered ones
+/// owner handed the threads it answered to them in turn, and they answered; the unanswered ones
 /// wait for whoever claims them.
 async fn demo_desks(store: &Store, n_shops: i64, now: i64) -> Result<(), DbError> {
     for shop in 1..=n_shops.min(3) {
@@ -889,6 +889,8 @@ async fn demo_desks(store: &Store, n_shops: i64, now: i64) -> Result<(), DbError
         for (k, (thread, at)) in answered.into_iter().enumerate() {
             let Some(member) = members.get(k % members.len().max(1)) else { break };
             store.desk_move(thread, owner, domain::desk::Move::Assign(Some(*member)), at - 60).await?;
+            // The member answered it.
+            store.execute_admin(&format!("update message set writer_user_id = {member} where thread_id = {thread} and not from_buyer")).await?;
         }
     }
     Ok(())
