@@ -228,11 +228,14 @@ pub enum Reported {
 pub enum Asked {
     /// The message is in this thread (a new one, or the buyer's earlier one about the car).
     Thread(i64),
-    /// The car is the asker's own.
+    /// The car (or the shop) is the asker's own, or their shop's, where they are a member.
     Own,
     /// The car is not on sale (or the shop is closed, or has no account to answer).
     NotOnSale,
 }
+
+/// Whether user `$2` is a member of shop `$1`'s desk now (a count: 0 or 1).
+const IS_MEMBER: &str = "select count(*) from shop_member where shop_id = $1 and user_id = $2 and removed_at is null";
 
 /// A buyer's thread about a car (`$1` the car, `$2` the buyer).
 const BUYER_THREAD: &str = "select thread_id from message_thread where listing_id = $1 and buyer_user_id = $2";
@@ -305,14 +308,15 @@ impl Store {
     pub async fn ask_about(&self, listing_id: i64, buyer: i64, body: &str, now: i64) -> Result<Asked, DbError> {
         on_writer!(self, p => {
             let mut tx = crate::begin_write!(self, p);
-            let car: Option<(String, i64)> = sqlx::query_as(
-                "select l.status, coalesce(sh.owner_user_id, l.seller_user_id) from listing l left join shop sh on sh.shop_id = l.shop_id where l.listing_id = $1",
+            let car: Option<(String, i64, Option<i64>)> = sqlx::query_as(
+                "select l.status, coalesce(sh.owner_user_id, l.seller_user_id), l.shop_id from listing l left join shop sh on sh.shop_id = l.shop_id where l.listing_id = $1",
             )
             .bind(listing_id)
             .fetch_optional(&mut *tx)
             .await?;
-            let (status, seller) = crate::found(car)?;
-            if seller == buyer {
+            let (status, seller, shop) = crate::found(car)?;
+            let member: i64 = sqlx::query_scalar(IS_MEMBER).bind(shop).bind(buyer).fetch_one(&mut *tx).await?;
+            if seller == buyer || member > 0 {
                 return Ok(Asked::Own);
             }
             let existing: Option<i64> = sqlx::query_scalar(BUYER_THREAD).bind(listing_id).bind(buyer).fetch_optional(&mut *tx).await?;
@@ -336,7 +340,8 @@ impl Store {
             let shop: Option<(String, Option<i64>)> =
                 sqlx::query_as("select status, owner_user_id from shop where shop_id = $1").bind(shop_id).fetch_optional(&mut *tx).await?;
             let (status, owner) = crate::found(shop)?;
-            if owner == Some(buyer) {
+            let member: i64 = sqlx::query_scalar(IS_MEMBER).bind(shop_id).bind(buyer).fetch_one(&mut *tx).await?;
+            if owner == Some(buyer) || member > 0 {
                 return Ok(Asked::Own);
             }
             let existing: Option<i64> = sqlx::query_scalar(BUYER_SHOP_THREAD).bind(shop_id).bind(buyer).fetch_optional(&mut *tx).await?;
@@ -563,7 +568,8 @@ impl Store {
         Ok(rows.into_iter().map(|(began, answered)| answered.map(|a| a - began)).collect())
     }
 
-    /// `user_id` (a side of thread `thread_id`) reports message `message_id` of the other side.
+    /// `user_id` (a side of thread `thread_id`, or a member of its shop's desk who sees it)
+    /// reports message `message_id` of the other side.
     pub async fn report_message(
         &self,
         thread_id: i64,
@@ -572,10 +578,12 @@ impl Store {
         reason: domain::message::ReportReason,
         now: i64,
     ) -> Result<Reported, DbError> {
-        let mine: Option<i64> = on_pool!(self, p => sqlx::query_scalar(
-            "select m.message_id from message m join message_thread t on t.thread_id = m.thread_id \
-             where m.message_id = $1 and t.thread_id = $2 and ((t.buyer_user_id = $3 and not m.from_buyer) or (t.seller_user_id = $3 and m.from_buyer))",
-        )
+        let sql = format!(
+            "select m.message_id from message m join message_thread t on t.thread_id = m.thread_id left join listing l on l.listing_id = t.listing_id \
+             where m.message_id = $1 and t.thread_id = $2 and ((t.buyer_user_id = $3 and not m.from_buyer) or ((t.seller_user_id = $3 or {}) and m.from_buyer))",
+            crate::desk::member_sees("$3")
+        );
+        let mine: Option<i64> = on_pool!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .bind(message_id)
         .bind(thread_id)
         .bind(user_id)
@@ -601,9 +609,9 @@ impl Store {
     pub async fn open_reports(&self, limit: i64) -> Result<Vec<OpenReport>, DbError> {
         Ok(on_pool!(self, p => sqlx::query_as(
             "select r.report_id, r.reason, r.created_at, m.body, t.thread_id, \
-             case when m.from_buyer then t.buyer_user_id else t.seller_user_id end as writer, u.nickname as writer_name, coalesce(l.title, sh.name, '') as title \
+             case when m.from_buyer then t.buyer_user_id else coalesce(m.writer_user_id, t.seller_user_id) end as writer, u.nickname as writer_name, coalesce(l.title, sh.name, '') as title \
              from message_report r join message m on m.message_id = r.message_id join message_thread t on t.thread_id = m.thread_id \
-             join app_user u on u.user_id = case when m.from_buyer then t.buyer_user_id else t.seller_user_id end \
+             join app_user u on u.user_id = case when m.from_buyer then t.buyer_user_id else coalesce(m.writer_user_id, t.seller_user_id) end \
              left join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = t.shop_id \
              where r.handled_at is null order by r.report_id limit $1",
         )
@@ -628,7 +636,7 @@ impl Store {
             if n == 1 && block {
                 sqlx::query(
                     "insert into message_block (user_id, by_staff, why, created_at) \
-                     select case when m.from_buyer then t.buyer_user_id else t.seller_user_id end, $2, $3, $4 \
+                     select case when m.from_buyer then t.buyer_user_id else coalesce(m.writer_user_id, t.seller_user_id) end, $2, $3, $4 \
                      from message_report r join message m on m.message_id = r.message_id join message_thread t on t.thread_id = m.thread_id \
                      where r.report_id = $1 on conflict (user_id) do nothing",
                 )

@@ -2339,6 +2339,15 @@ async fn a_shops_desk_hands_each_thread_to_one_member_at_a_time_and_logs_who_did
     assert_eq!(store.thread_by_id(about_shop).await.unwrap().unwrap().holder_user_id, Some(li));
     assert_eq!(store.seller_reply(about_shop, wang, ("在的", ""), NOW + 31).await.unwrap(), Err(Moved::NotFound));
     let said = store.messages(about_shop).await.unwrap();
+    // A member is of the shop's side: they do not ask it, they report a buyer's message, and a
+    // report of theirs names them as its writer.
+    assert_eq!(store.ask_shop(shop, li, "自己问自己", NOW + 32).await.unwrap(), Asked::Own);
+    assert_eq!(store.ask_about(car, li, "自己问自己", NOW + 32).await.unwrap(), Asked::Own);
+    let reason = domain::message::ReportReason::ALL[0];
+    assert_eq!(store.report_message(about_shop, said[0].message_id, li, reason, NOW + 33).await.unwrap(), store::Reported::Kept);
+    assert_eq!(store.report_message(about_shop, said[1].message_id, buyer, reason, NOW + 34).await.unwrap(), store::Reported::Kept);
+    let writers: Vec<i64> = store.open_reports(10).await.unwrap().iter().map(|r| r.writer).collect();
+    assert_eq!(writers, [buyer, li]);
     assert_eq!(said.iter().map(|m| (m.writer_user_id, m.writer_name.as_deref())).collect::<Vec<_>>(), [(None, None), (Some(li), Some("李娜"))]);
     // A member cannot assign; the owner cannot assign to a stranger; the owner hands the shop's
     // thread to 王磊, who now holds both.

@@ -118,7 +118,7 @@ async fn a_buyer_asks_about_a_car_and_the_seller_answers_without_either_giving_a
     assert_eq!((again.status, again.location()), (StatusCode::SEE_OTHER, path.as_str()));
     let own = app.post_form(&ask, &s, &form("自己问自己")).await;
     assert_eq!(own.status, StatusCode::CONFLICT);
-    assert!(own.body.contains("这是您自己发布的车"));
+    assert!(own.body.contains("这是您自己或您所在店铺发布的车"));
     let threads = "select count(*) from message_thread t join app_user u on u.user_id = t.buyer_user_id where u.mobile like '137123500%'";
     assert_eq!(app.state.store.count_admin(threads).await.unwrap(), 1);
 }
@@ -546,7 +546,7 @@ async fn a_buyer_asks_a_shop_itself_from_its_page_and_the_shop_answers(app: &Tes
     assert_eq!(app.post_form(&ask, &b, &form("周末几点开门？")).await.location(), format!("{path}#latest"));
     let own = app.post_form(&ask, &s, &form("自己问自己")).await;
     assert_eq!(own.status, StatusCode::CONFLICT);
-    assert!(own.body.contains("这是您自己的店铺") && own.body.contains(">自己问自己</textarea>"), "{}", own.body);
+    assert!(own.body.contains("这是您自己或您所在的店铺") && own.body.contains(">自己问自己</textarea>"), "{}", own.body);
     let other = login(app, OTHER, "").await;
     assert_eq!(app.get(&path, &[("cookie", other.as_str())]).await.status, StatusCode::NOT_FOUND);
     assert_eq!(app.state.store.count_admin(&threads).await.unwrap(), 1);

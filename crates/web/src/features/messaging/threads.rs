@@ -232,8 +232,8 @@ async fn ask_with(state: &AppState, visitor: &Visitor, buyer: i64, asking: Askin
             tell(state, t, true).await?;
             return Ok(see_other(&format!("/space/messages/{t}#latest"), Vec::new()));
         }
-        (Asked::Own, Asking::Car(_)) => "这是您自己发布的车，不能给自己发消息",
-        (Asked::Own, Asking::Shop(_)) => "这是您自己的店铺，不能给自己发消息",
+        (Asked::Own, Asking::Car(_)) => "这是您自己或您所在店铺发布的车，不能给自己发消息",
+        (Asked::Own, Asking::Shop(_)) => "这是您自己或您所在的店铺，不能给自己发消息",
         (Asked::NotOnSale, Asking::Car(_)) => "这辆车已不在售，不能再咨询",
         (Asked::NotOnSale, Asking::Shop(_)) => "这家店铺暂时不能在线咨询，请拨打店铺电话",
     };
