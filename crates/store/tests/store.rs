@@ -1542,6 +1542,13 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
     assert!(store.order_by_no("20261124100000000301").await.unwrap().is_none(), "and no order kept");
 
     let Applied::Sent(second) = store.apply_to_programme(user.user_id, &form, NOW + 5).await.unwrap() else { panic!("a rejection allows a new one") };
+    // Meanwhile the applicant answers for another shop's desk, holding a buyer's thread there.
+    let other_shop = store.count_admin("select min(shop_id) from shop where owner_user_id is not null").await.unwrap();
+    let other_owner = store.shop_owner_id(other_shop).await.unwrap().unwrap();
+    assert_eq!(store.add_member(other_owner, ("13877770001", "王建国"), NOW + 5).await.unwrap(), store::Added::Added(user.user_id));
+    let asker = store.sign_in_by_mobile("13877770002", NOW).await.unwrap().user_id;
+    let store::Asked::Thread(held) = store.ask_shop(other_shop, asker, "在吗？", NOW + 5).await.unwrap() else { panic!("asked") };
+    assert_eq!(store.desk_move(held, user.user_id, domain::desk::Move::Claim, NOW + 5).await.unwrap(), store::Moved::Holder(Some(user.user_id)));
     let waiting = store.applications(Some(P::Submitted), 10).await.unwrap();
     assert_eq!(waiting.iter().filter(|a| a.user_id == user.user_id).map(|a| a.programme_application_id).collect::<Vec<_>>(), [second]);
     assert!(store.review_application(second, staff, true, "", NOW + 6).await.unwrap());
@@ -1578,6 +1585,9 @@ async fn a_paid_programme_application_opens_the_applicants_shop(store: &Store) {
     assert_eq!(Some(shop.shop_id), paid.shop_id);
     assert_eq!((shop.name.as_str(), shop.city_code, shop.oname.as_str()), ("建国精品二手车", changsha.code as i32, format!("changsha-fh{second}").as_str()));
     assert_eq!(store.user_by_mobile("13877770001").await.unwrap().unwrap().role, domain::auth::Role::Dealer);
+    // With a shop of their own, they left the other shop's desk, and its thread is no one's.
+    assert_eq!(store.member_of(user.user_id).await.unwrap(), None);
+    assert_eq!(store.thread_by_id(held).await.unwrap().unwrap().holder_user_id, None);
     let plans = store.memberships(user.user_id, NOW + 10).await.unwrap();
     assert_eq!(plans.iter().map(|m| (m.city_code, m.ends_at)).collect::<Vec<_>>(), [(Some(changsha.code as i32), NOW + 8 + 30 * 86_400)]);
     assert_eq!(store.apply_to_programme(user.user_id, &form, NOW + 11).await.unwrap(), Applied::Open(P::Paid));
