@@ -15,6 +15,7 @@ on_both!(10 =>
     a_shops_system_manages_its_hooks_by_key,
     reservations_held_and_ended_and_cars_refused_or_expired_are_events,
     two_nodes_claiming_one_delivery_send_it_once,
+    a_hook_that_is_slow_to_answer_holds_up_only_its_own_events,
 );
 
 /// Two shops with cars in the demo: the one with the most, and another.
@@ -354,4 +355,48 @@ async fn two_nodes_claiming_one_delivery_send_it_once(app: &TestApp) {
     }
     assert!(app.state.store.due_deliveries(NOW + 1, 10).await.unwrap().is_empty(), "claimed: not due again until stuck");
     assert_eq!(app.state.store.due_deliveries(NOW + 1 + store::DELIVERY_STUCK_SECS + 1, 10).await.unwrap().len(), 5, "a stopped node's claims are taken over");
+}
+
+/// A shop's receiver that answers only once another shop's has been reached (or 503 after five
+/// seconds): delivered one hook after the other, the first would wait for the second in vain.
+struct AnswersAfterTheOther(std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+impl wiremock::Respond for AnswersAfterTheOther {
+    fn respond(&self, _: &wiremock::Request) -> ResponseTemplate {
+        let (reached, told) = &*self.0;
+        let guard = reached.lock().unwrap();
+        let (guard, _) = told.wait_timeout_while(guard, std::time::Duration::from_secs(5), |reached| !*reached).unwrap();
+        ResponseTemplate::new(if *guard { 204 } else { 503 })
+    }
+}
+
+/// The other shop's receiver: says it was reached, and answers at once.
+struct SaysReached(std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+impl wiremock::Respond for SaysReached {
+    fn respond(&self, _: &wiremock::Request) -> ResponseTemplate {
+        let (reached, told) = &*self.0;
+        *reached.lock().unwrap() = true;
+        told.notify_all();
+        ResponseTemplate::new(204)
+    }
+}
+
+/// Hooks are delivered to side by side, each hook's events in order: a shop's receiver that is
+/// slow to answer does not hold up another shop's events behind it.
+async fn a_hook_that_is_slow_to_answer_holds_up_only_its_own_events(app: &TestApp) {
+    let (slow_shop, other_shop) = two_shops(app).await;
+    let reached = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let (slow, quick) = (MockServer::start().await, MockServer::start().await);
+    Mock::given(method("POST")).respond_with(AnswersAfterTheOther(reached.clone())).mount(&slow).await;
+    Mock::given(method("POST")).respond_with(SaysReached(reached)).mount(&quick).await;
+    for (shop, peer) in [(slow_shop, &slow), (other_shop, &quick)] {
+        let dealer = login(app, &owner_mobile(app, shop).await, "").await;
+        add_hook(app, &dealer, &format!("{}/hooks", peer.uri()), &["lead.created"]).await;
+    }
+    // The slow shop's event is due first.
+    lead_for(app, slow_shop, "13955552001").await;
+    lead_for(app, other_shop, "13955552002").await;
+    assert_eq!(web::services::webhooks::deliver_due(&app.state, NOW + 1).await.unwrap(), 2, "both answered: the slow one once the other was reached");
+    assert_eq!((slow.received_requests().await.unwrap().len(), quick.received_requests().await.unwrap().len()), (1, 1));
 }
