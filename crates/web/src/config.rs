@@ -596,6 +596,9 @@ pub struct Sms {
     /// The template telling a shop's owner the night's stock sync was not applied and waits for
     /// them (variable `reason`: 数据有误, 下架过多 or 无法读取).
     pub sync_template_code: String,
+    /// The template telling a member of a shop's desk that its owner gave them a buyer's thread
+    /// (variables `car`: what the thread is about, and `code`, as in `message_template_code`).
+    pub desk_template_code: String,
 }
 
 /// Who signs visitors in with WeChat and QQ.
@@ -912,6 +915,7 @@ impl Config {
                 need("sms.message_template_code", &self.sms.message_template_code);
                 need("sms.webhook_template_code", &self.sms.webhook_template_code);
                 need("sms.sync_template_code", &self.sms.sync_template_code);
+                need("sms.desk_template_code", &self.sms.desk_template_code);
             }
         }
         match self.oauth.adapter {

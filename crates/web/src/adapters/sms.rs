@@ -53,6 +53,7 @@ pub struct Aliyun {
     message_template_code: String,
     webhook_template_code: String,
     sync_template_code: String,
+    desk_template_code: String,
 }
 
 impl Sms {
@@ -76,6 +77,7 @@ impl Sms {
                 message_template_code: config.sms.message_template_code.clone(),
                 webhook_template_code: config.sms.webhook_template_code.clone(),
                 sync_template_code: config.sms.sync_template_code.clone(),
+                desk_template_code: config.sms.desk_template_code.clone(),
             }))
         } else {
             Sms::Sandbox(Sandbox::default())
@@ -201,6 +203,29 @@ impl Sms {
                 a.send(mobile, &a.message_template_code, &param).await
             }
         }
+    }
+
+    /// Tells a member of a shop's desk that its owner gave them the buyer's thread about `car`
+    /// (template variables `car` and `code`: the link `site/m/code` into the thread, as in
+    /// [`Sms::send_message_notice`]).
+    pub async fn send_desk_assigned(&self, mobile: &str, car: &str, (site, code): (&str, &str)) -> Result<(), AdapterError> {
+        match self {
+            Sms::Sandbox(s) => {
+                let text = format!("【二手车网】店主把买家关于{car}的咨询交给您负责，点击 {site}/m/{code} 查看并回复（3天内有效）。");
+                tracing::info!(target: "sms_sandbox", mobile, text, "sandbox SMS: desk");
+                s.keep(mobile, "desk", text);
+                Ok(())
+            }
+            Sms::Aliyun(a) => {
+                let param = serde_json::json!({ "car": super::clip(car, 35), "code": code }).to_string();
+                a.send(mobile, &a.desk_template_code, &param).await
+            }
+        }
+    }
+
+    /// The desk notices the sandbox sent to a phone, oldest first (tests, development).
+    pub fn sandbox_desk_notices(&self, mobile: &str) -> Vec<String> {
+        self.sandbox_sent(mobile, "desk")
     }
 
     /// Tells a shop's owner that its webhook to `host` was paused after a day of failed

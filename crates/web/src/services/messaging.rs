@@ -38,6 +38,30 @@ pub fn seller_or_buyer(t: &Thread, from_buyer: bool) -> &'static str {
     }
 }
 
+/// What thread `t` is about, as a notice names it: the car's title, or the shop's name.
+async fn about_title(state: &AppState, t: &Thread) -> Result<Option<String>, AppError> {
+    Ok(match (t.listing_id, t.shop_id) {
+        (Some(car), _) => Some(state.store.listing_detail(car).await?.title),
+        (None, Some(shop)) => Some(state.store.shop_by_id(shop).await?.name),
+        (None, None) => None,
+    })
+}
+
+/// Tells `member`, to whom a shop's owner gave thread `t`, by SMS, with a link into the thread
+/// that signs them in once within [`domain::message::LINK_SECS`]. A failure is logged: the
+/// thread is theirs either way.
+pub async fn tell_assigned(state: &AppState, t: &Thread, member: i64) -> Result<(), AppError> {
+    let to = state.store.user(member).await?;
+    let (Some(mobile), Some(title)) = (to.mobile.as_deref(), about_title(state, t).await?) else { return Ok(()) };
+    let now = state.clock.now();
+    let code = state.random_id()?;
+    state.store.create_thread_link(&domain::auth::token_digest(&code), t.thread_id, member, now, now + domain::message::LINK_SECS).await?;
+    if let Err(e) = state.adapters.sms.send_desk_assigned(mobile, &title, (&state.config.site.url, &code)).await {
+        tracing::warn!(thread = t.thread_id, error = %e, "desk notice not sent by SMS");
+    }
+    Ok(())
+}
+
 /// Tells the other side of thread `thread_id` (the shop's side: the member or owner who holds it
 /// at the shop's desk, else its seller) that a message from `from_buyer`'s side waits —
 /// by SMS, and by a WeChat template message when they signed in with WeChat — unless they were
@@ -53,12 +77,7 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     let Some(t) = state.store.thread_by_id(thread_id).await? else { return Ok(()) };
     // The shop's side is told through whoever holds the thread at its desk, else its seller.
     let to = state.store.user(if from_buyer { t.holder_user_id.unwrap_or(t.seller_user_id) } else { t.buyer_user_id }).await?;
-    // What the message is about: the car, or the shop the buyer asked.
-    let title = match (t.listing_id, t.shop_id) {
-        (Some(car), _) => state.store.listing_detail(car).await?.title,
-        (None, Some(shop)) => state.store.shop_by_id(shop).await?.name,
-        (None, None) => return Ok(()),
-    };
+    let Some(title) = about_title(state, &t).await? else { return Ok(()) };
     let who = seller_or_buyer(&t, from_buyer);
     let openid = to.wx_openid.as_deref().filter(|o| !o.is_empty());
     if to.mobile.is_none() && openid.is_none() {

@@ -137,6 +137,13 @@ async fn a_shop_owner_adds_a_member_who_claims_and_answers_the_shops_buyers(app:
     assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
     let handed = app.post_form(&format!("{path}/desk"), &o, &form(&[("act", "assign"), ("to", &li_id.to_string())])).await;
     assert_eq!(handed.status, StatusCode::SEE_OTHER);
+    // 李娜 is told by SMS, with a link that opens the thread.
+    let told = app.state.adapters.sms.sandbox_desk_notices(LI);
+    let title = app.state.store.listing_detail(card).await.unwrap().title;
+    assert!(told.len() == 1 && told[0].contains(&format!("店主把买家关于{title}的咨询交给您负责")), "{told:?}");
+    let code: String = told[0].split("/m/").nth(1).unwrap().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+    assert_eq!(app.post_form(&format!("/m/{code}"), &[], "").await.location(), format!("{path}#latest"));
+    assert!(app.state.adapters.sms.sandbox_desk_notices(WANG).is_empty(), "claiming for oneself tells no one");
     assert_eq!(app.get(&path, &w).await.status, StatusCode::NOT_FOUND, "no longer his");
     let hers = app.get(&path, &l).await;
     assert!(hers.page().one(".msg-desk-box").html.contains("李娜（我）") && hers.body.contains("周六上午可以看车吗"), "{}", hers.body);

@@ -18,7 +18,7 @@ use crate::http::extract::{Form, PathId, Query};
 use crate::http::routes::{Access, Routes};
 use crate::http::visitor::Visitor;
 use crate::render::meta::{Layout, PageMeta};
-use crate::services::messaging::{refused_writer, seller_or_buyer, tell};
+use crate::services::messaging::{refused_writer, seller_or_buyer, tell, tell_assigned};
 use crate::services::photos;
 use crate::state::AppState;
 
@@ -588,8 +588,13 @@ pub async fn desk(
     };
     match state.store.desk_move(id, user.user_id, mv, state.clock.now()).await? {
         // The owner sees every thread, a member the ones they hold or no one holds: the mover
-        // still sees this one.
-        Moved::Holder(_) => Ok(see_other(&format!("/space/messages/{id}?desk=1"), Vec::new())),
+        // still sees this one. A member the owner gave it to is told.
+        Moved::Holder(holder) => {
+            if let Some(member) = holder.filter(|h| *h != user.user_id && *h != t.holder_user_id.unwrap_or(0)) {
+                tell_assigned(&state, &t, member).await?;
+            }
+            Ok(see_other(&format!("/space/messages/{id}?desk=1"), Vec::new()))
+        }
         Moved::Refused(r) => {
             let typed = Typed { desk_error: Some(r.message()), ..Typed::default() };
             let t = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?.0;
