@@ -7,6 +7,10 @@
 /// The most members one shop keeps at once.
 pub const MAX_MEMBERS: usize = 20;
 
+/// Members an owner may add in a day (each add may make an account for a new number: a shop
+/// adding and removing without end would fill the user table).
+pub const ADDS_PER_DAY: i64 = 40;
+
 /// The longest name a member is shown by, in characters.
 pub const MAX_NAME_CHARS: usize = 20;
 

@@ -11,6 +11,7 @@ use crate::support::{NOW, TestApp, login, owner_mobile, post_on};
 
 on_both!(10 =>
     a_shop_owner_adds_a_member_who_claims_and_answers_the_shops_buyers,
+    an_owner_adds_members_a_limited_number_of_times_a_day,
 );
 
 const BUYER: &str = "13712360001";
@@ -160,4 +161,26 @@ async fn a_shop_owner_adds_a_member_who_claims_and_answers_the_shops_buyers(app:
     assert_eq!(app.state.store.thread_by_id(thread).await.unwrap().unwrap().holder_user_id, None);
     assert!(app.get(&path, &w).await.page().one(".msg-desk-box").html.contains("未分配"), "王磊 sees it again, no one's");
     assert_eq!(app.post_form(&format!("/space/shop-members/{li_id}/remove"), &o, "").await.status, StatusCode::NOT_FOUND);
+}
+
+/// Each add may make an account for a new number: an owner adding and removing members adds
+/// at most a day's number, then is told beside the field, the form kept.
+async fn an_owner_adds_members_a_limited_number_of_times_a_day(app: &TestApp) {
+    let shop = app.state.store.count_admin("select min(shop_id) from shop where owner_user_id is not null").await.unwrap();
+    let owner = login(app, &owner_mobile(app, shop).await, "").await;
+    let o = [("cookie", owner.as_str())];
+    let users = "select count(*) from app_user";
+    let before = app.state.store.count_admin(users).await.unwrap();
+    for i in 0..domain::desk::ADDS_PER_DAY {
+        let mobile = format!("1371237{i:04}");
+        let added = app.post_form("/space/shop-members", &o, &form(&[("name", "临时店员"), ("mobile", &mobile)])).await;
+        assert_eq!(added.status, StatusCode::SEE_OTHER, "add {i}: {}", added.body);
+        let id = app.state.store.user_by_mobile(&mobile).await.unwrap().unwrap().user_id;
+        assert_eq!(app.post_form(&format!("/space/shop-members/{id}/remove"), &o, "").await.status, StatusCode::SEE_OTHER);
+    }
+    let refused = app.post_form("/space/shop-members", &o, &form(&[("name", "又一个"), ("mobile", "13712379999")])).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.page().one(".field:has(#member-mobile)").html.contains("每天最多添加40次店员") && refused.body.contains(r#"value="13712379999""#));
+    assert!(app.state.store.user_by_mobile("13712379999").await.unwrap().is_none(), "no account made");
+    assert_eq!(app.state.store.count_admin(users).await.unwrap(), before + domain::desk::ADDS_PER_DAY);
 }

@@ -102,9 +102,16 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, Dealer(user):
     members_page(&state, &visitor, user.user_id, (MemberForm::default(), FieldErrors::new()), notice, StatusCode::OK).await
 }
 
-/// `POST /space/shop-members`: adds a member by phone number and name.
+/// `POST /space/shop-members`: adds a member by phone number and name, at most
+/// [`domain::desk::ADDS_PER_DAY`] a day.
 pub async fn add(State(state): State<AppState>, visitor: Visitor, Dealer(user): Dealer, Form(form): Form<MemberForm>) -> Result<Response, AppError> {
     let mut errors = field_errors(&form);
+    let key = format!("desk:add:{}", user.user_id);
+    let day = domain::limit::Limit { gap_secs: 0, window_secs: 86_400, max: domain::desk::ADDS_PER_DAY };
+    if errors.is_empty() && state.store.throttle(&[(key.as_str(), day)], state.clock.now()).await?.is_some() {
+        errors.insert("mobile", format!("每天最多添加{}次店员，请明天再试", domain::desk::ADDS_PER_DAY));
+        return members_page(&state, &visitor, user.user_id, (form, errors), None, StatusCode::TOO_MANY_REQUESTS).await;
+    }
     if errors.is_empty() {
         let (mobile, name) = (form.mobile.trim().to_owned(), form.name.trim().to_owned());
         let refused = match state.store.add_member(user.user_id, (&mobile, &name), state.clock.now()).await? {
