@@ -104,6 +104,26 @@ pub enum Moved {
 pub(crate) const THREAD_DESK: &str = "select t.holder_user_id, sh.shop_id, sh.owner_user_id from message_thread t left join listing l on l.listing_id = t.listing_id \
      join shop sh on sh.shop_id = coalesce(t.shop_id, l.shop_id) where t.thread_id = $1 and sh.owner_user_id = t.seller_user_id";
 
+/// Inside transaction `$tx`: the threads member `$member` holds go back to no one, each change
+/// logged as made by `$by` (a member holds threads of their one shop only).
+macro_rules! release_all {
+    ($tx:expr, $member:expr, $by:expr, $now:expr) => {{
+        let (member, by, now): (i64, i64, i64) = ($member, $by, $now);
+        sqlx::query(
+            "insert into thread_desk_log (thread_id, kind, holder_user_id, by_user_id, created_at) \
+             select thread_id, $2, null, $3, $4 from message_thread where holder_user_id = $1 order by thread_id",
+        )
+        .bind(member)
+        .bind(domain::desk::Change::MemberRemoved.as_str())
+        .bind(by)
+        .bind(now)
+        .execute(&mut *$tx)
+        .await?;
+        sqlx::query("update message_thread set holder_user_id = null where holder_user_id = $1").bind(member).execute(&mut *$tx).await?;
+    }};
+}
+pub(crate) use release_all;
+
 /// Inside transaction `$tx`: user `$user` makes move `$mv` on thread `$thread` (see
 /// [`Store::desk_move`]). Evaluates to the [`Moved`].
 macro_rules! step {
@@ -232,18 +252,7 @@ impl Store {
             .await?
             .rows_affected();
             if n == 1 {
-                // A member holds threads of their one shop only: those go back to no one.
-                sqlx::query(
-                    "insert into thread_desk_log (thread_id, kind, holder_user_id, by_user_id, created_at) \
-                     select thread_id, $2, null, $3, $4 from message_thread where holder_user_id = $1 order by thread_id",
-                )
-                .bind(member)
-                .bind(Change::MemberRemoved.as_str())
-                .bind(owner)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query("update message_thread set holder_user_id = null where holder_user_id = $1").bind(member).execute(&mut *tx).await?;
+                release_all!(tx, member, owner, now);
             }
             tx.commit().await?;
             Ok(n == 1)

@@ -285,16 +285,7 @@ macro_rules! open_programme_shop {
             sqlx::query("update app_user set role = 'dealer' where user_id = $1 and role = 'buyer'").bind(user_id).execute(&mut *$tx).await?;
             // A member of another shop's desk who opens a shop of their own leaves that desk: the
             // threads they held there go back to no one (`domain::desk`).
-            sqlx::query(
-                "insert into thread_desk_log (thread_id, kind, holder_user_id, by_user_id, created_at) \
-                 select thread_id, $2, null, $1, $3 from message_thread where holder_user_id = $1 order by thread_id",
-            )
-            .bind(user_id)
-            .bind(domain::desk::Change::MemberRemoved.as_str())
-            .bind($now)
-            .execute(&mut *$tx)
-            .await?;
-            sqlx::query("update message_thread set holder_user_id = null where holder_user_id = $1").bind(user_id).execute(&mut *$tx).await?;
+            $crate::desk::release_all!($tx, user_id, user_id, $now);
             sqlx::query("update shop_member set removed_at = $2 where user_id = $1 and removed_at is null").bind(user_id).bind($now).execute(&mut *$tx).await?;
             sqlx::query("update programme_application set shop_id = $1 where programme_application_id = $2")
                 .bind(shop_id)

@@ -59,12 +59,12 @@ impl ShopHead {
         }
     }
 
-    /// The header of a shop.
     /// The URL of a shop's logo (its stored file; empty: the site's own).
     pub fn logo_url(state: &AppState, logo: &str) -> String {
         if logo.is_empty() { state.assets.url("img/logo.svg") } else { domain::image::cover(logo, &state.config.upload.base) }
     }
 
+    /// The header of a shop.
     pub fn new(state: &AppState, s: &Shop) -> ShopHead {
         let base = &state.config.upload.base;
         let url = |f: &str| if f.is_empty() { String::new() } else { domain::image::cover(f, base) };
