@@ -127,6 +127,11 @@ pub struct Ticket {
 }
 from_row!(Ticket { ticket, kind as stored, return_to, user_id, status as stored, payload, expires_at });
 
+/// The nickname an account made for `mobile` starts with: 车友 and the number's last four digits.
+pub(crate) fn new_nickname(mobile: &str) -> String {
+    format!("车友{}", &mobile[mobile.len().saturating_sub(4)..])
+}
+
 impl Store {
     /// A user by id.
     pub async fn user(&self, user_id: i64) -> Result<User, DbError> {
@@ -137,7 +142,7 @@ impl Store {
 
     /// The user with this phone, creating one on the first sign-in; records the sign-in time.
     pub async fn sign_in_by_mobile(&self, mobile: &str, now: i64) -> Result<User, DbError> {
-        let nickname = format!("车友{}", &mobile[mobile.len().saturating_sub(4)..]);
+        let nickname = new_nickname(mobile);
         on_writer!(self, p => {
             sqlx::query(
                 "insert into app_user (mobile, nickname, created_at, updated_at, last_login_at) values ($1, $2, $3, $3, $3) \

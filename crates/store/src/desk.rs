@@ -19,7 +19,7 @@ pub(crate) fn member_sees(user: &str) -> String {
 
 /// The name a holder `$holder` (an SQL expression) of a thread of shop `$shop` is shown by: the
 /// member's name, none for the owner.
-fn holder_name(holder: &str, shop: &str) -> String {
+pub(crate) fn holder_name(holder: &str, shop: &str) -> String {
     format!("(select sm.name from shop_member sm where sm.user_id = {holder} and sm.shop_id = {shop} order by sm.member_id desc limit 1)")
 }
 
@@ -191,7 +191,7 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?;
             let shop = crate::found(shop)?;
-            let nickname = format!("车友{}", &mobile[mobile.len().saturating_sub(4)..]);
+            let nickname = crate::account::new_nickname(mobile);
             sqlx::query("insert into app_user (mobile, nickname, created_at, updated_at) values ($1, $2, $3, $3) on conflict (mobile) do nothing")
                 .bind(mobile)
                 .bind(&nickname)
@@ -293,21 +293,17 @@ impl Store {
             holder_name("g.holder_user_id", "$2"),
             holder_name("g.by_user_id", "$2")
         );
-        let (members, log, name): (Vec<(i64, String)>, Vec<DeskChange>, Option<String>) = on_pool!(self, p => {
+        let (members, log): (Vec<(i64, String)>, Vec<DeskChange>) = on_pool!(self, p => {
             let members = sqlx::query_as("select user_id, name from shop_member where shop_id = $1 and removed_at is null order by member_id")
                 .bind(shop_id)
                 .fetch_all(p)
                 .await?;
-            let log = sqlx::query_as(sqlx::AssertSqlSafe(log_sql)).bind(thread_id).bind(shop_id).fetch_all(p).await?;
-            let name = match holder {
-                Some(h) if h != owner_user_id => {
-                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select {}", holder_name("$1", "$2")))).bind(h).bind(shop_id).fetch_one(p).await?
-                }
-                _ => None,
-            };
-            (members, log, name)
+            (members, sqlx::query_as(sqlx::AssertSqlSafe(log_sql)).bind(thread_id).bind(shop_id).fetch_all(p).await?)
         });
-        Ok(Some(Desk { shop_id, owner_user_id, holder: holder.map(|h| (h, name)), members, log }))
+        // A thread is held by no one, the owner or a member now (a member leaving releases it):
+        // the holder's name is among the members'.
+        let named = |h: i64| members.iter().find(|(id, _)| *id == h).map(|(_, name)| name.clone());
+        Ok(Some(Desk { shop_id, owner_user_id, holder: holder.map(|h| (h, named(h))), members, log }))
     }
 
     /// `user` makes `mv` on thread `thread_id` (`domain::desk::next`): the holder is set, and the

@@ -454,7 +454,7 @@ impl Store {
         };
         let sql = format!(
             "select t.thread_id, t.listing_id, t.shop_id, t.buyer_user_id, t.seller_user_id, t.created_at, t.last_at, t.buyer_read_id, t.seller_read_id, \
-             t.holder_user_id, (select sm.name from shop_member sm where sm.user_id = t.holder_user_id and sm.shop_id = sh.shop_id order by sm.member_id desc limit 1) as holder_name, \
+             t.holder_user_id, {} as holder_name, \
              (sh.shop_id is not null) as with_shop, \
              coalesce(l.title, sh.name, '') as title, coalesce(l.cover, sh.logo, '') as cover, coalesce(sh.name, su.nickname) as seller_name, bu.nickname as buyer_name, \
              coalesce((select m.body from message m where m.thread_id = t.thread_id order by m.message_id desc limit 1), '') as last_body, \
@@ -465,6 +465,7 @@ impl Store {
              from message_thread t left join listing l on l.listing_id = t.listing_id left join shop sh on sh.shop_id = {THREAD_SHOP} \
              join app_user su on su.user_id = t.seller_user_id join app_user bu on bu.user_id = t.buyer_user_id \
              where (t.buyer_user_id = $1 or t.seller_user_id = $1 or {}){only} order by t.last_at desc, t.thread_id desc limit $2",
+            crate::desk::holder_name("t.holder_user_id", "sh.shop_id"),
             crate::desk::member_sees("$1")
         );
         let rows: Vec<LineRow> = on_pool!(self, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(user_id).bind(limit).fetch_all(p).await?);

@@ -47,15 +47,21 @@ async fn about_title(state: &AppState, t: &Thread) -> Result<Option<String>, App
     })
 }
 
+/// A new link's code into thread `thread_id` for `user` (`/m/{code}`): it signs them in once
+/// within [`domain::message::LINK_SECS`]; only its SHA-256 is kept.
+async fn link_code(state: &AppState, thread_id: i64, user: i64, now: i64) -> Result<String, AppError> {
+    let code = state.random_id()?;
+    state.store.create_thread_link(&domain::auth::token_digest(&code), thread_id, user, now, now + domain::message::LINK_SECS).await?;
+    Ok(code)
+}
+
 /// Tells `member`, to whom a shop's owner gave thread `t`, by SMS, with a link into the thread
 /// that signs them in once within [`domain::message::LINK_SECS`]. A failure is logged: the
 /// thread is theirs either way.
 pub async fn tell_assigned(state: &AppState, t: &Thread, member: i64) -> Result<(), AppError> {
     let to = state.store.user(member).await?;
     let (Some(mobile), Some(title)) = (to.mobile.as_deref(), about_title(state, t).await?) else { return Ok(()) };
-    let now = state.clock.now();
-    let code = state.random_id()?;
-    state.store.create_thread_link(&domain::auth::token_digest(&code), t.thread_id, member, now, now + domain::message::LINK_SECS).await?;
+    let code = link_code(state, t.thread_id, member, state.clock.now()).await?;
     if let Err(e) = state.adapters.sms.send_desk_assigned(mobile, &title, (&state.config.site.url, &code)).await {
         tracing::warn!(thread = t.thread_id, error = %e, "desk notice not sent by SMS");
     }
@@ -83,8 +89,7 @@ pub async fn tell(state: &AppState, thread_id: i64, from_buyer: bool) -> Result<
     if to.mobile.is_none() && openid.is_none() {
         return Ok(());
     }
-    let code = state.random_id()?;
-    state.store.create_thread_link(&domain::auth::token_digest(&code), thread_id, to.user_id, now, now + domain::message::LINK_SECS).await?;
+    let code = link_code(state, thread_id, to.user_id, now).await?;
     if let Some(mobile) = &to.mobile
         && let Err(e) = state.adapters.sms.send_message_notice(mobile, &title, who, (&state.config.site.url, &code)).await
     {

@@ -574,34 +574,30 @@ pub async fn desk(
         return Err(AppError::NotFound);
     }
     let mv = match (f.act.as_str(), f.to.trim()) {
-        ("claim", _) => Move::Claim,
-        ("release", _) => Move::Release,
-        ("assign", "") => Move::Assign(None),
-        ("assign", to) => match to.parse() {
-            Ok(to) => Move::Assign(Some(to)),
-            Err(_) => Move::Assign(Some(0)),
-        },
-        _ => {
-            let typed = Typed { desk_error: Some("请选择要做的操作"), ..Typed::default() };
-            return thread_page(&state, &visitor, t, buyer, typed, StatusCode::UNPROCESSABLE_ENTITY).await;
-        }
+        ("claim", _) => Ok(Move::Claim),
+        ("release", _) => Ok(Move::Release),
+        ("assign", "") => Ok(Move::Assign(None)),
+        // What is not a user's id names no member of the shop.
+        ("assign", to) => to.parse().map(|to| Move::Assign(Some(to))).map_err(|_| (domain::desk::Refused::NotMember.message(), StatusCode::CONFLICT)),
+        _ => Err(("请选择要做的操作", StatusCode::UNPROCESSABLE_ENTITY)),
     };
-    match state.store.desk_move(id, user.user_id, mv, state.clock.now()).await? {
-        // The owner sees every thread, a member the ones they hold or no one holds: the mover
-        // still sees this one. A member the owner gave it to is told.
-        Moved::Holder(holder) => {
-            if let Some(member) = holder.filter(|h| *h != user.user_id && *h != t.holder_user_id.unwrap_or(0)) {
-                tell_assigned(&state, &t, member).await?;
+    let (refused, code) = match mv {
+        Err(refused) => refused,
+        Ok(mv) => match state.store.desk_move(id, user.user_id, mv, state.clock.now()).await? {
+            // The owner sees every thread, a member the ones they hold or no one holds: the
+            // mover still sees this one. A member the owner gave it to is told.
+            Moved::Holder(holder) => {
+                if let Some(member) = holder.filter(|h| *h != user.user_id && Some(*h) != t.holder_user_id) {
+                    tell_assigned(&state, &t, member).await?;
+                }
+                return Ok(see_other(&format!("/space/messages/{id}?desk=1"), Vec::new()));
             }
-            Ok(see_other(&format!("/space/messages/{id}?desk=1"), Vec::new()))
-        }
-        Moved::Refused(r) => {
-            let typed = Typed { desk_error: Some(r.message()), ..Typed::default() };
-            let t = state.store.thread_for(id, user.user_id).await?.ok_or(AppError::NotFound)?.0;
-            thread_page(&state, &visitor, t, buyer, typed, StatusCode::CONFLICT).await
-        }
-        Moved::NotFound => Err(AppError::NotFound),
-    }
+            // A refused move changed nothing: the page shows the thread as it was read.
+            Moved::Refused(r) => (r.message(), StatusCode::CONFLICT),
+            Moved::NotFound => return Err(AppError::NotFound),
+        },
+    };
+    thread_page(&state, &visitor, t, buyer, Typed { desk_error: Some(refused), ..Typed::default() }, code).await
 }
 
 /// A report as posted.
