@@ -187,8 +187,31 @@ pub struct SellerMessage {
     /// Whether both sides have written in the thread (numbers in the buyer's text are masked
     /// until then).
     pub both_wrote: bool,
+    /// Who holds the thread at the shop's desk now: the owner or a member (none: no one).
+    pub holder_user_id: Option<i64>,
+    /// The holder's name at the desk, when a member holds it.
+    pub holder_name: Option<String>,
+    /// The member of the shop's desk who wrote it (none: the buyer or the owner).
+    pub writer_member_id: Option<i64>,
+    /// That member's name at the desk.
+    pub writer_name: Option<String>,
 }
-from_row!(SellerMessage { message_id, thread_id, listing_id, title, buyer_name, from_buyer, body, photo_path, created_at, both_wrote });
+from_row!(SellerMessage {
+    message_id,
+    thread_id,
+    listing_id,
+    title,
+    buyer_name,
+    from_buyer,
+    body,
+    photo_path,
+    created_at,
+    both_wrote,
+    holder_user_id,
+    holder_name,
+    writer_member_id,
+    writer_name
+});
 
 /// A reported message waiting for staff.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -502,15 +525,23 @@ impl Store {
 
     /// The messages of `seller`'s threads written after message `after`, oldest first.
     pub async fn seller_messages_after(&self, seller: i64, after: i64, limit: i64) -> Result<Vec<SellerMessage>, DbError> {
+        // The desk's names are the members' in the thread's shop (the car's, or the shop asked).
+        let shop = "coalesce(t.shop_id, l.shop_id)";
+        let sql = format!(
+            "select m.message_id, m.thread_id, t.listing_id, coalesce(l.title, '') as title, bu.nickname as buyer_name, m.from_buyer, m.body, m.photo_path, m.created_at, \
+             (exists (select 1 from message b where b.thread_id = t.thread_id and b.from_buyer) \
+              and exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer)) as both_wrote, \
+             t.holder_user_id, {} as holder_name, \
+             case when m.writer_user_id <> t.seller_user_id then m.writer_user_id end as writer_member_id, \
+             case when m.writer_user_id <> t.seller_user_id then {} end as writer_name \
+             from message_thread t join message m on m.thread_id = t.thread_id left join listing l on l.listing_id = t.listing_id \
+             join app_user bu on bu.user_id = t.buyer_user_id \
+             where t.seller_user_id = $1 and m.message_id > $2 order by m.message_id limit $3",
+            crate::desk::holder_name("t.holder_user_id", shop),
+            crate::desk::holder_name("m.writer_user_id", shop),
+        );
         Ok(on_pool!(self, p => {
-            sqlx::query_as(
-                "select m.message_id, m.thread_id, t.listing_id, coalesce(l.title, '') as title, bu.nickname as buyer_name, m.from_buyer, m.body, m.photo_path, m.created_at, \
-                 (exists (select 1 from message b where b.thread_id = t.thread_id and b.from_buyer) \
-                  and exists (select 1 from message s where s.thread_id = t.thread_id and not s.from_buyer)) as both_wrote \
-                 from message_thread t join message m on m.thread_id = t.thread_id left join listing l on l.listing_id = t.listing_id \
-                 join app_user bu on bu.user_id = t.buyer_user_id \
-                 where t.seller_user_id = $1 and m.message_id > $2 order by m.message_id limit $3",
-            )
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(seller)
             .bind(after)
             .bind(limit)

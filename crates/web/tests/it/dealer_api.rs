@@ -4,7 +4,8 @@
 //! retried, another shop's cars not found, take down with `If-Match`), and leads (masked until
 //! marked contacted), messages (masked until both sides wrote) and reservations (a sale
 //! confirmed once); a car's statement of condition and damage marks written by key with the
-//! site's checks; and the leads desk's download of a date range.
+//! site's checks; the shop's desk (who holds each thread, its members, a thread given to one);
+//! and the leads desk's download of a date range.
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -19,6 +20,7 @@ on_both!(10 =>
     messages_and_reservations_are_read_and_a_sale_confirmed_by_key,
     a_photo_is_fetched_by_its_address_and_never_from_inside,
     a_shop_answers_a_buyer_by_key_under_the_sites_rules,
+    a_shops_desk_is_read_and_its_threads_given_out_by_key,
     a_cars_condition_is_written_by_key_as_on_the_site,
 );
 
@@ -666,6 +668,92 @@ async fn a_shop_answers_a_buyer_by_key_under_the_sites_rules(app: &TestApp) {
     let r = call(app, "POST", &uri, &writer, &[], Some(json!({"text": "再补充"}))).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(r.json()["msg"], "发送太频繁，请稍后再试");
+}
+
+/// The desk by key, as the owner has it on the site: who holds each thread and which member
+/// wrote, the members, and a thread given to a member (told by SMS), to the owner or to no one;
+/// what names no member is refused beside `to`, and nothing changes.
+async fn a_shops_desk_is_read_and_its_threads_given_out_by_key(app: &TestApp) {
+    let store = &app.state.store;
+    let shop_id = stocked_shop(app).await;
+    let owner = owner_user(app, shop_id).await;
+    let dealer = login(app, &owner_mobile(app, shop_id).await, "").await;
+    let car = store.count_admin(&format!("select min(listing_id) from listing where shop_id = {shop_id} and status = 'online'")).await.unwrap();
+    let buyer = store.sign_in_by_mobile("13712368901", NOW).await.unwrap().user_id;
+    let store::Asked::Thread(thread) = store.ask_about(car, buyer, "这台车还在吗？", NOW).await.unwrap() else { panic!("no thread") };
+    let mut ids = Vec::new();
+    for (mobile, name) in [("13712368902", "赵敏"), ("13712368903", "钱进")] {
+        let store::Added::Added(id) = store.add_member(owner, (mobile, name), NOW).await.unwrap() else { panic!("{name} not added") };
+        ids.push(id);
+    }
+    let (zhao, qian) = (ids[0], ids[1]);
+    // 赵敏 answers on the site, and so holds the thread.
+    assert!(store.seller_reply(thread, zhao, ("在的，欢迎来看车", ""), NOW + 60).await.unwrap().is_ok());
+    let reader = make_key(app, &dealer, "客服读取", &["messages:read"]).await;
+    let writer = make_key(app, &dealer, "客服分配", &["messages:read", "messages:write"]).await;
+
+    let members = call(app, "GET", "/api/dealer/v1/members", &reader, &[], None).await;
+    assert_eq!(members.status, StatusCode::OK, "{}", members.body);
+    let listed = members.json()["data"]["items"].as_array().unwrap().clone();
+    let zhao_row = listed.iter().find(|m| m["id"] == zhao).expect("赵敏 listed");
+    assert_eq!((zhao_row["name"].as_str(), zhao_row["mobile"].as_str(), zhao_row["holding"].as_i64()), (Some("赵敏"), Some("137****8902"), Some(1)));
+    assert!(listed.iter().any(|m| m["id"] == qian && m["holding"] == 0));
+
+    let read = |key: String| async move {
+        let r = call(app, "GET", "/api/dealer/v1/messages?limit=100", &key, &[], None).await;
+        r.json()["data"]["items"].as_array().unwrap().iter().filter(|m| m["threadId"] == thread).cloned().collect::<Vec<Value>>()
+    };
+    let items = read(reader.clone()).await;
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["holder"], json!({ "heldBy": "member", "memberId": zhao, "memberName": "赵敏" }));
+    assert_eq!((items[0]["from"].as_str(), &items[0]["writerMemberId"]), (Some("buyer"), &Value::Null));
+    assert_eq!((items[1]["from"].as_str(), items[1]["writerMemberId"].as_i64(), items[1]["writerName"].as_str()), (Some("shop"), Some(zhao), Some("赵敏")));
+
+    // Giving out threads needs messages:write.
+    let uri = format!("/api/dealer/v1/messages/{thread}/assign");
+    let r = call(app, "POST", &uri, &reader, &[], Some(json!({ "to": qian }))).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    // To 钱进: he holds it, is told by SMS with a link into it, and the log names the owner.
+    let r = call(app, "POST", &uri, &writer, &[], Some(json!({ "to": qian }))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["data"], json!({ "heldBy": "member", "memberId": qian, "memberName": "钱进", "threadId": thread }));
+    assert_eq!(store.thread_by_id(thread).await.unwrap().unwrap().holder_user_id, Some(qian));
+    let told = app.state.adapters.sms.sandbox_desk_notices("13712368903");
+    assert_eq!(told.len(), 1, "{told:?}");
+    let last = store.desk(thread).await.unwrap().unwrap().log.pop().unwrap();
+    assert_eq!((last.holder_user_id, last.by_user_id), (Some(qian), owner));
+    // Again to him: nothing changes, no second text.
+    assert_eq!(call(app, "POST", &uri, &writer, &[], Some(json!({ "to": qian }))).await.status, StatusCode::OK);
+    assert_eq!(app.state.adapters.sms.sandbox_desk_notices("13712368903").len(), 1);
+    // To the owner, then to no one.
+    let r = call(app, "POST", &uri, &writer, &[], Some(json!({ "to": "owner" }))).await;
+    assert_eq!(r.json()["data"]["heldBy"], "owner");
+    assert_eq!(read(reader.clone()).await[0]["holder"], json!({ "heldBy": "owner", "memberId": null, "memberName": null }));
+    let r = call(app, "POST", &uri, &writer, &[], Some(json!({ "to": null }))).await;
+    assert_eq!(r.json()["data"]["heldBy"], "none");
+    assert_eq!(store.thread_by_id(thread).await.unwrap().unwrap().holder_user_id, None);
+
+    // What names no member of the desk: said beside `to`, nothing moved.
+    for (body, said) in [
+        (json!({ "to": buyer }), "只能分配给本店店员"),
+        (json!({ "to": "钱进" }), "请用 to 指定负责人：店员编号、\"owner\"（店主）或 null（未分配）"),
+        (json!({ "to": -3 }), "to 应为店员编号（正整数）、\"owner\" 或 null"),
+        (json!({}), "请用 to 指定负责人：店员编号、\"owner\"（店主）或 null（未分配）"),
+    ] {
+        let r = call(app, "POST", &uri, &writer, &[], Some(body.clone())).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {}", r.body);
+        assert_eq!(r.json()["data"]["errors"]["to"], said, "{body}");
+    }
+    let r = send_body(app.router(), &uri, &[("authorization", &format!("Bearer {writer}"))], "application/json", b"[1]".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(store.thread_by_id(thread).await.unwrap().unwrap().holder_user_id, None);
+    // Another shop's key, and a made-up thread: not found.
+    let rival = login(app, &owner_mobile(app, stocked_rival(app, shop_id).await).await, "").await;
+    let theirs = make_key(app, &rival, "对手", &["messages:read", "messages:write"]).await;
+    assert_eq!(call(app, "POST", &uri, &theirs, &[], Some(json!({ "to": null }))).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(call(app, "POST", "/api/dealer/v1/messages/999999/assign", &writer, &[], Some(json!({ "to": null }))).await.status, StatusCode::NOT_FOUND);
+    let their_members = call(app, "GET", "/api/dealer/v1/members", &theirs, &[], None).await.json();
+    assert!(their_members["data"]["items"].as_array().unwrap().iter().all(|m| m["id"] != zhao && m["id"] != qian));
 }
 
 /// A shop other than `shop_id` that has an owner.

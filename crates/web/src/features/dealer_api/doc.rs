@@ -214,16 +214,24 @@ pub fn paths() -> Map<String, Value> {
         json!({ "post": with(op("leadContacted", "Marks a lead contacted (and opens it: its number is answered, as on the leads desk)", "200", &lead, &[("404", "No such lead of this shop: CM004.")]),
             "parameters", json!([id_param()])) }),
     );
-    let message = json!({ "type": "object", "required": ["id", "threadId", "from", "text", "masked", "createdAt"], "properties": {
+    let holder = json!({ "type": "object", "required": ["heldBy"], "description": "who answers the thread at the shop's desk now", "properties": {
+        "heldBy": { "type": "string", "enum": ["none", "owner", "member"], "description": "no one (未分配), the owner, or a member (店员)" },
+        "memberId": { "type": ["integer", "null"], "description": "the member's id, as /api/dealer/v1/members lists it" },
+        "memberName": { "type": ["string", "null"] } } });
+    let message = json!({ "type": "object", "required": ["id", "threadId", "from", "text", "masked", "createdAt", "holder"], "properties": {
         "id": { "type": "integer" }, "threadId": { "type": "integer" },
         "listingId": { "type": ["integer", "null"], "description": "the car the thread is about; null when the buyer asked the shop itself (在线咨询 on the shop's page)" },
         "car": { "type": "string", "description": "the car's title; empty in a thread about the shop" },
         "buyer": { "type": "string", "description": "the buyer's nickname" }, "from": { "type": "string", "enum": ["buyer", "shop"] },
         "text": { "type": "string", "description": "as written; in a buyer's message, phone numbers and WeChat ids are masked until both sides have written in the thread" },
         "masked": { "type": "boolean" }, "photo": { "type": ["string", "null"] }, "url": { "type": "string", "description": "the thread in the dealer centre, to answer there" },
-        "createdAt": { "type": "string" } },
+        "createdAt": { "type": "string" },
+        "writerMemberId": { "type": ["integer", "null"], "description": "the member of the shop's desk (店员) who wrote this answer; null for the buyer's messages and the owner's" },
+        "writerName": { "type": ["string", "null"], "description": "that member's name at the desk" },
+        "holder": holder },
         "example": { "id": 812, "threadId": 57, "listingId": 1024, "car": "宝马X3 2020款 xDrive28i 豪华套装", "buyer": "王先生", "from": "buyer",
-            "text": "请问这台车可以周六去看吗？电话 138****", "masked": true, "photo": null, "url": "/space/messages/57", "createdAt": "2026-12-04T10:15:00+08:00" } });
+            "text": "请问这台车可以周六去看吗？电话 138****", "masked": true, "photo": null, "url": "/space/messages/57", "createdAt": "2026-12-04T10:15:00+08:00",
+            "writerMemberId": null, "writerName": null, "holder": { "heldBy": "member", "memberId": 233, "memberName": "王磊" } } });
     out.insert(
         "/api/dealer/v1/messages".to_owned(),
         json!({ "get": with(op("messagesList", "Messages in the shop's threads after message `after`, oldest first; `next` is the id to ask after next", "200",
@@ -240,6 +248,25 @@ pub fn paths() -> Map<String, Value> {
                 "requestBody", json!({ "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["text"], "properties": {
                     "text": { "type": "string", "minLength": 1, "maxLength": 1000, "pattern": "\\S", "description": "at most 1,000 characters; markup is kept as text" } } },
                     "example": { "text": "您好，周六上午可以来看车，地址在店铺主页。" } } } })) }),
+    );
+    out.insert(
+        "/api/dealer/v1/messages/{id}/assign".to_owned(),
+        json!({ "post": with(with(op("messageAssign", "The owner gives one of the shop's threads (id: threadId) to a member of its desk, takes it, or leaves it to no one, as on the thread's page; a member given it is told by SMS. Answers who holds it (with threadId)", "200", &holder,
+                    &[("422", "`to` names no member of the shop's desk: CM001."), ("400", "The body is no JSON object: CM001."), ("404", "No such thread of this shop: CM004."), ("403", "The key lacks messages:write: CM005.")]),
+                "parameters", json!([id_param()])),
+                "requestBody", json!({ "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["to"], "properties": {
+                    "to": { "oneOf": [{ "type": "integer", "description": "a member's id" }, { "type": "string", "enum": ["owner"] }, { "type": "null", "description": "no one: 未分配" }] } } },
+                    "example": { "to": 233 } } } })) }),
+    );
+    let member = json!({ "type": "object", "required": ["id", "name", "mobile", "holding", "signedIn", "addedAt"], "properties": {
+        "id": { "type": "integer", "description": "to give a thread to (messages/{id}/assign)" }, "name": { "type": "string" },
+        "mobile": { "type": "string", "description": "masked: 139****0000" }, "holding": { "type": "integer", "description": "threads they hold now" },
+        "signedIn": { "type": "boolean", "description": "whether they have signed in since they were added" }, "addedAt": { "type": "string" } },
+        "example": { "id": 233, "name": "王磊", "mobile": "159****0000", "holding": 3, "signedIn": true, "addedAt": "2026-11-20T09:30:00+08:00" } });
+    out.insert(
+        "/api/dealer/v1/members".to_owned(),
+        json!({ "get": op("membersList", "The members of the shop's desk (店员), added in the dealer centre (/space/shop-members), in the order added (needs messages:read)", "200",
+                &json!({ "type": "object", "properties": { "items": { "type": "array", "items": member } } }), &[]) }),
     );
     let reservation = json!({ "type": "object", "required": ["id", "listingId", "state", "depositYuan", "buyerConfirmed", "shopConfirmed", "createdAt", "updatedAt"], "properties": {
         "id": { "type": "integer" }, "listingId": { "type": "integer" }, "car": { "type": "string" },
