@@ -221,8 +221,18 @@ fn secure(state: &AppState, h: &mut HeaderMap) {
     }
 }
 
-/// The cache key of a request, or `None` when it must not be served from the cache.
-fn key_of(req: &Request) -> Option<String> {
+/// What cookies of a visit a request served from the cache carries: a returning visitor's
+/// device id, and the visit's attribution (neither in the key: a page served from the cache
+/// shows neither; each is kept, not made again, when the request has it).
+#[derive(Debug, Clone, Copy, Default)]
+struct Carried {
+    device: bool,
+    attribution: bool,
+}
+
+/// The cache key of a request and the visit's cookies it carries, or `None` when it must not be
+/// served from the cache.
+fn key_of(req: &Request) -> Option<(String, Carried)> {
     if req.method() != Method::GET {
         return None;
     }
@@ -242,17 +252,20 @@ fn key_of(req: &Request) -> Option<String> {
     if headers.contains_key(TOKEN_HEADER) {
         return None;
     }
-    let mut city = "";
+    let (mut city, mut carried) = ("", Carried::default());
     for pair in headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')) {
         match pair.trim().split_once('=') {
             Some((CITY_COOKIE, v)) => city = v,
+            Some((DEVICE_COOKIE, v)) if valid_device_id(v) => carried.device = true,
+            Some((ATTRIBUTION_COOKIE, _)) => carried.attribution = true,
             Some((_, _)) => return None,
             None if pair.trim().is_empty() => {}
             None => return None,
         }
     }
     let device = device_in(req.extensions(), headers);
-    Some(format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri()))
+    let key = format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri());
+    Some((key, carried))
 }
 
 /// The response cache (see [`crate::http::cache`]) as a layer.
@@ -268,8 +281,11 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
         }
         return res;
     };
+    let (key, carried) = key;
     let refresh = match cache.lookup(&key, ttl) {
-        cache::Lookup::Kept(entry, how) => return respond(&state, req.uri(), entry, how),
+        cache::Lookup::Kept(entry, how) if entry.for_returning() || !carried.device => return respond(&state, &req, entry, how, carried),
+        // The page does something with a returning visitor's device id: rendered for them.
+        cache::Lookup::Kept(..) => return next.run(req).await,
         cache::Lookup::Render(refresh) => refresh,
     };
     let enc = cache::encoding(req.headers());
@@ -280,6 +296,8 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     // Its only cookies are the device id and the landing's attribution as the route middleware
     // made them, both made again for each visitor it is served to.
     let landing_made = res.extensions().get::<LandingCookie>().is_some();
+    let device_blind = res.extensions().get::<cache::DeviceBlind>().is_some();
+    let view_of = res.extensions().get::<cache::ViewOf>().map(|v| v.0);
     let keep = res.status() == StatusCode::OK
         && res.headers().get_all(header::SET_COOKIE).iter().all(|c| match cookie_name(c.as_bytes()) {
             Some(name) if name == DEVICE_COOKIE.as_bytes() => true,
@@ -300,7 +318,7 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     };
     let mut headers = parts.headers.clone();
     headers.remove(header::SET_COOKIE);
-    let entry = cache::Entry { at: began, status: parts.status, headers, body: body.clone(), route };
+    let entry = cache::Entry { at: began, status: parts.status, headers, body: body.clone(), route, device_blind, view_of };
     cache.put(key, entry, ttl, generation);
     drop(refresh);
     let mut res = Response::from_parts(parts, Body::from(body));
@@ -309,20 +327,30 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
 }
 
 /// A kept page (`x-cache`: `hit`, or `stale` while another request renews it).
-fn respond(state: &AppState, uri: &Uri, e: cache::Entry, how: &'static str) -> Response {
+fn respond(state: &AppState, req: &Request, e: cache::Entry, how: &'static str, carried: Carried) -> Response {
+    let uri = req.uri();
+    // A returning visitor's view of a car is kept in their history, as the car's page does.
+    if let Some(listing_id) = e.view_of
+        && let Some(device_id) = cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v))
+        && !crate::http::visitor::is_prefetch(req.headers())
+    {
+        state.views.record(store::ViewEvent { device_id: device_id.to_owned(), user_id: None, listing_id, viewed_at: state.clock.now() });
+    }
     let mut res = Response::new(Body::from(e.body));
     *res.status_mut() = e.status;
     *res.headers_mut() = e.headers;
     // A first visit gets its own device id, as the route middleware would have issued.
     // Without randomness the visit goes on without a device id (it gets one on a later page).
-    if let Ok(id) = state.random_id()
+    if !carried.device
+        && let Ok(id) = state.random_id()
         && let Some(c) = set_cookie(&state.config, DEVICE_COOKIE, &id, true)
     {
         res.headers_mut().append(header::SET_COOKIE, c);
     }
-    // A landing with campaign parameters keeps them for the visit, as the route middleware does
-    // (a kept request carries no attribution cookie yet: it has no cookie but the city).
-    if let Some(a) = landing(state, uri)
+    // A landing with campaign parameters keeps them for the visit, as the route middleware does:
+    // the first touch, unless the visit has one.
+    if !carried.attribution
+        && let Some(a) = landing(state, uri)
         && let Some(c) = crate::http::cookies::set_visit_cookie(&state.config, ATTRIBUTION_COOKIE, &a.encode())
     {
         res.headers_mut().append(header::SET_COOKIE, c);
@@ -353,9 +381,13 @@ impl CachedPages {
         let cache = &self.state.cache;
         let ttl = cache.ttl()?;
         let start = Instant::now();
-        let (entry, how) = cache.peek(&key_of(req)?, ttl)?;
+        let (key, carried) = key_of(req)?;
+        let (entry, how) = cache.peek(&key, ttl)?;
+        if carried.device && !entry.for_returning() {
+            return None;
+        }
         let route = entry.route.clone();
-        let mut res = respond(&self.state, req.uri(), entry, how);
+        let mut res = respond(&self.state, req, entry, how, carried);
         secure(&self.state, res.headers_mut());
         if tracing::enabled!(target: "http", tracing::Level::INFO) {
             log_line(req.method(), req.uri().path(), route.as_ref(), res.status(), start, device_in(req.extensions(), req.headers()).class.as_str());

@@ -51,6 +51,26 @@ pub const PRIVATE_PREFIXES: &[&str] = &[
     "/m/",
 ];
 
+/// Put in a response's extensions by a page that neither shows nor does anything with the
+/// visitor's device id (`hx_did`): a returning visitor, who carries one, is served it from the
+/// cache like a first visit. A page without it (a car's page keeps a returning visitor's view
+/// history) renders for every returning visitor.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceBlind;
+
+impl DeviceBlind {
+    /// `res` marked [`DeviceBlind`].
+    pub fn mark(mut res: axum::response::Response) -> axum::response::Response {
+        res.extensions_mut().insert(DeviceBlind);
+        res
+    }
+}
+
+/// Put in a car's page (`/details/{id}`) by its handler: a returning visitor served the page
+/// from the cache has the view kept in their history, as the handler does when it renders.
+#[derive(Debug, Clone, Copy)]
+pub struct ViewOf(pub i64);
+
 #[derive(Clone)]
 pub struct Entry {
     /// When the request that made it began (so an entry is never older than the TTL, counting
@@ -64,6 +84,18 @@ pub struct Entry {
     pub body: Bytes,
     /// The route that made it (for the request log of the pages served from it).
     pub route: Option<MatchedPath>,
+    /// Whether its page said it is [`DeviceBlind`].
+    pub device_blind: bool,
+    /// The car whose view it keeps for a returning visitor ([`ViewOf`]).
+    pub view_of: Option<i64>,
+}
+
+impl Entry {
+    /// Whether it may be served to a returning visitor (one with a device id): it does nothing
+    /// with the device, or nothing but the view it keeps when served.
+    pub fn for_returning(&self) -> bool {
+        self.device_blind || self.view_of.is_some()
+    }
 }
 
 /// The cache of one node.
@@ -219,7 +251,7 @@ mod tests {
     use super::*;
 
     fn entry(at: Instant) -> Entry {
-        Entry { at, status: StatusCode::OK, headers: HeaderMap::new(), body: Bytes::from_static(b"page"), route: None }
+        Entry { at, status: StatusCode::OK, headers: HeaderMap::new(), body: Bytes::from_static(b"page"), route: None, device_blind: false, view_of: None }
     }
 
     fn kind(l: &Lookup<'_>) -> &'static str {

@@ -1,4 +1,5 @@
-//! The response cache for anonymous GETs: who is served from it, what a hit carries, and how a
+//! The response cache for anonymous GETs: who is served from it (first and returning visitors;
+//! a returning one only pages that do nothing with their device), what a hit carries, and how a
 //! write empties it; and the node's short memory of list totals.
 
 use crate::support::{IPHONE, detail_links, get_on, login, post_on};
@@ -45,9 +46,29 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     assert_eq!(x_cache(&phone), "miss");
     assert_ne!(phone.body, first.body, "the mobile layout");
 
-    // Returning visitors, signed-in users and private pages never touch it.
-    let returning = get_on(&node, "/carlist", &[("cookie", "hx_did=0123456789abcdef0123456789abcdef")]).await;
-    assert_eq!(x_cache(&returning), "");
+    // A returning visitor (a device id, and the visit's attribution) is served pages from it,
+    // keeping their own device id; a car's page served so still keeps the view in their history.
+    let did = "hx_did=0123456789abcdef0123456789abcdef";
+    let returning = get_on(&node, "/carlist", &[("cookie", &format!("{did}; hx_src=direct"))]).await;
+    assert_eq!((x_cache(&returning), returning.body == first.body), ("hit", true));
+    assert!(returning.cookies().is_empty(), "their device id and attribution are kept: {:?}", returning.cookies());
+    let car_id = detail_links(&first.body)[1];
+    let car = format!("/details/{car_id}");
+    assert_eq!(x_cache(&get_on(&node, &car, &[]).await), "miss");
+    assert_eq!(x_cache(&get_on(&node, &car, &[]).await), "hit");
+    let history = || async {
+        node.views.flush().await;
+        node.store.viewed_by_device("0123456789abcdef0123456789abcdef", 10).await.unwrap().into_iter().map(|v| v.0).collect::<Vec<i64>>()
+    };
+    assert!(history().await.is_empty());
+    let prefetched = get_on(&node, &car, &[("cookie", did), ("sec-purpose", "prefetch")]).await;
+    assert_eq!(x_cache(&prefetched), "hit");
+    assert!(history().await.is_empty(), "a prefetch is no visit");
+    let viewed = get_on(&node, &car, &[("cookie", did)]).await;
+    assert_eq!((viewed.status, x_cache(&viewed)), (StatusCode::OK, "hit"));
+    assert_eq!(history().await, vec![car_id], "the view is kept in the returning visitor's history");
+    // Signed-in users, visitors with other cookies (the compare list) and private pages never touch it.
+    assert_eq!(x_cache(&get_on(&node, "/carlist", &[("cookie", &format!("{did}; hx_cmp=1,2"))]).await), "");
     let me = login(&app, "13812340000", "").await;
     let mine = get_on(&node, "/carlist", &[("cookie", &me)]).await;
     assert_eq!(x_cache(&mine), "");

@@ -19,6 +19,7 @@ use domain::search::{CarQuery, RowLinks, Sort};
 use store::Scope;
 
 use crate::features::dealers::shop_head::ShopHead;
+use crate::http::cache::DeviceBlind;
 use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
@@ -435,7 +436,8 @@ pub async fn list_in(
                 crumbs,
                 page,
             };
-            Ok::<Response, AppError>(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response())
+            // Nothing on a list is the visitor's device's: a returning visitor is served it from the cache.
+            Ok::<Response, AppError>(DeviceBlind::mark(Html(crate::render::meta::render_sized(&tpl, 64 * 1024)?).into_response()))
         })
         .await
 }

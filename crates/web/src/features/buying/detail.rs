@@ -318,7 +318,12 @@ async fn render_with(
         login_href: format!("/sys/login?return=%2Fdetails%2F{id}"),
         d,
     };
-    Ok(Html(crate::render::meta::render_sized(&tpl, 24 * 1024)?).into_response())
+    let mut res = Html(crate::render::meta::render_sized(&tpl, 24 * 1024)?).into_response();
+    // Served from the response cache, the page still keeps a returning visitor's view.
+    if visit {
+        res.extensions_mut().insert(crate::http::cache::ViewOf(id));
+    }
+    Ok(res)
 }
 
 /// `GET /details/{id}`.

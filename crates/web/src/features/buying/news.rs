@@ -7,6 +7,7 @@ use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use domain::text::percent_encode;
 
+use crate::http::cache::DeviceBlind;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
 use crate::render::jsonld::{Crumbs, breadcrumb_ld};
@@ -100,7 +101,7 @@ pub async fn list(State(state): State<AppState>, visitor: Visitor, RawQuery(raw)
         page_no,
         pages,
     };
-    Ok(Html(tpl.render()?).into_response())
+    Ok(DeviceBlind::mark(Html(tpl.render()?).into_response()))
 }
 
 #[derive(Template)]
@@ -149,7 +150,7 @@ pub async fn article(State(state): State<AppState>, visitor: Visitor, PathId(id)
         related: related.iter().map(|n| row(&state, n)).collect(),
         a,
     };
-    Ok(Html(tpl.render()?).into_response())
+    Ok(DeviceBlind::mark(Html(tpl.render()?).into_response()))
 }
 
 /// This feature's routes.

@@ -12,6 +12,7 @@ use domain::search::CarQuery;
 use serde::Deserialize;
 use store::ListingFilter;
 
+use crate::http::cache::DeviceBlind;
 use crate::http::cookies::{CITY_COOKIE, clear_cookie, set_cookie};
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
@@ -160,7 +161,8 @@ pub async fn home(State(state): State<AppState>, visitor: Visitor, Query(q): Que
         province_cities: open_province.map(|p| region::cities_of(p.code).collect()).unwrap_or_default(),
         chooser,
     };
-    let mut res = Html(crate::render::meta::render_sized(&tpl, 32 * 1024)?).into_response();
+    // Nothing on it is the visitor's device's: a returning visitor is served it from the cache.
+    let mut res = DeviceBlind::mark(Html(crate::render::meta::render_sized(&tpl, 32 * 1024)?).into_response());
     if let Some(slug) = set_city {
         let value = if slug.is_empty() { clear_cookie(&state.config, CITY_COOKIE) } else { set_cookie(&state.config, CITY_COOKIE, &slug, false) };
         if let Some(v) = value {
