@@ -14,8 +14,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use domain::dealer_api::Scope;
 use domain::desk::Move;
-use serde_json::{Value, json};
-use store::{Moved, SellerMessage};
+use serde_json::{Map, Value, json};
+use store::{KeyHolder, Moved, SellerMessage, Thread};
 
 use super::{API, Cursor, Key, list_query, refused};
 use crate::http::envelope::{ApiCode, fail, ok};
@@ -77,18 +77,33 @@ pub async fn list(State(state): State<AppState>, key: Key, RawQuery(query): RawQ
     Ok(ok(json!({ "items": messages.iter().map(|m| message_json(m, base, k.owner_user_id)).collect::<Vec<_>>(), "next": next })))
 }
 
+/// A thread that is not one of the shop's.
+fn not_found() -> Response {
+    fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "对话不存在")
+}
+
+/// What a call that writes in thread `thread` with a JSON `body` works on: the key's holder
+/// (with messages:write), the thread on the shop's side (the owner is the seller of the shop's
+/// cars) and the body's object; else the answer refusing it.
+async fn shop_thread(state: &AppState, key: Key, thread: &str, body: &[u8]) -> Result<Result<(KeyHolder, Thread, Map<String, Value>), Response>, AppError> {
+    let k = match key.may(Scope::MessagesWrite) {
+        Ok(k) => k,
+        Err(lacks) => return Ok(Err(lacks.into_response())),
+    };
+    let Ok(thread) = positive_id(thread) else { return Ok(Err(not_found())) };
+    let Some((t, false)) = state.store.thread_for(thread, k.owner_user_id).await? else { return Ok(Err(not_found())) };
+    let Some(obj) = super::json_object(body) else { return Ok(Err(super::not_an_object())) };
+    Ok(Ok((k, t, obj)))
+}
+
 /// `POST /api/dealer/v1/messages/{thread}/reply` with `{"text"}`: the shop's answer, as the
 /// message it became.
 pub async fn reply(State(state): State<AppState>, key: Key, Path(thread): Path<String>, body: Bytes) -> Result<Response, AppError> {
-    let k = match key.may(Scope::MessagesWrite) {
-        Ok(k) => k,
-        Err(lacks) => return Ok(lacks.into_response()),
+    let (k, t, obj) = match shop_thread(&state, key, &thread, &body).await? {
+        Ok(found) => found,
+        Err(res) => return Ok(res),
     };
-    let not_found = || fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "对话不存在");
-    let Ok(thread) = positive_id(&thread) else { return Ok(not_found()) };
-    // The shop's side of one of its threads: the owner is the seller of the shop's cars.
-    let Some((_, false)) = state.store.thread_for(thread, k.owner_user_id).await? else { return Ok(not_found()) };
-    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
+    let thread = t.thread_id;
     let text = match obj.get("text").and_then(Value::as_str).map(domain::message::parse) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Ok(refused(&[("text".to_owned(), e.to_owned())])),
@@ -146,14 +161,11 @@ fn assignee(to: Option<&Value>, owner: i64) -> Result<Option<i64>, &'static str>
 /// owner gives one of the shop's threads to a member of its desk, takes it, or leaves it to no
 /// one, as on the thread's page; a member given it is told by SMS. Answers who holds it.
 pub async fn assign(State(state): State<AppState>, key: Key, Path(thread): Path<String>, body: Bytes) -> Result<Response, AppError> {
-    let k = match key.may(Scope::MessagesWrite) {
-        Ok(k) => k,
-        Err(lacks) => return Ok(lacks.into_response()),
+    let (k, t, obj) = match shop_thread(&state, key, &thread, &body).await? {
+        Ok(found) => found,
+        Err(res) => return Ok(res),
     };
-    let not_found = || fail(StatusCode::NOT_FOUND, ApiCode::NotFound, "对话不存在");
-    let Ok(thread) = positive_id(&thread) else { return Ok(not_found()) };
-    let Some((t, false)) = state.store.thread_for(thread, k.owner_user_id).await? else { return Ok(not_found()) };
-    let Some(obj) = super::json_object(&body) else { return Ok(super::not_an_object()) };
+    let thread = t.thread_id;
     let to = match assignee(obj.get("to"), k.owner_user_id) {
         Ok(to) => to,
         Err(e) => return Ok(refused(&[("to".to_owned(), e.to_owned())])),
