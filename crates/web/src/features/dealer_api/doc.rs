@@ -252,10 +252,10 @@ pub fn paths() -> Map<String, Value> {
     out.insert(
         "/api/dealer/v1/messages/{id}/assign".to_owned(),
         json!({ "post": with(with(op("messageAssign", "The owner gives one of the shop's threads (id: threadId) to a member of its desk, takes it, or leaves it to no one, as on the thread's page; a member given it is told by SMS. Answers who holds it (with threadId)", "200", &holder,
-                    &[("422", "`to` names no member of the shop's desk: CM001."), ("400", "The body is no JSON object: CM001."), ("404", "No such thread of this shop: CM004."), ("403", "The key lacks messages:write: CM005.")]),
+                    &[("422", "`to` is none of a member's id, \"owner\" or null: CM001."), ("409", "`to` names no member of the shop's desk: CM001, said beside `to`."), ("400", "The body is no JSON object: CM001."), ("404", "No such thread of this shop: CM004."), ("403", "The key lacks messages:write: CM005.")]),
                 "parameters", json!([id_param()])),
                 "requestBody", json!({ "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["to"], "properties": {
-                    "to": { "oneOf": [{ "type": "integer", "description": "a member's id" }, { "type": "string", "enum": ["owner"] }, { "type": "null", "description": "no one: 未分配" }] } } },
+                    "to": { "oneOf": [{ "type": "integer", "minimum": 1, "maximum": 9_223_372_036_854_775_807_i64, "description": "a member's id" }, { "type": "string", "enum": ["owner"] }, { "type": "null", "description": "no one: 未分配" }] } } },
                     "example": { "to": 233 } } } })) }),
     );
     let member = json!({ "type": "object", "required": ["id", "name", "mobile", "holding", "signedIn", "addedAt"], "properties": {

@@ -152,7 +152,13 @@ fn assignee(to: Option<&Value>, owner: i64) -> Result<Option<i64>, &'static str>
     match to {
         Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s == "owner" => Ok(Some(owner)),
-        Some(Value::Number(n)) => n.as_i64().filter(|n| *n > 0).map(Some).ok_or("to 应为店员编号（正整数）、\"owner\" 或 null"),
+        // JSON's integers may be written 233.0 or 2.33e2.
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18).map(|f| f as i64))
+            .filter(|n| *n > 0)
+            .map(Some)
+            .ok_or("to 应为店员编号（正整数）、\"owner\" 或 null"),
         _ => Err("请用 to 指定负责人：店员编号、\"owner\"（店主）或 null（未分配）"),
     }
 }
@@ -183,7 +189,10 @@ pub async fn assign(State(state): State<AppState>, key: Key, Path(thread): Path<
             out["threadId"] = json!(thread);
             Ok(ok(out))
         }
-        Moved::Refused(r) => Ok(refused(&[("to".to_owned(), r.message().to_owned())])),
+        // Refused by the desk's rules as they stand (the site answers 409 too), said beside `to`.
+        Moved::Refused(r) => {
+            Ok(crate::http::envelope::fail_with(StatusCode::CONFLICT, ApiCode::BadInput, r.message(), json!({ "errors": { "to": r.message() } })))
+        }
         Moved::NotFound => Ok(not_found()),
     }
 }
