@@ -182,7 +182,8 @@ pub async fn assign(State(state): State<AppState>, key: Key, Path(thread): Path<
                 crate::services::messaging::tell_assigned(&state, &t, member).await?;
             }
             let name = match holder {
-                Some(h) if h != k.owner_user_id => state.store.members(k.owner_user_id).await?.into_iter().find(|m| m.user_id == h).map(|m| m.name),
+                // A member's name at their one shop's desk (the move found them a member of this one).
+                Some(h) if h != k.owner_user_id => state.store.member_of(h).await?.map(|(_, _, name)| name),
                 _ => None,
             };
             let mut out = holder_json(holder, name.as_deref(), k.owner_user_id);
