@@ -479,6 +479,35 @@ impl Store {
         Ok(rows)
     }
 
+    /// Forgets history nobody signed in to keep: views of devices without a user older than
+    /// `before`, and each such device's views beyond its newest `per_device`; at most `most`
+    /// rows a call (a table grown for months is cut back over a few rounds). Returns how many
+    /// went. A user's views are theirs until they clear them.
+    pub async fn prune_view_history(&self, before: i64, per_device: i64, most: i64) -> Result<u64, DbError> {
+        Ok(on_writer!(self, p => {
+            let old = sqlx::query(
+                "delete from view_history where view_history_id in \
+                 (select view_history_id from view_history where user_id is null and viewed_at < $1 limit $2)",
+            )
+            .bind(before)
+            .bind(most)
+            .execute(p)
+            .await?
+            .rows_affected();
+            let beyond = sqlx::query(
+                "delete from view_history where view_history_id in (select view_history_id from \
+                 (select view_history_id, row_number() over (partition by device_id order by viewed_at desc, view_history_id desc) as n \
+                  from view_history where user_id is null) ranked where n > $1 limit $2)",
+            )
+            .bind(per_device)
+            .bind(most)
+            .execute(p)
+            .await?
+            .rows_affected();
+            old + beyond
+        }))
+    }
+
     /// Takes offline every online listing whose seller did not re-confirm it in time. Safe to run
     /// any number of times, from any number of nodes: a listing expires once.
     pub async fn expire_listings(&self, now: i64) -> Result<u64, DbError> {

@@ -272,7 +272,38 @@ on_both!(
     an_insurance_quote_is_kept_once_a_day_and_settled_once,
     a_create_under_one_idempotency_key_makes_one_car_however_many_arrive_at_once,
     the_dealer_api_call_log_forgets_old_calls_oldest_first_but_each_keys_latest,
+    a_devices_history_is_kept_a_month_and_its_newest_cars_but_a_users_stays,
 );
+
+/// History nobody signed in to keep goes after its days, and beyond each device's newest cars; a
+/// batch at a time; a signed-in user's views stay whatever their age or number.
+async fn a_devices_history_is_kept_a_month_and_its_newest_cars_but_a_users_stays(store: &Store) {
+    seed(store, SeedConfig { listings: 16, seed: 5, now: NOW }).await.unwrap();
+    let ids: Vec<i64> = store.latest_listings(None, 10).await.unwrap().into_iter().map(|c| c.listing_id).collect();
+    assert_eq!(ids.len(), 10);
+    let user = store.sign_in_by_mobile("13800000123", NOW).await.unwrap().user_id;
+    let day = 86_400;
+    let mut views = Vec::new();
+    // A busy device: 10 cars, one a minute, a day ago.
+    for (i, &id) in ids.iter().take(10).enumerate() {
+        views.push(view("busy", None, id, NOW - day + i as i64 * 60));
+    }
+    // A device last seen 40 days ago, and one (now signed in) with views as old.
+    views.push(view("gone", None, ids[0], NOW - 40 * day));
+    views.push(view("gone", None, ids[1], NOW - 40 * day + 60));
+    for &id in &ids {
+        views.push(view("kept", Some(user), id, NOW - 40 * day));
+    }
+    store.record_views(&views).await.unwrap();
+    let before = NOW - 30 * day;
+    assert_eq!(store.prune_view_history(before, 4, 1).await.unwrap(), 2, "one old row and one beyond the newest four");
+    assert_eq!(store.prune_view_history(before, 4, 100).await.unwrap(), 6);
+    assert_eq!(store.prune_view_history(before, 4, 100).await.unwrap(), 0, "nothing more to forget");
+    let busy: Vec<i64> = store.viewed_by_device("busy", 100).await.unwrap().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(busy, [ids[9], ids[8], ids[7], ids[6]], "the device's newest four");
+    assert!(store.viewed_by_device("gone", 100).await.unwrap().is_empty());
+    assert_eq!(store.user_history(user, 100).await.unwrap().len(), 10, "a user's views are theirs");
+}
 
 /// The dealer API's call log is kept for a window: older calls go, oldest first and a batch at a
 /// time, except each key's latest, which its 最近使用 is read from.

@@ -1,6 +1,7 @@
 //! Periodic work inside the server: expiring listings whose sellers did not re-confirm them,
 //! reading dealers' stock feeds (nightly, `features::dealer_api::sync`),
-//! retrying dealers' lead notices and the ad platforms' conversion reports, deleting uploads no listing uses, refreshing stored valuations,
+//! retrying dealers' lead notices and the ad platforms' conversion reports, deleting uploads no listing uses, forgetting old
+//! anonymous history, refreshing stored valuations,
 //! and (every minute) reconciling pending payment orders, asking about history reports and
 //! sending buyers' alerts. Every node keeps the timers, but each round is claimed in the database
 //! first (`Store::claim_round`), so with several nodes exactly one runs it; a node that dies
@@ -46,7 +47,7 @@ fn pruned(what: &str, outcome: Result<u64, store::DbError>) {
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
-/// reply figures, and (hourly) old insurance quotes, old dealer API calls, old webhook
+/// reply figures, and (hourly) old insurance quotes, device history, old dealer API calls, old webhook
 /// deliveries and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
@@ -109,6 +110,9 @@ pub async fn tick(state: &AppState, node: &str) {
         pruned("thread links", state.store.prune_thread_links(state.clock.now() - 7 * 86_400).await);
         // A stock import previewed and never applied is forgotten after a week.
         pruned("stock import previews", state.store.prune_stock_imports(state.clock.now() - 7 * 86_400).await);
+        // A device's history nobody signed in to keep: a month, and its newest cars only.
+        use crate::services::history::{DEVICE_DAYS, DEVICE_ROWS};
+        pruned("device history", state.store.prune_view_history(state.clock.now() - DEVICE_DAYS * 86_400, DEVICE_ROWS, API_CALLS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {

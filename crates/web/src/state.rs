@@ -35,8 +35,9 @@ pub struct App {
     pub adapters: Adapters,
     /// Batched visit statistics.
     pub stats: batch::Batcher<store::StatEvent>,
-    /// Cars viewed, written in batches off the page (read back after [`batch::Batcher::flush`]).
-    pub views: batch::Batcher<store::ViewEvent>,
+    /// Cars viewed, within each address's budget, written in batches off the page (read back
+    /// after [`crate::services::history::Views::flush`]).
+    pub views: crate::services::history::Views,
     /// The Content-Security-Policy header value, made once from the configuration.
     pub csp: HeaderValue,
     /// Where uploaded photos are kept.
@@ -141,7 +142,7 @@ impl AppState {
         let adapters = Adapters::from_config(&config, &store);
         let storage = storage::Storage::from_config(&config);
         let stats = batch::Batcher::spawn(store.clone());
-        let views = batch::Batcher::spawn(store.clone());
+        let views = crate::services::history::Views::spawn(store.clone());
         let csp = HeaderValue::from_str(&crate::http::csp::content_security_policy(&config)).unwrap_or(HeaderValue::from_static("default-src 'self'"));
         let cache = cache::ResponseCache::new(config.cache.response);
         let counts = memo::Counts::new(config.cache.count);

@@ -334,7 +334,8 @@ fn respond(state: &AppState, req: &Request, e: cache::Entry, how: &'static str, 
         && let Some(device_id) = cookie(req.headers(), DEVICE_COOKIE).filter(|v| valid_device_id(v))
         && !crate::http::visitor::is_prefetch(req.headers())
     {
-        state.views.record(store::ViewEvent { device_id: device_id.to_owned(), user_id: None, listing_id, viewed_at: state.clock.now() });
+        let ip = crate::http::visitor::client_ip(req.extensions(), req.headers(), &state.config.proxy.trusted);
+        state.views.record(ip, store::ViewEvent { device_id: device_id.to_owned(), user_id: None, listing_id, viewed_at: state.clock.now() });
     }
     let mut res = Response::new(Body::from(e.body));
     *res.status_mut() = e.status;

@@ -154,6 +154,16 @@ pub fn peer_ip(extensions: &Extensions) -> String {
     }
 }
 
+/// The visitor's address for a request [`client_address`] has not seen (the response cache
+/// answers before it): the same rule, from the socket's peer; `None` without one (in-process
+/// tests).
+pub fn client_ip(extensions: &Extensions, headers: &HeaderMap, trusted: &[Cidr]) -> Option<IpAddr> {
+    match extensions.get::<ClientIp>() {
+        Some(ClientIp(ip)) => ip.parse().ok(),
+        None => extensions.get::<ConnectInfo<SocketAddr>>().map(|c| client_of(c.0.ip(), headers, trusted)),
+    }
+}
+
 /// The outermost layer: the visitor's address, once, for the per-address limits, the log and
 /// the leads: the TCP peer, or, when the peer is a trusted proxy (`proxy.trusted`), the address
 /// the proxies forwarded ([`client_of`]).

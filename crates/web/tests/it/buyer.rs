@@ -10,6 +10,7 @@ on_both!(300 =>
     the_car_list_filters_sorts_and_pages,
     an_empty_search_suggests_widening,
     the_detail_page_shows_the_car_and_its_history,
+    made_up_device_ids_from_one_address_keep_a_bounded_history,
     sold_removed_and_legacy_detail_links,
     lead_forms_validate_deduplicate_and_limit,
     news_tabs_pages_and_articles,
@@ -244,6 +245,38 @@ async fn the_detail_page_shows_the_car_and_its_history(app: &TestApp) {
     let issued = r.cookies().iter().find_map(|c| c.strip_prefix("hx_did=").map(|v| v[..32].to_owned())).expect("a device id is issued");
     app.state.views.flush().await;
     assert!(app.state.store.viewed_by_device(&issued, 10).await.unwrap().is_empty());
+}
+
+/// A device id is whatever the browser sends back, so a client can make up a new one for every
+/// request: what one address adds to anonymous history is bounded per hour, while another
+/// address, and a signed-in buyer on the same one, keep theirs.
+async fn made_up_device_ids_from_one_address_keep_a_bounded_history(app: &TestApp) {
+    let id = detail_links(&app.get("/carlist", &[]).await.body)[0];
+    let limit = web::services::history::ANONYMOUS_VIEWS_PER_HOUR as usize;
+    let device = |n: usize| format!("{n:032x}");
+    let open = |n: usize, peer: &'static str| {
+        let cookie = format!("hx_did={}", device(n));
+        async move {
+            let r = app.get(&format!("/details/{id}"), &[("cookie", cookie.as_str()), ("x-test-peer", peer)]).await;
+            assert_eq!(r.status, StatusCode::OK);
+        }
+    };
+    for n in 0..limit + 5 {
+        open(n, "203.0.113.9").await;
+    }
+    open(10_000, "198.51.100.4").await;
+    let buyer = crate::support::login(app, "13100000777", "").await;
+    let cookie = format!("{buyer}; hx_did={}", device(20_000));
+    app.get(&format!("/details/{id}"), &[("cookie", cookie.as_str()), ("x-test-peer", "203.0.113.9")]).await;
+    app.state.views.flush().await;
+    let mut kept = 0;
+    for n in 0..limit + 5 {
+        kept += app.state.store.viewed_by_device(&device(n), 10).await.unwrap().len();
+    }
+    assert_eq!(kept, limit, "one address's made-up devices keep {limit} views an hour");
+    assert_eq!(app.state.store.viewed_by_device(&device(10_000), 10).await.unwrap().len(), 1, "another address keeps its own");
+    let mine = app.get("/space/history", &[("cookie", buyer.as_str())]).await;
+    assert_eq!(mine.page().count("ul.cards > li"), 1, "a signed-in buyer's view is kept on a spent address");
 }
 
 async fn sold_removed_and_legacy_detail_links(app: &TestApp) {

@@ -67,6 +67,19 @@ async fn anonymous_pages_are_served_from_the_cache_until_a_write() {
     let viewed = get_on(&node, &car, &[("cookie", did)]).await;
     assert_eq!((viewed.status, x_cache(&viewed)), (StatusCode::OK, "hit"));
     assert_eq!(history().await, vec![car_id], "the view is kept in the returning visitor's history");
+    // Made-up device ids from one address fill no more history from kept pages than rendered ones.
+    let limit = web::services::history::ANONYMOUS_VIEWS_PER_HOUR as usize;
+    let made_up = |n: usize| format!("{n:032x}");
+    for n in 1..=limit + 3 {
+        let cookie = format!("hx_did={}", made_up(n));
+        assert_eq!(x_cache(&get_on(&node, &car, &[("cookie", &cookie), ("x-test-peer", "203.0.113.50")]).await), "hit");
+    }
+    node.views.flush().await;
+    let mut kept = 0;
+    for n in 1..=limit + 3 {
+        kept += node.store.viewed_by_device(&made_up(n), 10).await.unwrap().len();
+    }
+    assert_eq!(kept, limit, "an address's budget holds on kept pages");
     // Signed-in users, visitors with other cookies (the compare list) and private pages never touch it.
     assert_eq!(x_cache(&get_on(&node, "/carlist", &[("cookie", &format!("{did}; hx_cmp=1,2"))]).await), "");
     let me = login(&app, "13812340000", "").await;

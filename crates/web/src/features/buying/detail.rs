@@ -138,7 +138,7 @@ async fn render_with(
     // would be this one car under an id it never sends again — a database write per crawled page
     // for nothing. The page does not wait for the write (a batch off the request).
     if let Some(device) = visitor.device_id.as_ref().filter(|_| visit && !visitor.prefetch && (visitor.returning || user_id.is_some())) {
-        state.views.record(store::ViewEvent { device_id: device.clone(), user_id, listing_id: id, viewed_at: now });
+        state.views.record(visitor.ip.parse().ok(), store::ViewEvent { device_id: device.clone(), user_id, listing_id: id, viewed_at: now });
     }
     // A shared link carries `sharer={user id}`; a signed-in visitor opening it feeds /space/friendcar.
     if let (Some(viewer), Some(sharer), true, false) = (user_id, sharer, visit, visitor.prefetch)
