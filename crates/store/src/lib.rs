@@ -546,6 +546,24 @@ impl Store {
         Ok(())
     }
 
+    /// Every table of the database with its number of rows, by name. Only for test harnesses
+    /// and tooling (a test checks what a series of requests wrote).
+    pub async fn row_counts(&self) -> Result<std::collections::BTreeMap<String, i64>, DbError> {
+        let list = match self.backend() {
+            Backend::Sqlite => "select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\'",
+            Backend::Postgres => "select table_name::text from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
+        };
+        let names: Vec<String> = on_pool!(self, p => sqlx::query_scalar(list).fetch_all(p).await?);
+        let mut counts = std::collections::BTreeMap::new();
+        for name in names {
+            // The names are the database's own, read just above.
+            let sql = format!("select count(*) from \"{}\"", name.replace('"', "\"\""));
+            let n: i64 = on_writer!(self, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(p).await?);
+            counts.insert(name, n);
+        }
+        Ok(counts)
+    }
+
     /// The PostgreSQL databases whose names start with `prefix` (none on SQLite): test harnesses
     /// find the templates a run that died left. Only for test harnesses and tooling.
     pub async fn database_names(&self, prefix: &str) -> Result<Vec<String>, DbError> {

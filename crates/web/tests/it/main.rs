@@ -10,6 +10,7 @@ mod support;
 mod accounts;
 mod activities;
 mod adapters;
+mod anonymous_writes;
 mod buyer;
 mod cache;
 mod conversions;
