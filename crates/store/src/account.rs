@@ -312,6 +312,15 @@ impl Store {
         Ok(Some(Refused { limit, retry_after }))
     }
 
+    /// Forgets the counters no limit reads any more: those whose last event and window both
+    /// began before `before` (given as now less the longest window: a day). A key counted again
+    /// later starts afresh, as it would have. Returns how many went.
+    pub async fn prune_throttles(&self, before: i64) -> Result<u64, DbError> {
+        Ok(on_writer!(self, p => {
+            sqlx::query("delete from throttle where last_at < $1 and window_start < $1").bind(before).execute(p).await?.rows_affected()
+        }))
+    }
+
     /// [`Store::throttle`]'s one transaction: the index of the limit that refused, if any.
     async fn throttle_once(&self, limits: &[(&str, Limit)], now: i64) -> Result<Option<usize>, DbError> {
         on_writer!(self, p => {

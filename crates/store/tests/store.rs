@@ -1158,6 +1158,17 @@ async fn throttles_allow_exactly_their_limits(store: &Store) {
         passed += usize::from(ok.unwrap());
     }
     assert_eq!(passed, 1);
+    // Counters past every window are forgotten; a counter still counting stays, and a key
+    // forgotten starts afresh as it would have.
+    let day = Limit { gap_secs: 0, window_secs: 86_400, max: 1 };
+    assert!(store.throttle(&[("old", day)], 20_000).await.unwrap().is_none());
+    assert!(store.throttle(&[("new", day)], 200_000).await.unwrap().is_none());
+    let before = 200_000 - 2 * 86_400;
+    // "burst" (9,000), "ip" and "phone" (5,000), "k" (1,200) and "old" (20,000) are past it.
+    assert_eq!(store.prune_throttles(before).await.unwrap(), 5);
+    assert_eq!(store.prune_throttles(before).await.unwrap(), 0);
+    assert!(store.throttle(&[("new", day)], 200_001).await.unwrap().is_some(), "a live counter still refuses");
+    assert!(store.throttle(&[("old", day)], 200_001).await.unwrap().is_none());
 }
 
 async fn codes_sessions_and_tickets_are_single_use(store: &Store) {

@@ -98,8 +98,23 @@ impl Visitor {
     /// request, a car for a live queue) against this visitor's address, and says whether it is
     /// within `per_hour`: an anonymous loop of requests cannot fill a table.
     pub async fn within_hourly(&self, state: &AppState, what: &str, per_hour: i64) -> Result<bool, store::DbError> {
-        let key = format!("{what}:{}", self.ip);
+        let key = format!("{what}:{}", limited_address(&self.ip));
         Ok(state.store.throttle(&[(key.as_str(), domain::limit::Limit::per_hour(per_hour))], state.clock.now()).await?.is_none())
+    }
+}
+
+/// What a per-address limit counts for the address `ip`: an IPv4 address itself (also written
+/// as IPv4-mapped IPv6), an IPv6 address by its /64 — what one subscriber or host is given, so
+/// stepping through its addresses neither escapes a limit nor adds a counter per address —, and
+/// anything else as written (empty in in-process tests).
+pub fn limited_address(ip: &str) -> String {
+    match ip.parse::<IpAddr>().map(|a| a.to_canonical()) {
+        Ok(IpAddr::V6(a)) => {
+            let s = a.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Ok(IpAddr::V4(a)) => a.to_string(),
+        Err(_) => ip.to_owned(),
     }
 }
 
@@ -215,6 +230,16 @@ mod tests {
             map.append(*k, v.parse().unwrap());
         }
         client_of(ip(peer), &map, &trusted).to_string()
+    }
+
+    #[test]
+    fn an_ipv6_address_is_limited_by_its_64() {
+        assert_eq!(limited_address("203.0.113.7"), "203.0.113.7");
+        assert_eq!(limited_address("::ffff:203.0.113.7"), "203.0.113.7");
+        assert_eq!(limited_address("2001:db8:1:2::9"), "2001:db8:1:2::/64");
+        assert_eq!(limited_address("2001:0db8:0001:0002:ffff:1:2:3"), "2001:db8:1:2::/64");
+        assert_ne!(limited_address("2001:db8:1:3::9"), limited_address("2001:db8:1:2::9"));
+        assert_eq!(limited_address(""), "");
     }
 
     #[test]

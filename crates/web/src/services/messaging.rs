@@ -20,7 +20,11 @@ pub async fn refused_writer(state: &AppState, user_id: i64, ip: Option<&str>) ->
     if state.store.message_blocked(user_id).await? {
         return Ok(Some((domain::message::BLOCKED, StatusCode::FORBIDDEN)));
     }
-    let (minute, hour, address) = (format!("message:m:{user_id}"), format!("message:h:{user_id}"), format!("message:ip:{}", ip.unwrap_or_default()));
+    let (minute, hour, address) = (
+        format!("message:m:{user_id}"),
+        format!("message:h:{user_id}"),
+        format!("message:ip:{}", crate::http::visitor::limited_address(ip.unwrap_or_default())),
+    );
     let mut limits = vec![(minute.as_str(), Limit { gap_secs: 0, window_secs: 60, max: PER_MINUTE }), (hour.as_str(), Limit::per_hour(PER_HOUR))];
     if ip.is_some() {
         limits.push((address.as_str(), Limit::per_hour(domain::message::PER_ADDRESS_HOUR)));

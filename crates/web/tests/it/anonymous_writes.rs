@@ -1,13 +1,14 @@
 //! What anonymous reading may store. A GET that keeps something (a car in the visitor's history,
-//! an ad click, a valuation, an insurer's quote, a sign-in QR code) is limited per address, so
-//! the same reading repeated by one address — each request with a device id made up for it, and
-//! with new parameters each time — stops adding rows: a table cannot be filled by reloading.
+//! an ad click, a valuation, an insurer's quote, a sign-in QR code) is limited per address (an
+//! IPv6 address by its /64), so the same reading repeated by one host — each request from an
+//! address of its own in its /64, with a device id made up for it, and with new parameters each
+//! time — stops adding rows: a table cannot be filled by reloading.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::support::TestApp;
 
-on_both!(150 => reading_again_and_again_from_one_address_stops_adding_rows);
+on_both!(150 => reading_again_and_again_from_one_host_stops_adding_rows);
 
 /// The pages a visitor can reach from the home page (every link, `nofollow` too, as a hostile
 /// crawler follows them), at most `most`.
@@ -56,7 +57,7 @@ fn grown(before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>) -> Vec<(
     after.iter().filter(|(t, n)| before.get(*t) != Some(n)).map(|(t, n)| (t.clone(), before.get(t).copied().unwrap_or(0), *n)).collect()
 }
 
-async fn reading_again_and_again_from_one_address_stops_adding_rows(app: &TestApp) {
+async fn reading_again_and_again_from_one_host_stops_adding_rows(app: &TestApp) {
     let mut pages = reachable(app, 200).await;
     for (id, _) in app.state.store.sitemap_listings(0, store::SITEMAP_URLS).await.unwrap() {
         let car = format!("/details/{id}");
@@ -69,7 +70,9 @@ async fn reading_again_and_again_from_one_address_stops_adding_rows(app: &TestAp
     for round in 0..3 {
         for (i, url) in round_of(&pages, round).iter().enumerate() {
             let cookie = format!("hx_did={round:08x}{i:024x}");
-            let r = app.get(url, &[("cookie", cookie.as_str()), ("x-test-peer", "203.0.113.66")]).await;
+            // Every request from an address of its own in one IPv6 /64, as one host can.
+            let peer = format!("2001:db8:66:1:{round:x}::{i:x}");
+            let r = app.get(url, &[("cookie", cookie.as_str()), ("x-test-peer", peer.as_str())]).await;
             assert!(!r.status.is_server_error(), "{url}: {}", r.status);
         }
         app.state.views.flush().await;

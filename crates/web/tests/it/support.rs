@@ -367,7 +367,7 @@ pub async fn send_method(router: Router, method: Method, uri: &str, headers: &[(
     }
     let mut req = req.body(Body::from(body)).unwrap();
     if let Some(ip) = headers.iter().find(|(k, _)| *k == "x-test-peer").map(|(_, v)| *v) {
-        let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+        let addr = std::net::SocketAddr::new(ip.parse().unwrap(), 40000);
         req.extensions_mut().insert(axum::extract::ConnectInfo(addr));
     }
     let res = router.oneshot(req).await.unwrap();
@@ -425,7 +425,7 @@ pub async fn send(router: Router, method: Method, uri: &str, headers: &[(&str, &
     };
     let mut req = req.body(body).unwrap();
     if let Some(ip) = headers.iter().find(|(k, _)| *k == "x-test-peer").map(|(_, v)| *v) {
-        let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+        let addr = std::net::SocketAddr::new(ip.parse().unwrap(), 40000);
         req.extensions_mut().insert(axum::extract::ConnectInfo(addr));
     }
     let res = router.oneshot(req).await.unwrap();

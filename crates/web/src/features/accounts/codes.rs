@@ -12,7 +12,7 @@ use crate::state::AppState;
 pub async fn send_code(state: &AppState, mobile: &Mobile, ip: &str) -> Result<Option<String>, (StatusCode, String)> {
     let now = state.clock.now();
     let phone_key = format!("sms:m:{}", mobile.as_str());
-    let ip_key = format!("sms:ip:{ip}");
+    let ip_key = format!("sms:ip:{}", crate::http::visitor::limited_address(ip));
     let mut limits = vec![(phone_key.as_str(), auth::CODES_PER_PHONE)];
     if !ip.is_empty() {
         limits.push((ip_key.as_str(), auth::CODES_PER_ADDRESS));

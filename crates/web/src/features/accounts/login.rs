@@ -250,7 +250,7 @@ async fn ticket_allowed(state: &AppState, ip: &str) -> Result<(), AppError> {
     if ip.is_empty() {
         return Ok(());
     }
-    let key = format!("ticket:ip:{ip}");
+    let key = format!("ticket:ip:{}", crate::http::visitor::limited_address(ip));
     match state.store.throttle(&[(key.as_str(), auth::TICKETS_PER_ADDRESS)], state.clock.now()).await? {
         None => Ok(()),
         Some(refused) => Err(AppError::TooMany(format!("登录请求太频繁了，请{}分钟后再试", (refused.retry_after + 59) / 60))),

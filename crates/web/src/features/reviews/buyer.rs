@@ -216,7 +216,7 @@ pub async fn write(
             return write_page(&state, &visitor, &d, typed, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
-    let (key, address) = (format!("review:d:{}", user.user_id), format!("review:ip:{}", visitor.ip));
+    let (key, address) = (format!("review:d:{}", user.user_id), format!("review:ip:{}", crate::http::visitor::limited_address(&visitor.ip)));
     let day = |max| Limit { gap_secs: 0, window_secs: 86_400, max };
     let limits = [(key.as_str(), day(domain::review::PER_DAY)), (address.as_str(), day(domain::review::PER_ADDRESS_DAY))];
     if state.store.throttle(&limits, state.clock.now()).await?.is_some() {
