@@ -39,6 +39,15 @@ pub const DUE_PER_TICK: i64 = 200;
 /// conversion report to the ad platform of the visit's click.
 /// A [`LeadOutcome::RateLimited`] is for the form to show as [`RATE_LIMITED`].
 pub async fn submit_lead(state: &AppState, lead: &NewLead, now: i64) -> Result<LeadOutcome, AppError> {
+    // The store counts an address's leads by the address kept with each; an IPv6 host steps
+    // through its /64, so its /64 is counted as well, by every lead it tries.
+    if lead.ip.contains(':') {
+        let key = format!("lead:ip:{}", crate::http::visitor::limited_address(&lead.ip));
+        let hour = domain::limit::Limit::per_hour(store::LEADS_PER_IP_PER_HOUR);
+        if state.store.throttle(&[(key.as_str(), hour)], now).await?.is_some() {
+            return Ok(LeadOutcome::RateLimited);
+        }
+    }
     let outcome = state.store.submit_lead(lead, now).await?;
     if let LeadOutcome::Created(id) = outcome {
         if lead.shop_id.is_some() {

@@ -346,6 +346,17 @@ async fn lead_forms_validate_deduplicate_and_limit(app: &TestApp) {
     }
     assert!(statuses[..statuses.len() - 1].iter().all(|s| *s == StatusCode::SEE_OTHER));
     assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS));
+    // So is one IPv6 host, however many addresses of its /64 it sends from.
+    let mut statuses = Vec::new();
+    for i in 0..store::LEADS_PER_IP_PER_HOUR + 1 {
+        let peer = format!("2001:db8:7:7::{i:x}");
+        let r = app.post_form(&url, &[("x-test-peer", peer.as_str())], &format!("intent=ask_price&mobile=139000002{i:02}")).await;
+        statuses.push(r.status);
+    }
+    assert!(statuses[..statuses.len() - 1].iter().all(|s| *s == StatusCode::SEE_OTHER), "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS));
+    let other = app.post_form(&url, &[("x-test-peer", "2001:db8:7:8::1")], "intent=ask_price&mobile=13900000399").await;
+    assert_eq!(other.status, StatusCode::SEE_OTHER, "another /64 is another host");
     assert_eq!(app.post_form("/details/99999999/lead", &[], "mobile=13812345678").await.status, StatusCode::NOT_FOUND);
     // The form's address opened again (after a wrong phone the address bar shows it) leads to the
     // car's form, never a 405.
