@@ -418,6 +418,12 @@ impl Store {
         })
     }
 
+    /// Forgets SMS codes that expired before `before`: only a phone's latest code is ever
+    /// checked, and the limits on sending count in `throttle`. Returns how many went.
+    pub async fn prune_codes(&self, before: i64) -> Result<u64, DbError> {
+        Ok(on_writer!(self, p => sqlx::query("delete from sms_code where expires_at < $1").bind(before).execute(p).await?.rows_affected()))
+    }
+
     /// How many SMS codes were stored for a phone (tests, abuse monitoring).
     pub async fn count_codes(&self, mobile: &str) -> Result<i64, DbError> {
         Ok(on_pool!(self, p => sqlx::query_scalar("select count(*) from sms_code where mobile = $1").bind(mobile).fetch_one(p).await?))

@@ -1180,6 +1180,11 @@ async fn codes_sessions_and_tickets_are_single_use(store: &Store) {
     store.store_code("13812345678", "login", "fresh", "", NOW).await.unwrap();
     assert_eq!(store.check_code("13812345678", "login", "fresh", NOW + 301).await.unwrap(), CodeCheck::Expired);
     assert_eq!(store.check_code("13900000000", "login", "x", NOW).await.unwrap(), CodeCheck::Missing);
+    // Codes past their expiry are forgotten; one still current stays.
+    store.store_code("13812345679", "login", "later", "", NOW + 900).await.unwrap();
+    assert_eq!(store.prune_codes(NOW).await.unwrap(), 0, "none has expired");
+    assert_eq!(store.prune_codes(NOW + 1_000).await.unwrap(), 2);
+    assert_eq!((store.count_codes("13812345678").await.unwrap(), store.count_codes("13812345679").await.unwrap()), (0, 1));
 
     let user = store.sign_in_by_mobile("13812345678", NOW).await.unwrap();
     assert_eq!(user.nickname, "车友5678");

@@ -47,7 +47,7 @@ fn pruned(what: &str, outcome: Result<u64, store::DbError>) {
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
-/// reply figures, and (hourly) old insurance quotes, device history, spent limit counters, old dealer API calls, old webhook
+/// reply figures, and (hourly) old insurance quotes, device history, spent limit counters and SMS codes, old dealer API calls, old webhook
 /// deliveries and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
@@ -110,8 +110,10 @@ pub async fn tick(state: &AppState, node: &str) {
         pruned("thread links", state.store.prune_thread_links(state.clock.now() - 7 * 86_400).await);
         // A stock import previewed and never applied is forgotten after a week.
         pruned("stock import previews", state.store.prune_stock_imports(state.clock.now() - 7 * 86_400).await);
-        // A limit's counter past its window counts nothing (the longest window is a day).
+        // A limit's counter past its window counts nothing (the longest window is a day), and
+        // an SMS code a day past its expiry is never checked again.
         pruned("limit counters", state.store.prune_throttles(state.clock.now() - 2 * 86_400).await);
+        pruned("SMS codes", state.store.prune_codes(state.clock.now() - 86_400).await);
         // A device's history nobody signed in to keep: a month, and its newest cars only.
         use crate::services::history::{DEVICE_DAYS, DEVICE_ROWS};
         pruned("device history", state.store.prune_view_history(state.clock.now() - DEVICE_DAYS * 86_400, DEVICE_ROWS, API_CALLS_A_ROUND).await);
