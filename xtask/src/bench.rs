@@ -558,6 +558,32 @@ fn side_by_side(base: &str, urls: &[String], nginx: &Nginx, files: &[String], sc
     Ok((ours, theirs))
 }
 
+/// Side-by-side runs of a page group, ours and nginx in turn: one run of each moves by a fifth
+/// from one run to the next on this machine (the cached list: 0.86–1.02× nginx in three runs).
+const PAIRS: usize = 3;
+
+/// [`side_by_side`] [`PAIRS`] times: each side's run of the median rate, the ratio of the two,
+/// and every run's rate beside it (`runs_rps`).
+fn side_by_side_median(base: &str, urls: &[String], nginx: &Nginx, files: &[String], script: &Path, secs: u32) -> Result<(Value, Value), String> {
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..PAIRS {
+        let (o, t) = side_by_side(base, urls, nginx, files, script, secs)?;
+        ours.push(o);
+        theirs.push(t);
+    }
+    let median = |runs: &[Value]| {
+        let mut sorted: Vec<&Value> = runs.iter().collect();
+        sorted.sort_by(|a, b| a["rps"].as_f64().unwrap_or(0.0).total_cmp(&b["rps"].as_f64().unwrap_or(0.0)));
+        let mut m = sorted[sorted.len() / 2].clone();
+        m["runs_rps"] = runs.iter().map(|r| r["rps"].clone()).collect();
+        m
+    };
+    let (mut o, t) = (median(&ours), median(&theirs));
+    o["vs_nginx"] = ratio(&o, &t);
+    Ok((o, t))
+}
+
 fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     let script = dir.join("urls.lua");
     let (server, base) = start_server(bin, db, 0)?;
@@ -576,7 +602,7 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     let mut pages = serde_json::Map::new();
     for ((group, urls), files) in groups.iter().zip(&statics) {
         let weight = weights(&base, &urls[0], group, dir)?;
-        let (off, ng) = side_by_side(&base, urls, &nginx, files, &script, secs)?;
+        let (off, ng) = side_by_side_median(&base, urls, &nginx, files, &script, secs)?;
         pages.insert((*group).to_owned(), json!({ "urls": urls.len(), "weight": weight, "cache_off": off, "nginx": ng }));
     }
     // Each facet of the list alone, uncached, for half the time (at least 3 s).
@@ -599,7 +625,7 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
 
     let (server, base) = start_server(bin, db, 2)?;
     for ((group, urls), files) in groups.iter().zip(&statics) {
-        let (on, ng) = side_by_side(&base, urls, &nginx, files, &script, secs)?;
+        let (on, ng) = side_by_side_median(&base, urls, &nginx, files, &script, secs)?;
         // The same pages for returning visitors: each request carries the device id every
         // visitor is given on their first page (a car's page served so also queues the view for
         // the visitor's history, within the address's hourly budget: wrk is one address).
@@ -742,7 +768,7 @@ fn table(report: &Value) {
         num(&e["non_2xx"])
     );
     println!(
-        "latency in ms at {CONNECTIONS} connections; ×ngx against nginx run right after ours on the same bodies (nginx off / on: its run beside the uncached and the cached one); bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
+        "latency in ms at {CONNECTIONS} connections; ×ngx against nginx run right after ours on the same bodies (nginx off / on: its run beside the uncached and the cached one; for pages, the median of {PAIRS} such pairs, every run's rate in bench.json); bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"
     );
     let mem = &report["http"]["memory_mb"];
     println!(
