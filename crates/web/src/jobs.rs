@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use crate::services::history::{DEVICE_DAYS, DEVICE_ROWS};
 use crate::state::AppState;
 
 /// How often listings are checked for expiry (and lead notices retried, unused uploads removed).
@@ -115,21 +116,20 @@ pub async fn tick(state: &AppState, node: &str) {
         pruned("limit counters", state.store.prune_throttles(state.clock.now() - 2 * 86_400).await);
         pruned("SMS codes", state.store.prune_codes(state.clock.now() - 86_400).await);
         // A device's history nobody signed in to keep: a month, and its newest cars only.
-        use crate::services::history::{DEVICE_DAYS, DEVICE_ROWS};
-        pruned("device history", state.store.prune_view_history(state.clock.now() - DEVICE_DAYS * 86_400, DEVICE_ROWS, API_CALLS_A_ROUND).await);
+        pruned("device history", state.store.prune_view_history(state.clock.now() - DEVICE_DAYS * 86_400, DEVICE_ROWS, ROWS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "api calls", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // The dealer API's call log is kept for `API_CALL_DAYS`: long enough to answer a dealer
         // about a sync gone wrong, without keeping every call of every key for ever.
         let before = state.clock.now() - API_CALL_DAYS * 86_400;
-        pruned("dealer API calls", state.store.prune_api_calls(before, API_CALLS_A_ROUND).await);
+        pruned("dealer API calls", state.store.prune_api_calls(before, ROWS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "webhook deliveries", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
         // Made deliveries are shown to the dealer for `WEBHOOK_DAYS`, then forgotten.
         let before = state.clock.now() - WEBHOOK_DAYS * 86_400;
-        pruned("webhook deliveries", state.store.prune_webhook_deliveries(before, API_CALLS_A_ROUND).await);
+        pruned("webhook deliveries", state.store.prune_webhook_deliveries(before, ROWS_A_ROUND).await);
     })
     .await;
     claimed(state, node, "valuations", VALUATIONS_EVERY, VALUATIONS_EVERY, async {
@@ -147,9 +147,9 @@ pub const WEBHOOK_DAYS: i64 = 30;
 /// Days the dealer API's call log keeps a call (each key's latest is kept beyond them).
 pub const API_CALL_DAYS: i64 = 90;
 
-/// Most calls one hourly round forgets: a log that grew for months is cut back over a few
-/// rounds rather than by one long write.
-const API_CALLS_A_ROUND: i64 = 50_000;
+/// Most rows one hourly round forgets of a log (API calls, webhook deliveries, device history):
+/// a log that grew for months is cut back over a few rounds rather than by one long write.
+const ROWS_A_ROUND: i64 = 50_000;
 
 /// How often pending payment orders are reconciled with the provider (and history reports and
 /// alerts run).

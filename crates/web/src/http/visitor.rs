@@ -103,17 +103,12 @@ impl Visitor {
     }
 }
 
-/// What a per-address limit counts for the address `ip`: an IPv4 address itself (also written
-/// as IPv4-mapped IPv6), an IPv6 address by its /64 — what one subscriber or host is given, so
-/// stepping through its addresses neither escapes a limit nor adds a counter per address —, and
-/// anything else as written (empty in in-process tests).
+/// The key a per-address limit in the database counts for the address `ip`
+/// ([`domain::limit::LimitedAddress`]);
+/// text that is not an address as written (empty in in-process tests).
 pub fn limited_address(ip: &str) -> String {
-    match ip.parse::<IpAddr>().map(|a| a.to_canonical()) {
-        Ok(IpAddr::V6(a)) => {
-            let s = a.segments();
-            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-        }
-        Ok(IpAddr::V4(a)) => a.to_string(),
+    match ip.parse::<IpAddr>() {
+        Ok(a) => domain::limit::LimitedAddress::of(Some(a)).to_string(),
         Err(_) => ip.to_owned(),
     }
 }

@@ -2,7 +2,7 @@
 //! user's views are theirs, keyed by the account. An anonymous visitor's are keyed only by a
 //! device id the browser sends back, which anyone can make up (32 hex digits), so that side is
 //! bounded twice: each address may add [`ANONYMOUS_VIEWS_PER_HOUR`] a clock hour on each node
-//! ([`AddressBudget`]; IPv6 counted by its /64, what one subscriber is given), and the hourly
+//! ([`AddressBudget`], counting an address as the database's limits do: `LimitedAddress`), and the hourly
 //! round forgets device-only rows after [`DEVICE_DAYS`] and beyond a device's newest
 //! [`DEVICE_ROWS`] (`Store::prune_view_history`). Over the limit a view is simply not kept: the
 //! page is the same.
@@ -12,6 +12,7 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use domain::limit::LimitedAddress;
 use store::{Store, ViewEvent};
 
 use crate::services::batch::Batcher;
@@ -60,31 +61,13 @@ impl Views {
     }
 }
 
-/// Who a budget counts: an IPv4 address, an IPv6 /64, or a request without a known address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Holder {
-    V4(u32),
-    V6(u64),
-    Unknown,
-}
-
-impl Holder {
-    fn of(ip: Option<IpAddr>) -> Holder {
-        match ip.map(|ip| ip.to_canonical()) {
-            Some(IpAddr::V4(a)) => Holder::V4(u32::from(a)),
-            Some(IpAddr::V6(a)) => Holder::V6((u128::from(a) >> 64) as u64),
-            None => Holder::Unknown,
-        }
-    }
-}
-
 /// How many of something each address may do in a fixed window of time, counted in this node's
 /// memory: for what is too frequent to count in the database and harmless to lose on a restart.
 #[derive(Debug)]
 pub struct AddressBudget {
     per_window: u32,
     window_secs: i64,
-    spent: Mutex<(i64, HashMap<Holder, u32>)>,
+    spent: Mutex<(i64, HashMap<LimitedAddress, u32>)>,
 }
 
 impl AddressBudget {
@@ -95,7 +78,7 @@ impl AddressBudget {
 
     /// Spends one of `ip`'s budget at `now`; false when none is left.
     pub fn take(&self, ip: Option<IpAddr>, now: i64) -> bool {
-        let holder = Holder::of(ip);
+        let holder = LimitedAddress::of(ip);
         let window = now - now.rem_euclid(self.window_secs);
         let mut guard = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
         let (start, spent) = &mut *guard;
