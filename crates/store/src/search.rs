@@ -615,6 +615,43 @@ const FENCED: &str = "listing_id, inspected, published_at, price_yuan, first_reg
 /// matches took (above).
 pub const PG_WALK_MS: u32 = 30;
 
+/// Whether a dense page on PostgreSQL is read month by month ([`by_month_page_sql`]): by age,
+/// with a price or mileage range and no keyword. Those ranges go with the age (the newest cars
+/// are driven least, the oldest cost least), so the age order's index, which carries them,
+/// passes the cars of every newer month before the first match (at a million listings, `usedcar
+/// bench-search`: the mileage facet's p99 66 ms, over 10万公里 by age; 13–19 ms month by month).
+fn read_by_month(q: &CarQuery, plan: Plan, terms: &[Word]) -> bool {
+    plan == Plan::Dense && q.sort == Sort::AgeAsc && (q.mileage.is_some() || q.price.is_some()) && terms.is_empty()
+}
+
+/// The page of [`cards_sql_as`] read one month of first registration at a time, newest first
+/// (oldest first when `reversed`): for each month the matches of that month in id order, from
+/// the index of the month and the range (0074), which reads only the month's matches (fenced
+/// with `offset 0`: left free, PostgreSQL read the age order's index, in id order within a
+/// month, through all of each month's cars — 80 ms where the fenced read took 0.7); the
+/// months are taken in turn until the page is full. PostgreSQL runs the months' lateral reads
+/// one after the other in the months' order and stops them at the limit, so page 1 costs a
+/// probe of each month newer than its first match and the sort of one or two months' matches.
+/// The months run from the newest registration year online to the oldest (two index steps).
+fn by_month_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
+    let (offset, limit, reversed) = window(q.page, total);
+    let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
+    vals.push(Val::Int(limit));
+    vals.push(Val::Int(offset));
+    let n = vals.len();
+    let newest = format!("(select max(first_reg_year) from listing where {ONLINE}) * 12 + 11");
+    let oldest = format!("(select min(first_reg_year) from listing where {ONLINE}) * 12");
+    let (months, within) = if reversed { (format!("{oldest}, {newest}, 1"), "asc") } else { (format!("{newest}, {oldest}, -1"), "desc") };
+    let ids = format!(
+        "select m.listing_id from generate_series({months}) month \
+         cross join lateral (select listing_id from (select listing_id from listing \
+         where {clause} and first_reg_year = month / 12 and first_reg_month = month % 12 + 1 offset 0) f \
+         order by listing_id {within} limit ${n1} + ${n}) m limit ${n1} offset ${n}",
+        n1 = n - 1
+    );
+    PageSql { ids, vals, order: order_by(q.sort), reversed, plain: None }
+}
+
 /// The page query of a keyword search read in the postings of one of its words alone: each
 /// posting carries its listing's sort and filter columns (migration 0063), so the word's postings
 /// are filtered and sorted without a listing row read before the page's twenty, the other words
@@ -947,6 +984,10 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {
+            // A price or mileage range by age: each month's matches from their own index.
+            if read_by_month(q, plan, terms) {
+                return Ok(pg_rows(p, by_month_page_sql(q, scope, current_year, total, (terms, &series)).whole()).await?);
+            }
             // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
             // ANCHOR_EVERY matches after it, not 9,980.
             let (page, _) = self.anchored(Via::Pg(p), page).await?;
@@ -1051,10 +1092,17 @@ impl Store {
     pub async fn explain_search_cards(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64) -> Result<Vec<String>, DbError> {
         let terms = self.keyword_terms(q).await?;
         let series = self.series_ids(q).await?;
-        let (page, entries, _) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
+        let (page, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
         // What runs: on SQLite's readers a short read is its ids alone, then their rows by id
-        // (see `cards_with`); otherwise the page in one statement.
-        let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES { (page.ids, page.vals) } else { page.whole() };
+        // (see `cards_with`); on PostgreSQL a range by age month by month; otherwise the page in
+        // one statement.
+        let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES {
+            (page.ids, page.vals)
+        } else if self.backend() == Backend::Postgres && read_by_month(q, plan, &terms) {
+            by_month_page_sql(q, scope, current_year, total, (&terms, &series)).whole()
+        } else {
+            page.whole()
+        };
         Ok(match &self.pool {
             // The plan of the connections the search runs on.
             crate::Pool::Sqlite(_) if let Some(r) = &self.readers => {
