@@ -652,6 +652,48 @@ fn by_month_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, 
     PageSql { ids, vals, order: order_by(q.sort), reversed, plain: None }
 }
 
+/// The most years of first registration an age band may span to be read year by year
+/// ([`by_year_page_sql`]): one branch each.
+const YEARS_MERGED: i32 = 30;
+
+/// Whether a dense page on PostgreSQL is read year by year ([`by_year_page_sql`]): by mileage,
+/// in an age band of at most [`YEARS_MERGED`] years, without a keyword. Old cars are driven
+/// far, so the mileage order's index passes the newer cars' low mileages first (at a million
+/// listings, 10 years and older by mileage: 38 ms warm, 318 ms cold, psql).
+fn read_by_year(q: &CarQuery, plan: Plan, terms: &[Word], current_year: i32) -> bool {
+    plan == Plan::Dense
+        && q.sort == Sort::MileageAsc
+        && terms.is_empty()
+        && q.age.and_then(|b| b.age_years(current_year)).is_some_and(|y| y.to - y.from < YEARS_MERGED)
+}
+
+/// The page of [`cards_sql_as`] as the merge of one list per year of the age band, each read in
+/// mileage order from the index of the year and the mileage (0074) and cut at the page's end:
+/// PostgreSQL merges them (`Merge Append`) and stops at the page, reading about the page's
+/// twenty from each year (0.7 ms where the walk took 38).
+fn by_year_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
+    let (offset, limit, reversed) = window(q.page, total);
+    let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
+    vals.push(Val::Int(limit));
+    vals.push(Val::Int(offset));
+    let n = vals.len();
+    let way = if reversed { "desc" } else { "asc" };
+    let years = q.age.and_then(|b| b.age_years(current_year)).map(|y| y.from..=y.to);
+    let branches: Vec<String> = years
+        .into_iter()
+        .flatten()
+        .map(|year| {
+            format!(
+                "(select listing_id, mileage_km from listing where {clause} and first_reg_year = {year} \
+                 order by mileage_km {way}, listing_id {way} limit ${} + ${n})",
+                n - 1
+            )
+        })
+        .collect();
+    let ids = format!("select listing_id from ({}) y order by mileage_km {way}, listing_id {way} limit ${} offset ${n}", branches.join(" union all "), n - 1);
+    PageSql { ids, vals, order: order_by(q.sort), reversed, plain: None }
+}
+
 /// The page query of a keyword search read in the postings of one of its words alone: each
 /// posting carries its listing's sort and filter columns (migration 0063), so the word's postings
 /// are filtered and sorted without a listing row read before the page's twenty, the other words
@@ -984,9 +1026,13 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {
-            // A price or mileage range by age: each month's matches from their own index.
+            // A price or mileage range by age: each month's matches from their own index; an
+            // age band by mileage: each year's, merged.
             if read_by_month(q, plan, terms) {
                 return Ok(pg_rows(p, by_month_page_sql(q, scope, current_year, total, (terms, &series)).whole()).await?);
+            }
+            if read_by_year(q, plan, terms, current_year) {
+                return Ok(pg_rows(p, by_year_page_sql(q, scope, current_year, total, (terms, &series)).whole()).await?);
             }
             // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
             // ANCHOR_EVERY matches after it, not 9,980.
@@ -1094,12 +1140,14 @@ impl Store {
         let series = self.series_ids(q).await?;
         let (page, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
         // What runs: on SQLite's readers a short read is its ids alone, then their rows by id
-        // (see `cards_with`); on PostgreSQL a range by age month by month; otherwise the page in
-        // one statement.
+        // (see `cards_with`); on PostgreSQL a range by age month by month, an age band by
+        // mileage year by year; otherwise the page in one statement.
         let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES {
             (page.ids, page.vals)
         } else if self.backend() == Backend::Postgres && read_by_month(q, plan, &terms) {
             by_month_page_sql(q, scope, current_year, total, (&terms, &series)).whole()
+        } else if self.backend() == Backend::Postgres && read_by_year(q, plan, &terms, current_year) {
+            by_year_page_sql(q, scope, current_year, total, (&terms, &series)).whole()
         } else {
             page.whole()
         };
