@@ -238,6 +238,7 @@ on_both!(
     a_shops_stock_sync_keeps_its_latest_readings,
     a_disclosure_is_kept_in_versions_and_a_lead_names_the_one_it_was_left_against,
     every_page_read_from_either_end_makes_the_whole_order,
+    a_rare_seat_count_by_price_pages_through_its_cars_in_price_order,
     a_background_round_runs_on_one_node_and_survives_one_dying,
     migrations_are_idempotent,
     a_changed_migration_or_a_newer_database_stops_the_start,
@@ -2046,6 +2047,41 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
                 };
                 assert!(ordered, "{text}: {} before {}", a.listing_id, b.listing_id);
             }
+        }
+    }
+}
+
+/// A seat count other than five, by price, is read on PostgreSQL as one list per series merged:
+/// every page, from either end, holds the cars a sort of all its matches by price puts there.
+async fn a_rare_seat_count_by_price_pages_through_its_cars_in_price_order(store: &Store) {
+    seed(store, SeedConfig { listings: 10_000, seed: 11, now: NOW }).await.unwrap();
+    let year = domain::time::year(NOW);
+    for seats in ["6"] {
+        // Every match, read in an order no merge reads.
+        let total = store.count_matching(&query(&format!("seats={seats}")), Scope::default(), year).await.unwrap();
+        assert!(total > 40, "seats={seats}: only {total}");
+        let mut all: Vec<store::ListingCard> = Vec::new();
+        for page in 1..=(total + 19) / 20 {
+            all.extend(store.search_cards(&query(&format!("seats={seats}&sort=new&page={page}")), Scope::default(), year, total).await.unwrap());
+        }
+        assert_eq!(all.len() as i64, total, "seats={seats}");
+        for (sort, dear_first) in [("price_asc", false), ("price_desc", true)] {
+            let mut expected: Vec<i64> = {
+                let mut by_price: Vec<(i64, i64)> = all.iter().map(|c| (c.price_yuan, c.listing_id)).collect();
+                by_price.sort_unstable();
+                if dear_first {
+                    by_price.reverse();
+                }
+                by_price.into_iter().map(|(_, id)| id).collect()
+            };
+            for page in 1..=(total + 19) / 20 {
+                let cards = store.search_cards(&query(&format!("seats={seats}&sort={sort}&page={page}")), Scope::default(), year, total).await.unwrap();
+                let ids: Vec<i64> = cards.iter().map(|c| c.listing_id).collect();
+                let rest = expected.split_off(ids.len().min(expected.len()));
+                assert_eq!(ids, expected, "seats={seats}&sort={sort} page {page}");
+                expected = rest;
+            }
+            assert!(expected.is_empty(), "seats={seats}&sort={sort}: {} cars on no page", expected.len());
         }
     }
 }
