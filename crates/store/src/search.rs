@@ -676,25 +676,37 @@ fn read_by_year(q: &CarQuery, plan: Plan, terms: &[Word], current_year: i32) -> 
 /// PostgreSQL merges them (`Merge Append`) and stops at the page, reading about the page's
 /// twenty from each year (0.7 ms where the walk took 38).
 fn by_year_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
+    let years = q.age.and_then(|b| b.age_years(current_year)).map(|y| y.from..=y.to);
+    let parts: Vec<String> = years.into_iter().flatten().map(|year| format!("first_reg_year = {year}")).collect();
+    merged_page_sql(q, scope, current_year, total, words, ("mileage_km", true), &parts)
+}
+
+/// A page of `q` as the merge of one list per condition of `parts`, each read in the order of
+/// `column` (ascending when `.1`, the id breaking ties the same way) and cut at the page's end,
+/// for PostgreSQL to merge (`Merge Append`) and stop at the page ([`by_year_page_sql`],
+/// [`by_series_page_sql`]).
+fn merged_page_sql(
+    q: &CarQuery,
+    scope: Scope,
+    current_year: i32,
+    total: i64,
+    words: (&[Word], &SeriesIds),
+    (column, ascending): (&str, bool),
+    parts: &[String],
+) -> PageSql {
     let (offset, limit, reversed) = window(q.page, total);
     let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
-    let way = if reversed { "desc" } else { "asc" };
-    let years = q.age.and_then(|b| b.age_years(current_year)).map(|y| y.from..=y.to);
-    let branches: Vec<String> = years
-        .into_iter()
-        .flatten()
-        .map(|year| {
-            format!(
-                "(select listing_id, mileage_km from listing where {clause} and first_reg_year = {year} \
-                 order by mileage_km {way}, listing_id {way} limit ${} + ${n})",
-                n - 1
-            )
+    let way = if ascending != reversed { "asc" } else { "desc" };
+    let branches: Vec<String> = parts
+        .iter()
+        .map(|part| {
+            format!("(select listing_id, {column} from listing where {clause} and {part} order by {column} {way}, listing_id {way} limit ${} + ${n})", n - 1)
         })
         .collect();
-    let ids = format!("select listing_id from ({}) y order by mileage_km {way}, listing_id {way} limit ${} offset ${n}", branches.join(" union all "), n - 1);
+    let ids = format!("select listing_id from ({}) m order by {column} {way}, listing_id {way} limit ${} offset ${n}", branches.join(" union all "), n - 1);
     PageSql { ids, vals, order: order_by(q.sort), reversed, plain: None }
 }
 
@@ -721,24 +733,8 @@ fn read_by_series(q: &CarQuery, plan: Plan, terms: &[Word], series: &SeriesIds) 
 /// order from the series' price index and cut at the page's end: PostgreSQL merges them (`Merge
 /// Append`) and stops at the page (six seats cheapest first: 2.7 ms, psql).
 fn by_series_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds), ids: &[i64]) -> PageSql {
-    let (offset, limit, reversed) = window(q.page, total);
-    let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
-    vals.push(Val::Int(limit));
-    vals.push(Val::Int(offset));
-    let n = vals.len();
-    let way = if (q.sort == Sort::PriceAsc) != reversed { "asc" } else { "desc" };
-    let branches: Vec<String> = ids
-        .iter()
-        .map(|id| {
-            format!(
-                "(select listing_id, price_yuan from listing where {clause} and series_id = {id} \
-                 order by price_yuan {way}, listing_id {way} limit ${} + ${n})",
-                n - 1
-            )
-        })
-        .collect();
-    let ids = format!("select listing_id from ({}) s order by price_yuan {way}, listing_id {way} limit ${} offset ${n}", branches.join(" union all "), n - 1);
-    PageSql { ids, vals, order: order_by(q.sort), reversed, plain: None }
+    let parts: Vec<String> = ids.iter().map(|id| format!("series_id = {id}")).collect();
+    merged_page_sql(q, scope, current_year, total, words, ("price_yuan", q.sort == Sort::PriceAsc), &parts)
 }
 
 /// The page query of a keyword search read in the postings of one of its words alone: each
