@@ -660,24 +660,22 @@ fn by_month_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, 
 /// ([`by_year_page_sql`]): one branch each.
 const YEARS_MERGED: i32 = 30;
 
-/// Whether a dense page on PostgreSQL is read year by year ([`by_year_page_sql`]): by mileage,
-/// in an age band of at most [`YEARS_MERGED`] years, without a keyword. Old cars are driven
-/// far, so the mileage order's index passes the newer cars' low mileages first (at a million
-/// listings, 10 years and older by mileage: 38 ms warm, 318 ms cold, psql).
-fn read_by_year(q: &CarQuery, plan: Plan, terms: &[Word], current_year: i32) -> bool {
-    plan == Plan::Dense
-        && q.sort == Sort::MileageAsc
-        && terms.is_empty()
-        && q.age.and_then(|b| b.age_years(current_year)).is_some_and(|y| y.to - y.from < YEARS_MERGED)
+/// The years of first registration of a dense page on PostgreSQL read year by year
+/// ([`by_year_page_sql`]): by mileage, in an age band of at most [`YEARS_MERGED`] years, without
+/// a keyword. Old cars are driven far, so the mileage order's index passes the newer cars' low
+/// mileages first (at a million listings, 10 years and older by mileage: 38 ms warm, 318 ms
+/// cold, psql).
+fn read_by_year(q: &CarQuery, plan: Plan, terms: &[Word], current_year: i32) -> Option<std::ops::RangeInclusive<i32>> {
+    let band = q.age.filter(|_| plan == Plan::Dense && q.sort == Sort::MileageAsc && terms.is_empty())?.age_years(current_year)?;
+    (band.to - band.from < YEARS_MERGED).then_some(band.from..=band.to)
 }
 
-/// The page of [`cards_sql_as`] as the merge of one list per year of the age band, each read in
-/// mileage order from the index of the year and the mileage (0074) and cut at the page's end:
-/// PostgreSQL merges them (`Merge Append`) and stops at the page, reading about the page's
-/// twenty from each year (0.7 ms where the walk took 38).
-fn by_year_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
-    let years = q.age.and_then(|b| b.age_years(current_year)).map(|y| y.from..=y.to);
-    let parts: Vec<String> = years.into_iter().flatten().map(|year| format!("first_reg_year = {year}")).collect();
+/// The page of [`cards_sql_as`] as the merge of one list per year of the age band (`years`),
+/// each read in mileage order from the index of the year and the mileage (0074) and cut at the
+/// page's end: PostgreSQL merges them (`Merge Append`) and stops at the page, reading about the
+/// page's twenty from each year (0.7 ms where the walk took 38).
+fn by_year_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds), years: std::ops::RangeInclusive<i32>) -> PageSql {
+    let parts: Vec<String> = years.map(|year| format!("first_reg_year = {year}")).collect();
     merged_page_sql(q, scope, current_year, total, words, ("mileage_km", true), &parts)
 }
 
@@ -735,6 +733,20 @@ fn read_by_series(q: &CarQuery, plan: Plan, terms: &[Word], series: &SeriesIds) 
 fn by_series_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds), ids: &[i64]) -> PageSql {
     let parts: Vec<String> = ids.iter().map(|id| format!("series_id = {id}")).collect();
     merged_page_sql(q, scope, current_year, total, words, ("price_yuan", q.sort == Sort::PriceAsc), &parts)
+}
+
+/// The page of a dense search on PostgreSQL whose filter gathers at one end of its sort order,
+/// read without a walk along that order: a price or mileage range by age month by month, an age
+/// band by mileage year by year, a rare seat count by price series by series; none for any
+/// other search (`plan` from [`cards_sql`]).
+fn gathered_page(q: &CarQuery, scope: Scope, current_year: i32, total: i64, plan: Plan, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
+    if read_by_month(q, plan, words.0) {
+        return Some(by_month_page_sql(q, scope, current_year, total, words));
+    }
+    if let Some(years) = read_by_year(q, plan, words.0, current_year) {
+        return Some(by_year_page_sql(q, scope, current_year, total, words, years));
+    }
+    read_by_series(q, plan, words.0, words.1).map(|ids| by_series_page_sql(q, scope, current_year, total, words, &ids))
 }
 
 /// The page query of a keyword search read in the postings of one of its words alone: each
@@ -1069,17 +1081,9 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {
-            // A price or mileage range by age: each month's matches from their own index; an
-            // age band by mileage: each year's, merged.
-            if read_by_month(q, plan, terms) {
-                return Ok(pg_rows(p, by_month_page_sql(q, scope, current_year, total, (terms, &series)).whole()).await?);
-            }
-            if read_by_year(q, plan, terms, current_year) {
-                return Ok(pg_rows(p, by_year_page_sql(q, scope, current_year, total, (terms, &series)).whole()).await?);
-            }
-            // A rare seat count by price: each of its series' cars, merged.
-            if let Some(ids) = read_by_series(q, plan, terms, &series) {
-                return Ok(pg_rows(p, by_series_page_sql(q, scope, current_year, total, (terms, &series), &ids).whole()).await?);
+            // A filter gathered at one end of the order: short ordered reads, no walk.
+            if let Some(page) = gathered_page(q, scope, current_year, total, plan, (terms, &series)) {
+                return Ok(pg_rows(p, page.whole()).await?);
             }
             // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
             // ANCHOR_EVERY matches after it, not 9,980.
@@ -1187,19 +1191,13 @@ impl Store {
         let series = self.series_ids(q).await?;
         let (page, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
         // What runs: on SQLite's readers a short read is its ids alone, then their rows by id
-        // (see `cards_with`); on PostgreSQL a range by age month by month, an age band by
-        // mileage year by year, a rare seat count by price series by series; otherwise the page
-        // in one statement.
-        let (sql, vals) = if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES {
-            (page.ids, page.vals)
-        } else if self.backend() == Backend::Postgres && read_by_month(q, plan, &terms) {
-            by_month_page_sql(q, scope, current_year, total, (&terms, &series)).whole()
-        } else if self.backend() == Backend::Postgres && read_by_year(q, plan, &terms, current_year) {
-            by_year_page_sql(q, scope, current_year, total, (&terms, &series)).whole()
-        } else if let Some(ids) = read_by_series(q, plan, &terms, &series).filter(|_| self.backend() == Backend::Postgres) {
-            by_series_page_sql(q, scope, current_year, total, (&terms, &series), &ids).whole()
-        } else {
-            page.whole()
+        // (see `cards_with`); on PostgreSQL a filter gathered at one end of its order
+        // ([`gathered_page`]); otherwise the page in one statement.
+        let gathered = if self.backend() == Backend::Postgres { gathered_page(q, scope, current_year, total, plan, (&terms, &series)) } else { None };
+        let (sql, vals) = match gathered {
+            Some(gathered) => gathered.whole(),
+            None if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES => (page.ids, page.vals),
+            None => page.whole(),
         };
         Ok(match &self.pool {
             // The plan of the connections the search runs on.

@@ -48,8 +48,8 @@ fn pruned(what: &str, outcome: Result<u64, store::DbError>) {
 }
 
 /// The ten-minute rounds this node can claim: expiry, lead notices, unused uploads, sellers'
-/// reply figures, and (hourly) old insurance quotes, device history, spent limit counters and SMS codes, old dealer API calls, old webhook
-/// deliveries and valuations.
+/// reply figures, and (hourly) old insurance quotes, device history, spent limit counters and
+/// SMS codes, old dealer API calls, old webhook deliveries and valuations.
 pub async fn tick(state: &AppState, node: &str) {
     claimed(state, node, "reply figures", EXPIRY_EVERY, Duration::ZERO, async {
         let now = state.clock.now();
