@@ -2,9 +2,9 @@
 //! asks for that change rarely. The popular brands (the catalogue, written by the seed alone)
 //! cost a scan and a sort of the brand table on every list page — about 7% of the server's time
 //! on `/carlist` under load (perf) for twelve rows that never change. A keyword's words, as
-//! vocabulary term ids and whether each is common ([`crate::search`]), cost a `like` over the
-//! vocabulary and a count of up to [`crate::search::WORD_PROBE_FROM`] postings per word on every
-//! search (白色: 4 ms of its 5). The store forgets the words when it indexes a listing's text, so
+//! vocabulary term ids and how many postings each has ([`crate::search`]), cost a `like` over
+//! the vocabulary and a count of up to [`domain::search::COUNT_CAP`] postings per word on every
+//! search (白色, counted to 5,000: 4 ms of its 5). The store forgets the words when it indexes a listing's text, so
 //! a listing's new words are found at once on the node that wrote them, and within
 //! [`KEPT_FOR`] on the others; a word's commonness only chooses a plan, never the result. Each
 //! series' id by its slug (the catalogue again): a seat count names most series, and looking
@@ -144,7 +144,7 @@ mod tests {
     fn words_are_kept_until_forgotten() {
         let kept = Kept::default();
         assert_eq!(kept.words("白色"), None);
-        let words = vec![Word { ids: vec![3, 9], common: true }];
+        let words = vec![Word { ids: vec![3, 9], common: true, postings: 6_000 }];
         kept.keep_words("白色", &words);
         assert_eq!(kept.words("白色"), Some(words));
         assert_eq!(kept.words("黑色"), None);

@@ -185,6 +185,9 @@ pub struct Store {
     readers: Option<Arc<lite::Readers>>,
     /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
     common_word: i64,
+    /// Postings of one word up to which a keyword search on PostgreSQL counts them rather than
+    /// probing, and walks only as long as reading them takes (`search::postings_walk_ms`).
+    whole_postings: i64,
     /// How long a keyword search walks along its sort order before reading the words' postings
     /// instead, in thousands of SQLite's steps (`search::WALK_STEPS`).
     walk_steps: i32,
@@ -444,6 +447,7 @@ impl Store {
                 pool,
                 readers: None,
                 common_word: search::WORD_PROBE_FROM,
+                whole_postings: domain::search::COUNT_CAP,
                 walk_steps: search::WALK_STEPS,
                 anchors: true,
                 kept: Arc::default(),
@@ -483,6 +487,7 @@ impl Store {
             writer: Pool::Sqlite(writer),
             readers,
             common_word: search::WORD_PROBE_FROM,
+            whole_postings: domain::search::COUNT_CAP,
             walk_steps: search::WALK_STEPS,
             anchors: true,
             kept: Arc::default(),
