@@ -279,15 +279,18 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     }
     // A body type is a column of the listing (the stored names are the domain's own words), and
     // its index is in 综合's order (0041): read along another sort's order when dense.
-    if let Some(b) = q.body.filter(|_| q.series.is_none() && q.brand.is_none()) {
+    if let Some(b) = q.body.filter(|_| q.series.is_none() && q.brand.is_none() && q.seats.is_none()) {
         let body_plus = if q.sort == Sort::Default { "" } else { plus };
         sql.push_str(&format!(" and {body_plus}body_class = '{}'", b.as_str()));
     }
     // Seats belong to the series: the catalogue's series with that many seats (seven or more
-    // for 7). Most series seat five: a dense seat count is read along the sort order like the
-    // other filters, not through the series index (which then sorts every match).
+    // for 7), and with a body type those of the type alone (a listing's body type is its
+    // series'): read through the body type's index, every car of the type was visited for its
+    // series (six-seat MPVs: 70,000 MPVs for 5,247, 46 ms at a million listings). Most series
+    // seat five: a dense seat count is read along the sort order like the other filters, not
+    // through the series index (which then sorts every match).
     if let Some(n) = q.seats {
-        sql.push_str(&in_series(plus, seating(n), series));
+        sql.push_str(&in_series(plus, seating(q, n), series));
     }
     if let Some(c) = q.city {
         sql.push_str(&format!(" and {place_plus}city_code = {}", c.code));
@@ -332,9 +335,13 @@ fn names_series(q: &CarQuery) -> bool {
     q.seats.is_some() || (q.series.is_none() && q.brand.is_some() && q.body.is_some())
 }
 
-/// The catalogue's series with `n` seats (seven or more for 7).
-fn seating(n: u8) -> impl Iterator<Item = &'static domain::catalog::Series> {
-    domain::catalog::series().iter().filter(move |s| if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n })
+/// The catalogue's series with `n` seats (seven or more for 7), of the body type of `q` if it
+/// names one.
+fn seating(q: &CarQuery, n: u8) -> impl Iterator<Item = &'static domain::catalog::Series> {
+    let body = q.body;
+    domain::catalog::series()
+        .iter()
+        .filter(move |s| (if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n }) && body.is_none_or(|b| s.class == b))
 }
 
 /// ` and series_id in (…)` of `wanted`, by their ids in `ids` (a series the table lacks has no
@@ -752,7 +759,7 @@ fn read_by_series(q: &CarQuery, plan: Plan, terms: &[Word], series: &SeriesIds) 
     if q.series.is_some() || q.brand.is_some() {
         return None;
     }
-    let ids: Vec<i64> = seating(n).filter_map(|s| series.get(s.slug).copied()).collect();
+    let ids: Vec<i64> = seating(q, n).filter_map(|s| series.get(s.slug).copied()).collect();
     (!ids.is_empty() && ids.len() <= SERIES_MERGED).then_some(ids)
 }
 

@@ -474,6 +474,24 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
         }
     }
     assert!(checked >= 6, "the seed gave too few brand and type pairs to check ({checked})");
+    // A seat count with a body type: the cars of the type with that many seats, whatever the
+    // sort; none where no series of the type seats that many.
+    for (seats, body) in [(6, "mpv"), (7, "mpv"), (7, "suv"), (5, "sedan"), (6, "sedan")] {
+        let slugs: Vec<String> =
+            domain::catalog::series().iter().filter(|s| if seats == 7 { s.seats >= 7 } else { s.seats == seats }).map(|s| format!("'{}'", s.slug)).collect();
+        let expected = store.count_admin(&format!("{online} and l.body_class = '{body}' and s.slug in ({})", slugs.join(", "))).await.unwrap();
+        assert_eq!(expected > 0, body != "sedan" || seats == 5, "seats={seats}&body={body}: {expected} cars");
+        for sort in ["", "&sort=price_asc", "&sort=new&page=2", "&sort=age"] {
+            let text = format!("seats={seats}&body={body}{sort}");
+            let found = store.search(&query(&text), Scope::default(), 2026).await.unwrap();
+            assert_eq!(found.total, expected, "{text}");
+            if !found.cards.is_empty() {
+                let ids: Vec<String> = found.cards.iter().map(|c| c.listing_id.to_string()).collect();
+                let sql = format!("{online} and l.body_class = '{body}' and s.slug in ({}) and l.listing_id in ({})", slugs.join(", "), ids.join(", "));
+                assert_eq!(store.count_admin(&sql).await.unwrap(), found.cards.len() as i64, "{text}: a card of another type or seat count");
+            }
+        }
+    }
     // A series of another type finds nothing; of its own type, its cars.
     let langyi = domain::catalog::series_by_slug("langyi").unwrap();
     let own = store.count_admin(&format!("{online} and s.slug = 'langyi'")).await.unwrap();
