@@ -1160,7 +1160,7 @@ impl Store {
                 _ if self.walk_steps == 0 => pg_rows(p, fenced()).await?,
                 // A sparse page of common words is found through its filters, each car probed
                 // for the words: a broad filter probes long (automatics in 吉林 with "2020" at a
-                // million listings: 124 ms) where the word's postings are read in 25. The probing
+                // million listings: 124 ms) where the word's postings are read in 30. The probing
                 // is given up for the postings once it has taken as long as they take.
                 Plan::Sparse if !many && in_postings_alone(terms, scope) && terms[driver(terms)].common => {
                     let postings = || listed_page(true, q, scope, current_year, total, words).whole();
