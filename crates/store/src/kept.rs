@@ -3,14 +3,13 @@
 //! cost a scan and a sort of the brand table on every list page — about 7% of the server's time
 //! on `/carlist` under load (perf) for twelve rows that never change. A keyword's words, as
 //! vocabulary term ids and how many postings each has ([`crate::search`]), cost a `like` over
-//! the vocabulary and a count of up to [`domain::search::COUNT_CAP`] postings per word on every
-//! search (白色, counted to 5,000: 4 ms of its 5). The store forgets the words when it indexes a
-//! listing's text, so a listing's new words are found at once on the node that wrote them, and
-//! within [`KEPT_FOR`] on the others; a word's postings only choose a plan, never the result.
-//! Each series' id by its slug (the catalogue again): a seat count names most series, and
-//! looking up 280 slugs in the series table on every page cost 100 of the 130 µs of its ids
-//! query.
-//! The sort keys of every [`crate::search::ANCHOR_EVERY`]-th match of a list read deep: a page
+//! the vocabulary and a count of up to [`domain::search::COUNT_CAP`] postings per word (on
+//! SQLite up to [`crate::search::WORD_PROBE_FROM`]) on every search (白色, counted to 5,000: 4 ms
+//! of its 5). The store forgets the words when it indexes a listing's text, so a listing's new
+//! words are found at once on the node that wrote them, and within [`KEPT_FOR`] on the others;
+//! a word's postings only choose a plan, never the result. Each series' id by its slug (the
+//! catalogue again): a seat count names most series, and looking up 280 slugs in the series
+//! table on every page cost 100 of the 130 µs of its ids query. The sort keys of every [`crate::search::ANCHOR_EVERY`]-th match of a list read deep: a page
 //! is then read from the nearest one below it instead of skipping every match before it.
 
 use std::collections::HashMap;

@@ -124,8 +124,8 @@ pub const WORD_PROBE_FROM: i64 = 5_000;
 
 /// One word of a keyword: the ids of the vocabulary terms containing it, whether it is common
 /// (at least [`WORD_PROBE_FROM`] postings of online listings; a listing with two of the terms
-/// counts twice), and its postings of online listings counted up to one past [`COUNT_CAP`] (or
-/// the threshold, if higher).
+/// counts twice), and its postings of online listings counted up to one past [`COUNT_CAP`] on
+/// PostgreSQL (or the threshold, if higher), up to the threshold on SQLite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Word {
     pub(crate) ids: Vec<i64>,
@@ -1298,10 +1298,10 @@ impl Store {
                 word.ids.push(id);
             }
         }
-        // How common each word is: its postings counted (index entries only) up to the threshold,
-        // or past it up to what a page or count reads in its postings alone with a bound
-        // ([`postings_walk_ms`]).
-        let cap = self.common_word.max(self.whole_postings + 1);
+        // How common each word is: its postings counted (index entries only) up to the threshold;
+        // on PostgreSQL past it, up to what a page or count reads in its postings alone with a
+        // bound ([`postings_walk_ms`]). SQLite bounds its walks in steps and never asks.
+        let cap = if self.backend() == Backend::Postgres { self.common_word.max(self.whole_postings + 1) } else { self.common_word };
         let counts = self
             .per_word(&terms, |list| format!("(select count(*) from (select 1 from listing_term where term_id in ({list}) and online = 1 limit {cap}) c)"))
             .await?;
