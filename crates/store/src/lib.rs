@@ -186,7 +186,7 @@ pub struct Store {
     /// Postings from which a keyword word is common ([`search::WORD_PROBE_FROM`]).
     common_word: i64,
     /// Postings of one word up to which a keyword search on PostgreSQL counts them rather than
-    /// probing, and walks only as long as reading them takes (`search::postings_walk_ms`).
+    /// probing, and walks only as long as reading them takes (`Store::walk_ms` in `search`).
     whole_postings: i64,
     /// How long a keyword search walks along its sort order before reading the words' postings
     /// instead, in thousands of SQLite's steps (`search::WALK_STEPS`).

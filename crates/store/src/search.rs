@@ -637,18 +637,6 @@ const POSTINGS_PER_MS: i64 = 3_000;
 /// within a few hundred entries).
 const PG_WALK_MIN_MS: u32 = 3;
 
-/// How long a page of a search read in one word's postings alone ([`in_postings_where`]) may
-/// walk along its order on PostgreSQL before it is given up for those postings: as long as
-/// reading them takes where there are at most `whole` (counted: [`COUNT_CAP`] unless a test
-/// says otherwise), else [`PG_WALK_MS`]. A word can gather at one end of the order (2020款 cars
-/// are neither the newest nor the least driven), and then the walk runs its whole bound:
-/// automatics with "2020" by age walked 30 ms and then read the word's postings in 2.3
-/// (100,000 listings, `usedcar bench-search` and psql).
-fn postings_walk_ms(terms: &[Word], whole: i64) -> u32 {
-    let postings = terms[driver(terms)].postings;
-    if postings > whole { PG_WALK_MS } else { u32::try_from(postings / POSTINGS_PER_MS).unwrap_or(PG_WALK_MS).clamp(PG_WALK_MIN_MS, PG_WALK_MS) }
-}
-
 /// The word of `terms` whose postings a search reads alone ([`in_postings_where`]): the first
 /// that is not common ([`WORD_PROBE_FROM`]), else the first.
 fn driver(terms: &[Word]) -> usize {
@@ -1147,6 +1135,7 @@ impl Store {
             // sort's columns too (2020 automatics newest first: 1.2 s walked).
             let many = total > COUNT_CAP;
             let words = (terms, &*series);
+            let walk_ms = self.walk_ms(terms, scope);
             let fenced = || {
                 if plan == Plan::Sparse {
                     cards_sql_as(plan, true, q, scope, current_year, total, words)
@@ -1164,15 +1153,30 @@ impl Store {
                 // is given up for the postings once it has taken as long as they take.
                 Plan::Sparse if !many && in_postings_alone(terms, scope) && terms[driver(terms)].common => {
                     let postings = || listed_page(true, q, scope, current_year, total, words).whole();
-                    pg_walk_or(p, postings_walk_ms(terms, self.whole_postings), fenced(), postings).await?
+                    pg_walk_or(p, walk_ms, fenced(), postings).await?
                 }
                 Plan::Sparse if !many => pg_rows(p, fenced()).await?,
-                _ if in_postings_alone(terms, scope) => pg_walk_or(p, postings_walk_ms(terms, self.whole_postings), page.whole(), fenced).await?,
-                _ => pg_walk_or(p, PG_WALK_MS, page.whole(), fenced).await?,
+                _ => pg_walk_or(p, walk_ms, page.whole(), fenced).await?,
             });
         }
         let (sql, vals) = page.whole();
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
+    /// How long a page of a search with the words `terms` in `scope` may walk along its order
+    /// (or probe through its filters) on PostgreSQL before it is read another way: for a search
+    /// read in one word's postings alone ([`in_postings_where`]), as long as reading them takes
+    /// where that word has at most `whole_postings` (counted: [`COUNT_CAP`] unless a test says
+    /// otherwise); else [`PG_WALK_MS`]. A word can gather at one end of the order (2020款 cars
+    /// are neither the newest nor the least driven), and then the walk runs its whole bound:
+    /// automatics with "2020" by age walked 30 ms and then read the word's postings in 2.3
+    /// (100,000 listings, `usedcar bench-search` and psql).
+    fn walk_ms(&self, terms: &[Word], scope: Scope) -> u32 {
+        let postings = if in_postings_alone(terms, scope) { terms[driver(terms)].postings } else { i64::MAX };
+        if postings > self.whole_postings {
+            return PG_WALK_MS;
+        }
+        u32::try_from(postings / POSTINGS_PER_MS).unwrap_or(PG_WALK_MS).clamp(PG_WALK_MIN_MS, PG_WALK_MS)
     }
 
     /// How this store reads a page ([`cards_sql`]): with `+column` hints (SQLite), and from
@@ -1300,7 +1304,7 @@ impl Store {
         }
         // How common each word is: its postings counted (index entries only) up to the threshold;
         // on PostgreSQL past it, up to what a page or count reads in its postings alone with a
-        // bound ([`postings_walk_ms`]). SQLite bounds its walks in steps and never asks.
+        // bound ([`Store::walk_ms`]). SQLite bounds its walks in steps and never asks.
         let cap = if self.backend() == Backend::Postgres { self.common_word.max(self.whole_postings + 1) } else { self.common_word };
         let counts = self
             .per_word(&terms, |list| format!("(select count(*) from (select 1 from listing_term where term_id in ({list}) and online = 1 limit {cap}) c)"))
@@ -1356,8 +1360,8 @@ impl Store {
             // would take to find as many matches (automatics with "2020": probed 21.5 ms, the
             // word's 7,085 postings read in 2 at 100,000 listings, psql).
             let counted_whole = terms[driver(terms)].postings <= self.whole_postings;
-            let first = if self.walk_steps == 0 || counted_whole { listed.clone() } else { (sql, vals) };
-            let counts: Vec<(i64,)> = pg_walk_or(p, PG_WALK_MS, first, || listed).await?;
+            let counts: Vec<(i64,)> =
+                if self.walk_steps == 0 || counted_whole { pg_rows(p, listed).await? } else { pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed).await? };
             return Ok(counts.first().map_or(0, |c| c.0));
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
