@@ -98,6 +98,14 @@ export function useBrowser() {
 /// Fills the login form on the current page: phone, 获取验证码, the sandbox code (kept beside the
 /// form in the sandbox), 登录. Each call spends one of the codes this address may ask for in an hour.
 export async function signIn(page, mobile) {
+  // With scripts on, the Login island mounts over the server-rendered form; a click that lands
+  // while it swaps the markup is lost, so the form is used once its island has mounted.
+  if (await page.evaluate(() => matchMedia("(scripting: enabled)").matches)) {
+    await page.waitForFunction(() => {
+      const island = document.querySelector("#login-mobile")?.closest("[data-island]");
+      return !island || island.dataset.mounted === "1";
+    });
+  }
   await page.fill("#login-mobile", mobile);
   await page.locator("button", { hasText: "获取验证码" }).click();
   const code = (await page.locator(".sandbox-code").innerText()).trim();
