@@ -186,7 +186,14 @@ pub(crate) enum Plan {
 /// rare term to it, and "2020 自动" took a second at 100,000 listings). A word is read as the
 /// list of its listings only when the search is sparse and the word is not common
 /// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
-pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: Plan, terms: &[Word], series: &SeriesIds) -> (String, Vec<Val>) {
+pub(crate) fn where_clause(
+    q: &CarQuery,
+    scope: Scope,
+    current_year: i32,
+    (plan, backend): (Plan, Backend),
+    terms: &[Word],
+    series: &SeriesIds,
+) -> (String, Vec<Val>) {
     let dense = matches!(plan, Plan::Dense | Plan::AlongOrder);
     let hints = plan == Plan::AlongOrder;
     let plus = if hints { "+" } else { "" };
@@ -241,20 +248,30 @@ pub(crate) fn where_clause(q: &CarQuery, scope: Scope, current_year: i32, plan: 
     let price = range("price_yuan", matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc));
     let year = range("first_reg_year", q.sort == Sort::AgeAsc);
     let mileage = range("mileage_km", q.sort == Sort::MileageAsc);
+    // A band of the list (an age, a price, a mileage) is broad: each bound holds for about half
+    // the cars or more. SQLite guesses a quarter per bound, so a band looked as narrow as a
+    // sixteenth of the stock, and a sparse search in a place, a brand or a series read the whole
+    // band's index rather than that filter's (5-10年 electric cars in 辽宁: 300,000 entries of the
+    // age order for 478 matches, 58 ms a page at a million listings, where 辽宁's 20,000 take 6).
+    // There each bound is said to hold for half (`likelihood`, SQLite alone). Not beside the
+    // broad filters alone (精品, a fuel): SQLite's guess serves those (精品 of 1万公里以内 read
+    // through 精品's index: 6 -> 18 ms); nor along the order, where no other index is open.
+    let narrow = q.city.is_some() || q.province.is_some() || q.brand.is_some() || q.series.is_some() || q.seats.is_some();
+    let bound = |cond: String| if backend == Backend::Sqlite && !hints && narrow { format!("likelihood({cond}, {BAND_BOUND_LIKELIHOOD})") } else { cond };
     if let Some(p) = q.price.map(filter::Band::price) {
-        cond(&mut sql, &mut vals, &format!("{price} >= {{}}"), Val::Int(p.min_yuan));
+        cond(&mut sql, &mut vals, &bound(format!("{price} >= {{}}")), Val::Int(p.min_yuan));
         if let Some(max) = p.max_yuan {
-            cond(&mut sql, &mut vals, &format!("{price} < {{}}"), Val::Int(max));
+            cond(&mut sql, &mut vals, &bound(format!("{price} < {{}}")), Val::Int(max));
         }
     }
     if let Some(y) = q.age.and_then(|b| b.age_years(current_year)) {
-        cond(&mut sql, &mut vals, &format!("{year} >= {{}}"), Val::Int(i64::from(y.from)));
-        cond(&mut sql, &mut vals, &format!("{year} <= {{}}"), Val::Int(i64::from(y.to)));
+        cond(&mut sql, &mut vals, &bound(format!("{year} >= {{}}")), Val::Int(i64::from(y.from)));
+        cond(&mut sql, &mut vals, &bound(format!("{year} <= {{}}")), Val::Int(i64::from(y.to)));
     }
     if let Some(m) = q.mileage.map(filter::Band::mileage) {
-        cond(&mut sql, &mut vals, &format!("{mileage} >= {{}}"), Val::Int(m.min_km));
+        cond(&mut sql, &mut vals, &bound(format!("{mileage} >= {{}}")), Val::Int(m.min_km));
         if let Some(max) = m.max_km {
-            cond(&mut sql, &mut vals, &format!("{mileage} < {{}}"), Val::Int(max));
+            cond(&mut sql, &mut vals, &bound(format!("{mileage} < {{}}")), Val::Int(max));
         }
     }
     // Codes of the fixed option lists and of the region tables are written as numbers, not bound:
@@ -407,7 +424,11 @@ fn cards_sql(
         (true, false) => Plan::Dense,
         (true, true) => Plan::AlongOrder,
     };
-    (cards_sql_as(plan, false, q, scope, current_year, total, words), entries_read(plan, total, skipped, walked_stock(q, scope, total, stock)), plan)
+    (
+        cards_sql_as(plan, Matches::Planned(if hints { Backend::Sqlite } else { Backend::Postgres }), q, scope, current_year, total, words),
+        entries_read(plan, total, skipped, walked_stock(q, scope, total, stock)),
+        plan,
+    )
 }
 
 /// Whether a search for the cars of sellers who answer fast (`reply=1`) is read through the
@@ -466,11 +487,11 @@ struct PageSql {
     /// Whether `ids` counts the page from the far end of the order (see [`window`]).
     reversed: bool,
     /// What an anchored read of the page starts from ([`PageSql::after`]): the matches
-    /// (`listing where …`), their order and the window; none for a fenced read.
+    /// (`listing where …`), their order and the window; none unless its matches are planned.
     plain: Option<Plain>,
 }
 
-/// The parts of an unfenced [`PageSql`] that [`PageSql::after`] reads again.
+/// The parts of a planned [`PageSql`] that [`PageSql::after`] reads again.
 struct Plain {
     matches: String,
     ids_order: &'static str,
@@ -598,19 +619,51 @@ fn order_keys(sort: Sort) -> (&'static str, &'static str) {
     }
 }
 
-/// The page query of [`cards_sql`] read by `plan`; `fenced` finds every match before it sorts
-/// them (see [`FENCED`]).
-fn cards_sql_as(plan: Plan, fenced: bool, q: &CarQuery, scope: Scope, current_year: i32, total: i64, (terms, series): (&[Word], &SeriesIds)) -> PageSql {
+/// How likely SQLite is told each bound of a band of the list is to hold ([`where_clause`]).
+const BAND_BOUND_LIKELIHOOD: &str = "0.5";
+
+/// How [`cards_sql_as`] finds a page's matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Matches {
+    /// As the planner of the backend chooses: along the index of the sort order, or through a
+    /// filter's.
+    Planned(Backend),
+    /// Every match found before they are sorted ([`FENCED`], PostgreSQL).
+    Fenced,
+    /// Through the filters' indexes and then sorted, the order's keys written `+key` so that no
+    /// index serves the order (SQLite): the read a bounded walk along the order is given up for.
+    /// Left to choose, SQLite walked the order's index again, unbounded: 国五 by age walked its
+    /// steps and then 750,000 newer cars (46–51 ms at a million listings, `usedcar
+    /// bench-search`), where sorting the 82,000 国五 cars from their own index takes 13–18.
+    SortedApart,
+}
+
+impl Matches {
+    /// The backend the statement is written for.
+    fn backend(self) -> Backend {
+        match self {
+            Matches::Planned(backend) => backend,
+            Matches::Fenced => Backend::Postgres,
+            Matches::SortedApart => Backend::Sqlite,
+        }
+    }
+}
+
+/// The page query of [`cards_sql`] read by `plan`, its matches found as `matches` says.
+fn cards_sql_as(plan: Plan, matches: Matches, q: &CarQuery, scope: Scope, current_year: i32, total: i64, (terms, series): (&[Word], &SeriesIds)) -> PageSql {
     let (offset, limit, reversed) = window(q.page, total);
-    let (clause, mut vals) = where_clause(q, scope, current_year, plan, terms, series);
+    let (clause, mut vals) = where_clause(q, scope, current_year, (plan, matches.backend()), terms, series);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
     let order = order_by(q.sort);
     let ids_order = if reversed { reverse_order(q.sort) } else { order };
-    let from = if fenced { format!("(select {FENCED} from listing where {clause} offset 0) listing") } else { format!("listing where {clause}") };
-    let ids = format!("select listing_id from {from} order by {ids_order} limit ${} offset ${}", n - 1, n);
-    let plain = (!fenced).then_some(Plain { matches: from, ids_order, sort: q.sort, offset, limit });
+    let from =
+        if matches == Matches::Fenced { format!("(select {FENCED} from listing where {clause} offset 0) listing") } else { format!("listing where {clause}") };
+    let keys =
+        if matches == Matches::SortedApart { ids_order.split(", ").map(|key| format!("+{key}")).collect::<Vec<_>>().join(", ") } else { ids_order.to_owned() };
+    let ids = format!("select listing_id from {from} order by {keys} limit ${} offset ${}", n - 1, n);
+    let plain = matches!(matches, Matches::Planned(_)).then_some(Plain { matches: from, ids_order, sort: q.sort, offset, limit });
     PageSql { ids, vals, order, reversed, plain }
 }
 
@@ -663,7 +716,7 @@ fn read_by_month(q: &CarQuery, plan: Plan, terms: &[Word]) -> bool {
 /// The months run from the newest registration year online to the oldest (two index steps).
 fn by_month_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
     let (offset, limit, reversed) = window(q.page, total);
-    let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
+    let (clause, mut vals) = where_clause(q, scope, current_year, (Plan::Dense, Backend::Postgres), words.0, words.1);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -717,7 +770,7 @@ fn merged_page_sql(
     parts: &[String],
 ) -> PageSql {
     let (offset, limit, reversed) = window(q.page, total);
-    let (clause, mut vals) = where_clause(q, scope, current_year, Plan::Dense, words.0, words.1);
+    let (clause, mut vals) = where_clause(q, scope, current_year, (Plan::Dense, Backend::Postgres), words.0, words.1);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
@@ -779,8 +832,8 @@ fn gathered_page(q: &CarQuery, scope: Scope, current_year: i32, total: i64, plan
 /// probed. Read from the listings, a common word's matches were each a row visit before the sort
 /// ("2020" automatics newest first at a million listings: 70,000 rows, 250 ms on PostgreSQL).
 /// None without a word, or for one shop's cars (the shop is not carried).
-fn postings_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
-    let (clause, mut vals, distinct) = in_postings_where(q, scope, current_year, words)?;
+fn postings_page_sql(backend: Backend, q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
+    let (clause, mut vals, distinct) = in_postings_where(backend, q, scope, current_year, words)?;
     let (offset, limit, reversed) = window(q.page, total);
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
@@ -799,8 +852,8 @@ fn postings_page_sql(q: &CarQuery, scope: Scope, current_year: i32, total: i64, 
 /// up to `cap`: it stops after `cap` matching postings of the word, where probing the word on each
 /// listing a filter's index gives may pass many more (2020 automatics: every automatic car until
 /// 10,001 have the word).
-fn postings_count_sql(q: &CarQuery, scope: Scope, current_year: i32, words: (&[Word], &SeriesIds), cap: i64) -> Option<lite::Query> {
-    let (clause, vals, distinct) = in_postings_where(q, scope, current_year, words)?;
+fn postings_count_sql(backend: Backend, q: &CarQuery, scope: Scope, current_year: i32, words: (&[Word], &SeriesIds), cap: i64) -> Option<lite::Query> {
+    let (clause, vals, distinct) = in_postings_where(backend, q, scope, current_year, words)?;
     Some((format!("select count(*) from (select {distinct}listing_id from listing_term listing where {clause} limit {cap}) m"), vals))
 }
 
@@ -808,12 +861,18 @@ fn postings_count_sql(q: &CarQuery, scope: Scope, current_year: i32, words: (&[W
 /// and `distinct ` where the word read has several terms (a listing has a posting per term, so
 /// such a word may meet it twice). The word read is the first that is not common
 /// ([`WORD_PROBE_FROM`]), else the first.
-fn in_postings_where(q: &CarQuery, scope: Scope, current_year: i32, (terms, series): (&[Word], &SeriesIds)) -> Option<(String, Vec<Val>, &'static str)> {
+fn in_postings_where(
+    backend: Backend,
+    q: &CarQuery,
+    scope: Scope,
+    current_year: i32,
+    (terms, series): (&[Word], &SeriesIds),
+) -> Option<(String, Vec<Val>, &'static str)> {
     if !in_postings_alone(terms, scope) {
         return None;
     }
     let driver = driver(terms);
-    let (clause, vals) = where_clause(q, scope, current_year, Plan::InPostings(driver), terms, series);
+    let (clause, vals) = where_clause(q, scope, current_year, (Plan::InPostings(driver), backend), terms, series);
     Some((clause, vals, if terms[driver].ids.len() > 1 { "distinct " } else { "" }))
 }
 
@@ -825,9 +884,10 @@ fn in_postings_alone(terms: &[Word], scope: Scope) -> bool {
 
 /// The page of a search read from its words' postings ([`Plan::Postings`]): in one word's
 /// postings alone where they carry what it asks ([`postings_page_sql`]), else from the listings
-/// they name; `fenced` as for [`cards_sql_as`].
-fn listed_page(fenced: bool, q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
-    postings_page_sql(q, scope, current_year, total, words).unwrap_or_else(|| cards_sql_as(Plan::Postings, fenced, q, scope, current_year, total, words))
+/// they name, found as `matches` says ([`cards_sql_as`]).
+fn listed_page(matches: Matches, q: &CarQuery, scope: Scope, current_year: i32, total: i64, words: (&[Word], &SeriesIds)) -> PageSql {
+    postings_page_sql(matches.backend(), q, scope, current_year, total, words)
+        .unwrap_or_else(|| cards_sql_as(Plan::Postings, matches, q, scope, current_year, total, words))
 }
 
 /// Whether a search by a body type of under a quarter of the stock, sorted by price, mileage or
@@ -1049,7 +1109,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let series = self.series_ids(q).await?;
-        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, Plan::Sparse, terms, &series);
+        let (clause, mut vals) = where_clause(q, Scope::ALL, current_year, (Plan::Sparse, self.backend()), terms, &series);
         vals.push(Val::Int(limit));
         // A few shops' cars, read in 综合's order through their own index (migration 0017, with
         // the filter columns since 0042) until three match: at 100,000 listings the page then
@@ -1091,8 +1151,8 @@ impl Store {
                 // instructions on the list's filter links, callgrind). Expected short, a walk
                 // runs here too, and is given up here too (国五 newest first was expected to
                 // pass 2,000 entries and passed 800,000: 75 ms at a million listings).
-                let mut ids: Vec<i64> = if bounded && steps > 0 {
-                    let listed = cards_sql_as(Plan::Postings, false, q, scope, current_year, total, (terms, &series));
+                let mut ids: Vec<i64> = if bounded {
+                    let listed = cards_sql_as(Plan::Postings, Matches::SortedApart, q, scope, current_year, total, (terms, &series));
                     r.all_or(&(page.ids.clone(), page.vals.clone()), steps, &(listed.ids, listed.vals))?
                 } else {
                     r.all(&page.ids, &lite::params(&page.vals))?
@@ -1111,7 +1171,7 @@ impl Store {
             // of the price order, six seats at the dear end, 国五 at the old end): a walk past
             // the steps of sorting the matches from that index is given up for it.
             if plan == Plan::AlongOrder && (!terms.is_empty() || bounded) {
-                let listed = listed_page(false, q, scope, current_year, total, (terms, &series)).whole();
+                let listed = listed_page(Matches::SortedApart, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), steps, listed).await;
             }
             return r.all_off(sql, vals).await;
@@ -1138,9 +1198,9 @@ impl Store {
             let walk_ms = self.walk_ms(terms, scope);
             let fenced = || {
                 if plan == Plan::Sparse {
-                    cards_sql_as(plan, true, q, scope, current_year, total, words)
+                    cards_sql_as(plan, Matches::Fenced, q, scope, current_year, total, words)
                 } else {
-                    listed_page(true, q, scope, current_year, total, words)
+                    listed_page(Matches::Fenced, q, scope, current_year, total, words)
                 }
                 .whole()
             };
@@ -1152,7 +1212,7 @@ impl Store {
                 // million listings: 124 ms) where the word's postings are read in 30. The probing
                 // is given up for the postings once it has taken as long as they take.
                 Plan::Sparse if !many && in_postings_alone(terms, scope) && terms[driver(terms)].common => {
-                    let postings = || listed_page(true, q, scope, current_year, total, words).whole();
+                    let postings = || listed_page(Matches::Fenced, q, scope, current_year, total, words).whole();
                     pg_walk_or(p, walk_ms, fenced(), postings).await?
                 }
                 Plan::Sparse if !many => pg_rows(p, fenced()).await?,
@@ -1329,7 +1389,7 @@ impl Store {
     async fn count_with(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<i64, DbError> {
         let cap = COUNT_CAP + 1;
         let counted = |plan, series: &SeriesIds| {
-            let (clause, vals) = where_clause(q, scope, current_year, plan, terms, series);
+            let (clause, vals) = where_clause(q, scope, current_year, (plan, self.backend()), terms, series);
             (format!("select count(*) from (select 1 from listing where {clause} limit {cap}) m"), vals)
         };
         let (sql, vals, probed) = match self.count_driver(q, scope, current_year, terms).await? {
@@ -1342,10 +1402,9 @@ impl Store {
                 // automatic car probed, 83 ms at 100,000 listings, 150 ms at a million on
                 // PostgreSQL); a count that runs long is read from the words' postings instead,
                 // as a page is.
-                let probed = terms
-                    .iter()
-                    .any(|w| w.common)
-                    .then(|| postings_count_sql(q, scope, current_year, (terms, &series), cap).unwrap_or_else(|| counted(Plan::Postings, &series)));
+                let probed = terms.iter().any(|w| w.common).then(|| {
+                    postings_count_sql(self.backend(), q, scope, current_year, (terms, &series), cap).unwrap_or_else(|| counted(Plan::Postings, &series))
+                });
                 (sql, vals, probed)
             }
         };
@@ -1376,7 +1435,7 @@ impl Store {
     async fn count_driver(&self, q: &CarQuery, scope: Scope, current_year: i32, terms: &[Word]) -> Result<Option<usize>, DbError> {
         // Nothing but the words: a filter written into the SQL as a number (a city, an emission
         // code, a seat count's series) binds no value but is a condition all the same.
-        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, Plan::Sparse, &[], &SeriesIds::new()).0 == ONLINE;
+        let only_words = scope == Scope::ALL && where_clause(q, scope, current_year, (Plan::Sparse, self.backend()), &[], &SeriesIds::new()).0 == ONLINE;
         if terms.is_empty() || !only_words || !terms.iter().all(|w| !w.ids.is_empty() && w.common) {
             return Ok(None);
         }
@@ -1472,7 +1531,8 @@ mod tests {
         );
         assert_eq!(like_pattern("100%_白色"), "%100\\%\\_白色%");
         let terms = [Word { ids: vec![7, 12], common: false, postings: 100 }];
-        let (sql, vals) = where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, Plan::Sparse, &terms, &SeriesIds::new());
+        let (sql, vals) =
+            where_clause(&q, Scope { inspected_only: true, ..Scope::default() }, 2026, (Plan::Sparse, Backend::Postgres), &terms, &SeriesIds::new());
         assert_eq!(
             sql,
             "status = 'online' and inspected = true and series_id = (select series_id from series where slug = $1) \
@@ -1480,13 +1540,27 @@ mod tests {
              and city_code = 430100 and listing_id in (select listing_id from listing_term where term_id in (7, 12) and online = 1)"
         );
         assert_eq!(vals, [Val::Text("langyi".into()), Val::Int(50_000), Val::Int(80_000), Val::Int(2023), Val::Int(2025),]);
-        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+        // SQLite is told each bound of a band holds for half the cars: PostgreSQL plans from its
+        // statistics of the values.
+        let (lite, _) = where_clause(&q, Scope::default(), 2026, (Plan::Sparse, Backend::Sqlite), &terms, &SeriesIds::new());
+        assert!(
+            lite.contains(
+                " and likelihood(price_yuan >= $2, 0.5) and likelihood(price_yuan < $3, 0.5) \
+                 and likelihood(first_reg_year >= $4, 0.5) and likelihood(first_reg_year <= $5, 0.5) and city_code"
+            ),
+            "{lite}"
+        );
+        let band = CarQuery::parse([("price", "5-8"), ("fuel", "3")].map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))));
+        let (broad, _) = where_clause(&band, Scope::default(), 2026, (Plan::Sparse, Backend::Sqlite), &terms, &SeriesIds::new());
+        assert!(broad.contains(" and price_yuan >= $1 and price_yuan < $2") && !broad.contains("likelihood"), "{broad}");
+        let (dense, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, (Plan::AlongOrder, Backend::Sqlite), &terms, &SeriesIds::new());
         assert!(dense.contains(" and +fuel = 3"), "{dense}");
         // In 综合's order a city (0043) and a series (0058) each have an index in that order:
         // both stay open, and the planner reads the page off either.
         assert!(dense.contains(" and series_id = (select") && dense.contains(" and city_code = 430100"), "{dense}");
         // Newest first, the series is read along the order of publication.
-        let (newest, _) = where_clause(&q.with(|t| t.sort = Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+        let (newest, _) =
+            where_clause(&q.with(|t| t.sort = Sort::Newest), Scope::default(), 2026, (Plan::AlongOrder, Backend::Sqlite), &terms, &SeriesIds::new());
         assert!(newest.contains(" +series_id = (select"), "{newest}");
         assert!(
             dense.contains(
@@ -1495,7 +1569,7 @@ mod tests {
             "{dense}"
         );
         // PostgreSQL's dense plan probes the words but leaves every index open to its planner.
-        let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, Plan::Dense, &terms, &SeriesIds::new());
+        let (pg, _) = where_clause(&q.with(|t| t.fuel = Some(3)), Scope::default(), 2026, (Plan::Dense, Backend::Postgres), &terms, &SeriesIds::new());
         assert!(
             !pg.contains('+') && pg.contains(" and fuel = 3") && pg.contains(" and exists (select 1 from listing_term t where t.term_id in (7, 12)"),
             "{pg}"
@@ -1505,35 +1579,35 @@ mod tests {
             &q,
             Scope::default(),
             2026,
-            Plan::Sparse,
+            (Plan::Sparse, Backend::Postgres),
             &[Word { ids: vec![], common: false, postings: 0 }, Word { ids: vec![3], common: false, postings: 100 }],
             &SeriesIds::new(),
         );
         assert!(none.contains(" and 1 = 0 and listing_id in (select listing_id from listing_term where term_id in (3) and online = 1)"), "{none}");
         // A common word is probed on each listing read even when the search is sparse.
         let common = [Word { ids: vec![5], common: true, postings: 6_000 }, Word { ids: vec![8], common: false, postings: 100 }];
-        let (mixed, _) = where_clause(&q, Scope::default(), 2026, Plan::Sparse, &common, &SeriesIds::new());
+        let (mixed, _) = where_clause(&q, Scope::default(), 2026, (Plan::Sparse, Backend::Postgres), &common, &SeriesIds::new());
         assert!(
             mixed.contains(" and exists (select 1 from listing_term t where t.term_id in (5) and t.online = 1 and t.listing_id = listing.listing_id limit 1)"),
             "{mixed}"
         );
         assert!(mixed.contains(" and listing_id in (select listing_id from listing_term where term_id in (8) and online = 1)"), "{mixed}");
         // After a walk that ran long, every word is read as its listings, the common one too.
-        let (listed, _) = where_clause(&q, Scope::default(), 2026, Plan::Postings, &common, &SeriesIds::new());
+        let (listed, _) = where_clause(&q, Scope::default(), 2026, (Plan::Postings, Backend::Postgres), &common, &SeriesIds::new());
         assert!(
             !listed.contains("exists") && listed.contains(" and listing_id in (select listing_id from listing_term where term_id in (5) and online = 1)"),
             "{listed}"
         );
         // A series by price reads its own index in the page's order; a dense city newest first
         // reads along the order of publication.
-        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+        let (by_price, _) = where_clause(&q.sorted(Sort::PriceAsc), Scope::default(), 2026, (Plan::AlongOrder, Backend::Sqlite), &terms, &SeriesIds::new());
         assert!(by_price.contains(" series_id = (select") && !by_price.contains("+series_id") && by_price.contains("+city_code"), "{by_price}");
-        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+        let (newest, _) = where_clause(&q.sorted(Sort::Newest), Scope::default(), 2026, (Plan::AlongOrder, Backend::Sqlite), &terms, &SeriesIds::new());
         assert!(newest.contains("+series_id") && newest.contains("+city_code = 430100"), "{newest}");
         // A brand reads its own index in the default order (and by price), not newest first.
         let brand = CarQuery::parse([(Cow::Borrowed("brand"), Cow::Borrowed("dazhong"))]);
         for (sort, open) in [(Sort::Default, true), (Sort::PriceDesc, true), (Sort::Newest, false), (Sort::MileageAsc, false)] {
-            let (sql, _) = where_clause(&brand.sorted(sort), Scope::default(), 2026, Plan::AlongOrder, &terms, &SeriesIds::new());
+            let (sql, _) = where_clause(&brand.sorted(sort), Scope::default(), 2026, (Plan::AlongOrder, Backend::Sqlite), &terms, &SeriesIds::new());
             assert_eq!(!sql.contains("+brand_id"), open, "{sort:?}: {sql}");
         }
     }
