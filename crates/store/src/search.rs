@@ -186,6 +186,9 @@ pub(crate) enum Plan {
 /// rare term to it, and "2020 自动" took a second at 100,000 listings). A word is read as the
 /// list of its listings only when the search is sparse and the word is not common
 /// ([`WORD_PROBE_FROM`]); otherwise each listing read probes its postings.
+///
+/// `backend` is the database the clause is written for: SQLite is told how likely a band's
+/// bounds are to hold (below).
 pub(crate) fn where_clause(
     q: &CarQuery,
     scope: Scope,
@@ -252,7 +255,7 @@ pub(crate) fn where_clause(
     // the cars or more. SQLite guesses a quarter per bound, so a band looked as narrow as a
     // sixteenth of the stock, and a sparse search in a place, a brand or a series read the whole
     // band's index rather than that filter's (5-10年 electric cars in 辽宁: 300,000 entries of the
-    // age order for 478 matches, 58 ms a page at a million listings, where 辽宁's 20,000 take 6).
+    // age order for 478 matches, 47-58 ms a page at a million listings, where 辽宁's 20,000 take 5-6).
     // There each bound is said to hold for half (`likelihood`, SQLite alone). Not beside the
     // broad filters alone (精品, a fuel): SQLite's guess serves those (精品 of 1万公里以内 read
     // through 精品's index: 6 -> 18 ms); nor along the order, where no other index is open.
