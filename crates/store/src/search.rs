@@ -417,18 +417,18 @@ fn cards_sql(
     current_year: i32,
     total: i64,
     stock: i64,
-    (hints, anchored): (bool, bool),
+    (backend, anchored): (Backend, bool),
     words: (&[Word], &SeriesIds),
 ) -> (PageSql, i64, Plan) {
     let (offset, _, reversed) = window(q.page, total);
     let skipped = if anchored && !reversed { offset - anchor_place(offset) } else { offset };
-    let plan = match (dense(total, skipped, stock) && !sorted_off_body(q, total, stock) && !reply_off_order(q, total, skipped, stock), hints) {
+    let plan = match (dense(total, skipped, stock) && !sorted_off_body(q, total, stock) && !reply_off_order(q, total, skipped, stock), backend) {
         (false, _) => Plan::Sparse,
-        (true, false) => Plan::Dense,
-        (true, true) => Plan::AlongOrder,
+        (true, Backend::Postgres) => Plan::Dense,
+        (true, Backend::Sqlite) => Plan::AlongOrder,
     };
     (
-        cards_sql_as(plan, Matches::Planned(if hints { Backend::Sqlite } else { Backend::Postgres }), q, scope, current_year, total, words),
+        cards_sql_as(plan, Matches::Planned(backend), q, scope, current_year, total, words),
         entries_read(plan, total, skipped, walked_stock(q, scope, total, stock)),
         plan,
     )
@@ -663,8 +663,11 @@ fn cards_sql_as(plan: Plan, matches: Matches, q: &CarQuery, scope: Scope, curren
     let ids_order = if reversed { reverse_order(q.sort) } else { order };
     let from =
         if matches == Matches::Fenced { format!("(select {FENCED} from listing where {clause} offset 0) listing") } else { format!("listing where {clause}") };
-    let keys =
-        if matches == Matches::SortedApart { ids_order.split(", ").map(|key| format!("+{key}")).collect::<Vec<_>>().join(", ") } else { ids_order.to_owned() };
+    let keys: std::borrow::Cow<'_, str> = if matches == Matches::SortedApart {
+        ids_order.split(", ").map(|key| format!("+{key}")).collect::<Vec<_>>().join(", ").into()
+    } else {
+        ids_order.into()
+    };
     let ids = format!("select listing_id from {from} order by {keys} limit ${} offset ${}", n - 1, n);
     let plain = matches!(matches, Matches::Planned(_)).then_some(Plain { matches: from, ids_order, sort: q.sort, offset, limit });
     PageSql { ids, vals, order, reversed, plain }
@@ -1242,11 +1245,12 @@ impl Store {
         u32::try_from(postings / POSTINGS_PER_MS).unwrap_or(PG_WALK_MS).clamp(PG_WALK_MIN_MS, PG_WALK_MS)
     }
 
-    /// How this store reads a page ([`cards_sql`]): with `+column` hints (SQLite), and from
-    /// kept anchors (SQLite's readers and PostgreSQL, unless [`Store::without_anchors`]).
-    fn page_reading(&self) -> (bool, bool) {
-        let sqlite = self.backend() == Backend::Sqlite;
-        (sqlite, self.anchors && (self.readers.is_some() || !sqlite))
+    /// How this store reads a page ([`cards_sql`]): for its backend (SQLite with `+column`
+    /// hints), and from kept anchors (SQLite's readers and PostgreSQL, unless
+    /// [`Store::without_anchors`]).
+    fn page_reading(&self) -> (Backend, bool) {
+        let backend = self.backend();
+        (backend, self.anchors && (self.readers.is_some() || backend == Backend::Postgres))
     }
 
     /// `page` read from its anchor ([`ANCHOR_EVERY`]) on SQLite's readers or PostgreSQL, and how
