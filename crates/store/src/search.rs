@@ -1180,6 +1180,15 @@ impl Store {
                 let listed = listed_page(Matches::SortedApart, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), steps, listed).await;
             }
+            // A sparse page of a common word is found through its filters' index, each car
+            // probed for the word: quick for a narrow filter, long for a broad one (automatics
+            // in 吉林 with "2020" at a million listings: 18,552 cars probed for a page of 1,365
+            // matches, 48 ms, where the word's postings give it in 11; sqlite3). As its count
+            // does, the probing is given up for the word's postings after the walk's steps.
+            if plan == Plan::Sparse && in_postings_alone(terms, scope) && terms[driver(terms)].common {
+                let postings = listed_page(Matches::Planned(Backend::Sqlite), q, scope, current_year, total, (terms, &series)).whole();
+                return r.all_off_or((sql, vals), self.walk_steps, postings).await;
+            }
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {

@@ -605,6 +605,8 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
             let dense = store.search_cards(&q, scope, 2026, i64::MAX).await.unwrap();
             assert_eq!(hasty.search_cards(&q, scope, 2026, i64::MAX).await.unwrap(), dense, "{text}{sort} {scope:?}");
             let exact = store.search_cards(&q, scope, 2026, total).await.unwrap();
+            // Sparse, the words common and their probing given up at once: read in the word's
+            // postings on SQLite too.
             assert_eq!(hasty.search_cards(&q, scope, 2026, total).await.unwrap(), exact, "{text}{sort}");
             // The words as common ones: probed for the page, read in their postings if that runs long.
             assert_eq!(probing.search_cards(&q, scope, 2026, total).await.unwrap(), exact, "{text}{sort}, probed");
