@@ -162,9 +162,11 @@ pub fn traded_provinces() -> impl Iterator<Item = &'static Province> {
     provinces().iter().filter(|p| traded(p.code))
 }
 
-/// Provinces we trade in, grouped by initial letter, A to Z, each group in code order.
-pub fn provinces_by_initial() -> Vec<(char, Vec<&'static Province>)> {
-    by_initial(traded_provinces().map(|p| (p.initial, p.code, p)))
+/// Provinces we trade in, grouped by initial letter, A to Z, each group in code order; grouped
+/// once (the home page and every list page lay them out).
+pub fn provinces_by_initial() -> &'static [(char, Vec<&'static Province>)] {
+    static GROUPS: LazyLock<Vec<(char, Vec<&'static Province>)>> = LazyLock::new(|| by_initial(traded_provinces().map(|p| (p.initial, p.code, p))));
+    &GROUPS
 }
 
 /// Cities we trade in, grouped by initial letter, A to Z, each group in code order (the A–Z
@@ -295,7 +297,7 @@ mod tests {
 
     #[test]
     fn city_lists_offer_only_where_we_trade() {
-        let offered: Vec<&str> = provinces_by_initial().into_iter().flat_map(|(_, ps)| ps).map(|p| p.name).collect();
+        let offered: Vec<&str> = provinces_by_initial().iter().flat_map(|(_, ps)| ps).map(|p| p.name).collect();
         assert_eq!(offered.len(), 31, "the mainland's provinces, regions and municipalities");
         for name in ["台湾", "香港", "澳门"] {
             assert!(!offered.contains(&name), "{name}");

@@ -753,7 +753,7 @@ mod tests {
             "seats" => codes(SEAT_OPTIONS),
             "reply" => codes(REPLY_OPTIONS),
             "body" => BodyClass::ALL.iter().map(|b| b.as_str().to_owned()).collect(),
-            "province" => region::provinces_by_initial().into_iter().flat_map(|(_, l)| l).map(|p| p.slug.to_owned()).collect(),
+            "province" => region::provinces_by_initial().iter().flat_map(|(_, l)| l).map(|p| p.slug.to_owned()).collect(),
             _ => cleared.province.map_or(Vec::new(), |p| region::cities_of(p.code).map(|c| c.slug.to_owned()).collect()),
         }
     }

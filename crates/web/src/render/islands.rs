@@ -252,9 +252,16 @@ pub struct DamageMarkerProps {}
 pub const HOT_CITIES: &[&str] =
     &["beijing", "shanghai", "guangzhou", "shenzhen", "chengdu", "chongqing", "hangzhou", "wuhan", "changsha", "xian", "nanjing", "suzhou"];
 
+/// The cities of [`HOT_CITIES`], looked up once (the home page and every list page offer them).
+pub fn hot_city_list() -> &'static [&'static domain::region::City] {
+    static CITIES: std::sync::LazyLock<Vec<&'static domain::region::City>> =
+        std::sync::LazyLock::new(|| HOT_CITIES.iter().filter_map(|s| domain::region::city_by_slug(s)).collect());
+    &CITIES
+}
+
 /// The hot cities as the region picker's props.
 pub fn hot_cities() -> Vec<HotCity> {
-    HOT_CITIES.iter().filter_map(|s| domain::region::city_by_slug(s)).map(|c| HotCity { name: c.name, py: c.slug }).collect()
+    hot_city_list().iter().map(|c| HotCity { name: c.name, py: c.slug }).collect()
 }
 
 #[cfg(test)]

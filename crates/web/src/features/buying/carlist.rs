@@ -199,7 +199,7 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         options.extend(region::cities_of(p.code).map(|c| cities.to(c.name, c.slug, q.city.is_some_and(|x| x.code == c.code))));
     }
     let more = region::provinces_by_initial()
-        .into_iter()
+        .iter()
         .flat_map(|(_, list)| list)
         .map(|p| provinces.to(p.name, p.slug, q.province.is_some_and(|x| x.code == p.code)))
         .collect();

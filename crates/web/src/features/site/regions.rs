@@ -35,11 +35,11 @@ struct GroupDto {
 
 static BODY: LazyLock<String> = LazyLock::new(|| {
     let groups: Vec<GroupDto> = region::provinces_by_initial()
-        .into_iter()
+        .iter()
         .map(|(letter, provinces)| GroupDto {
-            letter,
+            letter: *letter,
             provinces: provinces
-                .into_iter()
+                .iter()
                 .map(|p| ProvinceDto {
                     code: p.code,
                     name: p.name,
