@@ -888,6 +888,13 @@ fn in_postings_alone(terms: &[Word], scope: Scope) -> bool {
     !terms.is_empty() && scope.shop_id.is_none()
 }
 
+/// Whether a page read by `plan` probes a common word ([`WORD_PROBE_FROM`]) on each car its
+/// filters' index gives, where that word's postings could be read instead: a sparse page, whose
+/// probing both backends give up for the postings once it runs long.
+fn probes_common_word(plan: Plan, terms: &[Word], scope: Scope) -> bool {
+    plan == Plan::Sparse && in_postings_alone(terms, scope) && terms[driver(terms)].common
+}
+
 /// The page of a search read from its words' postings ([`Plan::Postings`]): in one word's
 /// postings alone where they carry what it asks ([`postings_page_sql`]), else from the listings
 /// they name, found as `matches` says ([`cards_sql_as`]).
@@ -1172,22 +1179,16 @@ impl Store {
             // Words are probed per entry as if they were spread evenly over the sort order, but
             // a word can gather at one end of it (2020款 cars are neither the newest nor the
             // least driven: by age, automatic 2020款 walked half the stock first, 77 ms at
-            // 100,000 listings). A walk that runs long is given up for the words' postings.
+            // 100,000 listings). A walk that runs long is given up for the words' postings, and
+            // so is a sparse page's probing of a common word through a broad filter (automatics
+            // in 吉林 with "2020" at a million listings: 18,552 cars probed for 1,365 matches,
+            // 48 ms, where the word's postings give the page in 11; sqlite3).
             // So can the cars of a filter with an index of its own (manual cars at the cheap end
             // of the price order, six seats at the dear end, 国五 at the old end): a walk past
             // the steps of sorting the matches from that index is given up for it.
-            if plan == Plan::AlongOrder && (!terms.is_empty() || bounded) {
+            if (plan == Plan::AlongOrder && (!terms.is_empty() || bounded)) || probes_common_word(plan, terms, scope) {
                 let listed = listed_page(Matches::SortedApart, q, scope, current_year, total, (terms, &series)).whole();
                 return r.all_off_or((sql, vals), steps, listed).await;
-            }
-            // A sparse page of a common word is found through its filters' index, each car
-            // probed for the word: quick for a narrow filter, long for a broad one (automatics
-            // in 吉林 with "2020" at a million listings: 18,552 cars probed for a page of 1,365
-            // matches, 48 ms, where the word's postings give it in 11; sqlite3). As its count
-            // does, the probing is given up for the word's postings after the walk's steps.
-            if plan == Plan::Sparse && in_postings_alone(terms, scope) && terms[driver(terms)].common {
-                let postings = listed_page(Matches::Planned(Backend::Sqlite), q, scope, current_year, total, (terms, &series)).whole();
-                return r.all_off_or((sql, vals), self.walk_steps, postings).await;
             }
             return r.all_off(sql, vals).await;
         }
@@ -1226,7 +1227,7 @@ impl Store {
                 // for the words: a broad filter probes long (automatics in 吉林 with "2020" at a
                 // million listings: 124 ms) where the word's postings are read in 30. The probing
                 // is given up for the postings once it has taken as long as they take.
-                Plan::Sparse if !many && in_postings_alone(terms, scope) && terms[driver(terms)].common => {
+                _ if !many && probes_common_word(plan, terms, scope) => {
                     let postings = || listed_page(Matches::Fenced, q, scope, current_year, total, words).whole();
                     pg_walk_or(p, walk_ms, fenced(), postings).await?
                 }
