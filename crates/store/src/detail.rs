@@ -133,10 +133,6 @@ pub struct ListingDetail {
     pub reserved_until: i64,
     /// How many damage marks its seller made (`Store::damage_marks` reads them).
     pub damage_marks: i64,
-    /// The shop's visible reviews (0 for a private seller).
-    pub shop_review_count: i64,
-    /// Their scores' sum, in tenths of a star.
-    pub shop_review_points: i64,
     /// The seller's median seconds to a first reply over the last 30 days (`reply_stat`); -1
     /// when there are no figures.
     pub reply_median_secs: i64,
@@ -207,8 +203,6 @@ from_row!(ListingDetail {
     reserve_deposit_fen,
     reserved_until,
     damage_marks,
-    shop_review_count,
-    shop_review_points,
     reply_median_secs,
     reply_rate_pct,
     reply_threads,
@@ -262,8 +256,6 @@ const DETAIL_SQL: &str = "select l.listing_id, l.shop_id, l.seller_user_id, l.se
      coalesce(l.reserve_deposit_fen, 0) as reserve_deposit_fen, \
      coalesce((select case when r.state = 'held' then r.deadline_at else -1 end from reservation r where r.listing_id = l.listing_id and r.state in ('held', 'sold')), 0) as reserved_until, \
      (select count(*) from damage_mark dm where dm.listing_id = l.listing_id and dm.removed_at is null) as damage_marks, \
-     (select count(*) from shop_review r where r.shop_id = l.shop_id and r.hidden_reason = '') as shop_review_count, \
-     (select cast(coalesce(sum(r.score), 0) as bigint) from shop_review r where r.shop_id = l.shop_id and r.hidden_reason = '') as shop_review_points, \
      coalesce(rs.median_secs, -1) as reply_median_secs, coalesce(rs.rate_pct, 0) as reply_rate_pct, coalesce(rs.threads, 0) as reply_threads \
      from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id \
      left join shop sh on sh.shop_id = l.shop_id left join app_user u on u.user_id = l.seller_user_id \

@@ -230,8 +230,10 @@ async fn render_with(
         ),
         _ => (domain::selling::seller_title(d.seller_nickname.as_deref()), "个人卖家 · 号码已隐藏，提交询价后由卖家联系您".to_owned()),
     };
-    let seller_rating = match (&d.shop_oname, d.shop_review_count) {
-        (Some(oname), n) if n > 0 => Some((format!("/shop/{oname}/reviews"), format!("★{} · {n}条评价", domain::review::rating_text(d.shop_review_points, n)))),
+    // The shop's rating as its cards show it (kept by the node: a shop's reviews are not
+    // counted again for each of its cars' pages).
+    let seller_rating = match (&d.shop_oname, d.shop_id.and_then(|shop| state.ratings.of(shop))) {
+        (Some(oname), Some((stars, n))) => Some((format!("/shop/{oname}/reviews"), format!("★{stars} · {n}条评价"))),
         _ => None,
     };
     let seller_replies = (d.reply_median_secs >= 0).then(|| {
