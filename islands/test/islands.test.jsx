@@ -6,7 +6,7 @@ import { button, click, flush, key, show, type } from "./util.js";
 import * as D from "../src/kit/date.js";
 import { DatePicker, display, initial } from "../src/islands/DatePicker.jsx";
 import { Login } from "../src/islands/Login.jsx";
-import { Gallery, clampZoom } from "../src/islands/Gallery.jsx";
+import mountGallery, { Gallery, clampZoom, widest } from "../src/islands/Gallery.jsx";
 import { Share, setupWechat } from "../src/islands/Share.jsx";
 import { TextInput } from "../src/islands/TextInput.jsx";
 import { MessageBox, checkPrompt, INVALID_INPUT } from "../src/kit/MessageBox.jsx";
@@ -239,6 +239,25 @@ describe("Gallery", () => {
     expect([clampZoom(0.2), clampZoom(9)]).toEqual([1, 3]);
     await key(dialog, "Escape");
     expect(el.querySelector("[role=dialog]")).toBeNull();
+  });
+
+  it("takes its photos from the list it replaces, the viewer showing each one's widest size", async () => {
+    const el = document.createElement("div");
+    el.innerHTML =
+      '<div class="gallery"><ul>' +
+      '<li><img src="/u/a_w640.webp" srcset="/u/a_w320.webp 320w, /u/a_w640.webp 640w, /u/a_w960.webp 960w" alt="朗逸 图1"></li>' +
+      '<li><img src="https://cdn.test/b.jpg" alt="朗逸 图2"></li></ul><span class="count">共2张</span></div>';
+    document.body.append(el);
+    await act(() => mountGallery(el, { title: "朗逸", autoplay: false }));
+    expect(el.querySelector(".count").textContent).toBe("1/2");
+    const stage = el.querySelector(".g-stage img");
+    expect([stage.getAttribute("src"), stage.getAttribute("alt")]).toEqual(["/u/a_w640.webp", "朗逸 图1"]);
+    expect(stage.getAttribute("srcset")).toContain("/u/a_w960.webp 960w");
+    await act(() => el.querySelector(".g-stage").click());
+    expect(el.querySelector(".g-zoom img").getAttribute("src")).toBe("/u/a_w960.webp");
+    await key(el.querySelector(".gallery"), "ArrowRight");
+    expect(el.querySelector(".g-zoom img").getAttribute("src")).toBe("https://cdn.test/b.jpg");
+    expect([widest(""), widest("/x.webp 2x"), widest("/s.webp 320w, /l.webp 960w, /m.webp 640w")]).toEqual([null, null, "/l.webp"]);
   });
 
   it("labels a photo that fails to load 加载失败", async () => {

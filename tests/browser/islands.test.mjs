@@ -157,6 +157,8 @@ for (const { name, options } of viewports) {
     await gallery.getByRole("button", { name: /查看大图/ }).click();
     const viewer = page.getByRole("dialog", { name: "查看大图" });
     await viewer.waitFor();
+    // The photos come from the list the island replaced: the viewer shows the widest size.
+    assert.equal(await viewer.locator(".g-zoom img").getAttribute("src"), "/upload/demo/sedan-white-2_w960.webp");
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), "hidden", "the page behind does not scroll");
     const zIndex = await page.evaluate(() => Number(getComputedStyle(document.querySelector(".modal-mask")).zIndex));
     assert.ok(zIndex > 2000, `z-index from 2000 up: ${zIndex}`);

@@ -1,7 +1,8 @@
 // The photo gallery of a car: a slider that autoplays every 3000 ms (paused while the visitor
 // hovers, focuses or has asked for reduced motion, with a pause button), swipe and arrow keys,
 // and a tap opening a full-screen viewer with zoom from 1× to 3×. A photo that fails shows
-// 加载失败. Props: `GalleryProps` in crates/web/src/islands.rs.
+// 加载失败. Props: `GalleryProps` in crates/web/src/render/islands.rs; the photos are read from the
+// server-rendered list it replaces (`photosIn`), which names each one's sizes already.
 import { useEffect, useRef, useState } from "react";
 import { mount } from "../mount.js";
 import { Modal } from "../kit/Modal.jsx";
@@ -104,6 +105,30 @@ export function Gallery({ photos = [], title = "", autoplay = true }) {
   );
 }
 
+// The widest variant a `srcset` names (`…_w960.webp 960w`), for the full-screen viewer; none
+// when it names no widths.
+export function widest(srcset) {
+  let best = null;
+  for (const part of (srcset || "").split(",")) {
+    const [url, size] = part.trim().split(/\s+/);
+    const width = Number.parseInt(size, 10);
+    if (url && size?.endsWith("w") && width > 0 && (!best || width > best.width)) best = { url, width };
+  }
+  return best?.url ?? null;
+}
+
+// The photos of the server-rendered list the island replaces, in order: each image's URL, its
+// sizes and text as the page wrote them, and the widest size for the viewer (the image itself
+// when it has none). Read from the markup rather than sent again as props: a car's photos were
+// a kilobyte of the page twice.
+export function photosIn(el) {
+  return Array.from(el.querySelectorAll("img"), (img) => {
+    const src = img.getAttribute("src") || "";
+    const srcset = img.getAttribute("srcset") || "";
+    return { src, srcset, large: widest(srcset) || src, alt: img.getAttribute("alt") || "" };
+  });
+}
+
 export default function mountGallery(el, props) {
-  mount(Gallery, el, props);
+  mount(Gallery, el, { ...props, photos: photosIn(el) });
 }

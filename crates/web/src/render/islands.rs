@@ -124,25 +124,12 @@ pub struct ShareProps {
     pub sign_url: &'static str,
 }
 
-/// One photo of the gallery.
-#[derive(Debug, Clone, Serialize)]
-pub struct GalleryPhoto {
-    /// 640 px image.
-    pub src: String,
-    /// `srcset` of the sized variants (empty when there are none).
-    pub srcset: String,
-    /// The viewer's large image.
-    pub large: String,
-    /// Alternative text.
-    pub alt: String,
-}
-
-/// `Gallery`: slider and full-screen viewer.
+/// `Gallery`: slider and full-screen viewer over the photo list the page renders, whose images
+/// it reads for its photos (their URL, `srcset` and text; the viewer shows each one's widest
+/// size), so they are not written into the page a second time as props.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GalleryProps {
-    /// Photos in order.
-    pub photos: Vec<GalleryPhoto>,
     /// The car's title, for labels.
     pub title: String,
     /// Autoplay every 3000 ms (off when the visitor prefers reduced motion).

@@ -62,7 +62,7 @@ impl RatingView {
 pub struct CarRecord {
     /// Every photo, at the middle width (the cover when there is none).
     pub photos: Vec<PhotoView>,
-    /// The gallery island's props: the same photos with their large size.
+    /// The gallery island's props (it reads the photos from their list).
     pub gallery: crate::render::islands::GalleryProps,
     /// The usual loan (`domain::loan::estimate`): down payment in 万, monthly payment in yuan, its
     /// annualised rate.
@@ -100,21 +100,7 @@ impl CarRecord {
         }
         let photos: Vec<PhotoView> =
             urls.iter().map(|u| PhotoView { src: domain::image::sized(u, base, 640), srcset: domain::image::srcset(u, base) }).collect();
-        let gallery = crate::render::islands::GalleryProps {
-            photos: urls
-                .iter()
-                .zip(&photos)
-                .enumerate()
-                .map(|(i, (u, p))| crate::render::islands::GalleryPhoto {
-                    src: p.src.clone(),
-                    srcset: p.srcset.clone().unwrap_or_default(),
-                    large: domain::image::sized(u, base, domain::image::PHOTO_WIDTHS[2]),
-                    alt: format!("{} 图{}", d.title, i + 1),
-                })
-                .collect(),
-            title: d.title.clone(),
-            autoplay: true,
-        };
+        let gallery = crate::render::islands::GalleryProps { title: d.title.clone(), autoplay: true };
         let lines = domain::report::decode_panel(&d.history_panel);
         CarRecord {
             photos,

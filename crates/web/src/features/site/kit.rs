@@ -24,7 +24,7 @@ use crate::config::Env;
 use crate::http::error::AppError;
 use crate::http::visitor::Visitor;
 use crate::render::islands::{
-    ConfirmFormsProps, DatePickerProps, GalleryPhoto, GalleryProps, LoginProps, PhotoUploaderProps, RegionPickerProps, SharePayload, ShareProps, TextInputProps,
+    ConfirmFormsProps, DatePickerProps, GalleryProps, LoginProps, PhotoUploaderProps, RegionPickerProps, SharePayload, ShareProps, TextInputProps,
 };
 use crate::render::meta::{IslandMount, Layout, PageMeta};
 use crate::state::AppState;
@@ -174,14 +174,8 @@ fn kit(state: &AppState, visitor: &Visitor, query: Option<&str>, path: &'static 
             sign_url: "/api/buycar-api/tool/wechat/sign",
         },
     );
-    let demo = |i: usize, broken: bool| GalleryPhoto {
-        src: if broken { "/upload/demo/missing-photo.webp".to_owned() } else { format!("/upload/demo/sedan-white-{i}_w640.webp") },
-        srcset: String::new(),
-        large: format!("/upload/demo/sedan-white-{i}_w960.webp"),
-        alt: format!("演示图{}", i + 1),
-    };
-    let gallery =
-        page.island(&state, "Gallery", &GalleryProps { photos: vec![demo(1, false), demo(2, false), demo(3, true)], title: "演示车辆".into(), autoplay: true });
+    // The photos are the list `kit.html` renders, as on a car's page.
+    let gallery = page.island(&state, "Gallery", &GalleryProps { title: "演示车辆".into(), autoplay: true });
     let login = page.island(
         &state,
         "Login",
