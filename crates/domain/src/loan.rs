@@ -424,22 +424,48 @@ pub fn usual_interest(price_yuan: i64) -> Option<i64> {
 /// assert_eq!(domain::loan::short_yuan(398_320), "3,983.20");
 /// ```
 pub fn short_yuan(fen: i64) -> String {
-    yuan(fen).trim_end_matches(".00").to_owned()
+    let mut out = String::with_capacity(24);
+    push_yuan(&mut out, fen, false);
+    out
 }
 
 /// Fen as yuan with two decimals and thousands separators (`2,091.80`).
 pub fn yuan(fen: i64) -> String {
-    let sign = if fen < 0 { "-" } else { "" };
-    let fen = fen.unsigned_abs();
-    let whole = (fen / 100).to_string();
-    let mut grouped = String::with_capacity(whole.len() + whole.len() / 3);
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
+    let mut out = String::with_capacity(24);
+    push_yuan(&mut out, fen, true);
+    out
+}
+
+/// Appends [`yuan`] of `fen` to `out`, without the fen when they are zero unless `fen_always`
+/// ([`short_yuan`]). Written digit by digit into the one buffer: a car's page shows a handful
+/// of amounts, and formatting each through `format!` was a thousand instructions apiece.
+fn push_yuan(out: &mut String, fen: i64, fen_always: bool) {
+    if fen < 0 {
+        out.push('-');
     }
-    format!("{sign}{grouped}.{:02}", fen % 100)
+    let fen = fen.unsigned_abs();
+    // The whole yuan's digits, last first.
+    let (mut digits, mut n, mut rest) = ([0u8; 20], 0, fen / 100);
+    loop {
+        digits[n] = b'0' + (rest % 10) as u8;
+        n += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(char::from(digits[i]));
+        if i > 0 && i % 3 == 0 {
+            out.push(',');
+        }
+    }
+    let cents = fen % 100;
+    if fen_always || cents != 0 {
+        out.push('.');
+        out.push(char::from(b'0' + (cents / 10) as u8));
+        out.push(char::from(b'0' + (cents % 10) as u8));
+    }
 }
 
 #[cfg(test)]
@@ -644,8 +670,20 @@ mod tests {
 
     #[test]
     fn yuan_groups_thousands() {
-        for (fen, text) in [(0, "0.00"), (5, "0.05"), (209_168, "2,091.68"), (12_500_000, "125,000.00"), (123_456_789_012, "1,234,567,890.12")] {
+        for (fen, text) in [
+            (0, "0.00"),
+            (5, "0.05"),
+            (99_900, "999.00"),
+            (209_168, "2,091.68"),
+            (12_500_000, "125,000.00"),
+            (123_456_789_012, "1,234,567,890.12"),
+            (-50, "-0.50"),
+            (-123_456, "-1,234.56"),
+        ] {
             assert_eq!(yuan(fen), text);
+        }
+        for (fen, text) in [(0, "0"), (30_000, "300"), (398_320, "3,983.20"), (100_000_005, "1,000,000.05"), (-100, "-1"), (1_000_000, "10,000")] {
+            assert_eq!(short_yuan(fen), text);
         }
     }
 }
