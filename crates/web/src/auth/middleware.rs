@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -170,17 +170,17 @@ fn cookie_name(v: &[u8]) -> Option<&[u8]> {
 }
 
 /// One structured log line per request.
-pub async fn log_request(req: Request, next: Next) -> Response {
+pub async fn log_request<F: Future<Output = Response>>(req: Request, next: impl FnOnce(Request) -> F) -> Response {
     if !tracing::enabled!(target: "http", tracing::Level::INFO) {
         // Logging at warn (as under load): nothing to gather.
-        return next.run(req).await;
+        return next(req).await;
     }
     let start = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let route = req.extensions().get::<MatchedPath>().cloned();
     let device = device_in(req.extensions(), req.headers()).class.as_str();
-    let res = next.run(req).await;
+    let res = next(req).await;
     log_line(&method, &path, route.as_ref(), res.status(), start, device);
     res
 }
@@ -199,9 +199,10 @@ fn log_line(method: &Method, path: &str, route: Option<&MatchedPath>, status: St
     );
 }
 
-pub async fn security_headers(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let mut res = next.run(req).await;
-    secure(&state, res.headers_mut());
+/// The headers every response carries ([`secure`]).
+pub async fn security_headers<F: Future<Output = Response>>(state: &AppState, req: Request, next: impl FnOnce(Request) -> F) -> Response {
+    let mut res = next(req).await;
+    secure(state, res.headers_mut());
     res
 }
 
@@ -269,12 +270,12 @@ fn key_of(req: &Request) -> Option<(String, Carried)> {
 }
 
 /// The response cache (see [`crate::http::cache`]) as a layer.
-pub async fn response_cache(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+pub async fn response_cache<F: Future<Output = Response>>(state: &AppState, mut req: Request, next: impl FnOnce(Request) -> F) -> Response {
     let cache = &state.cache;
     let key = cache.ttl().and_then(|ttl| Some((ttl, key_of(&req)?)));
     let Some((ttl, key)) = key else {
         let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-        let res = next.run(req).await;
+        let res = next(req).await;
         if write && (res.status().is_success() || res.status().is_redirection()) {
             cache.clear();
             state.counts.clear();
@@ -283,16 +284,16 @@ pub async fn response_cache(State(state): State<AppState>, mut req: Request, nex
     };
     let (key, carried) = key;
     let refresh = match cache.lookup(&key, ttl) {
-        cache::Lookup::Kept(entry, how) if entry.for_returning() || !carried.device => return respond(&state, &req, entry, how, carried),
+        cache::Lookup::Kept(entry, how) if entry.for_returning() || !carried.device => return respond(state, &req, entry, how, carried),
         // The page does something with a returning visitor's device id: rendered for them.
-        cache::Lookup::Kept(..) => return next.run(req).await,
+        cache::Lookup::Kept(..) => return next(req).await,
         cache::Lookup::Render(refresh) => refresh,
     };
     let enc = cache::encoding(req.headers());
     req.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static(enc));
     let (began, generation) = (Instant::now(), cache.generation());
     let route = req.extensions().get::<MatchedPath>().cloned();
-    let res = next.run(req).await;
+    let res = next(req).await;
     // Its only cookies are the device id and the landing's attribution as the route middleware
     // made them, both made again for each visitor it is served to.
     let landing_made = res.extensions().get::<LandingCookie>().is_some();

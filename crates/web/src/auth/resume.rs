@@ -10,7 +10,6 @@
 
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -126,10 +125,10 @@ pub fn flash_cookie(state: &AppState, code: &str) -> Vec<HeaderValue> {
 
 /// Shows a waiting notice at the top of the next HTML page and clears it: the one place a
 /// finished action's result is written, whatever page the visitor lands on.
-pub async fn show_flash(state: axum::extract::State<AppState>, req: Request, next: Next) -> Response {
+pub async fn show_flash<F: Future<Output = Response>>(state: &AppState, req: Request, next: impl FnOnce(Request) -> F) -> Response {
     let code = cookie(req.headers(), FLASH_COOKIE).and_then(flash_html);
     let is_get = req.method() == axum::http::Method::GET;
-    let res = next.run(req).await;
+    let res = next(req).await;
     let (Some(html), true) = (code, is_get) else { return res };
     let is_page =
         res.status() == StatusCode::OK && res.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));

@@ -11,21 +11,20 @@
 //! - a request with neither header (curl, a provider's server, an old browser) passes: cookies
 //!   are `SameSite=Lax`, so another site's form cannot carry the session anyway.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, Method, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::http::error::AppError;
 use crate::state::AppState;
 
 /// Refuses cross-origin state-changing requests; see the module docs.
-pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn layer<F: Future<Output = Response>>(state: &AppState, req: Request, next: impl FnOnce(Request) -> F) -> Response {
     if !allowed(req.method(), req.headers(), &state.config.site.url) {
         tracing::debug!(target: "http", origin = ?req.headers().get(header::ORIGIN), "cross-origin request refused");
         return AppError::CrossSite.into_response();
     }
-    next.run(req).await
+    next(req).await
 }
 
 /// Whether a request may go on (see the module docs); `site_url` is the configured site.

@@ -6,7 +6,6 @@
 
 use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::http::error::AppError;
@@ -22,10 +21,10 @@ pub const MAX_QUERY_PAIRS: usize = 64;
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// The layer: refuses a request over any of the limits.
-pub async fn refuse_outsized(req: Request, next: Next) -> Response {
+pub async fn refuse_outsized<F: Future<Output = Response>>(req: Request, next: impl FnOnce(Request) -> F) -> Response {
     match outsized(&req) {
         Some(refusal) => refusal.into_response(),
-        None => next.run(req).await,
+        None => next(req).await,
     }
 }
 

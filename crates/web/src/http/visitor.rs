@@ -6,11 +6,9 @@ use std::convert::Infallible;
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap, header};
-use axum::middleware::Next;
-use axum::response::Response;
 use domain::attribution::Attribution;
 use domain::device::Device;
 
@@ -53,12 +51,11 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestDevice {
     }
 }
 
-/// The outermost layer: classifies the User-Agent once, for every layer and handler after it
-/// (the request log, the response cache's key, the session, the visitor, the error page).
-pub async fn classify_device(mut req: Request, next: Next) -> Response {
+/// The stack's second step: classifies the User-Agent once, for every step and handler after
+/// it (the request log, the response cache's key, the session, the visitor, the error page).
+pub fn classify_device(req: &mut Request) {
     let device = device_of(req.headers());
     req.extensions_mut().insert(device);
-    next.run(req).await
 }
 
 /// The visitor as seen by every page handler.
@@ -174,15 +171,14 @@ pub fn client_ip(extensions: &Extensions, headers: &HeaderMap, trusted: &[Cidr])
     }
 }
 
-/// The outermost layer: the visitor's address, once, for the per-address limits, the log and
-/// the leads: the TCP peer, or, when the peer is a trusted proxy (`proxy.trusted`), the address
-/// the proxies forwarded ([`client_of`]).
-pub async fn client_address(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+/// The stack's first step: the visitor's address, once, for the per-address limits, the log
+/// and the leads: the TCP peer, or, when the peer is a trusted proxy (`proxy.trusted`), the
+/// address the proxies forwarded ([`client_of`]).
+pub fn client_address(state: &AppState, req: &mut Request) {
     if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
         let ip = client_of(peer, req.headers(), &state.config.proxy.trusted);
         req.extensions_mut().insert(ClientIp(ip.to_string()));
     }
-    next.run(req).await
 }
 
 /// The visitor behind `peer`. A peer that is not a trusted proxy is the visitor, whatever its

@@ -2,9 +2,8 @@
 //! the site's Chinese error page, or the API envelope under `/api/` and `/hpi/`.
 
 use askama::Template;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::http::error::{ErrorReport, rejection_message};
@@ -31,10 +30,10 @@ pub const FALLBACK_HTML: &str = "<!doctype html><html lang=\"zh-CN\"><meta chars
 /// `/hpi/`; a plain-text 4xx that carries no report is a rejection by the framework (a body over
 /// its limit, say) and is rendered the same way, with its English reason logged at debug only.
 /// Cookies the failed response set are kept.
-pub async fn render_errors(State(state): State<crate::state::AppState>, req: Request, next: Next) -> Response {
+pub async fn render_errors<F: Future<Output = Response>>(state: &crate::state::AppState, req: Request, next: impl FnOnce(Request) -> F) -> Response {
     let device = device_in(req.extensions(), req.headers());
     let api = crate::http::envelope::is_api(req.uri().path());
-    let mut res = next.run(req).await;
+    let mut res = next(req).await;
     let report = match res.extensions_mut().remove::<ErrorReport>() {
         Some(report) => report,
         None if is_framework_rejection(&res) => {
@@ -52,7 +51,7 @@ pub async fn render_errors(State(state): State<crate::state::AppState>, req: Req
         tracing::debug!(target: "http", status = report.status.as_u16(), reason = %reason, "request rejected");
     }
     let cookies: Vec<HeaderValue> = res.headers().get_all(header::SET_COOKIE).iter().cloned().collect();
-    let mut out = if api { api_error(&report) } else { error_page(&state, device, &report) };
+    let mut out = if api { api_error(&report) } else { error_page(state, device, &report) };
     for c in cookies {
         out.headers_mut().append(header::SET_COOKIE, c);
     }
