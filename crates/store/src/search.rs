@@ -1193,50 +1193,65 @@ impl Store {
             return r.all_off(sql, vals).await;
         }
         if let crate::Pool::Postgres(p) = &self.pool {
-            // A filter gathered at one end of the order: short ordered reads, no walk.
-            if let Some(page) = gathered_page(q, scope, current_year, total, plan, (terms, &series)) {
-                return Ok(pg_rows(p, page.whole()).await?);
-            }
-            // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
-            // ANCHOR_EVERY matches after it, not 9,980.
-            let (page, _) = self.anchored(Via::Pg(p), page).await?;
-            // PostgreSQL picks its own path, and may walk far past skewed matches (两厢车 dearest
-            // first walks every dearer car). Where their count is exact (at most COUNT_CAP),
-            // finding and sorting the matches is cheap: a sparse page is read that way, a dense
-            // page's walk is bounded and then read that way. Past the cap a count says only
-            // "many", and that fallback is bounded only where the matches are found in one
-            // index of their own carrying the sort's columns; elsewhere it may cost more than the
-            // walk (国五 by age: 81,000 matches, 131 ms found and sorted, 130 ms walked). A
-            // keyword's matches are found and sorted in one word's postings, which carry the
-            // sort's columns too (2020 automatics newest first: 1.2 s walked).
-            let many = total > COUNT_CAP;
-            let words = (terms, &*series);
-            let walk_ms = self.walk_ms(terms, scope);
-            let fenced = || {
-                if plan == Plan::Sparse {
-                    cards_sql_as(plan, Matches::Fenced, q, scope, current_year, total, words)
-                } else {
-                    listed_page(Matches::Fenced, q, scope, current_year, total, words)
-                }
-                .whole()
-            };
-            return Ok(match plan {
-                _ if many && !found_in_own_index(q) && !in_postings_alone(terms, scope) => pg_rows(p, page.whole()).await?,
-                _ if self.walk_steps == 0 => pg_rows(p, fenced()).await?,
-                // A sparse page of common words is found through its filters, each car probed
-                // for the words: a broad filter probes long (automatics in 吉林 with "2020" at a
-                // million listings: 124 ms) where the word's postings are read in 30. The probing
-                // is given up for the postings once it has taken as long as they take.
-                _ if !many && probes_common_word(plan, terms, scope) => {
-                    let postings = || listed_page(Matches::Fenced, q, scope, current_year, total, words).whole();
-                    pg_walk_or(p, walk_ms, fenced(), postings).await?
-                }
-                Plan::Sparse if !many => pg_rows(p, fenced()).await?,
-                _ => pg_walk_or(p, walk_ms, page.whole(), fenced).await?,
-            });
+            // Boxed: the readers' path above does not carry PostgreSQL's futures in its own (a
+            // page's future was about 10 KB, moved on each await of the list page that held it).
+            return Box::pin(self.cards_on_postgres(p, q, (scope, current_year, total), (terms, &series), page, plan)).await;
         }
         let (sql, vals) = page.whole();
         Ok(on_pool!(self, p => bind_all!(sqlx::query_as::<_, ListingCard>(sqlx::AssertSqlSafe(sql)), vals).fetch_all(p).await?))
+    }
+
+    /// [`Store::cards_with`] on PostgreSQL: the page `page` planned by `plan`.
+    async fn cards_on_postgres(
+        &self,
+        p: &sqlx::PgPool,
+        q: &CarQuery,
+        (scope, current_year, total): (Scope, i32, i64),
+        (terms, series): (&[Word], &SeriesIds),
+        page: PageSql,
+        plan: Plan,
+    ) -> Result<Vec<ListingCard>, DbError> {
+        // A filter gathered at one end of the order: short ordered reads, no walk.
+        if let Some(page) = gathered_page(q, scope, current_year, total, plan, (terms, series)) {
+            return Ok(pg_rows(p, page.whole()).await?);
+        }
+        // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
+        // ANCHOR_EVERY matches after it, not 9,980.
+        let (page, _) = self.anchored(Via::Pg(p), page).await?;
+        // PostgreSQL picks its own path, and may walk far past skewed matches (两厢车 dearest
+        // first walks every dearer car). Where their count is exact (at most COUNT_CAP),
+        // finding and sorting the matches is cheap: a sparse page is read that way, a dense
+        // page's walk is bounded and then read that way. Past the cap a count says only
+        // "many", and that fallback is bounded only where the matches are found in one
+        // index of their own carrying the sort's columns; elsewhere it may cost more than the
+        // walk (国五 by age: 81,000 matches, 131 ms found and sorted, 130 ms walked). A
+        // keyword's matches are found and sorted in one word's postings, which carry the
+        // sort's columns too (2020 automatics newest first: 1.2 s walked).
+        let many = total > COUNT_CAP;
+        let words = (terms, series);
+        let walk_ms = self.walk_ms(terms, scope);
+        let fenced = || {
+            if plan == Plan::Sparse {
+                cards_sql_as(plan, Matches::Fenced, q, scope, current_year, total, words)
+            } else {
+                listed_page(Matches::Fenced, q, scope, current_year, total, words)
+            }
+            .whole()
+        };
+        Ok(match plan {
+            _ if many && !found_in_own_index(q) && !in_postings_alone(terms, scope) => pg_rows(p, page.whole()).await?,
+            _ if self.walk_steps == 0 => pg_rows(p, fenced()).await?,
+            // A sparse page of common words is found through its filters, each car probed
+            // for the words: a broad filter probes long (automatics in 吉林 with "2020" at a
+            // million listings: 124 ms) where the word's postings are read in 30. The probing
+            // is given up for the postings once it has taken as long as they take.
+            _ if !many && probes_common_word(plan, terms, scope) => {
+                let postings = || listed_page(Matches::Fenced, q, scope, current_year, total, words).whole();
+                pg_walk_or(p, walk_ms, fenced(), postings).await?
+            }
+            Plan::Sparse if !many => pg_rows(p, fenced()).await?,
+            _ => pg_walk_or(p, walk_ms, page.whole(), fenced).await?,
+        })
     }
 
     /// How long a page of a search with the words `terms` in `scope` may walk along its order
@@ -1279,7 +1294,8 @@ impl Store {
                 let Some((sql, vals)) = page.anchor_sql(at, below.as_ref().map(|(place, keys)| (*place, keys.as_slice())), pg) else { return Ok((page, 0)) };
                 let found: Vec<AnchorKeys> = match via {
                     Via::Lite(r) => r.all_off(sql, vals).await?,
-                    Via::Pg(p) => pg_within(p, PG_WALK_MS, (sql, vals)).await?.unwrap_or_default(),
+                    // Boxed, as in `cards_with`: the readers' anchors do not carry its future.
+                    Via::Pg(p) => Box::pin(pg_within(p, PG_WALK_MS, (sql, vals))).await?.unwrap_or_default(),
                 };
                 let Some(keys) = found.into_iter().next().and_then(|k| k.0) else { return Ok((page, 0)) };
                 if let Some(key) = page.anchor_key(at) {
@@ -1434,10 +1450,14 @@ impl Store {
         if let (crate::Pool::Postgres(p), Some(listed)) = (&self.pool, probed) {
             // Postings counted to at most the cap are read in no more steps than the probes
             // would take to find as many matches (automatics with "2020": probed 21.5 ms, the
-            // word's 7,085 postings read in 2 at 100,000 listings, psql).
+            // word's 7,085 postings read in 2 at 100,000 listings, psql). Boxed, as in
+            // `cards_with`: the readers' count does not carry these futures.
             let counted_whole = terms[driver(terms)].postings <= self.whole_postings;
-            let counts: Vec<(i64,)> =
-                if self.walk_steps == 0 || counted_whole { pg_rows(p, listed).await? } else { pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed).await? };
+            let counts: Vec<(i64,)> = if self.walk_steps == 0 || counted_whole {
+                Box::pin(pg_rows(p, listed)).await?
+            } else {
+                Box::pin(pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed)).await?
+            };
             return Ok(counts.first().map_or(0, |c| c.0));
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))

@@ -269,7 +269,7 @@ fn key_of(req: &Request) -> Option<(String, Carried)> {
     Some((key, carried))
 }
 
-/// The response cache (see [`crate::http::cache`]) as a layer.
+/// The response cache (see [`crate::http::cache`]) as a step of the stack (`lib::outer_steps`).
 pub async fn response_cache<F: Future<Output = Response>>(state: &AppState, mut req: Request, next: impl FnOnce(Request) -> F) -> Response {
     let cache = &state.cache;
     let key = cache.ttl().and_then(|ttl| Some((ttl, key_of(&req)?)));
