@@ -20,7 +20,7 @@ pub const MAX_QUERY_PAIRS: usize = 64;
 /// come to a few kilobytes).
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
-/// The layer: refuses a request over any of the limits.
+/// The stack's last step before the router: refuses a request over any of the limits.
 pub async fn refuse_outsized<F: Future<Output = Response>>(req: Request, next: impl FnOnce(Request) -> F) -> Response {
     match outsized(&req) {
         Some(refusal) => refusal.into_response(),
