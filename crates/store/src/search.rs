@@ -1451,13 +1451,11 @@ impl Store {
             // Postings counted to at most the cap are read in no more steps than the probes
             // would take to find as many matches (automatics with "2020": probed 21.5 ms, the
             // word's 7,085 postings read in 2 at 100,000 listings, psql). Boxed, as in
-            // `cards_with`: the readers' count does not carry these futures.
+            // `cards_with`: the readers' count does not carry PostgreSQL's futures.
             let counted_whole = terms[driver(terms)].postings <= self.whole_postings;
-            let counts: Vec<(i64,)> = if self.walk_steps == 0 || counted_whole {
-                Box::pin(pg_rows(p, listed)).await?
-            } else {
-                Box::pin(pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed)).await?
-            };
+            let walked = self.walk_steps != 0 && !counted_whole;
+            let counts: Vec<(i64,)> =
+                Box::pin(async move { if walked { pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed).await } else { pg_rows(p, listed).await } }).await?;
             return Ok(counts.first().map_or(0, |c| c.0));
         }
         Ok(on_pool!(self, p => bind_all!(sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)), vals).fetch_one(p).await?))
