@@ -389,10 +389,31 @@ impl Readers {
         self.off(move |c| first_or(c, &first, steps, &then, scalar)).await
     }
 
+    /// [`Self::all_or_else`] on the blocking pool, like [`Self::all_off_or`].
+    pub(crate) async fn all_off_or_else<T: FromLite + Send + 'static>(
+        self: &Arc<Self>,
+        first: Query,
+        steps: i32,
+        then: impl FnOnce(&Connection) -> rusqlite::Result<Vec<T>> + Send + 'static,
+    ) -> Result<Vec<T>, DbError> {
+        self.off(move |c| first_or_else(c, &first, steps, all, then)).await
+    }
+
     /// [`Self::all_off_or`] on the calling thread: for a read expected to be short that the data
     /// may defeat.
     pub(crate) fn all_or<T: FromLite>(&self, first: &Query, steps: i32, then: &Query) -> Result<Vec<T>, DbError> {
         self.with(|c| first_or(c, first, steps, then, all))
+    }
+
+    /// [`Self::all_or`] whose fallback is a read of its own on the same connection (several
+    /// statements, in the same snapshot).
+    pub(crate) fn all_or_else<T: FromLite>(
+        &self,
+        first: &Query,
+        steps: i32,
+        then: impl FnOnce(&Connection) -> rusqlite::Result<Vec<T>>,
+    ) -> Result<Vec<T>, DbError> {
+        self.with(|c| first_or_else(c, first, steps, all, then))
     }
 
     /// Every row of `sql`.
@@ -440,7 +461,7 @@ fn bind(stmt: &mut Statement<'_>, params: &[&dyn ToSql]) -> rusqlite::Result<()>
 }
 
 /// Every row of `sql` on `conn`.
-fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Vec<T>> {
+pub(crate) fn all<T: FromLite>(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> rusqlite::Result<Vec<T>> {
     let mut stmt = conn.prepare_cached(sql)?;
     bind(&mut stmt, params)?;
     let in_order = in_order::<T>(sql, &stmt);
@@ -465,6 +486,18 @@ fn first_or<T>(
     then: &Query,
     read: fn(&Connection, &str, &[&dyn ToSql]) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
+    first_or_else(conn, first, steps, read, |c| read(c, &then.0, &params(&then.1)))
+}
+
+/// [`first_or`] with a fallback of its own: `read` of `first` within `steps` thousand steps,
+/// else `then` on the same connection.
+fn first_or_else<T>(
+    conn: &Connection,
+    first: &Query,
+    steps: i32,
+    read: fn(&Connection, &str, &[&dyn ToSql]) -> rusqlite::Result<T>,
+    then: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
     let mut left = steps;
     conn.progress_handler(
         1000,
@@ -476,7 +509,7 @@ fn first_or<T>(
     let out = read(conn, &first.0, &params(&first.1));
     conn.progress_handler(0, None::<fn() -> bool>)?;
     match out {
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OperationInterrupted => read(conn, &then.0, &params(&then.1)),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OperationInterrupted => then(conn),
         other => other,
     }
 }

@@ -2036,8 +2036,21 @@ async fn every_page_read_from_either_end_makes_the_whole_order(store: &Store) {
     let hasty = store.clone().with_walk_steps(0);
     // The filters alone that read an index of their own in some sorts' order (0064) too.
     // A price or mileage range by age is read month by month on PostgreSQL, an age band by
-    // mileage year by year (0074).
-    for list in ["", "province=guangdong&", "price=5-8&", "mileage=3-5&", "age=3-5&", "body=suv&", "emission=6&", "gearbox=2&", "fuel=1&", "brand=dazhong&"] {
+    // mileage year by year (0074); a mileage range by age on SQLite month by month too when its
+    // walk is given up (0075).
+    for list in [
+        "",
+        "province=guangdong&",
+        "price=5-8&",
+        "mileage=3-5&",
+        "mileage=10-100&",
+        "age=3-5&",
+        "body=suv&",
+        "emission=6&",
+        "gearbox=2&",
+        "fuel=1&",
+        "brand=dazhong&",
+    ] {
         for sort in ["", "sort=new", "sort=price_asc", "sort=price_desc", "sort=age", "sort=mileage"] {
             let text = format!("{list}{sort}");
             let total = store.count_matching(&query(&text), Scope::default(), year).await.unwrap();
