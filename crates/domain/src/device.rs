@@ -53,15 +53,20 @@ const MOBILE_TOKENS: &[&str] = &[
 /// The first phone or tablet token a User-Agent carries, in lower case: what makes it `mobile`
 /// (`None`: `pc`).
 pub fn mobile_token(ua: &str) -> Option<&'static str> {
-    let ua = ua.to_ascii_lowercase();
-    MOBILE_TOKENS.iter().copied().find(|t| ua.contains(t))
+    token_in(&ua.to_ascii_lowercase())
+}
+
+/// [`mobile_token`] of a User-Agent already in lower case.
+fn token_in(lower: &str) -> Option<&'static str> {
+    MOBILE_TOKENS.iter().copied().find(|t| lower.contains(t))
 }
 
 impl Device {
-    /// Classifies a User-Agent; an empty or unknown one is `pc`.
+    /// Classifies a User-Agent; an empty or unknown one is `pc`. It is put in lower case once
+    /// (each request's User-Agent is classified).
     pub fn from_user_agent(ua: &str) -> Device {
-        let class = if mobile_token(ua).is_some() { DeviceClass::Mobile } else { DeviceClass::Pc };
         let ua = ua.to_ascii_lowercase();
+        let class = if token_in(&ua).is_some() { DeviceClass::Mobile } else { DeviceClass::Pc };
         let wechat = ua.contains("micromessenger") && !ua.contains("wxwork");
         let douyin = ua.contains("aweme") || ua.contains("bytedancewebview") || ua.contains("douyin");
         Device { class, wechat, douyin }

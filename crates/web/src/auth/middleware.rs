@@ -265,7 +265,25 @@ fn key_of(req: &Request) -> Option<(String, Carried)> {
         }
     }
     let device = device_in(req.extensions(), headers);
-    let key = format!("{}|{}{}{}|{city}|{}", cache::encoding(headers), device.class.as_str(), u8::from(device.wechat), u8::from(device.douyin), req.uri());
+    // Pushed piece by piece into one buffer: `format!` with the URI's `Display` cost about 1,800
+    // instructions a request (callgrind), on every page served from the cache.
+    let uri = req.uri();
+    let flag = |on: bool| if on { "1" } else { "0" };
+    let mut key = String::with_capacity(64 + city.len() + uri.path().len() + uri.query().map_or(0, str::len));
+    for part in [cache::encoding(headers), "|", device.class.as_str(), flag(device.wechat), flag(device.douyin), "|", city, "|"] {
+        key.push_str(part);
+    }
+    // The URI as its `Display` writes it.
+    if let Some(scheme) = uri.scheme_str() {
+        key.push_str(scheme);
+        key.push_str("://");
+    }
+    key.push_str(uri.authority().map_or("", |a| a.as_str()));
+    key.push_str(uri.path());
+    if let Some(query) = uri.query() {
+        key.push('?');
+        key.push_str(query);
+    }
     Some((key, carried))
 }
 
@@ -450,6 +468,22 @@ mod tests {
             b = b.header(header::ACCEPT, a);
         }
         b.body(Body::empty()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_cache_key_names_the_encoding_the_device_the_city_and_the_uri() {
+        for (uri, cookie) in [("/carlist?brand=dazhong&sort=age", "hx_city=changsha"), ("/details/195", ""), ("http://a.example/x?y=1", ""), ("/", "hx_city=")]
+        {
+            let mut req =
+                Request::builder().uri(uri).header(header::ACCEPT_ENCODING, "gzip").header(header::USER_AGENT, "Mozilla/5.0 (iPhone) MicroMessenger/8.0");
+            if !cookie.is_empty() {
+                req = req.header(header::COOKIE, cookie);
+            }
+            let req = req.body(Body::empty()).unwrap_or_default();
+            let city = cookie.strip_prefix("hx_city=").unwrap_or("");
+            let (key, _) = key_of(&req).unwrap_or_else(|| panic!("{uri}: not kept"));
+            assert_eq!(key, format!("{}|mobile10|{city}|{}", cache::encoding(req.headers()), req.uri()), "{uri}");
+        }
     }
 
     #[test]

@@ -70,10 +70,17 @@ pub fn clear_cookie_everywhere(config: &Config, name: &str) -> Vec<HeaderValue> 
 
 /// `max_age` `None` makes a cookie for the visit (the browser forgets it when it closes).
 fn cookie_header(name: &str, value: &str, max_age: Option<u32>, domain: &str, secure: bool, http_only: bool) -> Option<HeaderValue> {
-    let mut v = match max_age {
-        Some(max_age) => format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Lax"),
-        None => format!("{name}={value}; Path=/; SameSite=Lax"),
-    };
+    // Pushed piece by piece into one buffer (`format!` cost about 1,000 instructions, on each
+    // first visit's page served from the cache).
+    let mut v = String::with_capacity(name.len() + value.len() + domain.len() + 80);
+    for part in [name, "=", value, "; Path=/"] {
+        v.push_str(part);
+    }
+    if let Some(max_age) = max_age {
+        v.push_str("; Max-Age=");
+        ::domain::text::push_int(&mut v, i64::from(max_age));
+    }
+    v.push_str("; SameSite=Lax");
     if !domain.is_empty() {
         v.push_str("; Domain=");
         v.push_str(domain);
