@@ -762,6 +762,9 @@ struct MonthsLite {
 impl MonthsLite {
     /// The month-by-month read of the page of `q`, when it is read so (above).
     fn of(q: &CarQuery, scope: Scope, current_year: i32, total: i64, plan: Plan, terms: &[Word]) -> Option<MonthsLite> {
+        if q.sort != Sort::AgeAsc || q.mileage.is_none() {
+            return None;
+        }
         let alone = q.brand.is_none()
             && q.series.is_none()
             && q.price.is_none()
@@ -777,7 +780,7 @@ impl MonthsLite {
             && terms.is_empty()
             && scope == Scope { inspected_only: scope.inspected_only, ..Scope::ALL };
         let (offset, limit, reversed) = window(q.page, total);
-        if !(alone && plan == Plan::AlongOrder && q.sort == Sort::AgeAsc && q.mileage.is_some() && !reversed && offset + limit <= ANCHOR_EVERY) {
+        if !(alone && plan == Plan::AlongOrder && !reversed && offset + limit <= ANCHOR_EVERY) {
             return None;
         }
         let (clause, vals) = where_clause(q, scope, current_year, (Plan::Dense, Backend::Sqlite), terms, &SeriesIds::default());
@@ -801,9 +804,13 @@ impl MonthsLite {
         let Some(&(oldest, newest)) = online.first() else { return Ok(Vec::new()) };
         let (from, to) = (oldest.max(self.years.0), newest.min(self.years.1));
         let mut ids: Vec<i64> = Vec::with_capacity(self.end);
+        // The filters' values once, the month's three written over at the end for each month.
+        let mut vals = self.vals.clone();
+        let n = vals.len();
+        vals.extend([Val::Int(0), Val::Int(0), Val::Int(0)]);
         for month in (from * 12..to * 12 + 12).rev() {
-            let mut vals = self.vals.clone();
-            vals.extend([Val::Int(month / 12), Val::Int(month % 12 + 1), Val::Int(i64::try_from(self.end - ids.len()).unwrap_or(0))]);
+            let wanted = i64::try_from(self.end - ids.len()).unwrap_or(0);
+            vals[n..].clone_from_slice(&[Val::Int(month / 12), Val::Int(month % 12 + 1), Val::Int(wanted)]);
             ids.extend(lite::all::<i64>(conn, &self.sql, &lite::params(&vals))?);
             if ids.len() >= self.end {
                 break;
@@ -1240,10 +1247,6 @@ impl Store {
             // The entries the page visits after the matches its anchor passed (all of them when
             // it has none, or its list was shorter than its total said).
             let entries = entries_read(plan, total, window(q.page, total).0 - passed, walked_stock(q, scope, total, stock));
-            // A walk past a filter that gathers at the other end of the order (below) is given up
-            // for the filter's own index once it has cost as much as sorting the matches there.
-            let bounded = plan == Plan::AlongOrder && found_in_own_index_lite(q);
-            let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
             // A mileage range by age: a short walk, given up for the months ([`MonthsLite`]).
             if let Some(months) = MonthsLite::of(q, scope, current_year, total, plan, terms) {
                 let (walk, steps) = ((page.ids, page.vals), self.walk_steps.min(MONTHS_WALK_STEPS));
@@ -1254,6 +1257,10 @@ impl Store {
                 };
                 return crate::listing::cards_by_id(r, &ids);
             }
+            // A walk past a filter that gathers at the other end of the order (below) is given up
+            // for the filter's own index once it has cost as much as sorting the matches there.
+            let bounded = plan == Plan::AlongOrder && found_in_own_index_lite(q);
+            let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
             if terms.is_empty() && entries <= INLINE_ENTRIES {
                 // The ids, then their rows by id in that order: the one-statement form keeps the
                 // ids in a temporary table and sorts the twenty rows again (a fifth of SQLite's

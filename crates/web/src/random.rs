@@ -42,9 +42,13 @@ pub fn hex_from<const N: usize>(source: &dyn Source) -> Result<String, NoRandomn
     source.fill(&mut buf)?;
     // Written into one buffer: `hex::encode` collected the digits char by char (about 1,200
     // instructions for a device id, on each first visit's page served from the cache).
-    let mut digits = vec![0u8; N * 2];
-    hex::encode_to_slice(buf, &mut digits).map_err(|e| NoRandomness(e.to_string()))?;
-    String::from_utf8(digits).map_err(|e| NoRandomness(e.to_string()))
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(N * 2);
+    for b in buf {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    Ok(out)
 }
 
 /// 128 random bits as 32 hex digits from the operating system (device ids, keys, nonces).
