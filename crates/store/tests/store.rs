@@ -492,6 +492,22 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
             }
         }
     }
+    // A seat count alone (five: most series, read along the order without them), on every sort.
+    for seats in [5, 7, 6] {
+        let slugs: Vec<String> =
+            domain::catalog::series().iter().filter(|s| if seats == 7 { s.seats >= 7 } else { s.seats == seats }).map(|s| format!("'{}'", s.slug)).collect();
+        let expected = store.count_admin(&format!("{online} and s.slug in ({})", slugs.join(", "))).await.unwrap();
+        assert!(expected > 0, "seats={seats}: no cars");
+        for sort in ["", "&sort=price_asc", "&sort=price_desc", "&sort=new&page=2", "&sort=age", "&sort=mileage"] {
+            let text = format!("seats={seats}{sort}");
+            let found = store.search(&query(&text), Scope::default(), 2026).await.unwrap();
+            assert_eq!(found.total, expected, "{text}");
+            assert!(!found.cards.is_empty(), "{text}");
+            let ids: Vec<String> = found.cards.iter().map(|c| c.listing_id.to_string()).collect();
+            let sql = format!("{online} and s.slug in ({}) and l.listing_id in ({})", slugs.join(", "), ids.join(", "));
+            assert_eq!(store.count_admin(&sql).await.unwrap(), found.cards.len() as i64, "{text}: a car of another seat count");
+        }
+    }
     // A series of another type finds nothing; of its own type, its cars.
     let langyi = domain::catalog::series_by_slug("langyi").unwrap();
     let own = store.count_admin(&format!("{online} and s.slug = 'langyi'")).await.unwrap();
