@@ -543,7 +543,7 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
         // A dense page read along the sort order agrees with the sparse one, and so does a walk
         // along the order that runs out (none is allowed here) and reads the words' postings.
         let hasty = store.clone().with_walk_steps(0);
-        for page in ["", "&sort=age", "&sort=mileage&page=2"].into_iter().filter(|_| expected > 0) {
+        for page in ["", "&page=2", "&sort=age", "&sort=mileage&page=2"].into_iter().filter(|_| expected > 0) {
             let q = query(&format!("keyword={words}{page}"));
             let sparse = store.search_cards(&q, Scope::default(), 2026, 0).await.unwrap();
             let dense = store.search_cards(&q, Scope::default(), 2026, i64::MAX).await.unwrap();
