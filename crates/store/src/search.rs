@@ -183,21 +183,20 @@ impl SeriesIds {
             return std::sync::Arc::clone(s);
         }
         let ids: Vec<i64> = seating(q, n).filter_map(|s| self.get(s.slug).copied()).collect();
-        let text = |ids: &mut dyn Iterator<Item = i64>| {
+        let text = |ids: &[i64]| {
             let mut list = String::new();
             for id in ids {
                 if !list.is_empty() {
                     list.push_str(", ");
                 }
-                domain::text::push_int(&mut list, id);
+                domain::text::push_int(&mut list, *id);
             }
             list
         };
         let wanted: std::collections::HashSet<i64> = ids.iter().copied().collect();
         let mut others: Vec<i64> = self.by_slug.values().copied().filter(|id| !wanted.contains(id)).collect();
         others.sort_unstable();
-        let s =
-            std::sync::Arc::new(Seating { listed: text(&mut ids.iter().copied()), others: text(&mut others.iter().copied()), others_len: others.len(), ids });
+        let s = std::sync::Arc::new(Seating { listed: text(&ids), others: text(&others), others_len: others.len(), ids });
         made.insert(key, std::sync::Arc::clone(&s));
         s
     }
