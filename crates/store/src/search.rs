@@ -150,14 +150,13 @@ pub(crate) struct SeriesIds {
     seat_lists: std::sync::Mutex<std::collections::HashMap<(u8, Option<domain::catalog::BodyClass>), std::sync::Arc<Seating>>>,
 }
 
-/// The series with a seat count (of a body type, if the search names one): their ids, their
-/// ids' text, and the text of the other series' ids (every series in the table but those).
+/// The series with a seat count (of a body type, if the search names one): their ids, and the
+/// condition [`in_seating`] writes through an index and along the sort order.
 #[derive(Debug)]
 struct Seating {
     ids: Vec<i64>,
-    listed: String,
-    others: String,
-    others_len: usize,
+    through_index: String,
+    along_order: String,
 }
 
 impl SeriesIds {
@@ -183,20 +182,17 @@ impl SeriesIds {
             return std::sync::Arc::clone(s);
         }
         let ids: Vec<i64> = seating(q, n).filter_map(|s| self.get(s.slug).copied()).collect();
-        let text = |ids: &[i64]| {
-            let mut list = String::new();
-            for id in ids {
-                if !list.is_empty() {
-                    list.push_str(", ");
-                }
-                domain::text::push_int(&mut list, *id);
-            }
-            list
-        };
         let wanted: std::collections::HashSet<i64> = ids.iter().copied().collect();
         let mut others: Vec<i64> = self.by_slug.values().copied().filter(|id| !wanted.contains(id)).collect();
         others.sort_unstable();
-        let s = std::sync::Arc::new(Seating { listed: text(&ids), others: text(&others), others_len: others.len(), ids });
+        // Along the order, the fewer of the two lists (none: no condition); a listing's series is
+        // always one of the table's.
+        let along_order = match others.len() {
+            _ if ids.is_empty() || others.len() >= ids.len() => series_list("+", "in", &ids),
+            0 => String::new(),
+            _ => series_list("+", "not in", &others),
+        };
+        let s = std::sync::Arc::new(Seating { through_index: series_list("", "in", &ids), along_order, ids });
         made.insert(key, std::sync::Arc::clone(&s));
         s
     }
@@ -434,44 +430,36 @@ fn seating(q: &CarQuery, n: u8) -> impl Iterator<Item = &'static domain::catalog
         .filter(move |s| (if n >= domain::understand::SEVEN_PLUS { s.seats >= n } else { s.seats == n }) && body.is_none_or(|b| s.class == b))
 }
 
-/// ` and series_id in (…)` of a seat count's series ([`SeriesIds::seating`]), the column
-/// prefixed with `plus`; ` and 1 = 0` when none is there. Along the sort order (`+`), when the
-/// other series are fewer, ` and +series_id not in (…)` of those (nothing when there are none): a
-/// listing's series is always one of the table's. SQLite fills a table of the list each time the
-/// statement runs, for each row's check: five seats name 280 of 348 series, and their two lists
-/// a page were 570 b-tree inserts, an eighth of its instructions (callgrind).
+/// ` and series_id in (…)` of a seat count's series ([`SeriesIds::seating`]); along the sort
+/// order (`+`), when the other series are fewer, ` and +series_id not in (…)` of those. SQLite
+/// fills a table of the list each time the statement runs, for each row's check: five seats name
+/// 280 of 348 series, and their two lists a page were 570 b-tree inserts, an eighth of its
+/// instructions (callgrind).
 fn in_seating(sql: &mut String, plus: &str, seats: &Seating) {
-    if seats.ids.is_empty() {
-        sql.push_str(" and 1 = 0");
-    } else if plus == "+" && seats.others_len < seats.ids.len() {
-        if seats.others_len > 0 {
-            sql.push_str(" and +series_id not in (");
-            sql.push_str(&seats.others);
-            sql.push(')');
-        }
-    } else {
-        sql.push_str(" and ");
-        sql.push_str(plus);
-        sql.push_str("series_id in (");
-        sql.push_str(&seats.listed);
-        sql.push(')');
+    sql.push_str(if plus == "+" { &seats.along_order } else { &seats.through_index });
+}
+
+/// ` and {plus}series_id {op} (…)` of `ids`; ` and 1 = 0` when there are none.
+fn series_list(plus: &str, op: &str, ids: &[i64]) -> String {
+    if ids.is_empty() {
+        return " and 1 = 0".to_owned();
     }
+    let mut sql = format!(" and {plus}series_id {op} (");
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        domain::text::push_int(&mut sql, *id);
+    }
+    sql.push(')');
+    sql
 }
 
 /// ` and series_id in (…)` of `wanted`, by their ids in `ids` (a series the table lacks has no
 /// listing), the column prefixed with `plus`; ` and 1 = 0` when none is there.
 fn in_series<'a>(plus: &str, wanted: impl Iterator<Item = &'a domain::catalog::Series>, ids: &SeriesIds) -> String {
-    let mut list = String::new();
-    for id in wanted.filter_map(|s| ids.get(s.slug)) {
-        if !list.is_empty() {
-            list.push_str(", ");
-        }
-        domain::text::push_int(&mut list, *id);
-    }
-    if list.is_empty() {
-        return " and 1 = 0".to_owned();
-    }
-    format!(" and {plus}series_id in ({list})")
+    let listed: Vec<i64> = wanted.filter_map(|s| ids.get(s.slug).copied()).collect();
+    series_list(plus, "in", &listed)
 }
 
 /// How far a keyword search on SQLite walks along its sort order, probing the words' postings
