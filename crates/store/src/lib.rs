@@ -606,6 +606,14 @@ impl Store {
         let sql = query.to_owned();
         Ok(on_pool!(self, p => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).fetch_one(p).await?))
     }
+
+    /// Runs one administrative query answering a column of numbers in its order (`select
+    /// listing_id … order by …`). Only for test harnesses and tooling; never called with user
+    /// input.
+    pub async fn ids_admin(&self, query: &str) -> Result<Vec<i64>, DbError> {
+        let sql = query.to_owned();
+        Ok(on_pool!(self, p => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).fetch_all(p).await?))
+    }
 }
 
 #[cfg(test)]

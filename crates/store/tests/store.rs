@@ -451,7 +451,10 @@ async fn search_applies_every_filter_sort_and_page(store: &Store) {
 /// where the brand has no series of the type (a page that reads only the ids of its cars first).
 async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &Store) {
     seed(store, SeedConfig { listings: 900, seed: 5, now: NOW }).await.unwrap();
-    let online = "select count(*) from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id where l.status = 'online'";
+    let matches = "from listing l join brand b on b.brand_id = l.brand_id join series s on s.series_id = l.series_id where l.status = 'online'";
+    let online = format!("select count(*) {matches}");
+    let default_order = "l.inspected desc, l.published_at desc, l.listing_id desc";
+    let ids_of = |found: &store::SearchPage| found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>();
     let mut checked = 0;
     for brand in ["dazhong", "fengtian", "biyadi"] {
         for body in domain::catalog::BodyClass::ALL {
@@ -468,6 +471,16 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
                     let ids: Vec<String> = found.cards.iter().map(|c| c.listing_id.to_string()).collect();
                     let sql = format!("{online} and b.slug = '{brand}' and l.body_class = '{}' and l.listing_id in ({})", body.as_str(), ids.join(", "));
                     assert_eq!(store.count_admin(&sql).await.unwrap(), shown, "{text}: a card of another brand or type");
+                    let order = match sort {
+                        "" => Some(default_order),
+                        "&sort=price_asc" => Some("l.price_yuan asc, l.listing_id asc"),
+                        _ => None,
+                    };
+                    if let Some(order) = order {
+                        let sql =
+                            format!("select l.listing_id {matches} and b.slug = '{brand}' and l.body_class = '{}' order by {order} limit 20", body.as_str());
+                        assert_eq!(ids_of(&found), store.ids_admin(&sql).await.unwrap(), "{text}: in the list's order");
+                    }
                     checked += 1;
                 }
             }
@@ -498,6 +511,19 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
             domain::catalog::series().iter().filter(|s| if seats == 7 { s.seats >= 7 } else { s.seats == seats }).map(|s| format!("'{}'", s.slug)).collect();
         let expected = store.count_admin(&format!("{online} and s.slug in ({})", slugs.join(", "))).await.unwrap();
         assert!(expected > 0, "seats={seats}: no cars");
+        // In 综合's order page by page (the first, the second and the last, read from the end),
+        // and by price.
+        let last = (expected + 19) / 20;
+        let orders =
+            [("", default_order), ("&sort=price_asc", "l.price_yuan asc, l.listing_id asc"), ("&sort=price_desc", "l.price_yuan desc, l.listing_id desc")];
+        for (sort, order) in orders {
+            for page in [1, 2, last] {
+                let text = format!("seats={seats}{sort}&page={page}");
+                let found = store.search(&query(&text), Scope::default(), 2026).await.unwrap();
+                let sql = format!("select l.listing_id {matches} and s.slug in ({}) order by {order} limit 20 offset {}", slugs.join(", "), 20 * (page - 1));
+                assert_eq!(ids_of(&found), store.ids_admin(&sql).await.unwrap(), "{text}: in the list's order");
+            }
+        }
         for sort in ["", "&sort=price_asc", "&sort=price_desc", "&sort=new&page=2", "&sort=age", "&sort=mileage"] {
             let text = format!("seats={seats}{sort}");
             let found = store.search(&query(&text), Scope::default(), 2026).await.unwrap();
@@ -2216,7 +2242,6 @@ fn view(device: &str, user_id: Option<i64>, listing_id: i64, viewed_at: i64) -> 
     store::ViewEvent { device_id: device.to_owned(), user_id, listing_id, viewed_at }
 }
 
-/// A shop's 同步记录: each reading kept, newest first, the latest thirty only; another shop's apart.
 /// `reply=1` keeps the cars of sellers whose kept figures say they usually answer within the hour
 /// and answer most buyers: counted and paged in every order, alone and beside another filter,
 /// the same cars as reading their sellers' cars directly.
@@ -2252,7 +2277,15 @@ async fn the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour(s
             store.count_admin(&format!("select count(*) from listing where status = 'online' and seller_user_id in ({quick_list}){price}")).await.unwrap();
         assert!(expected > 20, "{list}: the quick sellers have {expected} cars");
         assert_eq!(total, expected, "{list}");
-        for sort in ["", "&sort=new", "&sort=price_asc", "&sort=price_desc", "&sort=age", "&sort=mileage"] {
+        let orders = [
+            ("", "inspected desc, published_at desc, listing_id desc"),
+            ("&sort=new", "published_at desc, listing_id desc"),
+            ("&sort=price_asc", "price_yuan asc, listing_id asc"),
+            ("&sort=price_desc", "price_yuan desc, listing_id desc"),
+            ("&sort=age", "first_reg_year desc, first_reg_month desc, listing_id desc"),
+            ("&sort=mileage", "mileage_km asc, listing_id asc"),
+        ];
+        for (sort, order) in orders {
             let mut ids = Vec::new();
             for page in 1..=(total + 19) / 20 {
                 let q = query(&format!("{list}{sort}&page={page}"));
@@ -2263,9 +2296,12 @@ async fn the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour(s
                 }
                 ids.extend(cards.iter().map(|c| c.listing_id));
             }
-            ids.sort_unstable();
-            ids.dedup();
-            assert_eq!(ids.len() as i64, total, "{list}{sort}: every car once");
+            // Every car once, page after page in the list's order.
+            let in_order = store
+                .ids_admin(&format!("select listing_id from listing where status = 'online' and seller_user_id in ({quick_list}){price} order by {order}"))
+                .await
+                .unwrap();
+            assert_eq!(ids, in_order, "{list}{sort}: the pages in order");
         }
     }
     // Without figures, nobody is kept.
