@@ -1393,16 +1393,18 @@ impl Store {
     /// [`Store::search_cards`] with the keyword's term ids already looked up.
     async fn cards_with(&self, q: &CarQuery, scope: Scope, current_year: i32, total: i64, terms: &[Word]) -> Result<Vec<ListingCard>, DbError> {
         let series = self.series_ids(q).await?;
+        if let Some(r) = &self.readers
+            && let Some(in_order) = series_in_order(q, (scope, current_year, total), &series)
+        {
+            let mut ids: Vec<i64> = r.all(&in_order.ids, &lite::params(&in_order.vals))?;
+            if in_order.reversed {
+                ids.reverse();
+            }
+            return crate::listing::cards_by_id(r, &ids);
+        }
         let stock = self.stock().await?;
         let (page, _, plan) = cards_sql(q, scope, current_year, total, stock, self.page_reading(), (terms, &series));
         if let Some(r) = &self.readers {
-            if let Some(in_order) = series_in_order(q, (scope, current_year, total), &series) {
-                let mut ids: Vec<i64> = r.all(&in_order.ids, &lite::params(&in_order.vals))?;
-                if in_order.reversed {
-                    ids.reverse();
-                }
-                return crate::listing::cards_by_id(r, &ids);
-            }
             let (page, passed) = self.anchored(Via::Lite(r), page).await?;
             // The entries the page visits after the matches its anchor passed (all of them when
             // it has none, or its list was shorter than its total said).
