@@ -359,7 +359,7 @@ pub(crate) fn where_clause(
                     slugs.join(", ")
                 ));
             }
-            Some(v) => sql.push_str(&format!(" and {plus}{col} = {v}")),
+            Some(v) => sql.push_str(&format!(" and {}{col} = {v}", if code_alone_in_default_order(q) { "" } else { plus })),
             None => {}
         }
     }
@@ -413,6 +413,26 @@ pub(crate) fn where_clause(
         });
     }
     (sql, vals)
+}
+
+/// Whether `q` in 综合's order has one emission, fuel or gearbox code (新能源, a set of series,
+/// aside) and no other filter with an index of its own (a brand, series, body type, seat count,
+/// place or keyword): the code's index is in that order (0062) and carries the other filters'
+/// columns, so the page is its first twenty matches there. Written `+code` along the order, a
+/// rare code's page walked the order past the others (柴油, 673 cars of 100,000: 3,000 entries,
+/// 2.1M instructions on the blocking pool a page, callgrind).
+fn code_alone_in_default_order(q: &CarQuery) -> bool {
+    let codes = [q.emission.is_some(), q.fuel.is_some(), q.gearbox.is_some()].into_iter().filter(|c| *c).count();
+    q.sort == Sort::Default
+        && codes == 1
+        && q.fuel != Some(domain::understand::NEW_ENERGY)
+        && q.brand.is_none()
+        && q.series.is_none()
+        && q.body.is_none()
+        && q.seats.is_none()
+        && q.city.is_none()
+        && q.province.is_none()
+        && q.keyword.is_none()
 }
 
 /// Whether [`where_clause`] writes `q`'s series from the catalogue ([`in_series`]): a seat
@@ -528,7 +548,8 @@ fn reply_off_order(q: &CarQuery, total: i64, offset: i64, stock: i64) -> bool {
 
 /// The stock a dense page's read walks past its matches in ([`entries_read`]): the matches
 /// alone when it is read along the index of its one filter that continues in the page's order
-/// (a brand, series, city or province; see [`where_clause`]), else all of it. Page 40 of 大众
+/// (a brand, series, city or province, and in 综合's order a body type or an emission, fuel or
+/// gearbox code; see [`where_clause`]), else all of it. Page 40 of 大众
 /// was expected to visit 2,200 entries of the whole order and went to the blocking pool (3,800
 /// pages a second against 8,700 for its page 5, wrk) where it reads 200 of the brand's index.
 fn walked_stock(q: &CarQuery, scope: Scope, total: i64, stock: i64) -> i64 {
@@ -549,7 +570,13 @@ fn walked_stock(q: &CarQuery, scope: Scope, total: i64, stock: i64) -> i64 {
         (None, None, _, Some(_)) | (None, None, Some(_), None) => q.sort == Sort::Default,
         _ => false,
     };
-    if alone && own { total.min(stock) } else { stock }
+    // A body type (0041) or one emission, fuel or gearbox code (0062) alone in 综合's order is
+    // read from its own index in that order.
+    let coded = [q.emission.is_some(), q.fuel.is_some(), q.gearbox.is_some(), q.body.is_some()].into_iter().filter(|c| *c).count();
+    let bare =
+        CarQuery { emission: None, fuel: None, gearbox: None, body: None, ..q.clone() } == CarQuery { sort: q.sort, page: q.page, ..CarQuery::default() };
+    let one_coded = q.sort == Sort::Default && coded == 1 && bare && q.fuel != Some(domain::understand::NEW_ENERGY);
+    if (alone && own) || (scope == Scope::ALL && one_coded) { total.min(stock) } else { stock }
 }
 
 /// The place of the anchor a page at `offset` is read from: the last multiple of
