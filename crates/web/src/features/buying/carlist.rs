@@ -282,12 +282,7 @@ pub async fn list_in(
             }
             // Page 1 of 综合 on the whole stock opens with the promoted places of dealers' plans.
             let promotable = shop.is_none() && scope == Scope::ALL && q.sort == Sort::Default && q.page == 1;
-            let (organic, promoted) = if total == 0 {
-                // Nothing matches (a total is exact below its cap): no page to read. Read, a
-                // search with no match passed its filter's whole index (大众 above 30万: all of
-                // 大众's 8,855 cars at 100,000 listings, 5.8M instructions, callgrind).
-                (Vec::new(), Vec::new())
-            } else if promotable {
+            let (organic, promoted) = if promotable {
                 let promotions = state.store.promotions(now).await?;
                 state.store.search_cards_promoted(&q, year, total, &promotions, domain::vip::PROMOTED_SLOTS).await?
             } else {
