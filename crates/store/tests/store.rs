@@ -251,6 +251,7 @@ on_both!(
     keywords_match_the_words_of_the_text,
     a_body_type_with_a_brand_or_series_finds_what_the_column_finds,
     a_body_type_by_price_is_its_cars_in_price_order,
+    a_search_of_few_matches_is_its_matches_in_order_on_every_sort,
     details_history_and_similar_cars,
     a_page_snapshot_sees_writes_made_before_and_after_it,
     valuations_use_the_series_market_and_are_stable,
@@ -541,6 +542,47 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
     assert!(own > 0);
     assert_eq!(store.search(&query(&format!("series=langyi&body={}", langyi.class.as_str())), Scope::default(), 2026).await.unwrap().total, own);
     assert_eq!(store.search(&query("series=langyi&body=pickup"), Scope::default(), 2026).await.unwrap().total, 0);
+}
+
+/// A search of two filters with few matches lists those matches in its order on every sort,
+/// page 1 and 2, however the page finds them: along the order, or (its walk given up at once)
+/// through the filters' indexes and then sorted.
+async fn a_search_of_few_matches_is_its_matches_in_order_on_every_sort(store: &Store) {
+    seed(store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+    let hasty = store.clone().with_walk_steps(0);
+    let sorts = [
+        ("", "inspected desc, published_at desc, listing_id desc"),
+        ("&sort=new", "published_at desc, listing_id desc"),
+        ("&sort=price_asc", "price_yuan asc, listing_id asc"),
+        ("&sort=price_desc", "price_yuan desc, listing_id desc"),
+        ("&sort=age", "first_reg_year desc, first_reg_month desc, listing_id desc"),
+        ("&sort=mileage", "mileage_km asc, listing_id asc"),
+    ];
+    let mut checked = 0;
+    for (text, cond) in [
+        ("body=hatchback&emission=5", "body_class = 'hatchback' and emission = 5"),
+        ("body=suv&emission=5", "body_class = 'suv' and emission = 5"),
+        ("body=pickup&gearbox=1", "body_class = 'pickup' and gearbox = 1"),
+        ("fuel=3&price=30-999", "fuel = 3 and price_yuan >= 300000"),
+        ("emission=5&price=30-999", "emission = 5 and price_yuan >= 300000"),
+    ] {
+        let matches = format!("from listing where status = 'online' and {cond}");
+        let total = store.count_admin(&format!("select count(*) {matches}")).await.unwrap();
+        assert!(total > 0, "{text}: the seed has no such car");
+        for (sort, order) in sorts {
+            for page in [1, 2] {
+                let q = format!("{text}{sort}&page={page}");
+                let expected = store.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
+                for (how, s) in [("walked", store), ("walk given up", &hasty)] {
+                    let found = s.search(&query(&q), Scope::default(), 2026).await.unwrap();
+                    assert_eq!(found.total, total, "{q}");
+                    assert_eq!(found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>(), expected, "{q} ({how})");
+                }
+                checked += usize::from(!expected.is_empty());
+            }
+        }
+    }
+    assert!(checked >= 30, "too few pages to check ({checked})");
 }
 
 /// A body type by price is the type's cars in price order, page by page (the first, the second,
