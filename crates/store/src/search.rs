@@ -888,7 +888,7 @@ impl MonthsLite {
         let (clause, vals) = where_clause(q, scope, current_year, (Plan::Dense, Backend::Sqlite), terms, &SeriesIds::default());
         let n = vals.len();
         let sql = format!(
-            "select listing_id from listing indexed by listing_month_mileage where {clause} \
+            "select listing_id from listing indexed by listing_month_mileage where {clause} and first_reg_month > 0 \
              and first_reg_year = ${} and first_reg_month = ${} order by listing_id desc limit ${}",
             n + 1,
             n + 2,
