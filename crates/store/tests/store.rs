@@ -391,6 +391,14 @@ fn query(q: &str) -> CarQuery {
     CarQuery::parse(q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (Cow::Owned(k.to_owned()), Cow::Owned(v.to_owned()))))
 }
 
+/// The plan of the page `text` asks for in `scope` (`Store::explain_search_cards`), one line per
+/// step, planned for its counted total.
+async fn plan_of(store: &Store, text: &str, scope: Scope) -> Vec<String> {
+    let (q, year) = (query(text), domain::time::year(NOW));
+    let total = store.count_matching(&q, scope, year).await.unwrap();
+    store.explain_search_cards(&q, scope, year, total).await.unwrap()
+}
+
 async fn search_applies_every_filter_sort_and_page(store: &Store) {
     seed(store, SeedConfig { listings: 600, seed: 7, now: NOW }).await.unwrap();
     let all = store.search(&query(""), Scope::default(), 2026).await.unwrap();
@@ -2098,21 +2106,16 @@ async fn sqlite_writes_resume_after_the_disk_was_full() {
 async fn a_body_type_is_searched_through_its_index() {
     let db = TestDb::sqlite().await;
     seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
-    let year = domain::time::year(NOW);
     // A rare type in any order, and any type in 综合's order (the index's own, page 1 and deep).
     for text in
         ["body=pickup&sort=new", "body=hatchback&sort=mileage", "body=mpv&sort=mileage", "body=sports&sort=new", "body=sports", "body=mpv", "body=suv&page=40"]
     {
-        let q = query(text);
-        let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
-        let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap().join(" / ");
+        let plan = plan_of(&db.store, text, Scope::default()).await.join(" / ");
         assert!(plan.contains("listing_status_body") && !plan.contains("SCAN listing"), "{text}: {plan}");
     }
     // In 综合's order the page's ids come off the index in order: nothing is sorted (the rows
     // are then read by id in that order).
-    let q = query("body=suv&page=40");
-    let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
-    let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
+    let plan = plan_of(&db.store, "body=suv&page=40", Scope::default()).await;
     assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{plan:?}");
     db.finish().await;
 }
@@ -2149,13 +2152,10 @@ async fn a_code_alone_in_the_default_order_is_read_from_its_own_index() {
 async fn an_age_band_with_another_filter_reads_no_row_per_entry() {
     let db = TestDb::sqlite().await;
     seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
-    let year = domain::time::year(NOW);
     for text in
         ["price=30-999&age=10-99", "fuel=3&age=10-99&sort=new", "fuel=3&age=10-99", "age=10-99&brand=baoma&sort=age", "age=5-10&gearbox=1&sort=price_asc"]
     {
-        let q = query(text);
-        let total = db.store.count_matching(&q, Scope::default(), year).await.unwrap();
-        let plan = db.store.explain_search_cards(&q, Scope::default(), year, total).await.unwrap();
+        let plan = plan_of(&db.store, text, Scope::default()).await;
         let shown = plan.join(" / ");
         assert!(!shown.contains("listing_month_mileage"), "{text}: {shown}");
         assert!(plan.iter().filter(|l| l.contains("SEARCH listing USING") && !l.contains("PRIMARY KEY")).all(|l| l.contains("COVERING")), "{text}: {shown}");
@@ -2171,19 +2171,10 @@ async fn an_age_band_with_another_filter_reads_no_row_per_entry() {
 async fn a_body_type_by_price_is_read_from_the_types_price_index_alone() {
     let db = TestDb::sqlite().await;
     seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
-    let year = domain::time::year(NOW);
-    let plan = |text: &str, scope: Scope| {
-        let store = &db.store;
-        let q = query(text);
-        async move {
-            let total = store.count_matching(&q, scope, year).await.unwrap();
-            store.explain_search_cards(&q, scope, year, total).await.unwrap().join(" / ")
-        }
-    };
     for text in
         ["body=hatchback&sort=price_desc", "body=suv&sort=price_asc&page=30", "body=sports&sort=price_asc", "body=sedan&price=10-15&sort=price_desc&page=3"]
     {
-        let shown = plan(text, Scope::default()).await;
+        let shown = plan_of(&db.store, text, Scope::default()).await.join(" / ");
         assert!(shown.contains("listing_body_price") && !shown.contains("TEMP B-TREE"), "{text}: {shown}");
     }
     for (text, scope) in [
@@ -2193,7 +2184,7 @@ async fn a_body_type_by_price_is_read_from_the_types_price_index_alone() {
         ("body=suv&sort=price_asc&page=120", Scope::default()),
         ("body=hatchback&sort=price_desc", Scope::INSPECTED),
     ] {
-        let shown = plan(text, scope).await;
+        let shown = plan_of(&db.store, text, scope).await.join(" / ");
         assert!(!shown.contains("listing_body_price"), "{text}: {shown}");
     }
     db.finish().await;
