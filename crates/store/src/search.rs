@@ -887,6 +887,8 @@ impl MonthsLite {
         }
         let (clause, vals) = where_clause(q, scope, current_year, (Plan::Dense, Backend::Sqlite), terms, &SeriesIds::default());
         let n = vals.len();
+        // The index is partial on `first_reg_month > 0`, a term only this read writes (0080):
+        // SQLite takes a partial index only where the statement says its condition.
         let sql = format!(
             "select listing_id from listing indexed by listing_month_mileage where {clause} and first_reg_month > 0 \
              and first_reg_year = ${} and first_reg_month = ${} order by listing_id desc limit ${}",
@@ -1695,8 +1697,9 @@ impl Store {
         let series = self.series_ids(q).await?;
         let (page, entries, plan) = cards_sql(q, scope, current_year, total, self.stock().await?, self.page_reading(), (&terms, &series));
         // What runs: on SQLite's readers a read through an index the page names, or a short read,
-        // is its ids alone, then their rows by id (see `cards_with`); on PostgreSQL a filter gathered at one end of its order
-        // ([`gathered_page`]); otherwise the page in one statement.
+        // is its ids alone, then their rows by id (see `cards_with`); on PostgreSQL a filter
+        // gathered at one end of its order ([`gathered_page`]); otherwise the page in one
+        // statement.
         let gathered = if self.backend() == Backend::Postgres { gathered_page(q, scope, current_year, total, plan, (&terms, &series)) } else { None };
         let in_order = if self.readers.is_some() { read_in_order(q, (scope, current_year, total), &series) } else { None };
         let (sql, vals) = match (gathered, in_order) {
