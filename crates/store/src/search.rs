@@ -1030,15 +1030,9 @@ fn series_in_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, i64)
     if ids.is_empty() || ids.len() > SERIES_IN_ORDER || runs > INLINE_ENTRIES {
         return None;
     }
-    let (mut clause, mut vals) = where_clause(&others, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
+    let (mut clause, vals) = where_clause(&others, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
     clause.push_str(&series_list("", "in", &ids));
-    vals.push(Val::Int(limit));
-    vals.push(Val::Int(offset));
-    let n = vals.len();
-    let order = order_by(q.sort);
-    let ids_order = if reversed { reverse_order(q.sort) } else { order };
-    let ids = format!("select listing_id from listing indexed by {index} where {clause} order by {ids_order} limit ${} offset ${n}", n - 1);
-    Some(PageSql { ids, vals, order, reversed, plain: None })
+    Some(read_through(index, (clause, vals), q.sort, (offset, limit, reversed)))
 }
 
 /// The page of a body type by price on SQLite's readers, read through the type's index in price
@@ -1059,15 +1053,22 @@ fn body_in_price_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, 
     if offset + limit > INLINE_ENTRIES {
         return None;
     }
-    let (mut clause, mut vals) = where_clause(q, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
+    let (mut clause, vals) = where_clause(q, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
     clause.push_str(" and body_class <> ''");
+    Some(read_through("listing_body_price", (clause, vals), q.sort, (offset, limit, reversed)))
+}
+
+/// The ids of the page at `window` ([`window`]) of the matches of `clause` (its values `vals`),
+/// read through `index` in `sort`'s order (or from its far end), named so that the planner is not
+/// left to choose ([`read_in_order`]).
+fn read_through(index: &str, (clause, mut vals): (String, Vec<Val>), sort: Sort, (offset, limit, reversed): (i64, i64, bool)) -> PageSql {
     vals.push(Val::Int(limit));
     vals.push(Val::Int(offset));
     let n = vals.len();
-    let order = order_by(q.sort);
-    let ids_order = if reversed { reverse_order(q.sort) } else { order };
-    let ids = format!("select listing_id from listing indexed by listing_body_price where {clause} order by {ids_order} limit ${} offset ${n}", n - 1);
-    Some(PageSql { ids, vals, order, reversed, plain: None })
+    let order = order_by(sort);
+    let ids_order = if reversed { reverse_order(sort) } else { order };
+    let ids = format!("select listing_id from listing indexed by {index} where {clause} order by {ids_order} limit ${} offset ${n}", n - 1);
+    PageSql { ids, vals, order, reversed, plain: None }
 }
 
 /// The page of a search on SQLite's readers read through an index in the page's order that the
