@@ -1335,6 +1335,26 @@ where
     }
 }
 
+/// Whether every filter of `q` is a code or a range (gearbox, fuel, emission, price, age,
+/// mileage) and `scope` is not one shop's: nothing narrows the cars to a place, a make, a body
+/// type or a seller with an index of its own. A count of a common word with such filters reads the
+/// word's postings at once on PostgreSQL. Probing instead walks a code's index or the whole
+/// listing order and probes the word on each car until it has counted 10,001, which it did not
+/// within its 30 ms ("2020" automatics at a million listings: 30 ms given up, then the postings
+/// counted in 2.5; `usedcar bench-search` and the server's log), while the word's postings carry
+/// these filters and give as many matches within a few of their own. A narrow filter's cars are
+/// few, and probing them is the quick way.
+fn broad_filters_only(q: &CarQuery, scope: Scope) -> bool {
+    scope.shop_id.is_none()
+        && q.brand.is_none()
+        && q.series.is_none()
+        && q.body.is_none()
+        && q.seats.is_none()
+        && q.city.is_none()
+        && q.province.is_none()
+        && q.reply.is_none()
+}
+
 /// Where [`Store::anchored`] finds an anchor: SQLite's readers, or PostgreSQL's pool.
 #[derive(Clone, Copy)]
 enum Via<'a> {
@@ -1809,7 +1829,7 @@ impl Store {
             // word's 7,085 postings read in 2 at 100,000 listings, psql). Boxed, as in
             // `cards_with`: the readers' count does not carry PostgreSQL's futures.
             let counted_whole = terms[driver(terms)].postings <= self.whole_postings;
-            let walked = self.walk_steps != 0 && !counted_whole;
+            let walked = self.walk_steps != 0 && !counted_whole && !broad_filters_only(q, scope);
             let counts: Vec<(i64,)> =
                 Box::pin(async move { if walked { pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed).await } else { pg_rows(p, listed).await } }).await?;
             return Ok(counts.first().map_or(0, |c| c.0));

@@ -687,6 +687,22 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
             assert_eq!(hasty.count_matching(&query(&format!("keyword={words}&{filter}")), Scope::default(), 2026).await.unwrap(), expected, "{filter} {words}");
         }
     }
+    // Common words with codes only (no place, make or body type: `broad_filters_only`) are
+    // counted from the word's postings at once on PostgreSQL, where a probing walk would pass
+    // most cars; counted either way they are the listings' own count.
+    for (filter, cond) in [("gearbox=2", "gearbox = 2"), ("gearbox=1", "gearbox = 1"), ("fuel=1&gearbox=2", "fuel = 1 and gearbox = 2")] {
+        for words in ["白色", "白", "2021款"] {
+            let expected = probing.count_admin(&format!("{} and {cond}", like_count(words))).await.unwrap();
+            assert!(expected > 0, "{filter} {words}: the seed has such cars");
+            for counting in [&probing, &probing_all] {
+                assert_eq!(
+                    counting.count_matching(&query(&format!("keyword={words}&{filter}")), Scope::default(), 2026).await.unwrap(),
+                    expected,
+                    "{filter} {words}"
+                );
+            }
+        }
+    }
     // Typed the way people type, a query is read as filters, and finds what the filters find.
     let online = "select count(*) from listing l join series s on s.series_id = l.series_id where l.status = 'online'";
     for (typed, sql) in [
