@@ -428,16 +428,13 @@ pub(crate) fn where_clause(
 /// 2.1M instructions on the blocking pool a page, callgrind).
 fn code_alone_in_default_order(q: &CarQuery) -> bool {
     let codes = [q.emission.is_some(), q.fuel.is_some(), q.gearbox.is_some()].into_iter().filter(|c| *c).count();
-    q.sort == Sort::Default
-        && codes == 1
-        && q.fuel != Some(domain::understand::NEW_ENERGY)
-        && q.brand.is_none()
-        && q.series.is_none()
-        && q.body.is_none()
-        && q.seats.is_none()
-        && q.city.is_none()
-        && q.province.is_none()
-        && q.keyword.is_none()
+    q.sort == Sort::Default && codes == 1 && q.fuel != Some(domain::understand::NEW_ENERGY) && !narrowed_by_own_index(q) && q.keyword.is_none()
+}
+
+/// Whether `q` has a filter with an index of its own that narrows the cars to a few: a brand,
+/// series, body type, seat count (its series), city or province.
+fn narrowed_by_own_index(q: &CarQuery) -> bool {
+    q.brand.is_some() || q.series.is_some() || q.body.is_some() || q.seats.is_some() || q.city.is_some() || q.province.is_some()
 }
 
 /// Whether [`where_clause`] writes `q`'s series from the catalogue ([`in_series`]): a seat
@@ -1345,14 +1342,7 @@ where
 /// these filters and give as many matches within a few of their own. A narrow filter's cars are
 /// few, and probing them is the quick way.
 fn broad_filters_only(q: &CarQuery, scope: Scope) -> bool {
-    scope.shop_id.is_none()
-        && q.brand.is_none()
-        && q.series.is_none()
-        && q.body.is_none()
-        && q.seats.is_none()
-        && q.city.is_none()
-        && q.province.is_none()
-        && q.reply.is_none()
+    scope.shop_id.is_none() && !narrowed_by_own_index(q) && q.reply.is_none()
 }
 
 /// Where [`Store::anchored`] finds an anchor: SQLite's readers, or PostgreSQL's pool.
