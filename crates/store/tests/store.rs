@@ -552,20 +552,22 @@ async fn a_body_type_with_a_brand_or_series_finds_what_the_column_finds(store: &
     assert_eq!(store.search(&query("series=langyi&body=pickup"), Scope::default(), 2026).await.unwrap().total, 0);
 }
 
+/// Each sort's query text and the order SQL lists its matches in (ties by id).
+const SORT_ORDERS: [(&str, &str); 6] = [
+    ("", "inspected desc, published_at desc, listing_id desc"),
+    ("&sort=new", "published_at desc, listing_id desc"),
+    ("&sort=price_asc", "price_yuan asc, listing_id asc"),
+    ("&sort=price_desc", "price_yuan desc, listing_id desc"),
+    ("&sort=age", "first_reg_year desc, first_reg_month desc, listing_id desc"),
+    ("&sort=mileage", "mileage_km asc, listing_id asc"),
+];
+
 /// A search of two filters with few matches lists those matches in its order on every sort,
 /// page 1 and 2, however the page finds them: along the order, or (its walk given up at once)
 /// through the filters' indexes and then sorted.
 async fn a_search_of_few_matches_is_its_matches_in_order_on_every_sort(store: &Store) {
     seed(store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
     let hasty = store.clone().with_walk_steps(0);
-    let sorts = [
-        ("", "inspected desc, published_at desc, listing_id desc"),
-        ("&sort=new", "published_at desc, listing_id desc"),
-        ("&sort=price_asc", "price_yuan asc, listing_id asc"),
-        ("&sort=price_desc", "price_yuan desc, listing_id desc"),
-        ("&sort=age", "first_reg_year desc, first_reg_month desc, listing_id desc"),
-        ("&sort=mileage", "mileage_km asc, listing_id asc"),
-    ];
     let mut checked = 0;
     for (text, cond) in [
         ("body=hatchback&emission=5", "body_class = 'hatchback' and emission = 5"),
@@ -577,7 +579,7 @@ async fn a_search_of_few_matches_is_its_matches_in_order_on_every_sort(store: &S
         let matches = format!("from listing where status = 'online' and {cond}");
         let total = store.count_admin(&format!("select count(*) {matches}")).await.unwrap();
         assert!(total > 0, "{text}: the seed has no such car");
-        for (sort, order) in sorts {
+        for (sort, order) in SORT_ORDERS {
             for page in [1, 2] {
                 let q = format!("{text}{sort}&page={page}");
                 let expected = store.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
@@ -2445,15 +2447,7 @@ async fn the_reply_filter_keeps_the_cars_of_sellers_who_answer_within_the_hour(s
             store.count_admin(&format!("select count(*) from listing where status = 'online' and seller_user_id in ({quick_list}){price}")).await.unwrap();
         assert!(expected > 20, "{list}: the quick sellers have {expected} cars");
         assert_eq!(total, expected, "{list}");
-        let orders = [
-            ("", "inspected desc, published_at desc, listing_id desc"),
-            ("&sort=new", "published_at desc, listing_id desc"),
-            ("&sort=price_asc", "price_yuan asc, listing_id asc"),
-            ("&sort=price_desc", "price_yuan desc, listing_id desc"),
-            ("&sort=age", "first_reg_year desc, first_reg_month desc, listing_id desc"),
-            ("&sort=mileage", "mileage_km asc, listing_id asc"),
-        ];
-        for (sort, order) in orders {
+        for (sort, order) in SORT_ORDERS {
             let mut ids = Vec::new();
             for page in 1..=(total + 19) / 20 {
                 let q = query(&format!("{list}{sort}&page={page}"));
