@@ -1137,19 +1137,46 @@ fn postings_page_sql(backend: Backend, q: &CarQuery, scope: Scope, current_year:
     Some(PageSql { ids, vals, order, reversed, plain: None })
 }
 
-/// The page of a keyword search in 综合's order read along its word's postings in that order
-/// (SQLite's `listing_term_default`, migration 0077), when the page would walk along the
-/// listings' order probing the word (`plan`) and the word read alone ([`driver`]) is one term:
-/// a word of several terms meets its listings in several runs of the index, to be merged and
-/// sorted. Only the word's postings are read, each the next entry of one index, where the walk
-/// looked each listing it passed up in the postings (白色 at 100,000 listings: 2.4M instructions
-/// a page, 1.6M of them the walk; 1.1M read along the postings, callgrind).
-fn postings_in_default_order(q: &CarQuery, scope: Scope, current_year: i32, total: i64, plan: Plan, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
+/// The page of a keyword search read along its word's postings in the page's own order, when
+/// the page would walk along the listings' order probing the word (`plan`) and the word read
+/// alone ([`driver`]) is one term: a word of several terms meets its listings in several runs of
+/// the index, to be merged and sorted. The postings are kept in 综合's order on SQLite
+/// (`listing_term_default`, migration 0077) and by age and by mileage on both backends
+/// (`listing_term_age`, `listing_term_mileage`, 0081). Only the word's postings are read, each the
+/// next entry of one index, where the walk looked each listing it passed up in the postings
+/// (白色 at 100,000 listings: 2.4M instructions a page, 1.6M of them the walk; 1.1M read along the
+/// postings, callgrind). A year word gathers away from the start of the age and mileage orders:
+/// 2020款 automatics youngest first walked until the walk gave up, then sorted the word's postings
+/// (53M instructions a page at 100,000 listings on SQLite, callgrind; 47-64 ms at a million on
+/// PostgreSQL, `usedcar bench-search`).
+fn postings_in_order(backend: Backend, q: &CarQuery, scope: Scope, current_year: i32, total: i64, plan: Plan, words: (&[Word], &SeriesIds)) -> Option<PageSql> {
     let one_term = in_postings_alone(words.0, scope) && words.0[driver(words.0)].ids.len() == 1;
-    if q.sort != Sort::Default || plan != Plan::AlongOrder || !one_term {
+    let kept_in_order = match q.sort {
+        Sort::Default => backend == Backend::Sqlite,
+        Sort::AgeAsc | Sort::MileageAsc => true,
+        Sort::Newest | Sort::PriceAsc | Sort::PriceDesc => false,
+    };
+    let read_there = match backend {
+        // A sparse page probing a common word through a filter's index, when the page is
+        // expected within a short read of the postings (2020款 in 北京 by age: 425 postings
+        // expected for the page, where 3,000 cars of the city were probed until the walk gave
+        // up: 25M instructions at 100,000 listings, callgrind).
+        Backend::Sqlite => plan == Plan::AlongOrder || (probes_common_word(plan, words.0, scope) && postings_walked(q, total, words.0) <= INLINE_ENTRIES),
+        // Beside codes or ranges alone: a filter that narrows the cars is probed through its own
+        // index first, and a sparse page is read fenced.
+        Backend::Postgres => plan == Plan::Dense && broad_filters_only(q, scope),
+    };
+    if !kept_in_order || !read_there || !one_term {
         return None;
     }
-    postings_page_sql(Backend::Sqlite, q, scope, current_year, total, words)
+    postings_page_sql(backend, q, scope, current_year, total, words)
+}
+
+/// About how many postings of the word read ([`driver`]) a page of `q` passes along them in its
+/// order, the matches taken as spread evenly over them: `total` of them.
+fn postings_walked(q: &CarQuery, total: i64, terms: &[Word]) -> i64 {
+    let postings = terms.get(driver(terms)).map_or(0, |w| w.postings);
+    (window(q.page, total).0 + i64::from(PAGE_SIZE)).saturating_mul(postings) / total.max(1)
 }
 
 /// The count of [`Store::count_matching`] in one word's postings alone ([`postings_page_sql`]),
@@ -1335,7 +1362,8 @@ where
 /// Whether every filter of `q` is a code or a range (gearbox, fuel, emission, price, age,
 /// mileage) and `scope` is not one shop's: nothing narrows the cars to a place, a make, a body
 /// type or a seller with an index of its own. A count of a common word with such filters reads the
-/// word's postings at once on PostgreSQL. Probing instead walks a code's index or the whole
+/// word's postings at once, and so does its page by age or by mileage on PostgreSQL
+/// ([`postings_in_order`]). Probing instead walks a code's index or the whole
 /// listing order and probes the word on each car until it has counted 10,001, which it did not
 /// within its 30 ms ("2020" automatics at a million listings: 30 ms given up, then the postings
 /// counted in 2.5; `usedcar bench-search` and the server's log), while the word's postings carry
@@ -1489,7 +1517,13 @@ impl Store {
         let stock = self.stock().await?;
         let (page, _, plan) = cards_sql(q, scope, current_year, total, stock, self.page_reading(), (terms, &series));
         if let Some(r) = &self.readers {
-            let (page, passed) = self.anchored(Via::Lite(r), page).await?;
+            // A common word in 综合's order, by age or by mileage is read along its postings in that
+            // order (below); a page a short read of them deep is read there from its place, not
+            // from an anchor (白色 by mileage, page 100, at 100,000 listings: 12.4M instructions a
+            // page from the anchor kept, callgrind).
+            let ordered = postings_in_order(Backend::Sqlite, q, scope, current_year, total, plan, (terms, &series));
+            let short = ordered.is_some() && postings_walked(q, total, terms) <= INLINE_ENTRIES;
+            let (page, passed) = if short { (page, 0) } else { self.anchored(Via::Lite(r), page).await? };
             // The entries the page visits after the matches its anchor passed (all of them when
             // it has none, or its list was shorter than its total said).
             let entries = entries_read(plan, total, window(q.page, total).0 - passed, walked_stock(q, scope, total, stock));
@@ -1507,12 +1541,11 @@ impl Store {
             // for the filter's own index once it has cost as much as sorting the matches there.
             let bounded = plan == Plan::AlongOrder && found_in_own_index_lite(q);
             let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
-            // A common word in 综合's order: along its postings in that order (0077), the walk
-            // given up for its postings sorted as below.
-            if let Some(ordered) = postings_in_default_order(q, scope, current_year, total, plan, (terms, &series)).filter(|_| passed == 0) {
+            // A common word in 综合's order, by age or by mileage: along its postings in that order
+            // (0077, 0081), the walk given up for its postings sorted as below.
+            if let Some(ordered) = ordered.filter(|_| passed == 0) {
                 let listed = listed_page(Matches::SortedApart, q, scope, current_year, total, (terms, &series));
-                let walked = (window(q.page, total).0 + i64::from(PAGE_SIZE)).saturating_mul(terms[driver(terms)].postings) / total.max(1);
-                if walked <= INLINE_ENTRIES {
+                if short {
                     let mut ids = r.all_or(&(ordered.ids, ordered.vals), steps, &(listed.ids, listed.vals))?;
                     if ordered.reversed {
                         ids.reverse();
@@ -1577,6 +1610,11 @@ impl Store {
         // A filter gathered at one end of the order: short ordered reads, no walk.
         if let Some(page) = gathered_page(q, scope, current_year, total, plan, (terms, series)) {
             return Ok(pg_rows(p, page.whole()).await?);
+        }
+        // A common word by age or by mileage beside codes or ranges alone: along its postings in
+        // that order (0081), no walk.
+        if let Some(ordered) = postings_in_order(Backend::Postgres, q, scope, current_year, total, plan, (terms, series)) {
+            return Ok(pg_rows(p, ordered.whole()).await?);
         }
         // A deep page is read from its anchor, as on SQLite: page 500 skips fewer than
         // ANCHOR_EVERY matches after it, not 9,980.
@@ -1711,11 +1749,22 @@ impl Store {
         // is its ids alone, then their rows by id (see `cards_with`); on PostgreSQL a filter
         // gathered at one end of its order ([`gathered_page`]); otherwise the page in one
         // statement.
-        let gathered = if self.backend() == Backend::Postgres { gathered_page(q, scope, current_year, total, plan, (&terms, &series)) } else { None };
+        let pg = self.backend() == Backend::Postgres;
+        let gathered = if pg { gathered_page(q, scope, current_year, total, plan, (&terms, &series)) } else { None };
         let in_order = if self.readers.is_some() { read_in_order(q, (scope, current_year, total), &series) } else { None };
+        // A word's postings in the page's order: on SQLite's readers the ids first, as a page in
+        // order is read.
+        let ordered = postings_in_order(self.backend(), q, scope, current_year, total, plan, (&terms, &series)).filter(|_| pg || self.readers.is_some());
         let (sql, vals) = match (gathered, in_order) {
             (Some(gathered), _) => gathered.whole(),
             (None, Some(in_order)) => (in_order.ids, in_order.vals),
+            (None, None) if let Some(ordered) = ordered => {
+                if pg {
+                    ordered.whole()
+                } else {
+                    (ordered.ids, ordered.vals)
+                }
+            }
             (None, None) if self.readers.is_some() && terms.is_empty() && entries <= INLINE_ENTRIES => (page.ids, page.vals),
             (None, None) => page.whole(),
         };
@@ -1807,9 +1856,14 @@ impl Store {
                 (sql, vals, probed)
             }
         };
+        // Codes or ranges alone: the word's postings at once, on both backends (SQLite probed
+        // every automatic car for "2020" until its walk gave up: 5.5 ms of a count's 5.7 at
+        // 100,000 listings).
+        let probe_first = !broad_filters_only(q, scope);
         if let Some(r) = &self.readers {
             return match probed {
-                Some(listed) => r.scalar_off_or((sql, vals), self.walk_steps, listed).await,
+                Some(listed) if probe_first => r.scalar_off_or((sql, vals), self.walk_steps, listed).await,
+                Some((listed, listed_vals)) => r.scalar_off(listed, listed_vals).await,
                 None => r.scalar_off(sql, vals).await,
             };
         }
@@ -1819,7 +1873,7 @@ impl Store {
             // word's 7,085 postings read in 2 at 100,000 listings, psql). Boxed, as in
             // `cards_with`: the readers' count does not carry PostgreSQL's futures.
             let counted_whole = terms[driver(terms)].postings <= self.whole_postings;
-            let walked = self.walk_steps != 0 && !counted_whole && !broad_filters_only(q, scope);
+            let walked = self.walk_steps != 0 && !counted_whole && probe_first;
             let counts: Vec<(i64,)> =
                 Box::pin(async move { if walked { pg_walk_or(p, PG_WALK_MS, (sql, vals), || listed).await } else { pg_rows(p, listed).await } }).await?;
             return Ok(counts.first().map_or(0, |c| c.0));

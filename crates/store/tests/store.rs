@@ -252,6 +252,7 @@ on_both!(
     a_body_type_with_a_brand_or_series_finds_what_the_column_finds,
     a_body_type_by_price_is_its_cars_in_price_order,
     a_search_of_few_matches_is_its_matches_in_order_on_every_sort,
+    a_common_word_is_its_matches_in_order_on_every_sort,
     details_history_and_similar_cars,
     a_page_snapshot_sees_writes_made_before_and_after_it,
     valuations_use_the_series_market_and_are_stable,
@@ -595,6 +596,40 @@ async fn a_search_of_few_matches_is_its_matches_in_order_on_every_sort(store: &S
     assert!(checked >= 30, "too few pages to check ({checked})");
 }
 
+/// A common word alone or beside codes is its matches in order on every sort, on the first, the
+/// second and the last page (read from the far end), however the page finds them: along the
+/// word's postings in the page's order (综合 on SQLite, age and mileage on both), along the
+/// listings' order probing the word, or (the walk given up at once) from the postings sorted.
+async fn a_common_word_is_its_matches_in_order_on_every_sort(store: &Store) {
+    seed(store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+    let common = store.clone().with_common_words_from(1);
+    let hasty = common.clone().with_walk_steps(0);
+    let mut checked = 0;
+    for (text, cond) in [
+        ("keyword=2021款", "search_text like '%2021款%'"),
+        ("keyword=2021款&gearbox=2", "search_text like '%2021款%' and gearbox = 2"),
+        ("keyword=白色&fuel=1&price=10-30", "search_text like '%白色%' and fuel = 1 and price_yuan >= 100000 and price_yuan < 300000"),
+        ("keyword=白色&body=suv", "search_text like '%白色%' and body_class = 'suv'"),
+    ] {
+        let matches = format!("from listing where status = 'online' and {cond}");
+        let total = store.count_admin(&format!("select count(*) {matches}")).await.unwrap();
+        assert!(total > 40, "{text}: the seed has too few such cars ({total})");
+        for (sort, order) in SORT_ORDERS {
+            for page in [1, 2, (total + 19) / 20] {
+                let q = format!("{text}{sort}&page={page}");
+                let expected = store.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
+                for (how, s) in [("common", &common), ("walk given up", &hasty)] {
+                    let found = s.search(&query(&q), Scope::default(), 2026).await.unwrap();
+                    assert_eq!(found.total, total, "{q} ({how})");
+                    assert_eq!(found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>(), expected, "{q} ({how})");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 6 * 3);
+}
+
 /// A body type by price is the type's cars in price order, page by page (the first, the second,
 /// one in the middle and the last, which is read from the far end), cheapest or dearest first,
 /// alone and within a price band; and the quality list's and a filtered list's too (read another
@@ -690,7 +725,7 @@ async fn keywords_match_the_words_of_the_text(store: &Store) {
         }
     }
     // Common words with codes only (no place, make or body type: `broad_filters_only`) are
-    // counted from the word's postings at once on PostgreSQL, where a probing walk would pass
+    // counted from the word's postings at once (both backends), where a probing walk would pass
     // most cars; counted either way they are the listings' own count.
     for (filter, cond) in [("gearbox=2", "gearbox = 2"), ("gearbox=1", "gearbox = 1"), ("fuel=1&gearbox=2", "fuel = 1 and gearbox = 2")] {
         for words in ["白色", "白", "2021款"] {
@@ -2161,6 +2196,42 @@ async fn a_code_alone_in_the_default_order_is_read_from_its_own_index() {
         assert!(!plan.contains(index), "{text}: {plan}");
     }
     db.finish().await;
+}
+
+/// A common word by age or by mileage, alone or beside a code, is read along the word's postings
+/// in that order (0081): the page's entries, nothing sorted, page 1 and deeper; on SQLite beside
+/// a body type too. A year word
+/// gathers away from the start of both orders, and the page walked the listings probing the word
+/// until the walk gave up.
+#[tokio::test]
+async fn a_common_word_by_age_or_mileage_reads_its_postings_in_that_order() {
+    for db in [Some(TestDb::sqlite().await), TestDb::postgres().await].into_iter().flatten() {
+        seed(&db.store, SeedConfig { listings: 3000, seed: 3, now: NOW }).await.unwrap();
+        let common = db.store.clone().with_common_words_from(1);
+        for (text, index) in [
+            ("keyword=2021款&sort=age", "listing_term_age"),
+            ("keyword=2021款&gearbox=2&sort=mileage&page=2", "listing_term_mileage"),
+            ("keyword=白色&sort=age&page=3", "listing_term_age"),
+        ] {
+            let plan = plan_of(&common, text, Scope::default()).await;
+            let shown = plan.join(" / ");
+            // SQLite sorts nothing; PostgreSQL's limit takes the page off the index, and only the
+            // page's twenty rows are sorted again when their cards are read.
+            let at = plan.iter().position(|l| l.contains(index)).unwrap_or_else(|| panic!("{text}: {shown}"));
+            assert!(!shown.contains("TEMP B-TREE") && (at == 0 || !plan[at - 1].contains("Sort")), "{text}: {shown}");
+            if db.store.backend() == Backend::Postgres {
+                assert!(plan[at - 1].contains("Limit"), "{text}: {shown}");
+            }
+        }
+        // On SQLite a few matches of a filter with an index of its own are read there too when
+        // the page is a short read of the word's postings away, where the filter's cars were
+        // each probed for the word.
+        if db.store.backend() == Backend::Sqlite {
+            let shown = plan_of(&common, "keyword=白色&body=suv&sort=age", Scope::default()).await.join(" / ");
+            assert!(shown.contains("listing_term_age") && !shown.contains("TEMP B-TREE"), "{shown}");
+        }
+        db.finish().await;
+    }
 }
 
 /// On SQLite's readers an age band beside another filter is read from a covering index (0080),
