@@ -1538,9 +1538,12 @@ impl Store {
                 return crate::listing::cards_by_id(r, &ids);
             }
             // A walk past a filter that gathers at the other end of the order (below) is given up
-            // for the filter's own index once it has cost as much as sorting the matches there.
+            // for the filter's own index once it has cost as much as sorting the matches there:
+            // no more, since the walk is given up where the filter gathers at the far end of the
+            // order (国四 by age, 2,603 cars at 100,000 listings: a walk of 100,000 steps, then
+            // the code's cars sorted in 0.8 ms; 19.8M instructions a page, callgrind).
             let bounded = plan == Plan::AlongOrder && found_in_own_index_lite(q);
-            let steps = if terms.is_empty() && self.walk_steps > 0 { self.walk_steps.max(sorted_steps(total)) } else { self.walk_steps };
+            let steps = if terms.is_empty() && self.walk_steps > 0 { sorted_steps(total) } else { self.walk_steps };
             // A common word in 综合's order, by age or by mileage: along its postings in that order
             // (0077, 0081), the walk given up for its postings sorted as below.
             if let Some(ordered) = ordered.filter(|_| passed == 0) {
