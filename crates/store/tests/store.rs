@@ -564,6 +564,20 @@ const SORT_ORDERS: [(&str, &str); 6] = [
     ("&sort=mileage", "mileage_km asc, listing_id asc"),
 ];
 
+/// Whether page `page` of `text` in `scope` lists, on each of `stores` (named for the message),
+/// the listings `matches` (`from listing where …`) finds, in `order`, with `total` as its total;
+/// true when the page has any.
+async fn page_in_order(stores: &[(&str, &Store)], (text, scope): (&str, Scope), (matches, order, total): (&str, &str, i64), page: i64) -> bool {
+    let q = format!("{text}&page={page}");
+    let expected = stores[0].1.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
+    for (how, s) in stores {
+        let found = s.search(&query(&q), scope, 2026).await.unwrap();
+        assert_eq!(found.total, total, "{q} ({how})");
+        assert_eq!(found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>(), expected, "{q} ({how})");
+    }
+    !expected.is_empty()
+}
+
 /// A search of two filters with few matches lists those matches in its order on every sort,
 /// page 1 and 2, however the page finds them: along the order, or (its walk given up at once)
 /// through the filters' indexes and then sorted.
@@ -583,14 +597,8 @@ async fn a_search_of_few_matches_is_its_matches_in_order_on_every_sort(store: &S
         assert!(total > 0, "{text}: the seed has no such car");
         for (sort, order) in SORT_ORDERS {
             for page in [1, 2] {
-                let q = format!("{text}{sort}&page={page}");
-                let expected = store.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
-                for (how, s) in [("walked", store), ("walk given up", &hasty)] {
-                    let found = s.search(&query(&q), Scope::default(), 2026).await.unwrap();
-                    assert_eq!(found.total, total, "{q}");
-                    assert_eq!(found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>(), expected, "{q} ({how})");
-                }
-                checked += usize::from(!expected.is_empty());
+                let stores = [("walked", store), ("walk given up", &hasty)];
+                checked += usize::from(page_in_order(&stores, (&format!("{text}{sort}"), Scope::default()), (&matches, order, total), page).await);
             }
         }
     }
@@ -617,18 +625,12 @@ async fn a_common_word_is_its_matches_in_order_on_every_sort(store: &Store) {
         assert!(total > 40, "{text}: the seed has too few such cars ({total})");
         for (sort, order) in SORT_ORDERS {
             for page in [1, 2, (total + 19) / 20] {
-                let q = format!("{text}{sort}&page={page}");
-                let expected = store.ids_admin(&format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20)).await.unwrap();
-                for (how, s) in [("common", &common), ("walk given up", &hasty)] {
-                    let found = s.search(&query(&q), Scope::default(), 2026).await.unwrap();
-                    assert_eq!(found.total, total, "{q} ({how})");
-                    assert_eq!(found.cards.iter().map(|c| c.listing_id).collect::<Vec<_>>(), expected, "{q} ({how})");
-                }
-                checked += 1;
+                let stores = [("common", &common), ("walk given up", &hasty)];
+                checked += usize::from(page_in_order(&stores, (&format!("{text}{sort}"), Scope::default()), (&matches, order, total), page).await);
             }
         }
     }
-    assert_eq!(checked, 4 * 6 * 3);
+    assert_eq!(checked, 4 * 6 * 3, "every page checked has its matches");
 }
 
 /// A code alone in the order its cars gather at one end of (国四 and 国五 by age and by mileage,
@@ -650,13 +652,8 @@ async fn a_code_in_the_order_it_gathers_in_is_its_cars_in_that_order(store: &Sto
             let last = (expected + 19) / 20;
             for (sort, order) in sorts {
                 for page in [1, 2, last / 2, last].into_iter().filter(|p| *p >= 1 && *p <= last) {
-                    let text = format!("{code}&sort={sort}&page={page}");
-                    let found = store.search(&query(&text), scope, 2026).await.unwrap();
-                    assert_eq!(found.total, expected, "{text}{inspected}");
-                    let sql = format!("select listing_id {matches} order by {order} limit 20 offset {}", (page - 1) * 20);
-                    let ids: Vec<i64> = found.cards.iter().map(|c| c.listing_id).collect();
-                    assert_eq!(ids, store.ids_admin(&sql).await.unwrap(), "{text}{inspected}");
-                    pages += 1;
+                    let text = format!("{code}&sort={sort}");
+                    pages += usize::from(page_in_order(&[(inspected, store)], (&text, scope), (&matches, order, expected), page).await);
                 }
             }
         }
@@ -2234,9 +2231,8 @@ async fn a_code_alone_in_the_default_order_is_read_from_its_own_index() {
 
 /// A common word by age or by mileage, alone or beside a code, is read along the word's postings
 /// in that order (0081): the page's entries, nothing sorted, page 1 and deeper; on SQLite beside
-/// a body type too. A year word
-/// gathers away from the start of both orders, and the page walked the listings probing the word
-/// until the walk gave up.
+/// a body type too. A year word gathers away from the start of both orders, and the page walked
+/// the listings probing the word until the walk gave up.
 #[tokio::test]
 async fn a_common_word_by_age_or_mileage_reads_its_postings_in_that_order() {
     for db in [Some(TestDb::sqlite().await), TestDb::postgres().await].into_iter().flatten() {
