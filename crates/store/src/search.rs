@@ -26,6 +26,13 @@ impl Scope {
     pub const ALL: Scope = Scope { inspected_only: false, published_after: None, price_cut_after: None, shop_id: None };
     /// Inspected listings only (`/servicehall/qualitycarlist`).
     pub const INSPECTED: Scope = Scope { inspected_only: true, ..Scope::ALL };
+
+    /// Whether this is the whole stock or its 精品 list ([`Scope::ALL`], [`Scope::INSPECTED`]):
+    /// no seller, publication or price-cut bound, which the ordered reads of one filter cannot
+    /// check.
+    fn whole_list(self) -> bool {
+        self == Scope { inspected_only: self.inspected_only, ..Scope::ALL }
+    }
 }
 
 /// One page of results.
@@ -877,7 +884,7 @@ impl MonthsLite {
             && q.reply.is_none()
             && q.keyword.is_none()
             && terms.is_empty()
-            && scope == Scope { inspected_only: scope.inspected_only, ..Scope::ALL };
+            && scope.whole_list();
         let (offset, limit, reversed) = window(q.page, total);
         if !(alone && plan == Plan::AlongOrder && !reversed && offset + limit <= ANCHOR_EVERY) {
             return None;
@@ -1073,7 +1080,7 @@ fn code_in_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, i64), 
         _ => return None,
     };
     let alone = CarQuery { emission: q.emission, fuel: q.fuel, gearbox: q.gearbox, sort: q.sort, page: q.page, ..CarQuery::default() };
-    if *q != alone || scope != (Scope { inspected_only: scope.inspected_only, ..Scope::ALL }) {
+    if *q != alone || !scope.whole_list() {
         return None;
     }
     let (offset, limit, reversed) = window(q.page, total);

@@ -653,7 +653,8 @@ async fn a_code_in_the_order_it_gathers_in_is_its_cars_in_that_order(store: &Sto
             for (sort, order) in sorts {
                 for page in [1, 2, last / 2, last].into_iter().filter(|p| *p >= 1 && *p <= last) {
                     let text = format!("{code}&sort={sort}");
-                    pages += usize::from(page_in_order(&[(inspected, store)], (&text, scope), (&matches, order, expected), page).await);
+                    let list = if inspected.is_empty() { "whole stock" } else { "精品" };
+                    pages += usize::from(page_in_order(&[(list, store)], (&text, scope), (&matches, order, expected), page).await);
                 }
             }
         }
