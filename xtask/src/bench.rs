@@ -10,8 +10,8 @@
 //!    emission, fuel, gearbox, region, keyword searches, each sort, deep pages, two and three
 //!    filters) and a mix of `/details/{id}` with wrk (64 connections, 2 threads), with the
 //!    response cache off and then on, each facet alone (cache off), the list's mix once more on
-//!    a node whose list totals expire every 2 s (timeouts counted), and reads the server's peak
-//!    RSS and private memory;
+//!    a node whose list totals expire every 2 s (timeouts counted) and on a node whose SQLite
+//!    readers do not map the file, and reads each server's peak RSS and private memory;
 //! 4. saves the very same response bodies as files and serves them from nginx, run under the
 //!    same load right after each of our runs, for the ratio (per page and per facet; side by
 //!    side, because this machine's speed drifts by a fifth over minutes);
@@ -368,9 +368,9 @@ pub(crate) fn proc_mb(pid: u32, file: &str, field: &str) -> Option<f64> {
 }
 
 /// A server's memory after its runs: the peak resident set (`VmHWM`), its proportional set
-/// (`Pss`) and its private memory (`RssAnon`: heap, stacks, SQLite's page caches). The peak
-/// counts the database file's pages as often as connections map them (each SQLite reader maps
-/// the file, `lite.rs`); the proportional set counts each page once, with the program's own
+/// (`Pss`) and its private memory (`RssAnon`: heap, stacks, SQLite's page caches). Where SQLite's
+/// readers map the file (`cache.reader_map_mb`), the peak counts its pages as often as
+/// connections map them; the proportional set counts each page once, with the program's own
 /// mapped code: what the process keeps resident, anonymous or not.
 fn memory_mb(pid: u32) -> Value {
     json!({
@@ -386,6 +386,11 @@ fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String
 
 /// [`start_server`] with list totals kept for `count_secs`.
 fn start_server_counting(bin: &Path, db: &str, cache_secs: u32, count_secs: &str) -> Result<(Server, String), String> {
+    start_server_with(bin, db, (cache_secs, count_secs), &[])
+}
+
+/// [`start_server_counting`] with settings of its own (`USEDCAR_*` variables).
+fn start_server_with(bin: &Path, db: &str, (cache_secs, count_secs): (u32, &str), settings: &[(&str, &str)]) -> Result<(Server, String), String> {
     let addr = format!("127.0.0.1:{}", free_port()?);
     let child = Command::new(bin)
         .args(["serve", "--addr", &addr, "--database-url", db])
@@ -395,6 +400,7 @@ fn start_server_counting(bin: &Path, db: &str, cache_secs: u32, count_secs: &str
         // The production default: list totals are recounted at most every 30 s (both runs; the
         // response cache is what the two runs compare).
         .env("USEDCAR_CACHE_COUNT_SECS", count_secs)
+        .envs(settings.iter().copied())
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start server: {e}"))?;
@@ -623,6 +629,14 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
     expiry["count_secs"] = json!(EXPIRY_COUNT_SECS.parse::<u32>().unwrap_or(0));
     drop(server);
 
+    // The list's mix once more on a node whose SQLite readers do not map the file: what the map
+    // gains a second, and what it costs the resident set.
+    let (server, base) = start_server_with(bin, db, (0, COUNT_CACHE_SECS), &[("USEDCAR_CACHE_READER_MAP_MB", "0")])?;
+    wrk(&base, &mix, &script, 2)?;
+    let mut unmapped = wrk(&base, &mix, &script, secs)?;
+    unmapped["memory_mb"] = memory_mb(server.0.id());
+    drop(server);
+
     let (server, base) = start_server(bin, db, 2)?;
     for ((group, urls), files) in groups.iter().zip(&statics) {
         let (on, ng) = side_by_side_median(&base, urls, &nginx, files, &script, secs)?;
@@ -646,6 +660,7 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
         "facets": facet_rows,
         "facet_seconds": facet_secs,
         "count_expiry": expiry,
+        "unmapped": unmapped,
         "first_urls": first_urls,
         "memory_mb": { "cache_off": rss_off, "cache_on": rss_on },
     }))
@@ -766,6 +781,15 @@ fn table(report: &Value) {
         num(&e["p99_ms"]),
         num(&e["timeouts"]),
         num(&e["non_2xx"])
+    );
+    let m = &report["http"]["unmapped"];
+    println!(
+        "list mix with the SQLite file not mapped (cache.reader_map_mb = 0; the default maps 1024 MiB): {} r/s, p50 {} ms, p99 {} ms; memory afterwards peak {} / private {} MB",
+        num(&m["rps"]),
+        num(&m["p50_ms"]),
+        num(&m["p99_ms"]),
+        num(&m["memory_mb"]["peak"]),
+        num(&m["memory_mb"]["private"])
     );
     println!(
         "latency in ms at {CONNECTIONS} connections; ×ngx against nginx run right after ours on the same bodies (nginx off / on: its run beside the uncached and the cached one; for pages, the median of {PAIRS} such pairs, every run's rate in bench.json); bytes gzipped; fold = gzipped HTML to the end of the first screen; later = JS of islands that load only when scrolled into view (not in total)"

@@ -149,17 +149,21 @@ const SCOPES: usize = 16;
 /// Prepared statements kept per connection (the hot pages use a few dozen).
 const STATEMENTS: usize = 256;
 
-/// How much of the database file a reader maps into memory (`pragma mmap_size`): reads of the
-/// mapped part take pages straight from the kernel's page cache instead of copying each through
-/// `pread` into the connection's own cache (a fifth of the server's time under load on the list
-/// page went to those copies, perf). Each connection maps the file apart: the pages are the
-/// kernel's page cache, shared, but the process's peak RSS counts them once per connection that
-/// touched them (`cargo xtask bench` prints the private memory beside it).
+/// How much of the database file a reader maps into memory by default (`pragma mmap_size`; see
+/// [`crate::Store::with_file_map`]): reads of the mapped part take pages straight from the
+/// kernel's page cache instead of copying each through `pread` into the connection's own cache.
 const MAP_BYTES: i64 = 1 << 30;
 
 /// Each reader's own page cache, in KiB (`pragma cache_size` takes a negative number as KiB):
-/// pages of the WAL and the part of the file beyond the map are copied here.
+/// pages of the WAL and of the part of the file beyond the map are copied here.
 const CACHE_KIB: i64 = 8 * 1024;
+
+/// [`CACHE_KIB`] of a reader that maps none of the file: every page it reads is copied here. The
+/// process holds a dozen readers under load, so their caches are then most of its memory: after
+/// 10 s each of car pages, list pages and the home page (wrk, 64 connections, 100,000 listings)
+/// its peak resident set was 127 MB at 8 MiB each, 93–101 MB at 2 MiB and 89 MB at 1 MiB, and the
+/// pages a second differed less between them than between two runs of one.
+const UNMAPPED_CACHE_KIB: i64 = 2 * 1024;
 
 /// Read-only connections to one SQLite file, used on the calling thread.
 #[derive(Debug)]
@@ -170,6 +174,9 @@ pub(crate) struct Readers {
     scopes: tokio::sync::Semaphore,
     /// Connections opened so far.
     opened: std::sync::atomic::AtomicUsize,
+    /// How much of the file each connection maps into memory (`pragma mmap_size`), in bytes; see
+    /// [`crate::Store::with_file_map`].
+    map_bytes: std::sync::atomic::AtomicI64,
 }
 
 /// Reads run on the blocking pool at once, at most.
@@ -224,7 +231,13 @@ impl Readers {
             off: tokio::sync::Semaphore::new(OFF_THREAD),
             scopes: tokio::sync::Semaphore::new(SCOPES),
             opened: std::sync::atomic::AtomicUsize::new(0),
+            map_bytes: std::sync::atomic::AtomicI64::new(MAP_BYTES),
         }
+    }
+
+    /// Connections opened from now on map `bytes` of the file into memory.
+    pub(crate) fn map(&self, bytes: i64) {
+        self.map_bytes.store(bytes.max(0), std::sync::atomic::Ordering::Relaxed);
     }
 
     fn open(&self) -> rusqlite::Result<Connection> {
@@ -234,8 +247,9 @@ impl Readers {
         let conn = Connection::open_with_flags(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         conn.busy_timeout(Duration::from_secs(5))?;
         conn.pragma_update(None, "query_only", true)?;
-        conn.pragma_update(None, "mmap_size", MAP_BYTES)?;
-        conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
+        let map = self.map_bytes.load(std::sync::atomic::Ordering::Relaxed);
+        conn.pragma_update(None, "mmap_size", map)?;
+        conn.pragma_update(None, "cache_size", -if map > 0 { CACHE_KIB } else { UNMAPPED_CACHE_KIB })?;
         // Plans do not depend on bound values: without this, a statement whose bound value meets
         // STAT4 samples, a `limit $n` or a LIKE pattern is re-parsed and re-planned on every new
         // binding — 44% of the server's CPU on /details under load (perf) before it was set.
@@ -656,6 +670,23 @@ mod tests {
         w.execute_batch("pragma journal_mode = wal; create table car (id integer primary key, price integer not null); insert into car values (1, 100);")
             .unwrap();
         (path, w)
+    }
+
+    #[test]
+    fn readers_map_as_much_of_the_file_as_told_and_read_the_same_either_way() {
+        let (path, _w) = wal_file("map");
+        let plain = Readers::new(&path);
+        plain.map(0);
+        let mapped = Readers::new(&path);
+        mapped.map(64 << 20);
+        let mmap_size = "pragma mmap_size";
+        assert_eq!(Readers::new(&path).scalar::<i64>(mmap_size, &[]).unwrap(), MAP_BYTES, "mapped by default");
+        assert_eq!(plain.scalar::<i64>(mmap_size, &[]).unwrap(), 0);
+        assert_eq!(mapped.scalar::<i64>(mmap_size, &[]).unwrap(), 64 << 20);
+        let cache_size = "pragma cache_size";
+        assert_eq!((plain.scalar::<i64>(cache_size, &[]).unwrap(), mapped.scalar::<i64>(cache_size, &[]).unwrap()), (-UNMAPPED_CACHE_KIB, -CACHE_KIB));
+        let price = "select price from car where id = 1";
+        assert_eq!((plain.scalar::<i64>(price, &[]).unwrap(), mapped.scalar::<i64>(price, &[]).unwrap()), (100, 100));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

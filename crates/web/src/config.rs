@@ -518,6 +518,12 @@ pub struct Cache {
     /// development default).
     #[serde(rename = "count_secs", deserialize_with = "seconds")]
     pub count: Duration,
+    /// How much of the SQLite file each reader connection maps into memory, in MiB (1024 by
+    /// default; `0`: none, each reads through its own small page cache). Unmapped, a page takes
+    /// about a fifth more CPU time, and the process's resident set stays near 100 MB instead of
+    /// counting the mapped file once per connection (see `store::Store::with_file_map`). Nothing
+    /// on PostgreSQL.
+    pub reader_map_mb: u32,
 }
 
 /// The dealer API (`features::dealer_api`).
@@ -1172,6 +1178,8 @@ mod tests {
         .unwrap();
         assert_eq!((cfg.wxpay.mch_id.as_str(), cfg.wx.app_id.as_str(), cfg.app.token_secret.expose()), ("1900009191", "wx1", "t"));
         assert_eq!(cfg.cache.count, Duration::from_secs(45));
+        let unmapped = Config::load(Env::Production, None, vars(&[("USEDCAR_CACHE_READER_MAP_MB", "0")])).unwrap();
+        assert_eq!((cfg.cache.reader_map_mb, unmapped.cache.reader_map_mb), (1024, 0));
     }
 
     #[test]

@@ -93,6 +93,7 @@ async fn open_store(cfg: &Config) -> Result<store::Store, String> {
         std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
     let store = store::Store::connect(&cfg.database_url).await.map_err(|e| format!("cannot open database: {e}"))?;
+    let store = store.with_file_map(i64::from(cfg.cache.reader_map_mb) << 20);
     store.migrate().await.map_err(|e| format!("migration failed: {e}"))?;
     Ok(store)
 }
