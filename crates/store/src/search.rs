@@ -1053,13 +1053,7 @@ fn body_in_price_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, 
     if !matches!(q.sort, Sort::PriceAsc | Sort::PriceDesc) || scope != Scope::ALL || *q != alone {
         return None;
     }
-    let (offset, limit, reversed) = window(q.page, total);
-    if offset + limit > INLINE_ENTRIES {
-        return None;
-    }
-    let (mut clause, vals) = where_clause(q, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
-    clause.push_str(" and body_class <> ''");
-    Some(read_through("listing_body_price", (clause, vals), q.sort, (offset, limit, reversed)))
+    through_partial(q, (scope, current_year, total), series, ("listing_body_price", "body_class <> ''"))
 }
 
 /// The page of a code alone in the order its cars gather at one end of (国四 and 国五 cars by
@@ -1072,23 +1066,31 @@ fn body_in_price_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, 
 /// keyword, a scope narrower than the whole stock or its 精品, 新能源 (several fuels), or a page
 /// past [`INLINE_ENTRIES`] entries (a deep page is read from its anchor).
 fn code_in_order(q: &CarQuery, (scope, current_year, total): (Scope, i32, i64), series: &SeriesIds) -> Option<PageSql> {
-    let (column, index) = match (q.emission, q.fuel, q.gearbox, q.sort) {
-        (Some(_), None, None, Sort::AgeAsc) => ("emission", "listing_emission_age"),
-        (Some(_), None, None, Sort::MileageAsc) => ("emission", "listing_emission_mileage"),
-        (None, Some(fuel), None, Sort::PriceAsc | Sort::PriceDesc) if fuel != domain::understand::NEW_ENERGY => ("fuel", "listing_fuel_price"),
-        (None, None, Some(_), Sort::PriceAsc | Sort::PriceDesc) => ("gearbox", "listing_gearbox_price"),
+    let index = match (q.emission, q.fuel, q.gearbox, q.sort) {
+        (Some(_), None, None, Sort::AgeAsc) => ("listing_emission_age", "emission >= 0"),
+        (Some(_), None, None, Sort::MileageAsc) => ("listing_emission_mileage", "emission >= 0"),
+        (None, Some(fuel), None, Sort::PriceAsc | Sort::PriceDesc) if fuel != domain::understand::NEW_ENERGY => ("listing_fuel_price", "fuel >= 0"),
+        (None, None, Some(_), Sort::PriceAsc | Sort::PriceDesc) => ("listing_gearbox_price", "gearbox >= 0"),
         _ => return None,
     };
     let alone = CarQuery { emission: q.emission, fuel: q.fuel, gearbox: q.gearbox, sort: q.sort, page: q.page, ..CarQuery::default() };
     if *q != alone || !scope.whole_list() {
         return None;
     }
+    through_partial(q, (scope, current_year, total), series, index)
+}
+
+/// The page of `q` read through `index`, an index partial on `term` (a condition no other query
+/// writes, so the planner takes it nowhere else), when the page ends within [`INLINE_ENTRIES`]
+/// entries ([`body_in_price_order`], [`code_in_order`]); a deeper page is read from its anchor.
+fn through_partial(q: &CarQuery, (scope, current_year, total): (Scope, i32, i64), series: &SeriesIds, (index, term): (&str, &str)) -> Option<PageSql> {
     let (offset, limit, reversed) = window(q.page, total);
     if offset + limit > INLINE_ENTRIES {
         return None;
     }
     let (mut clause, vals) = where_clause(q, scope, current_year, (Plan::Sparse, Backend::Sqlite), &[], series);
-    clause.push_str(&format!(" and {column} >= 0"));
+    clause.push_str(" and ");
+    clause.push_str(term);
     Some(read_through(index, (clause, vals), q.sort, (offset, limit, reversed)))
 }
 
