@@ -86,7 +86,7 @@ pub use lead::{DEDUPE_WINDOW_SECS, LEADS_PER_IP_PER_HOUR, LeadOutcome, NewLead};
 pub use listing::{ListingCard, ListingFilter};
 pub use live::{LiveAppraisal, LiveReminder, LiveSession, NewLiveAppraisal, NewLiveSession, Pinned, PinnedCar, REMINDER_ATTEMPTS};
 pub use message::{Asked, Message, OpenReport, Reported, SellerMessage, Thread, ThreadLine, ThreadLink, ThreadView};
-pub use news::{NewsArticle, NewsItem};
+pub use news::{NewsArticle, NewsHeadline, NewsItem};
 pub use package::{Claim, LeadPackage, PackageLead, SellRequest};
 pub use pay::{AuditOrder, Bound, DeskOrder, Item, NewOrder, OrderSearch, PayOrder, PurchaseAudit};
 pub use payout::{NO_ACCOUNT, Payout};

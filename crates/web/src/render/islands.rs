@@ -61,7 +61,7 @@ pub struct RegionPickerProps {
     /// `/api/regions`.
     pub regions_url: &'static str,
     /// Hot cities listed first.
-    pub hot: Vec<HotCity>,
+    pub hot: HotCities,
     /// Navigate mode: a URL with `{py}` for the chosen city's slug (the city filter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub href_template: Option<String>,
@@ -246,9 +246,33 @@ pub fn hot_city_list() -> &'static [&'static domain::region::City] {
     &CITIES
 }
 
-/// The hot cities as the region picker's props.
-pub fn hot_cities() -> Vec<HotCity> {
-    hot_city_list().iter().map(|c| HotCity { name: c.name, py: c.slug }).collect()
+/// The hot cities as the region picker's props: the same list on every page that offers the
+/// picker, so written as JSON once (serialising its two dozen strings on each request was about
+/// a fortieth of the home page's instructions, callgrind). The names and slugs hold nothing an
+/// HTML attribute would need as an entity, so the text is the attribute's as it is (tested).
+#[derive(Debug, Clone, Copy)]
+pub struct HotCities(&'static serde_json::value::RawValue);
+
+impl Default for HotCities {
+    fn default() -> HotCities {
+        hot_cities()
+    }
+}
+
+impl Serialize for HotCities {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// The hot cities of [`hot_city_list`] as [`HotCities`].
+pub fn hot_cities() -> HotCities {
+    static JSON: std::sync::LazyLock<Option<Box<serde_json::value::RawValue>>> = std::sync::LazyLock::new(|| {
+        let list: Vec<HotCity> = hot_city_list().iter().map(|c| HotCity { name: c.name, py: c.slug }).collect();
+        serde_json::value::to_raw_value(&list).ok()
+    });
+    // Pairs of static strings always serialise; `null` would only hide the hot row.
+    HotCities(JSON.as_deref().unwrap_or(serde_json::value::RawValue::NULL))
 }
 
 #[cfg(test)]
@@ -276,7 +300,13 @@ mod tests {
         assert!(v.get("endName").is_none() && v.get("disabledDates").is_none());
         let rp = RegionPickerProps { href_template: Some("/?city={py}".into()), ..RegionPickerProps::default() };
         assert_eq!(serde_json::to_value(&rp).unwrap()["hrefTemplate"], "/?city={py}");
-        assert_eq!(hot_cities().len(), 12);
+        let hot = serde_json::to_value(hot_cities()).unwrap();
+        let hot = hot.as_array().unwrap();
+        assert_eq!(hot.len(), 12);
+        assert_eq!((hot[0]["name"].as_str(), hot[0]["py"].as_str()), (Some("北京"), Some("beijing")));
+        assert_eq!(serde_json::to_value(&rp).unwrap()["hot"], serde_json::Value::Array(hot.clone()));
+        // Written into an attribute as it is: nothing in it may need an entity.
+        assert!(!hot_cities().0.get().contains(['&', '\'', '<', '>']), "{}", hot_cities().0.get());
     }
 }
 

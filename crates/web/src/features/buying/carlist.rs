@@ -315,9 +315,13 @@ pub async fn list_in(
             }
             let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
             // Inside a shop's pages, its cars open in the shop's layout.
-            if let Some(s) = &shop {
-                for (card, c) in organic.iter_mut().zip(&result.cards) {
-                    card.href = format!("/shop/{}/details/{}", s.oname, c.listing_id);
+            let car_path = |id: i64| match &shop {
+                Some(s) => format!("/shop/{}/details/{id}", s.oname),
+                None => domain::text::with_int("/details/", id, ""),
+            };
+            if shop.is_some() {
+                for card in &mut organic {
+                    card.href = HtmlText::text(car_path(card.id));
                 }
             }
 
@@ -344,7 +348,7 @@ pub async fn list_in(
             let items = organic
                 .iter()
                 .enumerate()
-                .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &c.href)))
+                .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &car_path(c.id))))
                 .collect();
             page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
             page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
@@ -358,7 +362,7 @@ pub async fn list_in(
             // Inside a flow, cars open in the flow.
             if let Some(car_page) = car_page {
                 for card in &mut cards {
-                    card.href = car_page.replace("{id}", &card.id.to_string());
+                    card.href = HtmlText::text(car_page.replace("{id}", &card.id.to_string()));
                 }
             }
             let hidden = q.pairs().into_iter().filter(|(k, _)| *k != "keyword" && *k != "page").collect();

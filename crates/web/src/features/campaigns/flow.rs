@@ -42,6 +42,7 @@ use crate::http::visitor::Visitor;
 use crate::render::card::CardView;
 use crate::render::choices::BrandSeries;
 use crate::render::choices::ProvinceCities;
+use crate::render::html::HtmlText;
 use crate::render::meta::PageMeta;
 use crate::services::leads::Request;
 use crate::state::AppState;
@@ -212,7 +213,8 @@ async fn landing_page(state: &AppState, visitor: &Visitor, flow: &'static Flow, 
     let now = state.clock.now();
     let q = CarQuery { city, ..CarQuery::default() };
     let found = state.store.search(&q, Scope::ALL, domain::time::year(now)).await?;
-    let cards = found.cards.iter().take(FEATURED).map(|c| CardView { href: flow.car_href(c.listing_id), ..CardView::new(state, c, now) }).collect();
+    let cards =
+        found.cards.iter().take(FEATURED).map(|c| CardView { href: HtmlText::text(flow.car_href(c.listing_id)), ..CardView::new(state, c, now) }).collect();
     let more_href = match city {
         Some(c) => format!("{}?city={}", flow.list, c.slug),
         None => flow.list.to_owned(),
@@ -489,7 +491,7 @@ async fn car_page(
         gallery,
         price_wan: domain::money::wan(d.price_yuan),
         guide_wan: domain::money::wan(d.guide_price_yuan),
-        similar: similar.iter().map(|c| CardView { href: flow.car_href(c.listing_id), ..CardView::new(state, c, now) }).collect(),
+        similar: similar.iter().map(|c| CardView { href: HtmlText::text(flow.car_href(c.listing_id)), ..CardView::new(state, c, now) }).collect(),
         view,
         action: flow.car_href(id),
         d,
