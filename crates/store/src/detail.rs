@@ -226,7 +226,6 @@ impl ListingDetail {
             listing_id: self.listing_id,
             title: self.title.clone(),
             price_yuan: self.price_yuan,
-            guide_price_yuan: self.guide_price_yuan,
             first_reg_year: self.first_reg_year,
             first_reg_month: self.first_reg_month,
             mileage_km: self.mileage_km,
@@ -236,7 +235,6 @@ impl ListingDetail {
             price_cut_count: self.price_cut_count,
             cover: self.cover.clone(),
             published_at: self.published_at,
-            fuel: self.fuel,
             price_rating: self.price_rating,
             shop_id: self.shop_id,
         }

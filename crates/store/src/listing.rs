@@ -2,7 +2,9 @@
 
 use crate::{DbError, Store, Val, from_row, on_pool};
 
-/// What a listing card shows; one row, no joins.
+/// What a listing card shows; one row, no joins. Only what a card shows or a list orders by: each
+/// column is read and decoded for every card of every page (about 200 instructions a column,
+/// callgrind), so the guide price and the fuel, which no card shows, are the detail's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListingCard {
     /// Primary key; the detail page is `/details/{listing_id}`.
@@ -11,8 +13,6 @@ pub struct ListingCard {
     pub title: String,
     /// Asking price, whole yuan.
     pub price_yuan: i64,
-    /// New-car guide price, whole yuan.
-    pub guide_price_yuan: i64,
     /// Year of first registration (上牌).
     pub first_reg_year: i32,
     /// Month of first registration.
@@ -31,8 +31,6 @@ pub struct ListingCard {
     pub cover: String,
     /// When it went online.
     pub published_at: Option<i64>,
-    /// Fuel code.
-    pub fuel: i32,
     /// The price rating; none until valued.
     pub price_rating: Option<domain::valuation::Rating>,
     /// The dealer's shop, for a dealer's car (its rating beside the card's 商家).
@@ -43,7 +41,6 @@ from_row!(ListingCard {
     listing_id,
     title,
     price_yuan,
-    guide_price_yuan,
     first_reg_year,
     first_reg_month,
     mileage_km,
@@ -53,13 +50,11 @@ from_row!(ListingCard {
     price_cut_count,
     cover,
     published_at,
-    fuel,
     price_rating as stored,
     shop_id,
 });
 
-pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, guide_price_yuan, first_reg_year, first_reg_month, mileage_km, \
-     city_code, seller_kind, inspected, price_cut_count, cover, published_at, fuel, price_rating, shop_id";
+pub(crate) const CARD_COLUMNS: &str = "listing_id, title, price_yuan, first_reg_year, first_reg_month, mileage_km, city_code, seller_kind, inspected, price_cut_count, cover, published_at, price_rating, shop_id";
 
 /// The cards of `ids` in their order, read on a reader connection by point reads in one
 /// statement (`… where listing_id = $1 union all … where listing_id = $2 …`: SQLite returns the

@@ -85,8 +85,8 @@ struct ChooserLinks {
 }
 
 /// The no-JS city chooser's hot cities and provinces A–Z, the same on every home page: rendered
-/// once, not link by link on each request (their 150 escaped names and slugs were about a
-/// twentieth of the page's instructions, callgrind).
+/// once, not link by link on each request (their hundred-odd escaped names and slugs were about
+/// a twentieth of the page's instructions, callgrind).
 fn chooser_links() -> &'static (HtmlText, HtmlText) {
     static LINKS: std::sync::LazyLock<(HtmlText, HtmlText)> = std::sync::LazyLock::new(|| {
         let part = |az| {
