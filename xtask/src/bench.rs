@@ -381,15 +381,11 @@ fn memory_mb(pid: u32) -> Value {
 }
 
 fn start_server(bin: &Path, db: &str, cache_secs: u32) -> Result<(Server, String), String> {
-    start_server_counting(bin, db, cache_secs, COUNT_CACHE_SECS)
+    start_server_with(bin, db, (cache_secs, COUNT_CACHE_SECS), &[])
 }
 
-/// [`start_server`] with list totals kept for `count_secs`.
-fn start_server_counting(bin: &Path, db: &str, cache_secs: u32, count_secs: &str) -> Result<(Server, String), String> {
-    start_server_with(bin, db, (cache_secs, count_secs), &[])
-}
-
-/// [`start_server_counting`] with settings of its own (`USEDCAR_*` variables).
+/// [`start_server`] with list totals kept for `count_secs` and settings of its own (`USEDCAR_*`
+/// variables).
 fn start_server_with(bin: &Path, db: &str, (cache_secs, count_secs): (u32, &str), settings: &[(&str, &str)]) -> Result<(Server, String), String> {
     let addr = format!("127.0.0.1:{}", free_port()?);
     let child = Command::new(bin)
@@ -623,7 +619,7 @@ fn http(bin: &Path, db: &str, dir: &Path, secs: u32) -> Result<Value, String> {
 
     // The list's mix again on a node that keeps its totals for 2 s only: the run crosses an
     // expiry of every total about every 2 s, and each must cost one recount, not a stall.
-    let (server, base) = start_server_counting(bin, db, 0, EXPIRY_COUNT_SECS)?;
+    let (server, base) = start_server_with(bin, db, (0, EXPIRY_COUNT_SECS), &[])?;
     let mix = groups.iter().find(|(g, _)| *g == "carlist").map(|(_, u)| u.clone()).unwrap_or_default();
     let mut expiry = wrk(&base, &mix, &script, secs)?;
     expiry["count_secs"] = json!(EXPIRY_COUNT_SECS.parse::<u32>().unwrap_or(0));

@@ -19,6 +19,11 @@ pub fn back_at_card(back: &str, id: i64) -> String {
     if !back.contains('#') && CARD_LISTS.iter().any(|l| back.starts_with(l)) { format!("{back}#car-{id}") } else { back.to_owned() }
 }
 
+/// The path of a car's page: a card's link, and a list's structured data for it.
+pub fn car_path(listing_id: i64) -> String {
+    domain::text::with_int("/details/", listing_id, "")
+}
+
 /// A listing card as the templates show it (`card` macro).
 #[derive(Debug, Clone)]
 pub struct CardView {
@@ -91,7 +96,7 @@ impl CardView {
             // What a card writes is made of digits, fixed words and the region table's names,
             // none of which HTML gives a meaning to: checked here once (in debug builds) rather
             // than escaped byte by byte on every page (a list page writes eighty of them).
-            href: HtmlText::checked(domain::text::with_int("/details/", card.listing_id, "")),
+            href: HtmlText::checked(car_path(card.listing_id)),
             title: card.title.clone(),
             title_html: HtmlText::text(card.title.clone()),
             cover: url(domain::image::sized(&original, base, 640)),

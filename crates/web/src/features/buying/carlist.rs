@@ -23,7 +23,7 @@ use crate::http::cache::DeviceBlind;
 use crate::http::error::AppError;
 use crate::http::extract::Path;
 use crate::http::visitor::Visitor;
-use crate::render::card::CardView;
+use crate::render::card::{CardView, car_path};
 use crate::render::html::HtmlText;
 use crate::render::islands::RegionPickerProps;
 use crate::render::jsonld::{Crumbs, LdItem, LdList, breadcrumb_ld};
@@ -315,13 +315,13 @@ pub async fn list_in(
             }
             let mut organic: Vec<CardView> = result.cards.iter().map(|c| CardView::new(state, c, now)).collect();
             // Inside a shop's pages, its cars open in the shop's layout.
-            let car_path = |id: i64| match &shop {
+            let link_of = |id: i64| match &shop {
                 Some(s) => format!("/shop/{}/details/{id}", s.oname),
-                None => domain::text::with_int("/details/", id, ""),
+                None => car_path(id),
             };
             if shop.is_some() {
                 for card in &mut organic {
-                    card.href = HtmlText::text(car_path(card.id));
+                    card.href = HtmlText::text(link_of(card.id));
                 }
             }
 
@@ -348,7 +348,7 @@ pub async fn list_in(
             let items = organic
                 .iter()
                 .enumerate()
-                .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &car_path(c.id))))
+                .map(|(i, c)| LdItem::page(offset as usize + i + 1, &c.title, crate::render::meta::absolute(state, &link_of(c.id))))
                 .collect();
             page.json_ld.push(json_ld(&LdList::items(&heading, result.total.min(domain::search::COUNT_CAP), items)));
             page.json_ld.push(json_ld(&breadcrumb_ld(state, &crumbs)));
