@@ -8,6 +8,8 @@
 
 use crate::http::routes::{Access, Routes};
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use askama::Template;
 use axum::extract::{RawQuery, State};
@@ -95,7 +97,8 @@ struct ListPage {
     kind_path: String,
     shop: Option<ShopHead>,
     crumbs: Crumbs,
-    rows: Vec<FilterRow>,
+    /// The filter rows, rendered: before the region picker's place and after it.
+    filters: RenderedRows,
     chips: Vec<(String, String)>,
     /// The reply filter's rule, said while it is on.
     reply_rule: Option<String>,
@@ -205,6 +208,63 @@ fn filter_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow]) -> Vec<Fil
         .collect();
     rows.push(FilterRow { name: "地区", options, more });
     rows
+}
+
+/// A list's filter rows as HTML (`carlist/filter_rows.html`), cut at [`PICKER_PLACE`].
+#[derive(Template)]
+#[template(path = "carlist/filter_rows.html")]
+struct FilterRowsHtml<'a> {
+    rows: &'a [FilterRow],
+}
+
+/// Where the 地区 row's region picker goes in the rendered rows: the picker's island is the
+/// page's own (its nonce), the rows are the query's.
+const PICKER_PLACE: &str = "<!--picker-->";
+
+/// The rendered filter rows: before the picker's place and after it.
+type RenderedRows = Arc<(HtmlText, HtmlText)>;
+
+/// Rendered rows kept, at most; past it they are forgotten together (the bench's list mix has
+/// about two hundred queries; each entry is about 15 KB).
+const ROWS_KEPT: usize = 256;
+
+/// The filter rows of the list at `path` for `q`, rendered once per query, list and set of
+/// popular brands, and kept: they are about 170 links, made and written again for every page
+/// of every list (about a tenth of a list page's time, perf). A row's links go to page 1 and its
+/// marks follow the filters, so every page of one query has the same rows.
+fn rendered_rows(q: &CarQuery, path: &str, popular: &[store::BrandRow], in_shop: bool) -> RenderedRows {
+    static KEPT: LazyLock<Mutex<HashMap<String, RenderedRows>>> = LazyLock::new(Mutex::default);
+    let mut key = q.at_page(1).href(path);
+    key.push_str(if in_shop { "\u{1}shop" } else { "\u{1}" });
+    for b in popular {
+        key.push('\u{1}');
+        key.push_str(&b.slug);
+    }
+    if let Some(rows) = KEPT.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return Arc::clone(rows);
+    }
+    let mut rows = filter_rows(q, path, popular);
+    // Whose cars: sellers who usually answer within the hour. Inside a shop every car
+    // has the one seller, so the row is the main lists' only.
+    if !in_shop {
+        rows.push(code_row(q, path, ("回复", "reply"), REPLY_OPTIONS, q.reply));
+    } else {
+        // A shop's inventory is crawled page by page; its filter combinations would multiply the
+        // site's crawlable space by the number of shops and add nothing the main lists lack.
+        for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
+            o.nofollow = true;
+        }
+    }
+    // Rendering into memory does not fail; an empty part would only hide the rows.
+    let html = FilterRowsHtml { rows: &rows }.render().unwrap_or_default();
+    let (head, tail) = html.split_once(PICKER_PLACE).unwrap_or((&html, ""));
+    let made = Arc::new((HtmlText::escaped(head.to_owned()), HtmlText::escaped(tail.to_owned())));
+    let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() >= ROWS_KEPT {
+        kept.clear();
+    }
+    kept.insert(key, Arc::clone(&made));
+    made
 }
 
 fn page_links(q: &CarQuery, path: &str, pages: u32) -> Vec<PageLink> {
@@ -395,18 +455,7 @@ pub async fn list_in(
                 ..RegionPickerProps::default()
             };
             let city_picker = page.island(state, "RegionPicker", &picker);
-            let mut rows = filter_rows(&q, path, &popular);
-            // Whose cars: sellers who usually answer within the hour. Inside a shop every car
-            // has the one seller, so the row is the main lists' only.
-            if shop.is_none() {
-                rows.push(code_row(&q, path, ("回复", "reply"), REPLY_OPTIONS, q.reply));
-            } else {
-                // A shop's inventory is crawled page by page; its filter combinations would multiply the
-                // site's crawlable space by the number of shops and add nothing the main lists lack.
-                for o in rows.iter_mut().flat_map(|r| r.options.iter_mut().chain(r.more.iter_mut())) {
-                    o.nofollow = true;
-                }
-            }
+            let filters = rendered_rows(&q, path, &popular, shop.is_some());
             let tpl = ListPage {
                 compared: visitor.compared,
                 city_picker,
@@ -415,7 +464,7 @@ pub async fn list_in(
                 total: domain::search::count_label(result.total),
                 kind_path,
                 shop,
-                rows,
+                filters,
                 chips: q.chips().into_iter().map(|c| (c.label, c.remove.href(path))).collect(),
                 reply_rule: q.reply.is_some().then(|| {
                     format!(
@@ -482,4 +531,47 @@ pub fn routes(r: &mut Routes) {
     r.get(Access::Public, "/actives/buyflow/carlist", buyflow);
     r.get(Access::Public, "/shop/{oname}/buyCar", shop_buy_car);
     r.get(Access::Public, "/shop/{oname}/search", shop_search);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::sync::Arc;
+
+    use domain::search::CarQuery;
+
+    use super::rendered_rows;
+
+    fn brand(slug: &str, name: &str) -> store::BrandRow {
+        store::BrandRow { brand_id: 1, slug: slug.to_owned(), name: name.to_owned(), initial: "D".to_owned(), popular: true }
+    }
+
+    fn query(pairs: &[(&str, &str)]) -> CarQuery {
+        CarQuery::parse(pairs.iter().map(|(k, v)| (Cow::Borrowed(*k), Cow::Borrowed(*v))))
+    }
+
+    #[test]
+    fn every_page_of_a_query_has_its_rows_and_another_query_or_list_its_own() {
+        let popular = [brand("dazhong", "大众")];
+        let suv = rendered_rows(&query(&[("body", "suv")]), "/carlist", &popular, false);
+        let again = rendered_rows(&query(&[("body", "suv"), ("page", "3")]), "/carlist", &popular, false);
+        assert!(Arc::ptr_eq(&suv, &again), "page 3 of a query shows page 1's rows");
+        let (head, tail) = (suv.0.as_html(), suv.1.as_html());
+        assert!(head.contains(r#"<a href="/carlist?body=suv" class="on" aria-current="true">SUV</a>"#), "{head}");
+        assert!(head.contains(">大众</a>") && head.contains("地区"));
+        assert!(tail.contains("回复"), "the main list's reply row comes after the picker: {tail}");
+
+        let sedan = rendered_rows(&query(&[("body", "sedan")]), "/carlist", &popular, false);
+        assert!(!sedan.0.as_html().contains(r#"body=suv" class="on""#));
+
+        // A shop's rows have no reply row and are not followed; the main list's are.
+        let shop = rendered_rows(&query(&[("body", "suv")]), "/carlist", &popular, true);
+        assert!(!shop.1.as_html().contains("回复"));
+        assert!(shop.0.as_html().contains(r#"<a href="/carlist" rel="nofollow">不限</a>"#), "{}", shop.0.as_html());
+        assert!(head.contains(r#"<a href="/carlist">不限</a>"#));
+
+        // Other popular brands, other rows.
+        let other = rendered_rows(&query(&[("body", "suv")]), "/carlist", &[brand("fengtian", "丰田")], false);
+        assert!(other.0.as_html().contains(">丰田</a>") && !Arc::ptr_eq(&other, &suv));
+    }
 }
